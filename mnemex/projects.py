@@ -1,0 +1,103 @@
+"""Which project a working directory belongs to.
+
+The project is the git root of the cwd (walking up to the nearest ``.git``),
+unless the directory, or one of its parents, has been bound to a named
+project with ``mnemex projects bind``. Bindings live in
+``$MNEMEX_HOME/projects.json`` as ``{"bindings": {"/abs/dir": "name"}}``.
+
+Project ids are safe for collection names: a readable slug plus a short
+hash of the root path, so two checkouts called ``app`` stay apart.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import tempfile
+from pathlib import Path
+
+BINDINGS_FILE = "projects.json"
+DEFAULT_PROJECT = "default"
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$")
+
+
+class InvalidProjectName(ValueError):
+    pass
+
+
+def slug(text: str) -> str:
+    cleaned = re.sub(r"[^A-Za-z0-9_-]+", "-", text).strip("-_").lower()
+    return cleaned[:40] or "root"
+
+
+def git_root(start: Path) -> Path | None:
+    current = start
+    for candidate in (current, *current.parents):
+        if (candidate / ".git").exists():
+            return candidate
+    return None
+
+
+def load_bindings(home: Path) -> dict[str, str]:
+    path = home / BINDINGS_FILE
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (FileNotFoundError, json.JSONDecodeError, OSError):
+        return {}
+    bindings = data.get("bindings", {}) if isinstance(data, dict) else {}
+    return {str(k): str(v) for k, v in bindings.items() if isinstance(v, str)}
+
+
+def save_bindings(home: Path, bindings: dict[str, str]) -> None:
+    """Atomic write: a crash leaves the old file or the new one, never half."""
+    home.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=home, prefix=".projects.", suffix=".tmp")
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        json.dump({"bindings": dict(sorted(bindings.items()))}, handle, indent=2)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, home / BINDINGS_FILE)
+
+
+def validate_name(name: str) -> str:
+    if not _NAME_RE.match(name):
+        raise InvalidProjectName(
+            f"project name {name!r} is not allowed: use 1-63 letters, digits, '.', '_' or '-', "
+            "starting with a letter or digit"
+        )
+    return name
+
+
+def bind(home: Path, directory: Path, name: str) -> None:
+    bindings = load_bindings(home)
+    bindings[str(directory.resolve())] = validate_name(name)
+    save_bindings(home, bindings)
+
+
+def unbind(home: Path, directory: Path) -> bool:
+    bindings = load_bindings(home)
+    removed = bindings.pop(str(directory.resolve()), None) is not None
+    if removed:
+        save_bindings(home, bindings)
+    return removed
+
+
+def resolve(cwd: str | os.PathLike[str] | None, home: Path) -> str:
+    """Project id for a cwd: a bound name, else ``<slug>-<hash>`` of the git root."""
+    if not cwd:
+        return DEFAULT_PROJECT
+    try:
+        path = Path(cwd).expanduser().resolve()
+    except (OSError, RuntimeError, ValueError):
+        return DEFAULT_PROJECT
+    bindings = load_bindings(home)
+    if bindings:
+        for candidate in (path, *path.parents):
+            name = bindings.get(str(candidate))
+            if name:
+                return name
+    root = git_root(path) or path
+    digest = hashlib.sha1(str(root).encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    return f"{slug(root.name)}-{digest}"

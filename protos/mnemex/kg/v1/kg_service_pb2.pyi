@@ -1,0 +1,351 @@
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class Outcome(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    OUTCOME_UNSPECIFIED: _ClassVar[Outcome]
+    OUTCOME_WORKED: _ClassVar[Outcome]
+    OUTCOME_PARTIAL: _ClassVar[Outcome]
+    OUTCOME_UNKNOWN: _ClassVar[Outcome]
+    OUTCOME_FAILED: _ClassVar[Outcome]
+OUTCOME_UNSPECIFIED: Outcome
+OUTCOME_WORKED: Outcome
+OUTCOME_PARTIAL: Outcome
+OUTCOME_UNKNOWN: Outcome
+OUTCOME_FAILED: Outcome
+
+class Scope(_message.Message):
+    __slots__ = ("user", "project")
+    USER_FIELD_NUMBER: _ClassVar[int]
+    PROJECT_FIELD_NUMBER: _ClassVar[int]
+    user: str
+    project: str
+    def __init__(self, user: _Optional[str] = ..., project: _Optional[str] = ...) -> None: ...
+
+class Entity(_message.Message):
+    __slots__ = ("name", "type")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    TYPE_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    type: str
+    def __init__(self, name: _Optional[str] = ..., type: _Optional[str] = ...) -> None: ...
+
+class ExtractConceptsRequest(_message.Message):
+    __slots__ = ("text",)
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    text: str
+    def __init__(self, text: _Optional[str] = ...) -> None: ...
+
+class ExtractConceptsResponse(_message.Message):
+    __slots__ = ("concepts", "entities", "context_type")
+    CONCEPTS_FIELD_NUMBER: _ClassVar[int]
+    ENTITIES_FIELD_NUMBER: _ClassVar[int]
+    CONTEXT_TYPE_FIELD_NUMBER: _ClassVar[int]
+    concepts: _containers.RepeatedScalarFieldContainer[str]
+    entities: _containers.RepeatedCompositeFieldContainer[Entity]
+    context_type: str
+    def __init__(self, concepts: _Optional[_Iterable[str]] = ..., entities: _Optional[_Iterable[_Union[Entity, _Mapping]]] = ..., context_type: _Optional[str] = ...) -> None: ...
+
+class RouteRequest(_message.Message):
+    __slots__ = ("scope", "concepts")
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    CONCEPTS_FIELD_NUMBER: _ClassVar[int]
+    scope: Scope
+    concepts: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, scope: _Optional[_Union[Scope, _Mapping]] = ..., concepts: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class RouteResponse(_message.Message):
+    __slots__ = ("weights", "recommended", "confidence", "has_preference")
+    class WeightsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: float
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[float] = ...) -> None: ...
+    WEIGHTS_FIELD_NUMBER: _ClassVar[int]
+    RECOMMENDED_FIELD_NUMBER: _ClassVar[int]
+    CONFIDENCE_FIELD_NUMBER: _ClassVar[int]
+    HAS_PREFERENCE_FIELD_NUMBER: _ClassVar[int]
+    weights: _containers.ScalarMap[str, float]
+    recommended: _containers.RepeatedScalarFieldContainer[str]
+    confidence: float
+    has_preference: bool
+    def __init__(self, weights: _Optional[_Mapping[str, float]] = ..., recommended: _Optional[_Iterable[str]] = ..., confidence: _Optional[float] = ..., has_preference: _Optional[bool] = ...) -> None: ...
+
+class RecordOutcomeRequest(_message.Message):
+    __slots__ = ("scope", "concepts", "collections", "doc_ids", "outcome", "context_type", "problem", "failure_reason")
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    CONCEPTS_FIELD_NUMBER: _ClassVar[int]
+    COLLECTIONS_FIELD_NUMBER: _ClassVar[int]
+    DOC_IDS_FIELD_NUMBER: _ClassVar[int]
+    OUTCOME_FIELD_NUMBER: _ClassVar[int]
+    CONTEXT_TYPE_FIELD_NUMBER: _ClassVar[int]
+    PROBLEM_FIELD_NUMBER: _ClassVar[int]
+    FAILURE_REASON_FIELD_NUMBER: _ClassVar[int]
+    scope: Scope
+    concepts: _containers.RepeatedScalarFieldContainer[str]
+    collections: _containers.RepeatedScalarFieldContainer[str]
+    doc_ids: _containers.RepeatedScalarFieldContainer[str]
+    outcome: Outcome
+    context_type: str
+    problem: str
+    failure_reason: str
+    def __init__(self, scope: _Optional[_Union[Scope, _Mapping]] = ..., concepts: _Optional[_Iterable[str]] = ..., collections: _Optional[_Iterable[str]] = ..., doc_ids: _Optional[_Iterable[str]] = ..., outcome: _Optional[_Union[Outcome, str]] = ..., context_type: _Optional[str] = ..., problem: _Optional[str] = ..., failure_reason: _Optional[str] = ...) -> None: ...
+
+class RecordOutcomeResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class RecordActionRequest(_message.Message):
+    __slots__ = ("scope", "context_type", "action", "collection", "outcome", "doc_id")
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    CONTEXT_TYPE_FIELD_NUMBER: _ClassVar[int]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    COLLECTION_FIELD_NUMBER: _ClassVar[int]
+    OUTCOME_FIELD_NUMBER: _ClassVar[int]
+    DOC_ID_FIELD_NUMBER: _ClassVar[int]
+    scope: Scope
+    context_type: str
+    action: str
+    collection: str
+    outcome: Outcome
+    doc_id: str
+    def __init__(self, scope: _Optional[_Union[Scope, _Mapping]] = ..., context_type: _Optional[str] = ..., action: _Optional[str] = ..., collection: _Optional[str] = ..., outcome: _Optional[_Union[Outcome, str]] = ..., doc_id: _Optional[str] = ...) -> None: ...
+
+class RecordActionResponse(_message.Message):
+    __slots__ = ("success_rate", "total")
+    SUCCESS_RATE_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_FIELD_NUMBER: _ClassVar[int]
+    success_rate: float
+    total: int
+    def __init__(self, success_rate: _Optional[float] = ..., total: _Optional[int] = ...) -> None: ...
+
+class IndexFactRequest(_message.Message):
+    __slots__ = ("scope", "fact_id", "text")
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    FACT_ID_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    scope: Scope
+    fact_id: str
+    text: str
+    def __init__(self, scope: _Optional[_Union[Scope, _Mapping]] = ..., fact_id: _Optional[str] = ..., text: _Optional[str] = ...) -> None: ...
+
+class IndexFactResponse(_message.Message):
+    __slots__ = ("entities",)
+    ENTITIES_FIELD_NUMBER: _ClassVar[int]
+    entities: _containers.RepeatedCompositeFieldContainer[Entity]
+    def __init__(self, entities: _Optional[_Iterable[_Union[Entity, _Mapping]]] = ...) -> None: ...
+
+class FactsForEntitiesRequest(_message.Message):
+    __slots__ = ("scope", "entities", "limit")
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    ENTITIES_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    scope: Scope
+    entities: _containers.RepeatedScalarFieldContainer[str]
+    limit: int
+    def __init__(self, scope: _Optional[_Union[Scope, _Mapping]] = ..., entities: _Optional[_Iterable[str]] = ..., limit: _Optional[int] = ...) -> None: ...
+
+class FactRef(_message.Message):
+    __slots__ = ("fact_id", "entity", "weight")
+    FACT_ID_FIELD_NUMBER: _ClassVar[int]
+    ENTITY_FIELD_NUMBER: _ClassVar[int]
+    WEIGHT_FIELD_NUMBER: _ClassVar[int]
+    fact_id: str
+    entity: str
+    weight: float
+    def __init__(self, fact_id: _Optional[str] = ..., entity: _Optional[str] = ..., weight: _Optional[float] = ...) -> None: ...
+
+class FactsForEntitiesResponse(_message.Message):
+    __slots__ = ("facts",)
+    FACTS_FIELD_NUMBER: _ClassVar[int]
+    facts: _containers.RepeatedCompositeFieldContainer[FactRef]
+    def __init__(self, facts: _Optional[_Iterable[_Union[FactRef, _Mapping]]] = ...) -> None: ...
+
+class SolutionsForRequest(_message.Message):
+    __slots__ = ("scope", "problem", "limit")
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    PROBLEM_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    scope: Scope
+    problem: str
+    limit: int
+    def __init__(self, scope: _Optional[_Union[Scope, _Mapping]] = ..., problem: _Optional[str] = ..., limit: _Optional[int] = ...) -> None: ...
+
+class Solution(_message.Message):
+    __slots__ = ("doc_id", "success_rate", "uses", "signature")
+    DOC_ID_FIELD_NUMBER: _ClassVar[int]
+    SUCCESS_RATE_FIELD_NUMBER: _ClassVar[int]
+    USES_FIELD_NUMBER: _ClassVar[int]
+    SIGNATURE_FIELD_NUMBER: _ClassVar[int]
+    doc_id: str
+    success_rate: float
+    uses: int
+    signature: str
+    def __init__(self, doc_id: _Optional[str] = ..., success_rate: _Optional[float] = ..., uses: _Optional[int] = ..., signature: _Optional[str] = ...) -> None: ...
+
+class SolutionsForResponse(_message.Message):
+    __slots__ = ("solutions",)
+    SOLUTIONS_FIELD_NUMBER: _ClassVar[int]
+    solutions: _containers.RepeatedCompositeFieldContainer[Solution]
+    def __init__(self, solutions: _Optional[_Iterable[_Union[Solution, _Mapping]]] = ...) -> None: ...
+
+class NeighborsRequest(_message.Message):
+    __slots__ = ("scope", "entity", "limit")
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    ENTITY_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    scope: Scope
+    entity: str
+    limit: int
+    def __init__(self, scope: _Optional[_Union[Scope, _Mapping]] = ..., entity: _Optional[str] = ..., limit: _Optional[int] = ...) -> None: ...
+
+class Edge(_message.Message):
+    __slots__ = ("source", "target", "relation", "weight")
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    TARGET_FIELD_NUMBER: _ClassVar[int]
+    RELATION_FIELD_NUMBER: _ClassVar[int]
+    WEIGHT_FIELD_NUMBER: _ClassVar[int]
+    source: str
+    target: str
+    relation: str
+    weight: float
+    def __init__(self, source: _Optional[str] = ..., target: _Optional[str] = ..., relation: _Optional[str] = ..., weight: _Optional[float] = ...) -> None: ...
+
+class NeighborsResponse(_message.Message):
+    __slots__ = ("edges",)
+    EDGES_FIELD_NUMBER: _ClassVar[int]
+    edges: _containers.RepeatedCompositeFieldContainer[Edge]
+    def __init__(self, edges: _Optional[_Iterable[_Union[Edge, _Mapping]]] = ...) -> None: ...
+
+class TraverseRequest(_message.Message):
+    __slots__ = ("scope", "seeds", "max_depth", "decay", "limit")
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    SEEDS_FIELD_NUMBER: _ClassVar[int]
+    MAX_DEPTH_FIELD_NUMBER: _ClassVar[int]
+    DECAY_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    scope: Scope
+    seeds: _containers.RepeatedScalarFieldContainer[str]
+    max_depth: int
+    decay: float
+    limit: int
+    def __init__(self, scope: _Optional[_Union[Scope, _Mapping]] = ..., seeds: _Optional[_Iterable[str]] = ..., max_depth: _Optional[int] = ..., decay: _Optional[float] = ..., limit: _Optional[int] = ...) -> None: ...
+
+class Activation(_message.Message):
+    __slots__ = ("node", "activation", "kind")
+    NODE_FIELD_NUMBER: _ClassVar[int]
+    ACTIVATION_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    node: str
+    activation: float
+    kind: str
+    def __init__(self, node: _Optional[str] = ..., activation: _Optional[float] = ..., kind: _Optional[str] = ...) -> None: ...
+
+class TraverseResponse(_message.Message):
+    __slots__ = ("nodes",)
+    NODES_FIELD_NUMBER: _ClassVar[int]
+    nodes: _containers.RepeatedCompositeFieldContainer[Activation]
+    def __init__(self, nodes: _Optional[_Iterable[_Union[Activation, _Mapping]]] = ...) -> None: ...
+
+class RemoveDocsRequest(_message.Message):
+    __slots__ = ("scope", "doc_ids")
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    DOC_IDS_FIELD_NUMBER: _ClassVar[int]
+    scope: Scope
+    doc_ids: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, scope: _Optional[_Union[Scope, _Mapping]] = ..., doc_ids: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class RemoveDocsResponse(_message.Message):
+    __slots__ = ("references_removed",)
+    REFERENCES_REMOVED_FIELD_NUMBER: _ClassVar[int]
+    references_removed: int
+    def __init__(self, references_removed: _Optional[int] = ...) -> None: ...
+
+class GraphRequest(_message.Message):
+    __slots__ = ("scope", "entities", "limit")
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    ENTITIES_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    scope: Scope
+    entities: _containers.RepeatedScalarFieldContainer[str]
+    limit: int
+    def __init__(self, scope: _Optional[_Union[Scope, _Mapping]] = ..., entities: _Optional[_Iterable[str]] = ..., limit: _Optional[int] = ...) -> None: ...
+
+class Node(_message.Message):
+    __slots__ = ("id", "kind", "label", "weight")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    LABEL_FIELD_NUMBER: _ClassVar[int]
+    WEIGHT_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    kind: str
+    label: str
+    weight: float
+    def __init__(self, id: _Optional[str] = ..., kind: _Optional[str] = ..., label: _Optional[str] = ..., weight: _Optional[float] = ...) -> None: ...
+
+class GraphResponse(_message.Message):
+    __slots__ = ("nodes", "edges", "routing_json")
+    NODES_FIELD_NUMBER: _ClassVar[int]
+    EDGES_FIELD_NUMBER: _ClassVar[int]
+    ROUTING_JSON_FIELD_NUMBER: _ClassVar[int]
+    nodes: _containers.RepeatedCompositeFieldContainer[Node]
+    edges: _containers.RepeatedCompositeFieldContainer[Edge]
+    routing_json: str
+    def __init__(self, nodes: _Optional[_Iterable[_Union[Node, _Mapping]]] = ..., edges: _Optional[_Iterable[_Union[Edge, _Mapping]]] = ..., routing_json: _Optional[str] = ...) -> None: ...
+
+class StatsRequest(_message.Message):
+    __slots__ = ("scope",)
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    scope: Scope
+    def __init__(self, scope: _Optional[_Union[Scope, _Mapping]] = ...) -> None: ...
+
+class StatsResponse(_message.Message):
+    __slots__ = ("counts",)
+    class CountsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
+    COUNTS_FIELD_NUMBER: _ClassVar[int]
+    counts: _containers.ScalarMap[str, int]
+    def __init__(self, counts: _Optional[_Mapping[str, int]] = ...) -> None: ...
+
+class ExportRequest(_message.Message):
+    __slots__ = ("scope",)
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    scope: Scope
+    def __init__(self, scope: _Optional[_Union[Scope, _Mapping]] = ...) -> None: ...
+
+class ExportResponse(_message.Message):
+    __slots__ = ("graph_json",)
+    GRAPH_JSON_FIELD_NUMBER: _ClassVar[int]
+    graph_json: str
+    def __init__(self, graph_json: _Optional[str] = ...) -> None: ...
+
+class ImportRequest(_message.Message):
+    __slots__ = ("scope", "graph_json")
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    GRAPH_JSON_FIELD_NUMBER: _ClassVar[int]
+    scope: Scope
+    graph_json: str
+    def __init__(self, scope: _Optional[_Union[Scope, _Mapping]] = ..., graph_json: _Optional[str] = ...) -> None: ...
+
+class ImportResponse(_message.Message):
+    __slots__ = ("nodes", "edges", "format")
+    NODES_FIELD_NUMBER: _ClassVar[int]
+    EDGES_FIELD_NUMBER: _ClassVar[int]
+    FORMAT_FIELD_NUMBER: _ClassVar[int]
+    nodes: int
+    edges: int
+    format: str
+    def __init__(self, nodes: _Optional[int] = ..., edges: _Optional[int] = ..., format: _Optional[str] = ...) -> None: ...

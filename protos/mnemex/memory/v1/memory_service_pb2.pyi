@@ -1,0 +1,530 @@
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class Outcome(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    OUTCOME_UNSPECIFIED: _ClassVar[Outcome]
+    OUTCOME_WORKED: _ClassVar[Outcome]
+    OUTCOME_PARTIAL: _ClassVar[Outcome]
+    OUTCOME_UNKNOWN: _ClassVar[Outcome]
+    OUTCOME_FAILED: _ClassVar[Outcome]
+
+class SortBy(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    SORT_BY_UNSPECIFIED: _ClassVar[SortBy]
+    SORT_BY_RELEVANCE: _ClassVar[SortBy]
+    SORT_BY_RECENCY: _ClassVar[SortBy]
+    SORT_BY_SCORE: _ClassVar[SortBy]
+OUTCOME_UNSPECIFIED: Outcome
+OUTCOME_WORKED: Outcome
+OUTCOME_PARTIAL: Outcome
+OUTCOME_UNKNOWN: Outcome
+OUTCOME_FAILED: Outcome
+SORT_BY_UNSPECIFIED: SortBy
+SORT_BY_RELEVANCE: SortBy
+SORT_BY_RECENCY: SortBy
+SORT_BY_SCORE: SortBy
+
+class Scope(_message.Message):
+    __slots__ = ("user", "project")
+    USER_FIELD_NUMBER: _ClassVar[int]
+    PROJECT_FIELD_NUMBER: _ClassVar[int]
+    user: str
+    project: str
+    def __init__(self, user: _Optional[str] = ..., project: _Optional[str] = ...) -> None: ...
+
+class Memory(_message.Message):
+    __slots__ = ("id", "collection", "content", "created_at", "age", "score", "wilson_score", "uses", "success_count", "learned_score", "last_outcome", "outcome_history", "tags", "importance", "confidence", "embedding_similarity", "final_rank_score", "metadata_json", "project", "archived")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    COLLECTION_FIELD_NUMBER: _ClassVar[int]
+    CONTENT_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    AGE_FIELD_NUMBER: _ClassVar[int]
+    SCORE_FIELD_NUMBER: _ClassVar[int]
+    WILSON_SCORE_FIELD_NUMBER: _ClassVar[int]
+    USES_FIELD_NUMBER: _ClassVar[int]
+    SUCCESS_COUNT_FIELD_NUMBER: _ClassVar[int]
+    LEARNED_SCORE_FIELD_NUMBER: _ClassVar[int]
+    LAST_OUTCOME_FIELD_NUMBER: _ClassVar[int]
+    OUTCOME_HISTORY_FIELD_NUMBER: _ClassVar[int]
+    TAGS_FIELD_NUMBER: _ClassVar[int]
+    IMPORTANCE_FIELD_NUMBER: _ClassVar[int]
+    CONFIDENCE_FIELD_NUMBER: _ClassVar[int]
+    EMBEDDING_SIMILARITY_FIELD_NUMBER: _ClassVar[int]
+    FINAL_RANK_SCORE_FIELD_NUMBER: _ClassVar[int]
+    METADATA_JSON_FIELD_NUMBER: _ClassVar[int]
+    PROJECT_FIELD_NUMBER: _ClassVar[int]
+    ARCHIVED_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    collection: str
+    content: str
+    created_at: str
+    age: str
+    score: float
+    wilson_score: float
+    uses: int
+    success_count: float
+    learned_score: float
+    last_outcome: str
+    outcome_history: str
+    tags: _containers.RepeatedScalarFieldContainer[str]
+    importance: float
+    confidence: float
+    embedding_similarity: float
+    final_rank_score: float
+    metadata_json: str
+    project: str
+    archived: bool
+    def __init__(self, id: _Optional[str] = ..., collection: _Optional[str] = ..., content: _Optional[str] = ..., created_at: _Optional[str] = ..., age: _Optional[str] = ..., score: _Optional[float] = ..., wilson_score: _Optional[float] = ..., uses: _Optional[int] = ..., success_count: _Optional[float] = ..., learned_score: _Optional[float] = ..., last_outcome: _Optional[str] = ..., outcome_history: _Optional[str] = ..., tags: _Optional[_Iterable[str]] = ..., importance: _Optional[float] = ..., confidence: _Optional[float] = ..., embedding_similarity: _Optional[float] = ..., final_rank_score: _Optional[float] = ..., metadata_json: _Optional[str] = ..., project: _Optional[str] = ..., archived: _Optional[bool] = ...) -> None: ...
+
+class StoreRequest(_message.Message):
+    __slots__ = ("scope", "collection", "content", "vector", "tags", "importance", "confidence", "metadata_json", "initial_outcome", "allow_duplicate", "session_id")
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    COLLECTION_FIELD_NUMBER: _ClassVar[int]
+    CONTENT_FIELD_NUMBER: _ClassVar[int]
+    VECTOR_FIELD_NUMBER: _ClassVar[int]
+    TAGS_FIELD_NUMBER: _ClassVar[int]
+    IMPORTANCE_FIELD_NUMBER: _ClassVar[int]
+    CONFIDENCE_FIELD_NUMBER: _ClassVar[int]
+    METADATA_JSON_FIELD_NUMBER: _ClassVar[int]
+    INITIAL_OUTCOME_FIELD_NUMBER: _ClassVar[int]
+    ALLOW_DUPLICATE_FIELD_NUMBER: _ClassVar[int]
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    scope: Scope
+    collection: str
+    content: str
+    vector: bytes
+    tags: _containers.RepeatedScalarFieldContainer[str]
+    importance: float
+    confidence: float
+    metadata_json: str
+    initial_outcome: Outcome
+    allow_duplicate: bool
+    session_id: str
+    def __init__(self, scope: _Optional[_Union[Scope, _Mapping]] = ..., collection: _Optional[str] = ..., content: _Optional[str] = ..., vector: _Optional[bytes] = ..., tags: _Optional[_Iterable[str]] = ..., importance: _Optional[float] = ..., confidence: _Optional[float] = ..., metadata_json: _Optional[str] = ..., initial_outcome: _Optional[_Union[Outcome, str]] = ..., allow_duplicate: _Optional[bool] = ..., session_id: _Optional[str] = ...) -> None: ...
+
+class StoreResponse(_message.Message):
+    __slots__ = ("memory", "deduplicated")
+    MEMORY_FIELD_NUMBER: _ClassVar[int]
+    DEDUPLICATED_FIELD_NUMBER: _ClassVar[int]
+    memory: Memory
+    deduplicated: bool
+    def __init__(self, memory: _Optional[_Union[Memory, _Mapping]] = ..., deduplicated: _Optional[bool] = ...) -> None: ...
+
+class SearchRequest(_message.Message):
+    __slots__ = ("scope", "query", "query_vector", "collections", "limit", "days_back", "id", "sort_by", "metadata_filters_json", "collection_weights", "boost_ids")
+    class CollectionWeightsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: float
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[float] = ...) -> None: ...
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    QUERY_FIELD_NUMBER: _ClassVar[int]
+    QUERY_VECTOR_FIELD_NUMBER: _ClassVar[int]
+    COLLECTIONS_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    DAYS_BACK_FIELD_NUMBER: _ClassVar[int]
+    ID_FIELD_NUMBER: _ClassVar[int]
+    SORT_BY_FIELD_NUMBER: _ClassVar[int]
+    METADATA_FILTERS_JSON_FIELD_NUMBER: _ClassVar[int]
+    COLLECTION_WEIGHTS_FIELD_NUMBER: _ClassVar[int]
+    BOOST_IDS_FIELD_NUMBER: _ClassVar[int]
+    scope: Scope
+    query: str
+    query_vector: bytes
+    collections: _containers.RepeatedScalarFieldContainer[str]
+    limit: int
+    days_back: int
+    id: str
+    sort_by: SortBy
+    metadata_filters_json: str
+    collection_weights: _containers.ScalarMap[str, float]
+    boost_ids: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, scope: _Optional[_Union[Scope, _Mapping]] = ..., query: _Optional[str] = ..., query_vector: _Optional[bytes] = ..., collections: _Optional[_Iterable[str]] = ..., limit: _Optional[int] = ..., days_back: _Optional[int] = ..., id: _Optional[str] = ..., sort_by: _Optional[_Union[SortBy, str]] = ..., metadata_filters_json: _Optional[str] = ..., collection_weights: _Optional[_Mapping[str, float]] = ..., boost_ids: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class SearchResponse(_message.Message):
+    __slots__ = ("memories",)
+    MEMORIES_FIELD_NUMBER: _ClassVar[int]
+    memories: _containers.RepeatedCompositeFieldContainer[Memory]
+    def __init__(self, memories: _Optional[_Iterable[_Union[Memory, _Mapping]]] = ...) -> None: ...
+
+class GetRequest(_message.Message):
+    __slots__ = ("scope", "id")
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    ID_FIELD_NUMBER: _ClassVar[int]
+    scope: Scope
+    id: str
+    def __init__(self, scope: _Optional[_Union[Scope, _Mapping]] = ..., id: _Optional[str] = ...) -> None: ...
+
+class GetResponse(_message.Message):
+    __slots__ = ("memory",)
+    MEMORY_FIELD_NUMBER: _ClassVar[int]
+    memory: Memory
+    def __init__(self, memory: _Optional[_Union[Memory, _Mapping]] = ...) -> None: ...
+
+class ListRequest(_message.Message):
+    __slots__ = ("scope", "collection", "limit", "offset", "include_archived", "sort_by")
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    COLLECTION_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    OFFSET_FIELD_NUMBER: _ClassVar[int]
+    INCLUDE_ARCHIVED_FIELD_NUMBER: _ClassVar[int]
+    SORT_BY_FIELD_NUMBER: _ClassVar[int]
+    scope: Scope
+    collection: str
+    limit: int
+    offset: int
+    include_archived: bool
+    sort_by: SortBy
+    def __init__(self, scope: _Optional[_Union[Scope, _Mapping]] = ..., collection: _Optional[str] = ..., limit: _Optional[int] = ..., offset: _Optional[int] = ..., include_archived: _Optional[bool] = ..., sort_by: _Optional[_Union[SortBy, str]] = ...) -> None: ...
+
+class ListResponse(_message.Message):
+    __slots__ = ("memories", "total")
+    MEMORIES_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_FIELD_NUMBER: _ClassVar[int]
+    memories: _containers.RepeatedCompositeFieldContainer[Memory]
+    total: int
+    def __init__(self, memories: _Optional[_Iterable[_Union[Memory, _Mapping]]] = ..., total: _Optional[int] = ...) -> None: ...
+
+class UpdateRequest(_message.Message):
+    __slots__ = ("scope", "id", "content", "tags", "replace_tags", "importance", "confidence")
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    ID_FIELD_NUMBER: _ClassVar[int]
+    CONTENT_FIELD_NUMBER: _ClassVar[int]
+    TAGS_FIELD_NUMBER: _ClassVar[int]
+    REPLACE_TAGS_FIELD_NUMBER: _ClassVar[int]
+    IMPORTANCE_FIELD_NUMBER: _ClassVar[int]
+    CONFIDENCE_FIELD_NUMBER: _ClassVar[int]
+    scope: Scope
+    id: str
+    content: str
+    tags: _containers.RepeatedScalarFieldContainer[str]
+    replace_tags: bool
+    importance: float
+    confidence: float
+    def __init__(self, scope: _Optional[_Union[Scope, _Mapping]] = ..., id: _Optional[str] = ..., content: _Optional[str] = ..., tags: _Optional[_Iterable[str]] = ..., replace_tags: _Optional[bool] = ..., importance: _Optional[float] = ..., confidence: _Optional[float] = ...) -> None: ...
+
+class UpdateResponse(_message.Message):
+    __slots__ = ("memory",)
+    MEMORY_FIELD_NUMBER: _ClassVar[int]
+    memory: Memory
+    def __init__(self, memory: _Optional[_Union[Memory, _Mapping]] = ...) -> None: ...
+
+class ArchiveRequest(_message.Message):
+    __slots__ = ("scope", "id", "reason")
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    ID_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    scope: Scope
+    id: str
+    reason: str
+    def __init__(self, scope: _Optional[_Union[Scope, _Mapping]] = ..., id: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class ArchiveResponse(_message.Message):
+    __slots__ = ("memory",)
+    MEMORY_FIELD_NUMBER: _ClassVar[int]
+    memory: Memory
+    def __init__(self, memory: _Optional[_Union[Memory, _Mapping]] = ...) -> None: ...
+
+class IdList(_message.Message):
+    __slots__ = ("ids",)
+    IDS_FIELD_NUMBER: _ClassVar[int]
+    ids: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, ids: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class ScoreRequest(_message.Message):
+    __slots__ = ("scope", "session_id", "outcome", "memory_scores", "related")
+    class MemoryScoresEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: Outcome
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[_Union[Outcome, str]] = ...) -> None: ...
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    OUTCOME_FIELD_NUMBER: _ClassVar[int]
+    MEMORY_SCORES_FIELD_NUMBER: _ClassVar[int]
+    RELATED_FIELD_NUMBER: _ClassVar[int]
+    scope: Scope
+    session_id: str
+    outcome: Outcome
+    memory_scores: _containers.ScalarMap[str, Outcome]
+    related: IdList
+    def __init__(self, scope: _Optional[_Union[Scope, _Mapping]] = ..., session_id: _Optional[str] = ..., outcome: _Optional[_Union[Outcome, str]] = ..., memory_scores: _Optional[_Mapping[str, Outcome]] = ..., related: _Optional[_Union[IdList, _Mapping]] = ...) -> None: ...
+
+class ScoredMemory(_message.Message):
+    __slots__ = ("id", "collection_before", "collection_after", "score_before", "score_after", "outcome", "transition", "new_id")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    COLLECTION_BEFORE_FIELD_NUMBER: _ClassVar[int]
+    COLLECTION_AFTER_FIELD_NUMBER: _ClassVar[int]
+    SCORE_BEFORE_FIELD_NUMBER: _ClassVar[int]
+    SCORE_AFTER_FIELD_NUMBER: _ClassVar[int]
+    OUTCOME_FIELD_NUMBER: _ClassVar[int]
+    TRANSITION_FIELD_NUMBER: _ClassVar[int]
+    NEW_ID_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    collection_before: str
+    collection_after: str
+    score_before: float
+    score_after: float
+    outcome: Outcome
+    transition: str
+    new_id: str
+    def __init__(self, id: _Optional[str] = ..., collection_before: _Optional[str] = ..., collection_after: _Optional[str] = ..., score_before: _Optional[float] = ..., score_after: _Optional[float] = ..., outcome: _Optional[_Union[Outcome, str]] = ..., transition: _Optional[str] = ..., new_id: _Optional[str] = ...) -> None: ...
+
+class ScoreResponse(_message.Message):
+    __slots__ = ("scored", "exchange_id", "not_found", "collections")
+    SCORED_FIELD_NUMBER: _ClassVar[int]
+    EXCHANGE_ID_FIELD_NUMBER: _ClassVar[int]
+    NOT_FOUND_FIELD_NUMBER: _ClassVar[int]
+    COLLECTIONS_FIELD_NUMBER: _ClassVar[int]
+    scored: _containers.RepeatedCompositeFieldContainer[ScoredMemory]
+    exchange_id: str
+    not_found: _containers.RepeatedScalarFieldContainer[str]
+    collections: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, scored: _Optional[_Iterable[_Union[ScoredMemory, _Mapping]]] = ..., exchange_id: _Optional[str] = ..., not_found: _Optional[_Iterable[str]] = ..., collections: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class RecordExchangeRequest(_message.Message):
+    __slots__ = ("scope", "session_id", "user_text", "assistant_text")
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    USER_TEXT_FIELD_NUMBER: _ClassVar[int]
+    ASSISTANT_TEXT_FIELD_NUMBER: _ClassVar[int]
+    scope: Scope
+    session_id: str
+    user_text: str
+    assistant_text: str
+    def __init__(self, scope: _Optional[_Union[Scope, _Mapping]] = ..., session_id: _Optional[str] = ..., user_text: _Optional[str] = ..., assistant_text: _Optional[str] = ...) -> None: ...
+
+class RecordExchangeResponse(_message.Message):
+    __slots__ = ("exchange_id",)
+    EXCHANGE_ID_FIELD_NUMBER: _ClassVar[int]
+    exchange_id: str
+    def __init__(self, exchange_id: _Optional[str] = ...) -> None: ...
+
+class GetScoringStateRequest(_message.Message):
+    __slots__ = ("scope", "session_id")
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    scope: Scope
+    session_id: str
+    def __init__(self, scope: _Optional[_Union[Scope, _Mapping]] = ..., session_id: _Optional[str] = ...) -> None: ...
+
+class GetScoringStateResponse(_message.Message):
+    __slots__ = ("scoring_required", "injected_ids", "exchange_id")
+    SCORING_REQUIRED_FIELD_NUMBER: _ClassVar[int]
+    INJECTED_IDS_FIELD_NUMBER: _ClassVar[int]
+    EXCHANGE_ID_FIELD_NUMBER: _ClassVar[int]
+    scoring_required: bool
+    injected_ids: _containers.RepeatedScalarFieldContainer[str]
+    exchange_id: str
+    def __init__(self, scoring_required: _Optional[bool] = ..., injected_ids: _Optional[_Iterable[str]] = ..., exchange_id: _Optional[str] = ...) -> None: ...
+
+class RecordInjectionRequest(_message.Message):
+    __slots__ = ("scope", "session_id", "ids", "prompt")
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    IDS_FIELD_NUMBER: _ClassVar[int]
+    PROMPT_FIELD_NUMBER: _ClassVar[int]
+    scope: Scope
+    session_id: str
+    ids: _containers.RepeatedScalarFieldContainer[str]
+    prompt: str
+    def __init__(self, scope: _Optional[_Union[Scope, _Mapping]] = ..., session_id: _Optional[str] = ..., ids: _Optional[_Iterable[str]] = ..., prompt: _Optional[str] = ...) -> None: ...
+
+class RecordInjectionResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class IngestBookRequest(_message.Message):
+    __slots__ = ("scope", "title", "source", "data", "filename", "skip_if_unchanged")
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    TITLE_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    DATA_FIELD_NUMBER: _ClassVar[int]
+    FILENAME_FIELD_NUMBER: _ClassVar[int]
+    SKIP_IF_UNCHANGED_FIELD_NUMBER: _ClassVar[int]
+    scope: Scope
+    title: str
+    source: str
+    data: bytes
+    filename: str
+    skip_if_unchanged: bool
+    def __init__(self, scope: _Optional[_Union[Scope, _Mapping]] = ..., title: _Optional[str] = ..., source: _Optional[str] = ..., data: _Optional[bytes] = ..., filename: _Optional[str] = ..., skip_if_unchanged: _Optional[bool] = ...) -> None: ...
+
+class IngestBookResponse(_message.Message):
+    __slots__ = ("title", "chunks", "skipped_unchanged", "ids")
+    TITLE_FIELD_NUMBER: _ClassVar[int]
+    CHUNKS_FIELD_NUMBER: _ClassVar[int]
+    SKIPPED_UNCHANGED_FIELD_NUMBER: _ClassVar[int]
+    IDS_FIELD_NUMBER: _ClassVar[int]
+    title: str
+    chunks: int
+    skipped_unchanged: bool
+    ids: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, title: _Optional[str] = ..., chunks: _Optional[int] = ..., skipped_unchanged: _Optional[bool] = ..., ids: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class ListBooksRequest(_message.Message):
+    __slots__ = ("scope",)
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    scope: Scope
+    def __init__(self, scope: _Optional[_Union[Scope, _Mapping]] = ...) -> None: ...
+
+class Book(_message.Message):
+    __slots__ = ("title", "source", "chunks", "created_at", "content_hash")
+    TITLE_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    CHUNKS_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    CONTENT_HASH_FIELD_NUMBER: _ClassVar[int]
+    title: str
+    source: str
+    chunks: int
+    created_at: str
+    content_hash: str
+    def __init__(self, title: _Optional[str] = ..., source: _Optional[str] = ..., chunks: _Optional[int] = ..., created_at: _Optional[str] = ..., content_hash: _Optional[str] = ...) -> None: ...
+
+class ListBooksResponse(_message.Message):
+    __slots__ = ("books",)
+    BOOKS_FIELD_NUMBER: _ClassVar[int]
+    books: _containers.RepeatedCompositeFieldContainer[Book]
+    def __init__(self, books: _Optional[_Iterable[_Union[Book, _Mapping]]] = ...) -> None: ...
+
+class RemoveBookRequest(_message.Message):
+    __slots__ = ("scope", "title")
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    TITLE_FIELD_NUMBER: _ClassVar[int]
+    scope: Scope
+    title: str
+    def __init__(self, scope: _Optional[_Union[Scope, _Mapping]] = ..., title: _Optional[str] = ...) -> None: ...
+
+class RemoveBookResponse(_message.Message):
+    __slots__ = ("removed_chunks", "removed_ids")
+    REMOVED_CHUNKS_FIELD_NUMBER: _ClassVar[int]
+    REMOVED_IDS_FIELD_NUMBER: _ClassVar[int]
+    removed_chunks: int
+    removed_ids: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, removed_chunks: _Optional[int] = ..., removed_ids: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class StatsRequest(_message.Message):
+    __slots__ = ("scope",)
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    scope: Scope
+    def __init__(self, scope: _Optional[_Union[Scope, _Mapping]] = ...) -> None: ...
+
+class StatsResponse(_message.Message):
+    __slots__ = ("counts", "score_histogram", "events", "data_bytes", "events_by_day_json")
+    class CountsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
+    class ScoreHistogramEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
+    class EventsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
+    COUNTS_FIELD_NUMBER: _ClassVar[int]
+    SCORE_HISTOGRAM_FIELD_NUMBER: _ClassVar[int]
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
+    DATA_BYTES_FIELD_NUMBER: _ClassVar[int]
+    EVENTS_BY_DAY_JSON_FIELD_NUMBER: _ClassVar[int]
+    counts: _containers.ScalarMap[str, int]
+    score_histogram: _containers.ScalarMap[str, int]
+    events: _containers.ScalarMap[str, int]
+    data_bytes: int
+    events_by_day_json: str
+    def __init__(self, counts: _Optional[_Mapping[str, int]] = ..., score_histogram: _Optional[_Mapping[str, int]] = ..., events: _Optional[_Mapping[str, int]] = ..., data_bytes: _Optional[int] = ..., events_by_day_json: _Optional[str] = ...) -> None: ...
+
+class RunMaintenanceRequest(_message.Message):
+    __slots__ = ("scope",)
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    scope: Scope
+    def __init__(self, scope: _Optional[_Union[Scope, _Mapping]] = ...) -> None: ...
+
+class RunMaintenanceResponse(_message.Message):
+    __slots__ = ("promoted", "demoted", "deleted", "expired", "exchanges_pruned")
+    PROMOTED_FIELD_NUMBER: _ClassVar[int]
+    DEMOTED_FIELD_NUMBER: _ClassVar[int]
+    DELETED_FIELD_NUMBER: _ClassVar[int]
+    EXPIRED_FIELD_NUMBER: _ClassVar[int]
+    EXCHANGES_PRUNED_FIELD_NUMBER: _ClassVar[int]
+    promoted: int
+    demoted: int
+    deleted: int
+    expired: int
+    exchanges_pruned: int
+    def __init__(self, promoted: _Optional[int] = ..., demoted: _Optional[int] = ..., deleted: _Optional[int] = ..., expired: _Optional[int] = ..., exchanges_pruned: _Optional[int] = ...) -> None: ...
+
+class ListScopesRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ScopeInfo(_message.Message):
+    __slots__ = ("scope", "counts")
+    class CountsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    COUNTS_FIELD_NUMBER: _ClassVar[int]
+    scope: Scope
+    counts: _containers.ScalarMap[str, int]
+    def __init__(self, scope: _Optional[_Union[Scope, _Mapping]] = ..., counts: _Optional[_Mapping[str, int]] = ...) -> None: ...
+
+class ListScopesResponse(_message.Message):
+    __slots__ = ("scopes",)
+    SCOPES_FIELD_NUMBER: _ClassVar[int]
+    scopes: _containers.RepeatedCompositeFieldContainer[ScopeInfo]
+    def __init__(self, scopes: _Optional[_Iterable[_Union[ScopeInfo, _Mapping]]] = ...) -> None: ...
+
+class ExportRequest(_message.Message):
+    __slots__ = ("scope",)
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    scope: Scope
+    def __init__(self, scope: _Optional[_Union[Scope, _Mapping]] = ...) -> None: ...
+
+class ExportResponse(_message.Message):
+    __slots__ = ("record_json",)
+    RECORD_JSON_FIELD_NUMBER: _ClassVar[int]
+    record_json: str
+    def __init__(self, record_json: _Optional[str] = ...) -> None: ...
+
+class ImportRequest(_message.Message):
+    __slots__ = ("record_json",)
+    RECORD_JSON_FIELD_NUMBER: _ClassVar[int]
+    record_json: str
+    def __init__(self, record_json: _Optional[str] = ...) -> None: ...
+
+class ImportResponse(_message.Message):
+    __slots__ = ("imported", "skipped_existing", "invalid")
+    IMPORTED_FIELD_NUMBER: _ClassVar[int]
+    SKIPPED_EXISTING_FIELD_NUMBER: _ClassVar[int]
+    INVALID_FIELD_NUMBER: _ClassVar[int]
+    imported: int
+    skipped_existing: int
+    invalid: int
+    def __init__(self, imported: _Optional[int] = ..., skipped_existing: _Optional[int] = ..., invalid: _Optional[int] = ...) -> None: ...

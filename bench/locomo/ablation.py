@@ -1,0 +1,156 @@
+"""In-process retrieval ablation on LoCoMo (no services): what each change buys.
+
+    python -m bench.locomo.ablation [--data PATH] [--limit-conversations N] [--only NAME]
+
+Uses the real encoder and the same pure modules the memory service uses
+(``LexicalIndex``, ``rrf_fuse``, ``hybrid_relevance``), with exact cosine in
+numpy instead of Chroma, and the service's candidate rule: dense top-N plus
+lexical top-N (N = 30), every candidate scored on the same scale. Embeddings
+are cached under $TMPDIR between runs. Its figures guide choices; the figures
+that count come from ``python -m bench.locomo`` (through the gRPC services).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+
+from bench.locomo.dataset import Conversation, Turn, load
+from bench.locomo.memory_text import turn_content
+from bench.locomo.metrics import MEASURES, QuestionResult, score_question, summarise
+from services.memory.fusion import rrf_fuse
+from services.memory.lexical import LexicalIndex
+from services.memory.query_expansion import expand_query
+from services.memory.retrieval_hybrid import QueryPlan, RetrievalSettings, hybrid_relevance, lexical_shares
+
+DocText = Callable[[Turn, Turn | None], str]
+CANDIDATES = 30
+
+
+def speaker_text(turn: Turn, previous: Turn | None) -> str:
+    """The README baseline's document: "<speaker>: <text>", no image caption, no date."""
+    return f"{turn.speaker}: {turn.text.split(' [shares a photo:')[0]}"
+
+
+def dated(turn: Turn, previous: Turn | None) -> str:
+    return turn_content(turn, None)
+
+
+def dated_in_reply(turn: Turn, previous: Turn | None) -> str:
+    return turn_content(turn, previous)
+
+
+@dataclass(frozen=True)
+class Variant:
+    dense_text: DocText
+    lexical_text: DocText | None  # None: dense only
+    fusion: str = "blend"  # "blend" (hybrid_relevance) or "rrf"
+    time_bonus: float = 0.0
+    expansion: bool = False
+    rrf_k: int = 60
+
+
+class Embedder:
+    def __init__(self) -> None:
+        from services.embedding.model import SentenceTransformerEncoder
+
+        self.encoder = SentenceTransformerEncoder.load()
+        self.cache_dir = Path(tempfile.gettempdir()) / "mnemex-locomo-emb"
+        self.cache_dir.mkdir(exist_ok=True)
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        key = hashlib.sha256("\x00".join(texts).encode()).hexdigest()[:24]
+        path = self.cache_dir / f"{key}.npy"
+        if path.exists():
+            return np.load(path)
+        vectors = self.encoder.encode(texts)
+        np.save(path, vectors)
+        return vectors
+
+
+def _lexical_hits(index: LexicalIndex, question: str, expansion: bool) -> list[tuple[str, float]]:
+    if not expansion:
+        return index.search(question, CANDIDATES)
+    expanded = expand_query(question)
+    return index.search_terms(list(expanded.lexical_terms), CANDIDATES, weights=expanded.lexical_terms)
+
+
+def rank(variant: Variant, question: str, ids: list[str], sims: np.ndarray, index: LexicalIndex | None, texts: dict[str, str]) -> list[str]:
+    order = np.argsort(-sims)
+    if index is None:
+        return [ids[i] for i in order[:CANDIDATES]]
+    dense = [ids[i] for i in order[:CANDIDATES]]
+    hits = _lexical_hits(index, question, variant.expansion)
+    if variant.fusion == "rrf":
+        fused = rrf_fuse([dense, [d for d, _ in hits]], k=variant.rrf_k)
+        return sorted(fused, key=lambda d: (-fused[d], d))
+    sim_of = dict(zip(ids, sims.tolist(), strict=True))
+    shares = lexical_shares(hits)
+    plan = QueryPlan.of(question)
+    settings = RetrievalSettings(mode="hybrid", time_bonus=variant.time_bonus)
+    scored = {d: hybrid_relevance(sim_of[d], shares.get(d), plan, texts[d], settings) for d in {*dense, *shares}}
+    return sorted(scored, key=lambda d: (-scored[d], d))
+
+
+def run_variant(conversations: list[Conversation], embedder: Embedder, variant: Variant) -> list[QuestionResult]:
+    results: list[QuestionResult] = []
+    for convo in conversations:
+        previous: list[Turn | None] = [None, *convo.turns[:-1]]
+        pairs = list(zip(convo.turns, previous, strict=True))
+        ids = [t.dia_id for t in convo.turns]
+        doc_vectors = embedder.embed([variant.dense_text(t, p) for t, p in pairs])
+        index: LexicalIndex | None = None
+        texts = {t.dia_id: variant.dense_text(t, p) for t, p in pairs}
+        if variant.lexical_text is not None:
+            index = LexicalIndex()
+            for turn, prev in pairs:
+                index.add(turn.dia_id, variant.lexical_text(turn, prev))
+        questions = [q for q in convo.questions if q.evidence]
+        query_vectors = embedder.embed([q.question for q in questions])
+        for question, qvec in zip(questions, query_vectors, strict=True):
+            ranked = rank(variant, question.question, ids, doc_vectors @ qvec, index, texts)
+            results.append(score_question(question.category, question.evidence, ranked, convo.session_of))
+    return results
+
+
+BASE = Variant(dense_text=speaker_text, lexical_text=None)
+STEPS: list[tuple[str, Variant]] = [
+    ("dense only (README baseline)", BASE),
+    ("+ BM25, RRF k=60", replace(BASE, lexical_text=speaker_text, fusion="rrf")),
+    ("+ BM25, cosine/BM25 blend", replace(BASE, lexical_text=speaker_text)),
+    ("+ session date in content", replace(BASE, dense_text=dated, lexical_text=dated)),
+    ("+ replied-to turn in content", replace(BASE, dense_text=dated_in_reply, lexical_text=dated_in_reply)),
+    ("  (replied-to turn lexical only)", replace(BASE, dense_text=dated, lexical_text=dated_in_reply)),
+    ("+ time cue bonus 0.05", replace(BASE, dense_text=dated_in_reply, lexical_text=dated_in_reply, time_bonus=0.05)),
+    ("+ synonym expansion", replace(BASE, dense_text=dated_in_reply, lexical_text=dated_in_reply, time_bonus=0.05, expansion=True)),
+]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--data", default=os.environ.get("LOCOMO_DATA", "/work/shared/data/locomo/locomo-dev.json"))
+    parser.add_argument("--limit-conversations", type=int)
+    parser.add_argument("--only", action="append", help="run only steps whose name contains this")
+    args = parser.parse_args()
+    conversations = load(args.data, args.limit_conversations)
+    embedder = Embedder()
+    print(f"{'step (categories 1-4)':36s} {'n':>4s}  " + "  ".join(f"{m:>9s}" for m in MEASURES))
+    for name, variant in STEPS:
+        if args.only and not any(o in name for o in args.only):
+            continue
+        start = time.perf_counter()
+        summary = summarise(run_variant(conversations, embedder, variant))["1-4"]
+        cells = "  ".join(f"{summary[m]:9.3f}" for m in MEASURES)
+        print(f"{name:36s} {int(summary['n']):4d}  {cells}   ({time.perf_counter() - start:.1f}s)", flush=True)
+
+
+if __name__ == "__main__":
+    main()

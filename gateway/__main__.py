@@ -1,0 +1,43 @@
+"""``python -m gateway``: serve the gateway with uvicorn on MNEMEX_GATEWAY_ADDR.
+
+Refuses to listen beyond loopback unless MNEMEX_TOKEN is set (then every
+endpoint but GET /api/health needs ``Authorization: Bearer <token>``).
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+from mnemex import offline
+from mnemex.config import ConfigError, Settings, require_token_for, split_host_port
+
+
+def main() -> None:
+    offline.apply()
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s", stream=sys.stderr)
+    try:
+        settings = Settings.from_env()
+        host, port = split_host_port(settings.gateway_addr, "MNEMEX_GATEWAY_ADDR")
+        require_token_for(host, settings.token, "the gateway")
+    except ConfigError as exc:
+        print(f"mnemex gateway: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+
+    import uvicorn
+
+    from gateway.app import create_app
+
+    uvicorn.run(
+        create_app(settings),
+        host=host,
+        port=port,
+        log_level="warning",
+        access_log=False,
+        timeout_graceful_shutdown=5,
+        limit_concurrency=256,
+    )
+
+
+if __name__ == "__main__":
+    main()

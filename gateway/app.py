@@ -1,0 +1,104 @@
+"""The gateway's FastAPI application: hook endpoints, the memory REST API, MCP.
+
+``create_app(settings, backends=None)``: when no backends are given, the
+lifespan connects them (one aio channel per service, on the server's own
+event loop) and closes them on shutdown. The gateway holds no state.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+
+from gateway import validation
+from gateway.backends import Backends
+from gateway.errors import GatewayError
+from gateway.middleware import BearerAuth, BodyLimit
+from gateway.operations import Operations
+from gateway.routes import books, hooks, memory_api, system
+from mnemex import __version__
+from mnemex.config import Settings
+
+log = logging.getLogger("mnemex.gateway")
+
+DEFAULT_BODY_LIMIT = 2 * 1024 * 1024
+# JSON ingest carries base64 (4/3 of the file); multipart carries the raw file.
+INGEST_BODY_LIMIT = validation.MAX_BOOK_BYTES * 4 // 3 + 64 * 1024
+
+
+def _validation_message(exc: RequestValidationError) -> str:
+    parts = []
+    for error in exc.errors()[:5]:
+        where = ".".join(str(p) for p in error.get("loc", ()) if p != "body")
+        parts.append(f"{where or 'body'}: {error.get('msg', 'invalid')}")
+    return "; ".join(parts) or "invalid request"
+
+
+def _optional_module(name: str) -> Any:
+    """A module other engineers own (admin routes, MCP); a broken one must not take the hooks down."""
+    try:
+        if importlib.util.find_spec(name) is None:
+            return None
+        return importlib.import_module(name)
+    except Exception:  # noqa: BLE001 - logged, and the gateway serves the rest
+        log.exception("gateway: optional module %s failed to import; serving without it", name)
+        return None
+
+
+def create_app(settings: Settings, backends: Backends | None = None) -> FastAPI:
+    operations = Operations(backends, settings)  # type: ignore[arg-type]  # filled in by the lifespan
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        owned = operations.backends is None
+        if owned:
+            operations.backends = Backends.connect(settings)
+        try:
+            yield
+        finally:
+            if owned:
+                await operations.backends.close()
+                operations.backends = None  # type: ignore[assignment]
+
+    app = FastAPI(
+        title="mnemex gateway",
+        version=__version__,
+        description="Hook endpoints and memory API for mnemex. Errors are {\"error\": message}.",
+        lifespan=lifespan,
+    )
+    app.state.operations = operations
+    app.state.settings = settings
+
+    @app.exception_handler(GatewayError)
+    async def gateway_error(request: Request, exc: GatewayError) -> JSONResponse:
+        return JSONResponse({"error": exc.message}, status_code=exc.http_status)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:
+        return JSONResponse(
+            {"error": _validation_message(exc), "detail": jsonable_encoder(exc.errors())},
+            status_code=422,
+        )
+
+    for module in (hooks, memory_api, books, system):
+        app.include_router(module.router)
+    admin = _optional_module("gateway.routes.admin")
+    if admin is not None and hasattr(admin, "router"):
+        app.include_router(admin.router)
+    mcp_http = _optional_module("gateway.mcp.http")
+    if mcp_http is not None and hasattr(mcp_http, "mount"):
+        mcp_http.mount(app, operations)
+
+    app.add_middleware(BodyLimit, default=DEFAULT_BODY_LIMIT, per_path={"/api/ingest": INGEST_BODY_LIMIT})
+    if settings.token:
+        app.add_middleware(BearerAuth, token=settings.token)
+    return app

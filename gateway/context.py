@@ -1,0 +1,207 @@
+"""The get-context pipeline, on the hot path of every prompt.
+
+    scoring state ─┐
+    embed prompt ──┼─> search (vector, kg weights, kg fact ids) -> record injection -> format
+    kg concepts ─> route + facts ─┘
+
+Every backend call has its own short deadline and the whole pipeline an
+overall one; a failing kg means search without routing, a failing memory
+service means an empty context. Nothing here raises to the hook.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc
+import numpy as np
+
+from gateway import convert, formatting
+from gateway.backends import Backends
+from protos.mnemex.kg.v1 import kg_service_pb2 as kg_pb
+from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
+
+log = logging.getLogger("mnemex.gateway.context")
+
+EMBED_CHARS = 2_000      # MiniLM reads ~256 tokens; more text only costs time
+CONCEPT_CHARS = 4_000
+RECORDED_PROMPT_CHARS = 8_000
+MAX_ENTITIES = 20
+
+
+@dataclass(frozen=True)
+class Deadlines:
+    """Seconds per backend call; ``total`` bounds the whole pipeline."""
+
+    state: float = 0.4
+    embed: float = 0.8
+    kg: float = 0.3
+    search: float = 1.0
+    record: float = 0.4
+    total: float = 1.5
+
+
+@dataclass
+class Routing:
+    concepts: list[str] = field(default_factory=list)
+    entities: list[str] = field(default_factory=list)
+    context_type: str = ""
+    route: kg_pb.RouteResponse | None = None
+    fact_ids: list[str] = field(default_factory=list)
+
+    @property
+    def weights(self) -> dict[str, float]:
+        if self.route is None or not self.route.has_preference:
+            return {}
+        return dict(self.route.weights)
+
+    def as_dict(self) -> dict[str, Any]:
+        return convert.routing_to_dict(self.route, self.concepts, self.context_type)
+
+
+async def kg_routing(backends: Backends, scope: kg_pb.Scope, text: str, timeout: float) -> Routing:
+    """Concepts -> (collection weights, memory_bank facts for the entities). Raises gRPC errors."""
+    md = backends.metadata
+    extracted = await backends.kg.ExtractConcepts(
+        kg_pb.ExtractConceptsRequest(text=text[:CONCEPT_CHARS]), timeout=timeout, metadata=md
+    )
+    concepts = list(dict.fromkeys(extracted.concepts))
+    entities = list(dict.fromkeys([e.name for e in extracted.entities] + concepts))[:MAX_ENTITIES]
+    routing = Routing(concepts=concepts, entities=entities, context_type=extracted.context_type)
+    if not concepts and not entities:
+        return routing
+    route, facts = await asyncio.gather(
+        backends.kg.Route(kg_pb.RouteRequest(scope=scope, concepts=concepts), timeout=timeout, metadata=md),
+        backends.kg.FactsForEntities(
+            kg_pb.FactsForEntitiesRequest(scope=scope, entities=entities, limit=5), timeout=timeout, metadata=md
+        ),
+        return_exceptions=True,
+    )
+    if isinstance(route, kg_pb.RouteResponse):
+        routing.route = route
+    if isinstance(facts, kg_pb.FactsForEntitiesResponse):
+        routing.fact_ids = list(dict.fromkeys(f.fact_id for f in facts.facts if f.fact_id))
+    return routing
+
+
+def _failed(service: str, exc: BaseException, degraded: list[str]) -> None:
+    degraded.append(service)
+    if isinstance(exc, grpc.aio.AioRpcError):
+        log.info("get-context: %s degraded: %s", service, exc.code().name)
+    else:
+        log.info("get-context: %s degraded: %r", service, exc)
+
+
+async def build(
+    backends: Backends,
+    mem_scope: mem_pb.Scope,
+    kg_scope: kg_pb.Scope,
+    *,
+    session_id: str,
+    prompt: str,
+    limit: int,
+    deadlines: Deadlines = Deadlines(),
+) -> dict[str, Any]:
+    md = backends.metadata
+    degraded: list[str] = []
+    query = prompt.strip()
+
+    state_task = asyncio.ensure_future(
+        backends.memory.GetScoringState(
+            mem_pb.GetScoringStateRequest(scope=mem_scope, session_id=session_id), timeout=deadlines.state, metadata=md
+        )
+    )
+    vector: np.ndarray | None = None
+    routing = Routing()
+    memories: list[dict[str, Any]] = []
+    if query:
+        embed_r, routing_r = await asyncio.gather(
+            backends.embedding.embed([query[:EMBED_CHARS]], timeout=deadlines.embed),
+            kg_routing(backends, kg_scope, query, deadlines.kg),
+            return_exceptions=True,
+        )
+        if isinstance(embed_r, BaseException):
+            _failed("embedding", embed_r, degraded)
+        else:
+            vector = embed_r[0]
+        if isinstance(routing_r, BaseException):
+            _failed("kg", routing_r, degraded)
+        else:
+            routing = routing_r
+        request = mem_pb.SearchRequest(
+            scope=mem_scope,
+            query=query[: 2_000],
+            query_vector=b"" if vector is None else np.asarray(vector, dtype="<f4").tobytes(),
+            limit=limit,
+            sort_by=mem_pb.SORT_BY_RELEVANCE,
+            collection_weights=routing.weights,
+            boost_ids=routing.fact_ids,
+        )
+        try:
+            reply = await backends.memory.Search(request, timeout=deadlines.search, metadata=md)
+            memories = convert.memories_to_dicts(reply.memories)[:limit]
+        except grpc.aio.AioRpcError as exc:
+            _failed("memory", exc, degraded)
+
+    scoring_ids: list[str] = []
+    scoring_required = False
+    try:
+        state = await state_task
+        scoring_required = state.scoring_required
+        scoring_ids = list(state.injected_ids)
+    except grpc.aio.AioRpcError as exc:
+        _failed("memory", exc, degraded)
+
+    if "memory" not in degraded:
+        try:
+            await backends.memory.RecordInjection(
+                mem_pb.RecordInjectionRequest(
+                    scope=mem_scope,
+                    session_id=session_id,
+                    ids=[m["id"] for m in memories],
+                    prompt=prompt[:RECORDED_PROMPT_CHARS],
+                ),
+                timeout=deadlines.record,
+                metadata=md,
+            )
+        except grpc.aio.AioRpcError as exc:
+            _failed("memory", exc, degraded)
+
+    scoring = formatting.scoring_prompt(scoring_ids) if scoring_required else ""
+    known = formatting.known_context(memories, budget=formatting.MAX_OUTPUT_CHARS - len(scoring) - 2)
+    return {
+        "context": formatting.compose(scoring, known),
+        "known_context": known,
+        "memories": memories,
+        "scoring_required": scoring_required,
+        "scoring_ids": scoring_ids if scoring_required else [],
+        "scoring_prompt": scoring,
+        "routing": routing.as_dict(),
+        "degraded": sorted(set(degraded)),
+    }
+
+
+def empty_result(degraded: list[str]) -> dict[str, Any]:
+    return {
+        "context": "",
+        "known_context": "",
+        "memories": [],
+        "scoring_required": False,
+        "scoring_ids": [],
+        "scoring_prompt": "",
+        "routing": convert.routing_to_dict(None),
+        "degraded": degraded,
+    }
+
+
+async def build_bounded(backends: Backends, mem_scope: mem_pb.Scope, kg_scope: kg_pb.Scope, **kwargs: Any) -> dict[str, Any]:
+    """``build`` under the overall deadline; on overrun, an empty context."""
+    deadlines: Deadlines = kwargs.get("deadlines", Deadlines())
+    try:
+        return await asyncio.wait_for(build(backends, mem_scope, kg_scope, **kwargs), deadlines.total)
+    except TimeoutError:
+        log.warning("get-context: overall deadline of %.1fs passed; returning no context", deadlines.total)
+        return empty_result(["timeout"])

@@ -1,0 +1,23 @@
+"""FastAPI dependencies shared by every router (including routes/admin.py).
+
+    from gateway.deps import get_operations
+    @router.get("/api/x")
+    async def x(ops: Operations = Depends(get_operations)): ...
+
+``request.app.state.operations`` / ``.settings`` hold the same objects.
+"""
+
+from __future__ import annotations
+
+from fastapi import Request
+
+from gateway.operations import Operations
+from mnemex.config import Settings
+
+
+def get_operations(request: Request) -> Operations:
+    return request.app.state.operations  # type: ignore[no-any-return]
+
+
+def get_settings(request: Request) -> Settings:
+    return request.app.state.settings  # type: ignore[no-any-return]

@@ -1,0 +1,241 @@
+"""The eight mnemex tools, each a thin translation onto ``Operations``.
+
+A tool validates its arguments through its signature (the MCP SDK turns
+the annotations into the input schema), resolves the project scope, calls
+one ``Operations`` method, and returns the assistant-facing text plus the
+full result as structured content. Failures become ``is_error`` results
+whose text says what to do next (``render.error_text``).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Annotated, Any, Literal
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import Field
+
+from gateway import validation as limits
+from gateway.errors import GatewayError, InvalidInput
+from gateway.mcp import descriptions as text
+from gateway.mcp import render
+from gateway.mcp.audit import SelfAuditTrigger
+from gateway.mcp.facts import Facts
+from gateway.mcp.models import GraphOut, InsightsOut, MemoryResultOut, ScoreOut, SearchOut
+from gateway.operations import Operations
+
+log = logging.getLogger("mnemex.mcp")
+
+CWD_HEADER = "x-mnemex-cwd"
+MAX_CWD_CHARS = 4_096
+
+CollectionName = Literal["working", "history", "patterns", "memory_bank", "books"]
+OutcomeWord = Literal["worked", "failed", "partial", "unknown"]
+MemoryId = Annotated[str, Field(min_length=1, max_length=limits.MAX_ID_CHARS, description="A memory id from an [id:...] tag")]
+Unit = Annotated[float, Field(ge=0.0, le=1.0)]
+Tags = Annotated[list[Annotated[str, Field(max_length=limits.MAX_TAG_CHARS)]], Field(max_length=limits.MAX_TAGS)]
+Cwd = Annotated[
+    str | None,
+    Field(max_length=MAX_CWD_CHARS, description=(
+        "Optional project directory whose memories to use. Defaults to the server's project "
+        "(stdio: its working directory; HTTP: the X-Mnemex-Cwd header)."
+    )),
+]
+OpsProvider = Callable[[], Awaitable[Operations]]
+Work = Callable[[Operations, str | None], Awaitable[tuple[str, dict[str, Any]]]]
+
+
+class ToolRunner:
+    """Shared plumbing: where Operations comes from, the project scope, error mapping."""
+
+    def __init__(self, provider: OpsProvider, default_cwd: str | None, audit: SelfAuditTrigger) -> None:
+        self.provider = provider
+        self.default_cwd = default_cwd
+        self.audit = audit
+
+    def cwd(self, ctx: Context | None, argument: str | None) -> str | None:
+        if argument:
+            return argument
+        headers = None
+        if ctx is not None:
+            try:
+                headers = ctx.headers
+            except (ValueError, AttributeError):
+                headers = None
+        header = headers.get(CWD_HEADER) if headers is not None else None
+        if header and len(header) <= MAX_CWD_CHARS:
+            return header
+        return self.default_cwd
+
+    async def run(self, tool: str, ctx: Context | None, cwd_argument: str | None, work: Work) -> CallToolResult:
+        try:
+            operations = await self.provider()
+            message, data = await work(operations, self.cwd(ctx, cwd_argument))
+        except GatewayError as exc:
+            log.info("%s: %s", tool, exc.message)
+            return error_result(render.error_text(tool, exc))
+        except Exception as exc:  # noqa: BLE001 - never let a traceback reach the model
+            log.exception("%s failed", tool)
+            return error_result(render.error_text(tool, exc))
+        return CallToolResult(content=[TextContent(type="text", text=message)], structured_content=data)
+
+
+def error_result(message: str) -> CallToolResult:
+    return CallToolResult(content=[TextContent(type="text", text=message)], is_error=True)
+
+
+READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
+
+
+def register_tools(server: MCPServer, runner: ToolRunner, facts: Facts | None = None) -> None:  # noqa: C901
+    """Add the eight tools to ``server``; descriptions quote ``facts`` (default: this environment's)."""
+    texts = text.tool_texts(facts)
+
+    @server.tool(name="get_context_insights", title="Memory overview for a topic",
+                 description=texts["get_context_insights"], annotations=READ_ONLY)
+    async def get_context_insights(
+        ctx: Context,
+        query: Annotated[str, Field(min_length=1, max_length=limits.MAX_QUERY_CHARS,
+                                    description="The topic or the user's request, in words")],
+        cwd: Cwd = None,
+    ) -> Annotated[CallToolResult, InsightsOut]:
+        async def work(ops: Operations, scope_cwd: str | None) -> tuple[str, dict[str, Any]]:
+            result = await ops.insights(cwd=scope_cwd, session_id="", query=query)
+            memories = result.get("memories") or []
+            audit = runner.audit.observe(ops.project(scope_cwd), memories)
+            body = result.get("text") or "Nothing in memory about this yet."
+            if audit:
+                body = f"{body}\n\n{text.SELF_AUDIT}"
+            return body, {**result, "self_audit": audit}
+
+        return await runner.run("get_context_insights", ctx, cwd, work)
+
+    @server.tool(name="search_memory", title="Search memory", description=texts["search_memory"], annotations=READ_ONLY)
+    async def search_memory(
+        ctx: Context,
+        query: Annotated[str | None, Field(max_length=limits.MAX_QUERY_CHARS, description="What to look for, in words")] = None,
+        days_back: Annotated[int | None, Field(ge=1, le=365, description="Only memories from the last N days")] = None,
+        id: Annotated[str | None, Field(max_length=limits.MAX_ID_CHARS, description="Fetch one memory by id")] = None,
+        collections: Annotated[list[CollectionName] | None, Field(max_length=5, description="Leave out to search all")] = None,
+        limit: Annotated[int, Field(ge=1, le=100)] = 10,
+        sort_by: Annotated[Literal["relevance", "recency", "score"] | None,
+                           Field(description="Default: relevance with a query, recency without")] = None,
+        metadata: Annotated[dict[str, Any] | None, Field(description="Filters on stored fields")] = None,
+        cwd: Cwd = None,
+    ) -> Annotated[CallToolResult, SearchOut]:
+        async def work(ops: Operations, scope_cwd: str | None) -> tuple[str, dict[str, Any]]:
+            has_query = bool(query and query.strip())
+            if not (has_query or days_back or (id and id.strip())):
+                raise InvalidInput(
+                    "give at least one of query (words to match by meaning), days_back (1-365, e.g. 7 for "
+                    "the last week) or id (from an [id:...] tag)"
+                )
+            order = sort_by or ("relevance" if has_query else "recency")
+            result = await ops.search(cwd=scope_cwd, query=query, days_back=days_back, id=id,
+                                      collections=collections, limit=limit, sort_by=order, metadata=metadata)
+            memories = result.get("memories") or []
+            return render.search_text(memories, query=query, days_back=days_back, memory_id=id), result
+
+        return await runner.run("search_memory", ctx, cwd, work)
+
+    @server.tool(name="add_to_memory_bank", title="Store a durable fact", description=texts["add_to_memory_bank"],
+                 annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False))
+    async def add_to_memory_bank(
+        ctx: Context,
+        content: Annotated[str, Field(min_length=1, max_length=limits.MAX_CONTENT_CHARS, description="One fact")],
+        tags: Tags | None = None,
+        importance: Unit = 0.7,
+        confidence: Unit = 0.7,
+        cwd: Cwd = None,
+    ) -> Annotated[CallToolResult, MemoryResultOut]:
+        async def work(ops: Operations, scope_cwd: str | None) -> tuple[str, dict[str, Any]]:
+            result = await ops.add_memory_bank(cwd=scope_cwd, content=content, tags=tags or (),
+                                               importance=importance, confidence=confidence)
+            return render.saved_text("Stored in memory_bank", result), result
+
+        return await runner.run("add_to_memory_bank", ctx, cwd, work)
+
+    @server.tool(name="update_memory", title="Correct a memory", description=texts["update_memory"],
+                 annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True,
+                                             open_world_hint=False))
+    async def update_memory(
+        ctx: Context,
+        id: MemoryId,
+        content: Annotated[str | None, Field(min_length=1, max_length=limits.MAX_CONTENT_CHARS)] = None,
+        tags: Tags | None = None,
+        importance: Unit | None = None,
+        confidence: Unit | None = None,
+        cwd: Cwd = None,
+    ) -> Annotated[CallToolResult, MemoryResultOut]:
+        async def work(ops: Operations, scope_cwd: str | None) -> tuple[str, dict[str, Any]]:
+            result = await ops.update_memory(cwd=scope_cwd, id=id, content=content, tags=tags,
+                                             importance=importance, confidence=confidence)
+            return render.saved_text("Updated", result), result
+
+        return await runner.run("update_memory", ctx, cwd, work)
+
+    @server.tool(name="archive_memory", title="Retire a memory", description=texts["archive_memory"],
+                 annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True,
+                                             open_world_hint=False))
+    async def archive_memory(
+        ctx: Context,
+        id: MemoryId,
+        reason: Annotated[str, Field(max_length=limits.MAX_QUERY_CHARS, description="Why it is retired")] = "",
+        cwd: Cwd = None,
+    ) -> Annotated[CallToolResult, MemoryResultOut]:
+        async def work(ops: Operations, scope_cwd: str | None) -> tuple[str, dict[str, Any]]:
+            result = await ops.archive_memory(cwd=scope_cwd, id=id, reason=reason)
+            return render.archived_text(result), result
+
+        return await runner.run("archive_memory", ctx, cwd, work)
+
+    @server.tool(name="score_response", title="Score the previous exchange", description=texts["score_response"],
+                 annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False))
+    async def score_response(
+        ctx: Context,
+        outcome: Annotated[OutcomeWord, Field(description="How the previous exchange went")],
+        memory_scores: Annotated[dict[str, OutcomeWord] | None,
+                                 Field(max_length=limits.MAX_SCORED_IDS, description="{memory id: outcome}")] = None,
+        related: Annotated[list[Annotated[str, Field(max_length=limits.MAX_ID_CHARS)]] | None,
+                           Field(max_length=limits.MAX_SCORED_IDS,
+                                 description="Omit: all injected memories; []: none; list: exactly these")] = None,
+        cwd: Cwd = None,
+    ) -> Annotated[CallToolResult, ScoreOut]:
+        async def work(ops: Operations, scope_cwd: str | None) -> tuple[str, dict[str, Any]]:
+            result = await ops.score(cwd=scope_cwd, session_id="", outcome=outcome,
+                                     memory_scores=memory_scores, related=related)
+            return render.score_text(result), result
+
+        return await runner.run("score_response", ctx, cwd, work)
+
+    @server.tool(name="record_response", title="Record a key takeaway", description=texts["record_response"],
+                 annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False))
+    async def record_response(
+        ctx: Context,
+        key_takeaway: Annotated[str, Field(min_length=1, max_length=limits.MAX_CONTENT_CHARS)],
+        initial_score: Annotated[Literal["worked", "failed", "partial"] | None,
+                                 Field(description="Optional starting score from this exchange")] = None,
+        cwd: Cwd = None,
+    ) -> Annotated[CallToolResult, MemoryResultOut]:
+        async def work(ops: Operations, scope_cwd: str | None) -> tuple[str, dict[str, Any]]:
+            result = await ops.record_takeaway(cwd=scope_cwd, session_id="", key_takeaway=key_takeaway,
+                                               initial_score=initial_score)
+            return render.takeaway_text(result), result
+
+        return await runner.run("record_response", ctx, cwd, work)
+
+    @server.tool(name="query_kg", title="Explore the knowledge graph", description=texts["query_kg"], annotations=READ_ONLY)
+    async def query_kg(
+        ctx: Context,
+        entities: Annotated[list[Annotated[str, Field(max_length=limits.MAX_ID_CHARS)]] | None,
+                            Field(max_length=50, description="Names to centre on")] = None,
+        limit: Annotated[int, Field(ge=1, le=500)] = 50,
+        cwd: Cwd = None,
+    ) -> Annotated[CallToolResult, GraphOut]:
+        async def work(ops: Operations, scope_cwd: str | None) -> tuple[str, dict[str, Any]]:
+            result = await ops.kg_graph(cwd=scope_cwd, entities=entities, limit=limit)
+            return render.graph_text(result), result
+
+        return await runner.run("query_kg", ctx, cwd, work)

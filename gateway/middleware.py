@@ -1,0 +1,104 @@
+"""Pure ASGI middleware: bearer-token auth and request-body size limits.
+
+Both run before routing and body parsing, so an unauthenticated or
+oversized request costs no backend work. CORS is deliberately absent: the
+clients (hooks, plugins, MCP) are not browsers, and without CORS headers a
+browser tab cannot read responses from the local API.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+OPEN_ROUTES = {("GET", "/api/health")}
+
+
+async def send_json(send: Send, status: int, body: dict[str, Any], headers: list[tuple[bytes, bytes]] = ()) -> None:  # type: ignore[assignment]
+    payload = json.dumps(body).encode()
+    await send({
+        "type": "http.response.start",
+        "status": status,
+        "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode()), *headers],
+    })
+    await send({"type": "http.response.body", "body": payload})
+
+
+class BearerAuth:
+    """Require ``Authorization: Bearer <token>`` on everything but GET /api/health."""
+
+    def __init__(self, app: ASGIApp, token: str) -> None:
+        self.app = app
+        self.expected = f"Bearer {token}".encode()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or (scope.get("method"), scope.get("path")) in OPEN_ROUTES:
+            await self.app(scope, receive, send)
+            return
+        got = dict(scope.get("headers") or []).get(b"authorization", b"")
+        if hmac.compare_digest(got, self.expected):
+            await self.app(scope, receive, send)
+            return
+        await send_json(
+            send, 401,
+            {"error": "missing or wrong token: send 'Authorization: Bearer $MNEMEX_TOKEN'"},
+            [(b"www-authenticate", b"Bearer")],
+        )
+
+
+class BodyTooLarge(Exception):
+    pass
+
+
+class BodyLimit:
+    """413 when Content-Length, or the bytes actually streamed, pass the path's limit."""
+
+    def __init__(self, app: ASGIApp, default: int, per_path: dict[str, int]) -> None:
+        self.app = app
+        self.default = default
+        self.per_path = per_path
+
+    def limit_for(self, scope: Scope) -> int:
+        return self.per_path.get(scope.get("path", ""), self.default)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        limit = self.limit_for(scope)
+        declared = dict(scope.get("headers") or []).get(b"content-length")
+        message = {"error": f"request body is larger than {limit:,} bytes; send less (books: at most 10 MB per file)"}
+        if declared is not None and declared.isdigit() and int(declared) > limit:
+            await send_json(send, 413, message)
+            return
+        seen = 0
+        started = False
+
+        async def counting_receive() -> Message:
+            nonlocal seen
+            msg = await receive()
+            if msg.get("type") == "http.request":
+                seen += len(msg.get("body", b""))
+                if seen > limit:
+                    raise BodyTooLarge()
+            return msg
+
+        async def tracking_send(msg: Message) -> None:
+            nonlocal started
+            if msg.get("type") == "http.response.start":
+                started = True
+            await send(msg)
+
+        try:
+            await self.app(scope, counting_receive, tracking_send)
+        except BodyTooLarge:
+            if not started:
+                await send_json(send, 413, message)

@@ -1,0 +1,119 @@
+"""Request bodies for the REST and hook endpoints, with their limits.
+
+Limits mirror ``gateway.validation`` so REST rejects bad input with a 422
+before any backend is called. CWD is the client's working directory; it
+selects the project.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from gateway import validation as v
+
+Outcome = Literal["worked", "partial", "unknown", "failed"]
+CollectionName = Literal["books", "working", "history", "patterns", "memory_bank"]
+SortBy = Literal["relevance", "recency", "score"]
+MemoryId = Field(min_length=1, max_length=v.MAX_ID_CHARS)
+
+_CWD = Field(default=None, max_length=4096, description="client working directory; selects the project")
+_SESSION = Field(default="", max_length=v.MAX_ID_CHARS)
+
+
+class Body(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+class GetContextBody(Body):
+    session_id: str = _SESSION
+    prompt: str = Field(default="", max_length=v.MAX_PROMPT_CHARS)
+    cwd: str | None = _CWD
+    limit: int = Field(default=5, ge=1, le=100)
+
+
+class StopBody(Body):
+    session_id: str = _SESSION
+    cwd: str | None = _CWD
+    assistant_text: str = Field(default="", max_length=v.MAX_ASSISTANT_CHARS)
+    user_text: str = Field(default="", max_length=v.MAX_PROMPT_CHARS)
+
+
+class SessionStartBody(Body):
+    session_id: str = _SESSION
+    cwd: str | None = _CWD
+    source: str = Field(default="startup", max_length=32)
+
+
+class PreCompactBody(Body):
+    session_id: str = _SESSION
+    cwd: str | None = _CWD
+    trigger: str = Field(default="", max_length=32)
+
+
+class PostToolUseBody(Body):
+    session_id: str = _SESSION
+    cwd: str | None = _CWD
+    tool_name: str = Field(default="", max_length=200)
+    tool_input: Any = None
+    tool_response: Any = None
+
+
+class RecordOutcomeBody(Body):
+    session_id: str = _SESSION
+    cwd: str | None = _CWD
+    outcome: Outcome
+    memory_scores: dict[str, Outcome] | None = Field(default=None, max_length=v.MAX_SCORED_IDS)
+    related: list[str] | None = Field(default=None, max_length=v.MAX_SCORED_IDS)
+
+
+class SearchBody(Body):
+    cwd: str | None = _CWD
+    session_id: str = _SESSION
+    query: str | None = Field(default=None, max_length=v.MAX_QUERY_CHARS)
+    days_back: int | None = Field(default=None, ge=1, le=365)
+    id: str | None = Field(default=None, max_length=v.MAX_ID_CHARS)
+    collections: list[CollectionName] | None = Field(default=None, max_length=5)
+    limit: int = Field(default=10, ge=1, le=100)
+    sort_by: SortBy = "relevance"
+    metadata: dict[str, Any] | None = None
+
+
+class MemoryBankAddBody(Body):
+    cwd: str | None = _CWD
+    content: str = Field(min_length=1, max_length=v.MAX_CONTENT_CHARS)
+    tags: list[str] = Field(default_factory=list, max_length=v.MAX_TAGS)
+    importance: float = Field(default=0.7, ge=0.0, le=1.0)
+    confidence: float = Field(default=0.7, ge=0.0, le=1.0)
+
+
+class MemoryBankUpdateBody(Body):
+    cwd: str | None = _CWD
+    id: str = MemoryId
+    content: str | None = Field(default=None, min_length=1, max_length=v.MAX_CONTENT_CHARS)
+    tags: list[str] | None = Field(default=None, max_length=v.MAX_TAGS)
+    importance: float | None = Field(default=None, ge=0.0, le=1.0)
+    confidence: float | None = Field(default=None, ge=0.0, le=1.0)
+
+
+class ArchiveBody(Body):
+    cwd: str | None = _CWD
+    id: str = MemoryId
+    reason: str = Field(default="", max_length=v.MAX_QUERY_CHARS)
+
+
+class IngestJsonBody(Body):
+    """JSON form of /api/ingest: plain ``text`` or base64 ``data_base64`` (for PDFs)."""
+
+    cwd: str | None = _CWD
+    title: str = Field(min_length=1, max_length=v.MAX_TITLE_CHARS)
+    filename: str = Field(default="", max_length=v.MAX_TITLE_CHARS)
+    source: str = Field(default="", max_length=v.MAX_TITLE_CHARS)
+    text: str | None = None
+    data_base64: str | None = None
+
+
+class RemoveBookBody(Body):
+    cwd: str | None = _CWD
+    title: str = Field(min_length=1, max_length=v.MAX_TITLE_CHARS)

@@ -1,0 +1,240 @@
+"""POST to the gateway from a hook: fast, bounded, and failing open.
+
+Standard library only, and not even ``http.client`` (it pulls in ``email``
+and ``ssl``, ~30 ms) or ``socket`` (``enum``, ~9 ms): a loopback HTTP/1.1
+POST over the C-level ``_socket``.
+
+- ``Circuit``: after ``MNEMEX_HOOK_FAILURES`` (3) failures in a row the hook
+  skips the gateway for ``MNEMEX_HOOK_COOLDOWN`` seconds (30, doubling up to
+  5 minutes while it stays down), so a dead stack costs each prompt only the
+  interpreter start. State is one small JSON file.
+- ``maybe_start_stack``: when the gateway refuses connections, spawn
+  ``<python> -m mnemex.cli up --detach`` detached, at most once per
+  ``MNEMEX_HOOK_START_INTERVAL`` seconds (60), guarded by a lock file.
+  ``MNEMEX_HOOK_AUTOSTART=0`` turns it off; ``MNEMEX_HOOK_START_CMD`` replaces
+  the command.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+import _socket
+import hook_json
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+DEFAULT_URL = "http://127.0.0.1:27300"
+MAX_RESPONSE_BYTES = 1024 * 1024
+
+
+class GatewayDown(Exception):
+    """Refused, timed out, or answered with a server error."""
+
+    def __init__(self, message: str, refused: bool = False) -> None:
+        super().__init__(message)
+        self.refused = refused
+
+
+def gateway_address(env: dict[str, str] | os._Environ[str] = os.environ) -> tuple[str, int, str]:
+    """(host, port, scheme) from MNEMEX_GATEWAY_URL, else MNEMEX_GATEWAY_PORT, else the default."""
+    url = env.get("MNEMEX_GATEWAY_URL") or ""
+    if not url:
+        port = env.get("MNEMEX_GATEWAY_PORT") or "27300"
+        url = f"http://127.0.0.1:{port}"
+    scheme, _, rest = url.partition("://")
+    hostport = rest.split("/", 1)[0]
+    host, sep, port_text = hostport.rpartition(":")
+    if not sep or not port_text.isdigit():
+        host, port_text = hostport, ("443" if scheme == "https" else "80")
+    return host.strip("[]") or "127.0.0.1", int(port_text), scheme
+
+
+def state_dir(env: dict[str, str] | os._Environ[str] = os.environ) -> str:
+    home = env.get("MNEMEX_HOME")
+    if home:
+        return os.path.join(home, "run")
+    base = env.get("TMPDIR") or env.get("TEMP") or ("/tmp" if os.name != "nt" else ".")
+    uid = os.getuid() if hasattr(os, "getuid") else 0
+    return os.path.join(base, f"mnemex-hooks-{uid}")
+
+
+def _decode_chunked(body: bytes) -> bytes:
+    out = bytearray()
+    while body:
+        size_line, _, rest = body.partition(b"\r\n")
+        size = int(size_line.split(b";")[0] or b"0", 16)
+        if size == 0:
+            break
+        out += rest[:size]
+        body = rest[size + 2:]
+    return bytes(out)
+
+
+def _connect(host: str, port: int, timeout: float) -> _socket.socket:
+    last: OSError = OSError(f"cannot resolve {host}")
+    for family, kind, proto, _name, address in _socket.getaddrinfo(host, port, 0, _socket.SOCK_STREAM):
+        sock = _socket.socket(family, kind, proto)
+        sock.settimeout(timeout)
+        try:
+            sock.connect(address)
+            return sock
+        except OSError as exc:
+            sock.close()
+            last = exc
+    raise last
+
+
+def post_json(host: str, port: int, path: str, payload: dict[str, Any], deadline: float, token: str = "") -> tuple[int, Any]:
+    """One POST with Connection: close; raises GatewayDown on any transport failure."""
+    body = hook_json.dumps(payload).encode("utf-8")
+    head = (
+        f"POST {path} HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\nConnection: close\r\nUser-Agent: mnemex-hook\r\n"
+    )
+    if token:
+        head += f"Authorization: Bearer {token}\r\n"
+    remaining = deadline - time.monotonic()
+    if remaining <= 0:
+        raise GatewayDown("no time left")
+    try:
+        sock = _connect(host, port, remaining)
+    except ConnectionRefusedError as exc:
+        raise GatewayDown(f"refused: {exc}", refused=True) from None
+    except OSError as exc:
+        raise GatewayDown(f"connect: {exc}") from None
+    chunks: list[bytes] = []
+    try:
+        sock.sendall(head.encode("latin-1") + b"\r\n" + body)
+        received = 0
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise GatewayDown("timed out")
+            sock.settimeout(remaining)
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            received += len(chunk)
+            if received > MAX_RESPONSE_BYTES:
+                break
+    except OSError as exc:
+        raise GatewayDown(f"io: {exc}") from None
+    finally:
+        sock.close()
+    raw = b"".join(chunks)
+    header_blob, _, content = raw.partition(b"\r\n\r\n")
+    lines = header_blob.split(b"\r\n")
+    try:
+        status = int(lines[0].split()[1])
+    except (IndexError, ValueError):
+        raise GatewayDown("malformed response") from None
+    if any(line.lower().startswith(b"transfer-encoding:") and b"chunked" in line.lower() for line in lines[1:]):
+        content = _decode_chunked(content)
+    if status >= 500:
+        raise GatewayDown(f"status {status}")
+    try:
+        return status, hook_json.loads(content.decode("utf-8")) if content else None
+    except ValueError:
+        return status, None
+
+
+class Circuit:
+    def __init__(self, path: str, threshold: int = 3, cooldown: float = 30.0, max_cooldown: float = 300.0) -> None:
+        self.path = path
+        self.threshold = threshold
+        self.cooldown = cooldown
+        self.max_cooldown = max_cooldown
+
+    def _load(self) -> dict[str, float]:
+        """State file: one line "open_until failures trips" (no json on the fast path)."""
+        try:
+            with open(self.path, encoding="ascii") as handle:
+                fields = handle.read(200).split()
+            return {"open_until": float(fields[0]), "failures": float(fields[1]), "trips": float(fields[2])}
+        except (OSError, ValueError, IndexError):
+            return {}
+
+    def _save(self, data: dict[str, float]) -> None:
+        try:
+            os.makedirs(os.path.dirname(self.path), exist_ok=True)
+            tmp = f"{self.path}.{os.getpid()}.tmp"
+            with open(tmp, "w", encoding="ascii") as handle:
+                handle.write(f"{data.get('open_until', 0.0)} {int(data.get('failures', 0))} {int(data.get('trips', 0))}\n")
+            os.replace(tmp, self.path)
+        except OSError:
+            pass
+
+    def is_open(self, now: float | None = None) -> bool:
+        return self._load().get("open_until", 0.0) > (time.time() if now is None else now)
+
+    def record_success(self) -> None:
+        if os.path.exists(self.path):
+            try:
+                os.remove(self.path)
+            except OSError:
+                pass
+
+    def record_failure(self, now: float | None = None) -> None:
+        now = time.time() if now is None else now
+        data = self._load()
+        failures = int(data.get("failures", 0)) + 1
+        data["failures"] = failures
+        if failures >= self.threshold:
+            trips = int(data.get("trips", 0))
+            data["open_until"] = now + min(self.cooldown * (2 ** trips), self.max_cooldown)
+            data["trips"] = trips + 1
+            data["failures"] = 0
+        self._save(data)
+
+
+def _repo_root() -> str:
+    return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def maybe_start_stack(directory: str, env: dict[str, str] | os._Environ[str] = os.environ) -> bool:
+    """Spawn the stack in the background unless disabled or done recently. Never blocks."""
+    if env.get("MNEMEX_HOOK_AUTOSTART", "1").lower() in ("0", "false", "no", "off"):
+        return False
+    interval = float(env.get("MNEMEX_HOOK_START_INTERVAL") or 60)
+    lock = os.path.join(directory, "autostart.lock")
+    try:
+        os.makedirs(directory, exist_ok=True)
+        try:
+            if time.time() - os.path.getmtime(lock) < interval:
+                return False
+            os.remove(lock)
+        except FileNotFoundError:
+            pass
+        fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+        os.write(fd, str(os.getpid()).encode())
+        os.close(fd)
+    except OSError:
+        return False  # another hook won the race, or the dir is not writable
+    import subprocess
+
+    custom = env.get("MNEMEX_HOOK_START_CMD")
+    if custom:
+        import shlex
+
+        command = shlex.split(custom)
+    else:
+        command = [env.get("MNEMEX_PYTHON") or sys.executable, "-m", "mnemex.cli", "up", "--detach"]
+    try:
+        subprocess.Popen(
+            command,
+            cwd=_repo_root(),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+            close_fds=True,
+        )
+    except OSError:
+        return False
+    return True

@@ -1,0 +1,184 @@
+"""Per-client adapters: stdin JSON from Claude Code or Cursor -> one HookEvent.
+
+Standard library only; imported by the hook scripts, which must start fast.
+Oversized tool payloads are trimmed here so the gateway never receives them.
+"""
+
+from __future__ import annotations
+
+import hook_json
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+EVENTS = ("prompt", "stop", "session_start", "pre_compact", "post_tool_use")
+MAX_FIELD_CHARS = 4_000
+MAX_PROMPT_CHARS = 100_000
+MAX_ASSISTANT_CHARS = 100_000
+_KEEP_INPUT_KEYS = ("file_path", "notebook_path", "path", "command", "description", "url", "query", "pattern")
+_KEEP_RESPONSE_KEYS = ("stdout", "stderr", "output", "interrupted")
+
+CLAUDE_EVENTS = {
+    "UserPromptSubmit": "prompt",
+    "Stop": "stop",
+    "SessionStart": "session_start",
+    "PreCompact": "pre_compact",
+    "PostToolUse": "post_tool_use",
+}
+CURSOR_EVENTS = {
+    "beforeSubmitPrompt": "prompt",
+    "stop": "stop",
+    "sessionStart": "session_start",
+    "preCompact": "pre_compact",
+    "afterFileEdit": "post_tool_use",
+    "afterShellExecution": "post_tool_use",
+}
+_CURSOR_MARKERS = ("cursor_version", "workspace_roots", "generation_id", "conversation_id")
+
+
+class HookEvent:
+    """One normalized hook event (immutable). A hand-written frozen record:
+    ``dataclasses`` costs ~7 ms of import, a tenth of the hook's budget."""
+
+    __slots__ = (
+        "client", "event", "session_id", "cwd", "prompt", "assistant_text", "source", "trigger",
+        "tool_name", "tool_input", "tool_response", "stop_hook_active", "completed", "transcript_path",
+    )
+    _DEFAULTS: dict[str, Any] = {
+        "session_id": "", "cwd": "", "prompt": "", "assistant_text": "", "source": "", "trigger": "",
+        "tool_name": "", "tool_input": None, "tool_response": None, "stop_hook_active": False,
+        "completed": True, "transcript_path": "",
+    }
+
+    def __init__(self, client: str, event: str, **fields: Any) -> None:
+        unknown = set(fields) - set(self._DEFAULTS)
+        if unknown:
+            raise TypeError(f"unknown HookEvent fields: {sorted(unknown)}")
+        object.__setattr__(self, "client", client)
+        object.__setattr__(self, "event", event)
+        for name, default in self._DEFAULTS.items():
+            value = fields.get(name, default)
+            if value is None and name in ("tool_input", "tool_response"):
+                value = {}
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("HookEvent is immutable")
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, HookEvent) and all(getattr(self, n) == getattr(other, n) for n in self.__slots__)
+
+    def __repr__(self) -> str:
+        return "HookEvent(" + ", ".join(f"{n}={getattr(self, n)!r}" for n in self.__slots__) + ")"
+
+
+def looks_like_cursor(payload: dict[str, Any]) -> bool:
+    """Cursor also runs Claude Code hooks; its payloads carry these fields."""
+    return any(key in payload for key in _CURSOR_MARKERS)
+
+
+def _str(value: Any, limit: int = MAX_FIELD_CHARS) -> str:
+    text = value if isinstance(value, str) else ("" if value is None else str(value))
+    return text[:limit]
+
+
+def clip(text: str, limit: int = MAX_FIELD_CHARS) -> str:
+    """Keep the head and the (usually more telling) tail of long output."""
+    if len(text) <= limit:
+        return text
+    head = limit // 4
+    return text[:head] + "\n…\n" + text[-(limit - head - 3):]
+
+
+def trim_tool_input(value: Any) -> dict[str, Any]:
+    if isinstance(value, str):
+        try:
+            value = hook_json.loads(value)
+        except ValueError:
+            return {}
+    if not isinstance(value, dict):
+        return {}
+    out = {k: _str(value[k], 2_000) for k in _KEEP_INPUT_KEYS if k in value}
+    if isinstance(value.get("edits"), list):
+        out["edits"] = [{} for _ in value["edits"][:100]]
+    if isinstance(value.get("content"), str):
+        out["content_lines"] = value["content"].count("\n") + 1
+    return out
+
+
+def trim_tool_response(value: Any) -> dict[str, Any]:
+    if isinstance(value, str):
+        return {"output": clip(value)}
+    if not isinstance(value, dict):
+        return {}
+    out: dict[str, Any] = {}
+    for key in _KEEP_RESPONSE_KEYS:
+        if key in value:
+            out[key] = clip(value[key]) if isinstance(value[key], str) else bool(value[key])
+    return out
+
+
+def from_claude(event: str, payload: dict[str, Any]) -> HookEvent:
+    return HookEvent(
+        client="claude",
+        event=event,
+        session_id=_str(payload.get("session_id"), 200),
+        cwd=_str(payload.get("cwd"), 4096),
+        prompt=_str(payload.get("prompt"), MAX_PROMPT_CHARS),
+        assistant_text=_str(payload.get("last_assistant_message"), MAX_ASSISTANT_CHARS),
+        source=_str(payload.get("source"), 32),
+        trigger=_str(payload.get("trigger"), 32),
+        tool_name=_str(payload.get("tool_name"), 200),
+        tool_input=trim_tool_input(payload.get("tool_input")),
+        tool_response=trim_tool_response(payload.get("tool_response")),
+        stop_hook_active=bool(payload.get("stop_hook_active")),
+        transcript_path=_str(payload.get("transcript_path"), 4096),
+    )
+
+
+def from_cursor(event: str, payload: dict[str, Any]) -> HookEvent:
+    roots = payload.get("workspace_roots")
+    cwd = payload.get("cwd") or (roots[0] if isinstance(roots, list) and roots else "")
+    name = _str(payload.get("hook_event_name"), 64)
+    tool_name, tool_input, tool_response = "", {}, {}
+    if name == "afterFileEdit":
+        tool_name = "Edit"
+        tool_input = {"file_path": _str(payload.get("file_path"), 2_000), "edits": [{} for _ in payload.get("edits") or []][:100]}
+    elif name == "afterShellExecution":
+        tool_name = "Bash"
+        tool_input = {"command": _str(payload.get("command"), 2_000)}
+        tool_response = {"output": clip(_str(payload.get("output"), 1_000_000))}
+    status = _str(payload.get("status"), 32)
+    return HookEvent(
+        client="cursor",
+        event=event,
+        session_id=_str(payload.get("conversation_id") or payload.get("session_id"), 200),
+        cwd=_str(cwd, 4096),
+        prompt=_str(payload.get("prompt"), MAX_PROMPT_CHARS),
+        assistant_text=_str(payload.get("text") or payload.get("last_assistant_message"), MAX_ASSISTANT_CHARS),
+        source=_str(payload.get("source") or "startup", 32),
+        trigger=_str(payload.get("trigger"), 32),
+        tool_name=tool_name,
+        tool_input=tool_input,
+        tool_response=tool_response,
+        completed=status in ("", "completed"),
+        transcript_path=_str(payload.get("transcript_path"), 4096),
+    )
+
+
+def parse(raw: bytes, event: str, client: str) -> HookEvent | None:
+    """None for anything that is not a JSON object, or that the other adapter owns."""
+    if event not in EVENTS or not raw.strip():
+        return None
+    try:
+        payload = hook_json.loads(raw.decode("utf-8", errors="strict"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None
+    if not isinstance(payload, dict):
+        return None
+    if client == "cursor":
+        return from_cursor(event, payload)
+    if looks_like_cursor(payload):
+        return None  # Cursor runs Claude Code hooks too; its own adapter acts instead.
+    return from_claude(event, payload)

@@ -1,0 +1,172 @@
+"""The shared body of every hook script: read, adapt, POST, print, exit 0.
+
+    python -S hooks/user_prompt_submit.py              # Claude Code
+    python -S hooks/session_start.py --client cursor   # Cursor (hooks.json)
+
+Whatever happens (stack down, malformed stdin, a bug here) the process
+exits 0 within ``MNEMEX_HOOK_TIMEOUT`` seconds (default 2), because a
+memory hook must never block or hang the user's prompt. A SIGALRM timer
+is the hard backstop behind the socket timeouts.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+import hook_client
+import hook_events
+import hook_json
+from hook_events import HookEvent
+
+try:  # the C module: ``signal`` itself imports enum (~2 ms)
+    import _signal as signals
+except ImportError:  # pragma: no cover
+    import signal as signals  # type: ignore[no-redef]
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+MAX_STDIN_BYTES = 4 * 1024 * 1024
+MAX_OUTPUT_CHARS = 10_000
+DEFAULT_TIMEOUT = 2.0
+TRANSCRIPT_TAIL_BYTES = 256 * 1024
+
+PATHS = {
+    "prompt": "/api/hooks/get-context",
+    "stop": "/api/hooks/stop",
+    "session_start": "/api/hooks/session-start",
+    "pre_compact": "/api/hooks/pre-compact",
+    "post_tool_use": "/api/hooks/post-tool-use",
+}
+
+
+class HardTimeout(BaseException):
+    pass
+
+
+def _on_alarm(signum: int, frame: Any) -> None:
+    raise HardTimeout()
+
+
+def last_assistant_text(transcript_path: str) -> str:
+    """Best effort: the last assistant text in a JSONL transcript (Claude Code or Cursor)."""
+    try:
+        with open(transcript_path, "rb") as handle:
+            handle.seek(0, os.SEEK_END)
+            size = handle.tell()
+            handle.seek(max(0, size - TRANSCRIPT_TAIL_BYTES))
+            tail = handle.read().decode("utf-8", errors="replace")
+    except OSError:
+        return ""
+    for line in reversed(tail.splitlines()):
+        try:
+            entry = hook_json.loads(line)
+        except ValueError:
+            continue
+        message = entry.get("message", entry) if isinstance(entry, dict) else None
+        if not isinstance(message, dict) or message.get("role", entry.get("type")) != "assistant":
+            continue
+        content = message.get("content")
+        if isinstance(content, str):
+            return content
+        if isinstance(content, list):
+            texts = [c.get("text", "") for c in content if isinstance(c, dict) and c.get("type") == "text"]
+            if any(texts):
+                return "\n".join(texts)
+    return ""
+
+
+def request_body(event: HookEvent) -> dict[str, Any] | None:
+    """What to send for this event; None means nothing to do."""
+    base = {"session_id": event.session_id, "cwd": event.cwd}
+    if event.event == "prompt":
+        if event.client == "cursor":
+            return None  # beforeSubmitPrompt cannot add context in Cursor
+        return {**base, "prompt": event.prompt}
+    if event.event == "stop":
+        if event.stop_hook_active or not event.completed:
+            return None  # a continuation we already recorded, or an aborted turn
+        text = event.assistant_text or (last_assistant_text(event.transcript_path) if event.transcript_path else "")
+        return {**base, "assistant_text": text[: hook_events.MAX_ASSISTANT_CHARS]}
+    if event.event == "session_start":
+        return {**base, "source": event.source or "startup"}
+    if event.event == "pre_compact":
+        return {**base, "trigger": event.trigger}
+    if event.event == "post_tool_use":
+        if not event.tool_name:
+            return None
+        return {**base, "tool_name": event.tool_name, "tool_input": event.tool_input, "tool_response": event.tool_response}
+    return None
+
+
+def render(event: HookEvent, reply: Any) -> str:
+    """Text to print: plain context for Claude Code, JSON for Cursor."""
+    text = reply.get("context", "") if isinstance(reply, dict) else ""
+    text = text if isinstance(text, str) else ""
+    if len(text) > MAX_OUTPUT_CHARS:
+        text = text[: MAX_OUTPUT_CHARS - 1] + "…"
+    if event.client == "cursor":
+        if event.event == "session_start" and text:
+            return hook_json.dumps({"additional_context": text})
+        return ""
+    if event.event in ("prompt", "session_start", "pre_compact"):
+        return text
+    return ""
+
+
+def run(event_name: str, client: str, raw: bytes, env: Any = os.environ, deadline: float | None = None) -> str:
+    event = hook_events.parse(raw, event_name, client)
+    if event is None:
+        return ""
+    body = request_body(event)
+    if body is None:
+        return ""
+    timeout = float(env.get("MNEMEX_HOOK_TIMEOUT") or DEFAULT_TIMEOUT)
+    directory = hook_client.state_dir(env)
+    host, port, _scheme = hook_client.gateway_address(env)
+    circuit = hook_client.Circuit(
+        os.path.join(directory, f"circuit-{port}.json"),
+        threshold=int(env.get("MNEMEX_HOOK_FAILURES") or 3),
+        cooldown=float(env.get("MNEMEX_HOOK_COOLDOWN") or 30),
+    )
+    if circuit.is_open():
+        return ""
+    if deadline is None:
+        deadline = time.monotonic() + timeout
+    try:
+        status, reply = hook_client.post_json(
+            host, port, PATHS[event.event], body, deadline, token=env.get("MNEMEX_TOKEN", "")
+        )
+    except hook_client.GatewayDown as exc:
+        circuit.record_failure()
+        if exc.refused:
+            hook_client.maybe_start_stack(directory, env)
+        return ""
+    circuit.record_success()
+    return render(event, reply) if status == 200 else ""
+
+
+def main(event_name: str, argv: list[str] | None = None) -> None:
+    args = sys.argv[1:] if argv is None else argv
+    client = "cursor" if "cursor" in args or "--cursor" in args else "claude"
+    started = time.monotonic()
+    try:
+        timeout = float(os.environ.get("MNEMEX_HOOK_TIMEOUT") or DEFAULT_TIMEOUT)
+        if hasattr(signals, "setitimer"):
+            signals.signal(signals.SIGALRM, _on_alarm)
+            signals.setitimer(signals.ITIMER_REAL, timeout)
+        raw = sys.stdin.buffer.read(MAX_STDIN_BYTES + 1)
+        if len(raw) > MAX_STDIN_BYTES:
+            raw = b""
+        output = run(event_name, client, raw, deadline=started + max(timeout - 0.1, 0.05))
+        if hasattr(signals, "setitimer"):
+            signals.setitimer(signals.ITIMER_REAL, 0)
+        if output:
+            sys.stdout.write(output)
+            sys.stdout.flush()
+    except BaseException:  # noqa: BLE001 - a memory hook must never fail the client
+        pass
+    os._exit(0)

@@ -1,0 +1,15 @@
+"""mnemex hook for PreCompact.
+
+Run as `python -S hooks/pre_compact.py` (add `--client cursor` from Cursor's hooks.json).
+Standard library only; always exits 0.
+"""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from hook_main import main  # noqa: E402
+
+if __name__ == "__main__":
+    main("pre_compact")

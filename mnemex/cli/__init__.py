@@ -1,0 +1,56 @@
+"""The ``mnemex`` command line (typer + rich). One module per command group:
+
+- ``stack``: up, down, status, mcp, init, uninit
+- ``books``: ingest, books, remove
+- ``memories``: search, show, stats
+- ``projects``: projects [bind | unbind]
+- ``doctor``: doctor
+- ``transfer``: export, import, import-roampal
+
+Every data command goes through the gateway's HTTP API (``gateway_client``);
+none opens mnemex's storage directly. Exit codes: 0 ok, 1 failure, 2 usage.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+import typer
+from typer.core import TyperGroup
+
+from mnemex import offline
+from mnemex.cli import books, doctor, memories, projects, stack, transfer
+from mnemex.cli.output import CliFailure, report_failure
+
+
+class MnemexGroup(TyperGroup):
+    """Turns ``CliFailure`` from any command into a clear message and exit code 1."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except CliFailure as failure:
+            report_failure(failure)
+
+
+app = typer.Typer(
+    name="mnemex",
+    cls=MnemexGroup,
+    help="mnemex: memory for AI coding assistants that learns from outcomes.",
+    epilog="Start with: mnemex up --detach && mnemex init && mnemex doctor",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+for _module in (stack, books, memories, projects, doctor, transfer):
+    app.add_typer(_module.app)
+
+
+def main() -> None:
+    offline.apply()
+    app(prog_name="mnemex")
+
+
+__all__ = ["app", "main"]

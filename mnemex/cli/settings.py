@@ -1,0 +1,13 @@
+"""Settings for CLI commands, with configuration errors turned into CLI failures."""
+
+from __future__ import annotations
+
+from mnemex.cli.output import fail
+from mnemex.config import ConfigError, Settings
+
+
+def load_settings() -> Settings:
+    try:
+        return Settings.from_env()
+    except ConfigError as exc:
+        fail(f"configuration error: {exc}")

@@ -1,0 +1,184 @@
+"""Stack commands: up, down, status, mcp, init, uninit."""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.table import Table
+
+from mnemex.cli.output import EXIT_FAILURE, err, escape, fail, out, print_json
+from mnemex.cli.settings import load_settings
+from mnemex.supervisor.state import describe_exit
+
+app = typer.Typer()
+
+STATUS_STYLE = {"healthy": "green", "starting": "yellow", "backoff": "red", "unhealthy": "red", "down": "red"}
+
+
+def ready_table(rows: list[dict[str, Any]]) -> Table:
+    table = Table(show_header=True, header_style="bold")
+    for column in ("service", "listens on", "pid", "status", "restarts", "last exit"):
+        table.add_column(column)
+    for row in rows:
+        status = str(row["status"])
+        style = STATUS_STYLE.get(status.split(" ")[0], "")
+        last_exit = row.get("last_exit")
+        table.add_row(
+            row["name"],
+            str(row["address"]),
+            str(row.get("pid") or "-"),
+            f"[{style}]{escape(status)}[/]" if style else escape(status),
+            str(row.get("restarts", 0)),
+            describe_exit(int(last_exit)) if isinstance(last_exit, int) else "-",
+        )
+    return table
+
+
+@app.command(epilog="Example: mnemex up --detach")
+def up(
+    detach: bool = typer.Option(False, "--detach", "-d", help="Run in the background (logs in $MNEMEX_HOME/logs)."),
+    only: list[str] = typer.Option([], "--only", help="Start only this service (repeatable): embedding, memory, kg, gateway."),
+    wait: bool = typer.Option(True, "--wait/--no-wait", help="With --detach: wait until the stack is healthy."),
+    ready_timeout: float = typer.Option(120.0, "--ready-timeout", help="Seconds to wait for health before giving up."),
+) -> None:
+    """Start the embedding, memory and kg services and the gateway on loopback.
+
+    Waits until all are healthy, prints what listens where, and supervises them
+    (crashed services restart with backoff) until Ctrl-C or SIGTERM.
+    """
+    from mnemex.supervisor import control
+    from mnemex.supervisor.launch import StackOptions, run_stack
+    from mnemex.supervisor.state import RunPaths, running_supervisor_pid
+
+    settings = load_settings()
+    if detach:
+        paths = RunPaths(settings.home)
+        pid = running_supervisor_pid(paths)
+        if pid is not None:
+            out.print(f"mnemex is already running (supervisor pid {pid}); gateway {settings.gateway_url}")
+            return
+        started = time.monotonic()
+        pid = control.start_detached(settings, only, ready_timeout)
+        if not wait:
+            out.print(f"mnemex supervisor started in the background (pid {pid}); logs in {paths.logs_dir}")
+            return
+        if not control.ensure_running(settings, timeout=ready_timeout, only=only):
+            fail(f"mnemex did not become healthy within {ready_timeout:.0f} s; see {paths.log_file('supervisor')} "
+                 f"and the service logs in {paths.logs_dir}")
+        out.print(f"mnemex is ready in {time.monotonic() - started:.1f} s (supervisor pid {pid}, detached)")
+        _print_rows(control.collect_status(settings))
+        return
+
+    def on_ready(supervisor: Any) -> None:
+        rows = [{"name": name, **vars(child.state)} for name, child in supervisor.children.items()]
+        out.print(f"[bold green]mnemex is ready[/] in {supervisor.info.startup_seconds:.1f} s "
+                  f"(data in {escape(str(settings.home))})")
+        out.print(ready_table(rows))
+        out.print(f"gateway: {settings.gateway_url}   logs: {settings.home / 'logs'}   Ctrl-C to stop")
+
+    code = run_stack(
+        settings,
+        StackOptions(only=tuple(only), ready_timeout=ready_timeout),
+        report=lambda message: err.print(escape(message)),
+        on_ready=on_ready,
+    )
+    if code:
+        raise typer.Exit(code)
+
+
+@app.command(epilog="Example: mnemex down")
+def down(timeout: float = typer.Option(20.0, help="Seconds to wait for a clean stop before killing.")) -> None:
+    """Stop a stack started with `mnemex up --detach` (or a foreground one, from another shell)."""
+    from mnemex.supervisor import control
+
+    settings = load_settings()
+    pid = control.down(settings, timeout=timeout)
+    if pid is None:
+        out.print(f"mnemex is not running for {settings.home}; nothing to stop.")
+        return
+    out.print(f"mnemex stopped (supervisor pid {pid}).")
+
+
+def _print_rows(report: dict[str, Any]) -> None:
+    rows = [{"name": name, **service} for name, service in report["services"].items()]
+    for row in rows:
+        if not row["healthy"] and row["status"] == "healthy":
+            row["status"] = "unhealthy"
+    out.print(ready_table(rows))
+
+
+@app.command(epilog="Example: mnemex status --json | jq .services.memory.restarts")
+def status(json_output: bool = typer.Option(False, "--json", help="Print machine-readable JSON.")) -> None:
+    """Show each service's state, pid, address and restart count. Exit 1 unless all are healthy."""
+    from mnemex.supervisor.control import collect_status
+
+    settings = load_settings()
+    report = collect_status(settings)
+    if json_output:
+        print_json(report)
+    else:
+        sup = report["supervisor"]
+        if report["running"]:
+            since = _since(sup.get("started_at"))
+            mode = "detached" if sup.get("detached") else "foreground"
+            out.print(f"supervisor: pid {sup['pid']} ({mode}), {sup['status']}{since}; data in {settings.home}")
+        else:
+            out.print(f"supervisor: not running for {settings.home}")
+        _print_rows(report)
+        if not report["healthy"]:
+            err.print("the stack is not fully healthy: start it with `mnemex up`, or read the logs in "
+                      f"{settings.home / 'logs'}")
+    if not report["healthy"]:
+        raise typer.Exit(EXIT_FAILURE)
+
+
+def _since(started_at: str | None) -> str:
+    if not started_at:
+        return ""
+    try:
+        seconds = (datetime.now().astimezone() - datetime.fromisoformat(started_at)).total_seconds()
+    except ValueError:
+        return ""
+    return f" for {int(seconds // 3600)}h{int(seconds % 3600 // 60):02d}m"
+
+
+@app.command(epilog="Example (Claude Code): claude mcp add --scope user mnemex -- mnemex mcp")
+def mcp() -> None:
+    """Serve the mnemex MCP tools over stdio (starts the stack in the background if needed)."""
+    try:
+        from gateway.mcp.stdio import run
+    except ImportError as exc:
+        fail(f"the MCP server is not available in this installation ({exc}); reinstall mnemex")
+    run()
+
+
+@app.command(epilog="Example: mnemex init --cursor --dry-run")
+def init(
+    cursor: bool = typer.Option(False, "--cursor", help="Also set up Cursor (MCP + hooks)."),
+    opencode: bool = typer.Option(False, "--opencode", help="Also set up OpenCode (plugin + MCP)."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Show the changes as a diff; write nothing."),
+) -> None:
+    """Install mnemex hooks, MCP server and tool permissions into Claude Code (and Cursor/OpenCode)."""
+    from mnemex import client_setup
+
+    try:
+        result = client_setup.init(Path.home(), cursor=cursor, opencode=opencode, dry_run=dry_run)
+    except client_setup.SetupError as exc:
+        fail(str(exc))
+    out.print(escape(result.render()))
+
+
+@app.command(epilog="Example: mnemex uninit --dry-run")
+def uninit(dry_run: bool = typer.Option(False, "--dry-run", help="Show what would be removed; write nothing.")) -> None:
+    """Remove exactly what `mnemex init` added to the client configurations."""
+    from mnemex import client_setup
+
+    try:
+        result = client_setup.uninit(Path.home(), dry_run=dry_run)
+    except client_setup.SetupError as exc:
+        fail(str(exc))
+    out.print(escape(result.render()))

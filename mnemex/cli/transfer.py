@@ -1,0 +1,183 @@
+"""Moving memory: export, import, import-roampal (all through the gateway)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.table import Table
+
+from mnemex.cli.gateway_client import GatewayClient
+from mnemex.cli.output import err, escape, fail, out, print_json
+from mnemex.cli.settings import load_settings
+
+app = typer.Typer()
+
+FORMAT_NAME = "mnemex-export"
+BATCH_BYTES = 1024 * 1024  # per /api/import request; the gateway re-embeds each batch
+TALLY_KEYS = ("imported", "skipped_existing", "invalid", "graphs", "kg_nodes", "kg_edges")
+
+
+def batches(lines: Iterable[bytes], limit: int = BATCH_BYTES) -> Iterator[list[bytes]]:
+    """Group JSONL lines into request bodies of about ``limit`` bytes (a long line goes alone)."""
+    batch: list[bytes] = []
+    size = 0
+    for line in lines:
+        if not line.strip():
+            continue
+        if batch and size + len(line) > limit:
+            yield batch
+            batch, size = [], 0
+        batch.append(line if line.endswith(b"\n") else line + b"\n")
+        size += len(line)
+    if batch:
+        yield batch
+
+
+def send(client: GatewayClient, lines: Iterable[bytes], keep_user: bool = False) -> dict[str, Any]:
+    """POST the lines in batches; returns the summed tally (and the first errors)."""
+    total: dict[str, Any] = {key: 0 for key in TALLY_KEYS}
+    total["errors"] = []
+    with err.status("importing ...") as status:
+        for number, batch in enumerate(batches(lines), 1):
+            body = b"".join(batch)
+            reply = client.post_stream("/api/import", body, "application/x-ndjson",
+                                       params={"keep_user": str(keep_user).lower()}, timeout=600.0, length=len(body))
+            for key in TALLY_KEYS:
+                total[key] += int(reply.get(key, 0))
+            total["errors"] += reply.get("errors", [])[: max(0, 10 - len(total["errors"]))]
+            status.update(f"importing ... batch {number}: {total['imported']} new, "
+                          f"{total['skipped_existing']} already present")
+    return total
+
+
+def print_tally(tally: dict[str, Any], json_output: bool, extra: dict[str, Any] | None = None) -> None:
+    if json_output:
+        print_json({**tally, **(extra or {})})
+        return
+    out.print(f"{tally['imported']} memories imported, {tally['skipped_existing']} already present, "
+              f"{tally['invalid']} invalid; {tally['graphs']} knowledge graphs "
+              f"({tally['kg_nodes']} nodes, {tally['kg_edges']} edges)")
+    for error in tally.get("errors", []):
+        err.print(f"[yellow]skipped[/] {escape(str(error))}")
+
+
+@app.command("export", epilog="Example: mnemex export ~/mnemex-backup.jsonl")
+def export_(
+    file: Path = typer.Argument(..., help="Where to write the JSONL ('-' for stdout)."),
+    json_output: bool = typer.Option(False, "--json", help="Print the counts as JSON."),
+) -> None:
+    """Write every memory (full metadata and scores) and the knowledge graphs to a portable JSONL file."""
+    client = GatewayClient(load_settings())
+    counts = {"memories": 0, "graphs": 0}
+    ended = False
+    to_stdout = str(file) == "-"
+    target = sys.stdout.buffer if to_stdout else tempfile.NamedTemporaryFile(  # noqa: SIM115
+        "wb", dir=file.resolve().parent, prefix=f".{file.name}.", delete=False)
+    try:
+        for line in client.stream_lines("POST", "/api/export", timeout=600.0):
+            kind = json.loads(line).get("type") if line.strip() else None
+            if kind == "error":
+                fail(f"the export was cut short: {json.loads(line).get('error')}; nothing was written, retry")
+            counts["memories"] += kind == "memory"
+            counts["graphs"] += kind == "kg"
+            ended = ended or kind == "end"
+            target.write(line)
+        if not ended:
+            fail("the export stream ended early (no end marker); nothing was written, retry")
+        if not to_stdout:
+            target.close()
+            os.replace(target.name, file)
+    finally:
+        if not to_stdout and not target.closed:
+            target.close()
+            os.unlink(target.name)
+    if to_stdout:
+        return
+    if json_output:
+        print_json({"file": str(file), **counts})
+    else:
+        out.print(f"exported {counts['memories']} memories and {counts['graphs']} knowledge graphs to {escape(str(file))}")
+
+
+@app.command("import", epilog="Example: mnemex import ~/mnemex-backup.jsonl")
+def import_(
+    file: Path = typer.Argument(..., exists=True, dir_okay=False, readable=True, help="A file made by `mnemex export`."),
+    keep_user: bool = typer.Option(False, "--keep-user", help="Keep each record's user (default: import as you)."),
+    json_output: bool = typer.Option(False, "--json", help="Print the counts as JSON."),
+) -> None:
+    """Import a `mnemex export` file. Vectors are re-made; ids already present are skipped (no duplicates)."""
+    with open(file, "rb") as handle:
+        first = handle.readline()
+        try:
+            header = json.loads(first)
+        except ValueError:
+            header = None
+        if not isinstance(header, dict) or header.get("format") != FORMAT_NAME:
+            fail(f"{file} is not a mnemex export (its first line is not a {FORMAT_NAME} header); "
+                 "make one with `mnemex export FILE`, or use `mnemex import-roampal DIR` for Roampal data")
+        handle.seek(0)
+        tally = send(GatewayClient(load_settings()), handle, keep_user)
+    print_tally(tally, json_output)
+    if tally["invalid"] and not tally["imported"] and not tally["skipped_existing"]:
+        raise typer.Exit(1)
+
+
+def roampal_lines(directory: Path, tally: Any) -> Iterator[bytes]:
+    from mnemex.roampal_import.reader import locate, read_knowledge_graph, read_records
+
+    source = locate(directory)
+    if source.chroma_dir is not None:
+        for record in read_records(source.chroma_dir, tally):
+            yield json.dumps({"type": "memory", "record": record}, ensure_ascii=False).encode("utf-8")
+    if source.kg_file is not None:
+        graph = read_knowledge_graph(source.kg_file)
+        yield json.dumps({"type": "kg", "graph": graph}, ensure_ascii=False).encode("utf-8")
+
+
+@app.command("import-roampal", epilog="Example: mnemex import-roampal ~/AppData/Roaming/Roampal/data")
+def import_roampal(
+    directory: Path = typer.Argument(..., help="Roampal's data directory (holding chromadb/ and knowledge_graph.json)."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Read and convert, but import nothing."),
+    json_output: bool = typer.Option(False, "--json", help="Print the counts as JSON."),
+) -> None:
+    """Import Roampal's books, working, history, patterns and memory_bank (with scores) and its knowledge graph.
+
+    Memories go into the project of the current directory (memory_bank is user-wide).
+    Roampal's files are only read: its Chroma directory is copied before it is opened.
+    """
+    from mnemex.roampal_import.reader import RoampalDirError
+    from mnemex.roampal_import.records import ConversionTally
+
+    conversion = ConversionTally()
+    try:
+        if dry_run:
+            lines = list(roampal_lines(directory, conversion))
+            tally: dict[str, Any] = {key: 0 for key in TALLY_KEYS} | {"errors": [], "would_send": len(lines)}
+        else:
+            tally = send(GatewayClient(load_settings()), roampal_lines(directory, conversion))
+    except RoampalDirError as exc:
+        fail(str(exc))
+    summary = {"read": dict(conversion.read), "converted": dict(conversion.converted),
+               "skipped": dict(conversion.skipped)}
+    if json_output:
+        print_tally(tally, True, summary)
+        return
+    table = Table(show_header=True, header_style="bold", title="Roampal collections")
+    for column in ("collection", "rows read", "converted"):
+        table.add_column(column)
+    for name in sorted(conversion.read):
+        table.add_row(name, str(conversion.read[name]), str(conversion.converted[name]))
+    out.print(table)
+    if conversion.skipped:
+        out.print("skipped rows: " + ", ".join(f"{k} {v}" for k, v in conversion.skipped.items()))
+    if dry_run:
+        out.print(f"dry run: {tally['would_send']} lines would be imported; nothing was sent")
+    else:
+        print_tally(tally, False)

@@ -1,0 +1,118 @@
+"""Pure merge/unmerge of one config file: old text + manifest record -> new text.
+
+``install_json`` first undoes what the previous ``init`` recorded for the
+file, then applies the wanted entries, so running ``init`` twice changes
+nothing and a changed interpreter path replaces the old entry instead of
+adding a second one. ``remove_json`` undoes the record and, when the file is
+back to exactly what the backup holds, returns the backup's text so the
+original formatting comes back byte for byte.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mnemex.client_setup.files import SetupError, dump_object, parse_object
+from mnemex.client_setup.jsondoc import Applied, DocumentConflict, Entry, apply_all, describe, undo
+
+
+def sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class FileRecord:
+    """What the manifest remembers about one file mnemex changed."""
+
+    created_file: bool
+    backup: str | None = None
+    applied: tuple[Applied, ...] = ()
+    content_sha256: str | None = None  # whole-file targets (the OpenCode plugin)
+    created_dirs: tuple[str, ...] = ()  # parent directories init had to create, deepest last
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"created_file": self.created_file, "backup": self.backup}
+        if self.created_dirs:
+            data["created_dirs"] = list(self.created_dirs)
+        if self.content_sha256 is not None:
+            data["content_sha256"] = self.content_sha256
+        else:
+            data["applied"] = [a.to_json() for a in self.applied]
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> FileRecord:
+        return cls(
+            created_file=bool(data.get("created_file")),
+            backup=data.get("backup"),
+            applied=tuple(Applied.from_json(a) for a in data.get("applied", [])),
+            content_sha256=data.get("content_sha256"),
+            created_dirs=tuple(str(d) for d in data.get("created_dirs", [])),
+        )
+
+
+@dataclass
+class Merged:
+    after: str | None
+    record: FileRecord | None
+    notes: list[str] = field(default_factory=list)
+
+
+def install_json(path: Path, before: str | None, previous: FileRecord | None, entries: tuple[Entry, ...]) -> Merged:
+    doc = parse_object(path, before)
+    original = copy.deepcopy(doc)
+    notes: list[str] = []
+    if previous is not None:
+        report = undo(doc, list(previous.applied))
+        notes += [f"{path}: kept your edited '{describe(e.path)}'" for e in report.kept_modified]
+    try:
+        applied = apply_all(doc, list(entries))
+    except DocumentConflict as exc:
+        raise SetupError(f"{path}: {exc}; mnemex will not rewrite it. Fix that entry, then run the command again.") from exc
+    after = before if doc == original else dump_object(doc)
+    created = previous.created_file if previous is not None else before is None
+    backup = previous.backup if previous is not None else None
+    dirs = previous.created_dirs if previous is not None else ()
+    record = FileRecord(created, backup, tuple(applied), created_dirs=dirs) if applied else None
+    return Merged(after, record, notes)
+
+
+def remove_json(path: Path, before: str | None, record: FileRecord, backup_text: str | None) -> Merged:
+    if before is None:
+        return Merged(None, None, [f"{path} no longer exists; nothing to remove"])
+    doc = parse_object(path, before)
+    original = copy.deepcopy(doc)
+    report = undo(doc, list(record.applied))
+    notes = [f"{path}: left '{describe(e.path)}' in place because it was edited after init" for e in report.kept_modified]
+    if doc == original:
+        return Merged(before, None, notes)
+    if record.created_file and not doc:
+        return Merged(None, None, notes)
+    if backup_text is not None:
+        try:
+            if parse_object(path, backup_text) == doc:
+                return Merged(backup_text, None, notes)
+        except ValueError:
+            pass
+    return Merged(dump_object(doc), None, notes)
+
+
+def install_file(path: Path, before: str | None, previous: FileRecord | None, content: str) -> Merged:
+    created = previous.created_file if previous is not None else before is None
+    backup = previous.backup if previous is not None else None
+    dirs = previous.created_dirs if previous is not None else ()
+    return Merged(content, FileRecord(created, backup, content_sha256=sha256(content), created_dirs=dirs))
+
+
+def remove_file(path: Path, before: str | None, record: FileRecord, backup_text: str | None) -> Merged:
+    if before is None:
+        return Merged(None, None)
+    if record.content_sha256 != sha256(before):
+        return Merged(before, None, [f"{path} was edited after init; left in place (delete it yourself if unwanted)"])
+    if record.created_file or backup_text is None:
+        return Merged(None, None)
+    return Merged(backup_text, None)

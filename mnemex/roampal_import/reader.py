@@ -1,0 +1,101 @@
+"""Read a Roampal data directory: its Chroma collections and knowledge_graph.json.
+
+Roampal keeps ``chromadb/`` (a Chroma PersistentClient directory) and
+``knowledge_graph.json`` in its data directory. ``locate`` accepts that data
+directory, its parent, or the Chroma directory itself. The Chroma directory
+is copied to a temporary directory before opening, because opening a store
+made by an older Chroma may migrate its files in place; Roampal's own copy
+is therefore never written. Rows are read page by page with documents and
+metadata only: no embeddings are loaded and nothing is embedded.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mnemex.roampal_import.records import ROAMPAL_COLLECTIONS, ConversionTally, to_record
+
+CHROMA_FILE = "chroma.sqlite3"
+KG_FILE = "knowledge_graph.json"
+PAGE = 500
+
+
+class RoampalDirError(Exception):
+    """The directory is not a readable Roampal data directory; the message says why."""
+
+
+@dataclass(frozen=True)
+class RoampalSource:
+    chroma_dir: Path | None
+    kg_file: Path | None
+
+
+def locate(directory: Path) -> RoampalSource:
+    if not directory.is_dir():
+        raise RoampalDirError(f"{directory} is not a directory: pass Roampal's data directory")
+    candidates = [directory, directory / "chromadb", directory / "data" / "chromadb"]
+    chroma = next((c for c in candidates if (c / CHROMA_FILE).is_file()), None)
+    kg_candidates = [directory / KG_FILE, directory / "data" / KG_FILE]
+    if chroma is not None:
+        kg_candidates.append(chroma.parent / KG_FILE)
+    kg = next((k for k in kg_candidates if k.is_file()), None)
+    if chroma is None and kg is None:
+        raise RoampalDirError(
+            f"no Roampal data in {directory}: expected chromadb/{CHROMA_FILE} or {KG_FILE} "
+            "(Roampal keeps them in its data directory, e.g. %APPDATA%/Roampal/data)"
+        )
+    return RoampalSource(chroma, kg)
+
+
+def read_knowledge_graph(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise RoampalDirError(f"{path} is not readable JSON ({exc}); fix or move it, then retry") from exc
+    if not isinstance(data, dict):
+        raise RoampalDirError(f"{path} holds a JSON {type(data).__name__}, expected an object")
+    return data
+
+
+def read_records(chroma_dir: Path, tally: ConversionTally) -> Iterator[dict[str, Any]]:
+    """mnemex import records for every usable row of the five roampal_* collections."""
+    import chromadb
+    from chromadb.config import Settings as ChromaSettings
+
+    with tempfile.TemporaryDirectory(prefix="mnemex-roampal-") as scratch:
+        copy = Path(scratch) / "chroma"
+        shutil.copytree(chroma_dir, copy)
+        try:
+            client = chromadb.PersistentClient(path=str(copy), settings=ChromaSettings(anonymized_telemetry=False))
+            names = {c.name for c in client.list_collections()}
+        except Exception as exc:  # noqa: BLE001 - chromadb raises many types for foreign stores
+            raise RoampalDirError(f"cannot open {chroma_dir} with chromadb: {exc}") from exc
+        for name in ROAMPAL_COLLECTIONS:
+            if name not in names:
+                continue
+            # embedding_function=None: never build (or download) the collection's embedding model.
+            collection = client.get_collection(name, embedding_function=None)
+            offset = 0
+            while True:
+                page = collection.get(include=["documents", "metadatas"], limit=PAGE, offset=offset)
+                ids = page["ids"]
+                if not ids:
+                    break
+                documents = page.get("documents") or [None] * len(ids)
+                metadatas = page.get("metadatas") or [None] * len(ids)
+                for doc_id, document, metadata in zip(ids, documents, metadatas, strict=True):
+                    tally.read[name] += 1
+                    record, reason = to_record(name, doc_id, document, metadata)
+                    if record is None:
+                        tally.skipped[reason] += 1
+                        continue
+                    tally.converted[name] += 1
+                    yield record
+                offset += len(ids)
+        del client

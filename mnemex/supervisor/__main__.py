@@ -1,0 +1,44 @@
+"""The detached supervisor: ``python -m mnemex.supervisor [--only NAME] [--ready-timeout S]``.
+
+``mnemex up --detach`` starts this in a new session with its output in
+``$MNEMEX_HOME/logs/supervisor.log``; use ``mnemex up`` to run in the foreground.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from datetime import datetime
+
+from mnemex import offline
+from mnemex.config import ConfigError, Settings
+from mnemex.supervisor.launch import DEFAULT_READY_TIMEOUT, StackOptions, run_stack
+
+
+def timestamped(message: str) -> None:
+    stamp = datetime.now().astimezone().isoformat(timespec="seconds")
+    for line in message.splitlines() or [""]:
+        print(f"{stamp} {line}", flush=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    offline.apply()
+    parser = argparse.ArgumentParser(prog="python -m mnemex.supervisor", description=__doc__)
+    parser.add_argument("--only", action="append", default=[], help="start only this service (repeatable)")
+    parser.add_argument("--ready-timeout", type=float, default=DEFAULT_READY_TIMEOUT)
+    args = parser.parse_args(argv)
+    try:
+        settings = Settings.from_env()
+    except ConfigError as exc:
+        timestamped(f"configuration error: {exc}")
+        return 1
+
+    def ready(supervisor: object) -> None:
+        timestamped(f"mnemex is ready; gateway {settings.gateway_url}")
+
+    options = StackOptions(only=tuple(args.only), detached=True, ready_timeout=args.ready_timeout)
+    return run_stack(settings, options, report=timestamped, on_ready=ready)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,158 @@
+"""Control a stack from outside: start it detached, wait for it, query it, stop it.
+
+``ensure_running(settings, timeout)`` is what hooks and ``mnemex mcp`` call:
+it returns at once when the stack answers, otherwise starts a detached
+supervisor (unless one is already starting) and waits for health.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from mnemex.config import Settings
+from mnemex.supervisor.probes import Prober
+from mnemex.supervisor.specs import ServiceSpec, child_env, stack_specs
+from mnemex.supervisor.state import RunPaths, lock_is_held, read_state, running_supervisor_pid
+
+# Runs in a throw-away intermediate process: it starts the supervisor in a new
+# session and exits, so the supervisor is re-parented to init and never
+# becomes a zombie of the (possibly long-lived) caller.
+_LAUNCHER = (
+    "import subprocess, sys\n"
+    "log = open(sys.argv[1], 'ab')\n"
+    "proc = subprocess.Popen(sys.argv[2:], stdin=subprocess.DEVNULL, stdout=log,"
+    " stderr=subprocess.STDOUT, start_new_session=True, close_fds=True)\n"
+    "print(proc.pid)\n"
+)
+
+
+def start_detached(settings: Settings, only: Sequence[str] = (), ready_timeout: float | None = None) -> int:
+    """Start ``python -m mnemex.supervisor`` in the background; returns its pid."""
+    paths = RunPaths(settings.home)
+    paths.ensure()
+    command = [sys.executable, "-m", "mnemex.supervisor"]
+    for name in only:
+        command += ["--only", name]
+    if ready_timeout is not None:
+        command += ["--ready-timeout", str(ready_timeout)]
+    reply = subprocess.run(
+        [sys.executable, "-c", _LAUNCHER, str(paths.log_file("supervisor")), *command],
+        env=child_env(settings),
+        cwd=settings.home,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=True,
+    )
+    return int(reply.stdout.strip())
+
+
+def _specs_as_running(settings: Settings, only: Sequence[str] = ()) -> list[ServiceSpec]:
+    """Specs with the addresses the running supervisor recorded (else from settings)."""
+    recorded = (read_state(RunPaths(settings.home)) or {}).get("services", {})
+    specs = stack_specs(settings, only)
+    out = []
+    for spec in specs:
+        address = recorded.get(spec.name, {}).get("address") or spec.address
+        out.append(ServiceSpec(spec.name, spec.module, address, spec.kind))
+    return out
+
+
+def stack_ready(settings: Settings, only: Sequence[str] = (), timeout: float = 0.5) -> bool:
+    prober = Prober()
+    try:
+        return all(prober.healthy(spec, timeout) for spec in stack_specs(settings, only))
+    finally:
+        prober.close()
+
+
+def ensure_running(settings: Settings | None = None, timeout: float = 60.0, only: Sequence[str] = ()) -> bool:
+    """True once the stack (or ``only``) is healthy; starts it detached if needed."""
+    settings = settings or Settings.from_env()
+    if stack_ready(settings, only):
+        return True
+    paths = RunPaths(settings.home)
+    if running_supervisor_pid(paths) is None:
+        start_detached(settings, only)
+    deadline = time.monotonic() + timeout
+    launched_at = time.monotonic()
+    while time.monotonic() < deadline:
+        if stack_ready(settings, only):
+            return True
+        # The supervisor gave up (port conflict, crash loop): no point waiting on.
+        if time.monotonic() - launched_at > 3.0 and not lock_is_held(paths):
+            return stack_ready(settings, only)
+        time.sleep(0.2)
+    return False
+
+
+def down(settings: Settings, timeout: float = 20.0) -> int | None:
+    """Stop the running supervisor for this home; returns its pid, or None if none ran."""
+    paths = RunPaths(settings.home)
+    pid = running_supervisor_pid(paths)
+    if pid is None or pid <= 1 or pid == os.getpid():
+        return None
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and lock_is_held(paths):
+        time.sleep(0.1)
+    if lock_is_held(paths):  # hung: take it and its children down hard
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+        for service in ((read_state(paths) or {}).get("services") or {}).values():
+            child = service.get("pid")
+            if isinstance(child, int) and child > 1:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(child, signal.SIGKILL)
+    return pid
+
+
+def collect_status(settings: Settings, probe_timeout: float = 0.5) -> dict[str, Any]:
+    """Recorded state merged with live probes, as ``mnemex status --json`` prints it."""
+    paths = RunPaths(settings.home)
+    state = read_state(paths) or {}
+    supervisor_pid = running_supervisor_pid(paths)
+    recorded: dict[str, Any] = state.get("services") or {}
+    prober = Prober()
+    services: dict[str, Any] = {}
+    try:
+        for spec in _specs_as_running(settings):
+            entry = dict(recorded.get(spec.name) or {}) if supervisor_pid else {}
+            healthy = prober.healthy(spec, probe_timeout)
+            if not supervisor_pid:
+                entry["status"] = "healthy (not supervised)" if healthy else "down"
+            services[spec.name] = {
+                "address": spec.address,
+                "pid": entry.get("pid"),
+                "status": entry.get("status", "unknown"),
+                "healthy": healthy,
+                "restarts": entry.get("restarts", 0),
+                "last_exit": entry.get("last_exit"),
+                "started_at": entry.get("started_at"),
+                "log": entry.get("log") or str(paths.log_file(spec.name)),
+            }
+    finally:
+        prober.close()
+    supervisor = dict(state.get("supervisor") or {}) if supervisor_pid else {}
+    return {
+        "running": supervisor_pid is not None,
+        "healthy": all(s["healthy"] for s in services.values()),
+        "home": str(settings.home),
+        "gateway_url": supervisor.get("gateway_url") or settings.gateway_url,
+        "supervisor": {
+            "pid": supervisor_pid,
+            "status": supervisor.get("status", "not running"),
+            "started_at": supervisor.get("started_at"),
+            "startup_seconds": supervisor.get("startup_seconds"),
+            "detached": supervisor.get("detached", False),
+        },
+        "services": services,
+    }

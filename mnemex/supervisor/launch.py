@@ -1,0 +1,125 @@
+"""``run_stack``: the body of ``mnemex up`` (foreground) and of the detached supervisor.
+
+Order: take the per-home lock (a second supervisor says so and exits 0),
+refuse ports that something else already holds, start the children, wait
+until every one is healthy, report, supervise until SIGTERM/SIGINT, stop.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from mnemex.config import Settings
+from mnemex.supervisor.backoff import RestartPolicy
+from mnemex.supervisor.probes import port_accepts
+from mnemex.supervisor.runner import Report, Supervisor, Timing
+from mnemex.supervisor.specs import ServiceSpec, child_env, stack_specs
+from mnemex.supervisor.state import RunPaths, SupervisorLock, SupervisorState, now_iso, read_pid
+
+DEFAULT_READY_TIMEOUT = 120.0
+EXIT_OK, EXIT_FAILED = 0, 1
+
+
+@dataclass(frozen=True)
+class StackOptions:
+    only: Sequence[str] = ()
+    detached: bool = False
+    ready_timeout: float = DEFAULT_READY_TIMEOUT
+    policy: RestartPolicy = RestartPolicy()
+    timing: Timing = Timing()
+
+
+def busy_ports(specs: Sequence[ServiceSpec]) -> list[ServiceSpec]:
+    """Specs whose address already accepts connections (before we start anything)."""
+    return [spec for spec in specs if port_accepts(spec.address, timeout=0.2)]
+
+
+def port_conflict_message(spec: ServiceSpec) -> str:
+    variable = "MNEMEX_GATEWAY_ADDR" if spec.name == "gateway" else f"MNEMEX_{spec.name.upper()}_ADDR"
+    return (
+        f"{spec.address} ({spec.name}) is already in use by another process. Stop that process "
+        f"(a mnemex service started by hand, or another program), or set {variable} to a free address."
+    )
+
+
+def log_tail(path: str, lines: int = 15) -> str:
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(0, os.SEEK_END)
+            handle.seek(max(0, handle.tell() - 8192))
+            text = handle.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+    return "\n".join(text.splitlines()[-lines:])
+
+
+def run_stack(
+    settings: Settings,
+    options: StackOptions = StackOptions(),
+    *,
+    report: Report = print,
+    on_ready: Callable[[Supervisor], None] = lambda supervisor: None,
+) -> int:
+    """Run the stack until a signal. Returns the process exit code."""
+    paths = RunPaths(settings.home)
+    lock = SupervisorLock(paths)
+    if not lock.acquire():
+        pid = read_pid(paths)
+        report(f"mnemex is already running for {settings.home} (supervisor pid {pid}); nothing to do.")
+        return EXIT_OK
+    try:
+        specs = stack_specs(settings, options.only)
+        conflicts = busy_ports(specs)
+        if conflicts:
+            for spec in conflicts:
+                report(port_conflict_message(spec))
+            return EXIT_FAILED
+        info = SupervisorState(
+            pid=os.getpid(), home=str(settings.home), gateway_url=settings.gateway_url, detached=options.detached
+        )
+        supervisor = Supervisor(
+            specs, info, paths, child_env(settings), policy=options.policy, timing=options.timing, report=report
+        )
+        return _supervise(supervisor, options, report, on_ready)
+    finally:
+        lock.release()
+
+
+def _supervise(
+    supervisor: Supervisor, options: StackOptions, report: Report, on_ready: Callable[[Supervisor], None]
+) -> int:
+    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)}
+    for sig in previous:
+        signal.signal(sig, lambda signum, frame: supervisor.request_stop())
+    if options.detached:
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    started = time.monotonic()
+    try:
+        supervisor.start()
+        problem = supervisor.wait_ready(options.ready_timeout)
+        if problem is not None:
+            if supervisor.stopping:
+                report("stopping before the stack was ready")
+                return EXIT_OK
+            report(f"mnemex did not start: {problem}")
+            for child in supervisor.children.values():
+                if child.state.status != "healthy":
+                    report(f"--- last lines of {child.state.log}:\n{log_tail(child.state.log)}")
+            return EXIT_FAILED
+        supervisor.info.startup_seconds = round(time.monotonic() - started, 2)
+        supervisor.info.ready_at = now_iso()
+        supervisor.save()
+        on_ready(supervisor)
+        supervisor.run()
+        report("stopping mnemex ...")
+        return EXIT_OK
+    finally:
+        supervisor.stop()
+        for sig, handler in previous.items():
+            with contextlib.suppress(TypeError, ValueError):
+                signal.signal(sig, handler)

@@ -1,0 +1,262 @@
+"""The supervisor loop: start children, watch health, restart crashes, stop cleanly.
+
+One ``Supervisor`` owns one child process per ``ServiceSpec``. ``poll_once``
+is the whole state machine and is driven by ``wait_ready`` (start-up) and
+``run`` (steady state); both sleep on an event that ``request_stop`` (the
+signal handlers) sets, so Ctrl-C and SIGTERM act at once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from mnemex.supervisor.backoff import RestartPolicy
+from mnemex.supervisor.child import PARENT_ENV
+from mnemex.supervisor.probes import Prober
+from mnemex.supervisor.specs import ServiceSpec
+from mnemex.supervisor.state import RunPaths, ServiceState, SupervisorState, describe_exit, now_iso, write_state
+
+Report = Callable[[str], None]
+LOG_ROTATE_BYTES = 5 * 1024 * 1024
+
+
+@dataclass
+class Managed:
+    """Book-keeping for one supervised child."""
+
+    spec: ServiceSpec
+    state: ServiceState
+    proc: subprocess.Popen[bytes] | None = None
+    streak: int = 0  # consecutive crashes (reset after a long healthy run)
+    ever_healthy: bool = False
+    healthy_since: float | None = None
+    next_start: float | None = None
+    next_probe: float = 0.0
+    failing_since: float | None = None
+    exits: list[int] = field(default_factory=list)
+
+    @property
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+
+@dataclass(frozen=True)
+class Timing:
+    tick_starting: float = 0.1  # loop period while something starts or waits to restart
+    tick_steady: float = 0.5
+    probe_interval: float = 2.0  # health probe period for healthy services
+    hang_timeout: float = 30.0  # failing probes for this long on a live process -> kill it
+    startup_crash_limit: int = 3  # crashes before ever being healthy -> give up at start-up
+    stop_grace: float = 10.0
+
+
+class Supervisor:
+    def __init__(
+        self,
+        specs: Sequence[ServiceSpec],
+        supervisor_state: SupervisorState,
+        paths: RunPaths,
+        env: Mapping[str, str],
+        *,
+        policy: RestartPolicy = RestartPolicy(),
+        timing: Timing = Timing(),
+        report: Report = lambda message: None,
+    ) -> None:
+        self.paths = paths
+        self.info = supervisor_state
+        self.policy = policy
+        self.timing = timing
+        self._env = dict(env)
+        self._report = report
+        self._prober = Prober()
+        self._wake = threading.Event()
+        self._stopping = False
+        self.children = {
+            spec.name: Managed(spec, ServiceState(address=spec.address, log=str(paths.log_file(spec.name))))
+            for spec in specs
+        }
+
+    # -- lifecycle -------------------------------------------------------
+    def start(self) -> None:
+        self.paths.ensure()
+        for child in self.children.values():
+            self._spawn(child)
+        self.save()
+
+    def request_stop(self) -> None:
+        self._stopping = True
+        self._wake.set()
+
+    @property
+    def stopping(self) -> bool:
+        return self._stopping
+
+    def all_healthy(self) -> bool:
+        return all(child.state.status == "healthy" for child in self.children.values())
+
+    def wait_ready(self, timeout: float) -> str | None:
+        """Drive start-up until every child is healthy. None on success, else why not."""
+        deadline = time.monotonic() + timeout
+        while not self._stopping:
+            self.poll_once()
+            if self.all_healthy():
+                return None
+            for child in self.children.values():
+                if not child.ever_healthy and child.streak >= self.timing.startup_crash_limit:
+                    return f"{child.spec.name} keeps exiting at start-up (exit codes {child.exits[-3:]})"
+            if time.monotonic() >= deadline:
+                waiting = [c.spec.name for c in self.children.values() if c.state.status != "healthy"]
+                return f"not healthy after {timeout:.0f} s: {', '.join(waiting)}"
+            self._sleep(self.timing.tick_starting)
+        return "stopped before the stack was ready"
+
+    def run(self) -> None:
+        """Supervise until ``request_stop``."""
+        while not self._stopping:
+            self.poll_once()
+            busy = any(c.state.status in ("starting", "backoff") for c in self.children.values())
+            self._sleep(self.timing.tick_starting if busy else self.timing.tick_steady)
+
+    def stop(self) -> None:
+        """SIGTERM every child (gateway first), wait, SIGKILL stragglers."""
+        self._stopping = True
+        self.info.status = "stopping"
+        self.save()
+        live = [c for c in reversed(list(self.children.values())) if c.alive]
+        for child in live:
+            self._signal(child, signal.SIGTERM)
+        deadline = time.monotonic() + self.timing.stop_grace
+        for child in live:
+            assert child.proc is not None
+            try:
+                child.proc.wait(max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                self._report(f"{child.spec.name} did not stop within {self.timing.stop_grace:.0f} s; killing it")
+                self._signal(child, signal.SIGKILL)
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    child.proc.wait(5)
+        for child in self.children.values():
+            child.state.status = "stopped"
+            child.state.pid = None
+        self.info.status = "stopped"
+        self.save()
+        self._prober.close()
+
+    # -- the state machine ----------------------------------------------
+    def poll_once(self) -> None:
+        now = time.monotonic()
+        changed = False
+        for child in self.children.values():
+            changed |= self._check_exit(child, now)
+            changed |= self._maybe_restart(child, now)
+            changed |= self._check_health(child, now)
+        if self.all_healthy() and self.info.status == "starting":
+            self.info.status = "running"
+            changed = True
+        if changed:
+            self.save()
+
+    def _check_exit(self, child: Managed, now: float) -> bool:
+        if child.proc is None or child.proc.poll() is None or self._stopping:
+            return False
+        code = int(child.proc.returncode)
+        healthy_for = None if child.healthy_since is None else now - child.healthy_since
+        child.proc = None
+        child.exits.append(code)
+        child.streak = self.policy.streak_after_crash(child.streak, healthy_for)
+        delay = self.policy.delay(child.streak)
+        child.next_start = now + delay
+        child.healthy_since = child.failing_since = None
+        child.state.update_exit(code)
+        self._report(f"{child.spec.name} exited ({describe_exit(code)}); restarting in {delay:.1f} s")
+        return True
+
+    def _maybe_restart(self, child: Managed, now: float) -> bool:
+        if child.proc is not None or child.next_start is None or now < child.next_start or self._stopping:
+            return False
+        child.state.restarts += 1
+        self._spawn(child)
+        return True
+
+    def _check_health(self, child: Managed, now: float) -> bool:
+        if not child.alive or now < child.next_probe:
+            return False
+        starting = child.state.status == "starting"
+        ok = self._prober.healthy(child.spec, timeout=0.3 if starting else 1.0)
+        child.next_probe = now + (self.timing.tick_starting if starting else self.timing.probe_interval)
+        if ok:
+            child.failing_since = None
+            if child.healthy_since is None:
+                child.healthy_since = now
+            if child.healthy_since is not None and now - child.healthy_since >= self.policy.reset_after:
+                child.streak = 0
+            if child.state.status != "healthy":
+                if child.ever_healthy:
+                    self._report(f"{child.spec.name} is healthy again (restarts: {child.state.restarts})")
+                child.ever_healthy = True
+                child.state.status = "healthy"
+                return True
+            return False
+        if starting:
+            return False
+        child.healthy_since = None
+        child.failing_since = child.failing_since or now
+        if now - child.failing_since >= self.timing.hang_timeout:
+            self._report(f"{child.spec.name} failed health checks for {self.timing.hang_timeout:.0f} s; killing it")
+            self._signal(child, signal.SIGKILL)
+        if child.state.status != "unhealthy":
+            child.state.status = "unhealthy"
+            return True
+        return False
+
+    # -- helpers ---------------------------------------------------------
+    def _spawn(self, child: Managed) -> None:
+        log_path = self.paths.log_file(child.spec.name)
+        rotate(log_path)
+        env = {**self._env, PARENT_ENV: str(os.getpid())}
+        with open(log_path, "ab") as log:
+            log.write(f"\n--- mnemex supervisor: starting {child.spec.name} at {now_iso()}\n".encode())
+            log.flush()
+            child.proc = subprocess.Popen(
+                child.spec.command(),
+                env=env,
+                cwd=self.paths.home,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                process_group=0,  # Ctrl-C reaches only the supervisor, which stops children in order
+            )
+        child.next_start = None
+        child.next_probe = 0.0
+        child.state.pid = child.proc.pid
+        child.state.status = "starting"
+        child.state.started_at = now_iso()
+
+    def _signal(self, child: Managed, sig: signal.Signals) -> None:
+        if child.proc is None:
+            return
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(child.proc.pid, sig)
+            return
+        with contextlib.suppress(ProcessLookupError):
+            child.proc.send_signal(sig)
+
+    def _sleep(self, seconds: float) -> None:
+        self._wake.wait(seconds)
+
+    def save(self) -> None:
+        write_state(self.paths, self.info, {name: c.state for name, c in self.children.items()})
+
+
+def rotate(path: os.PathLike[str] | str, limit: int = LOG_ROTATE_BYTES) -> None:
+    """Keep one previous log (``.1``) once a log passes ``limit`` bytes."""
+    with contextlib.suppress(OSError):
+        if os.path.getsize(path) > limit:
+            os.replace(path, f"{os.fspath(path)}.1")

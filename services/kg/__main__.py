@@ -1,0 +1,3 @@
+from services.kg.server import main
+
+main()

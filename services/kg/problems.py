@@ -1,0 +1,200 @@
+"""Problem -> solution and failure-pattern graphs.
+
+A problem signature is the sorted top concepts of the problem text joined
+by "_" (Roampal's shape, so imported signatures match). Lookups also
+accept near matches: signatures sharing most of their words with the
+query's concepts, found through a word -> signature index.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import networkx as nx
+
+from services.kg.keys import Outcome, signature_words
+from services.kg.routing import COUNT_FIELDS, graded, success_rate
+
+SIGNATURE_CONCEPTS = 5
+MIN_OVERLAP = 0.6  # share of a stored signature's words the query must contain
+MAX_REASON_DOCS = 10
+MAX_PROBLEM_TEXT = 300
+
+
+def signature_for(concepts: list[str]) -> str:
+    return "_".join(sorted(dict.fromkeys(concepts[:SIGNATURE_CONCEPTS])))
+
+
+class ProblemGraph:
+    def __init__(self) -> None:
+        self.graph = nx.DiGraph()
+        self.word_index: dict[str, set[str]] = {}
+        self.categories: dict[str, list[str]] = {}
+
+    def _problem(self, signature: str, text: str) -> str:
+        node = f"problem:{signature}"
+        if node not in self.graph:
+            words = signature_words(signature.split("_"))
+            self.graph.add_node(node, kind="problem", name=signature, words=words, text=text[:MAX_PROBLEM_TEXT])
+            for word in words:
+                self.word_index.setdefault(word, set()).add(node)
+        elif text and not self.graph.nodes[node]["text"]:
+            self.graph.nodes[node]["text"] = text[:MAX_PROBLEM_TEXT]
+        return node
+
+    def add_counts(self, signature: str, doc_id: str, counts: dict[str, int], text: str, ts: float) -> None:
+        pnode = self._problem(signature, text)
+        dnode = f"doc:{doc_id}"
+        if not self.graph.has_edge(pnode, dnode):
+            self.graph.add_node(dnode, kind="doc", name=doc_id)
+            self.graph.add_edge(pnode, dnode, relation="solved_by", last=ts, **dict.fromkeys(COUNT_FIELDS, 0))
+        edge = self.graph.edges[pnode, dnode]
+        for name in COUNT_FIELDS:
+            edge[name] += int(counts.get(name, 0))
+        edge["last"] = max(edge["last"], ts)
+
+    def record(self, signature: str, doc_ids: list[str], outcome: Outcome, text: str, ts: float) -> None:
+        for doc_id in dict.fromkeys(doc_ids):
+            self.add_counts(signature, doc_id, {outcome.value: 1}, text, ts)
+
+    def solutions(self, concepts: list[str], limit: int) -> list[dict[str, Any]]:
+        """Best docs for problems matching these concepts, best first."""
+        query_sig = signature_for(concepts)
+        query_words = signature_words(concepts)
+        candidates: dict[str, float] = {}
+        exact = f"problem:{query_sig}"
+        if exact in self.graph:
+            candidates[exact] = 1.0
+        for word in query_words:
+            for pnode in self.word_index.get(word, ()):
+                if pnode not in candidates:
+                    words = self.graph.nodes[pnode]["words"]
+                    overlap = len(words & query_words) / max(1, len(words))
+                    if overlap >= MIN_OVERLAP:
+                        candidates[pnode] = overlap
+        best: dict[str, dict[str, Any]] = {}
+        for pnode, match in candidates.items():
+            for dnode, stats in self.graph.succ[pnode].items():
+                if stats["worked"] + stats["partial"] == 0:
+                    continue  # only failures: not a solution
+                rate = success_rate(stats)
+                doc_id = dnode.removeprefix("doc:")
+                score = match * rate
+                if doc_id not in best or score > best[doc_id]["score"]:
+                    best[doc_id] = {
+                        "doc_id": doc_id,
+                        "success_rate": round(rate, 4),
+                        "uses": graded(stats) + stats["unknown"],
+                        "signature": self.graph.nodes[pnode]["name"],
+                        "score": score,
+                    }
+        ranked = sorted(best.values(), key=lambda s: (-s["score"], -s["uses"], s["doc_id"]))
+        return ranked[:limit]
+
+    def remove_docs(self, doc_ids: set[str]) -> int:
+        removed = 0
+        for doc_id in doc_ids:
+            dnode = f"doc:{doc_id}"
+            if dnode in self.graph:
+                problems = list(self.graph.predecessors(dnode))
+                removed += len(problems)
+                self.graph.remove_node(dnode)
+                for pnode in problems:
+                    if self.graph.out_degree(pnode) == 0:
+                        for word in self.graph.nodes[pnode]["words"]:
+                            self.word_index.get(word, set()).discard(pnode)
+                        self.graph.remove_node(pnode)
+        for key, members in list(self.categories.items()):
+            kept = [m for m in members if m not in doc_ids]
+            removed += len(members) - len(kept)
+            if kept:
+                self.categories[key] = kept
+            else:
+                del self.categories[key]
+        return removed
+
+    def doc_ids(self) -> set[str]:
+        docs = {str(d["name"]) for _, d in self.graph.nodes(data=True) if d.get("kind") == "doc"}
+        return docs | {m for members in self.categories.values() for m in members}
+
+    def to_json(self) -> dict[str, Any]:
+        problems: dict[str, Any] = {}
+        for pnode, data in self.graph.nodes(data=True):
+            if data.get("kind") != "problem":
+                continue
+            problems[data["name"]] = {
+                "text": data["text"],
+                "solutions": {
+                    dnode.removeprefix("doc:"): {**{k: s[k] for k in COUNT_FIELDS}, "last": s["last"]}
+                    for dnode, s in self.graph.succ[pnode].items()
+                },
+            }
+        return {"problems": problems, "categories": self.categories}
+
+    def load_json(self, data: dict[str, Any]) -> None:
+        for signature, entry in data.get("problems", {}).items():
+            for doc_id, stats in entry.get("solutions", {}).items():
+                self.add_counts(signature, doc_id, stats, entry.get("text", ""), float(stats.get("last", 0.0)))
+        for key, members in data.get("categories", {}).items():
+            merged = self.categories.setdefault(key, [])
+            merged.extend(m for m in members if m not in merged)
+
+    def counts(self) -> dict[str, int]:
+        kinds = [d.get("kind") for _, d in self.graph.nodes(data=True)]
+        return {"problems": kinds.count("problem"), "solutions": self.graph.number_of_edges()}
+
+
+class FailureGraph:
+    """concept -> failure reason edges with counts and the docs involved."""
+
+    def __init__(self) -> None:
+        self.graph = nx.DiGraph()
+
+    def record(self, concepts: list[str], reason: str, doc_ids: list[str], ts: float, count: int = 1) -> None:
+        rnode = f"reason:{reason}"
+        self.graph.add_node(rnode, kind="reason", name=reason)
+        for concept in dict.fromkeys(concepts):
+            cnode = f"concept:{concept}"
+            self.graph.add_node(cnode, kind="concept", name=concept)
+            if not self.graph.has_edge(cnode, rnode):
+                self.graph.add_edge(cnode, rnode, relation="failed_because", count=0, docs=[], last=ts)
+            edge = self.graph.edges[cnode, rnode]
+            edge["count"] += count
+            edge["last"] = max(edge["last"], ts)
+            edge["docs"] = [d for d in edge["docs"] if d not in doc_ids] + list(dict.fromkeys(doc_ids))
+            del edge["docs"][:-MAX_REASON_DOCS]
+
+    def reasons(self, concept: str) -> list[tuple[str, int]]:
+        cnode = f"concept:{concept}"
+        if cnode not in self.graph:
+            return []
+        return sorted(((r.removeprefix("reason:"), d["count"]) for r, d in self.graph.succ[cnode].items()),
+                      key=lambda p: (-p[1], p[0]))
+
+    def remove_docs(self, doc_ids: set[str]) -> int:
+        removed = 0
+        for _, _, edge in self.graph.edges(data=True):
+            kept = [d for d in edge["docs"] if d not in doc_ids]
+            removed += len(edge["docs"]) - len(kept)
+            edge["docs"] = kept
+        return removed
+
+    def doc_ids(self) -> set[str]:
+        return {d for _, _, edge in self.graph.edges(data=True) for d in edge["docs"]}
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for cnode, rnode, edge in self.graph.edges(data=True):
+            out.setdefault(cnode.removeprefix("concept:"), []).append(
+                {"reason": rnode.removeprefix("reason:"), "count": edge["count"], "docs": edge["docs"], "last": edge["last"]}
+            )
+        return out
+
+    def load_json(self, data: dict[str, Any]) -> None:
+        for concept, entries in data.items():
+            for entry in entries:
+                self.record([concept], str(entry["reason"]), list(entry.get("docs", [])),
+                            float(entry.get("last", 0.0)), int(entry.get("count", 1)))
+
+    def counts(self) -> dict[str, int]:
+        return {"failure_patterns": self.graph.number_of_edges()}

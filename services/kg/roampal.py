@@ -1,0 +1,163 @@
+"""Read Roampal's ``knowledge_graph.json`` layout into a mnemex export.
+
+Roampal keeps: routing_patterns (concept -> collections_used stats and a
+best_collection), success_rates, failure_patterns, problem_categories,
+problem_solutions, solution_patterns and context_action_effectiveness.
+Counts carry over as counts, so the imported evidence routes the same way
+as the same outcomes recorded here. Roampal's partial-or-unknown remainder
+(``total`` minus successes and failures) becomes "unknown": it neither
+raises nor lowers a preference.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from services.kg.actions import action_key
+from services.kg.graphs import EXPORT_FORMAT, EXPORT_VERSION
+from services.kg.keys import concept_key
+
+ROAMPAL_KEYS = (
+    "routing_patterns",
+    "success_rates",
+    "failure_patterns",
+    "problem_categories",
+    "problem_solutions",
+    "solution_patterns",
+    "context_action_effectiveness",
+)
+
+
+def looks_like_roampal(data: dict[str, Any]) -> bool:
+    return "format" not in data and any(key in data for key in ROAMPAL_KEYS)
+
+
+def _ts(value: Any) -> float:
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return datetime.fromisoformat(value).timestamp()
+        except ValueError:
+            return 0.0
+    return 0.0
+
+
+def _int(stats: dict[str, Any], *names: str) -> int:
+    for name in names:
+        value = stats.get(name)
+        if isinstance(value, (int, float)) and value > 0:
+            return int(value)
+    return 0
+
+
+def _counts(stats: dict[str, Any], total_field: str = "total") -> dict[str, int]:
+    worked = _int(stats, "successes", "success_count")
+    failed = _int(stats, "failures", "failure_count")
+    partial = _int(stats, "partials")
+    unknown = max(0, _int(stats, total_field) - worked - failed - partial)
+    return {"worked": worked, "partial": partial, "unknown": unknown, "failed": failed}
+
+
+def _routing(data: dict[str, Any]) -> dict[str, Any]:
+    concepts: dict[str, dict[str, Any]] = {}
+    collections: dict[str, dict[str, int]] = {}
+    for concept, pattern in (data.get("routing_patterns") or {}).items():
+        if not isinstance(pattern, dict):
+            continue
+        used = pattern.get("collections_used")
+        last = _ts(pattern.get("last_used"))
+        if isinstance(used, dict):
+            for collection, stats in used.items():
+                if isinstance(stats, dict):
+                    concepts.setdefault(concept_key(concept), {})[collection] = {**_counts(stats), "last": last}
+        elif "successes" in pattern or "total" in pattern:
+            collections[concept] = _counts(pattern)  # older per-collection layout
+        elif isinstance(pattern.get("best_collection"), str):
+            # Only a verdict, no counts: keep it as one worked outcome.
+            best = pattern["best_collection"]
+            concepts.setdefault(concept_key(concept), {})[best] = {"worked": 1, "last": last}
+    for collection, stats in (data.get("success_rates") or {}).items():
+        if isinstance(stats, dict):
+            merged = collections.setdefault(collection, {})
+            for name, value in _counts(stats).items():
+                merged[name] = merged.get(name, 0) + value
+    return {"concepts": concepts, "collections": collections}
+
+
+def _failures(data: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    out: dict[str, list[dict[str, Any]]] = {}
+    for concept, entries in (data.get("failure_patterns") or {}).items():
+        items: list[dict[str, Any]] = []
+        if isinstance(entries, dict):
+            items = [{"reason": str(r), "count": int(c) if isinstance(c, int) else 1} for r, c in entries.items()]
+        elif isinstance(entries, list):
+            for entry in entries:
+                if isinstance(entry, str):
+                    items.append({"reason": entry, "count": 1})
+                elif isinstance(entry, dict):
+                    reason = entry.get("reason") or entry.get("failure_reason") or entry.get("error") or "unspecified"
+                    docs = [str(entry["doc_id"])] if entry.get("doc_id") else []
+                    items.append({"reason": str(reason), "count": int(entry.get("count", 1)), "docs": docs,
+                                  "last": _ts(entry.get("timestamp"))})
+        if items:
+            out[concept_key(concept)] = items
+    return out
+
+
+def _problems(data: dict[str, Any]) -> dict[str, Any]:
+    problems: dict[str, dict[str, Any]] = {}
+    for signature, solutions in (data.get("problem_solutions") or {}).items():
+        entry = problems.setdefault(signature, {"text": "", "solutions": {}})
+        for solution in solutions if isinstance(solutions, list) else []:
+            if isinstance(solution, dict) and solution.get("doc_id"):
+                counts = _counts(solution)
+                entry["solutions"][str(solution["doc_id"])] = {**counts, "last": _ts(solution.get("last_used"))}
+    for pattern_hash, pattern in (data.get("solution_patterns") or {}).items():
+        if "::" not in pattern_hash or not isinstance(pattern, dict):
+            continue
+        signature, doc_id = pattern_hash.rsplit("::", 1)
+        entry = problems.setdefault(signature, {"text": "", "solutions": {}})
+        entry["text"] = entry["text"] or str(pattern.get("problem", ""))[:300]
+        known = entry["solutions"].setdefault(doc_id, {"worked": 0, "partial": 0, "unknown": 0, "failed": 0, "last": 0.0})
+        counts = _counts(pattern)
+        known["worked"] = max(known["worked"], counts["worked"])
+        known["failed"] = max(known["failed"], counts["failed"])
+    categories = {
+        str(k): [str(m) for m in v] for k, v in (data.get("problem_categories") or {}).items() if isinstance(v, list)
+    }
+    return {"problems": problems, "categories": categories}
+
+
+def _actions(data: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, stats in (data.get("context_action_effectiveness") or {}).items():
+        parts = str(key).split("|")
+        if len(parts) != 3 or not isinstance(stats, dict):
+            continue
+        examples = [
+            {"ts": _ts(ex.get("timestamp")), "outcome": str(ex.get("outcome", "unknown")), "doc_id": str(ex.get("doc_id") or "")}
+            for ex in stats.get("examples", [])
+            if isinstance(ex, dict)
+        ]
+        out[action_key(*parts)] = {
+            **_counts(stats, "total_uses"),
+            "first": _ts(stats.get("first_seen")) or None,
+            "last": _ts(stats.get("last_used")) or None,
+            "examples": examples,
+        }
+    return out
+
+
+def convert(data: dict[str, Any]) -> dict[str, Any]:
+    """Roampal knowledge_graph.json -> mnemex export JSON (same routing answers)."""
+    return {
+        "format": EXPORT_FORMAT,
+        "version": EXPORT_VERSION,
+        "routing": _routing(data),
+        "actions": _actions(data),
+        "content": {},
+        "problems": _problems(data),
+        "failures": _failures(data),
+    }

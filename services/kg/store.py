@@ -1,0 +1,160 @@
+"""The kg's state: one ``ScopeGraphs`` per (user, project), journaled.
+
+Reads touch only memory (a scope is loaded from disk the first time it is
+asked for). Writes build an op, commit it to the journal, then apply it;
+every ``snapshot_every`` ops a scope's full state is snapshotted and its
+journal trimmed.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from services.kg import roampal
+from services.kg.extraction import extract
+from services.kg.graphs import EXPORT_FORMAT, ScopeGraphs
+from services.kg.journal import Journal
+from services.kg.keys import Outcome, concept_key
+from services.kg.problems import signature_for
+from services.kg.routing import RouteAnswer
+
+
+class ImportFormatError(ValueError):
+    """The JSON is neither a mnemex export nor Roampal's layout."""
+
+
+@dataclass(frozen=True)
+class ScopeKey:
+    user: str
+    project: str
+
+    def __str__(self) -> str:
+        return f"{self.user}|{self.project}"
+
+
+class KgStore:
+    def __init__(
+        self, journal: Journal, *, snapshot_every: int = 500, clock: Callable[[], float] = time.time
+    ) -> None:
+        self.journal = journal
+        self.snapshot_every = snapshot_every
+        self._clock = clock
+        self._scopes: dict[str, ScopeGraphs] = {}
+        self._pending: dict[str, int] = {}
+
+    def graphs(self, scope: ScopeKey) -> ScopeGraphs:
+        key = str(scope)
+        graphs = self._scopes.get(key)
+        if graphs is None:
+            graphs = ScopeGraphs()
+            snapshot, ops, pending = self.journal.load(key)
+            if snapshot is not None:
+                graphs.load_json(snapshot)
+            for op in ops:
+                graphs.apply_op(op)
+            self._scopes[key] = graphs
+            self._pending[key] = pending
+        return graphs
+
+    def _mutate(self, scope: ScopeKey, op: dict[str, Any], *, snapshot_now: bool = False) -> Any:
+        graphs = self.graphs(scope)
+        key = str(scope)
+        self.journal.append(key, op)
+        result = graphs.apply_op(op)
+        self._pending[key] = self._pending.get(key, 0) + 1
+        if snapshot_now or self._pending[key] >= self.snapshot_every:
+            self.journal.snapshot(key, graphs.to_json())
+            self._pending[key] = 0
+        return result
+
+    # -- writes -----------------------------------------------------------
+    def record_outcome(
+        self,
+        scope: ScopeKey,
+        *,
+        concepts: list[str],
+        collections: list[str],
+        doc_ids: list[str],
+        outcome: Outcome,
+        context_type: str = "",
+        problem: str = "",
+        failure_reason: str = "",
+    ) -> None:
+        keys = [concept_key(c) for c in concepts if c.strip()]
+        problem_concepts = extract(problem).concepts if problem.strip() else []
+        if not keys:
+            keys = problem_concepts
+        signature = signature_for(problem_concepts or keys) if doc_ids else ""
+        op = {
+            "op": "outcome",
+            "ts": self._clock(),
+            "concepts": list(dict.fromkeys(keys)),
+            "collections": list(dict.fromkeys(c for c in collections if c)),
+            "doc_ids": list(dict.fromkeys(d for d in doc_ids if d)),
+            "outcome": outcome.value,
+            "context_type": context_type,
+            "signature": signature,
+            "problem": problem[:300],
+            "failure_reason": failure_reason,
+        }
+        self._mutate(scope, op)
+
+    def record_action(
+        self, scope: ScopeKey, *, context_type: str, action: str, collection: str, outcome: Outcome, doc_id: str
+    ) -> tuple[float, int]:
+        op = {
+            "op": "action",
+            "ts": self._clock(),
+            "context_type": context_type,
+            "action": action,
+            "collection": collection,
+            "outcome": outcome.value,
+            "doc_id": doc_id,
+        }
+        result: tuple[float, int] = self._mutate(scope, op)
+        return result
+
+    def index_fact(self, scope: ScopeKey, fact_id: str, text: str) -> list[tuple[str, str]]:
+        extraction = extract(text, with_relations=True)
+        entities = [(e.name, e.type) for e in extraction.entities]
+        relations = [[r.source, r.target, r.relation] for r in extraction.relations]
+        self._mutate(scope, {"op": "fact", "fact_id": fact_id, "entities": entities, "relations": relations})
+        return entities
+
+    def remove_docs(self, scope: ScopeKey, doc_ids: list[str]) -> int:
+        removed: int = self._mutate(scope, {"op": "remove_docs", "doc_ids": sorted(set(doc_ids))})
+        return removed
+
+    def import_json(self, scope: ScopeKey, data: dict[str, Any]) -> str:
+        if data.get("format") == EXPORT_FORMAT:
+            kind, export = "mnemex", data
+        elif roampal.looks_like_roampal(data):
+            kind = "roampal"
+            try:
+                export = roampal.convert(data)
+            except (KeyError, TypeError, ValueError, AttributeError) as exc:
+                raise ImportFormatError(f"graph_json looks like Roampal's layout but has a malformed entry: {exc!r}") from exc
+        else:
+            raise ImportFormatError(
+                "graph_json is neither a mnemex export (\"format\": \"mnemex-kg\") nor Roampal's "
+                "knowledge_graph.json (routing_patterns, context_action_effectiveness, ...)"
+            )
+        try:
+            ScopeGraphs().load_json(export)  # a dry run, so a bad file never reaches the journal
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise ImportFormatError(f"graph_json has the {kind} layout but a malformed entry: {exc!r}") from exc
+        self._mutate(scope, {"op": "import", "data": export}, snapshot_now=True)
+        return kind
+
+    # -- reads ------------------------------------------------------------
+    def route(self, scope: ScopeKey, concepts: list[str]) -> RouteAnswer:
+        return self.graphs(scope).routing.route([concept_key(c) for c in concepts if c.strip()])
+
+    def close(self) -> None:
+        for key, pending in self._pending.items():
+            if pending:
+                self.journal.snapshot(key, self._scopes[key].to_json())
+        self.journal.close()

@@ -1,0 +1,3 @@
+from services.memory.server import main
+
+main()

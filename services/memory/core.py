@@ -1,0 +1,159 @@
+"""``MemoryCore``: every memory operation behind one async facade.
+
+The gRPC servicer translates messages to these calls and back; benchmarks
+and tests may also drive it directly. No grpc or chromadb imports here.
+Operations live in small modules (writes, search, outcome_flow, books,
+maintenance, portability); this class wires them to one ``Runtime`` and
+runs the periodic lifecycle sweep.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Mapping, Sequence
+
+from services.memory import books, maintenance, outcome_flow, portability, search, writes
+from services.memory.errors import InvalidRequest
+from services.memory.naming import Scope, check_id, make_scope
+from services.memory.normalize import NormalizedMemory
+from services.memory.outcomes import Outcome
+from services.memory.runtime import Embedder, Runtime
+from services.memory.search_rules import SearchParams
+from services.memory.session_state import MAX_SESSION_ID_CHARS, SessionState
+from services.memory.settings import MemorySettings
+from services.memory.store import ChromaStore
+
+log = logging.getLogger("mnemex.memory")
+MAX_INJECTED_IDS = 200
+MAX_PROMPT_CHARS = 20_000
+
+
+def check_session_id(session_id: str) -> str:
+    value = session_id.strip()
+    if len(value) > MAX_SESSION_ID_CHARS:
+        raise InvalidRequest(f"session_id is longer than {MAX_SESSION_ID_CHARS} characters")
+    return value
+
+
+class MemoryCore:
+    def __init__(self, settings: MemorySettings, store: ChromaStore, embedder: Embedder | None) -> None:
+        self.settings = settings
+        self.rt = Runtime(settings, store, SessionState(settings.state_path), embedder)
+        self._sweeper: asyncio.Task[None] | None = None
+
+    def scope(self, user: str, project: str) -> Scope:
+        return make_scope(user, project, self.settings.default_user)
+
+    # -- lifecycle of the service itself ------------------------------------------
+    async def start(self) -> None:
+        pruned = await maintenance.prune_logs(self.rt)
+        if pruned:
+            log.info("pruned %d exchange logs older than %s days", pruned, self.settings.lifecycle.exchange_log_ttl_days)
+        if self.settings.maintenance_interval_s > 0 and self._sweeper is None:
+            self._sweeper = asyncio.get_running_loop().create_task(self._sweep_forever(), name="memory-maintenance")
+
+    async def _sweep_forever(self) -> None:
+        interval = self.settings.maintenance_interval_s
+        await asyncio.sleep(min(interval, 30.0))
+        while True:
+            try:
+                report = await maintenance.run_maintenance(self.rt, None)
+                log.info("maintenance: %s", report)
+            except Exception:  # keep sweeping; one bad scope must not stop upkeep for good
+                log.exception("maintenance sweep failed")
+            await asyncio.sleep(interval)
+
+    async def close(self) -> None:
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._sweeper
+            self._sweeper = None
+        await asyncio.to_thread(self.rt.state.close)
+
+    # -- memories ----------------------------------------------------------------------
+    async def store(self, scope: Scope, **kwargs: object) -> tuple[NormalizedMemory, bool]:
+        kwargs["session_id"] = check_session_id(str(kwargs.get("session_id", "")))
+        result = await writes.store_memory(self.rt, scope, **kwargs)  # type: ignore[arg-type]
+        return search.normalized(self.rt, result.memory), result.deduplicated
+
+    async def search(self, scope: Scope, params: SearchParams, query_vector: bytes = b"") -> list[NormalizedMemory]:
+        return await search.search(self.rt, scope, params, query_vector)
+
+    async def get(self, scope: Scope, memory_id: str) -> NormalizedMemory:
+        return await search.get_memory(self.rt, scope, memory_id)
+
+    async def list(self, scope: Scope, collection: str, **kwargs: object) -> tuple[list[NormalizedMemory], int]:
+        return await search.list_memories(self.rt, scope, collection, **kwargs)  # type: ignore[arg-type]
+
+    async def update(self, scope: Scope, memory_id: str, **kwargs: object) -> NormalizedMemory:
+        memory = await writes.update_memory(self.rt, scope, memory_id, **kwargs)  # type: ignore[arg-type]
+        return search.normalized(self.rt, memory)
+
+    async def archive(self, scope: Scope, memory_id: str, reason: str) -> NormalizedMemory:
+        return search.normalized(self.rt, await writes.archive_memory(self.rt, scope, memory_id, reason))
+
+    # -- sessions and outcomes ------------------------------------------------------------
+    async def score(
+        self,
+        scope: Scope,
+        *,
+        session_id: str,
+        outcome: Outcome | None,
+        memory_scores: Mapping[str, Outcome],
+        related: Sequence[str] | None,
+    ) -> outcome_flow.ScoreSummary:
+        return await outcome_flow.score(
+            self.rt, scope, session_id=check_session_id(session_id), outcome=outcome,
+            memory_scores=memory_scores, related=related,
+        )
+
+    async def record_exchange(self, scope: Scope, session_id: str, user_text: str, assistant_text: str) -> str:
+        return await writes.record_exchange(self.rt, scope, check_session_id(session_id), user_text, assistant_text)
+
+    async def scoring_state(self, scope: Scope, session_id: str) -> tuple[bool, list[str], str]:
+        turn = await self.rt.io(self.rt.state.scoring_state, scope, check_session_id(session_id))
+        if turn is None:
+            return False, [], ""
+        return True, turn.injected_ids, turn.exchange_id
+
+    async def record_injection(self, scope: Scope, session_id: str, ids: Sequence[str], prompt: str) -> None:
+        if len(ids) > MAX_INJECTED_IDS:
+            raise InvalidRequest(f"{len(ids)} ids given; record at most {MAX_INJECTED_IDS} per call")
+        if len(prompt) > MAX_PROMPT_CHARS:
+            prompt = prompt[:MAX_PROMPT_CHARS]
+        clean = [check_id(i) for i in ids]
+        from mnemex.privacy import redact
+
+        await self.rt.io(
+            self.rt.state.record_injection, scope, check_session_id(session_id), clean,
+            redact(prompt).strip(), self.rt.now().timestamp(),
+        )
+
+    # -- books ------------------------------------------------------------------------------
+    async def ingest_book(self, scope: Scope, **kwargs: object) -> books.IngestResult:
+        return await books.ingest_book(self.rt, scope, **kwargs)  # type: ignore[arg-type]
+
+    async def list_books(self, scope: Scope) -> list[books.BookInfo]:
+        return await books.list_books(self.rt, scope)
+
+    async def remove_book(self, scope: Scope, title: str) -> list[str]:
+        return await books.remove_book(self.rt, scope, title)
+
+    # -- upkeep and reporting -----------------------------------------------------------------
+    async def stats(self, scope: Scope) -> maintenance.Stats:
+        return await maintenance.stats(self.rt, scope)
+
+    async def run_maintenance(self, scope: Scope | None) -> maintenance.SweepReport:
+        return await maintenance.run_maintenance(self.rt, scope)
+
+    async def list_scopes(self) -> list[tuple[Scope, dict[str, int]]]:
+        return await maintenance.scope_counts(self.rt)
+
+    def export(self, scope: Scope | None) -> AsyncIterator[str]:
+        return portability.export_records(self.rt, scope)
+
+    async def import_records(self, lines: AsyncIterator[str]) -> portability.ImportReport:
+        return await portability.import_records(self.rt, lines)

@@ -1,0 +1,106 @@
+"""The ranking formula: one place, one set of weights.
+
+Plain module. Every search ranks its candidates with ``final_rank``::
+
+    learned   = working / history / patterns:  (1 - e) * score + e * wilson,   e = uses / (uses + 3)
+                memory_bank:                   importance * confidence, and once uses >= 3
+                                               0.8 * importance * confidence + 0.2 * wilson
+                books:                         0.5, and once uses >= 3  0.8 * 0.5 + 0.2 * wilson
+    recency   = 0.5 ** (age_days / 30)
+    relevance = (1 - 0.3) * similarity + 0.3 * fused    (hybrid; fused = RRF score / best possible)
+              = similarity                              (dense only)
+    final     = collection_weight * (0.6 * relevance + 0.3 * learned + 0.1 * recency)
+
+Without a query there is no relevance term and the other two are
+renormalised: ``final = collection_weight * (0.3 * learned + 0.1 * recency) / 0.4``.
+
+Why the evidence weight ``e``: the Wilson lower bound is deliberately
+pessimistic with few uses (one ``worked`` gives 0.21), so mixing it in at a
+fixed share would rank a memory that worked once *below* an untested one.
+``e`` lets the raw score speak while evidence is thin and hands over to
+Wilson as uses accumulate (e = 0.25 after one use, 0.77 after ten).
+
+``collection_weight`` comes from the knowledge graph (1.0 when it has no
+preference). All weights live in ``RankingWeights``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from services.memory.naming import BOOKS, MEMORY_BANK
+from services.memory.scoring import clamp01, wilson_lower_bound
+
+
+@dataclass(frozen=True)
+class RankingWeights:
+    relevance: float = 0.6
+    learned: float = 0.3
+    recency: float = 0.1
+    wilson_evidence_uses: float = 3.0
+    fixed_quality_wilson_after_uses: int = 3
+    fixed_quality_wilson_share: float = 0.2
+    books_quality: float = 0.5
+    recency_half_life_days: float = 30.0
+    lexical_blend: float = 0.3
+
+    def __post_init__(self) -> None:
+        parts = (self.relevance, self.learned, self.recency)
+        if min(parts) < 0 or self.learned + self.recency <= 0:
+            raise ValueError("ranking weights must be >= 0 and learned + recency > 0")
+        if not 0.0 <= self.lexical_blend <= 1.0 or not 0.0 <= self.fixed_quality_wilson_share <= 1.0:
+            raise ValueError("lexical_blend and fixed_quality_wilson_share must be within [0, 1]")
+
+
+DEFAULT_WEIGHTS = RankingWeights()
+
+
+@dataclass(frozen=True)
+class RankInput:
+    collection: str
+    score: float
+    uses: int
+    success_count: float
+    age_days: float
+    importance: float | None = None
+    confidence: float | None = None
+    relevance: float | None = None  # None: the search had no query
+    collection_weight: float = 1.0
+
+
+def learned_score(item: RankInput, weights: RankingWeights = DEFAULT_WEIGHTS) -> float:
+    wilson = wilson_lower_bound(item.success_count, item.uses)
+    if item.collection in (MEMORY_BANK, BOOKS):
+        if item.collection == MEMORY_BANK:
+            base = clamp01((item.importance if item.importance is not None else 0.7)
+                           * (item.confidence if item.confidence is not None else 0.7))
+        else:
+            base = weights.books_quality
+        if item.uses >= weights.fixed_quality_wilson_after_uses:
+            share = weights.fixed_quality_wilson_share
+            return (1.0 - share) * base + share * wilson
+        return base
+    evidence = item.uses / (item.uses + weights.wilson_evidence_uses) if item.uses > 0 else 0.0
+    return (1.0 - evidence) * clamp01(item.score) + evidence * wilson
+
+
+def recency(age_days: float, weights: RankingWeights = DEFAULT_WEIGHTS) -> float:
+    return float(0.5 ** (max(0.0, age_days) / weights.recency_half_life_days))
+
+
+def relevance(similarity: float, fused: float | None, weights: RankingWeights = DEFAULT_WEIGHTS) -> float:
+    """Blend cosine similarity with a normalised fused rank (None: dense only)."""
+    sim = clamp01(similarity)
+    if fused is None:
+        return sim
+    return (1.0 - weights.lexical_blend) * sim + weights.lexical_blend * clamp01(fused)
+
+
+def final_rank(item: RankInput, weights: RankingWeights = DEFAULT_WEIGHTS) -> float:
+    learned = learned_score(item, weights)
+    fresh = recency(item.age_days, weights)
+    if item.relevance is None:
+        blended = (weights.learned * learned + weights.recency * fresh) / (weights.learned + weights.recency)
+    else:
+        blended = weights.relevance * clamp01(item.relevance) + weights.learned * learned + weights.recency * fresh
+    return max(0.0, item.collection_weight) * blended

@@ -1,0 +1,187 @@
+"""Shared machinery of the memory operations: store, state, locks, embeddings.
+
+No grpc and no chromadb here: ``ChromaStore`` is used through its methods,
+always on worker threads (``io``), so the event loop never blocks on disk.
+
+Concurrency: ``locks.hold(uid)`` serialises every read-modify-write of one
+memory (score updates, moves, edits). The key is the memory's uid, which
+survives promotion, so a writer holding an old id and one holding the new
+id still take the same lock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Protocol, TypeVar
+
+import numpy as np
+
+from services.memory import timefmt
+from services.memory.errors import EmbeddingUnavailable, InvalidRequest
+from services.memory.lexical_indexes import LexicalIndexes
+from services.memory.naming import COLLECTIONS, Scope, memory_id, split_id
+from services.memory.session_state import SessionState
+from services.memory.settings import MemorySettings
+from services.memory.store import ChromaStore, StoredMemory
+
+T = TypeVar("T")
+
+
+class Embedder(Protocol):
+    async def embed(self, texts: list[str], timeout: float | None = None) -> np.ndarray:
+        """(len(texts), dim) float32 unit vectors."""
+
+
+class KeyedLocks:
+    """One asyncio lock per key, dropped again when nobody holds or waits for it."""
+
+    def __init__(self) -> None:
+        self._locks: dict[str, tuple[asyncio.Lock, int]] = {}
+
+    @contextlib.asynccontextmanager
+    async def hold(self, key: str) -> AsyncIterator[None]:
+        lock, users = self._locks.get(key, (None, 0))
+        if lock is None:
+            lock = asyncio.Lock()
+        self._locks[key] = (lock, users + 1)
+        try:
+            async with lock:
+                yield
+        finally:
+            lock_now, users_now = self._locks[key]
+            if users_now <= 1:
+                del self._locks[key]
+            else:
+                self._locks[key] = (lock_now, users_now - 1)
+
+    def __len__(self) -> int:
+        return len(self._locks)
+
+
+def vector_from_bytes(data: bytes, dim: int) -> np.ndarray:
+    if len(data) != dim * 4:
+        raise InvalidRequest(
+            f"vector has {len(data)} bytes; expected {dim * 4} (packed little-endian float32 x {dim}), "
+            "or send no vector to have the text embedded server side"
+        )
+    vector = np.frombuffer(data, dtype="<f4").astype(np.float32)
+    if not np.all(np.isfinite(vector)):
+        raise InvalidRequest("vector contains NaN or infinity")
+    norm = float(np.linalg.norm(vector))
+    if norm == 0.0:
+        raise InvalidRequest("vector is all zeros: send a real embedding")
+    return vector / norm
+
+
+@dataclass
+class Runtime:
+    settings: MemorySettings
+    store: ChromaStore
+    state: SessionState
+    embedder: Embedder | None
+    lexical: LexicalIndexes = field(init=False)
+    locks: KeyedLocks = field(default_factory=KeyedLocks)
+    clock: Callable[[], datetime] = timefmt.now
+
+    def __post_init__(self) -> None:
+        self.lexical = LexicalIndexes(self._lexical_docs, enabled=self.settings.retrieval_mode == "hybrid")
+
+    def _lexical_docs(self, scope: Scope, collection: str) -> list[tuple[str, str]]:
+        rows = self.store.scan(scope, collection)
+        return [(r.id, r.document) for r in rows if not r.metadata.get("archived")]
+
+    def now(self) -> datetime:
+        return self.clock()
+
+    async def io(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        return await asyncio.to_thread(fn, *args, **kwargs)
+
+    # -- embeddings -----------------------------------------------------------------
+    async def embed(self, texts: list[str]) -> np.ndarray:
+        if self.embedder is None:
+            raise EmbeddingUnavailable("no embedding service configured: send vectors, or set MNEMEX_EMBEDDING_ADDR")
+        try:
+            vectors = await self.embedder.embed(texts, timeout=self.settings.embed_timeout_s)
+        except Exception as exc:  # grpc errors, timeouts: the peer is the problem, not the input
+            raise EmbeddingUnavailable(f"embedding service failed ({type(exc).__name__}: {exc})") from exc
+        vectors = np.asarray(vectors, dtype=np.float32)
+        if vectors.ndim != 2 or vectors.shape != (len(texts), self.settings.vector_dim):
+            raise EmbeddingUnavailable(
+                f"embedding service returned shape {vectors.shape}; this memory service expects dimension "
+                f"{self.settings.vector_dim} (MNEMEX_MEMORY_VECTOR_DIM)"
+            )
+        return vectors
+
+    async def vector_for(self, text: str, given: bytes = b"") -> np.ndarray:
+        if given:
+            return vector_from_bytes(given, self.settings.vector_dim)
+        return (await self.embed([text]))[0]
+
+    # -- finding and changing memories ------------------------------------------------
+    async def locate(self, scope: Scope, memory_id_: str, *, embeddings: bool = False) -> StoredMemory | None:
+        """The memory with this id, or the same uid in another collection (it moved)."""
+        prefix, uid = split_id(memory_id_)
+        if prefix is None:
+            probes = [(c, memory_id_) for c in COLLECTIONS]
+        else:
+            probes = [(prefix, memory_id_), *((c, memory_id(c, uid)) for c in COLLECTIONS if c != prefix)]
+        for collection, candidate in probes:
+            rows = await self.io(self.store.get, scope, collection, [candidate], embeddings=embeddings)
+            if rows:
+                return rows[0]
+        return None
+
+    async def add(self, scope: Scope, memories: list[StoredMemory]) -> None:
+        by_collection: dict[str, list[StoredMemory]] = {}
+        for item in memories:
+            by_collection.setdefault(item.collection, []).append(item)
+        for collection, items in by_collection.items():
+            await self.io(self.store.add, scope, collection, items)
+            for item in items:
+                if not item.metadata.get("archived"):
+                    self.lexical.add(scope, collection, item.id, item.document)
+
+    async def update(self, scope: Scope, memory: StoredMemory, changes: dict[str, Any], *, reindex: bool) -> None:
+        """Write ``changes`` over the stored metadata (plus document/embedding if ``memory.embedding``)."""
+        await self.io(
+            self.store.update,
+            scope,
+            memory.collection,
+            StoredMemory(memory.id, memory.collection, memory.document, changes, memory.embedding),
+        )
+        memory.metadata.update(changes)
+        if reindex:
+            if memory.metadata.get("archived"):
+                self.lexical.remove(scope, memory.collection, memory.id)
+            else:
+                self.lexical.add(scope, memory.collection, memory.id, memory.document)
+
+    async def delete(self, scope: Scope, memory: StoredMemory) -> None:
+        await self.io(self.store.delete, scope, memory.collection, [memory.id])
+        self.lexical.remove(scope, memory.collection, memory.id)
+
+    async def move(self, scope: Scope, memory: StoredMemory, target: str, changes: dict[str, Any]) -> StoredMemory:
+        """Re-home a memory in ``target`` under ``<target>_<uid>``; add first, then delete.
+
+        A crash between the two steps leaves a copy in each collection; the
+        maintenance sweep keeps the newer one (``moved_at``).
+        """
+        if memory.embedding is None:
+            rows = await self.io(self.store.get, scope, memory.collection, [memory.id], embeddings=True)
+            if not rows:
+                raise InvalidRequest(f"memory {memory.id} vanished during a move")
+            memory = rows[0]
+        _, uid = split_id(memory.id)
+        moved = StoredMemory(
+            memory_id(target, uid), target, memory.document, {**memory.metadata, **changes}, memory.embedding
+        )
+        await self.add(scope, [moved])
+        await self.delete(scope, memory)
+        return moved
+
+    async def gather(self, *jobs: Awaitable[T]) -> list[T]:
+        return list(await asyncio.gather(*jobs))

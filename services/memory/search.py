@@ -1,0 +1,123 @@
+"""Search and read paths: every result is scored, filtered, sorted and normalized.
+
+The three empty-query bugs of the Roampal notes cannot come back here because
+the no-query path is not a separate pipeline: it shares candidate filtering
+(time window and metadata filters), ranking and normalization with the query
+path, and sorting always reads the normalized ``created_at``.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from services.memory.errors import MemoryNotFound
+from services.memory.naming import Scope, check_collection, check_id
+from services.memory.normalize import NormalizedMemory, as_bool, normalize, rank_input
+from services.memory.ranking import final_rank, relevance
+from services.memory.retrieve import gather_candidates
+from services.memory.runtime import Runtime, vector_from_bytes
+from services.memory.search_rules import (
+    DEFAULT_LIMIT,
+    MAX_LIMIT,
+    SearchParams,
+    SortBy,
+    matches,
+    sort_memories,
+    within,
+)
+from services.memory.store import StoredMemory
+
+MAX_LIST_OFFSET = 1_000_000
+
+
+def normalized(rt: Runtime, memory: StoredMemory) -> NormalizedMemory:
+    return normalize(memory.id, memory.collection, memory.document, memory.metadata, now=rt.now(), weights=rt.settings.ranking)
+
+
+async def search(rt: Runtime, scope: Scope, params: SearchParams, query_vector: bytes = b"") -> list[NormalizedMemory]:
+    now = rt.now()
+    if params.memory_id:
+        memory = await rt.locate(scope, params.memory_id)
+        if memory is None or as_bool(memory.metadata.get("archived", False)):
+            return []
+        return [normalized(rt, memory)]
+    vector = None
+    if query_vector:
+        vector = vector_from_bytes(query_vector, rt.settings.vector_dim)
+    elif params.query:
+        vector = await rt.vector_for(params.query)
+    cutoff = now - timedelta(days=params.days_back) if params.days_back else None
+    candidates = await gather_candidates(rt, scope, params, vector, cutoff)
+    weights = rt.settings.ranking
+    results: list[NormalizedMemory] = []
+    for cand in candidates:
+        memory = cand.memory
+        if as_bool(memory.metadata.get("archived", False)):
+            continue
+        rel = None
+        if vector is not None:
+            rel = relevance(cand.similarity if cand.similarity is not None else 0.0, cand.fused, weights)
+        item = rank_input(
+            memory.collection,
+            memory.metadata,
+            now=now,
+            relevance=rel,
+            collection_weight=params.collection_weights.get(memory.collection, 1.0),
+        )
+        shaped = normalize(
+            memory.id,
+            memory.collection,
+            memory.document,
+            memory.metadata,
+            now=now,
+            similarity=cand.similarity,
+            final_rank_score=final_rank(item, weights),
+            weights=weights,
+        )
+        if within(shaped, cutoff) and matches(shaped, params.filters):
+            results.append(shaped)
+    return sort_memories(results, params.sort_by)[: params.limit]
+
+
+async def get_memory(rt: Runtime, scope: Scope, memory_id: str) -> NormalizedMemory:
+    memory_id = check_id(memory_id)
+    memory = await rt.locate(scope, memory_id)
+    if memory is None:
+        raise MemoryNotFound(f"no memory {memory_id!r} in this scope: check the id, or search with days_back to browse")
+    return normalized(rt, memory)
+
+
+async def list_memories(
+    rt: Runtime,
+    scope: Scope,
+    collection: str,
+    *,
+    limit: int,
+    offset: int,
+    include_archived: bool,
+    sort_by: str,
+) -> tuple[list[NormalizedMemory], int]:
+    from services.memory.errors import InvalidRequest
+
+    check_collection(collection)
+    limit = limit or DEFAULT_LIMIT
+    if not 1 <= limit <= MAX_LIMIT:
+        raise InvalidRequest(f"limit={limit} is out of range: use 1-{MAX_LIMIT}")
+    if offset > MAX_LIST_OFFSET:
+        raise InvalidRequest(f"offset={offset} is too large (max {MAX_LIST_OFFSET})")
+    try:
+        order = SortBy(sort_by) if sort_by else SortBy.RECENCY
+    except ValueError:
+        raise InvalidRequest(f"sort_by={sort_by!r} is unknown: use relevance, recency or score") from None
+    now = rt.now()
+    rows = await rt.io(rt.store.scan, scope, collection)
+    items = []
+    for row in rows:
+        if not include_archived and as_bool(row.metadata.get("archived", False)):
+            continue
+        rank = final_rank(rank_input(collection, row.metadata, now=now), rt.settings.ranking)
+        items.append(
+            normalize(row.id, collection, row.document, row.metadata, now=now, final_rank_score=rank, weights=rt.settings.ranking)
+        )
+    ordered = sort_memories(items, order)
+    return ordered[offset : offset + limit], len(ordered)

@@ -1,0 +1,140 @@
+"""The OpenCode plugin: type-checks against @opencode-ai/plugin, and runs under node.
+
+The runtime test compiles the installed plugin with tsc, loads it in node
+with a stand-in OpenCode client, and points it at a recording HTTP server
+standing in for the gateway (the seam; the plugin is what is under test).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from mnemex.client_setup import init
+from tests.integration.mcp.node_tools import PLUGIN_TYPES, ensure_packages, require_node
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+TSC_FLAGS = ["--ignoreConfig", "--target", "ES2022", "--module", "ESNext", "--moduleResolution", "Bundler",
+             "--strict", "--skipLibCheck", "--types", "node"]
+
+DRIVER = """
+import { MnemexPlugin } from "./mnemex.js"
+const messages = [
+  { info: { role: "user" }, parts: [{ type: "text", text: "how do I deploy?" }] },
+  { info: { role: "assistant" }, parts: [{ type: "text", text: "Use helm upgrade." },
+                                        { type: "text", text: "(synthetic)", synthetic: true }] },
+]
+const client = { session: { messages: async () => ({ data: messages }) } }
+const hooks = await MnemexPlugin({ client, directory: process.env.PROJECT_DIR })
+const started = Date.now()
+await hooks["chat.message"]({ sessionID: "s1" }, { message: {}, parts: [{ type: "text", text: "how do I deploy?" }] })
+const output = { system: [] }
+await hooks["experimental.chat.system.transform"]({ sessionID: "s1" }, output)
+await hooks.event({ event: { type: "session.idle", properties: { sessionID: "s1" } } })
+const other = { system: [] }
+await hooks["experimental.chat.system.transform"]({ sessionID: "s1" }, other)
+console.log(JSON.stringify({ system: output.system, after_idle: other.system, ms: Date.now() - started }))
+"""
+
+
+class Recorder(BaseHTTPRequestHandler):
+    calls: list[tuple[str, dict]] = []
+    reply: dict = {}
+
+    def do_POST(self) -> None:  # noqa: N802 - http.server API
+        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
+        type(self).calls.append((self.path, body))
+        payload = json.dumps(type(self).reply if self.path.endswith("get-context") else {"exchange_id": "x"}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def toolchain() -> Path:
+    return ensure_packages(PLUGIN_TYPES, "@opencode-ai/plugin/package.json")
+
+
+@pytest.fixture
+def gateway() -> Iterator[str]:
+    Recorder.calls = []
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Recorder)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def installed_plugin(home: Path, gateway_url: str) -> Path:
+    init(home, opencode=True, gateway_url=gateway_url)
+    return home / ".config" / "opencode" / "plugins" / "mnemex.ts"
+
+
+def compile_plugin(toolchain: Path, plugin: Path, out: Path, *, emit: bool) -> subprocess.CompletedProcess[str]:
+    source = toolchain / "mnemex.ts"  # inside the toolchain dir so "@opencode-ai/plugin" resolves
+    source.write_text(plugin.read_text())
+    flags = ["--outDir", str(out)] if emit else ["--noEmit"]
+    return subprocess.run([str(toolchain / "node_modules" / ".bin" / "tsc"), *TSC_FLAGS, *flags, str(source)],
+                          capture_output=True, text=True, timeout=120, cwd=toolchain)
+
+
+def test_installed_plugin_type_checks_against_opencode_types(toolchain: Path, tmp_path: Path) -> None:
+    plugin = installed_plugin(tmp_path / "home", "http://127.0.0.1:27300")
+    proc = compile_plugin(toolchain, plugin, tmp_path, emit=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def run_driver(toolchain: Path, plugin: Path, tmp_path: Path) -> dict:
+    node, _ = require_node()
+    out = tmp_path / "js"
+    proc = compile_plugin(toolchain, plugin, out, emit=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    (out / "package.json").write_text('{"type": "module"}')
+    (out / "driver.mjs").write_text(DRIVER)
+    run = subprocess.run([node, "driver.mjs"], cwd=out, capture_output=True, text=True, timeout=60,
+                         env={"PATH": "/usr/bin:/bin", "PROJECT_DIR": str(tmp_path), "MNEMEX_HOOK_TIMEOUT_MS": "800"})
+    assert run.returncode == 0, run.stderr
+    return json.loads(run.stdout.strip().splitlines()[-1])
+
+
+def test_plugin_injects_context_into_the_system_prompt_and_reports_stop(
+    toolchain: Path, gateway: str, tmp_path: Path
+) -> None:
+    Recorder.reply = {"context": "KNOWN CONTEXT: deploy with helm [id:patterns_1]",
+                      "scoring_prompt": "<mnemex-score-required>score [id:working_2]</mnemex-score-required>"}
+    result = run_driver(toolchain, installed_plugin(tmp_path / "home", gateway), tmp_path)
+    (system,) = result["system"]
+    assert "[id:patterns_1]" in system and system.index("mnemex-score-required") < system.index("KNOWN CONTEXT")
+    assert result["after_idle"] == [], "context is used for one turn only"
+    paths = [path for path, _ in Recorder.calls]
+    assert paths == ["/api/hooks/get-context", "/api/hooks/stop"]
+    context_body, stop_body = Recorder.calls[0][1], Recorder.calls[1][1]
+    assert context_body["session_id"] == "s1" and context_body["prompt"] == "how do I deploy?"
+    assert context_body["cwd"] == str(tmp_path)
+    assert stop_body["last_assistant_message"] == "Use helm upgrade."
+
+
+def test_plugin_fails_open_when_the_gateway_is_down(toolchain: Path, tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as sock:  # a port nobody listens on
+        sock.bind(("127.0.0.1", 0))
+        dead = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    started = time.monotonic()
+    result = run_driver(toolchain, installed_plugin(tmp_path / "home", dead), tmp_path)
+    assert result["system"] == [] and result["after_idle"] == []
+    assert result["ms"] < 3_000 and time.monotonic() - started < 60

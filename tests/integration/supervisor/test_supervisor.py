@@ -1,0 +1,107 @@
+"""The supervisor on real processes: ready, status, crash restart with backoff, clean stop.
+
+These run the real embedding service and the real gateway as children
+(``--only``) so they do not depend on the rest of the stack.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.integration.supervisor.helpers import ROOT, alive, cli, log_tails, stack_env, state, wait_for
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+
+def test_up_restarts_a_killed_service_and_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    env = stack_env(home)
+    up = subprocess.Popen([sys.executable, "-m", "mnemex.cli", "up", "--only", "embedding", "--only", "gateway"],
+                          env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for(lambda: state(home).get("supervisor", {}).get("status") == "running", 120, "ready")
+        report = json.loads(cli(env, "status", "--json").stdout)
+        assert report["running"] and report["supervisor"]["pid"] == up.pid
+        assert report["services"]["embedding"]["healthy"] and report["services"]["gateway"]["healthy"]
+        assert report["services"]["embedding"]["address"] == env["MNEMEX_EMBEDDING_ADDR"]
+        first_pid = report["services"]["embedding"]["pid"]
+        gateway_pid = report["services"]["gateway"]["pid"]
+
+        os.kill(first_pid, signal.SIGKILL)
+        after = wait_for(
+            lambda: (s := state(home)["services"]["embedding"])["restarts"] == 1 and s["status"] == "healthy" and s,
+            120, "the embedding service to be restarted and healthy")
+        assert after["last_exit"] == -signal.SIGKILL and after["pid"] != first_pid
+        report = json.loads(cli(env, "status", "--json").stdout)
+        assert report["services"]["embedding"]["restarts"] == 1 and report["healthy"]
+        assert report["services"]["gateway"]["restarts"] == 0
+        human = cli(env, "status")
+        assert human.returncode == 0 and "killed by SIGKILL" in human.stdout
+
+        up.send_signal(signal.SIGTERM)
+        assert up.wait(30) == 0
+    except BaseException:
+        up.kill()
+        print(log_tails(home))
+        raise
+    stdout = up.stdout.read() if up.stdout else ""
+    assert "mnemex is ready" in stdout
+    children = [after["pid"], gateway_pid]
+    wait_for(lambda: not any(alive(pid) for pid in children), 5, "children to exit")
+    final = state(home)
+    assert final["supervisor"]["status"] == "stopped"
+    assert {s["status"] for s in final["services"].values()} == {"stopped"}
+    assert cli(env, "status").returncode == 1
+
+
+def test_detach_refuses_a_second_supervisor_and_down_stops_it(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    env = stack_env(home)
+    started = cli(env, "up", "--detach", "--only", "gateway")
+    try:
+        assert started.returncode == 0, started.stdout + started.stderr + log_tails(home)
+        assert "mnemex is ready" in started.stdout
+        supervisor_pid = state(home)["supervisor"]["pid"]
+        gateway_pid = state(home)["services"]["gateway"]["pid"]
+        again = cli(env, "up", "--detach", "--only", "gateway")
+        assert again.returncode == 0 and f"already running (supervisor pid {supervisor_pid})" in again.stdout
+        foreground = cli(env, "up", "--only", "gateway")
+        assert foreground.returncode == 0 and "already running" in foreground.stderr
+        assert (home / "logs" / "supervisor.log").exists() and (home / "logs" / "gateway.log").exists()
+    finally:
+        stopped = cli(env, "down")
+    assert stopped.returncode == 0 and f"pid {supervisor_pid}" in stopped.stdout
+    wait_for(lambda: not alive(supervisor_pid) and not alive(gateway_pid), 10, "the stack to exit")
+    assert "not running" in cli(env, "down").stdout
+
+
+def test_killing_the_supervisor_takes_its_children_down(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    env = stack_env(home)
+    assert cli(env, "up", "--detach", "--only", "gateway").returncode == 0, log_tails(home)
+    supervisor_pid = state(home)["supervisor"]["pid"]
+    gateway_pid = state(home)["services"]["gateway"]["pid"]
+    os.kill(supervisor_pid, signal.SIGKILL)
+    wait_for(lambda: not alive(gateway_pid), 10, "the orphaned gateway to exit")
+    assert cli(env, "status").returncode == 1
+
+
+def test_a_port_held_by_another_program_is_refused(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    env = stack_env(home)
+    with socket.socket() as foreign:
+        host, port = env["MNEMEX_GATEWAY_ADDR"].split(":")
+        foreign.bind((host, int(port)))
+        foreign.listen()
+        result = cli(env, "up", "--only", "gateway")
+    assert result.returncode == 1
+    assert f"{env['MNEMEX_GATEWAY_ADDR']} (gateway) is already in use" in result.stderr
+    assert "MNEMEX_GATEWAY_ADDR" in result.stderr

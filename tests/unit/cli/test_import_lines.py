@@ -1,0 +1,43 @@
+"""The gateway's JSONL import line rules (gateway/routes/admin.py)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from gateway.errors import InvalidInput
+from gateway.routes.admin import ImportTally, classify_line
+
+DEFAULT = {"user": "me", "project": "here-1234"}
+
+
+def classify(obj: object, keep_user: bool = False, tally: ImportTally | None = None) -> dict | None:
+    raw = obj if isinstance(obj, bytes) else json.dumps(obj).encode()
+    return classify_line(raw, 1, DEFAULT, keep_user=keep_user, tally=tally or ImportTally())
+
+
+def test_memory_without_scope_goes_to_the_callers_project() -> None:
+    line = classify({"type": "memory", "record": {"collection": "working", "content": "x", "id": "working_1"}})
+    assert line == {"type": "memory", "record": {"collection": "working", "content": "x", "id": "working_1",
+                                                 "scope": DEFAULT}}
+
+
+def test_user_is_replaced_unless_kept_and_project_is_kept() -> None:
+    record = {"collection": "memory_bank", "content": "x", "scope": {"user": "alice", "project": ""}}
+    assert classify({"type": "memory", "record": record})["record"]["scope"] == {"user": "me", "project": ""}
+    kept = classify({"type": "memory", "record": record}, keep_user=True)
+    assert kept["record"]["scope"] == {"user": "alice", "project": ""}
+
+
+def test_kg_header_end_and_bad_lines() -> None:
+    assert classify({"type": "kg", "graph": {"routing_patterns": {}}})["scope"] == DEFAULT
+    assert classify({"type": "header", "format": "mnemex-export", "version": 1}) is None
+    assert classify({"type": "end", "memories": 1}) is None
+    tally = ImportTally()
+    assert classify(b"{not json", tally=tally) is None
+    assert classify({"type": "memory", "record": {"content": "no collection"}}, tally=tally) is None
+    assert classify({"type": "kg", "graph": []}, tally=tally) is None
+    assert tally.invalid == 3 and len(tally.errors) == 3 and tally.errors[0].startswith("line 1: not JSON")
+    with pytest.raises(InvalidInput, match="not a mnemex-export v1 file"):
+        classify({"type": "header", "format": "other"})

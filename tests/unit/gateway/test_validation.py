@@ -1,0 +1,55 @@
+"""Input checks and proto conversions give messages that say how to fix things."""
+
+from __future__ import annotations
+
+import pytest
+
+from gateway import convert, validation
+from gateway.errors import InvalidInput
+from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
+
+
+def test_outcomes_and_sort_orders() -> None:
+    assert convert.memory_outcome(" Worked ") == mem_pb.OUTCOME_WORKED
+    with pytest.raises(InvalidInput, match="worked, partial, unknown, failed"):
+        convert.memory_outcome("great")
+    with pytest.raises(InvalidInput, match="relevance, recency, score"):
+        convert.sort_by("newest")
+
+
+def test_unknown_collection_lists_the_choices() -> None:
+    with pytest.raises(InvalidInput, match="memory_bank"):
+        convert.collections(["notes"])
+    assert convert.collections(["patterns", " history "]) == ["patterns", "history"]
+
+
+@pytest.mark.parametrize("value", [0, 101, -1, True, 5.5])
+def test_limit_range(value: object) -> None:
+    with pytest.raises(InvalidInput, match="from 1 to 100"):
+        validation.in_range(value, "limit", validation.LIMIT_RANGE)  # type: ignore[arg-type]
+
+
+def test_text_limits_and_ids() -> None:
+    with pytest.raises(InvalidInput, match="limit is 2,000"):
+        validation.text("q" * 2001, "query", validation.MAX_QUERY_CHARS)
+    with pytest.raises(InvalidInput, match="at most 200"):
+        validation.memory_id("x" * 201)
+    with pytest.raises(InvalidInput, match="empty"):
+        validation.memory_id("  ")
+    with pytest.raises(InvalidInput, match="0.0 to 1.0"):
+        validation.unit(1.5, "importance")
+    with pytest.raises(InvalidInput, match="10 MB"):
+        validation.book_size(b"x" * (validation.MAX_BOOK_BYTES + 1))
+
+
+def test_memory_dict_has_the_normalized_shape() -> None:
+    proto = mem_pb.Memory(
+        id="memory_bank_1", collection="memory_bank", content="c", importance=0.9, confidence=0.8,
+        metadata_json='{"source": "cli"}', tags=["a"], embedding_similarity=0.5,
+    )
+    out = convert.memory_to_dict(proto)
+    assert out["importance"] == 0.9 and out["confidence"] == 0.8
+    assert out["metadata"] == {"source": "cli"} and out["tags"] == ["a"]
+    assert out["embedding_similarity"] == 0.5 and "final_rank_score" not in out
+    plain = convert.memory_to_dict(mem_pb.Memory(id="working_1", collection="working", metadata_json="not json"))
+    assert "importance" not in plain and plain["metadata"] == {}

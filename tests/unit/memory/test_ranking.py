@@ -1,0 +1,89 @@
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from services.memory.ranking import RankInput, RankingWeights, final_rank, learned_score, recency, relevance
+from services.memory.scoring import wilson_lower_bound
+
+W = RankingWeights()
+
+
+def item(**kwargs: object) -> RankInput:
+    base: dict[str, object] = dict(collection="history", score=0.5, uses=0, success_count=0.0, age_days=0.0, relevance=0.5)
+    base.update(kwargs)
+    return RankInput(**base)  # type: ignore[arg-type]
+
+
+def test_the_documented_formula_with_a_query() -> None:
+    memory = item(score=0.8, uses=4, success_count=3.0, age_days=10.0, relevance=0.6)
+    evidence = 4 / (4 + 3)
+    learned = (1 - evidence) * 0.8 + evidence * wilson_lower_bound(3.0, 4)
+    expected = 0.6 * 0.6 + 0.3 * learned + 0.1 * 0.5 ** (10 / 30)
+    assert final_rank(memory) == pytest.approx(expected)
+
+
+def test_without_a_query_relevance_drops_out_and_weights_renormalise() -> None:
+    memory = item(relevance=None, score=0.9, age_days=0.0)
+    assert final_rank(memory) == pytest.approx((0.3 * 0.9 + 0.1 * 1.0) / 0.4)
+
+
+def test_more_relevant_wins_at_equal_learning() -> None:
+    assert final_rank(item(relevance=0.7)) > final_rank(item(relevance=0.5))
+
+
+def test_wilson_is_used_in_ranking_not_only_shown() -> None:
+    # Same raw score; the memory with more proven successes ranks higher.
+    proven = item(score=0.9, uses=20, success_count=19.0)
+    lucky = item(score=0.9, uses=2, success_count=2.0)
+    assert final_rank(proven) > final_rank(lucky)
+    assert learned_score(proven) > learned_score(lucky)
+
+
+def test_one_success_does_not_rank_below_untested() -> None:
+    once = item(score=0.7, uses=1, success_count=1.0)
+    untested = item(score=0.5, uses=0)
+    assert learned_score(once) > learned_score(untested) == pytest.approx(0.5)
+
+
+def test_failures_sink_a_memory_below_a_slightly_more_relevant_rival() -> None:
+    failed = item(score=0.2, uses=1, success_count=0.0, relevance=0.62)
+    neutral = item(score=0.5, uses=0, relevance=0.55)
+    assert final_rank(failed) < final_rank(neutral)
+
+
+def test_memory_bank_uses_importance_times_confidence_then_blends_wilson_after_three_uses() -> None:
+    bank = item(collection="memory_bank", importance=0.9, confidence=0.5, uses=2, success_count=0.0)
+    assert learned_score(bank) == pytest.approx(0.45)
+    bank3 = dataclasses.replace(bank, uses=3, success_count=3.0)
+    assert learned_score(bank3) == pytest.approx(0.8 * 0.45 + 0.2 * wilson_lower_bound(3.0, 3))
+
+
+def test_books_have_fixed_quality_until_used() -> None:
+    assert learned_score(item(collection="books")) == pytest.approx(W.books_quality)
+
+
+def test_collection_weight_multiplies_the_whole_rank() -> None:
+    base = item(relevance=0.6)
+    assert final_rank(dataclasses.replace(base, collection_weight=1.5)) == pytest.approx(1.5 * final_rank(base))
+    assert final_rank(dataclasses.replace(base, collection_weight=0.0)) == 0.0
+
+
+def test_recency_halves_every_thirty_days() -> None:
+    assert recency(0) == 1.0
+    assert recency(30) == pytest.approx(0.5)
+    assert recency(-5) == 1.0
+
+
+def test_relevance_blends_fused_rank_in_hybrid_mode() -> None:
+    assert relevance(0.6, None) == pytest.approx(0.6)
+    assert relevance(0.6, 1.0) == pytest.approx(0.7 * 0.6 + 0.3 * 1.0)
+    assert relevance(-0.2, None) == 0.0
+
+
+def test_weights_are_frozen_and_validated() -> None:
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        W.relevance = 1.0  # type: ignore[misc]
+    with pytest.raises(ValueError):
+        RankingWeights(learned=0.0, recency=0.0)

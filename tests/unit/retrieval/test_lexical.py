@@ -1,0 +1,126 @@
+"""LexicalIndex: BM25 ranking, incremental add/remove, bounds."""
+
+from __future__ import annotations
+
+import string
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from services.memory.lexical import LexicalIndex
+
+WORDS = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "kappa", "lambda"]
+
+
+def build(docs: dict[str, str]) -> LexicalIndex:
+    index = LexicalIndex()
+    for doc_id, text in docs.items():
+        index.add(doc_id, text)
+    return index
+
+
+def test_ranks_matching_document_first() -> None:
+    index = build(
+        {
+            "pytest": "run the unit tests with pytest -x before committing",
+            "docker": "docker compose up brings the database online",
+            "chroma": "chroma queries need explicit embeddings or they download a model",
+        }
+    )
+    hits = index.search("how do I run the tests?", 3)
+    assert hits[0][0] == "pytest"
+    assert all(score > 0 for _, score in hits)
+    assert [doc for doc, _ in index.search("database compose", 3)] == ["docker"]
+
+
+def test_rare_terms_outweigh_common_ones() -> None:
+    index = build({f"d{i}": "deploy service" for i in range(20)})
+    index.add("special", "deploy kubernetes")
+    assert index.search("deploy kubernetes", 1)[0][0] == "special"
+
+
+def test_add_replaces_and_remove_forgets() -> None:
+    index = build({"a": "postgres migration failed", "b": "redis cache warm"})
+    index.add("a", "mysql replica lag")
+    assert len(index) == 2
+    assert index.search("postgres", 5) == []
+    assert index.search("mysql", 5)[0][0] == "a"
+    index.remove("a")
+    index.remove("never-added")
+    assert len(index) == 1
+    assert index.search("mysql", 5) == []
+    assert "a" not in index and "b" in index
+
+
+def test_code_identifiers_match_whole_and_parts() -> None:
+    index = build(
+        {
+            "camel": "fixed a crash in getUserName when the header is empty",
+            "path": "the bug lives in services/memory/lexical.py line 40",
+            "other": "user interface colours were updated",
+        }
+    )
+    assert index.search("getUserName", 3)[0][0] == "camel"
+    assert index.search("lexical.py", 3)[0][0] == "path"
+    # parts are indexed too: "user name" reaches the camelCase identifier
+    assert index.search("user name", 3)[0][0] == "camel"
+
+
+def test_empty_index_empty_query_and_k_zero() -> None:
+    index = LexicalIndex()
+    assert index.search("anything", 5) == []
+    index.add("a", "something here")
+    assert index.search("", 5) == []
+    assert index.search("the of and", 5) == []  # only stopwords
+    assert index.search("something", 0) == []
+
+
+def test_huge_inputs_are_bounded() -> None:
+    index = LexicalIndex()
+    index.add("big", "word " * 200_000)
+    assert len(index) == 1
+    assert index.search("word " * 10_000, 1)[0][0] == "big"
+
+
+def test_ties_break_by_id() -> None:
+    index = build({"b": "shared text", "a": "shared text", "c": "shared text", "d": "other"})
+    assert [d for d, _ in index.search("shared", 2)] == ["a", "b"]
+
+
+texts = st.lists(st.sampled_from(WORDS), min_size=1, max_size=8).map(" ".join)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    base=st.dictionaries(st.text(string.ascii_lowercase, min_size=1, max_size=4), texts, max_size=12),
+    extra_text=texts,
+    query=st.lists(st.sampled_from(WORDS), min_size=1, max_size=3).map(" ".join),
+)
+def test_remove_undoes_add(base: dict[str, str], extra_text: str, query: str) -> None:
+    index = build(base)
+    before = index.search(query, 20)
+    index.add("__extra__", extra_text)
+    index.remove("__extra__")
+    after = index.search(query, 20)
+    assert [d for d, _ in after] == [d for d, _ in before]
+    for (_, s1), (_, s2) in zip(before, after, strict=True):
+        assert abs(s1 - s2) < 1e-9
+
+
+@settings(max_examples=40, deadline=None)
+@given(docs=st.dictionaries(st.text(string.ascii_lowercase, min_size=1, max_size=4), texts, min_size=1, max_size=12))
+def test_insertion_order_does_not_change_results(docs: dict[str, str]) -> None:
+    forward = build(docs)
+    backward = build(dict(reversed(list(docs.items()))))
+    for word in WORDS[:4]:
+        assert forward.search(word, 10) == backward.search(word, 10)
+
+
+@settings(max_examples=40, deadline=None)
+@given(docs=st.dictionaries(st.text(string.ascii_lowercase, min_size=1, max_size=4), texts, max_size=12), k=st.integers(1, 15))
+def test_results_are_sorted_and_bounded(docs: dict[str, str], k: int) -> None:
+    hits = build(docs).search("alpha beta gamma", k)
+    assert len(hits) <= k
+    scores = [s for _, s in hits]
+    assert scores == sorted(scores, reverse=True)
+    assert all(s > 0 for s in scores)

@@ -2,11 +2,14 @@
 
 Refuses to listen beyond loopback unless MNEMEX_TOKEN is set (then every
 endpoint but GET /api/health needs ``Authorization: Bearer <token>``).
+MNEMEX_GET_CONTEXT_BUDGET_MS (default 1500) bounds one get-context; keep it
+below the hooks' MNEMEX_HOOK_TIMEOUT (2 s).
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import sys
 
 from mnemex import offline
@@ -18,6 +21,9 @@ def main() -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s", stream=sys.stderr)
     try:
         settings = Settings.from_env()
+        budget_ms = os.environ.get("MNEMEX_GET_CONTEXT_BUDGET_MS", "1500")
+        if not budget_ms.isdigit() or not 50 <= int(budget_ms) <= 60_000:
+            raise ConfigError(f"MNEMEX_GET_CONTEXT_BUDGET_MS={budget_ms!r}: use milliseconds from 50 to 60000")
         host, port = split_host_port(settings.gateway_addr, "MNEMEX_GATEWAY_ADDR")
         require_token_for(host, settings.token, "the gateway")
     except ConfigError as exc:
@@ -27,9 +33,10 @@ def main() -> None:
     import uvicorn
 
     from gateway.app import create_app
+    from gateway.context import Deadlines
 
     uvicorn.run(
-        create_app(settings),
+        create_app(settings, deadlines=Deadlines.within(int(budget_ms) / 1000)),
         host=host,
         port=port,
         log_level="warning",

@@ -21,6 +21,7 @@ from fastapi.responses import JSONResponse
 
 from gateway import validation
 from gateway.backends import Backends
+from gateway.context import Deadlines
 from gateway.errors import GatewayError
 from gateway.middleware import BearerAuth, BodyLimit
 from gateway.operations import Operations
@@ -54,8 +55,9 @@ def _optional_module(name: str) -> Any:
         return None
 
 
-def create_app(settings: Settings, backends: Backends | None = None) -> FastAPI:
-    operations = Operations(backends, settings)  # type: ignore[arg-type]  # filled in by the lifespan
+def create_app(settings: Settings, backends: Backends | None = None, *, deadlines: Deadlines | None = None) -> FastAPI:
+    """The gateway app; ``deadlines`` bounds get-context (default: 1.5 s overall)."""
+    operations = Operations(backends, settings, deadlines)  # type: ignore[arg-type]  # backends filled in by the lifespan
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -65,6 +67,7 @@ def create_app(settings: Settings, backends: Backends | None = None) -> FastAPI:
         try:
             yield
         finally:
+            await operations.drain()
             if owned:
                 await operations.backends.close()
                 operations.backends = None  # type: ignore[assignment]

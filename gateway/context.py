@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,6 +43,16 @@ class Deadlines:
     search: float = 1.0
     record: float = 0.4
     total: float = 1.5
+
+    @classmethod
+    def within(cls, total: float) -> Deadlines:
+        """The default split, scaled to a different overall budget (seconds)."""
+        factor = total / cls.total
+        base = cls()
+        return cls(
+            state=base.state * factor, embed=base.embed * factor, kg=base.kg * factor,
+            search=base.search * factor, record=base.record * factor, total=total,
+        )
 
 
 @dataclass
@@ -104,7 +115,10 @@ async def build(
     prompt: str,
     limit: int,
     deadlines: Deadlines = Deadlines(),
+    defer: Callable[[Coroutine[Any, Any, None]], None] | None = None,
 ) -> dict[str, Any]:
+    """Run the pipeline. With ``defer``, the RecordInjection write is handed to
+    it instead of awaited, so the prompt does not wait for the session write."""
     md = backends.metadata
     degraded: list[str] = []
     query = prompt.strip()
@@ -156,19 +170,17 @@ async def build(
         _failed("memory", exc, degraded)
 
     if "memory" not in degraded:
-        try:
-            await backends.memory.RecordInjection(
-                mem_pb.RecordInjectionRequest(
-                    scope=mem_scope,
-                    session_id=session_id,
-                    ids=[m["id"] for m in memories],
-                    prompt=prompt[:RECORDED_PROMPT_CHARS],
-                ),
-                timeout=deadlines.record,
-                metadata=md,
-            )
-        except grpc.aio.AioRpcError as exc:
-            _failed("memory", exc, degraded)
+        injection = record_injection(
+            backends,
+            mem_pb.RecordInjectionRequest(
+                scope=mem_scope, session_id=session_id, ids=[m["id"] for m in memories], prompt=prompt[:RECORDED_PROMPT_CHARS]
+            ),
+            deadlines.record,
+        )
+        if defer is None:
+            await injection
+        else:
+            defer(injection)
 
     scoring = formatting.scoring_prompt(scoring_ids) if scoring_required else ""
     known = formatting.known_context(memories, budget=formatting.MAX_OUTPUT_CHARS - len(scoring) - 2)
@@ -182,6 +194,13 @@ async def build(
         "routing": routing.as_dict(),
         "degraded": sorted(set(degraded)),
     }
+
+
+async def record_injection(backends: Backends, request: mem_pb.RecordInjectionRequest, timeout: float) -> None:
+    try:
+        await backends.memory.RecordInjection(request, timeout=timeout, metadata=backends.metadata)
+    except grpc.aio.AioRpcError as exc:
+        log.info("get-context: RecordInjection failed: %s", exc.code().name)
 
 
 def empty_result(degraded: list[str]) -> dict[str, Any]:

@@ -43,7 +43,16 @@ async def problem_text(backends: Backends, scope: mem_pb.Scope, exchange_id: str
         value = metadata.get(key) if isinstance(metadata, dict) else None
         if isinstance(value, str) and value.strip():
             return value[:PROBLEM_CHARS]
-    return reply.memory.content[:PROBLEM_CHARS]
+    return user_part(reply.memory.content)[:PROBLEM_CHARS]
+
+
+def user_part(exchange: str) -> str:
+    """'User: q\nAssistant: a' -> 'q' (the problem the memories were answering)."""
+    if exchange.startswith("User: "):
+        return exchange[len("User: "):].split("\nAssistant: ", 1)[0]
+    if exchange.startswith("Assistant: "):
+        return ""
+    return exchange
 
 
 async def teach(

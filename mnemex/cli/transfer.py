@@ -21,7 +21,7 @@ app = typer.Typer()
 
 FORMAT_NAME = "mnemex-export"
 BATCH_BYTES = 1024 * 1024  # per /api/import request; the gateway re-embeds each batch
-TALLY_KEYS = ("imported", "skipped_existing", "invalid", "graphs", "kg_nodes", "kg_edges")
+TALLY_KEYS = ("imported", "skipped_existing", "invalid", "graphs", "graphs_unchanged", "kg_nodes", "kg_edges")
 
 
 def batches(lines: Iterable[bytes], limit: int = BATCH_BYTES) -> Iterator[list[bytes]]:
@@ -62,8 +62,8 @@ def print_tally(tally: dict[str, Any], json_output: bool, extra: dict[str, Any] 
         print_json({**tally, **(extra or {})})
         return
     out.print(f"{tally['imported']} memories imported, {tally['skipped_existing']} already present, "
-              f"{tally['invalid']} invalid; {tally['graphs']} knowledge graphs "
-              f"({tally['kg_nodes']} nodes, {tally['kg_edges']} edges)")
+              f"{tally['invalid']} invalid; {tally['graphs']} knowledge graphs merged "
+              f"({tally['kg_nodes']} nodes, {tally['kg_edges']} edges), {tally['graphs_unchanged']} already present")
     for error in tally.get("errors", []):
         err.print(f"[yellow]skipped[/] {escape(str(error))}")
 

@@ -16,6 +16,7 @@ import type { Plugin } from "@opencode-ai/plugin"
 const GATEWAY = (process.env.MNEMEX_GATEWAY_URL || "__MNEMEX_GATEWAY_URL__").replace(/\/+$/, "")
 const TIMEOUT_MS = Number(process.env.MNEMEX_HOOK_TIMEOUT_MS || 2000)
 const MAX_PROMPT_CHARS = 20000
+const MAX_ANSWER_CHARS = 100000
 const MAX_CONTEXT_CHARS = 10000
 
 type ContextReply = { context?: string; scoring_prompt?: string; scoring_required?: boolean }
@@ -59,8 +60,6 @@ export const MnemexPlugin: Plugin = async ({ client, directory }) => {
         session_id: input.sessionID,
         prompt: prompt.slice(0, MAX_PROMPT_CHARS),
         cwd: directory,
-        hook_event_name: "UserPromptSubmit",
-        client: "opencode",
       })) as ContextReply | undefined
       if (!reply) return
       let text = reply.context || ""
@@ -81,16 +80,17 @@ export const MnemexPlugin: Plugin = async ({ client, directory }) => {
       try {
         const reply = await client.session.messages({ path: { id: sessionID }, query: { limit: 20 } })
         const messages = reply.data ?? []
-        const last = [...messages].reverse().find((m) => m.info.role === "assistant")
-        if (!last) return
-        const answer = textOf(last.parts as Array<{ type: string; text?: string; synthetic?: boolean }>)
+        const lastAssistant = [...messages].reverse().find((m) => m.info.role === "assistant")
+        const lastUser = [...messages].reverse().find((m) => m.info.role === "user")
+        if (!lastAssistant) return
+        const answer = textOf(lastAssistant.parts as Array<{ type: string; text?: string; synthetic?: boolean }>)
         if (!answer.trim()) return
+        const asked = lastUser ? textOf(lastUser.parts as Array<{ type: string; text?: string; synthetic?: boolean }>) : ""
         await post("/api/hooks/stop", {
           session_id: sessionID,
           cwd: directory,
-          last_assistant_message: answer.slice(0, MAX_PROMPT_CHARS),
-          hook_event_name: "Stop",
-          client: "opencode",
+          assistant_text: answer.slice(0, MAX_ANSWER_CHARS),
+          user_text: asked.slice(0, MAX_PROMPT_CHARS),
         })
       } catch {
         // fail open

@@ -17,8 +17,14 @@ rules below absorb them, following its v0.3.5 normalization notes:
   Roampal's knowledge graph still match), else a stable derived id, so a
   second import finds the same ids and duplicates nothing.
 
-Every other scalar metadata key is kept, plus ``imported_from: roampal``
-and the original ``roampal_id``.
+Every other scalar metadata key is kept, plus ``imported_from: roampal``,
+the original ``roampal_id`` and ``imported_at``. Working and history rows
+also get ``refreshed_at`` = the import time: mnemex expires unpromoted
+working memories after 24 h and unused history after 30 days, counted from
+the latest of creation and refresh, so without it a months-old Roampal
+history would be swept away on the first maintenance pass instead of
+getting the same window to prove itself. ``created_at`` (and so the age
+shown) stays Roampal's.
 """
 
 from __future__ import annotations
@@ -142,7 +148,8 @@ def _scalar(value: Any) -> Any:
 
 
 def to_record(
-    roampal_collection: str, roampal_id: str, document: str | None, metadata: Mapping[str, Any] | None
+    roampal_collection: str, roampal_id: str, document: str | None, metadata: Mapping[str, Any] | None,
+    now: datetime | None = None,
 ) -> tuple[dict[str, Any] | None, str]:
     """(record, "") or (None, reason). The record has no scope: it lands in the importing project."""
     collection = ROAMPAL_COLLECTIONS.get(roampal_collection)
@@ -172,7 +179,11 @@ def to_record(
         out["tags"] = tags_json(meta.get("tags"))
     if collection == "books":
         out.setdefault("title", "untitled")
+    stamp = (now or datetime.now(UTC)).isoformat(timespec="seconds")
+    if collection in ("working", "history"):
+        out["refreshed_at"] = stamp
     out["imported_from"] = "roampal"
     out["roampal_id"] = roampal_id
+    out["imported_at"] = stamp
     return {"collection": collection, "id": mnemex_id(collection, roampal_id), "content": content,
             "metadata": out}, ""

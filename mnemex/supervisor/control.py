@@ -54,10 +54,10 @@ def start_detached(settings: Settings, only: Sequence[str] = (), ready_timeout: 
     return int(reply.stdout.strip())
 
 
-def _specs_as_running(settings: Settings, only: Sequence[str] = ()) -> list[ServiceSpec]:
-    """Specs with the addresses the running supervisor recorded (else from settings)."""
-    recorded = (read_state(RunPaths(settings.home)) or {}).get("services", {})
-    specs = stack_specs(settings, only)
+def _specs_as_running(settings: Settings, supervised: bool) -> list[ServiceSpec]:
+    """The running supervisor's services at their recorded addresses; else the whole stack from settings."""
+    recorded = (read_state(RunPaths(settings.home)) or {}).get("services", {}) if supervised else {}
+    specs = stack_specs(settings, tuple(recorded))
     out = []
     for spec in specs:
         address = recorded.get(spec.name, {}).get("address") or spec.address
@@ -124,7 +124,7 @@ def collect_status(settings: Settings, probe_timeout: float = 0.5) -> dict[str, 
     prober = Prober()
     services: dict[str, Any] = {}
     try:
-        for spec in _specs_as_running(settings):
+        for spec in _specs_as_running(settings, supervisor_pid is not None):
             entry = dict(recorded.get(spec.name) or {}) if supervisor_pid else {}
             healthy = prober.healthy(spec, probe_timeout)
             if not supervisor_pid:

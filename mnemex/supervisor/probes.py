@@ -90,13 +90,12 @@ class Prober:
             return "DOWN"
         return str(health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status))
 
-    def healthy(self, spec: ServiceSpec, timeout: float = 0.5) -> bool:
+    def healthy(self, spec: ServiceSpec, timeout: float = 0.5, strict: bool = False) -> bool:
+        """Serving? For the gateway: any HTTP answer, or with ``strict`` a 200 (all backends serve)."""
         if spec.kind == "grpc":
             return self.grpc_status(spec.address, "", timeout) == "SERVING"
-        # Any HTTP answer means the gateway process serves; whether its backends
-        # are healthy is what the gRPC probes of the other specs say.
         status, _ = http_get_json(http_url(spec.address), timeout)
-        return status is not None
+        return status == 200 if strict else status is not None
 
     def close(self) -> None:
         for chan in self._channels.values():

@@ -40,6 +40,7 @@ class Managed:
     next_start: float | None = None
     next_probe: float = 0.0
     failing_since: float | None = None
+    spawned_at: float = 0.0
     exits: list[int] = field(default_factory=list)
 
     @property
@@ -189,7 +190,7 @@ class Supervisor:
         if not child.alive or now < child.next_probe:
             return False
         starting = child.state.status == "starting"
-        ok = self._prober.healthy(child.spec, timeout=0.3 if starting else 1.0)
+        ok = self._probe(child, starting)
         child.next_probe = now + (self.timing.tick_starting if starting else self.timing.probe_interval)
         if ok:
             child.failing_since = None
@@ -198,6 +199,8 @@ class Supervisor:
             if child.healthy_since is not None and now - child.healthy_since >= self.policy.reset_after:
                 child.streak = 0
             if child.state.status != "healthy":
+                if child.state.status == "starting":
+                    child.state.ready_seconds = round(now - child.spawned_at, 2)
                 if child.ever_healthy:
                     self._report(f"{child.spec.name} is healthy again (restarts: {child.state.restarts})")
                 child.ever_healthy = True
@@ -215,6 +218,17 @@ class Supervisor:
             child.state.status = "unhealthy"
             return True
         return False
+
+    def _probe(self, child: Managed, starting: bool) -> bool:
+        spec = child.spec
+        if starting and spec.require_backends:
+            # Ask the gateway about its backends only once they serve: probing earlier
+            # would push the gateway's own channels into reconnect backoff.
+            backends = [c for c in self.children.values() if c.spec.kind == "grpc"]
+            if any(c.state.status != "healthy" for c in backends):
+                return False
+            return self._prober.healthy(spec, timeout=1.0, strict=True)
+        return self._prober.healthy(spec, timeout=0.3 if starting else 1.0)
 
     # -- helpers ---------------------------------------------------------
     def _spawn(self, child: Managed) -> None:
@@ -235,6 +249,8 @@ class Supervisor:
             )
         child.next_start = None
         child.next_probe = 0.0
+        child.spawned_at = time.monotonic()
+        child.state.ready_seconds = None
         child.state.pid = child.proc.pid
         child.state.status = "starting"
         child.state.started_at = now_iso()

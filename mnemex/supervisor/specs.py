@@ -41,6 +41,9 @@ class ServiceSpec:
     module: str
     address: str
     kind: str  # "grpc" (grpc.health.v1 Check) or "http" (GET /api/health)
+    # The gateway with all three backends supervised beside it: it counts as ready
+    # only once its /api/health says every backend serves (200).
+    require_backends: bool = False
 
     @property
     def grpc_service(self) -> str:
@@ -62,6 +65,7 @@ def stack_specs(settings: Settings, only: Sequence[str] = ()) -> list[ServiceSpe
             module=MODULES[name],
             address=settings.addr_of(name),
             kind="grpc" if name in SERVICE_NAMES else "http",
+            require_backends=name == "gateway" and all(n in names for n in SERVICE_NAMES),
         )
         for name in names
     ]

@@ -74,6 +74,7 @@ class ServiceState:
     restarts: int = 0
     last_exit: int | None = None
     started_at: str | None = None
+    ready_seconds: float | None = None  # spawn -> first healthy probe, for the latest start
 
     def update_exit(self, code: int) -> None:
         """Record a crash; the supervisor restarts the service after a backoff."""

@@ -177,8 +177,9 @@ def paths(c: Collector) -> None:
             if regex is WIN_PATH_RE or _is_path(raw):
                 c.add(raw, "path", m.start(), m.start() + len(raw))
     for regex in (FILENAME_RE, SPECIAL_FILE_RE):
-        for m in regex.finditer(c.masked):
-            if re.match(r"\.[A-Za-z_]", c.masked[m.end() : m.end() + 2]):
+        masked = c.masked
+        for m in regex.finditer(masked):
+            if re.match(r"\.[A-Za-z_]", masked[m.end() : m.end() + 2]):
                 continue  # process.env.HOME is an attribute chain, not a file
             lower = m.group(0).lower()
             c.add(display(lower, m.group(0)), tech_type(lower) or "path", m.start(), m.end())
@@ -188,9 +189,10 @@ def identifiers(c: Collector) -> None:
     for m in MULTIWORD_RE.finditer(c.masked):
         name, type_ = MULTIWORD[entity_key(m.group(0))]
         c.add(name, type_, m.start(), m.end())
-    for m in CALL_RE.finditer(c.masked):
+    masked = c.masked
+    for m in CALL_RE.finditer(masked):
         name = m.group(1)
-        if name.lower() in lexicon.STOPWORDS or len(name) < 2 or c.masked.startswith("s)", m.end()):
+        if name.lower() in lexicon.STOPWORDS or len(name) < 2 or masked.startswith("s)", m.end()):
             continue  # "type(s)" is a plural marker, not a call
         c.add(name, "identifier", m.start(1), m.end(1) + 1)
     for m in DOTTED_RE.finditer(c.masked):

@@ -64,10 +64,13 @@ def acronyms(c: Collector) -> None:
             c.add(code.display(lower, acronym), code.tech_type(lower) or "term", m.start("acr"), m.end("acr"))
 
 
-def _subject_name(text: str, end: int, word: str) -> bool:
+MID_SENTENCE_CAPITAL_RE = re.compile(r"(?<=[a-z,] )([A-Z][a-z][\w'’-]*)")
+
+
+def _subject_name(text: str, end: int, word: str, mid_sentence: set[str]) -> bool:
     """A sentence-opening word is a name if it is capitalised mid-sentence
     elsewhere, or is followed by a verb typical after a person or product."""
-    if re.search(rf"(?<=[a-z,] ){re.escape(word)}\b", text):
+    if word in mid_sentence:
         return True
     following = re.match(r"\s*('s|[a-z]+)", text[end:])
     return bool(following) and following.group(1) in lexicon.SUBJECT_VERBS
@@ -76,6 +79,7 @@ def _subject_name(text: str, end: int, word: str) -> bool:
 def capitalised_names(c: Collector) -> None:
     masked = c.masked
     not_names = lexicon.COMMON_VERBS | lexicon.STOPWORDS
+    mid_sentence = set(MID_SENTENCE_CAPITAL_RE.findall(c.original))
     for m in NAME_RE.finditer(masked):
         tokens = m.group(0).split()
         start = m.start()
@@ -94,7 +98,7 @@ def capitalised_names(c: Collector) -> None:
             word = tokens[0]
             if word.lower() in not_names or word.lower() in lexicon.GENERIC_NOUNS:
                 continue
-            if initial and not _subject_name(c.original, m.end(), word):
+            if initial and not _subject_name(c.original, m.end(), word, mid_sentence):
                 continue  # most lone capitalised sentence openers are ordinary words
         start = masked.index(tokens[0], start)
         c.add(name, "name", start, start + len(name))
@@ -135,7 +139,8 @@ def extract(text: str, *, with_relations: bool = False) -> Extraction:
     ):
         step(c)
     for phrase, start in noun_phrases(c.masked):
-        if entity_key(phrase) not in c.entities:
+        known = c.entities.get(entity_key(phrase))
+        if known is None or known.type == "phrase":  # every mention counts, for relations
             c.add(phrase, "phrase", start, start + len(phrase), mask=False)
     entities = list(c.entities.values())
     concepts = content_concepts(entities, c.masked, MAX_CONCEPTS)

@@ -19,7 +19,6 @@ from services.kg.routing import RoutingGraph
 
 EXPORT_FORMAT = "mnemex-kg"
 EXPORT_VERSION = 1
-SCORING_ACTION = "score_response"
 UNSPECIFIED_REASON = "unspecified"
 
 
@@ -62,10 +61,8 @@ class ScopeGraphs:
             self.problems.record(op["signature"], doc_ids, outcome, op.get("problem", ""), ts)
         if outcome is Outcome.FAILED and concepts:
             self.failures.record(concepts[:8], op.get("failure_reason") or UNSPECIFIED_REASON, doc_ids, ts)
-        if op.get("context_type") and collections:
-            pairs = zip(collections, doc_ids) if len(collections) == len(doc_ids) else ((c, "") for c in collections)
-            for collection, doc_id in dict.fromkeys(pairs):
-                self.actions.record(op["context_type"], SCORING_ACTION, collection, outcome, doc_id, ts)
+        # Action effectiveness is taught by RecordAction only (the gateway sends
+        # one per scored memory), so an outcome is never counted twice there.
 
     def remove_docs(self, doc_ids: set[str]) -> int:
         removed = sum(self.content.remove_fact(doc_id) for doc_id in doc_ids)

@@ -73,14 +73,15 @@ def _split_verbs(run: list[tuple[str, int]]) -> list[list[tuple[str, int]]]:
 
 
 def _at_sentence_start(masked: str, pos: int) -> bool:
-    before = masked[:pos].rstrip(" \t")
+    before = masked[max(0, pos - 200) : pos].rstrip(" \t")
+    if not before and pos > 200:
+        return False
     return not before or before[-1] in ".!?\n:"
 
 
 def noun_phrases(masked: str) -> list[tuple[str, int]]:
-    """(phrase, start offset) for each 2-3 word candidate, in text order."""
+    """(phrase, start offset) for every 2-3 word candidate, in text order."""
     found: list[tuple[str, int]] = []
-    seen: set[str] = set()
     runs = [piece for run in _runs(masked) for piece in _split_verbs(run)]
     for run in runs:
         words = run[-MAX_PHRASE_WORDS:]  # English noun phrases are head-final
@@ -92,10 +93,7 @@ def noun_phrases(masked: str) -> list[tuple[str, int]]:
             continue
         if any(w.isupper() and len(w) > 1 for w, _ in words):
             continue
-        phrase = " ".join(w.lower() for w, _ in words)
-        if phrase not in seen:
-            seen.add(phrase)
-            found.append((phrase, words[0][1]))
+        found.append((" ".join(w.lower() for w, _ in words), words[0][1]))
     return found
 
 

@@ -71,7 +71,7 @@ class MemoryCore:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._sweeper
             self._sweeper = None
-        await asyncio.to_thread(self.rt.state.close)
+        await asyncio.to_thread(self.rt.close)
 
     # -- memories ----------------------------------------------------------------------
     async def store(self, scope: Scope, **kwargs: object) -> tuple[NormalizedMemory, bool]:

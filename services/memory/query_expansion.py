@@ -50,14 +50,15 @@ _MONTH_YEAR = re.compile(
 )
 _YEAR = re.compile(r"\b((?:19|20)\d\d)\b")
 _WEEKDAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
-# Text that places an event in time: relative expressions, weekdays, months, years, dates.
+# Relative time expressions: words that place an event against the moment it was told.
+# Absolute dates are left out on purpose: a memory's own date stamp would match them all.
 _TIME_MENTION = re.compile(
     r"\b(yesterday|today|tonight|tomorrow|ago|recently|lately|weekend|"
-    rf"(?:last|this|next|past|coming) (?:week|weekend|month|year|night|morning|evening|summer|winter|spring|fall|{_WEEKDAY})|"
-    rf"{_WEEKDAY}s?|january|february|march|april|june|july|august|september|october|november|december|"
-    r"(?:19|20)\d\d|\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4})\b",
+    rf"(?:last|this|next|past|coming|few|couple of) (?:days?|weeks?|weekends?|months?|years?|night|morning|evening"
+    rf"|summer|winter|spring|fall|{_WEEKDAY})|{_WEEKDAY}s?)\b",
     re.IGNORECASE,
 )
+
 
 # Question scaffolding that carries no topic.
 QUESTION_WORDS = frozenset(
@@ -118,7 +119,7 @@ def temporal_hint(text: str) -> tuple[bool, tuple[int, int | None] | None]:
 
 
 def mentions_time(text: str) -> bool:
-    """Whether ``text`` places something in time ("yesterday", "last Friday", "in 2022", a month, a date)."""
+    """Whether ``text`` places something in time relative to when it was said ("yesterday", "last Friday")."""
     return bool(_TIME_MENTION.search(text))
 
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
+from concurrent.futures import ThreadPoolExecutor
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -22,6 +24,7 @@ import numpy as np
 
 from services.memory import timefmt
 from services.memory.errors import EmbeddingUnavailable, InvalidRequest
+from services.memory.group_commit import GroupCommit
 from services.memory.lexical_indexes import LexicalIndexes
 from services.memory.naming import COLLECTIONS, Scope, memory_id, split_id
 from services.memory.session_state import SessionState
@@ -84,11 +87,20 @@ class Runtime:
     state: SessionState
     embedder: Embedder | None
     lexical: LexicalIndexes = field(init=False)
+    commits: GroupCommit = field(init=False)
+    executor: ThreadPoolExecutor = field(init=False)
     locks: KeyedLocks = field(default_factory=KeyedLocks)
     clock: Callable[[], datetime] = timefmt.now
 
     def __post_init__(self) -> None:
         self.lexical = LexicalIndexes(self._lexical_docs, enabled=self.settings.retrieval_mode == "hybrid")
+        self.commits = GroupCommit(self._flush_metadata)
+        # Own pool: a search fans out to ~10 store/index calls at once, more than asyncio's default pool has.
+        self.executor = ThreadPoolExecutor(max_workers=self.settings.io_threads, thread_name_prefix="memory-io")
+
+    async def _flush_metadata(self, target: object, ids: list[str], metadatas: list[dict[str, Any]]) -> None:
+        scope, collection = target  # type: ignore[misc]
+        await self.io(self.store.update_metadata, scope, collection, ids, metadatas)
 
     def _lexical_docs(self, scope: Scope, collection: str) -> list[tuple[str, str]]:
         rows = self.store.scan(scope, collection)
@@ -98,7 +110,12 @@ class Runtime:
         return self.clock()
 
     async def io(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        return await asyncio.to_thread(fn, *args, **kwargs)
+        """Run blocking store / SQLite work on the I/O pool."""
+        return await asyncio.get_running_loop().run_in_executor(self.executor, functools.partial(fn, *args, **kwargs))
+
+    def close(self) -> None:
+        self.executor.shutdown(wait=True)
+        self.state.close()
 
     # -- embeddings -----------------------------------------------------------------
     async def embed(self, texts: list[str]) -> np.ndarray:
@@ -146,13 +163,20 @@ class Runtime:
                     self.lexical.add(scope, collection, item.id, item.document)
 
     async def update(self, scope: Scope, memory: StoredMemory, changes: dict[str, Any], *, reindex: bool) -> None:
-        """Write ``changes`` over the stored metadata (plus document/embedding if ``memory.embedding``)."""
-        await self.io(
-            self.store.update,
-            scope,
-            memory.collection,
-            StoredMemory(memory.id, memory.collection, memory.document, changes, memory.embedding),
-        )
+        """Write ``changes`` over the stored metadata (plus document/embedding if ``memory.embedding``).
+
+        Metadata-only changes go through group commit; either way the call
+        returns only after the store has the change.
+        """
+        if memory.embedding is None:
+            await self.commits.update((scope.owner_of(memory.collection), memory.collection), memory.id, changes)
+        else:
+            await self.io(
+                self.store.update,
+                scope,
+                memory.collection,
+                StoredMemory(memory.id, memory.collection, memory.document, changes, memory.embedding),
+            )
         memory.metadata.update(changes)
         if reindex:
             if memory.metadata.get("archived"):

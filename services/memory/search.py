@@ -13,7 +13,8 @@ from datetime import timedelta
 from services.memory.errors import MemoryNotFound
 from services.memory.naming import Scope, check_collection, check_id
 from services.memory.normalize import NormalizedMemory, as_bool, normalize, rank_input
-from services.memory.ranking import final_rank, relevance
+from services.memory.ranking import final_rank
+from services.memory.retrieval_hybrid import QueryPlan, hybrid_relevance
 from services.memory.retrieve import gather_candidates
 from services.memory.runtime import Runtime, vector_from_bytes
 from services.memory.search_rules import (
@@ -49,6 +50,8 @@ async def search(rt: Runtime, scope: Scope, params: SearchParams, query_vector: 
     cutoff = now - timedelta(days=params.days_back) if params.days_back else None
     candidates = await gather_candidates(rt, scope, params, vector, cutoff)
     weights = rt.settings.ranking
+    retrieval = rt.settings.retrieval
+    plan = QueryPlan.of(params.query) if params.query and retrieval.hybrid else None
     results: list[NormalizedMemory] = []
     for cand in candidates:
         memory = cand.memory
@@ -56,7 +59,8 @@ async def search(rt: Runtime, scope: Scope, params: SearchParams, query_vector: 
             continue
         rel = None
         if vector is not None:
-            rel = relevance(cand.similarity if cand.similarity is not None else 0.0, cand.fused, weights)
+            similarity = cand.similarity if cand.similarity is not None else 0.0
+            rel = hybrid_relevance(similarity, cand.lexical_share, plan, memory.document, retrieval)
         item = rank_input(
             memory.collection,
             memory.metadata,

@@ -8,7 +8,8 @@
 | MNEMEX_CHROMA_URL | (embedded) | use a Chroma server instead of PersistentClient |
 | MNEMEX_EMBEDDING_ADDR | 127.0.0.1:27301 | embedding service, for requests without a vector |
 | MNEMEX_TOKEN | (none) | bearer token required from clients |
-| MNEMEX_RETRIEVAL_MODE | hybrid | ``hybrid`` (dense + BM25, fused) or ``dense`` |
+| MNEMEX_RETRIEVAL_MODE | hybrid | ``hybrid`` (dense + BM25, blended) or ``dense`` |
+| MNEMEX_RETRIEVAL_LEXICAL_WEIGHT / _TIME_BONUS | 0.5 / 0.05 | see ``retrieval_hybrid.py`` |
 | MNEMEX_MEMORY_DEDUP_THRESHOLD | 0.95 | cosine at or above which a write refreshes an existing memory |
 | MNEMEX_MEMORY_BANK_CAP | 1000 | active memory_bank facts per user |
 | MNEMEX_MEMORY_MAINTENANCE_INTERVAL_S | 900 | periodic lifecycle sweep (0 disables) |
@@ -27,6 +28,12 @@ from pathlib import Path
 from mnemex.config import ConfigError, Settings
 from services.memory.lifecycle import LifecycleConfig
 from services.memory.ranking import RankingWeights
+from services.memory.retrieval_hybrid import (
+    DEFAULT_LEXICAL_WEIGHT,
+    DEFAULT_TIME_BONUS,
+    RetrievalConfigError,
+    RetrievalSettings,
+)
 
 RETRIEVAL_MODES = ("hybrid", "dense")
 
@@ -40,14 +47,21 @@ class MemorySettings:
     embedding_addr: str = "127.0.0.1:27301"
     token: str | None = None
     retrieval_mode: str = "hybrid"
+    lexical_weight: float = DEFAULT_LEXICAL_WEIGHT
+    time_bonus: float = DEFAULT_TIME_BONUS
     dedup_threshold: float = 0.95
     memory_bank_cap: int = 1000
     maintenance_interval_s: float = 900.0
     vector_dim: int = 384
     max_content_chars: int = 50_000
     embed_timeout_s: float = 30.0
+    io_threads: int = 16
     lifecycle: LifecycleConfig = field(default_factory=LifecycleConfig)
     ranking: RankingWeights = field(default_factory=RankingWeights)
+
+    @property
+    def retrieval(self) -> RetrievalSettings:
+        return RetrievalSettings(mode=self.retrieval_mode, lexical_weight=self.lexical_weight, time_bonus=self.time_bonus)
 
     @property
     def state_path(self) -> Path:
@@ -67,9 +81,10 @@ class MemorySettings:
             except ValueError:
                 raise ConfigError(f"{name}={raw!r} must be a number") from None
 
-        mode = env.get("MNEMEX_RETRIEVAL_MODE", "hybrid").strip().lower() or "hybrid"
-        if mode not in RETRIEVAL_MODES:
-            raise ConfigError(f"MNEMEX_RETRIEVAL_MODE={mode!r}: use one of {', '.join(RETRIEVAL_MODES)}")
+        try:
+            retrieval = RetrievalSettings.from_env(env)
+        except RetrievalConfigError as exc:
+            raise ConfigError(str(exc)) from None
         threshold = number("MNEMEX_MEMORY_DEDUP_THRESHOLD", 0.95)
         if not 0.5 <= threshold <= 1.0:
             raise ConfigError("MNEMEX_MEMORY_DEDUP_THRESHOLD must be within [0.5, 1.0]")
@@ -90,7 +105,9 @@ class MemorySettings:
             chroma_url=base.chroma_url,
             embedding_addr=base.embedding_addr,
             token=base.token,
-            retrieval_mode=mode,
+            retrieval_mode=retrieval.mode,
+            lexical_weight=retrieval.lexical_weight,
+            time_bonus=retrieval.time_bonus,
             dedup_threshold=threshold,
             memory_bank_cap=int(number("MNEMEX_MEMORY_BANK_CAP", 1000)),
             maintenance_interval_s=number("MNEMEX_MEMORY_MAINTENANCE_INTERVAL_S", 900.0),

@@ -225,6 +225,13 @@ class ChromaStore:
         else:
             handle.update(ids=[memory.id], metadatas=[chroma_metadata(memory.metadata)])
 
+    def update_metadata(self, scope: Scope, collection: str, ids: list[str], metadatas: list[dict[str, Any]]) -> None:
+        """Overwrite metadata keys of several memories in one call."""
+        if not ids:
+            return
+        handle = self._handle(scope, collection, create=True)
+        handle.update(ids=ids, metadatas=[chroma_metadata(m) for m in metadatas])
+
     def delete(self, scope: Scope, collection: str, ids: Iterable[str]) -> None:
         wanted = list(dict.fromkeys(ids))
         handle = self._handle(scope, collection, create=False)

@@ -125,7 +125,7 @@ def test_plugin_injects_context_into_the_system_prompt_and_reports_stop(
     context_body, stop_body = Recorder.calls[0][1], Recorder.calls[1][1]
     assert context_body["session_id"] == "s1" and context_body["prompt"] == "how do I deploy?"
     assert context_body["cwd"] == str(tmp_path)
-    assert stop_body["last_assistant_message"] == "Use helm upgrade."
+    assert stop_body["assistant_text"] == "Use helm upgrade." and stop_body["user_text"] == "how do I deploy?"
 
 
 def test_plugin_fails_open_when_the_gateway_is_down(toolchain: Path, tmp_path: Path) -> None:

@@ -25,6 +25,7 @@ def test_history_row_with_only_timestamp_and_bad_score_is_normalized() -> None:
     assert (meta["score"], meta["uses"], meta["success_count"]) == (0.5, 3, 2.5)
     assert meta["outcome_history"] == "YN~" and meta["last_outcome"] == "partial"
     assert meta["session"] == "abc" and meta["imported_from"] == "roampal" and meta["roampal_id"] == "history_9"
+    assert meta["refreshed_at"] == meta["imported_at"]  # a fresh expiry window, original age kept
     assert record["id"] == "history_9" and record["collection"] == "history"
 
 
@@ -36,7 +37,7 @@ def test_memory_bank_keeps_tags_importance_confidence_and_books_keep_title() -> 
     assert (bank["metadata"]["importance"], bank["metadata"]["confidence"], bank["metadata"]["score"]) == (0.9, 0.8, 1.0)
     book, _ = to_record("roampal_books", "book_abc_chunk_0", "chapter one", {"title": "Manual", "chunk_index": 0})
     assert book is not None and book["metadata"]["title"] == "Manual"
-    assert "score" not in book["metadata"]
+    assert "score" not in book["metadata"] and "refreshed_at" not in book["metadata"]
     assert book["id"].startswith("books_") and book["id"] == mnemex_id("books", "book_abc_chunk_0")  # stable
 
 

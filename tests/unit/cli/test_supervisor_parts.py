@@ -45,7 +45,8 @@ def test_state_file_round_trips_and_records_crashes(tmp_path: Path) -> None:
     assert data is not None
     assert data["supervisor"]["pid"] == 7
     assert data["services"]["memory"] == {"address": "127.0.0.1:1", "log": "x.log", "pid": None, "status": "backoff",
-                                          "restarts": 0, "last_exit": -9, "started_at": None}
+                                          "restarts": 0, "last_exit": -9, "started_at": None,
+                                          "ready_seconds": None}
     assert not list(paths.run_dir.glob(".state.*"))  # the temp file was renamed away
 
 

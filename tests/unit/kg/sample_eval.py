@@ -11,6 +11,7 @@ from services.kg.extraction import extract
 from services.kg.keys import entity_key
 
 SAMPLE = Path(__file__).parent / "data" / "extraction_sample.json"
+HOLDOUT = Path(__file__).parent / "data" / "extraction_holdout.json"
 
 
 @dataclass
@@ -65,12 +66,16 @@ def score_sample(path: Path = SAMPLE) -> SampleScore:
     return score
 
 
-if __name__ == "__main__":
-    s = score_sample()
-    print(f"items={s.items} predicted={s.predicted} gold={s.gold} matched={s.matched}")
-    print(f"precision={s.precision:.3f} recall={s.recall:.3f} type_accuracy={s.type_accuracy:.3f} "
+def _print(name: str, s: SampleScore) -> None:
+    print(f"{name}: items={s.items} predicted={s.predicted} gold={s.gold} matched={s.matched}")
+    print(f"  precision={s.precision:.3f} recall={s.recall:.3f} type_accuracy={s.type_accuracy:.3f} "
           f"context_accuracy={s.context_accuracy:.3f}")
     for kind, (pred, ok) in sorted(s.per_type.items()):
         print(f"  {kind:<10} predicted={pred:<3} correct={ok:<3} precision={ok / pred:.2f}")
-    print("false positives:", s.false_positives)
-    print("misses:", s.misses)
+    print("  false positives:", s.false_positives)
+    print("  misses:", s.misses)
+
+
+if __name__ == "__main__":
+    _print("tuning sample", score_sample(SAMPLE))
+    _print("held-out sample", score_sample(HOLDOUT))

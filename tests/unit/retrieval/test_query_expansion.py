@@ -17,7 +17,7 @@ def test_question_words_are_dropped_and_content_kept() -> None:
 def test_related_terms_get_lower_weight() -> None:
     expanded = expand_query("How many kids does Melanie have?")
     assert expanded.lexical_terms["kid"] == 1.0
-    assert 0 < expanded.lexical_terms["children"] < 1.0
+    assert 0 < expanded.lexical_terms["son"] < 1.0
 
 
 @pytest.mark.parametrize(

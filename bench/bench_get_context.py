@@ -1,0 +1,181 @@
+"""get-context through the gateway over real HTTP, real services as separate processes.
+
+    .venv/bin/python -m bench.bench_get_context [--sizes 1000,10000] [--queries 200]
+
+Starts embedding, memory, kg and the gateway exactly as `mnemex up` would
+(one process each, loopback, fresh MNEMEX_HOME), stores N memories spread
+over the collections (vectors from the embedding service, written through
+the memory service's Store RPC), then times POST /api/hooks/get-context with
+a keep-alive HTTP client, one request at a time, like a hook would.
+Targets (issue 2): p50 <= 15 ms and p95 <= 30 ms at 10k memories.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+
+from bench.common import free_port, percentile, wait_until
+
+ROOT = Path(__file__).resolve().parents[1]
+MODULES = {"embedding": "services.embedding", "memory": "services.memory", "kg": "services.kg", "gateway": "gateway"}
+TOPICS = [
+    "deploying the billing service with helm", "flaky pytest fixtures in the gateway", "postgres connection pool limits",
+    "react state management with hooks", "rust borrow checker lifetimes", "docker build cache layers",
+    "kubernetes readiness probes", "grpc deadlines and retries", "chroma collection naming", "typescript generics",
+    "oauth token refresh flow", "redis eviction policy", "terraform state locking", "python asyncio cancellation",
+    "css grid layout", "git rebase conflicts", "nginx reverse proxy headers", "sqlite wal mode", "jwt expiry handling",
+    "numpy broadcasting rules",
+]
+VERBS = ["fixed", "configured", "debugged", "explained", "benchmarked", "refactored", "documented", "reviewed"]
+DETAILS = ["by pinning the version", "with an env variable", "after reading the logs", "using a retry with backoff",
+           "by splitting the module", "with a feature flag", "after a bisect", "by adding an index"]
+
+
+@dataclass
+class ProcessStack:
+    home: Path
+    env: dict[str, str] = field(default_factory=dict)
+    procs: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
+
+    @classmethod
+    def create(cls, home: Path) -> ProcessStack:
+        env = dict(os.environ)
+        env.update(
+            MNEMEX_HOME=str(home), MNEMEX_USER="bench", PYTHONUNBUFFERED="1",
+            MNEMEX_GATEWAY_ADDR=f"127.0.0.1:{free_port()}", MNEMEX_EMBEDDING_ADDR=f"127.0.0.1:{free_port()}",
+            MNEMEX_MEMORY_ADDR=f"127.0.0.1:{free_port()}", MNEMEX_KG_ADDR=f"127.0.0.1:{free_port()}",
+            MNEMEX_MEMORY_MAINTENANCE_INTERVAL_S="0",
+        )
+        env.pop("MNEMEX_TOKEN", None)
+        return cls(home, env)
+
+    @property
+    def url(self) -> str:
+        return "http://" + self.env["MNEMEX_GATEWAY_ADDR"]
+
+    def start(self) -> None:
+        for name, module in MODULES.items():
+            log = open(self.home / f"{name}.log", "ab")  # noqa: SIM115 - lives as long as the process
+            self.procs[name] = subprocess.Popen([sys.executable, "-m", module], env=self.env, cwd=ROOT,
+                                                stdout=log, stderr=subprocess.STDOUT)
+
+        def healthy() -> bool:
+            return httpx.get(self.url + "/api/health", timeout=2).json().get("status") == "ok"
+
+        if not wait_until(healthy, timeout=120, interval=0.2):
+            raise RuntimeError("stack did not become healthy; see logs in " + str(self.home))
+
+    def stop(self) -> None:
+        for proc in self.procs.values():
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGTERM)
+        for proc in self.procs.values():
+            try:
+                proc.wait(15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+def corpus(count: int, rng: random.Random) -> list[tuple[str, str]]:
+    """(collection, content): mostly history, then working and patterns, some facts and book chunks."""
+    weights = [("history", 0.5), ("working", 0.2), ("patterns", 0.15), ("memory_bank", 0.05), ("books", 0.1)]
+    names, probs = zip(*weights, strict=True)
+    out = []
+    for i in range(count):
+        topic = rng.choice(TOPICS)
+        text = f"{rng.choice(VERBS).capitalize()} {topic} {rng.choice(DETAILS)} (note {i}, ticket {rng.randrange(10_000)})"
+        out.append((rng.choices(names, probs)[0], text))
+    return out
+
+
+async def populate(stack: ProcessStack, cwd: str, count: int, seed: int = 1) -> None:
+    from gateway.backends import Backends
+    from mnemex import projects
+    from mnemex.config import Settings
+    from protos.mnemex.memory.v1 import memory_service_pb2 as pb
+
+    settings = Settings.from_env(stack.env)
+    backends = Backends.connect(settings, timeout=60)
+    scope = pb.Scope(user=settings.user, project=projects.resolve(cwd, settings.home))
+    items = corpus(count, random.Random(seed))
+    sem = asyncio.Semaphore(8)
+
+    async def store(collection: str, text: str, vector: bytes) -> None:
+        async with sem:
+            await backends.memory.Store(
+                pb.StoreRequest(scope=scope, collection=collection, content=text, vector=vector, allow_duplicate=True,
+                                metadata_json=json.dumps({"title": "Bench Handbook"}) if collection == "books" else ""),
+                timeout=60,
+            )
+
+    for start in range(0, len(items), 256):
+        batch = items[start:start + 256]
+        vectors = await backends.embedding.embed([t for _, t in batch])
+        await asyncio.gather(*(store(c, t, v.astype("<f4").tobytes()) for (c, t), v in zip(batch, vectors, strict=True)))
+    await backends.close()
+
+
+def time_get_context(stack: ProcessStack, cwd: str, queries: int, seed: int = 2) -> list[float]:
+    rng = random.Random(seed)
+    prompts = [f"how did we handle {rng.choice(TOPICS)} last time? {rng.choice(DETAILS)}" for _ in range(queries)]
+    samples = []
+    with httpx.Client(base_url=stack.url, timeout=10) as client:
+        for i, prompt in enumerate(prompts[:10]):  # warm-up
+            client.post("/api/hooks/get-context", json={"session_id": f"warm-{i}", "prompt": prompt, "cwd": cwd})
+        for i, prompt in enumerate(prompts):
+            started = time.perf_counter()
+            reply = client.post("/api/hooks/get-context", json={"session_id": f"bench-{i % 7}", "prompt": prompt, "cwd": cwd})
+            samples.append(time.perf_counter() - started)
+            assert reply.status_code == 200 and reply.json()["memories"], reply.text
+    return samples
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="1000,10000")
+    parser.add_argument("--queries", type=int, default=200)
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    print(f"get-context over HTTP, services as processes, {args.queries} sequential requests per size")
+    print(f"{'memories':>9} {'p50 ms':>8} {'p95 ms':>8} {'mean ms':>8} {'populate s':>11}")
+    rows = []
+    for size in sizes:
+        with tempfile.TemporaryDirectory(prefix="mnemex-bench-") as tmp:
+            home = Path(tmp)
+            project = home / "project"
+            project.mkdir()
+            (project / ".git").mkdir()
+            stack = ProcessStack.create(home / "data")
+            (home / "data").mkdir()
+            stack.start()
+            try:
+                started = time.perf_counter()
+                asyncio.run(populate(stack, str(project), size))
+                populate_s = time.perf_counter() - started
+                ms = [s * 1000 for s in time_get_context(stack, str(project), args.queries)]
+            finally:
+                stack.stop()
+        row = (size, statistics.median(ms), percentile(ms, 95), statistics.fmean(ms), populate_s)
+        rows.append(row)
+        print(f"{row[0]:>9} {row[1]:>8.2f} {row[2]:>8.2f} {row[3]:>8.2f} {row[4]:>11.1f}", flush=True)
+    last = rows[-1]
+    print(f"target at {last[0]}: p50 <= 15 ms ({'met' if last[1] <= 15 else 'MISSED'}), "
+          f"p95 <= 30 ms ({'met' if last[2] <= 30 else 'MISSED'}); Roampal 0.6.0 at 1k: p50 115 / p95 242 ms")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,108 @@
+"""`mnemex up` from start to ready: median over a few runs, fresh MNEMEX_HOME each run.
+
+    .venv/bin/python -m bench.bench_startup [--runs 3] [--only embedding --only gateway]
+
+Each run starts ``python -m mnemex.cli up`` (foreground, exactly what a user
+types) on free loopback ports with an empty data dir, and measures wall time
+from process start until the supervisor reports every service healthy
+(``run/state.json`` status ``running``: gRPC health SERVING for the three
+services, an HTTP answer from the gateway's /api/health). It then checks the
+gateway's /api/health says every backend serves, sends SIGTERM, and times the
+clean stop. Per service it prints the supervisor's spawn -> healthy time.
+Target: start-to-ready <= 10 s on a 2-core machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from bench.common import free_port, percentile
+
+ROOT = Path(__file__).resolve().parents[1]
+TARGET_S = 10.0
+
+
+def gateway_health(address: str) -> str:
+    try:
+        with urllib.request.urlopen(f"http://{address}/api/health", timeout=5) as reply:
+            return str(json.loads(reply.read()).get("status"))
+    except urllib.error.HTTPError as exc:  # 503 while a backend is missing (e.g. with --only)
+        return str(json.loads(exc.read() or b"{}").get("status", exc.code))
+
+
+def run_once(only: list[str]) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="mnemex-bench-startup-") as tmp:
+        home = Path(tmp) / "home"
+        env = dict(os.environ)
+        env.update(MNEMEX_HOME=str(home), PYTHONUNBUFFERED="1",
+                   **{f"MNEMEX_{n}_ADDR": f"127.0.0.1:{free_port()}" for n in ("GATEWAY", "EMBEDDING", "MEMORY", "KG")})
+        env.pop("MNEMEX_TOKEN", None)
+        command = [sys.executable, "-m", "mnemex.cli", "up", *[a for name in only for a in ("--only", name)]]
+        state_file = home / "run" / "state.json"
+        started = time.perf_counter()
+        proc = subprocess.Popen(command, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        state: dict[str, Any] = {}
+        try:
+            while time.perf_counter() - started < 180:
+                if proc.poll() is not None:
+                    raise RuntimeError(f"mnemex up exited with {proc.returncode}: {proc.stderr.read() if proc.stderr else ''}")
+                try:
+                    state = json.loads(state_file.read_text())
+                except (FileNotFoundError, ValueError):
+                    state = {}
+                if state.get("supervisor", {}).get("status") == "running":
+                    break
+                time.sleep(0.02)
+            ready = time.perf_counter() - started
+            health = None
+            if not only or "gateway" in only:
+                health = gateway_health(env["MNEMEX_GATEWAY_ADDR"])
+            stop_started = time.perf_counter()
+            proc.send_signal(signal.SIGTERM)
+            code = proc.wait(60)
+            stopped = time.perf_counter() - stop_started
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    services = {name: s.get("ready_seconds") for name, s in state.get("services", {}).items()}
+    return {"ready_s": ready, "stop_s": stopped, "exit_code": code, "gateway_health": health, "services": services}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--only", action="append", default=[], help="start only this service (repeatable)")
+    args = parser.parse_args()
+    print(f"mnemex up start-to-ready, {args.runs} runs, fresh MNEMEX_HOME each, {os.cpu_count()} CPUs"
+          + (f", only {', '.join(args.only)}" if args.only else ", whole stack"))
+    results = []
+    for number in range(1, args.runs + 1):
+        result = run_once(args.only)
+        results.append(result)
+        per_service = "  ".join(f"{k} {v:.2f}s" for k, v in result["services"].items() if v is not None)
+        print(f"run {number}: ready {result['ready_s']:.2f} s (gateway health: {result['gateway_health']}), "
+              f"stop {result['stop_s']:.2f} s, exit {result['exit_code']}; spawn->healthy: {per_service}")
+    ready = [r["ready_s"] for r in results]
+    stop = [r["stop_s"] for r in results]
+    median = statistics.median(ready)
+    print(f"start-to-ready: median {median:.2f} s, p95 {percentile(ready, 95):.2f} s, min {min(ready):.2f} s, "
+          f"max {max(ready):.2f} s; target <= {TARGET_S:.0f} s -> ratio {median / TARGET_S:.2f} "
+          f"({'met' if median <= TARGET_S else 'NOT met'})")
+    print(f"clean stop (SIGTERM -> exit): median {statistics.median(stop):.2f} s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,75 @@
+"""LoCoMo retrieval benchmark through mnemex's gRPC API.
+
+    python -m bench.locomo [--data PATH] [--limit-conversations N] [--questions-per-conversation N]
+                           [--modes dense,hybrid] [--json]
+
+Prints, per category and for categories 1-4 together, turn-level recall@5/@10,
+any-hit@5/@10, session-hit@5 and MRR for each retrieval mode, side by side,
+plus Search latency. See runner.py for what is stored and asked.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+import time
+
+from mnemex import offline
+
+DEFAULT_DATA = "/work/shared/data/locomo/locomo-dev.json"
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m bench.locomo", description="LoCoMo retrieval through mnemex's API")
+    parser.add_argument("--data", default=os.environ.get("LOCOMO_DATA", DEFAULT_DATA), help="LoCoMo-format JSON file")
+    parser.add_argument("--limit-conversations", type=int, default=None, help="only the first N conversations")
+    parser.add_argument("--questions-per-conversation", type=int, default=None, help="only the first N questions of each")
+    parser.add_argument("--modes", default="dense,hybrid", help="comma-separated retrieval modes (dense, hybrid)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
+    args = parser.parse_args(argv)
+    args.modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    bad = [m for m in args.modes if m not in ("dense", "hybrid")]
+    if bad or not args.modes:
+        parser.error(f"--modes: unknown {bad}; use dense and/or hybrid")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    offline.apply()
+    args = parse_args(argv)
+    from bench.locomo.dataset import DatasetError, load
+    from bench.locomo.metrics import summarise
+    from bench.locomo.report import as_json, side_by_side
+    from bench.locomo.runner import latency_line, run
+
+    try:
+        conversations = load(args.data, args.limit_conversations)
+    except DatasetError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    log = (lambda *_: None) if args.json else (lambda line: print(line, flush=True))
+    log(f"LoCoMo: {args.data}, {len(conversations)} conversations, modes {', '.join(args.modes)}")
+    started = time.perf_counter()
+    outcome = asyncio.run(run(conversations, args.modes, args.questions_per_conversation, log=log))
+    elapsed = time.perf_counter() - started
+    summaries = {mode: summarise(result.results) for mode, result in outcome.items()}
+    if args.json:
+        latency = {
+            mode: {"search_ms": [round(s * 1000, 3) for s in result.search_s], "store_s": result.store_s}
+            for mode, result in outcome.items()
+        }
+        print(as_json(summaries, {"data": args.data, "elapsed_s": elapsed, "latency": latency}))
+        return 0
+    print()
+    print(side_by_side(summaries))
+    print()
+    for result in outcome.values():
+        print(latency_line(result))
+    print(f"total {elapsed:.1f}s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

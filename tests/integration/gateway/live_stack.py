@@ -1,0 +1,137 @@
+"""The real stack in-process: embedding, memory and kg gRPC servers plus the
+gateway served by uvicorn over real HTTP, all on 127.0.0.1 ephemeral ports.
+
+Shared by the gateway and hook integration tests (and the benchmarks):
+``start_live_stack(loop_thread, embedding_addr, home)`` returns a
+``LiveStack`` whose ``close()`` stops everything it started.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from mnemex.config import Settings
+
+
+@dataclass
+class LiveStack:
+    settings: Settings
+    url: str
+    home: Path
+    memory_addr: str
+    kg_addr: str
+    embedding_addr: str
+    client: httpx.Client
+    _stoppers: list[Any] = field(default_factory=list)
+    _loop_thread: Any = None
+
+    @property
+    def port(self) -> int:
+        return int(self.url.rsplit(":", 1)[1])
+
+    def post(self, path: str, body: dict[str, Any], expect: int = 200) -> dict[str, Any]:
+        reply = self.client.post(path, json=body)
+        assert reply.status_code == expect, f"{path}: {reply.status_code} {reply.text}"
+        return reply.json()  # type: ignore[no-any-return]
+
+    def get(self, path: str, expect: int = 200, **params: Any) -> dict[str, Any]:
+        reply = self.client.get(path, params=params)
+        assert reply.status_code == expect, f"{path}: {reply.status_code} {reply.text}"
+        return reply.json()  # type: ignore[no-any-return]
+
+    def hook_env(self) -> dict[str, str]:
+        return {"MNEMEX_GATEWAY_URL": self.url, "MNEMEX_HOOK_AUTOSTART": "0"}
+
+    def close(self) -> None:
+        self.client.close()
+        for stop in reversed(self._stoppers):
+            try:
+                self._loop_thread.run(stop(), timeout=30)
+            except Exception:  # noqa: BLE001 - best effort teardown
+                pass
+
+
+def gateway_settings(home: Path, embedding_addr: str, memory_addr: str, kg_addr: str, user: str = "tester") -> Settings:
+    return Settings.from_env({
+        "MNEMEX_HOME": str(home),
+        "MNEMEX_USER": user,
+        "MNEMEX_EMBEDDING_ADDR": embedding_addr,
+        "MNEMEX_MEMORY_ADDR": memory_addr,
+        "MNEMEX_KG_ADDR": kg_addr,
+        "MNEMEX_GATEWAY_ADDR": "127.0.0.1:0",
+    })
+
+
+async def _serve_gateway(settings: Settings) -> tuple[Any, str]:
+    import uvicorn
+
+    from gateway.app import create_app
+    from gateway.context import Deadlines
+
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    # A generous get-context budget: CI machines are small and shared.
+    config = uvicorn.Config(create_app(settings, deadlines=Deadlines.within(10.0)), log_level="warning", access_log=False, lifespan="on")
+    server = uvicorn.Server(config)
+    task = asyncio.ensure_future(server.serve(sockets=[sock]))
+    for _ in range(500):
+        if server.started:
+            break
+        await asyncio.sleep(0.01)
+    assert server.started, "gateway did not start"
+
+    async def stop() -> None:
+        server.should_exit = True
+        await asyncio.wait_for(task, 15)
+        sock.close()
+
+    return stop, f"http://127.0.0.1:{port}"
+
+
+def start_live_stack(loop_thread: Any, embedding_addr: str, home: Path) -> LiveStack:
+    from services.kg.server import create_server as create_kg
+    from services.kg.settings import KgSettings
+    from services.memory.server import create_server as create_memory
+    from services.memory.settings import MemorySettings
+
+    home.mkdir(parents=True, exist_ok=True)
+    stoppers: list[Any] = []
+    memory_settings = MemorySettings(
+        address="127.0.0.1:0", home=home, default_user="tester", embedding_addr=embedding_addr,
+        maintenance_interval_s=0,
+    )
+    memory_server, memory_port = loop_thread.run(create_memory(memory_settings))
+
+    async def stop_memory() -> None:
+        await memory_server.stop(0)
+        await memory_server.memory_core.close()
+
+    stoppers.append(stop_memory)
+    kg_server, kg_port, kg_store = loop_thread.run(create_kg(KgSettings(address="127.0.0.1:0", home=home)))
+
+    async def stop_kg() -> None:
+        await kg_server.stop(0)
+        result = kg_store.close()
+        if asyncio.iscoroutine(result):
+            await result
+
+    stoppers.append(stop_kg)
+    memory_addr, kg_addr = f"127.0.0.1:{memory_port}", f"127.0.0.1:{kg_port}"
+    settings = gateway_settings(home, embedding_addr, memory_addr, kg_addr)
+    stop_gateway, url = loop_thread.run(_serve_gateway(settings))
+    stoppers.append(stop_gateway)
+    client = httpx.Client(base_url=url, timeout=30)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if client.get("/api/health").status_code == 200:
+            break
+        time.sleep(0.05)
+    return LiveStack(settings, url, home, memory_addr, kg_addr, embedding_addr, client, stoppers, loop_thread)

@@ -1,0 +1,13 @@
+from __future__ import annotations
+
+import pytest
+
+from tests.integration.gateway.live_stack import LiveStack
+
+pytestmark = pytest.mark.integration
+
+
+def test_health_is_ok(live: LiveStack) -> None:
+    health = live.get("/api/health")
+    assert health["status"] == "ok"
+    assert set(health["services"]) == {"embedding", "memory", "kg"}

@@ -1,0 +1,137 @@
+"""The kg service over real gRPC: every RPC, reflection and health from the
+shared runtime, and INVALID_ARGUMENT for bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import grpc
+import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+
+from protos.mnemex.kg.v1 import kg_service_pb2 as pb
+
+pytestmark = pytest.mark.integration
+FIXTURE = Path(__file__).parents[2] / "unit" / "kg" / "data" / "roampal_knowledge_graph.json"
+
+
+def learn(stub, scope, concepts, collection, outcome, times=1):  # type: ignore[no-untyped-def]
+    for _ in range(times):
+        stub.RecordOutcome(
+            pb.RecordOutcomeRequest(scope=scope, concepts=concepts, collections=[collection], doc_ids=[f"{collection}_1"],
+                                    outcome=outcome, context_type="coding"),
+            timeout=5,
+        )
+
+
+def test_reflection_and_health_come_from_the_shared_runtime(kg_server) -> None:  # type: ignore[no-untyped-def]
+    with grpc.insecure_channel(kg_server[0]) as channel:
+        health = health_pb2_grpc.HealthStub(channel).Check(
+            health_pb2.HealthCheckRequest(service="mnemex.kg.v1.KnowledgeGraphService"), timeout=5
+        )
+        assert health.status == health_pb2.HealthCheckResponse.SERVING
+        reflection = reflection_pb2_grpc.ServerReflectionStub(channel)
+        replies = reflection.ServerReflectionInfo(iter([reflection_pb2.ServerReflectionRequest(list_services="")]), timeout=5)
+        names = {s.name for reply in replies for s in reply.list_services_response.service}
+    assert "mnemex.kg.v1.KnowledgeGraphService" in names and "grpc.health.v1.Health" in names
+
+
+def test_extract_concepts(stub) -> None:  # type: ignore[no-untyped-def]
+    reply = stub.ExtractConcepts(pb.ExtractConceptsRequest(text="Fix the KeyError in services/kg/server.py"), timeout=5)
+    assert {(e.name, e.type) for e in reply.entities} >= {("KeyError", "error"), ("services/kg/server.py", "path")}
+    assert reply.context_type == "debugging"
+    assert "keyerror" in reply.concepts
+
+
+def test_route_learns_prefers_books_and_failures_lower_it(stub, scope) -> None:  # type: ignore[no-untyped-def]
+    concepts = ["python", "asyncio"]
+    empty = stub.Route(pb.RouteRequest(scope=scope, concepts=concepts), timeout=5)
+    assert not empty.has_preference and dict(empty.weights) == {} and list(empty.recommended) == []
+    learn(stub, scope, concepts, "books", pb.OUTCOME_WORKED, times=4)
+    learn(stub, scope, concepts, "history", pb.OUTCOME_PARTIAL)
+    learned = stub.Route(pb.RouteRequest(scope=scope, concepts=["asyncio"]), timeout=5)
+    assert learned.has_preference and learned.recommended[0] == "books"
+    assert learned.weights["books"] > 1.0 and learned.confidence > 0
+    learn(stub, scope, concepts, "books", pb.OUTCOME_FAILED, times=6)
+    lowered = stub.Route(pb.RouteRequest(scope=scope, concepts=["asyncio"]), timeout=5)
+    assert lowered.weights["books"] < learned.weights["books"]
+    assert lowered.weights["books"] < 1.0 and "books" not in lowered.recommended
+
+
+def test_actions_facts_solutions_graph_and_stats(stub, scope) -> None:  # type: ignore[no-untyped-def]
+    first = stub.RecordAction(pb.RecordActionRequest(scope=scope, context_type="coding", action="search_memory",
+                                                     collection="patterns", outcome=pb.OUTCOME_WORKED, doc_id="p1"), timeout=5)
+    second = stub.RecordAction(pb.RecordActionRequest(scope=scope, context_type="coding", action="search_memory",
+                                                      collection="patterns", outcome=pb.OUTCOME_FAILED, doc_id="p2"), timeout=5)
+    assert (first.success_rate, first.total) == (1.0, 1) and (second.success_rate, second.total) == (0.5, 2)
+    indexed = stub.IndexFact(pb.IndexFactRequest(scope=scope, fact_id="mb_1",
+                                                 text="Alice maintains the billing service, which depends on PostgreSQL."), timeout=5)
+    assert {"Alice", "PostgreSQL", "billing service"} <= {e.name for e in indexed.entities}
+    facts = stub.FactsForEntities(pb.FactsForEntitiesRequest(scope=scope, entities=["postgresql", "nobody"]), timeout=5)
+    assert [(f.fact_id, f.entity) for f in facts.facts] == [("mb_1", "PostgreSQL")]
+    neighbours = stub.Neighbors(pb.NeighborsRequest(scope=scope, entity="billing service"), timeout=5)
+    assert ("billing service", "PostgreSQL", "depends_on") in {(e.source, e.target, e.relation) for e in neighbours.edges}
+    spread = stub.Traverse(pb.TraverseRequest(scope=scope, seeds=["Alice"], max_depth=2), timeout=5)
+    assert "PostgreSQL" in {n.node for n in spread.nodes}
+    stub.RecordOutcome(pb.RecordOutcomeRequest(scope=scope, problem="pytest fixture teardown hangs", collections=["patterns"],
+                                               doc_ids=["p9"], outcome=pb.OUTCOME_WORKED), timeout=5)
+    solutions = stub.SolutionsFor(pb.SolutionsForRequest(scope=scope, problem="the pytest fixture teardown hangs again"), timeout=5)
+    assert [s.doc_id for s in solutions.solutions] == ["p9"]
+    graph = stub.Graph(pb.GraphRequest(scope=scope), timeout=5)
+    kinds = {n.kind for n in graph.nodes}
+    assert {"name", "library", "concept", "collection"} <= kinds
+    assert "pytest" in json.loads(graph.routing_json)
+    counts = stub.Stats(pb.StatsRequest(scope=scope), timeout=5).counts
+    assert counts["facts"] == 1 and counts["actions"] >= 1 and counts["outcomes_recorded"] == 1
+
+
+def test_remove_docs_over_grpc(stub, scope) -> None:  # type: ignore[no-untyped-def]
+    stub.IndexFact(pb.IndexFactRequest(scope=scope, fact_id="book_7", text="Chapter on Redis streams."), timeout=5)
+    removed = stub.RemoveDocs(pb.RemoveDocsRequest(scope=scope, doc_ids=["book_7", "never_seen"]), timeout=5)
+    assert removed.references_removed >= 1
+    assert stub.FactsForEntities(pb.FactsForEntitiesRequest(scope=scope, entities=["Redis"]), timeout=5).facts == []
+
+
+def test_roampal_import_and_export_round_trip(stub, scope) -> None:  # type: ignore[no-untyped-def]
+    reply = stub.Import(pb.ImportRequest(scope=scope, graph_json=FIXTURE.read_text(encoding="utf-8")), timeout=5)
+    assert reply.format == "roampal" and reply.nodes > 0 and reply.edges > 0
+    routed = stub.Route(pb.RouteRequest(scope=scope, concepts=["python"]), timeout=5)
+    assert routed.recommended[0] == "books"
+    exported = stub.Export(pb.ExportRequest(scope=scope), timeout=5).graph_json
+    copy = pb.Scope(user=scope.user, project=scope.project + "-copy")
+    assert stub.Import(pb.ImportRequest(scope=copy, graph_json=exported), timeout=5).format == "mnemex"
+    assert stub.Route(pb.RouteRequest(scope=copy, concepts=["python"]), timeout=5) == routed
+
+
+@pytest.mark.parametrize(
+    ("call", "request_factory", "fragment"),
+    [
+        ("Route", lambda s: pb.RouteRequest(concepts=["x"]), "scope.user is empty"),
+        ("Route", lambda s: pb.RouteRequest(scope=pb.Scope(user="a b", project="p"), concepts=["x"]), "not allowed"),
+        ("ExtractConcepts", lambda s: pb.ExtractConceptsRequest(text="x" * 20_001), "too long"),
+        ("ExtractConcepts", lambda s: pb.ExtractConceptsRequest(text="  "), "text is empty"),
+        ("RecordOutcome", lambda s: pb.RecordOutcomeRequest(scope=s, concepts=["a"], collections=["books"]), "outcome is unspecified"),
+        ("RecordOutcome", lambda s: pb.RecordOutcomeRequest(scope=s, collections=["books"], outcome=1), "nothing to learn"),
+        ("RecordAction", lambda s: pb.RecordActionRequest(scope=s, action="x", outcome=1), "context_type is empty"),
+        ("IndexFact", lambda s: pb.IndexFactRequest(scope=s, text="hello"), "fact_id is empty"),
+        ("Traverse", lambda s: pb.TraverseRequest(scope=s, seeds=["a"], decay=1.5), "decay"),
+        ("Traverse", lambda s: pb.TraverseRequest(scope=s, seeds=["a"], max_depth=50), "max_depth"),
+        ("FactsForEntities", lambda s: pb.FactsForEntitiesRequest(scope=s, entities=["a"], limit=5000), "limit"),
+        ("Import", lambda s: pb.ImportRequest(scope=s, graph_json="{not json"), "not valid JSON"),
+        ("Import", lambda s: pb.ImportRequest(scope=s, graph_json='{"nodes": []}'), "neither a mnemex export"),
+        ("RemoveDocs", lambda s: pb.RemoveDocsRequest(scope=s), "doc_ids is empty"),
+    ],
+)
+def test_bad_input_is_invalid_argument(stub, scope, call, request_factory, fragment) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(grpc.RpcError) as err:
+        getattr(stub, call)(request_factory(scope), timeout=5)
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert fragment in err.value.details()
+
+
+def test_unknown_entities_give_empty_results(stub, scope) -> None:  # type: ignore[no-untyped-def]
+    assert stub.Neighbors(pb.NeighborsRequest(scope=scope, entity="ghost"), timeout=5).edges == []
+    assert stub.Traverse(pb.TraverseRequest(scope=scope, seeds=["ghost"]), timeout=5).nodes == []
+    assert stub.SolutionsFor(pb.SolutionsForRequest(scope=scope, problem="anything at all"), timeout=5).solutions == []

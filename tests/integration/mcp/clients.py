@@ -1,0 +1,39 @@
+"""Open the official MCP client on either transport, the same way for every test."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx2
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.types import CallToolResult
+
+from tests.integration.mcp.conftest import McpStack
+
+TRANSPORTS = ("stdio", "http")
+
+
+@asynccontextmanager
+async def connect(stack: McpStack, transport: str, project: Path, **env: str) -> AsyncIterator[Client]:
+    """stdio: spawn ``python -m gateway.mcp.stdio`` in ``project``; http: /mcp with X-Mnemex-Cwd."""
+    if transport == "stdio":
+        async with Client(stack.stdio_params(project, **env), read_timeout_seconds=60) as client:
+            yield client
+        return
+    async with httpx2.AsyncClient(headers={"X-Mnemex-Cwd": str(project)}, timeout=60) as http:
+        async with Client(streamable_http_client(stack.mcp_url, http_client=http), read_timeout_seconds=60) as client:
+            yield client
+
+
+def text_of(result: CallToolResult) -> str:
+    return "\n".join(getattr(block, "text", "") for block in result.content)
+
+
+def ok(result: CallToolResult) -> dict[str, Any]:
+    assert not result.is_error, text_of(result)
+    assert result.structured_content is not None
+    return result.structured_content

@@ -1,0 +1,69 @@
+"""MCP Inspector CLI (npm @modelcontextprotocol/inspector) lists and calls the tools of `mnemex mcp`.
+
+A real third-party MCP client, over stdio and over HTTP. Skips with the
+reason when node/npm or the package cannot be installed. The same checks run
+by hand with ``scripts/mcp_inspector_check.sh``.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mnemex.client_setup.clients import TOOL_NAMES
+from tests.integration.mcp.conftest import McpStack
+from tests.integration.mcp.node_tools import INSPECTOR, ensure_packages
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+PACKAGE = "@modelcontextprotocol/inspector"
+TOOL_ERROR_EXIT = 5  # the Inspector CLI's exit status for an isError result
+
+
+@pytest.fixture(scope="module")
+def inspector() -> Path:
+    return ensure_packages(INSPECTOR, f"{PACKAGE}/package.json")
+
+
+def inspect(tools: Path, home: Path, *args: str, timeout: float = 120, expect_rc: int = 0) -> Any:
+    home.mkdir(exist_ok=True)
+    proc = subprocess.run(
+        ["npx", "--no-install", PACKAGE, "--cli", *args],
+        cwd=tools, capture_output=True, text=True, timeout=timeout,
+        env={"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(home), "NO_COLOR": "1"},
+    )
+    assert proc.returncode == expect_rc, f"exit {proc.returncode}\nstdout: {proc.stdout[-2000:]}\nstderr: {proc.stderr[-2000:]}"
+    return json.loads(proc.stdout)
+
+
+def stdio_target(stack: McpStack, project: Path) -> list[str]:
+    env = [f"{k}={v}" for k, v in stack.env.items() if k.startswith("MNEMEX_")]
+    flags = [item for pair in env for item in ("-e", pair)]
+    return [*flags, "--cwd", str(project), "--", sys.executable, "-m", "mnemex.cli", "mcp"]
+
+
+def test_inspector_lists_and_calls_tools_over_stdio(inspector: Path, mcp_stack: McpStack, project: Path,
+                                                   tmp_path: Path) -> None:
+    target = stdio_target(mcp_stack, project)
+    listed = inspect(inspector, tmp_path / "home", "--method", "tools/list", *target)
+    assert {tool["name"] for tool in listed["tools"]} == set(TOOL_NAMES)
+    added = inspect(inspector, tmp_path / "home", "--method", "tools/call", "--tool-name", "add_to_memory_bank",
+                    "--tool-arg", "content=The user runs the inspector check before every release", *target)
+    assert not added.get("isError"), added
+    memory = added["structuredContent"]["memory"]
+    assert memory["collection"] == "memory_bank" and f"[id:{memory['id']}]" in added["content"][0]["text"]
+
+def test_inspector_over_http_reports_tool_errors(inspector: Path, mcp_stack: McpStack, project: Path,
+                                                 tmp_path: Path) -> None:
+    url = [mcp_stack.mcp_url, "--header", f"X-Mnemex-Cwd: {project}"]
+    listed = inspect(inspector, tmp_path / "home", "--method", "tools/list", *url)
+    assert {tool["name"] for tool in listed["tools"]} == set(TOOL_NAMES)
+    failed = inspect(inspector, tmp_path / "home", "--method", "tools/call", "--tool-name", "search_memory", *url,
+                     expect_rc=TOOL_ERROR_EXIT)
+    assert failed.get("isError") is True
+    assert "query" in json.dumps(failed)

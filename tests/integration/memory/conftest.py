@@ -1,0 +1,68 @@
+"""A real memory service (real Chroma, real embeddings) shared by this package's tests.
+
+Each test gets its own project scope, so tests do not see each other's data.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import grpc
+import pytest
+
+from protos.mnemex.memory.v1 import memory_service_pb2 as pb
+from protos.mnemex.memory.v1 import memory_service_pb2_grpc as pb_grpc
+
+
+@dataclass
+class MemoryService:
+    address: str
+    core: object  # services.memory.core.MemoryCore
+    home: Path
+
+
+async def start_memory_service(home: Path, embedding_addr: str, **overrides: object):  # type: ignore[no-untyped-def]
+    import chromadb
+    from chromadb.config import Settings as ChromaSettings
+
+    from mnemex.grpc_runtime import channel
+    from services.embedding.client import EmbeddingClient
+    from services.memory.server import create_server
+    from services.memory.settings import MemorySettings
+    from services.memory.store import ChromaStore
+
+    options: dict[str, object] = dict(
+        address="127.0.0.1:0", home=home, default_user="tester", embedding_addr=embedding_addr, maintenance_interval_s=0
+    )
+    options.update(overrides)
+    settings = MemorySettings(**options)  # type: ignore[arg-type]
+    client = chromadb.PersistentClient(path=str(home / "chroma"), settings=ChromaSettings(anonymized_telemetry=False))
+    return await create_server(settings, ChromaStore(client), EmbeddingClient(channel(embedding_addr)))
+
+
+@pytest.fixture(scope="session")
+def memory_service(loop_thread, embedding_addr, tmp_path_factory) -> Iterator[MemoryService]:  # type: ignore[no-untyped-def]
+    home = tmp_path_factory.mktemp("memory-service")
+    server, port = loop_thread.run(start_memory_service(home, embedding_addr))
+    yield MemoryService(f"127.0.0.1:{port}", server.memory_core, home)
+    loop_thread.run(server.stop(0))
+    loop_thread.run(server.memory_core.close())
+
+
+@pytest.fixture()
+def stub(memory_service: MemoryService) -> Iterator[pb_grpc.MemoryServiceStub]:
+    with grpc.insecure_channel(memory_service.address) as chan:
+        yield pb_grpc.MemoryServiceStub(chan)
+
+
+@pytest.fixture()
+def scope() -> pb.Scope:
+    return pb.Scope(user=f"u{uuid.uuid4().hex[:10]}", project=f"p{uuid.uuid4().hex[:10]}")
+
+
+def store(stub: pb_grpc.MemoryServiceStub, scope: pb.Scope, content: str, collection: str = "working", **kw: object) -> pb.Memory:
+    reply = stub.Store(pb.StoreRequest(scope=scope, collection=collection, content=content, **kw), timeout=30)
+    return reply.memory

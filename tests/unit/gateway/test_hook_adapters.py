@@ -1,0 +1,151 @@
+"""Hook internals: adapters, stdlib JSON, circuit breaker, request/render rules."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+HOOKS = Path(__file__).resolve().parents[3] / "hooks"
+sys.path.insert(0, str(HOOKS))
+
+import hook_client  # noqa: E402
+import hook_events  # noqa: E402
+import hook_json  # noqa: E402
+import hook_main  # noqa: E402
+
+CLAUDE_PROMPT = {
+    "session_id": "abc-123",
+    "transcript_path": "/home/u/.claude/projects/x/abc-123.jsonl",
+    "cwd": "/home/u/project",
+    "permission_mode": "default",
+    "hook_event_name": "UserPromptSubmit",
+    "prompt": "why does the gateway time out?",
+}
+CURSOR_STOP = {
+    "conversation_id": "conv-9",
+    "generation_id": "gen-1",
+    "hook_event_name": "stop",
+    "workspace_roots": ["/home/u/project"],
+    "cursor_version": "1.7.2",
+    "status": "completed",
+    "loop_count": 0,
+}
+
+
+def raw(payload: object) -> bytes:
+    return json.dumps(payload).encode()
+
+
+def test_claude_prompt_is_normalized() -> None:
+    event = hook_events.parse(raw(CLAUDE_PROMPT), "prompt", "claude")
+    assert event is not None
+    assert (event.client, event.session_id, event.cwd, event.prompt) == ("claude", "abc-123", "/home/u/project", CLAUDE_PROMPT["prompt"])
+    with pytest.raises(AttributeError):
+        event.prompt = "changed"  # type: ignore[misc]
+
+
+def test_cursor_payload_on_the_claude_path_is_ignored_so_nothing_fires_twice() -> None:
+    assert hook_events.parse(raw(CURSOR_STOP), "stop", "claude") is None
+    event = hook_events.parse(raw(CURSOR_STOP), "stop", "cursor")
+    assert event is not None and event.session_id == "conv-9" and event.cwd == "/home/u/project"
+
+
+def test_aborted_cursor_turn_and_stop_hook_continuations_record_nothing() -> None:
+    aborted = hook_events.parse(raw({**CURSOR_STOP, "status": "aborted"}), "stop", "cursor")
+    assert aborted is not None and hook_main.request_body(aborted) is None
+    again = hook_events.parse(raw({"session_id": "s", "stop_hook_active": True, "last_assistant_message": "x"}), "stop", "claude")
+    assert again is not None and hook_main.request_body(again) is None
+
+
+def test_cursor_prompt_is_not_sent_because_cursor_cannot_add_context() -> None:
+    event = hook_events.parse(raw({**CURSOR_STOP, "hook_event_name": "beforeSubmitPrompt", "prompt": "hi"}), "prompt", "cursor")
+    assert event is not None and hook_main.request_body(event) is None
+
+
+@pytest.mark.parametrize("data", [b"", b"   ", b"\x00\xff\xfe", b"not json", b"[1, 2]", b'"str"', b"{" * 100_000])
+def test_malformed_stdin_yields_no_event(data: bytes) -> None:
+    assert hook_events.parse(data, "prompt", "claude") is None
+
+
+def test_tool_payloads_are_trimmed_before_sending() -> None:
+    payload = {
+        "session_id": "s", "cwd": "/r", "hook_event_name": "PostToolUse", "tool_name": "Write",
+        "tool_input": {"file_path": "/r/a.py", "content": "line\n" * 100_000},
+        "tool_response": {"stdout": "x" * 100_000, "stderr": "", "interrupted": False, "isImage": False},
+    }
+    event = hook_events.parse(raw(payload), "post_tool_use", "claude")
+    assert event is not None
+    body = hook_main.request_body(event)
+    assert body is not None
+    assert body["tool_input"] == {"file_path": "/r/a.py", "content_lines": 100_001}
+    assert len(body["tool_response"]["stdout"]) <= hook_events.MAX_FIELD_CHARS
+    assert len(hook_json.dumps(body)) < 10_000
+
+
+def test_stop_falls_back_to_the_transcript(tmp_path: Path) -> None:
+    transcript = tmp_path / "t.jsonl"
+    lines = [
+        {"type": "user", "message": {"role": "user", "content": "q"}},
+        {"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": "final answer"}]}},
+    ]
+    transcript.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
+    event = hook_events.parse(raw({"session_id": "s", "transcript_path": str(transcript)}), "stop", "claude")
+    assert event is not None
+    assert hook_main.request_body(event) == {"session_id": "s", "cwd": "", "assistant_text": "final answer"}
+
+
+def test_render_caps_output_and_speaks_each_clients_format() -> None:
+    prompt = hook_events.HookEvent("claude", "prompt")
+    assert len(hook_main.render(prompt, {"context": "x" * 20_000})) == hook_main.MAX_OUTPUT_CHARS
+    cursor_start = hook_events.HookEvent("cursor", "session_start")
+    assert json.loads(hook_main.render(cursor_start, {"context": "seed"})) == {"additional_context": "seed"}
+    assert hook_main.render(hook_events.HookEvent("claude", "stop"), {"exchange_id": "x"}) == ""
+
+
+@pytest.mark.parametrize("value", [{"a": [1, 2.5, None, True, False, "é\n\"\\"]}, [], "", {"nested": {"d": {}}}, -3])
+def test_hook_json_round_trips_like_json(value: object) -> None:
+    assert json.loads(hook_json.dumps(value)) == value
+    assert hook_json.loads(json.dumps(value)) == value
+
+
+@pytest.mark.parametrize("text", ["", "{", '{"a": 1} trailing', "nul", "[1,]"])
+def test_hook_json_rejects_what_json_rejects(text: str) -> None:
+    with pytest.raises(ValueError):
+        hook_json.loads(text)
+
+
+def test_circuit_opens_after_repeated_failures_and_backs_off(tmp_path: Path) -> None:
+    circuit = hook_client.Circuit(str(tmp_path / "c"), threshold=3, cooldown=30, max_cooldown=100)
+    now = 1_000.0
+    for _ in range(2):
+        circuit.record_failure(now)
+    assert not circuit.is_open(now)
+    circuit.record_failure(now)
+    assert circuit.is_open(now + 29) and not circuit.is_open(now + 31)
+    for _ in range(3):
+        circuit.record_failure(now + 31)
+    assert circuit.is_open(now + 31 + 59) and not circuit.is_open(now + 31 + 61)  # doubled
+    circuit.record_success()
+    assert not circuit.is_open(now) and not (tmp_path / "c").exists()
+
+
+def test_gateway_address_from_env() -> None:
+    assert hook_client.gateway_address({}) == ("127.0.0.1", 27300, "http")
+    assert hook_client.gateway_address({"MNEMEX_GATEWAY_PORT": "9999"}) == ("127.0.0.1", 9999, "http")
+    assert hook_client.gateway_address({"MNEMEX_GATEWAY_URL": "http://[::1]:8080/"}) == ("::1", 8080, "http")
+
+
+def test_autostart_is_rate_limited_by_a_lock(tmp_path: Path) -> None:
+    marker = tmp_path / "started"
+    env = {"MNEMEX_HOOK_START_CMD": f"{sys.executable} -c \"open(r'{marker}', 'a').write('x')\""}
+    assert hook_client.maybe_start_stack(str(tmp_path), env) is True
+    assert hook_client.maybe_start_stack(str(tmp_path), env) is False
+    deadline = time.monotonic() + 10
+    while not marker.exists() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert marker.read_text() == "x"
+    assert hook_client.maybe_start_stack(str(tmp_path), {**env, "MNEMEX_HOOK_AUTOSTART": "0"}) is False

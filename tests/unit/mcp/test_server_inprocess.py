@@ -1,0 +1,89 @@
+"""The MCP server in-process (official client, no backends): schema, annotations, argument errors."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
+from mcp import Client
+
+from gateway.mcp.audit import SelfAuditTrigger
+from gateway.mcp.server import build_server
+from gateway.mcp.tools import ToolRunner
+from gateway.operations import Operations
+from mnemex.client_setup.clients import TOOL_NAMES
+from mnemex.config import Settings
+
+T = TypeVar("T")
+
+
+_SETTINGS = Settings.from_env({"MNEMEX_HOME": "/nonexistent-mnemex-home", "MNEMEX_USER": "tester"})
+SERVER = build_server(Operations(None, _SETTINGS))  # type: ignore[arg-type]  # no backend is reached
+
+
+def run(make: Callable[[Client], Coroutine[Any, Any, T]]) -> T:
+    async def main() -> T:
+        async with Client(SERVER) as client:
+            return await make(client)
+
+    return asyncio.run(main())
+
+
+def test_tools_and_annotations() -> None:
+    tools = {t.name: t for t in run(lambda c: c.list_tools()).tools}
+    assert set(tools) == set(TOOL_NAMES)
+    for name in ("search_memory", "get_context_insights", "query_kg"):
+        assert tools[name].annotations.read_only_hint is True
+    assert tools["archive_memory"].annotations.destructive_hint is True
+    assert tools["add_to_memory_bank"].annotations.read_only_hint is False
+    for tool in tools.values():
+        assert tool.output_schema and tool.output_schema["type"] == "object"
+        assert "cwd" in tool.input_schema["properties"]
+    assert tools["search_memory"].input_schema.get("required", []) == []
+    assert set(tools["score_response"].input_schema["required"]) == {"outcome"}
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "expected"),
+    [
+        ("search_memory", {}, "give at least one of query"),
+        ("search_memory", {"days_back": 400}, "days_back: Input should be less than or equal to 365"),
+        ("search_memory", {"query": "x", "sort_by": "best"}, "sort_by"),
+        ("search_memory", {"query": "x", "collections": ["nope"]}, "collections"),
+        ("search_memory", {"query": "x" * 2001}, "query"),
+        ("add_to_memory_bank", {"content": ""}, "content"),
+        ("add_to_memory_bank", {"content": "fact", "confidence": 1.5}, "confidence"),
+        ("score_response", {"outcome": "great"}, "outcome"),
+        ("score_response", {"outcome": "worked", "memory_scores": {"a": "meh"}}, "memory_scores"),
+        ("record_response", {"key_takeaway": "x", "initial_score": "unknown"}, "initial_score"),
+        ("update_memory", {}, "id: Field required"),
+        ("query_kg", {"limit": 0}, "limit"),
+    ],
+)
+def test_invalid_arguments_are_error_results_that_say_how_to_fix(tool: str, arguments: dict, expected: str) -> None:
+    result = run(lambda c: c.call_tool(tool, arguments))
+    assert result.is_error
+    text = result.content[0].text
+    assert expected in text and f"call {tool} again" in text
+
+
+def test_unknown_tool_lists_the_real_ones() -> None:
+    result = run(lambda c: c.call_tool("delete_memory", {"id": "x"}))
+    assert result.is_error and "archive_memory" in result.content[0].text
+
+
+class FakeContext:
+    def __init__(self, headers: dict[str, str] | None) -> None:
+        self.headers = headers
+
+
+def test_project_scope_precedence(tmp_path: Path) -> None:
+    runner = ToolRunner(provider=None, default_cwd="/srv/default", audit=SelfAuditTrigger())  # type: ignore[arg-type]
+    header = FakeContext({"x-mnemex-cwd": str(tmp_path)})
+    assert runner.cwd(header, "/explicit") == "/explicit"
+    assert runner.cwd(header, None) == str(tmp_path)
+    assert runner.cwd(FakeContext(None), None) == "/srv/default"
+    assert runner.cwd(FakeContext({"x-mnemex-cwd": "x" * 5000}), None) == "/srv/default"

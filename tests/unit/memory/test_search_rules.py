@@ -1,0 +1,84 @@
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from services.memory import timefmt
+from services.memory.errors import InvalidRequest
+from services.memory.naming import COLLECTIONS
+from services.memory.normalize import normalize
+from services.memory.search_rules import SortBy, build_search_params, matches, parse_filters, sort_memories, within
+
+NOW = timefmt.parse("2025-06-10T00:00:00+00:00")
+assert NOW is not None
+
+
+def test_neither_query_nor_days_back_nor_id_says_what_to_pass() -> None:
+    with pytest.raises(InvalidRequest) as err:
+        build_search_params()
+    message = str(err.value)
+    assert "query" in message and "days_back" in message and "id" in message
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "fragment"),
+    [
+        ({"query": "x", "limit": 101}, "limit=101"),
+        ({"query": "x", "days_back": 366}, "days_back=366"),
+        ({"query": "x", "sort_by": "newest"}, "sort_by"),
+        ({"query": "x", "collections": ["notes"]}, "unknown collection"),
+        ({"query": "x" * 10_001}, "characters"),
+        ({"query": "x", "filters_json": "[1]"}, "JSON object"),
+        ({"query": "x", "filters_json": "{bad"}, "not valid JSON"),
+        ({"query": "x", "filters_json": '{"score": {"$near": 1}}'}, "unknown operator"),
+        ({"query": "x", "collection_weights": {"books": -1.0}}, "out of range"),
+        ({"memory_id": "no spaces allowed"}, "malformed"),
+    ],
+)
+def test_bad_parameters_are_explained(kwargs: dict[str, object], fragment: str) -> None:
+    with pytest.raises(InvalidRequest) as err:
+        build_search_params(**kwargs)  # type: ignore[arg-type]
+    assert fragment in str(err.value)
+
+
+def test_defaults() -> None:
+    semantic = build_search_params(query="auth bug")
+    assert (semantic.limit, semantic.collections, semantic.sort_by) == (10, COLLECTIONS, SortBy.RELEVANCE)
+    timeline = build_search_params(days_back=3)
+    assert timeline.sort_by is SortBy.RECENCY and not timeline.semantic
+    assert build_search_params(has_vector=True).semantic
+
+
+def memory(mid: str, created: str, score: float = 0.5, rank: float = 0.0, **meta: object):  # type: ignore[no-untyped-def]
+    return normalize(mid, None, "c", {"created_at": created, "score": score, **meta}, now=NOW, final_rank_score=rank)
+
+
+def test_sorts_read_the_normalized_fields() -> None:
+    a = memory("working_a", "2025-06-09T00:00:00+00:00", score=0.2, rank=0.9)
+    b = memory("history_b", "2025-06-01T00:00:00", score=0.9, rank=0.1)  # naive timestamp, still comparable
+    c = normalize("patterns_c", None, "c", {"timestamp": "2025-06-05T00:00:00+00:00", "score": 0.5}, now=NOW)
+    assert [m.id for m in sort_memories([b, c, a], SortBy.RECENCY)] == ["working_a", "patterns_c", "history_b"]
+    assert [m.id for m in sort_memories([a, c, b], SortBy.SCORE)] == ["history_b", "patterns_c", "working_a"]
+    assert [m.id for m in sort_memories([b, a], SortBy.RELEVANCE)] == ["working_a", "history_b"]
+
+
+def test_filters_cover_fields_metadata_tags_and_dates() -> None:
+    item = memory("memory_bank_a", "2025-06-08T00:00:00+00:00", title="Guide", tags=json.dumps(["pref", "tools"]))
+    assert matches(item, parse_filters('{"title": "Guide"}'))
+    assert not matches(item, parse_filters('{"title": "Other"}'))
+    assert matches(item, parse_filters('{"tags": "pref"}'))
+    assert matches(item, parse_filters('{"tags": {"$contains": "tools"}}'))
+    assert matches(item, parse_filters('{"collection": {"$in": ["memory_bank", "books"]}}'))
+    assert matches(item, parse_filters('{"created_at": {"$gte": "2025-06-07"}}'))
+    assert not matches(item, parse_filters('{"created_at": {"$lt": "2025-06-07T00:00:00Z"}}'))
+    assert matches(item, parse_filters('{"score": {"$gte": 0.5, "$lt": 0.6}}'))
+    assert not matches(item, parse_filters('{"missing_key": 1}'))
+
+
+def test_within_uses_the_normalized_created_at() -> None:
+    cutoff = timefmt.parse("2025-06-05T00:00:00+00:00")
+    assert within(memory("working_a", "2025-06-06T00:00:00+00:00"), cutoff)
+    assert not within(memory("working_a", "2025-06-04T00:00:00+00:00"), cutoff)
+    undated = normalize("working_z", None, "c", {}, now=NOW)
+    assert not within(undated, cutoff) and within(undated, None)

@@ -1,0 +1,91 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from services.memory.naming import Scope
+from services.memory.session_state import LifecycleEvent, SessionState
+
+SCOPE = Scope("u", "p")
+
+
+@pytest.fixture()
+def state(tmp_path: Path):  # type: ignore[no-untyped-def]
+    db = SessionState(tmp_path / "state.db")
+    yield db
+    db.close()
+
+
+def test_completed_unscored_turn_requires_scoring(state: SessionState) -> None:
+    state.record_injection(SCOPE, "s", ["a", "b"], "prompt one", 1.0)
+    assert state.scoring_state(SCOPE, "s") is None  # still answering
+    state.complete_turn(SCOPE, "s", "working_x", "", "answer", 2.0)
+    turn = state.scoring_state(SCOPE, "s")
+    assert turn is not None and turn.injected_ids == ["a", "b"] and turn.exchange_id == "working_x"
+    assert turn.prompt == "prompt one"
+    state.mark_scored(turn.id, 3.0)
+    assert state.scoring_state(SCOPE, "s") is None
+
+
+def test_interrupted_turn_needs_no_scoring(state: SessionState) -> None:
+    state.record_injection(SCOPE, "s", ["a"], "first", 1.0)
+    state.record_injection(SCOPE, "s", ["b"], "second, interrupting", 2.0)
+    assert state.scoring_state(SCOPE, "s") is None
+    target = state.scoring_target(SCOPE, "s")
+    assert target is not None and target.injected_ids == ["b"]  # the open turn, not the abandoned one
+
+
+def test_injection_without_prompt_joins_the_open_turn(state: SessionState) -> None:
+    state.record_injection(SCOPE, "s", ["a"], "question", 1.0)
+    state.record_injection(SCOPE, "s", ["b", "a"], "", 2.0)  # an MCP search mid-answer
+    state.complete_turn(SCOPE, "s", "", "", "answer", 3.0)
+    turn = state.scoring_state(SCOPE, "s")
+    assert turn is not None and turn.injected_ids == ["a", "b"]
+
+
+def test_target_is_the_completed_turn_while_the_next_is_open(state: SessionState) -> None:
+    state.record_injection(SCOPE, "s", ["a"], "one", 1.0)
+    state.complete_turn(SCOPE, "s", "working_1", "", "ans", 2.0)
+    state.record_injection(SCOPE, "s", ["b"], "two", 3.0)
+    target = state.scoring_target(SCOPE, "s")
+    assert target is not None and target.exchange_id == "working_1" and target.injected_ids == ["a"]
+
+
+def test_empty_session_means_most_recent_in_scope(state: SessionState) -> None:
+    state.record_injection(SCOPE, "old", ["a"], "x", 1.0)
+    state.record_injection(SCOPE, "new", ["b"], "y", 5.0)
+    state.record_injection(Scope("u", "other"), "elsewhere", ["c"], "z", 9.0)
+    assert state.resolve_session(SCOPE, "") == "new"
+    state.complete_turn(SCOPE, "", "", "", "done", 6.0)
+    turn = state.scoring_state(SCOPE, "new")
+    assert turn is not None and turn.injected_ids == ["b"]
+
+
+def test_prune_drops_old_logs_only(state: SessionState) -> None:
+    state.record_injection(SCOPE, "old", ["a"], "x", 1.0)
+    state.record_injection(SCOPE, "new", ["b"], "y", 100.0)
+    assert state.prune(50.0) == 1
+    assert state.turn_count() == 1
+    assert state.resolve_session(SCOPE, "") == "new"
+
+
+def test_events_summarised_per_kind_and_day(state: SessionState) -> None:
+    day_one = 1_700_000_000.0
+    state.add_events(SCOPE, [LifecycleEvent("promoted", "w_1", "working", "history")], day_one)
+    state.add_events(SCOPE, [LifecycleEvent("deleted", "w_2", "working"), LifecycleEvent("promoted", "w_3", "working", "history")], day_one + 86_400)
+    totals, by_day = state.event_summary(SCOPE)
+    assert totals == {"promoted": 2, "deleted": 1}
+    assert list(by_day.values()) == [{"promoted": 1}, {"deleted": 1, "promoted": 1}]
+    assert state.event_summary(Scope("u", "elsewhere")) == ({}, {})
+
+
+def test_state_survives_reopen(tmp_path: Path) -> None:
+    first = SessionState(tmp_path / "s.db")
+    first.record_injection(SCOPE, "s", ["a"], "x", 1.0)
+    first.complete_turn(SCOPE, "s", "working_e", "", "y", 2.0)
+    first.close()
+    second = SessionState(tmp_path / "s.db")
+    turn = second.scoring_state(SCOPE, "s")
+    second.close()
+    assert turn is not None and turn.exchange_id == "working_e"

@@ -126,6 +126,7 @@ class ArmResult:
     precision: list[float] = field(default_factory=list)
     latency_s: list[float] = field(default_factory=list)
     last_misleading_turn: int = -1
+    unidentified: int = 0  # results the simulation could not map back to a corpus doc
 
 
 def corpus(scenario: str) -> list[Doc]:
@@ -161,6 +162,9 @@ async def play(
     mscope = mpb.Scope(user="bench", project=scope_name)
     kscope = kpb.Scope(user="bench", project=scope_name)
     by_id = await store_corpus(memory, mscope, docs)
+    # Scoring can move a memory to another collection under a new id; the
+    # content identifies it whatever its id is now.
+    by_text = {doc.text: doc for doc in docs}
     rng = random.Random(seed)
     result = ArmResult()
     for turn in range(turns):
@@ -180,7 +184,7 @@ async def play(
             timeout=30,
         )
         result.latency_s.append(time.perf_counter() - started)
-        shown = [(m.id, by_id.get(m.id)) for m in found.memories]
+        shown = [(m.id, by_id.get(m.id) or by_text.get(m.content.strip())) for m in found.memories]
         helpful = [(i, d) for i, d in shown if d is not None and d.topic == topic and d.helpful]
         misleading = [(i, d) for i, d in shown if d is not None and d.topic == topic and not d.helpful]
         result.precision.append(len(helpful) / 5)
@@ -188,7 +192,14 @@ async def play(
             result.last_misleading_turn = turn
         scores = {i: mpb.OUTCOME_WORKED for i, _ in helpful} | {i: mpb.OUTCOME_FAILED for i, _ in misleading}
         if scores:
-            await memory.Score(mpb.ScoreRequest(scope=mscope, session_id=f"{arm}-{turn}", memory_scores=scores), timeout=30)
+            scored = await memory.Score(
+                mpb.ScoreRequest(scope=mscope, session_id=f"{arm}-{turn}", memory_scores=scores), timeout=30
+            )
+            for item in scored.scored:
+                if item.new_id and item.id in by_id:
+                    by_id[item.new_id] = by_id[item.id]
+        unknown = sum(1 for _, d in shown if d is None)
+        result.unidentified += unknown
         if arm == "kg":
             for outcome, group in ((kpb.OUTCOME_WORKED, helpful), (kpb.OUTCOME_FAILED, misleading)):
                 if group:
@@ -206,7 +217,8 @@ def report(scenario: str, arms: dict[str, ArmResult]) -> None:
         lat_ms = [s * 1000 for s in r.latency_s]
         print(f"  {name:<8} precision@5 all={statistics.mean(p):.3f} first50={statistics.mean(p[:50]):.3f} "
               f"last100={statistics.mean(p[-100:]):.3f}  last misleading at turn {r.last_misleading_turn}  "
-              f"get-context p50 {statistics.median(lat_ms):.2f} ms p95 {percentile(lat_ms, 95):.2f} ms")
+              f"get-context p50 {statistics.median(lat_ms):.2f} ms p95 {percentile(lat_ms, 95):.2f} ms"
+              f"  (unidentified results: {r.unidentified})")
     kg, uni = arms["kg"], arms["uniform"]
     print(f"  ratio kg/uniform: precision@5 all {statistics.mean(kg.precision) / statistics.mean(uni.precision):.3f}, "
           f"last100 {statistics.mean(kg.precision[-100:]) / statistics.mean(uni.precision[-100:]):.3f}, "

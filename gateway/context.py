@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Coroutine
+import time
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import grpc
 import numpy as np
@@ -26,6 +27,7 @@ from protos.mnemex.kg.v1 import kg_service_pb2 as kg_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
 
 log = logging.getLogger("mnemex.gateway.context")
+T = TypeVar("T")
 
 EMBED_CHARS = 2_000      # MiniLM reads ~256 tokens; more text only costs time
 CONCEPT_CHARS = 4_000
@@ -121,20 +123,20 @@ async def build(
     it instead of awaited, so the prompt does not wait for the session write."""
     md = backends.metadata
     degraded: list[str] = []
+    timings: dict[str, float] = {}
+    started = time.perf_counter()
     query = prompt.strip()
 
-    state_task = asyncio.ensure_future(
-        backends.memory.GetScoringState(
-            mem_pb.GetScoringStateRequest(scope=mem_scope, session_id=session_id), timeout=deadlines.state, metadata=md
-        )
-    )
+    state_task = asyncio.ensure_future(timed("state", timings, backends.memory.GetScoringState(
+        mem_pb.GetScoringStateRequest(scope=mem_scope, session_id=session_id), timeout=deadlines.state, metadata=md
+    )))
     vector: np.ndarray | None = None
     routing = Routing()
     memories: list[dict[str, Any]] = []
     if query:
         embed_r, routing_r = await asyncio.gather(
-            backends.embedding.embed([query[:EMBED_CHARS]], timeout=deadlines.embed),
-            kg_routing(backends, kg_scope, query, deadlines.kg),
+            timed("embed", timings, backends.embedding.embed([query[:EMBED_CHARS]], timeout=deadlines.embed)),
+            timed("kg", timings, kg_routing(backends, kg_scope, query, deadlines.kg)),
             return_exceptions=True,
         )
         if isinstance(embed_r, BaseException):
@@ -155,7 +157,7 @@ async def build(
             boost_ids=routing.fact_ids,
         )
         try:
-            reply = await backends.memory.Search(request, timeout=deadlines.search, metadata=md)
+            reply = await timed("search", timings, backends.memory.Search(request, timeout=deadlines.search, metadata=md))
             memories = convert.memories_to_dicts(reply.memories)[:limit]
         except grpc.aio.AioRpcError as exc:
             _failed("memory", exc, degraded)
@@ -193,7 +195,17 @@ async def build(
         "scoring_prompt": scoring,
         "routing": routing.as_dict(),
         "degraded": sorted(set(degraded)),
+        "timings_ms": {**timings, "total": round((time.perf_counter() - started) * 1000, 2)},
     }
+
+
+async def timed(name: str, timings: dict[str, float], awaitable: Awaitable[T]) -> T:
+    """Await and record the wall time in ms (kept in the reply for diagnosis and benchmarks)."""
+    started = time.perf_counter()
+    try:
+        return await awaitable
+    finally:
+        timings[name] = round((time.perf_counter() - started) * 1000, 2)
 
 
 async def record_injection(backends: Backends, request: mem_pb.RecordInjectionRequest, timeout: float) -> None:
@@ -213,6 +225,7 @@ def empty_result(degraded: list[str]) -> dict[str, Any]:
         "scoring_prompt": "",
         "routing": convert.routing_to_dict(None),
         "degraded": degraded,
+        "timings_ms": {},
     }
 
 

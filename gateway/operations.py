@@ -337,11 +337,15 @@ class Operations(HookOperations):
     async def remove_book(self, *, cwd: str | None, title: str) -> JSON:
         title = validation.text(title, "title", validation.MAX_TITLE_CHARS, required=True).strip()
         mem_scope, kg_scope = self.scopes(cwd)
-        reply = await call("memory", self.backends.memory.RemoveBook(
-            mem_pb.RemoveBookRequest(scope=mem_scope, title=title), **self._opts(30.0)
-        ))
+        missing = NotFound(f"no book titled {title!r} in this project: list titles with GET /api/books or `mnemex books`")
+        try:
+            reply = await call("memory", self.backends.memory.RemoveBook(
+                mem_pb.RemoveBookRequest(scope=mem_scope, title=title), **self._opts(30.0)
+            ))
+        except NotFound:
+            raise missing from None
         if reply.removed_chunks == 0:
-            raise NotFound(f"no book titled {title!r} in this project: list titles with GET /api/books or `mnemex books`")
+            raise missing
         references = 0
         try:
             kg_reply = await self.backends.kg.RemoveDocs(

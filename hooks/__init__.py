@@ -15,7 +15,7 @@ import: ~20 ms to start). Cursor also runs Claude Code hooks from
 cursor`` entries act there, and nothing fires twice.
 
 Environment: MNEMEX_GATEWAY_URL or MNEMEX_GATEWAY_PORT (default
-http://127.0.0.1:27300), MNEMEX_TOKEN, MNEMEX_HOOK_TIMEOUT (seconds, 2),
+http://127.0.0.1:27300), MNEMEX_TOKEN, MNEMEX_HOOK_TIMEOUT (seconds, 1.8),
 MNEMEX_HOOK_FAILURES (3) and MNEMEX_HOOK_COOLDOWN (30 s) for the circuit
 breaker, MNEMEX_HOOK_AUTOSTART (1), MNEMEX_HOOK_START_INTERVAL (60 s),
 MNEMEX_HOOK_START_CMD, MNEMEX_PYTHON. State lives in $MNEMEX_HOME/run or

@@ -4,7 +4,7 @@
     python -S hooks/session_start.py --client cursor   # Cursor (hooks.json)
 
 Whatever happens (stack down, malformed stdin, a bug here) the process
-exits 0 within ``MNEMEX_HOOK_TIMEOUT`` seconds (default 2), because a
+exits 0 within ``MNEMEX_HOOK_TIMEOUT`` seconds (default 1.8, so 2 s from spawn), because a
 memory hook must never block or hang the user's prompt. A SIGALRM timer
 is the hard backstop behind the socket timeouts.
 """
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
 MAX_STDIN_BYTES = 4 * 1024 * 1024
 MAX_OUTPUT_CHARS = 10_000
-DEFAULT_TIMEOUT = 2.0
+DEFAULT_TIMEOUT = 1.8  # seconds in-process; with interpreter start the hook ends within 2 s
 TRANSCRIPT_TAIL_BYTES = 256 * 1024
 
 PATHS = {

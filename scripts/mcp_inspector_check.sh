@@ -21,28 +21,32 @@ command -v npx >/dev/null || { echo "npx not found: install Node.js 20+ (with np
 if [ ! -f "$TOOLS/node_modules/$PACKAGE/package.json" ]; then
   echo "installing $PACKAGE@$VERSION into $TOOLS" >&2
   mkdir -p "$TOOLS"
-  HOME="$TOOLS" npm install --no-audit --no-fund --prefix "$TOOLS" "$PACKAGE@$VERSION" >&2
+  HOME="$TOOLS" npm_config_update_notifier=false npm install --no-audit --no-fund --prefix "$TOOLS" "$PACKAGE@$VERSION" >&2
 fi
 
 INSPECTOR_HOME="$(mktemp -d)"
 trap 'rm -rf "$INSPECTOR_HOME"' EXIT
 
+# Options that pick the server go first; the server itself (URL or command) goes last, after "--",
+# so that no variadic option (--tool-arg, --header) swallows it.
 if [ $# -ge 1 ]; then
-  target=("$1" --header "X-Mnemex-Cwd: $PWD")
-  [ -n "${MNEMEX_TOKEN:-}" ] && target+=(--header "Authorization: Bearer $MNEMEX_TOKEN")
+  options=(--header "X-Mnemex-Cwd: $PWD")
+  [ -n "${MNEMEX_TOKEN:-}" ] && options+=(--header "Authorization: Bearer $MNEMEX_TOKEN")
+  server=(-- "$1")
 else
-  target=(-e "HOME=$HOME" -e "PATH=$PATH")
+  options=(-e "HOME=$HOME" -e "PATH=$PATH" --cwd "$PWD")
   while IFS='=' read -r name value; do
-    target+=(-e "$name=$value")
+    options+=(-e "$name=$value")
   done < <(env | grep '^MNEMEX_' || true)
-  target+=(--cwd "$PWD" -- "$PYTHON" -m mnemex.cli mcp)
+  server=(-- "$PYTHON" -m mnemex.cli mcp)
 fi
 
 inspect() {
-  (cd "$TOOLS" && HOME="$INSPECTOR_HOME" npx --no-install "$PACKAGE" --cli "$@")
+  (cd "$TOOLS" && HOME="$INSPECTOR_HOME" npm_config_update_notifier=false \
+    npx --no-install "$PACKAGE" --cli "${options[@]}" "$@" "${server[@]}")
 }
 
-listing="$(inspect --method tools/list "${target[@]}")"
+listing="$(inspect --method tools/list)"
 names="$(printf '%s' "$listing" | "$PYTHON" -c 'import json,sys; print(" ".join(sorted(t["name"] for t in json.load(sys.stdin)["tools"])))')"
 want="$(printf '%s\n' $EXPECTED | sort | tr '\n' ' ' | sed 's/ $//')"
 if [ "$names" != "$want" ]; then
@@ -51,7 +55,7 @@ if [ "$names" != "$want" ]; then
 fi
 echo "ok   tools/list: $names"
 
-reply="$(inspect --method tools/call --tool-name get_context_insights --tool-arg "query=mnemex inspector check" "${target[@]}")"
+reply="$(inspect --method tools/call --tool-name get_context_insights --tool-arg "query=mnemex inspector check" || true)"
 printf '%s' "$reply" | "$PYTHON" -c 'import json,sys; r=json.load(sys.stdin); sys.exit(1 if r.get("isError") else 0)' || {
   echo "FAIL tools/call get_context_insights: $reply" >&2
   exit 1

@@ -1,7 +1,7 @@
 """LoCoMo retrieval benchmark through mnemex's gRPC API.
 
     python -m bench.locomo [--data PATH] [--limit-conversations N] [--questions-per-conversation N]
-                           [--modes dense,hybrid] [--json]
+                           [--modes dense,hybrid] [--json] [--embedding-addr HOST:PORT]
 
 Prints, per category and for categories 1-4 together, turn-level recall@5/@10,
 any-hit@5/@10, session-hit@5 and MRR for each retrieval mode, side by side,
@@ -28,6 +28,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--questions-per-conversation", type=int, default=None, help="only the first N questions of each")
     parser.add_argument("--modes", default="dense,hybrid", help="comma-separated retrieval modes (dense, hybrid)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
+    parser.add_argument("--embedding-addr", default=None, help="use this running embedding service instead of starting one")
     args = parser.parse_args(argv)
     args.modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     bad = [m for m in args.modes if m not in ("dense", "hybrid")]
@@ -52,7 +53,9 @@ def main(argv: list[str] | None = None) -> int:
     log = (lambda *_: None) if args.json else (lambda line: print(line, flush=True))
     log(f"LoCoMo: {args.data}, {len(conversations)} conversations, modes {', '.join(args.modes)}")
     started = time.perf_counter()
-    outcome = asyncio.run(run(conversations, args.modes, args.questions_per_conversation, log=log))
+    outcome = asyncio.run(
+        run(conversations, args.modes, args.questions_per_conversation, log=log, embedding_addr=args.embedding_addr)
+    )
     elapsed = time.perf_counter() - started
     summaries = {mode: summarise(result.results) for mode, result in outcome.items()}
     if args.json:

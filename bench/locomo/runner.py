@@ -66,7 +66,7 @@ class Services:
             await closer()
 
 
-async def start_services(modes: Sequence[str], home: Path) -> Services:
+async def start_services(modes: Sequence[str], home: Path, embedding_addr: str | None = None) -> Services:
     from mnemex.grpc_runtime import channel
     from services.embedding.client import EmbeddingClient
     from services.embedding.model import SentenceTransformerEncoder
@@ -75,17 +75,22 @@ async def start_services(modes: Sequence[str], home: Path) -> Services:
     from services.memory.server import create_server as create_memory_server
     from services.memory.settings import MemorySettings
 
-    encoder = await asyncio.to_thread(SentenceTransformerEncoder.load)
-    emb_settings = EmbeddingSettings(address="127.0.0.1:0", model_path=None, device="cpu", backend="torch")
-    emb_server, emb_port, batcher = await create_embedding_server(emb_settings, encoder)
-    emb_addr = f"127.0.0.1:{emb_port}"
-    services = Services(EmbeddingClient(channel(emb_addr), timeout=120.0), {})
+    if embedding_addr is None:
+        encoder = await asyncio.to_thread(SentenceTransformerEncoder.load)
+        emb_settings = EmbeddingSettings(address="127.0.0.1:0", model_path=None, device="cpu", backend="torch")
+        emb_server, emb_port, batcher = await create_embedding_server(emb_settings, encoder)
+        emb_addr = f"127.0.0.1:{emb_port}"
 
-    async def stop_embedding() -> None:
-        await emb_server.stop(0)
-        await batcher.close()
+        async def stop_embedding() -> None:
+            await emb_server.stop(0)
+            await batcher.close()
 
-    services.closers.append(stop_embedding)
+        closers = [stop_embedding]
+    else:
+        emb_addr, closers = embedding_addr, []
+    emb_channel = channel(emb_addr)
+    services = Services(EmbeddingClient(emb_channel, timeout=120.0), {}, closers)
+    services.closers.append(emb_channel.close)
     for mode in modes:
         settings = MemorySettings(
             address="127.0.0.1:0",
@@ -163,9 +168,10 @@ async def run(
     questions_per_conversation: int | None = None,
     home: Path | None = None,
     log: object = print,
+    embedding_addr: str | None = None,
 ) -> dict[str, ModeResult]:
     with tempfile.TemporaryDirectory(prefix="mnemex-locomo-") as tmp:
-        services = await start_services(modes, Path(home or tmp))
+        services = await start_services(modes, Path(home or tmp), embedding_addr)
         try:
             outcome = {mode: ModeResult(mode) for mode in modes}
             for convo in conversations:

@@ -1,3 +1,4 @@
+# ruff: noqa: E501 - the descriptions are prose; one paragraph per line reads best in clients
 """What each MCP tool tells the assistant.
 
 In a fresh session these descriptions are all the assistant knows about

@@ -110,6 +110,7 @@ class Facts:
     def failures_to_demote_top(self) -> int:
         return self.failures_from_top(self.lifecycle.demote_patterns_below)
 
+
 def current_facts(environ: Mapping[str, str] | None = None) -> Facts:
     """The lifecycle the memory service runs with in this environment (MNEMEX_LIFECYCLE_* included)."""
     try:

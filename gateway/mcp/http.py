@@ -41,8 +41,13 @@ class _LateBoundEndpoint:
     async def __call__(self, scope: MutableMapping[str, Any], receive: Any, send: Any) -> None:
         if self.app is None:
             body = b'{"error": "the MCP endpoint is not running (gateway starting or stopping)"}'
-            await send({"type": "http.response.start", "status": 503,
-                        "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 503,
+                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
+                }
+            )
             await send({"type": "http.response.body", "body": body})
             return
         await self.app(scope, receive, send)
@@ -71,7 +76,10 @@ def mount(app: FastAPI, operations: OperationsSource, path: str = MCP_PATH) -> N
     @asynccontextmanager
     async def lifespan(instance: Any) -> AsyncIterator[Any]:
         endpoint.app = server.streamable_http_app(
-            streamable_http_path=path, stateless_http=True, json_response=True, transport_security=security,
+            streamable_http_path=path,
+            stateless_http=True,
+            json_response=True,
+            transport_security=security,
         )
         try:
             async with server.session_manager.run(), outer(instance) as state:

@@ -28,8 +28,9 @@ def memory_lines(memories: Sequence[Mapping[str, Any]], limit: int = LIST_CONTEN
     return [display.memory_line(_safe(m, limit), i) for i, m in enumerate(memories, 1)]
 
 
-def search_text(memories: Sequence[Mapping[str, Any]], *, query: str | None, days_back: int | None,
-                memory_id: str | None) -> str:
+def search_text(
+    memories: Sequence[Mapping[str, Any]], *, query: str | None, days_back: int | None, memory_id: str | None
+) -> str:
     if memory_id:
         if not memories:
             return f"No memory with id {memory_id}."
@@ -99,7 +100,8 @@ def score_text(result: Mapping[str, Any]) -> str:
     missing = list(result.get("not_found") or [])
     if missing:
         lines.append(
-            "Not found (ignored): " + ", ".join(missing)
+            "Not found (ignored): "
+            + ", ".join(missing)
             + ". Use ids exactly as shown in [id:...] tags; deleted memories cannot be scored."
         )
     if not scored and not missing:
@@ -164,6 +166,7 @@ def invalid_arguments_text(tool: str, errors: Sequence[Mapping[str, Any]]) -> st
         where = ".".join(str(part) for part in error.get("loc", ())) or "arguments"
         problems.append(f"{where}: {error.get('msg', 'invalid')}")
     return (
-        f"{tool}: invalid arguments: " + "; ".join(problems)
+        f"{tool}: invalid arguments: "
+        + "; ".join(problems)
         + f". Fix them and call {tool} again (the tool's input schema lists every parameter and its limits)."
     )

@@ -46,8 +46,9 @@ class MnemexMCPServer(MCPServer):
 
 def _provider(operations: OperationsSource) -> Callable[[], Awaitable[Operations]]:
     if isinstance(operations, Operations) or not callable(operations):
+
         async def fixed() -> Operations:
-            return operations  # type: ignore[return-value]
+            return operations
 
         return fixed
     return operations
@@ -68,4 +69,3 @@ def build_server(
     )
     register_tools(server, ToolRunner(_provider(operations), default_cwd, audit or SelfAuditTrigger()))
     return server
-

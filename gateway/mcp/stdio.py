@@ -23,7 +23,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import subprocess
 import sys
 import time
 
@@ -44,18 +43,9 @@ RETRY_AFTER_SECONDS = 15.0
 
 def _start_stack(settings: Settings) -> bool:
     """Blocking: start the stack detached and wait for it (runs in a worker thread)."""
-    try:
-        from mnemex.supervisor import ensure_running
-    except ImportError:
-        ensure_running = None
-    if ensure_running is not None:
-        return bool(ensure_running(settings, timeout=START_TIMEOUT_SECONDS))
-    subprocess.run(  # fallback when the supervisor package is missing
-        [sys.executable, "-m", "mnemex.cli", "up", "--detach"],
-        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        timeout=START_TIMEOUT_SECONDS, check=False,
-    )
-    return True
+    from mnemex.supervisor import ensure_running
+
+    return bool(ensure_running(settings, timeout=START_TIMEOUT_SECONDS))
 
 
 class StackGate:
@@ -103,7 +93,7 @@ class StackGate:
             ready = await asyncio.wait_for(asyncio.shield(self._task), STACK_WAIT_SECONDS)
         except TimeoutError:
             raise BackendUnavailable("memory", "the mnemex stack is still starting") from None
-        except Exception as exc:  # noqa: BLE001 - a failed start is reported, not raised
+        except Exception as exc:
             log.warning("starting the stack failed: %s", exc)
             ready = False
         if not ready:

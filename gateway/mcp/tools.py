@@ -33,15 +33,20 @@ MAX_CWD_CHARS = 4_096
 
 CollectionName = Literal["working", "history", "patterns", "memory_bank", "books"]
 OutcomeWord = Literal["worked", "failed", "partial", "unknown"]
-MemoryId = Annotated[str, Field(min_length=1, max_length=limits.MAX_ID_CHARS, description="A memory id from an [id:...] tag")]
+MemoryId = Annotated[
+    str, Field(min_length=1, max_length=limits.MAX_ID_CHARS, description="A memory id from an [id:...] tag")
+]
 Unit = Annotated[float, Field(ge=0.0, le=1.0)]
 Tags = Annotated[list[Annotated[str, Field(max_length=limits.MAX_TAG_CHARS)]], Field(max_length=limits.MAX_TAGS)]
 Cwd = Annotated[
     str | None,
-    Field(max_length=MAX_CWD_CHARS, description=(
-        "Optional project directory whose memories to use. Defaults to the server's project "
-        "(stdio: its working directory; HTTP: the X-Mnemex-Cwd header)."
-    )),
+    Field(
+        max_length=MAX_CWD_CHARS,
+        description=(
+            "Optional project directory whose memories to use. Defaults to the server's project "
+            "(stdio: its working directory; HTTP: the X-Mnemex-Cwd header)."
+        ),
+    ),
 ]
 OpsProvider = Callable[[], Awaitable[Operations]]
 Work = Callable[[Operations, str | None], Awaitable[tuple[str, dict[str, Any]]]]
@@ -76,7 +81,7 @@ class ToolRunner:
         except GatewayError as exc:
             log.info("%s: %s", tool, exc.message)
             return error_result(render.error_text(tool, exc))
-        except Exception as exc:  # noqa: BLE001 - never let a traceback reach the model
+        except Exception as exc:
             log.exception("%s failed", tool)
             return error_result(render.error_text(tool, exc))
         return CallToolResult(content=[TextContent(type="text", text=message)], structured_content=data)
@@ -89,16 +94,24 @@ def error_result(message: str) -> CallToolResult:
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
 
 
-def register_tools(server: MCPServer, runner: ToolRunner, facts: Facts | None = None) -> None:  # noqa: C901
+def register_tools(server: MCPServer, runner: ToolRunner, facts: Facts | None = None) -> None:
     """Add the eight tools to ``server``; descriptions quote ``facts`` (default: this environment's)."""
     texts = text.tool_texts(facts)
 
-    @server.tool(name="get_context_insights", title="Memory overview for a topic",
-                 description=texts["get_context_insights"], annotations=READ_ONLY)
+    @server.tool(
+        name="get_context_insights",
+        title="Memory overview for a topic",
+        description=texts["get_context_insights"],
+        annotations=READ_ONLY,
+    )
     async def get_context_insights(
         ctx: Context,
-        query: Annotated[str, Field(min_length=1, max_length=limits.MAX_QUERY_CHARS,
-                                    description="The topic or the user's request, in words")],
+        query: Annotated[
+            str,
+            Field(
+                min_length=1, max_length=limits.MAX_QUERY_CHARS, description="The topic or the user's request, in words"
+            ),
+        ],
         cwd: Cwd = None,
     ) -> Annotated[CallToolResult, InsightsOut]:
         async def work(ops: Operations, scope_cwd: str | None) -> tuple[str, dict[str, Any]]:
@@ -115,13 +128,19 @@ def register_tools(server: MCPServer, runner: ToolRunner, facts: Facts | None = 
     @server.tool(name="search_memory", title="Search memory", description=texts["search_memory"], annotations=READ_ONLY)
     async def search_memory(
         ctx: Context,
-        query: Annotated[str | None, Field(max_length=limits.MAX_QUERY_CHARS, description="What to look for, in words")] = None,
+        query: Annotated[
+            str | None, Field(max_length=limits.MAX_QUERY_CHARS, description="What to look for, in words")
+        ] = None,
         days_back: Annotated[int | None, Field(ge=1, le=365, description="Only memories from the last N days")] = None,
         id: Annotated[str | None, Field(max_length=limits.MAX_ID_CHARS, description="Fetch one memory by id")] = None,
-        collections: Annotated[list[CollectionName] | None, Field(max_length=5, description="Leave out to search all")] = None,
+        collections: Annotated[
+            list[CollectionName] | None, Field(max_length=5, description="Leave out to search all")
+        ] = None,
         limit: Annotated[int, Field(ge=1, le=100)] = 10,
-        sort_by: Annotated[Literal["relevance", "recency", "score"] | None,
-                           Field(description="Default: relevance with a query, recency without")] = None,
+        sort_by: Annotated[
+            Literal["relevance", "recency", "score"] | None,
+            Field(description="Default: relevance with a query, recency without"),
+        ] = None,
         metadata: Annotated[dict[str, Any] | None, Field(description="Filters on stored fields")] = None,
         cwd: Cwd = None,
     ) -> Annotated[CallToolResult, SearchOut]:
@@ -133,15 +152,27 @@ def register_tools(server: MCPServer, runner: ToolRunner, facts: Facts | None = 
                     "the last week) or id (from an [id:...] tag)"
                 )
             order = sort_by or ("relevance" if has_query else "recency")
-            result = await ops.search(cwd=scope_cwd, query=query, days_back=days_back, id=id,
-                                      collections=collections, limit=limit, sort_by=order, metadata=metadata)
+            result = await ops.search(
+                cwd=scope_cwd,
+                query=query,
+                days_back=days_back,
+                id=id,
+                collections=collections,
+                limit=limit,
+                sort_by=order,
+                metadata=metadata,
+            )
             memories = result.get("memories") or []
             return render.search_text(memories, query=query, days_back=days_back, memory_id=id), result
 
         return await runner.run("search_memory", ctx, cwd, work)
 
-    @server.tool(name="add_to_memory_bank", title="Store a durable fact", description=texts["add_to_memory_bank"],
-                 annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False))
+    @server.tool(
+        name="add_to_memory_bank",
+        title="Store a durable fact",
+        description=texts["add_to_memory_bank"],
+        annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False),
+    )
     async def add_to_memory_bank(
         ctx: Context,
         content: Annotated[str, Field(min_length=1, max_length=limits.MAX_CONTENT_CHARS, description="One fact")],
@@ -151,15 +182,21 @@ def register_tools(server: MCPServer, runner: ToolRunner, facts: Facts | None = 
         cwd: Cwd = None,
     ) -> Annotated[CallToolResult, MemoryResultOut]:
         async def work(ops: Operations, scope_cwd: str | None) -> tuple[str, dict[str, Any]]:
-            result = await ops.add_memory_bank(cwd=scope_cwd, content=content, tags=tags or (),
-                                               importance=importance, confidence=confidence)
+            result = await ops.add_memory_bank(
+                cwd=scope_cwd, content=content, tags=tags or (), importance=importance, confidence=confidence
+            )
             return render.saved_text("Stored in memory_bank", result), result
 
         return await runner.run("add_to_memory_bank", ctx, cwd, work)
 
-    @server.tool(name="update_memory", title="Correct a memory", description=texts["update_memory"],
-                 annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True,
-                                             open_world_hint=False))
+    @server.tool(
+        name="update_memory",
+        title="Correct a memory",
+        description=texts["update_memory"],
+        annotations=ToolAnnotations(
+            read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False
+        ),
+    )
     async def update_memory(
         ctx: Context,
         id: MemoryId,
@@ -170,15 +207,21 @@ def register_tools(server: MCPServer, runner: ToolRunner, facts: Facts | None = 
         cwd: Cwd = None,
     ) -> Annotated[CallToolResult, MemoryResultOut]:
         async def work(ops: Operations, scope_cwd: str | None) -> tuple[str, dict[str, Any]]:
-            result = await ops.update_memory(cwd=scope_cwd, id=id, content=content, tags=tags,
-                                             importance=importance, confidence=confidence)
+            result = await ops.update_memory(
+                cwd=scope_cwd, id=id, content=content, tags=tags, importance=importance, confidence=confidence
+            )
             return render.saved_text("Updated", result), result
 
         return await runner.run("update_memory", ctx, cwd, work)
 
-    @server.tool(name="archive_memory", title="Retire a memory", description=texts["archive_memory"],
-                 annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True,
-                                             open_world_hint=False))
+    @server.tool(
+        name="archive_memory",
+        title="Retire a memory",
+        description=texts["archive_memory"],
+        annotations=ToolAnnotations(
+            read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False
+        ),
+    )
     async def archive_memory(
         ctx: Context,
         id: MemoryId,
@@ -191,46 +234,71 @@ def register_tools(server: MCPServer, runner: ToolRunner, facts: Facts | None = 
 
         return await runner.run("archive_memory", ctx, cwd, work)
 
-    @server.tool(name="score_response", title="Score the previous exchange", description=texts["score_response"],
-                 annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False))
+    @server.tool(
+        name="score_response",
+        title="Score the previous exchange",
+        description=texts["score_response"],
+        annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False),
+    )
     async def score_response(
         ctx: Context,
         outcome: Annotated[OutcomeWord, Field(description="How the previous exchange went")],
-        memory_scores: Annotated[dict[str, OutcomeWord] | None,
-                                 Field(max_length=limits.MAX_SCORED_IDS, description="{memory id: outcome}")] = None,
-        related: Annotated[list[Annotated[str, Field(max_length=limits.MAX_ID_CHARS)]] | None,
-                           Field(max_length=limits.MAX_SCORED_IDS,
-                                 description="Omit: all injected memories; []: none; list: exactly these")] = None,
+        memory_scores: Annotated[
+            dict[str, OutcomeWord] | None, Field(max_length=limits.MAX_SCORED_IDS, description="{memory id: outcome}")
+        ] = None,
+        related: Annotated[
+            list[Annotated[str, Field(max_length=limits.MAX_ID_CHARS)]] | None,
+            Field(
+                max_length=limits.MAX_SCORED_IDS,
+                description="Omit: all injected memories; []: none; list: exactly these",
+            ),
+        ] = None,
         cwd: Cwd = None,
     ) -> Annotated[CallToolResult, ScoreOut]:
         async def work(ops: Operations, scope_cwd: str | None) -> tuple[str, dict[str, Any]]:
-            result = await ops.score(cwd=scope_cwd, session_id="", outcome=outcome,
-                                     memory_scores=memory_scores, related=related)
+            result = await ops.score(
+                cwd=scope_cwd,
+                session_id="",
+                outcome=outcome,
+                memory_scores=dict(memory_scores) if memory_scores is not None else None,
+                related=related,
+            )
             return render.score_text(result), result
 
         return await runner.run("score_response", ctx, cwd, work)
 
-    @server.tool(name="record_response", title="Record a key takeaway", description=texts["record_response"],
-                 annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False))
+    @server.tool(
+        name="record_response",
+        title="Record a key takeaway",
+        description=texts["record_response"],
+        annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False),
+    )
     async def record_response(
         ctx: Context,
         key_takeaway: Annotated[str, Field(min_length=1, max_length=limits.MAX_CONTENT_CHARS)],
-        initial_score: Annotated[Literal["worked", "failed", "partial"] | None,
-                                 Field(description="Optional starting score from this exchange")] = None,
+        initial_score: Annotated[
+            Literal["worked", "failed", "partial"] | None,
+            Field(description="Optional starting score from this exchange"),
+        ] = None,
         cwd: Cwd = None,
     ) -> Annotated[CallToolResult, MemoryResultOut]:
         async def work(ops: Operations, scope_cwd: str | None) -> tuple[str, dict[str, Any]]:
-            result = await ops.record_takeaway(cwd=scope_cwd, session_id="", key_takeaway=key_takeaway,
-                                               initial_score=initial_score)
+            result = await ops.record_takeaway(
+                cwd=scope_cwd, session_id="", key_takeaway=key_takeaway, initial_score=initial_score
+            )
             return render.takeaway_text(result), result
 
         return await runner.run("record_response", ctx, cwd, work)
 
-    @server.tool(name="query_kg", title="Explore the knowledge graph", description=texts["query_kg"], annotations=READ_ONLY)
+    @server.tool(
+        name="query_kg", title="Explore the knowledge graph", description=texts["query_kg"], annotations=READ_ONLY
+    )
     async def query_kg(
         ctx: Context,
-        entities: Annotated[list[Annotated[str, Field(max_length=limits.MAX_ID_CHARS)]] | None,
-                            Field(max_length=50, description="Names to centre on")] = None,
+        entities: Annotated[
+            list[Annotated[str, Field(max_length=limits.MAX_ID_CHARS)]] | None,
+            Field(max_length=50, description="Names to centre on"),
+        ] = None,
         limit: Annotated[int, Field(ge=1, le=500)] = 50,
         cwd: Cwd = None,
     ) -> Annotated[CallToolResult, GraphOut]:

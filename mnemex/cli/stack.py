@@ -66,7 +66,7 @@ def up(
         if not wait:
             out.print(f"mnemex supervisor started in the background (pid {pid}); logs in {paths.logs_dir}")
             return
-        if not control.ensure_running(settings, timeout=ready_timeout, only=only):
+        if not control.ensure_running(settings, timeout=ready_timeout, only=only, start=False):
             fail(f"mnemex did not become healthy within {ready_timeout:.0f} s; see {paths.log_file('supervisor')} "
                  f"and the service logs in {paths.logs_dir}")
         out.print(f"mnemex is ready in {time.monotonic() - started:.1f} s (supervisor pid {pid}, detached)")

@@ -110,10 +110,18 @@ def claude_targets(launch: Launch) -> list[Target]:
     allow = [Entry("item", ("permissions", "allow"), f"mcp__{SERVER_NAME}__{tool}") for tool in TOOL_NAMES]
     server = {"type": "stdio", "command": launch.python, "args": launch.mcp_command[1:], "env": {}}
     return [
-        JsonTarget("claude", "Claude Code settings (hooks, tool permissions)",
-                   launch.home / ".claude" / "settings.json", (*hook_entries, *allow)),
-        JsonTarget("claude", "Claude Code MCP servers", launch.home / ".claude.json",
-                   (Entry("key", ("mcpServers", SERVER_NAME), server),)),
+        JsonTarget(
+            "claude",
+            "Claude Code settings (hooks, tool permissions)",
+            launch.home / ".claude" / "settings.json",
+            (*hook_entries, *allow),
+        ),
+        JsonTarget(
+            "claude",
+            "Claude Code MCP servers",
+            launch.home / ".claude.json",
+            (Entry("key", ("mcpServers", SERVER_NAME), server),),
+        ),
     ]
 
 
@@ -124,10 +132,18 @@ def cursor_targets(launch: Launch) -> list[Target]:
         for event, (script, timeout) in CURSOR_HOOKS.items()
     ]
     return [
-        JsonTarget("cursor", "Cursor MCP servers", launch.home / ".cursor" / "mcp.json",
-                   (Entry("key", ("mcpServers", SERVER_NAME), server),)),
-        JsonTarget("cursor", "Cursor hooks", launch.home / ".cursor" / "hooks.json",
-                   (Entry("default", ("version",), 1), *hooks)),
+        JsonTarget(
+            "cursor",
+            "Cursor MCP servers",
+            launch.home / ".cursor" / "mcp.json",
+            (Entry("key", ("mcpServers", SERVER_NAME), server),),
+        ),
+        JsonTarget(
+            "cursor",
+            "Cursor hooks",
+            launch.home / ".cursor" / "hooks.json",
+            (Entry("default", ("version",), 1), *hooks),
+        ),
     ]
 
 
@@ -140,10 +156,18 @@ def opencode_targets(launch: Launch) -> list[Target]:
     config_dir = launch.home / ".config" / "opencode"
     server = {"type": "local", "command": launch.mcp_command, "enabled": True}
     return [
-        FileTarget("opencode", "OpenCode plugin", config_dir / "plugins" / "mnemex.ts",
-                   opencode_plugin_source(launch.gateway_url)),
-        JsonTarget("opencode", "OpenCode MCP servers", config_dir / "opencode.json",
-                   (Entry("key", ("mcp", SERVER_NAME), server),)),
+        FileTarget(
+            "opencode",
+            "OpenCode plugin",
+            config_dir / "plugins" / "mnemex.ts",
+            opencode_plugin_source(launch.gateway_url),
+        ),
+        JsonTarget(
+            "opencode",
+            "OpenCode MCP servers",
+            config_dir / "opencode.json",
+            (Entry("key", ("mcp", SERVER_NAME), server),),
+        ),
     ]
 
 

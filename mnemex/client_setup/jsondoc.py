@@ -93,9 +93,7 @@ def _container(doc: dict[str, JSON], path: Path, leaf: type, created: list[Path]
             created.append(path[: depth + 1])
         elif not isinstance(node[part], want):
             kind = "an object" if want is dict else "a list"
-            raise DocumentConflict(
-                f"'{describe(path[: depth + 1])}' is {type(node[part]).__name__}, expected {kind}"
-            )
+            raise DocumentConflict(f"'{describe(path[: depth + 1])}' is {type(node[part]).__name__}, expected {kind}")
         node = node[part]
     return node
 

@@ -72,7 +72,9 @@ def install_json(path: Path, before: str | None, previous: FileRecord | None, en
     try:
         applied = apply_all(doc, list(entries))
     except DocumentConflict as exc:
-        raise SetupError(f"{path}: {exc}; mnemex will not rewrite it. Fix that entry, then run the command again.") from exc
+        raise SetupError(
+            f"{path}: {exc}; mnemex will not rewrite it. Fix that entry, then run the command again."
+        ) from exc
     after = before if doc == original else dump_object(doc)
     created = previous.created_file if previous is not None else before is None
     backup = previous.backup if previous is not None else None
@@ -87,7 +89,9 @@ def remove_json(path: Path, before: str | None, record: FileRecord, backup_text:
     doc = parse_object(path, before)
     original = copy.deepcopy(doc)
     report = undo(doc, list(record.applied))
-    notes = [f"{path}: left '{describe(e.path)}' in place because it was edited after init" for e in report.kept_modified]
+    notes = [
+        f"{path}: left '{describe(e.path)}' in place because it was edited after init" for e in report.kept_modified
+    ]
     if doc == original:
         return Merged(before, None, notes)
     if record.created_file and not doc:

@@ -12,6 +12,7 @@ that, and a second ``init`` changes nothing.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import json
 import sys
@@ -90,7 +91,8 @@ def _load_manifest(home: Path) -> dict[str, Any]:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise SetupError(f"{path} is corrupt ({exc.msg}); move it aside and run the command again") from exc
-    data.setdefault("clients", {})
+    if not isinstance(data, dict) or not isinstance(data.setdefault("clients", {}), dict):
+        raise SetupError(f"{path} is not a mnemex manifest; move it aside and run the command again")
     return data
 
 
@@ -111,10 +113,8 @@ def _missing_dirs(path: Path) -> tuple[str, ...]:
 def _remove_dirs(dirs: set[str]) -> None:
     """Remove directories init created, deepest first, where they are empty now."""
     for directory in sorted(dirs, key=lambda d: len(Path(d).parts), reverse=True):
-        try:
+        with contextlib.suppress(OSError):  # not empty (something else lives there now) or already gone
             Path(directory).rmdir()
-        except OSError:
-            pass  # not empty (something else lives there now) or already gone
 
 
 def _apply(changes: list[FileChange], home: Path, manifest: dict[str, Any], result: SetupResult) -> None:
@@ -154,8 +154,9 @@ def _apply(changes: list[FileChange], home: Path, manifest: dict[str, Any], resu
     _remove_dirs(emptied)
 
 
-def default_launch(home: Path, python: str | None = None, repo: Path | None = None,
-                   gateway_url: str | None = None) -> Launch:
+def default_launch(
+    home: Path, python: str | None = None, repo: Path | None = None, gateway_url: str | None = None
+) -> Launch:
     if gateway_url is None:
         from mnemex.config import Settings
 
@@ -163,8 +164,16 @@ def default_launch(home: Path, python: str | None = None, repo: Path | None = No
     return Launch(home=home, python=python or sys.executable, repo=repo or REPO_ROOT, gateway_url=gateway_url)
 
 
-def init(home: Path | None = None, *, cursor: bool = False, opencode: bool = False, dry_run: bool = False,
-         python: str | None = None, repo: Path | None = None, gateway_url: str | None = None) -> SetupResult:
+def init(
+    home: Path | None = None,
+    *,
+    cursor: bool = False,
+    opencode: bool = False,
+    dry_run: bool = False,
+    python: str | None = None,
+    repo: Path | None = None,
+    gateway_url: str | None = None,
+) -> SetupResult:
     """Install mnemex into Claude Code (always), and Cursor / OpenCode when asked."""
     home = home or Path.home()
     launch = default_launch(home, python, repo, gateway_url)

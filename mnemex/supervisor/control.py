@@ -73,13 +73,15 @@ def stack_ready(settings: Settings, only: Sequence[str] = (), timeout: float = 0
         prober.close()
 
 
-def ensure_running(settings: Settings | None = None, timeout: float = 60.0, only: Sequence[str] = ()) -> bool:
-    """True once the stack (or ``only``) is healthy; starts it detached if needed."""
+def ensure_running(
+    settings: Settings | None = None, timeout: float = 60.0, only: Sequence[str] = (), start: bool = True
+) -> bool:
+    """True once the stack (or ``only``) is healthy; starts it detached if needed (unless ``start=False``)."""
     settings = settings or Settings.from_env()
     if stack_ready(settings, only):
         return True
     paths = RunPaths(settings.home)
-    if running_supervisor_pid(paths) is None:
+    if start and running_supervisor_pid(paths) is None:
         start_detached(settings, only)
     deadline = time.monotonic() + timeout
     launched_at = time.monotonic()

@@ -133,11 +133,14 @@ class Supervisor:
         live = [c for c in reversed(list(self.children.values())) if c.alive]
         for child in live:
             self._signal(child, signal.SIGTERM)
-        deadline = time.monotonic() + self.timing.stop_grace
+        began = time.monotonic()
+        deadline = began + self.timing.stop_grace
         for child in live:
             assert child.proc is not None
             try:
                 child.proc.wait(max(0.0, deadline - time.monotonic()))
+                if time.monotonic() - began > 2.0:
+                    self._report(f"{child.spec.name} took {time.monotonic() - began:.1f} s to stop")
             except subprocess.TimeoutExpired:
                 self._report(f"{child.spec.name} did not stop within {self.timing.stop_grace:.0f} s; killing it")
                 self._signal(child, signal.SIGKILL)

@@ -138,7 +138,9 @@ def rank_input(
     now: datetime,
     relevance: float | None = None,
     collection_weight: float = 1.0,
+    created: datetime | None = None,
 ) -> RankInput:
+    """What ranking needs from stored metadata (``created``: pass it if already parsed)."""
     counters = counters_of(metadata, collection)
     importance, confidence = bank_attributes(metadata) if collection == MEMORY_BANK else (None, None)
     return RankInput(
@@ -146,7 +148,7 @@ def rank_input(
         score=counters.score,
         uses=counters.uses,
         success_count=counters.success_count,
-        age_days=timefmt.age_days(created_at_of(metadata), now),
+        age_days=timefmt.age_days(created if created is not None else created_at_of(metadata), now),
         importance=importance,
         confidence=confidence,
         relevance=relevance,

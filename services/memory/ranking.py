@@ -7,8 +7,8 @@ Plain module. Every search ranks its candidates with ``final_rank``::
                                                0.8 * importance * confidence + 0.2 * wilson
                 books:                         0.5, and once uses >= 3  0.8 * 0.5 + 0.2 * wilson
     recency   = 0.5 ** (age_days / 30)
-    relevance = (1 - 0.3) * similarity + 0.3 * fused    (hybrid; fused = RRF score / best possible)
-              = similarity                              (dense only)
+    relevance = retrieval_hybrid.hybrid_relevance: cosine similarity, blended with the
+                max-normalised BM25 share in hybrid mode (cosine alone in dense mode)
     final     = collection_weight * (0.6 * relevance + 0.3 * learned + 0.1 * recency)
 
 Without a query there is no relevance term and the other two are
@@ -42,14 +42,13 @@ class RankingWeights:
     fixed_quality_wilson_share: float = 0.2
     books_quality: float = 0.5
     recency_half_life_days: float = 30.0
-    lexical_blend: float = 0.3
 
     def __post_init__(self) -> None:
         parts = (self.relevance, self.learned, self.recency)
         if min(parts) < 0 or self.learned + self.recency <= 0:
             raise ValueError("ranking weights must be >= 0 and learned + recency > 0")
-        if not 0.0 <= self.lexical_blend <= 1.0 or not 0.0 <= self.fixed_quality_wilson_share <= 1.0:
-            raise ValueError("lexical_blend and fixed_quality_wilson_share must be within [0, 1]")
+        if not 0.0 <= self.fixed_quality_wilson_share <= 1.0:
+            raise ValueError("fixed_quality_wilson_share must be within [0, 1]")
 
 
 DEFAULT_WEIGHTS = RankingWeights()
@@ -86,14 +85,6 @@ def learned_score(item: RankInput, weights: RankingWeights = DEFAULT_WEIGHTS) ->
 
 def recency(age_days: float, weights: RankingWeights = DEFAULT_WEIGHTS) -> float:
     return float(0.5 ** (max(0.0, age_days) / weights.recency_half_life_days))
-
-
-def relevance(similarity: float, fused: float | None, weights: RankingWeights = DEFAULT_WEIGHTS) -> float:
-    """Blend cosine similarity with a normalised fused rank (None: dense only)."""
-    sim = clamp01(similarity)
-    if fused is None:
-        return sim
-    return (1.0 - weights.lexical_blend) * sim + weights.lexical_blend * clamp01(fused)
 
 
 def final_rank(item: RankInput, weights: RankingWeights = DEFAULT_WEIGHTS) -> float:

@@ -49,6 +49,7 @@ _NO_SPACE_SCRIPT = re.compile(
     r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\u0e00-\u0e7f\uf900-\ufaff]"
 )
 _VOWEL = re.compile(r"[aeiouy]")
+_HAS_YEAR = re.compile(r"(?:19|20)\d\d")
 
 _MONTH_NUMBER = {
     name: number
@@ -228,7 +229,7 @@ def terms(text: str) -> list[str]:
     out: list[str] = []
     for match in _COMPOUND.finditer(text):
         out.extend(_compound_terms(match.group()))
-    if any(ch.isdigit() for ch in text):
+    if _HAS_YEAR.search(text):
         out.extend(date_terms(text))
     return out
 

@@ -8,14 +8,16 @@ path, and sorting always reads the normalized ``created_at``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import timedelta
 
 from services.memory.errors import MemoryNotFound
 from services.memory.naming import Scope, check_collection, check_id
-from services.memory.normalize import NormalizedMemory, as_bool, normalize, rank_input
-from services.memory.ranking import final_rank
+from services.memory.normalize import NormalizedMemory, as_bool, created_at_of, normalize, rank_input
+from services.memory.ranking import RankInput, final_rank
 from services.memory.retrieval_hybrid import QueryPlan, hybrid_relevance
-from services.memory.retrieve import gather_candidates
+from services.memory.retrieve import Candidate, gather_candidates
 from services.memory.runtime import Runtime, vector_from_bytes
 from services.memory.search_rules import (
     DEFAULT_LIMIT,
@@ -26,6 +28,7 @@ from services.memory.search_rules import (
     sort_memories,
     within,
 )
+from services.memory.scoring import wilson_lower_bound
 from services.memory.store import StoredMemory
 
 MAX_LIST_OFFSET = 1_000_000
@@ -52,7 +55,9 @@ async def search(rt: Runtime, scope: Scope, params: SearchParams, query_vector: 
     weights = rt.settings.ranking
     retrieval = rt.settings.retrieval
     plan = QueryPlan.of(params.query) if params.query and retrieval.hybrid else None
-    results: list[NormalizedMemory] = []
+    # Rank every candidate from its metadata alone, sort, then normalize only
+    # until ``limit`` results passed the time window and the filters.
+    ranked: list[_Ranked] = []
     for cand in candidates:
         memory = cand.memory
         if as_bool(memory.metadata.get("archived", False)):
@@ -61,26 +66,51 @@ async def search(rt: Runtime, scope: Scope, params: SearchParams, query_vector: 
         if vector is not None:
             similarity = cand.similarity if cand.similarity is not None else 0.0
             rel = hybrid_relevance(similarity, cand.lexical_share, plan, memory.document, retrieval)
+        created = created_at_of(memory.metadata)
         item = rank_input(
             memory.collection,
             memory.metadata,
             now=now,
             relevance=rel,
             collection_weight=params.collection_weights.get(memory.collection, 1.0),
+            created=created,
         )
+        ranked.append(_Ranked(cand, item, final_rank(item, weights), created.timestamp() if created else float("-inf")))
+    ranked.sort(key=_SORT_KEYS[params.sort_by], reverse=True)
+    results: list[NormalizedMemory] = []
+    for row in ranked:
+        memory = row.candidate.memory
         shaped = normalize(
             memory.id,
             memory.collection,
             memory.document,
             memory.metadata,
             now=now,
-            similarity=cand.similarity,
-            final_rank_score=final_rank(item, weights),
+            similarity=row.candidate.similarity,
+            final_rank_score=row.final,
             weights=weights,
         )
         if within(shaped, cutoff) and matches(shaped, params.filters):
             results.append(shaped)
-    return sort_memories(results, params.sort_by)[: params.limit]
+            if len(results) == params.limit:
+                break
+    return results
+
+
+@dataclass(frozen=True)
+class _Ranked:
+    candidate: Candidate
+    item: RankInput
+    final: float
+    created_ts: float
+
+
+# The same orders as ``search_rules.sort_memories``, read from metadata before normalizing.
+_SORT_KEYS: dict[SortBy, Callable[[_Ranked], tuple[float, ...]]] = {
+    SortBy.RELEVANCE: lambda r: (r.final, r.created_ts),
+    SortBy.RECENCY: lambda r: (r.created_ts, r.final),
+    SortBy.SCORE: lambda r: (r.item.score, wilson_lower_bound(r.item.success_count, r.item.uses), r.final),
+}
 
 
 async def get_memory(rt: Runtime, scope: Scope, memory_id: str) -> NormalizedMemory:

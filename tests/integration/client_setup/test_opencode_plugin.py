@@ -18,12 +18,24 @@ from pathlib import Path
 import pytest
 
 from mnemex.client_setup import init
+from tests.integration.mcp.conftest import McpStack, mcp_stack  # noqa: F401 - fixture (real services)
 from tests.integration.mcp.node_tools import PLUGIN_TYPES, ensure_packages, require_node
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
-TSC_FLAGS = ["--ignoreConfig", "--target", "ES2022", "--module", "ESNext", "--moduleResolution", "Bundler",
-             "--strict", "--skipLibCheck", "--types", "node"]
+TSC_FLAGS = [
+    "--ignoreConfig",
+    "--target",
+    "ES2022",
+    "--module",
+    "ESNext",
+    "--moduleResolution",
+    "Bundler",
+    "--strict",
+    "--skipLibCheck",
+    "--types",
+    "node",
+]
 
 DRIVER = """
 import { MnemexPlugin } from "./mnemex.js"
@@ -49,7 +61,7 @@ class Recorder(BaseHTTPRequestHandler):
     calls: list[tuple[str, dict]] = []
     reply: dict = {}
 
-    def do_POST(self) -> None:  # noqa: N802 - http.server API
+    def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
         type(self).calls.append((self.path, body))
         payload = json.dumps(type(self).reply if self.path.endswith("get-context") else {"exchange_id": "x"}).encode()
@@ -88,8 +100,13 @@ def compile_plugin(toolchain: Path, plugin: Path, out: Path, *, emit: bool) -> s
     source = toolchain / "mnemex.ts"  # inside the toolchain dir so "@opencode-ai/plugin" resolves
     source.write_text(plugin.read_text())
     flags = ["--outDir", str(out)] if emit else ["--noEmit"]
-    return subprocess.run([str(toolchain / "node_modules" / ".bin" / "tsc"), *TSC_FLAGS, *flags, str(source)],
-                          capture_output=True, text=True, timeout=120, cwd=toolchain)
+    return subprocess.run(
+        [str(toolchain / "node_modules" / ".bin" / "tsc"), *TSC_FLAGS, *flags, str(source)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=toolchain,
+    )
 
 
 def test_installed_plugin_type_checks_against_opencode_types(toolchain: Path, tmp_path: Path) -> None:
@@ -98,15 +115,25 @@ def test_installed_plugin_type_checks_against_opencode_types(toolchain: Path, tm
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
-def run_driver(toolchain: Path, plugin: Path, tmp_path: Path) -> dict:
+def run_driver(toolchain: Path, plugin: Path, tmp_path: Path, project: Path | None = None) -> dict:
     node, _ = require_node()
     out = tmp_path / "js"
     proc = compile_plugin(toolchain, plugin, out, emit=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     (out / "package.json").write_text('{"type": "module"}')
     (out / "driver.mjs").write_text(DRIVER)
-    run = subprocess.run([node, "driver.mjs"], cwd=out, capture_output=True, text=True, timeout=60,
-                         env={"PATH": "/usr/bin:/bin", "PROJECT_DIR": str(tmp_path), "MNEMEX_HOOK_TIMEOUT_MS": "800"})
+    run = subprocess.run(
+        [node, "driver.mjs"],
+        cwd=out,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={
+            "PATH": "/usr/bin:/bin",
+            "PROJECT_DIR": str(project or tmp_path),
+            "MNEMEX_HOOK_TIMEOUT_MS": "3000" if project else "800",
+        },
+    )
     assert run.returncode == 0, run.stderr
     return json.loads(run.stdout.strip().splitlines()[-1])
 
@@ -114,8 +141,10 @@ def run_driver(toolchain: Path, plugin: Path, tmp_path: Path) -> dict:
 def test_plugin_injects_context_into_the_system_prompt_and_reports_stop(
     toolchain: Path, gateway: str, tmp_path: Path
 ) -> None:
-    Recorder.reply = {"context": "KNOWN CONTEXT: deploy with helm [id:patterns_1]",
-                      "scoring_prompt": "<mnemex-score-required>score [id:working_2]</mnemex-score-required>"}
+    Recorder.reply = {
+        "context": "KNOWN CONTEXT: deploy with helm [id:patterns_1]",
+        "scoring_prompt": "<mnemex-score-required>score [id:working_2]</mnemex-score-required>",
+    }
     result = run_driver(toolchain, installed_plugin(tmp_path / "home", gateway), tmp_path)
     (system,) = result["system"]
     assert "[id:patterns_1]" in system and system.index("mnemex-score-required") < system.index("KNOWN CONTEXT")
@@ -138,3 +167,17 @@ def test_plugin_fails_open_when_the_gateway_is_down(toolchain: Path, tmp_path: P
     result = run_driver(toolchain, installed_plugin(tmp_path / "home", dead), tmp_path)
     assert result["system"] == [] and result["after_idle"] == []
     assert result["ms"] < 3_000 and time.monotonic() - started < 60
+
+
+def test_plugin_against_the_real_gateway(toolchain: Path, mcp_stack: McpStack, tmp_path: Path) -> None:  # noqa: F811
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    fact = mcp_stack.post(
+        "/api/memory-bank/add", {"content": "The user deploys with helm upgrade --atomic", "cwd": str(project)}
+    )["memory"]["id"]
+    result = run_driver(toolchain, installed_plugin(tmp_path / "home", mcp_stack.gateway_url), tmp_path, project)
+    (system,) = result["system"]
+    assert "KNOWN CONTEXT" in system and f"[id:{fact}]" in system
+    # the stop the plugin sent on session.idle completed the turn: the next prompt asks for scoring
+    follow_up = mcp_stack.post("/api/hooks/get-context", {"session_id": "s1", "prompt": "thanks", "cwd": str(project)})
+    assert follow_up["scoring_required"] is True and fact in follow_up["scoring_ids"]

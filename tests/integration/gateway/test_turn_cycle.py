@@ -106,8 +106,8 @@ def test_projects_share_memory_bank_but_not_working_memory(live: LiveStack, tmp_
     assert exchange in [m["id"] for m in seen_in_alpha["memories"]]
     seen_in_beta = context(live, "iso-b", "how does the zebra-striped flamingo migration run?", beta)
     assert exchange not in [m["id"] for m in seen_in_beta["memories"]]
-    assert all(m["collection"] in ("memory_bank", "books") or m["project"] != seen_in_alpha["memories"][0]["project"]
-               for m in seen_in_beta["memories"])
+    alpha_project = live.post("/api/search", {"id": exchange, "cwd": alpha})["memories"][0]["project"]
+    assert alpha_project and all(m["project"] != alpha_project for m in seen_in_beta["memories"])
     assert live.post("/api/search", {"id": exchange, "cwd": beta}, expect=404)["error"]
 
     facts_in_beta = context(live, "iso-b2", "how should I write commit messages?", beta)

@@ -24,9 +24,11 @@ async def connect(stack: McpStack, transport: str, project: Path, **env: str) ->
         async with Client(stack.stdio_params(project, **env), read_timeout_seconds=60) as client:
             yield client
         return
-    async with httpx2.AsyncClient(headers={"X-Mnemex-Cwd": str(project)}, timeout=60) as http:
-        async with Client(streamable_http_client(stack.mcp_url, http_client=http), read_timeout_seconds=60) as client:
-            yield client
+    async with (
+        httpx2.AsyncClient(headers={"X-Mnemex-Cwd": str(project)}, timeout=60) as http,
+        Client(streamable_http_client(stack.mcp_url, http_client=http), read_timeout_seconds=60) as client,
+    ):
+        yield client
 
 
 def text_of(result: CallToolResult) -> str:

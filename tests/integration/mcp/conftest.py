@@ -39,16 +39,21 @@ class McpStack:
         return f"{self.gateway_url}/mcp"
 
     def post(self, path: str, body: dict[str, Any], timeout: float = 30.0) -> dict[str, Any]:
-        request = urllib.request.Request(self.gateway_url + path, data=json.dumps(body).encode(),
-                                         headers={"Content-Type": "application/json"}, method="POST")
+        request = urllib.request.Request(
+            self.gateway_url + path,
+            data=json.dumps(body).encode(),
+            headers={"Content-Type": "application/json"},
+            method="POST",
+        )
         with urllib.request.urlopen(request, timeout=timeout) as reply:
             return json.loads(reply.read())  # type: ignore[no-any-return]
 
     def stdio_params(self, cwd: Path, **extra_env: str):  # type: ignore[no-untyped-def]
         from mcp import StdioServerParameters
 
-        return StdioServerParameters(command=sys.executable, args=["-m", "gateway.mcp.stdio"],
-                                     env={**self.env, **extra_env}, cwd=str(cwd))
+        return StdioServerParameters(
+            command=sys.executable, args=["-m", "gateway.mcp.stdio"], env={**self.env, **extra_env}, cwd=str(cwd)
+        )
 
 
 async def _serve_gateway(settings: Settings) -> tuple[Any, asyncio.Task[None], int]:
@@ -75,8 +80,9 @@ def mcp_stack(embedding_addr: str, loop_thread: Any, tmp_path_factory: pytest.Te
     from services.memory.settings import MemorySettings
 
     home = tmp_path_factory.mktemp("mcp-stack-home")
-    memory_settings = MemorySettings(address="127.0.0.1:0", home=home, default_user="tester",
-                                     embedding_addr=embedding_addr, maintenance_interval_s=0)
+    memory_settings = MemorySettings(
+        address="127.0.0.1:0", home=home, default_user="tester", embedding_addr=embedding_addr, maintenance_interval_s=0
+    )
     memory_server, memory_port = loop_thread.run(create_memory(memory_settings))
     kg_server, kg_port, kg_store = loop_thread.run(create_kg(KgSettings(address="127.0.0.1:0", home=home)))
     env = {

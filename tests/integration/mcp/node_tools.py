@@ -44,7 +44,11 @@ def ensure_packages(packages: tuple[str, ...], marker: str, timeout: float = 300
     try:
         proc = subprocess.run(
             [npm, "install", "--no-audit", "--no-fund", "--prefix", str(directory), *packages],
-            capture_output=True, text=True, timeout=timeout, env=env, check=False,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env=env,
+            check=False,
         )
     except subprocess.TimeoutExpired:
         pytest.skip(f"npm install {' '.join(packages)} timed out (no registry access?)")

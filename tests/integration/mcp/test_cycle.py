@@ -33,25 +33,42 @@ async def memory(client: Client, memory_id: str) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
-def test_injected_memories_are_scored_through_score_response(mcp_stack: McpStack, project: Path, transport: str) -> None:
+def test_injected_memories_are_scored_through_score_response(
+    mcp_stack: McpStack, project: Path, transport: str
+) -> None:
     async def go() -> None:
         async with connect(mcp_stack, transport, project) as client:
-            helpful = ok(await client.call_tool("record_response", {
-                "key_takeaway": "Deploy the billing service to staging with helm upgrade --atomic"}))["memory"]
-            misleading = ok(await client.call_tool("record_response", {
-                "key_takeaway": "Deploy the billing service to staging by copying jars over scp"}))["memory"]
+            helpful = ok(
+                await client.call_tool(
+                    "record_response",
+                    {"key_takeaway": "Deploy the billing service to staging with helm upgrade --atomic"},
+                )
+            )["memory"]
+            misleading = ok(
+                await client.call_tool(
+                    "record_response",
+                    {"key_takeaway": "Deploy the billing service to staging by copying jars over scp"},
+                )
+            )["memory"]
 
             first = turn(mcp_stack, project, f"cc-{transport}")
             assert f"[id:{helpful['id']}]" in first["context"] and f"[id:{misleading['id']}]" in first["context"]
-            follow_up = mcp_stack.post("/api/hooks/get-context",
-                                       {"session_id": f"cc-{transport}", "prompt": "thanks, that worked", "cwd": str(project)})
+            follow_up = mcp_stack.post(
+                "/api/hooks/get-context",
+                {"session_id": f"cc-{transport}", "prompt": "thanks, that worked", "cwd": str(project)},
+            )
             assert follow_up["scoring_required"] is True
             assert {helpful["id"], misleading["id"]} <= set(follow_up["scoring_ids"])
 
-            result = ok(await client.call_tool("score_response", {
-                "outcome": "worked",
-                "memory_scores": {helpful["id"]: "worked", misleading["id"]: "failed"},
-            }))
+            result = ok(
+                await client.call_tool(
+                    "score_response",
+                    {
+                        "outcome": "worked",
+                        "memory_scores": {helpful["id"]: "worked", misleading["id"]: "failed"},
+                    },
+                )
+            )
             moves = {s["id"]: s for s in result["scored"]}
             assert moves[helpful["id"]]["score_before"] == pytest.approx(0.5)
             assert moves[helpful["id"]]["score_after"] == pytest.approx(0.7)
@@ -68,10 +85,16 @@ def test_injected_memories_are_scored_through_score_response(mcp_stack: McpStack
 def test_related_omitted_empty_and_explicit_are_distinct(mcp_stack: McpStack, project: Path, transport: str) -> None:
     async def go() -> None:
         async with connect(mcp_stack, transport, project) as client:
-            a = ok(await client.call_tool("record_response", {
-                "key_takeaway": "Billing staging deploys use the helm chart in deploy/billing"}))["memory"]
-            b = ok(await client.call_tool("record_response", {
-                "key_takeaway": "Billing staging deploys need the VPN to reach the cluster"}))["memory"]
+            a = ok(
+                await client.call_tool(
+                    "record_response", {"key_takeaway": "Billing staging deploys use the helm chart in deploy/billing"}
+                )
+            )["memory"]
+            b = ok(
+                await client.call_tool(
+                    "record_response", {"key_takeaway": "Billing staging deploys need the VPN to reach the cluster"}
+                )
+            )["memory"]
 
             async def scores() -> tuple[float, float]:
                 return (await memory(client, a["id"]))["score"], (await memory(client, b["id"]))["score"]
@@ -99,11 +122,15 @@ def test_http_scope_comes_from_the_header_and_the_cwd_argument(mcp_stack: McpSta
     async def go() -> None:
         async with connect(mcp_stack, "http", one) as client:
             mine = ok(await client.call_tool("record_response", {"key_takeaway": "Project one builds with bazel"}))
-            theirs = ok(await client.call_tool("record_response", {"key_takeaway": "Project two builds with cargo",
-                                                                   "cwd": str(two)}))
+            theirs = ok(
+                await client.call_tool(
+                    "record_response", {"key_takeaway": "Project two builds with cargo", "cwd": str(two)}
+                )
+            )
             seen_one = ok(await client.call_tool("search_memory", {"query": "how does the project build?"}))
-            seen_two = ok(await client.call_tool("search_memory", {"query": "how does the project build?",
-                                                                   "cwd": str(two)}))
+            seen_two = ok(
+                await client.call_tool("search_memory", {"query": "how does the project build?", "cwd": str(two)})
+            )
         assert [m["id"] for m in seen_one["memories"]] == [mine["memory"]["id"]]
         assert [m["id"] for m in seen_two["memories"]] == [theirs["memory"]["id"]]
 

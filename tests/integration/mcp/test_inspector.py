@@ -34,10 +34,15 @@ def inspect(tools: Path, home: Path, *args: str, timeout: float = 120, expect_rc
     home.mkdir(exist_ok=True)
     proc = subprocess.run(
         ["npx", "--no-install", PACKAGE, "--cli", *args],
-        cwd=tools, capture_output=True, text=True, timeout=timeout,
+        cwd=tools,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
         env={"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(home), "NO_COLOR": "1"},
     )
-    assert proc.returncode == expect_rc, f"exit {proc.returncode}\nstdout: {proc.stdout[-2000:]}\nstderr: {proc.stderr[-2000:]}"
+    assert proc.returncode == expect_rc, (
+        f"exit {proc.returncode}\nstdout: {proc.stdout[-2000:]}\nstderr: {proc.stderr[-2000:]}"
+    )
     return json.loads(proc.stdout)
 
 
@@ -47,23 +52,43 @@ def stdio_target(stack: McpStack, project: Path) -> list[str]:
     return [*flags, "--cwd", str(project), "--", sys.executable, "-m", "mnemex.cli", "mcp"]
 
 
-def test_inspector_lists_and_calls_tools_over_stdio(inspector: Path, mcp_stack: McpStack, project: Path,
-                                                   tmp_path: Path) -> None:
+def test_inspector_lists_and_calls_tools_over_stdio(
+    inspector: Path, mcp_stack: McpStack, project: Path, tmp_path: Path
+) -> None:
     target = stdio_target(mcp_stack, project)
     listed = inspect(inspector, tmp_path / "home", "--method", "tools/list", *target)
     assert {tool["name"] for tool in listed["tools"]} == set(TOOL_NAMES)
-    added = inspect(inspector, tmp_path / "home", "--method", "tools/call", "--tool-name", "add_to_memory_bank",
-                    "--tool-arg", "content=The user runs the inspector check before every release", *target)
+    added = inspect(
+        inspector,
+        tmp_path / "home",
+        "--method",
+        "tools/call",
+        "--tool-name",
+        "add_to_memory_bank",
+        "--tool-arg",
+        "content=The user runs the inspector check before every release",
+        *target,
+    )
     assert not added.get("isError"), added
     memory = added["structuredContent"]["memory"]
     assert memory["collection"] == "memory_bank" and f"[id:{memory['id']}]" in added["content"][0]["text"]
 
-def test_inspector_over_http_reports_tool_errors(inspector: Path, mcp_stack: McpStack, project: Path,
-                                                 tmp_path: Path) -> None:
+
+def test_inspector_over_http_reports_tool_errors(
+    inspector: Path, mcp_stack: McpStack, project: Path, tmp_path: Path
+) -> None:
     url = [mcp_stack.mcp_url, "--header", f"X-Mnemex-Cwd: {project}"]
     listed = inspect(inspector, tmp_path / "home", "--method", "tools/list", *url)
     assert {tool["name"] for tool in listed["tools"]} == set(TOOL_NAMES)
-    failed = inspect(inspector, tmp_path / "home", "--method", "tools/call", "--tool-name", "search_memory", *url,
-                     expect_rc=TOOL_ERROR_EXIT)
+    failed = inspect(
+        inspector,
+        tmp_path / "home",
+        "--method",
+        "tools/call",
+        "--tool-name",
+        "search_memory",
+        *url,
+        expect_rc=TOOL_ERROR_EXIT,
+    )
     assert failed.get("isError") is True
     assert "query" in json.dumps(failed)

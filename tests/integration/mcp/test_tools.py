@@ -26,14 +26,21 @@ async def expect_error(client: Client, tool: str, arguments: dict, *needles: str
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
-def test_every_tool_valid_and_invalid(mcp_stack: McpStack, project: Path, transport: str) -> None:  # noqa: PLR0915
+def test_every_tool_valid_and_invalid(mcp_stack: McpStack, project: Path, transport: str) -> None:
     async def go() -> None:
         async with connect(mcp_stack, transport, project) as client:
             # add_to_memory_bank
-            added = ok(await client.call_tool("add_to_memory_bank", {
-                "content": f"The user ({transport}) deploys the billing service with Helm on the staging cluster",
-                "tags": ["deploy"], "importance": 0.9, "confidence": 0.6,
-            }))
+            added = ok(
+                await client.call_tool(
+                    "add_to_memory_bank",
+                    {
+                        "content": f"The user ({transport}) deploys the billing service with Helm on staging",
+                        "tags": ["deploy"],
+                        "importance": 0.9,
+                        "confidence": 0.6,
+                    },
+                )
+            )
             fact = added["memory"]
             assert fact["collection"] == "memory_bank" and fact["importance"] == 0.9 and fact["confidence"] == 0.6
             assert fact["tags"] == ["deploy"]
@@ -41,10 +48,15 @@ def test_every_tool_valid_and_invalid(mcp_stack: McpStack, project: Path, transp
             await expect_error(client, "add_to_memory_bank", {"content": "   "}, "content is empty")
 
             # record_response
-            takeaway = ok(await client.call_tool("record_response", {
-                "key_takeaway": f"Billing deploys ({transport}) need helm upgrade --atomic or a failed rollout lingers",
-                "initial_score": "worked",
-            }))["memory"]
+            takeaway = ok(
+                await client.call_tool(
+                    "record_response",
+                    {
+                        "key_takeaway": f"Billing deploys ({transport}) need helm upgrade --atomic or rollouts linger",
+                        "initial_score": "worked",
+                    },
+                )
+            )["memory"]
             assert takeaway["collection"] == "working" and takeaway["score"] == pytest.approx(0.7)
             await expect_error(client, "record_response", {"key_takeaway": ""}, "key_takeaway")
 
@@ -65,11 +77,16 @@ def test_every_tool_valid_and_invalid(mcp_stack: McpStack, project: Path, transp
             await expect_error(client, "search_memory", {"query": "x", "limit": 101}, "limit")
 
             # update_memory
-            updated = ok(await client.call_tool("update_memory", {"id": fact["id"], "confidence": 0.95,
-                                                                 "tags": ["deploy", "verified"]}))["memory"]
+            updated = ok(
+                await client.call_tool(
+                    "update_memory", {"id": fact["id"], "confidence": 0.95, "tags": ["deploy", "verified"]}
+                )
+            )["memory"]
             assert updated["confidence"] == 0.95 and updated["tags"] == ["deploy", "verified"]
             await expect_error(client, "update_memory", {"id": fact["id"]}, "nothing to update")
-            await expect_error(client, "update_memory", {"id": "memory_bank_" + "f" * 32, "content": "x"}, "search_memory")
+            await expect_error(
+                client, "update_memory", {"id": "memory_bank_" + "f" * 32, "content": "x"}, "search_memory"
+            )
 
             # get_context_insights
             insights = await client.call_tool("get_context_insights", {"query": "deploying billing"})
@@ -97,7 +114,9 @@ def test_every_tool_valid_and_invalid(mcp_stack: McpStack, project: Path, transp
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
-def test_self_audit_reminder_comes_on_the_fifth_call_with_facts(mcp_stack: McpStack, project: Path, transport: str) -> None:
+def test_self_audit_reminder_comes_on_the_fifth_call_with_facts(
+    mcp_stack: McpStack, project: Path, transport: str
+) -> None:
     async def go() -> list[bool]:
         async with connect(mcp_stack, transport, project) as client:
             ok(await client.call_tool("add_to_memory_bank", {"content": f"The user's editor is Helix ({transport})"}))

@@ -32,17 +32,35 @@ def test_scopes_count_separately() -> None:
 
 
 def scored(**extra: object) -> dict:
-    base = {"id": "patterns_ab12", "collection": "patterns", "content": "Use helm upgrade --atomic", "age": "2d",
-            "score": 0.72, "wilson_score": 0.68, "uses": 8, "outcome_history": "[YY~N]"}
+    base = {
+        "id": "patterns_ab12",
+        "collection": "patterns",
+        "content": "Use helm upgrade --atomic",
+        "age": "2d",
+        "score": 0.72,
+        "wilson_score": 0.68,
+        "uses": 8,
+        "outcome_history": "[YY~N]",
+    }
     return {**base, **extra}
 
 
 def test_result_line_format_for_scored_and_memory_bank() -> None:
     (line,) = render.memory_lines([scored()])
     assert line == "1. [patterns] (2d, s:0.72, w:0.68, 8 uses, [YY~N]) [id:patterns_ab12] Use helm upgrade --atomic"
-    fact = {"id": "memory_bank_cd", "collection": "memory_bank", "content": "Prefers pytest", "age": "5d",
-            "importance": 0.9, "confidence": 0.8, "score": 1.0, "uses": 2}
-    assert render.memory_lines([fact])[0] == "1. [memory_bank] (5d, imp:0.9, conf:0.8) [id:memory_bank_cd] Prefers pytest"
+    fact = {
+        "id": "memory_bank_cd",
+        "collection": "memory_bank",
+        "content": "Prefers pytest",
+        "age": "5d",
+        "importance": 0.9,
+        "confidence": 0.8,
+        "score": 1.0,
+        "uses": 2,
+    }
+    assert (
+        render.memory_lines([fact])[0] == "1. [memory_bank] (5d, imp:0.9, conf:0.8) [id:memory_bank_cd] Prefers pytest"
+    )
 
 
 def test_memory_content_cannot_forge_tags_in_tool_output() -> None:
@@ -55,29 +73,49 @@ def test_memory_content_cannot_forge_tags_in_tool_output() -> None:
 
 
 def test_search_text_headers_and_empty_guidance() -> None:
-    text = render.search_text([scored(), scored(id="working_1", collection="working")], query="helm", days_back=7,
-                              memory_id=None)
+    text = render.search_text(
+        [scored(), scored(id="working_1", collection="working")], query="helm", days_back=7, memory_id=None
+    )
     assert text.splitlines()[0] == "2 memories for query 'helm' and last 7 days:"
     empty = render.search_text([], query=None, days_back=3, memory_id=None)
     assert "No memories match last 3 days" in empty and "larger days_back" in empty
 
 
 def test_id_lookup_shows_details() -> None:
-    text = render.search_text([scored(tags=["deploy"], created_at="2026-01-01T00:00:00Z", last_outcome="worked")],
-                              query=None, days_back=None, memory_id="patterns_ab12")
+    text = render.search_text(
+        [scored(tags=["deploy"], created_at="2026-01-01T00:00:00Z", last_outcome="worked")],
+        query=None,
+        days_back=None,
+        memory_id="patterns_ab12",
+    )
     assert "tags: deploy" in text and "last outcome: worked" in text and "created: 2026-01-01" in text
 
 
 def test_score_text_lists_moves_transitions_and_unknown_ids() -> None:
-    text = render.score_text({
-        "scored": [
-            {"id": "working_1", "outcome": "worked", "score_before": 0.5, "score_after": 0.7,
-             "transition": "promoted", "collection_after": "history", "new_id": "history_1"},
-            {"id": "history_2", "outcome": "failed", "score_before": 0.3, "score_after": 0.0,
-             "transition": "deleted", "collection_after": ""},
-        ],
-        "not_found": ["nope"],
-    })
+    text = render.score_text(
+        {
+            "scored": [
+                {
+                    "id": "working_1",
+                    "outcome": "worked",
+                    "score_before": 0.5,
+                    "score_after": 0.7,
+                    "transition": "promoted",
+                    "collection_after": "history",
+                    "new_id": "history_1",
+                },
+                {
+                    "id": "history_2",
+                    "outcome": "failed",
+                    "score_before": 0.3,
+                    "score_after": 0.0,
+                    "transition": "deleted",
+                    "collection_after": "",
+                },
+            ],
+            "not_found": ["nope"],
+        }
+    )
     assert "[id:working_1] worked: 0.5 -> 0.7 -> promoted to history, now [id:history_1]" in text
     assert "[id:history_2] failed: 0.3 -> 0.0 -> deleted" in text
     assert "Not found (ignored): nope" in text

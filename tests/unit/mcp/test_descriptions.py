@@ -25,7 +25,10 @@ def test_every_tool_has_a_description_and_client_setup_knows_them_all() -> None:
 def test_lifecycle_thresholds_in_the_overview_match_the_config() -> None:
     config = LifecycleConfig()
     overview = DEFAULTS["get_context_insights"]
-    assert f"score >= {config.promote_working_min_score:g} with >= {config.promote_working_min_uses} scored uses" in overview
+    assert (
+        f"score >= {config.promote_working_min_score:g} with >= {config.promote_working_min_uses} scored uses"
+        in overview
+    )
     assert (
         f"score >= {config.promote_history_min_score:g}, >= {config.promote_history_min_uses} uses "
         f"and >= {config.promote_history_min_successes:g} successes" in overview
@@ -75,10 +78,20 @@ def test_env_overrides_of_the_lifecycle_reach_the_descriptions() -> None:
 
 def test_search_description_covers_every_mode_and_parameter() -> None:
     text = DEFAULTS["search_memory"]
-    for needle in ("days_back=7", 'id="patterns_ab12"', 'query="auth", days_back=14', "sort_by", "metadata",
-                   "collections", "limit", "w:0.68", "8 uses", "[YY~N]"):
+    for needle in (
+        "days_back=7",
+        'id="patterns_ab12"',
+        'query="auth", days_back=14',
+        "sort_by",
+        "metadata",
+        "collections",
+        "limit",
+        "w:0.68",
+        "8 uses",
+        "[YY~N]",
+    ):
         assert needle in text
-    assert "score the older one \"failed\"" in text  # verification guidance
+    assert 'score the older one "failed"' in text  # verification guidance
 
 
 def test_score_description_explains_related_and_finding_ids() -> None:
@@ -101,7 +114,7 @@ def test_storage_discipline_and_self_audit_name_real_tools() -> None:
         "You are the gardener. Pull the weeds.",
         "Don't wait to be asked - good assistants remember what matters.",
         "Search your memory before responding. Returns what you know about this user/topic.",
-        "Only mark a memory as \"failed\" if it gave bad advice that led you astray.",
+        'Only mark a memory as "failed" if it gave bad advice that led you astray.',
         "SUPPORT INFO",
         "Roampal",
     ],

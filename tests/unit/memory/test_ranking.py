@@ -4,7 +4,7 @@ import dataclasses
 
 import pytest
 
-from services.memory.ranking import RankInput, RankingWeights, final_rank, learned_score, recency, relevance
+from services.memory.ranking import RankInput, RankingWeights, final_rank, learned_score, recency
 from services.memory.scoring import wilson_lower_bound
 
 W = RankingWeights()
@@ -74,12 +74,6 @@ def test_recency_halves_every_thirty_days() -> None:
     assert recency(0) == 1.0
     assert recency(30) == pytest.approx(0.5)
     assert recency(-5) == 1.0
-
-
-def test_relevance_blends_fused_rank_in_hybrid_mode() -> None:
-    assert relevance(0.6, None) == pytest.approx(0.6)
-    assert relevance(0.6, 1.0) == pytest.approx(0.7 * 0.6 + 0.3 * 1.0)
-    assert relevance(-0.2, None) == 0.0
 
 
 def test_weights_are_frozen_and_validated() -> None:

@@ -124,3 +124,44 @@ def test_results_are_sorted_and_bounded(docs: dict[str, str], k: int) -> None:
     scores = [s for _, s in hits]
     assert scores == sorted(scores, reverse=True)
     assert all(s > 0 for s in scores)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    ops=st.lists(
+        st.tuples(st.booleans(), st.integers(0, 15), texts),
+        min_size=1,
+        max_size=80,
+    )
+)
+def test_churn_matches_a_fresh_index(ops: list[tuple[bool, int, str]]) -> None:
+    """Any mix of adds, replaces and removes (with compaction and renumbering) equals building from scratch."""
+    churned = LexicalIndex()
+    live: dict[str, str] = {}
+    for is_add, key, text in ops:
+        doc_id = f"d{key}"
+        if is_add:
+            churned.add(doc_id, text)
+            live[doc_id] = text
+        else:
+            churned.remove(doc_id)
+            live.pop(doc_id, None)
+    fresh = build(live)
+    assert len(churned) == len(fresh) == len(live)
+    for word in WORDS:
+        got, want = churned.search(word, 20), fresh.search(word, 20)
+        assert [d for d, _ in got] == [d for d, _ in want]
+        assert all(abs(a - b) < 1e-9 for (_, a), (_, b) in zip(got, want, strict=True))
+
+
+def test_heavy_churn_renumbers_slots() -> None:
+    index = LexicalIndex()
+    for round_ in range(6):
+        for i in range(1000):
+            index.add(f"doc{i}", f"alpha beta round{round_} item{i}")
+    for i in range(990):
+        index.remove(f"doc{i}")
+    assert len(index) == 10
+    assert index._next_slot <= 1024  # renumbered: 6,000 slots were used, the slot space shrank back
+    hits = index.search("round5 item995", 3)
+    assert hits[0][0] == "doc995"

@@ -33,3 +33,19 @@ def test_related_terms_get_lower_weight() -> None:
 def test_temporal_cues(question: str, temporal: bool, hint: tuple[int, int | None] | None) -> None:
     assert temporal_hint(question) == (temporal, hint)
     assert expand_query(question).temporal is temporal
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I went to a support group yesterday", True),
+        ("We went camping last weekend", True),
+        ("See you next Friday!", True),
+        ("[1:56 pm on 8 May, 2023] Caroline: I love painting", False),
+        ("That sounds lovely", False),
+    ],
+)
+def test_mentions_time_is_relative_time_only(text: str, expected: bool) -> None:
+    from services.memory.query_expansion import mentions_time
+
+    assert mentions_time(text) is expected

@@ -1,0 +1,62 @@
+"""`mnemex init` / `mnemex uninit` as commands, with HOME pointing at a temporary directory."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = [pytest.mark.integration]
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def mnemex(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MNEMEX_")}
+    env.update(HOME=str(home), PYTHONPATH=str(ROOT), MNEMEX_HOME=str(home / "data"), COLUMNS="200")
+    return subprocess.run(
+        [sys.executable, "-m", "mnemex.cli", *args], env=env, capture_output=True, text=True, timeout=60, check=False
+    )
+
+
+def test_init_twice_then_uninit_through_the_cli(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    (home / ".claude").mkdir(parents=True)
+    original = '{"model": "sonnet", "permissions": {"allow": ["Bash(make test)"]}}\n'
+    (home / ".claude" / "settings.json").write_text(original)
+
+    dry = mnemex(home, "init", "--cursor", "--opencode", "--dry-run")
+    assert dry.returncode == 0, dry.stderr
+    assert "mcp__mnemex__search_memory" in dry.stdout and "would change" in dry.stdout
+    assert (home / ".claude" / "settings.json").read_text() == original and not (home / ".cursor").exists()
+
+    first = mnemex(home, "init", "--cursor", "--opencode")
+    assert first.returncode == 0, first.stderr
+    settings = json.loads((home / ".claude" / "settings.json").read_text())
+    assert settings["model"] == "sonnet" and "UserPromptSubmit" in settings["hooks"]
+    assert json.loads((home / ".claude.json").read_text())["mcpServers"]["mnemex"]["args"][-1] == "mcp"
+    assert (home / ".cursor" / "hooks.json").exists() and (
+        home / ".config" / "opencode" / "plugins" / "mnemex.ts"
+    ).exists()
+
+    second = mnemex(home, "init", "--cursor", "--opencode")
+    assert second.returncode == 0 and "nothing to do" in second.stdout
+
+    removed = mnemex(home, "uninit")
+    assert removed.returncode == 0, removed.stderr
+    assert (home / ".claude" / "settings.json").read_text() == original
+    assert not (home / ".claude.json").exists() and not (home / ".cursor").exists()
+    assert not (home / ".config" / "opencode").exists()
+
+
+def test_unparseable_settings_fail_with_a_fix_and_exit_1(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    (home / ".claude").mkdir(parents=True)
+    (home / ".claude" / "settings.json").write_text("{not json")
+    result = mnemex(home, "init")
+    assert result.returncode == 1
+    assert "not valid JSON" in result.stdout + result.stderr

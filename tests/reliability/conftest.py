@@ -1,0 +1,18 @@
+"""Fixtures shared by the reliability tests: stacks, MCP clients, hook environments."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.reliability import inproc
+
+
+@pytest.fixture(scope="module")
+def stack(loop_thread: Any, embedding_addr: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[inproc.InprocStack]:
+    """An in-process stack (memory, kg, a gateway per user) for one test module."""
+    started = inproc.start(loop_thread, embedding_addr, tmp_path_factory.mktemp("rel-home"), users=("tester", "mallory"))
+    yield started
+    started.stop()

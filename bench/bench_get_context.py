@@ -33,16 +33,38 @@ from bench.common import free_port, percentile, wait_until
 ROOT = Path(__file__).resolve().parents[1]
 MODULES = {"embedding": "services.embedding", "memory": "services.memory", "kg": "services.kg", "gateway": "gateway"}
 TOPICS = [
-    "deploying the billing service with helm", "flaky pytest fixtures in the gateway", "postgres connection pool limits",
-    "react state management with hooks", "rust borrow checker lifetimes", "docker build cache layers",
-    "kubernetes readiness probes", "grpc deadlines and retries", "chroma collection naming", "typescript generics",
-    "oauth token refresh flow", "redis eviction policy", "terraform state locking", "python asyncio cancellation",
-    "css grid layout", "git rebase conflicts", "nginx reverse proxy headers", "sqlite wal mode", "jwt expiry handling",
+    "deploying the billing service with helm",
+    "flaky pytest fixtures in the gateway",
+    "postgres connection pool limits",
+    "react state management with hooks",
+    "rust borrow checker lifetimes",
+    "docker build cache layers",
+    "kubernetes readiness probes",
+    "grpc deadlines and retries",
+    "chroma collection naming",
+    "typescript generics",
+    "oauth token refresh flow",
+    "redis eviction policy",
+    "terraform state locking",
+    "python asyncio cancellation",
+    "css grid layout",
+    "git rebase conflicts",
+    "nginx reverse proxy headers",
+    "sqlite wal mode",
+    "jwt expiry handling",
     "numpy broadcasting rules",
 ]
 VERBS = ["fixed", "configured", "debugged", "explained", "benchmarked", "refactored", "documented", "reviewed"]
-DETAILS = ["by pinning the version", "with an env variable", "after reading the logs", "using a retry with backoff",
-           "by splitting the module", "with a feature flag", "after a bisect", "by adding an index"]
+DETAILS = [
+    "by pinning the version",
+    "with an env variable",
+    "after reading the logs",
+    "using a retry with backoff",
+    "by splitting the module",
+    "with a feature flag",
+    "after a bisect",
+    "by adding an index",
+]
 
 
 @dataclass
@@ -55,9 +77,13 @@ class ProcessStack:
     def create(cls, home: Path) -> ProcessStack:
         env = dict(os.environ)
         env.update(
-            MNEMEX_HOME=str(home), MNEMEX_USER="bench", PYTHONUNBUFFERED="1",
-            MNEMEX_GATEWAY_ADDR=f"127.0.0.1:{free_port()}", MNEMEX_EMBEDDING_ADDR=f"127.0.0.1:{free_port()}",
-            MNEMEX_MEMORY_ADDR=f"127.0.0.1:{free_port()}", MNEMEX_KG_ADDR=f"127.0.0.1:{free_port()}",
+            MNEMEX_HOME=str(home),
+            MNEMEX_USER="bench",
+            PYTHONUNBUFFERED="1",
+            MNEMEX_GATEWAY_ADDR=f"127.0.0.1:{free_port()}",
+            MNEMEX_EMBEDDING_ADDR=f"127.0.0.1:{free_port()}",
+            MNEMEX_MEMORY_ADDR=f"127.0.0.1:{free_port()}",
+            MNEMEX_KG_ADDR=f"127.0.0.1:{free_port()}",
             MNEMEX_MEMORY_MAINTENANCE_INTERVAL_S="0",
         )
         env.pop("MNEMEX_TOKEN", None)
@@ -70,8 +96,9 @@ class ProcessStack:
     def start(self) -> None:
         for name, module in MODULES.items():
             log = open(self.home / f"{name}.log", "ab")  # noqa: SIM115 - lives as long as the process
-            self.procs[name] = subprocess.Popen([sys.executable, "-m", module], env=self.env, cwd=ROOT,
-                                                stdout=log, stderr=subprocess.STDOUT)
+            self.procs[name] = subprocess.Popen(
+                [sys.executable, "-m", module], env=self.env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT
+            )
 
         def healthy() -> bool:
             return httpx.get(self.url + "/api/health", timeout=2).json().get("status") == "ok"
@@ -97,7 +124,9 @@ def corpus(count: int, rng: random.Random) -> list[tuple[str, str]]:
     out = []
     for i in range(count):
         topic = rng.choice(TOPICS)
-        text = f"{rng.choice(VERBS).capitalize()} {topic} {rng.choice(DETAILS)} (note {i}, ticket {rng.randrange(10_000)})"
+        text = (
+            f"{rng.choice(VERBS).capitalize()} {topic} {rng.choice(DETAILS)} (note {i}, ticket {rng.randrange(10_000)})"
+        )
         out.append((rng.choices(names, probs)[0], text))
     return out
 
@@ -117,15 +146,23 @@ async def populate(stack: ProcessStack, cwd: str, count: int, seed: int = 1) -> 
     async def store(collection: str, text: str, vector: bytes) -> None:
         async with sem:
             await backends.memory.Store(
-                pb.StoreRequest(scope=scope, collection=collection, content=text, vector=vector, allow_duplicate=True,
-                                metadata_json=json.dumps({"title": "Bench Handbook"}) if collection == "books" else ""),
+                pb.StoreRequest(
+                    scope=scope,
+                    collection=collection,
+                    content=text,
+                    vector=vector,
+                    allow_duplicate=True,
+                    metadata_json=json.dumps({"title": "Bench Handbook"}) if collection == "books" else "",
+                ),
                 timeout=60,
             )
 
     for start in range(0, len(items), 256):
-        batch = items[start:start + 256]
+        batch = items[start : start + 256]
         vectors = await backends.embedding.embed([t for _, t in batch])
-        await asyncio.gather(*(store(c, t, v.astype("<f4").tobytes()) for (c, t), v in zip(batch, vectors, strict=True)))
+        await asyncio.gather(
+            *(store(c, t, v.astype("<f4").tobytes()) for (c, t), v in zip(batch, vectors, strict=True))
+        )
     await backends.close()
 
 
@@ -138,7 +175,9 @@ def time_get_context(stack: ProcessStack, cwd: str, queries: int, seed: int = 2)
             client.post("/api/hooks/get-context", json={"session_id": f"warm-{i}", "prompt": prompt, "cwd": cwd})
         for i, prompt in enumerate(prompts):
             started = time.perf_counter()
-            reply = client.post("/api/hooks/get-context", json={"session_id": f"bench-{i % 7}", "prompt": prompt, "cwd": cwd})
+            reply = client.post(
+                "/api/hooks/get-context", json={"session_id": f"bench-{i % 7}", "prompt": prompt, "cwd": cwd}
+            )
             samples.append(time.perf_counter() - started)
             assert reply.status_code == 200 and reply.json()["memories"], reply.text
     return samples
@@ -173,8 +212,10 @@ def main() -> None:
         rows.append(row)
         print(f"{row[0]:>9} {row[1]:>8.2f} {row[2]:>8.2f} {row[3]:>8.2f} {row[4]:>11.1f}", flush=True)
     last = rows[-1]
-    print(f"target at {last[0]}: p50 <= 15 ms ({'met' if last[1] <= 15 else 'MISSED'}), "
-          f"p95 <= 30 ms ({'met' if last[2] <= 30 else 'MISSED'}); Roampal 0.6.0 at 1k: p50 115 / p95 242 ms")
+    print(
+        f"target at {last[0]}: p50 <= 15 ms ({'met' if last[1] <= 15 else 'MISSED'}), "
+        f"p95 <= 30 ms ({'met' if last[2] <= 30 else 'MISSED'}); Roampal 0.6.0 at 1k: p50 115 / p95 242 ms"
+    )
 
 
 if __name__ == "__main__":

@@ -40,10 +40,16 @@ HOOK = ROOT / "hooks" / "user_prompt_submit.py"
 
 
 def payload(session: str, cwd: str, prompt: str) -> bytes:
-    return json.dumps({
-        "session_id": session, "transcript_path": f"/tmp/{session}.jsonl", "cwd": cwd,
-        "permission_mode": "default", "hook_event_name": "UserPromptSubmit", "prompt": prompt,
-    }).encode()
+    return json.dumps(
+        {
+            "session_id": session,
+            "transcript_path": f"/tmp/{session}.jsonl",
+            "cwd": cwd,
+            "permission_mode": "default",
+            "hook_event_name": "UserPromptSubmit",
+            "prompt": prompt,
+        }
+    ).encode()
 
 
 def spawn(args: list[str], stdin: bytes, env: dict[str, str]) -> tuple[float, str]:
@@ -56,7 +62,10 @@ def spawn(args: list[str], stdin: bytes, env: dict[str, str]) -> tuple[float, st
 
 def line(name: str, samples: list[float], target: str) -> None:
     ms = [s * 1000 for s in samples]
-    print(f"{name:<44} p50 {statistics.median(ms):8.1f} ms  p95 {percentile(ms, 95):8.1f} ms  max {max(ms):8.1f} ms   {target}")
+    print(
+        f"{name:<44} p50 {statistics.median(ms):8.1f} ms  p95 {percentile(ms, 95):8.1f} ms  "
+        f"max {max(ms):8.1f} ms   {target}"
+    )
 
 
 def tokens(text: str) -> int:
@@ -102,7 +111,9 @@ def down_benchmarks(runs: int, base_env: dict[str, str]) -> None:
         hang_env = {**env, "MNEMEX_GATEWAY_PORT": str(port)}
         hanging = []
         for i in range(min(runs, 5)):
-            hanging.append(spawn(args, payload("hang", tmp, "hi"), {**hang_env, "MNEMEX_HOME": os.path.join(tmp, f"hang-{i}")})[0])
+            hanging.append(
+                spawn(args, payload("hang", tmp, "hi"), {**hang_env, "MNEMEX_HOME": os.path.join(tmp, f"hang-{i}")})[0]
+            )
         stop.set()
     line("stack down, circuit open", opened, "target <= 50 ms")
     line("stack down, first failure (refused)", first, "target <= 2000 ms")
@@ -119,13 +130,20 @@ def warm_benchmarks(runs: int, memories: int, base_env: dict[str, str]) -> None:
         stack.start()
         try:
             asyncio.run(populate(stack, str(project), memories))
-            env = {**base_env, "MNEMEX_HOME": str(home / "hooks"), "MNEMEX_GATEWAY_URL": stack.url, "MNEMEX_HOOK_AUTOSTART": "0"}
+            env = {
+                **base_env,
+                "MNEMEX_HOME": str(home / "hooks"),
+                "MNEMEX_GATEWAY_URL": stack.url,
+                "MNEMEX_HOOK_AUTOSTART": "0",
+            }
             args = [sys.executable, "-S", str(HOOK)]
             for i in range(5):
                 spawn(args, payload(f"warm-{i}", str(project), "how did we fix the docker build cache?"), env)
             samples, outputs = [], []
             for i in range(runs):
-                elapsed, out = spawn(args, payload(f"hook-{i}", str(project), f"how did we handle grpc deadlines, case {i}?"), env)
+                elapsed, out = spawn(
+                    args, payload(f"hook-{i}", str(project), f"how did we handle grpc deadlines, case {i}?"), env
+                )
                 samples.append(elapsed)
                 outputs.append(out)
             assert all("[id:" in out for out in outputs), "a warm hook printed no context"
@@ -142,20 +160,33 @@ def token_report(stack: ProcessStack, cwd: str, env: dict[str, str]) -> None:
     session = "tokens"
     _, first = spawn(args, payload(session, cwd, "how did we debug the flaky pytest fixtures?"), env)
     with httpx.Client(base_url=stack.url, timeout=10) as client:
-        client.post("/api/hooks/stop", json={"session_id": session, "cwd": cwd, "assistant_text": "We pinned the fixture scope."})
-        reply = client.post("/api/hooks/get-context", json={"session_id": session, "cwd": cwd, "prompt": "thanks, fixed"}).json()
+        client.post(
+            "/api/hooks/stop",
+            json={"session_id": session, "cwd": cwd, "assistant_text": "We pinned the fixture scope."},
+        )
+        reply = client.post(
+            "/api/hooks/get-context", json={"session_id": session, "cwd": cwd, "prompt": "thanks, fixed"}
+        ).json()
     real_ids = reply["scoring_ids"]
     short_ids = [f"{i.rsplit('_', 1)[0]}_{int(i.rsplit('_', 1)[1][:12], 16) % 10**15:015d}" for i in real_ids]
-    print(f"{'scoring prompt, real ids':<44} {tokens(reply['scoring_prompt']):>5} tokens ({len(real_ids)} ids)   target <= 120")
-    print(f"{'scoring prompt, same ids as 15-digit uids':<44} {tokens(scoring_prompt(short_ids)):>5} tokens ({len(short_ids)} ids)")
+    print(
+        f"{'scoring prompt, real ids':<44} {tokens(reply['scoring_prompt']):>5} tokens "
+        f"({len(real_ids)} ids)   target <= 120"
+    )
+    print(
+        f"{'scoring prompt, same ids as 15-digit uids':<44} {tokens(scoring_prompt(short_ids)):>5} tokens "
+        f"({len(short_ids)} ids)"
+    )
     print(f"{'scoring prompt, no ids':<44} {tokens(scoring_prompt([])):>5} tokens")
     memories = reply["memories"]
     block = known_context(memories)
     content = sum(tokens(m["content"]) for m in memories)
     overhead = tokens(block) - content
     id_tokens = sum(tokens(f" [id:{m['id']}]") for m in memories)
-    print(f"{'KNOWN CONTEXT overhead beyond contents':<44} {overhead:>5} tokens for {len(memories)} memories "
-          f"({tokens(block)} total; ids {id_tokens}; preamble+delimiters {tokens(block.split(chr(10) + '• ')[0])})")
+    print(
+        f"{'KNOWN CONTEXT overhead beyond contents':<44} {overhead:>5} tokens for {len(memories)} memories "
+        f"({tokens(block)} total; ids {id_tokens}; preamble+delimiters {tokens(block.split(chr(10) + '• ')[0])})"
+    )
     assert re.search(r"\[id:", first)
 
 

@@ -46,18 +46,25 @@ def run_once(only: list[str]) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="mnemex-bench-startup-") as tmp:
         home = Path(tmp) / "home"
         env = dict(os.environ)
-        env.update(MNEMEX_HOME=str(home), PYTHONUNBUFFERED="1",
-                   **{f"MNEMEX_{n}_ADDR": f"127.0.0.1:{free_port()}" for n in ("GATEWAY", "EMBEDDING", "MEMORY", "KG")})
+        env.update(
+            MNEMEX_HOME=str(home),
+            PYTHONUNBUFFERED="1",
+            **{f"MNEMEX_{n}_ADDR": f"127.0.0.1:{free_port()}" for n in ("GATEWAY", "EMBEDDING", "MEMORY", "KG")},
+        )
         env.pop("MNEMEX_TOKEN", None)
         command = [sys.executable, "-m", "mnemex.cli", "up", *[a for name in only for a in ("--only", name)]]
         state_file = home / "run" / "state.json"
         started = time.perf_counter()
-        proc = subprocess.Popen(command, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            command, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+        )
         state: dict[str, Any] = {}
         try:
             while time.perf_counter() - started < 180:
                 if proc.poll() is not None:
-                    raise RuntimeError(f"mnemex up exited with {proc.returncode}: {proc.stderr.read() if proc.stderr else ''}")
+                    raise RuntimeError(
+                        f"mnemex up exited with {proc.returncode}: {proc.stderr.read() if proc.stderr else ''}"
+                    )
                 try:
                     state = json.loads(state_file.read_text())
                 except (FileNotFoundError, ValueError):
@@ -86,21 +93,27 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--only", action="append", default=[], help="start only this service (repeatable)")
     args = parser.parse_args()
-    print(f"mnemex up start-to-ready, {args.runs} runs, fresh MNEMEX_HOME each, {os.cpu_count()} CPUs"
-          + (f", only {', '.join(args.only)}" if args.only else ", whole stack"))
+    print(
+        f"mnemex up start-to-ready, {args.runs} runs, fresh MNEMEX_HOME each, {os.cpu_count()} CPUs"
+        + (f", only {', '.join(args.only)}" if args.only else ", whole stack")
+    )
     results = []
     for number in range(1, args.runs + 1):
         result = run_once(args.only)
         results.append(result)
         per_service = "  ".join(f"{k} {v:.2f}s" for k, v in result["services"].items() if v is not None)
-        print(f"run {number}: ready {result['ready_s']:.2f} s (gateway health: {result['gateway_health']}), "
-              f"stop {result['stop_s']:.2f} s, exit {result['exit_code']}; spawn->healthy: {per_service}")
+        print(
+            f"run {number}: ready {result['ready_s']:.2f} s (gateway health: {result['gateway_health']}), "
+            f"stop {result['stop_s']:.2f} s, exit {result['exit_code']}; spawn->healthy: {per_service}"
+        )
     ready = [r["ready_s"] for r in results]
     stop = [r["stop_s"] for r in results]
     median = statistics.median(ready)
-    print(f"start-to-ready: median {median:.2f} s, p95 {percentile(ready, 95):.2f} s, min {min(ready):.2f} s, "
-          f"max {max(ready):.2f} s; target <= {TARGET_S:.0f} s -> ratio {median / TARGET_S:.2f} "
-          f"({'met' if median <= TARGET_S else 'NOT met'})")
+    print(
+        f"start-to-ready: median {median:.2f} s, p95 {percentile(ready, 95):.2f} s, min {min(ready):.2f} s, "
+        f"max {max(ready):.2f} s; target <= {TARGET_S:.0f} s -> ratio {median / TARGET_S:.2f} "
+        f"({'met' if median <= TARGET_S else 'NOT met'})"
+    )
     print(f"clean stop (SIGTERM -> exit): median {statistics.median(stop):.2f} s")
 
 

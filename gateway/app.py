@@ -50,7 +50,7 @@ def _optional_module(name: str) -> Any:
         if importlib.util.find_spec(name) is None:
             return None
         return importlib.import_module(name)
-    except Exception:  # noqa: BLE001 - logged, and the gateway serves the rest
+    except Exception:
         log.exception("gateway: optional module %s failed to import; serving without it", name)
         return None
 
@@ -75,7 +75,7 @@ def create_app(settings: Settings, backends: Backends | None = None, *, deadline
     app = FastAPI(
         title="mnemex gateway",
         version=__version__,
-        description="Hook endpoints and memory API for mnemex. Errors are {\"error\": message}.",
+        description='Hook endpoints and memory API for mnemex. Errors are {"error": message}.',
         lifespan=lifespan,
     )
     app.state.operations = operations

@@ -29,7 +29,7 @@ from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
 log = logging.getLogger("mnemex.gateway.context")
 T = TypeVar("T")
 
-EMBED_CHARS = 2_000      # MiniLM reads ~256 tokens; more text only costs time
+EMBED_CHARS = 2_000  # MiniLM reads ~256 tokens; more text only costs time
 CONCEPT_CHARS = 4_000
 RECORDED_PROMPT_CHARS = 8_000
 MAX_ENTITIES = 20
@@ -52,8 +52,12 @@ class Deadlines:
         factor = total / cls.total
         base = cls()
         return cls(
-            state=base.state * factor, embed=base.embed * factor, kg=base.kg * factor,
-            search=base.search * factor, record=base.record * factor, total=total,
+            state=base.state * factor,
+            embed=base.embed * factor,
+            kg=base.kg * factor,
+            search=base.search * factor,
+            record=base.record * factor,
+            total=total,
         )
 
 
@@ -86,6 +90,8 @@ async def kg_routing(backends: Backends, scope: kg_pb.Scope, text: str, timeout:
     routing = Routing(concepts=concepts, entities=entities, context_type=extracted.context_type)
     if not concepts and not entities:
         return routing
+    route: kg_pb.RouteResponse | BaseException
+    facts: kg_pb.FactsForEntitiesResponse | BaseException
     route, facts = await asyncio.gather(
         backends.kg.Route(kg_pb.RouteRequest(scope=scope, concepts=concepts), timeout=timeout, metadata=md),
         backends.kg.FactsForEntities(
@@ -127,9 +133,17 @@ async def build(
     started = time.perf_counter()
     query = prompt.strip()
 
-    state_task = asyncio.ensure_future(timed("state", timings, backends.memory.GetScoringState(
-        mem_pb.GetScoringStateRequest(scope=mem_scope, session_id=session_id), timeout=deadlines.state, metadata=md
-    )))
+    state_task = asyncio.ensure_future(
+        timed(
+            "state",
+            timings,
+            backends.memory.GetScoringState(
+                mem_pb.GetScoringStateRequest(scope=mem_scope, session_id=session_id),
+                timeout=deadlines.state,
+                metadata=md,
+            ),
+        )
+    )
     vector: np.ndarray | None = None
     routing = Routing()
     memories: list[dict[str, Any]] = []
@@ -149,7 +163,7 @@ async def build(
             routing = routing_r
         request = mem_pb.SearchRequest(
             scope=mem_scope,
-            query=query[: 2_000],
+            query=query[:2_000],
             query_vector=b"" if vector is None else np.asarray(vector, dtype="<f4").tobytes(),
             limit=limit,
             sort_by=mem_pb.SORT_BY_RELEVANCE,
@@ -157,7 +171,9 @@ async def build(
             boost_ids=routing.fact_ids,
         )
         try:
-            reply = await timed("search", timings, backends.memory.Search(request, timeout=deadlines.search, metadata=md))
+            reply = await timed(
+                "search", timings, backends.memory.Search(request, timeout=deadlines.search, metadata=md)
+            )
             memories = convert.memories_to_dicts(reply.memories)[:limit]
         except grpc.aio.AioRpcError as exc:
             _failed("memory", exc, degraded)
@@ -175,7 +191,10 @@ async def build(
         injection = record_injection(
             backends,
             mem_pb.RecordInjectionRequest(
-                scope=mem_scope, session_id=session_id, ids=[m["id"] for m in memories], prompt=prompt[:RECORDED_PROMPT_CHARS]
+                scope=mem_scope,
+                session_id=session_id,
+                ids=[m["id"] for m in memories],
+                prompt=prompt[:RECORDED_PROMPT_CHARS],
             ),
             deadlines.record,
         )
@@ -229,7 +248,9 @@ def empty_result(degraded: list[str]) -> dict[str, Any]:
     }
 
 
-async def build_bounded(backends: Backends, mem_scope: mem_pb.Scope, kg_scope: kg_pb.Scope, **kwargs: Any) -> dict[str, Any]:
+async def build_bounded(
+    backends: Backends, mem_scope: mem_pb.Scope, kg_scope: kg_pb.Scope, **kwargs: Any
+) -> dict[str, Any]:
     """``build`` under the overall deadline; on overrun, an empty context."""
     deadlines: Deadlines = kwargs.get("deadlines", Deadlines())
     try:

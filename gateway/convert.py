@@ -29,7 +29,7 @@ _KG_OUTCOME = {
     "unknown": kg_pb.OUTCOME_UNKNOWN,
     "failed": kg_pb.OUTCOME_FAILED,
 }
-_OUTCOME_NAME = {value: name for name, value in _MEM_OUTCOME.items()}
+_OUTCOME_NAME: dict[int, str] = {int(value): name for name, value in _MEM_OUTCOME.items()}
 _SORT = {
     "relevance": mem_pb.SORT_BY_RELEVANCE,
     "recency": mem_pb.SORT_BY_RECENCY,
@@ -45,11 +45,11 @@ def outcome_name(text: str, field: str = "outcome") -> str:
     return value
 
 
-def memory_outcome(text: str, field: str = "outcome") -> int:
+def memory_outcome(text: str, field: str = "outcome") -> mem_pb.Outcome:
     return _MEM_OUTCOME[outcome_name(text, field)]
 
 
-def kg_outcome(text: str) -> int:
+def kg_outcome(text: str) -> kg_pb.Outcome:
     return _KG_OUTCOME[outcome_name(text)]
 
 
@@ -57,7 +57,7 @@ def outcome_from_proto(value: int) -> str:
     return _OUTCOME_NAME.get(value, "unknown")
 
 
-def sort_by(text: str) -> int:
+def sort_by(text: str) -> mem_pb.SortBy:
     value = (text or "relevance").strip().lower()
     if value not in _SORT:
         raise InvalidInput(f"sort_by={text!r} is not supported: use one of {', '.join(SORT_ORDERS)}")
@@ -132,10 +132,19 @@ def scored_to_dict(item: mem_pb.ScoredMemory) -> dict[str, Any]:
     }
 
 
-def routing_to_dict(reply: kg_pb.RouteResponse | None, concepts: Iterable[str] = (), context_type: str = "") -> dict[str, Any]:
+def routing_to_dict(
+    reply: kg_pb.RouteResponse | None, concepts: Iterable[str] = (), context_type: str = ""
+) -> dict[str, Any]:
     if reply is None:
-        return {"has_preference": False, "weights": {}, "recommended": [], "confidence": 0.0,
-                "concepts": list(concepts), "context_type": context_type, "available": False}
+        return {
+            "has_preference": False,
+            "weights": {},
+            "recommended": [],
+            "confidence": 0.0,
+            "concepts": list(concepts),
+            "context_type": context_type,
+            "available": False,
+        }
     return {
         "has_preference": reply.has_preference,
         "weights": {k: round(v, 4) for k, v in reply.weights.items()},
@@ -156,8 +165,7 @@ def graph_to_dict(reply: kg_pb.GraphResponse) -> dict[str, Any]:
     return {
         "nodes": [{"id": n.id, "kind": n.kind, "label": n.label, "weight": n.weight} for n in reply.nodes],
         "edges": [
-            {"source": e.source, "target": e.target, "relation": e.relation, "weight": e.weight}
-            for e in reply.edges
+            {"source": e.source, "target": e.target, "relation": e.relation, "weight": e.weight} for e in reply.edges
         ],
         "routing": routing if isinstance(routing, dict) else {"facts": routing},
     }

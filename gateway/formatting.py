@@ -26,7 +26,9 @@ PREAMBLE = (
     "Memories may be outdated or wrong: verify before relying on them."
 )
 
-_INVISIBLE = re.compile("[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+_INVISIBLE = re.compile(
+    "[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]"
+)
 _NEWLINES = re.compile(r"\s*[\r\n\t]+\s*")
 _TAG = re.compile(r"<(\s*/?\s*mnemex)", re.IGNORECASE)
 _BOX = re.compile("[\u2550-\u256c]")  # box-drawing doubles used by our delimiters
@@ -39,16 +41,16 @@ def neutralize(text: str, limit: int = MAX_MEMORY_CHARS) -> str:
 
     - invisible and control characters are dropped, line breaks become " / "
       (so content can never start a line of its own, where delimiters live);
-    - box-drawing characters become '=', '<mnemex' and '</mnemex' get a
-      look-alike '‹', '[id:' gets a look-alike '⁅', and the block's
-      heading words are lower-cased;
+    - box-drawing characters become '=', the '<' of '<mnemex' / '</mnemex'
+      becomes the look-alike U+2039, the '[' of '[id:' becomes U+2045, and
+      the block's heading words are lower-cased;
     - the result is cut to ``limit`` characters with an ellipsis.
     """
     clean = _INVISIBLE.sub("", text or "")
     clean = _NEWLINES.sub(" / ", clean).strip()
     clean = _BOX.sub("=", clean)
-    clean = _TAG.sub(lambda m: "‹" + m.group(1), clean)
-    clean = _ID_TAG.sub(lambda m: "⁅" + m.group(1), clean)
+    clean = _TAG.sub(lambda m: "\u2039" + m.group(1), clean)
+    clean = _ID_TAG.sub(lambda m: "\u2045" + m.group(1), clean)
     clean = _BLOCK_WORDS.sub(lambda m: m.group(0).lower(), clean)
     if len(clean) > limit:
         clean = clean[: max(limit - 1, 0)].rstrip() + ELLIPSIS

@@ -17,7 +17,7 @@ from gateway.observations import Observation, observe
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
 
 if TYPE_CHECKING:
-    from gateway.operations import Operations
+    from gateway.backends import Backends
 
 JSON = dict[str, Any]
 log = logging.getLogger("mnemex.gateway.hooks")
@@ -29,7 +29,13 @@ SEED_TIMEOUT = 1.0
 
 
 class HookOperations:
-    async def session_start(self: Operations, *, cwd: str | None, session_id: str, source: str = "startup") -> JSON:
+    if TYPE_CHECKING:  # provided by Operations
+        backends: Backends
+
+        def scopes(self, cwd: str | None) -> tuple[mem_pb.Scope, Any]: ...
+        async def _top_facts(self, scope: mem_pb.Scope, limit: int) -> list[JSON]: ...
+
+    async def session_start(self, *, cwd: str | None, session_id: str, source: str = "startup") -> JSON:
         """A bounded startup seed: top memory_bank facts, recent and proven project memories.
 
         Each part degrades on its own; a dead memory service gives an empty seed.
@@ -41,21 +47,30 @@ class HookOperations:
         proven: list[JSON] = []
         try:
             facts = await self._top_facts(mem_scope, SEED_FACTS)
-        except Exception as exc:  # noqa: BLE001 - a seed is best effort
+        except Exception as exc:
             log.info("session-start facts skipped: %s", exc)
         try:
             reply = await self.backends.memory.Search(
-                mem_pb.SearchRequest(scope=mem_scope, days_back=7, collections=["working", "history"],
-                                     limit=SEED_RECENT, sort_by=mem_pb.SORT_BY_RECENCY),
-                timeout=SEED_TIMEOUT, metadata=self.backends.metadata,
+                mem_pb.SearchRequest(
+                    scope=mem_scope,
+                    days_back=7,
+                    collections=["working", "history"],
+                    limit=SEED_RECENT,
+                    sort_by=mem_pb.SORT_BY_RECENCY,
+                ),
+                timeout=SEED_TIMEOUT,
+                metadata=self.backends.metadata,
             )
             recent = convert.memories_to_dicts(reply.memories)
         except grpc.aio.AioRpcError as exc:
             log.info("session-start recent skipped: %s", exc.code().name)
         try:
             reply_list = await self.backends.memory.List(
-                mem_pb.ListRequest(scope=mem_scope, collection="patterns", limit=SEED_PROVEN, sort_by=mem_pb.SORT_BY_SCORE),
-                timeout=SEED_TIMEOUT, metadata=self.backends.metadata,
+                mem_pb.ListRequest(
+                    scope=mem_scope, collection="patterns", limit=SEED_PROVEN, sort_by=mem_pb.SORT_BY_SCORE
+                ),
+                timeout=SEED_TIMEOUT,
+                metadata=self.backends.metadata,
             )
             proven = convert.memories_to_dicts(reply_list.memories)
         except grpc.aio.AioRpcError as exc:
@@ -63,15 +78,17 @@ class HookOperations:
         text = formatting.session_seed(facts, recent, proven, after_compact=source == "compact")
         return {"context": text, "memories": facts + recent + proven}
 
-    async def pre_compact(self: Operations, *, cwd: str | None, session_id: str, trigger: str = "") -> JSON:
+    async def pre_compact(self, *, cwd: str | None, session_id: str, trigger: str = "") -> JSON:
         validation.text(session_id, "session_id", validation.MAX_ID_CHARS)
         return {"context": formatting.PRE_COMPACT_REMINDER}
 
-    def observation(self: Operations, *, cwd: str | None, tool_name: str, tool_input: Any, tool_response: Any) -> Observation | None:
+    def observation(
+        self, *, cwd: str | None, tool_name: str, tool_input: Any, tool_response: Any
+    ) -> Observation | None:
         """Pure and fast: what a PostToolUse event is worth remembering, if anything."""
         return observe(tool_name, tool_input, tool_response, cwd)
 
-    async def record_observation(self: Operations, *, cwd: str | None, session_id: str, observation: Observation) -> JSON:
+    async def record_observation(self, *, cwd: str | None, session_id: str, observation: Observation) -> JSON:
         """Store an observation in working memory (run in the background by the route)."""
         metadata = {"type": "observation", "kind": observation.kind, "files": ",".join(observation.files)}
         request = mem_pb.StoreRequest(

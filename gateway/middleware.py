@@ -24,11 +24,17 @@ OPEN_ROUTES = {("GET", "/api/health")}
 
 async def send_json(send: Send, status: int, body: dict[str, Any], headers: list[tuple[bytes, bytes]] = ()) -> None:  # type: ignore[assignment]
     payload = json.dumps(body).encode()
-    await send({
-        "type": "http.response.start",
-        "status": status,
-        "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode()), *headers],
-    })
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(payload)).encode()),
+                *headers,
+            ],
+        }
+    )
     await send({"type": "http.response.body", "body": payload})
 
 
@@ -48,7 +54,8 @@ class BearerAuth:
             await self.app(scope, receive, send)
             return
         await send_json(
-            send, 401,
+            send,
+            401,
             {"error": "missing or wrong token: send 'Authorization: Bearer $MNEMEX_TOKEN'"},
             [(b"www-authenticate", b"Bearer")],
         )

@@ -17,7 +17,8 @@ from typing import Any
 MAX_OBSERVATION_CHARS = 300
 
 _PYTEST = re.compile(
-    r"(\d+ (?:passed|failed|errors?|skipped|xfailed|xpassed)(?:, \d+ (?:passed|failed|errors?|skipped|xfailed|xpassed|warnings?|deselected))*)"
+    r"(\d+ (?:passed|failed|errors?|skipped|xfailed|xpassed)"
+    r"(?:, \d+ (?:passed|failed|errors?|skipped|xfailed|xpassed|warnings?|deselected))*)"
 )
 _JEST = re.compile(r"Tests:\s+([^\n]*total)")
 _GO = re.compile(r"^(ok|FAIL)\s+\S+", re.MULTILINE)

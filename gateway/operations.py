@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Coroutine, Sequence
+from collections.abc import Coroutine, Mapping, Sequence
 from typing import Any
 
 import grpc
@@ -21,6 +21,7 @@ from gateway import context, convert, formatting, teaching, validation
 from gateway.backends import Backends
 from gateway.errors import InvalidInput, NotFound
 from gateway.hook_operations import HookOperations
+from gateway.library_operations import LibraryOperations
 from gateway.rpc import call
 from mnemex import projects
 from mnemex.config import Settings
@@ -31,7 +32,7 @@ JSON = dict[str, Any]
 log = logging.getLogger("mnemex.gateway.operations")
 
 
-class Operations(HookOperations):
+class Operations(HookOperations, LibraryOperations):
     def __init__(self, backends: Backends, settings: Settings, deadlines: context.Deadlines | None = None) -> None:
         self.backends = backends
         self.settings = settings
@@ -55,7 +56,7 @@ class Operations(HookOperations):
 
     # -- the prompt hot path -------------------------------------------------
     async def get_context(self, *, session_id: str, prompt: str, cwd: str | None, limit: int = 5) -> JSON:
-        """{"context", "memories", "scoring_required", "scoring_ids", "scoring_prompt", ...}; never raises for backends."""
+        """KNOWN CONTEXT (+ scoring prompt) for a prompt; backend failures degrade, never raise."""
         validation.in_range(limit, "limit", validation.LIMIT_RANGE)
         validation.text(prompt, "prompt", validation.MAX_PROMPT_CHARS)
         validation.text(session_id, "session_id", validation.MAX_ID_CHARS)
@@ -63,8 +64,13 @@ class Operations(HookOperations):
         key = (mem_scope.project, session_id)
         await self._settle(key)
         return await context.build_bounded(
-            self.backends, mem_scope, kg_scope,
-            session_id=session_id, prompt=prompt, limit=limit, deadlines=self.deadlines,
+            self.backends,
+            mem_scope,
+            kg_scope,
+            session_id=session_id,
+            prompt=prompt,
+            limit=limit,
+            deadlines=self.deadlines,
             defer=lambda write: self._defer(key, write),
         )
 
@@ -88,12 +94,18 @@ class Operations(HookOperations):
         """Routing for the query's concepts, the top memories and the user's top facts, as text and data."""
         validation.text(query, "query", validation.MAX_QUERY_CHARS, required=True)
         mem_scope, kg_scope = self.scopes(cwd)
+        routing_r: context.Routing | BaseException
+        search_r: mem_pb.SearchResponse | BaseException
+        facts_r: list[JSON] | BaseException
         routing_r, search_r, facts_r = await asyncio.gather(
             context.kg_routing(self.backends, kg_scope, query, self.deadlines.kg * 3),
-            call("memory", self.backends.memory.Search(
-                mem_pb.SearchRequest(scope=mem_scope, query=query, limit=5, sort_by=mem_pb.SORT_BY_RELEVANCE),
-                **self._opts(),
-            )),
+            call(
+                "memory",
+                self.backends.memory.Search(
+                    mem_pb.SearchRequest(scope=mem_scope, query=query, limit=5, sort_by=mem_pb.SORT_BY_RELEVANCE),
+                    **self._opts(),
+                ),
+            ),
             self._top_facts(mem_scope, 5),
             return_exceptions=True,
         )
@@ -110,15 +122,18 @@ class Operations(HookOperations):
             lines.append("Collections that helped for these concepts: " + ", ".join(route["recommended"]))
         elif route["concepts"]:
             lines.append("No learned collection preference yet for: " + ", ".join(route["concepts"][:8]))
-        text = "\n".join(lines + [formatting.known_context(combined)]).strip()
+        text = "\n".join([*lines, formatting.known_context(combined)]).strip()
         return {"text": text, "memories": combined, "routing": route}
 
     async def _top_facts(self, scope: mem_pb.Scope, limit: int) -> list[JSON]:
         """memory_bank facts ranked by importance x confidence."""
-        reply = await call("memory", self.backends.memory.List(
-            mem_pb.ListRequest(scope=scope, collection="memory_bank", limit=50, sort_by=mem_pb.SORT_BY_SCORE),
-            **self._opts(),
-        ))
+        reply = await call(
+            "memory",
+            self.backends.memory.List(
+                mem_pb.ListRequest(scope=scope, collection="memory_bank", limit=50, sort_by=mem_pb.SORT_BY_SCORE),
+                **self._opts(),
+            ),
+        )
         facts = convert.memories_to_dicts(reply.memories)
         facts.sort(key=lambda f: -((f.get("importance") or 0.0) * (f.get("confidence") or 0.0)))
         return facts[:limit]
@@ -165,21 +180,30 @@ class Operations(HookOperations):
         return {"memories": memories}
 
     async def add_memory_bank(
-        self, *, cwd: str | None, content: str, tags: Sequence[str] = (), importance: float = 0.7, confidence: float = 0.7
+        self,
+        *,
+        cwd: str | None,
+        content: str,
+        tags: Sequence[str] = (),
+        importance: float = 0.7,
+        confidence: float = 0.7,
     ) -> JSON:
         content = validation.text(content, "content", validation.MAX_CONTENT_CHARS, required=True)
         mem_scope, kg_scope = self.scopes(cwd)
-        reply = await call("memory", self.backends.memory.Store(
-            mem_pb.StoreRequest(
-                scope=mem_scope,
-                collection="memory_bank",
-                content=content,
-                tags=validation.tags(tags),
-                importance=validation.unit(importance, "importance"),
-                confidence=validation.unit(confidence, "confidence"),
+        reply = await call(
+            "memory",
+            self.backends.memory.Store(
+                mem_pb.StoreRequest(
+                    scope=mem_scope,
+                    collection="memory_bank",
+                    content=content,
+                    tags=validation.tags(tags),
+                    importance=validation.unit(importance, "importance"),
+                    confidence=validation.unit(confidence, "confidence"),
+                ),
+                **self._opts(),
             ),
-            **self._opts(),
-        ))
+        )
         memory = convert.memory_to_dict(reply.memory)
         entities = await self._index_fact(kg_scope, memory["id"], memory["content"])
         return {"memory": memory, "deduplicated": reply.deduplicated, "entities": entities}
@@ -241,12 +265,12 @@ class Operations(HookOperations):
         cwd: str | None,
         session_id: str,
         outcome: str,
-        memory_scores: dict[str, str] | None = None,
+        memory_scores: Mapping[str, str] | None = None,
         related: Sequence[str] | None = None,
     ) -> JSON:
         """Score the session's last exchange; ``related`` None = all injected, [] = none, list = exactly those."""
         exchange_outcome = convert.memory_outcome(outcome)
-        per_memory = {
+        per_memory: dict[str, mem_pb.Outcome] = {
             key: convert.memory_outcome(value, f"memory_scores[{key!r}]")
             for key, value in (memory_scores or {}).items()
         }
@@ -271,7 +295,9 @@ class Operations(HookOperations):
         self, *, cwd: str | None, session_id: str, key_takeaway: str, initial_score: str | None = None
     ) -> JSON:
         content = validation.text(key_takeaway, "key_takeaway", validation.MAX_CONTENT_CHARS, required=True)
-        initial = convert.memory_outcome(initial_score, "initial_score") if initial_score else mem_pb.OUTCOME_UNSPECIFIED
+        initial = (
+            convert.memory_outcome(initial_score, "initial_score") if initial_score else mem_pb.OUTCOME_UNSPECIFIED
+        )
         request = mem_pb.StoreRequest(
             scope=self.scopes(cwd)[0],
             collection="working",
@@ -299,88 +325,3 @@ class Operations(HookOperations):
         )
         reply = await call("memory", self.backends.memory.RecordExchange(request, **self._opts()))
         return {"exchange_id": reply.exchange_id}
-
-    # -- knowledge graph ---------------------------------------------------------
-    async def kg_graph(self, *, cwd: str | None, entities: Sequence[str] | None = None, limit: int = 50) -> JSON:
-        names = [validation.text(e, "entity", validation.MAX_ID_CHARS) for e in entities or () if e]
-        validation.in_range(limit, "limit", (1, 500))
-        request = kg_pb.GraphRequest(scope=self.scopes(cwd)[1], entities=names, limit=limit)
-        reply = await call("kg", self.backends.kg.Graph(request, **self._opts()))
-        return convert.graph_to_dict(reply)
-
-    # -- books -------------------------------------------------------------------
-    async def ingest_book(self, *, cwd: str | None, title: str, filename: str, data: bytes, source: str = "") -> JSON:
-        validation.book_size(data)
-        title = validation.text(title, "title", validation.MAX_TITLE_CHARS, required=True).strip()
-        request = mem_pb.IngestBookRequest(
-            scope=self.scopes(cwd)[0],
-            title=title,
-            source=validation.text(source, "source", validation.MAX_TITLE_CHARS),
-            data=data,
-            filename=validation.text(filename, "filename", validation.MAX_TITLE_CHARS, required=True),
-            skip_if_unchanged=True,
-        )
-        reply = await call("memory", self.backends.memory.IngestBook(request, **self._opts(60.0)))
-        return {"title": reply.title, "chunks": reply.chunks, "skipped_unchanged": reply.skipped_unchanged,
-                "ids": list(reply.ids)}
-
-    async def list_books(self, *, cwd: str | None) -> JSON:
-        reply = await call("memory", self.backends.memory.ListBooks(
-            mem_pb.ListBooksRequest(scope=self.scopes(cwd)[0]), **self._opts()
-        ))
-        return {"books": [
-            {"title": b.title, "source": b.source, "chunks": b.chunks, "created_at": b.created_at,
-             "content_hash": b.content_hash}
-            for b in reply.books
-        ]}
-
-    async def remove_book(self, *, cwd: str | None, title: str) -> JSON:
-        title = validation.text(title, "title", validation.MAX_TITLE_CHARS, required=True).strip()
-        mem_scope, kg_scope = self.scopes(cwd)
-        missing = NotFound(f"no book titled {title!r} in this project: list titles with GET /api/books or `mnemex books`")
-        try:
-            reply = await call("memory", self.backends.memory.RemoveBook(
-                mem_pb.RemoveBookRequest(scope=mem_scope, title=title), **self._opts(30.0)
-            ))
-        except NotFound:
-            raise missing from None
-        if reply.removed_chunks == 0:
-            raise missing
-        references = 0
-        try:
-            kg_reply = await self.backends.kg.RemoveDocs(
-                kg_pb.RemoveDocsRequest(scope=kg_scope, doc_ids=list(reply.removed_ids)), **self._opts(5.0)
-            )
-            references = kg_reply.references_removed
-        except grpc.aio.AioRpcError as exc:
-            log.warning("kg RemoveDocs after removing %r failed: %s", title, exc.code().name)
-        return {"title": title, "removed_chunks": reply.removed_chunks, "removed_ids": list(reply.removed_ids),
-                "kg_references_removed": references}
-
-    # -- state -------------------------------------------------------------------
-    async def stats(self, *, cwd: str | None) -> JSON:
-        mem_scope, kg_scope = self.scopes(cwd)
-        memory_r, kg_r = await asyncio.gather(
-            call("memory", self.backends.memory.Stats(mem_pb.StatsRequest(scope=mem_scope), **self._opts())),
-            call("kg", self.backends.kg.Stats(kg_pb.StatsRequest(scope=kg_scope), **self._opts())),
-            return_exceptions=True,
-        )
-        if isinstance(memory_r, BaseException):
-            raise memory_r
-        return {
-            "user": mem_scope.user,
-            "project": mem_scope.project,
-            "memory": {
-                "counts": dict(memory_r.counts),
-                "score_histogram": dict(memory_r.score_histogram),
-                "events": dict(memory_r.events),
-                "data_bytes": memory_r.data_bytes,
-                "events_by_day": convert._json_object(memory_r.events_by_day_json),
-            },
-            "kg": {"counts": dict(kg_r.counts)} if not isinstance(kg_r, BaseException) else {"error": str(kg_r)},
-        }
-
-    async def health(self) -> JSON:
-        services = await self.backends.health()
-        ok = all(s["status"] == "SERVING" for s in services.values())
-        return {"status": "ok" if ok else "degraded", "services": services}

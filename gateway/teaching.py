@@ -10,7 +10,7 @@ import asyncio
 import json
 import logging
 from collections import defaultdict
-from typing import Any
+from typing import Any, cast
 
 import grpc
 
@@ -46,10 +46,15 @@ async def problem_text(backends: Backends, scope: mem_pb.Scope, exchange_id: str
     return user_part(reply.memory.content)[:PROBLEM_CHARS]
 
 
+def _outcome(item: mem_pb.ScoredMemory, fallback: int) -> int:
+    """kg and memory number their Outcome enums alike; unspecified falls back to the exchange's."""
+    return int(item.outcome) or int(fallback)
+
+
 def user_part(exchange: str) -> str:
     """'User: q\nAssistant: a' -> 'q' (the problem the memories were answering)."""
     if exchange.startswith("User: "):
-        return exchange[len("User: "):].split("\nAssistant: ", 1)[0]
+        return exchange[len("User: ") :].split("\nAssistant: ", 1)[0]
     if exchange.startswith("Assistant: "):
         return ""
     return exchange
@@ -60,7 +65,7 @@ async def teach(
     mem_scope: mem_pb.Scope,
     kg_scope: kg_pb.Scope,
     reply: mem_pb.ScoreResponse,
-    exchange_outcome: int,
+    exchange_outcome: mem_pb.Outcome,
 ) -> dict[str, Any]:
     """RecordOutcome per outcome group (concepts of the prompt -> collections, doc ids) and RecordAction per memory."""
     md = backends.metadata
@@ -76,7 +81,7 @@ async def teach(
             context_type = extracted.context_type
         groups: dict[int, list[mem_pb.ScoredMemory]] = defaultdict(list)
         for item in reply.scored:
-            groups[int(item.outcome) or exchange_outcome].append(item)
+            groups[_outcome(item, exchange_outcome)].append(item)
         calls = [
             backends.kg.RecordOutcome(
                 kg_pb.RecordOutcomeRequest(
@@ -84,7 +89,7 @@ async def teach(
                     concepts=concepts,
                     collections=sorted({i.collection_before for i in items if i.collection_before}),
                     doc_ids=[i.id for i in items],
-                    outcome=outcome,
+                    outcome=cast(kg_pb.Outcome, outcome),
                     context_type=context_type,
                     problem=problem,
                 ),
@@ -100,7 +105,7 @@ async def teach(
                     context_type=context_type or "general",
                     action="score_response",
                     collection=item.collection_before,
-                    outcome=int(item.outcome) or exchange_outcome,
+                    outcome=cast(kg_pb.Outcome, _outcome(item, exchange_outcome)),
                     doc_id=item.id,
                 ),
                 timeout=TIMEOUT,

@@ -17,11 +17,11 @@ POST over the C-level ``_socket``.
 
 from __future__ import annotations
 
+import _socket
 import os
 import sys
 import time
 
-import _socket
 import hook_json
 
 TYPE_CHECKING = False
@@ -71,7 +71,7 @@ def _decode_chunked(body: bytes) -> bytes:
         if size == 0:
             break
         out += rest[:size]
-        body = rest[size + 2:]
+        body = rest[size + 2 :]
     return bytes(out)
 
 
@@ -89,11 +89,14 @@ def _connect(host: str, port: int, timeout: float) -> _socket.socket:
     raise last
 
 
-def post_json(host: str, port: int, path: str, payload: dict[str, Any], deadline: float, token: str = "") -> tuple[int, Any]:
+def post_json(
+    host: str, port: int, path: str, payload: dict[str, Any], deadline: float, token: str = ""
+) -> tuple[int, Any]:
     """One POST with Connection: close; raises GatewayDown on any transport failure."""
     body = hook_json.dumps(payload).encode("utf-8")
+    authority = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
     head = (
-        f"POST {path} HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\n"
+        f"POST {path} HTTP/1.1\r\nHost: {authority}\r\nContent-Type: application/json\r\n"
         f"Content-Length: {len(body)}\r\nConnection: close\r\nUser-Agent: mnemex-hook\r\n"
     )
     if token:
@@ -165,7 +168,9 @@ class Circuit:
             os.makedirs(os.path.dirname(self.path), exist_ok=True)
             tmp = f"{self.path}.{os.getpid()}.tmp"
             with open(tmp, "w", encoding="ascii") as handle:
-                handle.write(f"{data.get('open_until', 0.0)} {int(data.get('failures', 0))} {int(data.get('trips', 0))}\n")
+                handle.write(
+                    f"{data.get('open_until', 0.0)} {int(data.get('failures', 0))} {int(data.get('trips', 0))}\n"
+                )
             os.replace(tmp, self.path)
         except OSError:
             pass
@@ -175,7 +180,7 @@ class Circuit:
 
     def record_success(self) -> None:
         if os.path.exists(self.path):
-            try:
+            try:  # noqa: SIM105 - contextlib is an import the hook does not need
                 os.remove(self.path)
             except OSError:
                 pass
@@ -187,7 +192,7 @@ class Circuit:
         data["failures"] = failures
         if failures >= self.threshold:
             trips = int(data.get("trips", 0))
-            data["open_until"] = now + min(self.cooldown * (2 ** trips), self.max_cooldown)
+            data["open_until"] = now + min(self.cooldown * (2**trips), self.max_cooldown)
             data["trips"] = trips + 1
             data["failures"] = 0
         self._save(data)

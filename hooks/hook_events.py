@@ -41,14 +41,50 @@ class HookEvent:
     """One normalized hook event (immutable). A hand-written frozen record:
     ``dataclasses`` costs ~7 ms of import, a tenth of the hook's budget."""
 
+    client: str
+    event: str
+    session_id: str
+    cwd: str
+    prompt: str
+    assistant_text: str
+    source: str
+    trigger: str
+    tool_name: str
+    tool_input: dict[str, Any]
+    tool_response: dict[str, Any]
+    stop_hook_active: bool
+    completed: bool
+    transcript_path: str
+
     __slots__ = (
-        "client", "event", "session_id", "cwd", "prompt", "assistant_text", "source", "trigger",
-        "tool_name", "tool_input", "tool_response", "stop_hook_active", "completed", "transcript_path",
+        "assistant_text",
+        "client",
+        "completed",
+        "cwd",
+        "event",
+        "prompt",
+        "session_id",
+        "source",
+        "stop_hook_active",
+        "tool_input",
+        "tool_name",
+        "tool_response",
+        "transcript_path",
+        "trigger",
     )
-    _DEFAULTS: dict[str, Any] = {
-        "session_id": "", "cwd": "", "prompt": "", "assistant_text": "", "source": "", "trigger": "",
-        "tool_name": "", "tool_input": None, "tool_response": None, "stop_hook_active": False,
-        "completed": True, "transcript_path": "",
+    _DEFAULTS: dict[str, Any] = {  # noqa: RUF012 - read-only; typing.ClassVar would cost an import
+        "session_id": "",
+        "cwd": "",
+        "prompt": "",
+        "assistant_text": "",
+        "source": "",
+        "trigger": "",
+        "tool_name": "",
+        "tool_input": None,
+        "tool_response": None,
+        "stop_hook_active": False,
+        "completed": True,
+        "transcript_path": "",
     }
 
     def __init__(self, client: str, event: str, **fields: Any) -> None:
@@ -88,7 +124,7 @@ def clip(text: str, limit: int = MAX_FIELD_CHARS) -> str:
     if len(text) <= limit:
         return text
     head = limit // 4
-    return text[:head] + "\n…\n" + text[-(limit - head - 3):]
+    return text[:head] + "\n…\n" + text[-(limit - head - 3) :]
 
 
 def trim_tool_input(value: Any) -> dict[str, Any]:
@@ -99,7 +135,7 @@ def trim_tool_input(value: Any) -> dict[str, Any]:
             return {}
     if not isinstance(value, dict):
         return {}
-    out = {k: _str(value[k], 2_000) for k in _KEEP_INPUT_KEYS if k in value}
+    out: dict[str, Any] = {k: _str(value[k], 2_000) for k in _KEEP_INPUT_KEYS if k in value}
     if isinstance(value.get("edits"), list):
         out["edits"] = [{} for _ in value["edits"][:100]]
     if isinstance(value.get("content"), str):
@@ -144,7 +180,10 @@ def from_cursor(event: str, payload: dict[str, Any]) -> HookEvent:
     tool_name, tool_input, tool_response = "", {}, {}
     if name == "afterFileEdit":
         tool_name = "Edit"
-        tool_input = {"file_path": _str(payload.get("file_path"), 2_000), "edits": [{} for _ in payload.get("edits") or []][:100]}
+        tool_input = {
+            "file_path": _str(payload.get("file_path"), 2_000),
+            "edits": [{} for _ in payload.get("edits") or []][:100],
+        }
     elif name == "afterShellExecution":
         tool_name = "Bash"
         tool_input = {"command": _str(payload.get("command"), 2_000)}

@@ -22,14 +22,14 @@ class _Context:
     object_pairs_hook = None
     parse_float = float
     parse_int = int
-    memo: dict[str, str] = {}
+    memo: dict[str, str] = {}  # noqa: RUF012 - the C scanner's cache
 
     @staticmethod
     def parse_constant(name: str) -> float:
         return {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}[name]
 
 
-_scan = _json.make_scanner(_Context()) if _json is not None else None
+_scan = _json.make_scanner(_Context()) if _json is not None else None  # type: ignore[arg-type]
 
 
 def loads(text: str) -> object:

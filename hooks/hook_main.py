@@ -66,7 +66,9 @@ def last_assistant_text(transcript_path: str) -> str:
             entry = hook_json.loads(line)
         except ValueError:
             continue
-        message = entry.get("message", entry) if isinstance(entry, dict) else None
+        if not isinstance(entry, dict):
+            continue
+        message = entry.get("message", entry)
         if not isinstance(message, dict) or message.get("role", entry.get("type")) != "assistant":
             continue
         content = message.get("content")
@@ -98,7 +100,12 @@ def request_body(event: HookEvent) -> dict[str, Any] | None:
     if event.event == "post_tool_use":
         if not event.tool_name:
             return None
-        return {**base, "tool_name": event.tool_name, "tool_input": event.tool_input, "tool_response": event.tool_response}
+        return {
+            **base,
+            "tool_name": event.tool_name,
+            "tool_input": event.tool_input,
+            "tool_response": event.tool_response,
+        }
     return None
 
 
@@ -167,6 +174,6 @@ def main(event_name: str, argv: list[str] | None = None) -> None:
         if output:
             sys.stdout.write(output)
             sys.stdout.flush()
-    except BaseException:  # noqa: BLE001 - a memory hook must never fail the client
+    except BaseException:
         pass
     os._exit(0)

@@ -9,7 +9,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from hook_main import main  # noqa: E402
+from hook_main import main
 
 if __name__ == "__main__":
     main("post_tool_use")

@@ -1,11 +1,13 @@
 """LoCoMo retrieval benchmark through mnemex's gRPC API.
 
     python -m bench.locomo [--data PATH] [--limit-conversations N] [--questions-per-conversation N]
-                           [--modes dense,hybrid] [--json] [--embedding-addr HOST:PORT]
+                           [--configs baseline,dense,hybrid] [--json] [--embedding-addr HOST:PORT]
 
 Prints, per category and for categories 1-4 together, turn-level recall@5/@10,
 any-hit@5/@10, session-hit@5 and MRR for each retrieval mode, side by side,
-plus Search latency. See runner.py for what is stored and asked.
+plus Search latency, for each configuration side by side (baseline = the
+README's dense baseline; hybrid = the final configuration). See runner.py for
+what is stored and asked.
 """
 
 from __future__ import annotations
@@ -26,14 +28,18 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--data", default=os.environ.get("LOCOMO_DATA", DEFAULT_DATA), help="LoCoMo-format JSON file")
     parser.add_argument("--limit-conversations", type=int, default=None, help="only the first N conversations")
     parser.add_argument("--questions-per-conversation", type=int, default=None, help="only the first N questions of each")
-    parser.add_argument("--modes", default="dense,hybrid", help="comma-separated retrieval modes (dense, hybrid)")
+    parser.add_argument(
+        "--configs",
+        default="baseline,dense,hybrid",
+        help="comma-separated configurations: baseline (README dense baseline), dense, hybrid (final)",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
     parser.add_argument("--embedding-addr", default=None, help="use this running embedding service instead of starting one")
     args = parser.parse_args(argv)
-    args.modes = [m.strip() for m in args.modes.split(",") if m.strip()]
-    bad = [m for m in args.modes if m not in ("dense", "hybrid")]
-    if bad or not args.modes:
-        parser.error(f"--modes: unknown {bad}; use dense and/or hybrid")
+    args.configs = list(dict.fromkeys(c.strip() for c in args.configs.split(",") if c.strip()))
+    bad = [c for c in args.configs if c not in ("baseline", "dense", "hybrid")]
+    if bad or not args.configs:
+        parser.error(f"--configs: unknown {bad}; choose from baseline, dense, hybrid")
     return args
 
 
@@ -51,10 +57,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     log = (lambda *_: None) if args.json else (lambda line: print(line, flush=True))
-    log(f"LoCoMo: {args.data}, {len(conversations)} conversations, modes {', '.join(args.modes)}")
+    log(f"LoCoMo: {args.data}, {len(conversations)} conversations, configurations {', '.join(args.configs)}")
     started = time.perf_counter()
     outcome = asyncio.run(
-        run(conversations, args.modes, args.questions_per_conversation, log=log, embedding_addr=args.embedding_addr)
+        run(conversations, args.configs, args.questions_per_conversation, log=log, embedding_addr=args.embedding_addr)
     )
     elapsed = time.perf_counter() - started
     summaries = {mode: summarise(result.results) for mode, result in outcome.items()}

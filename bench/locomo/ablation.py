@@ -24,20 +24,24 @@ from pathlib import Path
 import numpy as np
 
 from bench.locomo.dataset import Conversation, Turn, load
-from bench.locomo.memory_text import turn_content
+from bench.locomo.memory_text import baseline_content, turn_content
 from bench.locomo.metrics import MEASURES, QuestionResult, score_question, summarise
 from services.memory.fusion import rrf_fuse
 from services.memory.lexical import LexicalIndex
 from services.memory.query_expansion import expand_query
-from services.memory.retrieval_hybrid import QueryPlan, RetrievalSettings, hybrid_relevance, lexical_shares
+from services.memory.retrieval_hybrid import (
+    QueryPlan,
+    RetrievalSettings,
+    hybrid_relevance,
+    lexical_shares,
+)
 
 DocText = Callable[[Turn, Turn | None], str]
 CANDIDATES = 30
 
 
 def speaker_text(turn: Turn, previous: Turn | None) -> str:
-    """The README baseline's document: "<speaker>: <text>", no image caption, no date."""
-    return f"{turn.speaker}: {turn.text.split(' [shares a photo:')[0]}"
+    return baseline_content(turn, previous)
 
 
 def dated(turn: Turn, previous: Turn | None) -> str:
@@ -96,7 +100,10 @@ def rank(variant: Variant, question: str, ids: list[str], sims: np.ndarray, inde
     shares = lexical_shares(hits)
     plan = QueryPlan.of(question)
     settings = RetrievalSettings(mode="hybrid", time_bonus=variant.time_bonus)
-    scored = {d: hybrid_relevance(sim_of[d], shares.get(d), plan, texts[d], settings) for d in {*dense, *shares}}
+    scored = {
+        d: hybrid_relevance(sim_of[d], shares.get(d, 0.0) if shares else None, plan, texts[d], settings)
+        for d in {*dense, *shares}
+    }
     return sorted(scored, key=lambda d: (-scored[d], d))
 
 

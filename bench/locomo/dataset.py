@@ -26,7 +26,8 @@ class Turn:
     session: int
     session_date: str
     speaker: str
-    text: str
+    text: str  # with the image caption, when the turn shared a photo
+    raw_text: str = ""  # the turn's own words only
 
 
 @dataclass(frozen=True)
@@ -90,7 +91,14 @@ def parse_sample(sample: dict) -> Conversation:
             if not dia_id:
                 continue
             conversation.turns.append(
-                Turn(dia_id=dia_id, session=number, session_date=date, speaker=str(turn.get("speaker", "")), text=_turn_text(turn))
+                Turn(
+                    dia_id=dia_id,
+                    session=number,
+                    session_date=date,
+                    speaker=str(turn.get("speaker", "")),
+                    text=_turn_text(turn),
+                    raw_text=str(turn.get("text", "")).strip(),
+                )
             )
     known = {t.dia_id for t in conversation.turns}
     for qa in sample.get("qa", []):

@@ -10,6 +10,9 @@ you know it answers "What did you do while camping?". Only the previous turn
 is used, never a later one: a live assistant cannot know the future when it
 writes a memory.
 
+``baseline_content`` is the README's dense baseline document, kept so one run
+can show the baseline next to the final configuration.
+
 Metadata: ``dia_id``, ``session``, ``session_date``, ``speaker``, ``source``.
 """
 
@@ -20,6 +23,11 @@ import json
 from bench.locomo.dataset import Turn
 
 MAX_REPLY_CONTEXT_CHARS = 600
+
+
+def baseline_content(turn: Turn, previous: Turn | None = None) -> str:
+    """The README baseline's document: ``<speaker>: <text>`` (no date, no image caption, no context)."""
+    return f"{turn.speaker}: {turn.raw_text}"
 
 
 def turn_content(turn: Turn, previous: Turn | None) -> str:

@@ -1,4 +1,4 @@
-"""Side-by-side tables of the LoCoMo measures for each retrieval mode."""
+"""Tables of the LoCoMo measures, configurations side by side within each category."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ from collections.abc import Mapping
 from bench.locomo.dataset import CATEGORY_NAMES
 from bench.locomo.metrics import MEASURES
 
+Summaries = Mapping[str, Mapping[str, Mapping[str, float]]]  # config -> group -> measure -> value
+
 
 def group_label(group: str) -> str:
     if group == "1-4":
@@ -15,21 +17,19 @@ def group_label(group: str) -> str:
     return f"{group} {CATEGORY_NAMES.get(int(group), '?')}" if group.isdigit() else group
 
 
-def side_by_side(summaries: Mapping[str, Mapping[str, Mapping[str, float]]]) -> str:
-    """``summaries[mode][group][measure]`` -> one text table, modes next to each other."""
-    modes = list(summaries)
-    groups = list(next(iter(summaries.values())).keys()) if summaries else []
-    header = f"{'category':28s} {'n':>4s}  " + "  ".join(
-        f"{m:>{8 * len(modes) + 1}s}" for m in MEASURES
-    )
-    sub = f"{'':28s} {'':>4s}  " + "  ".join(" ".join(f"{mode[:7]:>7s}" for mode in modes) + " " for _ in MEASURES)
-    lines = [header, sub]
+def side_by_side(summaries: Summaries) -> str:
+    configs = list(summaries)
+    if not configs:
+        return "(no results)"
+    groups = sorted(summaries[configs[0]], key=lambda g: (g != "1-4", g))
+    lines = [f"{'category':27s} {'config':9s} {'n':>4s}  " + " ".join(f"{m:>9s}" for m in MEASURES)]
     for group in groups:
-        n = int(summaries[modes[0]][group]["n"])
-        cells = "  ".join(" ".join(f"{summaries[mode][group][m]:7.3f}" for mode in modes) + " " for m in MEASURES)
-        lines.append(f"{group_label(group):28s} {n:4d}  {cells}")
+        for position, config in enumerate(configs):
+            row = summaries[config][group]
+            label = group_label(group) if position == 0 else ""
+            lines.append(f"{label:27s} {config:9s} {int(row['n']):4d}  " + " ".join(f"{row[m]:9.3f}" for m in MEASURES))
     return "\n".join(lines)
 
 
-def as_json(summaries: Mapping[str, object], extra: Mapping[str, object]) -> str:
+def as_json(summaries: Summaries, extra: Mapping[str, object]) -> str:
     return json.dumps({"summaries": summaries, **extra}, indent=2, sort_keys=True)

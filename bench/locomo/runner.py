@@ -2,10 +2,17 @@
 
 One run starts, in this process, on loopback:
 - one embedding service (the real all-MiniLM-L6-v2);
-- one memory service per retrieval mode asked for (default ``dense`` and
-  ``hybrid``), each with its own data dir and ``MNEMEX_RETRIEVAL_MODE``-style
-  ``retrieval_mode`` setting, so the baseline and the final configuration are
-  measured side by side on the same data in one run.
+- one memory service per configuration, each with its own data dir and its
+  ``retrieval_mode`` setting (what ``MNEMEX_RETRIEVAL_MODE`` sets), so the
+  baseline and the final configuration are measured side by side in one run.
+
+Configurations (``CONFIGS``):
+- ``baseline``: the README's dense baseline: ``<speaker>: <text>`` per turn,
+  ``retrieval_mode=dense``;
+- ``dense``: the final stored content (date, speaker, replied-to turn),
+  ``retrieval_mode=dense``: what the content alone buys;
+- ``hybrid``: the final stored content, ``retrieval_mode=hybrid`` (the default
+  of the memory service): the final configuration.
 
 Write path, per conversation (scope = user ``locomo``, project = sample_id):
 the turn contents are embedded through the embedding service in batches
@@ -27,15 +34,15 @@ from __future__ import annotations
 import asyncio
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import grpc
 
 from bench.common import percentile
-from bench.locomo.dataset import Conversation, Question
-from bench.locomo.memory_text import turn_content, turn_metadata
+from bench.locomo.dataset import Conversation, Question, Turn
+from bench.locomo.memory_text import baseline_content, turn_content, turn_metadata
 from bench.locomo.metrics import QuestionResult, score_question
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 from protos.mnemex.memory.v1 import memory_service_pb2_grpc as pb_grpc
@@ -45,6 +52,23 @@ COLLECTION = "history"
 USER = "locomo"
 SEARCH_LIMIT = 10
 STORE_CONCURRENCY = 8
+
+ContentOf = Callable[[Turn, Turn | None], str]
+
+
+@dataclass(frozen=True)
+class Config:
+    name: str
+    retrieval_mode: str
+    content: ContentOf
+
+
+CONFIGS = {
+    "baseline": Config("baseline", "dense", baseline_content),
+    "dense": Config("dense", "dense", turn_content),
+    "hybrid": Config("hybrid", "hybrid", turn_content),
+}
+DEFAULT_CONFIGS = ("baseline", "dense", "hybrid")
 
 
 @dataclass
@@ -66,7 +90,7 @@ class Services:
             await closer()
 
 
-async def start_services(modes: Sequence[str], home: Path, embedding_addr: str | None = None) -> Services:
+async def start_services(configs: Sequence[Config], home: Path, embedding_addr: str | None = None) -> Services:
     from mnemex.grpc_runtime import channel
     from services.embedding.client import EmbeddingClient
     from services.embedding.model import SentenceTransformerEncoder
@@ -91,18 +115,18 @@ async def start_services(modes: Sequence[str], home: Path, embedding_addr: str |
     emb_channel = channel(emb_addr)
     services = Services(EmbeddingClient(emb_channel, timeout=120.0), {}, closers)
     services.closers.append(emb_channel.close)
-    for mode in modes:
+    for config in configs:
         settings = MemorySettings(
             address="127.0.0.1:0",
-            home=home / mode,
+            home=home / config.name,
             default_user=USER,
             embedding_addr=emb_addr,
-            retrieval_mode=mode,
+            retrieval_mode=config.retrieval_mode,
             maintenance_interval_s=0,
         )
         server, port = await create_memory_server(settings)
         chan = grpc.aio.insecure_channel(f"127.0.0.1:{port}")
-        services.memory_stubs[mode] = pb_grpc.MemoryServiceStub(chan)
+        services.memory_stubs[config.name] = pb_grpc.MemoryServiceStub(chan)
 
         async def stop_memory(server=server, chan=chan) -> None:  # type: ignore[no-untyped-def]
             await chan.close()
@@ -113,11 +137,12 @@ async def start_services(modes: Sequence[str], home: Path, embedding_addr: str |
     return services
 
 
-async def store_conversation(stub: pb_grpc.MemoryServiceStub, convo: Conversation, vectors: object) -> dict[str, str]:
+async def store_conversation(
+    stub: pb_grpc.MemoryServiceStub, convo: Conversation, contents: list[str], vectors: object
+) -> dict[str, str]:
     """Store every turn; returns memory id -> dia_id."""
     scope = pb.Scope(user=USER, project=convo.sample_id)
     gate = asyncio.Semaphore(STORE_CONCURRENCY)
-    previous = [None, *convo.turns[:-1]]
 
     async def store_one(index: int) -> tuple[str, str]:
         turn = convo.turns[index]
@@ -126,7 +151,7 @@ async def store_conversation(stub: pb_grpc.MemoryServiceStub, convo: Conversatio
                 pb.StoreRequest(
                     scope=scope,
                     collection=COLLECTION,
-                    content=turn_content(turn, previous[index]),
+                    content=contents[index],
                     vector=pack(vectors[index : index + 1]),  # type: ignore[index]
                     metadata_json=turn_metadata(turn),
                     allow_duplicate=True,
@@ -164,35 +189,35 @@ async def ask(
 
 async def run(
     conversations: list[Conversation],
-    modes: Sequence[str] = ("dense", "hybrid"),
+    config_names: Sequence[str] = DEFAULT_CONFIGS,
     questions_per_conversation: int | None = None,
     home: Path | None = None,
-    log: object = print,
+    log: Callable[[str], None] = print,
     embedding_addr: str | None = None,
 ) -> dict[str, ModeResult]:
+    configs = [CONFIGS[name] for name in config_names]
     with tempfile.TemporaryDirectory(prefix="mnemex-locomo-") as tmp:
-        services = await start_services(modes, Path(home or tmp), embedding_addr)
+        services = await start_services(configs, Path(home or tmp), embedding_addr)
+        embed = services.embed_client.embed  # type: ignore[attr-defined]
         try:
-            outcome = {mode: ModeResult(mode) for mode in modes}
+            outcome = {config.name: ModeResult(config.name) for config in configs}
             for convo in conversations:
                 questions = [q for q in convo.questions if q.evidence][:questions_per_conversation]
                 started = time.perf_counter()
-                turn_vectors = await services.embed_client.embed(  # type: ignore[attr-defined]
-                    [turn_content(t, p) for t, p in zip(convo.turns, [None, *convo.turns[:-1]], strict=True)]
-                )
-                question_vectors = await services.embed_client.embed([q.question for q in questions])  # type: ignore[attr-defined]
+                pairs = list(zip(convo.turns, [None, *convo.turns[:-1]], strict=True))
+                contents = {c.content: [c.content(t, p) for t, p in pairs] for c in configs}
+                vectors = {content_of: await embed(texts) for content_of, texts in contents.items()}
+                question_vectors = await embed([q.question for q in questions])
                 embed_s = time.perf_counter() - started
-                for mode, stub in services.memory_stubs.items():
+                for config in configs:
+                    stub = services.memory_stubs[config.name]
                     started = time.perf_counter()
-                    dia_of = await store_conversation(stub, convo, turn_vectors)
-                    outcome[mode].store_s += time.perf_counter() - started
+                    dia_of = await store_conversation(stub, convo, contents[config.content], vectors[config.content])
+                    outcome[config.name].store_s += time.perf_counter() - started
                     results, timings = await ask(stub, convo, questions, question_vectors, dia_of)
-                    outcome[mode].results.extend(results)
-                    outcome[mode].search_s.extend(timings)
-                log(  # type: ignore[operator]
-                    f"  {convo.sample_id}: {len(convo.turns)} turns, {len(questions)} questions "
-                    f"(embedding {embed_s:.1f}s)"
-                )
+                    outcome[config.name].results.extend(results)
+                    outcome[config.name].search_s.extend(timings)
+                log(f"  {convo.sample_id}: {len(convo.turns)} turns, {len(questions)} questions (embedding {embed_s:.1f}s)")
             return outcome
         finally:
             await services.close()

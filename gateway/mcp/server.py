@@ -20,7 +20,8 @@ from pydantic import ValidationError
 from gateway.mcp import render
 from gateway.mcp.audit import SelfAuditTrigger
 from gateway.mcp.descriptions import SERVER_INSTRUCTIONS
-from gateway.mcp.tools import ToolRunner, error_result, register_tools
+from gateway.mcp.runner import ToolRunner, error_result
+from gateway.mcp.tools import register_tools
 from gateway.operations import Operations
 from mnemex import __version__
 

@@ -9,27 +9,20 @@ whose text says what to do next (``render.error_text``).
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
 from gateway import validation as limits
-from gateway.errors import GatewayError, InvalidInput
+from gateway.errors import InvalidInput
 from gateway.mcp import descriptions as text
 from gateway.mcp import render
-from gateway.mcp.audit import SelfAuditTrigger
 from gateway.mcp.facts import Facts
 from gateway.mcp.models import GraphOut, InsightsOut, MemoryResultOut, ScoreOut, SearchOut
+from gateway.mcp.runner import MAX_CWD_CHARS, ToolRunner
 from gateway.operations import Operations
-
-log = logging.getLogger("mnemex.mcp")
-
-CWD_HEADER = "x-mnemex-cwd"
-MAX_CWD_CHARS = 4_096
 
 CollectionName = Literal["working", "history", "patterns", "memory_bank", "books"]
 OutcomeWord = Literal["worked", "failed", "partial", "unknown"]
@@ -48,49 +41,6 @@ Cwd = Annotated[
         ),
     ),
 ]
-OpsProvider = Callable[[], Awaitable[Operations]]
-Work = Callable[[Operations, str | None], Awaitable[tuple[str, dict[str, Any]]]]
-
-
-class ToolRunner:
-    """Shared plumbing: where Operations comes from, the project scope, error mapping."""
-
-    def __init__(self, provider: OpsProvider, default_cwd: str | None, audit: SelfAuditTrigger) -> None:
-        self.provider = provider
-        self.default_cwd = default_cwd
-        self.audit = audit
-
-    def cwd(self, ctx: Context | None, argument: str | None) -> str | None:
-        if argument:
-            return argument
-        headers = None
-        if ctx is not None:
-            try:
-                headers = ctx.headers
-            except (ValueError, AttributeError):
-                headers = None
-        header = headers.get(CWD_HEADER) if headers is not None else None
-        if header and len(header) <= MAX_CWD_CHARS:
-            return header
-        return self.default_cwd
-
-    async def run(self, tool: str, ctx: Context | None, cwd_argument: str | None, work: Work) -> CallToolResult:
-        try:
-            operations = await self.provider()
-            message, data = await work(operations, self.cwd(ctx, cwd_argument))
-        except GatewayError as exc:
-            log.info("%s: %s", tool, exc.message)
-            return error_result(render.error_text(tool, exc))
-        except Exception as exc:
-            log.exception("%s failed", tool)
-            return error_result(render.error_text(tool, exc))
-        return CallToolResult(content=[TextContent(type="text", text=message)], structured_content=data)
-
-
-def error_result(message: str) -> CallToolResult:
-    return CallToolResult(content=[TextContent(type="text", text=message)], is_error=True)
-
-
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
 
 

@@ -10,7 +10,8 @@ The export format is JSONL, one object per line::
 
     {"type": "header", "format": "mnemex-export", "version": 1, "mnemex": "0.1.0", "exported_at": ...}
     {"type": "memory", "record": {<the memory service's Export record: scope, collection, id, content, metadata>}}
-    {"type": "kg", "scope": {"user": ..., "project": ...}, "graph": {<kg Export JSON, or Roampal's layout>}}
+    {"type": "kg", "scope": {"user": ..., "project": ...}, "graph": {<kg Export JSON, or Roampal's layout>},
+     "when": "empty"}   # optional: merge only into a scope whose graph is still empty
     {"type": "end", "memories": N, "graphs": M}
 
 The ``end`` line lets a reader tell a complete export from a cut one. On
@@ -61,7 +62,7 @@ class ImportTally:
     skipped_existing: int = 0
     invalid: int = 0
     graphs: int = 0
-    graphs_unchanged: int = 0
+    graphs_skipped: int = 0
     kg_nodes: int = 0
     kg_edges: int = 0
     errors: list[str] = field(default_factory=list)
@@ -118,7 +119,12 @@ def classify_line(
         if not isinstance(obj.get("graph"), dict):
             tally.reject(number, "kg line without a 'graph' object")
             return None
-        return {"type": "kg", "scope": _scope(obj.get("scope"), default, keep_user), "graph": obj["graph"]}
+        return {
+            "type": "kg",
+            "scope": _scope(obj.get("scope"), default, keep_user),
+            "graph": obj["graph"],
+            "when": "empty" if obj.get("when") == "empty" else "always",
+        }
     if kind != "memory":
         tally.reject(number, f"unknown line type {kind!r}")
         return None
@@ -137,14 +143,17 @@ def _opts(ops: Operations, timeout: float | None = None) -> dict[str, Any]:
 
 @router.get("/memories/{memory_id}")
 async def show_memory(
-    memory_id: str = Path(min_length=1, max_length=200), cwd: str | None = _CWD,
+    memory_id: str = Path(min_length=1, max_length=200),
+    cwd: str | None = _CWD,
     ops: Operations = Depends(get_operations),
 ) -> dict[str, Any]:
     reply = await ops.search(cwd=cwd, id=memory_id, limit=1)
     found = reply.get("memories") or []
     if not found:
-        raise NotFound(f"no memory with id {memory_id!r} in this project or your memory_bank: "
-                       "copy an id from an [id:...] tag or from `mnemex search`")
+        raise NotFound(
+            f"no memory with id {memory_id!r} in this project or your memory_bank: "
+            "copy an id from an [id:...] tag or from `mnemex search`"
+        )
     return dict(found[0])
 
 
@@ -171,8 +180,13 @@ async def versions(ops: Operations = Depends(get_operations)) -> dict[str, Any]:
     out: dict[str, Any] = {"gateway": {"version": __version__}}
     try:
         info = await ops.backends.embedding.info(timeout=2.0)
-        out["embedding"] = {"version": info.version, "model_id": info.model_id, "dimension": info.dimension,
-                            "device": info.device, "backend": info.backend}
+        out["embedding"] = {
+            "version": info.version,
+            "model_id": info.model_id,
+            "dimension": info.dimension,
+            "device": info.device,
+            "backend": info.backend,
+        }
     except grpc.aio.AioRpcError as exc:
         out["embedding"] = {"error": exc.code().name}
     out.update(await ops.health())
@@ -182,8 +196,15 @@ async def versions(ops: Operations = Depends(get_operations)) -> dict[str, Any]:
 async def _export_lines(ops: Operations) -> AsyncIterator[bytes]:
     memories = graphs = 0
     scopes: set[tuple[str, str]] = set()
-    yield _line({"type": "header", "format": FORMAT_NAME, "version": FORMAT_VERSION, "mnemex": __version__,
-                 "exported_at": datetime.now(UTC).isoformat(timespec="seconds")})
+    yield _line(
+        {
+            "type": "header",
+            "format": FORMAT_NAME,
+            "version": FORMAT_VERSION,
+            "mnemex": __version__,
+            "exported_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        }
+    )
     try:
         listed = await ops.backends.memory.ListScopes(mem_pb.ListScopesRequest(), **_opts(ops))
         scopes |= {(i.scope.user, i.scope.project) for i in listed.scopes}
@@ -240,9 +261,24 @@ async def _body_lines(request: Request) -> AsyncIterator[bytes]:
         yield buffer
 
 
+async def _graph_already_there(ops: Operations, scope: kg_pb.Scope, graph: dict[str, Any]) -> bool:
+    """kg.Import merges (counts add up), so a replayed file must not be merged twice.
+
+    A mnemex export graph is skipped when the scope already holds exactly it.
+    A graph marked ``"when": "empty"`` (Roampal's, whose layout differs from what
+    Export returns) is merged only into a scope whose graph is still empty.
+    """
+    if graph.get("when") == "empty":
+        stats = await call("kg", ops.backends.kg.Stats(kg_pb.StatsRequest(scope=scope), **_opts(ops)))
+        return any(int(v) for v in stats.counts.values())
+    current = await call("kg", ops.backends.kg.Export(kg_pb.ExportRequest(scope=scope), **_opts(ops, 60.0)))
+    return bool(current.graph_json) and json.loads(current.graph_json) == graph["graph"]
+
+
 @router.post("/import")
 async def import_lines(
-    request: Request, cwd: str | None = _CWD,
+    request: Request,
+    cwd: str | None = _CWD,
     keep_user: bool = Query(default=False, description="keep each record's user instead of the current one"),
     ops: Operations = Depends(get_operations),
 ) -> dict[str, Any]:
@@ -270,11 +306,8 @@ async def import_lines(
     tally.invalid += reply.invalid
     for graph in graphs:
         scope = kg_pb.Scope(user=graph["scope"]["user"], project=graph["scope"]["project"])
-        # kg.Import merges (counts add up), so replaying the same file would double them:
-        # skip a graph the scope already holds exactly.
-        current = await call("kg", ops.backends.kg.Export(kg_pb.ExportRequest(scope=scope), **_opts(ops, 60.0)))
-        if current.graph_json and json.loads(current.graph_json) == graph["graph"]:
-            tally.graphs_unchanged += 1
+        if await _graph_already_there(ops, scope, graph):
+            tally.graphs_skipped += 1
             continue
         request_pb = kg_pb.ImportRequest(scope=scope, graph_json=json.dumps(graph["graph"], ensure_ascii=False))
         kg_reply = await call("kg", ops.backends.kg.Import(request_pb, **_opts(ops, 120.0)))

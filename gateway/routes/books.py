@@ -73,17 +73,24 @@ async def ingest(request: Request, ops: Operations = Depends(get_operations)) ->
     elif content_type.startswith("application/json"):
         fields, data = await _from_json(request)
     else:
-        raise InvalidInput("send multipart/form-data with a 'file' part, or application/json with 'text' or 'data_base64'")
+        raise InvalidInput(
+            "send multipart/form-data with a 'file' part, or application/json with 'text' or 'data_base64'"
+        )
     if fields.get("too_large") or len(data) > MAX_BOOK_BYTES:
         return JSONResponse(TOO_LARGE, status_code=413)
     return await ops.ingest_book(
-        cwd=fields.get("cwd") or None, title=fields["title"], filename=fields["filename"],
-        data=data, source=fields.get("source", ""),
+        cwd=fields.get("cwd") or None,
+        title=fields["title"],
+        filename=fields["filename"],
+        data=data,
+        source=fields.get("source", ""),
     )
 
 
 @router.get("/books")
-async def list_books(cwd: str | None = Query(default=None, max_length=4096), ops: Operations = Depends(get_operations)) -> dict[str, Any]:
+async def list_books(
+    cwd: str | None = Query(default=None, max_length=4096), ops: Operations = Depends(get_operations)
+) -> dict[str, Any]:
     return await ops.list_books(cwd=cwd)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from fastapi import APIRouter, BackgroundTasks, Depends
@@ -49,5 +50,7 @@ async def post_tool_use(
     )
     if observation is None:
         return {"observation": None, "queued": False}
-    background.add_task(ops.record_observation, cwd=body.cwd, session_id=body.session_id, observation=observation)
+    background.add_task(
+        functools.partial(ops.record_observation, cwd=body.cwd, session_id=body.session_id, observation=observation)
+    )
     return {"observation": observation.text, "queued": True}

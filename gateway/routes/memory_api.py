@@ -18,16 +18,26 @@ async def record_outcome(body: RecordOutcomeBody, ops: Operations = Depends(get_
     """Score the last exchange; ``related`` omitted = all injected memories, [] = none, list = exactly those."""
     related = body.related if "related" in body.model_fields_set else None
     return await ops.score(
-        cwd=body.cwd, session_id=body.session_id, outcome=body.outcome,
-        memory_scores=body.memory_scores, related=related,
+        cwd=body.cwd,
+        session_id=body.session_id,
+        outcome=body.outcome,
+        memory_scores=body.memory_scores,
+        related=related,
     )
 
 
 @router.post("/search")
 async def search(body: SearchBody, ops: Operations = Depends(get_operations)) -> dict[str, Any]:
     return await ops.search(
-        cwd=body.cwd, query=body.query, days_back=body.days_back, id=body.id, collections=body.collections,
-        limit=body.limit, sort_by=body.sort_by, metadata=body.metadata, session_id=body.session_id,
+        cwd=body.cwd,
+        query=body.query,
+        days_back=body.days_back,
+        id=body.id,
+        collections=body.collections,
+        limit=body.limit,
+        sort_by=body.sort_by,
+        metadata=body.metadata,
+        session_id=body.session_id,
     )
 
 
@@ -41,8 +51,12 @@ async def memory_bank_add(body: MemoryBankAddBody, ops: Operations = Depends(get
 @router.post("/memory-bank/update")
 async def memory_bank_update(body: MemoryBankUpdateBody, ops: Operations = Depends(get_operations)) -> dict[str, Any]:
     return await ops.update_memory(
-        cwd=body.cwd, id=body.id, content=body.content, tags=body.tags,
-        importance=body.importance, confidence=body.confidence,
+        cwd=body.cwd,
+        id=body.id,
+        content=body.content,
+        tags=body.tags,
+        importance=body.importance,
+        confidence=body.confidence,
     )
 
 

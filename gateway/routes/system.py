@@ -21,7 +21,9 @@ async def health(ops: Operations = Depends(get_operations)) -> JSONResponse:
 
 
 @router.get("/stats")
-async def stats(cwd: str | None = Query(default=None, max_length=4096), ops: Operations = Depends(get_operations)) -> dict[str, Any]:
+async def stats(
+    cwd: str | None = Query(default=None, max_length=4096), ops: Operations = Depends(get_operations)
+) -> dict[str, Any]:
     return await ops.stats(cwd=cwd)
 
 

@@ -45,8 +45,9 @@ def _upload(client: GatewayClient, item: IngestItem, source: str) -> FileResult:
             raise  # the stack is gone: stop, do not report every remaining file as failed
         return FileResult(str(item.path), item.title, "failed", detail=failure.message)
     if reply.get("skipped_unchanged"):
-        return FileResult(str(item.path), item.title, "unchanged", int(reply.get("chunks", 0)),
-                          "already ingested, content unchanged")
+        return FileResult(
+            str(item.path), item.title, "unchanged", int(reply.get("chunks", 0)), "already ingested, content unchanged"
+        )
     return FileResult(str(item.path), item.title, "ingested", int(reply.get("chunks", 0)))
 
 
@@ -56,8 +57,9 @@ def _summary_table(results: list[FileResult]) -> Table:
         table.add_column(column, overflow="fold")
     for r in results:
         style = STATUS_STYLE.get(r.status, "")
-        table.add_row(escape(r.path), escape(r.title), f"[{style}]{r.status}[/]", str(r.chunks or "-"),
-                      escape(r.detail))
+        table.add_row(
+            escape(r.path), escape(r.title), f"[{style}]{r.status}[/]", str(r.chunks or "-"), escape(r.detail)
+        )
     return table
 
 
@@ -85,8 +87,13 @@ def ingest(
     total_bytes = sum(i.size for i in ready)
     chunks_done = 0
     progress = Progress(
-        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[chunks]} chunks"),
-        TimeElapsedColumn(), console=err, transient=True,
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[chunks]} chunks"),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
     )
     with progress:
         task = progress.add_task("ingesting", total=max(total_bytes, 1), chunks=0)
@@ -96,7 +103,9 @@ def ingest(
                 continue
             progress.update(task, description=escape(item.path.name[:40]))
             if known.get(item.title) == item.sha256:
-                result = FileResult(str(item.path), item.title, "unchanged", detail="already ingested, content unchanged")
+                result = FileResult(
+                    str(item.path), item.title, "unchanged", detail="already ingested, content unchanged"
+                )
             else:
                 result = _upload(client, item, source)
             chunks_done += result.chunks if result.status == "ingested" else 0
@@ -107,8 +116,10 @@ def ingest(
         print_json({"files": [asdict(r) for r in results], "counts": counts, "chunks": chunks_done})
     else:
         out.print(_summary_table(results))
-        out.print(f"{counts['ingested']} ingested ({chunks_done} chunks), {counts['unchanged']} unchanged, "
-                  f"{counts['skipped']} skipped, {counts['failed']} failed")
+        out.print(
+            f"{counts['ingested']} ingested ({chunks_done} chunks), {counts['unchanged']} unchanged, "
+            f"{counts['skipped']} skipped, {counts['failed']} failed"
+        )
     if counts["failed"]:
         raise typer.Exit(1)
 
@@ -128,8 +139,12 @@ def books(json_output: bool = typer.Option(False, "--json", help="Print JSON."))
     for column in ("title", "chunks", "added", "source"):
         table.add_column(column, overflow="fold")
     for book in sorted(found, key=lambda b: b["title"].lower()):
-        table.add_row(escape(book["title"]), str(book.get("chunks", 0)), str(book.get("created_at", ""))[:19],
-                      escape(str(book.get("source", ""))))
+        table.add_row(
+            escape(book["title"]),
+            str(book.get("chunks", 0)),
+            str(book.get("created_at", ""))[:19],
+            escape(str(book.get("source", ""))),
+        )
     out.print(table)
     out.print(f"{len(found)} books, {sum(int(b.get('chunks', 0)) for b in found)} chunks")
 
@@ -144,5 +159,7 @@ def remove(
     if json_output:
         print_json(reply)
         return
-    out.print(f"removed {escape(title)}: {reply.get('removed_chunks', 0)} chunks, "
-              f"{reply.get('kg_references_removed', 0)} knowledge-graph references")
+    out.print(
+        f"removed {escape(title)}: {reply.get('removed_chunks', 0)} chunks, "
+        f"{reply.get('kg_references_removed', 0)} knowledge-graph references"
+    )

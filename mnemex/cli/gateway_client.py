@@ -35,7 +35,10 @@ class GatewayClient:
         return self._json(self._open("GET", path, {"cwd": self.cwd, **(params or {})}, None, {}, timeout))
 
     def post(
-        self, path: str, body: Mapping[str, Any] | None = None, params: Mapping[str, Any] | None = None,
+        self,
+        path: str,
+        body: Mapping[str, Any] | None = None,
+        params: Mapping[str, Any] | None = None,
         timeout: float | None = None,
     ) -> Any:
         payload = json.dumps({"cwd": self.cwd, **(body or {})}).encode("utf-8")
@@ -43,8 +46,13 @@ class GatewayClient:
         return self._json(self._open("POST", path, params or {}, payload, headers, timeout))
 
     def post_stream(
-        self, path: str, data: Body, content_type: str, params: Mapping[str, Any] | None = None,
-        timeout: float | None = None, length: int | None = None,
+        self,
+        path: str,
+        data: Body,
+        content_type: str,
+        params: Mapping[str, Any] | None = None,
+        timeout: float | None = None,
+        length: int | None = None,
     ) -> Any:
         """POST a body that may be a file or an iterator of chunks (chunked upload)."""
         headers = {"Content-Type": content_type}
@@ -56,8 +64,9 @@ class GatewayClient:
         self, method: str, path: str, params: Mapping[str, Any] | None = None, timeout: float | None = None
     ) -> Iterator[bytes]:
         """A streamed response, line by line (for JSONL export)."""
-        reply = self._open(method, path, {"cwd": self.cwd, **(params or {})}, b"" if method == "POST" else None,
-                           {}, timeout)
+        reply = self._open(
+            method, path, {"cwd": self.cwd, **(params or {})}, b"" if method == "POST" else None, {}, timeout
+        )
         with reply:
             yield from reply
 
@@ -68,7 +77,12 @@ class GatewayClient:
         return f"{self.base_url}{path}{suffix}"
 
     def _open(
-        self, method: str, path: str, params: Mapping[str, Any], data: Body | None, headers: dict[str, str],
+        self,
+        method: str,
+        path: str,
+        params: Mapping[str, Any],
+        data: Body | None,
+        headers: dict[str, str],
         timeout: float | None,
     ) -> Any:
         if self.settings.token:
@@ -78,7 +92,7 @@ class GatewayClient:
             return urllib.request.urlopen(request, timeout=timeout or self.timeout)  # noqa: S310 - our gateway
         except urllib.error.HTTPError as exc:
             raise http_failure(exc.code, exc.read(), self.settings) from None
-        except (urllib.error.URLError, ConnectionError, socket.timeout, TimeoutError) as exc:
+        except (urllib.error.URLError, ConnectionError, TimeoutError) as exc:
             raise unreachable(self.base_url, exc) from None
 
     @staticmethod

@@ -61,7 +61,9 @@ def classify(path: Path, title: str) -> IngestItem:
         return IngestItem(path, title, size, skip_reason=f"unsupported type ({kind}); use .txt, .md or .pdf")
     if size > MAX_BOOK_BYTES:
         return IngestItem(
-            path, title, size,
+            path,
+            title,
+            size,
             skip_reason=f"too large ({size / 1_048_576:.1f} MB > 10 MB); split it into smaller files",
         )
     if size == 0:

@@ -31,7 +31,9 @@ def _check_choice(value: str, choices: tuple[str, ...], option: str) -> str:
 def search(
     query: str = typer.Argument("", help="What to look for (may be empty with --days)."),
     days: int | None = typer.Option(None, "--days", min=1, max=365, help="Only memories from the last N days."),
-    collection: list[str] = typer.Option([], "--collection", "-c", help=f"Limit to a collection (repeatable): {', '.join(COLLECTIONS)}."),
+    collection: list[str] = typer.Option(
+        [], "--collection", "-c", help=f"Limit to a collection (repeatable): {', '.join(COLLECTIONS)}."
+    ),
     sort: str = typer.Option("relevance", "--sort", help="relevance, recency or score."),
     limit: int = typer.Option(10, "--limit", "-k", min=1, max=100, help="How many results."),
     json_output: bool = typer.Option(False, "--json", help="Print the normalized memories as JSON."),
@@ -42,8 +44,13 @@ def search(
         _check_choice(name, COLLECTIONS, "--collection")
     if not query.strip() and days is None:
         raise typer.BadParameter("give a QUERY, or --days N to list recent memories", param_hint="QUERY")
-    body: dict[str, Any] = {"query": query or None, "days_back": days, "limit": limit, "sort_by": sort,
-                            "collections": collection or None}
+    body: dict[str, Any] = {
+        "query": query or None,
+        "days_back": days,
+        "limit": limit,
+        "sort_by": sort,
+        "collections": collection or None,
+    }
     reply = GatewayClient(load_settings()).post("/api/search", body)
     found = reply.get("memories", [])
     if json_output:
@@ -120,8 +127,9 @@ def stats(json_output: bool = typer.Option(False, "--json", help="Print JSON."))
         return
     memory = report.get("memory", {})
     counts: dict[str, int] = memory.get("counts", {})
-    out.print(f"[bold]project[/] {escape(str(report.get('project', '')))}  [bold]user[/] {escape(str(report.get('user', '')))}"
-              f"  [bold]data size[/] {human_bytes(float(memory.get('data_bytes', 0)))}")
+    project, user = escape(str(report.get("project", ""))), escape(str(report.get("user", "")))
+    size = human_bytes(float(memory.get("data_bytes", 0)))
+    out.print(f"[bold]project[/] {project}  [bold]user[/] {user}  [bold]data size[/] {size}")
     table = Table(title="memories in this project", show_header=True, header_style="bold")
     for name in (*COLLECTIONS, "total"):
         table.add_column(name, justify="right")
@@ -138,7 +146,7 @@ def stats(json_output: bool = typer.Option(False, "--json", help="Print JSON."))
             per_project.add_row(escape(entry.get("project") or "(user-wide)"), *(str(c.get(n, 0)) for n in COLLECTIONS))
         out.print(per_project)
     histogram = memory.get("score_histogram", {})
-    if histogram:
+    if any(histogram.values()):
         out.print("[bold]score distribution[/] (outcome-scored memories)")
         for line in _histogram(histogram):
             out.print(line)

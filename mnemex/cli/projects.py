@@ -44,7 +44,9 @@ def project_report(known: list[dict[str, Any]], bindings: dict[str, str], curren
         for key, value in (entry.get("counts") or {}).items():
             row["counts"][key] += int(value)
     for name, directories in dirs.items():
-        rows.setdefault(name, {"project": name, "counts": defaultdict(int), "directories": []})["directories"] = directories
+        rows.setdefault(name, {"project": name, "counts": defaultdict(int), "directories": []})["directories"] = (
+            directories
+        )
     for row in rows.values():
         row["counts"] = dict(row["counts"])
         row["current"] = row["project"] == current
@@ -52,9 +54,7 @@ def project_report(known: list[dict[str, Any]], bindings: dict[str, str], curren
 
 
 @group.callback()
-def list_projects(
-    ctx: typer.Context, json_output: bool = typer.Option(False, "--json", help="Print JSON.")
-) -> None:
+def list_projects(ctx: typer.Context, json_output: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """List the projects mnemex knows and the directories bound to each."""
     if ctx.invoked_subcommand is not None:
         return
@@ -107,5 +107,7 @@ def unbind(directory: Path = typer.Argument(..., help="A directory bound with `m
     settings = load_settings()
     if not project_ids.unbind(settings.home, directory):
         fail(f"{directory.resolve()} is not bound; see the bindings with `mnemex projects`")
-    out.print(f"unbound {escape(str(directory.resolve()))}; it now belongs to "
-              f"{escape(project_ids.resolve(directory, settings.home))}")
+    out.print(
+        f"unbound {escape(str(directory.resolve()))}; it now belongs to "
+        f"{escape(project_ids.resolve(directory, settings.home))}"
+    )

@@ -41,7 +41,9 @@ def ready_table(rows: list[dict[str, Any]]) -> Table:
 @app.command(epilog="Example: mnemex up --detach")
 def up(
     detach: bool = typer.Option(False, "--detach", "-d", help="Run in the background (logs in $MNEMEX_HOME/logs)."),
-    only: list[str] = typer.Option([], "--only", help="Start only this service (repeatable): embedding, memory, kg, gateway."),
+    only: list[str] = typer.Option(
+        [], "--only", help="Start only this service (repeatable): embedding, memory, kg, gateway."
+    ),
     wait: bool = typer.Option(True, "--wait/--no-wait", help="With --detach: wait until the stack is healthy."),
     ready_timeout: float = typer.Option(120.0, "--ready-timeout", help="Seconds to wait for health before giving up."),
 ) -> None:
@@ -67,16 +69,20 @@ def up(
             out.print(f"mnemex supervisor started in the background (pid {pid}); logs in {paths.logs_dir}")
             return
         if not control.ensure_running(settings, timeout=ready_timeout, only=only, start=False):
-            fail(f"mnemex did not become healthy within {ready_timeout:.0f} s; see {paths.log_file('supervisor')} "
-                 f"and the service logs in {paths.logs_dir}")
+            fail(
+                f"mnemex did not become healthy within {ready_timeout:.0f} s; see {paths.log_file('supervisor')} "
+                f"and the service logs in {paths.logs_dir}"
+            )
         out.print(f"mnemex is ready in {time.monotonic() - started:.1f} s (supervisor pid {pid}, detached)")
         _print_rows(control.collect_status(settings))
         return
 
     def on_ready(supervisor: Any) -> None:
         rows = [{"name": name, **vars(child.state)} for name, child in supervisor.children.items()]
-        out.print(f"[bold green]mnemex is ready[/] in {supervisor.info.startup_seconds:.1f} s "
-                  f"(data in {escape(str(settings.home))})")
+        out.print(
+            f"[bold green]mnemex is ready[/] in {supervisor.info.startup_seconds:.1f} s "
+            f"(data in {escape(str(settings.home))})"
+        )
         out.print(ready_table(rows))
         out.print(f"gateway: {settings.gateway_url}   logs: {settings.home / 'logs'}   Ctrl-C to stop")
 
@@ -130,8 +136,10 @@ def status(json_output: bool = typer.Option(False, "--json", help="Print machine
             out.print(f"supervisor: not running for {settings.home}")
         _print_rows(report)
         if not report["healthy"]:
-            err.print("the stack is not fully healthy: start it with `mnemex up`, or read the logs in "
-                      f"{settings.home / 'logs'}")
+            err.print(
+                "the stack is not fully healthy: start it with `mnemex up`, or read the logs in "
+                f"{settings.home / 'logs'}"
+            )
     if not report["healthy"]:
         raise typer.Exit(EXIT_FAILURE)
 

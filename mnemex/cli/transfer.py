@@ -21,7 +21,7 @@ app = typer.Typer()
 
 FORMAT_NAME = "mnemex-export"
 BATCH_BYTES = 1024 * 1024  # per /api/import request; the gateway re-embeds each batch
-TALLY_KEYS = ("imported", "skipped_existing", "invalid", "graphs", "graphs_unchanged", "kg_nodes", "kg_edges")
+TALLY_KEYS = ("imported", "skipped_existing", "invalid", "graphs", "graphs_skipped", "kg_nodes", "kg_edges")
 
 
 def batches(lines: Iterable[bytes], limit: int = BATCH_BYTES) -> Iterator[list[bytes]]:
@@ -47,13 +47,20 @@ def send(client: GatewayClient, lines: Iterable[bytes], keep_user: bool = False)
     with err.status("importing ...") as status:
         for number, batch in enumerate(batches(lines), 1):
             body = b"".join(batch)
-            reply = client.post_stream("/api/import", body, "application/x-ndjson",
-                                       params={"keep_user": str(keep_user).lower()}, timeout=600.0, length=len(body))
+            reply = client.post_stream(
+                "/api/import",
+                body,
+                "application/x-ndjson",
+                params={"keep_user": str(keep_user).lower()},
+                timeout=600.0,
+                length=len(body),
+            )
             for key in TALLY_KEYS:
                 total[key] += int(reply.get(key, 0))
             total["errors"] += reply.get("errors", [])[: max(0, 10 - len(total["errors"]))]
-            status.update(f"importing ... batch {number}: {total['imported']} new, "
-                          f"{total['skipped_existing']} already present")
+            status.update(
+                f"importing ... batch {number}: {total['imported']} new, {total['skipped_existing']} already present"
+            )
     return total
 
 
@@ -61,9 +68,11 @@ def print_tally(tally: dict[str, Any], json_output: bool, extra: dict[str, Any] 
     if json_output:
         print_json({**tally, **(extra or {})})
         return
-    out.print(f"{tally['imported']} memories imported, {tally['skipped_existing']} already present, "
-              f"{tally['invalid']} invalid; {tally['graphs']} knowledge graphs merged "
-              f"({tally['kg_nodes']} nodes, {tally['kg_edges']} edges), {tally['graphs_unchanged']} already present")
+    out.print(
+        f"{tally['imported']} memories imported, {tally['skipped_existing']} already present, "
+        f"{tally['invalid']} invalid; {tally['graphs']} knowledge graphs merged "
+        f"({tally['kg_nodes']} nodes, {tally['kg_edges']} edges), {tally['graphs_skipped']} skipped (already there)"
+    )
     for error in tally.get("errors", []):
         err.print(f"[yellow]skipped[/] {escape(str(error))}")
 
@@ -78,8 +87,13 @@ def export_(
     counts = {"memories": 0, "graphs": 0}
     ended = False
     to_stdout = str(file) == "-"
-    target = sys.stdout.buffer if to_stdout else tempfile.NamedTemporaryFile(  # noqa: SIM115
-        "wb", dir=file.resolve().parent, prefix=f".{file.name}.", delete=False)
+    target = (
+        sys.stdout.buffer
+        if to_stdout
+        else tempfile.NamedTemporaryFile(  # noqa: SIM115
+            "wb", dir=file.resolve().parent, prefix=f".{file.name}.", delete=False
+        )
+    )
     try:
         for line in client.stream_lines("POST", "/api/export", timeout=600.0):
             kind = json.loads(line).get("type") if line.strip() else None
@@ -103,12 +117,16 @@ def export_(
     if json_output:
         print_json({"file": str(file), **counts})
     else:
-        out.print(f"exported {counts['memories']} memories and {counts['graphs']} knowledge graphs to {escape(str(file))}")
+        out.print(
+            f"exported {counts['memories']} memories and {counts['graphs']} knowledge graphs to {escape(str(file))}"
+        )
 
 
 @app.command("import", epilog="Example: mnemex import ~/mnemex-backup.jsonl")
 def import_(
-    file: Path = typer.Argument(..., exists=True, dir_okay=False, readable=True, help="A file made by `mnemex export`."),
+    file: Path = typer.Argument(
+        ..., exists=True, dir_okay=False, readable=True, help="A file made by `mnemex export`."
+    ),
     keep_user: bool = typer.Option(False, "--keep-user", help="Keep each record's user (default: import as you)."),
     json_output: bool = typer.Option(False, "--json", help="Print the counts as JSON."),
 ) -> None:
@@ -120,8 +138,10 @@ def import_(
         except ValueError:
             header = None
         if not isinstance(header, dict) or header.get("format") != FORMAT_NAME:
-            fail(f"{file} is not a mnemex export (its first line is not a {FORMAT_NAME} header); "
-                 "make one with `mnemex export FILE`, or use `mnemex import-roampal DIR` for Roampal data")
+            fail(
+                f"{file} is not a mnemex export (its first line is not a {FORMAT_NAME} header); "
+                "make one with `mnemex export FILE`, or use `mnemex import-roampal DIR` for Roampal data"
+            )
         handle.seek(0)
         tally = send(GatewayClient(load_settings()), handle, keep_user)
     print_tally(tally, json_output)
@@ -129,7 +149,7 @@ def import_(
         raise typer.Exit(1)
 
 
-def roampal_lines(directory: Path, tally: Any) -> Iterator[bytes]:
+def roampal_lines(directory: Path, tally: Any, merge_graph: bool = False) -> Iterator[bytes]:
     from mnemex.roampal_import.reader import locate, read_knowledge_graph, read_records
 
     source = locate(directory)
@@ -138,19 +158,29 @@ def roampal_lines(directory: Path, tally: Any) -> Iterator[bytes]:
             yield json.dumps({"type": "memory", "record": record}, ensure_ascii=False).encode("utf-8")
     if source.kg_file is not None:
         graph = read_knowledge_graph(source.kg_file)
-        yield json.dumps({"type": "kg", "graph": graph}, ensure_ascii=False).encode("utf-8")
+        line = {"type": "kg", "graph": graph, **({} if merge_graph else {"when": "empty"})}
+        yield json.dumps(line, ensure_ascii=False).encode("utf-8")
 
 
 @app.command("import-roampal", epilog="Example: mnemex import-roampal ~/AppData/Roaming/Roampal/data")
 def import_roampal(
-    directory: Path = typer.Argument(..., help="Roampal's data directory (holding chromadb/ and knowledge_graph.json)."),
+    directory: Path = typer.Argument(
+        ..., help="Roampal's data directory (holding chromadb/ and knowledge_graph.json)."
+    ),
     dry_run: bool = typer.Option(False, "--dry-run", help="Read and convert, but import nothing."),
+    merge_graph: bool = typer.Option(
+        False,
+        "--merge-graph",
+        help="Add Roampal's graph counts even if this project's knowledge graph already has data.",
+    ),
     json_output: bool = typer.Option(False, "--json", help="Print the counts as JSON."),
 ) -> None:
     """Import Roampal's books, working, history, patterns and memory_bank (with scores) and its knowledge graph.
 
     Memories go into the project of the current directory (memory_bank is user-wide).
     Roampal's files are only read: its Chroma directory is copied before it is opened.
+    Running it again imports nothing twice: known ids are skipped, and the graph is
+    merged only into a project whose knowledge graph is still empty (see --merge-graph).
     """
     from mnemex.roampal_import.reader import RoampalDirError
     from mnemex.roampal_import.records import ConversionTally
@@ -158,14 +188,17 @@ def import_roampal(
     conversion = ConversionTally()
     try:
         if dry_run:
-            lines = list(roampal_lines(directory, conversion))
+            lines = list(roampal_lines(directory, conversion, merge_graph))
             tally: dict[str, Any] = {key: 0 for key in TALLY_KEYS} | {"errors": [], "would_send": len(lines)}
         else:
-            tally = send(GatewayClient(load_settings()), roampal_lines(directory, conversion))
+            tally = send(GatewayClient(load_settings()), roampal_lines(directory, conversion, merge_graph))
     except RoampalDirError as exc:
         fail(str(exc))
-    summary = {"read": dict(conversion.read), "converted": dict(conversion.converted),
-               "skipped": dict(conversion.skipped)}
+    summary = {
+        "read": dict(conversion.read),
+        "converted": dict(conversion.converted),
+        "skipped": dict(conversion.skipped),
+    }
     if json_output:
         print_tally(tally, True, summary)
         return

@@ -52,8 +52,18 @@ _MARKS = re.compile(r"^\[?([YN~?]*)\]?$")
 _ID_CHARS = re.compile(r"^[A-Za-z0-9_.:-]{1,200}$")
 _ID_NAMESPACE = uuid.UUID("6f1c1f8e-4d0b-4c55-9f35-6d1e0a7b2c11")
 _REPLACED_KEYS = {
-    "content", "text", "timestamp", "created_at", "score", "uses", "success_count", "last_outcome",
-    "outcome_history", "tags", "importance", "confidence",
+    "content",
+    "text",
+    "timestamp",
+    "created_at",
+    "score",
+    "uses",
+    "success_count",
+    "last_outcome",
+    "outcome_history",
+    "tags",
+    "importance",
+    "confidence",
 }
 SCORED = ("working", "history", "patterns")
 
@@ -148,7 +158,10 @@ def _scalar(value: Any) -> Any:
 
 
 def to_record(
-    roampal_collection: str, roampal_id: str, document: str | None, metadata: Mapping[str, Any] | None,
+    roampal_collection: str,
+    roampal_id: str,
+    document: str | None,
+    metadata: Mapping[str, Any] | None,
     now: datetime | None = None,
 ) -> tuple[dict[str, Any] | None, str]:
     """(record, "") or (None, reason). The record has no scope: it lands in the importing project."""
@@ -185,5 +198,4 @@ def to_record(
     out["imported_from"] = "roampal"
     out["roampal_id"] = roampal_id
     out["imported_at"] = stamp
-    return {"collection": collection, "id": mnemex_id(collection, roampal_id), "content": content,
-            "metadata": out}, ""
+    return {"collection": collection, "id": mnemex_id(collection, roampal_id), "content": content, "metadata": out}, ""

@@ -87,8 +87,7 @@ async def ingest_book(
             ]
             await rt.add(scope, memories)
             ids.extend(m.id for m in memories)
-        for old in previous:
-            await rt.delete(scope, old)
+        await rt.delete_ids(scope, BOOKS, [old.id for old in previous])
         return IngestResult(name, len(chunks), False, ids)
 
 
@@ -120,7 +119,5 @@ async def remove_book(rt: Runtime, scope: Scope, title: str) -> list[str]:
         chunks = await _chunks_of(rt, scope, name)
         if not chunks:
             raise MemoryNotFound(f"no book titled {name!r} in this project: ListBooks shows the exact titles")
-        await rt.io(rt.store.delete, scope, BOOKS, [c.id for c in chunks])
-        for chunk in chunks:
-            rt.lexical.remove(scope, BOOKS, chunk.id)
+        await rt.delete_ids(scope, BOOKS, [c.id for c in chunks])
         return [c.id for c in chunks]

@@ -19,7 +19,7 @@ from services.memory.errors import InvalidRequest
 from services.memory.naming import Scope, check_id, make_scope
 from services.memory.normalize import NormalizedMemory
 from services.memory.outcomes import Outcome
-from services.memory.runtime import Embedder, Runtime
+from services.memory.runtime import Embedder, Runtime, limit_blas_threads
 from services.memory.search_rules import SearchParams
 from services.memory.session_state import MAX_SESSION_ID_CHARS, SessionState
 from services.memory.settings import MemorySettings
@@ -39,6 +39,7 @@ def check_session_id(session_id: str) -> str:
 
 class MemoryCore:
     def __init__(self, settings: MemorySettings, store: ChromaStore, embedder: Embedder | None) -> None:
+        limit_blas_threads()
         self.settings = settings
         self.rt = Runtime(settings, store, SessionState(settings.state_path), embedder)
         self._sweeper: asyncio.Task[None] | None = None

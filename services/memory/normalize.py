@@ -131,6 +131,26 @@ def bank_attributes(metadata: Mapping[str, Any]) -> tuple[float, float]:
     )
 
 
+@dataclass(frozen=True)
+class RankFacts:
+    """What ranking reads from a memory's metadata, parsed once."""
+
+    collection: str
+    counters: Counters
+    created: datetime | None
+    importance: float | None
+    confidence: float | None
+
+    @property
+    def created_ts(self) -> float:
+        return self.created.timestamp() if self.created is not None else float("-inf")
+
+
+def rank_facts(collection: str, metadata: Mapping[str, Any]) -> RankFacts:
+    importance, confidence = bank_attributes(metadata) if collection == MEMORY_BANK else (None, None)
+    return RankFacts(collection, counters_of(metadata, collection), created_at_of(metadata), importance, confidence)
+
+
 def rank_input(
     collection: str,
     metadata: Mapping[str, Any],
@@ -138,19 +158,18 @@ def rank_input(
     now: datetime,
     relevance: float | None = None,
     collection_weight: float = 1.0,
-    created: datetime | None = None,
+    facts: RankFacts | None = None,
 ) -> RankInput:
-    """What ranking needs from stored metadata (``created``: pass it if already parsed)."""
-    counters = counters_of(metadata, collection)
-    importance, confidence = bank_attributes(metadata) if collection == MEMORY_BANK else (None, None)
+    """What ranking needs (``facts``: pass them when already parsed, e.g. by a mirror)."""
+    known = facts if facts is not None else rank_facts(collection, metadata)
     return RankInput(
         collection=collection,
-        score=counters.score,
-        uses=counters.uses,
-        success_count=counters.success_count,
-        age_days=timefmt.age_days(created if created is not None else created_at_of(metadata), now),
-        importance=importance,
-        confidence=confidence,
+        score=known.counters.score,
+        uses=known.counters.uses,
+        success_count=known.counters.success_count,
+        age_days=max(0.0, (now.timestamp() - known.created_ts) / timefmt.SECONDS_PER_DAY) if known.created else 0.0,
+        importance=known.importance,
+        confidence=known.confidence,
         relevance=relevance,
         collection_weight=collection_weight,
     )

@@ -63,7 +63,7 @@ async def apply_transition(
     """Carry out ``transition`` (caller holds the uid lock). Returns (collection_after, new_id)."""
     now = timefmt.to_iso(rt.now())
     if transition.action is Action.NONE:
-        await rt.update(scope, memory, changes, reindex=False)
+        await rt.update(scope, memory, changes)
         return memory.collection, ""
     if transition.action in (Action.DELETE, Action.EXPIRE):
         await rt.delete(scope, memory)

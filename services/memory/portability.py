@@ -44,7 +44,7 @@ from services.memory.store import SCAN_PAGE, StoredMemory
 from services.memory.write_rules import clean_content
 
 FORMAT = "mnemex.memory/1"
-IMPORT_BATCH = 64
+IMPORT_BATCH = 256
 MAX_RECORD_CHARS = 400_000
 
 
@@ -152,10 +152,23 @@ def _parse(rt: Runtime, line: str) -> tuple[Scope, StoredMemory]:
     return scope, StoredMemory(record_id, collection, content, meta, embedding)
 
 
-async def _exists(rt: Runtime, scope: Scope, memory: StoredMemory) -> bool:
-    if await rt.io(rt.store.get, scope, memory.collection, [memory.id]):
-        return True
-    return split_id(memory.id)[0] is not None and await rt.locate(scope, memory.id) is not None
+async def _existing_uids(rt: Runtime, scope: Scope, memories: list[StoredMemory]) -> set[str]:
+    """Uids (or raw ids) among ``memories`` already stored in any collection of the scope."""
+    probes: dict[str, list[str]] = {c: [] for c in COLLECTIONS}
+    for memory in memories:
+        prefix, uid = split_id(memory.id)
+        for collection in COLLECTIONS:
+            probes[collection].append(memory_id(collection, uid) if prefix is not None else memory.id)
+    found: set[str] = set()
+    for collection, ids in probes.items():
+        for row in await rt.io(rt.store.get, scope, collection, ids):
+            found.add(split_id(row.id)[1] if split_id(row.id)[0] is not None else row.id)
+    return found
+
+
+def _uid_key(memory: StoredMemory) -> str:
+    prefix, uid = split_id(memory.id)
+    return uid if prefix is not None else memory.id
 
 
 async def import_records(rt: Runtime, lines: AsyncIterator[str]) -> ImportReport:
@@ -164,18 +177,21 @@ async def import_records(rt: Runtime, lines: AsyncIterator[str]) -> ImportReport
     seen: set[tuple[str, str, str]] = set()
 
     async def flush() -> None:
-        need = [m for _, m in batch if m.embedding is None]
-        if need:
-            vectors = await rt.embed([m.document for m in need])
-            for memory, vector in zip(need, vectors, strict=True):
-                memory.embedding = vector
         groups: dict[Scope, list[StoredMemory]] = {}
         for scope, memory in batch:
             groups.setdefault(scope, []).append(memory)
-        for scope, memories in groups.items():
-            await rt.add(scope, memories)
-            report.imported += len(memories)
         batch.clear()
+        for scope, memories in groups.items():
+            existing = await _existing_uids(rt, scope, memories)
+            fresh = [m for m in memories if _uid_key(m) not in existing]
+            report.skipped_existing += len(memories) - len(fresh)
+            need = [m for m in fresh if m.embedding is None]
+            if need:
+                vectors = await rt.embed([m.document for m in need])
+                for memory, vector in zip(need, vectors, strict=True):
+                    memory.embedding = vector
+            await rt.add(scope, fresh)
+            report.imported += len(fresh)
 
     async for line in lines:
         try:
@@ -184,8 +200,8 @@ async def import_records(rt: Runtime, lines: AsyncIterator[str]) -> ImportReport
             report.invalid += 1
             continue
         owner = scope.owner_of(memory.collection)
-        key = (owner.user, owner.project, split_id(memory.id)[1])
-        if key in seen or await _exists(rt, scope, memory):
+        key = (owner.user, owner.project, _uid_key(memory))
+        if key in seen:
             report.skipped_existing += 1
             continue
         seen.add(key)

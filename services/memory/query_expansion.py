@@ -65,7 +65,7 @@ QUESTION_WORDS = frozenset(
     stem(w)
     for w in """what when where which who whom whose why how kind type sort ever likely
     would did does do happen something anything thing things time date year
-    month day week""".split()
+    month day week""".split()  # noqa: SIM905 - a word list reads better as text
 )
 
 # Related forms, both directions; keys and values are surface words (stemmed on use).

@@ -5,7 +5,8 @@ candidates from the vector store (dense top-N) and from the scope's
 ``LexicalIndex`` (BM25 top-N), then asks this module for one relevance value
 per candidate:
 
-    lexical_share = bm25 / best bm25 among this query's lexical hits   (0 when not a lexical hit)
+    lexical_share = bm25 / best bm25 among this query's lexical hits   (0 when not a lexical hit;
+                    no lexical hits at all: relevance is the cosine alone)
     relevance     = (1 - w) * cosine + w * lexical_share                  (w = lexical_weight, 0.5)
     relevance     = (1 - b) * relevance + b * [query is temporal and the memory mentions time]
                                                                            (b = time_bonus, 0.05)
@@ -108,9 +109,15 @@ def hybrid_relevance(
     content: str,
     settings: RetrievalSettings,
 ) -> float:
-    """Relevance in [0, 1] of one candidate (see the module docstring for the formula)."""
+    """Relevance in [0, 1] of one candidate (see the module docstring for the formula).
+
+    ``lexical_share`` is None when no lexical search ran for this query (dense
+    mode, or no hits at all): relevance is then the cosine alone, so a query no
+    keyword matches is not penalised against outcome scores. 0.0 means the
+    lexical search ran and this candidate was not among its hits.
+    """
     cosine = min(1.0, max(0.0, similarity))
-    if not settings.hybrid:
+    if not settings.hybrid or lexical_share is None:
         return cosine
     w = settings.lexical_weight
     relevance = (1.0 - w) * cosine + w * min(1.0, max(0.0, lexical_share or 0.0))
@@ -134,7 +141,7 @@ def rank_candidates(
     plan = QueryPlan.of(query)
     shares = lexical_shares(lexical_hits) if settings.hybrid else {}
     scored = [
-        (doc_id, hybrid_relevance(sim, shares.get(doc_id), plan, content, settings))
+        (doc_id, hybrid_relevance(sim, shares.get(doc_id, 0.0) if shares else None, plan, content, settings))
         for doc_id, (sim, content) in candidates.items()
     ]
     return sorted(scored, key=lambda item: (-item[1], item[0]))

@@ -14,7 +14,7 @@ from datetime import timedelta
 
 from services.memory.errors import MemoryNotFound
 from services.memory.naming import Scope, check_collection, check_id
-from services.memory.normalize import NormalizedMemory, as_bool, created_at_of, normalize, rank_input
+from services.memory.normalize import NormalizedMemory, as_bool, normalize, rank_facts, rank_input
 from services.memory.ranking import RankInput, final_rank
 from services.memory.retrieval_hybrid import QueryPlan, hybrid_relevance
 from services.memory.retrieve import Candidate, gather_candidates
@@ -66,16 +66,16 @@ async def search(rt: Runtime, scope: Scope, params: SearchParams, query_vector: 
         if vector is not None:
             similarity = cand.similarity if cand.similarity is not None else 0.0
             rel = hybrid_relevance(similarity, cand.lexical_share, plan, memory.document, retrieval)
-        created = created_at_of(memory.metadata)
+        facts = cand.facts if cand.facts is not None else rank_facts(memory.collection, memory.metadata)
         item = rank_input(
             memory.collection,
             memory.metadata,
             now=now,
             relevance=rel,
             collection_weight=params.collection_weights.get(memory.collection, 1.0),
-            created=created,
+            facts=facts,
         )
-        ranked.append(_Ranked(cand, item, final_rank(item, weights), created.timestamp() if created else float("-inf")))
+        ranked.append(_Ranked(cand, item, final_rank(item, weights), facts.created_ts))
     ranked.sort(key=_SORT_KEYS[params.sort_by], reverse=True)
     results: list[NormalizedMemory] = []
     for row in ranked:

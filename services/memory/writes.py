@@ -139,7 +139,7 @@ async def _refresh(
             changes["tags"] = json.dumps(changes["tags"])
         current.document = text
         current.embedding = embedding  # type: ignore[assignment]
-        await rt.update(scope, current, changes, reindex=True)
+        await rt.update(scope, current, changes)
         current.embedding = None
         return current
 
@@ -180,7 +180,7 @@ async def update_memory(
         if text is not None:
             current.document = text
             current.embedding = embedding
-        await rt.update(scope, current, changes, reindex=text is not None)
+        await rt.update(scope, current, changes)
         current.embedding = None
         return current
 
@@ -197,7 +197,7 @@ async def archive_memory(rt: Runtime, scope: Scope, memory_id_: str, reason: str
         if not as_bool(current.metadata.get("archived", False)):
             now = timefmt.to_iso(rt.now())
             changes = {"archived": True, "archived_at": now, "archived_reason": redact(reason.strip()), "updated_at": now}
-            await rt.update(scope, current, changes, reindex=True)
+            await rt.update(scope, current, changes)
         return current
 
 

@@ -16,3 +16,16 @@ def stack(loop_thread: Any, embedding_addr: str, tmp_path_factory: pytest.TempPa
     started = inproc.start(loop_thread, embedding_addr, tmp_path_factory.mktemp("rel-home"), users=("tester", "mallory"))
     yield started
     started.stop()
+
+
+@pytest.fixture(scope="package")
+def procs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """The four real processes on free loopback ports, shared by the fault, durability and access tests.
+
+    Tests that kill a process restart it before they return, so the next test finds a healthy stack.
+    """
+    from tests.reliability.procstack import start_stack
+
+    started = start_stack(tmp_path_factory.mktemp("rel-procs"))
+    yield started
+    started.stop()

@@ -82,17 +82,24 @@ def settings_for(home: Path, user: str, embedding: str, memory: str, kg: str, to
     return Settings.from_env(env)
 
 
-async def serve_gateway(settings: Settings, budget_s: float = 10.0) -> tuple[Any, str]:
-    """uvicorn on a pre-bound loopback socket; returns (async stop, base URL)."""
+async def serve_gateway(settings: Settings, budget_s: float = 10.0, backend_timeout_s: float = 30.0) -> tuple[Any, str]:
+    """uvicorn on a pre-bound loopback socket; returns (async stop, base URL).
+
+    Deadlines are generous (``budget_s`` for get-context, ``backend_timeout_s``
+    per backend call): CI machines are small and shared, and these tests check
+    behaviour, not speed.
+    """
     import uvicorn
 
     from gateway.app import create_app
+    from gateway.backends import Backends
     from gateway.context import Deadlines
 
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    app = create_app(settings, deadlines=Deadlines.within(budget_s))
+    backends = Backends.connect(settings, timeout=backend_timeout_s)
+    app = create_app(settings, backends, deadlines=Deadlines.within(budget_s))
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on"))
     task = asyncio.ensure_future(server.serve(sockets=[sock]))
     for _ in range(1000):
@@ -107,6 +114,7 @@ async def serve_gateway(settings: Settings, budget_s: float = 10.0) -> tuple[Any
         server.should_exit = True
         await asyncio.wait_for(task, 15)
         sock.close()
+        await backends.close()
 
     return stop, f"http://127.0.0.1:{port}"
 

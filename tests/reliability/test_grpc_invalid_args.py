@@ -135,8 +135,6 @@ def memory_cases() -> list[Case]:
         "RecordExchange": {
             "bad-scope": lambda: M.RecordExchangeRequest(scope=BAD_M, session_id="s", assistant_text="a"),
             "session-id-too-long": lambda: M.RecordExchangeRequest(scope=GOOD_M, session_id=long_sid, assistant_text="a"),
-            "assistant-text-too-long": lambda: M.RecordExchangeRequest(scope=GOOD_M, session_id="s",
-                                                                       assistant_text="a" * 3_000_000),
         },
         "GetScoringState": {
             "bad-scope": lambda: M.GetScoringStateRequest(scope=BAD_M, session_id="s"),
@@ -374,3 +372,22 @@ def test_unknown_ids_are_not_found_not_invalid(channels: dict[str, grpc.Channel]
     ]:
         code, details, _ = call(memory, method, request)
         assert code == grpc.StatusCode.NOT_FOUND, f"{method} -> {code.name}: {details}"
+
+
+LONG_TEXT_BUG = (
+    "BUG: memory embeds the whole text (Runtime.vector_for) but the embedding service rejects texts over 8,192 "
+    "chars, so any memory or exchange between 8,193 chars and the limits (50,000 / 2x20,000) fails as UNAVAILABLE"
+)
+
+
+@pytest.mark.xfail(strict=True, reason=LONG_TEXT_BUG)
+def test_long_texts_within_the_limits_are_stored(channels: dict[str, grpc.Channel]) -> None:
+    memory = channels["MemoryService"]
+    words = " ".join(f"step{i} checks the retry budget of the upload worker" for i in range(250))  # ~13,000 chars
+    code, details, reply = call(memory, "MemoryService/Store",
+                                M.StoreRequest(scope=GOOD_M, collection="working", content=words))
+    assert code == grpc.StatusCode.OK, f"Store of {len(words):,} chars -> {code.name}: {details[:200]}"
+    code, details, reply = call(memory, "MemoryService/RecordExchange",
+                                M.RecordExchangeRequest(scope=GOOD_M, session_id="long-answer", user_text="explain",
+                                                        assistant_text=words * 2))
+    assert code == grpc.StatusCode.OK and reply.exchange_id, f"RecordExchange -> {code.name}: {details[:200]}"

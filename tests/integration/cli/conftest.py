@@ -37,8 +37,12 @@ class RunningStack:
         return json.loads(result.stdout)
 
     def post(self, path: str, body: dict[str, Any]) -> Any:
-        request = urllib.request.Request(self.gateway_url + path, data=json.dumps(body).encode(),
-                                         headers={"Content-Type": "application/json"}, method="POST")
+        request = urllib.request.Request(
+            self.gateway_url + path,
+            data=json.dumps(body).encode(),
+            headers={"Content-Type": "application/json"},
+            method="POST",
+        )
         with urllib.request.urlopen(request, timeout=60) as reply:
             return json.loads(reply.read())
 
@@ -52,7 +56,7 @@ def start_stack(home: Path) -> RunningStack:
     return RunningStack(home, env)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="package")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningStack]:
     running = start_stack(tmp_path_factory.mktemp("cli-stack") / "home")
     try:

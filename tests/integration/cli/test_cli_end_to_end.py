@@ -42,8 +42,10 @@ def minimal_pdf(text: str) -> bytes:
 def make_docs(root: Path) -> Path:
     docs = root / "docs"
     (docs / "ops").mkdir(parents=True)
-    (docs / "deploy.md").write_text("# Deploy guide\n\nTo deploy the API server run `make deploy` after bumping the "
-                                    "version. To roll back a bad deploy, run `make rollback` with the previous tag.\n")
+    (docs / "deploy.md").write_text(
+        "# Deploy guide\n\nTo deploy the API server run `make deploy` after bumping the "
+        "version. To roll back a bad deploy, run `make rollback` with the previous tag.\n"
+    )
     (docs / "ops" / "cache.txt").write_text("The cache layer keeps session tokens in Redis with a five minute TTL.\n")
     (docs / "oncall.pdf").write_bytes(minimal_pdf("On call engineers page the database team for replication lag."))
     (docs / "broken.pdf").write_bytes(b"%PDF-1.4 this is not really a pdf")
@@ -61,8 +63,13 @@ def test_ingest_list_search_show_stats_remove(stack: RunningStack, tmp_path: Pat
     assert first.exit_code == 1, first.output  # one bad file fails, the rest continue
     files = {Path(f["path"]).name: f for f in json.loads(first.stdout)["files"]}
     assert {name: f["status"] for name, f in files.items()} == {
-        "deploy.md": "ingested", "cache.txt": "ingested", "oncall.pdf": "ingested", "broken.pdf": "failed",
-        "diagram.png": "skipped", "dump.txt": "skipped"}
+        "deploy.md": "ingested",
+        "cache.txt": "ingested",
+        "oncall.pdf": "ingested",
+        "broken.pdf": "failed",
+        "diagram.png": "skipped",
+        "dump.txt": "skipped",
+    }
     assert "PDF" in files["broken.pdf"]["detail"] and "too large" in files["dump.txt"]["detail"]
     assert all(files[n]["chunks"] >= 1 for n in ("deploy.md", "cache.txt", "oncall.pdf"))
 
@@ -110,21 +117,41 @@ def test_ingest_list_search_show_stats_remove(stack: RunningStack, tmp_path: Pat
 def scored_exchange(stack: RunningStack, project: Path) -> str:
     """A real hook turn: get-context, stop (stores the exchange), then a worked outcome on it."""
     cwd = str(project)
-    stack.post("/api/hooks/get-context", {"session_id": "s1", "prompt": "How do we rotate the signing keys?", "cwd": cwd})
-    stop = stack.post("/api/hooks/stop", {"session_id": "s1", "cwd": cwd,
-                                          "assistant_text": "Rotate signing keys with `vault rotate` then restart the API."})
-    stack.post("/api/record-outcome", {"session_id": "s1", "cwd": cwd, "outcome": "worked",
-                                       "memory_scores": {stop["exchange_id"]: "worked"}})
+    stack.post(
+        "/api/hooks/get-context", {"session_id": "s1", "prompt": "How do we rotate the signing keys?", "cwd": cwd}
+    )
+    stop = stack.post(
+        "/api/hooks/stop",
+        {
+            "session_id": "s1",
+            "cwd": cwd,
+            "assistant_text": "Rotate signing keys with `vault rotate` then restart the API.",
+        },
+    )
+    stack.post(
+        "/api/record-outcome",
+        {"session_id": "s1", "cwd": cwd, "outcome": "worked", "memory_scores": {stop["exchange_id"]: "worked"}},
+    )
     return str(stop["exchange_id"])
 
 
 def test_export_import_into_a_fresh_home_reproduces_search(stack: RunningStack, tmp_path: Path) -> None:
     project = tmp_path / "payments"
     (project / "docs").mkdir(parents=True)
-    (project / "docs" / "runbook.md").write_text("# Runbook\n\nRestart the payment worker with systemctl restart pay.\n")
+    (project / "docs" / "runbook.md").write_text(
+        "# Runbook\n\nRestart the payment worker with systemctl restart pay.\n"
+    )
     assert stack.invoke(project, "ingest", str(project / "docs")).exit_code == 0
-    stack.post("/api/memory-bank/add", {"content": "The team deploys payments on Tuesdays only", "tags": ["process"],
-                                        "importance": 0.9, "confidence": 0.8, "cwd": str(project)})
+    stack.post(
+        "/api/memory-bank/add",
+        {
+            "content": "The team deploys payments on Tuesdays only",
+            "tags": ["process"],
+            "importance": 0.9,
+            "confidence": 0.8,
+            "cwd": str(project),
+        },
+    )
     exchange_id = scored_exchange(stack, project)
     queries = ["restart the payment worker", "when do we deploy payments", "rotate signing keys"]
     before = {q: stack.invoke_json(project, "search", q, "--limit", "5")["memories"] for q in queries}
@@ -134,15 +161,18 @@ def test_export_import_into_a_fresh_home_reproduces_search(stack: RunningStack, 
     export_file = tmp_path / "backup.jsonl"
     exported = stack.invoke_json(project, "export", str(export_file))
     lines = [json.loads(line) for line in export_file.read_text().splitlines()]
-    assert lines[0]["type"] == "header" and lines[-1] == {"type": "end", "memories": exported["memories"],
-                                                          "graphs": exported["graphs"]}
-    assert exported["memories"] >= 3 and all("embedding" not in l.get("record", {}) for l in lines)
+    assert lines[0]["type"] == "header" and lines[-1] == {
+        "type": "end",
+        "memories": exported["memories"],
+        "graphs": exported["graphs"],
+    }
+    assert exported["memories"] >= 3 and all("embedding" not in line.get("record", {}) for line in lines)
 
     fresh = start_stack(tmp_path / "fresh-home")
     try:
         first = fresh.invoke_json(project, "import", str(export_file))
         assert first["imported"] == exported["memories"] and first["invalid"] == 0
-        assert first["graphs"] + first["graphs_unchanged"] == exported["graphs"]  # an empty graph needs no import
+        assert first["graphs"] + first["graphs_skipped"] == exported["graphs"]  # an empty graph needs no import
         kg_once = fresh.invoke_json(project, "stats")["kg"]
         for query, expected in before.items():
             got = fresh.invoke_json(project, "search", query, "--limit", "5")["memories"]
@@ -153,7 +183,7 @@ def test_export_import_into_a_fresh_home_reproduces_search(stack: RunningStack, 
 
         second = fresh.invoke_json(project, "import", str(export_file))
         assert second["imported"] == 0 and second["skipped_existing"] == exported["memories"]
-        assert second["graphs"] == 0 and second["graphs_unchanged"] == exported["graphs"]
+        assert second["graphs"] == 0 and second["graphs_skipped"] == exported["graphs"]
         assert fresh.invoke_json(project, "stats")["kg"] == kg_once
         counts = fresh.invoke_json(project, "stats")["memory"]["counts"]
         assert sum(counts.values()) == sum(stack.invoke_json(project, "stats")["memory"]["counts"].values())

@@ -52,21 +52,23 @@ class LiveStack:
     def close(self) -> None:
         self.client.close()
         for stop in reversed(self._stoppers):
-            try:
+            try:  # noqa: SIM105
                 self._loop_thread.run(stop(), timeout=30)
-            except Exception:  # noqa: BLE001 - best effort teardown
+            except Exception:
                 pass
 
 
 def gateway_settings(home: Path, embedding_addr: str, memory_addr: str, kg_addr: str, user: str = "tester") -> Settings:
-    return Settings.from_env({
-        "MNEMEX_HOME": str(home),
-        "MNEMEX_USER": user,
-        "MNEMEX_EMBEDDING_ADDR": embedding_addr,
-        "MNEMEX_MEMORY_ADDR": memory_addr,
-        "MNEMEX_KG_ADDR": kg_addr,
-        "MNEMEX_GATEWAY_ADDR": "127.0.0.1:0",
-    })
+    return Settings.from_env(
+        {
+            "MNEMEX_HOME": str(home),
+            "MNEMEX_USER": user,
+            "MNEMEX_EMBEDDING_ADDR": embedding_addr,
+            "MNEMEX_MEMORY_ADDR": memory_addr,
+            "MNEMEX_KG_ADDR": kg_addr,
+            "MNEMEX_GATEWAY_ADDR": "127.0.0.1:0",
+        }
+    )
 
 
 async def _serve_gateway(settings: Settings) -> tuple[Any, str]:
@@ -79,7 +81,9 @@ async def _serve_gateway(settings: Settings) -> tuple[Any, str]:
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
     # A generous get-context budget: CI machines are small and shared.
-    config = uvicorn.Config(create_app(settings, deadlines=Deadlines.within(10.0)), log_level="warning", access_log=False, lifespan="on")
+    config = uvicorn.Config(
+        create_app(settings, deadlines=Deadlines.within(10.0)), log_level="warning", access_log=False, lifespan="on"
+    )
     server = uvicorn.Server(config)
     task = asyncio.ensure_future(server.serve(sockets=[sock]))
     for _ in range(500):
@@ -105,7 +109,10 @@ def start_live_stack(loop_thread: Any, embedding_addr: str, home: Path) -> LiveS
     home.mkdir(parents=True, exist_ok=True)
     stoppers: list[Any] = []
     memory_settings = MemorySettings(
-        address="127.0.0.1:0", home=home, default_user="tester", embedding_addr=embedding_addr,
+        address="127.0.0.1:0",
+        home=home,
+        default_user="tester",
+        embedding_addr=embedding_addr,
         maintenance_interval_s=0,
     )
     memory_server, memory_port = loop_thread.run(create_memory(memory_settings))

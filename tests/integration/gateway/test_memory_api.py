@@ -23,12 +23,17 @@ def project(tmp_path: Path) -> str:
 
 def test_search_by_query_days_and_id(live: LiveStack, tmp_path: Path) -> None:
     cwd = project(tmp_path)
-    added = live.post("/api/memory-bank/add", {"content": "Staging database snapshots are taken nightly at 02:00 UTC", "cwd": cwd, "tags": ["ops"]})
+    added = live.post(
+        "/api/memory-bank/add",
+        {"content": "Staging database snapshots are taken nightly at 02:00 UTC", "cwd": cwd, "tags": ["ops"]},
+    )
     fact_id = added["memory"]["id"]
     by_query = live.post("/api/search", {"query": "when are staging snapshots taken?", "cwd": cwd, "limit": 3})
     assert by_query["memories"][0]["id"] == fact_id
     assert "embedding_similarity" in by_query["memories"][0]
-    by_days = live.post("/api/search", {"days_back": 1, "cwd": cwd, "collections": ["memory_bank"], "sort_by": "recency"})
+    by_days = live.post(
+        "/api/search", {"days_back": 1, "cwd": cwd, "collections": ["memory_bank"], "sort_by": "recency"}
+    )
     assert fact_id in [m["id"] for m in by_days["memories"]]
     by_id = live.post("/api/search", {"id": fact_id, "cwd": cwd})
     assert by_id["memories"][0]["content"].startswith("Staging database snapshots")
@@ -40,28 +45,48 @@ def test_search_by_query_days_and_id(live: LiveStack, tmp_path: Path) -> None:
 def test_memory_bank_update_and_archive(live: LiveStack, tmp_path: Path) -> None:
     cwd = project(tmp_path)
     fact = live.post("/api/memory-bank/add", {"content": "The user's editor is Vim", "cwd": cwd})["memory"]
-    updated = live.post("/api/memory-bank/update", {"id": fact["id"], "content": "The user's editor is Helix", "importance": 0.9, "cwd": cwd})
+    updated = live.post(
+        "/api/memory-bank/update",
+        {"id": fact["id"], "content": "The user's editor is Helix", "importance": 0.9, "cwd": cwd},
+    )
     assert updated["memory"]["content"] == "The user's editor is Helix" and updated["memory"]["importance"] == 0.9
     archived = live.post("/api/memory-bank/archive", {"id": fact["id"], "reason": "changed editors", "cwd": cwd})
     assert archived["memory"]["archived"] is True
-    again = live.post("/api/search", {"query": "which editor does the user use?", "cwd": cwd, "collections": ["memory_bank"]})
+    again = live.post(
+        "/api/search", {"query": "which editor does the user use?", "cwd": cwd, "collections": ["memory_bank"]}
+    )
     assert fact["id"] not in [m["id"] for m in again["memories"]]
-    assert live.post("/api/memory-bank/update", {"id": "memory_bank_" + "f" * 32, "content": "x", "cwd": cwd}, expect=404)["error"]
-    assert "nothing to update" in live.post("/api/memory-bank/update", {"id": fact["id"], "cwd": cwd}, expect=422)["error"]
+    assert live.post(
+        "/api/memory-bank/update", {"id": "memory_bank_" + "f" * 32, "content": "x", "cwd": cwd}, expect=404
+    )["error"]
+    assert (
+        "nothing to update" in live.post("/api/memory-bank/update", {"id": fact["id"], "cwd": cwd}, expect=422)["error"]
+    )
 
 
 def test_books_ingest_list_search_remove(live: LiveStack, tmp_path: Path) -> None:
     cwd = project(tmp_path)
     text = "# Runbook\n\n" + "\n\n".join(
-        f"Section {i}. When the queue worker {i} stalls, restart it with systemctl restart worker@{i}." for i in range(30)
+        f"Section {i}. When the queue worker {i} stalls, restart it with systemctl restart worker@{i}."
+        for i in range(30)
     )
     ingested = live.post("/api/ingest", {"title": "Ops Runbook", "filename": "runbook.md", "text": text, "cwd": cwd})
     assert ingested["chunks"] >= 1 and ingested["ids"]
-    multipart = live.client.post("/api/ingest", files={"file": ("notes.txt", b"The cache warmer runs every 5 minutes.")},
-                                 data={"title": "Cache Notes", "cwd": cwd})
+    multipart = live.client.post(
+        "/api/ingest",
+        files={"file": ("notes.txt", b"The cache warmer runs every 5 minutes.")},
+        data={"title": "Cache Notes", "cwd": cwd},
+    )
     assert multipart.status_code == 200, multipart.text
-    encoded = live.post("/api/ingest", {"title": "Encoded", "filename": "e.txt", "cwd": cwd,
-                                        "data_base64": base64.b64encode(b"Base64 books work too.").decode()})
+    encoded = live.post(
+        "/api/ingest",
+        {
+            "title": "Encoded",
+            "filename": "e.txt",
+            "cwd": cwd,
+            "data_base64": base64.b64encode(b"Base64 books work too.").decode(),
+        },
+    )
     assert encoded["chunks"] == 1
     titles = {b["title"] for b in live.get("/api/books", cwd=cwd)["books"]}
     assert {"Ops Runbook", "Cache Notes", "Encoded"} <= titles
@@ -87,10 +112,16 @@ def test_stats_kg_and_health(live: LiveStack, tmp_path: Path) -> None:
 
 def test_get_context_without_kg_still_searches(live: LiveStack, tmp_path: Path) -> None:
     cwd = project(tmp_path)
-    fact = live.post("/api/memory-bank/add", {"content": "Grafana dashboards for the checkout flow live in ops/grafana/checkout.json", "cwd": cwd})
+    fact = live.post(
+        "/api/memory-bank/add",
+        {"content": "Grafana dashboards for the checkout flow live in ops/grafana/checkout.json", "cwd": cwd},
+    )
     settings = gateway_settings(live.home, live.embedding_addr, live.memory_addr, f"127.0.0.1:{closed_port()}")
     with TestClient(create_app(settings)) as client:
-        reply = client.post("/api/hooks/get-context", json={"session_id": "no-kg", "prompt": "where are the checkout grafana dashboards?", "cwd": cwd}).json()
+        reply = client.post(
+            "/api/hooks/get-context",
+            json={"session_id": "no-kg", "prompt": "where are the checkout grafana dashboards?", "cwd": cwd},
+        ).json()
     assert "kg" in reply["degraded"]
     assert fact["memory"]["id"] in [m["id"] for m in reply["memories"]]
     assert f"[id:{fact['memory']['id']}]" in reply["context"]

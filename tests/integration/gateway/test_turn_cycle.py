@@ -26,7 +26,10 @@ def context(live: LiveStack, session: str, prompt: str, cwd: str) -> dict:  # ty
 
 def test_fact_comes_back_tagged_with_its_id(live: LiveStack, tmp_path: Path) -> None:
     cwd = project(tmp_path)
-    added = live.post("/api/memory-bank/add", {"content": "The user deploys the ledger service with Helm on the blue cluster", "cwd": cwd})
+    added = live.post(
+        "/api/memory-bank/add",
+        {"content": "The user deploys the ledger service with Helm on the blue cluster", "cwd": cwd},
+    )
     fact = added["memory"]
     assert fact["collection"] == "memory_bank" and fact["importance"] == 0.7
     reply = context(live, "cycle-fact", "how do I deploy the ledger service?", cwd)
@@ -40,7 +43,10 @@ def test_fact_comes_back_tagged_with_its_id(live: LiveStack, tmp_path: Path) -> 
 def test_scoring_prompt_only_after_a_completed_turn_and_scores_move(live: LiveStack, tmp_path: Path) -> None:
     cwd = project(tmp_path)
     session = "cycle-score"
-    fact = live.post("/api/memory-bank/add", {"content": "Integration tests for the parser live in tests/parser and need the fixtures extra", "cwd": cwd})
+    fact = live.post(
+        "/api/memory-bank/add",
+        {"content": "Integration tests for the parser live in tests/parser and need the fixtures extra", "cwd": cwd},
+    )
     first = context(live, session, "where are the parser integration tests?", cwd)
     shown = [m["id"] for m in first["memories"]]
     assert fact["memory"]["id"] in shown and first["scoring_required"] is False
@@ -57,9 +63,15 @@ def test_scoring_prompt_only_after_a_completed_turn_and_scores_move(live: LiveSt
     assert all(f'"{i}"' in prompt for i in shown)
     assert answer not in prompt and "parser" not in prompt  # neither the exchange nor memory contents
 
-    scored = live.post("/api/record-outcome", {
-        "session_id": session, "cwd": cwd, "outcome": "worked", "memory_scores": {i: "worked" for i in shown},
-    })
+    scored = live.post(
+        "/api/record-outcome",
+        {
+            "session_id": session,
+            "cwd": cwd,
+            "outcome": "worked",
+            "memory_scores": {i: "worked" for i in shown},
+        },
+    )
     assert not scored["not_found"]
     exchange = live.post("/api/search", {"id": stopped["exchange_id"], "cwd": cwd})["memories"][0]
     assert exchange["uses"] >= 1 and exchange["score"] > 0.5 and exchange["last_outcome"] == "worked"
@@ -71,7 +83,9 @@ def test_scoring_prompt_only_after_a_completed_turn_and_scores_move(live: LiveSt
 
 def test_interrupted_turn_gets_no_scoring_prompt(live: LiveStack, tmp_path: Path) -> None:
     cwd = project(tmp_path)
-    live.post("/api/memory-bank/add", {"content": "Release notes are drafted in docs/releases before tagging", "cwd": cwd})
+    live.post(
+        "/api/memory-bank/add", {"content": "Release notes are drafted in docs/releases before tagging", "cwd": cwd}
+    )
     context(live, "cycle-interrupt", "draft the release notes", cwd)
     again = context(live, "cycle-interrupt", "wait, use the 2.1 template instead", cwd)  # no stop in between
     assert again["scoring_required"] is False and again["scoring_prompt"] == ""
@@ -95,12 +109,21 @@ def test_hostile_memory_cannot_break_out_of_the_block(live: LiveStack, tmp_path:
 
 def test_projects_share_memory_bank_but_not_working_memory(live: LiveStack, tmp_path: Path) -> None:
     alpha, beta = project(tmp_path, "alpha"), project(tmp_path, "beta")
-    fact = live.post("/api/memory-bank/add", {"content": "The user writes commit messages in the imperative mood", "cwd": alpha})
-    takeaway = live.post("/api/hooks/get-context", {"session_id": "iso-a", "prompt": "zebra-striped flamingo migration", "cwd": alpha})
+    fact = live.post(
+        "/api/memory-bank/add", {"content": "The user writes commit messages in the imperative mood", "cwd": alpha}
+    )
+    takeaway = live.post(
+        "/api/hooks/get-context", {"session_id": "iso-a", "prompt": "zebra-striped flamingo migration", "cwd": alpha}
+    )
     assert takeaway["degraded"] == []
-    exchange = live.post("/api/hooks/stop", {
-        "session_id": "iso-a", "cwd": alpha, "assistant_text": "The zebra-striped flamingo migration runs via make migrate-flamingo",
-    })["exchange_id"]
+    exchange = live.post(
+        "/api/hooks/stop",
+        {
+            "session_id": "iso-a",
+            "cwd": alpha,
+            "assistant_text": "The zebra-striped flamingo migration runs via make migrate-flamingo",
+        },
+    )["exchange_id"]
 
     seen_in_alpha = context(live, "iso-a2", "how does the zebra-striped flamingo migration run?", alpha)
     assert exchange in [m["id"] for m in seen_in_alpha["memories"]]
@@ -116,9 +139,15 @@ def test_projects_share_memory_bank_but_not_working_memory(live: LiveStack, tmp_
 
 def test_session_start_seeds_facts_and_recent_work(live: LiveStack, tmp_path: Path) -> None:
     cwd = project(tmp_path)
-    live.post("/api/memory-bank/add", {"content": "The user is a backend engineer who prefers Go", "cwd": cwd, "importance": 0.95, "confidence": 0.9})
+    live.post(
+        "/api/memory-bank/add",
+        {"content": "The user is a backend engineer who prefers Go", "cwd": cwd, "importance": 0.95, "confidence": 0.9},
+    )
     context(live, "seed-1", "set up the linter", cwd)
-    live.post("/api/hooks/stop", {"session_id": "seed-1", "cwd": cwd, "assistant_text": "Added golangci-lint with the default preset"})
+    live.post(
+        "/api/hooks/stop",
+        {"session_id": "seed-1", "cwd": cwd, "assistant_text": "Added golangci-lint with the default preset"},
+    )
     seed = live.post("/api/hooks/session-start", {"session_id": "seed-2", "cwd": cwd, "source": "startup"})
     text = seed["context"]
     assert "About the user:" in text and "prefers Go" in text
@@ -130,11 +159,20 @@ def test_session_start_seeds_facts_and_recent_work(live: LiveStack, tmp_path: Pa
 
 def test_post_tool_use_observation_lands_in_working_memory(live: LiveStack, tmp_path: Path) -> None:
     cwd = project(tmp_path)
-    reply = live.post("/api/hooks/post-tool-use", {
-        "session_id": "obs-1", "cwd": cwd, "tool_name": "Bash",
-        "tool_input": {"command": "uv run pytest -q tests/unit"},
-        "tool_response": {"stdout": "........\n17 passed, 2 skipped in 1.20s\n", "stderr": "", "interrupted": False},
-    })
+    reply = live.post(
+        "/api/hooks/post-tool-use",
+        {
+            "session_id": "obs-1",
+            "cwd": cwd,
+            "tool_name": "Bash",
+            "tool_input": {"command": "uv run pytest -q tests/unit"},
+            "tool_response": {
+                "stdout": "........\n17 passed, 2 skipped in 1.20s\n",
+                "stderr": "",
+                "interrupted": False,
+            },
+        },
+    )
     assert reply == {"observation": "Ran pytest: 17 passed, 2 skipped", "queued": True}
     deadline = time.monotonic() + 10  # stored in the background, after the response
     while time.monotonic() < deadline:

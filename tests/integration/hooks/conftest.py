@@ -40,13 +40,22 @@ class HookRunner:
     def __call__(self, script: str, payload: dict[str, object] | bytes, *args: str) -> HookRun:
         stdin = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
         started = time.monotonic()
-        result = subprocess.run([sys.executable, "-S", str(HOOKS / script), *args], input=stdin,
-                                env=self.env, capture_output=True, timeout=30)
+        result = subprocess.run(
+            [sys.executable, "-S", str(HOOKS / script), *args],
+            input=stdin,
+            env=self.env,
+            capture_output=True,
+            timeout=30,
+        )
         return HookRun(result.returncode, result.stdout.decode(), result.stderr.decode(), time.monotonic() - started)
 
 
 @pytest.fixture
 def hook(live: LiveStack, isolated_home: Path) -> HookRunner:
-    env = {"PATH": os.environ.get("PATH", ""), "MNEMEX_HOME": str(isolated_home), "MNEMEX_HOOK_TIMEOUT": "15",
-           **live.hook_env()}
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "MNEMEX_HOME": str(isolated_home),
+        "MNEMEX_HOOK_TIMEOUT": "15",
+        **live.hook_env(),
+    }
     return HookRunner(env)

@@ -35,40 +35,63 @@ def repo(tmp_path: Path) -> str:
 def scoring_block(text: str) -> str:
     start = text.find("<mnemex-score-required>")
     end = text.find("</mnemex-score-required>")
-    return text[start:end + len("</mnemex-score-required>")] if start >= 0 else ""
+    return text[start : end + len("</mnemex-score-required>")] if start >= 0 else ""
 
 
-def test_prompt_gets_context_then_scoring_after_a_completed_turn(live: LiveStack, hook: HookRunner, tmp_path: Path) -> None:
+def test_prompt_gets_context_then_scoring_after_a_completed_turn(
+    live: LiveStack, hook: HookRunner, tmp_path: Path
+) -> None:
     cwd = repo(tmp_path)
-    fact = live.post("/api/memory-bank/add", {"content": "Hook tests run the gateway on port 27300 by default", "cwd": cwd})["memory"]
+    fact = live.post(
+        "/api/memory-bank/add", {"content": "Hook tests run the gateway on port 27300 by default", "cwd": cwd}
+    )["memory"]
     session = "hook-cycle"
 
-    first = hook("user_prompt_submit.py", claude("UserPromptSubmit", session, cwd, prompt="which port does the gateway use?"))
+    first = hook(
+        "user_prompt_submit.py", claude("UserPromptSubmit", session, cwd, prompt="which port does the gateway use?")
+    )
     assert first.returncode == 0
     assert f"[id:{fact['id']}]" in first.stdout and "KNOWN CONTEXT" in first.stdout
     assert "<mnemex-score-required>" not in first.stdout
     shown = [line.split("[id:")[1].split("]")[0] for line in first.stdout.splitlines() if line.startswith("• ")]
 
-    stop = hook("stop.py", claude("Stop", session, cwd, stop_hook_active=False,
-                                  last_assistant_message="It listens on 27300 unless MNEMEX_GATEWAY_PORT is set."))
+    stop = hook(
+        "stop.py",
+        claude(
+            "Stop",
+            session,
+            cwd,
+            stop_hook_active=False,
+            last_assistant_message="It listens on 27300 unless MNEMEX_GATEWAY_PORT is set.",
+        ),
+    )
     assert stop.returncode == 0 and stop.stdout == ""
 
-    second = hook("user_prompt_submit.py", claude("UserPromptSubmit", session, cwd, prompt="great, thanks! now add a health check"))
+    second = hook(
+        "user_prompt_submit.py",
+        claude("UserPromptSubmit", session, cwd, prompt="great, thanks! now add a health check"),
+    )
     block = scoring_block(second.stdout)
     assert block, second.stdout
     assert all(f'"{i}"' in block for i in shown)
     assert "27300" not in block and "It listens" not in block
 
-    scored = live.post("/api/record-outcome", {"session_id": session, "cwd": cwd, "outcome": "worked",
-                                                "memory_scores": {i: "worked" for i in shown}})
+    scored = live.post(
+        "/api/record-outcome",
+        {"session_id": session, "cwd": cwd, "outcome": "worked", "memory_scores": {i: "worked" for i in shown}},
+    )
     assert {s["id"] for s in scored["scored"]} >= set(shown)
     exchange = live.post("/api/search", {"id": scored["exchange_id"], "cwd": cwd})["memories"][0]
     assert exchange["uses"] == 1 and exchange["score"] > 0.5
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "memory ids are <collection>_<32 hex> (~21 cl100k tokens each), so five ids alone cost ~105 tokens; "
-    "the 120-token budget needs shorter ids from the memory service (see the gateway report)"))
+@pytest.mark.xfail(
+    strict=True,
+    reason=(
+        "memory ids are <collection>_<32 hex> (~21 cl100k tokens each), so five ids alone cost ~105 tokens; "
+        "the 120-token budget needs shorter ids from the memory service (see the gateway report)"
+    ),
+)
 def test_real_scoring_prompt_fits_120_tokens(live: LiveStack, hook: HookRunner, tmp_path: Path) -> None:
     cwd = repo(tmp_path)
     facts = [
@@ -81,7 +104,10 @@ def test_real_scoring_prompt_fits_120_tokens(live: LiveStack, hook: HookRunner, 
     ]
     for fact in facts:
         live.post("/api/memory-bank/add", {"content": fact, "cwd": cwd})
-    hook("user_prompt_submit.py", claude("UserPromptSubmit", "hook-tokens", cwd, prompt="how many tokens may the scoring prompt use?"))
+    hook(
+        "user_prompt_submit.py",
+        claude("UserPromptSubmit", "hook-tokens", cwd, prompt="how many tokens may the scoring prompt use?"),
+    )
     hook("stop.py", claude("Stop", "hook-tokens", cwd, stop_hook_active=False, last_assistant_message="Very lean."))
     out = hook("user_prompt_submit.py", claude("UserPromptSubmit", "hook-tokens", cwd, prompt="ok"))
     block = scoring_block(out.stdout)
@@ -89,11 +115,17 @@ def test_real_scoring_prompt_fits_120_tokens(live: LiveStack, hook: HookRunner, 
     assert count(block) <= 120
 
 
-def test_interrupted_turn_and_stop_hook_continuation_get_no_scoring(live: LiveStack, hook: HookRunner, tmp_path: Path) -> None:
+def test_interrupted_turn_and_stop_hook_continuation_get_no_scoring(
+    live: LiveStack, hook: HookRunner, tmp_path: Path
+) -> None:
     cwd = repo(tmp_path)
-    live.post("/api/memory-bank/add", {"content": "Migrations are generated with alembic revision --autogenerate", "cwd": cwd})
+    live.post(
+        "/api/memory-bank/add", {"content": "Migrations are generated with alembic revision --autogenerate", "cwd": cwd}
+    )
     hook("user_prompt_submit.py", claude("UserPromptSubmit", "hook-int", cwd, prompt="generate a migration"))
-    interrupted = hook("user_prompt_submit.py", claude("UserPromptSubmit", "hook-int", cwd, prompt="stop, name it add_users"))
+    interrupted = hook(
+        "user_prompt_submit.py", claude("UserPromptSubmit", "hook-int", cwd, prompt="stop, name it add_users")
+    )
     assert "KNOWN CONTEXT" in interrupted.stdout and "<mnemex-score-required>" not in interrupted.stdout
 
     hook("stop.py", claude("Stop", "hook-int", cwd, stop_hook_active=True, last_assistant_message="continuing"))
@@ -103,7 +135,10 @@ def test_interrupted_turn_and_stop_hook_continuation_get_no_scoring(live: LiveSt
 
 def test_session_start_prints_a_bounded_seed(live: LiveStack, hook: HookRunner, tmp_path: Path) -> None:
     cwd = repo(tmp_path)
-    live.post("/api/memory-bank/add", {"content": "The user likes short answers with code first", "cwd": cwd, "importance": 0.95})
+    live.post(
+        "/api/memory-bank/add",
+        {"content": "The user likes short answers with code first", "cwd": cwd, "importance": 0.95},
+    )
     out = hook("session_start.py", claude("SessionStart", "hook-seed", cwd, source="startup"))
     assert out.returncode == 0 and "About the user:" in out.stdout and "code first" in out.stdout
     assert len(out.stdout) <= 10_000
@@ -115,9 +150,17 @@ def test_cursor_session_start_speaks_json_and_cursor_payloads_skip_the_claude_pa
     live: LiveStack, hook: HookRunner, tmp_path: Path
 ) -> None:
     cwd = repo(tmp_path)
-    live.post("/api/memory-bank/add", {"content": "The user runs Cursor with the vim extension", "cwd": cwd, "importance": 0.95})
-    cursor = {"conversation_id": "cur-1", "generation_id": "g1", "hook_event_name": "sessionStart",
-              "workspace_roots": [cwd], "cursor_version": "1.7.0"}
+    live.post(
+        "/api/memory-bank/add",
+        {"content": "The user runs Cursor with the vim extension", "cwd": cwd, "importance": 0.95},
+    )
+    cursor = {
+        "conversation_id": "cur-1",
+        "generation_id": "g1",
+        "hook_event_name": "sessionStart",
+        "workspace_roots": [cwd],
+        "cursor_version": "1.7.0",
+    }
     out = hook("session_start.py", cursor, "--client", "cursor")
     assert "vim extension" in json.loads(out.stdout)["additional_context"]
     twice = hook("session_start.py", cursor)  # the same event through ~/.claude/settings.json
@@ -130,11 +173,17 @@ def test_cursor_session_start_speaks_json_and_cursor_payloads_skip_the_claude_pa
 
 def test_post_tool_use_is_fast_and_stores_the_observation(live: LiveStack, hook: HookRunner, tmp_path: Path) -> None:
     cwd = repo(tmp_path)
-    out = hook("post_tool_use.py", claude(
-        "PostToolUse", "hook-tool", cwd, tool_name="Edit",
-        tool_input={"file_path": f"{cwd}/gateway/app.py", "old_string": "a" * 50_000, "new_string": "b"},
-        tool_response={"filePath": f"{cwd}/gateway/app.py", "success": True},
-    ))
+    out = hook(
+        "post_tool_use.py",
+        claude(
+            "PostToolUse",
+            "hook-tool",
+            cwd,
+            tool_name="Edit",
+            tool_input={"file_path": f"{cwd}/gateway/app.py", "old_string": "a" * 50_000, "new_string": "b"},
+            tool_response={"filePath": f"{cwd}/gateway/app.py", "success": True},
+        ),
+    )
     assert out.returncode == 0 and out.stdout == ""
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:

@@ -33,7 +33,9 @@ def closed_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def run_hook(script: str, stdin: bytes, env: dict[str, str], *args: str) -> tuple[subprocess.CompletedProcess[bytes], float]:
+def run_hook(
+    script: str, stdin: bytes, env: dict[str, str], *args: str
+) -> tuple[subprocess.CompletedProcess[bytes], float]:
     started = time.monotonic()
     result = subprocess.run(
         [sys.executable, "-S", str(HOOKS / script), *args], input=stdin, env=env, capture_output=True, timeout=10
@@ -58,18 +60,30 @@ def env(isolated_home: Path) -> dict[str, str]:
         ("stop.py", {**PROMPT, "hook_event_name": "Stop", "stop_hook_active": False, "last_assistant_message": "done"}),
         ("session_start.py", {**PROMPT, "hook_event_name": "SessionStart", "source": "startup"}),
         ("pre_compact.py", {**PROMPT, "hook_event_name": "PreCompact", "trigger": "auto"}),
-        ("post_tool_use.py", {**PROMPT, "hook_event_name": "PostToolUse", "tool_name": "Bash",
-                              "tool_input": {"command": "pytest"}, "tool_response": {"stdout": "1 passed"}}),
+        (
+            "post_tool_use.py",
+            {
+                **PROMPT,
+                "hook_event_name": "PostToolUse",
+                "tool_name": "Bash",
+                "tool_input": {"command": "pytest"},
+                "tool_response": {"stdout": "1 passed"},
+            },
+        ),
     ],
 )
-def test_every_hook_exits_0_silently_when_the_stack_is_down(script: str, payload: dict[str, object], env: dict[str, str]) -> None:
+def test_every_hook_exits_0_silently_when_the_stack_is_down(
+    script: str, payload: dict[str, object], env: dict[str, str]
+) -> None:
     result, elapsed = run_hook(script, json.dumps(payload).encode(), env)
     assert result.returncode == 0
     assert result.stdout == b""
     assert elapsed < 2.0
 
 
-@pytest.mark.parametrize("stdin", [b"", b"\x00\x01\xff" * 1000, b"{not json", b"[]", b"{" * 200_000, b"x" * (5 * 1024 * 1024)])
+@pytest.mark.parametrize(
+    "stdin", [b"", b"\x00\x01\xff" * 1000, b"{not json", b"[]", b"{" * 200_000, b"x" * (5 * 1024 * 1024)]
+)
 def test_malformed_stdin_exits_0_quickly(stdin: bytes, env: dict[str, str]) -> None:
     result, elapsed = run_hook("user_prompt_submit.py", stdin, env)
     assert result.returncode == 0 and result.stdout == b""

@@ -38,7 +38,12 @@ def inspect(tools: Path, home: Path, *args: str, timeout: float = 120, expect_rc
         capture_output=True,
         text=True,
         timeout=timeout,
-        env={"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(home), "NO_COLOR": "1"},
+        env={
+            "PATH": "/usr/local/bin:/usr/bin:/bin",
+            "HOME": str(home),
+            "NO_COLOR": "1",
+            "npm_config_update_notifier": "false",
+        },
     )
     assert proc.returncode == expect_rc, (
         f"exit {proc.returncode}\nstdout: {proc.stdout[-2000:]}\nstderr: {proc.stderr[-2000:]}"
@@ -78,7 +83,8 @@ def test_inspector_over_http_reports_tool_errors(
     inspector: Path, mcp_stack: McpStack, project: Path, tmp_path: Path
 ) -> None:
     url = [mcp_stack.mcp_url, "--header", f"X-Mnemex-Cwd: {project}"]
-    listed = inspect(inspector, tmp_path / "home", "--method", "tools/list", *url)
+    # --strict exits 6 when a tool schema has an error-severity portability problem
+    listed = inspect(inspector, tmp_path / "home", "--method", "tools/list", "--strict", *url)
     assert {tool["name"] for tool in listed["tools"]} == set(TOOL_NAMES)
     failed = inspect(
         inspector,

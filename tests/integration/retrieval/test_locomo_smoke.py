@@ -75,8 +75,8 @@ def test_benchmark_runs_both_modes_through_grpc(tmp_path: Path, embedding_addr: 
     assert main(["--data", str(data), "--json", "--embedding-addr", embedding_addr]) == 0
     report = json.loads(capsys.readouterr().out)
     summaries = report["summaries"]
-    assert set(summaries) == {"dense", "hybrid"}
-    for mode in ("dense", "hybrid"):
+    assert set(summaries) == {"baseline", "dense", "hybrid"}
+    for mode in summaries:
         groups = summaries[mode]
         assert groups["1-4"]["n"] == 4  # the question without a real evidence turn is skipped
         assert groups["5"]["n"] == 1

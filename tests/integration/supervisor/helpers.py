@@ -38,8 +38,15 @@ def stack_env(home: Path) -> dict[str, str]:
 
 
 def cli(env: dict[str, str], *args: str, timeout: float = 180.0) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "mnemex.cli", *args], env=env, cwd=ROOT, capture_output=True,
-                          text=True, timeout=timeout, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "mnemex.cli", *args],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
 
 
 def state(home: Path) -> dict[str, Any]:

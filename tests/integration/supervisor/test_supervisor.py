@@ -24,8 +24,14 @@ pytestmark = [pytest.mark.integration, pytest.mark.slow]
 def test_up_restarts_a_killed_service_and_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
     home = tmp_path / "home"
     env = stack_env(home)
-    up = subprocess.Popen([sys.executable, "-m", "mnemex.cli", "up", "--only", "embedding", "--only", "gateway"],
-                          env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    up = subprocess.Popen(
+        [sys.executable, "-m", "mnemex.cli", "up", "--only", "embedding", "--only", "gateway"],
+        env=env,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         wait_for(lambda: state(home).get("supervisor", {}).get("status") == "running", 120, "ready")
         report = json.loads(cli(env, "status", "--json").stdout)
@@ -38,7 +44,9 @@ def test_up_restarts_a_killed_service_and_stops_cleanly_on_sigterm(tmp_path: Pat
         os.kill(first_pid, signal.SIGKILL)
         after = wait_for(
             lambda: (s := state(home)["services"]["embedding"])["restarts"] == 1 and s["status"] == "healthy" and s,
-            120, "the embedding service to be restarted and healthy")
+            120,
+            "the embedding service to be restarted and healthy",
+        )
         assert after["last_exit"] == -signal.SIGKILL and after["pid"] != first_pid
         report = json.loads(cli(env, "status", "--json").stdout)
         assert report["services"]["embedding"]["restarts"] == 1 and report["healthy"]

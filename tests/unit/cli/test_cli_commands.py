@@ -29,18 +29,35 @@ def stopped_stack(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.mark.parametrize(
     "args",
-    [["search"], ["search", "x", "--sort", "sideways"], ["search", "x", "--limit", "0"], ["nonsense"],
-     ["search", "x", "--collection", "diary"], ["ingest"], ["search", "x", "--days", "400"]],
+    [
+        ["search"],
+        ["search", "x", "--sort", "sideways"],
+        ["search", "x", "--limit", "0"],
+        ["nonsense"],
+        ["search", "x", "--collection", "diary"],
+        ["ingest"],
+        ["search", "x", "--days", "400"],
+    ],
 )
 def test_usage_errors_exit_2(args: list[str]) -> None:
     result = runner.invoke(app, args)
     assert result.exit_code == 2, result.output
 
 
-@pytest.mark.parametrize("args", [["search", "auth bug"], ["books"], ["show", "patterns_1"], ["stats"],
-                                  ["remove", "Guide"], ["export", "out.jsonl"]])
-def test_a_stopped_stack_is_reported_with_what_to_do(args: list[str], stopped_stack: None, tmp_path: Path,
-                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["search", "auth bug"],
+        ["books"],
+        ["show", "patterns_1"],
+        ["stats"],
+        ["remove", "Guide"],
+        ["export", "out.jsonl"],
+    ],
+)
+def test_a_stopped_stack_is_reported_with_what_to_do(
+    args: list[str], stopped_stack: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     result = runner.invoke(app, args)
     assert result.exit_code == 1
@@ -49,16 +66,36 @@ def test_a_stopped_stack_is_reported_with_what_to_do(args: list[str], stopped_st
 
 
 def test_every_command_has_help_with_an_example() -> None:
-    commands = ["up", "down", "status", "mcp", "init", "uninit", "ingest", "books", "remove", "search", "show",
-                "stats", "doctor", "export", "import", "import-roampal", "projects", "projects bind", "projects unbind"]
+    commands = [
+        "up",
+        "down",
+        "status",
+        "mcp",
+        "init",
+        "uninit",
+        "ingest",
+        "books",
+        "remove",
+        "search",
+        "show",
+        "stats",
+        "doctor",
+        "export",
+        "import",
+        "import-roampal",
+        "projects",
+        "projects bind",
+        "projects unbind",
+    ]
     for command in commands:
         result = runner.invoke(app, [*command.split(), "--help"])
         assert result.exit_code == 0, command
         assert "Example" in result.output, command
 
 
-def test_projects_bind_list_unbind(tmp_path: Path, isolated_home: Path, stopped_stack: None,
-                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_projects_bind_list_unbind(
+    tmp_path: Path, isolated_home: Path, stopped_stack: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
     work = tmp_path / "work"
     work.mkdir()
     monkeypatch.chdir(work)

@@ -52,9 +52,15 @@ def test_port_held_by_a_foreign_program_fails_free_ports_pass(tmp_path: Path) ->
         with socket.socket() as spare:
             spare.bind(("127.0.0.1", 0))
             free = spare.getsockname()[1]
-        settings = Settings.from_env({"MNEMEX_HOME": str(tmp_path), "MNEMEX_MEMORY_ADDR": f"127.0.0.1:{port}",
-                                      "MNEMEX_EMBEDDING_ADDR": f"127.0.0.1:{free}", "MNEMEX_KG_ADDR": f"127.0.0.1:{free}",
-                                      "MNEMEX_GATEWAY_ADDR": f"127.0.0.1:{free}"})
+        settings = Settings.from_env(
+            {
+                "MNEMEX_HOME": str(tmp_path),
+                "MNEMEX_MEMORY_ADDR": f"127.0.0.1:{port}",
+                "MNEMEX_EMBEDDING_ADDR": f"127.0.0.1:{free}",
+                "MNEMEX_KG_ADDR": f"127.0.0.1:{free}",
+                "MNEMEX_GATEWAY_ADDR": f"127.0.0.1:{free}",
+            }
+        )
         checks = by_name(doctor_checks.ports(settings))
     memory = checks[f"port 127.0.0.1:{port} (memory)"]
     assert memory.status == "fail" and "MNEMEX_MEMORY_ADDR" in memory.fix

@@ -19,8 +19,10 @@ def classify(obj: object, keep_user: bool = False, tally: ImportTally | None = N
 
 def test_memory_without_scope_goes_to_the_callers_project() -> None:
     line = classify({"type": "memory", "record": {"collection": "working", "content": "x", "id": "working_1"}})
-    assert line == {"type": "memory", "record": {"collection": "working", "content": "x", "id": "working_1",
-                                                 "scope": DEFAULT}}
+    assert line == {
+        "type": "memory",
+        "record": {"collection": "working", "content": "x", "id": "working_1", "scope": DEFAULT},
+    }
 
 
 def test_user_is_replaced_unless_kept_and_project_is_kept() -> None:
@@ -41,3 +43,8 @@ def test_kg_header_end_and_bad_lines() -> None:
     assert tally.invalid == 3 and len(tally.errors) == 3 and tally.errors[0].startswith("line 1: not JSON")
     with pytest.raises(InvalidInput, match="not a mnemex-export v1 file"):
         classify({"type": "header", "format": "other"})
+
+
+def test_roampal_graph_lines_keep_their_merge_condition() -> None:
+    assert classify({"type": "kg", "graph": {"routing_patterns": {}}, "when": "empty"})["when"] == "empty"
+    assert classify({"type": "kg", "graph": {"format": "mnemex-kg"}})["when"] == "always"

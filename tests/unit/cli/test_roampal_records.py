@@ -15,10 +15,20 @@ def test_content_falls_back_from_document_to_metadata_content_then_text() -> Non
 
 
 def test_history_row_with_only_timestamp_and_bad_score_is_normalized() -> None:
-    record, _ = to_record("roampal_history", "history_9", "fixed the flaky test",
-                          {"timestamp": "2025-02-07T15:42:00", "score": "not-a-number", "uses": "3",
-                           "success_count": 2.5, "outcome_history": '["worked", "failed", "partial"]',
-                           "last_outcome": "Partial", "session": "abc"})
+    record, _ = to_record(
+        "roampal_history",
+        "history_9",
+        "fixed the flaky test",
+        {
+            "timestamp": "2025-02-07T15:42:00",
+            "score": "not-a-number",
+            "uses": "3",
+            "success_count": 2.5,
+            "outcome_history": '["worked", "failed", "partial"]',
+            "last_outcome": "Partial",
+            "session": "abc",
+        },
+    )
     assert record is not None
     meta = record["metadata"]
     assert meta["created_at"] == "2025-02-07T15:42:00" and "timestamp" not in meta
@@ -30,11 +40,19 @@ def test_history_row_with_only_timestamp_and_bad_score_is_normalized() -> None:
 
 
 def test_memory_bank_keeps_tags_importance_confidence_and_books_keep_title() -> None:
-    bank, _ = to_record("roampal_memory_bank", "memory_bank_1", "User is Ada",
-                        {"tags": '["identity"]', "importance": 0.9, "confidence": 0.8, "created_at": "2025-01-01T00:00:00"})
+    bank, _ = to_record(
+        "roampal_memory_bank",
+        "memory_bank_1",
+        "User is Ada",
+        {"tags": '["identity"]', "importance": 0.9, "confidence": 0.8, "created_at": "2025-01-01T00:00:00"},
+    )
     assert bank is not None
     assert json.loads(bank["metadata"]["tags"]) == ["identity"]
-    assert (bank["metadata"]["importance"], bank["metadata"]["confidence"], bank["metadata"]["score"]) == (0.9, 0.8, 1.0)
+    assert (bank["metadata"]["importance"], bank["metadata"]["confidence"], bank["metadata"]["score"]) == (
+        0.9,
+        0.8,
+        1.0,
+    )
     book, _ = to_record("roampal_books", "book_abc_chunk_0", "chapter one", {"title": "Manual", "chunk_index": 0})
     assert book is not None and book["metadata"]["title"] == "Manual"
     assert "score" not in book["metadata"] and "refreshed_at" not in book["metadata"]

@@ -44,9 +44,16 @@ def test_state_file_round_trips_and_records_crashes(tmp_path: Path) -> None:
     data = read_state(paths)
     assert data is not None
     assert data["supervisor"]["pid"] == 7
-    assert data["services"]["memory"] == {"address": "127.0.0.1:1", "log": "x.log", "pid": None, "status": "backoff",
-                                          "restarts": 0, "last_exit": -9, "started_at": None,
-                                          "ready_seconds": None}
+    assert data["services"]["memory"] == {
+        "address": "127.0.0.1:1",
+        "log": "x.log",
+        "pid": None,
+        "status": "backoff",
+        "restarts": 0,
+        "last_exit": -9,
+        "started_at": None,
+        "ready_seconds": None,
+    }
     assert not list(paths.run_dir.glob(".state.*"))  # the temp file was renamed away
 
 
@@ -71,12 +78,16 @@ def test_lock_excludes_a_second_supervisor_and_pid_file_follows_it(tmp_path: Pat
 
 
 def test_specs_take_addresses_from_settings_and_reject_unknown_names(tmp_path: Path) -> None:
-    settings = Settings.from_env({"MNEMEX_HOME": str(tmp_path), "MNEMEX_KG_ADDR": "127.0.0.1:40003",
-                                  "MNEMEX_GATEWAY_PORT": "40000"})
+    settings = Settings.from_env(
+        {"MNEMEX_HOME": str(tmp_path), "MNEMEX_KG_ADDR": "127.0.0.1:40003", "MNEMEX_GATEWAY_PORT": "40000"}
+    )
     specs = stack_specs(settings)
     assert [(s.name, s.module, s.kind) for s in specs] == [
-        ("embedding", "services.embedding", "grpc"), ("memory", "services.memory", "grpc"),
-        ("kg", "services.kg", "grpc"), ("gateway", "gateway", "http")]
+        ("embedding", "services.embedding", "grpc"),
+        ("memory", "services.memory", "grpc"),
+        ("kg", "services.kg", "grpc"),
+        ("gateway", "gateway", "http"),
+    ]
     assert specs[2].address == "127.0.0.1:40003" and specs[3].address == "127.0.0.1:40000"
     assert specs[0].command("py")[:4] == ["py", "-m", "mnemex.supervisor.child", "services.embedding"]
     assert [s.name for s in stack_specs(settings, ["gateway", "embedding"])] == ["embedding", "gateway"]

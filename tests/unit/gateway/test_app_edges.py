@@ -46,7 +46,9 @@ def client(isolated_home: Path) -> Iterator[TestClient]:
 
 def test_get_context_with_everything_down_is_empty_and_fast(client: TestClient) -> None:
     started = time.monotonic()
-    reply = client.post("/api/hooks/get-context", json={"session_id": "s1", "prompt": "how do I deploy?", "cwd": "/tmp"})
+    reply = client.post(
+        "/api/hooks/get-context", json={"session_id": "s1", "prompt": "how do I deploy?", "cwd": "/tmp"}
+    )
     elapsed = time.monotonic() - started
     assert reply.status_code == 200
     body = reply.json()
@@ -87,7 +89,9 @@ def test_health_reports_each_backend_down(client: TestClient) -> None:
         ("/api/hooks/get-context", {"prompt": "x", "limit": 0}, "limit"),
     ],
 )
-def test_bad_input_is_422_with_a_message(client: TestClient, path: str, body: dict[str, object], field: str | None) -> None:
+def test_bad_input_is_422_with_a_message(
+    client: TestClient, path: str, body: dict[str, object], field: str | None
+) -> None:
     reply = client.post(path, json=body)
     assert reply.status_code == 422, reply.text
     message = reply.json()["error"]
@@ -110,7 +114,11 @@ def test_ingest_over_10_mb_is_413_before_any_work(client: TestClient) -> None:
         "/api/ingest", json={"title": "Big", "filename": "big.txt", "data_base64": base64.b64encode(big).decode()}
     )
     assert as_json.status_code == 413
-    declared = client.post("/api/ingest", content=b"x", headers={"content-length": str(50 * 1024 * 1024), "content-type": "application/json"})
+    declared = client.post(
+        "/api/ingest",
+        content=b"x",
+        headers={"content-length": str(50 * 1024 * 1024), "content-type": "application/json"},
+    )
     assert declared.status_code == 413
 
 
@@ -124,15 +132,24 @@ def test_streamed_body_over_the_limit_is_413(client: TestClient) -> None:
 
 
 def test_hook_bodies_are_bounded(client: TestClient) -> None:
-    reply = client.post("/api/hooks/post-tool-use", content=b"{" + b" " * (3 * 1024 * 1024) + b"}",
-                        headers={"content-type": "application/json"})
+    reply = client.post(
+        "/api/hooks/post-tool-use",
+        content=b"{" + b" " * (3 * 1024 * 1024) + b"}",
+        headers={"content-type": "application/json"},
+    )
     assert reply.status_code == 413
 
 
 def test_post_tool_use_answers_at_once_even_when_memory_is_down(client: TestClient) -> None:
-    reply = client.post("/api/hooks/post-tool-use", json={
-        "session_id": "s", "cwd": "/repo", "tool_name": "Edit", "tool_input": {"file_path": "/repo/gateway/app.py"},
-    })
+    reply = client.post(
+        "/api/hooks/post-tool-use",
+        json={
+            "session_id": "s",
+            "cwd": "/repo",
+            "tool_name": "Edit",
+            "tool_input": {"file_path": "/repo/gateway/app.py"},
+        },
+    )
     assert reply.status_code == 200
     assert reply.json() == {"observation": "Edited gateway/app.py", "queued": True}
     quiet = client.post("/api/hooks/post-tool-use", json={"tool_name": "Read", "tool_input": {"file_path": "/x"}})
@@ -159,7 +176,10 @@ def test_token_is_required_everywhere_but_health(isolated_home: Path) -> None:
     with TestClient(create_app(dead_settings(isolated_home, token="s3cret-token"))) as client:
         assert client.post("/api/search", json={"query": "x"}).status_code == 401
         assert client.get("/openapi.json").status_code == 401
-        assert client.post("/api/search", json={"query": "x"}, headers={"authorization": "Bearer wrong"}).status_code == 401
+        assert (
+            client.post("/api/search", json={"query": "x"}, headers={"authorization": "Bearer wrong"}).status_code
+            == 401
+        )
         assert client.get("/api/health").status_code in (200, 503)
         ok = client.post("/api/search", json={"limit": 1}, headers={"authorization": "Bearer s3cret-token"})
         assert ok.status_code == 422  # past auth, stopped by validation

@@ -43,7 +43,12 @@ def raw(payload: object) -> bytes:
 def test_claude_prompt_is_normalized() -> None:
     event = hook_events.parse(raw(CLAUDE_PROMPT), "prompt", "claude")
     assert event is not None
-    assert (event.client, event.session_id, event.cwd, event.prompt) == ("claude", "abc-123", "/home/u/project", CLAUDE_PROMPT["prompt"])
+    assert (event.client, event.session_id, event.cwd, event.prompt) == (
+        "claude",
+        "abc-123",
+        "/home/u/project",
+        CLAUDE_PROMPT["prompt"],
+    )
     with pytest.raises(AttributeError):
         event.prompt = "changed"  # type: ignore[misc]
 
@@ -57,12 +62,16 @@ def test_cursor_payload_on_the_claude_path_is_ignored_so_nothing_fires_twice() -
 def test_aborted_cursor_turn_and_stop_hook_continuations_record_nothing() -> None:
     aborted = hook_events.parse(raw({**CURSOR_STOP, "status": "aborted"}), "stop", "cursor")
     assert aborted is not None and hook_main.request_body(aborted) is None
-    again = hook_events.parse(raw({"session_id": "s", "stop_hook_active": True, "last_assistant_message": "x"}), "stop", "claude")
+    again = hook_events.parse(
+        raw({"session_id": "s", "stop_hook_active": True, "last_assistant_message": "x"}), "stop", "claude"
+    )
     assert again is not None and hook_main.request_body(again) is None
 
 
 def test_cursor_prompt_is_not_sent_because_cursor_cannot_add_context() -> None:
-    event = hook_events.parse(raw({**CURSOR_STOP, "hook_event_name": "beforeSubmitPrompt", "prompt": "hi"}), "prompt", "cursor")
+    event = hook_events.parse(
+        raw({**CURSOR_STOP, "hook_event_name": "beforeSubmitPrompt", "prompt": "hi"}), "prompt", "cursor"
+    )
     assert event is not None and hook_main.request_body(event) is None
 
 
@@ -73,7 +82,10 @@ def test_malformed_stdin_yields_no_event(data: bytes) -> None:
 
 def test_tool_payloads_are_trimmed_before_sending() -> None:
     payload = {
-        "session_id": "s", "cwd": "/r", "hook_event_name": "PostToolUse", "tool_name": "Write",
+        "session_id": "s",
+        "cwd": "/r",
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Write",
         "tool_input": {"file_path": "/r/a.py", "content": "line\n" * 100_000},
         "tool_response": {"stdout": "x" * 100_000, "stderr": "", "interrupted": False, "isImage": False},
     }
@@ -106,7 +118,7 @@ def test_render_caps_output_and_speaks_each_clients_format() -> None:
     assert hook_main.render(hook_events.HookEvent("claude", "stop"), {"exchange_id": "x"}) == ""
 
 
-@pytest.mark.parametrize("value", [{"a": [1, 2.5, None, True, False, "é\n\"\\"]}, [], "", {"nested": {"d": {}}}, -3])
+@pytest.mark.parametrize("value", [{"a": [1, 2.5, None, True, False, 'é\n"\\']}, [], "", {"nested": {"d": {}}}, -3])
 def test_hook_json_round_trips_like_json(value: object) -> None:
     assert json.loads(hook_json.dumps(value)) == value
     assert hook_json.loads(json.dumps(value)) == value

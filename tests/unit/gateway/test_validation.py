@@ -36,7 +36,7 @@ def test_text_limits_and_ids() -> None:
         validation.memory_id("x" * 201)
     with pytest.raises(InvalidInput, match="empty"):
         validation.memory_id("  ")
-    with pytest.raises(InvalidInput, match="0.0 to 1.0"):
+    with pytest.raises(InvalidInput, match=r"0\.0 to 1\.0"):
         validation.unit(1.5, "importance")
     with pytest.raises(InvalidInput, match="10 MB"):
         validation.book_size(b"x" * (validation.MAX_BOOK_BYTES + 1))
@@ -44,8 +44,14 @@ def test_text_limits_and_ids() -> None:
 
 def test_memory_dict_has_the_normalized_shape() -> None:
     proto = mem_pb.Memory(
-        id="memory_bank_1", collection="memory_bank", content="c", importance=0.9, confidence=0.8,
-        metadata_json='{"source": "cli"}', tags=["a"], embedding_similarity=0.5,
+        id="memory_bank_1",
+        collection="memory_bank",
+        content="c",
+        importance=0.9,
+        confidence=0.8,
+        metadata_json='{"source": "cli"}',
+        tags=["a"],
+        embedding_similarity=0.5,
     )
     out = convert.memory_to_dict(proto)
     assert out["importance"] == 0.9 and out["confidence"] == 0.8

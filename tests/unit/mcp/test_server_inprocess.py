@@ -11,8 +11,8 @@ import pytest
 from mcp import Client
 
 from gateway.mcp.audit import SelfAuditTrigger
+from gateway.mcp.runner import ToolRunner
 from gateway.mcp.server import build_server
-from gateway.mcp.tools import ToolRunner
 from gateway.operations import Operations
 from mnemex.client_setup.clients import TOOL_NAMES
 from mnemex.config import Settings

@@ -1,0 +1,55 @@
+"""`mnemex doctor` on a stopped stack with a broken client config, and on the running stack."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.integration.cli.conftest import RunningStack
+from tests.integration.supervisor.helpers import cli, stack_env
+
+pytestmark = pytest.mark.integration
+
+
+def checks_by_name(report: dict) -> dict[str, dict]:
+    return {c["name"]: c for c in report["checks"]}
+
+
+def test_doctor_reports_a_stopped_stack_and_a_broken_client_config(tmp_path: Path) -> None:
+    env = stack_env(tmp_path / "home")
+    user_home = tmp_path / "user"
+    (user_home / ".claude").mkdir(parents=True)
+    (user_home / ".claude" / "settings.json").write_text('{"hooks": {"Stop": [}\n')
+    env["HOME"] = str(user_home)
+    result = cli(env, "doctor", "--json", "--skip-model", timeout=60)
+    assert result.returncode == 1, result.stdout + result.stderr
+    report = json.loads(result.stdout)
+    checks = checks_by_name(report)
+    assert report["ok"] is False
+    for name in ("embedding", "memory", "kg", "gateway"):
+        stack_check = checks[f"stack: {name} at {env[f'MNEMEX_{name.upper()}_ADDR']}"]
+        assert stack_check["status"] == "fail" and "mnemex up --detach" in stack_check["fix"]
+    claude = checks["claude config"]
+    assert claude["status"] == "fail" and "not valid JSON" in claude["detail"] and "settings.json" in claude["detail"]
+    assert checks["cursor config"]["status"] == "warn"  # simply not set up
+    assert checks["hook round trip (UserPromptSubmit)"]["status"] == "skip"
+    assert all(c["status"] == "ok" for n, c in checks.items() if n.startswith("port "))
+    human = cli(env, "doctor", "--skip-model", timeout=60)
+    assert human.returncode == 1 and "FAIL claude config" in human.stdout and "fix: " in human.stdout
+
+
+def test_doctor_passes_on_the_running_stack_after_init(stack: RunningStack, tmp_path: Path) -> None:
+    user_home = tmp_path / "user"
+    user_home.mkdir()
+    assert stack.invoke(tmp_path, "init", "--cursor", HOME=str(user_home)).exit_code == 0
+    result = stack.invoke(tmp_path, "doctor", "--json", HOME=str(user_home))
+    report = json.loads(result.stdout)
+    checks = checks_by_name(report)
+    assert result.exit_code == 0 and report["ok"], result.stdout
+    assert checks["claude config"]["status"] == "ok" and checks["cursor config"]["status"] == "ok"
+    assert "serves all-MiniLM-L6-v2" in checks["embedding model loads offline"]["detail"]
+    assert checks["hook round trip (UserPromptSubmit)"]["status"] in ("ok", "warn")  # warn = slow, not broken
+    assert checks["service versions"]["status"] == "ok"
+    assert all("in use by the mnemex" in c["detail"] for n, c in checks.items() if n.startswith("port "))

@@ -1,0 +1,77 @@
+"""`mnemex import-roampal` on a real Roampal-layout Chroma directory, into the real stack."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+
+from tests.fixtures.roampal.build import build_roampal_dir
+from tests.integration.cli.conftest import RunningStack
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+
+def tree_digest(root: Path) -> dict[str, str]:
+    return {
+        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
+
+
+def test_import_roampal_keeps_scores_metadata_and_graph(stack: RunningStack, tmp_path: Path) -> None:
+    roampal = build_roampal_dir(tmp_path / "Roampal" / "data")
+    before = tree_digest(roampal)
+    project = tmp_path / "billing"
+    project.mkdir()
+
+    dry = stack.invoke_json(project, "import-roampal", str(roampal), "--dry-run")
+    assert dry["would_send"] == 8 and dry["imported"] == 0  # 7 usable rows + the knowledge graph
+    assert stack.invoke_json(project, "search", "billing deadlocks", "--collection", "patterns")["memories"] == []
+
+    first = stack.invoke_json(project, "import-roampal", str(roampal))
+    assert first["read"] == {
+        "roampal_books": 2,
+        "roampal_working": 2,
+        "roampal_history": 2,
+        "roampal_patterns": 1,
+        "roampal_memory_bank": 1,
+    }
+    assert first["skipped"] == {"empty": 1}
+    assert first["imported"] == 7 and first["invalid"] == 0 and first["graphs"] == 1
+
+    pattern = stack.invoke_json(project, "search", "deadlocks in the billing worker", "--collection", "patterns")
+    top = pattern["memories"][0]
+    assert top["id"] == "patterns_c1" and top["score"] == pytest.approx(0.95)
+    assert (top["uses"], top["success_count"], top["outcome_history"]) == (6, 5.5, "[YYY]")
+    assert top["created_at"].startswith("2024-12-01T12:00:00")
+    line = stack.invoke(project, "search", "deadlocks in the billing worker", "--collection", "patterns").stdout
+    assert line.startswith("1. [patterns] (") and "s:0.95" in line and "6 uses, [YYY]) [id:patterns_c1]" in line
+
+    history = stack.invoke_json(project, "show", "history_b1")
+    assert history["created_at"].startswith("2025-01-20T08:30:00")  # from Roampal's legacy 'timestamp'
+    assert history["outcome_history"] == "[~Y]" and history["metadata"]["imported_from"] == "roampal"
+    working = stack.invoke_json(project, "search", "parallelize the integration suite", "--collection", "working")
+    assert working["memories"][0]["content"].startswith("User asked how to speed up")  # content from metadata.text
+
+    bank = stack.invoke_json(project, "search", "who is the user", "--collection", "memory_bank")["memories"][0]
+    assert bank["id"] == "memory_bank_d1" and bank["tags"] == ["identity", "preference"]
+    assert (bank["importance"], bank["confidence"]) == (0.9, 0.85)
+    books = {b["title"]: b["chunks"] for b in stack.invoke_json(project, "books")["books"]}
+    assert books == {"Release Handbook": 2}
+
+    kg = stack.invoke_json(project, "stats")["kg"]["counts"]
+    assert kg["routing_edges"] >= 1 and kg["actions"] >= 1
+
+    second = stack.invoke_json(project, "import-roampal", str(roampal))
+    assert second["imported"] == 0 and second["skipped_existing"] == 7
+    assert second["graphs"] == 0 and second["graphs_skipped"] == 1
+    assert stack.invoke_json(project, "stats")["kg"]["counts"] == kg
+    assert tree_digest(roampal) == before  # Roampal's own files were never written
+
+
+def test_import_roampal_rejects_a_directory_without_roampal_data(stack: RunningStack, tmp_path: Path) -> None:
+    result = stack.invoke(tmp_path, "import-roampal", str(tmp_path))
+    assert result.exit_code == 1 and "no Roampal data" in result.output

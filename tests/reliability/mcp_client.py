@@ -1,0 +1,43 @@
+"""The official MCP client over streamable HTTP, driven from sync tests."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Any
+
+import httpx2
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.types import CallToolResult
+
+
+async def _session(url: str, cwd: str | None, headers: dict[str, str], work: Any) -> Any:
+    sent = dict(headers)
+    if cwd:
+        sent["X-Mnemex-Cwd"] = cwd
+    async with httpx2.AsyncClient(headers=sent, timeout=60) as http:
+        async with Client(streamable_http_client(f"{url}/mcp", http_client=http), read_timeout_seconds=60) as client:
+            return await work(client)
+
+
+def call_tools(url: str, cwd: str | None, calls: Sequence[tuple[str, dict[str, Any]]],
+               headers: dict[str, str] | None = None) -> list[CallToolResult]:
+    """Call each (tool, arguments) in order over one MCP session."""
+
+    async def work(client: Client) -> list[CallToolResult]:
+        return [await client.call_tool(name, arguments) for name, arguments in calls]
+
+    return asyncio.run(_session(url, cwd, headers or {}, work))  # type: ignore[no-any-return]
+
+
+def tool_names(url: str, headers: dict[str, str] | None = None) -> list[str]:
+    async def work(client: Client) -> list[str]:
+        listed = await client.list_tools()
+        return [tool.name for tool in listed.tools]
+
+    return asyncio.run(_session(url, None, headers or {}, work))  # type: ignore[no-any-return]
+
+
+def text_of(result: CallToolResult) -> str:
+    return "\n".join(getattr(block, "text", "") for block in result.content)

@@ -56,7 +56,7 @@ def dated_in_reply(turn: Turn, previous: Turn | None) -> str:
 class Variant:
     dense_text: DocText
     lexical_text: DocText | None  # None: dense only
-    fusion: str = "blend"  # "blend" (hybrid_relevance) or "rrf"
+    fusion: str = "blend"  # "blend" (hybrid_relevance), "rrf", or "rrf-blend" (0.7 cosine + 0.3 RRF/best)
     time_bonus: float = 0.0
     expansion: bool = False
     rrf_k: int = 60
@@ -93,15 +93,18 @@ def rank(variant: Variant, question: str, ids: list[str], sims: np.ndarray, inde
         return [ids[i] for i in order[:CANDIDATES]]
     dense = [ids[i] for i in order[:CANDIDATES]]
     hits = _lexical_hits(index, question, variant.expansion)
-    if variant.fusion == "rrf":
-        fused = rrf_fuse([dense, [d for d, _ in hits]], k=variant.rrf_k)
-        return sorted(fused, key=lambda d: (-fused[d], d))
     sim_of = dict(zip(ids, sims.tolist(), strict=True))
+    if variant.fusion in ("rrf", "rrf-blend"):
+        fused = rrf_fuse([dense, [d for d, _ in hits]], k=variant.rrf_k)
+        if variant.fusion == "rrf-blend":
+            best = 2.0 / (variant.rrf_k + 1)
+            fused = {d: 0.7 * max(0.0, sim_of[d]) + 0.3 * value / best for d, value in fused.items()}
+        return sorted(fused, key=lambda d: (-fused[d], d))
     shares = lexical_shares(hits)
     plan = QueryPlan.of(question)
     settings = RetrievalSettings(mode="hybrid", time_bonus=variant.time_bonus)
     scored = {
-        d: hybrid_relevance(sim_of[d], shares.get(d, 0.0) if shares else None, plan, texts[d], settings)
+        d: hybrid_relevance(sim_of[d], shares.get(d), plan, texts[d], settings, lexical_ran=bool(shares))
         for d in {*dense, *shares}
     }
     return sorted(scored, key=lambda d: (-scored[d], d))
@@ -136,6 +139,7 @@ STEPS: list[tuple[str, Variant]] = [
     ("+ session date in content", replace(BASE, dense_text=dated, lexical_text=dated)),
     ("+ replied-to turn in content", replace(BASE, dense_text=dated_in_reply, lexical_text=dated_in_reply)),
     ("  (replied-to turn lexical only)", replace(BASE, dense_text=dated, lexical_text=dated_in_reply)),
+    ("  (0.7 cosine + 0.3 RRF/best instead)", replace(BASE, dense_text=dated_in_reply, lexical_text=dated_in_reply, fusion="rrf-blend")),
     ("+ time cue bonus 0.05", replace(BASE, dense_text=dated_in_reply, lexical_text=dated_in_reply, time_bonus=0.05)),
     ("+ synonym expansion", replace(BASE, dense_text=dated_in_reply, lexical_text=dated_in_reply, time_bonus=0.05, expansion=True)),
 ]

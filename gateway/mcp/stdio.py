@@ -10,9 +10,10 @@
   call waits for that (at most ``STACK_WAIT_SECONDS``) and otherwise returns an
   error that tells the assistant to carry on without memory.
   Set MNEMEX_AUTOSTART=0 to never start it from here.
-- The project scope is MNEMEX_PROJECT_DIR, else the process's working
-  directory (clients start MCP servers in the project), unless a tool call
-  passes ``cwd``.
+- The project scope is MNEMEX_PROJECT_DIR when it names a directory (the
+  Cursor entry sets it to ``${workspaceFolder}``), else the process's working
+  directory (Claude Code and OpenCode start MCP servers in the project),
+  unless a tool call passes ``cwd``.
 - Session state lives in the memory service: the tools pass an empty
   session id, which means the scope's most recently active session, i.e. the
   one the hooks (over HTTP) are feeding.
@@ -25,6 +26,7 @@ import logging
 import os
 import sys
 import time
+from collections.abc import Mapping
 
 from gateway.backends import Backends
 from gateway.errors import BackendUnavailable
@@ -102,6 +104,14 @@ class StackGate:
         return self.operations
 
 
+def project_dir(environ: Mapping[str, str], cwd: str) -> str:
+    """MNEMEX_PROJECT_DIR when it names a directory (Cursor fills it from ${workspaceFolder}), else ``cwd``."""
+    explicit = environ.get("MNEMEX_PROJECT_DIR", "")
+    if explicit and "${" not in explicit and os.path.isdir(explicit):
+        return explicit
+    return cwd
+
+
 async def serve(settings: Settings, default_cwd: str) -> None:
     backends = Backends.connect(settings)
     operations = Operations(backends, settings)
@@ -123,8 +133,7 @@ def run() -> None:
         format="%(asctime)s mnemex-mcp %(levelname)s %(message)s",
     )
     settings = Settings.from_env()
-    default_cwd = os.environ.get("MNEMEX_PROJECT_DIR") or os.getcwd()
-    asyncio.run(serve(settings, default_cwd))
+    asyncio.run(serve(settings, project_dir(os.environ, os.getcwd())))
 
 
 if __name__ == "__main__":

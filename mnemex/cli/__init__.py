@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import click
 import typer
 from typer.core import TyperGroup
 
@@ -27,7 +26,7 @@ from mnemex.cli.output import CliFailure, report_failure
 class MnemexGroup(TyperGroup):
     """Turns ``CliFailure`` from any command into a clear message and exit code 1."""
 
-    def invoke(self, ctx: click.Context) -> Any:
+    def invoke(self, ctx: Any) -> Any:  # typer's vendored click.Context
         try:
             return super().invoke(ctx)
         except CliFailure as failure:

@@ -123,7 +123,7 @@ def error_text(raw: bytes) -> str:
         return raw.decode("utf-8", "replace").strip()[:500]
     if isinstance(body, dict):
         if isinstance(body.get("error"), str):
-            return body["error"]
+            return str(body["error"])
         detail = body.get("detail")
         if isinstance(detail, str):
             return detail

@@ -126,7 +126,12 @@ def claude_targets(launch: Launch) -> list[Target]:
 
 
 def cursor_targets(launch: Launch) -> list[Target]:
-    server = {"command": launch.python, "args": launch.mcp_command[1:]}
+    # Cursor may start MCP servers outside the workspace; it expands ${workspaceFolder} in env.
+    server = {
+        "command": launch.python,
+        "args": launch.mcp_command[1:],
+        "env": {"MNEMEX_PROJECT_DIR": "${workspaceFolder}"},
+    }
     hooks = [
         Entry("item", ("hooks", event), {"command": launch.hook_command(script, "cursor"), "timeout": timeout})
         for event, (script, timeout) in CURSOR_HOOKS.items()

@@ -87,8 +87,9 @@ def read_records(chroma_dir: Path, tally: ConversionTally) -> Iterator[dict[str,
                 ids = page["ids"]
                 if not ids:
                     break
-                documents = page.get("documents") or [None] * len(ids)
-                metadatas = page.get("metadatas") or [None] * len(ids)
+                missing: list[Any] = [None] * len(ids)
+                documents: list[Any] = list(page.get("documents") or missing)
+                metadatas: list[Any] = list(page.get("metadatas") or missing)
                 for doc_id, document, metadata in zip(ids, documents, metadatas, strict=True):
                     tally.read[name] += 1
                     record, reason = to_record(name, doc_id, document, metadata)

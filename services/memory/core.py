@@ -43,6 +43,7 @@ class MemoryCore:
         self.settings = settings
         self.rt = Runtime(settings, store, SessionState(settings.state_path), embedder)
         self._sweeper: asyncio.Task[None] | None = None
+        self._warmer: asyncio.Task[None] | None = None
 
     def scope(self, user: str, project: str) -> Scope:
         return make_scope(user, project, self.settings.default_user)
@@ -52,8 +53,20 @@ class MemoryCore:
         pruned = await maintenance.prune_logs(self.rt)
         if pruned:
             log.info("pruned %d exchange logs older than %s days", pruned, self.settings.lifecycle.exchange_log_ttl_days)
+        if self._warmer is None:
+            self._warmer = asyncio.get_running_loop().create_task(self._warm_mirrors(), name="memory-warm-mirrors")
         if self.settings.maintenance_interval_s > 0 and self._sweeper is None:
             self._sweeper = asyncio.get_running_loop().create_task(self._sweep_forever(), name="memory-maintenance")
+
+    async def _warm_mirrors(self) -> None:
+        """Build every collection's mirror in the background, so the first prompt is fast too."""
+        try:
+            owners = await self.rt.io(self.rt.store.owner_scopes)
+            for owner, collection in owners:
+                await self.rt.io(self.rt.mirrors.warm, owner, collection)
+            log.info("mirrors warm: %d collections, %d rows", len(owners), self.rt.mirrors.rows())
+        except Exception:  # warming is an optimisation; searches build what they need
+            log.exception("warming the search mirrors failed")
 
     async def _sweep_forever(self) -> None:
         interval = self.settings.maintenance_interval_s
@@ -67,11 +80,12 @@ class MemoryCore:
             await asyncio.sleep(interval)
 
     async def close(self) -> None:
-        if self._sweeper is not None:
-            self._sweeper.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._sweeper
-            self._sweeper = None
+        for task in (self._sweeper, self._warmer):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+        self._sweeper = self._warmer = None
         await asyncio.to_thread(self.rt.close)
 
     # -- memories ----------------------------------------------------------------------

@@ -82,6 +82,10 @@ class Mirrors:
                 entry.mirror = mirror
             yield entry.mirror
 
+    def warm(self, scope: Scope, collection: str) -> None:
+        with self.read(scope, collection):
+            pass
+
     def _update(self, scope: Scope, collection: str, change: Callable[[CollectionMirror], None]) -> None:
         entry = self._entry(scope, collection)
         with entry.lock:

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
+from itertools import pairwise
 
 from services.memory.retrieval_text import query_terms, stem
 
@@ -52,12 +54,18 @@ _YEAR = re.compile(r"\b((?:19|20)\d\d)\b")
 _WEEKDAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 # Relative time expressions: words that place an event against the moment it was told.
 # Absolute dates are left out on purpose: a memory's own date stamp would match them all.
-_TIME_MENTION = re.compile(
-    r"\b(yesterday|today|tonight|tomorrow|ago|recently|lately|weekend|"
-    rf"(?:last|this|next|past|coming|few|couple of) (?:days?|weeks?|weekends?|months?|years?|night|morning|evening"
-    rf"|summer|winter|spring|fall|{_WEEKDAY})|{_WEEKDAY}s?)\b",
-    re.IGNORECASE,
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_TIME_WORDS = frozenset(
+    ("yesterday", "today", "tonight", "tomorrow", "ago", "recently", "lately", "weekend", "weekends")
+    + _WEEKDAYS
+    + tuple(f"{day}s" for day in _WEEKDAYS)
 )
+_TIME_LEADS = frozenset(("last", "this", "next", "past", "coming", "few", "couple"))
+_TIME_UNITS = frozenset(
+    ("day", "days", "week", "weeks", "month", "months", "year", "years", "night", "morning", "evening")
+    + ("summer", "winter", "spring", "fall", "autumn")
+)
+_WORD = re.compile(r"[a-z]+")
 
 
 # Question scaffolding that carries no topic.
@@ -118,9 +126,16 @@ def temporal_hint(text: str) -> tuple[bool, tuple[int, int | None] | None]:
     return temporal, hint
 
 
+@lru_cache(maxsize=32768)
 def mentions_time(text: str) -> bool:
-    """Whether ``text`` places something in time relative to when it was said ("yesterday", "last Friday")."""
-    return bool(_TIME_MENTION.search(text))
+    """Whether ``text`` places something in time relative to when it was said ("yesterday", "last Friday").
+
+    Cached: a memory's content is checked each time it is a candidate.
+    """
+    words = _WORD.findall(text.lower())
+    if not _TIME_WORDS.isdisjoint(words):
+        return True
+    return any(lead in _TIME_LEADS and unit in _TIME_UNITS for lead, unit in pairwise(words))
 
 
 def expand_query(text: str) -> ExpandedQuery:

@@ -6,7 +6,7 @@ candidates from the vector store (dense top-N) and from the scope's
 per candidate:
 
     lexical_share = bm25 / best bm25 among this query's lexical hits   (0 when not a lexical hit;
-                    no lexical hits at all: relevance is the cosine alone)
+                    ``lexical_ran=False`` when nothing matched: cosine alone)
     relevance     = (1 - w) * cosine + w * lexical_share                  (w = lexical_weight, 0.5)
     relevance     = (1 - b) * relevance + b * [query is temporal and the memory mentions time]
                                                                            (b = time_bonus, 0.05)
@@ -28,7 +28,7 @@ import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from services.memory.query_expansion import expand_query, mentions_time
+from services.memory.query_expansion import mentions_time, temporal_hint
 
 MODES = ("dense", "hybrid")
 DEFAULT_LEXICAL_WEIGHT = 0.5
@@ -87,7 +87,7 @@ class QueryPlan:
 
     @classmethod
     def of(cls, query: str) -> QueryPlan:
-        return cls(query=query, temporal=expand_query(query).temporal if query.strip() else False)
+        return cls(query=query, temporal=temporal_hint(query)[0] if query.strip() else False)
 
 
 def lexical_shares(hits: Iterable[tuple[str, float]]) -> dict[str, float]:
@@ -108,16 +108,18 @@ def hybrid_relevance(
     plan: QueryPlan | None,
     content: str,
     settings: RetrievalSettings,
+    *,
+    lexical_ran: bool = True,
 ) -> float:
     """Relevance in [0, 1] of one candidate (see the module docstring for the formula).
 
-    ``lexical_share`` is None when no lexical search ran for this query (dense
-    mode, or no hits at all): relevance is then the cosine alone, so a query no
-    keyword matches is not penalised against outcome scores. 0.0 means the
-    lexical search ran and this candidate was not among its hits.
+    ``lexical_share`` is None (or 0.0) for a candidate that is not a lexical hit.
+    Pass ``lexical_ran=False`` when the query got no lexical hits at all (or no
+    lexical search ran): relevance is then the cosine alone, so a query that no
+    keyword matches is not scaled down against outcome scores.
     """
     cosine = min(1.0, max(0.0, similarity))
-    if not settings.hybrid or lexical_share is None:
+    if not settings.hybrid or not lexical_ran:
         return cosine
     w = settings.lexical_weight
     relevance = (1.0 - w) * cosine + w * min(1.0, max(0.0, lexical_share or 0.0))
@@ -141,7 +143,7 @@ def rank_candidates(
     plan = QueryPlan.of(query)
     shares = lexical_shares(lexical_hits) if settings.hybrid else {}
     scored = [
-        (doc_id, hybrid_relevance(sim, shares.get(doc_id, 0.0) if shares else None, plan, content, settings))
+        (doc_id, hybrid_relevance(sim, shares.get(doc_id), plan, content, settings, lexical_ran=bool(shares)))
         for doc_id, (sim, content) in candidates.items()
     ]
     return sorted(scored, key=lambda item: (-item[1], item[0]))

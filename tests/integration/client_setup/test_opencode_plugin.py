@@ -131,7 +131,7 @@ def run_driver(toolchain: Path, plugin: Path, tmp_path: Path, project: Path | No
         env={
             "PATH": "/usr/bin:/bin",
             "PROJECT_DIR": str(project or tmp_path),
-            "MNEMEX_HOOK_TIMEOUT_MS": "3000" if project else "800",
+            "MNEMEX_HOOK_TIMEOUT_MS": "15000" if project else "800",
         },
     )
     assert run.returncode == 0, run.stderr

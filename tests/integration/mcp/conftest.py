@@ -60,8 +60,13 @@ async def _serve_gateway(settings: Settings) -> tuple[Any, asyncio.Task[None], i
     import uvicorn
 
     from gateway.app import create_app
+    from gateway.context import Deadlines
 
-    config = uvicorn.Config(create_app(settings), host="127.0.0.1", port=0, log_level="warning", lifespan="on")
+    app = create_app(settings)
+    # The hot path's 1.5 s budget is right for users but not for a CI box running many suites at once;
+    # these tests check behaviour, not latency (bench/ does that).
+    app.state.operations.deadlines = Deadlines.within(15.0)
+    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on")
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve())
     while not server.started:

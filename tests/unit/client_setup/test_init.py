@@ -162,7 +162,9 @@ def test_cursor_gets_mcp_and_its_own_hooks_marked_as_cursor(home: Path) -> None:
         assert argv[2].endswith(f"hooks/{script}") and argv[-2:] == ["--client", "cursor"]
     settings = read_json(home / ".claude" / "settings.json")
     assert all(g["hooks"][0]["command"].endswith("--client claude") for e in CLAUDE_HOOKS for g in settings["hooks"][e])
-    assert read_json(home / ".cursor" / "mcp.json")["mcpServers"]["mnemex"]["args"] == ["-m", "mnemex.cli", "mcp"]
+    server = read_json(home / ".cursor" / "mcp.json")["mcpServers"]["mnemex"]
+    assert server["args"] == ["-m", "mnemex.cli", "mcp"]
+    assert server["env"] == {"MNEMEX_PROJECT_DIR": "${workspaceFolder}"}
 
 
 def test_opencode_gets_plugin_and_mcp_entry(home: Path) -> None:

@@ -87,3 +87,12 @@ def test_project_scope_precedence(tmp_path: Path) -> None:
     assert runner.cwd(header, None) == str(tmp_path)
     assert runner.cwd(FakeContext(None), None) == "/srv/default"
     assert runner.cwd(FakeContext({"x-mnemex-cwd": "x" * 5000}), None) == "/srv/default"
+
+
+def test_stdio_project_dir_uses_mnemex_project_dir_only_when_it_is_a_directory(tmp_path: Path) -> None:
+    from gateway.mcp.stdio import project_dir
+
+    assert project_dir({"MNEMEX_PROJECT_DIR": str(tmp_path)}, "/cwd") == str(tmp_path)
+    assert project_dir({"MNEMEX_PROJECT_DIR": "${workspaceFolder}"}, "/cwd") == "/cwd", "left unexpanded by the client"
+    assert project_dir({"MNEMEX_PROJECT_DIR": str(tmp_path / "missing")}, "/cwd") == "/cwd"
+    assert project_dir({}, "/cwd") == "/cwd"

@@ -26,7 +26,8 @@ def test_lexical_shares_divide_by_best_and_keep_best_duplicate() -> None:
 def test_blend_formula_and_bounds() -> None:
     assert hybrid_relevance(0.6, 1.0, None, "", HYBRID) == pytest.approx(0.8)
     assert hybrid_relevance(0.6, 0.0, None, "", HYBRID) == pytest.approx(0.3)
-    assert hybrid_relevance(0.6, None, None, "", HYBRID) == pytest.approx(0.6)  # no lexical search ran
+    assert hybrid_relevance(0.6, None, None, "", HYBRID) == pytest.approx(0.3)  # not a lexical hit
+    assert hybrid_relevance(0.6, None, None, "", HYBRID, lexical_ran=False) == pytest.approx(0.6)
     assert hybrid_relevance(1.7, 3.0, None, "", HYBRID) == 1.0
     assert hybrid_relevance(-0.2, 0.0, None, "", HYBRID) == 0.0
 

@@ -1,0 +1,235 @@
+"""Outcome learning: do misleading memories stop surfacing once the assistant scores truthfully?
+
+    .venv/bin/python -m bench.bench_outcome_learning [--turns 200] [--seed 1] [--json]
+
+Setup, all through the real memory service API (in-process gRPC server on
+loopback, real Chroma PersistentClient in a temp dir, real MiniLM embeddings):
+
+- 20 recurring developer questions. Each has 8 helpful memories (the right
+  answer, phrased 8 ways) and 2 misleading ones (a plausible wrong answer about
+  the same subject): 20% of the 200 question memories mislead. 100 unrelated
+  notes sit alongside as distractors. Everything is stored in ``history``.
+- Each turn asks one of the questions (a random paraphrase; questions recur),
+  takes the top 5 of Search (query text + vector, as get-context does) and
+  records the injection. precision@5 = helpful memories among the 5 injected / 5.
+- Learning on: the simulated assistant scores truthfully with Score
+  ``memory_scores``: helpful -> worked, misleading -> failed; distractors are
+  left out (``related=[]``), as an assistant that did not use them would.
+- Learning off: the same corpus in a second scope, the same turns, never scored.
+
+Prints precision@5 per 20-turn window for both, the precision over turns
+81-100, and the last turn on which a misleading memory was injected.
+Target (issue 3): precision@5 >= 0.9 by turn 100 with learning on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import sys
+import tempfile
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import grpc
+import numpy as np
+
+from mnemex import offline
+
+USER = "bench"
+TOP_K = 5
+WINDOW = 20
+
+# (subject, right answer, wrong answer, question paraphrases)
+TOPICS = [
+    ("running the test suite", "run `make test`, which wraps pytest with the test env vars", "run `python setup.py test`",
+     ["How do I run the tests?", "What's the command for the test suite?", "how to execute our tests"]),
+    ("database migrations", "use `alembic upgrade head` inside the api container", "edit the tables by hand in psql",
+     ["How do I apply database migrations?", "how to migrate the db schema", "What's the migration command?"]),
+    ("deploying to staging", "merge to main and the GitHub Actions deploy job ships staging", "scp the build to the staging box",
+     ["How do we deploy to staging?", "what's the staging deploy process", "How does code get to staging?"]),
+    ("local environment setup", "run `uv sync` then `pre-commit install`", "pip install packages globally with sudo",
+     ["How do I set up my dev environment?", "local setup steps?", "How do I install the project locally?"]),
+    ("the flaky integration test", "it needs the Redis container; start it with `docker compose up redis`", "mark it skip and ignore it",
+     ["Why does the integration test fail randomly?", "the integration test is flaky, what do I do", "integration test keeps failing"]),
+    ("API authentication", "send the JWT from /auth/token as a Bearer header", "put the password in the query string",
+     ["How do I authenticate API calls?", "how does auth work for the API", "What header does the API need?"]),
+    ("logging configuration", "set LOG_LEVEL and logs go through structlog as JSON", "edit logging.ini in site-packages",
+     ["How do I change the log level?", "how is logging configured", "Where do I configure logs?"]),
+    ("feature flags", "add the flag in flags.yaml and read it with `flags.enabled()`", "comment out the code paths",
+     ["How do I add a feature flag?", "how do feature flags work here", "Where are feature flags defined?"]),
+    ("the cache TTL", "the Redis cache TTL is 300 seconds, set in settings.CACHE_TTL", "the cache never expires",
+     ["What is the cache TTL?", "how long do cache entries live", "When does the cache expire?"]),
+    ("code formatting", "run `ruff format` and `ruff check --fix`", "format files manually in the editor",
+     ["How should I format code?", "what formatter do we use", "How do I fix lint errors?"]),
+    ("the background job queue", "jobs run on Celery with RabbitMQ; start workers with `make worker`", "jobs run in cron on the web server",
+     ["How do background jobs run?", "how to start the job workers", "What runs our async jobs?"]),
+    ("secrets management", "secrets live in Vault and are injected as env vars at deploy", "commit secrets to the .env file in git",
+     ["Where do secrets go?", "how do we manage secrets", "How do I add a new secret?"]),
+    ("frontend build", "run `pnpm build` in the web folder; Vite outputs to dist", "run `npm run eject` first",
+     ["How do I build the frontend?", "frontend build command?", "How is the web app bundled?"]),
+    ("rollbacks", "redeploy the previous tag with `make deploy TAG=<previous>`", "revert the database to last night's backup",
+     ["How do I roll back a bad deploy?", "what's the rollback procedure", "How do we undo a release?"]),
+    ("performance profiling", "use py-spy record against the running worker", "add print timestamps everywhere",
+     ["How do I profile slow code?", "what profiler should I use", "How to find a performance bottleneck?"]),
+    ("the API rate limit", "the gateway allows 100 requests per second per key", "there is no rate limit",
+     ["What is the API rate limit?", "how many requests per second are allowed", "Is the API rate limited?"]),
+    ("type checking", "run `mypy --strict services` before pushing", "type hints are optional and never checked",
+     ["How do we type check?", "what type checker do we use", "How do I run mypy?"]),
+    ("error monitoring", "errors are reported to Sentry via the SDK initialised in app.py", "read the server logs over ssh",
+     ["Where do errors get reported?", "how do we monitor exceptions", "What error tracker do we use?"]),
+    ("dependency updates", "Renovate opens PRs weekly; merge them after CI passes", "upgrade everything with `pip install -U` on prod",
+     ["How are dependencies updated?", "how do we bump dependencies", "Who updates our packages?"]),
+    ("the release version", "bump the version with `cz bump`, which tags and writes the changelog", "edit the version string by hand",
+     ["How do I cut a release?", "how is the version bumped", "What's the release process?"]),
+]
+HELPFUL_FORMS = [
+    "For {s}: {a}.", "Confirmed fix for {s}: {a}.", "Team practice on {s} is to {a}.", "When dealing with {s}, {a}.",
+    "Answer about {s}: {a}, this worked last time.", "Reminder on {s}: {a}.", "{S}: the right way is to {a}.",
+    "Solved before: for {s} we {a}.",
+]
+MISLEADING_FORMS = ["For {s}: {w}.", "Note on {s}: just {w}."]
+
+
+@dataclass
+class Item:
+    text: str
+    topic: int
+    kind: str  # helpful, misleading, distractor
+
+
+@dataclass
+class Run:
+    precision: list[float] = field(default_factory=list)
+    misleading_turns: list[int] = field(default_factory=list)
+    trace: list[str] = field(default_factory=list)
+
+
+def build_corpus(rng: random.Random) -> list[Item]:
+    items = []
+    for t, (subject, answer, wrong, _) in enumerate(TOPICS):
+        for form in HELPFUL_FORMS:
+            items.append(Item(form.format(s=subject, S=subject.capitalize(), a=answer), t, "helpful"))
+        for form in MISLEADING_FORMS:
+            items.append(Item(form.format(s=subject, w=wrong), t, "misleading"))
+    from bench.bench_memory_search import corpus as distractor_notes
+
+    items += [Item(text, -1, "distractor") for text in distractor_notes(100, seed=rng.randrange(1000))]
+    return items
+
+
+class Loop:
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        threading.Thread(target=self.loop.run_forever, daemon=True).start()
+
+    def run(self, coro):  # type: ignore[no-untyped-def]
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(3600)
+
+
+def main() -> None:
+    offline.apply()
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--turns", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--trace", action="store_true", help="print every turn's injected memories (learning on)")
+    args = parser.parse_args()
+
+    import chromadb
+    from chromadb.config import Settings as ChromaSettings
+
+    from protos.mnemex.memory.v1 import memory_service_pb2 as pb
+    from protos.mnemex.memory.v1 import memory_service_pb2_grpc as pb_grpc
+    from services.embedding.model import SentenceTransformerEncoder
+    from services.memory.server import create_server
+    from services.memory.settings import MemorySettings
+    from services.memory.store import ChromaStore
+
+    rng = random.Random(args.seed)
+    encoder = SentenceTransformerEncoder.load()
+    items = build_corpus(rng)
+    vectors = encoder.encode([i.text for i in items])
+    turns = [(t, rng.choice(TOPICS[t][3])) for t in (rng.randrange(len(TOPICS)) for _ in range(args.turns))]
+    query_vectors = encoder.encode([q for _, q in turns])
+    loop = Loop()
+    with tempfile.TemporaryDirectory() as tmp:
+        home = Path(tmp)
+        settings = MemorySettings(address="127.0.0.1:0", home=home, default_user=USER, maintenance_interval_s=0,
+                                  embedding_addr="127.0.0.1:9")
+        store = ChromaStore(chromadb.PersistentClient(path=str(home / "chroma"), settings=ChromaSettings(anonymized_telemetry=False)))
+        server, port = loop.run(create_server(settings, store, None))
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as chan:
+            stub = pb_grpc.MemoryServiceStub(chan)
+            runs = {}
+            for mode in ("on", "off"):
+                scope = pb.Scope(user=USER, project=f"learning-{mode}")
+                label: dict[str, Item] = {}
+                for item, vector in zip(items, vectors, strict=True):
+                    reply = stub.Store(pb.StoreRequest(scope=scope, collection="history", content=item.text,
+                                                       vector=np.ascontiguousarray(vector, dtype="<f4").tobytes(),
+                                                       allow_duplicate=True), timeout=60)
+                    label[reply.memory.id.split("_", 1)[1]] = item  # keyed by uid: promotions change the prefix
+                runs[mode] = simulate(stub, pb, scope, label, turns, query_vectors, learn=mode == "on")
+        loop.run(server.stop(0))
+        loop.run(server.memory_core.close())
+    if args.trace:
+        print("\n".join(runs["on"].trace), file=sys.stderr)
+    report(runs, args.turns, args.json)
+
+
+def simulate(stub, pb, scope, label, turns, query_vectors, *, learn: bool) -> Run:  # type: ignore[no-untyped-def]
+    run = Run()
+    session = f"bench-{scope.project}"
+    for n, ((topic, question), vector) in enumerate(zip(turns, query_vectors, strict=True), start=1):
+        found = stub.Search(pb.SearchRequest(scope=scope, query=question, limit=TOP_K,
+                                             query_vector=np.ascontiguousarray(vector, dtype="<f4").tobytes()), timeout=60).memories
+        kinds = []
+        for memory in found:
+            item = label[memory.id.split("_", 1)[1]]
+            kinds.append(item.kind if item.topic == topic or item.kind == "distractor" else "off-topic")
+        run.precision.append(kinds.count("helpful") / TOP_K)
+        run.trace.append(f"{n:>3} t{topic:<2} " + " ".join(
+            f"{k[:4]}:{m.collection[:4]}:{m.score:.2f}:{m.embedding_similarity:.2f}:{m.final_rank_score:.2f}" for m, k in zip(found, kinds, strict=True)))
+        if "misleading" in kinds:
+            run.misleading_turns.append(n)
+        stub.RecordInjection(pb.RecordInjectionRequest(scope=scope, session_id=session, ids=[m.id for m in found],
+                                                       prompt=question), timeout=10)
+        if not learn:
+            continue
+        verdicts = {m.id: (pb.OUTCOME_WORKED if k == "helpful" else pb.OUTCOME_FAILED)
+                    for m, k in zip(found, kinds, strict=True) if k in ("helpful", "misleading")}
+        outcome = pb.OUTCOME_PARTIAL if "misleading" in kinds else pb.OUTCOME_WORKED
+        stub.Score(pb.ScoreRequest(scope=scope, session_id=session, outcome=outcome, memory_scores=verdicts,
+                                   related=pb.IdList()), timeout=60)
+    return run
+
+
+def report(runs: dict[str, Run], turns: int, as_json: bool) -> None:
+    def window(values: list[float], start: int, end: int) -> float:
+        part = values[start:end]
+        return sum(part) / len(part) if part else float("nan")
+
+    last_misleading = {mode: (run.misleading_turns[-1] if run.misleading_turns else 0) for mode, run in runs.items()}
+    at_100 = {mode: window(run.precision, 80, 100) for mode, run in runs.items()}
+    rows = [(f"{s + 1}-{min(s + WINDOW, turns)}", window(runs["on"].precision, s, s + WINDOW),
+             window(runs["off"].precision, s, s + WINDOW)) for s in range(0, turns, WINDOW)]
+    if as_json:
+        print(json.dumps({"windows": rows, "precision_81_100": at_100, "last_misleading_turn": last_misleading,
+                          "misleading_turns": {m: len(r.misleading_turns) for m, r in runs.items()}}, indent=2))
+        return
+    print(f"{'turns':>9}  {'learning on':>11}  {'learning off':>12}")
+    for name, on, off in rows:
+        print(f"{name:>9}  {on:>11.3f}  {off:>12.3f}")
+    print(f"precision@5 over turns 81-100: on {at_100['on']:.3f}, off {at_100['off']:.3f} (target on >= 0.9)")
+    print(f"turns with a misleading memory injected: on {len(runs['on'].misleading_turns)}, "
+          f"off {len(runs['off'].misleading_turns)}")
+    print(f"last turn a misleading memory surfaced: on {last_misleading['on']}, off {last_misleading['off']}")
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,82 @@
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from services.memory.lexical import LexicalIndex
+from services.memory.mirror import CollectionMirror
+
+DIM = 8
+
+
+def unit(seed: int) -> np.ndarray:
+    v = np.random.default_rng(seed).standard_normal(DIM).astype(np.float32)
+    return v / np.linalg.norm(v)
+
+
+def meta(created: str = "2025-01-01T00:00:00+00:00", **extra: object) -> dict[str, object]:
+    return {"created_at": created, "score": 0.5, **extra}
+
+
+def filled(n: int) -> CollectionMirror:
+    mirror = CollectionMirror("history", DIM, LexicalIndex())
+    for i in range(n):
+        mirror.put(f"m{i}", f"note number {i} about topic{i % 3}", meta(), unit(i))
+    return mirror
+
+
+def test_nearest_is_exact_cosine_order() -> None:
+    mirror = filled(300)
+    query = unit(1000)
+    expected = sorted(range(300), key=lambda i: -float(unit(i) @ query))[:10]
+    got = mirror.nearest(query, 10)
+    assert [row.id for row, _ in got] == [f"m{i}" for i in expected]
+    assert got[0][1] == pytest.approx(float(unit(expected[0]) @ query), abs=1e-5)
+
+
+def test_remove_keeps_rows_packed_and_consistent() -> None:
+    mirror = filled(50)
+    for i in range(0, 50, 2):
+        mirror.remove(f"m{i}")
+    mirror.remove("never-there")
+    assert len(mirror) == 25
+    for i in range(1, 50, 2):  # every survivor still maps to its own vector and text
+        assert mirror.similarity(f"m{i}", unit(i)) == pytest.approx(1.0, abs=1e-5)
+        row = mirror.row(f"m{i}")
+        assert row is not None and row.document == f"note number {i} about topic{i % 3}"
+    assert all(row.id not in {f"m{i}" for i in range(0, 50, 2)} for row, _ in mirror.nearest(unit(7), 50))
+    assert {doc for doc, _ in mirror.lexical.search("number", 100)} == {f"m{i}" for i in range(1, 50, 2)}
+
+
+def test_archived_rows_leave_nearest_and_bm25_but_stay_readable() -> None:
+    mirror = filled(5)
+    mirror.patch("m2", {"archived": True})
+    assert "m2" not in [row.id for row, _ in mirror.nearest(unit(2), 5)]
+    assert "m2" not in dict(mirror.lexical.search("topic2", 5))
+    row = mirror.row("m2")
+    assert row is not None and row.metadata["archived"] is True
+    mirror.patch("m2", {"archived": False})
+    assert mirror.nearest(unit(2), 1)[0][0].id == "m2"
+
+
+def test_patch_merges_metadata_and_refreshes_rank_facts_and_text() -> None:
+    mirror = filled(3)
+    mirror.patch("m1", {"score": 0.9, "uses": 4})
+    row = mirror.row("m1")
+    assert row is not None and row.metadata["score"] == 0.9 and row.facts.counters.uses == 4
+    mirror.patch("m1", {}, document="completely different words", embedding=unit(99))
+    assert mirror.nearest(unit(99), 1)[0][0].id == "m1"
+    assert dict(mirror.lexical.search("different", 3)) .keys() == {"m1"}
+    assert mirror.row("m1").metadata["score"] == 0.9  # type: ignore[union-attr]
+
+
+def test_time_window_and_growth() -> None:
+    mirror = CollectionMirror("working", DIM)
+    for i in range(600):  # beyond the initial capacity
+        mirror.put(f"m{i}", "t", meta("2025-01-10T00:00:00+00:00" if i % 2 else "2024-12-01T00:00:00+00:00"), unit(i))
+    since = 1736294400.0  # 2025-01-08
+    recent = {row.id for row in mirror.rows_since(since)}
+    assert recent == {f"m{i}" for i in range(1, 600, 2)}
+    assert all(int(row.id[1:]) % 2 for row, _ in mirror.nearest(unit(3), 40, since))
+    with pytest.raises(ValueError, match="dimension"):
+        mirror.put("bad", "t", meta(), np.ones(DIM + 1, dtype=np.float32))

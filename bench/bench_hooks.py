@@ -21,6 +21,7 @@ import asyncio
 import json
 import os
 import re
+import signal
 import socket
 import statistics
 import subprocess
@@ -191,6 +192,7 @@ def token_report(stack: ProcessStack, cwd: str, env: dict[str, str]) -> None:
 
 
 def main() -> None:
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # so `finally` stops the child services
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=40)
     parser.add_argument("--memories", type=int, default=1000)

@@ -9,7 +9,8 @@ loopback, real Chroma PersistentClient in a temp dir, real MiniLM embeddings):
   answer, phrased 8 ways) and 2 misleading ones (a plausible wrong answer about
   the same subject): 20% of the 200 question memories mislead. 100 unrelated
   notes sit alongside as distractors. Everything is stored in ``history``.
-- Each turn asks one of the questions (a random paraphrase; questions recur),
+- Each round of 20 turns asks every question once, in a new random order and
+  a random paraphrase (so by turn 100 each question has come up 5 times),
   takes the top 5 of Search (query text + vector, as get-context does) and
   records the injection. precision@5 = helpful memories among the 5 injected / 5.
 - Learning on: the simulated assistant scores truthfully with Score
@@ -46,45 +47,45 @@ WINDOW = 20
 # (subject, right answer, wrong answer, question paraphrases)
 TOPICS = [
     ("running the test suite", "run `make test`, which wraps pytest with the test env vars", "run `python setup.py test`",
-     ["How do I run the tests?", "What's the command for the test suite?", "how to execute our tests"]),
+     ["How do I run the test suite?", "What's the command for running the tests?", "how to run our test suite"]),
     ("database migrations", "use `alembic upgrade head` inside the api container", "edit the tables by hand in psql",
-     ["How do I apply database migrations?", "how to migrate the db schema", "What's the migration command?"]),
+     ["How do I apply database migrations?", "how to run the db migrations", "What's the database migration command?"]),
     ("deploying to staging", "merge to main and the GitHub Actions deploy job ships staging", "scp the build to the staging box",
-     ["How do we deploy to staging?", "what's the staging deploy process", "How does code get to staging?"]),
+     ["How do we deploy to staging?", "what's the process for deploying to staging", "How does a deploy to staging work?"]),
     ("local environment setup", "run `uv sync` then `pre-commit install`", "pip install packages globally with sudo",
-     ["How do I set up my dev environment?", "local setup steps?", "How do I install the project locally?"]),
+     ["How do I set up my local environment?", "local dev environment setup steps?", "How do I get a local environment running?"]),
     ("the flaky integration test", "it needs the Redis container; start it with `docker compose up redis`", "mark it skip and ignore it",
-     ["Why does the integration test fail randomly?", "the integration test is flaky, what do I do", "integration test keeps failing"]),
+     ["Why does the integration test fail randomly?", "the integration test is flaky, what do I do", "how to fix the flaky integration test"]),
     ("API authentication", "send the JWT from /auth/token as a Bearer header", "put the password in the query string",
-     ["How do I authenticate API calls?", "how does auth work for the API", "What header does the API need?"]),
+     ["How do I authenticate API calls?", "how does API authentication work", "What do I need for API authentication?"]),
     ("logging configuration", "set LOG_LEVEL and logs go through structlog as JSON", "edit logging.ini in site-packages",
-     ["How do I change the log level?", "how is logging configured", "Where do I configure logs?"]),
+     ["How do I change the logging configuration?", "how is logging configured", "Where do I configure the log level?"]),
     ("feature flags", "add the flag in flags.yaml and read it with `flags.enabled()`", "comment out the code paths",
      ["How do I add a feature flag?", "how do feature flags work here", "Where are feature flags defined?"]),
     ("the cache TTL", "the Redis cache TTL is 300 seconds, set in settings.CACHE_TTL", "the cache never expires",
-     ["What is the cache TTL?", "how long do cache entries live", "When does the cache expire?"]),
+     ["What is the cache TTL?", "how long is the cache TTL", "When do cache entries expire, what's the TTL?"]),
     ("code formatting", "run `ruff format` and `ruff check --fix`", "format files manually in the editor",
-     ["How should I format code?", "what formatter do we use", "How do I fix lint errors?"]),
+     ["How should I do code formatting?", "what tool do we use for code formatting", "How do I fix code formatting issues?"]),
     ("the background job queue", "jobs run on Celery with RabbitMQ; start workers with `make worker`", "jobs run in cron on the web server",
-     ["How do background jobs run?", "how to start the job workers", "What runs our async jobs?"]),
+     ["How does the background job queue work?", "how to start the background job workers", "What runs our background jobs?"]),
     ("secrets management", "secrets live in Vault and are injected as env vars at deploy", "commit secrets to the .env file in git",
-     ["Where do secrets go?", "how do we manage secrets", "How do I add a new secret?"]),
-    ("frontend build", "run `pnpm build` in the web folder; Vite outputs to dist", "run `npm run eject` first",
-     ["How do I build the frontend?", "frontend build command?", "How is the web app bundled?"]),
+     ["How does secrets management work?", "where do we keep secrets", "How do I add a new secret?"]),
+    ("the frontend build", "run `pnpm build` in the web folder; Vite outputs to dist", "run `npm run eject` first",
+     ["How do I run the frontend build?", "frontend build command?", "How is the frontend build done?"]),
     ("rollbacks", "redeploy the previous tag with `make deploy TAG=<previous>`", "revert the database to last night's backup",
-     ["How do I roll back a bad deploy?", "what's the rollback procedure", "How do we undo a release?"]),
+     ["How do I do a rollback of a bad release?", "what's the rollback procedure", "How do we roll back?"]),
     ("performance profiling", "use py-spy record against the running worker", "add print timestamps everywhere",
-     ["How do I profile slow code?", "what profiler should I use", "How to find a performance bottleneck?"]),
+     ["How do I do performance profiling?", "what tool should I use for profiling performance", "How to profile a slow worker?"]),
     ("the API rate limit", "the gateway allows 100 requests per second per key", "there is no rate limit",
-     ["What is the API rate limit?", "how many requests per second are allowed", "Is the API rate limited?"]),
+     ["What is the API rate limit?", "how many requests per second does the API rate limit allow", "Is there an API rate limit?"]),
     ("type checking", "run `mypy --strict services` before pushing", "type hints are optional and never checked",
-     ["How do we type check?", "what type checker do we use", "How do I run mypy?"]),
+     ["How do we do type checking?", "what type checking tool do we use", "How do I run the type checker?"]),
     ("error monitoring", "errors are reported to Sentry via the SDK initialised in app.py", "read the server logs over ssh",
-     ["Where do errors get reported?", "how do we monitor exceptions", "What error tracker do we use?"]),
+     ["How does error monitoring work?", "where do errors get reported for monitoring", "What do we use for error monitoring?"]),
     ("dependency updates", "Renovate opens PRs weekly; merge them after CI passes", "upgrade everything with `pip install -U` on prod",
-     ["How are dependencies updated?", "how do we bump dependencies", "Who updates our packages?"]),
-    ("the release version", "bump the version with `cz bump`, which tags and writes the changelog", "edit the version string by hand",
-     ["How do I cut a release?", "how is the version bumped", "What's the release process?"]),
+     ["How are dependency updates handled?", "what's our process for dependency updates", "Who does the dependency updates?"]),
+    ("cutting a release", "bump the version with `cz bump`, which tags and writes the changelog", "edit the version string by hand",
+     ["How do I cut a release?", "what are the steps for cutting a release", "How is a new release cut?"]),
 ]
 HELPFUL_FORMS = [
     "For {s}: {a}.", "Confirmed fix for {s}: {a}.", "Team practice on {s} is to {a}.", "When dealing with {s}, {a}.",
@@ -105,6 +106,7 @@ class Item:
 class Run:
     precision: list[float] = field(default_factory=list)
     misleading_turns: list[int] = field(default_factory=list)
+    occurrence: list[int] = field(default_factory=list)  # how many times this turn's question had come up
     trace: list[str] = field(default_factory=list)
 
 
@@ -115,10 +117,28 @@ def build_corpus(rng: random.Random) -> list[Item]:
             items.append(Item(form.format(s=subject, S=subject.capitalize(), a=answer), t, "helpful"))
         for form in MISLEADING_FORMS:
             items.append(Item(form.format(s=subject, w=wrong), t, "misleading"))
-    from bench.bench_memory_search import corpus as distractor_notes
-
-    items += [Item(text, -1, "distractor") for text in distractor_notes(100, seed=rng.randrange(1000))]
+    items += [Item(text, -1, "distractor") for text in distractor_notes(100, rng)]
     return items
+
+
+def distractor_notes(n: int, rng: random.Random) -> list[str]:
+    """Notes a developer's memory also holds, about none of the 20 questions."""
+    people = ["Ana", "Bo", "Chen", "Dara", "Eli", "Fatima", "Gus", "Hana"]
+    things = ["the team offsite", "the design review", "the quarterly planning", "the new hire onboarding",
+              "the office move", "the on-call rotation swap", "the conference talk", "the hackathon"]
+    facts = ["is scheduled for next Tuesday", "moved to the big meeting room", "needs slides by Friday",
+             "was postponed by a week", "has a shared agenda doc", "ends with a team dinner"]
+    return [f"{rng.choice(people)} said {rng.choice(things)} {rng.choice(facts)} (note {i})." for i in range(n)]
+
+
+def question_schedule(rng: random.Random, turns: int) -> list[tuple[int, str]]:
+    """Recurring questions: every topic once per round of 20, in a new random order each round."""
+    schedule: list[tuple[int, str]] = []
+    while len(schedule) < turns:
+        order = list(range(len(TOPICS)))
+        rng.shuffle(order)
+        schedule += [(t, rng.choice(TOPICS[t][3])) for t in order]
+    return schedule[:turns]
 
 
 class Loop:
@@ -137,6 +157,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--trace", action="store_true", help="print every turn's injected memories (learning on)")
+    parser.add_argument("--retrieval", choices=("hybrid", "dense"), default="hybrid", help="MNEMEX_RETRIEVAL_MODE")
     args = parser.parse_args()
 
     import chromadb
@@ -153,13 +174,13 @@ def main() -> None:
     encoder = SentenceTransformerEncoder.load()
     items = build_corpus(rng)
     vectors = encoder.encode([i.text for i in items])
-    turns = [(t, rng.choice(TOPICS[t][3])) for t in (rng.randrange(len(TOPICS)) for _ in range(args.turns))]
+    turns = question_schedule(rng, args.turns)
     query_vectors = encoder.encode([q for _, q in turns])
     loop = Loop()
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp)
         settings = MemorySettings(address="127.0.0.1:0", home=home, default_user=USER, maintenance_interval_s=0,
-                                  embedding_addr="127.0.0.1:9")
+                                  embedding_addr="127.0.0.1:9", retrieval_mode=args.retrieval)
         store = ChromaStore(chromadb.PersistentClient(path=str(home / "chroma"), settings=ChromaSettings(anonymized_telemetry=False)))
         server, port = loop.run(create_server(settings, store, None))
         with grpc.insecure_channel(f"127.0.0.1:{port}") as chan:
@@ -184,7 +205,10 @@ def main() -> None:
 def simulate(stub, pb, scope, label, turns, query_vectors, *, learn: bool) -> Run:  # type: ignore[no-untyped-def]
     run = Run()
     session = f"bench-{scope.project}"
+    asked: dict[int, int] = {}
     for n, ((topic, question), vector) in enumerate(zip(turns, query_vectors, strict=True), start=1):
+        asked[topic] = asked.get(topic, 0) + 1
+        run.occurrence.append(asked[topic])
         found = stub.Search(pb.SearchRequest(scope=scope, query=question, limit=TOP_K,
                                              query_vector=np.ascontiguousarray(vector, dtype="<f4").tobytes()), timeout=60).memories
         kinds = []
@@ -217,9 +241,18 @@ def report(runs: dict[str, Run], turns: int, as_json: bool) -> None:
     at_100 = {mode: window(run.precision, 80, 100) for mode, run in runs.items()}
     rows = [(f"{s + 1}-{min(s + WINDOW, turns)}", window(runs["on"].precision, s, s + WINDOW),
              window(runs["off"].precision, s, s + WINDOW)) for s in range(0, turns, WINDOW)]
+    def misled_by_occurrence(run: Run) -> list[float]:
+        out = []
+        for k in range(1, max(run.occurrence) + 1):
+            turns_k = [n for n, occ in enumerate(run.occurrence, start=1) if occ == k]
+            out.append(sum(1 for n in turns_k if n in run.misleading_turns) / len(turns_k))
+        return out
+
+    by_occurrence = {mode: misled_by_occurrence(run) for mode, run in runs.items()}
     if as_json:
         print(json.dumps({"windows": rows, "precision_81_100": at_100, "last_misleading_turn": last_misleading,
-                          "misleading_turns": {m: len(r.misleading_turns) for m, r in runs.items()}}, indent=2))
+                          "misleading_turns": {m: len(r.misleading_turns) for m, r in runs.items()},
+                          "misled_share_by_occurrence": by_occurrence}, indent=2))
         return
     print(f"{'turns':>9}  {'learning on':>11}  {'learning off':>12}")
     for name, on, off in rows:
@@ -228,6 +261,10 @@ def report(runs: dict[str, Run], turns: int, as_json: bool) -> None:
     print(f"turns with a misleading memory injected: on {len(runs['on'].misleading_turns)}, "
           f"off {len(runs['off'].misleading_turns)}")
     print(f"last turn a misleading memory surfaced: on {last_misleading['on']}, off {last_misleading['off']}")
+    print("share of turns with a misleading memory, by how often the question had been asked:")
+    print("  asked:   " + " ".join(f"{k:>5}" for k in range(1, len(by_occurrence["on"]) + 1)))
+    for mode in ("on", "off"):
+        print(f"  {mode:<8} " + " ".join(f"{v:>5.2f}" for v in by_occurrence[mode]))
     sys.stdout.flush()
 
 

@@ -114,7 +114,10 @@ def main() -> None:
         f"max {max(ready):.2f} s; target <= {TARGET_S:.0f} s -> ratio {median / TARGET_S:.2f} "
         f"({'met' if median <= TARGET_S else 'NOT met'})"
     )
-    print(f"clean stop (SIGTERM -> exit): median {statistics.median(stop):.2f} s")
+    print(
+        f"clean stop (SIGTERM -> exit): median {statistics.median(stop):.2f} s; "
+        "load average after: " + " ".join(f"{x:.1f}" for x in os.getloadavg())
+    )
 
 
 if __name__ == "__main__":

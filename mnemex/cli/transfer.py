@@ -83,6 +83,8 @@ def export_(
     json_output: bool = typer.Option(False, "--json", help="Print the counts as JSON."),
 ) -> None:
     """Write every memory (full metadata and scores) and the knowledge graphs to a portable JSONL file."""
+    if str(file) != "-" and not file.resolve().parent.is_dir():
+        fail(f"cannot write {file}: the directory {file.resolve().parent} does not exist; create it first")
     client = GatewayClient(load_settings())
     counts = {"memories": 0, "graphs": 0}
     ended = False

@@ -53,7 +53,7 @@ class Timing:
     tick_starting: float = 0.1  # loop period while something starts or waits to restart
     tick_steady: float = 0.5
     probe_interval: float = 2.0  # health probe period for healthy services
-    hang_timeout: float = 30.0  # failing probes for this long on a live process -> kill it
+    hang_timeout: float = 60.0  # failing probes for this long on a live process -> kill it
     startup_crash_limit: int = 3  # crashes before ever being healthy -> give up at start-up
     stop_grace: float = 10.0
 

@@ -6,13 +6,23 @@ Plain module. Every search ranks its candidates with ``final_rank``::
                 memory_bank:                   importance * confidence, and once uses >= 3
                                                0.8 * importance * confidence + 0.2 * wilson
                 books:                         0.5, and once uses >= 3  0.8 * 0.5 + 0.2 * wilson
+    trust     = learned / 0.5                  when learned < 0.5   (evidence of harm: down to 0)
+              = 1 + 0.4 * (learned - 0.5)      otherwise            (evidence of help: up to 1.2)
     recency   = 0.5 ** (age_days / 30)
     relevance = retrieval_hybrid.hybrid_relevance: cosine similarity, blended with the
                 max-normalised BM25 share in hybrid mode (cosine alone in dense mode)
-    final     = collection_weight * (0.6 * relevance + 0.3 * learned + 0.1 * recency)
+    final     = collection_weight * relevance * trust * (0.9 + 0.1 * recency)
 
-Without a query there is no relevance term and the other two are
-renormalised: ``final = collection_weight * (0.3 * learned + 0.1 * recency) / 0.4``.
+Without a query there is no relevance to scale:
+``final = collection_weight * (0.75 * learned + 0.25 * recency)``.
+
+Why multiply, and why asymmetric: the outcome-learning benchmark showed that
+an additive blend (0.6 relevance + 0.3 learned + 0.1 recency) lets a proven
+memory about a *different* question outrank on-topic ones, and lets a
+misleading but very similar memory survive one failure. Relevance decides
+whether a memory belongs in the answer at all; outcomes then say how far to
+trust it: failures shrink it towards zero, successes lift it by at most 20 %,
+and an untested memory (learned = 0.5) is taken at face value.
 
 Why the evidence weight ``e``: the Wilson lower bound is deliberately
 pessimistic with few uses (one ``worked`` gives 0.21), so mixing it in at a
@@ -34,9 +44,10 @@ from services.memory.scoring import clamp01, wilson_lower_bound
 
 @dataclass(frozen=True)
 class RankingWeights:
-    relevance: float = 0.6
-    learned: float = 0.3
-    recency: float = 0.1
+    neutral_quality: float = 0.5
+    max_trust_gain: float = 0.2
+    recency_share: float = 0.1
+    no_query_recency_share: float = 0.25
     wilson_evidence_uses: float = 3.0
     fixed_quality_wilson_after_uses: int = 3
     fixed_quality_wilson_share: float = 0.2
@@ -44,11 +55,11 @@ class RankingWeights:
     recency_half_life_days: float = 30.0
 
     def __post_init__(self) -> None:
-        parts = (self.relevance, self.learned, self.recency)
-        if min(parts) < 0 or self.learned + self.recency <= 0:
-            raise ValueError("ranking weights must be >= 0 and learned + recency > 0")
-        if not 0.0 <= self.fixed_quality_wilson_share <= 1.0:
-            raise ValueError("fixed_quality_wilson_share must be within [0, 1]")
+        shares = (self.recency_share, self.no_query_recency_share, self.fixed_quality_wilson_share)
+        if not all(0.0 <= s <= 1.0 for s in shares) or not 0.0 < self.neutral_quality < 1.0:
+            raise ValueError("ranking shares must be within [0, 1] and neutral_quality within (0, 1)")
+        if self.max_trust_gain < 0 or self.wilson_evidence_uses <= 0 or self.recency_half_life_days <= 0:
+            raise ValueError("max_trust_gain must be >= 0, wilson_evidence_uses and recency_half_life_days > 0")
 
 
 DEFAULT_WEIGHTS = RankingWeights()
@@ -83,6 +94,14 @@ def learned_score(item: RankInput, weights: RankingWeights = DEFAULT_WEIGHTS) ->
     return (1.0 - evidence) * clamp01(item.score) + evidence * wilson
 
 
+def trust(learned: float, weights: RankingWeights = DEFAULT_WEIGHTS) -> float:
+    """How far to trust a relevant memory: 0 (proven harmful) .. 1 (untested) .. 1 + max gain (proven)."""
+    neutral = weights.neutral_quality
+    if learned < neutral:
+        return clamp01(learned) / neutral
+    return 1.0 + weights.max_trust_gain * (min(learned, 1.0) - neutral) / (1.0 - neutral)
+
+
 def recency(age_days: float, weights: RankingWeights = DEFAULT_WEIGHTS) -> float:
     return float(0.5 ** (max(0.0, age_days) / weights.recency_half_life_days))
 
@@ -90,8 +109,9 @@ def recency(age_days: float, weights: RankingWeights = DEFAULT_WEIGHTS) -> float
 def final_rank(item: RankInput, weights: RankingWeights = DEFAULT_WEIGHTS) -> float:
     learned = learned_score(item, weights)
     fresh = recency(item.age_days, weights)
+    weight = max(0.0, item.collection_weight)
     if item.relevance is None:
-        blended = (weights.learned * learned + weights.recency * fresh) / (weights.learned + weights.recency)
-    else:
-        blended = weights.relevance * clamp01(item.relevance) + weights.learned * learned + weights.recency * fresh
-    return max(0.0, item.collection_weight) * blended
+        share = weights.no_query_recency_share
+        return weight * ((1.0 - share) * learned + share * fresh)
+    freshness = 1.0 - weights.recency_share + weights.recency_share * fresh
+    return weight * clamp01(item.relevance) * trust(learned, weights) * freshness

@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from mnemex.cli import app
-from tests.integration.supervisor.helpers import cli, log_tails, stack_env
+from tests.integration.supervisor.helpers import alive, cli, log_tails, stack_env, state, wait_for
 
 
 @dataclass
@@ -62,4 +62,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningStack]:
     try:
         yield running
     finally:
+        pids = [s["pid"] for s in state(running.home)["services"].values() if s.get("pid")]
         cli(running.env, "down")
+    # A clean stop of the whole stack leaves no child behind.
+    wait_for(lambda: not any(alive(pid) for pid in pids), 15, "every service to exit")

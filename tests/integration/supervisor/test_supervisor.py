@@ -1,7 +1,8 @@
 """The supervisor on real processes: ready, status, crash restart with backoff, clean stop.
 
-These run the real embedding service and the real gateway as children
-(``--only``) so they do not depend on the rest of the stack.
+These run real services as children but only the quick-starting ones
+(``--only kg --only gateway``): the whole stack, embedding model included,
+is started by the CLI tests' shared fixture.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from mnemex.config import Settings
+from mnemex.supervisor.control import ensure_running, stack_ready
 from tests.integration.supervisor.helpers import ROOT, alive, cli, log_tails, stack_env, state, wait_for
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -25,7 +28,7 @@ def test_up_restarts_a_killed_service_and_stops_cleanly_on_sigterm(tmp_path: Pat
     home = tmp_path / "home"
     env = stack_env(home)
     up = subprocess.Popen(
-        [sys.executable, "-m", "mnemex.cli", "up", "--only", "embedding", "--only", "gateway"],
+        [sys.executable, "-m", "mnemex.cli", "up", "--only", "kg", "--only", "gateway"],
         env=env,
         cwd=ROOT,
         stdout=subprocess.PIPE,
@@ -36,23 +39,38 @@ def test_up_restarts_a_killed_service_and_stops_cleanly_on_sigterm(tmp_path: Pat
         wait_for(lambda: state(home).get("supervisor", {}).get("status") == "running", 120, "ready")
         report = json.loads(cli(env, "status", "--json").stdout)
         assert report["running"] and report["supervisor"]["pid"] == up.pid
-        assert report["services"]["embedding"]["healthy"] and report["services"]["gateway"]["healthy"]
-        assert report["services"]["embedding"]["address"] == env["MNEMEX_EMBEDDING_ADDR"]
-        first_pid = report["services"]["embedding"]["pid"]
+        assert report["services"]["kg"]["healthy"] and report["services"]["gateway"]["healthy"]
+        assert report["services"]["kg"]["address"] == env["MNEMEX_KG_ADDR"]
+        first_pid = report["services"]["kg"]["pid"]
         gateway_pid = report["services"]["gateway"]["pid"]
 
         os.kill(first_pid, signal.SIGKILL)
         after = wait_for(
-            lambda: (s := state(home)["services"]["embedding"])["restarts"] == 1 and s["status"] == "healthy" and s,
+            lambda: (s := state(home)["services"]["kg"])["restarts"] == 1 and s["status"] == "healthy" and s,
             120,
-            "the embedding service to be restarted and healthy",
+            "the kg service to be restarted and healthy",
         )
         assert after["last_exit"] == -signal.SIGKILL and after["pid"] != first_pid
         report = json.loads(cli(env, "status", "--json").stdout)
-        assert report["services"]["embedding"]["restarts"] == 1 and report["healthy"]
+        assert report["services"]["kg"]["restarts"] == 1 and report["healthy"]
         assert report["services"]["gateway"]["restarts"] == 0
         human = cli(env, "status")
         assert human.returncode == 0 and "killed by SIGKILL" in human.stdout
+
+        # Two crashes in a row back off longer: 0.5 s, then 1.0 s.
+        os.kill(gateway_pid, signal.SIGKILL)
+        restarted = wait_for(
+            lambda: (g := state(home)["services"]["gateway"])["restarts"] == 1 and g["pid"],
+            30,
+            "the gateway to be restarted",
+        )
+        os.kill(restarted, signal.SIGKILL)
+        gateway = wait_for(
+            lambda: (g := state(home)["services"]["gateway"])["restarts"] == 2 and g["status"] == "healthy" and g,
+            120,
+            "the gateway to come back after a second crash",
+        )
+        gateway_pid = gateway["pid"]
 
         up.send_signal(signal.SIGTERM)
         assert up.wait(30) == 0
@@ -61,7 +79,11 @@ def test_up_restarts_a_killed_service_and_stops_cleanly_on_sigterm(tmp_path: Pat
         print(log_tails(home))
         raise
     stdout = up.stdout.read() if up.stdout else ""
+    stderr = up.stderr.read() if up.stderr else ""
     assert "mnemex is ready" in stdout
+    assert "kg exited (killed by SIGKILL); restarting in 0.5 s" in stderr
+    assert "gateway exited (killed by SIGKILL); restarting in 0.5 s" in stderr
+    assert "gateway exited (killed by SIGKILL); restarting in 1.0 s" in stderr
     children = [after["pid"], gateway_pid]
     wait_for(lambda: not any(alive(pid) for pid in children), 5, "children to exit")
     final = state(home)
@@ -91,10 +113,15 @@ def test_detach_refuses_a_second_supervisor_and_down_stops_it(tmp_path: Path) ->
     assert "not running" in cli(env, "down").stdout
 
 
-def test_killing_the_supervisor_takes_its_children_down(tmp_path: Path) -> None:
+def test_ensure_running_starts_a_detached_stack_and_killing_the_supervisor_takes_children_down(
+    tmp_path: Path,
+) -> None:
     home = tmp_path / "home"
     env = stack_env(home)
-    assert cli(env, "up", "--detach", "--only", "gateway").returncode == 0, log_tails(home)
+    settings = Settings.from_env(env)
+    assert not stack_ready(settings, ["gateway"])
+    assert ensure_running(settings, timeout=120, only=["gateway"]), log_tails(home)
+    assert ensure_running(settings, timeout=1, only=["gateway"])  # already up: returns at once
     supervisor_pid = state(home)["supervisor"]["pid"]
     gateway_pid = state(home)["services"]["gateway"]["pid"]
     os.kill(supervisor_pid, signal.SIGKILL)

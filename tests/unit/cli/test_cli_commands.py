@@ -133,3 +133,18 @@ def test_import_rejects_a_file_that_is_not_an_export(tmp_path: Path, stopped_sta
     bogus.write_text('{"hello": 1}\n')
     result = runner.invoke(app, ["import", str(bogus)])
     assert result.exit_code == 1 and "is not a mnemex export" in result.output
+
+
+def test_init_dry_run_init_and_uninit_use_the_client_setup(tmp_path: Path) -> None:
+    user_home = tmp_path / "user"
+    user_home.mkdir()
+    env = {"HOME": str(user_home)}
+    dry = runner.invoke(app, ["init", "--cursor", "--dry-run"], env=env)
+    assert dry.exit_code == 0 and "settings.json" in dry.output
+    assert not (user_home / ".claude" / "settings.json").exists()
+    assert runner.invoke(app, ["init", "--cursor"], env=env).exit_code == 0
+    settings = json.loads((user_home / ".claude" / "settings.json").read_text())
+    assert "UserPromptSubmit" in settings["hooks"] and (user_home / ".cursor" / "mcp.json").exists()
+    assert runner.invoke(app, ["uninit"], env=env).exit_code == 0
+    assert not (user_home / ".claude" / "settings.json").exists()  # init created it, so uninit removes it
+    assert not (user_home / ".cursor" / "mcp.json").exists()

@@ -1,0 +1,44 @@
+"""The in-process stack outside pytest (for ``python -m tests.reliability.fuzz_api``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tests.reliability import inproc
+
+
+@dataclass
+class Standalone:
+    stack: inproc.InprocStack
+    loop_thread: Any
+    embedding_stop: Any
+
+    @property
+    def gateway(self) -> inproc.Gateway:
+        return self.stack.gateway
+
+    def stop(self) -> None:
+        self.stack.stop()
+        self.embedding_stop()
+        self.loop_thread.close()
+
+
+def start_standalone(home: Path, users: tuple[str, ...] = ("tester",)) -> Standalone:
+    from services.embedding.model import SentenceTransformerEncoder
+    from services.embedding.server import create_server
+    from services.embedding.settings import EmbeddingSettings
+    from tests.support.loop_thread import LoopThread
+
+    loop_thread = LoopThread()
+    encoder = SentenceTransformerEncoder.load()
+    settings = EmbeddingSettings(address="127.0.0.1:0", model_path=None, device="cpu", backend="torch")
+    server, port, batcher = loop_thread.run(create_server(settings, encoder))
+
+    def stop_embedding() -> None:
+        loop_thread.run(server.stop(0))
+        loop_thread.run(batcher.close())
+
+    stack = inproc.start(loop_thread, f"127.0.0.1:{port}", home, users=users)
+    return Standalone(stack, loop_thread, stop_embedding)

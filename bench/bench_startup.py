@@ -34,6 +34,16 @@ ROOT = Path(__file__).resolve().parents[1]
 TARGET_S = 10.0
 
 
+def cpu_seconds(pid: int | None) -> float:
+    """User + system CPU a process has used so far (Linux /proc), 0 when unknown."""
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            fields = handle.read().rsplit(") ", 1)[1].split()
+    except (OSError, IndexError, TypeError):
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def gateway_health(address: str) -> str:
     try:
         with urllib.request.urlopen(f"http://{address}/api/health", timeout=5) as reply:
@@ -73,6 +83,7 @@ def run_once(only: list[str]) -> dict[str, Any]:
                     break
                 time.sleep(0.02)
             ready = time.perf_counter() - started
+            cpu = {name: cpu_seconds(svc.get("pid")) for name, svc in state.get("services", {}).items()}
             health = None
             if not only or "gateway" in only:
                 health = gateway_health(env["MNEMEX_GATEWAY_ADDR"])
@@ -85,7 +96,14 @@ def run_once(only: list[str]) -> dict[str, Any]:
                 proc.kill()
                 proc.wait()
     services = {name: s.get("ready_seconds") for name, s in state.get("services", {}).items()}
-    return {"ready_s": ready, "stop_s": stopped, "exit_code": code, "gateway_health": health, "services": services}
+    return {
+        "ready_s": ready,
+        "stop_s": stopped,
+        "exit_code": code,
+        "gateway_health": health,
+        "services": services,
+        "cpu": cpu,
+    }
 
 
 def main() -> None:
@@ -106,6 +124,13 @@ def main() -> None:
             f"run {number}: ready {result['ready_s']:.2f} s (gateway health: {result['gateway_health']}), "
             f"stop {result['stop_s']:.2f} s, exit {result['exit_code']}; spawn->healthy: {per_service}"
         )
+    cpu = {name: statistics.median(r["cpu"].get(name, 0.0) for r in results) for name in results[0]["cpu"]}
+    bound = max(max(cpu.values(), default=0.0), sum(cpu.values()) / 2)
+    print(
+        "CPU seconds used until ready (median): "
+        + ", ".join(f"{k} {v:.2f}" for k, v in cpu.items())
+        + f"; on 2 idle cores start-to-ready cannot beat ~{bound:.1f} s (the busiest child, or the total / 2)"
+    )
     ready = [r["ready_s"] for r in results]
     stop = [r["stop_s"] for r in results]
     median = statistics.median(ready)

@@ -1,7 +1,7 @@
 """LoCoMo retrieval benchmark through mnemex's gRPC API.
 
     python -m bench.locomo [--data PATH] [--limit-conversations N] [--questions-per-conversation N]
-                           [--configs baseline,dense,hybrid] [--json] [--embedding-addr HOST:PORT]
+                           [--configs baseline,hybrid] [--json] [--embedding-addr HOST:PORT]
 
 Prints, per category and for categories 1-4 together, turn-level recall@5/@10,
 any-hit@5/@10, session-hit@5 and MRR for each retrieval mode, side by side,
@@ -30,8 +30,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--questions-per-conversation", type=int, default=None, help="only the first N questions of each")
     parser.add_argument(
         "--configs",
-        default="baseline,dense,hybrid",
-        help="comma-separated configurations: baseline (README dense baseline), dense, hybrid (final)",
+        default="baseline,hybrid",
+        help="comma-separated configurations: baseline (README dense baseline), dense (final content, dense only), "
+        "hybrid (final)",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
     parser.add_argument("--embedding-addr", default=None, help="use this running embedding service instead of starting one")
@@ -41,6 +42,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     if bad or not args.configs:
         parser.error(f"--configs: unknown {bad}; choose from baseline, dense, hybrid")
     return args
+
+
+def load_average() -> str:
+    try:
+        return "/".join(f"{value:.1f}" for value in os.getloadavg())
+    except OSError:
+        return "n/a"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -57,7 +65,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     log = (lambda *_: None) if args.json else (lambda line: print(line, flush=True))
-    log(f"LoCoMo: {args.data}, {len(conversations)} conversations, configurations {', '.join(args.configs)}")
+    log(
+        f"LoCoMo: {args.data}, {len(conversations)} conversations, configurations {', '.join(args.configs)}; "
+        f"load average {load_average()} on {os.cpu_count()} CPUs"
+    )
     started = time.perf_counter()
     outcome = asyncio.run(
         run(conversations, args.configs, args.questions_per_conversation, log=log, embedding_addr=args.embedding_addr)
@@ -76,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     print()
     for result in outcome.values():
         print(latency_line(result))
-    print(f"total {elapsed:.1f}s")
+    print(f"total {elapsed:.1f}s; load average at the end {load_average()} on {os.cpu_count()} CPUs")
     return 0
 
 

@@ -68,7 +68,7 @@ CONFIGS = {
     "dense": Config("dense", "dense", turn_content),
     "hybrid": Config("hybrid", "hybrid", turn_content),
 }
-DEFAULT_CONFIGS = ("baseline", "dense", "hybrid")
+DEFAULT_CONFIGS = ("baseline", "hybrid")
 
 
 @dataclass

@@ -18,7 +18,7 @@ from typing import Any
 import typer
 from typer.core import TyperGroup
 
-from mnemex import offline
+from mnemex import __version__, offline
 from mnemex.cli import books, doctor, memories, projects, stack, transfer
 from mnemex.cli.output import CliFailure, report_failure
 
@@ -45,6 +45,21 @@ app = typer.Typer(
 )
 for _module in (stack, books, memories, projects, doctor, transfer):
     app.add_typer(_module.app)
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"mnemex {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def root(
+    version: bool = typer.Option(
+        False, "--version", callback=_print_version, is_eager=True, help="Print the version and exit."
+    ),
+) -> None:
+    """mnemex: memory for AI coding assistants that learns from outcomes."""
 
 
 def main() -> None:

@@ -82,7 +82,10 @@ def ensure_running(
         return True
     paths = RunPaths(settings.home)
     if start and running_supervisor_pid(paths) is None:
-        start_detached(settings, only)
+        try:
+            start_detached(settings, only)
+        except (OSError, subprocess.SubprocessError, ValueError):
+            return False  # e.g. MNEMEX_HOME not writable; `mnemex up` in a terminal shows why
     deadline = time.monotonic() + timeout
     launched_at = time.monotonic()
     while time.monotonic() < deadline:
@@ -139,6 +142,7 @@ def collect_status(settings: Settings, probe_timeout: float = 0.5) -> dict[str, 
                 "restarts": entry.get("restarts", 0),
                 "last_exit": entry.get("last_exit"),
                 "started_at": entry.get("started_at"),
+                "ready_seconds": entry.get("ready_seconds"),
                 "log": entry.get("log") or str(paths.log_file(spec.name)),
             }
     finally:

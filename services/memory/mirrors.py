@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from services.memory.mirror import CollectionMirror
-from services.memory.naming import Scope, chroma_name
+from services.memory.naming import Scope
 
 log = logging.getLogger("mnemex.memory.mirrors")
 
@@ -55,7 +55,7 @@ class Mirrors:
         self._loader = loader
         self._dim = dim
         self._lexical = _lexical_factory(lexical)
-        self._entries: dict[str, _Entry] = {}
+        self._entries: dict[tuple[Scope, str], _Entry] = {}
         self._guard = threading.Lock()
 
     @property
@@ -63,7 +63,7 @@ class Mirrors:
         return self._lexical is not None
 
     def _entry(self, scope: Scope, collection: str) -> _Entry:
-        key = chroma_name(scope.owner_of(collection), collection)
+        key = (scope.owner_of(collection), collection)
         entry = self._entries.get(key)
         if entry is None:
             with self._guard:

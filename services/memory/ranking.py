@@ -2,7 +2,7 @@
 
 Plain module. Every search ranks its candidates with ``final_rank``::
 
-    learned   = working / history / patterns:  (1 - e) * score + e * wilson,   e = uses / (uses + 3)
+    learned   = working / history / patterns:  (1 - e) * score + e * wilson,   e = uses / (uses + 6)
                 memory_bank:                   importance * confidence, and once uses >= 3
                                                0.8 * importance * confidence + 0.2 * wilson
                 books:                         0.5, and once uses >= 3  0.8 * 0.5 + 0.2 * wilson
@@ -28,7 +28,9 @@ Why the evidence weight ``e``: the Wilson lower bound is deliberately
 pessimistic with few uses (one ``worked`` gives 0.21), so mixing it in at a
 fixed share would rank a memory that worked once *below* an untested one.
 ``e`` lets the raw score speak while evidence is thin and hands over to
-Wilson as uses accumulate (e = 0.25 after one use, 0.77 after ten).
+Wilson as uses accumulate (e = 0.14 after one use, 0.62 after ten, 0.77
+after twenty). The score carries most of a single outcome's effect: one
+failure takes ``learned`` from 0.5 to 0.17 (trust 0.34), one success to 0.63.
 
 ``collection_weight`` comes from the knowledge graph (1.0 when it has no
 preference). All weights live in ``RankingWeights``.
@@ -48,7 +50,7 @@ class RankingWeights:
     max_trust_gain: float = 0.2
     recency_share: float = 0.1
     no_query_recency_share: float = 0.25
-    wilson_evidence_uses: float = 3.0
+    wilson_evidence_uses: float = 6.0
     fixed_quality_wilson_after_uses: int = 3
     fixed_quality_wilson_share: float = 0.2
     books_quality: float = 0.5

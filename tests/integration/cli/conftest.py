@@ -47,9 +47,14 @@ class RunningStack:
             return json.loads(reply.read())
 
 
-def start_stack(home: Path) -> RunningStack:
+def start_stack(home: Path, embedding_addr: str | None = None) -> RunningStack:
+    """A stack with its own data in ``home``; it may share a running (stateless) embedding service."""
     env = stack_env(home)
-    started = cli(env, "up", "--detach")
+    only: list[str] = []
+    if embedding_addr:
+        env["MNEMEX_EMBEDDING_ADDR"] = embedding_addr
+        only = ["--only", "memory", "--only", "kg", "--only", "gateway"]
+    started = cli(env, "up", "--detach", *only)
     if started.returncode != 0:
         cli(env, "down")
         pytest.fail(f"mnemex up --detach failed:\n{started.stdout}\n{started.stderr}\n{log_tails(home)}")

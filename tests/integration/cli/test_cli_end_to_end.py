@@ -90,6 +90,9 @@ def test_ingest_list_search_show_stats_remove(stack: RunningStack, tmp_path: Pat
     pdf_hit = stack.invoke_json(project, "search", "who handles replication lag", "--collection", "books")
     assert pdf_hit["memories"][0]["metadata"]["title"] == "oncall"
 
+    recent = stack.invoke_json(project, "search", "--days", "1", "--sort", "recency", "--collection", "books")
+    assert {m["metadata"]["title"] for m in recent["memories"]} == {"deploy", "cache", "oncall"}  # no query needed
+
     shown = stack.invoke_json(project, "show", match.group(1))
     assert shown["id"] == match.group(1) and shown["collection"] == "books" and "make rollback" in shown["content"]
     assert "title" in stack.invoke(project, "show", match.group(1)).stdout
@@ -168,7 +171,8 @@ def test_export_import_into_a_fresh_home_reproduces_search(stack: RunningStack, 
     }
     assert exported["memories"] >= 3 and all("embedding" not in line.get("record", {}) for line in lines)
 
-    fresh = start_stack(tmp_path / "fresh-home")
+    # A fresh home: new memory and kg data; the stateless embedding service is shared.
+    fresh = start_stack(tmp_path / "fresh-home", embedding_addr=stack.env["MNEMEX_EMBEDDING_ADDR"])
     try:
         first = fresh.invoke_json(project, "import", str(export_file))
         assert first["imported"] == exported["memories"] and first["invalid"] == 0

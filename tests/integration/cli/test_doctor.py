@@ -53,3 +53,12 @@ def test_doctor_passes_on_the_running_stack_after_init(stack: RunningStack, tmp_
     assert checks["hook round trip (UserPromptSubmit)"]["status"] in ("ok", "warn")  # warn = slow, not broken
     assert checks["service versions"]["status"] == "ok"
     assert all("in use by the mnemex" in c["detail"] for n, c in checks.items() if n.startswith("port "))
+
+
+@pytest.mark.slow
+def test_model_check_loads_the_packaged_model_offline_without_a_stack() -> None:
+    from mnemex.cli.doctor_checks import embedding_offline
+
+    check = embedding_offline(None)
+    assert check.status == "ok", check
+    assert check.detail.startswith("all-MiniLM-L6-v2 384 (1, 384)") and "downloads disabled" in check.detail

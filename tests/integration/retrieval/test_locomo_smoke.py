@@ -72,7 +72,8 @@ def tiny_locomo(path: Path) -> Path:
 
 def test_benchmark_runs_both_modes_through_grpc(tmp_path: Path, embedding_addr: str, capsys: pytest.CaptureFixture[str]) -> None:
     data = tiny_locomo(tmp_path / "tiny.json")
-    assert main(["--data", str(data), "--json", "--embedding-addr", embedding_addr]) == 0
+    args = ["--data", str(data), "--json", "--embedding-addr", embedding_addr, "--configs", "baseline,dense,hybrid"]
+    assert main(args) == 0
     report = json.loads(capsys.readouterr().out)
     summaries = report["summaries"]
     assert set(summaries) == {"baseline", "dense", "hybrid"}

@@ -4,7 +4,7 @@ import dataclasses
 
 import pytest
 
-from services.memory.ranking import RankInput, RankingWeights, final_rank, learned_score, recency
+from services.memory.ranking import RankInput, RankingWeights, final_rank, learned_score, recency, trust
 from services.memory.scoring import wilson_lower_bound
 
 W = RankingWeights()
@@ -18,15 +18,22 @@ def item(**kwargs: object) -> RankInput:
 
 def test_the_documented_formula_with_a_query() -> None:
     memory = item(score=0.8, uses=4, success_count=3.0, age_days=10.0, relevance=0.6)
-    evidence = 4 / (4 + 3)
+    evidence = 4 / (4 + 6)
     learned = (1 - evidence) * 0.8 + evidence * wilson_lower_bound(3.0, 4)
-    expected = 0.6 * 0.6 + 0.3 * learned + 0.1 * 0.5 ** (10 / 30)
+    expected_trust = learned / 0.5 if learned < 0.5 else 1 + 0.4 * (learned - 0.5)
+    expected = 0.6 * expected_trust * (0.9 + 0.1 * 0.5 ** (10 / 30))
     assert final_rank(memory) == pytest.approx(expected)
 
 
-def test_without_a_query_relevance_drops_out_and_weights_renormalise() -> None:
+def test_without_a_query_ranks_by_learning_and_recency() -> None:
     memory = item(relevance=None, score=0.9, age_days=0.0)
-    assert final_rank(memory) == pytest.approx((0.3 * 0.9 + 0.1 * 1.0) / 0.4)
+    assert final_rank(memory) == pytest.approx(0.75 * 0.9 + 0.25 * 1.0)
+
+
+def test_trust_is_neutral_untested_shrinks_with_harm_and_lifts_at_most_twenty_percent() -> None:
+    assert trust(0.5) == 1.0
+    assert trust(0.0) == 0.0 and trust(0.25) == pytest.approx(0.5)
+    assert trust(1.0) == pytest.approx(1.2) and trust(0.75) == pytest.approx(1.1)
 
 
 def test_more_relevant_wins_at_equal_learning() -> None:
@@ -45,12 +52,19 @@ def test_one_success_does_not_rank_below_untested() -> None:
     once = item(score=0.7, uses=1, success_count=1.0)
     untested = item(score=0.5, uses=0)
     assert learned_score(once) > learned_score(untested) == pytest.approx(0.5)
+    assert final_rank(once) > final_rank(untested)
 
 
-def test_failures_sink_a_memory_below_a_slightly_more_relevant_rival() -> None:
-    failed = item(score=0.2, uses=1, success_count=0.0, relevance=0.62)
-    neutral = item(score=0.5, uses=0, relevance=0.55)
+def test_one_failure_sinks_a_memory_below_a_much_less_similar_untested_one() -> None:
+    failed = item(score=0.2, uses=1, success_count=0.0, relevance=0.75)
+    neutral = item(score=0.5, uses=0, relevance=0.35)
     assert final_rank(failed) < final_rank(neutral)
+
+
+def test_proven_memories_about_something_else_do_not_outrank_relevant_untested_ones() -> None:
+    off_topic_proven = item(score=1.0, uses=10, success_count=10.0, relevance=0.41)
+    on_topic_untested = item(relevance=0.5)
+    assert final_rank(on_topic_untested) > final_rank(off_topic_proven)
 
 
 def test_memory_bank_uses_importance_times_confidence_then_blends_wilson_after_three_uses() -> None:
@@ -58,6 +72,8 @@ def test_memory_bank_uses_importance_times_confidence_then_blends_wilson_after_t
     assert learned_score(bank) == pytest.approx(0.45)
     bank3 = dataclasses.replace(bank, uses=3, success_count=3.0)
     assert learned_score(bank3) == pytest.approx(0.8 * 0.45 + 0.2 * wilson_lower_bound(3.0, 3))
+    important = dataclasses.replace(bank, importance=1.0, confidence=1.0)
+    assert final_rank(important) > final_rank(bank)
 
 
 def test_books_have_fixed_quality_until_used() -> None:
@@ -70,14 +86,16 @@ def test_collection_weight_multiplies_the_whole_rank() -> None:
     assert final_rank(dataclasses.replace(base, collection_weight=0.0)) == 0.0
 
 
-def test_recency_halves_every_thirty_days() -> None:
+def test_recency_halves_every_thirty_days_and_matters_little_with_a_query() -> None:
     assert recency(0) == 1.0
     assert recency(30) == pytest.approx(0.5)
     assert recency(-5) == 1.0
+    old, new = item(age_days=300.0), item(age_days=0.0)
+    assert final_rank(old) / final_rank(new) == pytest.approx(0.9, abs=0.01)
 
 
 def test_weights_are_frozen_and_validated() -> None:
     with pytest.raises(dataclasses.FrozenInstanceError):
-        W.relevance = 1.0  # type: ignore[misc]
+        W.recency_share = 1.0  # type: ignore[misc]
     with pytest.raises(ValueError):
-        RankingWeights(learned=0.0, recency=0.0)
+        RankingWeights(neutral_quality=1.0)

@@ -1,0 +1,109 @@
+"""Bad input at the REST edge that fuzzing will not find by chance.
+
+- ingest: path traversal in the file name is refused with a clear message;
+  files over 10 MB get 413 whatever the encoding (JSON text, base64,
+  multipart, chunked without Content-Length) before any backend work;
+- texts within the documented limits (a long assistant answer, a long fact)
+  are stored, not turned into 503s.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Iterator
+
+import pytest
+
+from tests.reliability.inproc import InprocStack
+
+pytestmark = pytest.mark.integration
+
+TEN_MB = 10 * 1024 * 1024
+PROJECT = "/work/bad-input"
+
+TRAVERSAL_BUG = (
+    "BUG: /api/ingest (and IngestBook) accept a filename with path components such as '../../etc/passwd.md' and "
+    "store it as the book's filename; reject '/', '\\\\', '..' and NUL in filename (422 saying to send the base name)"
+)
+TRAVERSAL_NAMES = ["../../../etc/passwd.md", "..\\..\\windows\\win.ini.txt", "/etc/shadow.txt", "notes/../../x.md",
+                   "a\x00b.md"]
+
+
+@pytest.mark.xfail(strict=True, reason=TRAVERSAL_BUG)
+@pytest.mark.parametrize("filename", TRAVERSAL_NAMES)
+def test_ingest_refuses_path_traversal_in_the_file_name(filename: str, stack: InprocStack) -> None:
+    reply = stack.gateway.post("/api/ingest", {"title": "Traversal", "filename": filename, "text": "# hi\n\nbody",
+                                               "cwd": PROJECT})
+    assert reply.status_code == 422, reply.text
+    assert "file name" in reply.json()["error"] or "filename" in reply.json()["error"]
+
+
+@pytest.mark.xfail(strict=True, reason=TRAVERSAL_BUG)
+def test_multipart_ingest_refuses_path_traversal(stack: InprocStack) -> None:
+    reply = stack.gateway.client.post("/api/ingest", files={"file": ("../../../etc/passwd.md", b"# hi\n\nbody")},
+                                      data={"cwd": PROJECT})
+    assert reply.status_code == 422, reply.text
+
+
+def _assert_too_large(reply: object) -> None:
+    status = reply.status_code  # type: ignore[attr-defined]
+    text = reply.text  # type: ignore[attr-defined]
+    assert status == 413, (status, text[:300])
+    assert "10 MB" in text or "10,485,760" in text, text[:300]
+
+
+def test_ingest_over_10_mb_is_refused_in_every_encoding(stack: InprocStack) -> None:
+    client = stack.gateway.client
+    too_big = b"a" * (TEN_MB + 1)
+    _assert_too_large(client.post("/api/ingest", json={"title": "big", "filename": "big.txt",
+                                                       "text": too_big.decode(), "cwd": PROJECT}))
+    _assert_too_large(client.post("/api/ingest", json={"title": "big", "filename": "big.pdf",
+                                                       "data_base64": base64.b64encode(too_big).decode()}))
+    _assert_too_large(client.post("/api/ingest", files={"file": ("big.md", too_big)}, data={"cwd": PROJECT}))
+
+    def chunks() -> Iterator[bytes]:  # no Content-Length: the limit must count streamed bytes
+        yield b'{"title": "big", "filename": "big.txt", "text": "'
+        for _ in range(15):
+            yield b"a" * (1024 * 1024)
+        yield b'"}'
+
+    _assert_too_large(client.post("/api/ingest", content=chunks(), headers={"Content-Type": "application/json"}))
+    books = client.get("/api/books", params={"cwd": PROJECT}).json()["books"]
+    assert not [b for b in books if b["title"] == "big"]
+
+
+def test_bodies_over_the_limit_are_refused_on_every_other_route(stack: InprocStack) -> None:
+    big = "x" * (3 * 1024 * 1024)
+    for path in ("/api/hooks/get-context", "/api/hooks/stop", "/api/memory-bank/add", "/api/search", "/mcp"):
+        reply = stack.gateway.client.post(path, json={"prompt": big, "assistant_text": big, "content": big})
+        assert reply.status_code == 413, (path, reply.status_code)
+
+
+def test_an_empty_or_unsupported_file_gets_a_clear_422(stack: InprocStack) -> None:
+    client = stack.gateway.client
+    empty = client.post("/api/ingest", files={"file": ("empty.md", b"")}, data={"cwd": PROJECT})
+    assert empty.status_code == 422 and "empty" in empty.json()["error"]
+    binary = client.post("/api/ingest", files={"file": ("tool.exe", b"MZ\x90\x00")}, data={"cwd": PROJECT})
+    assert binary.status_code == 422 and ".pdf" in binary.json()["error"], binary.text
+    fake_pdf = client.post("/api/ingest", files={"file": ("fake.pdf", b"not a pdf")}, data={"cwd": PROJECT})
+    assert fake_pdf.status_code == 422, fake_pdf.text
+
+
+LONG_TEXT_BUG = (
+    "BUG: memory embeds whole texts but the embedding service rejects more than 8,192 chars, so a stop with a long "
+    "answer or a fact over 8,192 chars (both within the gateway's limits) gets 503 'embedding service unavailable'"
+)
+
+
+@pytest.mark.xfail(strict=True, reason=LONG_TEXT_BUG)
+def test_a_long_answer_is_recorded(stack: InprocStack) -> None:
+    answer = "\n".join(f"Step {i}: update the retry budget in services/upload/worker.py and rerun" for i in range(400))
+    reply = stack.gateway.post("/api/hooks/stop", {"session_id": "long", "cwd": PROJECT, "assistant_text": answer})
+    assert reply.status_code == 200 and reply.json()["exchange_id"], reply.text
+
+
+@pytest.mark.xfail(strict=True, reason=LONG_TEXT_BUG)
+def test_a_long_fact_within_the_limit_is_stored(stack: InprocStack) -> None:
+    content = " ".join(f"fact part {i} about the deploy pipeline" for i in range(400))  # ~14,000 of 20,000 allowed
+    reply = stack.gateway.post("/api/memory-bank/add", {"content": content, "cwd": PROJECT})
+    assert reply.status_code == 200, reply.text

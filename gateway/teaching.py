@@ -18,6 +18,7 @@ from gateway.backends import Backends
 from protos.mnemex.kg.v1 import kg_service_pb2 as kg_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
 
+KG_TEXT_CHARS = 20_000
 log = logging.getLogger("mnemex.gateway.teaching")
 
 PROBLEM_CHARS = 2_000
@@ -69,7 +70,8 @@ async def teach(
 ) -> dict[str, Any]:
     """RecordOutcome per outcome group (concepts of the prompt -> collections, doc ids) and RecordAction per memory."""
     md = backends.metadata
-    problem = await problem_text(backends, mem_scope, reply.exchange_id)
+    # The kg rejects texts over 20k characters; the head of a prompt carries its concepts.
+    problem = (await problem_text(backends, mem_scope, reply.exchange_id))[:KG_TEXT_CHARS]
     concepts: list[str] = []
     context_type = ""
     try:

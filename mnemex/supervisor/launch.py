@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from mnemex.config import Settings
+from mnemex.config import ConfigError, Settings, require_token_for, split_host_port
 from mnemex.supervisor.backoff import RestartPolicy
 from mnemex.supervisor.probes import port_accepts
 from mnemex.supervisor.runner import Report, Supervisor, Timing
@@ -32,6 +32,20 @@ class StackOptions:
     ready_timeout: float = DEFAULT_READY_TIMEOUT
     policy: RestartPolicy = RestartPolicy()
     timing: Timing = Timing()
+
+
+def bind_refusals(specs: Sequence[ServiceSpec], token: str | None) -> list[str]:
+    """What the services would refuse at start-up anyway (a non-loopback bind without a token)."""
+    problems = []
+    for spec in specs:
+        if spec.address.startswith(("dns:", "ipv4:", "unix:")):
+            continue
+        try:
+            host, _ = split_host_port(spec.address, spec.name)
+            require_token_for(host, token, f"the {spec.name}")
+        except ConfigError as exc:
+            problems.append(str(exc))
+    return problems
 
 
 def busy_ports(specs: Sequence[ServiceSpec]) -> list[ServiceSpec]:
@@ -74,6 +88,11 @@ def run_stack(
         return EXIT_OK
     try:
         specs = stack_specs(settings, options.only)
+        refusals = bind_refusals(specs, settings.token)
+        if refusals:
+            for message in refusals:
+                report(message)
+            return EXIT_FAILED
         conflicts = busy_ports(specs)
         if conflicts:
             for spec in conflicts:

@@ -3,6 +3,6 @@ import os
 # One BLAS thread: set before numpy loads (see runtime.limit_blas_threads).
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-from services.memory.server import main  # noqa: E402
+from services.memory.server import main
 
 main()

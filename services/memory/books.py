@@ -16,7 +16,13 @@ from dataclasses import dataclass
 
 from mnemex.privacy import redact
 from services.memory import timefmt
-from services.memory.chunking import book_title, check_size, chunk_text, detect_format, extract_text
+from services.memory.chunking import (
+    book_title,
+    check_size,
+    chunk_text,
+    detect_format,
+    extract_text,
+)
 from services.memory.errors import InvalidRequest, MemoryNotFound
 from services.memory.naming import BOOKS, Scope, memory_id, new_uid
 from services.memory.runtime import Runtime

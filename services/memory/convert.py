@@ -11,14 +11,14 @@ from services.memory.outcome_flow import ScoredMemory
 from services.memory.outcomes import Outcome
 from services.memory.search_rules import SortBy
 
-OUTCOME_FROM_PB = {
+OUTCOME_FROM_PB: dict[int, Outcome] = {
     pb.OUTCOME_WORKED: Outcome.WORKED,
     pb.OUTCOME_PARTIAL: Outcome.PARTIAL,
     pb.OUTCOME_UNKNOWN: Outcome.UNKNOWN,
     pb.OUTCOME_FAILED: Outcome.FAILED,
 }
-OUTCOME_TO_PB = {value: key for key, value in OUTCOME_FROM_PB.items()}
-SORT_FROM_PB = {
+OUTCOME_TO_PB: dict[Outcome, int] = {value: key for key, value in OUTCOME_FROM_PB.items()}
+SORT_FROM_PB: dict[int, str] = {
     pb.SORT_BY_UNSPECIFIED: "",
     pb.SORT_BY_RELEVANCE: SortBy.RELEVANCE.value,
     pb.SORT_BY_RECENCY: SortBy.RECENCY.value,
@@ -88,7 +88,7 @@ def scored(item: ScoredMemory) -> pb.ScoredMemory:
         collection_after=item.collection_after,
         score_before=item.score_before,
         score_after=item.score_after,
-        outcome=OUTCOME_TO_PB[item.outcome],
+        outcome=OUTCOME_TO_PB[item.outcome],  # type: ignore[arg-type]  # protobuf enums are ints
         transition=item.transition,
         new_id=item.new_id,
     )

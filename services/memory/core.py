@@ -14,7 +14,14 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator, Mapping, Sequence
 
-from services.memory import books, maintenance, outcome_flow, portability, search, writes
+from services.memory import (
+    books,
+    maintenance,
+    outcome_flow,
+    portability,
+    search,
+    writes,
+)
 from services.memory.errors import InvalidRequest
 from services.memory.naming import Scope, check_id, make_scope
 from services.memory.normalize import NormalizedMemory
@@ -65,7 +72,7 @@ class MemoryCore:
             for owner, collection in owners:
                 await self.rt.io(self.rt.mirrors.warm, owner, collection)
             log.info("mirrors warm: %d collections, %d rows", len(owners), self.rt.mirrors.rows())
-        except Exception:  # warming is an optimisation; searches build what they need
+        except Exception:
             log.exception("warming the search mirrors failed")
 
     async def _sweep_forever(self) -> None:
@@ -75,7 +82,7 @@ class MemoryCore:
             try:
                 report = await maintenance.run_maintenance(self.rt, None)
                 log.info("maintenance: %s", report)
-            except Exception:  # keep sweeping; one bad scope must not stop upkeep for good
+            except Exception:
                 log.exception("maintenance sweep failed")
             await asyncio.sleep(interval)
 
@@ -100,7 +107,7 @@ class MemoryCore:
     async def get(self, scope: Scope, memory_id: str) -> NormalizedMemory:
         return await search.get_memory(self.rt, scope, memory_id)
 
-    async def list(self, scope: Scope, collection: str, **kwargs: object) -> tuple[list[NormalizedMemory], int]:
+    async def list_memories(self, scope: Scope, collection: str, **kwargs: object) -> tuple[list[NormalizedMemory], int]:
         return await search.list_memories(self.rt, scope, collection, **kwargs)  # type: ignore[arg-type]
 
     async def update(self, scope: Scope, memory_id: str, **kwargs: object) -> NormalizedMemory:

@@ -51,7 +51,7 @@ class GroupCommit:
                     merged.setdefault(item_id, {}).update(changes)
                 try:
                     await self._flush(target, list(merged), list(merged.values()))
-                except Exception as exc:  # every waiter of the failed call learns why
+                except Exception as exc:  # noqa: BLE001 - every waiter of the failed call learns why
                     for _, _, done in batch:
                         if not done.done():
                             done.set_exception(exc)

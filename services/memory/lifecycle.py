@@ -89,9 +89,8 @@ def after_outcome(collection: str, counters: Counters, config: LifecycleConfig) 
             return Transition(
                 Action.PROMOTE, PATTERNS, f"score {score:.2f}, {counters.uses} uses, {counters.success_count:g} successes"
             )
-    elif collection == PATTERNS:
-        if score < config.demote_patterns_below:
-            return Transition(Action.DEMOTE, HISTORY, f"score {score:.2f} < {config.demote_patterns_below}")
+    elif collection == PATTERNS and score < config.demote_patterns_below:
+        return Transition(Action.DEMOTE, HISTORY, f"score {score:.2f} < {config.demote_patterns_below}")
     return STAY
 
 

@@ -16,7 +16,13 @@ from pathlib import Path
 
 from services.memory import timefmt
 from services.memory.lifecycle import Action, sweep
-from services.memory.naming import COLLECTIONS, SCORED_COLLECTIONS, USER_WIDE_PROJECT, Scope, split_id
+from services.memory.naming import (
+    COLLECTIONS,
+    SCORED_COLLECTIONS,
+    USER_WIDE_PROJECT,
+    Scope,
+    split_id,
+)
 from services.memory.normalize import as_bool, counters_of, created_at_of
 from services.memory.outcome_flow import apply_transition
 from services.memory.runtime import Runtime
@@ -161,8 +167,8 @@ async def scope_counts(rt: Runtime) -> list[tuple[Scope, dict[str, int]]]:
         else:
             table.setdefault(owner, {})[collection] = count
     users_with_projects = {s.user for s in table}
-    for owner in table:
-        table[owner]["memory_bank"] = bank.get(owner.user, 0)
+    for owner, counts in table.items():
+        counts["memory_bank"] = bank.get(owner.user, 0)
     for user, count in bank.items():
         if user not in users_with_projects:
             table[Scope(user, USER_WIDE_PROJECT)] = {"memory_bank": count}

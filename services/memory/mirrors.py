@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from services.memory.mirror import CollectionMirror
+from services.memory.mirror import CollectionMirror, MirrorRow
 from services.memory.naming import Scope
 
 log = logging.getLogger("mnemex.memory.mirrors")
@@ -102,6 +102,22 @@ class Mirrors:
 
     def remove(self, scope: Scope, collection: str, memory_id: str) -> None:
         self._update(scope, collection, lambda m: m.remove(memory_id))
+
+    def lookup(self, scope: Scope, collection: str, memory_id: str) -> tuple[bool, MirrorRow | None]:
+        """(mirror usable?, the row if present). Never builds and never waits.
+
+        Called from the event loop: if the mirror is being built (or written)
+        right now it reports "not usable" and the caller reads the store instead.
+        """
+        entry = self._entry(scope, collection)
+        if not entry.lock.acquire(blocking=False):
+            return False, None
+        try:
+            if entry.mirror is None:
+                return False, None
+            return True, entry.mirror.row(memory_id)
+        finally:
+            entry.lock.release()
 
     def built(self, scope: Scope, collection: str) -> bool:
         return self._entry(scope, collection).mirror is not None

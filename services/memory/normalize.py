@@ -26,7 +26,12 @@ from typing import Any
 
 from services.memory import timefmt
 from services.memory.naming import MEMORY_BANK, split_id
-from services.memory.ranking import DEFAULT_WEIGHTS, RankInput, RankingWeights, learned_score
+from services.memory.ranking import (
+    DEFAULT_WEIGHTS,
+    RankingWeights,
+    RankInput,
+    learned_score,
+)
 from services.memory.scoring import Counters, format_history, wilson_lower_bound
 
 # Keys surfaced as top-level fields (or internal), hence left out of ``metadata``.

@@ -17,7 +17,8 @@ from services.memory.naming import SCORED_COLLECTIONS, Scope, check_id, split_id
 from services.memory.normalize import as_bool, counters_of, created_at_of
 from services.memory.outcomes import Outcome
 from services.memory.runtime import Runtime
-from services.memory.scoring import Counters, apply_outcome as next_counters
+from services.memory.scoring import Counters
+from services.memory.scoring import apply_outcome as next_counters
 from services.memory.session_state import LifecycleEvent
 from services.memory.store import StoredMemory
 

@@ -75,12 +75,12 @@ def _read_mirrors(
     extra = sorted((h for h in hits if h[1] not in found), key=lambda h: -h[2])[:n]
     for collection, doc_id, _ in extra:
         with rt.mirrors.read(scope, collection) as mirror:
-            row = mirror.row(doc_id)
-            if row is not None:
+            hit = mirror.row(doc_id)
+            if hit is not None:
                 found[doc_id] = Candidate(
-                    StoredMemory(doc_id, collection, row.document, row.metadata),
+                    StoredMemory(doc_id, collection, hit.document, hit.metadata),
                     mirror.similarity(doc_id, vector),  # type: ignore[arg-type]
-                    facts=row.facts,
+                    facts=hit.facts,
                 )
     for doc_id, share in shares.items():
         if doc_id in found:

@@ -14,8 +14,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+from collections.abc import AsyncIterator, Awaitable, Callable, Hashable
 from concurrent.futures import ThreadPoolExecutor
-from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol, TypeVar
@@ -32,6 +32,7 @@ from services.memory.settings import MemorySettings
 from services.memory.store import ChromaStore, StoredMemory
 
 T = TypeVar("T")
+EAGER_MIRROR_ROWS = 5000  # a write mirrors a not-yet-mirrored collection up to this size (about 0.5 s to build)
 
 
 class Embedder(Protocol):
@@ -112,9 +113,11 @@ class Runtime:
         # Own pool: a search fans out to ~10 store/index calls at once, more than asyncio's default pool has.
         self.executor = ThreadPoolExecutor(max_workers=self.settings.io_threads, thread_name_prefix="memory-io")
 
-    async def _flush_metadata(self, target: object, ids: list[str], metadatas: list[dict[str, Any]]) -> None:
-        scope, collection = target  # type: ignore[misc]
-        await self.io(self.store.update_metadata, scope, collection, ids, metadatas)
+    async def _flush_metadata(self, target: Hashable, ids: list[str], metadatas: list[dict[str, Any]]) -> None:
+        assert isinstance(target, tuple)  # (owner scope, collection), see update()
+        owner: Scope = target[0]
+        collection: str = target[1]
+        await self.io(self.store.update_metadata, owner, collection, ids, metadatas)
 
     def _mirror_rows(self, scope: Scope, collection: str) -> list[tuple[str, str, dict[str, Any], np.ndarray]]:
         rows = self.store.scan(scope, collection, embeddings=True)
@@ -137,7 +140,7 @@ class Runtime:
             raise EmbeddingUnavailable("no embedding service configured: send vectors, or set MNEMEX_EMBEDDING_ADDR")
         try:
             vectors = await self.embedder.embed(texts, timeout=self.settings.embed_timeout_s)
-        except Exception as exc:  # grpc errors, timeouts: the peer is the problem, not the input
+        except Exception as exc:
             raise EmbeddingUnavailable(f"embedding service failed ({type(exc).__name__}: {exc})") from exc
         vectors = np.asarray(vectors, dtype=np.float32)
         if vectors.ndim != 2 or vectors.shape != (len(texts), self.settings.vector_dim):
@@ -154,13 +157,24 @@ class Runtime:
 
     # -- finding and changing memories ------------------------------------------------
     async def locate(self, scope: Scope, memory_id_: str, *, embeddings: bool = False) -> StoredMemory | None:
-        """The memory with this id, or the same uid in another collection (it moved)."""
+        """The memory with this id, or the same uid in another collection (it moved).
+
+        Without embeddings a built mirror answers (it holds every committed write,
+        and writers of one memory are serialised by its uid lock); otherwise, and
+        for collections not mirrored yet, the store does.
+        """
         prefix, uid = split_id(memory_id_)
         if prefix is None:
             probes = [(c, memory_id_) for c in COLLECTIONS]
         else:
             probes = [(prefix, memory_id_), *((c, memory_id(c, uid)) for c in COLLECTIONS if c != prefix)]
         for collection, candidate in probes:
+            if not embeddings:
+                built, row = self.mirrors.lookup(scope, collection, candidate)
+                if built:
+                    if row is not None:
+                        return StoredMemory(row.id, collection, row.document, dict(row.metadata))
+                    continue
             rows = await self.io(self.store.get, scope, collection, [candidate], embeddings=embeddings)
             if rows:
                 return rows[0]
@@ -175,6 +189,8 @@ class Runtime:
             await self.io(self._mirror_add, scope, collection, items)
 
     def _mirror_add(self, scope: Scope, collection: str, items: list[StoredMemory]) -> None:
+        if not self.mirrors.built(scope, collection) and self.store.count(scope, collection) <= EAGER_MIRROR_ROWS:
+            self.mirrors.warm(scope, collection)  # small (often brand-new) collection: mirror it now, cheaply
         for item in items:
             assert item.embedding is not None
             self.mirrors.put(scope, collection, item.id, item.document, item.metadata, item.embedding)
@@ -203,7 +219,11 @@ class Runtime:
 
     async def delete_ids(self, scope: Scope, collection: str, ids: list[str]) -> None:
         await self.io(self.store.delete, scope, collection, ids)
-        await self.io(lambda: [self.mirrors.remove(scope, collection, memory_id) for memory_id in ids])
+        await self.io(self._mirror_remove, scope, collection, ids)
+
+    def _mirror_remove(self, scope: Scope, collection: str, ids: list[str]) -> None:
+        for memory_id in ids:
+            self.mirrors.remove(scope, collection, memory_id)
 
     async def move(self, scope: Scope, memory: StoredMemory, target: str, changes: dict[str, Any]) -> StoredMemory:
         """Re-home a memory in ``target`` under ``<target>_<uid>``; add first, then delete.

@@ -37,7 +37,7 @@ class Counters:
 
 
 def clamp01(value: float) -> float:
-    return 0.0 if value < 0.0 else 1.0 if value > 1.0 else value
+    return 0.0 if value < 0.0 else min(value, 1.0)
 
 
 def age_weight(age_days: float) -> float:

@@ -14,11 +14,18 @@ from datetime import timedelta
 
 from services.memory.errors import MemoryNotFound
 from services.memory.naming import Scope, check_collection, check_id
-from services.memory.normalize import NormalizedMemory, as_bool, normalize, rank_facts, rank_input
+from services.memory.normalize import (
+    NormalizedMemory,
+    as_bool,
+    normalize,
+    rank_facts,
+    rank_input,
+)
 from services.memory.ranking import RankInput, final_rank
 from services.memory.retrieval_hybrid import QueryPlan, hybrid_relevance
 from services.memory.retrieve import Candidate, gather_candidates
 from services.memory.runtime import Runtime, vector_from_bytes
+from services.memory.scoring import wilson_lower_bound
 from services.memory.search_rules import (
     DEFAULT_LIMIT,
     MAX_LIMIT,
@@ -28,7 +35,6 @@ from services.memory.search_rules import (
     sort_memories,
     within,
 )
-from services.memory.scoring import wilson_lower_bound
 from services.memory.store import StoredMemory
 
 MAX_LIST_OFFSET = 1_000_000

@@ -17,12 +17,22 @@ from typing import Any, TypeVar
 import grpc
 
 from mnemex import offline
-from mnemex.grpc_runtime import abort_if_expired, channel, serve_until_signal, start_server
+from mnemex.grpc_runtime import (
+    abort_if_expired,
+    channel,
+    serve_until_signal,
+    start_server,
+)
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 from protos.mnemex.memory.v1 import memory_service_pb2_grpc as pb_grpc
 from services.memory import convert
 from services.memory.core import MemoryCore
-from services.memory.errors import EmbeddingUnavailable, InvalidRequest, LimitReached, MemoryNotFound
+from services.memory.errors import (
+    EmbeddingUnavailable,
+    InvalidRequest,
+    LimitReached,
+    MemoryNotFound,
+)
 from services.memory.naming import Scope
 from services.memory.runtime import Embedder
 from services.memory.search_rules import build_search_params
@@ -108,7 +118,7 @@ class MemoryServicer(pb_grpc.MemoryServiceServicer):
 
     @_translated
     async def List(self, request: pb.ListRequest, context: grpc.aio.ServicerContext) -> pb.ListResponse:
-        items, total = await self.core.list(
+        items, total = await self.core.list_memories(
             self._scope(request.scope),
             request.collection,
             limit=request.limit,
@@ -240,11 +250,11 @@ class MemoryServicer(pb_grpc.MemoryServiceServicer):
         scope: Scope | None = None
         if request.scope.user:
             try:
-                scope = self._scope(request.scope)
+                chosen = self._scope(request.scope)
             except InvalidRequest as exc:
                 await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
-            if not request.scope.project:
-                scope = Scope(scope.user, "")
+                return
+            scope = chosen if request.scope.project else Scope(chosen.user, "")
         async for record in self.core.export(scope):
             yield pb.ExportResponse(record_json=record)
 

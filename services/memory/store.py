@@ -106,7 +106,7 @@ class ChromaStore:
             else:
                 try:
                     handle = self._client.get_collection(name, embedding_function=None)
-                except Exception:  # chromadb raises NotFoundError / ValueError by version
+                except Exception:  # noqa: BLE001 - chromadb raises NotFoundError / ValueError by version
                     self._missing[name] = time.monotonic()
                     return None
             self._missing.pop(name, None)
@@ -114,6 +114,11 @@ class ChromaStore:
             self._cosine[name] = space == "cosine"
             self._handles[name] = handle
             return handle
+
+    def _writable(self, scope: Scope, collection: str) -> Any:
+        handle = self._handle(scope, collection, create=True)
+        assert handle is not None  # create=True always yields a handle
+        return handle
 
     def _similarity(self, handle: Any, distance: float) -> float:
         if self._cosine.get(handle.name, True):
@@ -204,7 +209,7 @@ class ChromaStore:
             return
         if any(m.embedding is None for m in memories):
             raise ValueError("every stored memory needs an embedding (text-only Chroma calls download a model)")
-        handle = self._handle(scope, collection, create=True)
+        handle = self._writable(scope, collection)
         handle.add(
             ids=[m.id for m in memories],
             documents=[m.document for m in memories],
@@ -214,7 +219,7 @@ class ChromaStore:
 
     def update(self, scope: Scope, collection: str, memory: StoredMemory) -> None:
         """Overwrite metadata keys (and document + embedding when an embedding is given)."""
-        handle = self._handle(scope, collection, create=True)
+        handle = self._writable(scope, collection)
         if memory.embedding is not None:
             handle.update(
                 ids=[memory.id],
@@ -229,7 +234,7 @@ class ChromaStore:
         """Overwrite metadata keys of several memories in one call."""
         if not ids:
             return
-        handle = self._handle(scope, collection, create=True)
+        handle = self._writable(scope, collection)
         handle.update(ids=ids, metadatas=[chroma_metadata(m) for m in metadatas])
 
     def delete(self, scope: Scope, collection: str, ids: Iterable[str]) -> None:

@@ -14,7 +14,16 @@ from mnemex.privacy import redact
 from services.memory import timefmt
 from services.memory.dedup import Neighbour, decide, dedup_pool, refreshed_fields
 from services.memory.errors import InvalidRequest, LimitReached, MemoryNotFound
-from services.memory.naming import MEMORY_BANK, WORKING, Scope, check_collection, check_id, memory_id, new_uid, split_id
+from services.memory.naming import (
+    MEMORY_BANK,
+    WORKING,
+    Scope,
+    check_collection,
+    check_id,
+    memory_id,
+    new_uid,
+    split_id,
+)
 from services.memory.normalize import as_bool, tags_of
 from services.memory.outcomes import Outcome
 from services.memory.runtime import Runtime

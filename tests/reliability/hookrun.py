@@ -11,8 +11,9 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -123,3 +124,55 @@ def claude_turn(event: str, session_id: str, cwd: str, text: str = "how do I run
     if event == "pre_compact":
         return claude_pre_compact(session_id, cwd)
     return claude_post_tool_use(session_id, cwd)
+
+
+def valid_context_output(text: str) -> bool:
+    """What a prompt/session-start hook may print: nothing, the scoring prompt, a reminder, and/or
+    one KNOWN CONTEXT block that ends the output. Never a partial block or a stray tag."""
+    from gateway.formatting import CONTEXT_END, CONTEXT_START, SCORE_TAG
+
+    if len(text) > 10_000:
+        return False
+    starts, ends = text.count(CONTEXT_START), text.count(CONTEXT_END)
+    if (starts, ends) not in ((0, 0), (1, 1)):
+        return False
+    if starts and not (text.rstrip().endswith(CONTEXT_END) and text.index(CONTEXT_START) < text.index(CONTEXT_END)):
+        return False
+    return text.count(f"<{SCORE_TAG}>") == text.count(f"</{SCORE_TAG}>") <= 1
+
+
+LOAD_EVENTS = ("prompt", "stop", "post_tool_use", "session_start")
+
+
+@dataclass
+class HookLoad:
+    """Fires the hook scripts back to back on a thread (prompt, stop, post-tool-use, session-start) until stopped."""
+
+    env: dict[str, str]
+    cwd: str
+    prompt: str
+    runs: list[tuple[str, HookRun]] = field(default_factory=list)
+    _stop: threading.Event = field(default_factory=threading.Event)
+    _thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        def loop() -> None:
+            turn = 0
+            while not self._stop.is_set():
+                event = LOAD_EVENTS[turn % len(LOAD_EVENTS)]
+                payload = claude_turn(event, f"load-{turn // len(LOAD_EVENTS)}", self.cwd, self.prompt)
+                self.runs.append((event, run_hook(event, payload, self.env)))
+                turn += 1
+
+        self._thread = threading.Thread(target=loop, daemon=True)
+        self._thread.start()
+
+    def wait_for(self, count: int, timeout: float = 120.0) -> None:
+        end = time.monotonic() + timeout
+        while len(self.runs) < count and time.monotonic() < end:
+            time.sleep(0.05)
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(60)

@@ -34,9 +34,10 @@ async def start_memory_service(home: Path, embedding_addr: str, **overrides: obj
     from services.memory.settings import MemorySettings
     from services.memory.store import ChromaStore
 
-    options: dict[str, object] = dict(
-        address="127.0.0.1:0", home=home, default_user="tester", embedding_addr=embedding_addr, maintenance_interval_s=0
-    )
+    options: dict[str, object] = {
+        "address": "127.0.0.1:0", "home": home, "default_user": "tester",
+        "embedding_addr": embedding_addr, "maintenance_interval_s": 0,
+    }
     options.update(overrides)
     settings = MemorySettings(**options)  # type: ignore[arg-type]
     client = chromadb.PersistentClient(path=str(home / "chroma"), settings=ChromaSettings(anonymized_telemetry=False))

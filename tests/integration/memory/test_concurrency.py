@@ -14,19 +14,21 @@ from tests.integration.memory.conftest import store
 pytestmark = pytest.mark.integration
 
 WRITERS = 8
-CALLS_PER_WRITER = 25
-IDS_PER_CALL = 5  # 8 writers * 25 calls * 5 outcomes = 1,000 outcomes
+CALLS_PER_WRITER = 5
+IDS_PER_CALL = 25  # every call scores every memory: 8 writers * 5 calls * 25 outcomes = 1,000 outcomes
 TOPICS = [
     "composition over inheritance", "linters before pushing", "cache TTL of five minutes", "structured logging",
     "feature flags for rollouts", "blue green deploys", "database migrations with alembic", "retry with jitter",
     "pinning numpy in CI", "pre-commit hooks", "type hints everywhere", "small pull requests",
     "trunk based development", "canary releases", "idempotent consumers", "circuit breakers",
+    "readme driven development", "semantic versioning", "code owners files", "dependency pinning",
 ]
 
 
 def test_eight_writers_apply_a_thousand_outcomes_and_uses_add_up(memory_service, stub, scope) -> None:  # type: ignore[no-untyped-def]
     ids = [store(stub, scope, f"Team practice: {topic}", vector=b"", allow_duplicate=True).id for topic in TOPICS]
-    ids += [store(stub, scope, f"User preference number {i}: {t}", "memory_bank").id for i, t in enumerate(TOPICS[:4])]
+    ids += [store(stub, scope, f"User preference number {i}: {t}", "memory_bank").id for i, t in enumerate(TOPICS[:5])]
+    assert len(ids) == IDS_PER_CALL
     # Outcomes that never lower a score: memories get promoted (their ids change) mid-run, none is deleted.
     choices = [pb.OUTCOME_WORKED, pb.OUTCOME_PARTIAL, pb.OUTCOME_UNKNOWN]
 
@@ -36,7 +38,7 @@ def test_eight_writers_apply_a_thousand_outcomes_and_uses_add_up(memory_service,
         with grpc.insecure_channel(memory_service.address) as chan:
             client = pb_grpc.MemoryServiceStub(chan)
             for _ in range(CALLS_PER_WRITER):
-                picked = rng.sample(ids, IDS_PER_CALL)
+                picked = rng.sample(ids, IDS_PER_CALL)  # all of them, in a random order
                 reply = client.Score(pb.ScoreRequest(scope=scope, memory_scores={i: rng.choice(choices) for i in picked}), timeout=60)
                 assert not reply.not_found and len(reply.scored) == IDS_PER_CALL
                 applied.update(picked)

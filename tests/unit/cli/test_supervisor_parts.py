@@ -102,3 +102,14 @@ def test_child_env_resolves_every_address_and_goes_offline(tmp_path: Path) -> No
     assert env["MNEMEX_EMBEDDING_ADDR"] == settings.embedding_addr and env["MNEMEX_HOME"] == str(tmp_path)
     assert env["TRANSFORMERS_OFFLINE"] == "1" and env["HF_HUB_OFFLINE"] == "0"  # explicit user choice wins
     assert json.dumps(env)  # plain strings only
+
+
+def test_non_loopback_binds_are_refused_before_anything_starts(tmp_path: Path) -> None:
+    from mnemex.supervisor.launch import bind_refusals
+
+    exposed = Settings.from_env({"MNEMEX_HOME": str(tmp_path), "MNEMEX_GATEWAY_ADDR": "0.0.0.0:40000"})
+    refusals = bind_refusals(stack_specs(exposed), token=None)
+    assert len(refusals) == 1 and "refusing to bind the gateway to 0.0.0.0" in refusals[0]
+    assert "MNEMEX_TOKEN" in refusals[0]
+    assert bind_refusals(stack_specs(exposed), token="long-random-secret") == []
+    assert bind_refusals(stack_specs(Settings.from_env({"MNEMEX_HOME": str(tmp_path)})), token=None) == []

@@ -1,8 +1,17 @@
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
-from services.memory.chunking import MAX_BOOK_BYTES, book_title, check_size, chunk_text, detect_format, extract_text
+from services.memory.chunking import (
+    MAX_BOOK_BYTES,
+    book_title,
+    check_size,
+    chunk_text,
+    detect_format,
+    extract_text,
+)
 from services.memory.errors import InvalidRequest
 
 
@@ -57,7 +66,7 @@ def test_chunks_overlap_and_cover_all_text() -> None:
     assert [c.index for c in chunks] == list(range(len(chunks)))
     for sentence in sentences:  # every sentence survives whole in some chunk
         assert any(sentence in c.text for c in chunks)
-    for left, right in zip(chunks, chunks[1:]):  # consecutive chunks share text
+    for left, right in itertools.pairwise(chunks):  # consecutive chunks share text
         assert left.text[-40:].split()[-1] in right.text
 
 

@@ -1,6 +1,12 @@
 from __future__ import annotations
 
-from services.memory.dedup import Neighbour, decide, dedup_pool, merge_tags, refreshed_fields
+from services.memory.dedup import (
+    Neighbour,
+    decide,
+    dedup_pool,
+    merge_tags,
+    refreshed_fields,
+)
 
 
 def test_refreshes_the_nearest_duplicate_at_or_above_threshold() -> None:

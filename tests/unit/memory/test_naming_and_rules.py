@@ -8,7 +8,12 @@ import pytest
 
 from services.memory.errors import InvalidRequest
 from services.memory.naming import Scope, chroma_name, make_scope, memory_id, split_id
-from services.memory.write_rules import check_bank_attributes, clean_content, clean_tags, parse_extra_metadata
+from services.memory.write_rules import (
+    check_bank_attributes,
+    clean_content,
+    clean_tags,
+    parse_extra_metadata,
+)
 
 MEMORY_DIR = Path(__file__).resolve().parents[3] / "services" / "memory"
 # Modules allowed to import grpc / chromadb: the servicer, its converters, the entrypoint and the store.

@@ -4,14 +4,23 @@ import dataclasses
 
 import pytest
 
-from services.memory.ranking import RankInput, RankingWeights, final_rank, learned_score, recency, trust
+from services.memory.ranking import (
+    RankingWeights,
+    RankInput,
+    final_rank,
+    learned_score,
+    recency,
+    trust,
+)
 from services.memory.scoring import wilson_lower_bound
 
 W = RankingWeights()
 
 
 def item(**kwargs: object) -> RankInput:
-    base: dict[str, object] = dict(collection="history", score=0.5, uses=0, success_count=0.0, age_days=0.0, relevance=0.5)
+    base: dict[str, object] = {
+        "collection": "history", "score": 0.5, "uses": 0, "success_count": 0.0, "age_days": 0.0, "relevance": 0.5,
+    }
     base.update(kwargs)
     return RankInput(**base)  # type: ignore[arg-type]
 

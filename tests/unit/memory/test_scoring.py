@@ -5,7 +5,13 @@ import math
 import pytest
 
 from services.memory.outcomes import SCORE_DELTA, Outcome
-from services.memory.scoring import Counters, age_weight, apply_outcome, format_history, wilson_lower_bound
+from services.memory.scoring import (
+    Counters,
+    age_weight,
+    apply_outcome,
+    format_history,
+    wilson_lower_bound,
+)
 
 
 def test_deltas_match_the_spec() -> None:

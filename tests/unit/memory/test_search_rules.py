@@ -8,7 +8,14 @@ from services.memory import timefmt
 from services.memory.errors import InvalidRequest
 from services.memory.naming import COLLECTIONS
 from services.memory.normalize import normalize
-from services.memory.search_rules import SortBy, build_search_params, matches, parse_filters, sort_memories, within
+from services.memory.search_rules import (
+    SortBy,
+    build_search_params,
+    matches,
+    parse_filters,
+    sort_memories,
+    within,
+)
 
 NOW = timefmt.parse("2025-06-10T00:00:00+00:00")
 assert NOW is not None

@@ -30,7 +30,11 @@ def main() -> None:
     parser.add_argument("--kills", type=int, default=1, help="kills per service, spread over the run")
     args = parser.parse_args()
     offline.apply()
-    from tests.reliability.durability import kg_durability, memory_durability
+    from tests.reliability.durability import (
+        MemoryReport,
+        kg_durability,
+        memory_durability,
+    )
     from tests.reliability.procstack import kill9, restart, wait_up
     from tests.support.stack import make_stack
 
@@ -47,15 +51,22 @@ def main() -> None:
             started = time.monotonic()
             ops_per_kill = args.ops // args.kills
             for round_number in range(args.kills):
-                report = run(stack.addr(service), lambda s=service: kill9(stack, s),
-                             lambda s=service: restart(stack, s), ops=ops_per_kill, workers=args.workers,
+                def kill(name: str = service) -> object:
+                    return kill9(stack, name)
+
+                def revive(name: str = service) -> float:
+                    return restart(stack, name)
+
+                report = run(stack.addr(service), kill, revive, ops=ops_per_kill, workers=args.workers,
                              seed=round_number + 1)
                 problems += report.problems
                 restarts.append(report.outcomes.restart_seconds)
                 acked += report.outcomes.acked
                 inflight += report.outcomes.failed
-                detail = (f"stores {report.stores_acked}, scores {report.scores_acked}, present {report.present}"
-                          if service == "memory" else f"facts {report.facts_acked}, actions {report.actions_acked}")
+                if isinstance(report, MemoryReport):
+                    detail = f"stores {report.stores_acked}, scores {report.scores_acked}, present {report.present}"
+                else:
+                    detail = f"facts {report.facts_acked}, actions {report.actions_acked}"
                 print(f"{service} round {round_number + 1}: {report.outcomes.acked} acknowledged, "
                       f"{report.outcomes.failed} in flight at the kill ({dict(report.outcomes.errors)}), "
                       f"killed after {report.outcomes.kill_at_ack} acks; {detail}")

@@ -30,7 +30,14 @@ def main() -> None:
         print(f"mnemex gateway: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
 
+    import signal
+
     import uvicorn
+
+    # uvicorn drains requests on SIGTERM/SIGINT, then re-raises the signal with the
+    # handler that was installed before it started: make that a clean exit 0.
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: sys.exit(0))
 
     from gateway.app import create_app
     from gateway.context import Deadlines

@@ -41,8 +41,10 @@ class GatewayDown(Exception):
 
 
 def gateway_address(env: dict[str, str] | os._Environ[str] = os.environ) -> tuple[str, int, str]:
-    """(host, port, scheme) from MNEMEX_GATEWAY_URL, else MNEMEX_GATEWAY_PORT, else the default."""
+    """(host, port, scheme) from MNEMEX_GATEWAY_URL, MNEMEX_GATEWAY_ADDR or MNEMEX_GATEWAY_PORT, else the default."""
     url = env.get("MNEMEX_GATEWAY_URL") or ""
+    if not url and env.get("MNEMEX_GATEWAY_ADDR"):
+        url = "http://" + env["MNEMEX_GATEWAY_ADDR"].replace("0.0.0.0", "127.0.0.1")
     if not url:
         port = env.get("MNEMEX_GATEWAY_PORT") or "27300"
         url = f"http://127.0.0.1:{port}"

@@ -23,6 +23,7 @@ from ``asyncio.to_thread`` workers.
 
 from __future__ import annotations
 
+import heapq
 import math
 import threading
 from array import array
@@ -231,10 +232,17 @@ class LexicalIndex:
 
     def _top(self, scores: np.ndarray, k: int) -> list[tuple[str, float]]:
         positive = np.flatnonzero(scores > 0)
+        id_of = self._id_of
         if len(positive) > k:
             values = scores[positive]
             threshold = np.partition(values, len(values) - k)[len(values) - k]
-            positive = positive[values >= threshold]  # keeps every tie at the boundary
-        id_of = self._id_of
-        ranked = sorted(((id_of[int(s)], float(scores[s])) for s in positive), key=lambda item: (-item[1], item[0]))
-        return ranked[:k]
+            above = positive[values > threshold].tolist()
+            tied = positive[values == threshold].tolist()
+            # Ties at the boundary are settled by id, like the final order; nsmallest keeps it O(ties).
+            tied_ids = heapq.nsmallest(k - len(above), (id_of[s] for s in tied))
+            chosen = [(id_of[s], float(scores[s])) for s in above]
+            chosen.extend((doc_id, float(threshold)) for doc_id in tied_ids)
+        else:
+            chosen = [(id_of[s], float(scores[s])) for s in positive.tolist()]
+        chosen.sort(key=lambda item: (-item[1], item[0]))
+        return chosen

@@ -197,7 +197,8 @@ def _compound_terms(raw: str) -> tuple[str, ...]:
         return tuple(_word_terms(raw))
     out = [fold(raw)]
     for part in parts:
-        out.extend(_word_terms(part))
+        if len(part) > 1 or part.isdigit():  # "gRPC" -> "rpc", not a one-letter "g"
+            out.extend(_word_terms(part))
     return tuple(out)
 
 

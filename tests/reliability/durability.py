@@ -60,7 +60,7 @@ def random_vector(rng: random.Random) -> bytes:
     return struct.pack(f"<{DIM}f", *(v / norm for v in values))
 
 
-def _drive(ops: int, workers: int, kill_after: int, kill: Callable[[], None], restart: Callable[[], float],
+def _drive(ops: int, workers: int, kill_after: int, kill: Callable[[], object], restart: Callable[[], float],
            do_op: Callable[[int], bool], outcomes: Outcomes) -> None:
     """Run ``do_op(i)`` for i in range(ops) on ``workers`` threads; kill once ``kill_after`` ops are acked."""
     todo: queue.Queue[int] = queue.Queue()
@@ -116,7 +116,7 @@ class MemoryReport:
     problems: list[str]
 
 
-def memory_durability(address: str, kill: Callable[[], None], restart: Callable[[], float], *, ops: int = 100,
+def memory_durability(address: str, kill: Callable[[], object], restart: Callable[[], float], *, ops: int = 100,
                       workers: int = 4, kill_fraction: float = 0.5, seed: int = 7) -> MemoryReport:
     rng = random.Random(seed)
     scope = mem_pb.Scope(user="tester", project=f"durability-{uuid.uuid4().hex[:8]}")
@@ -212,7 +212,7 @@ class KgReport:
     problems: list[str]
 
 
-def kg_durability(address: str, kill: Callable[[], None], restart: Callable[[], float], *, ops: int = 100,
+def kg_durability(address: str, kill: Callable[[], object], restart: Callable[[], float], *, ops: int = 100,
                   workers: int = 4, kill_fraction: float = 0.5, slots: int = 5, seed: int = 11) -> KgReport:
     rng = random.Random(seed)
     scope = kg_pb.Scope(user="tester", project=f"durability-{uuid.uuid4().hex[:8]}")

@@ -68,8 +68,8 @@ class InprocStack:
         for stop in reversed(self._stoppers):
             try:
                 self.loop_thread.run(stop(), timeout=30)
-            except Exception:  # noqa: BLE001 - best-effort teardown
-                pass
+            except Exception as exc:  # noqa: BLE001 - best-effort teardown; keep stopping the rest
+                print(f"inproc stack: stopping failed: {exc!r}")
 
 
 def settings_for(home: Path, user: str, embedding: str, memory: str, kg: str, token: str = "") -> Settings:

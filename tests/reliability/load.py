@@ -77,7 +77,7 @@ class LoadReport:
     @property
     def p95_ms(self) -> float:
         ordered = sorted(self.context_latencies)
-        return ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))] * 1000 if ordered else float("nan")
+        return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))] * 1000 if ordered else float("nan")
 
     def summary(self) -> str:
         return (f"{self.sessions} sessions x {self.turns} turns: {self.requests} requests in {self.wall_seconds:.1f} s, "

@@ -16,9 +16,11 @@ async def _session(url: str, cwd: str | None, headers: dict[str, str], work: Any
     sent = dict(headers)
     if cwd:
         sent["X-Mnemex-Cwd"] = cwd
-    async with httpx2.AsyncClient(headers=sent, timeout=60) as http:
-        async with Client(streamable_http_client(f"{url}/mcp", http_client=http), read_timeout_seconds=60) as client:
-            return await work(client)
+    async with (
+        httpx2.AsyncClient(headers=sent, timeout=60) as http,
+        Client(streamable_http_client(f"{url}/mcp", http_client=http), read_timeout_seconds=60) as client,
+    ):
+        return await work(client)
 
 
 def call_tools(url: str, cwd: str | None, calls: Sequence[tuple[str, dict[str, Any]]],

@@ -30,7 +30,7 @@ def start_stack(home: Path, **extra_env: str) -> Stack:
         stack.start(name)
     try:
         stack.wait_healthy(180)
-    except BaseException:
+    except BaseException:  # noqa: BLE001 - stop the children, then re-raise with their logs
         tails = {n: stack.log_tail(n, 1500) for n in NAMES}
         stack.stop()
         raise RuntimeError(f"stack did not start: {tails}") from None

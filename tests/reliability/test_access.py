@@ -233,7 +233,7 @@ def test_hooks_send_the_token(token_stack: dict[str, Any], tmp_path: Path) -> No
     assert without.returncode == 0 and without.stdout == ""
 
 
-GRPC_PROBES = {
+GRPC_PROBES: dict[str, tuple[str, Any, Any]] = {
     "embedding": ("/mnemex.embedding.v1.EmbeddingService/Info", emb_pb.InfoRequest(), emb_pb.InfoResponse),
     "memory": ("/mnemex.memory.v1.MemoryService/ListScopes", mem_pb.ListScopesRequest(), mem_pb.ListScopesResponse),
     "kg": ("/mnemex.kg.v1.KnowledgeGraphService/Stats",

@@ -107,3 +107,17 @@ def test_a_long_fact_within_the_limit_is_stored(stack: InprocStack) -> None:
     content = " ".join(f"fact part {i} about the deploy pipeline" for i in range(400))  # ~14,000 of 20,000 allowed
     reply = stack.gateway.post("/api/memory-bank/add", {"content": content, "cwd": PROJECT})
     assert reply.status_code == 200, reply.text
+
+
+LONG_COMPONENT_BUG = (
+    "BUG: a cwd with a path component over 255 bytes makes projects.git_root raise OSError(ENAMETOOLONG): 500 on "
+    "every endpoint that takes cwd (found by tests.reliability.fuzz_api)"
+)
+
+
+@pytest.mark.xfail(strict=True, reason=LONG_COMPONENT_BUG)
+def test_a_cwd_with_an_over_long_component_is_not_a_server_error(stack: InprocStack) -> None:
+    cwd = "/work/" + "a" * 300 + "/src"
+    for reply in (stack.gateway.get("/api/books", cwd=cwd),
+                  stack.gateway.post("/api/hooks/get-context", {"session_id": "long-cwd", "prompt": "hi", "cwd": cwd})):
+        assert reply.status_code < 500, reply.text[:200]

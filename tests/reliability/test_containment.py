@@ -24,7 +24,12 @@ from typing import Any
 import pytest
 
 from gateway.formatting import CONTEXT_END, CONTEXT_START, SCORE_TAG
-from tests.reliability.hookrun import claude_prompt, claude_session_start, hook_env, run_hook
+from tests.reliability.hookrun import (
+    claude_prompt,
+    claude_session_start,
+    hook_env,
+    run_hook,
+)
 from tests.reliability.inproc import InprocStack
 from tests.reliability.mcp_client import call_tools, text_of
 from tests.reliability.secrets_corpus import SECRETS, Secret
@@ -62,7 +67,7 @@ def assert_contained(context: str, shown_ids: set[str], scoring_required: bool) 
     block = context[start:]
     assert block.endswith(CONTEXT_END), "the block ends the context"
     for line in _memory_lines(block):
-        assert line.startswith("• ") or line.startswith("("), f"a memory started its own line: {line[:120]!r}"
+        assert line.startswith(("• ", "(")), f"a memory started its own line: {line[:120]!r}"
     opening = re.findall(rf"<\s*{SCORE_TAG}\s*>", context, flags=re.IGNORECASE)
     closing = re.findall(rf"<\s*/\s*{SCORE_TAG}\s*>", context, flags=re.IGNORECASE)
     if scoring_required:
@@ -143,7 +148,7 @@ def test_the_session_start_seed_is_contained(stack: InprocStack, hostile_ids: li
     assert not re.search(rf"<\s*/?\s*{SCORE_TAG}", run.stdout, flags=re.IGNORECASE)
     body = run.stdout.strip().splitlines()[2:-1]
     for line in body:
-        assert line.startswith("• ") or line.endswith(":") or line.startswith("mnemex:"), line[:120]
+        assert line.startswith(("• ", "mnemex:")) or line.endswith(":"), line[:120]
 
 
 # -- Part 2: secrets through every write path ----------------------------------

@@ -20,7 +20,14 @@ from typing import Any
 
 import pytest
 
-from tests.reliability.hookrun import HookLoad, HookRun, claude_turn, hook_env, run_hook, valid_context_output
+from tests.reliability.hookrun import (
+    HookLoad,
+    HookRun,
+    claude_turn,
+    hook_env,
+    run_hook,
+    valid_context_output,
+)
 from tests.reliability.procstack import kill9, post, restart
 from tests.support.stack import Stack
 
@@ -81,8 +88,8 @@ def test_sigkill_while_hooks_fire_then_first_prompt_gets_context(service: str, p
             assert status == 200, degraded
             assert set(degraded) >= {"context", "memories", "scoring_required", "degraded"}, degraded
             assert service in degraded["degraded"], degraded["degraded"]
-            health_status, health = post(procs, "/api/hooks/pre-compact", {"session_id": "fault-during"})
-            assert health_status == 200, "hook endpoints that need no backend keep working"
+            reminder_status, _ = post(procs, "/api/hooks/pre-compact", {"session_id": "fault-during"})
+            assert reminder_status == 200, "hook endpoints that need no backend keep working"
         outage = time.monotonic() - down_since
         restart(procs, service)
     finally:

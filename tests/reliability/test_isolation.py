@@ -130,10 +130,6 @@ def _assert_no_victim(payload: Any, forbidden: list[str], what: str) -> None:
     assert not shown, f"{what} exposed the content of {shown}"
 
 
-def _names(attackers: list[Attacker]) -> list[str]:
-    return [a.name for a in attackers]
-
-
 ATTACKERS = ["tester-from-project-a", "mallory-from-project-b"]
 
 
@@ -161,10 +157,13 @@ def test_rest_content_endpoints_show_nothing_of_the_victim(who: str, attackers: 
     attacker = _attacker(attackers, who)
     g, cwd, forbidden = attacker.gateway, attacker.cwd, attacker.forbidden
     prompt = f"how is the {MARKER} cluster deployed, drained, snapshotted and failed over?"
-    for body in ({"query": prompt, "limit": 100}, {"days_back": 30, "limit": 100},
-                 {"days_back": 30, "sort_by": "score", "limit": 100},
-                 *({"query": prompt, "collections": [c], "limit": 100}
-                   for c in ("working", "history", "patterns", "books", "memory_bank"))):
+    bodies: list[dict[str, Any]] = [
+        {"query": prompt, "limit": 100}, {"days_back": 30, "limit": 100},
+        {"days_back": 30, "sort_by": "score", "limit": 100},
+        *({"query": prompt, "collections": [c], "limit": 100}
+          for c in ("working", "history", "patterns", "books", "memory_bank")),
+    ]
+    for body in bodies:
         _assert_no_victim(g.ok("/api/search", {**body, "cwd": cwd}), forbidden, f"search {body}")
     context = g.ok("/api/hooks/get-context", {"session_id": "attacker", "prompt": prompt, "cwd": cwd, "limit": 100})
     _assert_no_victim(context, forbidden, "get-context")

@@ -191,7 +191,7 @@ def test_known_context_keeps_its_structure_for_any_memory_content(memories: list
     assert block.count(formatting.CONTEXT_START) == 1 and block.count(formatting.CONTEXT_END) == 1
     assert block.startswith(formatting.CONTEXT_START + "\n") and block.endswith("\n" + formatting.CONTEXT_END)
     body = block.split("\n")[2:-1]
-    assert body and all(line.startswith("• ") or line.startswith("(") for line in body), body
+    assert body and all(line.startswith(("• ", "(")) for line in body), body
     assert not re.search(rf"<\s*/?\s*{formatting.SCORE_TAG}", block, flags=re.IGNORECASE)
     for tagged in re.findall(r"\[id:([^\]]*)\]", block):
         assert tagged == "..." or re.fullmatch(r"[A-Za-z0-9_.:-]*", tagged), tagged
@@ -310,3 +310,18 @@ def test_hook_stdin_adapter_is_total(hook_modules: Any, raw: bytes, event: str, 
         body = hook_main.request_body(parsed)
         assert body is None or isinstance(body, dict)
         assert isinstance(hook_main.render(parsed, {"context": "x"}), str)
+
+
+LONG_COMPONENT_BUG = (
+    "BUG: projects.git_root calls Path.exists() on '<cwd>/.git', which raises OSError(ENAMETOOLONG) for a path "
+    "component over 255 bytes; resolve() lets it escape, so every endpoint taking cwd answers 500"
+)
+
+
+@pytest.mark.xfail(strict=True, reason=LONG_COMPONENT_BUG)
+@PROPS
+@given(st.text(alphabet=st.characters(blacklist_categories=["Cs"], blacklist_characters="/\x00"), min_size=1,
+               max_size=40).map(lambda part: part * (300 // len(part) + 1)))
+def test_a_cwd_with_an_over_long_component_resolves(component: str) -> None:
+    project = projects.resolve(f"/work/{component}/src", Path("/nonexistent-mnemex-home"))
+    assert SCOPE_PART.match(project)

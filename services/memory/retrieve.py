@@ -54,7 +54,8 @@ def _read_mirrors(
 ) -> list[Candidate]:
     n = candidate_count(params.limit)
     found: dict[str, Candidate] = {}
-    hits: list[tuple[str, str, float]] = []  # (collection, id, bm25)
+    hits: list[tuple[str, float]] = []  # (id, bm25) of every lexical hit
+    extra: list[tuple[float, Candidate]] = []  # lexical hits dense retrieval missed, with their bm25
     lexical_query = params.query if vector is not None else ""
     for collection in params.collections:
         with rt.mirrors.read(scope, collection) as mirror:
@@ -66,23 +67,23 @@ def _read_mirrors(
                 found[row.id] = Candidate(
                     StoredMemory(row.id, collection, row.document, row.metadata), similarity, facts=row.facts
                 )
-            if lexical_query and mirror.lexical is not None:
-                hits.extend((collection, doc_id, score) for doc_id, score in mirror.lexical.search(lexical_query, n))
-    if not hits:
-        return list(found.values())
-    shares = lexical_shares((doc_id, score) for _, doc_id, score in hits)
-    # Lexical hits that dense retrieval missed: the best N across all collections join.
-    extra = sorted((h for h in hits if h[1] not in found), key=lambda h: -h[2])[:n]
-    for collection, doc_id, _ in extra:
-        with rt.mirrors.read(scope, collection) as mirror:
-            hit = mirror.row(doc_id)
-            if hit is not None:
-                found[doc_id] = Candidate(
-                    StoredMemory(doc_id, collection, hit.document, hit.metadata),
-                    mirror.similarity(doc_id, vector),  # type: ignore[arg-type]
-                    facts=hit.facts,
-                )
-    for doc_id, share in shares.items():
+            if not lexical_query or mirror.lexical is None:
+                continue
+            for doc_id, score in mirror.lexical.search(lexical_query, n):
+                hits.append((doc_id, score))
+                hit = None if doc_id in found else mirror.row(doc_id)
+                if hit is not None:
+                    cand = Candidate(
+                        StoredMemory(doc_id, collection, hit.document, hit.metadata),
+                        mirror.similarity(doc_id, vector),
+                        facts=hit.facts,
+                    )
+                    extra.append((score, cand))
+    # Of the lexical hits dense retrieval missed, the best N across all collections join.
+    extra.sort(key=lambda item: -item[0])
+    for _, cand in extra[:n]:
+        found.setdefault(cand.memory.id, cand)
+    for doc_id, share in lexical_shares(hits).items():
         if doc_id in found:
             found[doc_id].lexical_share = share
     return list(found.values())

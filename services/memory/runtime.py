@@ -222,8 +222,8 @@ class Runtime:
         await self.io(self._mirror_remove, scope, collection, ids)
 
     def _mirror_remove(self, scope: Scope, collection: str, ids: list[str]) -> None:
-        for memory_id in ids:
-            self.mirrors.remove(scope, collection, memory_id)
+        for gone in ids:
+            self.mirrors.remove(scope, collection, gone)
 
     async def move(self, scope: Scope, memory: StoredMemory, target: str, changes: dict[str, Any]) -> StoredMemory:
         """Re-home a memory in ``target`` under ``<target>_<uid>``; add first, then delete.

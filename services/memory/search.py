@@ -8,6 +8,7 @@ path, and sorting always reads the normalized ``created_at``.
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
@@ -61,9 +62,9 @@ async def search(rt: Runtime, scope: Scope, params: SearchParams, query_vector: 
     weights = rt.settings.ranking
     retrieval = rt.settings.retrieval
     plan = QueryPlan.of(params.query) if params.query and retrieval.hybrid else None
-    # Rank every candidate from its metadata alone, sort, then normalize only
+    # Rank candidates from their metadata alone, sort, then normalize only
     # until ``limit`` results passed the time window and the filters.
-    ranked: list[_Ranked] = []
+    scored: list[tuple[float, Candidate, float | None]] = []
     for cand in candidates:
         memory = cand.memory
         if as_bool(memory.metadata.get("archived", False)):
@@ -72,6 +73,21 @@ async def search(rt: Runtime, scope: Scope, params: SearchParams, query_vector: 
         if vector is not None:
             similarity = cand.similarity if cand.similarity is not None else 0.0
             rel = hybrid_relevance(similarity, cand.lexical_share, plan, memory.document, retrieval)
+        weight = params.collection_weights.get(memory.collection, 1.0)
+        scored.append((weight * rel if rel is not None else 0.0, cand, rel))
+    # The prompt path (a query, relevance order, no filters) stops early: final rank is at most
+    # weight * relevance * max trust, so once that bound falls below the limit-th best final
+    # rank found so far, no later candidate can enter the results.
+    prune = vector is not None and params.sort_by is SortBy.RELEVANCE and not params.filters and cutoff is None
+    if prune:
+        scored.sort(key=lambda s: s[0], reverse=True)
+    ceiling = 1.0 + weights.max_trust_gain
+    ranked: list[_Ranked] = []
+    best: list[float] = []  # min-heap of the best ``limit`` final ranks so far
+    for bound, cand, rel in scored:
+        if prune and len(best) >= params.limit and bound * ceiling < best[0]:
+            break
+        memory = cand.memory
         facts = cand.facts if cand.facts is not None else rank_facts(memory.collection, memory.metadata)
         item = rank_input(
             memory.collection,
@@ -81,7 +97,12 @@ async def search(rt: Runtime, scope: Scope, params: SearchParams, query_vector: 
             collection_weight=params.collection_weights.get(memory.collection, 1.0),
             facts=facts,
         )
-        ranked.append(_Ranked(cand, item, final_rank(item, weights), facts.created_ts))
+        final = final_rank(item, weights)
+        ranked.append(_Ranked(cand, item, final, facts.created_ts))
+        if prune:
+            heapq.heappush(best, final)
+            if len(best) > params.limit:
+                heapq.heappop(best)
     ranked.sort(key=_SORT_KEYS[params.sort_by], reverse=True)
     results: list[NormalizedMemory] = []
     for row in ranked:
@@ -112,10 +133,10 @@ class _Ranked:
 
 
 # The same orders as ``search_rules.sort_memories``, read from metadata before normalizing.
-_SORT_KEYS: dict[SortBy, Callable[[_Ranked], tuple[float, ...]]] = {
-    SortBy.RELEVANCE: lambda r: (r.final, r.created_ts),
-    SortBy.RECENCY: lambda r: (r.created_ts, r.final),
-    SortBy.SCORE: lambda r: (r.item.score, wilson_lower_bound(r.item.success_count, r.item.uses), r.final),
+_SORT_KEYS: dict[SortBy, Callable[[_Ranked], tuple[float | str, ...]]] = {
+    SortBy.RELEVANCE: lambda r: (r.final, r.created_ts, r.candidate.memory.id),
+    SortBy.RECENCY: lambda r: (r.created_ts, r.final, r.candidate.memory.id),
+    SortBy.SCORE: lambda r: (r.item.score, wilson_lower_bound(r.item.success_count, r.item.uses), r.final, r.candidate.memory.id),
 }
 
 

@@ -235,9 +235,9 @@ def _created_key(memory: NormalizedMemory) -> float:
 
 
 def sort_memories(memories: list[NormalizedMemory], sort_by: SortBy) -> list[NormalizedMemory]:
-    """Best first: by rank score, newest creation, or outcome score (Wilson breaks ties)."""
+    """Best first: by rank score, newest creation, or outcome score (Wilson breaks ties; the id last)."""
     if sort_by is SortBy.RECENCY:
-        return sorted(memories, key=lambda m: (_created_key(m), m.final_rank_score or 0.0), reverse=True)
+        return sorted(memories, key=lambda m: (_created_key(m), m.final_rank_score or 0.0, m.id), reverse=True)
     if sort_by is SortBy.SCORE:
-        return sorted(memories, key=lambda m: (m.score, m.wilson_score, m.final_rank_score or 0.0), reverse=True)
-    return sorted(memories, key=lambda m: (m.final_rank_score or 0.0, _created_key(m)), reverse=True)
+        return sorted(memories, key=lambda m: (m.score, m.wilson_score, m.final_rank_score or 0.0, m.id), reverse=True)
+    return sorted(memories, key=lambda m: (m.final_rank_score or 0.0, _created_key(m), m.id), reverse=True)

@@ -1,0 +1,121 @@
+"""The search pipeline in-process (MemoryCore + real in-memory Chroma), with synthetic vectors.
+
+Properties the gRPC tests cannot reach cheaply: early stopping never changes
+results, mirrors stay in step with every write, dense-only mode works.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import chromadb
+import numpy as np
+import pytest
+from chromadb.config import Settings as ChromaSettings
+
+from services.memory.core import MemoryCore
+from services.memory.outcomes import Outcome
+from services.memory.search_rules import build_search_params
+from services.memory.settings import MemorySettings
+from services.memory.store import ChromaStore
+
+pytestmark = pytest.mark.integration
+RNG = np.random.default_rng(5)
+WORDS = ["alpha", "beta", "gamma", "delta", "kafka", "redis", "deploy", "rollback", "cache", "auth", "token", "retry", "schema", "migration", "lint"]
+
+
+def unit(v: np.ndarray) -> bytes:
+    return (v / np.linalg.norm(v)).astype("<f4").tobytes()
+
+
+class HashEmbedder:
+    """Deterministic vectors from the text's hash: the embedding service is not under test here."""
+
+    async def embed(self, texts: list[str], timeout: float | None = None) -> np.ndarray:
+        rows = [np.random.default_rng(abs(hash(t)) % 2**32).standard_normal(384) for t in texts]
+        out = np.asarray(rows, dtype=np.float32)
+        return out / np.linalg.norm(out, axis=1, keepdims=True)
+
+
+def make_core(tmp_path: Path, mode: str = "hybrid") -> MemoryCore:
+    client = chromadb.EphemeralClient(settings=ChromaSettings(anonymized_telemetry=False))
+    for existing in client.list_collections():  # the ephemeral client is shared per process
+        client.delete_collection(existing if isinstance(existing, str) else existing.name)
+    settings = MemorySettings(home=tmp_path, maintenance_interval_s=0, retrieval_mode=mode)
+    return MemoryCore(settings, ChromaStore(client), HashEmbedder())
+
+
+async def seed(core: MemoryCore, n: int) -> tuple[list[str], np.ndarray]:
+    scope = core.scope("u", "p")
+    base = RNG.standard_normal((n, 384)).astype(np.float32)
+    ids = []
+    collections = ["working", "history", "patterns", "memory_bank", "books"]
+    for i in range(n):
+        text = " ".join(RNG.choice(WORDS, 6)) + f" item{i}"
+        memory, _ = await core.store(scope, collection=collections[i % 5], content=text, vector=unit(base[i]), allow_duplicate=True)
+        ids.append(memory.id)
+    for memory_id in ids[: n // 3]:  # give some memories outcome history
+        await core.score(scope, session_id="", outcome=None, related=None,
+                         memory_scores={memory_id: Outcome.WORKED if RNG.random() < 0.6 else Outcome.FAILED})
+    return ids, base
+
+
+def test_early_stopping_never_changes_the_results(tmp_path: Path) -> None:
+    async def main() -> None:
+        core = make_core(tmp_path)
+        scope = core.scope("u", "p")
+        _, base = await seed(core, 150)
+        everything = json.dumps({"collection": {"$in": ["working", "history", "patterns", "memory_bank", "books"]}})
+        for i in range(25):
+            query = " ".join(RNG.choice(WORDS, 3))
+            vector = unit(base[i] + 0.8 * RNG.standard_normal(384).astype(np.float32))
+            for limit in (1, 5, 12):
+                fast = await core.search(scope, build_search_params(query=query, has_vector=True, limit=limit), vector)
+                full = await core.search(scope, build_search_params(query=query, has_vector=True, limit=limit,
+                                                                    filters_json=everything), vector)
+                assert [m.id for m in fast] == [m.id for m in full]
+                assert [m.final_rank_score for m in fast] == pytest.approx([m.final_rank_score for m in full])
+        await core.close()
+
+    asyncio.run(main())
+
+
+def test_mirrors_follow_every_write(tmp_path: Path) -> None:
+    async def main() -> None:
+        core = make_core(tmp_path)
+        scope = core.scope("u", "p")
+        ids, base = await seed(core, 30)
+        probe = build_search_params(query="", has_vector=True, limit=100)
+        assert {m.id for m in await core.search(scope, probe, unit(base[0]))} >= set(ids[10:])  # deleted ones may be gone
+        target = ids[-1]
+        await core.update(scope, target, content="completely new words about zebras", tags=(), replace_tags=False,
+                          importance=None, confidence=None)
+        hit = await core.search(scope, build_search_params(query="zebras", limit=1))  # embedded like the update
+        assert hit[0].id == target and hit[0].content.startswith("completely new")
+        assert hit[0].embedding_similarity is not None and hit[0].embedding_similarity < 1.0
+        await core.archive(scope, target, "stale")
+        after = await core.search(scope, build_search_params(query="zebras", has_vector=True, limit=5), unit(base[-1]))
+        assert target not in [m.id for m in after]
+        # rebuilding the mirrors from the store gives the same answers as the incrementally kept ones
+        warm = [m.id for m in await core.search(scope, build_search_params(days_back=1, limit=100))]
+        core.rt.mirrors = type(core.rt.mirrors)(core.rt._mirror_rows, 384)
+        cold = [m.id for m in await core.search(scope, build_search_params(days_back=1, limit=100))]
+        assert warm == cold
+        await core.close()
+
+    asyncio.run(main())
+
+
+def test_dense_mode_has_no_lexical_side(tmp_path: Path) -> None:
+    async def main() -> None:
+        core = make_core(tmp_path, mode="dense")
+        scope = core.scope("u", "p")
+        _, base = await seed(core, 20)
+        found = await core.search(scope, build_search_params(query="kafka", has_vector=True, limit=3), unit(base[3]))
+        assert found[0].embedding_similarity == pytest.approx(1.0, abs=1e-4)
+        assert not core.rt.mirrors.lexical_enabled
+        await core.close()
+
+    asyncio.run(main())

@@ -18,6 +18,7 @@ from mnemex.privacy import redact
 from services.memory import timefmt
 from services.memory.chunking import (
     book_title,
+    check_filename,
     check_size,
     chunk_text,
     detect_format,
@@ -57,7 +58,7 @@ async def ingest_book(
     rt: Runtime, scope: Scope, *, title: str, source: str, data: bytes, filename: str, skip_if_unchanged: bool
 ) -> IngestResult:
     check_size(len(data))
-    fmt = detect_format(filename)
+    fmt = detect_format(check_filename(filename))
     name = redact(book_title(title, filename))
     if len(source) > 1000:
         raise InvalidRequest("source is longer than 1000 characters")
@@ -72,7 +73,7 @@ async def ingest_book(
         base = {
             "title": name,
             "source": redact(source.strip()),
-            "filename": filename[-200:],
+            "filename": filename,
             "content_hash": digest,
             "kind": "book",
             "created_at": timefmt.to_iso(now),

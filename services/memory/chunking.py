@@ -40,6 +40,17 @@ def check_size(size: int) -> None:
         raise InvalidRequest("book data is empty: send the file's bytes")
 
 
+def check_filename(filename: str) -> str:
+    """A plain base name: no directories, no '..', no NUL (it is stored and shown back)."""
+    if any(bad in filename for bad in ("/", "\\", "\x00")) or filename.strip() in (".", "..") or ".." in filename:
+        raise InvalidRequest(
+            f"filename {filename[:80]!r} has path components: send the file's base name only, e.g. 'notes.md'"
+        )
+    if len(filename) > 255:
+        raise InvalidRequest("filename is longer than 255 characters: send the file's base name")
+    return filename
+
+
 def detect_format(filename: str) -> str:
     suffix = PurePath(filename or "").suffix.lower()
     if suffix not in FORMATS:

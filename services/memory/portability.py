@@ -133,7 +133,7 @@ def _parse(rt: Runtime, line: str) -> tuple[Scope, StoredMemory]:
         elif isinstance(value, bool | int | float):
             meta[str(key)] = value
         elif isinstance(value, list):
-            meta[str(key)] = json.dumps(value)
+            meta[str(key)] = json.dumps([redact(v) if isinstance(v, str) else v for v in value])
     meta.pop("content", None)
     meta.pop("text", None)
     created = created_at_of(meta) or rt.now()

@@ -138,8 +138,10 @@ class Runtime:
     async def embed(self, texts: list[str]) -> np.ndarray:
         if self.embedder is None:
             raise EmbeddingUnavailable("no embedding service configured: send vectors, or set MNEMEX_EMBEDDING_ADDR")
+        limit = self.settings.max_embed_chars  # the model reads ~256 tokens; longer texts are stored whole
+        clipped = [text[:limit] for text in texts]
         try:
-            vectors = await self.embedder.embed(texts, timeout=self.settings.embed_timeout_s)
+            vectors = await self.embedder.embed(clipped, timeout=self.settings.embed_timeout_s)
         except Exception as exc:
             raise EmbeddingUnavailable(f"embedding service failed ({type(exc).__name__}: {exc})") from exc
         vectors = np.asarray(vectors, dtype=np.float32)

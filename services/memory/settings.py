@@ -56,6 +56,7 @@ class MemorySettings:
     max_content_chars: int = 50_000
     embed_timeout_s: float = 30.0
     io_threads: int = 16
+    max_embed_chars: int = 8000  # below the embedding service's 8,192-character limit per text
     lifecycle: LifecycleConfig = field(default_factory=LifecycleConfig)
     ranking: RankingWeights = field(default_factory=RankingWeights)
 

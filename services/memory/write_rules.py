@@ -51,7 +51,7 @@ def clean_tags(tags: Sequence[str]) -> list[str]:
         raise InvalidRequest(f"{len(tags)} tags given; at most {MAX_TAGS} are allowed")
     out: list[str] = []
     for tag in tags:
-        value = tag.strip()
+        value = redact(tag).strip()
         if not value:
             continue
         if len(value) > MAX_TAG_CHARS:

@@ -58,19 +58,23 @@ def fuzz_openapi(url: str, examples: int, report: FuzzReport, derandomize: bool 
     assert operations, "the gateway's OpenAPI lists no operations"
     for operation in operations:
         for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE):
-            label = f"{operation.label} [{mode.value}]"
-
-            @_settings(examples, derandomize)
-            @given(case=operation.as_strategy(generation_mode=mode))
-            def run(case: Any, label: str = label) -> None:
-                response = case.call(base_url=url, timeout=60)
-                report.record(label, response.status_code, f"{case.body!r:.200} -> {response.text}")
-
             try:
-                run()
+                _operation_test(url, operation, mode, examples, report, derandomize)()
             except Exception as exc:  # an unsatisfiable schema is not a server failure
                 if "Unsatisfiable" not in type(exc).__name__:
                     raise
+
+
+def _operation_test(url: str, operation: Any, mode: Any, examples: int, report: FuzzReport, derandomize: bool) -> Any:
+    label = f"{operation.label} [{mode.value}]"
+
+    @_settings(examples, derandomize)
+    @given(case=operation.as_strategy(generation_mode=mode))
+    def run(case: Any) -> None:
+        response = case.call(base_url=url, timeout=60)
+        report.record(label, response.status_code, f"{case.body!r:.200} -> {response.text}")
+
+    return run
 
 
 JSON_VALUES = st.recursive(

@@ -70,7 +70,7 @@ FIRST_PROMPT_BUG = (
 
 
 @pytest.mark.parametrize("service", ["embedding", "memory", "kg", "gateway"])
-def test_sigkill_while_hooks_fire_then_first_prompt_gets_context(service: str, procs: Stack, fact_id: str,
+def test_sigkill_while_hooks_fire_then_context_returns(service: str, procs: Stack, fact_id: str,
                                                                  tmp_path: Path) -> None:
     env = hook_env(tmp_path, int(procs.gateway_url.rsplit(":", 1)[1]), MNEMEX_HOOK_TIMEOUT=str(HOOK_TIMEOUT))
     status, before = _get_context(procs, "fault-before")

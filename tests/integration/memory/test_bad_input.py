@@ -42,6 +42,8 @@ UNKNOWN = "working_" + "0" * 32
         ("IngestBook", pb.IngestBookRequest(scope=S, title="t", filename="a.docx", data=b"x"), "supported formats"),
         ("IngestBook", pb.IngestBookRequest(scope=S, title="big", filename="big.txt", data=b"a" * (10 * 1024 * 1024 + 1)), "10 MB"),
         ("IngestBook", pb.IngestBookRequest(scope=S, title="t", filename="t.pdf", data=b"not a pdf"), "PDF"),
+        ("IngestBook", pb.IngestBookRequest(scope=S, title="t", filename="../../etc/passwd.md", data=b"x"), "base name"),
+        ("IngestBook", pb.IngestBookRequest(scope=S, title="t", filename="a\x00b.md", data=b"x"), "base name"),
     ],
 )
 def test_bad_input_is_invalid_argument(stub, method, request_, fragment) -> None:  # type: ignore[no-untyped-def]

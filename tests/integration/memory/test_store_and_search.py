@@ -134,6 +134,14 @@ def test_lexical_retrieval_finds_exact_identifiers(stub, scope) -> None:  # type
     assert found.memories[0].id == target.id
 
 
+def test_texts_longer_than_the_embedder_takes_are_stored_whole(stub, scope) -> None:  # type: ignore[no-untyped-def]
+    long_text = "Postmortem of the March outage. " + "Timeline entry with details. " * 1500  # ~45k characters
+    note = store(stub, scope, long_text, allow_duplicate=True)
+    assert stub.Get(pb.GetRequest(scope=scope, id=note.id), timeout=10).memory.content == long_text.strip()
+    found = stub.Search(pb.SearchRequest(scope=scope, query="postmortem of the March outage", limit=1), timeout=30)
+    assert found.memories[0].id == note.id
+
+
 def test_privacy_redaction_applies_before_storage(stub, scope) -> None:  # type: ignore[no-untyped-def]
     note = store(stub, scope, "Deploy key is ghp_abcdefghijklmnopqrstuvwxyz0123456789 <private>my diary</private> done")
     got = stub.Get(pb.GetRequest(scope=scope, id=note.id), timeout=10).memory

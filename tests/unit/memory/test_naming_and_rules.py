@@ -64,6 +64,7 @@ def test_write_rules() -> None:
     with pytest.raises(InvalidRequest, match="limit is 10"):
         clean_content("x" * 11, 10)
     assert clean_tags([" a ", "a", ""]) == ["a"]
+    assert clean_tags(["ghp_abcdefghijklmnopqrstuvwxyz0123456789"]) == ["[REDACTED:github-token]"]
     with pytest.raises(InvalidRequest, match="memory_bank only"):
         check_bank_attributes("working", 0.5, None)
     with pytest.raises(InvalidRequest, match="0.0 to 1.0"):

@@ -31,6 +31,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("stripe-key", re.compile(r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}\b")),
     ("google-api-key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b")),
     ("google-oauth", re.compile(r"\bya29\.[0-9A-Za-z_-]{20,}\b")),
+    ("digitalocean-token", re.compile(r"\bdo[por]_v1_[a-f0-9]{64}\b")),
     ("npm-token", re.compile(r"\bnpm_[A-Za-z0-9]{36}\b")),
     ("pypi-token", re.compile(r"\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}\b")),
     ("huggingface-token", re.compile(r"\bhf_[A-Za-z0-9]{30,}\b")),
@@ -38,12 +39,12 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("twilio-key", re.compile(r"\bSK[0-9a-fA-F]{32}\b")),
     ("azure-conn", re.compile(r"(?i)(AccountKey|SharedAccessKey)=[A-Za-z0-9+/=]{20,}")),
     ("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\b")),
-    ("url-password", re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://[^\s:/@]+:)[^\s@/]+(@)")),
+    ("url-password", re.compile(r"(?i)\b([a-z][a-z0-9+.-]{0,20}://[^\s:/@]{0,256}:)[^\s@/]{1,256}(@)")),
     ("bearer", re.compile(r"(?i)\b(bearer\s+)[A-Za-z0-9._~+/=-]{16,}")),
     ("basic-auth", re.compile(r"(?i)\b(authorization:\s*basic\s+)[A-Za-z0-9+/=]{8,}")),
     ("assignment", re.compile(
-        r"(?i)\b([A-Za-z0-9_.-]*(?:password|passwd|pwd|secret|api[_-]?key|apikey|access[_-]?token|auth[_-]?token|"
-        r"client[_-]?secret|private[_-]?key)[A-Za-z0-9_.-]*)(\s*[:=]\s*)([\"']?)([^\s\"',;]{6,})\3"
+        r"(?i)([A-Za-z0-9_.-]{0,40}(?:password|passwd|pwd|secret|api[_-]?key|apikey|access[_-]?token|auth[_-]?token|"
+        r"client[_-]?secret|private[_-]?key)[A-Za-z0-9_.-]{0,40})(\s{0,8}[:=]\s{0,8})([\"']?)([^\s\"',;()]{6,512})\3(?=[\s,;)\]}]|$)"
     )),
 ]
 

@@ -35,8 +35,11 @@ def slug(text: str) -> str:
 def git_root(start: Path) -> Path | None:
     current = start
     for candidate in (current, *current.parents):
-        if (candidate / ".git").exists():
-            return candidate
+        try:
+            if (candidate / ".git").exists():
+                return candidate
+        except OSError:  # name too long, permission denied: not a repository we can use
+            continue
     return None
 
 

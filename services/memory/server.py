@@ -11,12 +11,14 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
 
 import grpc
 
 from mnemex import offline
+from mnemex.config import ConfigError, require_token_for, split_host_port
 from mnemex.grpc_runtime import (
     abort_if_expired,
     channel,
@@ -309,7 +311,14 @@ async def serve(settings: MemorySettings) -> None:
 def main() -> None:
     offline.apply()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    asyncio.run(serve(MemorySettings.from_env()))
+    try:  # refuse bad settings in one line, before opening any data
+        settings = MemorySettings.from_env()
+        host, _ = split_host_port(settings.address, "MNEMEX_MEMORY_ADDR")
+        require_token_for(host, settings.token, "the memory service")
+    except ConfigError as exc:
+        print(f"mnemex memory service: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+    asyncio.run(serve(settings))
 
 
 if __name__ == "__main__":

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Awaitable
 from typing import TypeVar
 
+import logging
+
 import grpc
 
 from gateway.errors import BackendUnavailable, GatewayError, InvalidInput, NotFound
@@ -12,6 +14,8 @@ from gateway.errors import BackendUnavailable, GatewayError, InvalidInput, NotFo
 T = TypeVar("T")
 
 _UNAVAILABLE_HINT = "start the stack with `mnemex up` (or check `mnemex status`)"
+
+log = logging.getLogger("mnemex.gateway.rpc")
 
 
 def translate(service: str, exc: grpc.aio.AioRpcError) -> GatewayError:
@@ -25,6 +29,10 @@ def translate(service: str, exc: grpc.aio.AioRpcError) -> GatewayError:
         return BackendUnavailable(service, f"{detail} (set the same MNEMEX_TOKEN for the gateway and services)")
     if code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
         return BackendUnavailable(service, f"{code.name.lower()}: {_UNAVAILABLE_HINT}")
+    if code in (grpc.StatusCode.UNKNOWN, grpc.StatusCode.INTERNAL):
+        # Never hand a traceback fragment to a user or a model; the service log has it.
+        log.warning("%s returned %s: %s", service, code.name, detail)
+        return BackendUnavailable(service, f"{code.name.lower()}: internal error in the {service} service (see its log)")
     return BackendUnavailable(service, f"{code.name}: {detail}")
 
 

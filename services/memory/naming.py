@@ -2,8 +2,8 @@
 
 - Five collections per scope. ``memory_bank`` belongs to the user (shared by
   all of that user's projects); the other four belong to (user, project).
-- Memory ids are ``<collection>_<32 hex>``. A promotion or demotion keeps
-  the hex part (the memory's *uid*) and changes only the prefix, so an id the
+- Memory ids are ``<collection>_<15 digits>`` (older data: 32 hex). A promotion or demotion keeps
+  the uid part and changes only the prefix, so an id the
   assistant saw before a move still finds the memory afterwards.
 - Chroma names are ``mx-<user slug>-<project slug>-<hash>-<collection>``:
   readable, always valid for Chroma, and unique thanks to the hash of the
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-import uuid
+import secrets
 from dataclasses import dataclass
 
 from services.memory.errors import InvalidRequest
@@ -33,7 +33,9 @@ DEFAULT_PROJECT = "default"
 USER_WIDE_PROJECT = ""  # the project recorded for user-wide collections
 
 _SCOPE_PART = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@+-]{0,127}$")
-_UID = re.compile(r"^[0-9a-f]{32}$")
+# New uids are 15 random decimal digits (~50 bits): about 5 cl100k tokens each, so a
+# scoring prompt listing five ids stays lean. 32-hex uids from older data stay valid.
+_UID = re.compile(r"^(?:[0-9a-f]{32}|[0-9]{15})$")
 _ID_CHARS = re.compile(r"^[A-Za-z0-9_.:-]{1,200}$")
 # Longest prefix first so "memory_bank_" wins over any shorter match.
 _PREFIXES = sorted(COLLECTIONS, key=len, reverse=True)
@@ -70,7 +72,7 @@ def check_collection(name: str) -> str:
 
 
 def new_uid() -> str:
-    return uuid.uuid4().hex
+    return f"{secrets.randbelow(10**15):015d}"
 
 
 def memory_id(collection: str, uid: str) -> str:

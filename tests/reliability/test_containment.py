@@ -168,8 +168,14 @@ def _leaks(text: str, secrets: list[Secret] = SECRETS) -> list[str]:
     return [s.name for s in secrets if s.needle in text]
 
 
-KNOWN_MISSES = {"redis-url-no-user", "digitalocean-token"}  # privacy.py gaps, see tests/unit/test_privacy_corpus.py
-REDACTED = [s for s in SECRETS if s.name not in KNOWN_MISSES]
+# Secrets that reach storage through a known privacy.py gap (see QUOTED_BUG in tests/unit/test_privacy_corpus.py):
+# the WebSearch observation quotes its query, and a value followed by a quote is not redacted.
+QUOTED_VALUE_MISSES = {"dotenv-password", "shopify-token"}
+REDACTED = [s for s in SECRETS if s.name not in QUOTED_VALUE_MISSES]
+QUOTED_VALUE_BUG = (
+    "BUG: privacy 'assignment' (since 0c7ce44) needs a space/,/;/)/]/} after the value, so the WebSearch "
+    "observation <Searched the web for 'KEY=value'> keeps the secret (see QUOTED_BUG in tests/unit/test_privacy_corpus.py)"
+)
 
 
 @pytest.fixture(scope="module")
@@ -269,6 +275,12 @@ def test_secrets_are_redacted_on_every_write_path_read_back_through_the_api(
     assert len(observations) >= 10, "the observations were stored"
     assert "[REDACTED:" in _bodies(replies)
     assert not _leaks(_bodies(replies), REDACTED)
+
+
+@pytest.mark.xfail(strict=True, reason=QUOTED_VALUE_BUG)
+def test_quoted_secrets_in_observations_are_redacted(stack: InprocStack, secret_writes: dict[str, Any]) -> None:
+    exported = stack.gateway.client.post("/api/export").text
+    assert not _leaks(exported, [s for s in SECRETS if s.name in QUOTED_VALUE_MISSES])
 
 
 def scan_home(home: Path, secrets: list[Secret]) -> tuple[int, dict[str, list[str]]]:

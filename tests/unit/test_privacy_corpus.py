@@ -71,3 +71,26 @@ COMPOUND = {
 def test_an_assignment_cannot_hide_the_secret_that_follows_it(name: str) -> None:
     text, needle = COMPOUND[name]
     assert needle not in redact(text)
+
+
+QUOTED_BUG = (
+    "BUG: 'assignment' needs [:=] right after an unquoted key and (since 0c7ce44) a space/,/;/)/]/} right after the "
+    "value, so JSON and dict keys, quoted headers and values followed by a quote are stored verbatim"
+)
+QUOTED = {
+    "json-config": ('{"db": {"password": "Hunter2Hunter77"}}', "Hunter2Hunter77"),
+    "python-dict": ("settings = {'api_key': 'abcdef1234567890'}", "abcdef1234567890"),
+    "yaml-quoted-key": ('"client_secret": "cs_9f8e7d6c5b4a3210"', "cs_9f8e7d6c5b4a3210"),
+    "curl-header-in-quotes": ("curl -H 'X-Api-Key: abcdef1234567890' https://api.acme.dev", "abcdef1234567890"),
+    "shell-quoted-assignment": ("""echo 'SMTP_PASSWORD="Env98bu5iT45OxQjQPC"' >> .env""", "Env98bu5iT45OxQjQPC"),
+    "repr-of-a-header": ("Searched the web for 'X-Shopify-Access-Token: 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'",
+                         "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"),
+    "xml-element": ("<server><password>Mvn4Deploy2024</password></server>", "Mvn4Deploy2024"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(QUOTED))
+@pytest.mark.xfail(strict=True, reason=QUOTED_BUG)
+def test_quoted_keys_and_quoted_values_are_redacted(name: str) -> None:
+    text, needle = QUOTED[name]
+    assert needle not in redact(text)

@@ -85,13 +85,6 @@ def test_prompt_gets_context_then_scoring_after_a_completed_turn(
     assert exchange["uses"] == 1 and exchange["score"] > 0.5
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "memory ids are <collection>_<32 hex> (~21 cl100k tokens each), so five ids alone cost ~105 tokens; "
-        "the 120-token budget needs shorter ids from the memory service (see the gateway report)"
-    ),
-)
 def test_real_scoring_prompt_fits_120_tokens(live: LiveStack, hook: HookRunner, tmp_path: Path) -> None:
     cwd = repo(tmp_path)
     facts = [

@@ -43,8 +43,13 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("bearer", re.compile(r"(?i)\b(bearer\s+)[A-Za-z0-9._~+/=-]{16,}")),
     ("basic-auth", re.compile(r"(?i)\b(authorization:\s*basic\s+)[A-Za-z0-9+/=]{8,}")),
     ("assignment", re.compile(
-        r"(?i)([A-Za-z0-9_.-]{0,40}(?:password|passwd|pwd|secret|api[_-]?key|apikey|access[_-]?token|auth[_-]?token|"
-        r"client[_-]?secret|private[_-]?key)[A-Za-z0-9_.-]{0,40})(\s{0,8}[:=]\s{0,8})([\"']?)([^\s\"',;()]{6,512})\3(?=[\s,;)\]}]|$)"
+        r"(?i)(?<![A-Za-z0-9_.-])([A-Za-z0-9_.-]{0,40}?(?:password|passwd|pwd|secret|api[_-]?key|apikey|access[_-]?token|"
+        r"auth[_-]?token|client[_-]?secret|private[_-]?key)[A-Za-z0-9_.-]{0,40}[\"']?)(\s{0,8}[:=]\s{0,8})"
+        r"(?![A-Za-z0-9_.-]+\s*(?::\s|=[^=\s]))([\"']?)([^\s\"',;()<>]{6,512})"
+    )),
+    ("xml-secret", re.compile(
+        r"(?i)(<(?:password|passwd|secret|api[_-]?key|apikey|access[_-]?token|auth[_-]?token|client[_-]?secret)>)"
+        r"([^<\s]{6,512})(</)"
     )),
 ]
 
@@ -58,7 +63,9 @@ def _replace(kind: str, match: re.Match[str]) -> str:
     if kind == "aws-secret":
         return f"{match.group(1)}{match.group(2)}{marker}"
     if kind == "assignment":
-        return f"{match.group(1)}{match.group(2)}{match.group(3)}{marker}{match.group(3)}"
+        return f"{match.group(1)}{match.group(2)}{match.group(3)}{marker}"
+    if kind == "xml-secret":
+        return f"{match.group(1)}{marker}{match.group(3)}"
     return marker
 
 

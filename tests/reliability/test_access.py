@@ -115,7 +115,7 @@ CLEAN_REFUSAL_BUG = (
 @pytest.mark.parametrize("name", [
     "gateway",
     pytest.param("kg", marks=pytest.mark.xfail(strict=True, reason=CLEAN_REFUSAL_BUG)),
-    pytest.param("memory", marks=pytest.mark.xfail(strict=True, reason=CLEAN_REFUSAL_BUG)),
+    "memory",
     pytest.param("embedding", marks=pytest.mark.xfail(strict=True, reason=CLEAN_REFUSAL_BUG)),
 ])
 def test_refusal_is_one_clear_line_before_any_work(name: str, refusals: dict[str, dict[str, Any]]) -> None:

@@ -21,15 +21,11 @@ pytestmark = pytest.mark.integration
 TEN_MB = 10 * 1024 * 1024
 PROJECT = "/work/bad-input"
 
-TRAVERSAL_BUG = (
-    "BUG: /api/ingest (and IngestBook) accept a filename with path components such as '../../etc/passwd.md' and "
-    "store it as the book's filename; reject '/', '\\\\', '..' and NUL in filename (422 saying to send the base name)"
-)
+# Regression: ingest used to store a file name with path components ('../../etc/passwd.md') as given.
 TRAVERSAL_NAMES = ["../../../etc/passwd.md", "..\\..\\windows\\win.ini.txt", "/etc/shadow.txt", "notes/../../x.md",
                    "a\x00b.md"]
 
 
-@pytest.mark.xfail(strict=True, reason=TRAVERSAL_BUG)
 @pytest.mark.parametrize("filename", TRAVERSAL_NAMES)
 def test_ingest_refuses_path_traversal_in_the_file_name(filename: str, stack: InprocStack) -> None:
     reply = stack.gateway.post("/api/ingest", {"title": "Traversal", "filename": filename, "text": "# hi\n\nbody",
@@ -38,7 +34,6 @@ def test_ingest_refuses_path_traversal_in_the_file_name(filename: str, stack: In
     assert "file name" in reply.json()["error"] or "filename" in reply.json()["error"]
 
 
-@pytest.mark.xfail(strict=True, reason=TRAVERSAL_BUG)
 def test_multipart_ingest_refuses_path_traversal(stack: InprocStack) -> None:
     reply = stack.gateway.client.post("/api/ingest", files={"file": ("../../../etc/passwd.md", b"# hi\n\nbody")},
                                       data={"cwd": PROJECT})
@@ -89,33 +84,26 @@ def test_an_empty_or_unsupported_file_gets_a_clear_422(stack: InprocStack) -> No
     assert fake_pdf.status_code == 422, fake_pdf.text
 
 
-LONG_TEXT_BUG = (
-    "BUG: memory embeds whole texts but the embedding service rejects more than 8,192 chars, so a stop with a long "
-    "answer or a fact over 8,192 chars (both within the gateway's limits) gets 503 'embedding service unavailable'"
-)
+# Regression: memory used to send whole texts to the embedding service, which refuses more than 8,192
+# chars, so a stop with a long answer or a long fact (both within the gateway's limits) got 503.
 
 
-@pytest.mark.xfail(strict=True, reason=LONG_TEXT_BUG)
 def test_a_long_answer_is_recorded(stack: InprocStack) -> None:
     answer = "\n".join(f"Step {i}: update the retry budget in services/upload/worker.py and rerun" for i in range(400))
     reply = stack.gateway.post("/api/hooks/stop", {"session_id": "long", "cwd": PROJECT, "assistant_text": answer})
     assert reply.status_code == 200 and reply.json()["exchange_id"], reply.text
 
 
-@pytest.mark.xfail(strict=True, reason=LONG_TEXT_BUG)
 def test_a_long_fact_within_the_limit_is_stored(stack: InprocStack) -> None:
     content = " ".join(f"fact part {i} about the deploy pipeline" for i in range(400))  # ~14,000 of 20,000 allowed
     reply = stack.gateway.post("/api/memory-bank/add", {"content": content, "cwd": PROJECT})
     assert reply.status_code == 200, reply.text
 
 
-LONG_COMPONENT_BUG = (
-    "BUG: a cwd with a path component over 255 bytes makes projects.git_root raise OSError(ENAMETOOLONG): 500 on "
-    "every endpoint that takes cwd (found by tests.reliability.fuzz_api)"
-)
+# Regression (found by tests.reliability.fuzz_api): a cwd with a path component over 255 bytes made
+# projects.git_root raise OSError(ENAMETOOLONG), a 500 on every endpoint that takes cwd.
 
 
-@pytest.mark.xfail(strict=True, reason=LONG_COMPONENT_BUG)
 def test_a_cwd_with_an_over_long_component_is_not_a_server_error(stack: InprocStack) -> None:
     cwd = "/work/" + "a" * 300 + "/src"
     for reply in (stack.gateway.get("/api/books", cwd=cwd),

@@ -143,16 +143,22 @@ def test_an_outage_does_not_silence_prompts_after_recovery(dead: str, event: str
 
 @pytest.mark.xfail(strict=True, reason=FIRST_PROMPT_BUG)
 def test_first_prompt_right_after_a_memory_restart_gets_context(procs: Stack, fact_id: str) -> None:
-    """The prompt that arrives once memory answers its own health probe (what the supervisor reports)."""
-    _wait_for_context(procs, fact_id, timeout=20)
-    kill9(procs, "memory")
-    end = time.monotonic() + 4
-    while time.monotonic() < end:
-        _get_context(procs, "fault-long")  # prompts keep arriving while memory is down
-        time.sleep(0.5)
-    restart(procs, "memory")
-    try:
-        status, reply = _get_context(procs, "fault-long-after")
-        assert status == 200 and f"[id:{fact_id}]" in reply["context"], reply.get("degraded")
-    finally:
-        procs.wait_healthy(60)  # leave the stack usable for the next test
+    """The prompt that arrives once memory answers its own health probe (what the supervisor reports).
+
+    Two outages of 6 s, long enough for the gateway's reconnect backoff to reach its cap, so a
+    channel that only reconnects on its own schedule misses the first prompt nearly every time.
+    """
+    missed = []
+    for cycle in range(2):
+        _wait_for_context(procs, fact_id, timeout=30)
+        kill9(procs, "memory")
+        end = time.monotonic() + 6
+        while time.monotonic() < end:
+            _get_context(procs, "fault-long")  # prompts keep arriving while memory is down
+            time.sleep(0.5)
+        restart(procs, "memory")
+        status, reply = _get_context(procs, f"fault-long-after-{cycle}")
+        if not (status == 200 and f"[id:{fact_id}]" in reply.get("context", "")):
+            missed.append((cycle, reply.get("degraded") if isinstance(reply, dict) else reply))
+    procs.wait_healthy(60)  # leave the stack usable for the next test
+    assert not missed, f"first prompt after a restart injected nothing: {missed}"

@@ -375,13 +375,8 @@ def test_unknown_ids_are_not_found_not_invalid(channels: dict[str, grpc.Channel]
         assert code == grpc.StatusCode.NOT_FOUND, f"{method} -> {code.name}: {details}"
 
 
-LONG_TEXT_BUG = (
-    "BUG: memory embeds the whole text (Runtime.vector_for) but the embedding service rejects texts over 8,192 "
-    "chars, so any memory or exchange between 8,193 chars and the limits (50,000 / 2x20,000) fails as UNAVAILABLE"
-)
-
-
-@pytest.mark.xfail(strict=True, reason=LONG_TEXT_BUG)
+# Regression: memory used to embed whole texts, and the embedding service refuses more than 8,192 chars,
+# so any memory or exchange between 8,193 chars and the limits failed as UNAVAILABLE.
 def test_long_texts_within_the_limits_are_stored(channels: dict[str, grpc.Channel]) -> None:
     memory = channels["MemoryService"]
     words = " ".join(f"step{i} checks the retry budget of the upload worker" for i in range(250))  # ~13,000 chars

@@ -312,13 +312,8 @@ def test_hook_stdin_adapter_is_total(hook_modules: Any, raw: bytes, event: str, 
         assert isinstance(hook_main.render(parsed, {"context": "x"}), str)
 
 
-LONG_COMPONENT_BUG = (
-    "BUG: projects.git_root calls Path.exists() on '<cwd>/.git', which raises OSError(ENAMETOOLONG) for a path "
-    "component over 255 bytes; resolve() lets it escape, so every endpoint taking cwd answers 500"
-)
-
-
-@pytest.mark.xfail(strict=True, reason=LONG_COMPONENT_BUG)
+# Regression: git_root's Path.exists() on '<cwd>/.git' raised OSError(ENAMETOOLONG) for a component over
+# 255 bytes, and every endpoint taking cwd answered 500.
 @PROPS
 @given(st.text(alphabet=st.characters(blacklist_categories=["Cs"], blacklist_characters="/\x00"), min_size=1,
                max_size=40).map(lambda part: part * (300 // len(part) + 1)))

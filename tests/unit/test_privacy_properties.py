@@ -67,6 +67,8 @@ HOSTILE = {
     "repeated-keyword": "password" * 5_000,
     "identifier-chain": "secret_" * 5_700,
     "dotted-tokens": "eyJa." * 8_000,
+    "json-keys": '"password": ' * 4_000,
+    "xml-elements": "<password>" * 5_000,
 }
 BOUND_S = 3.0
 REDOS_BUG = (

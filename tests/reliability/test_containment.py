@@ -279,7 +279,6 @@ def test_secrets_are_redacted_on_every_write_path_read_back_through_the_api(
     assert not _leaks(_bodies(replies), REDACTED)
 
 
-@pytest.mark.xfail(strict=True, reason=QUOTED_VALUE_BUG)
 def test_quoted_secrets_in_observations_are_redacted(stack: InprocStack, secret_writes: dict[str, Any]) -> None:
     exported = stack.gateway.client.post("/api/export").text
     assert not _leaks(exported, [s for s in SECRETS if s.name in QUOTED_VALUE_MISSES])

@@ -157,7 +157,8 @@ def test_autostart_is_rate_limited_by_a_lock(tmp_path: Path) -> None:
     assert hook_client.maybe_start_stack(str(tmp_path), env) is True
     assert hook_client.maybe_start_stack(str(tmp_path), env) is False
     deadline = time.monotonic() + 10
-    while not marker.exists() and time.monotonic() < deadline:
+    # The detached child may have created the file but not yet written to it.
+    while not (marker.exists() and marker.read_text()) and time.monotonic() < deadline:
         time.sleep(0.02)
     assert marker.read_text() == "x"
     assert hook_client.maybe_start_stack(str(tmp_path), {**env, "MNEMEX_HOOK_AUTOSTART": "0"}) is False

@@ -69,18 +69,20 @@ def main() -> None:
     parser.add_argument("--callers", type=int, default=16)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--device", default="cpu")
+    parser.add_argument("--backend", default="auto", help="auto, onnx or torch (both sides use the same)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     offline.apply()
 
-    from services.embedding.model import SentenceTransformerEncoder
+    from services.embedding.model import load_encoder
 
     port = free_port()
-    env = dict(os.environ, MNEMEX_EMBEDDING_ADDR=f"127.0.0.1:{port}", MNEMEX_EMBEDDING_DEVICE=args.device)
+    env = dict(os.environ, MNEMEX_EMBEDDING_ADDR=f"127.0.0.1:{port}", MNEMEX_EMBEDDING_DEVICE=args.device,
+               MNEMEX_EMBEDDING_BACKEND=args.backend)
     proc = subprocess.Popen([sys.executable, "-m", "services.embedding"], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
-        encoder = SentenceTransformerEncoder.load(device=args.device)
+        encoder = load_encoder(device=args.device, backend=args.backend)
         texts = corpus(args.texts)
         encoder.encode(texts[:64])  # warm up
 
@@ -97,6 +99,7 @@ def main() -> None:
             remote.append(asyncio.run(service_rate(f"127.0.0.1:{port}", texts, args.callers)))
         result = {
             "device": encoder.device,
+            "backend": encoder.backend,
             "texts": args.texts,
             "callers": args.callers,
             "in_process_texts_per_s": round(statistics.median(local), 1),
@@ -106,7 +109,7 @@ def main() -> None:
         if args.json:
             print(json.dumps(result))
         else:
-            print(f"device {result['device']}, {args.texts} texts, {args.callers} concurrent single-text callers, {args.rounds} rounds")
+            print(f"device {result['device']} ({result['backend']}), {args.texts} texts, {args.callers} concurrent single-text callers, {args.rounds} rounds")
             print(f"  in-process batched encode : {result['in_process_texts_per_s']:8.1f} texts/s (median)")
             print(f"  service, micro-batched    : {result['service_texts_per_s']:8.1f} texts/s (median)")
             print(f"  ratio service/in-process  : {result['ratio']:.3f}  (target >= 0.8)")

@@ -264,7 +264,7 @@ def micro() -> None:
 
 async def main(turns: int, seed: int) -> None:
     from services.embedding.client import EmbeddingClient
-    from services.embedding.model import SentenceTransformerEncoder, pack
+    from services.embedding.model import load_encoder, pack
     from services.embedding.server import create_server as create_embedding
     from services.embedding.settings import EmbeddingSettings
     from services.kg.server import create_server as create_kg
@@ -273,9 +273,9 @@ async def main(turns: int, seed: int) -> None:
     from services.memory.settings import MemorySettings
 
     home = Path(tempfile.mkdtemp(prefix="mnemex-bench-kg-"))
-    encoder = await asyncio.to_thread(SentenceTransformerEncoder.load)
+    encoder = await asyncio.to_thread(load_encoder)
     emb_server, emb_port, batcher = await create_embedding(
-        EmbeddingSettings(address="127.0.0.1:0", model_path=None, device="cpu", backend="torch"), encoder
+        EmbeddingSettings(address="127.0.0.1:0", model_path=None, device="cpu", backend="auto"), encoder
     )
     emb_addr = f"127.0.0.1:{emb_port}"
     mem_server, mem_port = await create_memory(

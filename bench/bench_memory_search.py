@@ -184,9 +184,9 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    from services.embedding.model import SentenceTransformerEncoder
+    from services.embedding.model import load_encoder
 
-    encoder = SentenceTransformerEncoder.load()
+    encoder = load_encoder()
     loop = Loop()
     table: dict[int, dict[str, dict[str, float]]] = {}
     with tempfile.TemporaryDirectory() as tmp:

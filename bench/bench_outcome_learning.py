@@ -165,13 +165,13 @@ def main() -> None:
 
     from protos.mnemex.memory.v1 import memory_service_pb2 as pb
     from protos.mnemex.memory.v1 import memory_service_pb2_grpc as pb_grpc
-    from services.embedding.model import SentenceTransformerEncoder
+    from services.embedding.model import load_encoder
     from services.memory.server import create_server
     from services.memory.settings import MemorySettings
     from services.memory.store import ChromaStore
 
     rng = random.Random(args.seed)
-    encoder = SentenceTransformerEncoder.load()
+    encoder = load_encoder()
     items = build_corpus(rng)
     vectors = encoder.encode([i.text for i in items])
     turns = question_schedule(rng, args.turns)

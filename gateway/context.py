@@ -1,8 +1,8 @@
 """The get-context pipeline, on the hot path of every prompt.
 
-    scoring state ─┐
-    embed prompt ──┼─> search (vector, kg weights, kg fact ids) -> record injection -> format
-    kg concepts ─> route + facts ─┘
+    scoring state ───────────────┐
+    embed prompt ────────────────┼─> search (vector, kg weights, kg fact ids) -> record injection -> format
+    kg Recall (concepts, route, facts) ─┘
 
 Every backend call has its own short deadline and the whole pipeline an
 overall one; a failing kg means search without routing, a failing memory
@@ -80,29 +80,21 @@ class Routing:
 
 
 async def kg_routing(backends: Backends, scope: kg_pb.Scope, text: str, timeout: float) -> Routing:
-    """Concepts -> (collection weights, memory_bank facts for the entities). Raises gRPC errors."""
-    md = backends.metadata
-    extracted = await backends.kg.ExtractConcepts(
-        kg_pb.ExtractConceptsRequest(text=text[:CONCEPT_CHARS]), timeout=timeout, metadata=md
+    """Concepts -> (collection weights, memory_bank facts for the entities), in one kg round trip.
+
+    Raises gRPC errors."""
+    reply = await backends.kg.Recall(
+        kg_pb.RecallRequest(scope=scope, text=text[:CONCEPT_CHARS], fact_limit=5),
+        timeout=timeout,
+        metadata=backends.metadata,
     )
-    concepts = list(dict.fromkeys(extracted.concepts))
+    extracted = reply.extraction
+    concepts = list(extracted.concepts)
     entities = list(dict.fromkeys([e.name for e in extracted.entities] + concepts))[:MAX_ENTITIES]
     routing = Routing(concepts=concepts, entities=entities, context_type=extracted.context_type)
-    if not concepts and not entities:
-        return routing
-    route: kg_pb.RouteResponse | BaseException
-    facts: kg_pb.FactsForEntitiesResponse | BaseException
-    route, facts = await asyncio.gather(
-        backends.kg.Route(kg_pb.RouteRequest(scope=scope, concepts=concepts), timeout=timeout, metadata=md),
-        backends.kg.FactsForEntities(
-            kg_pb.FactsForEntitiesRequest(scope=scope, entities=entities, limit=5), timeout=timeout, metadata=md
-        ),
-        return_exceptions=True,
-    )
-    if isinstance(route, kg_pb.RouteResponse):
-        routing.route = route
-    if isinstance(facts, kg_pb.FactsForEntitiesResponse):
-        routing.fact_ids = list(dict.fromkeys(f.fact_id for f in facts.facts if f.fact_id))
+    if reply.HasField("route"):
+        routing.route = reply.route
+    routing.fact_ids = list(dict.fromkeys(f.fact_id for f in reply.facts if f.fact_id))
     return routing
 
 

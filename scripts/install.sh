@@ -20,4 +20,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK=1
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q "torch==2.13.0"
 .venv/bin/python -m pip install -q -e ".${extra}"
+# Export the embedding model to ONNX once (cached under ~/.cache/mnemex/onnx),
+# so the first `mnemex up` starts the fast backend without torch.
+.venv/bin/python -m services.embedding.onnx_export || echo "mnemex: ONNX export failed; the embedding service will use torch" >&2
 touch "$stamp"

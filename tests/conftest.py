@@ -28,9 +28,9 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @pytest.fixture(scope="session")
 def encoder():  # type: ignore[no-untyped-def]
     """The real all-MiniLM-L6-v2, loaded once per test session."""
-    from services.embedding.model import SentenceTransformerEncoder
+    from services.embedding.model import load_encoder
 
-    return SentenceTransformerEncoder.load()
+    return load_encoder()
 
 
 @pytest.fixture(scope="session")
@@ -48,7 +48,7 @@ def embedding_addr(encoder, loop_thread) -> Iterator[str]:  # type: ignore[no-un
     from services.embedding.server import create_server
     from services.embedding.settings import EmbeddingSettings
 
-    settings = EmbeddingSettings(address="127.0.0.1:0", model_path=None, device="cpu", backend="torch")
+    settings = EmbeddingSettings(address="127.0.0.1:0", model_path=None, device="cpu", backend="auto")
     server, port, batcher = loop_thread.run(create_server(settings, encoder))
     yield f"127.0.0.1:{port}"
     loop_thread.run(server.stop(0))

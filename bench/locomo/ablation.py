@@ -64,9 +64,9 @@ class Variant:
 
 class Embedder:
     def __init__(self) -> None:
-        from services.embedding.model import SentenceTransformerEncoder
+        from services.embedding.model import load_encoder
 
-        self.encoder = SentenceTransformerEncoder.load()
+        self.encoder = load_encoder()
         self.cache_dir = Path(tempfile.gettempdir()) / "mnemex-locomo-emb"
         self.cache_dir.mkdir(exist_ok=True)
 

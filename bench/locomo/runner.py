@@ -93,15 +93,15 @@ class Services:
 async def start_services(configs: Sequence[Config], home: Path, embedding_addr: str | None = None) -> Services:
     from mnemex.grpc_runtime import channel
     from services.embedding.client import EmbeddingClient
-    from services.embedding.model import SentenceTransformerEncoder
+    from services.embedding.model import load_encoder
     from services.embedding.server import create_server as create_embedding_server
     from services.embedding.settings import EmbeddingSettings
     from services.memory.server import create_server as create_memory_server
     from services.memory.settings import MemorySettings
 
     if embedding_addr is None:
-        encoder = await asyncio.to_thread(SentenceTransformerEncoder.load)
-        emb_settings = EmbeddingSettings(address="127.0.0.1:0", model_path=None, device="cpu", backend="torch")
+        encoder = await asyncio.to_thread(load_encoder)
+        emb_settings = EmbeddingSettings(address="127.0.0.1:0", model_path=None, device="cpu", backend="auto")
         emb_server, emb_port, batcher = await create_embedding_server(emb_settings, encoder)
         emb_addr = f"127.0.0.1:{emb_port}"
 

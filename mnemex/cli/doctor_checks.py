@@ -71,8 +71,8 @@ def embedding_offline(versions: dict[str, Any] | None, python: str = sys.executa
             f"({info.get('dimension')} dims, {info.get('device')}) with downloads disabled",
         )
     code = (
-        "from services.embedding.model import SentenceTransformerEncoder as E\n"
-        "e = E.load()\nprint(e.model_id, e.dimension, e.encode(['doctor check']).shape)"
+        "from services.embedding.model import load_encoder\n"
+        "e = load_encoder()\nprint(e.model_id, e.dimension, e.encode(['doctor check']).shape)"
     )
     env = dict(os.environ)
     offline.apply(env)

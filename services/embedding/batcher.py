@@ -1,8 +1,10 @@
 """Micro-batching: many concurrent small requests share one encode call.
 
-Requests queue up; a single worker drains whatever arrived within a short
-window (or until ``max_batch`` texts), encodes them in one call on a worker
-thread, and hands each caller its rows. Plain asyncio, no gRPC.
+Requests queue up; a single worker takes everything queued (up to
+``max_batch`` texts), encodes it in one call on a worker thread, and hands
+each caller its rows. A lone caller is encoded at once; under load, requests
+pile up while the previous batch runs and share the next one. An optional
+window (``window_ms`` > 0) waits for stragglers as well. Plain asyncio, no gRPC.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ class _Pending:
 
 
 class MicroBatcher:
-    def __init__(self, encoder: Encoder, *, max_batch: int = 128, window_ms: float = 2.0) -> None:
+    def __init__(self, encoder: Encoder, *, max_batch: int = 128, window_ms: float = 0.0) -> None:
         self._encoder = encoder
         self._max_batch = max_batch
         self._window = window_ms / 1000.0
@@ -64,6 +66,8 @@ class MicroBatcher:
             try:
                 item = self._queue.get_nowait()
             except asyncio.QueueEmpty:
+                if self._window <= 0:
+                    break
                 remaining = end - time.monotonic()
                 if remaining <= 0:
                     break

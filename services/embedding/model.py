@@ -6,6 +6,7 @@ in-process benchmark share.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -13,6 +14,8 @@ from typing import Protocol
 import numpy as np
 
 from mnemex import offline
+
+log = logging.getLogger("mnemex.embedding")
 
 
 class Encoder(Protocol):
@@ -73,6 +76,37 @@ class SentenceTransformerEncoder:
             show_progress_bar=False,
         )
         return np.ascontiguousarray(vectors, dtype=np.float32)
+
+
+def load_encoder(
+    model_path: str | None = None, device: str = "cpu", backend: str = "auto", threads: int = 0
+) -> Encoder:
+    """The fastest encoder that serves this model faithfully.
+
+    ``auto`` picks ONNX on the CPU (exported once into the cache, no torch in
+    the serving process) and falls back to sentence-transformers when the
+    model cannot be exported; ``onnx`` insists; anything else is passed to
+    sentence-transformers as its backend.
+    """
+    if backend == "auto" and device != "cpu":
+        backend = "torch"
+    if backend in ("auto", "onnx"):
+        from services.embedding.onnx_encoder import OnnxEncoder
+        from services.embedding.onnx_export import OnnxUnsupported
+
+        path = Path(model_path or packaged_model_path())
+        if not path.exists():
+            raise FileNotFoundError(f"embedding model not found at {path}: set MNEMEX_EMBEDDING_MODEL to a local "
+                                    "sentence-transformers directory, or unset it to use the packaged all-MiniLM-L6-v2")
+        name = "all-MiniLM-L6-v2" if model_path is None else path.name
+        try:
+            return OnnxEncoder.load(path, name, threads=threads)
+        except OnnxUnsupported as exc:
+            if backend == "onnx":
+                raise
+            log.warning("ONNX unavailable (%s); serving with sentence-transformers on torch", exc)
+            backend = "torch"
+    return SentenceTransformerEncoder.load(model_path, device, backend)
 
 
 def pack(vectors: np.ndarray) -> bytes:

@@ -78,13 +78,16 @@ async def create_server(settings: EmbeddingSettings, encoder: Encoder) -> tuple[
 
 
 async def serve(settings: EmbeddingSettings) -> None:
-    from services.embedding.model import SentenceTransformerEncoder
+    from services.embedding.model import load_encoder
 
     encoder = await asyncio.to_thread(
-        SentenceTransformerEncoder.load, settings.model_path, settings.device, settings.backend
+        load_encoder, settings.model_path, settings.device, settings.backend, settings.threads
     )
     server, port, batcher = await create_server(settings, encoder)
-    log.info("embedding service on port %d: %s dim=%d device=%s", port, encoder.model_id, encoder.dimension, encoder.device)
+    log.info(
+        "embedding service on port %d: %s dim=%d device=%s backend=%s",
+        port, encoder.model_id, encoder.dimension, encoder.device, encoder.backend,
+    )
     await serve_until_signal(server, server.health, on_stop=[batcher.close])  # type: ignore[attr-defined]
 
 

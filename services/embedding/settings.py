@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from mnemex.config import ConfigError, Settings
 
-BACKENDS = ("torch", "onnx", "openvino")
+BACKENDS = ("auto", "onnx", "torch", "openvino")
 
 
 @dataclass(frozen=True)
@@ -19,14 +19,15 @@ class EmbeddingSettings:
     backend: str
     max_batch: int = 128
     max_text_chars: int = 8192
-    batch_window_ms: float = 2.0
+    batch_window_ms: float = 0.0
+    threads: int = 0  # onnxruntime intra-op threads; 0: one per core
     token: str | None = None
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> EmbeddingSettings:
         env = os.environ if environ is None else environ
         base = Settings.from_env(env)
-        backend = env.get("MNEMEX_EMBEDDING_BACKEND", "torch")
+        backend = env.get("MNEMEX_EMBEDDING_BACKEND", "auto")
         if backend not in BACKENDS:
             raise ConfigError(f"MNEMEX_EMBEDDING_BACKEND={backend!r}: choose one of {', '.join(BACKENDS)}")
         device = env.get("MNEMEX_EMBEDDING_DEVICE", "cpu")
@@ -34,9 +35,10 @@ class EmbeddingSettings:
             raise ConfigError(f"MNEMEX_EMBEDDING_DEVICE={device!r}: use cpu, cuda, cuda:N or mps")
         try:
             max_batch = int(env.get("MNEMEX_EMBEDDING_MAX_BATCH", "128"))
-            window = float(env.get("MNEMEX_EMBEDDING_BATCH_WINDOW_MS", "2"))
+            window = float(env.get("MNEMEX_EMBEDDING_BATCH_WINDOW_MS", "0"))
+            threads = int(env.get("MNEMEX_EMBEDDING_THREADS", "0"))
         except ValueError as exc:
-            raise ConfigError(f"MNEMEX_EMBEDDING_MAX_BATCH / _BATCH_WINDOW_MS must be numbers: {exc}") from exc
+            raise ConfigError(f"MNEMEX_EMBEDDING_MAX_BATCH / _BATCH_WINDOW_MS / _THREADS must be numbers: {exc}") from exc
         return cls(
             address=base.embedding_addr,
             model_path=env.get("MNEMEX_EMBEDDING_MODEL") or None,
@@ -44,5 +46,6 @@ class EmbeddingSettings:
             backend=backend,
             max_batch=max_batch,
             batch_window_ms=window,
+            threads=threads,
             token=base.token,
         )

@@ -30,6 +30,7 @@ from services.kg.view import build_view
 log = logging.getLogger("mnemex.kg")
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["KnowledgeGraphService"].full_name
 Reply = TypeVar("Reply")
+RECALL_ENTITIES = 20  # entities (names, then concepts) looked up per prompt
 
 
 def _scope(message: Any) -> ScopeKey:
@@ -78,6 +79,34 @@ class KnowledgeGraphServicer(pb_grpc.KnowledgeGraphServiceServicer):
                 confidence=answer.confidence,
                 has_preference=answer.has_preference,
             )
+
+        return await self._run(context, work)
+
+    async def Recall(self, request: pb.RecallRequest, context: grpc.aio.ServicerContext) -> pb.RecallResponse:
+        def work() -> pb.RecallResponse:
+            scope = _scope(request)
+            v.check_text(request.text)
+            limit = v.limit_of(request.fact_limit, default=5)
+            found = extract(request.text)
+            concepts = list(dict.fromkeys(found.concepts))
+            entities = list(dict.fromkeys([e.name for e in found.entities] + concepts))[:RECALL_ENTITIES]
+            reply = pb.RecallResponse(
+                extraction=pb.ExtractConceptsResponse(
+                    concepts=concepts,
+                    entities=_entities([(e.name, e.type) for e in found.entities]),
+                    context_type=found.context_type,
+                )
+            )
+            if concepts:
+                answer = self._store.route(scope, concepts)
+                reply.route.CopyFrom(pb.RouteResponse(
+                    weights=answer.weights, recommended=answer.recommended,
+                    confidence=answer.confidence, has_preference=answer.has_preference,
+                ))
+            if entities:
+                facts = self._store.graphs(scope).content.facts_for_entities(entities, limit)
+                reply.facts.extend(pb.FactRef(fact_id=f, entity=e, weight=w) for f, e, w in facts)
+            return reply
 
         return await self._run(context, work)
 

@@ -26,14 +26,14 @@ class Standalone:
 
 
 def start_standalone(home: Path, users: tuple[str, ...] = ("tester",)) -> Standalone:
-    from services.embedding.model import SentenceTransformerEncoder
+    from services.embedding.model import load_encoder
     from services.embedding.server import create_server
     from services.embedding.settings import EmbeddingSettings
     from tests.support.loop_thread import LoopThread
 
     loop_thread = LoopThread()
-    encoder = SentenceTransformerEncoder.load()
-    settings = EmbeddingSettings(address="127.0.0.1:0", model_path=None, device="cpu", backend="torch")
+    encoder = load_encoder()
+    settings = EmbeddingSettings(address="127.0.0.1:0", model_path=None, device="cpu", backend="auto")
     server, port, batcher = loop_thread.run(create_server(settings, encoder))
 
     def stop_embedding() -> None:

@@ -139,7 +139,7 @@ def token_stack(loop_thread: Any, encoder: Any, tmp_path_factory: pytest.TempPat
 
     home = tmp_path_factory.mktemp("token-home")
     emb_server, emb_port, batcher = loop_thread.run(create_embedding(
-        EmbeddingSettings(address="127.0.0.1:0", model_path=None, device="cpu", backend="torch", token=TOKEN), encoder))
+        EmbeddingSettings(address="127.0.0.1:0", model_path=None, device="cpu", backend="auto", token=TOKEN), encoder))
     embedding = f"127.0.0.1:{emb_port}"
     mem_server, mem_port = loop_thread.run(create_memory(MemorySettings(
         address="127.0.0.1:0", home=home, default_user="tester", embedding_addr=embedding, token=TOKEN,

@@ -87,6 +87,24 @@ def test_actions_facts_solutions_graph_and_stats(stub, scope) -> None:  # type: 
     assert counts["facts"] == 1 and counts["actions"] >= 1 and counts["outcomes_recorded"] == 1
 
 
+def test_recall_is_extract_route_and_facts_in_one_call(stub, scope) -> None:  # type: ignore[no-untyped-def]
+    text = "Why is PostgreSQL slow in the billing service with asyncio?"
+    fresh = stub.Recall(pb.RecallRequest(scope=scope, text=text), timeout=5)
+    assert fresh.extraction == stub.ExtractConcepts(pb.ExtractConceptsRequest(text=text), timeout=5)
+    assert not fresh.route.has_preference and list(fresh.facts) == []
+    stub.IndexFact(pb.IndexFactRequest(scope=scope, fact_id="mb_pg", text="The billing service runs on PostgreSQL 16."),
+                   timeout=5)
+    concepts = list(fresh.extraction.concepts)
+    learn(stub, scope, concepts, "patterns", pb.OUTCOME_WORKED, times=4)
+    learned = stub.Recall(pb.RecallRequest(scope=scope, text=text, fact_limit=3), timeout=5)
+    assert learned.route == stub.Route(pb.RouteRequest(scope=scope, concepts=concepts), timeout=5)
+    assert learned.route.has_preference and learned.route.recommended[0] == "patterns"
+    assert "mb_pg" in {f.fact_id for f in learned.facts} and len(learned.facts) <= 3
+    with pytest.raises(grpc.RpcError) as err:
+        stub.Recall(pb.RecallRequest(scope=scope, text=" "), timeout=5)
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+
+
 def test_remove_docs_over_grpc(stub, scope) -> None:  # type: ignore[no-untyped-def]
     stub.IndexFact(pb.IndexFactRequest(scope=scope, fact_id="book_7", text="Chapter on Redis streams."), timeout=5)
     removed = stub.RemoveDocs(pb.RemoveDocsRequest(scope=scope, doc_ids=["book_7", "never_seen"]), timeout=5)

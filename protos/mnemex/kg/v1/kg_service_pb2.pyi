@@ -79,6 +79,26 @@ class RouteResponse(_message.Message):
     has_preference: bool
     def __init__(self, weights: _Optional[_Mapping[str, float]] = ..., recommended: _Optional[_Iterable[str]] = ..., confidence: _Optional[float] = ..., has_preference: _Optional[bool] = ...) -> None: ...
 
+class RecallRequest(_message.Message):
+    __slots__ = ("scope", "text", "fact_limit")
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    FACT_LIMIT_FIELD_NUMBER: _ClassVar[int]
+    scope: Scope
+    text: str
+    fact_limit: int
+    def __init__(self, scope: _Optional[_Union[Scope, _Mapping]] = ..., text: _Optional[str] = ..., fact_limit: _Optional[int] = ...) -> None: ...
+
+class RecallResponse(_message.Message):
+    __slots__ = ("extraction", "route", "facts")
+    EXTRACTION_FIELD_NUMBER: _ClassVar[int]
+    ROUTE_FIELD_NUMBER: _ClassVar[int]
+    FACTS_FIELD_NUMBER: _ClassVar[int]
+    extraction: ExtractConceptsResponse
+    route: RouteResponse
+    facts: _containers.RepeatedCompositeFieldContainer[FactRef]
+    def __init__(self, extraction: _Optional[_Union[ExtractConceptsResponse, _Mapping]] = ..., route: _Optional[_Union[RouteResponse, _Mapping]] = ..., facts: _Optional[_Iterable[_Union[FactRef, _Mapping]]] = ...) -> None: ...
+
 class RecordOutcomeRequest(_message.Message):
     __slots__ = ("scope", "concepts", "collections", "doc_ids", "outcome", "context_type", "problem", "failure_reason")
     SCOPE_FIELD_NUMBER: _ClassVar[int]

@@ -44,6 +44,11 @@ class KnowledgeGraphServiceStub:
                 request_serializer=protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.RouteRequest.SerializeToString,
                 response_deserializer=protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.RouteResponse.FromString,
                 _registered_method=True)
+        self.Recall = channel.unary_unary(
+                '/mnemex.kg.v1.KnowledgeGraphService/Recall',
+                request_serializer=protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.RecallRequest.SerializeToString,
+                response_deserializer=protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.RecallResponse.FromString,
+                _registered_method=True)
         self.RecordOutcome = channel.unary_unary(
                 '/mnemex.kg.v1.KnowledgeGraphService/RecordOutcome',
                 request_serializer=protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.RecordOutcomeRequest.SerializeToString,
@@ -118,6 +123,14 @@ class KnowledgeGraphServiceServicer:
 
     def Route(self, request, context):
         """Concepts -> collection weights. has_preference is false until learned.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Recall(self, request, context):
+        """What the prompt hot path needs in one round trip: ExtractConcepts on the
+        text, Route on its concepts and FactsForEntities on its entities.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -217,6 +230,11 @@ def add_KnowledgeGraphServiceServicer_to_server(servicer, server):
                     servicer.Route,
                     request_deserializer=protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.RouteRequest.FromString,
                     response_serializer=protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.RouteResponse.SerializeToString,
+            ),
+            'Recall': grpc.unary_unary_rpc_method_handler(
+                    servicer.Recall,
+                    request_deserializer=protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.RecallRequest.FromString,
+                    response_serializer=protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.RecallResponse.SerializeToString,
             ),
             'RecordOutcome': grpc.unary_unary_rpc_method_handler(
                     servicer.RecordOutcome,
@@ -333,6 +351,33 @@ class KnowledgeGraphService:
             '/mnemex.kg.v1.KnowledgeGraphService/Route',
             protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.RouteRequest.SerializeToString,
             protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.RouteResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Recall(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mnemex.kg.v1.KnowledgeGraphService/Recall',
+            protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.RecallRequest.SerializeToString,
+            protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.RecallResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -12,6 +12,7 @@ service means an empty context. Nothing here raises to the hook.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import time
 from collections.abc import Awaitable, Callable, Coroutine
@@ -33,6 +34,26 @@ EMBED_CHARS = 2_000  # MiniLM reads ~256 tokens; more text only costs time
 CONCEPT_CHARS = 4_000
 RECORDED_PROMPT_CHARS = 8_000
 MAX_ENTITIES = 20
+
+
+RECONNECT_GRACE = 0.5  # seconds a call waits for a channel that is reconnecting
+
+
+async def reconnecting(call: Callable[..., Awaitable[T]], timeout: float) -> T:
+    """``call(timeout=..., wait_for_ready=...)``, retried once on UNAVAILABLE with wait_for_ready.
+
+    A channel whose backend just restarted can still be in reconnect backoff:
+    the first call fails at once with UNAVAILABLE although the backend is up.
+    The retry waits (at most ``RECONNECT_GRACE``) for the channel, so the first
+    prompt after a restart gets its context; while a backend is really down,
+    each prompt pays at most that grace, inside the pipeline's overall deadline.
+    """
+    try:
+        return await call(timeout=timeout, wait_for_ready=False)
+    except grpc.aio.AioRpcError as exc:
+        if exc.code() != grpc.StatusCode.UNAVAILABLE:
+            raise
+    return await call(timeout=min(timeout, RECONNECT_GRACE), wait_for_ready=True)
 
 
 @dataclass(frozen=True)
@@ -83,10 +104,9 @@ async def kg_routing(backends: Backends, scope: kg_pb.Scope, text: str, timeout:
     """Concepts -> (collection weights, memory_bank facts for the entities), in one kg round trip.
 
     Raises gRPC errors."""
-    reply = await backends.kg.Recall(
-        kg_pb.RecallRequest(scope=scope, text=text[:CONCEPT_CHARS], fact_limit=5),
-        timeout=timeout,
-        metadata=backends.metadata,
+    request = kg_pb.RecallRequest(scope=scope, text=text[:CONCEPT_CHARS], fact_limit=5)
+    reply = await reconnecting(
+        functools.partial(backends.kg.Recall, request, metadata=backends.metadata), timeout
     )
     extracted = reply.extraction
     concepts = list(extracted.concepts)
@@ -125,23 +145,20 @@ async def build(
     started = time.perf_counter()
     query = prompt.strip()
 
-    state_task = asyncio.ensure_future(
-        timed(
-            "state",
-            timings,
-            backends.memory.GetScoringState(
-                mem_pb.GetScoringStateRequest(scope=mem_scope, session_id=session_id),
-                timeout=deadlines.state,
-                metadata=md,
-            ),
-        )
+    state_call = functools.partial(
+        backends.memory.GetScoringState,
+        mem_pb.GetScoringStateRequest(scope=mem_scope, session_id=session_id),
+        metadata=md,
     )
+    state_task = asyncio.ensure_future(timed("state", timings, reconnecting(state_call, deadlines.state)))
     vector: np.ndarray | None = None
     routing = Routing()
     memories: list[dict[str, Any]] = []
     if query:
         embed_r, routing_r = await asyncio.gather(
-            timed("embed", timings, backends.embedding.embed([query[:EMBED_CHARS]], timeout=deadlines.embed)),
+            timed("embed", timings, reconnecting(
+                functools.partial(backends.embedding.embed, [query[:EMBED_CHARS]]), deadlines.embed
+            )),
             timed("kg", timings, kg_routing(backends, kg_scope, query, deadlines.kg)),
             return_exceptions=True,
         )
@@ -163,9 +180,8 @@ async def build(
             boost_ids=routing.fact_ids,
         )
         try:
-            reply = await timed(
-                "search", timings, backends.memory.Search(request, timeout=deadlines.search, metadata=md)
-            )
+            search_call = functools.partial(backends.memory.Search, request, metadata=md)
+            reply = await timed("search", timings, reconnecting(search_call, deadlines.search))
             memories = convert.memories_to_dicts(reply.memories)[:limit]
         except grpc.aio.AioRpcError as exc:
             _failed("memory", exc, degraded)

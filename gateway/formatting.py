@@ -27,9 +27,9 @@ PREAMBLE = (
 )
 
 _INVISIBLE = re.compile(
-    "[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]"
+    "[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u0084\u0086-\u009f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]"
 )
-_NEWLINES = re.compile(r"\s*[\r\n\t]+\s*")
+_NEWLINES = re.compile(r"\s*[\r\n\t\x85]+\s*")  # \x85: NEL, a line break to str.splitlines
 _TAG = re.compile(r"<(\s*/?\s*mnemex)", re.IGNORECASE)
 _BOX = re.compile("[\u2550-\u256c]")  # box-drawing doubles used by our delimiters
 _ID_TAG = re.compile(r"\[(\s*id\s*:)", re.IGNORECASE)

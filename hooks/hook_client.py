@@ -4,7 +4,8 @@ Standard library only, and not even ``http.client`` (it pulls in ``email``
 and ``ssl``, ~30 ms) or ``socket`` (``enum``, ~9 ms): a loopback HTTP/1.1
 POST over the C-level ``_socket``.
 
-- ``Circuit``: after ``MNEMEX_HOOK_FAILURES`` (3) failures in a row the hook
+- ``Circuit``: after ``MNEMEX_HOOK_FAILURES`` (3) timeouts or server errors in a row (a refused
+  connection costs ~1 ms and does not count) the hook
   skips the gateway for ``MNEMEX_HOOK_COOLDOWN`` seconds (30, doubling up to
   5 minutes while it stays down), so a dead stack costs each prompt only the
   interpreter start. State is one small JSON file.

@@ -148,9 +148,12 @@ def run(event_name: str, client: str, raw: bytes, env: Any = os.environ, deadlin
             host, port, PATHS[event.event], body, deadline, token=env.get("MNEMEX_TOKEN", "")
         )
     except hook_client.GatewayDown as exc:
-        circuit.record_failure()
         if exc.refused:
+            # A refusal costs about a millisecond, so it never trips the breaker: the
+            # prompt after a restart must reach the gateway again at once.
             hook_client.maybe_start_stack(directory, env)
+        else:
+            circuit.record_failure()
         return ""
     circuit.record_success()
     return render(event, reply) if status == 200 else ""

@@ -21,9 +21,13 @@ import getpass
 import ipaddress
 import os
 import re
-from collections.abc import Mapping
+import sys
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
+
+T = TypeVar("T")
 
 DEFAULT_GATEWAY_PORT = 27300
 DEFAULT_PORTS = {"embedding": 27301, "memory": 27302, "kg": 27303}
@@ -73,6 +77,21 @@ def require_token_for(host: str, token: str | None, what: str) -> None:
             "every memory to the network. Set MNEMEX_TOKEN to a long random secret "
             "(clients send it as a bearer token), or bind 127.0.0.1."
         )
+
+
+def service_settings_or_exit(load: Callable[[], T], address: Callable[[T], str], env_name: str, what: str) -> T:
+    """Load a service's settings and check its bind address before any heavy start-up work.
+
+    A bad setting ends the process with one line on stderr and exit code 2,
+    not a traceback after the model or the data has been loaded."""
+    try:
+        settings = load()
+        host, _ = split_host_port(address(settings), env_name)
+        require_token_for(host, getattr(settings, "token", None), what)
+    except ConfigError as exc:
+        print(f"mnemex {what}: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+    return settings
 
 
 @dataclass(frozen=True)

@@ -142,10 +142,12 @@ def channel(address: str, token: str | None = None) -> grpc.aio.Channel:
         ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
         ("grpc.enable_retries", 1),
         ("grpc.keepalive_time_ms", 30000),
-        # Reconnect quickly after a backend restart instead of backing off for minutes.
-        ("grpc.initial_reconnect_backoff_ms", 200),
-        ("grpc.min_reconnect_backoff_ms", 200),
-        ("grpc.max_reconnect_backoff_ms", 2000),
+        # Reconnect quickly after a backend restart instead of backing off for minutes:
+        # a refused loopback connect costs microseconds, and the gateway's first call
+        # after a restart waits (gateway.context.reconnecting) at most one backoff.
+        ("grpc.initial_reconnect_backoff_ms", 100),
+        ("grpc.min_reconnect_backoff_ms", 100),
+        ("grpc.max_reconnect_backoff_ms", 300),
     ]
     if address.startswith("dns:"):
         options.append(("grpc.lb_policy_name", "round_robin"))

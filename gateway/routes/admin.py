@@ -16,7 +16,9 @@ The export format is JSONL, one object per line::
 
 The ``end`` line lets a reader tell a complete export from a cut one. On
 import, a record or graph without a scope goes to the caller's project
-(``cwd``); the user becomes the gateway's user unless ``keep_user`` is set.
+(``cwd``); the user is always the gateway's own. With ``keep_user`` a record
+that names another user is rejected (counted as invalid) instead of adopted.
+Export covers only the gateway's user.
 Vectors are not exported: the memory service re-embeds on import.
 """
 
@@ -79,11 +81,27 @@ def scope_key(scope: Any) -> tuple[str, str] | None:
     return None
 
 
+class ForeignUser(ValueError):
+    """A record kept its user, and that user is not this gateway's."""
+
+
 def _scope(given: Any, default: dict[str, str], keep_user: bool) -> dict[str, str]:
     key = scope_key(given)
     if key is None:
         return dict(default)
-    return {"user": key[0] if keep_user else default["user"], "project": key[1]}
+    if keep_user and key[0] != default["user"]:
+        raise ForeignUser(
+            f"belongs to user {key[0]!r}; this gateway imports only into its own user {default['user']!r} "
+            "(drop keep_user to import it as yours, or import it through that user's gateway)"
+        )
+    return {"user": default["user"], "project": key[1]}
+
+
+def _header_version(obj: dict[str, Any]) -> int:
+    try:
+        return int(obj.get("version", 0) or 0)
+    except (TypeError, ValueError):
+        return FORMAT_VERSION + 1  # unreadable: treat as a format this build does not know
 
 
 def classify_line(
@@ -110,15 +128,26 @@ def classify_line(
         return None
     kind = obj.get("type", "memory")
     if kind == "header":
-        if obj.get("format") != FORMAT_NAME or int(obj.get("version", 0) or 0) > FORMAT_VERSION:
+        if obj.get("format") != FORMAT_NAME or _header_version(obj) > FORMAT_VERSION:
             raise InvalidInput(f"line {number}: not a {FORMAT_NAME} v{FORMAT_VERSION} file (header {obj!r:.200})")
         return None
     if kind in ("end", "error"):
         return None
+    try:
+        return _classify_record(obj, kind, default, keep_user)
+    except (ForeignUser, _Rejected) as exc:
+        tally.reject(number, str(exc))
+        return None
+
+
+class _Rejected(ValueError):
+    pass
+
+
+def _classify_record(obj: dict[str, Any], kind: Any, default: dict[str, str], keep_user: bool) -> dict[str, Any]:
     if kind == "kg":
         if not isinstance(obj.get("graph"), dict):
-            tally.reject(number, "kg line without a 'graph' object")
-            return None
+            raise _Rejected("kg line without a 'graph' object")
         return {
             "type": "kg",
             "scope": _scope(obj.get("scope"), default, keep_user),
@@ -126,12 +155,10 @@ def classify_line(
             "when": "empty" if obj.get("when") == "empty" else "always",
         }
     if kind != "memory":
-        tally.reject(number, f"unknown line type {kind!r}")
-        return None
+        raise _Rejected(f"unknown line type {kind!r:.80}")
     record = obj.get("record", obj)
     if not isinstance(record, dict) or not isinstance(record.get("content"), str) or not record.get("collection"):
-        tally.reject(number, "memory record needs 'collection' and 'content'")
-        return None
+        raise _Rejected("memory record needs 'collection' and 'content'")
     record = {k: v for k, v in record.items() if k != "type"}
     record["scope"] = _scope(record.get("scope"), default, keep_user)
     return {"type": "memory", "record": record}
@@ -206,31 +233,38 @@ async def _export_lines(ops: Operations) -> AsyncIterator[bytes]:
         }
     )
     try:
+        user = ops.settings.user
         listed = await ops.backends.memory.ListScopes(mem_pb.ListScopesRequest(), **_opts(ops))
-        scopes |= {(i.scope.user, i.scope.project) for i in listed.scopes}
-        stream = ops.backends.memory.Export(mem_pb.ExportRequest(scope=mem_pb.Scope()), **_opts(ops, EXPORT_TIMEOUT))
+        scopes |= {(i.scope.user, i.scope.project) for i in listed.scopes if i.scope.user == user}
+        # Only this gateway's user: another user's memories are not ours to hand out.
+        stream = ops.backends.memory.Export(
+            mem_pb.ExportRequest(scope=mem_pb.Scope(user=user)), **_opts(ops, EXPORT_TIMEOUT)
+        )
         async for item in stream:
             record = json.loads(item.record_json)
             # Vectors stay behind: the file is model-independent and import re-embeds the content.
             record.pop("embedding", None)
             record.pop("dim", None)
             key = scope_key(record.get("scope"))
-            if key is not None:
-                scopes.add(key)
+            if key is None or key[0] != user:
+                continue
+            scopes.add(key)
             memories += 1
             yield _line({"type": "memory", "record": record})
-        for user, project in sorted(scopes):
+        for owner, project in sorted(scopes):
+            if not project:  # the user-wide memory_bank scope has no graph of its own
+                continue
             try:
                 reply = await ops.backends.kg.Export(
-                    kg_pb.ExportRequest(scope=kg_pb.Scope(user=user, project=project)), **_opts(ops, 60.0)
+                    kg_pb.ExportRequest(scope=kg_pb.Scope(user=owner, project=project)), **_opts(ops, 60.0)
                 )
             except grpc.aio.AioRpcError as exc:
-                log.warning("kg export of %s/%s failed: %s", user, project, exc.code().name)
+                log.warning("kg export of %s/%s failed: %s", owner, project, exc.code().name)
                 continue
             graph = json.loads(reply.graph_json or "{}")
             if graph:
                 graphs += 1
-                yield _line({"type": "kg", "scope": {"user": user, "project": project}, "graph": graph})
+                yield _line({"type": "kg", "scope": {"user": owner, "project": project}, "graph": graph})
     except grpc.aio.AioRpcError as exc:
         yield _line({"type": "error", "error": f"export stopped: {exc.code().name}: {exc.details()}"})
         return
@@ -243,7 +277,7 @@ def _line(obj: dict[str, Any]) -> bytes:
 
 @router.post("/export")
 async def export(ops: Operations = Depends(get_operations)) -> StreamingResponse:
-    """Every memory (all scopes) with full metadata and scores, then each scope's graph."""
+    """Every memory of this gateway's user (all projects and the memory_bank), then each project's graph."""
     await call("memory", ops.backends.memory.ListScopes(mem_pb.ListScopesRequest(), **_opts(ops)))  # fail fast
     return StreamingResponse(_export_lines(ops), media_type="application/x-ndjson")
 
@@ -279,7 +313,7 @@ async def _graph_already_there(ops: Operations, scope: kg_pb.Scope, graph: dict[
 async def import_lines(
     request: Request,
     cwd: str | None = _CWD,
-    keep_user: bool = Query(default=False, description="keep each record's user instead of the current one"),
+    keep_user: bool = Query(default=False, description="refuse records that name another user instead of adopting them as yours"),
     ops: Operations = Depends(get_operations),
 ) -> dict[str, Any]:
     """Import a batch of JSONL lines. Ids already present are skipped, so re-running duplicates nothing."""
@@ -287,20 +321,29 @@ async def import_lines(
     default = {"user": mem_scope.user, "project": mem_scope.project}
     tally = ImportTally()
     graphs: list[dict[str, Any]] = []
+    stopped: list[InvalidInput] = []
 
     async def memory_requests() -> AsyncIterator[mem_pb.ImportRequest]:
+        # An exception raised in here would cancel the gRPC call (and surface as a 500):
+        # remember it, end the stream cleanly, and report it once the call is done.
         number = 0
-        async for raw in _body_lines(request):
-            number += 1
-            line = classify_line(raw, number, default, keep_user=keep_user, tally=tally)
-            if line is None:
-                continue
-            if line["type"] == "kg":
-                graphs.append(line)
-            else:
-                yield mem_pb.ImportRequest(record_json=json.dumps(line["record"], ensure_ascii=False))
+        try:
+            async for raw in _body_lines(request):
+                number += 1
+                line = classify_line(raw, number, default, keep_user=keep_user, tally=tally)
+                if line is None:
+                    continue
+                if line["type"] == "kg":
+                    graphs.append(line)
+                else:
+                    yield mem_pb.ImportRequest(record_json=json.dumps(line["record"], ensure_ascii=False))
+        except InvalidInput as exc:
+            stopped.append(exc)
 
     reply = await call("memory", ops.backends.memory.Import(memory_requests(), **_opts(ops, EXPORT_TIMEOUT)))
+    if stopped:
+        done = f" ({reply.imported} records before it were imported)" if reply.imported else ""
+        raise InvalidInput(f"{stopped[0]}{done}")
     tally.imported += reply.imported
     tally.skipped_existing += reply.skipped_existing
     tally.invalid += reply.invalid

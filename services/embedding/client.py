@@ -17,14 +17,18 @@ class EmbeddingClient:
         self._metadata = client_metadata(token)
         self._timeout = timeout
 
-    async def embed(self, texts: list[str], timeout: float | None = None) -> np.ndarray:
-        """(len(texts), dim) float32 unit vectors. Batches of >128 are split."""
+    async def embed(self, texts: list[str], timeout: float | None = None, wait_for_ready: bool = False) -> np.ndarray:
+        """(len(texts), dim) float32 unit vectors. Batches of >128 are split.
+
+        ``wait_for_ready``: wait (within ``timeout``) for a reconnecting channel
+        instead of failing at once with UNAVAILABLE."""
         rows: list[np.ndarray] = []
         for start in range(0, len(texts), 128):
             reply = await self._stub.Embed(
                 pb.EmbedRequest(texts=texts[start : start + 128]),
                 timeout=timeout or self._timeout,
                 metadata=self._metadata,
+                wait_for_ready=wait_for_ready,
             )
             rows.append(unpack(reply.vectors, reply.dimension))
         return np.concatenate(rows) if len(rows) != 1 else rows[0]

@@ -11,6 +11,7 @@ import logging
 import grpc
 
 from mnemex import __version__, offline
+from mnemex.config import service_settings_or_exit
 from mnemex.grpc_runtime import serve_until_signal, start_server
 from protos.mnemex.embedding.v1 import embedding_service_pb2 as pb
 from protos.mnemex.embedding.v1 import embedding_service_pb2_grpc as pb_grpc
@@ -94,7 +95,10 @@ async def serve(settings: EmbeddingSettings) -> None:
 def main() -> None:
     offline.apply()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    asyncio.run(serve(EmbeddingSettings.from_env()))
+    settings = service_settings_or_exit(  # before loading the model
+        EmbeddingSettings.from_env, lambda s: s.address, "MNEMEX_EMBEDDING_ADDR", "embedding service"
+    )
+    asyncio.run(serve(settings))
 
 
 if __name__ == "__main__":

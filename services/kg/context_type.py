@@ -59,7 +59,7 @@ _CUES: dict[str, dict[str, float]] = {
     "research": {
         "explain": 1.5, "what is": 1.5, "how does": 1.5, "difference between": 2, "compare": 1.5,
         "versus": 1, "learn": 1.5, "understand": 1, "why is": 1, "overview": 1.5, "paper": 1.5,
-        "research": 2, "benchmark": 1.5, "why is": 1, "latency": 1, "measure": 1, "p95": 1,
+        "research": 2, "benchmark": 1.5, "latency": 1, "measure": 1, "p95": 1,
     },
     "general": {
         "prefers": 1.5, "prefer": 1.5, "i like": 1.5, "preference": 1.5, "my name": 2, "remind": 1.5,

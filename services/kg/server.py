@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 import grpc
 
 from mnemex import offline
+from mnemex.config import service_settings_or_exit
 from mnemex.grpc_runtime import serve_until_signal, start_server
 from protos.mnemex.kg.v1 import kg_service_pb2 as pb
 from protos.mnemex.kg.v1 import kg_service_pb2_grpc as pb_grpc
@@ -295,7 +296,8 @@ async def serve(settings: KgSettings) -> None:
 def main() -> None:
     offline.apply()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    asyncio.run(serve(KgSettings.from_env()))
+    settings = service_settings_or_exit(KgSettings.from_env, lambda s: s.address, "MNEMEX_KG_ADDR", "kg service")
+    asyncio.run(serve(settings))
 
 
 if __name__ == "__main__":

@@ -11,14 +11,13 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
 
 import grpc
 
 from mnemex import offline
-from mnemex.config import ConfigError, require_token_for, split_host_port
+from mnemex.config import service_settings_or_exit
 from mnemex.grpc_runtime import (
     abort_if_expired,
     channel,
@@ -311,13 +310,9 @@ async def serve(settings: MemorySettings) -> None:
 def main() -> None:
     offline.apply()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    try:  # refuse bad settings in one line, before opening any data
-        settings = MemorySettings.from_env()
-        host, _ = split_host_port(settings.address, "MNEMEX_MEMORY_ADDR")
-        require_token_for(host, settings.token, "the memory service")
-    except ConfigError as exc:
-        print(f"mnemex memory service: {exc}", file=sys.stderr)
-        raise SystemExit(2) from None
+    settings = service_settings_or_exit(  # before opening any data
+        MemorySettings.from_env, lambda s: s.address, "MNEMEX_MEMORY_ADDR", "memory service"
+    )
     asyncio.run(serve(settings))
 
 

@@ -106,17 +106,13 @@ def test_binding_beyond_loopback_without_a_token_is_refused_with_the_reason(
     assert "MNEMEX_TOKEN" in result["output"] and "refusing" in result["output"], result["output"][-800:]
 
 
-CLEAN_REFUSAL_BUG = (
-    "BUG: services check the bind address inside start_server, after loading the model / opening Chroma, and "
-    "die with a ConfigError traceback instead of a one-line message and exit 2 like the gateway"
-)
 
 
 @pytest.mark.parametrize("name", [
     "gateway",
-    pytest.param("kg", marks=pytest.mark.xfail(strict=True, reason=CLEAN_REFUSAL_BUG)),
+    "kg",
     "memory",
-    pytest.param("embedding", marks=pytest.mark.xfail(strict=True, reason=CLEAN_REFUSAL_BUG)),
+    "embedding",
 ])
 def test_refusal_is_one_clear_line_before_any_work(name: str, refusals: dict[str, dict[str, Any]]) -> None:
     result = refusals[name]

@@ -112,13 +112,6 @@ def test_hostile_memories_cannot_fake_or_break_the_scoring_prompt(stack: InprocS
     assert "a" * 32 not in scoring and "b" * 32 not in scoring
 
 
-C1_LINE_BREAK_BUG = (
-    "BUG: formatting.neutralize leaves U+0085 (NEL, a Unicode line break) in memory content, so a memory can start "
-    "a line of its own inside KNOWN CONTEXT; add it (and the other C1 controls \\x80-\\x9f) to _INVISIBLE or _NEWLINES"
-)
-
-
-@pytest.mark.xfail(strict=True, reason=C1_LINE_BREAK_BUG)
 def test_a_next_line_character_cannot_start_a_line_of_its_own(stack: InprocStack) -> None:
     cwd = "/work/acme-nel"  # a working memory: project-scoped, so no other test's block sees it
     stored = stack.gateway.ok("/api/hooks/stop", {

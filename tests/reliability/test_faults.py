@@ -62,11 +62,6 @@ def _get_context(procs: Stack, session: str) -> tuple[int, Any]:
     return post(procs, "/api/hooks/get-context", {"session_id": session, "prompt": PROMPT, "cwd": PROJECT})
 
 
-FIRST_PROMPT_BUG = (
-    "BUG: after a backend restarts, the gateway's gRPC channel is still in reconnect backoff (grpc default 1 s, "
-    "growing to 120 s), so the first prompts get UNAVAILABLE and silently inject nothing; set "
-    "grpc.initial/min/max_reconnect_backoff_ms in grpc_runtime.channel like the supervisor's probes"
-)
 
 
 @pytest.mark.parametrize("service", ["embedding", "memory", "kg", "gateway"])
@@ -116,14 +111,8 @@ def _wait_for_context(procs: Stack, fact_id: str, timeout: float) -> float:
     raise AssertionError(f"context did not come back within {timeout} s of the restart")
 
 
-CIRCUIT_BUG = (
-    "BUG: the hooks' circuit breaker also opens on refused connections (which cost ~1 ms), so while the gateway "
-    "restarts three prompts open it and it then skips the gateway for 30 s (doubling to 5 min): prompts inject "
-    "nothing after the stack is back. Only timeouts should trip it"
-)
 
 
-@pytest.mark.xfail(strict=True, reason=CIRCUIT_BUG)
 @pytest.mark.parametrize(("dead", "event"), [("gateway", "prompt")])
 def test_an_outage_does_not_silence_prompts_after_recovery(dead: str, event: str, procs: Stack, fact_id: str,
                                                            tmp_path: Path) -> None:
@@ -141,7 +130,6 @@ def test_an_outage_does_not_silence_prompts_after_recovery(dead: str, event: str
     assert not list((tmp_path / "run").glob("circuit-*.json")), "the circuit was tripped by a cheap failure"
 
 
-@pytest.mark.xfail(strict=False, reason=FIRST_PROMPT_BUG)
 def test_first_prompt_right_after_a_memory_restart_gets_context(procs: Stack, fact_id: str) -> None:
     """The prompt that arrives once memory answers its own health probe (what the supervisor reports).
 

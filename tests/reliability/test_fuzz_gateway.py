@@ -15,10 +15,6 @@ from tests.reliability.inproc import InprocStack
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 EXAMPLES = 10  # per operation and mode; derandomized, so CI runs the same cases every time
-IMPORT_BUG = (
-    "BUG: /api/import raises InvalidInput/ValueError inside the gRPC request iterator (bad header line, "
-    "non-numeric version); grpc cancels the call and the CancelledError becomes a 500"
-)
 
 
 def test_schemathesis_finds_no_server_errors(stack: InprocStack) -> None:
@@ -34,7 +30,7 @@ def test_schemathesis_finds_no_server_errors(stack: InprocStack) -> None:
 @pytest.mark.parametrize("target", [
     "ingest",
     "mcp",
-    pytest.param("import", marks=pytest.mark.xfail(strict=True, reason=IMPORT_BUG)),
+    "import",
 ])
 def test_raw_bodies_find_no_server_errors(target: str, stack: InprocStack) -> None:
     report = FuzzReport()
@@ -44,7 +40,6 @@ def test_raw_bodies_find_no_server_errors(target: str, stack: InprocStack) -> No
     assert not report.findings, "\n".join(report.findings)
 
 
-@pytest.mark.xfail(strict=True, reason=IMPORT_BUG)
 @pytest.mark.parametrize("header", [
     b'{"type": "header", "format": "not-mnemex"}',
     b'{"type": "header", "format": "mnemex-export", "version": "two"}',

@@ -237,13 +237,8 @@ def test_a_same_title_ingest_elsewhere_does_not_replace_the_victims_book(stack: 
     assert [b for b in books if b["title"] == BOOK and b["chunks"] >= 1]
 
 
-EXPORT_BUG = (
-    "BUG: POST /api/export streams every scope of every user (ListScopes + Export with an empty scope); "
-    "a gateway should export only its own user's scopes (filter by settings.user as /api/projects does)"
-)
 
 
-@pytest.mark.xfail(strict=True, reason=EXPORT_BUG)
 def test_export_from_another_users_gateway_carries_none_of_the_victims_memories(stack: InprocStack,
                                                                                 victim: Victim) -> None:
     exported = stack.gateways["mallory"].client.post("/api/export")
@@ -251,13 +246,8 @@ def test_export_from_another_users_gateway_carries_none_of_the_victims_memories(
     _assert_no_victim(exported.text, victim.all_ids, "mallory's export")
 
 
-IMPORT_BUG = (
-    "BUG: POST /api/import?keep_user=true writes records into any user's scope, so another user's gateway can "
-    "plant memories that get injected into the victim's prompts; only keep a user equal to settings.user"
-)
 
 
-@pytest.mark.xfail(strict=True, reason=IMPORT_BUG)
 def test_import_cannot_plant_memories_in_another_users_scope(stack: InprocStack, victim: Victim) -> None:
     tester = stack.gateways["tester"]
     project = tester.ok("/api/search", {"id": victim.project_ids["working"], "cwd": PROJECT_B})["memories"][0]["project"]

@@ -90,17 +90,6 @@ def test_malformed_stdin_exits_0_quickly(stdin: bytes, env: dict[str, str]) -> N
     assert elapsed < 2.0
 
 
-def test_circuit_opens_after_repeated_failures(env: dict[str, str], isolated_home: Path) -> None:
-    stdin = json.dumps(PROMPT).encode()
-    for _ in range(3):
-        run_hook("user_prompt_submit.py", stdin, env)
-    state = next((isolated_home / "run").glob("circuit-*.json"))
-    open_until = float(state.read_text().split()[0])
-    assert open_until > time.time() + 20
-    result, _ = run_hook("user_prompt_submit.py", stdin, env)
-    assert result.returncode == 0 and result.stdout == b""
-
-
 @pytest.fixture
 def silent_gateway() -> Iterator[int]:
     """Accepts connections and never answers: the hang the hook must survive."""
@@ -134,6 +123,27 @@ def test_a_hanging_gateway_costs_at_most_the_timeout(env: dict[str, str], silent
     result, elapsed = run_hook("user_prompt_submit.py", json.dumps(PROMPT).encode(), env)
     assert result.returncode == 0 and result.stdout == b""
     assert 0.4 < elapsed < 1.5
+
+
+def test_circuit_opens_after_repeated_timeouts(env: dict[str, str], isolated_home: Path, silent_gateway: int) -> None:
+    env = {**env, "MNEMEX_GATEWAY_PORT": str(silent_gateway), "MNEMEX_HOOK_TIMEOUT": "0.2"}
+    stdin = json.dumps(PROMPT).encode()
+    for _ in range(3):
+        run_hook("user_prompt_submit.py", stdin, env)
+    state = next((isolated_home / "run").glob("circuit-*.json"))
+    open_until = float(state.read_text().split()[0])
+    assert open_until > time.time() + 20
+    result, elapsed = run_hook("user_prompt_submit.py", stdin, env)
+    assert result.returncode == 0 and result.stdout == b""
+    assert elapsed < 0.2, "an open circuit must skip the gateway, not wait for its timeout"
+
+
+def test_refused_connections_never_open_the_circuit(env: dict[str, str], isolated_home: Path) -> None:
+    stdin = json.dumps(PROMPT).encode()
+    for _ in range(5):
+        result, _ = run_hook("user_prompt_submit.py", stdin, env)
+        assert result.returncode == 0 and result.stdout == b""
+    assert not list((isolated_home / "run").glob("circuit-*.json")), "a refusal (~1 ms) tripped the breaker"
 
 
 def test_unreachable_gateway_starts_the_stack_once(env: dict[str, str], tmp_path: Path) -> None:

@@ -25,11 +25,15 @@ def test_memory_without_scope_goes_to_the_callers_project() -> None:
     }
 
 
-def test_user_is_replaced_unless_kept_and_project_is_kept() -> None:
+def test_user_is_always_the_gateways_and_keep_user_refuses_foreign_records() -> None:
     record = {"collection": "memory_bank", "content": "x", "scope": {"user": "alice", "project": ""}}
     assert classify({"type": "memory", "record": record})["record"]["scope"] == {"user": "me", "project": ""}
-    kept = classify({"type": "memory", "record": record}, keep_user=True)
-    assert kept["record"]["scope"] == {"user": "alice", "project": ""}
+    tally = ImportTally()
+    assert classify({"type": "memory", "record": record}, keep_user=True, tally=tally) is None
+    assert tally.invalid == 1 and "belongs to user 'alice'" in tally.errors[0]
+    assert classify({"type": "kg", "scope": {"user": "alice", "project": "p"}, "graph": {}}, keep_user=True) is None
+    own = {**record, "scope": {"user": "me", "project": "p-1"}}
+    assert classify({"type": "memory", "record": own}, keep_user=True)["record"]["scope"] == {"user": "me", "project": "p-1"}
 
 
 def test_kg_header_end_and_bad_lines() -> None:
@@ -43,6 +47,8 @@ def test_kg_header_end_and_bad_lines() -> None:
     assert tally.invalid == 3 and len(tally.errors) == 3 and tally.errors[0].startswith("line 1: not JSON")
     with pytest.raises(InvalidInput, match="not a mnemex-export v1 file"):
         classify({"type": "header", "format": "other"})
+    with pytest.raises(InvalidInput, match="not a mnemex-export v1 file"):
+        classify({"type": "header", "format": "mnemex-export", "version": "one"})
 
 
 def test_roampal_graph_lines_keep_their_merge_condition() -> None:

@@ -253,7 +253,7 @@ class Operations(HookOperations, LibraryOperations):
         request = mem_pb.ArchiveRequest(
             scope=self.scopes(cwd)[0],
             id=validation.memory_id(id),
-            reason=validation.text(reason, "reason", validation.MAX_QUERY_CHARS),
+            reason=validation.text(reason, "reason", validation.MAX_REASON_CHARS),
         )
         reply = await call("memory", self.backends.memory.Archive(request, **self._opts()))
         return {"memory": convert.memory_to_dict(reply.memory)}

@@ -100,7 +100,7 @@ class MemoryBankUpdateBody(Body):
 class ArchiveBody(Body):
     cwd: str | None = _CWD
     id: str = MemoryId
-    reason: str = Field(default="", max_length=v.MAX_QUERY_CHARS)
+    reason: str = Field(default="", max_length=v.MAX_REASON_CHARS)
 
 
 class IngestJsonBody(Body):

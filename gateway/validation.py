@@ -18,6 +18,7 @@ MAX_TAG_CHARS = 64
 MAX_SCORED_IDS = 100
 MAX_BOOK_BYTES = 10 * 1024 * 1024
 MAX_TITLE_CHARS = 300
+MAX_REASON_CHARS = 500  # the memory service keeps at most this much of an archive reason
 LIMIT_RANGE = (1, 100)
 DAYS_BACK_RANGE = (1, 365)
 

@@ -175,7 +175,7 @@ def register_tools(server: MCPServer, runner: ToolRunner, facts: Facts | None = 
     async def archive_memory(
         ctx: Context,
         id: MemoryId,
-        reason: Annotated[str, Field(max_length=limits.MAX_QUERY_CHARS, description="Why it is retired")] = "",
+        reason: Annotated[str, Field(max_length=limits.MAX_REASON_CHARS, description="Why it is retired")] = "",
         cwd: Cwd = None,
     ) -> Annotated[CallToolResult, MemoryResultOut]:
         async def work(ops: Operations, scope_cwd: str | None) -> tuple[str, dict[str, Any]]:

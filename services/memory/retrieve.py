@@ -14,6 +14,8 @@
   bench/locomo.)
 - No query: every active memory of the chosen collections in the time window.
 - ``boost_ids`` are always added as candidates (the kg's facts for entities).
+- Embedding service down (``lexical_only``): the BM25 hits alone, ranked by
+  their lexical share, so a prompt still gets keyword matches.
 
 All collections are read in one worker-thread call: on two cores, five
 Chroma queries on five threads were slower than five in a row, and the
@@ -50,20 +52,21 @@ def candidate_count(limit: int) -> int:
 
 
 def _read_mirrors(
-    rt: Runtime, scope: Scope, params: SearchParams, vector: np.ndarray | None, since_ts: float | None
+    rt: Runtime, scope: Scope, params: SearchParams, vector: np.ndarray | None, since_ts: float | None,
+    lexical_only: bool = False,
 ) -> list[Candidate]:
     n = candidate_count(params.limit)
     found: dict[str, Candidate] = {}
     hits: list[tuple[str, float]] = []  # (id, bm25) of every lexical hit
     extra: list[tuple[float, Candidate]] = []  # lexical hits dense retrieval missed, with their bm25
-    lexical_query = params.query if vector is not None else ""
+    lexical_query = params.query if vector is not None or lexical_only else ""
     for collection in params.collections:
         with rt.mirrors.read(scope, collection) as mirror:
-            if vector is None:
+            if vector is None and not lexical_only:
                 for row in mirror.rows_since(since_ts):
                     found[row.id] = Candidate(StoredMemory(row.id, collection, row.document, row.metadata), facts=row.facts)
                 continue
-            for row, similarity in mirror.nearest(vector, n, since_ts):
+            for row, similarity in mirror.nearest(vector, n, since_ts) if vector is not None else ():
                 found[row.id] = Candidate(
                     StoredMemory(row.id, collection, row.document, row.metadata), similarity, facts=row.facts
                 )
@@ -75,7 +78,7 @@ def _read_mirrors(
                 if hit is not None:
                     cand = Candidate(
                         StoredMemory(doc_id, collection, hit.document, hit.metadata),
-                        mirror.similarity(doc_id, vector),
+                        mirror.similarity(doc_id, vector) if vector is not None else None,
                         facts=hit.facts,
                     )
                     extra.append((score, cand))
@@ -90,15 +93,17 @@ def _read_mirrors(
 
 
 async def gather_candidates(
-    rt: Runtime, scope: Scope, params: SearchParams, vector: np.ndarray | None, cutoff: datetime | None
+    rt: Runtime, scope: Scope, params: SearchParams, vector: np.ndarray | None, cutoff: datetime | None,
+    lexical_only: bool = False,
 ) -> list[Candidate]:
+    """``lexical_only``: the query could not be embedded; BM25 hits alone are the candidates."""
     since_ts = cutoff.timestamp() if cutoff is not None else None
     if rt.mirrors.all_built(scope, params.collections):
         # Warm mirrors answer in about a millisecond per collection; running that on the
         # event loop beats a thread hand-off (and the GIL would serialise it anyway).
-        candidates = _read_mirrors(rt, scope, params, vector, since_ts)
+        candidates = _read_mirrors(rt, scope, params, vector, since_ts, lexical_only)
     else:
-        candidates = await rt.io(_read_mirrors, rt, scope, params, vector, since_ts)
+        candidates = await rt.io(_read_mirrors, rt, scope, params, vector, since_ts, lexical_only)
     known = {c.memory.id for c in candidates}
     for memory_id in params.boost_ids:
         if memory_id in known:

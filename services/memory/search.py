@@ -9,11 +9,12 @@ path, and sorting always reads the normalized ``created_at``.
 from __future__ import annotations
 
 import heapq
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 
-from services.memory.errors import MemoryNotFound
+from services.memory.errors import EmbeddingUnavailable, MemoryNotFound
 from services.memory.naming import Scope, check_collection, check_id
 from services.memory.normalize import (
     NormalizedMemory,
@@ -39,6 +40,7 @@ from services.memory.search_rules import (
 from services.memory.store import StoredMemory
 
 MAX_LIST_OFFSET = 1_000_000
+log = logging.getLogger("mnemex.memory.search")
 
 
 def normalized(rt: Runtime, memory: StoredMemory) -> NormalizedMemory:
@@ -53,12 +55,19 @@ async def search(rt: Runtime, scope: Scope, params: SearchParams, query_vector: 
             return []
         return [normalized(rt, memory)]
     vector = None
+    lexical_only = False
     if query_vector:
         vector = vector_from_bytes(query_vector, rt.settings.vector_dim)
     elif params.query:
-        vector = await rt.vector_for(params.query)
+        try:
+            vector = await rt.vector_for(params.query)
+        except EmbeddingUnavailable as exc:
+            if not rt.settings.retrieval.hybrid:
+                raise
+            log.warning("search: %s; answering from keyword matches alone", exc)
+            lexical_only = True
     cutoff = now - timedelta(days=params.days_back) if params.days_back else None
-    candidates = await gather_candidates(rt, scope, params, vector, cutoff)
+    candidates = await gather_candidates(rt, scope, params, vector, cutoff, lexical_only)
     weights = rt.settings.ranking
     retrieval = rt.settings.retrieval
     plan = QueryPlan.of(params.query) if params.query and retrieval.hybrid else None
@@ -73,12 +82,14 @@ async def search(rt: Runtime, scope: Scope, params: SearchParams, query_vector: 
         if vector is not None:
             similarity = cand.similarity if cand.similarity is not None else 0.0
             rel = hybrid_relevance(similarity, cand.lexical_share, plan, memory.document, retrieval)
+        elif lexical_only:
+            rel = cand.lexical_share or 0.0
         weight = params.collection_weights.get(memory.collection, 1.0)
         scored.append((weight * rel if rel is not None else 0.0, cand, rel))
     # The prompt path (a query, relevance order, no filters) stops early: final rank is at most
     # weight * relevance * max trust, so once that bound falls below the limit-th best final
     # rank found so far, no later candidate can enter the results.
-    prune = vector is not None and params.sort_by is SortBy.RELEVANCE and not params.filters and cutoff is None
+    prune = (vector is not None or lexical_only) and params.sort_by is SortBy.RELEVANCE and not params.filters and cutoff is None
     if prune:
         scored.sort(key=lambda s: s[0], reverse=True)
     ceiling = 1.0 + weights.max_trust_gain

@@ -59,3 +59,10 @@ def test_memory_dict_has_the_normalized_shape() -> None:
     assert out["embedding_similarity"] == 0.5 and "final_rank_score" not in out
     plain = convert.memory_to_dict(mem_pb.Memory(id="working_1", collection="working", metadata_json="not json"))
     assert "importance" not in plain and plain["metadata"] == {}
+
+
+def test_gateway_limits_match_what_the_memory_service_keeps() -> None:
+    from gateway import validation
+    from services.memory import write_rules
+
+    assert validation.MAX_REASON_CHARS == write_rules.MAX_REASON_CHARS

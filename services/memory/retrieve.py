@@ -29,9 +29,11 @@ from datetime import datetime
 
 import numpy as np
 
+from services.memory.lexical import MAX_QUERY_CHARS, MAX_QUERY_TERMS
 from services.memory.naming import Scope
 from services.memory.normalize import RankFacts
 from services.memory.retrieval_hybrid import lexical_shares
+from services.memory.retrieval_text import query_terms
 from services.memory.runtime import Runtime
 from services.memory.search_rules import SearchParams
 from services.memory.store import StoredMemory
@@ -47,6 +49,11 @@ class Candidate:
     facts: RankFacts | None = None  # parsed rank fields, when the mirror had them
 
 
+def lexical_terms(query: str) -> list[str]:
+    """The BM25 terms of a query, as ``LexicalIndex.search`` would take them."""
+    return query_terms(query[:MAX_QUERY_CHARS])[:MAX_QUERY_TERMS]
+
+
 def candidate_count(limit: int) -> int:
     return max(3 * limit, MIN_CANDIDATES)
 
@@ -60,6 +67,7 @@ def _read_mirrors(
     hits: list[tuple[str, float]] = []  # (id, bm25) of every lexical hit
     extra: list[tuple[float, Candidate]] = []  # lexical hits dense retrieval missed, with their bm25
     lexical_query = params.query if vector is not None or lexical_only else ""
+    terms = lexical_terms(lexical_query) if lexical_query else []  # tokenised once for all collections
     for collection in params.collections:
         with rt.mirrors.read(scope, collection) as mirror:
             if vector is None and not lexical_only:
@@ -70,9 +78,9 @@ def _read_mirrors(
                 found[row.id] = Candidate(
                     StoredMemory(row.id, collection, row.document, row.metadata), similarity, facts=row.facts
                 )
-            if not lexical_query or mirror.lexical is None:
+            if not terms or mirror.lexical is None:
                 continue
-            for doc_id, score in mirror.lexical.search(lexical_query, n):
+            for doc_id, score in mirror.lexical.search_terms(terms, n):
                 hits.append((doc_id, score))
                 hit = None if doc_id in found else mirror.row(doc_id)
                 if hit is not None:

@@ -3,8 +3,9 @@
 Requests queue up; a single worker takes everything queued (up to
 ``max_batch`` texts), encodes it in one call on a worker thread, and hands
 each caller its rows. A lone caller is encoded at once; under load, requests
-pile up while the previous batch runs and share the next one. An optional
-window (``window_ms`` > 0) waits for stragglers as well. Plain asyncio, no gRPC.
+pile up while the previous batch runs and share the next one, and when the
+last batch had more than one caller the worker also waits up to ``window_ms``
+for stragglers. Plain asyncio, no gRPC.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ class MicroBatcher:
         self._window = window_ms / 1000.0
         self._queue: asyncio.Queue[_Pending] = asyncio.Queue()
         self._worker: asyncio.Task[None] | None = None
+        self._last_callers = 0
         self.batches_run = 0
         self.texts_encoded = 0
 
@@ -61,12 +63,15 @@ class MicroBatcher:
         first = await self._queue.get()
         batch = [first]
         size = len(first.texts)
-        end = time.monotonic() + self._window
+        # Wait for stragglers only while callers are concurrent (the last batch
+        # had company): a lone prompt is encoded at once.
+        window = self._window if self._last_callers > 1 else 0.0
+        end = time.monotonic() + window
         while size < self._max_batch:
             try:
                 item = self._queue.get_nowait()
             except asyncio.QueueEmpty:
-                if self._window <= 0:
+                if window <= 0:
                     break
                 remaining = end - time.monotonic()
                 if remaining <= 0:
@@ -77,6 +82,7 @@ class MicroBatcher:
                     break
             batch.append(item)
             size += len(item.texts)
+        self._last_callers = len(batch)
         return batch
 
     async def _run(self) -> None:

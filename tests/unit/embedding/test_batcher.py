@@ -1,0 +1,129 @@
+"""MicroBatcher: concurrent callers share encode calls, a lone caller is not delayed.
+
+The encoder is a deterministic stand-in (the seam under the batcher, not under test).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from services.embedding.batcher import MicroBatcher
+
+
+class RecordingEncoder:
+    model_id = "fake"
+    dimension = 4
+    device = "cpu"
+    backend = "fake"
+    max_seq_length = 16
+
+    def __init__(self, delay: float = 0.0, fail: bool = False) -> None:
+        self.calls: list[list[str]] = []
+        self.delay = delay
+        self.fail = fail
+        self.lock = threading.Lock()
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        with self.lock:
+            self.calls.append(list(texts))
+        time.sleep(self.delay)
+        if self.fail:
+            raise RuntimeError("model exploded")
+        return np.array([[len(t), i, 0, 1] for i, t in enumerate(texts)], dtype=np.float32)
+
+
+def run(coro):  # type: ignore[no-untyped-def]
+    return asyncio.run(coro)
+
+
+def test_each_caller_gets_its_own_rows_when_batched() -> None:
+    async def scenario() -> tuple[list[np.ndarray], RecordingEncoder]:
+        encoder = RecordingEncoder(delay=0.02)
+        batcher = MicroBatcher(encoder)
+        texts = [["a"], ["bb", "ccc"], ["dddd"], ["eeeee"]] * 4
+        results = await asyncio.gather(*(batcher.embed(t) for t in texts))
+        await batcher.close()
+        return results, encoder
+
+    results, encoder = run(scenario())
+    texts = [["a"], ["bb", "ccc"], ["dddd"], ["eeeee"]] * 4
+    for got, sent in zip(results, texts, strict=True):
+        assert [int(row[0]) for row in got] == [len(t) for t in sent]
+    assert len(encoder.calls) < len(texts), "concurrent callers were not batched"
+    assert sum(len(c) for c in encoder.calls) == sum(len(t) for t in texts)
+
+
+def test_a_lone_caller_is_encoded_at_once_even_with_a_window() -> None:
+    async def scenario() -> float:
+        batcher = MicroBatcher(RecordingEncoder(), window_ms=200)
+        await batcher.embed(["warm"])
+        started = time.perf_counter()
+        await batcher.embed(["alone"])
+        elapsed = time.perf_counter() - started
+        await batcher.close()
+        return elapsed
+
+    assert run(scenario()) < 0.1
+
+
+def test_max_batch_is_respected() -> None:
+    async def scenario() -> RecordingEncoder:
+        encoder = RecordingEncoder(delay=0.01)
+        batcher = MicroBatcher(encoder, max_batch=3)
+        await asyncio.gather(*(batcher.embed([f"t{i}"]) for i in range(10)))
+        await batcher.close()
+        return encoder
+
+    encoder = run(scenario())
+    assert max(len(c) for c in encoder.calls) <= 3
+
+
+def test_an_encoder_failure_reaches_every_waiting_caller() -> None:
+    async def scenario() -> list[object]:
+        batcher = MicroBatcher(RecordingEncoder(fail=True))
+        results = await asyncio.gather(*(batcher.embed(["x"]) for _ in range(3)), return_exceptions=True)
+        await batcher.close()
+        return results
+
+    results = run(scenario())
+    assert all(isinstance(r, RuntimeError) and "exploded" in str(r) for r in results)
+
+
+def test_a_caller_whose_deadline_passed_in_the_queue_is_not_encoded() -> None:
+    async def scenario() -> tuple[object, RecordingEncoder]:
+        encoder = RecordingEncoder(delay=0.1)
+        batcher = MicroBatcher(encoder)
+        first = asyncio.ensure_future(batcher.embed(["slow"]))
+        await asyncio.sleep(0.01)  # the first call is now encoding
+        late = await asyncio.gather(batcher.embed(["late"], timeout=0.01), return_exceptions=True)
+        await first
+        await batcher.close()
+        return late[0], encoder
+
+    late, encoder = run(scenario())
+    assert isinstance(late, TimeoutError)
+    assert ["late"] not in encoder.calls
+
+
+@pytest.mark.parametrize("window", [0.0, 5.0])
+def test_batches_form_under_load_with_or_without_a_window(window: float) -> None:
+    async def scenario() -> RecordingEncoder:
+        encoder = RecordingEncoder(delay=0.01)
+        batcher = MicroBatcher(encoder, window_ms=window)
+
+        async def caller(n: int) -> None:
+            for i in range(5):
+                await batcher.embed([f"{n}-{i}"])
+
+        await asyncio.gather(*(caller(n) for n in range(8)))
+        await batcher.close()
+        return encoder
+
+    encoder = run(scenario())
+    assert sum(len(c) for c in encoder.calls) == 40
+    assert len(encoder.calls) <= 12, f"{len(encoder.calls)} encode calls for 40 texts from 8 callers"

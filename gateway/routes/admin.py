@@ -24,9 +24,10 @@ Vectors are not exported: the memory service re-embeds on import.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -203,19 +204,39 @@ async def list_projects(cwd: str | None = _CWD, ops: Operations = Depends(get_op
 
 @router.get("/versions")
 async def versions(ops: Operations = Depends(get_operations)) -> dict[str, Any]:
-    """The gateway's package version and what each backend reports about itself."""
-    out: dict[str, Any] = {"gateway": {"version": __version__}}
-    try:
+    """The gateway's package version and what each backend reports about itself.
+
+    A backend that cannot answer gets ``{"error": "<gRPC code>"}``; UNIMPLEMENTED
+    means it runs an older mnemex, from before its Info RPC.
+    """
+    metadata = ops.backends.metadata
+
+    async def embedding() -> dict[str, Any]:
         info = await ops.backends.embedding.info(timeout=2.0)
-        out["embedding"] = {
+        return {
             "version": info.version,
             "model_id": info.model_id,
             "dimension": info.dimension,
             "device": info.device,
             "backend": info.backend,
         }
-    except grpc.aio.AioRpcError as exc:
-        out["embedding"] = {"error": exc.code().name}
+
+    async def memory() -> dict[str, Any]:
+        info = await ops.backends.memory.Info(mem_pb.InfoRequest(), timeout=2.0, metadata=metadata)
+        return {"version": info.version, "service": info.service}
+
+    async def kg() -> dict[str, Any]:
+        info = await ops.backends.kg.Info(kg_pb.InfoRequest(), timeout=2.0, metadata=metadata)
+        return {"version": info.version, "service": info.service}
+
+    async def ask(name: str, probe: Callable[[], Awaitable[dict[str, Any]]]) -> tuple[str, dict[str, Any]]:
+        try:
+            return name, await probe()
+        except grpc.aio.AioRpcError as exc:
+            return name, {"error": exc.code().name}
+
+    out: dict[str, Any] = {"gateway": {"version": __version__}}
+    out.update(await asyncio.gather(ask("embedding", embedding), ask("memory", memory), ask("kg", kg)))
     out.update(await ops.health())
     return out
 

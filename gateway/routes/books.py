@@ -7,26 +7,46 @@ POST /api/ingest accepts either
     ``{"title", "filename", "data_base64"}`` for any file (PDF).
 Bodies over the limit get 413 from the BodyLimit middleware before parsing;
 a decoded file over 10 MB gets 413 here, before any backend call.
+
+POST /api/ingest?progress=ndjson takes the same bodies and answers with
+``application/x-ndjson``, one object a line, as the memory service embeds
+and stores the chunks::
+
+    {"type": "progress", "chunks_total": 120, "chunks_done": 0}
+    {"type": "progress", "chunks_total": 120, "chunks_done": 32}
+    ...
+    {"type": "result", "title": ..., "chunks": 120, "skipped_unchanged": false, "ids": [...]}
+
+An unchanged file gets only the result line. Errors found before the first
+line (bad input, memory down) are ordinary 413/422/503 answers; a failure
+after that ends the stream with ``{"type": "error", "status": 503, "error": ...}``.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
-from typing import Any
+import json
+from collections.abc import AsyncIterator
+from typing import Any, Literal
 
+import grpc
 from fastapi import APIRouter, Depends, Query, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import ValidationError
 from starlette.datastructures import UploadFile
 
+from gateway import validation
 from gateway.deps import get_operations
 from gateway.errors import InvalidInput
 from gateway.operations import Operations
+from gateway.rpc import translate
 from gateway.schemas import IngestJsonBody, RemoveBookBody
 from gateway.validation import MAX_BOOK_BYTES
+from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
 
 router = APIRouter(prefix="/api", tags=["books"])
+STREAM_TIMEOUT = 600.0  # a whole 10 MB book on a slow CPU; the progress lines show it is alive
 
 TOO_LARGE = {"error": f"the file is larger than {MAX_BOOK_BYTES:,} bytes (10 MB); split it or ingest a smaller file"}
 
@@ -66,7 +86,11 @@ async def _from_json(request: Request) -> tuple[dict[str, Any], bytes]:
 
 
 @router.post("/ingest", response_model=None)
-async def ingest(request: Request, ops: Operations = Depends(get_operations)) -> dict[str, Any] | JSONResponse:
+async def ingest(
+    request: Request,
+    progress: Literal["ndjson"] | None = Query(default=None, description="ndjson: stream chunk progress, then the result"),
+    ops: Operations = Depends(get_operations),
+) -> dict[str, Any] | JSONResponse | StreamingResponse:
     content_type = request.headers.get("content-type", "")
     if content_type.startswith("multipart/form-data"):
         fields, data = await _from_multipart(request)
@@ -78,6 +102,8 @@ async def ingest(request: Request, ops: Operations = Depends(get_operations)) ->
         )
     if fields.get("too_large") or len(data) > MAX_BOOK_BYTES:
         return JSONResponse(TOO_LARGE, status_code=413)
+    if progress == "ndjson":
+        return await _ingest_with_progress(ops, fields, data)
     return await ops.ingest_book(
         cwd=fields.get("cwd") or None,
         title=fields["title"],
@@ -85,6 +111,63 @@ async def ingest(request: Request, ops: Operations = Depends(get_operations)) ->
         data=data,
         source=fields.get("source", ""),
     )
+
+
+def _book_request(ops: Operations, fields: dict[str, Any], data: bytes) -> mem_pb.IngestBookRequest:
+    """The same checks as ``Operations.ingest_book``, for the streaming call."""
+    validation.book_size(data)
+    title = validation.text(fields["title"], "title", validation.MAX_TITLE_CHARS, required=True).strip()
+    return mem_pb.IngestBookRequest(
+        scope=ops.scopes(fields.get("cwd") or None)[0],
+        title=title,
+        source=validation.text(fields.get("source", ""), "source", validation.MAX_TITLE_CHARS),
+        data=data,
+        filename=validation.text(fields["filename"], "filename", validation.MAX_TITLE_CHARS, required=True),
+        skip_if_unchanged=True,
+    )
+
+
+def _line(event: dict[str, Any]) -> bytes:
+    return json.dumps(event, ensure_ascii=False).encode("utf-8") + b"\n"
+
+
+def _event(message: mem_pb.IngestBookStreamResponse) -> dict[str, Any]:
+    if message.HasField("progress"):
+        done = message.progress
+        return {"type": "progress", "chunks_total": done.chunks_total, "chunks_done": done.chunks_done}
+    result = message.result
+    return {
+        "type": "result",
+        "title": result.title,
+        "chunks": result.chunks,
+        "skipped_unchanged": result.skipped_unchanged,
+        "ids": list(result.ids),
+    }
+
+
+async def _ingest_with_progress(ops: Operations, fields: dict[str, Any], data: bytes) -> StreamingResponse:
+    book = _book_request(ops, fields, data)
+    call = ops.backends.memory.IngestBookStream(
+        mem_pb.IngestBookStreamRequest(book=book), timeout=STREAM_TIMEOUT, metadata=ops.backends.metadata
+    )
+    try:  # the first message decides the HTTP status: bad input or a down service is not a 200
+        first = await call.read()
+    except grpc.aio.AioRpcError as exc:
+        raise translate("memory", exc) from None
+    return StreamingResponse(_progress_lines(call, first), media_type="application/x-ndjson")
+
+
+async def _progress_lines(call: Any, first: Any) -> AsyncIterator[bytes]:
+    message = first
+    try:
+        while message is not grpc.aio.EOF:
+            yield _line(_event(message))
+            message = await call.read()
+    except grpc.aio.AioRpcError as exc:
+        failure = translate("memory", exc)
+        yield _line({"type": "error", "status": failure.http_status, "error": failure.message})
+    finally:
+        call.cancel()  # a client that went away stops the ingest (no-op once it is complete)
 
 
 @router.get("/books")

@@ -1,18 +1,20 @@
-"""Book commands: ingest (with progress and a per-file summary), books, remove."""
+"""Book commands: ingest (with chunk progress and a per-file summary), books, remove."""
 
 from __future__ import annotations
 
 import base64
+import json
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from mnemex.cli.gateway_client import GatewayClient
+from mnemex.cli.gateway_client import GatewayClient, http_failure
 from mnemex.cli.ingest_files import IngestItem, collect
+from mnemex.cli.ingest_progress import IngestProgress
 from mnemex.cli.output import CliFailure, err, escape, fail, out, print_json
 from mnemex.cli.settings import load_settings
 
@@ -30,7 +32,10 @@ class FileResult:
     detail: str = ""
 
 
-def _upload(client: GatewayClient, item: IngestItem, source: str) -> FileResult:
+def upload(
+    client: GatewayClient, item: IngestItem, source: str, on_chunks: Callable[[int, int], None] | None = None
+) -> FileResult:
+    """Send one file; ``on_chunks(total, done)`` follows the gateway's progress lines."""
     data = item.path.read_bytes()
     body = {
         "title": item.title,
@@ -38,12 +43,23 @@ def _upload(client: GatewayClient, item: IngestItem, source: str) -> FileResult:
         "source": source or str(item.path.resolve()),
         "data_base64": base64.b64encode(data).decode("ascii"),
     }
+    reply: dict[str, Any] | None = None
     try:
-        reply = client.post("/api/ingest", body, timeout=180.0)
+        for event in client.post_lines("/api/ingest", body, params={"progress": "ndjson"}, timeout=180.0):
+            kind = event.get("type")
+            if kind == "progress" and on_chunks is not None:
+                on_chunks(int(event.get("chunks_total", 0)), int(event.get("chunks_done", 0)))
+            elif kind == "result" or (kind is None and "chunks" in event):  # None: a gateway without progress
+                reply = event
+            elif kind == "error":
+                raise http_failure(int(event.get("status") or 500), json.dumps(event).encode(), client.settings)
     except CliFailure as failure:
         if "not running" in failure.message or "did not answer" in failure.message:
             raise  # the stack is gone: stop, do not report every remaining file as failed
         return FileResult(str(item.path), item.title, "failed", detail=failure.message)
+    if reply is None:
+        detail = "the gateway's answer ended before the result; check `mnemex status`, then retry"
+        return FileResult(str(item.path), item.title, "failed", detail=detail)
     if reply.get("skipped_unchanged"):
         return FileResult(
             str(item.path), item.title, "unchanged", int(reply.get("chunks", 0)), "already ingested, content unchanged"
@@ -84,33 +100,22 @@ def ingest(
     known = {b["title"]: b.get("content_hash", "") for b in client.get("/api/books").get("books", [])}
     results: list[FileResult] = []
     ready = [i for i in items if i.ready]
-    total_bytes = sum(i.size for i in ready)
     chunks_done = 0
-    progress = Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.fields[chunks]} chunks"),
-        TimeElapsedColumn(),
-        console=err,
-        transient=True,
-    )
-    with progress:
-        task = progress.add_task("ingesting", total=max(total_bytes, 1), chunks=0)
+    with IngestProgress(err, files=len(ready)) as display:
         for item in items:
             if not item.ready:
                 results.append(FileResult(str(item.path), item.title, "skipped", detail=item.skip_reason))
                 continue
-            progress.update(task, description=escape(item.path.name[:40]))
+            display.start_file(item.path.name)
             if known.get(item.title) == item.sha256:
                 result = FileResult(
                     str(item.path), item.title, "unchanged", detail="already ingested, content unchanged"
                 )
             else:
-                result = _upload(client, item, source)
+                result = upload(client, item, source, display.on_chunks)
             chunks_done += result.chunks if result.status == "ingested" else 0
             results.append(result)
-            progress.update(task, advance=item.size, chunks=chunks_done)
+            display.file_done(chunks_done)
     counts = {status: sum(r.status == status for r in results) for status in STATUS_STYLE}
     if json_output:
         print_json({"files": [asdict(r) for r in results], "counts": counts, "chunks": chunks_done})

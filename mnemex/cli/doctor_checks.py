@@ -254,24 +254,46 @@ def hook_latency(settings: Settings, user_home: Path, healthy: bool) -> Check:
     )
 
 
-def versions(report: dict[str, Any] | None) -> Check:
-    name = "service versions"
+VERSIONED_SERVICES = ("gateway", "embedding", "memory", "kg")
+RESTART_FIX = (
+    "restart the stack so every service runs the installed mnemex: `mnemex down && mnemex up --detach` "
+    "(if that does not help, reinstall mnemex into the environment the stack runs from)"
+)
+
+
+def _reported(entry: Any) -> tuple[str | None, str | None]:
+    """(version, why there is none) from one service's entry in GET /api/versions."""
+    if not isinstance(entry, dict):
+        return None, "not reported"
+    if entry.get("version"):
+        return str(entry["version"]), None
+    if entry.get("error") == "UNIMPLEMENTED":
+        return "an older mnemex (no Info RPC)", None
+    return None, str(entry.get("error") or "no version")
+
+
+def versions(report: dict[str, Any] | None, installed: str = __version__) -> Check:
+    """Every service's version (GET /api/versions) against the CLI's own: pure, dict in, Check out."""
+    name = "service versions match"
     if report is None:
         return Check(name, "skip", "the stack is not running", "start it with `mnemex up --detach`, then rerun")
-    found = {
-        "gateway": (report.get("gateway") or {}).get("version"),
-        "embedding": (report.get("embedding") or {}).get("version"),
-    }
-    mismatched = {k: v for k, v in found.items() if v and v != __version__}
-    if mismatched:
+    differ: dict[str, str] = {}
+    unknown: dict[str, str] = {}
+    for service in VERSIONED_SERVICES:
+        version, why = _reported(report.get(service))
+        if version is None:
+            unknown[service] = why or "no version"
+        elif version != installed:
+            differ[service] = version
+    if differ:
+        running = ", ".join(f"{service} runs {version}" for service, version in differ.items())
+        return Check(name, "fail", f"the CLI is {installed}, but {running}", RESTART_FIX)
+    if unknown:
+        missing = ", ".join(f"{service} ({why})" for service, why in unknown.items())
         return Check(
             name,
-            "fail",
-            f"installed {__version__}, running " + ", ".join(f"{k} {v}" for k, v in mismatched.items()),
-            "restart the stack so every service runs the installed version: `mnemex down && mnemex up --detach`",
+            "warn",
+            f"no version from {missing}; the rest run {installed}",
+            "check `mnemex status`; a service that is down cannot report its version",
         )
-    missing = [k for k, v in found.items() if not v]
-    detail = f"gateway and embedding run {__version__}, as installed"
-    if missing:
-        return Check(name, "warn", f"{', '.join(missing)} did not report a version", "restart the stack")
-    return Check(name, "ok", detail + " (memory and kg report no version over gRPC)")
+    return Check(name, "ok", f"{', '.join(VERSIONED_SERVICES)} all run {installed}, as installed")

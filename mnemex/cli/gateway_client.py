@@ -7,6 +7,7 @@ gateway's own explanation), or the gateway failed (with where its log is).
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import socket
@@ -59,6 +60,29 @@ class GatewayClient:
         if length is not None:
             headers["Content-Length"] = str(length)
         return self._json(self._open("POST", path, {"cwd": self.cwd, **(params or {})}, data, headers, timeout))
+
+    def post_lines(
+        self,
+        path: str,
+        body: Mapping[str, Any] | None = None,
+        params: Mapping[str, Any] | None = None,
+        timeout: float | None = None,
+    ) -> Iterator[Any]:
+        """POST JSON; the NDJSON answer, one decoded object per line, as each line arrives.
+
+        ``timeout`` bounds each wait for the next line, not the whole answer."""
+        payload = json.dumps({"cwd": self.cwd, **(body or {})}).encode("utf-8")
+        reply = self._open("POST", path, params or {}, payload, {"Content-Type": "application/json"}, timeout)
+        with reply:
+            while True:
+                try:
+                    raw = reply.readline()
+                except (OSError, http.client.HTTPException) as exc:
+                    raise unreachable(self.base_url, exc) from None
+                if not raw:
+                    return
+                if raw.strip():
+                    yield json.loads(raw)
 
     def stream_lines(
         self, method: str, path: str, params: Mapping[str, Any] | None = None, timeout: float | None = None

@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 
 import grpc
 
-from mnemex import offline
+from mnemex import __version__, offline
 from mnemex.config import service_settings_or_exit
 from mnemex.grpc_runtime import serve_until_signal, start_server
 from protos.mnemex.kg.v1 import kg_service_pb2 as pb
@@ -268,6 +268,9 @@ class KnowledgeGraphServicer(pb_grpc.KnowledgeGraphServiceServicer):
             return pb.ImportResponse(nodes=nodes, edges=edges, format=kind)
 
         return await self._run(context, work)
+
+    async def Info(self, request: pb.InfoRequest, context: grpc.aio.ServicerContext) -> pb.InfoResponse:
+        return pb.InfoResponse(service="kg", version=__version__)
 
 
 async def create_server(settings: KgSettings, store: KgStore | None = None) -> tuple[grpc.aio.Server, int, KgStore]:

@@ -6,17 +6,28 @@ book's subject too); each chunk keeps title, source, filename, position and
 the file's content hash. Re-ingesting a title replaces its chunks (new
 chunks are written before the old ones are deleted); with
 ``skip_if_unchanged`` an identical file is not re-embedded at all.
+
+Chunks are embedded and stored ``EMBED_BATCH`` at a time (the next batch is
+embedded while the current one is written), and ``on_progress(total, done)``
+is called once the chunk count is known and after every stored batch. An
+ingest that fails or is cancelled part way removes the chunks it wrote, so
+the previous version of the book stays whole.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
+
+import numpy as np
 
 from mnemex.privacy import redact
 from services.memory import timefmt
 from services.memory.chunking import (
+    Chunk,
     book_title,
     check_filename,
     check_size,
@@ -29,7 +40,8 @@ from services.memory.naming import BOOKS, Scope, memory_id, new_uid
 from services.memory.runtime import Runtime
 from services.memory.store import StoredMemory
 
-WRITE_BATCH = 1000
+EMBED_BATCH = 32  # chunks per embed + store step: one progress report each
+Progress = Callable[[int, int], None]  # (chunks_total, chunks_done)
 
 
 @dataclass(frozen=True)
@@ -55,7 +67,15 @@ async def _chunks_of(rt: Runtime, scope: Scope, title: str) -> list[StoredMemory
 
 
 async def ingest_book(
-    rt: Runtime, scope: Scope, *, title: str, source: str, data: bytes, filename: str, skip_if_unchanged: bool
+    rt: Runtime,
+    scope: Scope,
+    *,
+    title: str,
+    source: str,
+    data: bytes,
+    filename: str,
+    skip_if_unchanged: bool,
+    on_progress: Progress | None = None,
 ) -> IngestResult:
     check_size(len(data))
     fmt = detect_format(check_filename(filename))
@@ -63,6 +83,7 @@ async def ingest_book(
     if len(source) > 1000:
         raise InvalidRequest("source is longer than 1000 characters")
     digest = hashlib.sha256(data).hexdigest()
+    report = on_progress or (lambda total, done: None)
     async with rt.locks.hold(f"book:{scope.user}:{scope.project}:{name}"):
         previous = await _chunks_of(rt, scope, name)
         if skip_if_unchanged and previous and all(r.metadata.get("content_hash") == digest for r in previous):
@@ -84,18 +105,47 @@ async def ingest_book(
             "tags": json.dumps([]),
             "chunk_count": len(chunks),
         }
-        ids: list[str] = []
-        for start in range(0, len(chunks), WRITE_BATCH):
-            batch = chunks[start : start + WRITE_BATCH]
-            vectors = await rt.embed([f"{name}\n{c.text}" for c in batch])
+        report(len(chunks), 0)
+        ids = await _embed_and_store(rt, scope, name, chunks, base, report)
+        await rt.delete_ids(scope, BOOKS, [old.id for old in previous])
+        return IngestResult(name, len(chunks), False, ids)
+
+
+async def _embed_and_store(
+    rt: Runtime, scope: Scope, name: str, chunks: list[Chunk], base: dict[str, object], report: Progress
+) -> list[str]:
+    """Embed batch n+1 while batch n is written; on any failure, remove what this call wrote."""
+    batches = [chunks[start : start + EMBED_BATCH] for start in range(0, len(chunks), EMBED_BATCH)]
+
+    def embed(batch: list[Chunk]) -> asyncio.Task[np.ndarray]:
+        return asyncio.ensure_future(rt.embed([f"{name}\n{c.text}" for c in batch]))
+
+    ids: list[str] = []
+    pending = embed(batches[0]) if batches else None
+    adding: asyncio.Future[None] | None = None
+    try:
+        for number, batch in enumerate(batches):
+            assert pending is not None
+            vectors = await pending
+            pending = embed(batches[number + 1]) if number + 1 < len(batches) else None
             memories = [
                 StoredMemory(memory_id(BOOKS, new_uid()), BOOKS, c.text, {**base, "chunk_index": c.index}, v)
                 for c, v in zip(batch, vectors, strict=True)
             ]
-            await rt.add(scope, memories)
-            ids.extend(m.id for m in memories)
-        await rt.delete_ids(scope, BOOKS, [old.id for old in previous])
-        return IngestResult(name, len(chunks), False, ids)
+            ids.extend(m.id for m in memories)  # before the write: a cancelled write may still land
+            adding = asyncio.ensure_future(rt.add(scope, memories))
+            await asyncio.shield(adding)
+            report(len(chunks), len(ids))
+        return ids
+    except BaseException:
+        if pending is not None:  # nobody waits for the next batch's vectors any more
+            pending.add_done_callback(lambda t: t.cancelled() or t.exception())
+            pending.cancel()
+        if adding is not None and not adding.done():
+            await asyncio.wait([adding])  # the write runs on an I/O thread; let it land, then undo it
+        if ids:  # the previous version of the book stays whole
+            await asyncio.shield(rt.delete_ids(scope, BOOKS, ids))
+        raise
 
 
 async def list_books(rt: Runtime, scope: Scope) -> list[BookInfo]:

@@ -3,83 +3,46 @@
     python -m services.memory
 
 The servicer only translates: protobuf in, ``MemoryCore`` call, protobuf
-out. Domain errors are mapped to status codes once, in ``_translated``.
+out. Domain errors are mapped to status codes once, in ``servicer_errors``;
+the book RPCs live in ``book_rpcs``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import functools
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any, TypeVar
+from collections.abc import AsyncIterator
 
 import grpc
 
-from mnemex import offline
+from mnemex import __version__, offline
 from mnemex.config import service_settings_or_exit
-from mnemex.grpc_runtime import (
-    abort_if_expired,
-    channel,
-    serve_until_signal,
-    start_server,
-)
+from mnemex.grpc_runtime import channel, serve_until_signal, start_server
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 from protos.mnemex.memory.v1 import memory_service_pb2_grpc as pb_grpc
 from services.memory import convert
+from services.memory.book_rpcs import BookRpcs
 from services.memory.core import MemoryCore
-from services.memory.errors import (
-    EmbeddingUnavailable,
-    InvalidRequest,
-    LimitReached,
-    MemoryNotFound,
-)
+from services.memory.errors import EmbeddingUnavailable, InvalidRequest
 from services.memory.naming import Scope
 from services.memory.runtime import Embedder
 from services.memory.search_rules import build_search_params
+from services.memory.servicer_errors import translated
 from services.memory.settings import MemorySettings
 from services.memory.store import ChromaStore, open_client
 
 log = logging.getLogger("mnemex.memory")
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["MemoryService"].full_name
-R = TypeVar("R")
-
-_STATUS = (
-    (InvalidRequest, grpc.StatusCode.INVALID_ARGUMENT),
-    (MemoryNotFound, grpc.StatusCode.NOT_FOUND),
-    (LimitReached, grpc.StatusCode.FAILED_PRECONDITION),
-    (EmbeddingUnavailable, grpc.StatusCode.UNAVAILABLE),
-)
 
 
-async def _abort_for(exc: Exception, context: grpc.aio.ServicerContext) -> None:
-    for kind, code in _STATUS:
-        if isinstance(exc, kind):
-            await context.abort(code, str(exc))
-    raise exc
-
-
-def _translated(handler: Callable[[Any, Any, grpc.aio.ServicerContext], Awaitable[R]]) -> Callable[..., Awaitable[R]]:
-    @functools.wraps(handler)
-    async def wrapper(self: Any, request: Any, context: grpc.aio.ServicerContext) -> R:
-        await abort_if_expired(context)
-        try:
-            return await handler(self, request, context)
-        except (InvalidRequest, MemoryNotFound, LimitReached, EmbeddingUnavailable) as exc:
-            await _abort_for(exc, context)
-            raise  # unreachable: abort raises
-
-    return wrapper
-
-
-class MemoryServicer(pb_grpc.MemoryServiceServicer):
+class MemoryServicer(BookRpcs, pb_grpc.MemoryServiceServicer):
     def __init__(self, core: MemoryCore) -> None:
         self.core = core
 
     def _scope(self, scope: pb.Scope) -> Scope:
         return self.core.scope(scope.user, scope.project)
 
-    @_translated
+    @translated
     async def Store(self, request: pb.StoreRequest, context: grpc.aio.ServicerContext) -> pb.StoreResponse:
         memory, deduplicated = await self.core.store(
             self._scope(request.scope),
@@ -96,7 +59,7 @@ class MemoryServicer(pb_grpc.MemoryServiceServicer):
         )
         return pb.StoreResponse(memory=convert.memory(memory), deduplicated=deduplicated)
 
-    @_translated
+    @translated
     async def Search(self, request: pb.SearchRequest, context: grpc.aio.ServicerContext) -> pb.SearchResponse:
         params = build_search_params(
             query=request.query,
@@ -113,11 +76,11 @@ class MemoryServicer(pb_grpc.MemoryServiceServicer):
         found = await self.core.search(self._scope(request.scope), params, request.query_vector)
         return pb.SearchResponse(memories=[convert.memory(m) for m in found])
 
-    @_translated
+    @translated
     async def Get(self, request: pb.GetRequest, context: grpc.aio.ServicerContext) -> pb.GetResponse:
         return pb.GetResponse(memory=convert.memory(await self.core.get(self._scope(request.scope), request.id)))
 
-    @_translated
+    @translated
     async def List(self, request: pb.ListRequest, context: grpc.aio.ServicerContext) -> pb.ListResponse:
         items, total = await self.core.list_memories(
             self._scope(request.scope),
@@ -129,7 +92,7 @@ class MemoryServicer(pb_grpc.MemoryServiceServicer):
         )
         return pb.ListResponse(memories=[convert.memory(m) for m in items], total=total)
 
-    @_translated
+    @translated
     async def Update(self, request: pb.UpdateRequest, context: grpc.aio.ServicerContext) -> pb.UpdateResponse:
         memory = await self.core.update(
             self._scope(request.scope),
@@ -142,12 +105,12 @@ class MemoryServicer(pb_grpc.MemoryServiceServicer):
         )
         return pb.UpdateResponse(memory=convert.memory(memory))
 
-    @_translated
+    @translated
     async def Archive(self, request: pb.ArchiveRequest, context: grpc.aio.ServicerContext) -> pb.ArchiveResponse:
         memory = await self.core.archive(self._scope(request.scope), request.id, request.reason)
         return pb.ArchiveResponse(memory=convert.memory(memory))
 
-    @_translated
+    @translated
     async def Score(self, request: pb.ScoreRequest, context: grpc.aio.ServicerContext) -> pb.ScoreResponse:
         summary = await self.core.score(
             self._scope(request.scope),
@@ -163,7 +126,7 @@ class MemoryServicer(pb_grpc.MemoryServiceServicer):
             collections=summary.collections,
         )
 
-    @_translated
+    @translated
     async def RecordExchange(
         self, request: pb.RecordExchangeRequest, context: grpc.aio.ServicerContext
     ) -> pb.RecordExchangeResponse:
@@ -172,50 +135,21 @@ class MemoryServicer(pb_grpc.MemoryServiceServicer):
         )
         return pb.RecordExchangeResponse(exchange_id=exchange_id)
 
-    @_translated
+    @translated
     async def GetScoringState(
         self, request: pb.GetScoringStateRequest, context: grpc.aio.ServicerContext
     ) -> pb.GetScoringStateResponse:
         required, ids, exchange_id = await self.core.scoring_state(self._scope(request.scope), request.session_id)
         return pb.GetScoringStateResponse(scoring_required=required, injected_ids=ids, exchange_id=exchange_id)
 
-    @_translated
+    @translated
     async def RecordInjection(
         self, request: pb.RecordInjectionRequest, context: grpc.aio.ServicerContext
     ) -> pb.RecordInjectionResponse:
         await self.core.record_injection(self._scope(request.scope), request.session_id, list(request.ids), request.prompt)
         return pb.RecordInjectionResponse()
 
-    @_translated
-    async def IngestBook(self, request: pb.IngestBookRequest, context: grpc.aio.ServicerContext) -> pb.IngestBookResponse:
-        result = await self.core.ingest_book(
-            self._scope(request.scope),
-            title=request.title,
-            source=request.source,
-            data=request.data,
-            filename=request.filename,
-            skip_if_unchanged=request.skip_if_unchanged,
-        )
-        return pb.IngestBookResponse(
-            title=result.title, chunks=result.chunks, skipped_unchanged=result.skipped_unchanged, ids=result.ids
-        )
-
-    @_translated
-    async def ListBooks(self, request: pb.ListBooksRequest, context: grpc.aio.ServicerContext) -> pb.ListBooksResponse:
-        found = await self.core.list_books(self._scope(request.scope))
-        return pb.ListBooksResponse(
-            books=[
-                pb.Book(title=b.title, source=b.source, chunks=b.chunks, created_at=b.created_at, content_hash=b.content_hash)
-                for b in found
-            ]
-        )
-
-    @_translated
-    async def RemoveBook(self, request: pb.RemoveBookRequest, context: grpc.aio.ServicerContext) -> pb.RemoveBookResponse:
-        removed = await self.core.remove_book(self._scope(request.scope), request.title)
-        return pb.RemoveBookResponse(removed_chunks=len(removed), removed_ids=removed)
-
-    @_translated
+    @translated
     async def Stats(self, request: pb.StatsRequest, context: grpc.aio.ServicerContext) -> pb.StatsResponse:
         found = await self.core.stats(self._scope(request.scope))
         return pb.StatsResponse(
@@ -226,7 +160,7 @@ class MemoryServicer(pb_grpc.MemoryServiceServicer):
             events_by_day_json=found.events_by_day_json,
         )
 
-    @_translated
+    @translated
     async def RunMaintenance(
         self, request: pb.RunMaintenanceRequest, context: grpc.aio.ServicerContext
     ) -> pb.RunMaintenanceResponse:
@@ -240,7 +174,7 @@ class MemoryServicer(pb_grpc.MemoryServiceServicer):
             exchanges_pruned=report.exchanges_pruned,
         )
 
-    @_translated
+    @translated
     async def ListScopes(self, request: pb.ListScopesRequest, context: grpc.aio.ServicerContext) -> pb.ListScopesResponse:
         found = await self.core.list_scopes()
         return pb.ListScopesResponse(
@@ -271,6 +205,9 @@ class MemoryServicer(pb_grpc.MemoryServiceServicer):
         except EmbeddingUnavailable as exc:
             await context.abort(grpc.StatusCode.UNAVAILABLE, str(exc))
         return pb.ImportResponse(imported=report.imported, skipped_existing=report.skipped_existing, invalid=report.invalid)
+
+    async def Info(self, request: pb.InfoRequest, context: grpc.aio.ServicerContext) -> pb.InfoResponse:
+        return pb.InfoResponse(service="memory", version=__version__)
 
 
 def default_embedder(settings: MemorySettings) -> Embedder:

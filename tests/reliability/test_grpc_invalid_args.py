@@ -31,7 +31,7 @@ SERVICES = {
     "kg": kg_pb.DESCRIPTOR.services_by_name["KnowledgeGraphService"],
 }
 # RPCs whose request has no field a caller could get wrong.
-NO_INPUT = {"EmbeddingService/Info", "MemoryService/ListScopes"}
+NO_INPUT = {"EmbeddingService/Info", "MemoryService/ListScopes", "MemoryService/Info", "KnowledgeGraphService/Info"}
 
 # Any: the cases deliberately pass values the stubs' types forbid (unknown enum numbers).
 M: Any = mem_pb
@@ -161,6 +161,16 @@ def memory_cases() -> list[Case]:
             "source-too-long": lambda: M.IngestBookRequest(scope=GOOD_M, title="t", data=b"text", filename="t.txt",
                                                            source="s" * 5_000),
         },
+        "IngestBookStream": {
+            "bad-scope": lambda: M.IngestBookStreamRequest(
+                book=M.IngestBookRequest(scope=BAD_M, title="t", data=b"text", filename="t.txt")),
+            "no-book": lambda: M.IngestBookStreamRequest(),
+            "unsupported-format": lambda: M.IngestBookStreamRequest(
+                book=M.IngestBookRequest(scope=GOOD_M, title="t", data=b"MZ\x90", filename="setup.exe")),
+            "not-a-pdf": lambda: M.IngestBookStreamRequest(
+                book=M.IngestBookRequest(scope=GOOD_M, title="fake", data=b"this is not a pdf at all",
+                                         filename="fake.pdf")),
+        },
         "ListBooks": {"bad-scope": lambda: M.ListBooksRequest(scope=BAD_M)},
         "RemoveBook": {
             "bad-scope": lambda: M.RemoveBookRequest(scope=BAD_M, title="t"),
@@ -219,6 +229,12 @@ def kg_cases() -> list[Case]:
             "bad-scope": lambda: K.IndexFactRequest(scope=BAD_K, fact_id="f", text="x"),
             "empty-fact-id": lambda: K.IndexFactRequest(scope=GOOD_K, fact_id="", text="x"),
             "empty-text": lambda: K.IndexFactRequest(scope=GOOD_K, fact_id="f", text=""),
+        },
+        "Recall": {
+            "bad-scope": lambda: K.RecallRequest(scope=BAD_K, text="why is postgres slow"),
+            "empty-text": lambda: K.RecallRequest(scope=GOOD_K, text="  "),
+            "text-too-long": lambda: K.RecallRequest(scope=GOOD_K, text="x" * 20_001),
+            "fact-limit-too-high": lambda: K.RecallRequest(scope=GOOD_K, text="postgres", fact_limit=1_000_000),
         },
         "FactsForEntities": {
             "bad-scope": lambda: K.FactsForEntitiesRequest(scope=BAD_K, entities=["x"]),
@@ -358,7 +374,12 @@ def test_invalid_argument(case: Case, channels: dict[str, grpc.Channel]) -> None
 
 @pytest.mark.parametrize("method", sorted(NO_INPUT))
 def test_rpcs_without_input_answer_ok(method: str, channels: dict[str, grpc.Channel]) -> None:
-    request_class = {"EmbeddingService/Info": emb_pb.InfoRequest, "MemoryService/ListScopes": mem_pb.ListScopesRequest}
+    request_class = {
+        "EmbeddingService/Info": emb_pb.InfoRequest,
+        "MemoryService/ListScopes": mem_pb.ListScopesRequest,
+        "MemoryService/Info": mem_pb.InfoRequest,
+        "KnowledgeGraphService/Info": kg_pb.InfoRequest,
+    }
     code, details, _ = call(channels[method.split("/")[0]], method, request_class[method]())
     assert code == grpc.StatusCode.OK, details
 

@@ -51,7 +51,8 @@ def test_doctor_passes_on_the_running_stack_after_init(stack: RunningStack, tmp_
     assert checks["claude config"]["status"] == "ok" and checks["cursor config"]["status"] == "ok"
     assert "serves all-MiniLM-L6-v2" in checks["embedding model loads offline"]["detail"]
     assert checks["hook round trip (UserPromptSubmit)"]["status"] in ("ok", "warn")  # warn = slow, not broken
-    assert checks["service versions"]["status"] == "ok"
+    versions = checks["service versions match"]
+    assert versions["status"] == "ok" and "gateway, embedding, memory, kg all run" in versions["detail"]
     assert all("in use by the mnemex" in c["detail"] for n, c in checks.items() if n.startswith("port "))
 
 

@@ -75,8 +75,40 @@ def test_data_dir_writable_or_not(tmp_path: Path) -> None:
     assert check.status == "fail" and "MNEMEX_HOME" in check.fix
 
 
-@pytest.mark.parametrize(("reported", "status"), [("0.1.0", "ok"), ("0.0.9", "fail")])
-def test_version_mismatch(reported: str, status: str) -> None:
-    check = doctor_checks.versions({"gateway": {"version": "0.1.0"}, "embedding": {"version": reported}})
-    assert check.status == status
+def reported_versions(**overrides: dict[str, str]) -> dict[str, dict[str, str]]:
+    """GET /api/versions as a gateway of 0.1.0 answers it, with some services' entries replaced."""
+    report = {service: {"version": "0.1.0"} for service in ("gateway", "embedding", "memory", "kg")}
+    return {**report, **overrides}
+
+
+def test_versions_match_when_every_service_runs_the_installed_version() -> None:
+    check = doctor_checks.versions(reported_versions(), installed="0.1.0")
+    assert check.name == "service versions match"
+    assert check.status == "ok" and "gateway, embedding, memory, kg all run 0.1.0" in check.detail
+
+
+@pytest.mark.parametrize("stale", ["gateway", "embedding", "memory", "kg"])
+def test_a_service_on_another_version_fails_naming_it_with_the_fix(stale: str) -> None:
+    check = doctor_checks.versions(reported_versions(**{stale: {"version": "0.0.9"}}), installed="0.1.0")
+    assert check.status == "fail"
+    assert check.detail == f"the CLI is 0.1.0, but {stale} runs 0.0.9"
+    assert "mnemex down && mnemex up" in check.fix and "reinstall" in check.fix
+
+
+def test_every_mismatched_service_is_listed() -> None:
+    report = reported_versions(memory={"version": "0.2.0"}, kg={"error": "UNIMPLEMENTED"})
+    check = doctor_checks.versions(report, installed="0.1.0")
+    assert check.status == "fail"
+    assert "memory runs 0.2.0" in check.detail and "kg runs an older mnemex (no Info RPC)" in check.detail
+    assert "gateway" not in check.detail and "embedding" not in check.detail
+
+
+def test_a_service_that_cannot_answer_is_a_warning_not_a_mismatch() -> None:
+    check = doctor_checks.versions(reported_versions(kg={"error": "UNAVAILABLE"}), installed="0.1.0")
+    assert check.status == "warn" and "kg (UNAVAILABLE)" in check.detail
+    without_memory = {k: v for k, v in reported_versions().items() if k != "memory"}  # an older gateway's report
+    assert doctor_checks.versions(without_memory, installed="0.1.0").status == "warn"
+
+
+def test_versions_are_skipped_without_a_running_stack() -> None:
     assert doctor_checks.versions(None).status == "skip"

@@ -369,3 +369,15 @@ class ImportResponse(_message.Message):
     edges: int
     format: str
     def __init__(self, nodes: _Optional[int] = ..., edges: _Optional[int] = ..., format: _Optional[str] = ...) -> None: ...
+
+class InfoRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class InfoResponse(_message.Message):
+    __slots__ = ("service", "version")
+    SERVICE_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    service: str
+    version: str
+    def __init__(self, service: _Optional[str] = ..., version: _Optional[str] = ...) -> None: ...

@@ -109,6 +109,11 @@ class KnowledgeGraphServiceStub:
                 request_serializer=protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.ImportRequest.SerializeToString,
                 response_deserializer=protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.ImportResponse.FromString,
                 _registered_method=True)
+        self.Info = channel.unary_unary(
+                '/mnemex.kg.v1.KnowledgeGraphService/Info',
+                request_serializer=protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.InfoRequest.SerializeToString,
+                response_deserializer=protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.InfoResponse.FromString,
+                _registered_method=True)
 
 
 class KnowledgeGraphServiceServicer:
@@ -218,6 +223,13 @@ class KnowledgeGraphServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Info(self, request, context):
+        """The service's name and package version (for `mnemex doctor`).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_KnowledgeGraphServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -295,6 +307,11 @@ def add_KnowledgeGraphServiceServicer_to_server(servicer, server):
                     servicer.Import,
                     request_deserializer=protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.ImportRequest.FromString,
                     response_serializer=protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.ImportResponse.SerializeToString,
+            ),
+            'Info': grpc.unary_unary_rpc_method_handler(
+                    servicer.Info,
+                    request_deserializer=protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.InfoRequest.FromString,
+                    response_serializer=protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.InfoResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -702,6 +719,33 @@ class KnowledgeGraphService:
             '/mnemex.kg.v1.KnowledgeGraphService/Import',
             protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.ImportRequest.SerializeToString,
             protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.ImportResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Info(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mnemex.kg.v1.KnowledgeGraphService/Info',
+            protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.InfoRequest.SerializeToString,
+            protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.InfoResponse.FromString,
             options,
             channel_credentials,
             insecure,

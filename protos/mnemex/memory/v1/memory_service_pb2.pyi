@@ -373,6 +373,28 @@ class IngestBookResponse(_message.Message):
     ids: _containers.RepeatedScalarFieldContainer[str]
     def __init__(self, title: _Optional[str] = ..., chunks: _Optional[int] = ..., skipped_unchanged: _Optional[bool] = ..., ids: _Optional[_Iterable[str]] = ...) -> None: ...
 
+class IngestBookStreamRequest(_message.Message):
+    __slots__ = ("book",)
+    BOOK_FIELD_NUMBER: _ClassVar[int]
+    book: IngestBookRequest
+    def __init__(self, book: _Optional[_Union[IngestBookRequest, _Mapping]] = ...) -> None: ...
+
+class IngestBookProgress(_message.Message):
+    __slots__ = ("chunks_total", "chunks_done")
+    CHUNKS_TOTAL_FIELD_NUMBER: _ClassVar[int]
+    CHUNKS_DONE_FIELD_NUMBER: _ClassVar[int]
+    chunks_total: int
+    chunks_done: int
+    def __init__(self, chunks_total: _Optional[int] = ..., chunks_done: _Optional[int] = ...) -> None: ...
+
+class IngestBookStreamResponse(_message.Message):
+    __slots__ = ("progress", "result")
+    PROGRESS_FIELD_NUMBER: _ClassVar[int]
+    RESULT_FIELD_NUMBER: _ClassVar[int]
+    progress: IngestBookProgress
+    result: IngestBookResponse
+    def __init__(self, progress: _Optional[_Union[IngestBookProgress, _Mapping]] = ..., result: _Optional[_Union[IngestBookResponse, _Mapping]] = ...) -> None: ...
+
 class ListBooksRequest(_message.Message):
     __slots__ = ("scope",)
     SCOPE_FIELD_NUMBER: _ClassVar[int]
@@ -528,3 +550,15 @@ class ImportResponse(_message.Message):
     skipped_existing: int
     invalid: int
     def __init__(self, imported: _Optional[int] = ..., skipped_existing: _Optional[int] = ..., invalid: _Optional[int] = ...) -> None: ...
+
+class InfoRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class InfoResponse(_message.Message):
+    __slots__ = ("service", "version")
+    SERVICE_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    service: str
+    version: str
+    def __init__(self, service: _Optional[str] = ..., version: _Optional[str] = ...) -> None: ...

@@ -89,6 +89,11 @@ class MemoryServiceStub:
                 request_serializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.IngestBookRequest.SerializeToString,
                 response_deserializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.IngestBookResponse.FromString,
                 _registered_method=True)
+        self.IngestBookStream = channel.unary_stream(
+                '/mnemex.memory.v1.MemoryService/IngestBookStream',
+                request_serializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.IngestBookStreamRequest.SerializeToString,
+                response_deserializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.IngestBookStreamResponse.FromString,
+                _registered_method=True)
         self.ListBooks = channel.unary_unary(
                 '/mnemex.memory.v1.MemoryService/ListBooks',
                 request_serializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.ListBooksRequest.SerializeToString,
@@ -123,6 +128,11 @@ class MemoryServiceStub:
                 '/mnemex.memory.v1.MemoryService/Import',
                 request_serializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.ImportRequest.SerializeToString,
                 response_deserializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.ImportResponse.FromString,
+                _registered_method=True)
+        self.Info = channel.unary_unary(
+                '/mnemex.memory.v1.MemoryService/Info',
+                request_serializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.InfoRequest.SerializeToString,
+                response_deserializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.InfoResponse.FromString,
                 _registered_method=True)
 
 
@@ -206,6 +216,14 @@ class MemoryServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def IngestBookStream(self, request, context):
+        """IngestBook with progress: chunk counts as batches are embedded and
+        stored, then one final message carrying the IngestBookResponse.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def ListBooks(self, request, context):
         """Missing associated documentation comment in .proto file."""
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -248,6 +266,13 @@ class MemoryServiceServicer:
 
     def Import(self, request_iterator, context):
         """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Info(self, request, context):
+        """The service's name and package version (for `mnemex doctor`).
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
@@ -310,6 +335,11 @@ def add_MemoryServiceServicer_to_server(servicer, server):
                     request_deserializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.IngestBookRequest.FromString,
                     response_serializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.IngestBookResponse.SerializeToString,
             ),
+            'IngestBookStream': grpc.unary_stream_rpc_method_handler(
+                    servicer.IngestBookStream,
+                    request_deserializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.IngestBookStreamRequest.FromString,
+                    response_serializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.IngestBookStreamResponse.SerializeToString,
+            ),
             'ListBooks': grpc.unary_unary_rpc_method_handler(
                     servicer.ListBooks,
                     request_deserializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.ListBooksRequest.FromString,
@@ -344,6 +374,11 @@ def add_MemoryServiceServicer_to_server(servicer, server):
                     servicer.Import,
                     request_deserializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.ImportRequest.FromString,
                     response_serializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.ImportResponse.SerializeToString,
+            ),
+            'Info': grpc.unary_unary_rpc_method_handler(
+                    servicer.Info,
+                    request_deserializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.InfoRequest.FromString,
+                    response_serializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.InfoResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -654,6 +689,33 @@ class MemoryService:
             _registered_method=True)
 
     @staticmethod
+    def IngestBookStream(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/mnemex.memory.v1.MemoryService/IngestBookStream',
+            protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.IngestBookStreamRequest.SerializeToString,
+            protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.IngestBookStreamResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
     def ListBooks(request,
             target,
             options=(),
@@ -832,6 +894,33 @@ class MemoryService:
             '/mnemex.memory.v1.MemoryService/Import',
             protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.ImportRequest.SerializeToString,
             protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.ImportResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Info(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mnemex.memory.v1.MemoryService/Info',
+            protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.InfoRequest.SerializeToString,
+            protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.InfoResponse.FromString,
             options,
             channel_credentials,
             insecure,

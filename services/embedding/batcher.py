@@ -4,8 +4,9 @@ Requests queue up; a single worker takes everything queued (up to
 ``max_batch`` texts), encodes it in one call on a worker thread, and hands
 each caller its rows. A lone caller is encoded at once; under load, requests
 pile up while the previous batch runs and share the next one, and when the
-last batch had more than one caller the worker also waits up to ``window_ms``
-for stragglers. Plain asyncio, no gRPC.
+last batch had N callers the worker waits for N to be queued again (at most
+``window_ms``, and at most half the last encode's time), so batches stay
+whole instead of fragmenting. Plain asyncio, no gRPC.
 """
 
 from __future__ import annotations
@@ -18,6 +19,11 @@ import numpy as np
 
 from services.embedding.model import Encoder
 
+DEFAULT_WINDOW_MS = 10.0
+# Never wait longer than this share of the last encode: waiting costs at most a
+# fraction of a batch, so light, unsynchronised load is barely delayed.
+WAIT_SHARE = 0.5
+
 
 @dataclass
 class _Pending:
@@ -28,13 +34,14 @@ class _Pending:
 
 
 class MicroBatcher:
-    def __init__(self, encoder: Encoder, *, max_batch: int = 128, window_ms: float = 0.0) -> None:
+    def __init__(self, encoder: Encoder, *, max_batch: int = 128, window_ms: float = DEFAULT_WINDOW_MS) -> None:
         self._encoder = encoder
         self._max_batch = max_batch
         self._window = window_ms / 1000.0
         self._queue: asyncio.Queue[_Pending] = asyncio.Queue()
         self._worker: asyncio.Task[None] | None = None
         self._last_callers = 0
+        self._last_encode_s = 0.0
         self.batches_run = 0
         self.texts_encoded = 0
 
@@ -63,18 +70,18 @@ class MicroBatcher:
         first = await self._queue.get()
         batch = [first]
         size = len(first.texts)
-        # Wait for stragglers only while callers are concurrent (the last batch
-        # had company): a lone prompt is encoded at once.
-        window = self._window if self._last_callers > 1 else 0.0
-        end = time.monotonic() + window
+        # Under concurrency, wait (at most ``window``) until as many callers as
+        # last time have come back: the previous batch's callers return almost
+        # together, and one full batch encodes faster than a run of fragments.
+        # A lone prompt (the last batch had one caller) is encoded at once.
+        expected = self._last_callers if self._window > 0 else 1
+        end = time.monotonic() + min(self._window, WAIT_SHARE * self._last_encode_s)
         while size < self._max_batch:
             try:
                 item = self._queue.get_nowait()
             except asyncio.QueueEmpty:
-                if window <= 0:
-                    break
                 remaining = end - time.monotonic()
-                if remaining <= 0:
+                if len(batch) >= expected or remaining <= 0:
                     break
                 try:
                     item = await asyncio.wait_for(self._queue.get(), remaining)
@@ -100,6 +107,7 @@ class MicroBatcher:
             if not live:
                 continue
             texts = [t for item in live for t in item.texts]
+            started = time.monotonic()
             try:
                 vectors = await asyncio.to_thread(self._encoder.encode, texts)
             except Exception as exc:  # hand the failure to every waiting caller
@@ -107,6 +115,7 @@ class MicroBatcher:
                     if not item.future.done():
                         item.future.set_exception(exc)
                 continue
+            self._last_encode_s = time.monotonic() - started
             self.batches_run += 1
             self.texts_encoded += len(texts)
             start = 0

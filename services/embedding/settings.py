@@ -19,7 +19,7 @@ class EmbeddingSettings:
     backend: str
     max_batch: int = 128
     max_text_chars: int = 8192
-    batch_window_ms: float = 0.0
+    batch_window_ms: float = 10.0
     threads: int = 0  # onnxruntime intra-op threads; 0: one per core
     token: str | None = None
 
@@ -35,7 +35,7 @@ class EmbeddingSettings:
             raise ConfigError(f"MNEMEX_EMBEDDING_DEVICE={device!r}: use cpu, cuda, cuda:N or mps")
         try:
             max_batch = int(env.get("MNEMEX_EMBEDDING_MAX_BATCH", "128"))
-            window = float(env.get("MNEMEX_EMBEDDING_BATCH_WINDOW_MS", "0"))
+            window = float(env.get("MNEMEX_EMBEDDING_BATCH_WINDOW_MS", "10"))
             threads = int(env.get("MNEMEX_EMBEDDING_THREADS", "0"))
         except ValueError as exc:
             raise ConfigError(f"MNEMEX_EMBEDDING_MAX_BATCH / _BATCH_WINDOW_MS / _THREADS must be numbers: {exc}") from exc

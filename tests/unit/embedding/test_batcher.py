@@ -127,3 +127,35 @@ def test_batches_form_under_load_with_or_without_a_window(window: float) -> None
     encoder = run(scenario())
     assert sum(len(c) for c in encoder.calls) == 40
     assert len(encoder.calls) <= 12, f"{len(encoder.calls)} encode calls for 40 texts from 8 callers"
+
+
+def _staggered_callers(window_ms: float) -> list[int]:
+    """8 callers whose next request comes back 0-7 ms after their reply, as over RPC."""
+
+    async def scenario() -> list[int]:
+        encoder = RecordingEncoder(delay=0.03)
+        batcher = MicroBatcher(encoder, window_ms=window_ms)
+
+        async def caller(n: int) -> None:
+            for i in range(6):
+                await batcher.embed([f"{n}-{i}"])
+                await asyncio.sleep(0.001 * n)
+
+        await asyncio.gather(*(caller(n) for n in range(8)))
+        await batcher.close()
+        return [len(c) for c in encoder.calls]
+
+    return run(scenario())
+
+
+def test_callers_returning_together_are_encoded_in_whole_batches() -> None:
+    sizes = _staggered_callers(window_ms=10.0)
+    assert sum(sizes) == 48
+    # Once the batcher has seen the 8 callers together, it waits for all 8 each time.
+    steady = sizes[2:]
+    assert steady and all(size == 8 for size in steady), sizes
+
+
+def test_without_a_window_staggered_callers_fragment() -> None:
+    """The contrast that makes the window worth having."""
+    assert len(_staggered_callers(window_ms=0.0)) > len(_staggered_callers(window_ms=10.0))

@@ -16,8 +16,7 @@ are masked out of ``nearest`` and the BM25 index.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -27,8 +26,9 @@ _GROW = 1.5
 _MIN_CAPACITY = 256
 
 
-@dataclass(frozen=True)
-class MirrorRow:
+class MirrorRow(NamedTuple):
+    """One row as search reads it (a tuple: built per candidate, so it must be cheap)."""
+
     id: str
     document: str
     metadata: dict[str, Any]  # the mirror's own dict: read it, never change it
@@ -162,10 +162,12 @@ class CollectionMirror:
             return []
         top = np.argpartition(-sims, k - 1)[:k] if k < n else np.arange(n)
         top = top[np.argsort(-sims[top], kind="stable")]
+        scores = sims[top]
+        keep = np.isfinite(scores)
+        ids, docs, metas, facts = self._ids, self._docs, self._metas, self._facts
         return [
-            (MirrorRow(self._ids[i], self._docs[i], self._metas[i], self._facts[i]), float(sims[i]))
-            for i in top
-            if np.isfinite(sims[i])
+            (MirrorRow(ids[i], docs[i], metas[i], facts[i]), score)
+            for i, score in zip(top[keep].tolist(), scores[keep].tolist(), strict=True)
         ]
 
     def rows_since(self, since_ts: float | None) -> Iterator[MirrorRow]:

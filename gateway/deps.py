@@ -4,7 +4,9 @@
     @router.get("/api/x")
     async def x(ops: Operations = Depends(get_operations)): ...
 
-``request.app.state.operations`` / ``.settings`` hold the same objects.
+``request.app.state.operations`` / ``.settings`` hold the same objects. The
+dependencies are ``async def`` on purpose: FastAPI runs a plain ``def``
+dependency on its thread pool, a thread hand-off on every request.
 """
 
 from __future__ import annotations
@@ -15,9 +17,9 @@ from gateway.operations import Operations
 from mnemex.config import Settings
 
 
-def get_operations(request: Request) -> Operations:
+async def get_operations(request: Request) -> Operations:
     return request.app.state.operations  # type: ignore[no-any-return]
 
 
-def get_settings(request: Request) -> Settings:
+async def get_settings(request: Request) -> Settings:
     return request.app.state.settings  # type: ignore[no-any-return]

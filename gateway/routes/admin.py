@@ -36,6 +36,7 @@ import grpc
 from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.responses import StreamingResponse
 
+from gateway import convert
 from gateway.deps import get_operations
 from gateway.errors import InvalidInput, NotFound
 from gateway.operations import Operations
@@ -175,14 +176,18 @@ async def show_memory(
     cwd: str | None = _CWD,
     ops: Operations = Depends(get_operations),
 ) -> dict[str, Any]:
-    reply = await ops.search(cwd=cwd, id=memory_id, limit=1)
-    found = reply.get("memories") or []
-    if not found:
+    """Archived memories are shown too (with ``archived: true``): search hides them, show does not."""
+    mem_scope, _ = ops.scopes(cwd)
+    try:
+        reply = await call("memory", ops.backends.memory.Get(
+            mem_pb.GetRequest(scope=mem_scope, id=memory_id), **_opts(ops)
+        ))
+    except (NotFound, InvalidInput):
         raise NotFound(
             f"no memory with id {memory_id!r} in this project or your memory_bank: "
             "copy an id from an [id:...] tag or from `mnemex search`"
-        )
-    return dict(found[0])
+        ) from None
+    return convert.memory_to_dict(reply.memory)
 
 
 @router.get("/projects")

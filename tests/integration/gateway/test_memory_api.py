@@ -56,6 +56,9 @@ def test_memory_bank_update_and_archive(live: LiveStack, tmp_path: Path) -> None
         "/api/search", {"query": "which editor does the user use?", "cwd": cwd, "collections": ["memory_bank"]}
     )
     assert fact["id"] not in [m["id"] for m in again["memories"]]
+    shown = live.get(f"/api/memories/{fact['id']}", cwd=cwd)  # show still finds it, marked archived
+    assert shown["id"] == fact["id"] and shown["archived"] is True and shown["content"] == "The user's editor is Helix"
+    assert "no memory with id" in live.get("/api/memories/memory_bank_" + "f" * 32, expect=404, cwd=cwd)["error"]
     assert live.post(
         "/api/memory-bank/update", {"id": "memory_bank_" + "f" * 32, "content": "x", "cwd": cwd}, expect=404
     )["error"]

@@ -255,7 +255,7 @@ def main() -> None:
         row = (size, statistics.median(ms), percentile(ms, 95), statistics.fmean(ms), populate_s)
         rows.append(row)
         split = "  ".join(
-            f"{k} {statistics.median(t.get(k, 0.0) for t in stages):.1f}" for k in ("embed", "kg", "search", "state")
+            f"{k} {statistics.median(t.get(k, 0.0) for t in stages):.1f}" for k in ("embed", "kg", "memory")
         )
         print(
             f"{row[0]:>9} {row[1]:>8.2f} {row[2]:>8.2f} {row[3]:>8.2f} {row[4]:>11.1f}   stage p50 ms: {split}",

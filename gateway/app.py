@@ -67,7 +67,6 @@ def create_app(settings: Settings, backends: Backends | None = None, *, deadline
         try:
             yield
         finally:
-            await operations.drain()
             if owned:
                 await operations.backends.close()
                 operations.backends = None  # type: ignore[assignment]

@@ -1,12 +1,14 @@
 """The get-context pipeline, on the hot path of every prompt.
 
-    scoring state ───────────────┐
-    embed prompt ────────────────┼─> search (vector, kg weights, kg fact ids) -> record injection -> format
-    kg Recall (concepts, route, facts) ─┘
+    embed prompt ───────────────────────┐
+    kg Recall (concepts, route, facts) ─┴─> memory PrepareContext -> format
+                                            (scoring state, search with the vector, kg weights
+                                             and fact ids; the injection is recorded after the reply)
 
 Every backend call has its own short deadline and the whole pipeline an
-overall one; a failing kg means search without routing, a failing memory
-service means an empty context. Nothing here raises to the hook.
+overall one; a failing kg means search without routing, a failing embedding
+means a keyword search, a failing memory service means an empty context.
+Nothing here raises to the hook.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import asyncio
 import functools
 import logging
 import time
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -60,11 +62,9 @@ async def reconnecting(call: Callable[..., Awaitable[T]], timeout: float) -> T:
 class Deadlines:
     """Seconds per backend call; ``total`` bounds the whole pipeline."""
 
-    state: float = 0.4
     embed: float = 0.8
     kg: float = 0.3
-    search: float = 1.0
-    record: float = 0.4
+    memory: float = 1.0
     total: float = 1.5
 
     @classmethod
@@ -72,14 +72,7 @@ class Deadlines:
         """The default split, scaled to a different overall budget (seconds)."""
         factor = total / cls.total
         base = cls()
-        return cls(
-            state=base.state * factor,
-            embed=base.embed * factor,
-            kg=base.kg * factor,
-            search=base.search * factor,
-            record=base.record * factor,
-            total=total,
-        )
+        return cls(embed=base.embed * factor, kg=base.kg * factor, memory=base.memory * factor, total=total)
 
 
 @dataclass
@@ -135,25 +128,16 @@ async def build(
     prompt: str,
     limit: int,
     deadlines: Deadlines = Deadlines(),
-    defer: Callable[[Coroutine[Any, Any, None]], None] | None = None,
 ) -> dict[str, Any]:
-    """Run the pipeline. With ``defer``, the RecordInjection write is handed to
-    it instead of awaited, so the prompt does not wait for the session write."""
+    """Run the pipeline: two calls side by side, then one memory call."""
     md = backends.metadata
     degraded: list[str] = []
     timings: dict[str, float] = {}
     started = time.perf_counter()
     query = prompt.strip()
-
-    state_call = functools.partial(
-        backends.memory.GetScoringState,
-        mem_pb.GetScoringStateRequest(scope=mem_scope, session_id=session_id),
-        metadata=md,
-    )
-    state_task = asyncio.ensure_future(timed("state", timings, reconnecting(state_call, deadlines.state)))
     vector: np.ndarray | None = None
     routing = Routing()
-    memories: list[dict[str, Any]] = []
+    prepare = mem_pb.PrepareContextRequest(scope=mem_scope, session_id=session_id, prompt=prompt[:RECORDED_PROMPT_CHARS])
     if query:
         embed_r, routing_r = await asyncio.gather(
             timed("embed", timings, reconnecting(
@@ -170,46 +154,26 @@ async def build(
             _failed("kg", routing_r, degraded)
         else:
             routing = routing_r
-        request = mem_pb.SearchRequest(
-            scope=mem_scope,
+        prepare.search.CopyFrom(mem_pb.SearchRequest(
             query=query[:2_000],
             query_vector=b"" if vector is None else np.asarray(vector, dtype="<f4").tobytes(),
             limit=limit,
             sort_by=mem_pb.SORT_BY_RELEVANCE,
             collection_weights=routing.weights,
             boost_ids=routing.fact_ids,
-        )
-        try:
-            search_call = functools.partial(backends.memory.Search, request, metadata=md)
-            reply = await timed("search", timings, reconnecting(search_call, deadlines.search))
-            memories = convert.memories_to_dicts(reply.memories)[:limit]
-        except grpc.aio.AioRpcError as exc:
-            _failed("memory", exc, degraded)
+        ))
 
+    memories: list[dict[str, Any]] = []
     scoring_ids: list[str] = []
     scoring_required = False
     try:
-        state = await state_task
-        scoring_required = state.scoring_required
-        scoring_ids = list(state.injected_ids)
+        call = functools.partial(backends.memory.PrepareContext, prepare, metadata=md)
+        reply = await timed("memory", timings, reconnecting(call, deadlines.memory))
+        memories = convert.memories_to_dicts(reply.memories)[:limit]
+        scoring_required = reply.scoring_required
+        scoring_ids = list(reply.injected_ids)
     except grpc.aio.AioRpcError as exc:
         _failed("memory", exc, degraded)
-
-    if "memory" not in degraded:
-        injection = record_injection(
-            backends,
-            mem_pb.RecordInjectionRequest(
-                scope=mem_scope,
-                session_id=session_id,
-                ids=[m["id"] for m in memories],
-                prompt=prompt[:RECORDED_PROMPT_CHARS],
-            ),
-            deadlines.record,
-        )
-        if defer is None:
-            await injection
-        else:
-            defer(injection)
 
     scoring = formatting.scoring_prompt(scoring_ids) if scoring_required else ""
     known = formatting.known_context(memories, budget=formatting.MAX_OUTPUT_CHARS - len(scoring) - 2)
@@ -233,13 +197,6 @@ async def timed(name: str, timings: dict[str, float], awaitable: Awaitable[T]) -
         return await awaitable
     finally:
         timings[name] = round((time.perf_counter() - started) * 1000, 2)
-
-
-async def record_injection(backends: Backends, request: mem_pb.RecordInjectionRequest, timeout: float) -> None:
-    try:
-        await backends.memory.RecordInjection(request, timeout=timeout, metadata=backends.metadata)
-    except grpc.aio.AioRpcError as exc:
-        log.info("get-context: RecordInjection failed: %s", exc.code().name)
 
 
 def empty_result(degraded: list[str]) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Coroutine, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import grpc
@@ -37,8 +37,6 @@ class Operations(HookOperations, LibraryOperations):
         self.backends = backends
         self.settings = settings
         self.deadlines = deadlines or context.Deadlines()
-        # Session writes finishing after the response (RecordInjection), by (project, session).
-        self._pending: dict[tuple[str, str], asyncio.Task[None]] = {}
 
     # -- scope ---------------------------------------------------------------
     def project(self, cwd: str | None) -> str:
@@ -61,8 +59,6 @@ class Operations(HookOperations, LibraryOperations):
         validation.text(prompt, "prompt", validation.MAX_PROMPT_CHARS)
         validation.text(session_id, "session_id", validation.MAX_ID_CHARS)
         mem_scope, kg_scope = self.scopes(cwd)
-        key = (mem_scope.project, session_id)
-        await self._settle(key)
         return await context.build_bounded(
             self.backends,
             mem_scope,
@@ -71,24 +67,7 @@ class Operations(HookOperations, LibraryOperations):
             prompt=prompt,
             limit=limit,
             deadlines=self.deadlines,
-            defer=lambda write: self._defer(key, write),
         )
-
-    def _defer(self, key: tuple[str, str], write: Coroutine[Any, Any, None]) -> None:
-        task = asyncio.ensure_future(write)
-        self._pending[key] = task
-        task.add_done_callback(lambda done: self._pending.pop(key, None) if self._pending.get(key) is done else None)
-
-    async def _settle(self, key: tuple[str, str]) -> None:
-        """Wait for this session's deferred write, so turns stay in order within a replica."""
-        task = self._pending.get(key)
-        if task is not None:
-            await asyncio.shield(task)
-
-    async def drain(self) -> None:
-        """Finish every deferred write (called on shutdown)."""
-        if self._pending:
-            await asyncio.gather(*list(self._pending.values()), return_exceptions=True)
 
     async def insights(self, *, cwd: str | None, session_id: str, query: str) -> JSON:
         """Routing for the query's concepts, the top memories and the user's top facts, as text and data."""
@@ -319,7 +298,6 @@ class Operations(HookOperations, LibraryOperations):
         validation.text(assistant_text, "assistant_text", validation.MAX_ASSISTANT_CHARS)
         validation.text(user_text, "user_text", validation.MAX_PROMPT_CHARS)
         mem_scope = self.scopes(cwd)[0]
-        await self._settle((mem_scope.project, session_id))
         request = mem_pb.RecordExchangeRequest(
             scope=mem_scope, session_id=session_id, assistant_text=assistant_text, user_text=user_text
         )

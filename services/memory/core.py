@@ -31,6 +31,7 @@ from services.memory.search_rules import SearchParams
 from services.memory.session_state import MAX_SESSION_ID_CHARS, SessionState
 from services.memory.settings import MemorySettings
 from services.memory.store import ChromaStore
+from services.memory.turn_writes import TurnWrites
 
 log = logging.getLogger("mnemex.memory")
 MAX_INJECTED_IDS = 200
@@ -51,6 +52,7 @@ class MemoryCore:
         self.rt = Runtime(settings, store, SessionState(settings.state_path), embedder)
         self._sweeper: asyncio.Task[None] | None = None
         self._warmer: asyncio.Task[None] | None = None
+        self.turn_writes = TurnWrites()
 
     def scope(self, user: str, project: str) -> Scope:
         return make_scope(user, project, self.settings.default_user)
@@ -93,6 +95,7 @@ class MemoryCore:
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
         self._sweeper = self._warmer = None
+        await self.turn_writes.settle()
         await asyncio.to_thread(self.rt.close)
 
     # -- memories ----------------------------------------------------------------------
@@ -127,21 +130,28 @@ class MemoryCore:
         memory_scores: Mapping[str, Outcome],
         related: Sequence[str] | None,
     ) -> outcome_flow.ScoreSummary:
+        await self.turn_writes.settle()
         return await outcome_flow.score(
             self.rt, scope, session_id=check_session_id(session_id), outcome=outcome,
             memory_scores=memory_scores, related=related,
         )
 
     async def record_exchange(self, scope: Scope, session_id: str, user_text: str, assistant_text: str) -> str:
+        await self.turn_writes.settle()
         return await writes.record_exchange(self.rt, scope, check_session_id(session_id), user_text, assistant_text)
 
     async def scoring_state(self, scope: Scope, session_id: str) -> tuple[bool, list[str], str]:
+        await self.turn_writes.settle()
         turn = await self.rt.io(self.rt.state.scoring_state, scope, check_session_id(session_id))
         if turn is None:
             return False, [], ""
         return True, turn.injected_ids, turn.exchange_id
 
     async def record_injection(self, scope: Scope, session_id: str, ids: Sequence[str], prompt: str) -> None:
+        await self.turn_writes.settle()
+        await self._record_injection(scope, session_id, ids, prompt)
+
+    async def _record_injection(self, scope: Scope, session_id: str, ids: Sequence[str], prompt: str) -> None:
         if len(ids) > MAX_INJECTED_IDS:
             raise InvalidRequest(f"{len(ids)} ids given; record at most {MAX_INJECTED_IDS} per call")
         if len(prompt) > MAX_PROMPT_CHARS:
@@ -153,6 +163,24 @@ class MemoryCore:
             self.rt.state.record_injection, scope, check_session_id(session_id), clean,
             redact(prompt).strip(), self.rt.now().timestamp(),
         )
+
+    async def prepare_context(
+        self, scope: Scope, session_id: str, params: SearchParams | None, query_vector: bytes, prompt: str
+    ) -> tuple[list[NormalizedMemory], tuple[bool, list[str], str]]:
+        """The prompt hot path in one call: the session's scoring state (as it stood before
+        this prompt), the search when ``params`` is given, and the record of what is injected
+        now, written after the caller has its answer (``turn_writes`` keeps it in order)."""
+        session_id = check_session_id(session_id)
+        if len(prompt) > MAX_PROMPT_CHARS:
+            prompt = prompt[:MAX_PROMPT_CHARS]
+        await self.turn_writes.settle()
+        state = asyncio.ensure_future(self.rt.io(self.rt.state.scoring_state, scope, session_id))
+        try:
+            found = await search.search(self.rt, scope, params, query_vector) if params is not None else []
+        finally:
+            turn = await state
+        self.turn_writes.defer(self._record_injection(scope, session_id, [m.id for m in found], prompt))
+        return found, (False, [], "") if turn is None else (True, turn.injected_ids, turn.exchange_id)
 
     # -- books ------------------------------------------------------------------------------
     async def ingest_book(self, scope: Scope, **kwargs: object) -> books.IngestResult:

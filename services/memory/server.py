@@ -26,7 +26,7 @@ from services.memory.core import MemoryCore
 from services.memory.errors import EmbeddingUnavailable, InvalidRequest
 from services.memory.naming import Scope
 from services.memory.runtime import Embedder
-from services.memory.search_rules import build_search_params
+from services.memory.search_rules import SearchParams, build_search_params
 from services.memory.servicer_errors import translated
 from services.memory.settings import MemorySettings
 from services.memory.store import ChromaStore, open_client
@@ -41,6 +41,21 @@ class MemoryServicer(BookRpcs, pb_grpc.MemoryServiceServicer):
 
     def _scope(self, scope: pb.Scope) -> Scope:
         return self.core.scope(scope.user, scope.project)
+
+    @staticmethod
+    def _search_params(request: pb.SearchRequest) -> SearchParams:
+        return build_search_params(
+            query=request.query,
+            has_vector=bool(request.query_vector),
+            collections=list(request.collections),
+            limit=request.limit,
+            days_back=request.days_back,
+            memory_id=request.id,
+            sort_by=convert.sort_by(request.sort_by),
+            filters_json=request.metadata_filters_json,
+            collection_weights=dict(request.collection_weights),
+            boost_ids=list(request.boost_ids),
+        )
 
     @translated
     async def Store(self, request: pb.StoreRequest, context: grpc.aio.ServicerContext) -> pb.StoreResponse:
@@ -61,20 +76,24 @@ class MemoryServicer(BookRpcs, pb_grpc.MemoryServiceServicer):
 
     @translated
     async def Search(self, request: pb.SearchRequest, context: grpc.aio.ServicerContext) -> pb.SearchResponse:
-        params = build_search_params(
-            query=request.query,
-            has_vector=bool(request.query_vector),
-            collections=list(request.collections),
-            limit=request.limit,
-            days_back=request.days_back,
-            memory_id=request.id,
-            sort_by=convert.sort_by(request.sort_by),
-            filters_json=request.metadata_filters_json,
-            collection_weights=dict(request.collection_weights),
-            boost_ids=list(request.boost_ids),
-        )
+        params = self._search_params(request)
         found = await self.core.search(self._scope(request.scope), params, request.query_vector)
         return pb.SearchResponse(memories=[convert.memory(m) for m in found])
+
+    @translated
+    async def PrepareContext(
+        self, request: pb.PrepareContextRequest, context: grpc.aio.ServicerContext
+    ) -> pb.PrepareContextResponse:
+        params = self._search_params(request.search) if request.HasField("search") else None
+        found, (required, ids, exchange_id) = await self.core.prepare_context(
+            self._scope(request.scope), request.session_id, params, request.search.query_vector, request.prompt
+        )
+        return pb.PrepareContextResponse(
+            memories=[convert.memory(m) for m in found],
+            scoring_required=required,
+            injected_ids=ids,
+            exchange_id=exchange_id,
+        )
 
     @translated
     async def Get(self, request: pb.GetRequest, context: grpc.aio.ServicerContext) -> pb.GetResponse:

@@ -147,6 +147,17 @@ def memory_cases() -> list[Case]:
             "malformed-id": lambda: M.RecordInjectionRequest(scope=GOOD_M, session_id="s", ids=["bad id"]),
             "session-id-too-long": lambda: M.RecordInjectionRequest(scope=GOOD_M, session_id=long_sid, ids=[GOOD_ID]),
         },
+        "PrepareContext": {
+            "bad-scope": lambda: M.PrepareContextRequest(scope=BAD_M, session_id="s", search=M.SearchRequest(query="x")),
+            "session-id-too-long": lambda: M.PrepareContextRequest(scope=GOOD_M, session_id=long_sid),
+            "nothing-to-search": lambda: M.PrepareContextRequest(scope=GOOD_M, session_id="s", search=M.SearchRequest()),
+            "limit-too-high": lambda: M.PrepareContextRequest(
+                scope=GOOD_M, session_id="s", search=M.SearchRequest(query="x", limit=100_000)),
+            "query-vector-wrong-length": lambda: M.PrepareContextRequest(
+                scope=GOOD_M, session_id="s", search=M.SearchRequest(query="x", query_vector=b"\x01\x02\x03")),
+            "weight-unknown-collection": lambda: M.PrepareContextRequest(
+                scope=GOOD_M, session_id="s", search=M.SearchRequest(query="x", collection_weights={"secrets": 2.0})),
+        },
         "IngestBook": {
             "bad-scope": lambda: M.IngestBookRequest(scope=BAD_M, title="t", data=b"text", filename="t.txt"),
             "empty-data": lambda: M.IngestBookRequest(scope=GOOD_M, title="t", data=b"", filename="t.txt"),

@@ -345,6 +345,30 @@ class RecordInjectionResponse(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...
 
+class PrepareContextRequest(_message.Message):
+    __slots__ = ("scope", "session_id", "search", "prompt")
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    SEARCH_FIELD_NUMBER: _ClassVar[int]
+    PROMPT_FIELD_NUMBER: _ClassVar[int]
+    scope: Scope
+    session_id: str
+    search: SearchRequest
+    prompt: str
+    def __init__(self, scope: _Optional[_Union[Scope, _Mapping]] = ..., session_id: _Optional[str] = ..., search: _Optional[_Union[SearchRequest, _Mapping]] = ..., prompt: _Optional[str] = ...) -> None: ...
+
+class PrepareContextResponse(_message.Message):
+    __slots__ = ("memories", "scoring_required", "injected_ids", "exchange_id")
+    MEMORIES_FIELD_NUMBER: _ClassVar[int]
+    SCORING_REQUIRED_FIELD_NUMBER: _ClassVar[int]
+    INJECTED_IDS_FIELD_NUMBER: _ClassVar[int]
+    EXCHANGE_ID_FIELD_NUMBER: _ClassVar[int]
+    memories: _containers.RepeatedCompositeFieldContainer[Memory]
+    scoring_required: bool
+    injected_ids: _containers.RepeatedScalarFieldContainer[str]
+    exchange_id: str
+    def __init__(self, memories: _Optional[_Iterable[_Union[Memory, _Mapping]]] = ..., scoring_required: _Optional[bool] = ..., injected_ids: _Optional[_Iterable[str]] = ..., exchange_id: _Optional[str] = ...) -> None: ...
+
 class IngestBookRequest(_message.Message):
     __slots__ = ("scope", "title", "source", "data", "filename", "skip_if_unchanged")
     SCOPE_FIELD_NUMBER: _ClassVar[int]

@@ -84,6 +84,11 @@ class MemoryServiceStub:
                 request_serializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.RecordInjectionRequest.SerializeToString,
                 response_deserializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.RecordInjectionResponse.FromString,
                 _registered_method=True)
+        self.PrepareContext = channel.unary_unary(
+                '/mnemex.memory.v1.MemoryService/PrepareContext',
+                request_serializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.PrepareContextRequest.SerializeToString,
+                response_deserializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.PrepareContextResponse.FromString,
+                _registered_method=True)
         self.IngestBook = channel.unary_unary(
                 '/mnemex.memory.v1.MemoryService/IngestBook',
                 request_serializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.IngestBookRequest.SerializeToString,
@@ -209,6 +214,15 @@ class MemoryServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def PrepareContext(self, request, context):
+        """The prompt hot path in one call: the session's scoring state as it stood before this
+        prompt, a Search when `search` is set, and the record of the ids injected now, which is
+        written after the reply and before any later operation on the session's turns.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def IngestBook(self, request, context):
         """Books: chunk, embed and store a document; list; remove by title.
         """
@@ -329,6 +343,11 @@ def add_MemoryServiceServicer_to_server(servicer, server):
                     servicer.RecordInjection,
                     request_deserializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.RecordInjectionRequest.FromString,
                     response_serializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.RecordInjectionResponse.SerializeToString,
+            ),
+            'PrepareContext': grpc.unary_unary_rpc_method_handler(
+                    servicer.PrepareContext,
+                    request_deserializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.PrepareContextRequest.FromString,
+                    response_serializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.PrepareContextResponse.SerializeToString,
             ),
             'IngestBook': grpc.unary_unary_rpc_method_handler(
                     servicer.IngestBook,
@@ -651,6 +670,33 @@ class MemoryService:
             '/mnemex.memory.v1.MemoryService/RecordInjection',
             protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.RecordInjectionRequest.SerializeToString,
             protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.RecordInjectionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PrepareContext(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mnemex.memory.v1.MemoryService/PrepareContext',
+            protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.PrepareContextRequest.SerializeToString,
+            protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.PrepareContextResponse.FromString,
             options,
             channel_credentials,
             insecure,

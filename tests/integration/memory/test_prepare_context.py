@@ -1,0 +1,97 @@
+"""PrepareContext: state, search and injection record in one call, with turns kept in order.
+
+The injection is written after the reply; these tests fire the next call on the
+same session at once, so a write that was not kept in order would show up as a
+missing scoring prompt or the wrong ids.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from protos.mnemex.memory.v1 import memory_service_pb2 as pb
+from tests.integration.memory.conftest import store
+
+pytestmark = pytest.mark.integration
+
+
+def prepare(stub, scope, session, query="", prompt="a question"):  # type: ignore[no-untyped-def]
+    request = pb.PrepareContextRequest(scope=scope, session_id=session, prompt=prompt)
+    if query:
+        request.search.CopyFrom(pb.SearchRequest(query=query, limit=3))
+    return stub.PrepareContext(request, timeout=30)
+
+
+def exchange(stub, scope, session, answer="done"):  # type: ignore[no-untyped-def]
+    return stub.RecordExchange(
+        pb.RecordExchangeRequest(scope=scope, session_id=session, assistant_text=answer), timeout=30
+    ).exchange_id
+
+
+def test_one_call_answers_state_and_search_and_records_the_turn(stub, scope) -> None:  # type: ignore[no-untyped-def]
+    uv = store(stub, scope, "Use uv to manage the virtualenv of this repository")
+    store(stub, scope, "The API gateway rate-limits at 100 requests per second")
+    first = prepare(stub, scope, "p1", query="how do I manage the virtualenv?", prompt="how do I set up the env?")
+    assert not first.scoring_required and list(first.injected_ids) == []
+    found = [m.id for m in first.memories]
+    assert found and found[0] == uv.id
+    # The stop comes straight after: it must find the turn PrepareContext recorded.
+    exchange_id = exchange(stub, scope, "p1", answer="Run uv sync.")
+    stored = stub.Get(pb.GetRequest(scope=scope, id=exchange_id), timeout=10).memory
+    assert stored.content == "User: how do I set up the env?\nAssistant: Run uv sync."
+    second = prepare(stub, scope, "p1", query="and the rate limit?", prompt="and the rate limit?")
+    assert second.scoring_required and list(second.injected_ids) == found and second.exchange_id == exchange_id
+    # Scoring now targets the first turn's ids, not the ones injected just now.
+    reply = stub.Score(pb.ScoreRequest(scope=scope, session_id="p1", outcome=pb.OUTCOME_WORKED), timeout=30)
+    assert {s.id for s in reply.scored} == {exchange_id, *found}
+
+
+def test_without_a_search_the_state_is_read_and_an_empty_turn_recorded(stub, scope) -> None:  # type: ignore[no-untyped-def]
+    blank = prepare(stub, scope, "p2")
+    assert list(blank.memories) == [] and not blank.scoring_required
+    exchange_id = exchange(stub, scope, "p2")
+    after = prepare(stub, scope, "p2")
+    assert after.scoring_required and list(after.injected_ids) == [] and after.exchange_id == exchange_id
+
+
+def test_an_interrupted_turn_needs_no_scoring(stub, scope) -> None:  # type: ignore[no-untyped-def]
+    store(stub, scope, "Cache invalidation happens on deploy")
+    prepare(stub, scope, "p3", query="when is the cache invalidated?")
+    again = prepare(stub, scope, "p3", query="never mind, when do we deploy?")  # no stop in between
+    assert not again.scoring_required
+
+
+def test_many_turns_back_to_back_stay_in_order(stub, scope) -> None:  # type: ignore[no-untyped-def]
+    store(stub, scope, "Feature flags gate every rollout")
+    previous_ids: list[str] | None = None
+    previous_exchange = ""
+    for turn in range(12):
+        reply = prepare(stub, scope, "p4", query=f"how do rollouts work, take {turn}?", prompt=f"question {turn}")
+        if previous_ids is None:
+            assert not reply.scoring_required
+        else:
+            assert reply.scoring_required, turn
+            assert list(reply.injected_ids) == previous_ids and reply.exchange_id == previous_exchange
+        previous_ids = [m.id for m in reply.memories]
+        previous_exchange = exchange(stub, scope, "p4", answer=f"answer {turn}")
+
+
+def test_the_core_keeps_the_deferred_write_before_the_next_turn_operation(  # type: ignore[no-untyped-def]
+    memory_service, loop_thread, scope
+) -> None:
+    """No RPC round trip in between: the exchange is recorded the moment PrepareContext returns,
+    before the deferred injection write has even started."""
+    core = memory_service.core
+    mem_scope = core.scope(scope.user, scope.project)
+
+    async def back_to_back() -> tuple[int, str, str, tuple[bool, list[str], str]]:
+        await core.prepare_context(mem_scope, "p5", None, b"", "the question")
+        pending = core.turn_writes.pending
+        exchange_id = await core.record_exchange(mem_scope, "p5", "", "the answer")
+        stored = await core.get(mem_scope, exchange_id)
+        return pending, exchange_id, stored.content, await core.scoring_state(mem_scope, "p5")
+
+    pending, exchange_id, content, (required, ids, scored_exchange) = loop_thread.run(back_to_back())
+    assert pending == 1  # the write was still queued when the exchange came in
+    assert content == "User: the question\nAssistant: the answer"  # the exchange found the recorded turn
+    assert required and ids == [] and scored_exchange == exchange_id

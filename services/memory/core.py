@@ -130,25 +130,25 @@ class MemoryCore:
         memory_scores: Mapping[str, Outcome],
         related: Sequence[str] | None,
     ) -> outcome_flow.ScoreSummary:
-        await self.turn_writes.settle()
+        await self.turn_writes.settle(scope, check_session_id(session_id))
         return await outcome_flow.score(
             self.rt, scope, session_id=check_session_id(session_id), outcome=outcome,
             memory_scores=memory_scores, related=related,
         )
 
     async def record_exchange(self, scope: Scope, session_id: str, user_text: str, assistant_text: str) -> str:
-        await self.turn_writes.settle()
+        await self.turn_writes.settle(scope, check_session_id(session_id))
         return await writes.record_exchange(self.rt, scope, check_session_id(session_id), user_text, assistant_text)
 
     async def scoring_state(self, scope: Scope, session_id: str) -> tuple[bool, list[str], str]:
-        await self.turn_writes.settle()
+        await self.turn_writes.settle(scope, check_session_id(session_id))
         turn = await self.rt.io(self.rt.state.scoring_state, scope, check_session_id(session_id))
         if turn is None:
             return False, [], ""
         return True, turn.injected_ids, turn.exchange_id
 
     async def record_injection(self, scope: Scope, session_id: str, ids: Sequence[str], prompt: str) -> None:
-        await self.turn_writes.settle()
+        await self.turn_writes.settle(scope, check_session_id(session_id))
         await self._record_injection(scope, session_id, ids, prompt)
 
     async def _record_injection(self, scope: Scope, session_id: str, ids: Sequence[str], prompt: str) -> None:
@@ -173,13 +173,13 @@ class MemoryCore:
         session_id = check_session_id(session_id)
         if len(prompt) > MAX_PROMPT_CHARS:
             prompt = prompt[:MAX_PROMPT_CHARS]
-        await self.turn_writes.settle()
+        await self.turn_writes.settle(scope, session_id)
         state = asyncio.ensure_future(self.rt.io(self.rt.state.scoring_state, scope, session_id))
         try:
             found = await search.search(self.rt, scope, params, query_vector) if params is not None else []
         finally:
             turn = await state
-        self.turn_writes.defer(self._record_injection(scope, session_id, [m.id for m in found], prompt))
+        self.turn_writes.defer(scope, session_id, self._record_injection(scope, session_id, [m.id for m in found], prompt))
         return found, (False, [], "") if turn is None else (True, turn.injected_ids, turn.exchange_id)
 
     # -- books ------------------------------------------------------------------------------

@@ -182,7 +182,7 @@ async def show_memory(
         reply = await call("memory", ops.backends.memory.Get(
             mem_pb.GetRequest(scope=mem_scope, id=memory_id), **_opts(ops)
         ))
-    except (NotFound, InvalidInput):
+    except NotFound:  # a malformed id keeps the memory service's 422 and its reason
         raise NotFound(
             f"no memory with id {memory_id!r} in this project or your memory_bank: "
             "copy an id from an [id:...] tag or from `mnemex search`"

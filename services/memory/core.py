@@ -28,7 +28,7 @@ from services.memory.normalize import NormalizedMemory
 from services.memory.outcomes import Outcome
 from services.memory.runtime import Embedder, Runtime, limit_blas_threads
 from services.memory.search_rules import SearchParams
-from services.memory.session_state import MAX_SESSION_ID_CHARS, SessionState
+from services.memory.session_state import MAX_SESSION_ID_CHARS, SessionState, Turn
 from services.memory.settings import MemorySettings
 from services.memory.store import ChromaStore
 from services.memory.turn_writes import TurnWrites
@@ -36,6 +36,14 @@ from services.memory.turn_writes import TurnWrites
 log = logging.getLogger("mnemex.memory")
 MAX_INJECTED_IDS = 200
 MAX_PROMPT_CHARS = 20_000
+
+
+# (scoring required, ids injected into the previous turn, that turn's exchange id)
+ScoringState = tuple[bool, list[str], str]
+
+
+def _scoring_state(turn: Turn | None) -> ScoringState:
+    return (False, [], "") if turn is None else (True, turn.injected_ids, turn.exchange_id)
 
 
 def check_session_id(session_id: str) -> str:
@@ -130,56 +138,53 @@ class MemoryCore:
         memory_scores: Mapping[str, Outcome],
         related: Sequence[str] | None,
     ) -> outcome_flow.ScoreSummary:
-        await self.turn_writes.settle(scope, check_session_id(session_id))
+        session_id = check_session_id(session_id)
+        await self.turn_writes.settle(scope, session_id)
         return await outcome_flow.score(
-            self.rt, scope, session_id=check_session_id(session_id), outcome=outcome,
-            memory_scores=memory_scores, related=related,
+            self.rt, scope, session_id=session_id, outcome=outcome, memory_scores=memory_scores, related=related
         )
 
     async def record_exchange(self, scope: Scope, session_id: str, user_text: str, assistant_text: str) -> str:
-        await self.turn_writes.settle(scope, check_session_id(session_id))
-        return await writes.record_exchange(self.rt, scope, check_session_id(session_id), user_text, assistant_text)
+        session_id = check_session_id(session_id)
+        await self.turn_writes.settle(scope, session_id)
+        return await writes.record_exchange(self.rt, scope, session_id, user_text, assistant_text)
 
-    async def scoring_state(self, scope: Scope, session_id: str) -> tuple[bool, list[str], str]:
-        await self.turn_writes.settle(scope, check_session_id(session_id))
-        turn = await self.rt.io(self.rt.state.scoring_state, scope, check_session_id(session_id))
-        if turn is None:
-            return False, [], ""
-        return True, turn.injected_ids, turn.exchange_id
+    async def scoring_state(self, scope: Scope, session_id: str) -> ScoringState:
+        session_id = check_session_id(session_id)
+        await self.turn_writes.settle(scope, session_id)
+        return _scoring_state(await self.rt.io(self.rt.state.scoring_state, scope, session_id))
 
     async def record_injection(self, scope: Scope, session_id: str, ids: Sequence[str], prompt: str) -> None:
-        await self.turn_writes.settle(scope, check_session_id(session_id))
+        session_id = check_session_id(session_id)
+        await self.turn_writes.settle(scope, session_id)
         await self._record_injection(scope, session_id, ids, prompt)
 
     async def _record_injection(self, scope: Scope, session_id: str, ids: Sequence[str], prompt: str) -> None:
+        """``session_id`` already checked."""
         if len(ids) > MAX_INJECTED_IDS:
             raise InvalidRequest(f"{len(ids)} ids given; record at most {MAX_INJECTED_IDS} per call")
-        if len(prompt) > MAX_PROMPT_CHARS:
-            prompt = prompt[:MAX_PROMPT_CHARS]
         clean = [check_id(i) for i in ids]
         from mnemex.privacy import redact
 
         await self.rt.io(
-            self.rt.state.record_injection, scope, check_session_id(session_id), clean,
-            redact(prompt).strip(), self.rt.now().timestamp(),
+            self.rt.state.record_injection, scope, session_id, clean,
+            redact(prompt[:MAX_PROMPT_CHARS]).strip(), self.rt.now().timestamp(),
         )
 
     async def prepare_context(
         self, scope: Scope, session_id: str, params: SearchParams | None, query_vector: bytes, prompt: str
-    ) -> tuple[list[NormalizedMemory], tuple[bool, list[str], str]]:
+    ) -> tuple[list[NormalizedMemory], ScoringState]:
         """The prompt hot path in one call: the session's scoring state (as it stood before
         this prompt), the search when ``params`` is given, and the record of what is injected
         now, written after the caller has its answer (``turn_writes`` keeps it in order)."""
         session_id = check_session_id(session_id)
-        if len(prompt) > MAX_PROMPT_CHARS:
-            prompt = prompt[:MAX_PROMPT_CHARS]
         await self.turn_writes.settle(scope, session_id)
         # A read of about 30 microseconds under the session store's own lock: done inline, it
         # cannot queue behind Chroma writes in the I/O pool when many sessions are busy.
-        turn = self.rt.state.scoring_state(scope, session_id)
+        state = _scoring_state(self.rt.state.scoring_state(scope, session_id))
         found = await search.search(self.rt, scope, params, query_vector) if params is not None else []
         self.turn_writes.defer(scope, session_id, self._record_injection(scope, session_id, [m.id for m in found], prompt))
-        return found, (False, [], "") if turn is None else (True, turn.injected_ids, turn.exchange_id)
+        return found, state
 
     # -- books ------------------------------------------------------------------------------
     async def ingest_book(self, scope: Scope, **kwargs: object) -> books.IngestResult:

@@ -59,6 +59,7 @@ def test_memory_bank_update_and_archive(live: LiveStack, tmp_path: Path) -> None
     shown = live.get(f"/api/memories/{fact['id']}", cwd=cwd)  # show still finds it, marked archived
     assert shown["id"] == fact["id"] and shown["archived"] is True and shown["content"] == "The user's editor is Helix"
     assert "no memory with id" in live.get("/api/memories/memory_bank_" + "f" * 32, expect=404, cwd=cwd)["error"]
+    assert live.get("/api/memories/not an id", expect=422, cwd=cwd)["error"]  # malformed: the reason, not a 404
     assert live.post(
         "/api/memory-bank/update", {"id": "memory_bank_" + "f" * 32, "content": "x", "cwd": cwd}, expect=404
     )["error"]

@@ -223,7 +223,7 @@ def time_get_context(
 
 
 def machine_speed_ms(runs: int = 200) -> float:
-    """How fast this machine is right now: the embedding model's own work for one prompt, in-process.
+    """How fast this machine is right now: the fp32 embedding model's work for one prompt, in-process.
 
     Shared machines drift by a third from hour to hour; printing this beside the
     latencies lets two runs be compared."""
@@ -231,7 +231,7 @@ def machine_speed_ms(runs: int = 200) -> float:
     from services.embedding.model import load_encoder
 
     offline.apply()
-    encoder = load_encoder()
+    encoder = load_encoder(precision="fp32")  # the same yardstick before and after int8 became the default
     prompt = ["how did we handle the redis cache eviction last time? after the deploy on friday"]
     for _ in range(20):
         encoder.encode(prompt)
@@ -287,7 +287,7 @@ def main() -> None:
               flush=True)
         cpu = "  ".join(f"{n} {v:.1f}" for n, v in cpu_ms.items())
         print(f"{'':>9} CPU ms per request by process: {cpu}  (total {sum(cpu_ms.values()):.1f})", flush=True)
-    print(f"machine speed: in-process encode of one 20-token prompt p50 {machine_speed_ms():.2f} ms "
+    print(f"machine speed: in-process fp32 encode of one 20-token prompt p50 {machine_speed_ms():.2f} ms "
           "(about 4.6 on a quiet 2-core machine here; a higher figure means every number above is inflated)")
     last = rows[-1]
     print(

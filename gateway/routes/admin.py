@@ -224,6 +224,7 @@ async def versions(ops: Operations = Depends(get_operations)) -> dict[str, Any]:
             "dimension": info.dimension,
             "device": info.device,
             "backend": info.backend,
+            "precision": info.precision,
         }
 
     async def memory() -> dict[str, Any]:

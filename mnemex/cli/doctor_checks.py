@@ -68,7 +68,8 @@ def embedding_offline(versions: dict[str, Any] | None, python: str = sys.executa
             name,
             "ok",
             f"the running embedding service serves {info['model_id']} "
-            f"({info.get('dimension')} dims, {info.get('device')}) with downloads disabled",
+            f"({info.get('dimension')} dims, {info.get('device')}, {info.get('backend')} "
+            f"{info.get('precision') or 'fp32'}) with downloads disabled",
         )
     code = (
         "from services.embedding.model import load_encoder\n"

@@ -24,6 +24,7 @@ class Encoder(Protocol):
     device: str
     backend: str
     max_seq_length: int
+    precision: str  # "fp32", or "int8" for the quantized ONNX graph
 
     def encode(self, texts: list[str]) -> np.ndarray:
         """Return a (len(texts), dimension) float32 array of unit vectors."""
@@ -43,6 +44,7 @@ class SentenceTransformerEncoder:
     backend: str
     max_seq_length: int
     _model: object
+    precision: str = "fp32"
 
     @classmethod
     def load(cls, model_path: str | None = None, device: str = "cpu", backend: str = "torch") -> SentenceTransformerEncoder:
@@ -79,14 +81,16 @@ class SentenceTransformerEncoder:
 
 
 def load_encoder(
-    model_path: str | None = None, device: str = "cpu", backend: str = "auto", threads: int = 0
+    model_path: str | None = None, device: str = "cpu", backend: str = "auto", threads: int = 0,
+    precision: str = "int8",
 ) -> Encoder:
     """The fastest encoder that serves this model faithfully.
 
     ``auto`` picks ONNX on the CPU (exported once into the cache, no torch in
     the serving process) and falls back to sentence-transformers when the
     model cannot be exported; ``onnx`` insists; anything else is passed to
-    sentence-transformers as its backend.
+    sentence-transformers as its backend. ``precision`` applies to ONNX only:
+    ``int8`` (default) or ``fp32``; the torch path is always fp32.
     """
     if backend == "auto" and device != "cpu":
         backend = "torch"
@@ -100,12 +104,20 @@ def load_encoder(
                                     "sentence-transformers directory, or unset it to use the packaged all-MiniLM-L6-v2")
         name = "all-MiniLM-L6-v2" if model_path is None else path.name
         try:
-            return OnnxEncoder.load(path, name, threads=threads)
+            return OnnxEncoder.load(path, name, threads=threads, precision=precision)
         except OnnxUnsupported as exc:
-            if backend == "onnx":
-                raise
-            log.warning("ONNX unavailable (%s); serving with sentence-transformers on torch", exc)
-            backend = "torch"
+            failure = exc
+        if precision != "fp32":  # the int8 graph could not be built: the exact one is the next best
+            try:
+                encoder = OnnxEncoder.load(path, name, threads=threads, precision="fp32")
+                log.warning("int8 ONNX unavailable (%s); serving the fp32 ONNX graph", failure)
+                return encoder
+            except OnnxUnsupported as exc:
+                failure = exc
+        if backend == "onnx":
+            raise failure
+        log.warning("ONNX unavailable (%s); serving with sentence-transformers on torch", failure)
+        backend = "torch"
     return SentenceTransformerEncoder.load(model_path, device, backend)
 
 

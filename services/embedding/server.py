@@ -57,6 +57,7 @@ class EmbeddingServicer(pb_grpc.EmbeddingServiceServicer):
             device=self._encoder.device,
             backend=self._encoder.backend,
             max_seq_length=self._encoder.max_seq_length,
+            precision=self._encoder.precision,
             max_batch=self._settings.max_batch,
             max_text_chars=self._settings.max_text_chars,
             version=__version__,
@@ -82,12 +83,12 @@ async def serve(settings: EmbeddingSettings) -> None:
     from services.embedding.model import load_encoder
 
     encoder = await asyncio.to_thread(
-        load_encoder, settings.model_path, settings.device, settings.backend, settings.threads
+        load_encoder, settings.model_path, settings.device, settings.backend, settings.threads, settings.precision
     )
     server, port, batcher = await create_server(settings, encoder)
     log.info(
-        "embedding service on port %d: %s dim=%d device=%s backend=%s",
-        port, encoder.model_id, encoder.dimension, encoder.device, encoder.backend,
+        "embedding service on port %d: %s dim=%d device=%s backend=%s precision=%s",
+        port, encoder.model_id, encoder.dimension, encoder.device, encoder.backend, encoder.precision,
     )
     await serve_until_signal(server, server.health, on_stop=[batcher.close])  # type: ignore[attr-defined]
 

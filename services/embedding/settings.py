@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from mnemex.config import ConfigError, Settings
 
 BACKENDS = ("auto", "onnx", "torch", "openvino")
+PRECISIONS = ("int8", "fp32")  # the ONNX graphs onnx_export builds
 
 
 @dataclass(frozen=True)
@@ -21,6 +22,7 @@ class EmbeddingSettings:
     max_text_chars: int = 8192
     batch_window_ms: float = 10.0
     threads: int = 0  # onnxruntime intra-op threads; 0: one per core
+    precision: str = "int8"  # ONNX only; torch is always fp32
     token: str | None = None
 
     @classmethod
@@ -30,6 +32,11 @@ class EmbeddingSettings:
         backend = env.get("MNEMEX_EMBEDDING_BACKEND", "auto")
         if backend not in BACKENDS:
             raise ConfigError(f"MNEMEX_EMBEDDING_BACKEND={backend!r}: choose one of {', '.join(BACKENDS)}")
+        precision = (env.get("MNEMEX_EMBEDDING_PRECISION") or "int8").strip().lower()
+        if precision not in PRECISIONS:
+            raise ConfigError(
+                f"MNEMEX_EMBEDDING_PRECISION={precision!r}: choose int8 (faster, cosine 0.99 to fp32) or fp32 (exact)"
+            )
         device = env.get("MNEMEX_EMBEDDING_DEVICE", "cpu")
         if not (device == "cpu" or device.startswith("cuda") or device == "mps"):
             raise ConfigError(f"MNEMEX_EMBEDDING_DEVICE={device!r}: use cpu, cuda, cuda:N or mps")
@@ -47,5 +54,6 @@ class EmbeddingSettings:
             max_batch=max_batch,
             batch_window_ms=window,
             threads=threads,
+            precision=precision,
             token=base.token,
         )

@@ -36,7 +36,9 @@ def test_embed_matches_in_process_model(stub, encoder) -> None:  # type: ignore[
 
 def test_info_reports_model_dimension_device(stub) -> None:  # type: ignore[no-untyped-def]
     info = stub.Info(pb.InfoRequest(), timeout=5)
-    assert (info.model_id, info.dimension, info.device, info.backend) == ("all-MiniLM-L6-v2", 384, "cpu", "onnx")
+    assert (info.model_id, info.dimension, info.device, info.backend, info.precision) == (
+        "all-MiniLM-L6-v2", 384, "cpu", "onnx", "int8"
+    )
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,5 @@
-"""The ONNX backend serves the same vectors as sentence-transformers, and knows its limits."""
+"""The ONNX backend serves the same vectors as sentence-transformers (fp32) or close ones (int8),
+and knows its limits."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import numpy as np
 import pytest
 
 from services.embedding.model import load_encoder, packaged_model_path
-from services.embedding.onnx_export import OnnxUnsupported, cached_model_path, check_supported, model_digest
+from services.embedding.onnx_export import OnnxUnsupported, cached_model_path, check_supported, main, model_digest
 
 TEXTS = [
     "x",
@@ -27,8 +28,18 @@ def torch_encoder():  # type: ignore[no-untyped-def]
     return load_encoder(backend="torch")
 
 
-def test_onnx_matches_sentence_transformers(encoder, torch_encoder) -> None:  # type: ignore[no-untyped-def]
-    assert encoder.backend == "onnx"
+@pytest.fixture(scope="module")
+def fp32_encoder():  # type: ignore[no-untyped-def]
+    return load_encoder(precision="fp32")
+
+
+def test_the_default_is_the_int8_onnx_graph(encoder) -> None:  # type: ignore[no-untyped-def]
+    assert (encoder.backend, encoder.precision) == ("onnx", "int8")
+
+
+def test_onnx_matches_sentence_transformers(fp32_encoder, torch_encoder) -> None:  # type: ignore[no-untyped-def]
+    encoder = fp32_encoder
+    assert (encoder.backend, encoder.precision) == ("onnx", "fp32")
     batch = encoder.encode(TEXTS * 3)
     expected = torch_encoder.encode(TEXTS * 3)
     assert batch.shape == expected.shape == (15, 384)
@@ -39,11 +50,62 @@ def test_onnx_matches_sentence_transformers(encoder, torch_encoder) -> None:  # 
     assert np.allclose(np.linalg.norm(batch, axis=1), 1.0, atol=1e-5)
 
 
-def test_batch_order_is_preserved_when_sorted_by_length(encoder) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize("precision", ["fp32", "int8"])
+def test_a_vector_depends_on_its_text_alone(precision: str, encoder, fp32_encoder) -> None:  # type: ignore[no-untyped-def]
+    """Batched or alone, in any order: the same text gives the same vector (int8 included,
+    whose activation scales would otherwise be taken over the whole batch)."""
+    chosen = fp32_encoder if precision == "fp32" else encoder
     texts = [f"{'long ' * (i % 7 * 20)}item {i}" for i in range(150)]
-    together = encoder.encode(texts)
+    together = chosen.encode(texts)
     for i in (0, 33, 77, 149):
-        assert np.abs(together[i] - encoder.encode([texts[i]])[0]).max() < 1e-5
+        assert np.abs(together[i] - chosen.encode([texts[i]])[0]).max() < 1e-5
+
+
+SENTENCES = [
+    "why does the gateway return 503 after a restart",
+    "pin torch to the CPU wheel so pip never pulls CUDA",
+    "the billing service deploys with helm on friday",
+    "Caroline went to the LGBTQ support group yesterday",
+    "def f(x):\n    return x ** 2",
+    "the cache is invalidated on every deploy",
+    "Ünïcödé 日本語 テスト 🙂",
+    "I painted a sunrise over the lake last weekend",
+]
+
+
+def test_int8_vectors_stay_close_to_fp32_and_keep_the_neighbours(encoder, fp32_encoder) -> None:  # type: ignore[no-untyped-def]
+    """The speed is bought with a bounded error: cosine to the exact vector, and the same
+    nearest neighbour for paraphrases (the retrieval cost is measured on LoCoMo)."""
+    exact, fast = fp32_encoder.encode(SENTENCES), encoder.encode(SENTENCES)
+    assert fast.dtype == np.float32 and np.allclose(np.linalg.norm(fast, axis=1), 1.0, atol=1e-4)
+    cosines = (exact * fast).sum(axis=1)
+    assert cosines.min() > 0.97 and cosines.mean() > 0.985, cosines
+    queries = ["what does a 503 from the gateway after restarting mean?", "when do we clear the cache?",
+               "which day is the billing deploy?"]
+    expected = [0, 5, 2]
+    assert list((fp32_encoder.encode(queries) @ exact.T).argmax(axis=1)) == expected
+    assert list((encoder.encode(queries) @ fast.T).argmax(axis=1)) == expected
+
+
+def test_int8_is_derived_from_the_fp32_export_into_its_own_file(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    model = Path(packaged_model_path())
+    fp32 = cached_model_path(model, tmp_path)
+    shutil.copy(cached_model_path(model), fp32)  # reuse the installed export: no torch trace in this test
+    out = cached_model_path(model, tmp_path, "int8")
+    assert out != fp32 and not out.exists()
+    assert main(["--out", str(out), "--precision", "int8", "--json"]) == 0
+    reply = json.loads(capsys.readouterr().out)
+    assert reply == {"model": str(model), "onnx": str(out), "precision": "int8"}
+    assert 0 < out.stat().st_size < fp32.stat().st_size
+    assert not list(tmp_path.glob(".*.tmp"))  # written under a temporary name, then renamed
+
+
+def test_an_unknown_precision_is_refused_with_the_choices(monkeypatch: pytest.MonkeyPatch, capsys) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("MNEMEX_EMBEDDING_PRECISION", "fp16")
+    with pytest.raises(SystemExit) as exited:
+        main(["--json"])
+    assert exited.value.code == 2
+    assert "choose one of int8, fp32" in capsys.readouterr().err
 
 
 def test_export_cache_key_follows_the_model_files(tmp_path: Path) -> None:

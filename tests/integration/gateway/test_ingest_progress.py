@@ -94,6 +94,8 @@ def test_versions_report_every_service(live: LiveStack) -> None:
     for service in ("gateway", "embedding", "memory", "kg"):
         assert report[service]["version"] == __version__, report
     assert (report["memory"]["service"], report["kg"]["service"]) == ("memory", "kg")
+    embedding = report["embedding"]
+    assert (embedding["model_id"], embedding["backend"], embedding["precision"]) == ("all-MiniLM-L6-v2", "onnx", "int8")
 
 
 def test_versions_name_a_backend_that_is_down(live: LiveStack) -> None:

@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n2protos/mnemex/embedding/v1/embedding_service.proto\x12\x13mnemex.embedding.v1\"\x1d\n\x0c\x45mbedRequest\x12\r\n\x05texts\x18\x01 \x03(\t\"T\n\rEmbedResponse\x12\x0f\n\x07vectors\x18\x01 \x01(\x0c\x12\x11\n\tdimension\x18\x02 \x01(\r\x12\r\n\x05\x63ount\x18\x03 \x01(\r\x12\x10\n\x08model_id\x18\x04 \x01(\t\"\r\n\x0bInfoRequest\"\xa8\x01\n\x0cInfoResponse\x12\x10\n\x08model_id\x18\x01 \x01(\t\x12\x11\n\tdimension\x18\x02 \x01(\r\x12\x0e\n\x06\x64\x65vice\x18\x03 \x01(\t\x12\x0f\n\x07\x62\x61\x63kend\x18\x04 \x01(\t\x12\x16\n\x0emax_seq_length\x18\x05 \x01(\r\x12\x11\n\tmax_batch\x18\x06 \x01(\r\x12\x16\n\x0emax_text_chars\x18\x07 \x01(\r\x12\x0f\n\x07version\x18\x08 \x01(\t2\xaf\x01\n\x10\x45mbeddingService\x12N\n\x05\x45mbed\x12!.mnemex.embedding.v1.EmbedRequest\x1a\".mnemex.embedding.v1.EmbedResponse\x12K\n\x04Info\x12 .mnemex.embedding.v1.InfoRequest\x1a!.mnemex.embedding.v1.InfoResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n2protos/mnemex/embedding/v1/embedding_service.proto\x12\x13mnemex.embedding.v1\"\x1d\n\x0c\x45mbedRequest\x12\r\n\x05texts\x18\x01 \x03(\t\"T\n\rEmbedResponse\x12\x0f\n\x07vectors\x18\x01 \x01(\x0c\x12\x11\n\tdimension\x18\x02 \x01(\r\x12\r\n\x05\x63ount\x18\x03 \x01(\r\x12\x10\n\x08model_id\x18\x04 \x01(\t\"\r\n\x0bInfoRequest\"\xbb\x01\n\x0cInfoResponse\x12\x10\n\x08model_id\x18\x01 \x01(\t\x12\x11\n\tdimension\x18\x02 \x01(\r\x12\x0e\n\x06\x64\x65vice\x18\x03 \x01(\t\x12\x0f\n\x07\x62\x61\x63kend\x18\x04 \x01(\t\x12\x16\n\x0emax_seq_length\x18\x05 \x01(\r\x12\x11\n\tmax_batch\x18\x06 \x01(\r\x12\x16\n\x0emax_text_chars\x18\x07 \x01(\r\x12\x0f\n\x07version\x18\x08 \x01(\t\x12\x11\n\tprecision\x18\t \x01(\t2\xaf\x01\n\x10\x45mbeddingService\x12N\n\x05\x45mbed\x12!.mnemex.embedding.v1.EmbedRequest\x1a\".mnemex.embedding.v1.EmbedResponse\x12K\n\x04Info\x12 .mnemex.embedding.v1.InfoRequest\x1a!.mnemex.embedding.v1.InfoResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -38,7 +38,7 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_INFOREQUEST']._serialized_start=192
   _globals['_INFOREQUEST']._serialized_end=205
   _globals['_INFORESPONSE']._serialized_start=208
-  _globals['_INFORESPONSE']._serialized_end=376
-  _globals['_EMBEDDINGSERVICE']._serialized_start=379
-  _globals['_EMBEDDINGSERVICE']._serialized_end=554
+  _globals['_INFORESPONSE']._serialized_end=395
+  _globals['_EMBEDDINGSERVICE']._serialized_start=398
+  _globals['_EMBEDDINGSERVICE']._serialized_end=573
 # @@protoc_insertion_point(module_scope)

@@ -29,7 +29,7 @@ class InfoRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class InfoResponse(_message.Message):
-    __slots__ = ("model_id", "dimension", "device", "backend", "max_seq_length", "max_batch", "max_text_chars", "version")
+    __slots__ = ("model_id", "dimension", "device", "backend", "max_seq_length", "max_batch", "max_text_chars", "version", "precision")
     MODEL_ID_FIELD_NUMBER: _ClassVar[int]
     DIMENSION_FIELD_NUMBER: _ClassVar[int]
     DEVICE_FIELD_NUMBER: _ClassVar[int]
@@ -38,6 +38,7 @@ class InfoResponse(_message.Message):
     MAX_BATCH_FIELD_NUMBER: _ClassVar[int]
     MAX_TEXT_CHARS_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
+    PRECISION_FIELD_NUMBER: _ClassVar[int]
     model_id: str
     dimension: int
     device: str
@@ -46,4 +47,5 @@ class InfoResponse(_message.Message):
     max_batch: int
     max_text_chars: int
     version: str
-    def __init__(self, model_id: _Optional[str] = ..., dimension: _Optional[int] = ..., device: _Optional[str] = ..., backend: _Optional[str] = ..., max_seq_length: _Optional[int] = ..., max_batch: _Optional[int] = ..., max_text_chars: _Optional[int] = ..., version: _Optional[str] = ...) -> None: ...
+    precision: str
+    def __init__(self, model_id: _Optional[str] = ..., dimension: _Optional[int] = ..., device: _Optional[str] = ..., backend: _Optional[str] = ..., max_seq_length: _Optional[int] = ..., max_batch: _Optional[int] = ..., max_text_chars: _Optional[int] = ..., version: _Optional[str] = ..., precision: _Optional[str] = ...) -> None: ...

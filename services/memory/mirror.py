@@ -149,6 +149,13 @@ class CollectionMirror:
         slot = self._slot.get(memory_id)
         return None if slot is None else float(self._matrix[slot] @ vector)
 
+    def similarities(self, memory_ids: list[str], vector: np.ndarray) -> list[float]:
+        """Cosine of each known id to ``vector``, in one product (ids must be in the mirror)."""
+        if not memory_ids:
+            return []
+        slots = [self._slot[memory_id] for memory_id in memory_ids]
+        return (self._matrix[slots] @ np.asarray(vector, dtype=np.float32)).tolist()  # type: ignore[no-any-return]
+
     def nearest(self, vector: np.ndarray, k: int, since_ts: float | None = None) -> list[tuple[MirrorRow, float]]:
         """Top ``k`` active rows by exact cosine (best first), optionally created at or after ``since_ts``."""
         n = len(self._ids)
@@ -156,11 +163,13 @@ class CollectionMirror:
             return []
         sims = self._matrix[:n] @ np.asarray(vector, dtype=np.float32)
         mask = self._active[:n] if since_ts is None else self._active[:n] & (self._created[:n] >= since_ts)
-        sims = np.where(mask, sims, -np.inf)
-        k = min(k, int(mask.sum()))
+        live = int(np.count_nonzero(mask))
+        k = min(k, live)
         if k == 0:
             return []
-        top = np.argpartition(-sims, k - 1)[:k] if k < n else np.arange(n)
+        if live < n:  # usually every row is live: no masked copy then
+            sims = np.where(mask, sims, -np.inf)
+        top = np.argpartition(sims, n - k)[n - k :] if k < n else np.arange(n)
         top = top[np.argsort(-sims[top], kind="stable")]
         scores = sims[top]
         keep = np.isfinite(scores)

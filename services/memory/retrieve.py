@@ -41,7 +41,7 @@ from services.memory.store import StoredMemory
 MIN_CANDIDATES = 30
 
 
-@dataclass
+@dataclass(slots=True)
 class Candidate:
     memory: StoredMemory  # metadata may be the mirror's own dict: read it, never change it
     similarity: float | None = None
@@ -80,16 +80,19 @@ def _read_mirrors(
                 )
             if not terms or mirror.lexical is None:
                 continue
-            for doc_id, score in mirror.lexical.search_terms(terms, n):
-                hits.append((doc_id, score))
-                hit = None if doc_id in found else mirror.row(doc_id)
-                if hit is not None:
-                    cand = Candidate(
-                        StoredMemory(doc_id, collection, hit.document, hit.metadata),
-                        mirror.similarity(doc_id, vector) if vector is not None else None,
-                        facts=hit.facts,
-                    )
-                    extra.append((score, cand))
+            lexical = mirror.lexical.search_terms(terms, n)
+            hits.extend(lexical)
+            missed = [(doc_id, score) for doc_id, score in lexical if doc_id not in found and doc_id in mirror]
+            cosines = mirror.similarities([doc_id for doc_id, _ in missed], vector) if vector is not None else None
+            for i, (doc_id, score) in enumerate(missed):
+                hit = mirror.row(doc_id)
+                assert hit is not None  # checked above, under the same read lock
+                cand = Candidate(
+                    StoredMemory(doc_id, collection, hit.document, hit.metadata),
+                    cosines[i] if cosines is not None else None,
+                    facts=hit.facts,
+                )
+                extra.append((score, cand))
     # Of the lexical hits dense retrieval missed, the best N across all collections join.
     extra.sort(key=lambda item: -item[0])
     for _, cand in extra[:n]:

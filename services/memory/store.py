@@ -29,7 +29,7 @@ SCAN_PAGE = 5000
 _NEGATIVE_TTL_S = 5.0
 
 
-@dataclass
+@dataclass(slots=True)
 class StoredMemory:
     id: str
     collection: str

@@ -53,7 +53,7 @@ async def seed(core: MemoryCore, n: int) -> tuple[list[str], np.ndarray]:
     ids = []
     collections = ["working", "history", "patterns", "memory_bank", "books"]
     for i in range(n):
-        text = " ".join(RNG.choice(WORDS, 6)) + f" item{i}"
+        text = " ".join(RNG.choice(WORDS, 6)) + f" item{i}" + (" yesterday" if i % 4 == 0 else "")
         memory, _ = await core.store(scope, collection=collections[i % 5], content=text, vector=unit(base[i]), allow_duplicate=True)
         ids.append(memory.id)
     for memory_id in ids[: n // 3]:  # give some memories outcome history
@@ -70,6 +70,8 @@ def test_early_stopping_never_changes_the_results(tmp_path: Path) -> None:
         everything = json.dumps({"collection": {"$in": ["working", "history", "patterns", "memory_bank", "books"]}})
         for i in range(25):
             query = " ".join(RNG.choice(WORDS, 3))
+            if i % 2:  # a temporal query: the time cue is applied only to ranked candidates
+                query = f"when did we {query} last week?"
             vector = unit(base[i] + 0.8 * RNG.standard_normal(384).astype(np.float32))
             for limit in (1, 5, 12):
                 fast = await core.search(scope, build_search_params(query=query, has_vector=True, limit=limit), vector)
@@ -116,6 +118,33 @@ def test_dense_mode_has_no_lexical_side(tmp_path: Path) -> None:
         found = await core.search(scope, build_search_params(query="kafka", has_vector=True, limit=3), unit(base[3]))
         assert found[0].embedding_similarity == pytest.approx(1.0, abs=1e-4)
         assert not core.rt.mirrors.lexical_enabled
+        await core.close()
+
+    asyncio.run(main())
+
+
+def test_a_temporal_query_lifts_the_memory_that_mentions_time(tmp_path: Path) -> None:
+    """The time cue is applied after pruning, to the ranked candidates: it must still decide
+    between two memories that are otherwise equal (same vector, no keyword hits)."""
+
+    async def main() -> None:
+        core = make_core(tmp_path)
+        scope = core.scope("u", "p")
+        vector = unit(RNG.standard_normal(384).astype(np.float32))
+        plain, _ = await core.store(scope, collection="history", content="the cache flush ran", vector=vector,
+                                    allow_duplicate=True)
+        dated, _ = await core.store(scope, collection="history", content="the cache flush ran yesterday",
+                                    vector=vector, allow_duplicate=True)
+        for limit in (1, 2):
+            temporal = await core.search(scope, build_search_params(query="what happened last week?", has_vector=True,
+                                                                    limit=limit), vector)
+            assert temporal[0].id == dated.id
+        both = await core.search(scope, build_search_params(query="what happened last week?", has_vector=True, limit=2),
+                                 vector)
+        assert both[0].final_rank_score > both[1].final_rank_score and both[1].id == plain.id
+        neutral = await core.search(scope, build_search_params(query="what happened there?", has_vector=True, limit=2),
+                                    vector)
+        assert neutral[0].final_rank_score == pytest.approx(neutral[1].final_rank_score)
         await core.close()
 
     asyncio.run(main())

@@ -37,10 +37,11 @@ class Operations(HookOperations, LibraryOperations):
         self.backends = backends
         self.settings = settings
         self.deadlines = deadlines or context.Deadlines()
+        self._projects = projects.CachedResolver(settings.home)
 
     # -- scope ---------------------------------------------------------------
     def project(self, cwd: str | None) -> str:
-        return projects.resolve(cwd, self.settings.home)
+        return self._projects(cwd)
 
     def scopes(self, cwd: str | None) -> tuple[mem_pb.Scope, kg_pb.Scope]:
         project = self.project(cwd)

@@ -16,6 +16,8 @@ import json
 import os
 import re
 import tempfile
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 BINDINGS_FILE = "projects.json"
@@ -104,3 +106,42 @@ def resolve(cwd: str | os.PathLike[str] | None, home: Path) -> str:
     root = git_root(path) or path
     digest = hashlib.sha1(str(root).encode("utf-8", "surrogatepass")).hexdigest()[:8]
     return f"{slug(root.name)}-{digest}"
+
+
+class CachedResolver:
+    """``resolve`` for a long-running process, without the filesystem walk on every call.
+
+    A prompt's cwd rarely changes project, but resolving it costs a realpath, a walk
+    up to ``.git`` and a read of the bindings file. An answer is reused for ``ttl``
+    seconds (so a new ``.git`` or a moved directory is seen within that time) and
+    never after the bindings file changed (so ``mnemex projects bind`` takes effect
+    on the next prompt: a stat per call checks it).
+    """
+
+    def __init__(self, home: Path, ttl: float = 10.0, max_entries: int = 256,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.home = home
+        self.ttl = ttl
+        self.max_entries = max_entries
+        self._clock = clock
+        self._entries: dict[str, tuple[str, tuple[int, int, int] | None, float]] = {}
+
+    def _bindings_stamp(self) -> tuple[int, int, int] | None:
+        try:
+            st = (self.home / BINDINGS_FILE).stat()
+        except OSError:
+            return None
+        return (st.st_mtime_ns, st.st_ino, st.st_size)
+
+    def __call__(self, cwd: str | os.PathLike[str] | None) -> str:
+        key = os.fspath(cwd) if cwd else ""
+        stamp = self._bindings_stamp()
+        now = self._clock()
+        hit = self._entries.get(key)
+        if hit is not None and hit[1] == stamp and now - hit[2] < self.ttl:
+            return hit[0]
+        project = resolve(cwd, self.home)
+        if key not in self._entries and len(self._entries) >= self.max_entries:
+            del self._entries[next(iter(self._entries))]  # the oldest entry
+        self._entries[key] = (project, stamp, now)
+        return project

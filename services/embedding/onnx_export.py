@@ -15,8 +15,8 @@ every MatMul weight quantized per output channel, activations quantized on the
 fly (onnxruntime dynamic quantization). A prompt is encoded in about two thirds
 of the fp32 time, because a short input is bound by streaming 42 MB of fp32
 weights through the cache, and int8 weights are a quarter of that. The vectors
-stay within cosine 0.99 (mean) of the fp32 ones; LoCoMo recall@10 moved from
-0.745 to 0.740 (BENCHMARKS.md). Per-tensor quantization was measured too and
+stay within cosine 0.99 (mean) of the fp32 ones; LoCoMo recall@10 stayed at
+0.745, recall@5 0.664 -> 0.659 (BENCHMARKS.md). Per-tensor quantization was measured too and
 dropped: cosine 0.95, too lossy.
 
     python -m services.embedding.onnx_export [--model PATH] [--precision int8|fp32] [--json]

@@ -1,0 +1,110 @@
+"""get-context A/B: two front ends over one memory + kg stack, requests alternating.
+
+    .venv/bin/python -m bench.bench_get_context_ab --b-env MNEMEX_EMBEDDING_PRECISION=fp32
+    .venv/bin/python -m bench.bench_get_context_ab --b-root ../old-checkout   # code against code
+
+Side A is this checkout's embedding service and gateway; side B is another
+embedding service and gateway, started with ``--b-env`` variables and/or from
+another checkout (``--b-root``). Both gateways use the same memory and kg
+services (this checkout's), populated once with N memories, so the only
+difference is what runs in front of them. Requests go A, B, A, B... through
+the hook's own client, so a slow minute on this shared machine hits both
+sides alike; the ratio of medians is the figure to read, not either absolute.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from bench.bench_get_context import DETAILS, MODULES, ROOT, TOPICS, ProcessStack, hook_poster, populate
+from bench.common import free_port, percentile
+
+
+def start_side_b(stack: ProcessStack, extra_env: dict[str, str], root: Path) -> ProcessStack:
+    """An embedding service and a gateway beside ``stack``, sharing its memory and kg."""
+    side = ProcessStack(stack.home / "b", dict(stack.env))
+    side.home.mkdir()
+    side.env.update(extra_env)
+    side.env.update(
+        MNEMEX_GATEWAY_ADDR=f"127.0.0.1:{free_port()}",
+        MNEMEX_EMBEDDING_ADDR=f"127.0.0.1:{free_port()}",
+        PYTHONPATH=str(root),
+    )
+    for name in ("embedding", "gateway"):
+        log = open(side.home / f"{name}.log", "ab")  # noqa: SIM115 - lives as long as the process
+        side.procs[name] = subprocess.Popen(
+            [sys.executable, "-m", MODULES[name]], env=side.env, cwd=root, stdout=log, stderr=subprocess.STDOUT
+        )
+    import httpx
+
+    from bench.common import wait_until
+
+    def healthy() -> bool:
+        return httpx.get(side.url + "/api/health", timeout=2).json().get("status") == "ok"
+
+    if not wait_until(healthy, timeout=180, interval=0.2):
+        raise RuntimeError("side B did not become healthy; see logs in " + str(side.home))
+    return side
+
+
+def alternate(a: ProcessStack, b: ProcessStack, cwd: str, queries: int) -> tuple[list[float], list[float]]:
+    rng = random.Random(2)
+    prompts = [f"how did we handle {rng.choice(TOPICS)} last time? {rng.choice(DETAILS)}" for _ in range(queries)]
+    post_a, post_b = hook_poster(a), hook_poster(b)
+    for i, prompt in enumerate(prompts[:10]):  # warm-up
+        post_a({"session_id": f"warm-a{i}", "prompt": prompt, "cwd": cwd})
+        post_b({"session_id": f"warm-b{i}", "prompt": prompt, "cwd": cwd})
+    times: tuple[list[float], list[float]] = ([], [])
+    for i, prompt in enumerate(prompts):
+        order = ((0, post_a), (1, post_b)) if i % 2 == 0 else ((1, post_b), (0, post_a))
+        for side, post in order:
+            started = time.perf_counter()
+            reply = post({"session_id": f"ab{side}-{i % 7}", "prompt": prompt, "cwd": cwd})
+            times[side].append((time.perf_counter() - started) * 1000)
+            assert reply["memories"], reply
+    return times
+
+
+def main() -> None:
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", type=int, default=10_000)
+    parser.add_argument("--queries", type=int, default=300)
+    parser.add_argument("--b-env", action="append", default=[], metavar="KEY=VALUE")
+    parser.add_argument("--b-root", type=Path, default=ROOT, help="checkout that side B runs from")
+    args = parser.parse_args()
+    extra = dict(item.split("=", 1) for item in args.b_env)
+    label_b = " ".join(args.b_env + ([f"root={args.b_root}"] if args.b_root != ROOT else [])) or "same as A"
+    with tempfile.TemporaryDirectory(prefix="mnemex-ab-") as tmp:
+        home = Path(tmp)
+        project = home / "project"
+        (project / ".git").mkdir(parents=True)
+        (home / "data").mkdir()
+        stack = ProcessStack.create(home / "data")
+        stack.start()
+        side_b = None
+        try:
+            asyncio.run(populate(stack, str(project), args.size))
+            side_b = start_side_b(stack, extra, args.b_root.resolve())
+            a, b = alternate(stack, side_b, str(project), args.queries)
+        finally:
+            if side_b is not None:
+                side_b.stop()
+            stack.stop()
+    print(f"get-context A/B at {args.size} memories, {args.queries} alternating requests per side")
+    for name, samples in (("A (this checkout)", a), (f"B ({label_b})", b)):
+        print(f"  {name:40s} p50 {statistics.median(samples):6.2f}  p95 {percentile(samples, 95):6.2f} ms")
+    print(f"  p50 ratio A/B {statistics.median(a) / statistics.median(b):.3f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -93,9 +93,10 @@ def quantize(fp32_file: Path, out: Path) -> Path:
         quantize_dynamic(
             str(fp32_file), str(tmp), op_types_to_quantize=["MatMul"], per_channel=True, weight_type=QuantType.QInt8
         )
+        os.replace(tmp, out)
     finally:
         logging.disable(logging.NOTSET)
-    os.replace(tmp, out)
+        tmp.unlink(missing_ok=True)  # only left when quantization failed
     return out
 
 

@@ -141,3 +141,27 @@ def test_unsupported_pooling_is_refused_or_served_by_torch(tmp_path: Path) -> No
     fallback = load_encoder(str(copy), backend="auto")
     assert fallback.backend == "torch"
     assert fallback.encode(["hello"]).shape == (1, 384)
+
+
+def test_without_an_int8_graph_the_fp32_graph_serves(monkeypatch: pytest.MonkeyPatch, caplog) -> None:  # type: ignore[no-untyped-def]
+    """A failed quantization (the seam faked here) falls back to exact ONNX, never to torch."""
+    from services.embedding.onnx_encoder import OnnxEncoder
+
+    real_load = OnnxEncoder.load.__func__  # type: ignore[attr-defined]
+
+    def load(cls, *args, precision: str = "int8", **kwargs):  # type: ignore[no-untyped-def]
+        if precision == "int8":
+            raise OnnxUnsupported("quantization failed: simulated")
+        return real_load(cls, *args, precision=precision, **kwargs)
+
+    monkeypatch.setattr(OnnxEncoder, "load", classmethod(load))
+    served = load_encoder()
+    assert (served.backend, served.precision) == ("onnx", "fp32")
+    assert "int8 ONNX unavailable" in caplog.text
+
+    def refuse(cls, *args, **kwargs):  # type: ignore[no-untyped-def]
+        raise OnnxUnsupported("simulated: no ONNX graph at all")
+
+    monkeypatch.setattr(OnnxEncoder, "load", classmethod(refuse))
+    with pytest.raises(OnnxUnsupported, match="no ONNX graph at all"):  # backend=onnx insists: no torch
+        load_encoder(backend="onnx")

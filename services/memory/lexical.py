@@ -15,7 +15,10 @@ Layout, built for short queries over 10k-100k short documents:
   all slots are renumbered once most slot numbers are dead, so memory stays
   proportional to the live documents;
 - ``search`` scores each query term's postings with numpy in one vectorised
-  step (Lucene BM25 idf, which is never negative) and picks the top ``k``.
+  step (Lucene BM25 idf, which is never negative) and picks the top ``k``;
+  each term's length-normalised tf part is kept until the next write (every
+  write moves the average length, so any write drops them all), so a term
+  seen in an earlier query costs one multiply and one scatter-add.
 
 Thread safety: every public method takes one lock, so a servicer may call it
 from ``asyncio.to_thread`` workers.
@@ -38,6 +41,7 @@ MAX_DOC_CHARS = 100_000
 MAX_QUERY_CHARS = 4_000
 MAX_QUERY_TERMS = 64
 _MIN_SLOTS = 1024
+MAX_CACHED_POSTINGS = 1_000_000  # float64 + int32 each: at most 12 MB of cached term parts per index
 
 
 class _Postings:
@@ -71,6 +75,11 @@ class LexicalIndex:
         self._alive = np.zeros(_MIN_SLOTS, dtype=np.bool_)
         self._next_slot = 0
         self._total_len = 0
+        self._forget_term_parts()
+
+    def _forget_term_parts(self) -> None:
+        self._term_parts: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self._cached_postings = 0
 
     def __len__(self) -> int:
         return len(self._slot_of)
@@ -93,6 +102,7 @@ class LexicalIndex:
         counts = Counter(self._tokenize(text[:MAX_DOC_CHARS]))
         with self._lock:
             self._remove_locked(doc_id)
+            self._forget_term_parts()
             if self._next_slot >= len(self._doc_len):
                 self._grow()
             slot = self._next_slot
@@ -126,6 +136,7 @@ class LexicalIndex:
         slot = self._slot_of.pop(doc_id, None)
         if slot is None:
             return
+        self._forget_term_parts()
         del self._id_of[slot]
         self._alive[slot] = False
         self._total_len -= int(self._doc_len[slot])
@@ -207,7 +218,6 @@ class LexicalIndex:
             n = len(self._slot_of)
             if n == 0:
                 return []
-            k1, b = self.k1, self.b
             avg_len = self._total_len / n or 1.0
             scores: np.ndarray | None = None
             for term in dict.fromkeys(words):
@@ -217,18 +227,31 @@ class LexicalIndex:
                 weight = self.idf(term) * (weights.get(term, 1.0) if weights else 1.0)
                 if weight <= 0:
                     continue
-                slots = np.frombuffer(entry.slots, dtype=np.int32).copy()
-                tfs = np.frombuffer(entry.tfs, dtype=np.float32).astype(np.float64)
-                norm = k1 * (1.0 - b) + (k1 * b / avg_len) * self._doc_len[slots]
-                contribution = (weight * (k1 + 1.0)) * tfs / (tfs + norm)
-                if entry.dead:
-                    contribution *= self._alive[slots]
+                slots, part = self._term_part(term, entry, avg_len)
                 if scores is None:
                     scores = np.zeros(self._next_slot, dtype=np.float64)
-                scores[slots] += contribution
+                scores[slots] += weight * part
             if scores is None:
                 return []
             return self._top(scores, k)
+
+    def _term_part(self, term: str, entry: _Postings, avg_len: float) -> tuple[np.ndarray, np.ndarray]:
+        """A term's postings slots and (k1 + 1) tf / (tf + k1 (1 - b + b len / avg_len)), 0 for dead slots."""
+        cached = self._term_parts.get(term)
+        if cached is not None:
+            return cached
+        k1, b = self.k1, self.b
+        slots = np.frombuffer(entry.slots, dtype=np.int32).copy()
+        tfs = np.frombuffer(entry.tfs, dtype=np.float32).astype(np.float64)
+        norm = k1 * (1.0 - b) + (k1 * b / avg_len) * self._doc_len[slots]
+        part = (k1 + 1.0) * tfs / (tfs + norm)
+        if entry.dead:
+            part *= self._alive[slots]
+        if self._cached_postings + len(slots) > MAX_CACHED_POSTINGS:
+            self._forget_term_parts()
+        self._term_parts[term] = (slots, part)
+        self._cached_postings += len(slots)
+        return slots, part
 
     def _top(self, scores: np.ndarray, k: int) -> list[tuple[str, float]]:
         positive = np.flatnonzero(scores > 0)

@@ -165,3 +165,39 @@ def test_heavy_churn_renumbers_slots() -> None:
     assert index._next_slot <= 1024  # renumbered: 6,000 slots were used, the slot space shrank back
     hits = index.search("round5 item995", 3)
     assert hits[0][0] == "doc995"
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    ops=st.lists(
+        st.tuples(st.sampled_from(["add", "remove", "search"]), st.integers(0, 9), texts),
+        min_size=1,
+        max_size=60,
+    )
+)
+def test_cached_term_parts_never_outlive_a_write(ops: list[tuple[str, int, str]]) -> None:
+    """Searches between writes reuse each term's cached part; every answer still equals a fresh index's."""
+    index = LexicalIndex()
+    live: dict[str, str] = {}
+    for op, key, text in ops:
+        doc_id = f"d{key}"
+        if op == "add":
+            index.add(doc_id, text)
+            live[doc_id] = text
+        elif op == "remove":
+            index.remove(doc_id)
+            live.pop(doc_id, None)
+        for word in WORDS[:4] if op == "search" else WORDS[:1]:
+            got, want = index.search(word, 5), build(live).search(word, 5)
+            assert [d for d, _ in got] == [d for d, _ in want]
+            assert all(abs(a - b) < 1e-9 for (_, a), (_, b) in zip(got, want, strict=True))
+
+
+def test_the_term_cache_is_bounded(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import services.memory.lexical as lexical
+
+    monkeypatch.setattr(lexical, "MAX_CACHED_POSTINGS", 50)
+    index = build({f"d{i}": " ".join(WORDS) for i in range(20)})  # every term has 20 postings
+    for word in WORDS:
+        assert [d for d, _ in index.search(word, 3)] == ["d0", "d1", "d10"]
+        assert index._cached_postings <= 50

@@ -7,14 +7,25 @@ in chunks, so short prompts never pay for padding up to a long document.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from services.embedding.onnx_export import check_supported, ensure_exported
 
 CHUNK = 64
+log = logging.getLogger("mnemex.embedding")
+
+
+def _check_or_drop(ort: Any, onnx_file: Path) -> None:
+    """Drop ``onnx_file`` from the cache if onnxruntime cannot load it (the next export rebuilds it)."""
+    try:
+        ort.InferenceSession(str(onnx_file), providers=["CPUExecutionProvider"])
+    except Exception:  # same as above: onnxruntime's own error types
+        onnx_file.unlink(missing_ok=True)
 
 
 @dataclass
@@ -50,7 +61,16 @@ class OnnxEncoder:
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         if threads > 0:
             options.intra_op_num_threads = threads
-        session = ort.InferenceSession(str(onnx_file), options, providers=["CPUExecutionProvider"])
+        try:
+            session = ort.InferenceSession(str(onnx_file), options, providers=["CPUExecutionProvider"])
+        except Exception as exc:  # onnxruntime's own error types: a truncated or corrupt cached graph
+            # The cache holds only derived files: rebuild this one once rather than refuse to start.
+            log.warning("cached ONNX graph %s is unreadable (%s); rebuilding it", onnx_file, exc)
+            onnx_file.unlink(missing_ok=True)
+            if precision != "fp32":  # the int8 graph is derived from the fp32 one, which may be the bad file
+                _check_or_drop(ort, ensure_exported(model_dir, cache, precision="fp32"))
+            onnx_file = ensure_exported(model_dir, cache, precision=precision)
+            session = ort.InferenceSession(str(onnx_file), options, providers=["CPUExecutionProvider"])
         encoder = cls(
             model_id=model_id,
             dimension=0,

@@ -165,3 +165,16 @@ def test_without_an_int8_graph_the_fp32_graph_serves(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(OnnxEncoder, "load", classmethod(refuse))
     with pytest.raises(OnnxUnsupported, match="no ONNX graph at all"):  # backend=onnx insists: no torch
         load_encoder(backend="onnx")
+
+
+def test_a_corrupt_cached_graph_is_rebuilt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cache holds derived files only: a truncated int8 graph is rebuilt from the fp32 one at load."""
+    model = Path(packaged_model_path())
+    shutil.copy(cached_model_path(model), cached_model_path(model, tmp_path))
+    broken = cached_model_path(model, tmp_path, "int8")
+    broken.write_bytes(b"not an onnx graph, cut short by a full disk")
+    monkeypatch.setenv("MNEMEX_MODEL_CACHE", str(tmp_path))
+    served = load_encoder()
+    assert (served.backend, served.precision) == ("onnx", "int8")
+    assert broken.stat().st_size > 1_000_000
+    assert served.encode(["hello"]).shape == (1, 384)

@@ -27,7 +27,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -120,6 +121,22 @@ class ProcessStack:
                 proc.wait(15)
             except subprocess.TimeoutExpired:
                 proc.kill()
+
+
+@contextmanager
+def temporary_stack(prefix: str) -> Iterator[tuple[ProcessStack, Path]]:
+    """A started stack in a fresh temporary home, and a git project dir beside its data; stopped on exit."""
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
+        home = Path(tmp)
+        project = home / "project"
+        (project / ".git").mkdir(parents=True)
+        (home / "data").mkdir()
+        stack = ProcessStack.create(home / "data")
+        stack.start()
+        try:
+            yield stack, project
+        finally:
+            stack.stop()
 
 
 def corpus(count: int, rng: random.Random) -> list[tuple[str, str]]:
@@ -254,25 +271,15 @@ def main() -> None:
     print(f"{'memories':>9} {'p50 ms':>8} {'p95 ms':>8} {'mean ms':>8} {'populate s':>11}")
     rows = []
     for size in sizes:
-        with tempfile.TemporaryDirectory(prefix="mnemex-bench-") as tmp:
-            home = Path(tmp)
-            project = home / "project"
-            project.mkdir()
-            (project / ".git").mkdir()
-            stack = ProcessStack.create(home / "data")
-            (home / "data").mkdir()
-            stack.start()
-            try:
-                started = time.perf_counter()
-                asyncio.run(populate(stack, str(project), size))
-                populate_s = time.perf_counter() - started
-                cpu_before = {n: cpu_seconds(p.pid) for n, p in stack.procs.items()}
-                samples, stages, kept_alive = time_get_context(stack, str(project), args.queries)
-                cpu_ms = {n: (cpu_seconds(p.pid) - cpu_before[n]) * 1000 / (2 * args.queries)
-                          for n, p in stack.procs.items()}
-                ms = [s * 1000 for s in samples]
-            finally:
-                stack.stop()
+        with temporary_stack("mnemex-bench-") as (stack, project):
+            started = time.perf_counter()
+            asyncio.run(populate(stack, str(project), size))
+            populate_s = time.perf_counter() - started
+            cpu_before = {n: cpu_seconds(p.pid) for n, p in stack.procs.items()}
+            samples, stages, kept_alive = time_get_context(stack, str(project), args.queries)
+            cpu_ms = {n: (cpu_seconds(p.pid) - cpu_before[n]) * 1000 / (2 * args.queries)
+                      for n, p in stack.procs.items()}
+            ms = [s * 1000 for s in samples]
         row = (size, statistics.median(ms), percentile(ms, 95), statistics.fmean(ms), populate_s)
         rows.append(row)
         split = "  ".join(

@@ -21,11 +21,19 @@ import signal
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-from bench.bench_get_context import DETAILS, MODULES, ROOT, TOPICS, ProcessStack, hook_poster, populate
+from bench.bench_get_context import (
+    DETAILS,
+    MODULES,
+    ROOT,
+    TOPICS,
+    ProcessStack,
+    hook_poster,
+    populate,
+    temporary_stack,
+)
 from bench.common import free_port, percentile
 
 
@@ -84,22 +92,13 @@ def main() -> None:
     args = parser.parse_args()
     extra = dict(item.split("=", 1) for item in args.b_env)
     label_b = " ".join(args.b_env + ([f"root={args.b_root}"] if args.b_root != ROOT else [])) or "same as A"
-    with tempfile.TemporaryDirectory(prefix="mnemex-ab-") as tmp:
-        home = Path(tmp)
-        project = home / "project"
-        (project / ".git").mkdir(parents=True)
-        (home / "data").mkdir()
-        stack = ProcessStack.create(home / "data")
-        stack.start()
-        side_b = None
+    with temporary_stack("mnemex-ab-") as (stack, project):
+        asyncio.run(populate(stack, str(project), args.size))
+        side_b = start_side_b(stack, extra, args.b_root.resolve())
         try:
-            asyncio.run(populate(stack, str(project), args.size))
-            side_b = start_side_b(stack, extra, args.b_root.resolve())
             a, b = alternate(stack, side_b, str(project), args.queries)
         finally:
-            if side_b is not None:
-                side_b.stop()
-            stack.stop()
+            side_b.stop()
     print(f"get-context A/B at {args.size} memories, {args.queries} alternating requests per side")
     for name, samples in (("A (this checkout)", a), (f"B ({label_b})", b)):
         print(f"  {name:40s} p50 {statistics.median(samples):6.2f}  p95 {percentile(samples, 95):6.2f} ms")

@@ -33,7 +33,7 @@ from pathlib import Path
 
 import httpx
 
-from bench.bench_get_context import ProcessStack, populate
+from bench.bench_get_context import ProcessStack, populate, temporary_stack
 from bench.common import free_port, percentile
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -123,37 +123,29 @@ def down_benchmarks(runs: int, base_env: dict[str, str]) -> None:
 
 
 def warm_benchmarks(runs: int, memories: int, base_env: dict[str, str]) -> None:
-    with tempfile.TemporaryDirectory(prefix="mnemex-bench-hooks-") as tmp:
-        home = Path(tmp)
-        project = home / "project"
-        (project / ".git").mkdir(parents=True)
-        (home / "data").mkdir()
-        stack = ProcessStack.create(home / "data")
-        stack.start()
-        try:
-            asyncio.run(populate(stack, str(project), memories))
-            env = {
-                **base_env,
-                "MNEMEX_HOME": str(home / "hooks"),
-                "MNEMEX_GATEWAY_URL": stack.url,
-                "MNEMEX_HOOK_AUTOSTART": "0",
-            }
-            args = [sys.executable, "-S", str(HOOK)]
-            for i in range(5):
-                spawn(args, payload(f"warm-{i}", str(project), "how did we fix the docker build cache?"), env)
-            samples, outputs = [], []
-            for i in range(runs):
-                elapsed, out = spawn(
-                    args, payload(f"hook-{i}", str(project), f"how did we handle grpc deadlines, case {i}?"), env
-                )
-                samples.append(elapsed)
-                outputs.append(out)
-            with_context = sum("[id:" in out for out in outputs)
-            line(f"UserPromptSubmit, warm stack ({memories} memories)", samples, "target p50 <= 60 ms")
-            print(f"{'':<44} context printed in {with_context}/{len(outputs)} runs (the rest failed open)")
-            token_report(stack, str(project), env)
-        finally:
-            stack.stop()
+    with temporary_stack("mnemex-bench-hooks-") as (stack, project):
+        home = project.parent
+        asyncio.run(populate(stack, str(project), memories))
+        env = {
+            **base_env,
+            "MNEMEX_HOME": str(home / "hooks"),
+            "MNEMEX_GATEWAY_URL": stack.url,
+            "MNEMEX_HOOK_AUTOSTART": "0",
+        }
+        args = [sys.executable, "-S", str(HOOK)]
+        for i in range(5):
+            spawn(args, payload(f"warm-{i}", str(project), "how did we fix the docker build cache?"), env)
+        samples, outputs = [], []
+        for i in range(runs):
+            elapsed, out = spawn(
+                args, payload(f"hook-{i}", str(project), f"how did we handle grpc deadlines, case {i}?"), env
+            )
+            samples.append(elapsed)
+            outputs.append(out)
+        with_context = sum("[id:" in out for out in outputs)
+        line(f"UserPromptSubmit, warm stack ({memories} memories)", samples, "target p50 <= 60 ms")
+        print(f"{'':<44} context printed in {with_context}/{len(outputs)} runs (the rest failed open)")
+        token_report(stack, str(project), env)
 
 
 def token_report(stack: ProcessStack, cwd: str, env: dict[str, str]) -> None:

@@ -24,6 +24,8 @@ import sys
 import time
 from pathlib import Path
 
+import httpx
+
 from bench.bench_get_context import (
     DETAILS,
     MODULES,
@@ -34,7 +36,7 @@ from bench.bench_get_context import (
     populate,
     temporary_stack,
 )
-from bench.common import free_port, percentile
+from bench.common import free_port, percentile, wait_until
 
 
 def start_side_b(stack: ProcessStack, extra_env: dict[str, str], root: Path) -> ProcessStack:
@@ -52,10 +54,6 @@ def start_side_b(stack: ProcessStack, extra_env: dict[str, str], root: Path) -> 
         side.procs[name] = subprocess.Popen(
             [sys.executable, "-m", MODULES[name]], env=side.env, cwd=root, stdout=log, stderr=subprocess.STDOUT
         )
-    import httpx
-
-    from bench.common import wait_until
-
     def healthy() -> bool:
         return httpx.get(side.url + "/api/health", timeout=2).json().get("status") == "ok"
 

@@ -145,10 +145,6 @@ class CollectionMirror:
             return None
         return MirrorRow(memory_id, self._docs[slot], self._metas[slot], self._facts[slot])
 
-    def similarity(self, memory_id: str, vector: np.ndarray) -> float | None:
-        slot = self._slot.get(memory_id)
-        return None if slot is None else float(self._matrix[slot] @ vector)
-
     def similarities(self, memory_ids: list[str], vector: np.ndarray) -> list[float]:
         """Cosine of each known id to ``vector``, in one product (ids must be in the mirror)."""
         if not memory_ids:

@@ -123,24 +123,10 @@ def hybrid_relevance(
         return cosine
     w = settings.lexical_weight
     relevance = (1.0 - w) * cosine + w * min(1.0, max(0.0, lexical_share or 0.0))
-    if plan is None or not plan.temporal:
-        return relevance
-    return with_time_cue(relevance, content, time_cue_weight(plan, settings))
-
-
-def time_cue_weight(plan: QueryPlan | None, settings: RetrievalSettings) -> float:
-    """The time cue's share of relevance for this query: 0 unless hybrid and the query is temporal."""
-    if plan is None or not plan.temporal or not settings.hybrid:
-        return 0.0
-    return settings.time_bonus
-
-
-def with_time_cue(relevance: float, content: str, cue_weight: float) -> float:
-    """Blend in the time cue. Never more than ``(1 - cue_weight) * relevance + cue_weight``, which
-    is what a search may use as an upper bound before it reads ``content``."""
-    if cue_weight <= 0:
-        return relevance
-    return (1.0 - cue_weight) * relevance + cue_weight * (1.0 if mentions_time(content) else 0.0)
+    if plan is not None and plan.temporal and settings.time_bonus > 0:
+        cue = 1.0 if mentions_time(content) else 0.0
+        relevance = (1.0 - settings.time_bonus) * relevance + settings.time_bonus * cue
+    return relevance
 
 
 def rank_candidates(

@@ -82,11 +82,10 @@ def _read_mirrors(
                 continue
             lexical = mirror.lexical.search_terms(terms, n)
             hits.extend(lexical)
-            missed = [(doc_id, score) for doc_id, score in lexical if doc_id not in found and doc_id in mirror]
-            cosines = mirror.similarities([doc_id for doc_id, _ in missed], vector) if vector is not None else None
-            for i, (doc_id, score) in enumerate(missed):
-                hit = mirror.row(doc_id)
-                assert hit is not None  # checked above, under the same read lock
+            missed = [(doc_id, score, row) for doc_id, score in lexical
+                      if doc_id not in found and (row := mirror.row(doc_id)) is not None]
+            cosines = mirror.similarities([doc_id for doc_id, _, _ in missed], vector) if vector is not None else None
+            for i, (doc_id, score, hit) in enumerate(missed):
                 cand = Candidate(
                     StoredMemory(doc_id, collection, hit.document, hit.metadata),
                     cosines[i] if cosines is not None else None,

@@ -24,7 +24,7 @@ from services.memory.normalize import (
     rank_input,
 )
 from services.memory.ranking import RankInput, final_rank
-from services.memory.retrieval_hybrid import QueryPlan, hybrid_relevance, time_cue_weight, with_time_cue
+from services.memory.retrieval_hybrid import QueryPlan, hybrid_relevance
 from services.memory.retrieve import Candidate, gather_candidates
 from services.memory.runtime import Runtime, vector_from_bytes
 from services.memory.scoring import wilson_lower_bound
@@ -71,9 +71,6 @@ async def search(rt: Runtime, scope: Scope, params: SearchParams, query_vector: 
     weights = rt.settings.ranking
     retrieval = rt.settings.retrieval
     plan = QueryPlan.of(params.query) if params.query and retrieval.hybrid else None
-    # The time cue reads each memory's text, so it is applied only to candidates that get ranked;
-    # until then relevance is bounded by assuming the cue holds.
-    cue = time_cue_weight(plan, retrieval) if vector is not None else 0.0
     # Rank candidates from their metadata alone, sort, then normalize only
     # until ``limit`` results passed the time window and the filters.
     scored: list[tuple[float, Candidate, float | None]] = []
@@ -84,12 +81,11 @@ async def search(rt: Runtime, scope: Scope, params: SearchParams, query_vector: 
         rel = None
         if vector is not None:
             similarity = cand.similarity if cand.similarity is not None else 0.0
-            rel = hybrid_relevance(similarity, cand.lexical_share, None, "", retrieval)  # before the cue
+            rel = hybrid_relevance(similarity, cand.lexical_share, plan, memory.document, retrieval)
         elif lexical_only:
             rel = cand.lexical_share or 0.0
         weight = params.collection_weights.get(memory.collection, 1.0)
-        bound = (1.0 - cue) * rel + cue if rel is not None else 0.0
-        scored.append((weight * bound, cand, rel))
+        scored.append((weight * rel if rel is not None else 0.0, cand, rel))
     # The prompt path (a query, relevance order, no filters) stops early: final rank is at most
     # weight * relevance * max trust, so once that bound falls below the limit-th best final
     # rank found so far, no later candidate can enter the results.
@@ -103,8 +99,6 @@ async def search(rt: Runtime, scope: Scope, params: SearchParams, query_vector: 
         if prune and len(best) >= params.limit and bound * ceiling < best[0]:
             break
         memory = cand.memory
-        if cue and rel is not None:
-            rel = with_time_cue(rel, memory.document, cue)
         facts = cand.facts if cand.facts is not None else rank_facts(memory.collection, memory.metadata)
         item = rank_input(
             memory.collection,

@@ -70,7 +70,7 @@ def test_early_stopping_never_changes_the_results(tmp_path: Path) -> None:
         everything = json.dumps({"collection": {"$in": ["working", "history", "patterns", "memory_bank", "books"]}})
         for i in range(25):
             query = " ".join(RNG.choice(WORDS, 3))
-            if i % 2:  # a temporal query: the time cue is applied only to ranked candidates
+            if i % 2:  # a temporal query: the time cue enters relevance, and the pruning bound
                 query = f"when did we {query} last week?"
             vector = unit(base[i] + 0.8 * RNG.standard_normal(384).astype(np.float32))
             for limit in (1, 5, 12):
@@ -124,8 +124,8 @@ def test_dense_mode_has_no_lexical_side(tmp_path: Path) -> None:
 
 
 def test_a_temporal_query_lifts_the_memory_that_mentions_time(tmp_path: Path) -> None:
-    """The time cue is applied after pruning, to the ranked candidates: it must still decide
-    between two memories that are otherwise equal (same vector, no keyword hits)."""
+    """The time cue decides between two memories that are otherwise equal (same vector, no
+    keyword hits), at every limit, early stopping included."""
 
     async def main() -> None:
         core = make_core(tmp_path)

@@ -41,7 +41,7 @@ def test_remove_keeps_rows_packed_and_consistent() -> None:
     mirror.remove("never-there")
     assert len(mirror) == 25
     for i in range(1, 50, 2):  # every survivor still maps to its own vector and text
-        assert mirror.similarity(f"m{i}", unit(i)) == pytest.approx(1.0, abs=1e-5)
+        assert mirror.similarities([f"m{i}"], unit(i))[0] == pytest.approx(1.0, abs=1e-5)
         row = mirror.row(f"m{i}")
         assert row is not None and row.document == f"note number {i} about topic{i % 3}"
     assert all(row.id not in {f"m{i}" for i in range(0, 50, 2)} for row, _ in mirror.nearest(unit(7), 50))

@@ -11,6 +11,11 @@ exact cosine over a 10k x 384 float32 matrix is one BLAS call of about 1 ms
 Rows are packed: removing a row moves the last row into its slot, so the
 matrix never has holes. Archived rows stay (Get and List still show them) but
 are masked out of ``nearest`` and the BM25 index.
+
+Beside the vectors the mirror keeps three per-row columns that ranking reads,
+so the prompt path can estimate every candidate's final rank in numpy
+(``prompt_search``): the learned score (``ranking.learned_score`` under this
+mirror's weights), the creation time, and whether the text mentions time.
 """
 
 from __future__ import annotations
@@ -21,9 +26,12 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from services.memory.normalize import RankFacts, as_bool, rank_facts
+from services.memory.query_expansion import mentions_time
+from services.memory.ranking import DEFAULT_WEIGHTS, RankingWeights, RankInput, learned_score
 
 _GROW = 1.5
 _MIN_CAPACITY = 256
+_COLUMNS = ("_matrix", "_active", "_created", "_learned", "_cue")  # numpy arrays indexed by slot
 
 
 class MirrorRow(NamedTuple):
@@ -36,10 +44,13 @@ class MirrorRow(NamedTuple):
 
 
 class CollectionMirror:
-    def __init__(self, collection: str, dim: int, lexical: Any | None = None) -> None:
+    def __init__(
+        self, collection: str, dim: int, lexical: Any | None = None, weights: RankingWeights = DEFAULT_WEIGHTS
+    ) -> None:
         self.collection = collection
         self.dim = dim
         self.lexical = lexical  # a LexicalIndex over active rows, or None (dense only)
+        self.weights = weights
         self._ids: list[str] = []
         self._docs: list[str] = []
         self._metas: list[dict[str, Any]] = []
@@ -48,6 +59,8 @@ class CollectionMirror:
         self._matrix = np.zeros((_MIN_CAPACITY, dim), dtype=np.float32)
         self._active = np.zeros(_MIN_CAPACITY, dtype=bool)
         self._created = np.zeros(_MIN_CAPACITY, dtype=np.float64)
+        self._learned = np.zeros(_MIN_CAPACITY, dtype=np.float64)
+        self._cue = np.zeros(_MIN_CAPACITY, dtype=bool)
 
     def __len__(self) -> int:
         return len(self._ids)
@@ -57,7 +70,7 @@ class CollectionMirror:
 
     def _grow(self) -> None:
         capacity = max(_MIN_CAPACITY, int(len(self._matrix) * _GROW))
-        for name in ("_matrix", "_active", "_created"):
+        for name in _COLUMNS:
             old = getattr(self, name)
             new = np.zeros((capacity, *old.shape[1:]), dtype=old.dtype)
             new[: len(old)] = old
@@ -94,8 +107,18 @@ class CollectionMirror:
         self._matrix[slot] = vector / norm if norm > 0 else vector
         active = not as_bool(metadata.get("archived", False))
         self._active[slot] = active
-        self._created[slot] = self._facts[slot].created_ts
+        self._set_rank_columns(slot)
+        self._cue[slot] = mentions_time(document)
         self._index_text(memory_id, document, active)
+
+    def _set_rank_columns(self, slot: int) -> None:
+        facts = self._facts[slot]
+        counters = facts.counters
+        self._created[slot] = facts.created_ts
+        self._learned[slot] = learned_score(RankInput(
+            facts.collection, counters.score, counters.uses, counters.success_count, 0.0,
+            facts.importance, facts.confidence,
+        ), self.weights)
 
     def patch(self, memory_id: str, changes: dict[str, Any], document: str | None = None,
               embedding: np.ndarray | None = None) -> None:
@@ -112,9 +135,10 @@ class CollectionMirror:
         active = not as_bool(metadata.get("archived", False))
         was_active = bool(self._active[slot])
         self._active[slot] = active
-        self._created[slot] = self._facts[slot].created_ts
+        self._set_rank_columns(slot)
         if document is not None:
             self._docs[slot] = document
+            self._cue[slot] = mentions_time(document)
         if active != was_active or document is not None:
             self._index_text(memory_id, self._docs[slot], active)
 
@@ -127,9 +151,9 @@ class CollectionMirror:
             moved = self._ids[last]
             self._ids[slot], self._docs[slot], self._metas[slot] = self._ids[last], self._docs[last], self._metas[last]
             self._facts[slot] = self._facts[last]
-            self._matrix[slot] = self._matrix[last]
-            self._active[slot] = self._active[last]
-            self._created[slot] = self._created[last]
+            for name in _COLUMNS:
+                column = getattr(self, name)
+                column[slot] = column[last]
             self._slot[moved] = slot
         self._ids.pop()
         self._docs.pop()
@@ -151,6 +175,27 @@ class CollectionMirror:
             return []
         slots = [self._slot[memory_id] for memory_id in memory_ids]
         return (self._matrix[slots] @ np.asarray(vector, dtype=np.float32)).tolist()  # type: ignore[no-any-return]
+
+    def scan(self, vector: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """(cosine of every row, slots of the ``k`` nearest active rows, best first)."""
+        n = len(self._ids)
+        sims = self._matrix[:n] @ np.asarray(vector, dtype=np.float32)
+        mask = self._active[:n]
+        live = int(np.count_nonzero(mask))
+        k = min(k, live)
+        if k <= 0:
+            return sims, np.zeros(0, dtype=np.intp)
+        masked = sims if live == n else np.where(mask, sims, -np.inf)
+        top = np.argpartition(masked, n - k)[n - k :] if k < n else np.flatnonzero(mask)
+        return sims, top[np.argsort(-masked[top], kind="stable")]
+
+    def slot_of(self, memory_id: str) -> int | None:
+        return self._slot.get(memory_id)
+
+    def rank_columns(self, slots: np.ndarray) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
+        """(ids, learned scores, creation times, mentions-time flags) of these slots."""
+        ids = self._ids
+        return [ids[i] for i in slots.tolist()], self._learned[slots], self._created[slots], self._cue[slots]
 
     def nearest(self, vector: np.ndarray, k: int, since_ts: float | None = None) -> list[tuple[MirrorRow, float]]:
         """Top ``k`` active rows by exact cosine (best first), optionally created at or after ``since_ts``."""

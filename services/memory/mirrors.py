@@ -24,6 +24,7 @@ import numpy as np
 
 from services.memory.mirror import CollectionMirror, MirrorRow
 from services.memory.naming import Scope
+from services.memory.ranking import DEFAULT_WEIGHTS, RankingWeights
 
 log = logging.getLogger("mnemex.memory.mirrors")
 
@@ -51,9 +52,10 @@ class _Entry:
 
 
 class Mirrors:
-    def __init__(self, loader: Loader, dim: int, lexical: bool = True) -> None:
+    def __init__(self, loader: Loader, dim: int, lexical: bool = True, weights: RankingWeights = DEFAULT_WEIGHTS) -> None:
         self._loader = loader
         self._dim = dim
+        self._weights = weights
         self._lexical = _lexical_factory(lexical)
         self._entries: dict[tuple[Scope, str], _Entry] = {}
         self._guard = threading.Lock()
@@ -76,7 +78,9 @@ class Mirrors:
         entry = self._entry(scope, collection)
         with entry.lock:
             if entry.mirror is None:
-                mirror = CollectionMirror(collection, self._dim, self._lexical() if self._lexical else None)
+                mirror = CollectionMirror(
+                    collection, self._dim, self._lexical() if self._lexical else None, self._weights
+                )
                 for memory_id, document, metadata, embedding in self._loader(scope, collection):
                     mirror.put(memory_id, document, metadata, embedding)
                 entry.mirror = mirror

@@ -40,6 +40,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from services.memory.naming import BOOKS, MEMORY_BANK
 from services.memory.scoring import clamp01, wilson_lower_bound
 
@@ -117,3 +119,22 @@ def final_rank(item: RankInput, weights: RankingWeights = DEFAULT_WEIGHTS) -> fl
         return weight * ((1.0 - share) * learned + share * fresh)
     freshness = 1.0 - weights.recency_share + weights.recency_share * fresh
     return weight * clamp01(item.relevance) * trust(learned, weights) * freshness
+
+
+def final_ranks(
+    collection_weight: np.ndarray, relevance: np.ndarray, learned: np.ndarray, age_days: np.ndarray,
+    weights: RankingWeights = DEFAULT_WEIGHTS,
+) -> np.ndarray:
+    """``final_rank`` of many query candidates at once, from their learned scores (float64 arrays).
+
+    The same formula in numpy; a test holds the two together. The prompt path uses it to
+    order and bound its exact work, never as the reported score."""
+    neutral = weights.neutral_quality
+    trusted = np.where(
+        learned < neutral,
+        np.clip(learned, 0.0, 1.0) / neutral,
+        1.0 + weights.max_trust_gain * (np.minimum(learned, 1.0) - neutral) / (1.0 - neutral),
+    )
+    fresh = 0.5 ** (np.maximum(age_days, 0.0) / weights.recency_half_life_days)
+    freshness = 1.0 - weights.recency_share + weights.recency_share * fresh
+    return np.maximum(collection_weight, 0.0) * np.clip(relevance, 0.0, 1.0) * trusted * freshness  # type: ignore[no-any-return]

@@ -114,7 +114,15 @@ async def gather_candidates(
         candidates = _read_mirrors(rt, scope, params, vector, since_ts, lexical_only)
     else:
         candidates = await rt.io(_read_mirrors, rt, scope, params, vector, since_ts, lexical_only)
-    known = {c.memory.id for c in candidates}
+    candidates.extend(await boosted(rt, scope, params, vector, {c.memory.id for c in candidates}))
+    return candidates
+
+
+async def boosted(
+    rt: Runtime, scope: Scope, params: SearchParams, vector: np.ndarray | None, known: set[str]
+) -> list[Candidate]:
+    """The ``boost_ids`` that are not candidates yet, read from the store, with their cosine."""
+    found: list[Candidate] = []
     for memory_id in params.boost_ids:
         if memory_id in known:
             continue
@@ -125,6 +133,6 @@ async def gather_candidates(
         if vector is not None and memory.embedding is not None:
             similarity = float(np.dot(memory.embedding, vector) / (np.linalg.norm(memory.embedding) or 1.0))
         memory.embedding = None
-        candidates.append(Candidate(memory, similarity))
+        found.append(Candidate(memory, similarity))
         known.add(memory.id)
-    return candidates
+    return found

@@ -108,7 +108,10 @@ class Runtime:
     clock: Callable[[], datetime] = timefmt.now
 
     def __post_init__(self) -> None:
-        self.mirrors = Mirrors(self._mirror_rows, self.settings.vector_dim, lexical=self.settings.retrieval_mode == "hybrid")
+        self.mirrors = Mirrors(
+            self._mirror_rows, self.settings.vector_dim, lexical=self.settings.retrieval_mode == "hybrid",
+            weights=self.settings.ranking,
+        )
         self.commits = GroupCommit(self._flush_metadata)
         # Own pool: a search fans out to ~10 store/index calls at once, more than asyncio's default pool has.
         self.executor = ThreadPoolExecutor(max_workers=self.settings.io_threads, thread_name_prefix="memory-io")

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 
+from services.memory import prompt_search
 from services.memory.errors import EmbeddingUnavailable, MemoryNotFound
 from services.memory.naming import Scope, check_collection, check_id
 from services.memory.normalize import (
@@ -43,6 +44,11 @@ MAX_LIST_OFFSET = 1_000_000
 log = logging.getLogger("mnemex.memory.search")
 
 
+def _build_mirrors(rt: Runtime, scope: Scope, collections: tuple[str, ...]) -> None:
+    for collection in collections:
+        rt.mirrors.warm(scope, collection)
+
+
 def normalized(rt: Runtime, memory: StoredMemory) -> NormalizedMemory:
     return normalize(memory.id, memory.collection, memory.document, memory.metadata, now=rt.now(), weights=rt.settings.ranking)
 
@@ -67,10 +73,16 @@ async def search(rt: Runtime, scope: Scope, params: SearchParams, query_vector: 
             log.warning("search: %s; answering from keyword matches alone", exc)
             lexical_only = True
     cutoff = now - timedelta(days=params.days_back) if params.days_back else None
-    candidates = await gather_candidates(rt, scope, params, vector, cutoff, lexical_only)
-    weights = rt.settings.ranking
     retrieval = rt.settings.retrieval
     plan = QueryPlan.of(params.query) if params.query and retrieval.hybrid else None
+    # The prompt path (a query, relevance order, no filters) ranks in columns, see prompt_search.
+    prune = (vector is not None or lexical_only) and params.sort_by is SortBy.RELEVANCE and not params.filters and cutoff is None
+    if prune and vector is not None:
+        if not rt.mirrors.all_built(scope, params.collections):
+            await rt.io(_build_mirrors, rt, scope, params.collections)
+        return await prompt_search.search(rt, scope, params, vector, plan)
+    candidates = await gather_candidates(rt, scope, params, vector, cutoff, lexical_only)
+    weights = rt.settings.ranking
     # Rank candidates from their metadata alone, sort, then normalize only
     # until ``limit`` results passed the time window and the filters.
     scored: list[tuple[float, Candidate, float | None]] = []
@@ -86,10 +98,9 @@ async def search(rt: Runtime, scope: Scope, params: SearchParams, query_vector: 
             rel = cand.lexical_share or 0.0
         weight = params.collection_weights.get(memory.collection, 1.0)
         scored.append((weight * rel if rel is not None else 0.0, cand, rel))
-    # The prompt path (a query, relevance order, no filters) stops early: final rank is at most
+    # A keyword-only prompt (no embedding) stops early: final rank is at most
     # weight * relevance * max trust, so once that bound falls below the limit-th best final
     # rank found so far, no later candidate can enter the results.
-    prune = (vector is not None or lexical_only) and params.sort_by is SortBy.RELEVANCE and not params.filters and cutoff is None
     if prune:
         scored.sort(key=lambda s: s[0], reverse=True)
     ceiling = 1.0 + weights.max_trust_gain

@@ -62,23 +62,37 @@ async def seed(core: MemoryCore, n: int) -> tuple[list[str], np.ndarray]:
     return ids, base
 
 
-def test_early_stopping_never_changes_the_results(tmp_path: Path) -> None:
+@pytest.mark.parametrize("mode", ["hybrid", "dense"])
+def test_the_prompt_path_ranks_like_the_generic_path(tmp_path: Path, mode: str) -> None:
+    """The prompt path (columns, estimates, early stop) against the generic path, which ranks
+    every candidate: a filter that matches everything sends the same search down the latter.
+
+    400 memories put 80 in each collection, so the dense top N, the lexical extras cut and
+    the early stop all bite; collection weights, boost ids and archived rows join in."""
+
     async def main() -> None:
-        core = make_core(tmp_path)
+        core = make_core(tmp_path, mode=mode)
         scope = core.scope("u", "p")
-        _, base = await seed(core, 150)
+        ids, base = await seed(core, 400)
+        for memory_id in ids[5:40:7]:
+            await core.archive(scope, memory_id, "stale")
         everything = json.dumps({"collection": {"$in": ["working", "history", "patterns", "memory_bank", "books"]}})
-        for i in range(25):
+        for i in range(24):
             query = " ".join(RNG.choice(WORDS, 3))
-            if i % 2:  # a temporal query: the time cue enters relevance, and the pruning bound
+            if i % 2:  # a temporal query: the time cue enters relevance and the estimates
                 query = f"when did we {query} last week?"
             vector = unit(base[i] + 0.8 * RNG.standard_normal(384).astype(np.float32))
+            weights = {"history": 1.4, "books": 0.3} if i % 3 == 0 else {}
+            boosts = [ids[int(j)] for j in RNG.choice(len(ids), 3, replace=False)] if i % 4 == 0 else []
             for limit in (1, 5, 12):
-                fast = await core.search(scope, build_search_params(query=query, has_vector=True, limit=limit), vector)
-                full = await core.search(scope, build_search_params(query=query, has_vector=True, limit=limit,
-                                                                    filters_json=everything), vector)
+                options = {"query": query, "has_vector": True, "limit": limit, "collection_weights": weights,
+                           "boost_ids": boosts}
+                fast = await core.search(scope, build_search_params(**options), vector)
+                full = await core.search(scope, build_search_params(**options, filters_json=everything), vector)
                 assert [m.id for m in fast] == [m.id for m in full]
                 assert [m.final_rank_score for m in fast] == pytest.approx([m.final_rank_score for m in full])
+                assert [m.embedding_similarity for m in fast] == pytest.approx([m.embedding_similarity for m in full],
+                                                                               abs=1e-5)
         await core.close()
 
     asyncio.run(main())

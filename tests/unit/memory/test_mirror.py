@@ -80,3 +80,39 @@ def test_time_window_and_growth() -> None:
     assert all(int(row.id[1:]) % 2 for row, _ in mirror.nearest(unit(3), 40, since))
     with pytest.raises(ValueError, match="dimension"):
         mirror.put("bad", "t", meta(), np.ones(DIM + 1, dtype=np.float32))
+
+
+def test_rank_columns_follow_every_write() -> None:
+    """The learned score, creation time and time flag the prompt path reads stay in step with the row."""
+    from services.memory.normalize import rank_facts
+    from services.memory.ranking import RankInput, learned_score
+
+    def expected(mirror: CollectionMirror, memory_id: str) -> tuple[float, float, bool]:
+        row = mirror.row(memory_id)
+        assert row is not None
+        facts = rank_facts("history", row.metadata)
+        c = facts.counters
+        learned = learned_score(RankInput("history", c.score, c.uses, c.success_count, 0.0))
+        return learned, facts.created_ts, "yesterday" in row.document
+
+    mirror = filled(40)
+    mirror.put("m3", "we fixed it yesterday", meta(score=0.9), unit(3))
+    mirror.patch("m5", {"score": 0.1, "uses": 4, "success_count": 1.0})
+    mirror.patch("m7", {}, document="moved on yesterday")
+    mirror.remove("m0")  # the last row moves into slot 0
+    for memory_id in ("m3", "m5", "m7", "m39", "m12"):
+        slot = mirror.slot_of(memory_id)
+        assert slot is not None
+        ids, learned, created, cue = mirror.rank_columns(np.array([slot]))
+        assert ids == [memory_id]
+        assert (float(learned[0]), float(created[0]), bool(cue[0])) == pytest.approx(expected(mirror, memory_id))
+
+
+def test_scan_gives_every_cosine_and_the_live_top() -> None:
+    mirror = filled(60)
+    mirror.patch("m1", {"archived": True})
+    query = unit(1000)
+    sims, top = mirror.scan(query, 5)
+    assert len(sims) == 60
+    assert [mirror.rank_columns(top)[0]] == [[row.id for row, _ in mirror.nearest(query, 5)]]
+    assert mirror.slot_of("m1") not in top.tolist()

@@ -2,12 +2,16 @@ from __future__ import annotations
 
 import dataclasses
 
+import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from services.memory.ranking import (
     RankingWeights,
     RankInput,
     final_rank,
+    final_ranks,
     learned_score,
     recency,
     trust,
@@ -108,3 +112,32 @@ def test_weights_are_frozen_and_validated() -> None:
         W.recency_share = 1.0  # type: ignore[misc]
     with pytest.raises(ValueError):
         RankingWeights(neutral_quality=1.0)
+
+
+_unit = st.floats(0.0, 1.0)
+
+
+@given(
+    rows=st.lists(
+        st.tuples(
+            st.sampled_from(["working", "history", "patterns", "memory_bank", "books"]),
+            _unit, st.integers(0, 40), st.floats(0.0, 40.0), st.floats(0.0, 2000.0), _unit, _unit,
+            st.floats(-0.2, 1.2), st.floats(0.0, 3.0),
+        ),
+        min_size=1, max_size=20,
+    ),
+    gain=st.floats(0.0, 1.0),
+    share=_unit,
+)
+def test_the_column_formula_is_final_rank(rows: list[tuple], gain: float, share: float) -> None:  # type: ignore[type-arg]
+    """``final_ranks`` (numpy, the prompt path's estimate) agrees with ``final_rank`` row by row."""
+    weights = RankingWeights(max_trust_gain=gain, recency_share=share)
+    items = [
+        RankInput(c, score, uses, min(success, uses), age, importance, confidence, relevance, weight)
+        for c, score, uses, success, age, importance, confidence, relevance, weight in rows
+    ]
+    got = final_ranks(
+        np.array([i.collection_weight for i in items]), np.array([i.relevance for i in items]),
+        np.array([learned_score(i, weights) for i in items]), np.array([i.age_days for i in items]), weights,
+    )
+    assert got.tolist() == pytest.approx([final_rank(i, weights) for i in items], rel=1e-12, abs=1e-15)

@@ -1,0 +1,170 @@
+"""The prompt path of search: a query vector, relevance order, no filters, no time window.
+
+Every prompt takes this path, so it avoids per-candidate Python work. The candidate
+set is the one ``retrieve`` defines (each collection's dense top N, the best N
+lexical hits dense retrieval missed, the boost ids), but it is held as columns:
+
+1. per collection, under its mirror's lock: the cosine of every row (one product),
+   the dense top N, the BM25 hits, and for those slots the mirror's rank columns
+   (learned score, creation time, mentions-time flag);
+2. relevance (``retrieval_hybrid``'s blend) and then ``ranking.final_ranks`` for
+   all candidates at once, in numpy;
+3. rows are read and ranked exactly (``hybrid_relevance``, ``final_rank``), best
+   estimate first, until no estimate left can reach the limit-th best exact rank.
+
+The estimate is the ranking formula itself, so step 3 usually reads ``limit`` rows
+and a few more; it only orders and bounds the exact work, and a test holds the
+results equal to the generic path's, which ranks every candidate.
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass
+
+import numpy as np
+
+from services.memory.mirror import CollectionMirror
+from services.memory.naming import Scope
+from services.memory.normalize import NormalizedMemory, as_bool, normalize, rank_facts, rank_input
+from services.memory.ranking import final_rank, final_ranks
+from services.memory.retrieval_hybrid import QueryPlan, hybrid_relevance
+from services.memory.retrieve import Candidate, boosted, candidate_count, lexical_terms
+from services.memory.runtime import Runtime
+from services.memory.search_rules import SearchParams
+from services.memory.store import StoredMemory
+from services.memory.timefmt import SECONDS_PER_DAY
+
+# Relative slack on the estimate before it may stop the exact work: numpy and Python
+# round the same formula a few ulps apart.
+_SLACK = 1e-9
+
+
+@dataclass(slots=True)
+class _Pool:
+    """One collection's candidates, as columns (dense top N first, then lexical hits it missed)."""
+
+    collection: str
+    ids: list[str]
+    cosine: np.ndarray
+    bm25: np.ndarray  # 0 where not a lexical hit
+    learned: np.ndarray
+    created: np.ndarray  # -inf: unknown
+    cue: np.ndarray
+    dense: int  # the first ``dense`` entries are the dense top N
+
+
+def _pool(mirror: CollectionMirror, vector: np.ndarray, terms: list[str], n: int) -> tuple[_Pool, list[float]]:
+    """The collection's candidates and the BM25 score of each of its lexical hits."""
+    sims, top = mirror.scan(vector, n)
+    hits = mirror.lexical.search_terms(terms, n) if terms and mirror.lexical is not None else []
+    in_top = set(top.tolist())
+    missed: list[int] = []
+    bm25 = np.zeros(len(top) + len(hits), dtype=np.float64)
+    position = {slot: i for i, slot in enumerate(top.tolist())} if hits else {}
+    for doc_id, score in hits:
+        slot = mirror.slot_of(doc_id)
+        if slot is None:
+            continue
+        if slot in in_top:
+            bm25[position[slot]] = score
+        else:
+            bm25[len(top) + len(missed)] = score
+            missed.append(slot)
+    slots = np.concatenate([top, np.asarray(missed, dtype=np.intp)]) if missed else top
+    ids, learned, created, cue = mirror.rank_columns(slots)
+    pool = _Pool(
+        mirror.collection, ids, sims[slots].astype(np.float64), bm25[: len(slots)], learned, created, cue, len(top)
+    )
+    return pool, [score for _, score in hits]
+
+
+def _choose_extras(pools: list[_Pool], n: int) -> list[np.ndarray]:
+    """Per pool, a mask of its candidates: the dense ones, plus the best ``n`` missed hits of all pools."""
+    extras = [
+        (-float(pool.bm25[i]), p, i) for p, pool in enumerate(pools) for i in range(pool.dense, len(pool.ids))
+    ]
+    extras.sort(key=lambda item: item[0])  # stable: collection order, then hit order, among equal scores
+    keep = [np.arange(len(pool.ids)) < pool.dense for pool in pools]
+    for _, p, i in extras[:n]:
+        keep[p][i] = True
+    return keep
+
+
+async def search(
+    rt: Runtime, scope: Scope, params: SearchParams, vector: np.ndarray, plan: QueryPlan | None
+) -> list[NormalizedMemory]:
+    now = rt.now()
+    now_ts = now.timestamp()
+    retrieval, weights = rt.settings.retrieval, rt.settings.ranking
+    n = candidate_count(params.limit)
+    terms = lexical_terms(params.query) if params.query else []
+    pools: list[_Pool] = []
+    best_bm25 = 0.0
+    for collection in params.collections:
+        with rt.mirrors.read(scope, collection) as mirror:
+            pool, scores = _pool(mirror, vector, terms, n)
+        pools.append(pool)
+        best_bm25 = max([best_bm25, *scores])
+    if not pools:
+        return []
+    keep = _choose_extras(pools, n)
+
+    # Columns of every candidate, then the estimate of its final rank.
+    owner = np.concatenate([np.full(int(k.sum()), p) for p, k in enumerate(keep)])
+    index = np.concatenate([np.flatnonzero(k) for k in keep])
+
+    def column(name: str) -> np.ndarray:
+        return np.concatenate([getattr(pool, name)[k] for pool, k in zip(pools, keep, strict=True)])
+
+    cosine, bm25, learned, created, cue = (column(c) for c in ("cosine", "bm25", "learned", "created", "cue"))
+    share = bm25 / best_bm25 if best_bm25 > 0 else np.zeros_like(bm25)
+    relevance = np.clip(cosine, 0.0, 1.0)
+    if retrieval.hybrid:
+        w = retrieval.lexical_weight
+        relevance = (1.0 - w) * relevance + w * np.clip(share, 0.0, 1.0)
+        if plan is not None and plan.temporal and retrieval.time_bonus > 0:
+            relevance = (1.0 - retrieval.time_bonus) * relevance + retrieval.time_bonus * cue
+    collection_weight = np.asarray([params.collection_weights.get(pool.collection, 1.0) for pool in pools])[owner]
+    age = np.where(np.isfinite(created), (now_ts - created) / SECONDS_PER_DAY, 0.0)
+    estimate = final_ranks(collection_weight, relevance, learned, age, weights)
+
+    ranked: list[tuple[float, float, str, Candidate]] = []
+    best: list[float] = []  # min-heap of the best ``limit`` exact final ranks so far
+
+    def admit(cand: Candidate, relevance_: float) -> None:
+        memory = cand.memory
+        facts = cand.facts if cand.facts is not None else rank_facts(memory.collection, memory.metadata)
+        item = rank_input(memory.collection, memory.metadata, now=now, relevance=relevance_,
+                          collection_weight=params.collection_weights.get(memory.collection, 1.0), facts=facts)
+        final = final_rank(item, weights)
+        ranked.append((final, facts.created_ts, memory.id, cand))
+        heapq.heappush(best, final)
+        if len(best) > params.limit:
+            heapq.heappop(best)
+
+    known = {pools[p].ids[i] for p, i in zip(owner.tolist(), index.tolist(), strict=True)}
+    for cand in await boosted(rt, scope, params, vector, known):
+        if not as_bool(cand.memory.metadata.get("archived", False)):
+            sim = cand.similarity if cand.similarity is not None else 0.0
+            admit(cand, hybrid_relevance(sim, None, plan, cand.memory.document, retrieval))
+    for j in np.argsort(-estimate, kind="stable").tolist():
+        if len(best) >= params.limit and estimate[j] * (1.0 + _SLACK) + _SLACK < best[0]:
+            break
+        pool = pools[int(owner[j])]
+        memory_id = pool.ids[int(index[j])]
+        with rt.mirrors.read(scope, pool.collection) as mirror:
+            row = mirror.row(memory_id)
+        if row is None or as_bool(row.metadata.get("archived", False)):  # removed or archived since the scan
+            continue
+        similarity = float(cosine[j])
+        lexical_share = float(share[j]) if bm25[j] > 0 else None
+        cand = Candidate(StoredMemory(memory_id, pool.collection, row.document, row.metadata), similarity,
+                         lexical_share, row.facts)
+        admit(cand, hybrid_relevance(similarity, lexical_share, plan, row.document, retrieval))
+    ranked.sort(key=lambda r: (r[0], r[1], r[2]), reverse=True)
+    return [
+        normalize(cand.memory.id, cand.memory.collection, cand.memory.document, cand.memory.metadata, now=now,
+                  similarity=cand.similarity, final_rank_score=final, weights=weights)
+        for final, _, _, cand in ranked[: params.limit]
+    ]

@@ -4,6 +4,10 @@ The three empty-query bugs of the Roampal notes cannot come back here because
 the no-query path is not a separate pipeline: it shares candidate filtering
 (time window and metadata filters), ranking and normalization with the query
 path, and sorting always reads the normalized ``created_at``.
+
+A prompt (a query vector, relevance order, no filters, no time window) goes to
+``prompt_search``, which ranks the same candidates with the same formula from
+columns; a test holds its results equal to this module's generic path.
 """
 
 from __future__ import annotations

@@ -65,7 +65,9 @@ class EmbeddingServicer(pb_grpc.EmbeddingServiceServicer):
 
 
 async def create_server(settings: EmbeddingSettings, encoder: Encoder) -> tuple[grpc.aio.Server, int, MicroBatcher]:
-    batcher = MicroBatcher(encoder, max_batch=settings.max_batch, window_ms=settings.batch_window_ms)
+    batcher = MicroBatcher(
+        encoder, max_batch=settings.max_batch, window_ms=settings.batch_window_ms, inline_chars=settings.inline_chars
+    )
     servicer = EmbeddingServicer(encoder, batcher, settings)
     server, port, health = await start_server(
         settings.address,

@@ -21,6 +21,7 @@ class EmbeddingSettings:
     max_batch: int = 128
     max_text_chars: int = 8192
     batch_window_ms: float = 10.0
+    inline_chars: int = 512  # a lone text this short is encoded on the event loop (0: never)
     threads: int = 0  # onnxruntime intra-op threads; 0: one per core
     precision: str = "int8"  # ONNX only; torch is always fp32
     token: str | None = None
@@ -44,8 +45,13 @@ class EmbeddingSettings:
             max_batch = int(env.get("MNEMEX_EMBEDDING_MAX_BATCH", "128"))
             window = float(env.get("MNEMEX_EMBEDDING_BATCH_WINDOW_MS", "10"))
             threads = int(env.get("MNEMEX_EMBEDDING_THREADS", "0"))
+            inline_chars = int(env.get("MNEMEX_EMBEDDING_INLINE_CHARS", "512"))
         except ValueError as exc:
-            raise ConfigError(f"MNEMEX_EMBEDDING_MAX_BATCH / _BATCH_WINDOW_MS / _THREADS must be numbers: {exc}") from exc
+            raise ConfigError(
+                f"MNEMEX_EMBEDDING_MAX_BATCH / _BATCH_WINDOW_MS / _THREADS / _INLINE_CHARS must be numbers: {exc}"
+            ) from exc
+        if inline_chars < 0:
+            raise ConfigError(f"MNEMEX_EMBEDDING_INLINE_CHARS={inline_chars} must be 0 (off) or more")
         return cls(
             address=base.embedding_addr,
             model_path=env.get("MNEMEX_EMBEDDING_MODEL") or None,
@@ -53,6 +59,7 @@ class EmbeddingSettings:
             backend=backend,
             max_batch=max_batch,
             batch_window_ms=window,
+            inline_chars=inline_chars,
             threads=threads,
             precision=precision,
             token=base.token,

@@ -159,3 +159,39 @@ def test_callers_returning_together_are_encoded_in_whole_batches() -> None:
 def test_without_a_window_staggered_callers_fragment() -> None:
     """The contrast that makes the window worth having."""
     assert len(_staggered_callers(window_ms=0.0)) > len(_staggered_callers(window_ms=10.0))
+
+
+class ThreadRecordingEncoder(RecordingEncoder):
+    def __init__(self) -> None:
+        super().__init__()
+        self.threads: list[int] = []
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        self.threads.append(threading.get_ident())
+        return super().encode(texts)
+
+
+def test_a_lone_short_text_is_encoded_on_the_loop_and_the_rest_on_a_worker() -> None:
+    async def scenario() -> tuple[int, ThreadRecordingEncoder, list[np.ndarray]]:
+        encoder = ThreadRecordingEncoder()
+        batcher = MicroBatcher(encoder, inline_chars=20)
+        rows = [await batcher.embed(["a short prompt"]), await batcher.embed(["x" * 21]), await batcher.embed(["a", "b"])]
+        await batcher.close()
+        return threading.get_ident(), encoder, rows
+
+    loop_thread, encoder, rows = run(scenario())
+    assert encoder.threads[0] == loop_thread
+    assert encoder.threads[1] != loop_thread and encoder.threads[2] != loop_thread
+    assert [int(r[0][0]) for r in rows] == [14, 21, 1]
+
+
+def test_inline_encoding_is_off_by_default() -> None:
+    async def scenario() -> tuple[int, ThreadRecordingEncoder]:
+        encoder = ThreadRecordingEncoder()
+        batcher = MicroBatcher(encoder)
+        await batcher.embed(["short"])
+        await batcher.close()
+        return threading.get_ident(), encoder
+
+    loop_thread, encoder = run(scenario())
+    assert encoder.threads == [encoder.threads[0]] and encoder.threads[0] != loop_thread

@@ -12,6 +12,7 @@ def test_defaults_serve_int8_onnx_on_the_cpu() -> None:
     settings = EmbeddingSettings.from_env({})
     assert (settings.backend, settings.device, settings.precision) == ("auto", "cpu", "int8")
     assert settings.address.startswith("127.0.0.1:")
+    assert settings.inline_chars == 512
 
 
 def test_precision_is_read_case_insensitively() -> None:
@@ -24,6 +25,8 @@ def test_precision_is_read_case_insensitively() -> None:
         ({"MNEMEX_EMBEDDING_PRECISION": "fp16"}, "MNEMEX_EMBEDDING_PRECISION='fp16': choose int8"),
         ({"MNEMEX_EMBEDDING_BACKEND": "tensorrt"}, "MNEMEX_EMBEDDING_BACKEND='tensorrt'"),
         ({"MNEMEX_EMBEDDING_THREADS": "two"}, "MNEMEX_EMBEDDING_MAX_BATCH / _BATCH_WINDOW_MS / _THREADS"),
+        ({"MNEMEX_EMBEDDING_INLINE_CHARS": "lots"}, "_INLINE_CHARS must be numbers"),
+        ({"MNEMEX_EMBEDDING_INLINE_CHARS": "-1"}, "MNEMEX_EMBEDDING_INLINE_CHARS=-1 must be 0 (off) or more"),
     ],
 )
 def test_a_bad_value_names_its_variable(env: dict[str, str], named: str) -> None:

@@ -7,9 +7,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from mnemex.config import ConfigError, Settings
+from services.embedding.onnx_export import PRECISIONS
 
 BACKENDS = ("auto", "onnx", "torch", "openvino")
-PRECISIONS = ("int8", "fp32")  # the ONNX graphs onnx_export builds
 
 
 @dataclass(frozen=True)

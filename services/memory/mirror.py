@@ -176,17 +176,18 @@ class CollectionMirror:
         slots = [self._slot[memory_id] for memory_id in memory_ids]
         return (self._matrix[slots] @ np.asarray(vector, dtype=np.float32)).tolist()  # type: ignore[no-any-return]
 
-    def scan(self, vector: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-        """(cosine of every row, slots of the ``k`` nearest active rows, best first)."""
+    def scan(self, vector: np.ndarray, k: int, since_ts: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(cosine of every row, slots of the ``k`` nearest active rows, best first), optionally only
+        rows created at or after ``since_ts``."""
         n = len(self._ids)
         sims = self._matrix[:n] @ np.asarray(vector, dtype=np.float32)
-        mask = self._active[:n]
+        mask = self._active[:n] if since_ts is None else self._active[:n] & (self._created[:n] >= since_ts)
         live = int(np.count_nonzero(mask))
         k = min(k, live)
         if k <= 0:
             return sims, np.zeros(0, dtype=np.intp)
-        masked = sims if live == n else np.where(mask, sims, -np.inf)
-        top = np.argpartition(masked, n - k)[n - k :] if k < n else np.flatnonzero(mask)
+        masked = sims if live == n else np.where(mask, sims, -np.inf)  # usually every row is live: no copy
+        top = np.argpartition(masked, n - k)[n - k :] if k < n else np.arange(n)
         return sims, top[np.argsort(-masked[top], kind="stable")]
 
     def slot_of(self, memory_id: str) -> int | None:
@@ -199,25 +200,11 @@ class CollectionMirror:
 
     def nearest(self, vector: np.ndarray, k: int, since_ts: float | None = None) -> list[tuple[MirrorRow, float]]:
         """Top ``k`` active rows by exact cosine (best first), optionally created at or after ``since_ts``."""
-        n = len(self._ids)
-        if n == 0 or k <= 0:
-            return []
-        sims = self._matrix[:n] @ np.asarray(vector, dtype=np.float32)
-        mask = self._active[:n] if since_ts is None else self._active[:n] & (self._created[:n] >= since_ts)
-        live = int(np.count_nonzero(mask))
-        k = min(k, live)
-        if k == 0:
-            return []
-        if live < n:  # usually every row is live: no masked copy then
-            sims = np.where(mask, sims, -np.inf)
-        top = np.argpartition(sims, n - k)[n - k :] if k < n else np.arange(n)
-        top = top[np.argsort(-sims[top], kind="stable")]
-        scores = sims[top]
-        keep = np.isfinite(scores)
+        sims, top = self.scan(vector, k, since_ts)
         ids, docs, metas, facts = self._ids, self._docs, self._metas, self._facts
         return [
             (MirrorRow(ids[i], docs[i], metas[i], facts[i]), score)
-            for i, score in zip(top[keep].tolist(), scores[keep].tolist(), strict=True)
+            for i, score in zip(top.tolist(), sims[top].tolist(), strict=True)
         ]
 
     def rows_since(self, since_ts: float | None) -> Iterator[MirrorRow]:

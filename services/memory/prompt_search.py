@@ -58,15 +58,14 @@ def _pool(mirror: CollectionMirror, vector: np.ndarray, terms: list[str], n: int
     """The collection's candidates and the BM25 score of each of its lexical hits."""
     sims, top = mirror.scan(vector, n)
     hits = mirror.lexical.search_terms(terms, n) if terms and mirror.lexical is not None else []
-    in_top = set(top.tolist())
     missed: list[int] = []
     bm25 = np.zeros(len(top) + len(hits), dtype=np.float64)
-    position = {slot: i for i, slot in enumerate(top.tolist())} if hits else {}
+    position = {slot: i for i, slot in enumerate(top.tolist())} if hits else {}  # dense rank of each top slot
     for doc_id, score in hits:
         slot = mirror.slot_of(doc_id)
         if slot is None:
             continue
-        if slot in in_top:
+        if slot in position:
             bm25[position[slot]] = score
         else:
             bm25[len(top) + len(missed)] = score
@@ -143,7 +142,9 @@ async def search(
         if len(best) > params.limit:
             heapq.heappop(best)
 
-    known = {pools[p].ids[i] for p, i in zip(owner.tolist(), index.tolist(), strict=True)}
+    known: set[str] = set()
+    if params.boost_ids:
+        known = {pools[p].ids[i] for p, i in zip(owner.tolist(), index.tolist(), strict=True)}
     for cand in await boosted(rt, scope, params, vector, known):
         if not as_bool(cand.memory.metadata.get("archived", False)):
             sim = cand.similarity if cand.similarity is not None else 0.0

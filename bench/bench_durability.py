@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from mnemex import offline
+from kernel import offline
 
 
 def main() -> None:

@@ -17,7 +17,7 @@ import time
 
 import numpy as np
 
-from mnemex import offline
+from kernel import offline
 
 PROMPTS = [
     "why does the gateway return 503 when the memory service restarts",

@@ -24,7 +24,7 @@ import time
 import grpc
 
 from bench.common import free_port, wait_until
-from mnemex import offline
+from kernel import offline
 
 
 def corpus(n: int) -> list[str]:

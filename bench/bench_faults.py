@@ -27,7 +27,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from mnemex import offline
+from kernel import offline
 
 PROJECT = "/work/bench-faults"
 FACT = "The payments service is deployed with Argo CD from the gitops repository"

@@ -156,8 +156,8 @@ def corpus(count: int, rng: random.Random) -> list[tuple[str, str]]:
 async def populate(stack: ProcessStack, cwd: str, count: int, seed: int = 1) -> None:
     """Bulk-load through the memory service's Import stream, with vectors from the embedding service."""
     from gateway.backends import Backends
-    from mnemex import projects
-    from mnemex.config import Settings
+    from kernel import projects
+    from kernel.config import Settings
     from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 
     settings = Settings.from_env(stack.env)
@@ -244,7 +244,7 @@ def machine_speed_ms(runs: int = 200) -> float:
 
     Shared machines drift by a third from hour to hour; printing this beside the
     latencies lets two runs be compared."""
-    from mnemex import offline
+    from kernel import offline
     from services.embedding.model import load_encoder
 
     offline.apply()

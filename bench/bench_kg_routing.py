@@ -44,7 +44,7 @@ from pathlib import Path
 import grpc
 
 from bench.common import percentile
-from mnemex import offline
+from kernel import offline
 
 offline.apply()
 

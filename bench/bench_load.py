@@ -18,7 +18,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from mnemex import offline
+from kernel import offline
 
 
 def main() -> None:

@@ -42,7 +42,7 @@ import grpc
 import numpy as np
 
 from bench.common import percentile
-from mnemex import offline
+from kernel import offline
 
 USER = "bench"
 PROJECT = "search-bench"
@@ -128,6 +128,7 @@ def run_size(loop: Loop, encoder, size: int, n_queries: int, home: Path) -> dict
     import chromadb
     from chromadb.config import Settings as ChromaSettings
 
+    from protos.mnemex.common.v1 import common_pb2 as common_pb
     from protos.mnemex.memory.v1 import memory_service_pb2 as pb
     from protos.mnemex.memory.v1 import memory_service_pb2_grpc as pb_grpc
     from services.memory.server import create_server
@@ -147,7 +148,7 @@ def run_size(loop: Loop, encoder, size: int, n_queries: int, home: Path) -> dict
         servers[mode] = loop.run(create_server(settings, store, None))
     channels = {mode: grpc.insecure_channel(f"127.0.0.1:{port}") for mode, (_, port) in servers.items()}
     stubs = {mode: pb_grpc.MemoryServiceStub(chan) for mode, chan in channels.items()}
-    scope = pb.Scope(user=USER, project=PROJECT)
+    scope = common_pb.Scope(user=USER, project=PROJECT)
     t0 = time.perf_counter()
     reply = stubs["hybrid"].Import(iter(pb.ImportRequest(record_json=r) for r in import_records(texts, vectors)), timeout=3600)
     print(f"  imported {reply.imported} in {time.perf_counter() - t0:.1f} s", file=sys.stderr)

@@ -38,7 +38,7 @@ from pathlib import Path
 import grpc
 import numpy as np
 
-from mnemex import offline
+from kernel import offline
 
 USER = "bench"
 TOP_K = 5
@@ -163,6 +163,7 @@ def main() -> None:
     import chromadb
     from chromadb.config import Settings as ChromaSettings
 
+    from protos.mnemex.common.v1 import common_pb2 as common_pb
     from protos.mnemex.memory.v1 import memory_service_pb2 as pb
     from protos.mnemex.memory.v1 import memory_service_pb2_grpc as pb_grpc
     from services.embedding.model import load_encoder
@@ -187,7 +188,7 @@ def main() -> None:
             stub = pb_grpc.MemoryServiceStub(chan)
             runs = {}
             for mode in ("on", "off"):
-                scope = pb.Scope(user=USER, project=f"learning-{mode}")
+                scope = common_pb.Scope(user=USER, project=f"learning-{mode}")
                 label: dict[str, Item] = {}
                 for item, vector in zip(items, vectors, strict=True):
                     reply = stub.Store(pb.StoreRequest(scope=scope, collection="history", content=item.text,
@@ -224,9 +225,9 @@ def simulate(stub, pb, scope, label, turns, query_vectors, *, learn: bool) -> Ru
                                                        prompt=question), timeout=10)
         if not learn:
             continue
-        verdicts = {m.id: (pb.OUTCOME_WORKED if k == "helpful" else pb.OUTCOME_FAILED)
+        verdicts = {m.id: (common_pb.OUTCOME_WORKED if k == "helpful" else common_pb.OUTCOME_FAILED)
                     for m, k in zip(found, kinds, strict=True) if k in ("helpful", "misleading")}
-        outcome = pb.OUTCOME_PARTIAL if "misleading" in kinds else pb.OUTCOME_WORKED
+        outcome = common_pb.OUTCOME_PARTIAL if "misleading" in kinds else common_pb.OUTCOME_WORKED
         stub.Score(pb.ScoreRequest(scope=scope, session_id=session, outcome=outcome, memory_scores=verdicts,
                                    related=pb.IdList()), timeout=60)
     return run

@@ -43,7 +43,7 @@ async def run(size: int, queries: int) -> None:
     from chromadb.config import Settings as ChromaSettings
 
     from bench.bench_get_context import DETAILS, TOPICS, corpus
-    from mnemex import offline
+    from kernel import offline
     from services.embedding.model import load_encoder
     from services.memory.core import MemoryCore
     from services.memory.search_rules import build_search_params

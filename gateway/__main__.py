@@ -12,8 +12,8 @@ import logging
 import os
 import sys
 
-from mnemex import offline
-from mnemex.config import ConfigError, Settings, require_token_for, split_host_port
+from kernel import offline
+from kernel.config import ConfigError, Settings, require_token_for, split_host_port
 
 
 def main() -> None:

@@ -26,8 +26,8 @@ from gateway.errors import GatewayError
 from gateway.middleware import BearerAuth, BodyLimit
 from gateway.operations import Operations
 from gateway.routes import books, hooks, memory_api, system
-from mnemex import __version__
-from mnemex.config import Settings
+from kernel import __version__
+from kernel.config import Settings
 
 log = logging.getLogger("mnemex.gateway")
 

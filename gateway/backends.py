@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from mnemex.config import Settings
-from mnemex.grpc_runtime import channel, client_metadata
+from kernel.config import Settings
+from kernel.grpc_runtime import channel, client_metadata
 from protos.mnemex.kg.v1 import kg_service_pb2_grpc as kg_grpc
 from protos.mnemex.memory.v1 import memory_service_pb2_grpc as memory_grpc
 from services.embedding.client import EmbeddingClient

@@ -26,6 +26,7 @@ import numpy as np
 
 from gateway import convert, formatting
 from gateway.backends import Backends
+from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.kg.v1 import kg_service_pb2 as kg_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
 
@@ -93,7 +94,7 @@ class Routing:
         return convert.routing_to_dict(self.route, self.concepts, self.context_type)
 
 
-async def kg_routing(backends: Backends, scope: kg_pb.Scope, text: str, timeout: float) -> Routing:
+async def kg_routing(backends: Backends, scope: common_pb.Scope, text: str, timeout: float) -> Routing:
     """Concepts -> (collection weights, memory_bank facts for the entities), in one kg round trip.
 
     Raises gRPC errors."""
@@ -121,8 +122,8 @@ def _failed(service: str, exc: BaseException, degraded: list[str]) -> None:
 
 async def build(
     backends: Backends,
-    mem_scope: mem_pb.Scope,
-    kg_scope: kg_pb.Scope,
+    mem_scope: common_pb.Scope,
+    kg_scope: common_pb.Scope,
     *,
     session_id: str,
     prompt: str,
@@ -214,7 +215,7 @@ def empty_result(degraded: list[str]) -> dict[str, Any]:
 
 
 async def build_bounded(
-    backends: Backends, mem_scope: mem_pb.Scope, kg_scope: kg_pb.Scope, **kwargs: Any
+    backends: Backends, mem_scope: common_pb.Scope, kg_scope: common_pb.Scope, **kwargs: Any
 ) -> dict[str, Any]:
     """``build`` under the overall deadline; on overrun, an empty context."""
     deadlines: Deadlines = kwargs.get("deadlines", Deadlines())

@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from gateway.errors import InvalidInput
+from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.kg.v1 import kg_service_pb2 as kg_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
 
@@ -18,16 +19,16 @@ SORT_ORDERS = ("relevance", "recency", "score")
 COLLECTIONS = ("books", "working", "history", "patterns", "memory_bank")
 
 _MEM_OUTCOME = {
-    "worked": mem_pb.OUTCOME_WORKED,
-    "partial": mem_pb.OUTCOME_PARTIAL,
-    "unknown": mem_pb.OUTCOME_UNKNOWN,
-    "failed": mem_pb.OUTCOME_FAILED,
+    "worked": common_pb.OUTCOME_WORKED,
+    "partial": common_pb.OUTCOME_PARTIAL,
+    "unknown": common_pb.OUTCOME_UNKNOWN,
+    "failed": common_pb.OUTCOME_FAILED,
 }
 _KG_OUTCOME = {
-    "worked": kg_pb.OUTCOME_WORKED,
-    "partial": kg_pb.OUTCOME_PARTIAL,
-    "unknown": kg_pb.OUTCOME_UNKNOWN,
-    "failed": kg_pb.OUTCOME_FAILED,
+    "worked": common_pb.OUTCOME_WORKED,
+    "partial": common_pb.OUTCOME_PARTIAL,
+    "unknown": common_pb.OUTCOME_UNKNOWN,
+    "failed": common_pb.OUTCOME_FAILED,
 }
 _OUTCOME_NAME: dict[int, str] = {int(value): name for name, value in _MEM_OUTCOME.items()}
 _SORT = {
@@ -45,11 +46,11 @@ def outcome_name(text: str, field: str = "outcome") -> str:
     return value
 
 
-def memory_outcome(text: str, field: str = "outcome") -> mem_pb.Outcome:
+def memory_outcome(text: str, field: str = "outcome") -> common_pb.Outcome:
     return _MEM_OUTCOME[outcome_name(text, field)]
 
 
-def kg_outcome(text: str) -> kg_pb.Outcome:
+def kg_outcome(text: str) -> common_pb.Outcome:
     return _KG_OUTCOME[outcome_name(text)]
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from fastapi import Request
 
 from gateway.operations import Operations
-from mnemex.config import Settings
+from kernel.config import Settings
 
 
 async def get_operations(request: Request) -> Operations:

@@ -14,6 +14,7 @@ import grpc
 
 from gateway import convert, formatting, validation
 from gateway.observations import Observation, observe
+from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
 
 if TYPE_CHECKING:
@@ -32,8 +33,8 @@ class HookOperations:
     if TYPE_CHECKING:  # provided by Operations
         backends: Backends
 
-        def scopes(self, cwd: str | None) -> tuple[mem_pb.Scope, Any]: ...
-        async def _top_facts(self, scope: mem_pb.Scope, limit: int) -> list[JSON]: ...
+        def scopes(self, cwd: str | None) -> tuple[common_pb.Scope, Any]: ...
+        async def _top_facts(self, scope: common_pb.Scope, limit: int) -> list[JSON]: ...
 
     async def session_start(self, *, cwd: str | None, session_id: str, source: str = "startup") -> JSON:
         """A bounded startup seed: top memory_bank facts, recent and proven project memories.

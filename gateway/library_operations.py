@@ -16,6 +16,7 @@ import grpc
 from gateway import convert, validation
 from gateway.errors import NotFound
 from gateway.rpc import call
+from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.kg.v1 import kg_service_pb2 as kg_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
 
@@ -30,7 +31,7 @@ class LibraryOperations:
     if TYPE_CHECKING:  # provided by Operations
         backends: Backends
 
-        def scopes(self, cwd: str | None) -> tuple[mem_pb.Scope, kg_pb.Scope]: ...
+        def scopes(self, cwd: str | None) -> tuple[common_pb.Scope, common_pb.Scope]: ...
         def _opts(self, timeout: float | None = None) -> dict[str, Any]: ...
 
     # -- knowledge graph ---------------------------------------------------------

@@ -1,7 +1,7 @@
 """The one implementation behind REST routes, MCP tools and the CLI.
 
 Every method is async and keyword-only, takes ``cwd`` (the project is
-``mnemex.projects.resolve(cwd, settings.home)``, the user is
+``kernel.projects.resolve(cwd, settings.home)``, the user is
 ``settings.user``) and returns plain JSON-able dicts. Failures are
 ``gateway.errors`` exceptions: InvalidInput, NotFound, BackendUnavailable.
 An empty ``session_id`` means the scope's most recently active session
@@ -23,8 +23,9 @@ from gateway.errors import InvalidInput, NotFound
 from gateway.hook_operations import HookOperations
 from gateway.library_operations import LibraryOperations
 from gateway.rpc import call
-from mnemex import projects
-from mnemex.config import Settings
+from kernel import projects
+from kernel.config import Settings
+from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.kg.v1 import kg_service_pb2 as kg_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
 
@@ -43,11 +44,11 @@ class Operations(HookOperations, LibraryOperations):
     def project(self, cwd: str | None) -> str:
         return self._projects(cwd)
 
-    def scopes(self, cwd: str | None) -> tuple[mem_pb.Scope, kg_pb.Scope]:
+    def scopes(self, cwd: str | None) -> tuple[common_pb.Scope, common_pb.Scope]:
         project = self.project(cwd)
         return (
-            mem_pb.Scope(user=self.settings.user, project=project),
-            kg_pb.Scope(user=self.settings.user, project=project),
+            common_pb.Scope(user=self.settings.user, project=project),
+            common_pb.Scope(user=self.settings.user, project=project),
         )
 
     def _opts(self, timeout: float | None = None) -> dict[str, Any]:
@@ -105,7 +106,7 @@ class Operations(HookOperations, LibraryOperations):
         text = "\n".join([*lines, formatting.known_context(combined)]).strip()
         return {"text": text, "memories": combined, "routing": route}
 
-    async def _top_facts(self, scope: mem_pb.Scope, limit: int) -> list[JSON]:
+    async def _top_facts(self, scope: common_pb.Scope, limit: int) -> list[JSON]:
         """memory_bank facts ranked by importance x confidence."""
         reply = await call(
             "memory",
@@ -188,7 +189,7 @@ class Operations(HookOperations, LibraryOperations):
         entities = await self._index_fact(kg_scope, memory["id"], memory["content"])
         return {"memory": memory, "deduplicated": reply.deduplicated, "entities": entities}
 
-    async def _index_fact(self, scope: kg_pb.Scope, fact_id: str, text: str) -> list[str]:
+    async def _index_fact(self, scope: common_pb.Scope, fact_id: str, text: str) -> list[str]:
         try:
             reply = await self.backends.kg.IndexFact(
                 kg_pb.IndexFactRequest(scope=scope, fact_id=fact_id, text=text[:20_000]), **self._opts(1.0)
@@ -250,7 +251,7 @@ class Operations(HookOperations, LibraryOperations):
     ) -> JSON:
         """Score the session's last exchange; ``related`` None = all injected, [] = none, list = exactly those."""
         exchange_outcome = convert.memory_outcome(outcome)
-        per_memory: dict[str, mem_pb.Outcome] = {
+        per_memory: dict[str, common_pb.Outcome] = {
             key: convert.memory_outcome(value, f"memory_scores[{key!r}]")
             for key, value in (memory_scores or {}).items()
         }
@@ -276,7 +277,7 @@ class Operations(HookOperations, LibraryOperations):
     ) -> JSON:
         content = validation.text(key_takeaway, "key_takeaway", validation.MAX_CONTENT_CHARS, required=True)
         initial = (
-            convert.memory_outcome(initial_score, "initial_score") if initial_score else mem_pb.OUTCOME_UNSPECIFIED
+            convert.memory_outcome(initial_score, "initial_score") if initial_score else common_pb.OUTCOME_UNSPECIFIED
         )
         request = mem_pb.StoreRequest(
             scope=self.scopes(cwd)[0],

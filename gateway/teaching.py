@@ -15,6 +15,7 @@ from typing import Any, cast
 import grpc
 
 from gateway.backends import Backends
+from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.kg.v1 import kg_service_pb2 as kg_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
 
@@ -26,7 +27,7 @@ MAX_ACTIONS = 20
 TIMEOUT = 1.0
 
 
-async def problem_text(backends: Backends, scope: mem_pb.Scope, exchange_id: str) -> str:
+async def problem_text(backends: Backends, scope: common_pb.Scope, exchange_id: str) -> str:
     """The user prompt of the scored exchange (or its stored text)."""
     if not exchange_id:
         return ""
@@ -63,10 +64,10 @@ def user_part(exchange: str) -> str:
 
 async def teach(
     backends: Backends,
-    mem_scope: mem_pb.Scope,
-    kg_scope: kg_pb.Scope,
+    mem_scope: common_pb.Scope,
+    kg_scope: common_pb.Scope,
     reply: mem_pb.ScoreResponse,
-    exchange_outcome: mem_pb.Outcome,
+    exchange_outcome: common_pb.Outcome,
 ) -> dict[str, Any]:
     """RecordOutcome per outcome group (concepts of the prompt -> collections, doc ids) and RecordAction per memory."""
     md = backends.metadata
@@ -91,7 +92,7 @@ async def teach(
                     concepts=concepts,
                     collections=sorted({i.collection_before for i in items if i.collection_before}),
                     doc_ids=[i.id for i in items],
-                    outcome=cast(kg_pb.Outcome, outcome),
+                    outcome=cast(common_pb.Outcome, outcome),
                     context_type=context_type,
                     problem=problem,
                 ),
@@ -107,7 +108,7 @@ async def teach(
                     context_type=context_type or "general",
                     action="score_response",
                     collection=item.collection_before,
-                    outcome=cast(kg_pb.Outcome, _outcome(item, exchange_outcome)),
+                    outcome=cast(common_pb.Outcome, _outcome(item, exchange_outcome)),
                     doc_id=item.id,
                 ),
                 timeout=TIMEOUT,

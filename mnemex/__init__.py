@@ -1,3 +1,3 @@
-"""mnemex: outcome-learning memory for AI coding assistants."""
-
-__version__ = "0.1.0"
+"""mnemex's application shell: the CLI, the supervisor that runs the stack, and
+client setup. The services and the gateway never import it; the shared kernel
+they all use is the ``kernel`` package."""

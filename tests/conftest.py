@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from mnemex import offline
+from kernel import offline
 
 offline.apply()
 

@@ -18,7 +18,7 @@ import os
 import sys
 import time
 
-from mnemex import offline
+from kernel import offline
 
 DEFAULT_DATA = "/work/shared/data/locomo/locomo-dev.json"
 

@@ -44,6 +44,7 @@ from bench.common import percentile
 from bench.locomo.dataset import Conversation, Question, Turn
 from bench.locomo.memory_text import baseline_content, turn_content, turn_metadata
 from bench.locomo.metrics import QuestionResult, score_question
+from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 from protos.mnemex.memory.v1 import memory_service_pb2_grpc as pb_grpc
 from services.embedding.model import pack
@@ -91,7 +92,7 @@ class Services:
 
 
 async def start_services(configs: Sequence[Config], home: Path, embedding_addr: str | None = None) -> Services:
-    from mnemex.grpc_runtime import channel
+    from kernel.grpc_runtime import channel
     from services.embedding.client import EmbeddingClient
     from services.embedding.model import load_encoder
     from services.embedding.server import create_server as create_embedding_server
@@ -141,7 +142,7 @@ async def store_conversation(
     stub: pb_grpc.MemoryServiceStub, convo: Conversation, contents: list[str], vectors: object
 ) -> dict[str, str]:
     """Store every turn; returns memory id -> dia_id."""
-    scope = pb.Scope(user=USER, project=convo.sample_id)
+    scope = common_pb.Scope(user=USER, project=convo.sample_id)
     gate = asyncio.Semaphore(STORE_CONCURRENCY)
 
     async def store_one(index: int) -> tuple[str, str]:
@@ -167,7 +168,7 @@ async def store_conversation(
 async def ask(
     stub: pb_grpc.MemoryServiceStub, convo: Conversation, questions: list[Question], vectors: object, dia_of: dict[str, str]
 ) -> tuple[list[QuestionResult], list[float]]:
-    scope = pb.Scope(user=USER, project=convo.sample_id)
+    scope = common_pb.Scope(user=USER, project=convo.sample_id)
     results, timings = [], []
     session_of = convo.session_of
     for index, question in enumerate(questions):

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from mnemex.config import ConfigError
+from kernel.config import ConfigError
 from services.memory.lifecycle import LifecycleConfig
 from services.memory.outcomes import INITIAL_SCORE, SCORE_DELTA, SUCCESS_CREDIT, Outcome
 from services.memory.ranking import DEFAULT_WEIGHTS

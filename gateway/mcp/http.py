@@ -26,7 +26,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from starlette.routing import Route
 
 from gateway.mcp.server import OperationsSource, build_server
-from mnemex.config import is_loopback, split_host_port
+from kernel.config import is_loopback, split_host_port
 
 MCP_PATH = "/mcp"
 ASGIApp = Callable[[MutableMapping[str, Any], Any, Any], Awaitable[None]]

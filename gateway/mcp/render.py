@@ -1,6 +1,6 @@
 """The text the assistant reads from each tool result, and error texts.
 
-Result lines use the shared one-line format (``mnemex.display``). Memory
+Result lines use the shared one-line format (``kernel.display``). Memory
 content is untrusted, so it goes through ``gateway.formatting.neutralize``
 first: a stored memory can never forge a scoring tag or an [id:...] tag in
 a tool result. Plain module.
@@ -13,7 +13,7 @@ from typing import Any
 
 from gateway.errors import BackendUnavailable, GatewayError, InvalidInput, NotFound
 from gateway.formatting import neutralize
-from mnemex import display
+from kernel import display
 
 LIST_CONTENT_CHARS = 1_500
 FULL_CONTENT_CHARS = 20_000

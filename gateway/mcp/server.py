@@ -23,7 +23,7 @@ from gateway.mcp.descriptions import SERVER_INSTRUCTIONS
 from gateway.mcp.runner import ToolRunner, error_result
 from gateway.mcp.tools import register_tools
 from gateway.operations import Operations
-from mnemex import __version__
+from kernel import __version__
 
 SERVER_NAME = "mnemex"
 OperationsSource = Operations | Callable[[], Awaitable[Operations]]

@@ -32,8 +32,8 @@ from gateway.backends import Backends
 from gateway.errors import BackendUnavailable
 from gateway.mcp.server import build_server
 from gateway.operations import Operations
-from mnemex import offline
-from mnemex.config import Settings
+from kernel import offline
+from kernel.config import Settings
 
 log = logging.getLogger("mnemex.mcp.stdio")
 

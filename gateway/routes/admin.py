@@ -41,8 +41,9 @@ from gateway.deps import get_operations
 from gateway.errors import InvalidInput, NotFound
 from gateway.operations import Operations
 from gateway.rpc import call
-from mnemex import __version__
-from mnemex import projects as project_ids
+from kernel import __version__
+from kernel import projects as project_ids
+from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.kg.v1 import kg_service_pb2 as kg_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
 
@@ -265,7 +266,7 @@ async def _export_lines(ops: Operations) -> AsyncIterator[bytes]:
         scopes |= {(i.scope.user, i.scope.project) for i in listed.scopes if i.scope.user == user}
         # Only this gateway's user: another user's memories are not ours to hand out.
         stream = ops.backends.memory.Export(
-            mem_pb.ExportRequest(scope=mem_pb.Scope(user=user)), **_opts(ops, EXPORT_TIMEOUT)
+            mem_pb.ExportRequest(scope=common_pb.Scope(user=user)), **_opts(ops, EXPORT_TIMEOUT)
         )
         async for item in stream:
             record = json.loads(item.record_json)
@@ -283,7 +284,7 @@ async def _export_lines(ops: Operations) -> AsyncIterator[bytes]:
                 continue
             try:
                 reply = await ops.backends.kg.Export(
-                    kg_pb.ExportRequest(scope=kg_pb.Scope(user=owner, project=project)), **_opts(ops, 60.0)
+                    kg_pb.ExportRequest(scope=common_pb.Scope(user=owner, project=project)), **_opts(ops, 60.0)
                 )
             except grpc.aio.AioRpcError as exc:
                 log.warning("kg export of %s/%s failed: %s", owner, project, exc.code().name)
@@ -322,7 +323,7 @@ async def _body_lines(request: Request) -> AsyncIterator[bytes]:
         yield buffer
 
 
-async def _graph_already_there(ops: Operations, scope: kg_pb.Scope, graph: dict[str, Any]) -> bool:
+async def _graph_already_there(ops: Operations, scope: common_pb.Scope, graph: dict[str, Any]) -> bool:
     """kg.Import merges (counts add up), so a replayed file must not be merged twice.
 
     A mnemex export graph is skipped when the scope already holds exactly it.
@@ -375,7 +376,7 @@ async def import_lines(
     tally.skipped_existing += reply.skipped_existing
     tally.invalid += reply.invalid
     for graph in graphs:
-        scope = kg_pb.Scope(user=graph["scope"]["user"], project=graph["scope"]["project"])
+        scope = common_pb.Scope(user=graph["scope"]["user"], project=graph["scope"]["project"])
         if await _graph_already_there(ops, scope, graph):
             tally.graphs_skipped += 1
             continue

@@ -18,7 +18,7 @@ from typing import Any
 import typer
 from typer.core import TyperGroup
 
-from mnemex import __version__, offline
+from kernel import __version__, offline
 from mnemex.cli import books, doctor, memories, projects, stack, transfer
 from mnemex.cli.output import CliFailure, report_failure
 

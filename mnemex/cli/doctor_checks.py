@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mnemex import __version__, offline
-from mnemex.config import Settings
+from kernel import __version__, offline
+from kernel.config import Settings
 from mnemex.supervisor.specs import ServiceSpec, stack_specs
 
 if TYPE_CHECKING:

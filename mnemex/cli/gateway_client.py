@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import IO, Any
 
 from mnemex.cli.output import CliFailure
-from mnemex.config import Settings
+from kernel.config import Settings
 
 DEFAULT_TIMEOUT = 30.0
 Body = bytes | IO[bytes] | Iterable[bytes]

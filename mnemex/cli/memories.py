@@ -12,7 +12,7 @@ from rich.table import Table
 from mnemex.cli.gateway_client import GatewayClient
 from mnemex.cli.output import escape, human_bytes, out, print_json
 from mnemex.cli.settings import load_settings
-from mnemex.display import memory_lines, number
+from kernel.display import memory_lines, number
 
 app = typer.Typer()
 

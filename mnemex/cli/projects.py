@@ -2,7 +2,7 @@
 
 A project is the git root of the working directory unless a directory (or a
 parent) is bound to a name. Bindings live in ``$MNEMEX_HOME/projects.json``
-(``mnemex.projects``); the list of projects holding data comes from the gateway.
+(``kernel.projects``); the list of projects holding data comes from the gateway.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 import typer
 from rich.table import Table
 
-from mnemex import projects as project_ids
+from kernel import projects as project_ids
 from mnemex.cli.gateway_client import GatewayClient
 from mnemex.cli.output import CliFailure, err, escape, fail, out, print_json
 from mnemex.cli.settings import load_settings

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from mnemex.cli.output import fail
-from mnemex.config import ConfigError, Settings
+from kernel.config import ConfigError, Settings
 
 
 def load_settings() -> Settings:

@@ -158,7 +158,7 @@ def default_launch(
     home: Path, python: str | None = None, repo: Path | None = None, gateway_url: str | None = None
 ) -> Launch:
     if gateway_url is None:
-        from mnemex.config import Settings
+        from kernel.config import Settings
 
         gateway_url = Settings.from_env().gateway_url
     return Launch(home=home, python=python or sys.executable, repo=repo or REPO_ROOT, gateway_url=gateway_url)

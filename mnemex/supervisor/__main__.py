@@ -10,8 +10,8 @@ import argparse
 import sys
 from datetime import datetime
 
-from mnemex import offline
-from mnemex.config import ConfigError, Settings
+from kernel import offline
+from kernel.config import ConfigError, Settings
 from mnemex.supervisor.launch import DEFAULT_READY_TIMEOUT, StackOptions, run_stack
 
 

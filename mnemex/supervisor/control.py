@@ -16,7 +16,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from mnemex.config import Settings
+from kernel.config import Settings
 from mnemex.supervisor.probes import Prober
 from mnemex.supervisor.specs import ServiceSpec, child_env, stack_specs
 from mnemex.supervisor.state import RunPaths, lock_is_held, read_state, running_supervisor_pid

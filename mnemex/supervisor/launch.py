@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from mnemex.config import ConfigError, Settings, require_token_for, split_host_port
+from kernel.config import ConfigError, Settings, require_token_for, split_host_port
 from mnemex.supervisor.backoff import RestartPolicy
 from mnemex.supervisor.probes import port_accepts
 from mnemex.supervisor.runner import Report, Supervisor, Timing

@@ -17,7 +17,7 @@ from typing import Any
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from mnemex.config import split_host_port
+from kernel.config import split_host_port
 from mnemex.supervisor.specs import HEALTH_PATH, ServiceSpec
 
 _FAST_RECONNECT = [

@@ -13,8 +13,8 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from mnemex import offline
-from mnemex.config import SERVICE_NAMES, Settings
+from kernel import offline
+from kernel.config import SERVICE_NAMES, Settings
 
 # Start order: embedding first (its model load dominates start-up), then the
 # rest at once; nothing waits for anything else, the services connect lazily.

@@ -5,7 +5,7 @@ from __future__ import annotations
 import grpc
 import numpy as np
 
-from mnemex.grpc_runtime import client_metadata
+from kernel.grpc_runtime import client_metadata
 from protos.mnemex.embedding.v1 import embedding_service_pb2 as pb
 from protos.mnemex.embedding.v1 import embedding_service_pb2_grpc as pb_grpc
 from services.embedding.model import unpack

@@ -13,7 +13,7 @@ from typing import Protocol
 
 import numpy as np
 
-from mnemex import offline
+from kernel import offline
 
 log = logging.getLogger("mnemex.embedding")
 

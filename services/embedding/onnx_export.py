@@ -106,7 +106,7 @@ def export(model_dir: Path, out: Path) -> Path:
     import torch
     from transformers import AutoModel
 
-    from mnemex import offline
+    from kernel import offline
 
     offline.apply()
     model = AutoModel.from_pretrained(str(model_dir), local_files_only=True).eval()

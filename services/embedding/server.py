@@ -10,9 +10,9 @@ import logging
 
 import grpc
 
-from mnemex import __version__, offline
-from mnemex.config import service_settings_or_exit
-from mnemex.grpc_runtime import serve_until_signal, start_server
+from kernel import __version__, offline
+from kernel.config import service_settings_or_exit
+from kernel.grpc_runtime import serve_until_signal, start_server
 from protos.mnemex.embedding.v1 import embedding_service_pb2 as pb
 from protos.mnemex.embedding.v1 import embedding_service_pb2_grpc as pb_grpc
 from services.embedding.batcher import MicroBatcher

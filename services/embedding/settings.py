@@ -6,7 +6,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from mnemex.config import ConfigError, Settings
+from kernel.config import ConfigError, Settings
 from services.embedding.onnx_export import PRECISIONS
 
 BACKENDS = ("auto", "onnx", "torch", "openvino")

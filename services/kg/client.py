@@ -9,15 +9,16 @@ from __future__ import annotations
 
 import grpc
 
-from mnemex.grpc_runtime import client_metadata
+from kernel.grpc_runtime import client_metadata
+from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.kg.v1 import kg_service_pb2 as pb
 from protos.mnemex.kg.v1 import kg_service_pb2_grpc as pb_grpc
 
 OUTCOMES = {
-    "worked": pb.OUTCOME_WORKED,
-    "partial": pb.OUTCOME_PARTIAL,
-    "unknown": pb.OUTCOME_UNKNOWN,
-    "failed": pb.OUTCOME_FAILED,
+    "worked": common_pb.OUTCOME_WORKED,
+    "partial": common_pb.OUTCOME_PARTIAL,
+    "unknown": common_pb.OUTCOME_UNKNOWN,
+    "failed": common_pb.OUTCOME_FAILED,
 }
 
 
@@ -28,8 +29,8 @@ class KgClient:
         self._timeout = timeout
 
     @staticmethod
-    def scope(user: str, project: str) -> pb.Scope:
-        return pb.Scope(user=user, project=project)
+    def scope(user: str, project: str) -> common_pb.Scope:
+        return common_pb.Scope(user=user, project=project)
 
     async def extract(self, text: str, timeout: float | None = None) -> pb.ExtractConceptsResponse:
         return await self._stub.ExtractConcepts(

@@ -16,9 +16,9 @@ from typing import Any, TypeVar
 
 import grpc
 
-from mnemex import __version__, offline
-from mnemex.config import service_settings_or_exit
-from mnemex.grpc_runtime import serve_until_signal, start_server
+from kernel import __version__, offline
+from kernel.config import service_settings_or_exit
+from kernel.grpc_runtime import serve_until_signal, start_server
 from protos.mnemex.kg.v1 import kg_service_pb2 as pb
 from protos.mnemex.kg.v1 import kg_service_pb2_grpc as pb_grpc
 from services.kg import validation as v

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from mnemex.config import ConfigError, Settings
+from kernel.config import ConfigError, Settings
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 
 import grpc
 
-from mnemex.grpc_runtime import abort_if_expired
+from kernel.grpc_runtime import abort_if_expired
+from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 from services.memory.books import IngestResult, Progress
 from services.memory.servicer_errors import DOMAIN_ERRORS, abort_for, translated
@@ -33,7 +34,7 @@ class BookRpcs:
     if TYPE_CHECKING:  # provided by MemoryServicer
         core: MemoryCore
 
-        def _scope(self, scope: pb.Scope) -> Scope: ...
+        def _scope(self, scope: common_pb.Scope) -> Scope: ...
 
     async def _ingest(self, request: pb.IngestBookRequest, on_progress: Progress | None = None) -> IngestResult:
         return await self.core.ingest_book(

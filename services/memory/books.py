@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mnemex.privacy import redact
+from kernel.privacy import redact
 from services.memory import timefmt
 from services.memory.chunking import (
     Chunk,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 from services.memory.errors import InvalidRequest
 from services.memory.normalize import NormalizedMemory
@@ -12,10 +13,10 @@ from services.memory.outcomes import Outcome
 from services.memory.search_rules import SortBy
 
 OUTCOME_FROM_PB: dict[int, Outcome] = {
-    pb.OUTCOME_WORKED: Outcome.WORKED,
-    pb.OUTCOME_PARTIAL: Outcome.PARTIAL,
-    pb.OUTCOME_UNKNOWN: Outcome.UNKNOWN,
-    pb.OUTCOME_FAILED: Outcome.FAILED,
+    common_pb.OUTCOME_WORKED: Outcome.WORKED,
+    common_pb.OUTCOME_PARTIAL: Outcome.PARTIAL,
+    common_pb.OUTCOME_UNKNOWN: Outcome.UNKNOWN,
+    common_pb.OUTCOME_FAILED: Outcome.FAILED,
 }
 OUTCOME_TO_PB: dict[Outcome, int] = {value: key for key, value in OUTCOME_FROM_PB.items()}
 SORT_FROM_PB: dict[int, str] = {
@@ -28,7 +29,7 @@ SORT_FROM_PB: dict[int, str] = {
 
 def outcome(value: int, what: str = "outcome") -> Outcome | None:
     """None for OUTCOME_UNSPECIFIED; an error for numbers outside the enum."""
-    if value == pb.OUTCOME_UNSPECIFIED:
+    if value == common_pb.OUTCOME_UNSPECIFIED:
         return None
     try:
         return OUTCOME_FROM_PB[value]

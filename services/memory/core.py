@@ -164,7 +164,7 @@ class MemoryCore:
         if len(ids) > MAX_INJECTED_IDS:
             raise InvalidRequest(f"{len(ids)} ids given; record at most {MAX_INJECTED_IDS} per call")
         clean = [check_id(i) for i in ids]
-        from mnemex.privacy import redact
+        from kernel.privacy import redact
 
         await self.rt.io(
             self.rt.state.record_injection, scope, session_id, clean,

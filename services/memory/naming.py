@@ -60,7 +60,7 @@ def make_scope(user: str, project: str, default_user: str) -> Scope:
         if not _SCOPE_PART.match(value):
             raise InvalidRequest(
                 f"{what}={value[:80]!r} is not allowed: use 1-128 letters, digits or . _ @ + -, "
-                "starting with a letter or digit (projects come from mnemex.projects.resolve(cwd))"
+                "starting with a letter or digit (projects come from kernel.projects.resolve(cwd))"
             )
     return Scope(user, project)
 

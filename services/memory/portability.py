@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from mnemex.privacy import redact
+from kernel.privacy import redact
 from services.memory import timefmt
 from services.memory.errors import MemoryServiceError
 from services.memory.naming import (

@@ -15,9 +15,10 @@ from collections.abc import AsyncIterator
 
 import grpc
 
-from mnemex import __version__, offline
-from mnemex.config import service_settings_or_exit
-from mnemex.grpc_runtime import channel, serve_until_signal, start_server
+from kernel import __version__, offline
+from kernel.config import service_settings_or_exit
+from kernel.grpc_runtime import channel, serve_until_signal, start_server
+from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 from protos.mnemex.memory.v1 import memory_service_pb2_grpc as pb_grpc
 from services.memory import convert
@@ -39,7 +40,7 @@ class MemoryServicer(BookRpcs, pb_grpc.MemoryServiceServicer):
     def __init__(self, core: MemoryCore) -> None:
         self.core = core
 
-    def _scope(self, scope: pb.Scope) -> Scope:
+    def _scope(self, scope: common_pb.Scope) -> Scope:
         return self.core.scope(scope.user, scope.project)
 
     @staticmethod
@@ -197,7 +198,7 @@ class MemoryServicer(BookRpcs, pb_grpc.MemoryServiceServicer):
     async def ListScopes(self, request: pb.ListScopesRequest, context: grpc.aio.ServicerContext) -> pb.ListScopesResponse:
         found = await self.core.list_scopes()
         return pb.ListScopesResponse(
-            scopes=[pb.ScopeInfo(scope=pb.Scope(user=s.user, project=s.project), counts=c) for s, c in found]
+            scopes=[pb.ScopeInfo(scope=common_pb.Scope(user=s.user, project=s.project), counts=c) for s, c in found]
         )
 
     async def Export(self, request: pb.ExportRequest, context: grpc.aio.ServicerContext) -> AsyncIterator[pb.ExportResponse]:

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 
 import grpc
 
-from mnemex.grpc_runtime import abort_if_expired
+from kernel.grpc_runtime import abort_if_expired
 from services.memory.errors import (
     EmbeddingUnavailable,
     InvalidRequest,

@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mnemex.config import ConfigError, Settings
+from kernel.config import ConfigError, Settings
 from services.memory.lifecycle import LifecycleConfig
 from services.memory.ranking import RankingWeights
 from services.memory.retrieval_hybrid import (

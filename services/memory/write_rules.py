@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from mnemex.privacy import redact
+from kernel.privacy import redact
 from services.memory import timefmt
 from services.memory.errors import InvalidRequest
 from services.memory.naming import MEMORY_BANK, SCORED_COLLECTIONS

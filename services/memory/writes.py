@@ -1,6 +1,6 @@
 """Write paths: store (with near-duplicate refresh), update, archive, exchanges.
 
-Every text is redacted (``mnemex.privacy.redact``) before it is embedded or
+Every text is redacted (``kernel.privacy.redact``) before it is embedded or
 stored. A write is acknowledged only after the store call returned.
 """
 
@@ -10,7 +10,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from mnemex.privacy import redact
+from kernel.privacy import redact
 from services.memory import timefmt
 from services.memory.dedup import Neighbour, decide, dedup_pool, refreshed_fields
 from services.memory.errors import InvalidRequest, LimitReached, MemoryNotFound

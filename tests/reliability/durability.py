@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 
 import grpc
 
+from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.kg.v1 import kg_service_pb2 as kg_pb
 from protos.mnemex.kg.v1 import kg_service_pb2_grpc as kg_grpc
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
@@ -119,7 +120,7 @@ class MemoryReport:
 def memory_durability(address: str, kill: Callable[[], object], restart: Callable[[], float], *, ops: int = 100,
                       workers: int = 4, kill_fraction: float = 0.5, seed: int = 7) -> MemoryReport:
     rng = random.Random(seed)
-    scope = mem_pb.Scope(user="tester", project=f"durability-{uuid.uuid4().hex[:8]}")
+    scope = common_pb.Scope(user="tester", project=f"durability-{uuid.uuid4().hex[:8]}")
     channel = grpc.insecure_channel(address, options=CHANNEL_OPTIONS)
     stub = mem_grpc.MemoryServiceStub(channel)
     lock = threading.Lock()
@@ -137,7 +138,7 @@ def memory_durability(address: str, kill: Callable[[], object], restart: Callabl
         if plan[index] == "score" and known:
             target = known[int(picks[index] * len(known))]
             try:
-                stub.Score(mem_pb.ScoreRequest(scope=scope, memory_scores={target: mem_pb.OUTCOME_UNKNOWN}),
+                stub.Score(mem_pb.ScoreRequest(scope=scope, memory_scores={target: common_pb.OUTCOME_UNKNOWN}),
                            timeout=CALL_TIMEOUT, wait_for_ready=True)
             except grpc.RpcError:
                 with lock:
@@ -191,7 +192,7 @@ def memory_durability(address: str, kill: Callable[[], object], restart: Callabl
         channel.close()
 
 
-def _list_all(stub: mem_grpc.MemoryServiceStub, scope: mem_pb.Scope) -> list[mem_pb.Memory]:
+def _list_all(stub: mem_grpc.MemoryServiceStub, scope: common_pb.Scope) -> list[mem_pb.Memory]:
     found: list[mem_pb.Memory] = []
     offset = 0
     while True:
@@ -215,7 +216,7 @@ class KgReport:
 def kg_durability(address: str, kill: Callable[[], object], restart: Callable[[], float], *, ops: int = 100,
                   workers: int = 4, kill_fraction: float = 0.5, slots: int = 5, seed: int = 11) -> KgReport:
     rng = random.Random(seed)
-    scope = kg_pb.Scope(user="tester", project=f"durability-{uuid.uuid4().hex[:8]}")
+    scope = common_pb.Scope(user="tester", project=f"durability-{uuid.uuid4().hex[:8]}")
     channel = grpc.insecure_channel(address, options=CHANNEL_OPTIONS)
     stub = kg_grpc.KnowledgeGraphServiceStub(channel)
     lock = threading.Lock()
@@ -238,7 +239,7 @@ def kg_durability(address: str, kill: Callable[[], object], restart: Callable[[]
         slot = slot_of[index]
         try:
             stub.RecordAction(kg_pb.RecordActionRequest(scope=scope, context_type="coding", action=slot,
-                                                        collection="patterns", outcome=kg_pb.OUTCOME_WORKED,
+                                                        collection="patterns", outcome=common_pb.OUTCOME_WORKED,
                                                         doc_id=f"patterns_{index:032x}"),
                               timeout=CALL_TIMEOUT, wait_for_ready=True)
         except grpc.RpcError:
@@ -263,7 +264,7 @@ def kg_durability(address: str, kill: Callable[[], object], restart: Callable[[]
             slot = f"slot_{index}"
             # One more action reads the slot's total back; subtract it again.
             reply = stub.RecordAction(kg_pb.RecordActionRequest(scope=scope, context_type="coding", action=slot,
-                                                                collection="patterns", outcome=kg_pb.OUTCOME_WORKED,
+                                                                collection="patterns", outcome=common_pb.OUTCOME_WORKED,
                                                                 doc_id="patterns_" + "f" * 32),
                                       timeout=CALL_TIMEOUT, wait_for_ready=True)
             total = reply.total - 1

@@ -172,7 +172,7 @@ def main() -> None:
     stack = None
     url = args.url
     if not url:
-        from mnemex import offline
+        from kernel import offline
 
         offline.apply()
         from tests.reliability.standalone import start_standalone

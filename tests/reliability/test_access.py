@@ -21,7 +21,8 @@ import grpc
 import httpx
 import pytest
 
-from mnemex.config import DEFAULT_PORTS, Settings, is_loopback, split_host_port
+from kernel.config import DEFAULT_PORTS, Settings, is_loopback, split_host_port
+from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.embedding.v1 import embedding_service_pb2 as emb_pb
 from protos.mnemex.kg.v1 import kg_service_pb2 as kg_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
@@ -233,7 +234,7 @@ GRPC_PROBES: dict[str, tuple[str, Any, Any]] = {
     "embedding": ("/mnemex.embedding.v1.EmbeddingService/Info", emb_pb.InfoRequest(), emb_pb.InfoResponse),
     "memory": ("/mnemex.memory.v1.MemoryService/ListScopes", mem_pb.ListScopesRequest(), mem_pb.ListScopesResponse),
     "kg": ("/mnemex.kg.v1.KnowledgeGraphService/Stats",
-           kg_pb.StatsRequest(scope=kg_pb.Scope(user="tester", project="p")), kg_pb.StatsResponse),
+           kg_pb.StatsRequest(scope=common_pb.Scope(user="tester", project="p")), kg_pb.StatsResponse),
 }
 
 

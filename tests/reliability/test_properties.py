@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from gateway import formatting
 from gateway.observations import MAX_OBSERVATION_CHARS, observe
-from mnemex import projects
+from kernel import projects
 from services.memory import lifecycle, naming, ranking, scoring
 from services.memory.fusion import fuse_ranked, rrf_fuse
 from services.memory.lexical import LexicalIndex

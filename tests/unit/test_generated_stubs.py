@@ -17,17 +17,18 @@ def test_committed_stubs_match_fresh_generation(tmp_path: Path) -> None:
         cwd=ROOT,
     )
     fresh = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*_pb2*.py*"))
-    assert len(fresh) == 9, fresh  # pb2, pb2_grpc and pyi for each of the three services
+    assert len(fresh) == 12, fresh  # pb2, pb2_grpc and pyi for the three services and the shared types
     stale = [str(rel) for rel in fresh if not filecmp.cmp(tmp_path / rel, ROOT / rel, shallow=False)]
     assert not stale, f"stubs differ from the .proto files; run `.venv/bin/python scripts/gen_protos.py`: {stale}"
 
 
 def test_every_enum_starts_at_unspecified() -> None:
+    from protos.mnemex.common.v1 import common_pb2
     from protos.mnemex.embedding.v1 import embedding_service_pb2
     from protos.mnemex.kg.v1 import kg_service_pb2
     from protos.mnemex.memory.v1 import memory_service_pb2
 
-    for module in (embedding_service_pb2, memory_service_pb2, kg_service_pb2):
+    for module in (common_pb2, embedding_service_pb2, memory_service_pb2, kg_service_pb2):
         for enum in module.DESCRIPTOR.enum_types_by_name.values():
             assert enum.values[0].number == 0
             assert enum.values[0].name.endswith("_UNSPECIFIED"), enum.full_name
@@ -44,3 +45,20 @@ def test_each_rpc_has_its_own_request_and_response() -> None:
         for method in service.methods:
             assert method.input_type.name == f"{method.name}Request", method.full_name
             assert method.output_type.name == f"{method.name}Response", method.full_name
+
+
+def test_shared_types_are_defined_once() -> None:
+    """Scope and Outcome live in mnemex.common.v1; the services' protos import them."""
+    from protos.mnemex.common.v1 import common_pb2
+    from protos.mnemex.kg.v1 import kg_service_pb2
+    from protos.mnemex.memory.v1 import memory_service_pb2
+
+    assert set(common_pb2.DESCRIPTOR.message_types_by_name) == {"Scope"}
+    assert set(common_pb2.DESCRIPTOR.enum_types_by_name) == {"Outcome"}
+    for module in (memory_service_pb2, kg_service_pb2):
+        assert "Scope" not in module.DESCRIPTOR.message_types_by_name, module.DESCRIPTOR.name
+        assert "Outcome" not in module.DESCRIPTOR.enum_types_by_name, module.DESCRIPTOR.name
+    score = memory_service_pb2.ScoreRequest.DESCRIPTOR.fields_by_name["outcome"]
+    route = kg_service_pb2.RouteRequest.DESCRIPTOR.fields_by_name["scope"]
+    assert score.enum_type.full_name == "mnemex.common.v1.Outcome"
+    assert route.message_type.full_name == "mnemex.common.v1.Scope"

@@ -1,4 +1,4 @@
-"""Every credential in the realistic corpus is redacted by ``mnemex.privacy``.
+"""Every credential in the realistic corpus is redacted by ``kernel.privacy``.
 
 The same corpus is pushed through every write path of a live stack in
 ``tests/reliability/test_containment.py``; this is the fast, pure check
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from mnemex.privacy import contains_secret, redact
+from kernel.privacy import contains_secret, redact
 from tests.reliability.secrets_corpus import SECRETS, Secret
 
 MISSED: dict[str, str] = {}  # every format in the corpus is recognised now

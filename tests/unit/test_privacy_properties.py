@@ -1,4 +1,4 @@
-"""Property tests for ``mnemex.privacy``: totality, idempotence, containment, bounded time."""
+"""Property tests for ``kernel.privacy``: totality, idempotence, containment, bounded time."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mnemex.privacy import PLACEHOLDER, redact, strip_private
+from kernel.privacy import PLACEHOLDER, redact, strip_private
 from tests.reliability.secrets_corpus import SECRETS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -80,7 +80,7 @@ REDOS_BUG = (
 @pytest.mark.parametrize("name", sorted(HOSTILE))
 def test_redaction_time_stays_linear_on_hostile_input(name: str) -> None:
     text = HOSTILE[name]
-    program = "import sys; from mnemex.privacy import redact; sys.stdout.write(str(len(redact(sys.stdin.read()))))"
+    program = "import sys; from kernel.privacy import redact; sys.stdout.write(str(len(redact(sys.stdin.read()))))"
     try:
         done = subprocess.run([sys.executable, "-c", program], input=text, capture_output=True, text=True,
                               timeout=BOUND_S, cwd=ROOT, check=False)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mnemex import projects
+from kernel import projects
 
 
 class Clock:

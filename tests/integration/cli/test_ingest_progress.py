@@ -13,7 +13,7 @@ from mnemex.cli.books import upload
 from mnemex.cli.gateway_client import GatewayClient
 from mnemex.cli.ingest_files import classify
 from mnemex.cli.ingest_progress import IngestProgress
-from mnemex.config import Settings
+from kernel.config import Settings
 from services.memory.books import EMBED_BATCH
 from tests.integration.cli.conftest import RunningStack
 

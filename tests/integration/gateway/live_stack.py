@@ -17,7 +17,7 @@ from typing import Any
 
 import httpx
 
-from mnemex.config import Settings
+from kernel.config import Settings
 
 
 @dataclass

@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 
 from gateway.app import create_app
 from gateway.validation import MAX_BOOK_BYTES
-from mnemex import __version__
+from kernel import __version__
 from services.memory.books import EMBED_BATCH
 from tests.integration.gateway.live_stack import LiveStack, gateway_settings
 from tests.unit.gateway.test_app_edges import closed_port

@@ -12,6 +12,7 @@ from pathlib import Path
 import grpc
 import pytest
 
+from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.kg.v1 import kg_service_pb2 as pb
 from protos.mnemex.kg.v1 import kg_service_pb2_grpc as pb_grpc
 
@@ -36,6 +37,6 @@ def stub(kg_server: tuple[str, Path]) -> Iterator[pb_grpc.KnowledgeGraphServiceS
 
 
 @pytest.fixture()
-def scope(request: pytest.FixtureRequest) -> pb.Scope:
+def scope(request: pytest.FixtureRequest) -> common_pb.Scope:
     name = re.sub(r"[^A-Za-z0-9_.@-]+", "-", request.node.name)[-100:]
-    return pb.Scope(user="tester", project=name)
+    return common_pb.Scope(user="tester", project=name)

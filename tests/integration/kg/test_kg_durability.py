@@ -16,12 +16,13 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.kg.v1 import kg_service_pb2 as pb
 from protos.mnemex.kg.v1 import kg_service_pb2_grpc as pb_grpc
 
 pytestmark = pytest.mark.integration
 ROOT = Path(__file__).parents[3]
-SCOPE = pb.Scope(user="tester", project="durable")
+SCOPE = common_pb.Scope(user="tester", project="durable")
 
 
 def free_port() -> int:
@@ -68,7 +69,7 @@ def test_learning_survives_kill_9(kg_process) -> None:  # type: ignore[no-untype
         stub = pb_grpc.KnowledgeGraphServiceStub(channel)
         for _ in range(5):
             stub.RecordOutcome(pb.RecordOutcomeRequest(scope=SCOPE, concepts=["terraform"], collections=["books"],
-                                                       doc_ids=["book_1"], outcome=pb.OUTCOME_WORKED), timeout=5)
+                                                       doc_ids=["book_1"], outcome=common_pb.OUTCOME_WORKED), timeout=5)
         stub.IndexFact(pb.IndexFactRequest(scope=SCOPE, fact_id="mb_1", text="Prod runs on Kubernetes."), timeout=5)
         before = stub.Route(pb.RouteRequest(scope=SCOPE, concepts=["terraform"]), timeout=5)
     assert before.recommended == ["books"]
@@ -89,7 +90,7 @@ def test_sigterm_stops_cleanly_and_keeps_state(kg_process) -> None:  # type: ign
     with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
         stub = pb_grpc.KnowledgeGraphServiceStub(channel)
         stub.RecordOutcome(pb.RecordOutcomeRequest(scope=SCOPE, concepts=["helm"], collections=["patterns"],
-                                                   doc_ids=["p1"], outcome=pb.OUTCOME_WORKED), timeout=5)
+                                                   doc_ids=["p1"], outcome=common_pb.OUTCOME_WORKED), timeout=5)
     procs[0].send_signal(signal.SIGTERM)
     assert procs[0].wait(15) == 0
     procs.append(start_kg(home, port))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mnemex import __version__
+from kernel import __version__
 from protos.mnemex.kg.v1 import kg_service_pb2 as pb
 
 pytestmark = pytest.mark.integration

@@ -11,6 +11,7 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
+from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.kg.v1 import kg_service_pb2 as pb
 
 pytestmark = pytest.mark.integration
@@ -49,12 +50,12 @@ def test_route_learns_prefers_books_and_failures_lower_it(stub, scope) -> None: 
     concepts = ["python", "asyncio"]
     empty = stub.Route(pb.RouteRequest(scope=scope, concepts=concepts), timeout=5)
     assert not empty.has_preference and dict(empty.weights) == {} and list(empty.recommended) == []
-    learn(stub, scope, concepts, "books", pb.OUTCOME_WORKED, times=4)
-    learn(stub, scope, concepts, "history", pb.OUTCOME_PARTIAL)
+    learn(stub, scope, concepts, "books", common_pb.OUTCOME_WORKED, times=4)
+    learn(stub, scope, concepts, "history", common_pb.OUTCOME_PARTIAL)
     learned = stub.Route(pb.RouteRequest(scope=scope, concepts=["asyncio"]), timeout=5)
     assert learned.has_preference and learned.recommended[0] == "books"
     assert learned.weights["books"] > 1.0 and learned.confidence > 0
-    learn(stub, scope, concepts, "books", pb.OUTCOME_FAILED, times=6)
+    learn(stub, scope, concepts, "books", common_pb.OUTCOME_FAILED, times=6)
     lowered = stub.Route(pb.RouteRequest(scope=scope, concepts=["asyncio"]), timeout=5)
     assert lowered.weights["books"] < learned.weights["books"]
     assert lowered.weights["books"] < 1.0 and "books" not in lowered.recommended
@@ -62,9 +63,9 @@ def test_route_learns_prefers_books_and_failures_lower_it(stub, scope) -> None: 
 
 def test_actions_facts_solutions_graph_and_stats(stub, scope) -> None:  # type: ignore[no-untyped-def]
     first = stub.RecordAction(pb.RecordActionRequest(scope=scope, context_type="coding", action="search_memory",
-                                                     collection="patterns", outcome=pb.OUTCOME_WORKED, doc_id="p1"), timeout=5)
+                                                     collection="patterns", outcome=common_pb.OUTCOME_WORKED, doc_id="p1"), timeout=5)
     second = stub.RecordAction(pb.RecordActionRequest(scope=scope, context_type="coding", action="search_memory",
-                                                      collection="patterns", outcome=pb.OUTCOME_FAILED, doc_id="p2"), timeout=5)
+                                                      collection="patterns", outcome=common_pb.OUTCOME_FAILED, doc_id="p2"), timeout=5)
     assert (first.success_rate, first.total) == (1.0, 1) and (second.success_rate, second.total) == (0.5, 2)
     indexed = stub.IndexFact(pb.IndexFactRequest(scope=scope, fact_id="mb_1",
                                                  text="Alice maintains the billing service, which depends on PostgreSQL."), timeout=5)
@@ -76,7 +77,7 @@ def test_actions_facts_solutions_graph_and_stats(stub, scope) -> None:  # type: 
     spread = stub.Traverse(pb.TraverseRequest(scope=scope, seeds=["Alice"], max_depth=2), timeout=5)
     assert "PostgreSQL" in {n.node for n in spread.nodes}
     stub.RecordOutcome(pb.RecordOutcomeRequest(scope=scope, problem="pytest fixture teardown hangs", collections=["patterns"],
-                                               doc_ids=["p9"], outcome=pb.OUTCOME_WORKED), timeout=5)
+                                               doc_ids=["p9"], outcome=common_pb.OUTCOME_WORKED), timeout=5)
     solutions = stub.SolutionsFor(pb.SolutionsForRequest(scope=scope, problem="the pytest fixture teardown hangs again"), timeout=5)
     assert [s.doc_id for s in solutions.solutions] == ["p9"]
     graph = stub.Graph(pb.GraphRequest(scope=scope), timeout=5)
@@ -95,7 +96,7 @@ def test_recall_is_extract_route_and_facts_in_one_call(stub, scope) -> None:  # 
     stub.IndexFact(pb.IndexFactRequest(scope=scope, fact_id="mb_pg", text="The billing service runs on PostgreSQL 16."),
                    timeout=5)
     concepts = list(fresh.extraction.concepts)
-    learn(stub, scope, concepts, "patterns", pb.OUTCOME_WORKED, times=4)
+    learn(stub, scope, concepts, "patterns", common_pb.OUTCOME_WORKED, times=4)
     learned = stub.Recall(pb.RecallRequest(scope=scope, text=text, fact_limit=3), timeout=5)
     assert learned.route == stub.Route(pb.RouteRequest(scope=scope, concepts=concepts), timeout=5)
     assert learned.route.has_preference and learned.route.recommended[0] == "patterns"
@@ -118,7 +119,7 @@ def test_roampal_import_and_export_round_trip(stub, scope) -> None:  # type: ign
     routed = stub.Route(pb.RouteRequest(scope=scope, concepts=["python"]), timeout=5)
     assert routed.recommended[0] == "books"
     exported = stub.Export(pb.ExportRequest(scope=scope), timeout=5).graph_json
-    copy = pb.Scope(user=scope.user, project=scope.project + "-copy")
+    copy = common_pb.Scope(user=scope.user, project=scope.project + "-copy")
     assert stub.Import(pb.ImportRequest(scope=copy, graph_json=exported), timeout=5).format == "mnemex"
     assert stub.Route(pb.RouteRequest(scope=copy, concepts=["python"]), timeout=5) == routed
 
@@ -127,7 +128,7 @@ def test_roampal_import_and_export_round_trip(stub, scope) -> None:  # type: ign
     ("call", "request_factory", "fragment"),
     [
         ("Route", lambda s: pb.RouteRequest(concepts=["x"]), "scope.user is empty"),
-        ("Route", lambda s: pb.RouteRequest(scope=pb.Scope(user="a b", project="p"), concepts=["x"]), "not allowed"),
+        ("Route", lambda s: pb.RouteRequest(scope=common_pb.Scope(user="a b", project="p"), concepts=["x"]), "not allowed"),
         ("ExtractConcepts", lambda s: pb.ExtractConceptsRequest(text="x" * 20_001), "too long"),
         ("ExtractConcepts", lambda s: pb.ExtractConceptsRequest(text="  "), "text is empty"),
         ("RecordOutcome", lambda s: pb.RecordOutcomeRequest(scope=s, concepts=["a"], collections=["books"]), "outcome is unspecified"),

@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 
 import pytest
 
-from mnemex.config import Settings
+from kernel.config import Settings
 
 T = TypeVar("T")
 ROOT = Path(__file__).resolve().parents[3]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from mnemex.config import Settings
+from kernel.config import Settings
 from tests.integration.mcp.clients import connect, ok
 from tests.integration.mcp.conftest import ROOT, McpStack, run_async
 

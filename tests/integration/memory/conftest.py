@@ -13,6 +13,7 @@ from pathlib import Path
 import grpc
 import pytest
 
+from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 from protos.mnemex.memory.v1 import memory_service_pb2_grpc as pb_grpc
 
@@ -28,7 +29,7 @@ async def start_memory_service(home: Path, embedding_addr: str, **overrides: obj
     import chromadb
     from chromadb.config import Settings as ChromaSettings
 
-    from mnemex.grpc_runtime import channel
+    from kernel.grpc_runtime import channel
     from services.embedding.client import EmbeddingClient
     from services.memory.server import create_server
     from services.memory.settings import MemorySettings
@@ -60,10 +61,10 @@ def stub(memory_service: MemoryService) -> Iterator[pb_grpc.MemoryServiceStub]:
 
 
 @pytest.fixture()
-def scope() -> pb.Scope:
-    return pb.Scope(user=f"u{uuid.uuid4().hex[:10]}", project=f"p{uuid.uuid4().hex[:10]}")
+def scope() -> common_pb.Scope:
+    return common_pb.Scope(user=f"u{uuid.uuid4().hex[:10]}", project=f"p{uuid.uuid4().hex[:10]}")
 
 
-def store(stub: pb_grpc.MemoryServiceStub, scope: pb.Scope, content: str, collection: str = "working", **kw: object) -> pb.Memory:
+def store(stub: pb_grpc.MemoryServiceStub, scope: common_pb.Scope, content: str, collection: str = "working", **kw: object) -> pb.Memory:
     reply = stub.Store(pb.StoreRequest(scope=scope, collection=collection, content=content, **kw), timeout=30)
     return reply.memory

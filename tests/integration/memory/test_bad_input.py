@@ -5,12 +5,13 @@ from __future__ import annotations
 import grpc
 import pytest
 
+from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 from tests.integration.memory.conftest import store
 
 pytestmark = pytest.mark.integration
 
-S = pb.Scope(user="tester", project="bad-input")
+S = common_pb.Scope(user="tester", project="bad-input")
 UNKNOWN = "working_" + "0" * 32
 
 
@@ -24,7 +25,7 @@ UNKNOWN = "working_" + "0" * 32
         ("Search", pb.SearchRequest(scope=S, query="x", metadata_filters_json="{oops"), "not valid JSON"),
         ("Search", pb.SearchRequest(scope=S, query_vector=b"\x00" * 12), "expected 1536"),
         ("Search", pb.SearchRequest(scope=S, query="x", sort_by=9), "SortBy"),
-        ("Search", pb.SearchRequest(scope=pb.Scope(user="bad user!", project="p"), query="x"), "scope.user"),
+        ("Search", pb.SearchRequest(scope=common_pb.Scope(user="bad user!", project="p"), query="x"), "scope.user"),
         ("Store", pb.StoreRequest(scope=S, collection="working", content="   "), "content is empty"),
         ("Store", pb.StoreRequest(scope=S, collection="scratch", content="x"), "unknown collection"),
         ("Store", pb.StoreRequest(scope=S, collection="working", content="x", importance=0.5), "memory_bank only"),
@@ -33,7 +34,7 @@ UNKNOWN = "working_" + "0" * 32
         ("Store", pb.StoreRequest(scope=S, collection="working", content="x", metadata_json='{"uses": 99}'), "managed by the service"),
         ("Store", pb.StoreRequest(scope=S, collection="working", content="x", tags=["t"] * 21 + ["u"]), "tags given"),
         ("Score", pb.ScoreRequest(scope=S), "nothing to score"),
-        ("Score", pb.ScoreRequest(scope=S, memory_scores={UNKNOWN: pb.OUTCOME_UNSPECIFIED}), "OUTCOME_UNSPECIFIED"),
+        ("Score", pb.ScoreRequest(scope=S, memory_scores={UNKNOWN: common_pb.OUTCOME_UNSPECIFIED}), "OUTCOME_UNSPECIFIED"),
         ("Score", pb.ScoreRequest(scope=S, outcome=7), "not an Outcome"),
         ("Update", pb.UpdateRequest(scope=S, id=UNKNOWN), "nothing to update"),
         ("Get", pb.GetRequest(scope=S, id=""), "id is empty"),
@@ -70,11 +71,11 @@ def test_unknown_ids_are_not_found(stub, method, request_) -> None:  # type: ign
 
 def test_ids_from_another_scope_are_not_found(stub, scope) -> None:  # type: ignore[no-untyped-def]
     note = store(stub, scope, "Scope-private note about the payment service")
-    other = pb.Scope(user=scope.user, project=scope.project + "-b")
+    other = common_pb.Scope(user=scope.user, project=scope.project + "-b")
     with pytest.raises(grpc.RpcError) as err:
         stub.Get(pb.GetRequest(scope=other, id=note.id), timeout=10)
     assert err.value.code() == grpc.StatusCode.NOT_FOUND
-    reply = stub.Score(pb.ScoreRequest(scope=other, memory_scores={note.id: pb.OUTCOME_FAILED}), timeout=10)
+    reply = stub.Score(pb.ScoreRequest(scope=other, memory_scores={note.id: common_pb.OUTCOME_FAILED}), timeout=10)
     assert list(reply.not_found) == [note.id]
 
 

@@ -14,7 +14,7 @@ import time
 import grpc
 import pytest
 
-from mnemex import __version__
+from kernel import __version__
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 from services.memory.books import EMBED_BATCH
 

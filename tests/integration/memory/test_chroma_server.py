@@ -12,6 +12,7 @@ from pathlib import Path
 import grpc
 import pytest
 
+from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 from protos.mnemex.memory.v1 import memory_service_pb2_grpc as pb_grpc
 
@@ -39,7 +40,7 @@ def test_store_search_and_restart_through_a_chroma_server(tmp_path: Path, loop_t
                 time.sleep(0.2)
         settings = MemorySettings(address="127.0.0.1:0", home=tmp_path / "home", default_user="tester",
                                   chroma_url=f"http://127.0.0.1:{port}", embedding_addr=embedding_addr, maintenance_interval_s=0)
-        scope = pb.Scope(user="tester", project="remote")
+        scope = common_pb.Scope(user="tester", project="remote")
         for attempt in range(2):  # the second service instance finds the first one's data on the server
             server, grpc_port = loop_thread.run(create_server(settings))
             try:

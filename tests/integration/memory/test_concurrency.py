@@ -7,6 +7,7 @@ from collections import Counter
 import grpc
 import pytest
 
+from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 from protos.mnemex.memory.v1 import memory_service_pb2_grpc as pb_grpc
 from tests.integration.memory.conftest import store
@@ -30,7 +31,7 @@ def test_eight_writers_apply_a_thousand_outcomes_and_uses_add_up(memory_service,
     ids += [store(stub, scope, f"User preference number {i}: {t}", "memory_bank").id for i, t in enumerate(TOPICS[:5])]
     assert len(ids) == IDS_PER_CALL
     # Outcomes that never lower a score: memories get promoted (their ids change) mid-run, none is deleted.
-    choices = [pb.OUTCOME_WORKED, pb.OUTCOME_PARTIAL, pb.OUTCOME_UNKNOWN]
+    choices = [common_pb.OUTCOME_WORKED, common_pb.OUTCOME_PARTIAL, common_pb.OUTCOME_UNKNOWN]
 
     def writer(seed: int) -> Counter[str]:
         rng = random.Random(seed)

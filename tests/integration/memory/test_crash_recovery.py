@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 from protos.mnemex.memory.v1 import memory_service_pb2_grpc as pb_grpc
 
@@ -61,7 +62,7 @@ def unit_vector(rng: np.random.Generator) -> bytes:
 
 def test_kill_9_mid_stream_loses_and_duplicates_no_acknowledged_write(tmp_path: Path) -> None:
     home, port = tmp_path / "home", free_port()
-    scope = pb.Scope(user="crash", project="test")
+    scope = common_pb.Scope(user="crash", project="test")
     proc = start(home, port)
     acked: dict[str, str] = {}  # content -> id
     lock = threading.Lock()

@@ -13,6 +13,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 from tests.integration.memory.conftest import store
 
@@ -25,7 +26,7 @@ def days_ago(days: float) -> datetime:
 
 def test_bug1_empty_query_results_are_scored_and_normalized(stub, scope) -> None:  # type: ignore[no-untyped-def]
     note = store(stub, scope, "Used ruff instead of flake8 for linting")
-    for outcome in (pb.OUTCOME_WORKED, pb.OUTCOME_WORKED, pb.OUTCOME_FAILED):
+    for outcome in (common_pb.OUTCOME_WORKED, common_pb.OUTCOME_WORKED, common_pb.OUTCOME_FAILED):
         stub.Score(pb.ScoreRequest(scope=scope, memory_scores={note.id: outcome}), timeout=10)
     found = stub.Search(pb.SearchRequest(scope=scope, days_back=1), timeout=10).memories
     assert len(found) == 1

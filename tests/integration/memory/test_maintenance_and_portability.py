@@ -6,6 +6,7 @@ from datetime import UTC, datetime, timedelta
 import grpc
 import pytest
 
+from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 from protos.mnemex.memory.v1 import memory_service_pb2_grpc as pb_grpc
 from tests.integration.memory.conftest import start_memory_service, store
@@ -17,7 +18,7 @@ def ago(**delta: float) -> str:
     return (datetime.now(UTC) - timedelta(**delta)).isoformat(timespec="seconds")
 
 
-def record(scope: pb.Scope, collection: str, rid: str, content: str, **meta: object) -> pb.ImportRequest:
+def record(scope: common_pb.Scope, collection: str, rid: str, content: str, **meta: object) -> pb.ImportRequest:
     body = {"scope": {"user": scope.user, "project": scope.project}, "collection": collection, "id": rid,
             "content": content, "metadata": meta}
     return pb.ImportRequest(record_json=json.dumps(body))
@@ -63,7 +64,7 @@ def test_exchange_logs_older_than_seven_days_are_pruned(memory_service, stub, sc
 def test_export_then_import_is_exact_and_idempotent(stub, scope, loop_thread, embedding_addr, tmp_path) -> None:  # type: ignore[no-untyped-def]
     note = store(stub, scope, "History: the queue switched from RabbitMQ to NATS")
     fact = store(stub, scope, "User prefers dark mode", "memory_bank", tags=["ui"], importance=0.8)
-    stub.Score(pb.ScoreRequest(scope=scope, memory_scores={note.id: pb.OUTCOME_WORKED}), timeout=10)
+    stub.Score(pb.ScoreRequest(scope=scope, memory_scores={note.id: common_pb.OUTCOME_WORKED}), timeout=10)
     exported = [r.record_json for r in stub.Export(pb.ExportRequest(scope=scope), timeout=60)]
     assert {json.loads(r)["id"] for r in exported} == {note.id, fact.id}
     server, port = loop_thread.run(start_memory_service(tmp_path, embedding_addr))
@@ -76,7 +77,7 @@ def test_export_then_import_is_exact_and_idempotent(stub, scope, loop_thread, em
             again = other.Import(iter(pb.ImportRequest(record_json=r) for r in exported), timeout=60)
             assert (again.imported, again.skipped_existing) == (0, 2)
             copy = other.Get(pb.GetRequest(scope=scope, id=note.id), timeout=10).memory
-            bank = other.Get(pb.GetRequest(scope=pb.Scope(user=scope.user, project="elsewhere"), id=fact.id), timeout=10).memory
+            bank = other.Get(pb.GetRequest(scope=common_pb.Scope(user=scope.user, project="elsewhere"), id=fact.id), timeout=10).memory
             hit = other.Search(pb.SearchRequest(scope=scope, query="message queue NATS", limit=1), timeout=30).memories[0]
             scopes = other.ListScopes(pb.ListScopesRequest(), timeout=10).scopes
     finally:

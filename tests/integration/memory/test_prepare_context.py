@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 from tests.integration.memory.conftest import store
 
@@ -42,7 +43,7 @@ def test_one_call_answers_state_and_search_and_records_the_turn(stub, scope) -> 
     second = prepare(stub, scope, "p1", query="and the rate limit?", prompt="and the rate limit?")
     assert second.scoring_required and list(second.injected_ids) == found and second.exchange_id == exchange_id
     # Scoring now targets the first turn's ids, not the ones injected just now.
-    reply = stub.Score(pb.ScoreRequest(scope=scope, session_id="p1", outcome=pb.OUTCOME_WORKED), timeout=30)
+    reply = stub.Score(pb.ScoreRequest(scope=scope, session_id="p1", outcome=common_pb.OUTCOME_WORKED), timeout=30)
     assert {s.id for s in reply.scored} == {exchange_id, *found}
 
 

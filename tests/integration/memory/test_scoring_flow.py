@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import pytest
 
+from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 from tests.integration.memory.conftest import store
 
@@ -34,7 +35,7 @@ def test_turn_cycle_scoring_required_only_after_a_completed_turn(stub, scope) ->
     assert now.scoring_required and list(now.injected_ids) == [a.id, b.id] and now.exchange_id == exchange.exchange_id
     # next prompt arrives; the gateway checks state before recording the new injection
     inject(stub, scope, "s1", [b.id], prompt="and the rate limit?")
-    reply = stub.Score(pb.ScoreRequest(scope=scope, session_id="s1", outcome=pb.OUTCOME_WORKED), timeout=30)
+    reply = stub.Score(pb.ScoreRequest(scope=scope, session_id="s1", outcome=common_pb.OUTCOME_WORKED), timeout=30)
     assert reply.exchange_id == exchange.exchange_id
     assert {s.id for s in reply.scored} == {exchange.exchange_id, a.id, b.id}  # the previous turn's ids, not b alone
     assert all(s.score_after == pytest.approx(0.7) for s in reply.scored)
@@ -57,11 +58,11 @@ def test_related_semantics_absent_empty_and_explicit(stub, scope) -> None:  # ty
                                                             assistant_text=f"answer for {session}"), timeout=30).exchange_id
 
     ex_none = turn("r-empty")
-    empty = stub.Score(pb.ScoreRequest(scope=scope, session_id="r-empty", outcome=pb.OUTCOME_WORKED, related=pb.IdList()), timeout=30)
+    empty = stub.Score(pb.ScoreRequest(scope=scope, session_id="r-empty", outcome=common_pb.OUTCOME_WORKED, related=pb.IdList()), timeout=30)
     assert [s.id for s in empty.scored] == [ex_none]  # only the exchange
     turn("r-explicit")
     # c was never injected in this session: an explicit list scores exactly what it names
-    explicit = stub.Score(pb.ScoreRequest(scope=scope, session_id="r-explicit", outcome=pb.OUTCOME_PARTIAL,
+    explicit = stub.Score(pb.ScoreRequest(scope=scope, session_id="r-explicit", outcome=common_pb.OUTCOME_PARTIAL,
                                           related=pb.IdList(ids=[c.id, "working_" + "f" * 32])), timeout=30)
     assert {s.id for s in explicit.scored} - {explicit.exchange_id} == {c.id}
     assert list(explicit.not_found) == ["working_" + "f" * 32]
@@ -73,11 +74,11 @@ def test_memory_scores_take_precedence_per_id(stub, scope) -> None:  # type: ign
     bad = store(stub, scope, "Run migrations by editing the schema by hand")
     inject(stub, scope, "s3", [good.id, bad.id])
     stub.RecordExchange(pb.RecordExchangeRequest(scope=scope, session_id="s3", user_text="migrate?", assistant_text="alembic"), timeout=30)
-    reply = stub.Score(pb.ScoreRequest(scope=scope, session_id="s3", outcome=pb.OUTCOME_WORKED,
-                                       memory_scores={bad.id: pb.OUTCOME_FAILED}), timeout=30)
+    reply = stub.Score(pb.ScoreRequest(scope=scope, session_id="s3", outcome=common_pb.OUTCOME_WORKED,
+                                       memory_scores={bad.id: common_pb.OUTCOME_FAILED}), timeout=30)
     by_id = {s.id: s for s in reply.scored}
-    assert by_id[good.id].outcome == pb.OUTCOME_WORKED and by_id[good.id].score_after == pytest.approx(0.7)
-    assert by_id[bad.id].outcome == pb.OUTCOME_FAILED and by_id[bad.id].score_after == pytest.approx(0.2, abs=1e-3)
+    assert by_id[good.id].outcome == common_pb.OUTCOME_WORKED and by_id[good.id].score_after == pytest.approx(0.7)
+    assert by_id[bad.id].outcome == common_pb.OUTCOME_FAILED and by_id[bad.id].score_after == pytest.approx(0.2, abs=1e-3)
     assert set(reply.collections) == {"working"}
 
 
@@ -86,7 +87,7 @@ def test_empty_session_id_scores_the_most_recent_session(stub, scope) -> None:  
     inject(stub, scope, "older", [])
     inject(stub, scope, "claude-session-xyz", [note.id])
     stub.RecordExchange(pb.RecordExchangeRequest(scope=scope, session_id="claude-session-xyz", user_text="tf?", assistant_text="S3"), timeout=30)
-    reply = stub.Score(pb.ScoreRequest(scope=scope, outcome=pb.OUTCOME_WORKED), timeout=30)  # MCP stdio: no session id
+    reply = stub.Score(pb.ScoreRequest(scope=scope, outcome=common_pb.OUTCOME_WORKED), timeout=30)  # MCP stdio: no session id
     assert note.id in {s.id for s in reply.scored}
     assert not state(stub, scope, "claude-session-xyz").scoring_required
 
@@ -96,7 +97,7 @@ def test_promotion_to_history_then_patterns_and_demotion_keep_the_uid(stub, scop
     uid = note.id.split("_", 1)[1]
     transitions = []
     for _ in range(5):
-        reply = stub.Score(pb.ScoreRequest(scope=scope, memory_scores={note.id: pb.OUTCOME_WORKED}), timeout=30)
+        reply = stub.Score(pb.ScoreRequest(scope=scope, memory_scores={note.id: common_pb.OUTCOME_WORKED}), timeout=30)
         transitions.append((reply.scored[0].transition, reply.scored[0].collection_after))
     assert transitions[1] == ("promoted", "history")  # score 0.9, uses 2
     assert transitions[4] == ("promoted", "patterns")  # score 1.0, uses 5, successes 5
@@ -104,7 +105,7 @@ def test_promotion_to_history_then_patterns_and_demotion_keep_the_uid(stub, scop
     assert moved.id == f"patterns_{uid}" and moved.uses == 5
     steps = []
     for _ in range(3):  # 1.0 -> 0.7 -> 0.4 (not below 0.4) -> 0.1: demoted
-        reply = stub.Score(pb.ScoreRequest(scope=scope, memory_scores={moved.id: pb.OUTCOME_FAILED}), timeout=30)
+        reply = stub.Score(pb.ScoreRequest(scope=scope, memory_scores={moved.id: common_pb.OUTCOME_FAILED}), timeout=30)
         steps.append((reply.scored[0].transition, reply.scored[0].new_id))
     assert steps == [("", ""), ("", ""), ("demoted", f"history_{uid}")]
     events = stub.Stats(pb.StatsRequest(scope=scope), timeout=10).events
@@ -115,7 +116,7 @@ def test_repeated_failures_delete_but_never_memory_bank(stub, scope) -> None:  #
     wrong = store(stub, scope, "Restart the server to clear the cache (wrong)")
     fact = store(stub, scope, "User's timezone is UTC+2", "memory_bank")
     for _ in range(3):
-        reply = stub.Score(pb.ScoreRequest(scope=scope, memory_scores={wrong.id: pb.OUTCOME_FAILED, fact.id: pb.OUTCOME_FAILED}), timeout=30)
+        reply = stub.Score(pb.ScoreRequest(scope=scope, memory_scores={wrong.id: common_pb.OUTCOME_FAILED, fact.id: common_pb.OUTCOME_FAILED}), timeout=30)
     assert wrong.id in reply.not_found  # deleted after the second failure
     kept = stub.Get(pb.GetRequest(scope=scope, id=fact.id), timeout=10).memory
     assert kept.uses == 3 and kept.score == 1.0 and kept.wilson_score == 0.0

@@ -8,6 +8,7 @@ import grpc
 import numpy as np
 import pytest
 
+from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 from protos.mnemex.memory.v1 import memory_service_pb2_grpc as pb_grpc
 from tests.integration.memory.conftest import start_memory_service
@@ -25,7 +26,7 @@ def dead_embedding_stub(loop_thread, encoder, tmp_path: Path):  # type: ignore[n
     server, port = loop_thread.run(start_memory_service(tmp_path, "127.0.0.1:9"))
     with grpc.insecure_channel(f"127.0.0.1:{port}") as chan:
         stub = pb_grpc.MemoryServiceStub(chan)
-        scope = pb.Scope(user="tester", project="lexical-fallback")
+        scope = common_pb.Scope(user="tester", project="lexical-fallback")
         for note, vector in zip(NOTES, encoder.encode(NOTES), strict=True):
             stub.Store(pb.StoreRequest(scope=scope, collection="history", content=note,
                                        vector=np.asarray(vector, dtype="<f4").tobytes()), timeout=30)

@@ -5,6 +5,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 from tests.integration.memory.conftest import store
 
@@ -55,8 +56,8 @@ def test_memory_bank_update_rule_merges_tags(stub, scope) -> None:  # type: igno
 def test_memory_bank_is_shared_across_projects_but_working_is_not(stub, scope) -> None:  # type: ignore[no-untyped-def]
     fact = store(stub, scope, "User writes Go at work and Rust at home", "memory_bank")
     note = store(stub, scope, "Project one uses a Makefile for builds")
-    other = pb.Scope(user=scope.user, project=scope.project + "-other")
-    stranger = pb.Scope(user=scope.user + "x", project=scope.project)
+    other = common_pb.Scope(user=scope.user, project=scope.project + "-other")
+    stranger = common_pb.Scope(user=scope.user + "x", project=scope.project)
     ids = [m.id for m in stub.Search(pb.SearchRequest(scope=other, query="languages and builds", limit=10), timeout=30).memories]
     assert fact.id in ids and note.id not in ids
     assert stub.Search(pb.SearchRequest(scope=stranger, query="languages and builds"), timeout=30).memories == []

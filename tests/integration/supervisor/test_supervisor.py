@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from mnemex.config import Settings
+from kernel.config import Settings
 from mnemex.supervisor.control import ensure_running, stack_ready
 from tests.integration.supervisor.helpers import ROOT, alive, cli, log_tails, stack_env, state, wait_for
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from mnemex import projects
+from kernel import projects
 from mnemex.cli import app
 
 runner = CliRunner()

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from mnemex.display import memory_line, memory_lines, number, one_line
+from kernel.display import memory_line, memory_lines, number, one_line
 
 
 def test_scored_memory_line_matches_the_mcp_format() -> None:

@@ -10,7 +10,7 @@ import pytest
 
 from mnemex import client_setup
 from mnemex.cli import doctor_checks
-from mnemex.config import Settings
+from kernel.config import Settings
 
 
 def by_name(checks: list[doctor_checks.Check]) -> dict[str, doctor_checks.Check]:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from mnemex.config import Settings
+from kernel.config import Settings
 from mnemex.supervisor.backoff import RestartPolicy
 from mnemex.supervisor.specs import child_env, stack_specs
 from mnemex.supervisor.state import (

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mnemex.config import ConfigError
+from kernel.config import ConfigError
 from services.embedding.settings import EmbeddingSettings
 
 

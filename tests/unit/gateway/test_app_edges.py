@@ -16,7 +16,7 @@ from fastapi.testclient import TestClient
 
 from gateway.app import create_app
 from gateway.validation import MAX_BOOK_BYTES
-from mnemex.config import Settings
+from kernel.config import Settings
 
 
 def closed_port() -> int:

@@ -6,11 +6,12 @@ import pytest
 
 from gateway import convert, validation
 from gateway.errors import InvalidInput
+from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
 
 
 def test_outcomes_and_sort_orders() -> None:
-    assert convert.memory_outcome(" Worked ") == mem_pb.OUTCOME_WORKED
+    assert convert.memory_outcome(" Worked ") == common_pb.OUTCOME_WORKED
     with pytest.raises(InvalidInput, match="worked, partial, unknown, failed"):
         convert.memory_outcome("great")
     with pytest.raises(InvalidInput, match="relevance, recency, score"):

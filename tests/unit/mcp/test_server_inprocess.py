@@ -15,7 +15,7 @@ from gateway.mcp.runner import ToolRunner
 from gateway.mcp.server import build_server
 from gateway.operations import Operations
 from mnemex.client_setup.clients import TOOL_NAMES
-from mnemex.config import Settings
+from kernel.config import Settings
 
 T = TypeVar("T")
 

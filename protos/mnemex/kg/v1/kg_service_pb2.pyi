@@ -1,32 +1,11 @@
+from protos.mnemex.common.v1 import common_pb2 as _common_pb2
 from google.protobuf.internal import containers as _containers
-from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from collections.abc import Iterable as _Iterable, Mapping as _Mapping
 from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
-
-class Outcome(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
-    __slots__ = ()
-    OUTCOME_UNSPECIFIED: _ClassVar[Outcome]
-    OUTCOME_WORKED: _ClassVar[Outcome]
-    OUTCOME_PARTIAL: _ClassVar[Outcome]
-    OUTCOME_UNKNOWN: _ClassVar[Outcome]
-    OUTCOME_FAILED: _ClassVar[Outcome]
-OUTCOME_UNSPECIFIED: Outcome
-OUTCOME_WORKED: Outcome
-OUTCOME_PARTIAL: Outcome
-OUTCOME_UNKNOWN: Outcome
-OUTCOME_FAILED: Outcome
-
-class Scope(_message.Message):
-    __slots__ = ("user", "project")
-    USER_FIELD_NUMBER: _ClassVar[int]
-    PROJECT_FIELD_NUMBER: _ClassVar[int]
-    user: str
-    project: str
-    def __init__(self, user: _Optional[str] = ..., project: _Optional[str] = ...) -> None: ...
 
 class Entity(_message.Message):
     __slots__ = ("name", "type")
@@ -56,9 +35,9 @@ class RouteRequest(_message.Message):
     __slots__ = ("scope", "concepts")
     SCOPE_FIELD_NUMBER: _ClassVar[int]
     CONCEPTS_FIELD_NUMBER: _ClassVar[int]
-    scope: Scope
+    scope: _common_pb2.Scope
     concepts: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, scope: _Optional[_Union[Scope, _Mapping]] = ..., concepts: _Optional[_Iterable[str]] = ...) -> None: ...
+    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., concepts: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class RouteResponse(_message.Message):
     __slots__ = ("weights", "recommended", "confidence", "has_preference")
@@ -84,10 +63,10 @@ class RecallRequest(_message.Message):
     SCOPE_FIELD_NUMBER: _ClassVar[int]
     TEXT_FIELD_NUMBER: _ClassVar[int]
     FACT_LIMIT_FIELD_NUMBER: _ClassVar[int]
-    scope: Scope
+    scope: _common_pb2.Scope
     text: str
     fact_limit: int
-    def __init__(self, scope: _Optional[_Union[Scope, _Mapping]] = ..., text: _Optional[str] = ..., fact_limit: _Optional[int] = ...) -> None: ...
+    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., text: _Optional[str] = ..., fact_limit: _Optional[int] = ...) -> None: ...
 
 class RecallResponse(_message.Message):
     __slots__ = ("extraction", "route", "facts")
@@ -109,15 +88,15 @@ class RecordOutcomeRequest(_message.Message):
     CONTEXT_TYPE_FIELD_NUMBER: _ClassVar[int]
     PROBLEM_FIELD_NUMBER: _ClassVar[int]
     FAILURE_REASON_FIELD_NUMBER: _ClassVar[int]
-    scope: Scope
+    scope: _common_pb2.Scope
     concepts: _containers.RepeatedScalarFieldContainer[str]
     collections: _containers.RepeatedScalarFieldContainer[str]
     doc_ids: _containers.RepeatedScalarFieldContainer[str]
-    outcome: Outcome
+    outcome: _common_pb2.Outcome
     context_type: str
     problem: str
     failure_reason: str
-    def __init__(self, scope: _Optional[_Union[Scope, _Mapping]] = ..., concepts: _Optional[_Iterable[str]] = ..., collections: _Optional[_Iterable[str]] = ..., doc_ids: _Optional[_Iterable[str]] = ..., outcome: _Optional[_Union[Outcome, str]] = ..., context_type: _Optional[str] = ..., problem: _Optional[str] = ..., failure_reason: _Optional[str] = ...) -> None: ...
+    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., concepts: _Optional[_Iterable[str]] = ..., collections: _Optional[_Iterable[str]] = ..., doc_ids: _Optional[_Iterable[str]] = ..., outcome: _Optional[_Union[_common_pb2.Outcome, str]] = ..., context_type: _Optional[str] = ..., problem: _Optional[str] = ..., failure_reason: _Optional[str] = ...) -> None: ...
 
 class RecordOutcomeResponse(_message.Message):
     __slots__ = ()
@@ -131,13 +110,13 @@ class RecordActionRequest(_message.Message):
     COLLECTION_FIELD_NUMBER: _ClassVar[int]
     OUTCOME_FIELD_NUMBER: _ClassVar[int]
     DOC_ID_FIELD_NUMBER: _ClassVar[int]
-    scope: Scope
+    scope: _common_pb2.Scope
     context_type: str
     action: str
     collection: str
-    outcome: Outcome
+    outcome: _common_pb2.Outcome
     doc_id: str
-    def __init__(self, scope: _Optional[_Union[Scope, _Mapping]] = ..., context_type: _Optional[str] = ..., action: _Optional[str] = ..., collection: _Optional[str] = ..., outcome: _Optional[_Union[Outcome, str]] = ..., doc_id: _Optional[str] = ...) -> None: ...
+    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., context_type: _Optional[str] = ..., action: _Optional[str] = ..., collection: _Optional[str] = ..., outcome: _Optional[_Union[_common_pb2.Outcome, str]] = ..., doc_id: _Optional[str] = ...) -> None: ...
 
 class RecordActionResponse(_message.Message):
     __slots__ = ("success_rate", "total")
@@ -152,10 +131,10 @@ class IndexFactRequest(_message.Message):
     SCOPE_FIELD_NUMBER: _ClassVar[int]
     FACT_ID_FIELD_NUMBER: _ClassVar[int]
     TEXT_FIELD_NUMBER: _ClassVar[int]
-    scope: Scope
+    scope: _common_pb2.Scope
     fact_id: str
     text: str
-    def __init__(self, scope: _Optional[_Union[Scope, _Mapping]] = ..., fact_id: _Optional[str] = ..., text: _Optional[str] = ...) -> None: ...
+    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., fact_id: _Optional[str] = ..., text: _Optional[str] = ...) -> None: ...
 
 class IndexFactResponse(_message.Message):
     __slots__ = ("entities",)
@@ -168,10 +147,10 @@ class FactsForEntitiesRequest(_message.Message):
     SCOPE_FIELD_NUMBER: _ClassVar[int]
     ENTITIES_FIELD_NUMBER: _ClassVar[int]
     LIMIT_FIELD_NUMBER: _ClassVar[int]
-    scope: Scope
+    scope: _common_pb2.Scope
     entities: _containers.RepeatedScalarFieldContainer[str]
     limit: int
-    def __init__(self, scope: _Optional[_Union[Scope, _Mapping]] = ..., entities: _Optional[_Iterable[str]] = ..., limit: _Optional[int] = ...) -> None: ...
+    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., entities: _Optional[_Iterable[str]] = ..., limit: _Optional[int] = ...) -> None: ...
 
 class FactRef(_message.Message):
     __slots__ = ("fact_id", "entity", "weight")
@@ -194,10 +173,10 @@ class SolutionsForRequest(_message.Message):
     SCOPE_FIELD_NUMBER: _ClassVar[int]
     PROBLEM_FIELD_NUMBER: _ClassVar[int]
     LIMIT_FIELD_NUMBER: _ClassVar[int]
-    scope: Scope
+    scope: _common_pb2.Scope
     problem: str
     limit: int
-    def __init__(self, scope: _Optional[_Union[Scope, _Mapping]] = ..., problem: _Optional[str] = ..., limit: _Optional[int] = ...) -> None: ...
+    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., problem: _Optional[str] = ..., limit: _Optional[int] = ...) -> None: ...
 
 class Solution(_message.Message):
     __slots__ = ("doc_id", "success_rate", "uses", "signature")
@@ -222,10 +201,10 @@ class NeighborsRequest(_message.Message):
     SCOPE_FIELD_NUMBER: _ClassVar[int]
     ENTITY_FIELD_NUMBER: _ClassVar[int]
     LIMIT_FIELD_NUMBER: _ClassVar[int]
-    scope: Scope
+    scope: _common_pb2.Scope
     entity: str
     limit: int
-    def __init__(self, scope: _Optional[_Union[Scope, _Mapping]] = ..., entity: _Optional[str] = ..., limit: _Optional[int] = ...) -> None: ...
+    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., entity: _Optional[str] = ..., limit: _Optional[int] = ...) -> None: ...
 
 class Edge(_message.Message):
     __slots__ = ("source", "target", "relation", "weight")
@@ -252,12 +231,12 @@ class TraverseRequest(_message.Message):
     MAX_DEPTH_FIELD_NUMBER: _ClassVar[int]
     DECAY_FIELD_NUMBER: _ClassVar[int]
     LIMIT_FIELD_NUMBER: _ClassVar[int]
-    scope: Scope
+    scope: _common_pb2.Scope
     seeds: _containers.RepeatedScalarFieldContainer[str]
     max_depth: int
     decay: float
     limit: int
-    def __init__(self, scope: _Optional[_Union[Scope, _Mapping]] = ..., seeds: _Optional[_Iterable[str]] = ..., max_depth: _Optional[int] = ..., decay: _Optional[float] = ..., limit: _Optional[int] = ...) -> None: ...
+    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., seeds: _Optional[_Iterable[str]] = ..., max_depth: _Optional[int] = ..., decay: _Optional[float] = ..., limit: _Optional[int] = ...) -> None: ...
 
 class Activation(_message.Message):
     __slots__ = ("node", "activation", "kind")
@@ -279,9 +258,9 @@ class RemoveDocsRequest(_message.Message):
     __slots__ = ("scope", "doc_ids")
     SCOPE_FIELD_NUMBER: _ClassVar[int]
     DOC_IDS_FIELD_NUMBER: _ClassVar[int]
-    scope: Scope
+    scope: _common_pb2.Scope
     doc_ids: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, scope: _Optional[_Union[Scope, _Mapping]] = ..., doc_ids: _Optional[_Iterable[str]] = ...) -> None: ...
+    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., doc_ids: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class RemoveDocsResponse(_message.Message):
     __slots__ = ("references_removed",)
@@ -294,10 +273,10 @@ class GraphRequest(_message.Message):
     SCOPE_FIELD_NUMBER: _ClassVar[int]
     ENTITIES_FIELD_NUMBER: _ClassVar[int]
     LIMIT_FIELD_NUMBER: _ClassVar[int]
-    scope: Scope
+    scope: _common_pb2.Scope
     entities: _containers.RepeatedScalarFieldContainer[str]
     limit: int
-    def __init__(self, scope: _Optional[_Union[Scope, _Mapping]] = ..., entities: _Optional[_Iterable[str]] = ..., limit: _Optional[int] = ...) -> None: ...
+    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., entities: _Optional[_Iterable[str]] = ..., limit: _Optional[int] = ...) -> None: ...
 
 class Node(_message.Message):
     __slots__ = ("id", "kind", "label", "weight")
@@ -324,8 +303,8 @@ class GraphResponse(_message.Message):
 class StatsRequest(_message.Message):
     __slots__ = ("scope",)
     SCOPE_FIELD_NUMBER: _ClassVar[int]
-    scope: Scope
-    def __init__(self, scope: _Optional[_Union[Scope, _Mapping]] = ...) -> None: ...
+    scope: _common_pb2.Scope
+    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ...) -> None: ...
 
 class StatsResponse(_message.Message):
     __slots__ = ("counts",)
@@ -343,8 +322,8 @@ class StatsResponse(_message.Message):
 class ExportRequest(_message.Message):
     __slots__ = ("scope",)
     SCOPE_FIELD_NUMBER: _ClassVar[int]
-    scope: Scope
-    def __init__(self, scope: _Optional[_Union[Scope, _Mapping]] = ...) -> None: ...
+    scope: _common_pb2.Scope
+    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ...) -> None: ...
 
 class ExportResponse(_message.Message):
     __slots__ = ("graph_json",)
@@ -356,9 +335,9 @@ class ImportRequest(_message.Message):
     __slots__ = ("scope", "graph_json")
     SCOPE_FIELD_NUMBER: _ClassVar[int]
     GRAPH_JSON_FIELD_NUMBER: _ClassVar[int]
-    scope: Scope
+    scope: _common_pb2.Scope
     graph_json: str
-    def __init__(self, scope: _Optional[_Union[Scope, _Mapping]] = ..., graph_json: _Optional[str] = ...) -> None: ...
+    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., graph_json: _Optional[str] = ...) -> None: ...
 
 class ImportResponse(_message.Message):
     __slots__ = ("nodes", "edges", "format")

@@ -1,3 +1,4 @@
+from protos.mnemex.common.v1 import common_pb2 as _common_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor
@@ -7,37 +8,16 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
-class Outcome(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
-    __slots__ = ()
-    OUTCOME_UNSPECIFIED: _ClassVar[Outcome]
-    OUTCOME_WORKED: _ClassVar[Outcome]
-    OUTCOME_PARTIAL: _ClassVar[Outcome]
-    OUTCOME_UNKNOWN: _ClassVar[Outcome]
-    OUTCOME_FAILED: _ClassVar[Outcome]
-
 class SortBy(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     SORT_BY_UNSPECIFIED: _ClassVar[SortBy]
     SORT_BY_RELEVANCE: _ClassVar[SortBy]
     SORT_BY_RECENCY: _ClassVar[SortBy]
     SORT_BY_SCORE: _ClassVar[SortBy]
-OUTCOME_UNSPECIFIED: Outcome
-OUTCOME_WORKED: Outcome
-OUTCOME_PARTIAL: Outcome
-OUTCOME_UNKNOWN: Outcome
-OUTCOME_FAILED: Outcome
 SORT_BY_UNSPECIFIED: SortBy
 SORT_BY_RELEVANCE: SortBy
 SORT_BY_RECENCY: SortBy
 SORT_BY_SCORE: SortBy
-
-class Scope(_message.Message):
-    __slots__ = ("user", "project")
-    USER_FIELD_NUMBER: _ClassVar[int]
-    PROJECT_FIELD_NUMBER: _ClassVar[int]
-    user: str
-    project: str
-    def __init__(self, user: _Optional[str] = ..., project: _Optional[str] = ...) -> None: ...
 
 class Memory(_message.Message):
     __slots__ = ("id", "collection", "content", "created_at", "age", "score", "wilson_score", "uses", "success_count", "learned_score", "last_outcome", "outcome_history", "tags", "importance", "confidence", "embedding_similarity", "final_rank_score", "metadata_json", "project", "archived")
@@ -96,7 +76,7 @@ class StoreRequest(_message.Message):
     INITIAL_OUTCOME_FIELD_NUMBER: _ClassVar[int]
     ALLOW_DUPLICATE_FIELD_NUMBER: _ClassVar[int]
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
-    scope: Scope
+    scope: _common_pb2.Scope
     collection: str
     content: str
     vector: bytes
@@ -104,10 +84,10 @@ class StoreRequest(_message.Message):
     importance: float
     confidence: float
     metadata_json: str
-    initial_outcome: Outcome
+    initial_outcome: _common_pb2.Outcome
     allow_duplicate: bool
     session_id: str
-    def __init__(self, scope: _Optional[_Union[Scope, _Mapping]] = ..., collection: _Optional[str] = ..., content: _Optional[str] = ..., vector: _Optional[bytes] = ..., tags: _Optional[_Iterable[str]] = ..., importance: _Optional[float] = ..., confidence: _Optional[float] = ..., metadata_json: _Optional[str] = ..., initial_outcome: _Optional[_Union[Outcome, str]] = ..., allow_duplicate: _Optional[bool] = ..., session_id: _Optional[str] = ...) -> None: ...
+    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., collection: _Optional[str] = ..., content: _Optional[str] = ..., vector: _Optional[bytes] = ..., tags: _Optional[_Iterable[str]] = ..., importance: _Optional[float] = ..., confidence: _Optional[float] = ..., metadata_json: _Optional[str] = ..., initial_outcome: _Optional[_Union[_common_pb2.Outcome, str]] = ..., allow_duplicate: _Optional[bool] = ..., session_id: _Optional[str] = ...) -> None: ...
 
 class StoreResponse(_message.Message):
     __slots__ = ("memory", "deduplicated")
@@ -137,7 +117,7 @@ class SearchRequest(_message.Message):
     METADATA_FILTERS_JSON_FIELD_NUMBER: _ClassVar[int]
     COLLECTION_WEIGHTS_FIELD_NUMBER: _ClassVar[int]
     BOOST_IDS_FIELD_NUMBER: _ClassVar[int]
-    scope: Scope
+    scope: _common_pb2.Scope
     query: str
     query_vector: bytes
     collections: _containers.RepeatedScalarFieldContainer[str]
@@ -148,7 +128,7 @@ class SearchRequest(_message.Message):
     metadata_filters_json: str
     collection_weights: _containers.ScalarMap[str, float]
     boost_ids: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, scope: _Optional[_Union[Scope, _Mapping]] = ..., query: _Optional[str] = ..., query_vector: _Optional[bytes] = ..., collections: _Optional[_Iterable[str]] = ..., limit: _Optional[int] = ..., days_back: _Optional[int] = ..., id: _Optional[str] = ..., sort_by: _Optional[_Union[SortBy, str]] = ..., metadata_filters_json: _Optional[str] = ..., collection_weights: _Optional[_Mapping[str, float]] = ..., boost_ids: _Optional[_Iterable[str]] = ...) -> None: ...
+    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., query: _Optional[str] = ..., query_vector: _Optional[bytes] = ..., collections: _Optional[_Iterable[str]] = ..., limit: _Optional[int] = ..., days_back: _Optional[int] = ..., id: _Optional[str] = ..., sort_by: _Optional[_Union[SortBy, str]] = ..., metadata_filters_json: _Optional[str] = ..., collection_weights: _Optional[_Mapping[str, float]] = ..., boost_ids: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class SearchResponse(_message.Message):
     __slots__ = ("memories",)
@@ -160,9 +140,9 @@ class GetRequest(_message.Message):
     __slots__ = ("scope", "id")
     SCOPE_FIELD_NUMBER: _ClassVar[int]
     ID_FIELD_NUMBER: _ClassVar[int]
-    scope: Scope
+    scope: _common_pb2.Scope
     id: str
-    def __init__(self, scope: _Optional[_Union[Scope, _Mapping]] = ..., id: _Optional[str] = ...) -> None: ...
+    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., id: _Optional[str] = ...) -> None: ...
 
 class GetResponse(_message.Message):
     __slots__ = ("memory",)
@@ -178,13 +158,13 @@ class ListRequest(_message.Message):
     OFFSET_FIELD_NUMBER: _ClassVar[int]
     INCLUDE_ARCHIVED_FIELD_NUMBER: _ClassVar[int]
     SORT_BY_FIELD_NUMBER: _ClassVar[int]
-    scope: Scope
+    scope: _common_pb2.Scope
     collection: str
     limit: int
     offset: int
     include_archived: bool
     sort_by: SortBy
-    def __init__(self, scope: _Optional[_Union[Scope, _Mapping]] = ..., collection: _Optional[str] = ..., limit: _Optional[int] = ..., offset: _Optional[int] = ..., include_archived: _Optional[bool] = ..., sort_by: _Optional[_Union[SortBy, str]] = ...) -> None: ...
+    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., collection: _Optional[str] = ..., limit: _Optional[int] = ..., offset: _Optional[int] = ..., include_archived: _Optional[bool] = ..., sort_by: _Optional[_Union[SortBy, str]] = ...) -> None: ...
 
 class ListResponse(_message.Message):
     __slots__ = ("memories", "total")
@@ -203,14 +183,14 @@ class UpdateRequest(_message.Message):
     REPLACE_TAGS_FIELD_NUMBER: _ClassVar[int]
     IMPORTANCE_FIELD_NUMBER: _ClassVar[int]
     CONFIDENCE_FIELD_NUMBER: _ClassVar[int]
-    scope: Scope
+    scope: _common_pb2.Scope
     id: str
     content: str
     tags: _containers.RepeatedScalarFieldContainer[str]
     replace_tags: bool
     importance: float
     confidence: float
-    def __init__(self, scope: _Optional[_Union[Scope, _Mapping]] = ..., id: _Optional[str] = ..., content: _Optional[str] = ..., tags: _Optional[_Iterable[str]] = ..., replace_tags: _Optional[bool] = ..., importance: _Optional[float] = ..., confidence: _Optional[float] = ...) -> None: ...
+    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., id: _Optional[str] = ..., content: _Optional[str] = ..., tags: _Optional[_Iterable[str]] = ..., replace_tags: _Optional[bool] = ..., importance: _Optional[float] = ..., confidence: _Optional[float] = ...) -> None: ...
 
 class UpdateResponse(_message.Message):
     __slots__ = ("memory",)
@@ -223,10 +203,10 @@ class ArchiveRequest(_message.Message):
     SCOPE_FIELD_NUMBER: _ClassVar[int]
     ID_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
-    scope: Scope
+    scope: _common_pb2.Scope
     id: str
     reason: str
-    def __init__(self, scope: _Optional[_Union[Scope, _Mapping]] = ..., id: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., id: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
 
 class ArchiveResponse(_message.Message):
     __slots__ = ("memory",)
@@ -247,19 +227,19 @@ class ScoreRequest(_message.Message):
         KEY_FIELD_NUMBER: _ClassVar[int]
         VALUE_FIELD_NUMBER: _ClassVar[int]
         key: str
-        value: Outcome
-        def __init__(self, key: _Optional[str] = ..., value: _Optional[_Union[Outcome, str]] = ...) -> None: ...
+        value: _common_pb2.Outcome
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[_Union[_common_pb2.Outcome, str]] = ...) -> None: ...
     SCOPE_FIELD_NUMBER: _ClassVar[int]
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
     OUTCOME_FIELD_NUMBER: _ClassVar[int]
     MEMORY_SCORES_FIELD_NUMBER: _ClassVar[int]
     RELATED_FIELD_NUMBER: _ClassVar[int]
-    scope: Scope
+    scope: _common_pb2.Scope
     session_id: str
-    outcome: Outcome
-    memory_scores: _containers.ScalarMap[str, Outcome]
+    outcome: _common_pb2.Outcome
+    memory_scores: _containers.ScalarMap[str, _common_pb2.Outcome]
     related: IdList
-    def __init__(self, scope: _Optional[_Union[Scope, _Mapping]] = ..., session_id: _Optional[str] = ..., outcome: _Optional[_Union[Outcome, str]] = ..., memory_scores: _Optional[_Mapping[str, Outcome]] = ..., related: _Optional[_Union[IdList, _Mapping]] = ...) -> None: ...
+    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., session_id: _Optional[str] = ..., outcome: _Optional[_Union[_common_pb2.Outcome, str]] = ..., memory_scores: _Optional[_Mapping[str, _common_pb2.Outcome]] = ..., related: _Optional[_Union[IdList, _Mapping]] = ...) -> None: ...
 
 class ScoredMemory(_message.Message):
     __slots__ = ("id", "collection_before", "collection_after", "score_before", "score_after", "outcome", "transition", "new_id")
@@ -276,10 +256,10 @@ class ScoredMemory(_message.Message):
     collection_after: str
     score_before: float
     score_after: float
-    outcome: Outcome
+    outcome: _common_pb2.Outcome
     transition: str
     new_id: str
-    def __init__(self, id: _Optional[str] = ..., collection_before: _Optional[str] = ..., collection_after: _Optional[str] = ..., score_before: _Optional[float] = ..., score_after: _Optional[float] = ..., outcome: _Optional[_Union[Outcome, str]] = ..., transition: _Optional[str] = ..., new_id: _Optional[str] = ...) -> None: ...
+    def __init__(self, id: _Optional[str] = ..., collection_before: _Optional[str] = ..., collection_after: _Optional[str] = ..., score_before: _Optional[float] = ..., score_after: _Optional[float] = ..., outcome: _Optional[_Union[_common_pb2.Outcome, str]] = ..., transition: _Optional[str] = ..., new_id: _Optional[str] = ...) -> None: ...
 
 class ScoreResponse(_message.Message):
     __slots__ = ("scored", "exchange_id", "not_found", "collections")
@@ -299,11 +279,11 @@ class RecordExchangeRequest(_message.Message):
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
     USER_TEXT_FIELD_NUMBER: _ClassVar[int]
     ASSISTANT_TEXT_FIELD_NUMBER: _ClassVar[int]
-    scope: Scope
+    scope: _common_pb2.Scope
     session_id: str
     user_text: str
     assistant_text: str
-    def __init__(self, scope: _Optional[_Union[Scope, _Mapping]] = ..., session_id: _Optional[str] = ..., user_text: _Optional[str] = ..., assistant_text: _Optional[str] = ...) -> None: ...
+    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., session_id: _Optional[str] = ..., user_text: _Optional[str] = ..., assistant_text: _Optional[str] = ...) -> None: ...
 
 class RecordExchangeResponse(_message.Message):
     __slots__ = ("exchange_id",)
@@ -315,9 +295,9 @@ class GetScoringStateRequest(_message.Message):
     __slots__ = ("scope", "session_id")
     SCOPE_FIELD_NUMBER: _ClassVar[int]
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
-    scope: Scope
+    scope: _common_pb2.Scope
     session_id: str
-    def __init__(self, scope: _Optional[_Union[Scope, _Mapping]] = ..., session_id: _Optional[str] = ...) -> None: ...
+    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., session_id: _Optional[str] = ...) -> None: ...
 
 class GetScoringStateResponse(_message.Message):
     __slots__ = ("scoring_required", "injected_ids", "exchange_id")
@@ -335,11 +315,11 @@ class RecordInjectionRequest(_message.Message):
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
     IDS_FIELD_NUMBER: _ClassVar[int]
     PROMPT_FIELD_NUMBER: _ClassVar[int]
-    scope: Scope
+    scope: _common_pb2.Scope
     session_id: str
     ids: _containers.RepeatedScalarFieldContainer[str]
     prompt: str
-    def __init__(self, scope: _Optional[_Union[Scope, _Mapping]] = ..., session_id: _Optional[str] = ..., ids: _Optional[_Iterable[str]] = ..., prompt: _Optional[str] = ...) -> None: ...
+    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., session_id: _Optional[str] = ..., ids: _Optional[_Iterable[str]] = ..., prompt: _Optional[str] = ...) -> None: ...
 
 class RecordInjectionResponse(_message.Message):
     __slots__ = ()
@@ -351,11 +331,11 @@ class PrepareContextRequest(_message.Message):
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
     SEARCH_FIELD_NUMBER: _ClassVar[int]
     PROMPT_FIELD_NUMBER: _ClassVar[int]
-    scope: Scope
+    scope: _common_pb2.Scope
     session_id: str
     search: SearchRequest
     prompt: str
-    def __init__(self, scope: _Optional[_Union[Scope, _Mapping]] = ..., session_id: _Optional[str] = ..., search: _Optional[_Union[SearchRequest, _Mapping]] = ..., prompt: _Optional[str] = ...) -> None: ...
+    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., session_id: _Optional[str] = ..., search: _Optional[_Union[SearchRequest, _Mapping]] = ..., prompt: _Optional[str] = ...) -> None: ...
 
 class PrepareContextResponse(_message.Message):
     __slots__ = ("memories", "scoring_required", "injected_ids", "exchange_id")
@@ -377,13 +357,13 @@ class IngestBookRequest(_message.Message):
     DATA_FIELD_NUMBER: _ClassVar[int]
     FILENAME_FIELD_NUMBER: _ClassVar[int]
     SKIP_IF_UNCHANGED_FIELD_NUMBER: _ClassVar[int]
-    scope: Scope
+    scope: _common_pb2.Scope
     title: str
     source: str
     data: bytes
     filename: str
     skip_if_unchanged: bool
-    def __init__(self, scope: _Optional[_Union[Scope, _Mapping]] = ..., title: _Optional[str] = ..., source: _Optional[str] = ..., data: _Optional[bytes] = ..., filename: _Optional[str] = ..., skip_if_unchanged: _Optional[bool] = ...) -> None: ...
+    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., title: _Optional[str] = ..., source: _Optional[str] = ..., data: _Optional[bytes] = ..., filename: _Optional[str] = ..., skip_if_unchanged: _Optional[bool] = ...) -> None: ...
 
 class IngestBookResponse(_message.Message):
     __slots__ = ("title", "chunks", "skipped_unchanged", "ids")
@@ -422,8 +402,8 @@ class IngestBookStreamResponse(_message.Message):
 class ListBooksRequest(_message.Message):
     __slots__ = ("scope",)
     SCOPE_FIELD_NUMBER: _ClassVar[int]
-    scope: Scope
-    def __init__(self, scope: _Optional[_Union[Scope, _Mapping]] = ...) -> None: ...
+    scope: _common_pb2.Scope
+    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ...) -> None: ...
 
 class Book(_message.Message):
     __slots__ = ("title", "source", "chunks", "created_at", "content_hash")
@@ -449,9 +429,9 @@ class RemoveBookRequest(_message.Message):
     __slots__ = ("scope", "title")
     SCOPE_FIELD_NUMBER: _ClassVar[int]
     TITLE_FIELD_NUMBER: _ClassVar[int]
-    scope: Scope
+    scope: _common_pb2.Scope
     title: str
-    def __init__(self, scope: _Optional[_Union[Scope, _Mapping]] = ..., title: _Optional[str] = ...) -> None: ...
+    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., title: _Optional[str] = ...) -> None: ...
 
 class RemoveBookResponse(_message.Message):
     __slots__ = ("removed_chunks", "removed_ids")
@@ -464,8 +444,8 @@ class RemoveBookResponse(_message.Message):
 class StatsRequest(_message.Message):
     __slots__ = ("scope",)
     SCOPE_FIELD_NUMBER: _ClassVar[int]
-    scope: Scope
-    def __init__(self, scope: _Optional[_Union[Scope, _Mapping]] = ...) -> None: ...
+    scope: _common_pb2.Scope
+    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ...) -> None: ...
 
 class StatsResponse(_message.Message):
     __slots__ = ("counts", "score_histogram", "events", "data_bytes", "events_by_day_json")
@@ -505,8 +485,8 @@ class StatsResponse(_message.Message):
 class RunMaintenanceRequest(_message.Message):
     __slots__ = ("scope",)
     SCOPE_FIELD_NUMBER: _ClassVar[int]
-    scope: Scope
-    def __init__(self, scope: _Optional[_Union[Scope, _Mapping]] = ...) -> None: ...
+    scope: _common_pb2.Scope
+    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ...) -> None: ...
 
 class RunMaintenanceResponse(_message.Message):
     __slots__ = ("promoted", "demoted", "deleted", "expired", "exchanges_pruned")
@@ -537,9 +517,9 @@ class ScopeInfo(_message.Message):
         def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
     SCOPE_FIELD_NUMBER: _ClassVar[int]
     COUNTS_FIELD_NUMBER: _ClassVar[int]
-    scope: Scope
+    scope: _common_pb2.Scope
     counts: _containers.ScalarMap[str, int]
-    def __init__(self, scope: _Optional[_Union[Scope, _Mapping]] = ..., counts: _Optional[_Mapping[str, int]] = ...) -> None: ...
+    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., counts: _Optional[_Mapping[str, int]] = ...) -> None: ...
 
 class ListScopesResponse(_message.Message):
     __slots__ = ("scopes",)
@@ -550,8 +530,8 @@ class ListScopesResponse(_message.Message):
 class ExportRequest(_message.Message):
     __slots__ = ("scope",)
     SCOPE_FIELD_NUMBER: _ClassVar[int]
-    scope: Scope
-    def __init__(self, scope: _Optional[_Union[Scope, _Mapping]] = ...) -> None: ...
+    scope: _common_pb2.Scope
+    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ...) -> None: ...
 
 class ExportResponse(_message.Message):
     __slots__ = ("record_json",)

@@ -20,7 +20,7 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from mnemex.config import require_token_for, split_host_port
+from kernel.config import require_token_for, split_host_port
 
 log = logging.getLogger(__name__)
 

@@ -48,6 +48,7 @@ from kernel import offline
 
 offline.apply()
 
+from protos.mnemex.common.v1 import common_pb2 as common_pb  # noqa: E402
 from protos.mnemex.kg.v1 import kg_service_pb2 as kpb  # noqa: E402
 from protos.mnemex.kg.v1 import kg_service_pb2_grpc as kpb_grpc  # noqa: E402
 from protos.mnemex.memory.v1 import memory_service_pb2 as mpb  # noqa: E402
@@ -145,7 +146,7 @@ def corpus(scenario: str) -> list[Doc]:
     return docs
 
 
-async def store_corpus(memory: mpb_grpc.MemoryServiceStub, scope: mpb.Scope, docs: list[Doc]) -> dict[str, Doc]:
+async def store_corpus(memory: mpb_grpc.MemoryServiceStub, scope: common_pb.Scope, docs: list[Doc]) -> dict[str, Doc]:
     by_id: dict[str, Doc] = {}
     for doc in docs:
         reply = await memory.Store(
@@ -159,8 +160,8 @@ async def play(
     arm: str, scope_name: str, docs: list[Doc], turns: int, seed: int,
     memory: mpb_grpc.MemoryServiceStub, kg: kpb_grpc.KnowledgeGraphServiceStub, embed,  # type: ignore[no-untyped-def]
 ) -> ArmResult:
-    mscope = mpb.Scope(user="bench", project=scope_name)
-    kscope = kpb.Scope(user="bench", project=scope_name)
+    mscope = common_pb.Scope(user="bench", project=scope_name)
+    kscope = common_pb.Scope(user="bench", project=scope_name)
     by_id = await store_corpus(memory, mscope, docs)
     # Scoring can move a memory to another collection under a new id; the
     # content identifies it whatever its id is now.
@@ -190,7 +191,7 @@ async def play(
         result.precision.append(len(helpful) / 5)
         if misleading:
             result.last_misleading_turn = turn
-        scores = {i: mpb.OUTCOME_WORKED for i, _ in helpful} | {i: mpb.OUTCOME_FAILED for i, _ in misleading}
+        scores = {i: common_pb.OUTCOME_WORKED for i, _ in helpful} | {i: common_pb.OUTCOME_FAILED for i, _ in misleading}
         if scores:
             scored = await memory.Score(
                 mpb.ScoreRequest(scope=mscope, session_id=f"{arm}-{turn}", memory_scores=scores), timeout=30
@@ -201,7 +202,7 @@ async def play(
         unknown = sum(1 for _, d in shown if d is None)
         result.unidentified += unknown
         if arm == "kg":
-            for outcome, group in ((kpb.OUTCOME_WORKED, helpful), (kpb.OUTCOME_FAILED, misleading)):
+            for outcome, group in ((common_pb.OUTCOME_WORKED, helpful), (common_pb.OUTCOME_FAILED, misleading)):
                 if group:
                     await kg.RecordOutcome(kpb.RecordOutcomeRequest(
                         scope=kscope, concepts=concepts, collections=[d.collection for _, d in group],

@@ -195,7 +195,7 @@ def main() -> None:
                                                        vector=np.ascontiguousarray(vector, dtype="<f4").tobytes(),
                                                        allow_duplicate=True), timeout=60)
                     label[reply.memory.id.split("_", 1)[1]] = item  # keyed by uid: promotions change the prefix
-                runs[mode] = simulate(stub, pb, scope, label, turns, query_vectors, learn=mode == "on")
+                runs[mode] = simulate(stub, pb, common_pb, scope, label, turns, query_vectors, learn=mode == "on")
         loop.run(server.stop(0))
         loop.run(server.memory_core.close())
     if args.trace:
@@ -203,7 +203,7 @@ def main() -> None:
     report(runs, args.turns, args.json)
 
 
-def simulate(stub, pb, scope, label, turns, query_vectors, *, learn: bool) -> Run:  # type: ignore[no-untyped-def]
+def simulate(stub, pb, common_pb, scope, label, turns, query_vectors, *, learn: bool) -> Run:  # type: ignore[no-untyped-def]  # bench script: stubs passed in untyped
     run = Run()
     session = f"bench-{scope.project}"
     asked: dict[int, int] = {}

@@ -18,6 +18,7 @@ import grpc
 import pytest
 from google.protobuf.message import Message
 
+from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.embedding.v1 import embedding_service_pb2 as emb_pb
 from protos.mnemex.kg.v1 import kg_service_pb2 as kg_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
@@ -36,10 +37,11 @@ NO_INPUT = {"EmbeddingService/Info", "MemoryService/ListScopes", "MemoryService/
 # Any: the cases deliberately pass values the stubs' types forbid (unknown enum numbers).
 M: Any = mem_pb
 K: Any = kg_pb
-GOOD_M = M.Scope(user="tester", project="grpc-bad-input")
-GOOD_K = K.Scope(user="tester", project="grpc-bad-input")
-BAD_M = M.Scope(user="../../etc", project="passwd")
-BAD_K = K.Scope(user="../../etc", project="passwd")
+C: Any = common_pb
+GOOD_M = C.Scope(user="tester", project="grpc-bad-input")
+GOOD_K = C.Scope(user="tester", project="grpc-bad-input")
+BAD_M = C.Scope(user="../../etc", project="passwd")
+BAD_K = C.Scope(user="../../etc", project="passwd")
 GOOD_ID = "working_" + "0" * 32
 
 
@@ -124,14 +126,14 @@ def memory_cases() -> list[Case]:
             "reason-too-long": lambda: M.ArchiveRequest(scope=GOOD_M, id=GOOD_ID, reason="r" * 5_000),
         },
         "Score": {
-            "bad-scope": lambda: M.ScoreRequest(scope=BAD_M, outcome=M.OUTCOME_WORKED),
+            "bad-scope": lambda: M.ScoreRequest(scope=BAD_M, outcome=C.OUTCOME_WORKED),
             "nothing-to-score": lambda: M.ScoreRequest(scope=GOOD_M),
             "unknown-outcome": lambda: M.ScoreRequest(scope=GOOD_M, outcome=42),
             "unknown-memory-outcome": lambda: M.ScoreRequest(scope=GOOD_M, memory_scores={GOOD_ID: 42}),
-            "malformed-memory-id": lambda: M.ScoreRequest(scope=GOOD_M, memory_scores={"no spaces allowed": M.OUTCOME_WORKED}),
-            "too-many-related": lambda: M.ScoreRequest(scope=GOOD_M, outcome=M.OUTCOME_WORKED,
+            "malformed-memory-id": lambda: M.ScoreRequest(scope=GOOD_M, memory_scores={"no spaces allowed": C.OUTCOME_WORKED}),
+            "too-many-related": lambda: M.ScoreRequest(scope=GOOD_M, outcome=C.OUTCOME_WORKED,
                                                        related=M.IdList(ids=[GOOD_ID] * 500)),
-            "session-id-too-long": lambda: M.ScoreRequest(scope=GOOD_M, outcome=M.OUTCOME_WORKED, session_id=long_sid),
+            "session-id-too-long": lambda: M.ScoreRequest(scope=GOOD_M, outcome=C.OUTCOME_WORKED, session_id=long_sid),
         },
         "RecordExchange": {
             "bad-scope": lambda: M.RecordExchangeRequest(scope=BAD_M, session_id="s", assistant_text="a"),

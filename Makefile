@@ -1,7 +1,7 @@
 # The two commands (see README):
 #   make up     install into .venv and run the whole stack on loopback
-#   make test   install into .venv (with dev tools) and run the test suite
-.PHONY: up test install install-dev protos bench
+#   make test   install into .venv (with dev tools), run the quality gate (ruff, mypy) and the test suite
+.PHONY: up test lint install install-dev protos bench
 
 install:
 	bash scripts/install.sh
@@ -12,8 +12,14 @@ install-dev:
 up: install
 	.venv/bin/mnemex up
 
-test: install-dev
+test: lint
 	.venv/bin/python -m pytest -q
+
+# The quality gate, also the first half of `make test`.
+lint: install-dev
+	.venv/bin/ruff check .
+	.venv/bin/ruff format --check .
+	.venv/bin/mypy
 
 protos: install-dev
 	.venv/bin/python scripts/gen_protos.py

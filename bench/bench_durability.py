@@ -51,14 +51,16 @@ def main() -> None:
             started = time.monotonic()
             ops_per_kill = args.ops // args.kills
             for round_number in range(args.kills):
+
                 def kill(name: str = service) -> object:
                     return kill9(stack, name)
 
                 def revive(name: str = service) -> float:
                     return restart(stack, name)
 
-                report = run(stack.addr(service), kill, revive, ops=ops_per_kill, workers=args.workers,
-                             seed=round_number + 1)
+                report = run(
+                    stack.addr(service), kill, revive, ops=ops_per_kill, workers=args.workers, seed=round_number + 1
+                )
                 problems += report.problems
                 restarts.append(report.outcomes.restart_seconds)
                 acked += report.outcomes.acked
@@ -67,12 +69,16 @@ def main() -> None:
                     detail = f"stores {report.stores_acked}, scores {report.scores_acked}, present {report.present}"
                 else:
                     detail = f"facts {report.facts_acked}, actions {report.actions_acked}"
-                print(f"{service} round {round_number + 1}: {report.outcomes.acked} acknowledged, "
-                      f"{report.outcomes.failed} in flight at the kill ({dict(report.outcomes.errors)}), "
-                      f"killed after {report.outcomes.kill_at_ack} acks; {detail}")
-            print(f"{service}: {acked + inflight} writes, {acked} acknowledged and checked, {inflight} in flight; "
-                  f"{args.kills} kill(s), restart median {statistics.median(restarts):.2f} s; "
-                  f"{len(problems)} problems; {time.monotonic() - started:.1f} s")
+                print(
+                    f"{service} round {round_number + 1}: {report.outcomes.acked} acknowledged, "
+                    f"{report.outcomes.failed} in flight at the kill ({dict(report.outcomes.errors)}), "
+                    f"killed after {report.outcomes.kill_at_ack} acks; {detail}"
+                )
+            print(
+                f"{service}: {acked + inflight} writes, {acked} acknowledged and checked, {inflight} in flight; "
+                f"{args.kills} kill(s), restart median {statistics.median(restarts):.2f} s; "
+                f"{len(problems)} problems; {time.monotonic() - started:.1f} s"
+            )
             for problem in problems[:20]:
                 print("  problem:", problem)
             failed |= bool(problems)

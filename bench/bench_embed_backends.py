@@ -78,18 +78,27 @@ def main() -> None:
     ratio = summary["torch"]["single_p50_ms"] / summary["onnx"]["single_p50_ms"]
     int8_ratio = summary["int8"]["single_p50_ms"] / summary["onnx"]["single_p50_ms"]
     cosines = (encoders["int8"].encode(texts) * encoders["onnx"].encode(texts)).sum(axis=1)
-    report = {"backends": summary, "max_abs_diff": diff, "torch_over_onnx_p50": ratio,
-              "int8_over_fp32_p50": int8_ratio, "int8_cosine_mean": float(cosines.mean()),
-              "int8_cosine_min": float(cosines.min())}
+    report = {
+        "backends": summary,
+        "max_abs_diff": diff,
+        "torch_over_onnx_p50": ratio,
+        "int8_over_fp32_p50": int8_ratio,
+        "int8_cosine_mean": float(cosines.mean()),
+        "int8_cosine_min": float(cosines.min()),
+    }
     if args.json:
         print(json.dumps(report))
         return
     for name, s in summary.items():
-        print(f"{name:6s} one sentence p50 {s['single_p50_ms']:6.2f} ms  p95 {s['single_p95_ms']:6.2f} ms  "
-              f"batch of 256 {s['batch_texts_per_s']:7.1f} texts/s")
+        print(
+            f"{name:6s} one sentence p50 {s['single_p50_ms']:6.2f} ms  p95 {s['single_p95_ms']:6.2f} ms  "
+            f"batch of 256 {s['batch_texts_per_s']:7.1f} texts/s"
+        )
     print(f"torch/onnx single-sentence p50 ratio {ratio:.2f}; max |onnx - torch| = {diff:.1e}")
-    print(f"int8/fp32 single-sentence p50 ratio {int8_ratio:.2f}; int8 cosine to fp32: mean {cosines.mean():.4f}, "
-          f"min {cosines.min():.4f}")
+    print(
+        f"int8/fp32 single-sentence p50 ratio {int8_ratio:.2f}; int8 cosine to fp32: mean {cosines.mean():.4f}, "
+        f"min {cosines.min():.4f}"
+    )
 
 
 if __name__ == "__main__":

@@ -28,8 +28,18 @@ from kernel import offline
 
 
 def corpus(n: int) -> list[str]:
-    topics = ["pytest fixture scope", "grpc deadline", "chroma collection", "hook timeout", "wilson score",
-              "docker compose", "git rebase", "typescript generics", "react hooks", "sql index"]
+    topics = [
+        "pytest fixture scope",
+        "grpc deadline",
+        "chroma collection",
+        "hook timeout",
+        "wilson score",
+        "docker compose",
+        "git rebase",
+        "typescript generics",
+        "react hooks",
+        "sql index",
+    ]
     return [f"note {i}: how to handle {topics[i % len(topics)]} when the build fails on step {i % 7}" for i in range(n)]
 
 
@@ -41,7 +51,7 @@ def in_process_rate(encoder, texts: list[str]) -> float:  # type: ignore[no-unty
 
 
 async def service_rate(addr: str, texts: list[str], callers: int) -> float:
-    from services.embedding.client import EmbeddingClient
+    from kernel.embedding_client import EmbeddingClient
 
     async with grpc.aio.insecure_channel(addr) as channel:
         client = EmbeddingClient(channel)
@@ -77,10 +87,15 @@ def main() -> None:
     from services.embedding.model import load_encoder
 
     port = free_port()
-    env = dict(os.environ, MNEMEX_EMBEDDING_ADDR=f"127.0.0.1:{port}", MNEMEX_EMBEDDING_DEVICE=args.device,
-               MNEMEX_EMBEDDING_BACKEND=args.backend)
-    proc = subprocess.Popen([sys.executable, "-m", "services.embedding"], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    env = dict(
+        os.environ,
+        MNEMEX_EMBEDDING_ADDR=f"127.0.0.1:{port}",
+        MNEMEX_EMBEDDING_DEVICE=args.device,
+        MNEMEX_EMBEDDING_BACKEND=args.backend,
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "services.embedding"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
     try:
         encoder = load_encoder(device=args.device, backend=args.backend)
         texts = corpus(args.texts)
@@ -109,7 +124,9 @@ def main() -> None:
         if args.json:
             print(json.dumps(result))
         else:
-            print(f"device {result['device']} ({result['backend']}), {args.texts} texts, {args.callers} concurrent single-text callers, {args.rounds} rounds")
+            print(
+                f"device {result['device']} ({result['backend']}), {args.texts} texts, {args.callers} concurrent single-text callers, {args.rounds} rounds"
+            )
             print(f"  in-process batched encode : {result['in_process_texts_per_s']:8.1f} texts/s (median)")
             print(f"  service, micro-batched    : {result['service_texts_per_s']:8.1f} texts/s (median)")
             print(f"  ratio service/in-process  : {result['ratio']:.3f}  (target >= 0.8)")

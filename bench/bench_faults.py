@@ -65,7 +65,9 @@ def main() -> None:
         tag = f"[id:{added['memory']['id']}]"
 
         def context_ok() -> bool:
-            status, reply = post(stack, "/api/hooks/get-context", {"session_id": "bench", "prompt": PROMPT, "cwd": PROJECT})
+            status, reply = post(
+                stack, "/api/hooks/get-context", {"session_id": "bench", "prompt": PROMPT, "cwd": PROJECT}
+            )
             return status == 200 and tag in reply.get("context", "")
 
         port = int(stack.gateway_url.rsplit(":", 1)[1])
@@ -80,8 +82,11 @@ def main() -> None:
                 invalid = 0
                 while time.monotonic() < end:
                     if service != "gateway":
-                        status, reply = post(stack, "/api/hooks/get-context",
-                                             {"session_id": "bench-down", "prompt": PROMPT, "cwd": PROJECT})
+                        status, reply = post(
+                            stack,
+                            "/api/hooks/get-context",
+                            {"session_id": "bench-down", "prompt": PROMPT, "cwd": PROJECT},
+                        )
                         valid = status == 200 and isinstance(reply, dict) and service in reply.get("degraded", [])
                         invalid += 0 if valid else 1
                     time.sleep(0.2)
@@ -110,21 +115,32 @@ def main() -> None:
     finally:
         stack.stop()
         shutil.rmtree(home, ignore_errors=True)
-    print(f"{'service':10} {'kills':>5} {'hooks':>6} {'exit!=0':>7} {'slowest':>8} {'malformed':>9} "
-          f"{'bad-degraded':>12} {'restart':>8} {'1st-prompt':>10} {'ctx-back':>8} {'circuit':>7}")
+    print(
+        f"{'service':10} {'kills':>5} {'hooks':>6} {'exit!=0':>7} {'slowest':>8} {'malformed':>9} "
+        f"{'bad-degraded':>12} {'restart':>8} {'1st-prompt':>10} {'ctx-back':>8} {'circuit':>7}"
+    )
     for service, s in stats.items():
         kills = len(s["hooks"])
-        print(f"{service:10} {kills:>5} {sum(s['hooks']):>6} {sum(s['nonzero']):>7} {max(s['slowest']):>7.2f}s "
-              f"{sum(s['malformed']):>9} {sum(s['invalid_degraded']):>12} {statistics.median(s['restart_s']):>7.2f}s "
-              f"{sum(s['first_prompt_ok']):>4}/{kills:<5} {statistics.median(s['context_back_s']):>7.2f}s "
-              f"{sum(s['circuit_open']):>3}/{kills}")
-        bad |= bool(sum(s["nonzero"]) or sum(s["malformed"]) or sum(s["invalid_degraded"])
-                    or max(s["slowest"]) > HOOK_TIMEOUT + 1.5
-                    or sum(s["first_prompt_ok"]) < kills or sum(s["circuit_open"]))
+        print(
+            f"{service:10} {kills:>5} {sum(s['hooks']):>6} {sum(s['nonzero']):>7} {max(s['slowest']):>7.2f}s "
+            f"{sum(s['malformed']):>9} {sum(s['invalid_degraded']):>12} {statistics.median(s['restart_s']):>7.2f}s "
+            f"{sum(s['first_prompt_ok']):>4}/{kills:<5} {statistics.median(s['context_back_s']):>7.2f}s "
+            f"{sum(s['circuit_open']):>3}/{kills}"
+        )
+        bad |= bool(
+            sum(s["nonzero"])
+            or sum(s["malformed"])
+            or sum(s["invalid_degraded"])
+            or max(s["slowest"]) > HOOK_TIMEOUT + 1.5
+            or sum(s["first_prompt_ok"]) < kills
+            or sum(s["circuit_open"])
+        )
     total = sum(len(s["hooks"]) for s in stats.values())
-    print(f"faults survived: {total} kills, {sum(sum(s['hooks']) for s in stats.values())} hook runs; "
-          f"{'FAIL' if bad else 'ok'} (1st-prompt: the first prompt after the restart had context; "
-          f"circuit: the hooks' breaker was left open)")
+    print(
+        f"faults survived: {total} kills, {sum(sum(s['hooks']) for s in stats.values())} hook runs; "
+        f"{'FAIL' if bad else 'ok'} (1st-prompt: the first prompt after the restart had context; "
+        f"circuit: the hooks' breaker was left open)"
+    )
     raise SystemExit(1 if bad else 0)
 
 

@@ -203,7 +203,9 @@ def hook_poster(stack: ProcessStack):  # type: ignore[no-untyped-def]
     host, port_text = stack.env["MNEMEX_GATEWAY_ADDR"].rsplit(":", 1)
 
     def post(body: dict) -> dict:  # type: ignore[type-arg]
-        status, reply = hook_client.post_json(host, int(port_text), "/api/hooks/get-context", body, time.monotonic() + 10)
+        status, reply = hook_client.post_json(
+            host, int(port_text), "/api/hooks/get-context", body, time.monotonic() + 10
+        )
         assert status == 200, reply
         return reply  # type: ignore[no-any-return]
 
@@ -277,8 +279,9 @@ def main() -> None:
             populate_s = time.perf_counter() - started
             cpu_before = {n: cpu_seconds(p.pid) for n, p in stack.procs.items()}
             samples, stages, kept_alive = time_get_context(stack, str(project), args.queries)
-            cpu_ms = {n: (cpu_seconds(p.pid) - cpu_before[n]) * 1000 / (2 * args.queries)
-                      for n, p in stack.procs.items()}
+            cpu_ms = {
+                n: (cpu_seconds(p.pid) - cpu_before[n]) * 1000 / (2 * args.queries) for n, p in stack.procs.items()
+            }
             ms = [s * 1000 for s in samples]
         row = (size, statistics.median(ms), percentile(ms, 95), statistics.fmean(ms), populate_s)
         rows.append(row)
@@ -290,12 +293,16 @@ def main() -> None:
             flush=True,
         )
         alive = [s * 1000 for s in kept_alive]
-        print(f"{'':>9} keep-alive httpx client: p50 {statistics.median(alive):.2f}  p95 {percentile(alive, 95):.2f} ms",
-              flush=True)
+        print(
+            f"{'':>9} keep-alive httpx client: p50 {statistics.median(alive):.2f}  p95 {percentile(alive, 95):.2f} ms",
+            flush=True,
+        )
         cpu = "  ".join(f"{n} {v:.1f}" for n, v in cpu_ms.items())
         print(f"{'':>9} CPU ms per request by process: {cpu}  (total {sum(cpu_ms.values()):.1f})", flush=True)
-    print(f"machine speed: in-process fp32 encode of one 20-token prompt p50 {machine_speed_ms():.2f} ms "
-          "(about 4.6 on a quiet 2-core machine here; a higher figure means every number above is inflated)")
+    print(
+        f"machine speed: in-process fp32 encode of one 20-token prompt p50 {machine_speed_ms():.2f} ms "
+        "(about 4.6 on a quiet 2-core machine here; a higher figure means every number above is inflated)"
+    )
     last = rows[-1]
     print(
         f"target at {last[0]}: p50 <= 15 ms ({'met' if last[1] <= 15 else 'MISSED'}), "

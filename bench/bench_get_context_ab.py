@@ -54,6 +54,7 @@ def start_side_b(stack: ProcessStack, extra_env: dict[str, str], root: Path) -> 
         side.procs[name] = subprocess.Popen(
             [sys.executable, "-m", MODULES[name]], env=side.env, cwd=root, stdout=log, stderr=subprocess.STDOUT
         )
+
     def healthy() -> bool:
         return httpx.get(side.url + "/api/health", timeout=2).json().get("status") == "ok"
 

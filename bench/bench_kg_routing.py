@@ -56,60 +56,167 @@ from protos.mnemex.memory.v1 import memory_service_pb2_grpc as mpb_grpc  # noqa:
 
 # (question paraphrases, subject, helpful facts, misleading facts, kind)
 TOPICS: list[tuple[list[str], str, list[str], list[str], str]] = [
-    (["How do I share a pytest fixture across test modules?", "Where should shared pytest fixtures live?",
-      "pytest fixture reuse between files"], "pytest fixtures",
-     ["put shared fixtures in conftest.py at the tests root", "conftest.py fixtures are discovered automatically",
-      "use scope='session' for expensive pytest fixtures", "pytest fixtures in conftest.py need no import"],
-     ["copy the pytest fixture into every test module", "import pytest fixtures with from conftest import *"], "library"),
-    (["How do I run blocking code from asyncio?", "asyncio blocking call in event loop",
-      "Calling a sync function inside an asyncio coroutine"], "asyncio blocking calls",
-     ["use asyncio.to_thread for blocking calls", "run_in_executor offloads blocking work from the event loop",
-      "never call time.sleep inside an asyncio coroutine", "asyncio.to_thread keeps the event loop responsive"],
-     ["call the blocking function directly, asyncio handles it", "wrap blocking code in async def and it runs concurrently"],
-     "library"),
-    (["How do I pass embeddings to Chroma?", "Chroma add with precomputed vectors",
-      "Avoid Chroma downloading a model"], "Chroma embeddings",
-     ["always pass embeddings explicitly to chroma collection add", "chroma query with query_embeddings avoids model downloads",
-      "chroma get_collection without embedding function reattaches the default", "disable chroma telemetry with Settings"],
-     ["pass documents only, chroma computes embeddings offline", "query_texts in chroma never downloads anything"], "library"),
-    (["How do I add server reflection to a grpc python server?", "grpc reflection python setup",
-      "make grpcurl list my grpc services"], "grpc reflection",
-     ["call reflection.enable_server_reflection with the service names", "grpcio-reflection serves v1alpha for grpcurl",
-      "register the health service before enabling grpc reflection", "buf curl needs server reflection to list services"],
-     ["grpc python servers expose reflection by default", "grpcurl reads the proto from the server without reflection"],
-     "library"),
-    (["How do I pin torch to a CPU build?", "pip installs CUDA torch on a CPU machine",
-      "avoid nvidia packages when installing sentence-transformers"], "torch CPU install",
-     ["pin torch==2.13.0 before installing sentence-transformers", "installing torch first avoids the CUDA build",
-      "sentence-transformers accepts the already installed CPU torch", "check pip freeze for nvidia packages after install"],
-     ["pip install sentence-transformers picks the CPU torch automatically", "set CUDA_VISIBLE_DEVICES to get a CPU torch wheel"],
-     "library"),
-    (["Which branch naming convention does the team use?", "what should I name my git branch",
-      "team rule for branch names"], "branch naming",
-     ["team branches are named type/short-description", "branch names use feat/ fix/ and chore/ prefixes",
-      "branch names are lowercase with hyphens", "the team deletes branches after merging"],
-     ["branches are named after the developer's initials", "branch names must include the ticket year"], "convention"),
-    (["How long should pull requests be in this team?", "team size limit for a pull request",
-      "how big can my PR be"], "pull request size",
-     ["the team keeps pull requests under 400 changed lines", "split pull requests larger than 400 lines",
-      "each pull request needs one reviewer from the owning team", "pull requests include a test for every fix"],
-     ["pull requests have no size limit in this team", "the team prefers one large pull request per feature"],
-     "convention"),
-    (["What is our code review turnaround?", "how fast must reviews happen",
-      "team expectation for code review time"], "code review turnaround",
-     ["reviews are answered within one working day", "blocking review comments are marked with must",
-      "review turnaround is tracked in the weekly sync", "authors resolve review threads themselves"],
-     ["reviews may wait until the sprint ends", "only the tech lead can approve reviews"], "convention"),
-    (["How do we write commit messages?", "team commit message style",
-      "format of commit messages in this repo"], "commit messages",
-     ["commit messages use the imperative mood", "commit subject lines stay under 72 characters",
-      "commit bodies explain why, not what", "commit messages reference the issue number"],
-     ["commit messages are written in past tense", "commit messages must be a single word"], "convention"),
-    (["When do we deploy to production?", "team deployment schedule",
-      "is it ok to deploy on friday"], "deployment schedule",
-     ["the team deploys to production Monday to Thursday", "no production deploys on Friday afternoons",
-      "deploys go out after the staging smoke test passes", "hotfixes can deploy any day with two approvals"],
-     ["deploys only happen once per quarter", "production deploys are done on Friday evenings"], "convention"),
+    (
+        [
+            "How do I share a pytest fixture across test modules?",
+            "Where should shared pytest fixtures live?",
+            "pytest fixture reuse between files",
+        ],
+        "pytest fixtures",
+        [
+            "put shared fixtures in conftest.py at the tests root",
+            "conftest.py fixtures are discovered automatically",
+            "use scope='session' for expensive pytest fixtures",
+            "pytest fixtures in conftest.py need no import",
+        ],
+        ["copy the pytest fixture into every test module", "import pytest fixtures with from conftest import *"],
+        "library",
+    ),
+    (
+        [
+            "How do I run blocking code from asyncio?",
+            "asyncio blocking call in event loop",
+            "Calling a sync function inside an asyncio coroutine",
+        ],
+        "asyncio blocking calls",
+        [
+            "use asyncio.to_thread for blocking calls",
+            "run_in_executor offloads blocking work from the event loop",
+            "never call time.sleep inside an asyncio coroutine",
+            "asyncio.to_thread keeps the event loop responsive",
+        ],
+        [
+            "call the blocking function directly, asyncio handles it",
+            "wrap blocking code in async def and it runs concurrently",
+        ],
+        "library",
+    ),
+    (
+        [
+            "How do I pass embeddings to Chroma?",
+            "Chroma add with precomputed vectors",
+            "Avoid Chroma downloading a model",
+        ],
+        "Chroma embeddings",
+        [
+            "always pass embeddings explicitly to chroma collection add",
+            "chroma query with query_embeddings avoids model downloads",
+            "chroma get_collection without embedding function reattaches the default",
+            "disable chroma telemetry with Settings",
+        ],
+        ["pass documents only, chroma computes embeddings offline", "query_texts in chroma never downloads anything"],
+        "library",
+    ),
+    (
+        [
+            "How do I add server reflection to a grpc python server?",
+            "grpc reflection python setup",
+            "make grpcurl list my grpc services",
+        ],
+        "grpc reflection",
+        [
+            "call reflection.enable_server_reflection with the service names",
+            "grpcio-reflection serves v1alpha for grpcurl",
+            "register the health service before enabling grpc reflection",
+            "buf curl needs server reflection to list services",
+        ],
+        [
+            "grpc python servers expose reflection by default",
+            "grpcurl reads the proto from the server without reflection",
+        ],
+        "library",
+    ),
+    (
+        [
+            "How do I pin torch to a CPU build?",
+            "pip installs CUDA torch on a CPU machine",
+            "avoid nvidia packages when installing sentence-transformers",
+        ],
+        "torch CPU install",
+        [
+            "pin torch==2.13.0 before installing sentence-transformers",
+            "installing torch first avoids the CUDA build",
+            "sentence-transformers accepts the already installed CPU torch",
+            "check pip freeze for nvidia packages after install",
+        ],
+        [
+            "pip install sentence-transformers picks the CPU torch automatically",
+            "set CUDA_VISIBLE_DEVICES to get a CPU torch wheel",
+        ],
+        "library",
+    ),
+    (
+        [
+            "Which branch naming convention does the team use?",
+            "what should I name my git branch",
+            "team rule for branch names",
+        ],
+        "branch naming",
+        [
+            "team branches are named type/short-description",
+            "branch names use feat/ fix/ and chore/ prefixes",
+            "branch names are lowercase with hyphens",
+            "the team deletes branches after merging",
+        ],
+        ["branches are named after the developer's initials", "branch names must include the ticket year"],
+        "convention",
+    ),
+    (
+        [
+            "How long should pull requests be in this team?",
+            "team size limit for a pull request",
+            "how big can my PR be",
+        ],
+        "pull request size",
+        [
+            "the team keeps pull requests under 400 changed lines",
+            "split pull requests larger than 400 lines",
+            "each pull request needs one reviewer from the owning team",
+            "pull requests include a test for every fix",
+        ],
+        ["pull requests have no size limit in this team", "the team prefers one large pull request per feature"],
+        "convention",
+    ),
+    (
+        [
+            "What is our code review turnaround?",
+            "how fast must reviews happen",
+            "team expectation for code review time",
+        ],
+        "code review turnaround",
+        [
+            "reviews are answered within one working day",
+            "blocking review comments are marked with must",
+            "review turnaround is tracked in the weekly sync",
+            "authors resolve review threads themselves",
+        ],
+        ["reviews may wait until the sprint ends", "only the tech lead can approve reviews"],
+        "convention",
+    ),
+    (
+        ["How do we write commit messages?", "team commit message style", "format of commit messages in this repo"],
+        "commit messages",
+        [
+            "commit messages use the imperative mood",
+            "commit subject lines stay under 72 characters",
+            "commit bodies explain why, not what",
+            "commit messages reference the issue number",
+        ],
+        ["commit messages are written in past tense", "commit messages must be a single word"],
+        "convention",
+    ),
+    (
+        ["When do we deploy to production?", "team deployment schedule", "is it ok to deploy on friday"],
+        "deployment schedule",
+        [
+            "the team deploys to production Monday to Thursday",
+            "no production deploys on Friday afternoons",
+            "deploys go out after the staging smoke test passes",
+            "hotfixes can deploy any day with two approvals",
+        ],
+        ["deploys only happen once per quarter", "production deploys are done on Friday evenings"],
+        "convention",
+    ),
 ]
 PREFIXES = ["", "Note: "]
 
@@ -157,8 +264,14 @@ async def store_corpus(memory: mpb_grpc.MemoryServiceStub, scope: common_pb.Scop
 
 
 async def play(
-    arm: str, scope_name: str, docs: list[Doc], turns: int, seed: int,
-    memory: mpb_grpc.MemoryServiceStub, kg: kpb_grpc.KnowledgeGraphServiceStub, embed,  # type: ignore[no-untyped-def]
+    arm: str,
+    scope_name: str,
+    docs: list[Doc],
+    turns: int,
+    seed: int,
+    memory: mpb_grpc.MemoryServiceStub,
+    kg: kpb_grpc.KnowledgeGraphServiceStub,
+    embed,  # type: ignore[no-untyped-def]
 ) -> ArmResult:
     mscope = common_pb.Scope(user="bench", project=scope_name)
     kscope = common_pb.Scope(user="bench", project=scope_name)
@@ -191,7 +304,9 @@ async def play(
         result.precision.append(len(helpful) / 5)
         if misleading:
             result.last_misleading_turn = turn
-        scores = {i: common_pb.OUTCOME_WORKED for i, _ in helpful} | {i: common_pb.OUTCOME_FAILED for i, _ in misleading}
+        scores = {i: common_pb.OUTCOME_WORKED for i, _ in helpful} | {
+            i: common_pb.OUTCOME_FAILED for i, _ in misleading
+        }
         if scores:
             scored = await memory.Score(
                 mpb.ScoreRequest(scope=mscope, session_id=f"{arm}-{turn}", memory_scores=scores), timeout=30
@@ -204,10 +319,18 @@ async def play(
         if arm == "kg":
             for outcome, group in ((common_pb.OUTCOME_WORKED, helpful), (common_pb.OUTCOME_FAILED, misleading)):
                 if group:
-                    await kg.RecordOutcome(kpb.RecordOutcomeRequest(
-                        scope=kscope, concepts=concepts, collections=[d.collection for _, d in group],
-                        doc_ids=[i for i, _ in group], outcome=outcome, problem=prompt, context_type="coding",
-                    ), timeout=5)
+                    await kg.RecordOutcome(
+                        kpb.RecordOutcomeRequest(
+                            scope=kscope,
+                            concepts=concepts,
+                            collections=[d.collection for _, d in group],
+                            doc_ids=[i for i, _ in group],
+                            outcome=outcome,
+                            problem=prompt,
+                            context_type="coding",
+                        ),
+                        timeout=5,
+                    )
     return result
 
 
@@ -216,14 +339,18 @@ def report(scenario: str, arms: dict[str, ArmResult]) -> None:
     for name, r in arms.items():
         p = r.precision
         lat_ms = [s * 1000 for s in r.latency_s]
-        print(f"  {name:<8} precision@5 all={statistics.mean(p):.3f} first50={statistics.mean(p[:50]):.3f} "
-              f"last100={statistics.mean(p[-100:]):.3f}  last misleading at turn {r.last_misleading_turn}  "
-              f"get-context p50 {statistics.median(lat_ms):.2f} ms p95 {percentile(lat_ms, 95):.2f} ms"
-              f"  (unidentified results: {r.unidentified})")
+        print(
+            f"  {name:<8} precision@5 all={statistics.mean(p):.3f} first50={statistics.mean(p[:50]):.3f} "
+            f"last100={statistics.mean(p[-100:]):.3f}  last misleading at turn {r.last_misleading_turn}  "
+            f"get-context p50 {statistics.median(lat_ms):.2f} ms p95 {percentile(lat_ms, 95):.2f} ms"
+            f"  (unidentified results: {r.unidentified})"
+        )
     kg, uni = arms["kg"], arms["uniform"]
-    print(f"  ratio kg/uniform: precision@5 all {statistics.mean(kg.precision) / statistics.mean(uni.precision):.3f}, "
-          f"last100 {statistics.mean(kg.precision[-100:]) / statistics.mean(uni.precision[-100:]):.3f}, "
-          f"latency p50 {statistics.median(kg.latency_s) / statistics.median(uni.latency_s):.2f}x")
+    print(
+        f"  ratio kg/uniform: precision@5 all {statistics.mean(kg.precision) / statistics.mean(uni.precision):.3f}, "
+        f"last100 {statistics.mean(kg.precision[-100:]) / statistics.mean(uni.precision[-100:]):.3f}, "
+        f"latency p50 {statistics.median(kg.latency_s) / statistics.median(uni.latency_s):.2f}x"
+    )
 
 
 def micro() -> None:
@@ -237,8 +364,9 @@ def micro() -> None:
     graphs = ScopeGraphs()
     words = [f"concept{i}" for i in range(5000)]
     for i in range(20000):
-        graphs.routing.record(rng.sample(words, 4), [rng.choice(["books", "patterns", "history"])],
-                              rng.choice(list(Outcome)), float(i))
+        graphs.routing.record(
+            rng.sample(words, 4), [rng.choice(["books", "patterns", "history"])], rng.choice(list(Outcome)), float(i)
+        )
     for i in range(2000):
         graphs.content.index_fact(f"fact{i}", [(w, "phrase") for w in rng.sample(words, 5)], [])
 
@@ -252,10 +380,13 @@ def micro() -> None:
 
     rows = {
         f"extract (prompt, ~{statistics.mean(len(p) for p in prompts):.0f} chars)": timed(
-            lambda: extract(rng.choice(prompts)), 2000),
+            lambda: extract(rng.choice(prompts)), 2000
+        ),
         f"extract ({len(long_prompt)} chars)": timed(lambda: extract(long_prompt), 50),
         "route (12 concepts, 5k-concept graph)": timed(lambda: graphs.routing.route(rng.sample(words, 12)), 2000),
-        "facts_for_entities (8 entities)": timed(lambda: graphs.content.facts_for_entities(rng.sample(words, 8), 5), 2000),
+        "facts_for_entities (8 entities)": timed(
+            lambda: graphs.content.facts_for_entities(rng.sample(words, 8), 5), 2000
+        ),
     }
     print("in-process hot path:")
     for name, samples in rows.items():
@@ -264,26 +395,28 @@ def micro() -> None:
 
 
 async def main(turns: int, seed: int) -> None:
-    from services.embedding.client import EmbeddingClient
-    from services.embedding.model import load_encoder, pack
+    from kernel.embedding_client import EmbeddingClient
+    from kernel.vectors import pack
+    from services.embedding.model import load_encoder
     from services.embedding.server import create_server as create_embedding
     from services.embedding.settings import EmbeddingSettings
     from services.kg.server import create_server as create_kg
     from services.kg.settings import KgSettings
-    from services.memory.server import create_server as create_memory
+    from services.memory.api.server import create_server as create_memory
     from services.memory.settings import MemorySettings
 
     home = Path(tempfile.mkdtemp(prefix="mnemex-bench-kg-"))
     encoder = await asyncio.to_thread(load_encoder)
-    emb_server, emb_port, batcher = await create_embedding(
-        EmbeddingSettings(address="127.0.0.1:0", model_path=None, device="cpu", backend="auto"), encoder
+    emb = await create_embedding(
+        EmbeddingSettings(address="127.0.0.1:0", model_path=None, device="cpu", backend="auto"), encoder=encoder
     )
-    emb_addr = f"127.0.0.1:{emb_port}"
-    mem_server, mem_port = await create_memory(
+    emb_addr = f"127.0.0.1:{emb.port}"
+    mem_server = await create_memory(
         MemorySettings(address="127.0.0.1:0", home=home, embedding_addr=emb_addr, maintenance_interval_s=0)
     )
-    kg_server, kg_port, kg_store = await create_kg(KgSettings(address="127.0.0.1:0", home=home))
-    channels = [grpc.aio.insecure_channel(a) for a in (emb_addr, f"127.0.0.1:{mem_port}", f"127.0.0.1:{kg_port}")]
+    mem_port = mem_server.port
+    kg = await create_kg(KgSettings(address="127.0.0.1:0", home=home))
+    channels = [grpc.aio.insecure_channel(a) for a in (emb_addr, f"127.0.0.1:{mem_port}", f"127.0.0.1:{kg.port}")]
     embedder = EmbeddingClient(channels[0])
 
     async def embed(text: str) -> bytes:
@@ -295,18 +428,17 @@ async def main(turns: int, seed: int) -> None:
     try:
         for scenario in ("correlated", "uncorrelated"):
             docs = corpus(scenario)
-            arms = {arm: await play(arm, f"{scenario}-{arm}", docs, turns, seed, memory, kg, embed)
-                    for arm in ("uniform", "kg")}
+            arms = {
+                arm: await play(arm, f"{scenario}-{arm}", docs, turns, seed, memory, kg, embed)
+                for arm in ("uniform", "kg")
+            }
             report(scenario, arms)
     finally:
         for ch in channels:
             await ch.close()
-        await kg_server.stop(0)
-        kg_store.close()
+        await kg.stop(0)
         await mem_server.stop(0)
-        await mem_server.memory_core.close()  # type: ignore[attr-defined]
-        await emb_server.stop(0)
-        await batcher.close()
+        await emb.stop(0)
 
 
 if __name__ == "__main__":

@@ -46,8 +46,10 @@ def main() -> None:
             stack.stop()
         shutil.rmtree(home, ignore_errors=True)
     print(report.summary())
-    print(f"get-context under load: p50 {report.p50_ms:.1f} ms  p95 {report.p95_ms:.1f} ms  "
-          f"(n={len(report.context_latencies)}, {report.requests / report.wall_seconds:.1f} requests/s overall)")
+    print(
+        f"get-context under load: p50 {report.p50_ms:.1f} ms  p95 {report.p95_ms:.1f} ms  "
+        f"(n={len(report.context_latencies)}, {report.requests / report.wall_seconds:.1f} requests/s overall)"
+    )
     for error in report.errors[:10]:
         print("  error:", error)
     for lost in report.lost_updates[:10]:

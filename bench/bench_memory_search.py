@@ -47,14 +47,51 @@ from kernel import offline
 USER = "bench"
 PROJECT = "search-bench"
 COLLECTION_SHARES = (("working", 0.15), ("history", 0.35), ("patterns", 0.1), ("memory_bank", 0.1), ("books", 0.3))
-SUBJECTS = ["the auth service", "the billing worker", "the React dashboard", "the Postgres schema", "the CI pipeline",
-            "the Kafka consumer", "the Redis cache", "the gRPC gateway", "the Terraform module", "the mobile app",
-            "the search index", "the payment webhook", "the feature flag system", "the logging stack", "the Docker image"]
-ACTIONS = ["fixed a race in", "added retries to", "profiled", "refactored", "documented", "migrated", "debugged a leak in",
-           "wrote tests for", "tuned timeouts of", "pinned dependencies of", "split the config of", "secured"]
-DETAILS = ["using exponential backoff", "after the deploy on Friday", "because p95 latency doubled", "with a feature flag",
-           "by adding an index on created_at", "after reading the flame graph", "to stop the OOM kills", "with pytest fixtures",
-           "using structured logging", "behind the load balancer", "with a canary release", "by caching tokens for 5 minutes"]
+SUBJECTS = [
+    "the auth service",
+    "the billing worker",
+    "the React dashboard",
+    "the Postgres schema",
+    "the CI pipeline",
+    "the Kafka consumer",
+    "the Redis cache",
+    "the gRPC gateway",
+    "the Terraform module",
+    "the mobile app",
+    "the search index",
+    "the payment webhook",
+    "the feature flag system",
+    "the logging stack",
+    "the Docker image",
+]
+ACTIONS = [
+    "fixed a race in",
+    "added retries to",
+    "profiled",
+    "refactored",
+    "documented",
+    "migrated",
+    "debugged a leak in",
+    "wrote tests for",
+    "tuned timeouts of",
+    "pinned dependencies of",
+    "split the config of",
+    "secured",
+]
+DETAILS = [
+    "using exponential backoff",
+    "after the deploy on Friday",
+    "because p95 latency doubled",
+    "with a feature flag",
+    "by adding an index on created_at",
+    "after reading the flame graph",
+    "to stop the OOM kills",
+    "with pytest fixtures",
+    "using structured logging",
+    "behind the load balancer",
+    "with a canary release",
+    "by caching tokens for 5 minutes",
+]
 
 
 def corpus(n: int, seed: int = 7) -> list[str]:
@@ -68,7 +105,9 @@ def corpus(n: int, seed: int = 7) -> list[str]:
 
 def queries(n: int, seed: int = 11) -> list[str]:
     rng = random.Random(seed)
-    return [f"How did we {rng.choice(ACTIONS).split()[0]} {rng.choice(SUBJECTS)} {rng.choice(DETAILS)}?" for _ in range(n)]
+    return [
+        f"How did we {rng.choice(ACTIONS).split()[0]} {rng.choice(SUBJECTS)} {rng.choice(DETAILS)}?" for _ in range(n)
+    ]
 
 
 class Loop:
@@ -93,15 +132,24 @@ def import_records(texts: list[str], vectors: np.ndarray, seed: int = 3) -> list
         meta: dict[str, object] = {"created_at": created.isoformat(timespec="seconds")}
         if collection in ("working", "history", "patterns"):
             uses = rng.randrange(0, 8)
-            meta.update(score=round(rng.uniform(0.3, 1.0), 3), uses=uses, success_count=round(uses * rng.uniform(0.3, 1.0), 2))
+            meta.update(
+                score=round(rng.uniform(0.3, 1.0), 3), uses=uses, success_count=round(uses * rng.uniform(0.3, 1.0), 2)
+            )
         if collection == "memory_bank":
             meta.update(importance=round(rng.uniform(0.4, 1.0), 2), confidence=round(rng.uniform(0.4, 1.0), 2))
         if collection == "books":
             meta.update(title=f"Runbook {i % 40}", chunk_index=i)
-        records.append(json.dumps({
-            "scope": {"user": USER, "project": PROJECT}, "collection": collection, "content": text, "metadata": meta,
-            "embedding": base64.b64encode(np.ascontiguousarray(vector, dtype="<f4").tobytes()).decode("ascii"),
-        }))
+        records.append(
+            json.dumps(
+                {
+                    "scope": {"user": USER, "project": PROJECT},
+                    "collection": collection,
+                    "content": text,
+                    "metadata": meta,
+                    "embedding": base64.b64encode(np.ascontiguousarray(vector, dtype="<f4").tobytes()).decode("ascii"),
+                }
+            )
+        )
     return records
 
 
@@ -121,7 +169,12 @@ def timed(call: Callable[[int], object], n: int, warmup: int = 10) -> tuple[list
 def stats(measured: tuple[list[float], float]) -> dict[str, float]:
     samples, cpu = measured
     ms = [s * 1000 for s in samples]
-    return {"p50": round(statistics.median(ms), 2), "p95": round(percentile(ms, 95), 2), "cpu": round(cpu * 1000, 2), "n": len(ms)}
+    return {
+        "p50": round(statistics.median(ms), 2),
+        "p95": round(percentile(ms, 95), 2),
+        "cpu": round(cpu * 1000, 2),
+        "n": len(ms),
+    }
 
 
 def run_size(loop: Loop, encoder, size: int, n_queries: int, home: Path) -> dict[str, dict[str, float]]:  # type: ignore[no-untyped-def]
@@ -131,9 +184,9 @@ def run_size(loop: Loop, encoder, size: int, n_queries: int, home: Path) -> dict
     from protos.mnemex.common.v1 import common_pb2 as common_pb
     from protos.mnemex.memory.v1 import memory_service_pb2 as pb
     from protos.mnemex.memory.v1 import memory_service_pb2_grpc as pb_grpc
-    from services.memory.server import create_server
+    from services.memory.api.server import create_server
     from services.memory.settings import MemorySettings
-    from services.memory.store import ChromaStore
+    from services.memory.storage.chroma_store import ChromaStore
 
     texts = corpus(size)
     t0 = time.perf_counter()
@@ -143,38 +196,78 @@ def run_size(loop: Loop, encoder, size: int, n_queries: int, home: Path) -> dict
     store = ChromaStore(client)
     servers = {}
     for mode in ("hybrid", "dense"):
-        settings = MemorySettings(address="127.0.0.1:0", home=home / mode, default_user=USER, retrieval_mode=mode,
-                                  maintenance_interval_s=0, embedding_addr="127.0.0.1:9")
-        servers[mode] = loop.run(create_server(settings, store, None))
-    channels = {mode: grpc.insecure_channel(f"127.0.0.1:{port}") for mode, (_, port) in servers.items()}
+        settings = MemorySettings(
+            address="127.0.0.1:0",
+            home=home / mode,
+            default_user=USER,
+            retrieval_mode=mode,
+            maintenance_interval_s=0,
+            embedding_addr="127.0.0.1:9",
+        )
+        servers[mode] = loop.run(create_server(settings, chroma=store))
+    channels = {mode: grpc.insecure_channel(f"127.0.0.1:{running.port}") for mode, running in servers.items()}
     stubs = {mode: pb_grpc.MemoryServiceStub(chan) for mode, chan in channels.items()}
     scope = common_pb.Scope(user=USER, project=PROJECT)
     t0 = time.perf_counter()
-    reply = stubs["hybrid"].Import(iter(pb.ImportRequest(record_json=r) for r in import_records(texts, vectors)), timeout=3600)
+    reply = stubs["hybrid"].Import(
+        iter(pb.ImportRequest(record_json=r) for r in import_records(texts, vectors)), timeout=3600
+    )
     print(f"  imported {reply.imported} in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
     qs = queries(n_queries)
     qv = [np.ascontiguousarray(v, dtype="<f4").tobytes() for v in encoder.encode(qs)]
     results: dict[str, dict[str, float]] = {}
     for mode, stub in stubs.items():
-        results[f"context ({mode})"] = stats(timed(
-            lambda i, stub=stub: stub.Search(pb.SearchRequest(scope=scope, query=qs[i % len(qs)], query_vector=qv[i % len(qv)], limit=5), timeout=10),
-            n_queries))
+        results[f"context ({mode})"] = stats(
+            timed(
+                lambda i, stub=stub: stub.Search(
+                    pb.SearchRequest(scope=scope, query=qs[i % len(qs)], query_vector=qv[i % len(qv)], limit=5),
+                    timeout=10,
+                ),
+                n_queries,
+            )
+        )
     hybrid = stubs["hybrid"]
-    results["search+days (hybrid)"] = stats(timed(
-        lambda i: hybrid.Search(pb.SearchRequest(scope=scope, query=qs[i % len(qs)], query_vector=qv[i % len(qv)], limit=10, days_back=7), timeout=10),
-        n_queries))
-    results["timeline (days_back=2)"] = stats(timed(
-        lambda i: hybrid.Search(pb.SearchRequest(scope=scope, days_back=2, limit=10), timeout=30), max(20, n_queries // 5), warmup=3))
-    results["state"] = stats(timed(
-        lambda i: hybrid.GetScoringState(pb.GetScoringStateRequest(scope=scope, session_id=f"s{i % 4}"), timeout=10), n_queries))
-    results["inject"] = stats(timed(
-        lambda i: hybrid.RecordInjection(pb.RecordInjectionRequest(scope=scope, session_id=f"s{i % 4}", ids=["history_x"], prompt=qs[i % len(qs)]), timeout=10),
-        n_queries))
+    results["search+days (hybrid)"] = stats(
+        timed(
+            lambda i: hybrid.Search(
+                pb.SearchRequest(
+                    scope=scope, query=qs[i % len(qs)], query_vector=qv[i % len(qv)], limit=10, days_back=7
+                ),
+                timeout=10,
+            ),
+            n_queries,
+        )
+    )
+    results["timeline (days_back=2)"] = stats(
+        timed(
+            lambda i: hybrid.Search(pb.SearchRequest(scope=scope, days_back=2, limit=10), timeout=30),
+            max(20, n_queries // 5),
+            warmup=3,
+        )
+    )
+    results["state"] = stats(
+        timed(
+            lambda i: hybrid.GetScoringState(
+                pb.GetScoringStateRequest(scope=scope, session_id=f"s{i % 4}"), timeout=10
+            ),
+            n_queries,
+        )
+    )
+    results["inject"] = stats(
+        timed(
+            lambda i: hybrid.RecordInjection(
+                pb.RecordInjectionRequest(
+                    scope=scope, session_id=f"s{i % 4}", ids=["history_x"], prompt=qs[i % len(qs)]
+                ),
+                timeout=10,
+            ),
+            n_queries,
+        )
+    )
     for chan in channels.values():
         chan.close()
-    for server, _ in servers.values():
-        loop.run(server.stop(0))
-        loop.run(server.memory_core.close())
+    for running in servers.values():
+        loop.run(running.stop(0))
     return results
 
 

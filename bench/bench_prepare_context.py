@@ -1,4 +1,4 @@
-"""The memory service's prompt call in-process: MemoryCore.prepare_context at N memories.
+"""The memory service's prompt call in-process: PrepareContext.prepare (services.memory.api) at N memories.
 
     .venv/bin/python -m bench.bench_prepare_context [--size 10000] [--queries 900]
     .venv/bin/python -m bench.bench_prepare_context --root ../other-checkout   # that checkout's services
@@ -45,10 +45,10 @@ async def run(size: int, queries: int) -> None:
     from bench.bench_get_context import DETAILS, TOPICS, corpus
     from kernel import offline
     from services.embedding.model import load_encoder
-    from services.memory.core import MemoryCore
-    from services.memory.search_rules import build_search_params
+    from services.memory.api.composition import MemoryUseCases
+    from services.memory.domain.search_params import build_search_params
     from services.memory.settings import MemorySettings
-    from services.memory.store import ChromaStore
+    from services.memory.storage.chroma_store import ChromaStore
 
     offline.apply()
     encoder = load_encoder()
@@ -66,24 +66,28 @@ async def run(size: int, queries: int) -> None:
     with tempfile.TemporaryDirectory(prefix="mnemex-bench-prepare-") as tmp:
         home = Path(tmp)
         client = chromadb.PersistentClient(str(home / "chroma"), settings=ChromaSettings(anonymized_telemetry=False))
-        core = MemoryCore(MemorySettings(home=home, maintenance_interval_s=0), ChromaStore(client), NoEmbedder())
+        core = MemoryUseCases(MemorySettings(home=home, maintenance_interval_s=0), ChromaStore(client), NoEmbedder())
 
         async def records():  # type: ignore[no-untyped-def]
             for (collection, text), vector in zip(items, vectors, strict=True):
-                yield json.dumps({
-                    "format": "mnemex.memory/1",
-                    "scope": {"user": "bench", "project": "" if collection == "memory_bank" else "project"},
-                    "collection": collection, "content": text,
-                    "metadata": {"title": "Bench Handbook"} if collection == "books" else {},
-                    "embedding": base64.b64encode(vector.astype("<f4").tobytes()).decode(), "dim": int(vector.shape[0]),
-                })
+                yield json.dumps(
+                    {
+                        "format": "mnemex.memory/1",
+                        "scope": {"user": "bench", "project": "" if collection == "memory_bank" else "project"},
+                        "collection": collection,
+                        "content": text,
+                        "metadata": {"title": "Bench Handbook"} if collection == "books" else {},
+                        "embedding": base64.b64encode(vector.astype("<f4").tobytes()).decode(),
+                        "dim": int(vector.shape[0]),
+                    }
+                )
 
-        await core.import_records(records())
+        await core.portability.import_records(records())
         scope = core.scope("bench", "project")
 
         async def once(i: int) -> None:
             params = build_search_params(query=prompts[i], has_vector=True, limit=5)
-            found, _ = await core.prepare_context(scope, f"s{i % 7}", params, prompt_vectors[i], prompts[i])
+            found, _ = await core.prepare.prepare(scope, f"s{i % 7}", params, prompt_vectors[i], prompts[i])
             assert found
 
         for i in range(min(30, queries)):  # warm-up: mirrors built, caches filled
@@ -95,8 +99,10 @@ async def run(size: int, queries: int) -> None:
             cpu.append((time.thread_time() - thread_started) * 1000)
             wall.append((time.perf_counter() - started) * 1000)
         await core.close()
-    print(f"prepare_context at {size} memories, {queries} calls: wall p50 {statistics.median(wall):.2f} "
-          f"p95 {float(np.percentile(wall, 95)):.2f} ms; thread CPU p50 {statistics.median(cpu):.2f} ms")
+    print(
+        f"prepare_context at {size} memories, {queries} calls: wall p50 {statistics.median(wall):.2f} "
+        f"p95 {float(np.percentile(wall, 95)):.2f} ms; thread CPU p50 {statistics.median(cpu):.2f} ms"
+    )
 
 
 if __name__ == "__main__":

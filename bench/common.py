@@ -33,7 +33,7 @@ def wait_until(check: Callable[[], bool], timeout: float, interval: float = 0.05
         try:
             if check():
                 return True
-        except Exception:  # noqa: BLE001 - still starting
+        except Exception:
             pass
         time.sleep(interval)
     return False

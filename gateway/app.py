@@ -7,8 +7,6 @@ event loop) and closes them on shutdown. The gateway holds no state.
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -23,9 +21,11 @@ from gateway import validation
 from gateway.backends import Backends
 from gateway.context import Deadlines
 from gateway.errors import GatewayError
+from gateway.mcp import http as mcp_http
 from gateway.middleware import BearerAuth, BodyLimit
 from gateway.operations import Operations
-from gateway.routes import books, hooks, memory_api, system
+from gateway.routes import admin, books, hooks, memory_api, system
+from gateway.safe_json import json_safe
 from kernel import __version__
 from kernel.config import Settings
 
@@ -36,23 +36,12 @@ DEFAULT_BODY_LIMIT = 2 * 1024 * 1024
 INGEST_BODY_LIMIT = validation.MAX_BOOK_BYTES * 4 // 3 + 64 * 1024
 
 
-def _validation_message(exc: RequestValidationError) -> str:
+def _validation_message(errors: list[dict[str, Any]]) -> str:
     parts = []
-    for error in exc.errors()[:5]:
+    for error in errors[:5]:
         where = ".".join(str(p) for p in error.get("loc", ()) if p != "body")
         parts.append(f"{where or 'body'}: {error.get('msg', 'invalid')}")
     return "; ".join(parts) or "invalid request"
-
-
-def _optional_module(name: str) -> Any:
-    """A module other engineers own (admin routes, MCP); a broken one must not take the hooks down."""
-    try:
-        if importlib.util.find_spec(name) is None:
-            return None
-        return importlib.import_module(name)
-    except Exception:
-        log.exception("gateway: optional module %s failed to import; serving without it", name)
-        return None
 
 
 def create_app(settings: Settings, backends: Backends | None = None, *, deadlines: Deadlines | None = None) -> FastAPI:
@@ -69,7 +58,7 @@ def create_app(settings: Settings, backends: Backends | None = None, *, deadline
         finally:
             if owned:
                 await operations.backends.close()
-                operations.backends = None  # type: ignore[assignment]
+                operations.backends = None  # type: ignore[assignment]  # closed: unset until the next lifespan
 
     app = FastAPI(
         title="mnemex gateway",
@@ -80,25 +69,21 @@ def create_app(settings: Settings, backends: Backends | None = None, *, deadline
     app.state.operations = operations
     app.state.settings = settings
 
+    # Both handlers may echo what the client sent: json_safe keeps a reply that cannot
+    # be encoded (a lone surrogate, NaN) from turning a 4xx into a 500.
     @app.exception_handler(GatewayError)
     async def gateway_error(request: Request, exc: GatewayError) -> JSONResponse:
-        return JSONResponse({"error": exc.message}, status_code=exc.http_status)
+        return JSONResponse({"error": json_safe(exc.message)}, status_code=exc.http_status)
 
     @app.exception_handler(RequestValidationError)
     async def invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:
-        return JSONResponse(
-            {"error": _validation_message(exc), "detail": jsonable_encoder(exc.errors())},
-            status_code=422,
-        )
+        # Before: bytes and floats jsonable_encoder cannot take; after: what str() of an object gave.
+        errors = json_safe(jsonable_encoder(json_safe(exc.errors())))
+        return JSONResponse({"error": _validation_message(errors), "detail": errors}, status_code=422)
 
-    for module in (hooks, memory_api, books, system):
+    for module in (hooks, memory_api, books, system, admin):
         app.include_router(module.router)
-    admin = _optional_module("gateway.routes.admin")
-    if admin is not None and hasattr(admin, "router"):
-        app.include_router(admin.router)
-    mcp_http = _optional_module("gateway.mcp.http")
-    if mcp_http is not None and hasattr(mcp_http, "mount"):
-        mcp_http.mount(app, operations)
+    mcp_http.mount(app, operations)
 
     app.add_middleware(BodyLimit, default=DEFAULT_BODY_LIMIT, per_path={"/api/ingest": INGEST_BODY_LIMIT})
     if settings.token:

@@ -14,10 +14,11 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from kernel.config import Settings
-from kernel.grpc_runtime import channel, client_metadata
+from kernel.embedding_client import EmbeddingClient
+from kernel.grpc_auth import client_metadata
+from kernel.grpc_channel import channel
 from protos.mnemex.kg.v1 import kg_service_pb2_grpc as kg_grpc
 from protos.mnemex.memory.v1 import memory_service_pb2_grpc as memory_grpc
-from services.embedding.client import EmbeddingClient
 
 DEFAULT_TIMEOUT = 5.0
 HEALTH_TIMEOUT = 0.5

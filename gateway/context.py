@@ -99,9 +99,7 @@ async def kg_routing(backends: Backends, scope: common_pb.Scope, text: str, time
 
     Raises gRPC errors."""
     request = kg_pb.RecallRequest(scope=scope, text=text[:CONCEPT_CHARS], fact_limit=5)
-    reply = await reconnecting(
-        functools.partial(backends.kg.Recall, request, metadata=backends.metadata), timeout
-    )
+    reply = await reconnecting(functools.partial(backends.kg.Recall, request, metadata=backends.metadata), timeout)
     extracted = reply.extraction
     concepts = list(extracted.concepts)
     entities = list(dict.fromkeys([e.name for e in extracted.entities] + concepts))[:MAX_ENTITIES]
@@ -138,12 +136,16 @@ async def build(
     query = prompt.strip()
     vector: np.ndarray | None = None
     routing = Routing()
-    prepare = mem_pb.PrepareContextRequest(scope=mem_scope, session_id=session_id, prompt=prompt[:RECORDED_PROMPT_CHARS])
+    prepare = mem_pb.PrepareContextRequest(
+        scope=mem_scope, session_id=session_id, prompt=prompt[:RECORDED_PROMPT_CHARS]
+    )
     if query:
         embed_r, routing_r = await asyncio.gather(
-            timed("embed", timings, reconnecting(
-                functools.partial(backends.embedding.embed, [query[:EMBED_CHARS]]), deadlines.embed
-            )),
+            timed(
+                "embed",
+                timings,
+                reconnecting(functools.partial(backends.embedding.embed, [query[:EMBED_CHARS]]), deadlines.embed),
+            ),
             timed("kg", timings, kg_routing(backends, kg_scope, query, deadlines.kg)),
             return_exceptions=True,
         )
@@ -155,14 +157,16 @@ async def build(
             _failed("kg", routing_r, degraded)
         else:
             routing = routing_r
-        prepare.search.CopyFrom(mem_pb.SearchRequest(
-            query=query[:2_000],
-            query_vector=b"" if vector is None else np.asarray(vector, dtype="<f4").tobytes(),
-            limit=limit,
-            sort_by=mem_pb.SORT_BY_RELEVANCE,
-            collection_weights=routing.weights,
-            boost_ids=routing.fact_ids,
-        ))
+        prepare.search.CopyFrom(
+            mem_pb.SearchRequest(
+                query=query[:2_000],
+                query_vector=b"" if vector is None else np.asarray(vector, dtype="<f4").tobytes(),
+                limit=limit,
+                sort_by=mem_pb.SORT_BY_RELEVANCE,
+                collection_weights=routing.weights,
+                boost_ids=routing.fact_ids,
+            )
+        )
 
     memories: list[dict[str, Any]] = []
     scoring_ids: list[str] = []

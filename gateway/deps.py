@@ -18,8 +18,8 @@ from kernel.config import Settings
 
 
 async def get_operations(request: Request) -> Operations:
-    return request.app.state.operations  # type: ignore[no-any-return]
+    return request.app.state.operations
 
 
 async def get_settings(request: Request) -> Settings:
-    return request.app.state.settings  # type: ignore[no-any-return]
+    return request.app.state.settings

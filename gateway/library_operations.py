@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 import grpc
 
 from gateway import convert, validation
 from gateway.errors import NotFound
-from gateway.rpc import call
+from gateway.rpc import call, translate
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.kg.v1 import kg_service_pb2 as kg_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
 JSON = dict[str, Any]
 log = logging.getLogger("mnemex.gateway.library")
+INGEST_STREAM_TIMEOUT = 600.0  # a whole 10 MB book on a slow CPU; the progress events show it is alive
 
 
 class LibraryOperations:
@@ -43,10 +44,12 @@ class LibraryOperations:
         return convert.graph_to_dict(reply)
 
     # -- books -------------------------------------------------------------------
-    async def ingest_book(self, *, cwd: str | None, title: str, filename: str, data: bytes, source: str = "") -> JSON:
+    def _book_request(
+        self, *, cwd: str | None, title: str, filename: str, data: bytes, source: str
+    ) -> mem_pb.IngestBookRequest:
         validation.book_size(data)
         title = validation.text(title, "title", validation.MAX_TITLE_CHARS, required=True).strip()
-        request = mem_pb.IngestBookRequest(
+        return mem_pb.IngestBookRequest(
             scope=self.scopes(cwd)[0],
             title=title,
             source=validation.text(source, "source", validation.MAX_TITLE_CHARS),
@@ -54,6 +57,9 @@ class LibraryOperations:
             filename=validation.text(filename, "filename", validation.MAX_TITLE_CHARS, required=True),
             skip_if_unchanged=True,
         )
+
+    async def ingest_book(self, *, cwd: str | None, title: str, filename: str, data: bytes, source: str = "") -> JSON:
+        request = self._book_request(cwd=cwd, title=title, filename=filename, data=data, source=source)
         reply = await call("memory", self.backends.memory.IngestBook(request, **self._opts(60.0)))
         return {
             "title": reply.title,
@@ -61,6 +67,19 @@ class LibraryOperations:
             "skipped_unchanged": reply.skipped_unchanged,
             "ids": list(reply.ids),
         }
+
+    async def ingest_book_progress(
+        self, *, cwd: str | None, title: str, filename: str, data: bytes, source: str = ""
+    ) -> AsyncIterator[JSON]:
+        """``ingest_book`` as events: ``progress`` ones while the chunks are embedded and stored, then
+        ``result``. Bad input or a memory service that is down fails here, before the first event; a
+        failure later ends the events with ``{"type": "error", "status": <HTTP status>, "error": ...}``."""
+        book = self._book_request(cwd=cwd, title=title, filename=filename, data=data, source=source)
+        stream = self.backends.memory.IngestBookStream(
+            mem_pb.IngestBookStreamRequest(book=book), timeout=INGEST_STREAM_TIMEOUT, metadata=self.backends.metadata
+        )
+        first = await call("memory", stream.read())
+        return _ingest_events(stream, first)
 
     async def list_books(self, *, cwd: str | None) -> JSON:
         reply = await call(
@@ -140,3 +159,30 @@ class LibraryOperations:
         services = await self.backends.health()
         ok = all(s["status"] == "SERVING" for s in services.values())
         return {"status": "ok" if ok else "degraded", "services": services}
+
+
+def _ingest_event(message: mem_pb.IngestBookStreamResponse) -> JSON:
+    if message.HasField("progress"):
+        done = message.progress
+        return {"type": "progress", "chunks_total": done.chunks_total, "chunks_done": done.chunks_done}
+    result = message.result
+    return {
+        "type": "result",
+        "title": result.title,
+        "chunks": result.chunks,
+        "skipped_unchanged": result.skipped_unchanged,
+        "ids": list(result.ids),
+    }
+
+
+async def _ingest_events(stream: Any, first: Any) -> AsyncIterator[JSON]:
+    message = first
+    try:
+        while message is not grpc.aio.EOF:
+            yield _ingest_event(message)
+            message = await stream.read()
+    except grpc.aio.AioRpcError as exc:
+        failure = translate("memory", exc)
+        yield {"type": "error", "status": failure.http_status, "error": failure.message}
+    finally:
+        stream.cancel()  # a client that went away stops the ingest (no-op once it is complete)

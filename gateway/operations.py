@@ -18,10 +18,12 @@ from typing import Any
 import grpc
 
 from gateway import context, convert, formatting, teaching, validation
+from gateway.admin_operations import AdminOperations
 from gateway.backends import Backends
 from gateway.errors import InvalidInput, NotFound
 from gateway.hook_operations import HookOperations
 from gateway.library_operations import LibraryOperations
+from gateway.portability_operations import PortabilityOperations
 from gateway.rpc import call
 from kernel import projects
 from kernel.config import Settings
@@ -33,7 +35,7 @@ JSON = dict[str, Any]
 log = logging.getLogger("mnemex.gateway.operations")
 
 
-class Operations(HookOperations, LibraryOperations):
+class Operations(HookOperations, LibraryOperations, AdminOperations, PortabilityOperations):
     def __init__(self, backends: Backends, settings: Settings, deadlines: context.Deadlines | None = None) -> None:
         self.backends = backends
         self.settings = settings

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable
 from typing import TypeVar
-
-import logging
 
 import grpc
 
@@ -32,7 +31,9 @@ def translate(service: str, exc: grpc.aio.AioRpcError) -> GatewayError:
     if code in (grpc.StatusCode.UNKNOWN, grpc.StatusCode.INTERNAL):
         # Never hand a traceback fragment to a user or a model; the service log has it.
         log.warning("%s returned %s: %s", service, code.name, detail)
-        return BackendUnavailable(service, f"{code.name.lower()}: internal error in the {service} service (see its log)")
+        return BackendUnavailable(
+            service, f"{code.name.lower()}: internal error in the {service} service (see its log)"
+        )
     return BackendUnavailable(service, f"{code.name}: {detail}")
 
 

@@ -183,7 +183,7 @@ class Circuit:
 
     def record_success(self) -> None:
         if os.path.exists(self.path):
-            try:  # noqa: SIM105 - contextlib is an import the hook does not need
+            try:
                 os.remove(self.path)
             except OSError:
                 pass

@@ -11,7 +11,7 @@ from __future__ import annotations
 try:
     import _json
 except ImportError:  # pragma: no cover - other interpreters
-    _json = None  # type: ignore[assignment]
+    _json = None  # type: ignore[assignment]  # the module or None: mypy types the import as the module
 
 _WHITESPACE = " \t\n\r"
 
@@ -29,7 +29,7 @@ class _Context:
         return {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}[name]
 
 
-_scan = _json.make_scanner(_Context()) if _json is not None else None  # type: ignore[arg-type]
+_scan = _json.make_scanner(_Context()) if _json is not None else None  # type: ignore[arg-type]  # _json is untyped; _Context has the attributes it reads
 
 
 def loads(text: str) -> object:

@@ -23,7 +23,7 @@ from hook_events import HookEvent
 try:  # the C module: ``signal`` itself imports enum (~2 ms)
     import _signal as signals
 except ImportError:  # pragma: no cover
-    import signal as signals  # type: ignore[no-redef]
+    import signal as signals
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

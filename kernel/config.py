@@ -120,8 +120,7 @@ class Settings:
                 raise ConfigError(f"MNEMEX_GATEWAY_PORT={port!r} must be a port number")
             gateway_addr = f"127.0.0.1:{port}"
         addrs = {
-            name: env.get(f"MNEMEX_{name.upper()}_ADDR") or f"127.0.0.1:{DEFAULT_PORTS[name]}"
-            for name in SERVICE_NAMES
+            name: env.get(f"MNEMEX_{name.upper()}_ADDR") or f"127.0.0.1:{DEFAULT_PORTS[name]}" for name in SERVICE_NAMES
         }
         split_host_port(gateway_addr, "MNEMEX_GATEWAY_ADDR")
         for name, addr in addrs.items():

@@ -8,6 +8,7 @@ Chroma can carry a credential, and text between ``<private>`` and
 
 from __future__ import annotations
 
+import functools
 import re
 
 PLACEHOLDER = "[REDACTED:{kind}]"
@@ -16,12 +17,19 @@ _PRIVATE_BLOCK = re.compile(r"<private>.*?(?:</private>|\Z)", re.IGNORECASE | re
 
 # (kind, pattern). Order matters: specific formats before generic ones.
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
-    ("private-key", re.compile(
-        r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)",
-        re.DOTALL,
-    )),
+    (
+        "private-key",
+        re.compile(
+            r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----.*?"
+            r"(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)",
+            re.DOTALL,
+        ),
+    ),
     ("aws-access-key", re.compile(r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b")),
-    ("aws-secret", re.compile(r"(?i)(aws_secret_access_key|aws_secret|secret_access_key)(\s*[:=]\s*[\"']?)[A-Za-z0-9/+=]{40}")),
+    (
+        "aws-secret",
+        re.compile(r"(?i)(aws_secret_access_key|aws_secret|secret_access_key)(\s*[:=]\s*[\"']?)[A-Za-z0-9/+=]{40}"),
+    ),
     ("github-token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b")),
     ("gitlab-token", re.compile(r"\bglpat-[A-Za-z0-9_-]{20,}\b")),
     ("anthropic-key", re.compile(r"\bsk-ant-[A-Za-z0-9_-]{20,}\b")),
@@ -42,15 +50,21 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("url-password", re.compile(r"(?i)\b([a-z][a-z0-9+.-]{0,20}://[^\s:/@]{0,256}:)[^\s@/]{1,256}(@)")),
     ("bearer", re.compile(r"(?i)\b(bearer\s+)[A-Za-z0-9._~+/=-]{16,}")),
     ("basic-auth", re.compile(r"(?i)\b(authorization:\s*basic\s+)[A-Za-z0-9+/=]{8,}")),
-    ("assignment", re.compile(
-        r"(?i)(?<![A-Za-z0-9_.-])([A-Za-z0-9_.-]{0,40}?(?:password|passwd|pwd|secret|api[_-]?key|apikey|access[_-]?token|"
-        r"auth[_-]?token|client[_-]?secret|private[_-]?key)[A-Za-z0-9_.-]{0,40}[\"']?)(\s{0,8}[:=]\s{0,8})"
-        r"(?![A-Za-z0-9_.-]+\s*(?::\s|=[^=\s]))([\"']?)([^\s\"',;()<>]{6,512})"
-    )),
-    ("xml-secret", re.compile(
-        r"(?i)(<(?:password|passwd|secret|api[_-]?key|apikey|access[_-]?token|auth[_-]?token|client[_-]?secret)>)"
-        r"([^<\s]{6,512})(</)"
-    )),
+    (
+        "assignment",
+        re.compile(
+            r"(?i)(?<![A-Za-z0-9_.-])([A-Za-z0-9_.-]{0,40}?(?:password|passwd|pwd|secret|api[_-]?key|apikey|access[_-]?token|"
+            r"auth[_-]?token|client[_-]?secret|private[_-]?key)[A-Za-z0-9_.-]{0,40}[\"']?)(\s{0,8}[:=]\s{0,8})"
+            r"(?![A-Za-z0-9_.-]+\s*(?::\s|=[^=\s]))([\"']?)([^\s\"',;()<>]{6,512})"
+        ),
+    ),
+    (
+        "xml-secret",
+        re.compile(
+            r"(?i)(<(?:password|passwd|secret|api[_-]?key|apikey|access[_-]?token|auth[_-]?token|client[_-]?secret)>)"
+            r"([^<\s]{6,512})(</)"
+        ),
+    ),
 ]
 
 
@@ -79,7 +93,7 @@ def redact(text: str) -> str:
         return text
     out = strip_private(text)
     for kind, pattern in _PATTERNS:
-        out = pattern.sub(lambda m, k=kind: _replace(k, m), out)
+        out = pattern.sub(functools.partial(_replace, kind), out)
     return out
 
 

@@ -118,8 +118,9 @@ class CachedResolver:
     on the next prompt: a stat per call checks it).
     """
 
-    def __init__(self, home: Path, ttl: float = 10.0, max_entries: int = 256,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, home: Path, ttl: float = 10.0, max_entries: int = 256, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.home = home
         self.ttl = ttl
         self.max_entries = max_entries

@@ -49,10 +49,9 @@ def embedding_addr(encoder, loop_thread) -> Iterator[str]:  # type: ignore[no-un
     from services.embedding.settings import EmbeddingSettings
 
     settings = EmbeddingSettings(address="127.0.0.1:0", model_path=None, device="cpu", backend="auto")
-    server, port, batcher = loop_thread.run(create_server(settings, encoder))
-    yield f"127.0.0.1:{port}"
-    loop_thread.run(server.stop(0))
-    loop_thread.run(batcher.close())
+    running = loop_thread.run(create_server(settings, encoder=encoder))
+    yield f"127.0.0.1:{running.port}"
+    loop_thread.run(running.stop(0))
 
 
 def pytest_configure(config: pytest.Config) -> None:

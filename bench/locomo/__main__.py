@@ -18,16 +18,19 @@ import os
 import sys
 import time
 
+from bench.locomo.dataset import DEFAULT_DATA
 from kernel import offline
-
-DEFAULT_DATA = "/work/shared/data/locomo/locomo-dev.json"
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m bench.locomo", description="LoCoMo retrieval through mnemex's API")
-    parser.add_argument("--data", default=os.environ.get("LOCOMO_DATA", DEFAULT_DATA), help="LoCoMo-format JSON file")
+    parser.add_argument(
+        "--data", default=os.environ.get("LOCOMO_DATA", str(DEFAULT_DATA)), help="LoCoMo-format JSON file"
+    )
     parser.add_argument("--limit-conversations", type=int, default=None, help="only the first N conversations")
-    parser.add_argument("--questions-per-conversation", type=int, default=None, help="only the first N questions of each")
+    parser.add_argument(
+        "--questions-per-conversation", type=int, default=None, help="only the first N questions of each"
+    )
     parser.add_argument(
         "--configs",
         default="baseline,hybrid",
@@ -35,7 +38,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "hybrid (final)",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
-    parser.add_argument("--embedding-addr", default=None, help="use this running embedding service instead of starting one")
+    parser.add_argument(
+        "--embedding-addr", default=None, help="use this running embedding service instead of starting one"
+    )
     args = parser.parse_args(argv)
     args.configs = list(dict.fromkeys(c.strip() for c in args.configs.split(",") if c.strip()))
     bad = [c for c in args.configs if c not in ("baseline", "dense", "hybrid")]

@@ -3,7 +3,7 @@
     python -m bench.locomo.ablation [--data PATH] [--limit-conversations N] [--only NAME]
 
 Uses the real encoder and the same pure modules the memory service uses
-(``LexicalIndex``, ``rrf_fuse``, ``hybrid_relevance``), with exact cosine in
+(``LexicalIndex``, ``hybrid_relevance``), with exact cosine in
 numpy instead of Chroma, and the service's candidate rule: dense top-N plus
 lexical top-N (N = 30), every candidate scored on the same scale. Embeddings
 are cached under $TMPDIR between runs. Its figures guide choices; the figures
@@ -23,20 +23,36 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.locomo.dataset import Conversation, Turn, load
+from bench.locomo.dataset import DEFAULT_DATA, Conversation, Turn, load
 from bench.locomo.memory_text import baseline_content, turn_content
 from bench.locomo.metrics import MEASURES, QuestionResult, score_question, summarise
-from services.memory.fusion import rrf_fuse
-from services.memory.lexical import LexicalIndex
-from services.memory.query_expansion import expand_query
-from services.memory.retrieval_hybrid import (
+from services.memory.retrieval.hybrid import (
     QueryPlan,
     RetrievalSettings,
     hybrid_relevance,
     lexical_shares,
 )
+from services.memory.retrieval.lexical import LexicalIndex
+from services.memory.retrieval.query_expansion import expand_query
 
 DocText = Callable[[Turn, Turn | None], str]
+
+
+def rrf_fuse(rankings: list[list[str]], k: int = 60) -> dict[str, float]:
+    """Reciprocal rank fusion, the alternative the service's blend was chosen over (higher = better).
+
+    Each best-first ranking gives an id ``1 / (k + rank)``, an id counted once per ranking at its best rank.
+    """
+    fused: dict[str, float] = {}
+    for ranking in rankings:
+        seen: set[str] = set()
+        for rank, doc_id in enumerate(ranking, start=1):
+            if doc_id not in seen:
+                seen.add(doc_id)
+                fused[doc_id] = fused.get(doc_id, 0.0) + 1.0 / (k + rank)
+    return fused
+
+
 CANDIDATES = 30
 
 
@@ -87,7 +103,9 @@ def _lexical_hits(index: LexicalIndex, question: str, expansion: bool) -> list[t
     return index.search_terms(list(expanded.lexical_terms), CANDIDATES, weights=expanded.lexical_terms)
 
 
-def rank(variant: Variant, question: str, ids: list[str], sims: np.ndarray, index: LexicalIndex | None, texts: dict[str, str]) -> list[str]:
+def rank(
+    variant: Variant, question: str, ids: list[str], sims: np.ndarray, index: LexicalIndex | None, texts: dict[str, str]
+) -> list[str]:
     order = np.argsort(-sims)
     if index is None:
         return [ids[i] for i in order[:CANDIDATES]]
@@ -139,15 +157,21 @@ STEPS: list[tuple[str, Variant]] = [
     ("+ session date in content", replace(BASE, dense_text=dated, lexical_text=dated)),
     ("+ replied-to turn in content", replace(BASE, dense_text=dated_in_reply, lexical_text=dated_in_reply)),
     ("  (replied-to turn lexical only)", replace(BASE, dense_text=dated, lexical_text=dated_in_reply)),
-    ("  (0.7 cosine + 0.3 RRF/best instead)", replace(BASE, dense_text=dated_in_reply, lexical_text=dated_in_reply, fusion="rrf-blend")),
+    (
+        "  (0.7 cosine + 0.3 RRF/best instead)",
+        replace(BASE, dense_text=dated_in_reply, lexical_text=dated_in_reply, fusion="rrf-blend"),
+    ),
     ("+ time cue bonus 0.05", replace(BASE, dense_text=dated_in_reply, lexical_text=dated_in_reply, time_bonus=0.05)),
-    ("+ synonym expansion", replace(BASE, dense_text=dated_in_reply, lexical_text=dated_in_reply, time_bonus=0.05, expansion=True)),
+    (
+        "+ synonym expansion",
+        replace(BASE, dense_text=dated_in_reply, lexical_text=dated_in_reply, time_bonus=0.05, expansion=True),
+    ),
 ]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--data", default=os.environ.get("LOCOMO_DATA", "/work/shared/data/locomo/locomo-dev.json"))
+    parser.add_argument("--data", default=os.environ.get("LOCOMO_DATA", str(DEFAULT_DATA)))
     parser.add_argument("--limit-conversations", type=int)
     parser.add_argument("--only", action="append", help="run only steps whose name contains this")
     args = parser.parse_args()

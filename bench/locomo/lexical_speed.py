@@ -11,12 +11,13 @@ service asks for), and remove throughput.
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import time
 
 from bench.common import percentile
-from bench.locomo.dataset import load
-from services.memory.lexical import LexicalIndex
+from bench.locomo.dataset import DEFAULT_DATA, load
+from services.memory.retrieval.lexical import LexicalIndex
 
 
 def corpus(turns: list[str], size: int, seed: int = 7) -> list[tuple[str, str]]:
@@ -30,7 +31,7 @@ def corpus(turns: list[str], size: int, seed: int = 7) -> list[tuple[str, str]]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description="LexicalIndex speed")
-    parser.add_argument("--data", default="/work/shared/data/locomo/locomo-dev.json")
+    parser.add_argument("--data", default=os.environ.get("LOCOMO_DATA", str(DEFAULT_DATA)))
     parser.add_argument("--sizes", default="10000,100000")
     parser.add_argument("--queries", type=int, default=500)
     args = parser.parse_args()

@@ -44,10 +44,10 @@ from bench.common import percentile
 from bench.locomo.dataset import Conversation, Question, Turn
 from bench.locomo.memory_text import baseline_content, turn_content, turn_metadata
 from bench.locomo.metrics import QuestionResult, score_question
+from kernel.vectors import pack
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 from protos.mnemex.memory.v1 import memory_service_pb2_grpc as pb_grpc
-from services.embedding.model import pack
 
 COLLECTION = "history"
 USER = "locomo"
@@ -92,23 +92,22 @@ class Services:
 
 
 async def start_services(configs: Sequence[Config], home: Path, embedding_addr: str | None = None) -> Services:
-    from kernel.grpc_runtime import channel
-    from services.embedding.client import EmbeddingClient
+    from kernel.embedding_client import EmbeddingClient
+    from kernel.grpc_channel import channel
     from services.embedding.model import load_encoder
     from services.embedding.server import create_server as create_embedding_server
     from services.embedding.settings import EmbeddingSettings
-    from services.memory.server import create_server as create_memory_server
+    from services.memory.api.server import create_server as create_memory_server
     from services.memory.settings import MemorySettings
 
     if embedding_addr is None:
         encoder = await asyncio.to_thread(load_encoder)
         emb_settings = EmbeddingSettings(address="127.0.0.1:0", model_path=None, device="cpu", backend="auto")
-        emb_server, emb_port, batcher = await create_embedding_server(emb_settings, encoder)
-        emb_addr = f"127.0.0.1:{emb_port}"
+        embedding = await create_embedding_server(emb_settings, encoder=encoder)
+        emb_addr = f"127.0.0.1:{embedding.port}"
 
         async def stop_embedding() -> None:
-            await emb_server.stop(0)
-            await batcher.close()
+            await embedding.stop(0)
 
         closers = [stop_embedding]
     else:
@@ -125,14 +124,14 @@ async def start_services(configs: Sequence[Config], home: Path, embedding_addr: 
             retrieval_mode=config.retrieval_mode,
             maintenance_interval_s=0,
         )
-        server, port = await create_memory_server(settings)
+        server = await create_memory_server(settings)
+        port = server.port
         chan = grpc.aio.insecure_channel(f"127.0.0.1:{port}")
         services.memory_stubs[config.name] = pb_grpc.MemoryServiceStub(chan)
 
         async def stop_memory(server=server, chan=chan) -> None:  # type: ignore[no-untyped-def]
             await chan.close()
             await server.stop(0)
-            await server.memory_core.close()  # type: ignore[attr-defined]
 
         services.closers.append(stop_memory)
     return services
@@ -166,7 +165,11 @@ async def store_conversation(
 
 
 async def ask(
-    stub: pb_grpc.MemoryServiceStub, convo: Conversation, questions: list[Question], vectors: object, dia_of: dict[str, str]
+    stub: pb_grpc.MemoryServiceStub,
+    convo: Conversation,
+    questions: list[Question],
+    vectors: object,
+    dia_of: dict[str, str],
 ) -> tuple[list[QuestionResult], list[float]]:
     scope = common_pb.Scope(user=USER, project=convo.sample_id)
     results, timings = [], []
@@ -218,7 +221,9 @@ async def run(
                     results, timings = await ask(stub, convo, questions, question_vectors, dia_of)
                     outcome[config.name].results.extend(results)
                     outcome[config.name].search_s.extend(timings)
-                log(f"  {convo.sample_id}: {len(convo.turns)} turns, {len(questions)} questions (embedding {embed_s:.1f}s)")
+                log(
+                    f"  {convo.sample_id}: {len(convo.turns)} turns, {len(questions)} questions (embedding {embed_s:.1f}s)"
+                )
             return outcome
         finally:
             await services.close()

@@ -1,7 +1,8 @@
 """The mnemex MCP server: one set of tools, served over stdio and streamable HTTP.
 
 - ``gateway.mcp.server.build_server(operations)``: the tools, built on ``Operations``.
-- ``gateway.mcp.stdio.run()``: what ``mnemex mcp`` runs (starts the stack if needed).
+- ``gateway.mcp.stdio.run(start_stack)``: what ``mnemex mcp`` runs; the CLI injects the
+  supervisor's ``ensure_running`` so the stack starts if needed.
 - ``gateway.mcp.http.mount(app, operations)``: the same tools at ``/mcp`` on the gateway.
 
 This package file imports nothing, so ``mnemex.client_setup`` can read the

@@ -4,15 +4,15 @@
 In a fresh session these descriptions are all the assistant knows about
 mnemex, so they carry the whole mental model: the lifecycle, how to read a
 result line, the ways to search, how to score, and how to keep memory clean.
-Every number comes from ``gateway.mcp.facts`` (the memory service's own
-constants and its MNEMEX_LIFECYCLE_* overrides), so the text cannot drift
-from what the code does. ``tool_texts(facts)`` renders the templates.
+Every number comes from ``gateway.mcp.facts`` (the rules the memory service
+reports over ``GetRules``, its MNEMEX_LIFECYCLE_* overrides included), so the
+text cannot drift from what the service does. ``tool_texts(facts)`` renders
+the templates.
 """
 
 from __future__ import annotations
 
-from gateway.mcp.facts import Facts, current_facts
-from services.memory.outcomes import HISTORY_MARK, Outcome
+from gateway.mcp.facts import DEFAULT_FACTS, Facts
 
 SCORE_TAG = "mnemex-score-required"
 
@@ -24,9 +24,7 @@ SERVER_INSTRUCTIONS = (
     "the whole system."
 )
 
-_MARKS = ", ".join(f"{HISTORY_MARK[o]} {o.value}" for o in Outcome)
-
-READING_RESULTS = f"""\
+READING_RESULTS = """\
 READING A RESULT LINE
   1. [patterns] (2d, s:0.72, w:0.68, 8 uses, [YY~N]) [id:patterns_ab12] the memory text
 - [patterns]: the collection it lives in.
@@ -34,7 +32,7 @@ READING A RESULT LINE
 - s:0.72: outcome score from 0 to 1; scoring moves it.
 - w:0.68: Wilson lower bound of its success rate: a cautious estimate that rises only with evidence, so a memory used often and successfully beats one that got lucky once.
 - 8 uses: how many times it surfaced and was scored; more means better tested.
-- [YY~N]: its last three outcomes, oldest first: {_MARKS}.
+- [YY~N]: its last three outcomes, oldest first: {F.history_marks}.
 - [id:...]: its id. Pass it to search_memory(id=...) for every field, or score it in score_response.
 - memory_bank lines show imp:/conf: (importance, confidence) instead of s/w/uses; books show their title."""
 
@@ -194,7 +192,8 @@ TEMPLATES = {
 }
 
 
-def tool_texts(facts: Facts | None = None) -> dict[str, str]:
-    """Tool name -> description, with the numbers of ``facts`` (default: this environment's)."""
-    values = {"F": facts or current_facts(), "READING_RESULTS": READING_RESULTS, "SCORE_TAG": SCORE_TAG}
+def tool_texts(facts: Facts = DEFAULT_FACTS) -> dict[str, str]:
+    """Tool name -> description, with the numbers of ``facts`` (default: those of a default memory service)."""
+    reading = READING_RESULTS.format(F=facts)
+    values = {"F": facts, "READING_RESULTS": reading, "SCORE_TAG": SCORE_TAG}
     return {name: template.format(**values) for name, template in TEMPLATES.items()}

@@ -1,23 +1,33 @@
-"""The numbers the tool descriptions quote, read from the memory service's code.
+"""The numbers the tool descriptions quote, from the memory service that runs.
 
 The descriptions teach the assistant how the lifecycle and scoring work, so
-every threshold and formula they mention is formatted from the same
-constants the memory service runs on (``services.memory.lifecycle``,
-``outcomes``, ``scoring``, ``ranking``); none is typed twice. Those modules
-are plain Python (no grpc, no chromadb), so importing them here is cheap.
+every threshold and formula they mention is formatted from the rules the
+memory service reports over ``GetRules`` (``gateway.rules``); none is typed
+into the text.
+
+When the rules are fetched (``FactsCache``):
+- at the first ``list_tools``, with a short deadline (``FETCH_TIMEOUT``),
+  then kept for the life of the MCP server;
+- while the memory service cannot answer (not started yet, down, an older
+  build without ``GetRules``) the descriptions quote ``DEFAULT_RULES`` (what a
+  memory service with default settings reports), a warning says so, and a
+  ``list_tools`` at least ``RETRY_AFTER`` seconds later asks again.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from kernel.config import ConfigError
-from services.memory.lifecycle import LifecycleConfig
-from services.memory.outcomes import INITIAL_SCORE, SCORE_DELTA, SUCCESS_CREDIT, Outcome
-from services.memory.ranking import DEFAULT_WEIGHTS
-from services.memory.scoring import AGE_HALF_WEIGHT_DAYS, Counters, apply_outcome
-from services.memory.settings import MemorySettings
+from gateway.rules import DEFAULT_RULES, Rules
+
+log = logging.getLogger("mnemex.mcp.facts")
+
+FETCH_TIMEOUT = 1.0
+RETRY_AFTER = 30.0
 
 
 def num(value: float) -> str:
@@ -31,16 +41,16 @@ def signed(value: float) -> str:
 
 @dataclass(frozen=True)
 class Facts:
-    lifecycle: LifecycleConfig
+    rules: Rules
 
     @property
     def working_to_history(self) -> str:
-        c = self.lifecycle
+        c = self.rules.lifecycle
         return f"score >= {num(c.promote_working_min_score)} with >= {c.promote_working_min_uses} scored uses"
 
     @property
     def history_to_patterns(self) -> str:
-        c = self.lifecycle
+        c = self.rules.lifecycle
         return (
             f"score >= {num(c.promote_history_min_score)}, >= {c.promote_history_min_uses} uses "
             f"and >= {num(c.promote_history_min_successes)} successes"
@@ -48,72 +58,99 @@ class Facts:
 
     @property
     def demote_below(self) -> str:
-        return num(self.lifecycle.demote_patterns_below)
+        return num(self.rules.lifecycle.demote_patterns_below)
 
     @property
     def delete_below(self) -> str:
-        return num(self.lifecycle.delete_below)
+        return num(self.rules.lifecycle.delete_below)
 
     @property
     def working_hours(self) -> str:
-        return num(self.lifecycle.working_ttl_hours)
+        return num(self.rules.lifecycle.working_ttl_hours)
 
     @property
     def history_days(self) -> str:
-        return num(self.lifecycle.history_ttl_days)
+        return num(self.rules.lifecycle.history_ttl_days)
 
     @property
     def deltas(self) -> str:
-        return ", ".join(
-            f"{o.value} {signed(SCORE_DELTA[o])}" for o in (Outcome.WORKED, Outcome.PARTIAL, Outcome.FAILED)
-        )
+        outcomes = self.rules.outcomes
+        return ", ".join(f"{word} {signed(outcomes[word].score_delta)}" for word in ("worked", "partial", "failed"))
 
     @property
     def age_weight(self) -> str:
-        return f"1/(1 + age_days/{num(AGE_HALF_WEIGHT_DAYS)})"
+        return f"1/(1 + age_days/{num(self.rules.age_half_weight_days)})"
 
     @property
     def unknown_effect(self) -> str:
-        credit = SUCCESS_CREDIT[Outcome.UNKNOWN]
-        delta = SCORE_DELTA[Outcome.UNKNOWN]
+        unknown = self.rules.outcomes["unknown"]
+        delta = unknown.score_delta
         moves = "leaves the score alone" if delta == 0 else f"moves the score by {signed(delta)}"
-        return f"unknown {moves} but counts as a use worth {num(credit)} of a success"
+        return f"unknown {moves} but counts as a use worth {num(unknown.success_credit)} of a success"
 
     @property
     def successes_credit(self) -> str:
-        return ", ".join(f"{o.value} {num(SUCCESS_CREDIT[o])}" for o in Outcome)
+        return ", ".join(f"{word} {num(rule.success_credit)}" for word, rule in self.rules.outcomes.items())
+
+    @property
+    def history_marks(self) -> str:
+        return ", ".join(f"{rule.history_mark} {word}" for word, rule in self.rules.outcomes.items())
 
     @property
     def fixed_quality_wilson(self) -> str:
-        w = DEFAULT_WEIGHTS
-        share = round(w.fixed_quality_wilson_share * 100)
-        return f"{share}% Wilson once it has {w.fixed_quality_wilson_after_uses}+ uses"
+        share = round(self.rules.fixed_quality_wilson_share * 100)
+        return f"{share}% Wilson once it has {self.rules.fixed_quality_wilson_after_uses}+ uses"
 
     @property
     def initial(self) -> dict[str, str]:
         """Starting score of a takeaway by initial_score ("none" when left out)."""
-        return {(o.value if o else "none"): num(v) for o, v in INITIAL_SCORE.items()}
-
-    def failures_from_top(self, below: float) -> int:
-        """Full-weight failed scores that take a memory at 1.0 below ``below`` (simulated with the real arithmetic)."""
-        counters, count = Counters(score=1.0), 0
-        while counters.score >= below and count < 100:
-            counters = apply_outcome(counters, Outcome.FAILED, age_days=0.0)
-            count += 1
-        return count
+        scores = {word: num(rule.initial_score) for word, rule in self.rules.outcomes.items()}
+        return {"none": num(self.rules.default_initial_score), **scores}
 
     @property
     def failures_to_delete_top(self) -> int:
-        return self.failures_from_top(self.lifecycle.delete_below)
+        return self.rules.failures_to_delete_from_top
 
     @property
     def failures_to_demote_top(self) -> int:
-        return self.failures_from_top(self.lifecycle.demote_patterns_below)
+        return self.rules.failures_to_demote_from_top
 
 
-def current_facts(environ: Mapping[str, str] | None = None) -> Facts:
-    """The lifecycle the memory service runs with in this environment (MNEMEX_LIFECYCLE_* included)."""
-    try:
-        return Facts(MemorySettings.from_env(environ).lifecycle)
-    except ConfigError:
-        return Facts(LifecycleConfig())  # the memory service refuses to start with these; describe defaults
+DEFAULT_FACTS = Facts(DEFAULT_RULES)
+
+
+class FactsCache:
+    """The memory service's rules, fetched once; ``DEFAULT_FACTS`` until it answers (see the module doc)."""
+
+    def __init__(
+        self,
+        fetch: Callable[[], Awaitable[Rules]],
+        *,
+        timeout: float = FETCH_TIMEOUT,
+        retry_after: float = RETRY_AFTER,
+    ) -> None:
+        self._fetch = fetch
+        self._timeout = timeout
+        self._retry_after = retry_after
+        self._facts: Facts | None = None
+        self._failed_at: float | None = None
+
+    async def get(self) -> Facts:
+        """No lock: two first calls at once may both ask, which is harmless (and a lock would bind to one loop)."""
+        if self._facts is not None:
+            return self._facts
+        if self._failed_at is not None and time.monotonic() - self._failed_at < self._retry_after:
+            return DEFAULT_FACTS
+        try:
+            rules = await asyncio.wait_for(self._fetch(), self._timeout)
+        except Exception as exc:  # any failure: describe the defaults, never fail list_tools
+            self._failed_at = time.monotonic()
+            log.warning(
+                "tool descriptions quote the default memory rules: the memory service did not report its "
+                "own (%s); asking again in %.0f s",
+                str(exc) or type(exc).__name__,
+                self._retry_after,
+            )
+            return DEFAULT_FACTS
+        self._facts = Facts(rules)
+        return self._facts

@@ -6,6 +6,10 @@
 ``operations`` is either an ``Operations`` or an async callable returning one
 (the stdio transport waits there for the stack to come up; the gateway
 resolves the instance its lifespan created).
+
+Tool descriptions quote the memory service's rules, asked for over
+``GetRules`` at the first ``list_tools`` and cached; until the service
+answers they quote the defaults (``gateway.mcp.facts`` says when it asks).
 """
 
 from __future__ import annotations
@@ -15,14 +19,17 @@ from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import Tool as MCPTool
 from pydantic import ValidationError
 
 from gateway.mcp import render
 from gateway.mcp.audit import SelfAuditTrigger
-from gateway.mcp.descriptions import SERVER_INSTRUCTIONS
+from gateway.mcp.descriptions import SERVER_INSTRUCTIONS, tool_texts
+from gateway.mcp.facts import FactsCache
 from gateway.mcp.runner import ToolRunner, error_result
 from gateway.mcp.tools import register_tools
 from gateway.operations import Operations
+from gateway.rules import Rules
 from kernel import __version__
 
 SERVER_NAME = "mnemex"
@@ -30,7 +37,17 @@ OperationsSource = Operations | Callable[[], Awaitable[Operations]]
 
 
 class MnemexMCPServer(MCPServer):
-    """MCPServer whose argument-validation errors tell the model how to fix the call."""
+    """MCPServer whose tool descriptions quote the memory service's rules and whose
+    argument-validation errors tell the model how to fix the call."""
+
+    facts: FactsCache | None = None
+
+    async def list_tools(self) -> list[MCPTool]:
+        tools = await super().list_tools()
+        if self.facts is None:
+            return tools
+        texts = tool_texts(await self.facts.get())
+        return [t.model_copy(update={"description": texts[t.name]}) if t.name in texts else t for t in tools]
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Context | None = None) -> Any:
         try:
@@ -68,5 +85,11 @@ def build_server(
         version=__version__,
         log_level="WARNING",
     )
-    register_tools(server, ToolRunner(_provider(operations), default_cwd, audit or SelfAuditTrigger()))
+    provider = _provider(operations)
+
+    async def memory_rules() -> Rules:
+        return await (await provider()).rules()
+
+    server.facts = FactsCache(memory_rules)
+    register_tools(server, ToolRunner(provider, default_cwd, audit or SelfAuditTrigger()))
     return server

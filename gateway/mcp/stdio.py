@@ -1,14 +1,17 @@
 """``mnemex mcp``: the mnemex tools over stdio, for Claude Code, Cursor and OpenCode.
 
-    python -m gateway.mcp.stdio        (what ``mnemex mcp`` runs: ``gateway.mcp.stdio.run()``)
+    mnemex mcp                   (what client configs run: ``run(start_stack=...)``)
+    python -m gateway.mcp.stdio  (the same server, without the power to start the stack)
 
 - stdout carries nothing but the MCP protocol: logging goes to stderr and
   nothing imported here prints.
 - The MCP handshake is answered at once. Meanwhile a background task checks
   the three services (gRPC health at MNEMEX_*_ADDR) and, if they are down,
-  starts the stack detached (``mnemex.supervisor.ensure_running``); a tool
-  call waits for that (at most ``STACK_WAIT_SECONDS``) and otherwise returns an
-  error that tells the assistant to carry on without memory.
+  starts the stack with the ``start_stack`` callable the caller injected
+  (``mnemex mcp`` passes the supervisor's ``ensure_running``: the gateway
+  imports nothing from the application shell); a tool call waits for that (at
+  most ``STACK_WAIT_SECONDS``) and otherwise returns an error that tells the
+  assistant to carry on without memory.
   Set MNEMEX_AUTOSTART=0 to never start it from here.
 - The project scope is MNEMEX_PROJECT_DIR when it names a directory (the
   Cursor entry sets it to ``${workspaceFolder}``), else the process's working
@@ -26,7 +29,7 @@ import logging
 import os
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from gateway.backends import Backends
 from gateway.errors import BackendUnavailable
@@ -42,20 +45,23 @@ STACK_WAIT_SECONDS = 45.0
 START_TIMEOUT_SECONDS = 60.0
 RETRY_AFTER_SECONDS = 15.0
 
-
-def _start_stack(settings: Settings) -> bool:
-    """Blocking: start the stack detached and wait for it (runs in a worker thread)."""
-    from mnemex.supervisor import ensure_running
-
-    return bool(ensure_running(settings, timeout=START_TIMEOUT_SECONDS))
+# Blocking: start the stack detached and wait up to ``timeout`` seconds for it; True once it is up.
+# Runs in a worker thread. The application shell provides it (mnemex.cli: the supervisor's ensure_running).
+StackStarter = Callable[[Settings, float], bool]
 
 
 class StackGate:
-    """Hands out ``Operations`` once the services answer; starts them if they do not."""
+    """Hands out ``Operations`` once the services answer; starts them (with ``start_stack``) if they do not."""
 
-    def __init__(self, settings: Settings, backends: Backends, operations: Operations, autostart: bool = True) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        backends: Backends,
+        operations: Operations,
+        start_stack: StackStarter | None = None,
+    ) -> None:
         self.settings = settings
-        self.autostart = autostart
+        self.start_stack = start_stack
         self.backends = backends
         self.operations = operations
         self._ready = False
@@ -67,12 +73,14 @@ class StackGate:
         return all(health.get(name, {}).get("status") == "SERVING" for name in SERVICES)
 
     async def _bring_up(self) -> bool:
-        self._ready = await self._healthy() or (self.autostart and await self._start_and_wait())
+        self._ready = await self._healthy()
+        if not self._ready and self.start_stack is not None:
+            self._ready = await self._start_and_wait(self.start_stack)
         return self._ready
 
-    async def _start_and_wait(self) -> bool:
+    async def _start_and_wait(self, start_stack: StackStarter) -> bool:
         log.info("mnemex services are not answering; starting the stack")
-        await asyncio.to_thread(_start_stack, self.settings)
+        await asyncio.to_thread(start_stack, self.settings, START_TIMEOUT_SECONDS)
         deadline = time.monotonic() + START_TIMEOUT_SECONDS
         while time.monotonic() < deadline:
             if await self._healthy():
@@ -112,10 +120,12 @@ def project_dir(environ: Mapping[str, str], cwd: str) -> str:
     return cwd
 
 
-async def serve(settings: Settings, default_cwd: str) -> None:
+async def serve(settings: Settings, default_cwd: str, start_stack: StackStarter | None = None) -> None:
+    """Serve MCP over stdio; ``start_stack`` (None: never) brings the services up when they are down."""
     backends = Backends.connect(settings)
     operations = Operations(backends, settings)
-    gate = StackGate(settings, backends, operations, autostart=os.environ.get("MNEMEX_AUTOSTART", "1") != "0")
+    autostart = os.environ.get("MNEMEX_AUTOSTART", "1") != "0"
+    gate = StackGate(settings, backends, operations, start_stack if autostart else None)
     server = build_server(gate, default_cwd=default_cwd)
     gate.start()
     try:
@@ -124,8 +134,8 @@ async def serve(settings: Settings, default_cwd: str) -> None:
         await backends.close()
 
 
-def run() -> None:
-    """Entry point of ``mnemex mcp``."""
+def run(start_stack: StackStarter | None = None) -> None:
+    """Entry point of ``mnemex mcp`` (which injects ``start_stack``) and of ``python -m gateway.mcp.stdio``."""
     offline.apply()
     logging.basicConfig(
         level=os.environ.get("MNEMEX_LOG_LEVEL", "WARNING").upper(),
@@ -133,7 +143,7 @@ def run() -> None:
         format="%(asctime)s mnemex-mcp %(levelname)s %(message)s",
     )
     settings = Settings.from_env()
-    asyncio.run(serve(settings, project_dir(os.environ, os.getcwd())))
+    asyncio.run(serve(settings, project_dir(os.environ, os.getcwd()), start_stack))
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ from gateway import validation as limits
 from gateway.errors import InvalidInput
 from gateway.mcp import descriptions as text
 from gateway.mcp import render
-from gateway.mcp.facts import Facts
+from gateway.mcp.facts import DEFAULT_FACTS, Facts
 from gateway.mcp.models import GraphOut, InsightsOut, MemoryResultOut, ScoreOut, SearchOut
 from gateway.mcp.runner import MAX_CWD_CHARS, ToolRunner
 from gateway.operations import Operations
@@ -44,8 +44,8 @@ Cwd = Annotated[
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
 
 
-def register_tools(server: MCPServer, runner: ToolRunner, facts: Facts | None = None) -> None:
-    """Add the eight tools to ``server``; descriptions quote ``facts`` (default: this environment's)."""
+def register_tools(server: MCPServer, runner: ToolRunner, facts: Facts = DEFAULT_FACTS) -> None:
+    """Add the eight tools to ``server``; descriptions quote ``facts`` (``list_tools`` may re-render them)."""
     texts = text.tool_texts(facts)
 
     @server.tool(

@@ -27,26 +27,22 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from collections.abc import AsyncIterator
 from typing import Any, Literal
 
-import grpc
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import ValidationError
 from starlette.datastructures import UploadFile
 
-from gateway import validation
 from gateway.deps import get_operations
 from gateway.errors import InvalidInput
 from gateway.operations import Operations
-from gateway.rpc import translate
+from gateway.routes.json_route import JSONRoute
+from gateway.safe_json import UnrepresentableNumber, decode_json
 from gateway.schemas import IngestJsonBody, RemoveBookBody
 from gateway.validation import MAX_BOOK_BYTES
-from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
 
-router = APIRouter(prefix="/api", tags=["books"])
-STREAM_TIMEOUT = 600.0  # a whole 10 MB book on a slow CPU; the progress lines show it is alive
+router = APIRouter(prefix="/api", tags=["books"], route_class=JSONRoute)
 
 TOO_LARGE = {"error": f"the file is larger than {MAX_BOOK_BYTES:,} bytes (10 MB); split it or ingest a smaller file"}
 
@@ -66,7 +62,11 @@ async def _from_multipart(request: Request) -> tuple[dict[str, Any], bytes]:
 
 async def _from_json(request: Request) -> tuple[dict[str, Any], bytes]:
     try:
-        body = IngestJsonBody.model_validate_json(await request.body())
+        body = IngestJsonBody.model_validate(decode_json(await request.body()))
+    except UnrepresentableNumber as exc:
+        raise InvalidInput(str(exc)) from None
+    except json.JSONDecodeError as exc:
+        raise InvalidInput(f"body: Invalid JSON: {exc}") from None
     except ValidationError as exc:
         first = exc.errors()[0]
         raise InvalidInput(f"{'.'.join(map(str, first['loc'])) or 'body'}: {first['msg']}") from None
@@ -88,7 +88,9 @@ async def _from_json(request: Request) -> tuple[dict[str, Any], bytes]:
 @router.post("/ingest", response_model=None)
 async def ingest(
     request: Request,
-    progress: Literal["ndjson"] | None = Query(default=None, description="ndjson: stream chunk progress, then the result"),
+    progress: Literal["ndjson"] | None = Query(
+        default=None, description="ndjson: stream chunk progress, then the result"
+    ),
     ops: Operations = Depends(get_operations),
 ) -> dict[str, Any] | JSONResponse | StreamingResponse:
     content_type = request.headers.get("content-type", "")
@@ -113,61 +115,19 @@ async def ingest(
     )
 
 
-def _book_request(ops: Operations, fields: dict[str, Any], data: bytes) -> mem_pb.IngestBookRequest:
-    """The same checks as ``Operations.ingest_book``, for the streaming call."""
-    validation.book_size(data)
-    title = validation.text(fields["title"], "title", validation.MAX_TITLE_CHARS, required=True).strip()
-    return mem_pb.IngestBookRequest(
-        scope=ops.scopes(fields.get("cwd") or None)[0],
-        title=title,
-        source=validation.text(fields.get("source", ""), "source", validation.MAX_TITLE_CHARS),
-        data=data,
-        filename=validation.text(fields["filename"], "filename", validation.MAX_TITLE_CHARS, required=True),
-        skip_if_unchanged=True,
-    )
-
-
 def _line(event: dict[str, Any]) -> bytes:
     return json.dumps(event, ensure_ascii=False).encode("utf-8") + b"\n"
 
 
-def _event(message: mem_pb.IngestBookStreamResponse) -> dict[str, Any]:
-    if message.HasField("progress"):
-        done = message.progress
-        return {"type": "progress", "chunks_total": done.chunks_total, "chunks_done": done.chunks_done}
-    result = message.result
-    return {
-        "type": "result",
-        "title": result.title,
-        "chunks": result.chunks,
-        "skipped_unchanged": result.skipped_unchanged,
-        "ids": list(result.ids),
-    }
-
-
 async def _ingest_with_progress(ops: Operations, fields: dict[str, Any], data: bytes) -> StreamingResponse:
-    book = _book_request(ops, fields, data)
-    call = ops.backends.memory.IngestBookStream(
-        mem_pb.IngestBookStreamRequest(book=book), timeout=STREAM_TIMEOUT, metadata=ops.backends.metadata
+    events = await ops.ingest_book_progress(
+        cwd=fields.get("cwd") or None,
+        title=fields["title"],
+        filename=fields["filename"],
+        data=data,
+        source=fields.get("source", ""),
     )
-    try:  # the first message decides the HTTP status: bad input or a down service is not a 200
-        first = await call.read()
-    except grpc.aio.AioRpcError as exc:
-        raise translate("memory", exc) from None
-    return StreamingResponse(_progress_lines(call, first), media_type="application/x-ndjson")
-
-
-async def _progress_lines(call: Any, first: Any) -> AsyncIterator[bytes]:
-    message = first
-    try:
-        while message is not grpc.aio.EOF:
-            yield _line(_event(message))
-            message = await call.read()
-    except grpc.aio.AioRpcError as exc:
-        failure = translate("memory", exc)
-        yield _line({"type": "error", "status": failure.http_status, "error": failure.message})
-    finally:
-        call.cancel()  # a client that went away stops the ingest (no-op once it is complete)
+    return StreamingResponse((_line(event) async for event in events), media_type="application/x-ndjson")
 
 
 @router.get("/books")

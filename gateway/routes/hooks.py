@@ -10,9 +10,10 @@ from fastapi.responses import JSONResponse
 
 from gateway.deps import get_operations
 from gateway.operations import Operations
+from gateway.routes.json_route import HookJSONRoute
 from gateway.schemas import GetContextBody, PostToolUseBody, PreCompactBody, SessionStartBody, StopBody
 
-router = APIRouter(prefix="/api/hooks", tags=["hooks"])
+router = APIRouter(prefix="/api/hooks", tags=["hooks"], route_class=HookJSONRoute)
 
 
 @router.post("/get-context", response_class=JSONResponse)

@@ -8,9 +8,10 @@ from fastapi import APIRouter, Depends
 
 from gateway.deps import get_operations
 from gateway.operations import Operations
+from gateway.routes.json_route import JSONRoute
 from gateway.schemas import ArchiveBody, MemoryBankAddBody, MemoryBankUpdateBody, RecordOutcomeBody, SearchBody
 
-router = APIRouter(prefix="/api", tags=["memory"])
+router = APIRouter(prefix="/api", tags=["memory"], route_class=JSONRoute)
 
 
 @router.post("/record-outcome")

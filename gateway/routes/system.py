@@ -9,8 +9,9 @@ from fastapi.responses import JSONResponse
 
 from gateway.deps import get_operations
 from gateway.operations import Operations
+from gateway.routes.json_route import JSONRoute
 
-router = APIRouter(prefix="/api", tags=["system"])
+router = APIRouter(prefix="/api", tags=["system"], route_class=JSONRoute)
 
 
 @router.get("/health")

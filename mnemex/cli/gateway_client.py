@@ -17,8 +17,8 @@ import urllib.request
 from collections.abc import Iterable, Iterator, Mapping
 from typing import IO, Any
 
-from mnemex.cli.output import CliFailure
 from kernel.config import Settings
+from mnemex.cli.output import CliFailure
 
 DEFAULT_TIMEOUT = 30.0
 Body = bytes | IO[bytes] | Iterable[bytes]
@@ -113,7 +113,7 @@ class GatewayClient:
             headers = {**headers, "Authorization": f"Bearer {self.settings.token}"}
         request = urllib.request.Request(self.url(path, params), data=data, headers=headers, method=method)
         try:
-            return urllib.request.urlopen(request, timeout=timeout or self.timeout)  # noqa: S310 - our gateway
+            return urllib.request.urlopen(request, timeout=timeout or self.timeout)
         except urllib.error.HTTPError as exc:
             raise http_failure(exc.code, exc.read(), self.settings) from None
         except (urllib.error.URLError, ConnectionError, TimeoutError) as exc:

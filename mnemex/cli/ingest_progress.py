@@ -35,9 +35,7 @@ class IngestProgress:
         self.progress.start()
         return self
 
-    def __exit__(
-        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
         self.progress.stop()
 
     def start_file(self, name: str) -> None:

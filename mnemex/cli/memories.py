@@ -9,10 +9,10 @@ from typing import Any
 import typer
 from rich.table import Table
 
+from kernel.display import memory_lines, number
 from mnemex.cli.gateway_client import GatewayClient
 from mnemex.cli.output import escape, human_bytes, out, print_json
 from mnemex.cli.settings import load_settings
-from kernel.display import memory_lines, number
 
 app = typer.Typer()
 

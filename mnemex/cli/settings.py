@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from mnemex.cli.output import fail
 from kernel.config import ConfigError, Settings
+from mnemex.cli.output import fail
 
 
 def load_settings() -> Settings:

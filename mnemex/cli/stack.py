@@ -161,7 +161,9 @@ def mcp() -> None:
         from gateway.mcp.stdio import run
     except ImportError as exc:
         fail(f"the MCP server is not available in this installation ({exc}); reinstall mnemex")
-    run()
+    from mnemex.supervisor.control import ensure_running
+
+    run(start_stack=ensure_running)  # the gateway cannot import the supervisor: the shell hands it over
 
 
 @app.command(epilog="Example: mnemex init --cursor --dry-run")

@@ -129,7 +129,9 @@ def import_(
     file: Path = typer.Argument(
         ..., exists=True, dir_okay=False, readable=True, help="A file made by `mnemex export`."
     ),
-    keep_user: bool = typer.Option(False, "--keep-user", help="Refuse records that name another user (default: import them as yours)."),
+    keep_user: bool = typer.Option(
+        False, "--keep-user", help="Refuse records that name another user (default: import them as yours)."
+    ),
     json_output: bool = typer.Option(False, "--json", help="Print the counts as JSON."),
 ) -> None:
     """Import a `mnemex export` file. Vectors are re-made; ids already present are skipped (no duplicates)."""

@@ -74,7 +74,7 @@ def read_records(chroma_dir: Path, tally: ConversionTally) -> Iterator[dict[str,
         try:
             client = chromadb.PersistentClient(path=str(copy), settings=ChromaSettings(anonymized_telemetry=False))
             names = {c.name for c in client.list_collections()}
-        except Exception as exc:  # noqa: BLE001 - chromadb raises many types for foreign stores
+        except Exception as exc:
             raise RoampalDirError(f"cannot open {chroma_dir} with chromadb: {exc}") from exc
         for name in ROAMPAL_COLLECTIONS:
             if name not in names:

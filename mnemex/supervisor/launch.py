@@ -12,7 +12,7 @@ import os
 import signal
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from kernel.config import ConfigError, Settings, require_token_for, split_host_port
 from mnemex.supervisor.backoff import RestartPolicy
@@ -30,8 +30,8 @@ class StackOptions:
     only: Sequence[str] = ()
     detached: bool = False
     ready_timeout: float = DEFAULT_READY_TIMEOUT
-    policy: RestartPolicy = RestartPolicy()
-    timing: Timing = Timing()
+    policy: RestartPolicy = field(default_factory=RestartPolicy)
+    timing: Timing = field(default_factory=Timing)
 
 
 def bind_refusals(specs: Sequence[ServiceSpec], token: str | None) -> list[str]:

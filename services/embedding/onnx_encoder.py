@@ -36,8 +36,9 @@ class OnnxEncoder:
     backend: str
     max_seq_length: int
     precision: str
-    _session: object
-    _tokenizer: object
+    # onnxruntime.InferenceSession and tokenizers.Tokenizer, imported lazily at load
+    _session: Any
+    _tokenizer: Any
 
     @classmethod
     def load(
@@ -85,13 +86,13 @@ class OnnxEncoder:
         return encoder
 
     def _run(self, texts: list[str]) -> np.ndarray:
-        encodings = self._tokenizer.encode_batch(texts)  # type: ignore[attr-defined]
+        encodings = self._tokenizer.encode_batch(texts)
         feed = {
             "input_ids": np.array([e.ids for e in encodings], dtype=np.int64),
             "attention_mask": np.array([e.attention_mask for e in encodings], dtype=np.int64),
             "token_type_ids": np.array([e.type_ids for e in encodings], dtype=np.int64),
         }
-        return self._session.run(None, feed)[0]  # type: ignore[attr-defined]
+        return np.asarray(self._session.run(None, feed)[0])
 
     def encode(self, texts: list[str]) -> np.ndarray:
         if len(texts) <= 1:

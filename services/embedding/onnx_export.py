@@ -116,7 +116,7 @@ def export(model_dir: Path, out: Path) -> Path:
             super().__init__()
             self.inner = inner
 
-        def forward(self, input_ids, attention_mask, token_type_ids):  # type: ignore[no-untyped-def]
+        def forward(self, input_ids, attention_mask, token_type_ids):
             hidden = self.inner(
                 input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
             ).last_hidden_state
@@ -153,8 +153,17 @@ def ensure_exported(model_dir: Path, root: Path | None = None, timeout: float = 
     if target.exists():
         return target
     check_supported(model_dir)
-    cmd = [sys.executable, "-m", "services.embedding.onnx_export", "--model", str(model_dir), "--out", str(target),
-           "--precision", precision]
+    cmd = [
+        sys.executable,
+        "-m",
+        "services.embedding.onnx_export",
+        "--model",
+        str(model_dir),
+        "--out",
+        str(target),
+        "--precision",
+        precision,
+    ]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False)
     if done.returncode != 0 or not target.exists():
         tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
@@ -171,7 +180,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model", default=None, help="sentence-transformers directory (default: packaged MiniLM)")
     parser.add_argument("--out", default=None, help="output file (default: the cache path)")
     parser.add_argument(
-        "--precision", choices=PRECISIONS, default=os.environ.get("MNEMEX_EMBEDDING_PRECISION") or "int8",
+        "--precision",
+        choices=PRECISIONS,
+        default=os.environ.get("MNEMEX_EMBEDDING_PRECISION") or "int8",
         help="int8 also builds the fp32 file it is derived from (default: MNEMEX_EMBEDDING_PRECISION, else int8)",
     )
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -192,8 +203,11 @@ def main(argv: list[str] | None = None) -> int:
     except (OnnxUnsupported, OSError, ImportError, ValueError, RuntimeError) as exc:
         print(f"mnemex: cannot export {model_dir} to ONNX ({args.precision}): {exc}", file=sys.stderr)
         return 1
-    print(json.dumps({"model": str(model_dir), "onnx": str(out), "precision": args.precision}) if args.json
-          else f"ONNX model ready ({args.precision}): {out}")
+    print(
+        json.dumps({"model": str(model_dir), "onnx": str(out), "precision": args.precision})
+        if args.json
+        else f"ONNX model ready ({args.precision}): {out}"
+    )
     return 0
 
 

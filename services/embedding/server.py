@@ -1,6 +1,6 @@
 """gRPC servicer and entrypoint for the embedding service.
 
-    mnemex-embedding    (or: python -m services.embedding.server)
+mnemex-embedding    (or: python -m services.embedding.server)
 """
 
 from __future__ import annotations
@@ -12,16 +12,22 @@ import grpc
 
 from kernel import __version__, offline
 from kernel.config import service_settings_or_exit
-from kernel.grpc_runtime import serve_until_signal, start_server
+from kernel.grpc_call_policy import ErrorTable
+from kernel.grpc_service import RunningService, serve_until_signal, start_service
+from kernel.vectors import pack
 from protos.mnemex.embedding.v1 import embedding_service_pb2 as pb
 from protos.mnemex.embedding.v1 import embedding_service_pb2_grpc as pb_grpc
-from services.embedding.batcher import MicroBatcher
-from services.embedding.model import Encoder, pack
+from services.embedding.batcher import DeadlinePassed, MicroBatcher
+from services.embedding.model import Encoder
 from services.embedding.settings import EmbeddingSettings
 from services.embedding.validation import InvalidEmbedRequest, check_texts
 
 log = logging.getLogger("mnemex.embedding")
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["EmbeddingService"].full_name
+ERRORS: ErrorTable = {
+    InvalidEmbedRequest: grpc.StatusCode.INVALID_ARGUMENT,
+    DeadlinePassed: grpc.StatusCode.DEADLINE_EXCEEDED,
+}
 
 
 class EmbeddingServicer(pb_grpc.EmbeddingServiceServicer):
@@ -32,17 +38,8 @@ class EmbeddingServicer(pb_grpc.EmbeddingServiceServicer):
 
     async def Embed(self, request: pb.EmbedRequest, context: grpc.aio.ServicerContext) -> pb.EmbedResponse:
         texts = list(request.texts)
-        try:
-            check_texts(texts, max_batch=self._settings.max_batch, max_text_chars=self._settings.max_text_chars)
-        except InvalidEmbedRequest as exc:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
-        remaining = context.time_remaining()
-        if remaining is not None and remaining <= 0:
-            await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, "deadline passed before embedding began")
-        try:
-            vectors = await self._batcher.embed(texts, timeout=remaining)
-        except TimeoutError:
-            await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, "deadline passed while waiting for the model")
+        check_texts(texts, max_batch=self._settings.max_batch, max_text_chars=self._settings.max_text_chars)
+        vectors = await self._batcher.embed(texts, timeout=context.time_remaining())
         return pb.EmbedResponse(
             vectors=pack(vectors),
             dimension=self._encoder.dimension,
@@ -64,35 +61,43 @@ class EmbeddingServicer(pb_grpc.EmbeddingServiceServicer):
         )
 
 
-async def create_server(settings: EmbeddingSettings, encoder: Encoder) -> tuple[grpc.aio.Server, int, MicroBatcher]:
+async def create_server(settings: EmbeddingSettings, *, encoder: Encoder | None = None) -> RunningService[MicroBatcher]:
+    """Start the embedding service; ``encoder`` defaults to the model ``settings`` names (loaded off the loop)."""
+    if encoder is None:
+        from services.embedding.model import load_encoder
+
+        encoder = await asyncio.to_thread(
+            load_encoder, settings.model_path, settings.device, settings.backend, settings.threads, settings.precision
+        )
     batcher = MicroBatcher(
         encoder, max_batch=settings.max_batch, window_ms=settings.batch_window_ms, inline_chars=settings.inline_chars
     )
     servicer = EmbeddingServicer(encoder, batcher, settings)
-    server, port, health = await start_server(
-        settings.address,
-        lambda s: pb_grpc.add_EmbeddingServiceServicer_to_server(servicer, s),
-        [SERVICE_NAME],
-        token=settings.token,
+    running = await start_service(
+        settings,
+        batcher,
+        register=lambda server: pb_grpc.add_EmbeddingServiceServicer_to_server(servicer, server),
+        service_names=[SERVICE_NAME],
+        errors=ERRORS,
         what="the embedding service",
     )
-    server.health = health  # type: ignore[attr-defined]
     batcher.start()
-    return server, port, batcher
+    return running
 
 
 async def serve(settings: EmbeddingSettings) -> None:
-    from services.embedding.model import load_encoder
-
-    encoder = await asyncio.to_thread(
-        load_encoder, settings.model_path, settings.device, settings.backend, settings.threads, settings.precision
-    )
-    server, port, batcher = await create_server(settings, encoder)
+    running = await create_server(settings)
+    encoder = running.core.encoder
     log.info(
         "embedding service on port %d: %s dim=%d device=%s backend=%s precision=%s",
-        port, encoder.model_id, encoder.dimension, encoder.device, encoder.backend, encoder.precision,
+        running.port,
+        encoder.model_id,
+        encoder.dimension,
+        encoder.device,
+        encoder.backend,
+        encoder.precision,
     )
-    await serve_until_signal(server, server.health, on_stop=[batcher.close])  # type: ignore[attr-defined]
+    await serve_until_signal(running)
 
 
 def main() -> None:

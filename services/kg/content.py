@@ -172,9 +172,9 @@ class ContentGraph:
                     frontier[node] = amount
             if not frontier or visits > MAX_VISITS:
                 break
-        ranked = sorted(
-            ((n, a) for n, a in activation.items() if n not in seed_nodes), key=lambda p: (-p[1], p[0])
-        )[:limit]
+        ranked = sorted(((n, a) for n, a in activation.items() if n not in seed_nodes), key=lambda p: (-p[1], p[0]))[
+            :limit
+        ]
         return [(self.label(n), round(a, 4), self.kind(n)) for n, a in ranked]
 
     def kind(self, node: str) -> str:

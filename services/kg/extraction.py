@@ -44,7 +44,7 @@ def _phrase_word(word: str) -> bool:
 
 def _verb_follows(text: str, end: int) -> bool:
     following = re.match(r"[ \t]+([a-z]+)", text[end:])
-    return bool(following) and following.group(1) in DETERMINERS
+    return following is not None and following.group(1) in DETERMINERS
 
 
 def acronyms(c: Collector) -> None:
@@ -73,7 +73,7 @@ def _subject_name(text: str, end: int, word: str, mid_sentence: set[str]) -> boo
     if word in mid_sentence:
         return True
     following = re.match(r"\s*('s|[a-z]+)", text[end:])
-    return bool(following) and following.group(1) in lexicon.SUBJECT_VERBS
+    return following is not None and following.group(1) in lexicon.SUBJECT_VERBS
 
 
 def capitalised_names(c: Collector) -> None:

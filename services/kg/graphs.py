@@ -42,7 +42,7 @@ class ScopeGraphs:
             )
         if kind == "fact":
             relations = [Relation(*r) for r in op["relations"]]
-            self.content.index_fact(op["fact_id"], [tuple(e) for e in op["entities"]], relations)  # type: ignore[misc]
+            self.content.index_fact(op["fact_id"], [tuple(e) for e in op["entities"]], relations)
             return None
         if kind == "remove_docs":
             return self.remove_docs(set(op["doc_ids"]))
@@ -73,9 +73,7 @@ class ScopeGraphs:
 
     def referenced_doc_ids(self) -> set[str]:
         """Every doc id any graph still points at (for dangling-reference checks)."""
-        return (
-            self.content.doc_ids() | self.problems.doc_ids() | self.actions.doc_ids() | self.failures.doc_ids()
-        )
+        return self.content.doc_ids() | self.problems.doc_ids() | self.actions.doc_ids() | self.failures.doc_ids()
 
     # -- export / import --------------------------------------------------
     def to_json(self) -> dict[str, Any]:

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 
 _SPACES = re.compile(r"\s+")
 
 
-class Outcome(str, Enum):
+class Outcome(StrEnum):
     WORKED = "worked"
     PARTIAL = "partial"
     UNKNOWN = "unknown"

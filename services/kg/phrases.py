@@ -28,11 +28,7 @@ MAX_PHRASE_WORDS = 3
 def _is_content(word: str) -> bool:
     lower = word.lower()
     return (
-        len(lower) >= 3
-        and lower not in _BREAKERS
-        and not lower.endswith("ly")
-        and "'" not in lower
-        and lower.isascii()
+        len(lower) >= 3 and lower not in _BREAKERS and not lower.endswith("ly") and "'" not in lower and lower.isascii()
     )
 
 

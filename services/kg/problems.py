@@ -168,8 +168,10 @@ class FailureGraph:
         cnode = f"concept:{concept}"
         if cnode not in self.graph:
             return []
-        return sorted(((r.removeprefix("reason:"), d["count"]) for r, d in self.graph.succ[cnode].items()),
-                      key=lambda p: (-p[1], p[0]))
+        return sorted(
+            ((r.removeprefix("reason:"), d["count"]) for r, d in self.graph.succ[cnode].items()),
+            key=lambda p: (-p[1], p[0]),
+        )
 
     def remove_docs(self, doc_ids: set[str]) -> int:
         removed = 0
@@ -186,15 +188,25 @@ class FailureGraph:
         out: dict[str, Any] = {}
         for cnode, rnode, edge in self.graph.edges(data=True):
             out.setdefault(cnode.removeprefix("concept:"), []).append(
-                {"reason": rnode.removeprefix("reason:"), "count": edge["count"], "docs": edge["docs"], "last": edge["last"]}
+                {
+                    "reason": rnode.removeprefix("reason:"),
+                    "count": edge["count"],
+                    "docs": edge["docs"],
+                    "last": edge["last"],
+                }
             )
         return out
 
     def load_json(self, data: dict[str, Any]) -> None:
         for concept, entries in data.items():
             for entry in entries:
-                self.record([concept], str(entry["reason"]), list(entry.get("docs", [])),
-                            float(entry.get("last", 0.0)), int(entry.get("count", 1)))
+                self.record(
+                    [concept],
+                    str(entry["reason"]),
+                    list(entry.get("docs", [])),
+                    float(entry.get("last", 0.0)),
+                    int(entry.get("count", 1)),
+                )
 
     def counts(self) -> dict[str, int]:
         return {"failure_patterns": self.graph.number_of_edges()}

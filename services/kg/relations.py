@@ -7,6 +7,7 @@ no cue only co-occur, which the content graph records on its own.
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from services.kg.keys import Entity, Relation
@@ -42,13 +43,11 @@ def relation_for_gap(gap: str) -> str | None:
     return None
 
 
-def find_relations(
-    text: str, mentions: list[tuple[int, int, str]], entities: dict[str, Entity]
-) -> list[Relation]:
+def find_relations(text: str, mentions: list[tuple[int, int, str]], entities: dict[str, Entity]) -> list[Relation]:
     """Relations between consecutive mentions; ``mentions`` are (start, end, key)."""
     ordered = sorted(set(mentions))
     found: dict[tuple[str, str], Relation] = {}
-    for (_, end_a, key_a), (start_b, _, key_b) in zip(ordered, ordered[1:]):
+    for (_, end_a, key_a), (start_b, _, key_b) in itertools.pairwise(ordered):
         if key_a == key_b or key_a not in entities or key_b not in entities:
             continue
         gap = text[end_a:start_b] if end_a <= start_b else ""

@@ -99,8 +99,14 @@ def _failures(data: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
                 elif isinstance(entry, dict):
                     reason = entry.get("reason") or entry.get("failure_reason") or entry.get("error") or "unspecified"
                     docs = [str(entry["doc_id"])] if entry.get("doc_id") else []
-                    items.append({"reason": str(reason), "count": int(entry.get("count", 1)), "docs": docs,
-                                  "last": _ts(entry.get("timestamp"))})
+                    items.append(
+                        {
+                            "reason": str(reason),
+                            "count": int(entry.get("count", 1)),
+                            "docs": docs,
+                            "last": _ts(entry.get("timestamp")),
+                        }
+                    )
         if items:
             out[concept_key(concept)] = items
     return out
@@ -120,7 +126,9 @@ def _problems(data: dict[str, Any]) -> dict[str, Any]:
         signature, doc_id = pattern_hash.rsplit("::", 1)
         entry = problems.setdefault(signature, {"text": "", "solutions": {}})
         entry["text"] = entry["text"] or str(pattern.get("problem", ""))[:300]
-        known = entry["solutions"].setdefault(doc_id, {"worked": 0, "partial": 0, "unknown": 0, "failed": 0, "last": 0.0})
+        known = entry["solutions"].setdefault(
+            doc_id, {"worked": 0, "partial": 0, "unknown": 0, "failed": 0, "last": 0.0}
+        )
         counts = _counts(pattern)
         known["worked"] = max(known["worked"], counts["worked"])
         known["failed"] = max(known["failed"], counts["failed"])
@@ -137,7 +145,11 @@ def _actions(data: dict[str, Any]) -> dict[str, Any]:
         if len(parts) != 3 or not isinstance(stats, dict):
             continue
         examples = [
-            {"ts": _ts(ex.get("timestamp")), "outcome": str(ex.get("outcome", "unknown")), "doc_id": str(ex.get("doc_id") or "")}
+            {
+                "ts": _ts(ex.get("timestamp")),
+                "outcome": str(ex.get("outcome", "unknown")),
+                "doc_id": str(ex.get("doc_id") or ""),
+            }
             for ex in stats.get("examples", [])
             if isinstance(ex, dict)
         ]

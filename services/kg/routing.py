@@ -106,9 +106,7 @@ class RoutingGraph:
         if not matched:
             return RouteAnswer()
         damp = math.sqrt(matched)
-        weights = {
-            name: round(1.0 + MAX_SWING * math.tanh(total / damp / 2.0), 4) for name, total in evidence.items()
-        }
+        weights = {name: round(1.0 + MAX_SWING * math.tanh(total / damp / 2.0), 4) for name, total in evidence.items()}
         per_concept = graded_total / matched
         confidence = round(per_concept / (per_concept + EVIDENCE_HALF), 4)
         better = sorted((w, name) for name, w in weights.items() if w > 1.0)
@@ -138,7 +136,7 @@ class RoutingGraph:
         return dict(ranked)
 
     def to_json(self) -> dict[str, Any]:
-        edges = {}
+        edges: dict[str, Any] = {}
         for pnode, cnode, stats in self.graph.edges(data=True):
             concept = pnode.removeprefix("concept:")
             edges.setdefault(concept, {})[cnode.removeprefix("collection:")] = {

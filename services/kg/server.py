@@ -11,14 +11,14 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 import grpc
 
 from kernel import __version__, offline
 from kernel.config import service_settings_or_exit
-from kernel.grpc_runtime import serve_until_signal, start_server
+from kernel.grpc_call_policy import ErrorTable
+from kernel.grpc_service import RunningService, serve_until_signal, start_service
 from protos.mnemex.kg.v1 import kg_service_pb2 as pb
 from protos.mnemex.kg.v1 import kg_service_pb2_grpc as pb_grpc
 from services.kg import validation as v
@@ -30,7 +30,10 @@ from services.kg.view import build_view
 
 log = logging.getLogger("mnemex.kg")
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["KnowledgeGraphService"].full_name
-Reply = TypeVar("Reply")
+ERRORS: ErrorTable = {
+    v.InvalidKgRequest: grpc.StatusCode.INVALID_ARGUMENT,
+    ImportFormatError: grpc.StatusCode.INVALID_ARGUMENT,
+}
 RECALL_ENTITIES = 20  # entities (names, then concepts) looked up per prompt
 
 
@@ -47,253 +50,219 @@ class KnowledgeGraphServicer(pb_grpc.KnowledgeGraphServiceServicer):
     def __init__(self, store: KgStore) -> None:
         self._store = store
 
-    async def _run(self, context: grpc.aio.ServicerContext, work: Callable[[], Reply]) -> Reply:
-        remaining = context.time_remaining()
-        if remaining is not None and remaining <= 0:
-            await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, "deadline passed before work began")
-        try:
-            return work()
-        except (v.InvalidKgRequest, ImportFormatError) as exc:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
-        raise AssertionError("unreachable")  # abort raises
-
-    async def ExtractConcepts(self, request: pb.ExtractConceptsRequest, context: grpc.aio.ServicerContext) -> pb.ExtractConceptsResponse:
-        def work() -> pb.ExtractConceptsResponse:
-            v.check_text(request.text)
-            result = extract(request.text)
-            return pb.ExtractConceptsResponse(
-                concepts=result.concepts,
-                entities=_entities([(e.name, e.type) for e in result.entities]),
-                context_type=result.context_type,
-            )
-
-        return await self._run(context, work)
+    async def ExtractConcepts(
+        self, request: pb.ExtractConceptsRequest, context: grpc.aio.ServicerContext
+    ) -> pb.ExtractConceptsResponse:
+        v.check_text(request.text)
+        result = extract(request.text)
+        return pb.ExtractConceptsResponse(
+            concepts=result.concepts,
+            entities=_entities([(e.name, e.type) for e in result.entities]),
+            context_type=result.context_type,
+        )
 
     async def Route(self, request: pb.RouteRequest, context: grpc.aio.ServicerContext) -> pb.RouteResponse:
-        def work() -> pb.RouteResponse:
-            scope = _scope(request)
-            v.check_names(list(request.concepts), "concepts")
-            answer = self._store.route(scope, list(request.concepts))
-            return pb.RouteResponse(
-                weights=answer.weights,
-                recommended=answer.recommended,
-                confidence=answer.confidence,
-                has_preference=answer.has_preference,
-            )
-
-        return await self._run(context, work)
+        scope = _scope(request)
+        v.check_names(list(request.concepts), "concepts")
+        answer = self._store.route(scope, list(request.concepts))
+        return pb.RouteResponse(
+            weights=answer.weights,
+            recommended=answer.recommended,
+            confidence=answer.confidence,
+            has_preference=answer.has_preference,
+        )
 
     async def Recall(self, request: pb.RecallRequest, context: grpc.aio.ServicerContext) -> pb.RecallResponse:
-        def work() -> pb.RecallResponse:
-            scope = _scope(request)
-            v.check_text(request.text)
-            limit = v.limit_of(request.fact_limit, default=5)
-            found = extract(request.text)
-            concepts = list(dict.fromkeys(found.concepts))
-            entities = list(dict.fromkeys([e.name for e in found.entities] + concepts))[:RECALL_ENTITIES]
-            reply = pb.RecallResponse(
-                extraction=pb.ExtractConceptsResponse(
-                    concepts=concepts,
-                    entities=_entities([(e.name, e.type) for e in found.entities]),
-                    context_type=found.context_type,
+        scope = _scope(request)
+        v.check_text(request.text)
+        limit = v.limit_of(request.fact_limit, default=5)
+        found = extract(request.text)
+        concepts = list(dict.fromkeys(found.concepts))
+        entities = list(dict.fromkeys([e.name for e in found.entities] + concepts))[:RECALL_ENTITIES]
+        reply = pb.RecallResponse(
+            extraction=pb.ExtractConceptsResponse(
+                concepts=concepts,
+                entities=_entities([(e.name, e.type) for e in found.entities]),
+                context_type=found.context_type,
+            )
+        )
+        if concepts:
+            answer = self._store.route(scope, concepts)
+            reply.route.CopyFrom(
+                pb.RouteResponse(
+                    weights=answer.weights,
+                    recommended=answer.recommended,
+                    confidence=answer.confidence,
+                    has_preference=answer.has_preference,
                 )
             )
-            if concepts:
-                answer = self._store.route(scope, concepts)
-                reply.route.CopyFrom(pb.RouteResponse(
-                    weights=answer.weights, recommended=answer.recommended,
-                    confidence=answer.confidence, has_preference=answer.has_preference,
-                ))
-            if entities:
-                facts = self._store.graphs(scope).content.facts_for_entities(entities, limit)
-                reply.facts.extend(pb.FactRef(fact_id=f, entity=e, weight=w) for f, e, w in facts)
-            return reply
+        if entities:
+            facts = self._store.graphs(scope).content.facts_for_entities(entities, limit)
+            reply.facts.extend(pb.FactRef(fact_id=f, entity=e, weight=w) for f, e, w in facts)
+        return reply
 
-        return await self._run(context, work)
-
-    async def RecordOutcome(self, request: pb.RecordOutcomeRequest, context: grpc.aio.ServicerContext) -> pb.RecordOutcomeResponse:
-        def work() -> pb.RecordOutcomeResponse:
-            scope = _scope(request)
-            outcome = v.outcome_of(request.outcome)
-            v.check_names(list(request.concepts), "concepts")
-            v.check_collections(list(request.collections))
-            v.check_names(list(request.doc_ids), "doc_ids", limit=v.MAX_DOC_IDS, max_chars=v.MAX_ID_CHARS)
-            v.check_text(request.problem, "problem", required=False)
-            v.check_text(request.failure_reason, "failure_reason", required=False)
-            if request.context_type:
-                v.check_label(request.context_type, "context_type")
-            if not request.concepts and not request.problem.strip():
-                raise v.InvalidKgRequest("nothing to learn from: send concepts, or the problem text to take them from")
-            if not request.collections and not request.doc_ids:
-                raise v.InvalidKgRequest("nothing to credit: send the collections and/or doc_ids the outcome applies to")
-            self._store.record_outcome(
-                scope,
-                concepts=list(request.concepts),
-                collections=list(request.collections),
-                doc_ids=list(request.doc_ids),
-                outcome=outcome,
-                context_type=request.context_type,
-                problem=request.problem,
-                failure_reason=request.failure_reason[:500],
-            )
-            return pb.RecordOutcomeResponse()
-
-        return await self._run(context, work)
-
-    async def RecordAction(self, request: pb.RecordActionRequest, context: grpc.aio.ServicerContext) -> pb.RecordActionResponse:
-        def work() -> pb.RecordActionResponse:
-            scope = _scope(request)
-            outcome = v.outcome_of(request.outcome)
+    async def RecordOutcome(
+        self, request: pb.RecordOutcomeRequest, context: grpc.aio.ServicerContext
+    ) -> pb.RecordOutcomeResponse:
+        scope = _scope(request)
+        outcome = v.outcome_of(request.outcome)
+        v.check_names(list(request.concepts), "concepts")
+        v.check_collections(list(request.collections))
+        v.check_names(list(request.doc_ids), "doc_ids", limit=v.MAX_DOC_IDS, max_chars=v.MAX_ID_CHARS)
+        v.check_text(request.problem, "problem", required=False)
+        v.check_text(request.failure_reason, "failure_reason", required=False)
+        if request.context_type:
             v.check_label(request.context_type, "context_type")
-            v.check_label(request.action, "action")
-            v.check_collections([request.collection])
-            v.check_names([request.doc_id], "doc_id", max_chars=v.MAX_ID_CHARS)
-            rate, total = self._store.record_action(
-                scope, context_type=request.context_type, action=request.action,
-                collection=request.collection, outcome=outcome, doc_id=request.doc_id,
-            )
-            return pb.RecordActionResponse(success_rate=rate, total=total)
+        if not request.concepts and not request.problem.strip():
+            raise v.InvalidKgRequest("nothing to learn from: send concepts, or the problem text to take them from")
+        if not request.collections and not request.doc_ids:
+            raise v.InvalidKgRequest("nothing to credit: send the collections and/or doc_ids the outcome applies to")
+        self._store.record_outcome(
+            scope,
+            concepts=list(request.concepts),
+            collections=list(request.collections),
+            doc_ids=list(request.doc_ids),
+            outcome=outcome,
+            context_type=request.context_type,
+            problem=request.problem,
+            failure_reason=request.failure_reason[:500],
+        )
+        return pb.RecordOutcomeResponse()
 
-        return await self._run(context, work)
+    async def RecordAction(
+        self, request: pb.RecordActionRequest, context: grpc.aio.ServicerContext
+    ) -> pb.RecordActionResponse:
+        scope = _scope(request)
+        outcome = v.outcome_of(request.outcome)
+        v.check_label(request.context_type, "context_type")
+        v.check_label(request.action, "action")
+        v.check_collections([request.collection])
+        v.check_names([request.doc_id], "doc_id", max_chars=v.MAX_ID_CHARS)
+        rate, total = self._store.record_action(
+            scope,
+            context_type=request.context_type,
+            action=request.action,
+            collection=request.collection,
+            outcome=outcome,
+            doc_id=request.doc_id,
+        )
+        return pb.RecordActionResponse(success_rate=rate, total=total)
 
     async def IndexFact(self, request: pb.IndexFactRequest, context: grpc.aio.ServicerContext) -> pb.IndexFactResponse:
-        def work() -> pb.IndexFactResponse:
-            scope = _scope(request)
-            if not request.fact_id:
-                raise v.InvalidKgRequest("fact_id is empty: send the memory_bank id of the fact")
-            v.check_names([request.fact_id], "fact_id", max_chars=v.MAX_ID_CHARS)
-            v.check_text(request.text)
-            return pb.IndexFactResponse(entities=_entities(self._store.index_fact(scope, request.fact_id, request.text)))
+        scope = _scope(request)
+        if not request.fact_id:
+            raise v.InvalidKgRequest("fact_id is empty: send the memory_bank id of the fact")
+        v.check_names([request.fact_id], "fact_id", max_chars=v.MAX_ID_CHARS)
+        v.check_text(request.text)
+        return pb.IndexFactResponse(entities=_entities(self._store.index_fact(scope, request.fact_id, request.text)))
 
-        return await self._run(context, work)
+    async def FactsForEntities(
+        self, request: pb.FactsForEntitiesRequest, context: grpc.aio.ServicerContext
+    ) -> pb.FactsForEntitiesResponse:
+        scope = _scope(request)
+        v.check_names(list(request.entities), "entities")
+        limit = v.limit_of(request.limit)
+        found = self._store.graphs(scope).content.facts_for_entities(list(request.entities), limit)
+        return pb.FactsForEntitiesResponse(facts=[pb.FactRef(fact_id=f, entity=e, weight=w) for f, e, w in found])
 
-    async def FactsForEntities(self, request: pb.FactsForEntitiesRequest, context: grpc.aio.ServicerContext) -> pb.FactsForEntitiesResponse:
-        def work() -> pb.FactsForEntitiesResponse:
-            scope = _scope(request)
-            v.check_names(list(request.entities), "entities")
-            limit = v.limit_of(request.limit)
-            found = self._store.graphs(scope).content.facts_for_entities(list(request.entities), limit)
-            return pb.FactsForEntitiesResponse(
-                facts=[pb.FactRef(fact_id=f, entity=e, weight=w) for f, e, w in found]
-            )
-
-        return await self._run(context, work)
-
-    async def SolutionsFor(self, request: pb.SolutionsForRequest, context: grpc.aio.ServicerContext) -> pb.SolutionsForResponse:
-        def work() -> pb.SolutionsForResponse:
-            scope = _scope(request)
-            v.check_text(request.problem, "problem")
-            limit = v.limit_of(request.limit, default=5)
-            found = self._store.graphs(scope).problems.solutions(extract(request.problem).concepts, limit)
-            return pb.SolutionsForResponse(
-                solutions=[
-                    pb.Solution(doc_id=s["doc_id"], success_rate=s["success_rate"], uses=s["uses"], signature=s["signature"])
-                    for s in found
-                ]
-            )
-
-        return await self._run(context, work)
+    async def SolutionsFor(
+        self, request: pb.SolutionsForRequest, context: grpc.aio.ServicerContext
+    ) -> pb.SolutionsForResponse:
+        scope = _scope(request)
+        v.check_text(request.problem, "problem")
+        limit = v.limit_of(request.limit, default=5)
+        found = self._store.graphs(scope).problems.solutions(extract(request.problem).concepts, limit)
+        return pb.SolutionsForResponse(
+            solutions=[
+                pb.Solution(
+                    doc_id=s["doc_id"], success_rate=s["success_rate"], uses=s["uses"], signature=s["signature"]
+                )
+                for s in found
+            ]
+        )
 
     async def Neighbors(self, request: pb.NeighborsRequest, context: grpc.aio.ServicerContext) -> pb.NeighborsResponse:
-        def work() -> pb.NeighborsResponse:
-            scope = _scope(request)
-            if not request.entity.strip():
-                raise v.InvalidKgRequest("entity is empty: name the entity (or fact id) whose neighbours you want")
-            v.check_names([request.entity], "entity")
-            found = self._store.graphs(scope).content.neighbors(request.entity, v.limit_of(request.limit, 50))
-            return pb.NeighborsResponse(
-                edges=[pb.Edge(source=s, target=t, relation=r, weight=w) for s, t, r, w in found]
-            )
-
-        return await self._run(context, work)
+        scope = _scope(request)
+        if not request.entity.strip():
+            raise v.InvalidKgRequest("entity is empty: name the entity (or fact id) whose neighbours you want")
+        v.check_names([request.entity], "entity")
+        found = self._store.graphs(scope).content.neighbors(request.entity, v.limit_of(request.limit, 50))
+        return pb.NeighborsResponse(edges=[pb.Edge(source=s, target=t, relation=r, weight=w) for s, t, r, w in found])
 
     async def Traverse(self, request: pb.TraverseRequest, context: grpc.aio.ServicerContext) -> pb.TraverseResponse:
-        def work() -> pb.TraverseResponse:
-            scope = _scope(request)
-            if not request.seeds:
-                raise v.InvalidKgRequest("seeds is empty: name at least one entity to start spreading from")
-            v.check_names(list(request.seeds), "seeds", limit=32)
-            found = self._store.graphs(scope).content.traverse(
-                list(request.seeds), v.depth_of(request.max_depth), v.decay_of(request.decay),
-                v.limit_of(request.limit, 20),
-            )
-            return pb.TraverseResponse(nodes=[pb.Activation(node=n, activation=a, kind=k) for n, a, k in found])
+        scope = _scope(request)
+        if not request.seeds:
+            raise v.InvalidKgRequest("seeds is empty: name at least one entity to start spreading from")
+        v.check_names(list(request.seeds), "seeds", limit=32)
+        found = self._store.graphs(scope).content.traverse(
+            list(request.seeds),
+            v.depth_of(request.max_depth),
+            v.decay_of(request.decay),
+            v.limit_of(request.limit, 20),
+        )
+        return pb.TraverseResponse(nodes=[pb.Activation(node=n, activation=a, kind=k) for n, a, k in found])
 
-        return await self._run(context, work)
-
-    async def RemoveDocs(self, request: pb.RemoveDocsRequest, context: grpc.aio.ServicerContext) -> pb.RemoveDocsResponse:
-        def work() -> pb.RemoveDocsResponse:
-            scope = _scope(request)
-            if not request.doc_ids:
-                raise v.InvalidKgRequest("doc_ids is empty: send the ids whose references should be dropped")
-            v.check_names(list(request.doc_ids), "doc_ids", limit=10 * v.MAX_DOC_IDS, max_chars=v.MAX_ID_CHARS)
-            return pb.RemoveDocsResponse(references_removed=self._store.remove_docs(scope, list(request.doc_ids)))
-
-        return await self._run(context, work)
+    async def RemoveDocs(
+        self, request: pb.RemoveDocsRequest, context: grpc.aio.ServicerContext
+    ) -> pb.RemoveDocsResponse:
+        scope = _scope(request)
+        if not request.doc_ids:
+            raise v.InvalidKgRequest("doc_ids is empty: send the ids whose references should be dropped")
+        v.check_names(list(request.doc_ids), "doc_ids", limit=10 * v.MAX_DOC_IDS, max_chars=v.MAX_ID_CHARS)
+        return pb.RemoveDocsResponse(references_removed=self._store.remove_docs(scope, list(request.doc_ids)))
 
     async def Graph(self, request: pb.GraphRequest, context: grpc.aio.ServicerContext) -> pb.GraphResponse:
-        def work() -> pb.GraphResponse:
-            scope = _scope(request)
-            v.check_names(list(request.entities), "entities")
-            view = build_view(self._store.graphs(scope), list(request.entities), v.limit_of(request.limit, v.DEFAULT_GRAPH_LIMIT))
-            return pb.GraphResponse(
-                nodes=[pb.Node(id=n.id, kind=n.kind, label=n.label, weight=n.weight) for n in view.nodes],
-                edges=[pb.Edge(source=e.source, target=e.target, relation=e.relation, weight=e.weight) for e in view.edges],
-                routing_json=view.routing_json,
-            )
-
-        return await self._run(context, work)
+        scope = _scope(request)
+        v.check_names(list(request.entities), "entities")
+        view = build_view(
+            self._store.graphs(scope), list(request.entities), v.limit_of(request.limit, v.DEFAULT_GRAPH_LIMIT)
+        )
+        return pb.GraphResponse(
+            nodes=[pb.Node(id=n.id, kind=n.kind, label=n.label, weight=n.weight) for n in view.nodes],
+            edges=[pb.Edge(source=e.source, target=e.target, relation=e.relation, weight=e.weight) for e in view.edges],
+            routing_json=view.routing_json,
+        )
 
     async def Stats(self, request: pb.StatsRequest, context: grpc.aio.ServicerContext) -> pb.StatsResponse:
-        def work() -> pb.StatsResponse:
-            return pb.StatsResponse(counts=self._store.graphs(_scope(request)).counts())
-
-        return await self._run(context, work)
+        return pb.StatsResponse(counts=self._store.graphs(_scope(request)).counts())
 
     async def Export(self, request: pb.ExportRequest, context: grpc.aio.ServicerContext) -> pb.ExportResponse:
-        def work() -> pb.ExportResponse:
-            data = self._store.graphs(_scope(request)).to_json()
-            return pb.ExportResponse(graph_json=json.dumps(data, ensure_ascii=False))
-
-        return await self._run(context, work)
+        data = self._store.graphs(_scope(request)).to_json()
+        return pb.ExportResponse(graph_json=json.dumps(data, ensure_ascii=False))
 
     async def Import(self, request: pb.ImportRequest, context: grpc.aio.ServicerContext) -> pb.ImportResponse:
-        def work() -> pb.ImportResponse:
-            scope = _scope(request)
-            kind = self._store.import_json(scope, v.parse_graph_json(request.graph_json))
-            counts = self._store.graphs(scope).counts()
-            nodes = counts["concepts"] + counts["collections"] + counts["entities"] + counts["facts"] + counts["problems"]
-            edges = counts["routing_edges"] + counts["actions"] + counts["fact_links"] + counts["entity_edges"]
-            edges += counts["solutions"] + counts["failure_patterns"]
-            return pb.ImportResponse(nodes=nodes, edges=edges, format=kind)
-
-        return await self._run(context, work)
+        scope = _scope(request)
+        kind = self._store.import_json(scope, v.parse_graph_json(request.graph_json))
+        counts = self._store.graphs(scope).counts()
+        nodes = counts["concepts"] + counts["collections"] + counts["entities"] + counts["facts"] + counts["problems"]
+        edges = counts["routing_edges"] + counts["actions"] + counts["fact_links"] + counts["entity_edges"]
+        edges += counts["solutions"] + counts["failure_patterns"]
+        return pb.ImportResponse(nodes=nodes, edges=edges, format=kind)
 
     async def Info(self, request: pb.InfoRequest, context: grpc.aio.ServicerContext) -> pb.InfoResponse:
         return pb.InfoResponse(service="kg", version=__version__)
 
 
-async def create_server(settings: KgSettings, store: KgStore | None = None) -> tuple[grpc.aio.Server, int, KgStore]:
+async def create_server(settings: KgSettings, *, store: KgStore | None = None) -> RunningService[KgStore]:
     """Start the kg service; ``store`` defaults to the SQLite journal under ``settings.home``."""
     store = store or KgStore(
         Journal(settings.db_path, synchronous=settings.synchronous), snapshot_every=settings.snapshot_every
     )
     servicer = KnowledgeGraphServicer(store)
-    server, port, health = await start_server(
-        settings.address,
-        lambda s: pb_grpc.add_KnowledgeGraphServiceServicer_to_server(servicer, s),
-        [SERVICE_NAME],
-        token=settings.token,
+    return await start_service(
+        settings,
+        store,
+        register=lambda server: pb_grpc.add_KnowledgeGraphServiceServicer_to_server(servicer, server),
+        service_names=[SERVICE_NAME],
+        errors=ERRORS,
         what="the kg service",
     )
-    server.health = health  # type: ignore[attr-defined]
-    return server, port, store
 
 
 async def serve(settings: KgSettings) -> None:
-    server, port, store = await create_server(settings)
-    log.info("kg service on port %d, data in %s", port, settings.db_path)
-    await serve_until_signal(server, server.health, on_stop=[store.close])  # type: ignore[attr-defined]
+    running = await create_server(settings)
+    log.info("kg service on port %d, data in %s", running.port, settings.db_path)
+    await serve_until_signal(running)
 
 
 def main() -> None:

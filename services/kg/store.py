@@ -36,9 +36,7 @@ class ScopeKey:
 
 
 class KgStore:
-    def __init__(
-        self, journal: Journal, *, snapshot_every: int = 500, clock: Callable[[], float] = time.time
-    ) -> None:
+    def __init__(self, journal: Journal, *, snapshot_every: int = 500, clock: Callable[[], float] = time.time) -> None:
         self.journal = journal
         self.snapshot_every = snapshot_every
         self._clock = clock
@@ -136,10 +134,12 @@ class KgStore:
             try:
                 export = roampal.convert(data)
             except (KeyError, TypeError, ValueError, AttributeError) as exc:
-                raise ImportFormatError(f"graph_json looks like Roampal's layout but has a malformed entry: {exc!r}") from exc
+                raise ImportFormatError(
+                    f"graph_json looks like Roampal's layout but has a malformed entry: {exc!r}"
+                ) from exc
         else:
             raise ImportFormatError(
-                "graph_json is neither a mnemex export (\"format\": \"mnemex-kg\") nor Roampal's "
+                'graph_json is neither a mnemex export ("format": "mnemex-kg") nor Roampal\'s '
                 "knowledge_graph.json (routing_patterns, context_action_effectiveness, ...)"
             )
         try:

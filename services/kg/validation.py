@@ -71,7 +71,9 @@ def check_collections(collections: list[str], *, required: bool = False) -> None
     check_names(collections, "collections", limit=MAX_COLLECTIONS, max_chars=64)
     for value in collections:
         if value and not _LABEL_RE.match(value):
-            raise InvalidKgRequest(f"collection {value[:40]!r} is not allowed: use letters, digits, '_', '.', ':' or '-'")
+            raise InvalidKgRequest(
+                f"collection {value[:40]!r} is not allowed: use letters, digits, '_', '.', ':' or '-'"
+            )
 
 
 def check_label(value: str, field: str) -> None:
@@ -117,7 +119,9 @@ def parse_graph_json(text: str) -> dict[str, Any]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise InvalidKgRequest(f"graph_json is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from exc
+        raise InvalidKgRequest(
+            f"graph_json is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})"
+        ) from exc
     if not isinstance(data, dict):
         raise InvalidKgRequest("graph_json must be a JSON object, not a list or a scalar")
     return data

@@ -57,8 +57,12 @@ def build_view(graphs: ScopeGraphs, focus: list[str], limit: int) -> GraphView:
     content_nodes = list(dict.fromkeys(chosen))[: max(1, limit * 2 // 3)]
     keep = set(content_nodes)
     nodes = [
-        ViewNode(n, content.kind(n), content.label(n),
-                 float(content.priority(n)) if cg.nodes[n].get("kind") == "entity" else 1.0)
+        ViewNode(
+            n,
+            content.kind(n),
+            content.label(n),
+            float(content.priority(n)) if cg.nodes[n].get("kind") == "entity" else 1.0,
+        )
         for n in content_nodes
     ]
     edges = [
@@ -80,7 +84,13 @@ def build_view(graphs: ScopeGraphs, focus: list[str], limit: int) -> GraphView:
             if cnode not in collections_added:
                 collections_added.add(cnode)
                 totals = {k: rg.nodes[cnode].get(k, 0) for k in COUNT_FIELDS}
-                nodes.append(ViewNode(cnode, "collection", cnode.removeprefix("collection:"),
-                                      round(success_rate(totals), 4) if graded(totals) else 0.5))
+                nodes.append(
+                    ViewNode(
+                        cnode,
+                        "collection",
+                        cnode.removeprefix("collection:"),
+                        round(success_rate(totals), 4) if graded(totals) else 0.5,
+                    )
+                )
             edges.append(ViewEdge(pnode, cnode, "routes_to", round(success_rate(stats), 4)))
     return GraphView(nodes, edges, json.dumps(summary, sort_keys=True))

@@ -14,7 +14,7 @@
 | MNEMEX_MEMORY_BANK_CAP | 1000 | active memory_bank facts per user |
 | MNEMEX_MEMORY_MAINTENANCE_INTERVAL_S | 900 | periodic lifecycle sweep (0 disables) |
 | MNEMEX_MEMORY_VECTOR_DIM | 384 | embedding dimension expected on the wire |
-| MNEMEX_LIFECYCLE_<FIELD> | see lifecycle.py | any ``LifecycleConfig`` field, e.g. ``MNEMEX_LIFECYCLE_WORKING_TTL_HOURS=48`` |
+| MNEMEX_LIFECYCLE_<FIELD> | see lifecycle.py | any ``LifecycleConfig`` field (``..._WORKING_TTL_HOURS=48``) |
 """
 
 from __future__ import annotations
@@ -26,9 +26,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kernel.config import ConfigError, Settings
-from services.memory.lifecycle import LifecycleConfig
-from services.memory.ranking import RankingWeights
-from services.memory.retrieval_hybrid import (
+from services.memory.domain.lifecycle import LifecycleConfig
+from services.memory.domain.ranking import RankingWeights
+from services.memory.retrieval.hybrid import (
     DEFAULT_LEXICAL_WEIGHT,
     DEFAULT_TIME_BONUS,
     RetrievalConfigError,
@@ -62,7 +62,9 @@ class MemorySettings:
 
     @property
     def retrieval(self) -> RetrievalSettings:
-        return RetrievalSettings(mode=self.retrieval_mode, lexical_weight=self.lexical_weight, time_bonus=self.time_bonus)
+        return RetrievalSettings(
+            mode=self.retrieval_mode, lexical_weight=self.lexical_weight, time_bonus=self.time_bonus
+        )
 
     @property
     def state_path(self) -> Path:
@@ -96,7 +98,7 @@ class MemorySettings:
                 value = number(name, 0.0)
                 overrides[item.name] = int(value) if item.type in (int, "int") else value
         try:
-            lifecycle = LifecycleConfig(**overrides)  # type: ignore[arg-type]
+            lifecycle = LifecycleConfig(**overrides)  # type: ignore[arg-type]  # each value was cast to its field's type above
         except ValueError as exc:
             raise ConfigError(f"MNEMEX_LIFECYCLE_*: {exc}") from None
         return cls(

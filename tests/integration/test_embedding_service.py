@@ -6,9 +6,9 @@ import grpc
 import numpy as np
 import pytest
 
+from kernel.vectors import unpack
 from protos.mnemex.embedding.v1 import embedding_service_pb2 as pb
 from protos.mnemex.embedding.v1 import embedding_service_pb2_grpc as pb_grpc
-from services.embedding.model import unpack
 
 pytestmark = pytest.mark.integration
 
@@ -37,7 +37,11 @@ def test_embed_matches_in_process_model(stub, encoder) -> None:  # type: ignore[
 def test_info_reports_model_dimension_device(stub) -> None:  # type: ignore[no-untyped-def]
     info = stub.Info(pb.InfoRequest(), timeout=5)
     assert (info.model_id, info.dimension, info.device, info.backend, info.precision) == (
-        "all-MiniLM-L6-v2", 384, "cpu", "onnx", "int8"
+        "all-MiniLM-L6-v2",
+        384,
+        "cpu",
+        "onnx",
+        "int8",
     )
 
 

@@ -80,8 +80,11 @@ def test_int8_vectors_stay_close_to_fp32_and_keep_the_neighbours(encoder, fp32_e
     assert fast.dtype == np.float32 and np.allclose(np.linalg.norm(fast, axis=1), 1.0, atol=1e-4)
     cosines = (exact * fast).sum(axis=1)
     assert cosines.min() > 0.97 and cosines.mean() > 0.985, cosines
-    queries = ["what does a 503 from the gateway after restarting mean?", "when do we clear the cache?",
-               "which day is the billing deploy?"]
+    queries = [
+        "what does a 503 from the gateway after restarting mean?",
+        "when do we clear the cache?",
+        "which day is the billing deploy?",
+    ]
     expected = [0, 5, 2]
     assert list((fp32_encoder.encode(queries) @ exact.T).argmax(axis=1)) == expected
     assert list((encoder.encode(queries) @ fast.T).argmax(axis=1)) == expected

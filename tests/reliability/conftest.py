@@ -11,9 +11,13 @@ from tests.reliability import inproc
 
 
 @pytest.fixture(scope="module")
-def stack(loop_thread: Any, embedding_addr: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[inproc.InprocStack]:
+def stack(
+    loop_thread: Any, embedding_addr: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[inproc.InprocStack]:
     """An in-process stack (memory, kg, a gateway per user) for one test module."""
-    started = inproc.start(loop_thread, embedding_addr, tmp_path_factory.mktemp("rel-home"), users=("tester", "mallory"))
+    started = inproc.start(
+        loop_thread, embedding_addr, tmp_path_factory.mktemp("rel-home"), users=("tester", "mallory")
+    )
     yield started
     started.stop()
 

@@ -39,8 +39,11 @@ from protos.mnemex.kg.v1 import kg_service_pb2_grpc as kg_grpc
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
 from protos.mnemex.memory.v1 import memory_service_pb2_grpc as mem_grpc
 
-CHANNEL_OPTIONS = [("grpc.initial_reconnect_backoff_ms", 100), ("grpc.min_reconnect_backoff_ms", 100),
-                   ("grpc.max_reconnect_backoff_ms", 300)]
+CHANNEL_OPTIONS = [
+    ("grpc.initial_reconnect_backoff_ms", 100),
+    ("grpc.min_reconnect_backoff_ms", 100),
+    ("grpc.max_reconnect_backoff_ms", 300),
+]
 CALL_TIMEOUT = 90.0
 DIM = 384
 
@@ -61,8 +64,15 @@ def random_vector(rng: random.Random) -> bytes:
     return struct.pack(f"<{DIM}f", *(v / norm for v in values))
 
 
-def _drive(ops: int, workers: int, kill_after: int, kill: Callable[[], object], restart: Callable[[], float],
-           do_op: Callable[[int], bool], outcomes: Outcomes) -> None:
+def _drive(
+    ops: int,
+    workers: int,
+    kill_after: int,
+    kill: Callable[[], object],
+    restart: Callable[[], float],
+    do_op: Callable[[int], bool],
+    outcomes: Outcomes,
+) -> None:
     """Run ``do_op(i)`` for i in range(ops) on ``workers`` threads; kill once ``kill_after`` ops are acked."""
     todo: queue.Queue[int] = queue.Queue()
     for index in range(ops):
@@ -117,8 +127,16 @@ class MemoryReport:
     problems: list[str]
 
 
-def memory_durability(address: str, kill: Callable[[], object], restart: Callable[[], float], *, ops: int = 100,
-                      workers: int = 4, kill_fraction: float = 0.5, seed: int = 7) -> MemoryReport:
+def memory_durability(
+    address: str,
+    kill: Callable[[], object],
+    restart: Callable[[], float],
+    *,
+    ops: int = 100,
+    workers: int = 4,
+    kill_fraction: float = 0.5,
+    seed: int = 7,
+) -> MemoryReport:
     rng = random.Random(seed)
     scope = common_pb.Scope(user="tester", project=f"durability-{uuid.uuid4().hex[:8]}")
     channel = grpc.insecure_channel(address, options=CHANNEL_OPTIONS)
@@ -138,8 +156,11 @@ def memory_durability(address: str, kill: Callable[[], object], restart: Callabl
         if plan[index] == "score" and known:
             target = known[int(picks[index] * len(known))]
             try:
-                stub.Score(mem_pb.ScoreRequest(scope=scope, memory_scores={target: common_pb.OUTCOME_UNKNOWN}),
-                           timeout=CALL_TIMEOUT, wait_for_ready=True)
+                stub.Score(
+                    mem_pb.ScoreRequest(scope=scope, memory_scores={target: common_pb.OUTCOME_UNKNOWN}),
+                    timeout=CALL_TIMEOUT,
+                    wait_for_ready=True,
+                )
             except grpc.RpcError:
                 with lock:
                     score_failed[target] += 1
@@ -150,9 +171,13 @@ def memory_durability(address: str, kill: Callable[[], object], restart: Callabl
         content = f"durability note {index} {uuid.uuid4().hex}: the worker retries uploads with jitter"
         with lock:
             contents[index] = content
-        reply = stub.Store(mem_pb.StoreRequest(scope=scope, collection="working", content=content,
-                                               vector=vectors[index], allow_duplicate=True),
-                           timeout=CALL_TIMEOUT, wait_for_ready=True)
+        reply = stub.Store(
+            mem_pb.StoreRequest(
+                scope=scope, collection="working", content=content, vector=vectors[index], allow_duplicate=True
+            ),
+            timeout=CALL_TIMEOUT,
+            wait_for_ready=True,
+        )
         with lock:
             acked_ids[index] = reply.memory.id
         return True
@@ -196,8 +221,11 @@ def _list_all(stub: mem_grpc.MemoryServiceStub, scope: common_pb.Scope) -> list[
     found: list[mem_pb.Memory] = []
     offset = 0
     while True:
-        reply = stub.List(mem_pb.ListRequest(scope=scope, collection="working", limit=100, offset=offset,
-                                             include_archived=True), timeout=CALL_TIMEOUT, wait_for_ready=True)
+        reply = stub.List(
+            mem_pb.ListRequest(scope=scope, collection="working", limit=100, offset=offset, include_archived=True),
+            timeout=CALL_TIMEOUT,
+            wait_for_ready=True,
+        )
         found.extend(reply.memories)
         offset += len(reply.memories)
         if not reply.memories or offset >= reply.total:
@@ -213,8 +241,17 @@ class KgReport:
     problems: list[str]
 
 
-def kg_durability(address: str, kill: Callable[[], object], restart: Callable[[], float], *, ops: int = 100,
-                  workers: int = 4, kill_fraction: float = 0.5, slots: int = 5, seed: int = 11) -> KgReport:
+def kg_durability(
+    address: str,
+    kill: Callable[[], object],
+    restart: Callable[[], float],
+    *,
+    ops: int = 100,
+    workers: int = 4,
+    kill_fraction: float = 0.5,
+    slots: int = 5,
+    seed: int = 11,
+) -> KgReport:
     rng = random.Random(seed)
     scope = common_pb.Scope(user="tester", project=f"durability-{uuid.uuid4().hex[:8]}")
     channel = grpc.insecure_channel(address, options=CHANNEL_OPTIONS)
@@ -230,18 +267,30 @@ def kg_durability(address: str, kill: Callable[[], object], restart: Callable[[]
         if plan[index] == "fact":
             fact_id = f"memory_bank_{uuid.uuid4().hex}"
             entity = f"Service{index}x"
-            stub.IndexFact(kg_pb.IndexFactRequest(scope=scope, fact_id=fact_id,
-                                                  text=f"{entity} is deployed by the {entity} pipeline on Fridays"),
-                           timeout=CALL_TIMEOUT, wait_for_ready=True)
+            stub.IndexFact(
+                kg_pb.IndexFactRequest(
+                    scope=scope, fact_id=fact_id, text=f"{entity} is deployed by the {entity} pipeline on Fridays"
+                ),
+                timeout=CALL_TIMEOUT,
+                wait_for_ready=True,
+            )
             with lock:
                 facts[fact_id] = entity
             return True
         slot = slot_of[index]
         try:
-            stub.RecordAction(kg_pb.RecordActionRequest(scope=scope, context_type="coding", action=slot,
-                                                        collection="patterns", outcome=common_pb.OUTCOME_WORKED,
-                                                        doc_id=f"patterns_{index:032x}"),
-                              timeout=CALL_TIMEOUT, wait_for_ready=True)
+            stub.RecordAction(
+                kg_pb.RecordActionRequest(
+                    scope=scope,
+                    context_type="coding",
+                    action=slot,
+                    collection="patterns",
+                    outcome=common_pb.OUTCOME_WORKED,
+                    doc_id=f"patterns_{index:032x}",
+                ),
+                timeout=CALL_TIMEOUT,
+                wait_for_ready=True,
+            )
         except grpc.RpcError:
             with lock:
                 action_failed[slot] += 1
@@ -255,18 +304,29 @@ def kg_durability(address: str, kill: Callable[[], object], restart: Callable[[]
         _drive(ops, workers, int(ops * kill_fraction), kill, restart, do_op, outcomes)
         problems: list[str] = []
         for fact_id, entity in facts.items():
-            found = stub.FactsForEntities(kg_pb.FactsForEntitiesRequest(scope=scope, entities=[entity], limit=50),
-                                          timeout=CALL_TIMEOUT, wait_for_ready=True)
+            found = stub.FactsForEntities(
+                kg_pb.FactsForEntitiesRequest(scope=scope, entities=[entity], limit=50),
+                timeout=CALL_TIMEOUT,
+                wait_for_ready=True,
+            )
             hits = [f.fact_id for f in found.facts if f.fact_id == fact_id]
             if len(hits) != 1:
                 problems.append(f"acknowledged fact {fact_id} ({entity}) found {len(hits)} times")
         for index in range(slots):
             slot = f"slot_{index}"
             # One more action reads the slot's total back; subtract it again.
-            reply = stub.RecordAction(kg_pb.RecordActionRequest(scope=scope, context_type="coding", action=slot,
-                                                                collection="patterns", outcome=common_pb.OUTCOME_WORKED,
-                                                                doc_id="patterns_" + "f" * 32),
-                                      timeout=CALL_TIMEOUT, wait_for_ready=True)
+            reply = stub.RecordAction(
+                kg_pb.RecordActionRequest(
+                    scope=scope,
+                    context_type="coding",
+                    action=slot,
+                    collection="patterns",
+                    outcome=common_pb.OUTCOME_WORKED,
+                    doc_id="patterns_" + "f" * 32,
+                ),
+                timeout=CALL_TIMEOUT,
+                wait_for_ready=True,
+            )
             total = reply.total - 1
             low, high = action_acked[slot], action_acked[slot] + action_failed[slot]
             if not low <= total <= high:

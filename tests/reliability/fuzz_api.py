@@ -45,8 +45,14 @@ class FuzzReport:
 
 
 def _settings(examples: int, derandomize: bool) -> settings:
-    return settings(max_examples=examples, deadline=None, derandomize=derandomize, database=None,
-                    phases=[Phase.explicit, Phase.generate], suppress_health_check=list(HealthCheck))
+    return settings(
+        max_examples=examples,
+        deadline=None,
+        derandomize=derandomize,
+        database=None,
+        phases=[Phase.explicit, Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
 
 
 def fuzz_openapi(url: str, examples: int, report: FuzzReport, derandomize: bool = True) -> None:
@@ -82,30 +88,84 @@ JSON_VALUES = st.recursive(
     lambda children: st.lists(children, max_size=5) | st.dictionaries(st.text(max_size=10), children, max_size=5),
     max_leaves=20,
 )
-INGEST_FIELDS = st.fixed_dictionaries({}, optional={
-    "title": st.text(max_size=80), "filename": st.text(max_size=80), "text": st.text(max_size=500),
-    "data_base64": st.text(max_size=200) | st.binary(max_size=300).map(lambda b: __import__("base64").b64encode(b).decode()),
-    "source": st.text(max_size=50), "cwd": st.text(max_size=80),
-})
-RECORD = st.fixed_dictionaries({"type": st.sampled_from(["memory", "kg", "header", "end", "weird"])}, optional={
-    "record": st.fixed_dictionaries({}, optional={
-        "collection": st.sampled_from(["working", "history", "patterns", "memory_bank", "books", "nope"]) | st.text(max_size=10),
-        "content": st.text(max_size=200) | JSON_VALUES,
-        "id": st.text(max_size=60), "metadata": JSON_VALUES, "scope": JSON_VALUES, "embedding": st.text(max_size=40),
-    }),
-    "graph": JSON_VALUES, "format": st.text(max_size=20), "version": JSON_VALUES,
-})
-MCP_MESSAGE = st.fixed_dictionaries({"jsonrpc": st.sampled_from(["2.0", "1.0", ""])}, optional={
-    "id": st.integers() | st.text(max_size=10) | st.none(),
-    "method": st.sampled_from(["tools/list", "tools/call", "initialize", "resources/list", "nope"]) | st.text(max_size=20),
-    "params": st.fixed_dictionaries({}, optional={
-        "name": st.sampled_from(["search_memory", "add_to_memory_bank", "score_response", "update_memory",
-                                 "archive_memory", "record_response", "query_kg", "get_context_insights", "nope"]),
-        "arguments": st.dictionaries(st.sampled_from(["query", "id", "content", "outcome", "limit", "days_back",
-                                                      "memory_scores", "related", "cwd", "entities", "tags"]),
-                                     JSON_VALUES, max_size=4),
-    }) | JSON_VALUES,
-})
+INGEST_FIELDS = st.fixed_dictionaries(
+    {},
+    optional={
+        "title": st.text(max_size=80),
+        "filename": st.text(max_size=80),
+        "text": st.text(max_size=500),
+        "data_base64": st.text(max_size=200)
+        | st.binary(max_size=300).map(lambda b: __import__("base64").b64encode(b).decode()),
+        "source": st.text(max_size=50),
+        "cwd": st.text(max_size=80),
+    },
+)
+RECORD = st.fixed_dictionaries(
+    {"type": st.sampled_from(["memory", "kg", "header", "end", "weird"])},
+    optional={
+        "record": st.fixed_dictionaries(
+            {},
+            optional={
+                "collection": st.sampled_from(["working", "history", "patterns", "memory_bank", "books", "nope"])
+                | st.text(max_size=10),
+                "content": st.text(max_size=200) | JSON_VALUES,
+                "id": st.text(max_size=60),
+                "metadata": JSON_VALUES,
+                "scope": JSON_VALUES,
+                "embedding": st.text(max_size=40),
+            },
+        ),
+        "graph": JSON_VALUES,
+        "format": st.text(max_size=20),
+        "version": JSON_VALUES,
+    },
+)
+MCP_MESSAGE = st.fixed_dictionaries(
+    {"jsonrpc": st.sampled_from(["2.0", "1.0", ""])},
+    optional={
+        "id": st.integers() | st.text(max_size=10) | st.none(),
+        "method": st.sampled_from(["tools/list", "tools/call", "initialize", "resources/list", "nope"])
+        | st.text(max_size=20),
+        "params": st.fixed_dictionaries(
+            {},
+            optional={
+                "name": st.sampled_from(
+                    [
+                        "search_memory",
+                        "add_to_memory_bank",
+                        "score_response",
+                        "update_memory",
+                        "archive_memory",
+                        "record_response",
+                        "query_kg",
+                        "get_context_insights",
+                        "nope",
+                    ]
+                ),
+                "arguments": st.dictionaries(
+                    st.sampled_from(
+                        [
+                            "query",
+                            "id",
+                            "content",
+                            "outcome",
+                            "limit",
+                            "days_back",
+                            "memory_scores",
+                            "related",
+                            "cwd",
+                            "entities",
+                            "tags",
+                        ]
+                    ),
+                    JSON_VALUES,
+                    max_size=4,
+                ),
+            },
+        )
+        | JSON_VALUES,
+    },
+)
 
 
 def fuzz_ingest(url: str, examples: int, report: FuzzReport, derandomize: bool = True) -> None:
@@ -145,8 +205,9 @@ def fuzz_mcp(url: str, examples: int, report: FuzzReport, derandomize: bool = Tr
         @_settings(examples, derandomize)
         @given(message=MCP_MESSAGE | JSON_VALUES)
         def mcp(message: Any) -> None:
-            reply = client.post("/mcp", json=message,
-                                headers={"Accept": "application/json, text/event-stream", "X-Mnemex-Cwd": "/fuzz"})
+            reply = client.post(
+                "/mcp", json=message, headers={"Accept": "application/json, text/event-stream", "X-Mnemex-Cwd": "/fuzz"}
+            )
             report.record("POST /mcp [json-rpc]", reply.status_code, reply.text)
 
         mcp()
@@ -184,8 +245,10 @@ def main() -> None:
     finally:
         if stack is not None:
             stack.stop()
-    print(f"fuzz: {report.requests} requests over {len(report.per_operation)} operations "
-          f"in {time.monotonic() - started:.0f} s; statuses {dict(sorted(report.statuses.items()))}")
+    print(
+        f"fuzz: {report.requests} requests over {len(report.per_operation)} operations "
+        f"in {time.monotonic() - started:.0f} s; statuses {dict(sorted(report.statuses.items()))}"
+    )
     print(f"5xx findings: {len(report.findings)}")
     for finding in report.findings:
         print("  " + finding)

@@ -62,16 +62,25 @@ def hook_env(home: Path, gateway_port: int, token: str = "", **extra: str) -> di
     return env
 
 
-def run_hook(event: str, stdin: bytes | str | dict[str, Any], env: dict[str, str], *args: str,
-             kill_after: float = 20.0) -> HookRun:
+def run_hook(
+    event: str, stdin: bytes | str | dict[str, Any], env: dict[str, str], *args: str, kill_after: float = 20.0
+) -> HookRun:
     data = stdin if isinstance(stdin, bytes) else (stdin if isinstance(stdin, str) else json.dumps(stdin)).encode()
     started = time.monotonic()
     done = subprocess.run(
         [sys.executable, "-S", str(HOOKS / SCRIPTS[event]), *args],
-        input=data, env=env, capture_output=True, timeout=kill_after, check=False,
+        input=data,
+        env=env,
+        capture_output=True,
+        timeout=kill_after,
+        check=False,
     )
-    return HookRun(done.returncode, done.stdout.decode("utf-8", "replace"), done.stderr.decode("utf-8", "replace"),
-                   time.monotonic() - started)
+    return HookRun(
+        done.returncode,
+        done.stdout.decode("utf-8", "replace"),
+        done.stderr.decode("utf-8", "replace"),
+        time.monotonic() - started,
+    )
 
 
 def _base(event_name: str, session_id: str, cwd: str) -> dict[str, Any]:
@@ -100,8 +109,13 @@ def claude_pre_compact(session_id: str, cwd: str) -> dict[str, Any]:
     return {**_base("PreCompact", session_id, cwd), "trigger": "auto", "custom_instructions": ""}
 
 
-def claude_post_tool_use(session_id: str, cwd: str, command: str = "pytest -q tests/unit",
-                         stdout: str = "........ [100%]\n8 passed in 0.41s", description: str = "") -> dict[str, Any]:
+def claude_post_tool_use(
+    session_id: str,
+    cwd: str,
+    command: str = "pytest -q tests/unit",
+    stdout: str = "........ [100%]\n8 passed in 0.41s",
+    description: str = "",
+) -> dict[str, Any]:
     tool_input: dict[str, Any] = {"command": command}
     if description:
         tool_input["description"] = description

@@ -68,14 +68,18 @@ class InprocStack:
         for stop in reversed(self._stoppers):
             try:
                 self.loop_thread.run(stop(), timeout=30)
-            except Exception as exc:  # noqa: BLE001 - best-effort teardown; keep stopping the rest
+            except Exception as exc:
                 print(f"inproc stack: stopping failed: {exc!r}")
 
 
 def settings_for(home: Path, user: str, embedding: str, memory: str, kg: str, token: str = "") -> Settings:
     env = {
-        "MNEMEX_HOME": str(home), "MNEMEX_USER": user, "MNEMEX_EMBEDDING_ADDR": embedding,
-        "MNEMEX_MEMORY_ADDR": memory, "MNEMEX_KG_ADDR": kg, "MNEMEX_GATEWAY_ADDR": "127.0.0.1:0",
+        "MNEMEX_HOME": str(home),
+        "MNEMEX_USER": user,
+        "MNEMEX_EMBEDDING_ADDR": embedding,
+        "MNEMEX_MEMORY_ADDR": memory,
+        "MNEMEX_KG_ADDR": kg,
+        "MNEMEX_GATEWAY_ADDR": "127.0.0.1:0",
     }
     if token:
         env["MNEMEX_TOKEN"] = token
@@ -122,28 +126,33 @@ async def serve_gateway(settings: Settings, budget_s: float = 10.0, backend_time
 def start(loop_thread: Any, embedding_addr: str, home: Path, users: tuple[str, ...] = ("tester",)) -> InprocStack:
     from services.kg.server import create_server as create_kg
     from services.kg.settings import KgSettings
-    from services.memory.server import create_server as create_memory
+    from services.memory.api.server import create_server as create_memory
     from services.memory.settings import MemorySettings
 
     home.mkdir(parents=True, exist_ok=True)
-    memory_settings = MemorySettings(address="127.0.0.1:0", home=home, default_user="tester",
-                                     embedding_addr=embedding_addr, maintenance_interval_s=0)
-    memory_server, memory_port = loop_thread.run(create_memory(memory_settings))
+    memory_settings = MemorySettings(
+        address="127.0.0.1:0", home=home, default_user="tester", embedding_addr=embedding_addr, maintenance_interval_s=0
+    )
+    memory_server = loop_thread.run(create_memory(memory_settings))
+    memory_port = memory_server.port
 
     async def stop_memory() -> None:
         await memory_server.stop(2)
-        await memory_server.memory_core.close()
 
-    kg_server, kg_port, kg_store = loop_thread.run(create_kg(KgSettings(address="127.0.0.1:0", home=home)))
+    kg = loop_thread.run(create_kg(KgSettings(address="127.0.0.1:0", home=home)))
 
     async def stop_kg() -> None:
-        await kg_server.stop(2)
-        result = kg_store.close()
-        if asyncio.iscoroutine(result):
-            await result
+        await kg.stop(2)
 
-    stack = InprocStack(home, embedding_addr, f"127.0.0.1:{memory_port}", f"127.0.0.1:{kg_port}", {}, loop_thread,
-                        [stop_memory, stop_kg])
+    stack = InprocStack(
+        home,
+        embedding_addr,
+        f"127.0.0.1:{memory_port}",
+        f"127.0.0.1:{kg.port}",
+        {},
+        loop_thread,
+        [stop_memory, stop_kg],
+    )
     for user in users:
         settings = settings_for(home, user, embedding_addr, stack.memory_addr, stack.kg_addr)
         stop_gateway, url = loop_thread.run(serve_gateway(settings))

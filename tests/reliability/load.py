@@ -80,11 +80,13 @@ class LoadReport:
         return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))] * 1000 if ordered else float("nan")
 
     def summary(self) -> str:
-        return (f"{self.sessions} sessions x {self.turns} turns: {self.requests} requests in {self.wall_seconds:.1f} s, "
-                f"{len(self.errors)} errors, {self.degraded} degraded get-context, "
-                f"get-context p50 {self.p50_ms:.0f} ms p95 {self.p95_ms:.0f} ms, "
-                f"{sum(self.scored_by_uid.values())} score updates on {len(self.scored_by_uid)} memories, "
-                f"{len(self.lost_updates)} lost")
+        return (
+            f"{self.sessions} sessions x {self.turns} turns: {self.requests} requests in {self.wall_seconds:.1f} s, "
+            f"{len(self.errors)} errors, {self.degraded} degraded get-context, "
+            f"get-context p50 {self.p50_ms:.0f} ms p95 {self.p95_ms:.0f} ms, "
+            f"{sum(self.scored_by_uid.values())} score updates on {len(self.scored_by_uid)} memories, "
+            f"{len(self.lost_updates)} lost"
+        )
 
 
 def uid_of(memory_id: str) -> str:
@@ -101,8 +103,16 @@ def seed_facts(url: str, cwd: str, headers: dict[str, str] | None = None) -> lis
         return ids
 
 
-def _session(url: str, cwd: str, name: str, turns: int, seed: int, report: LoadReport, lock: threading.Lock,
-             headers: dict[str, str]) -> None:
+def _session(
+    url: str,
+    cwd: str,
+    name: str,
+    turns: int,
+    seed: int,
+    report: LoadReport,
+    lock: threading.Lock,
+    headers: dict[str, str],
+) -> None:
     rng = random.Random(seed)
     with httpx.Client(base_url=url, timeout=60, headers=headers) as client:
 
@@ -132,12 +142,20 @@ def _session(url: str, cwd: str, name: str, turns: int, seed: int, report: LoadR
                 report.context_latencies.append(elapsed)
                 if context.get("degraded"):
                     report.degraded += 1
-            post("/api/hooks/stop", {"session_id": name, "cwd": cwd,
-                                     "assistant_text": f"Answer {turn} of {name}: follow the runbook for that step."})
+            post(
+                "/api/hooks/stop",
+                {
+                    "session_id": name,
+                    "cwd": cwd,
+                    "assistant_text": f"Answer {turn} of {name}: follow the runbook for that step.",
+                },
+            )
             injected = [m["id"] for m in context.get("memories", [])]
             scores = {i: rng.choice(OUTCOMES) for i in injected[:3]}
-            scored = post("/api/record-outcome", {"session_id": name, "cwd": cwd, "outcome": rng.choice(OUTCOMES),
-                                                  "memory_scores": scores})
+            scored = post(
+                "/api/record-outcome",
+                {"session_id": name, "cwd": cwd, "outcome": rng.choice(OUTCOMES), "memory_scores": scores},
+            )
             if scored is None:
                 continue
             with lock:
@@ -150,9 +168,12 @@ def run_load(url: str, cwd: str, *, sessions: int, turns: int, headers: dict[str
     report = LoadReport(sessions, turns)
     lock = threading.Lock()
     started = time.monotonic()
-    threads = [threading.Thread(target=_session, args=(url, cwd, f"load-{i}", turns, 1000 + i, report, lock,
-                                                       headers or {}), daemon=True)
-               for i in range(sessions)]
+    threads = [
+        threading.Thread(
+            target=_session, args=(url, cwd, f"load-{i}", turns, 1000 + i, report, lock, headers or {}), daemon=True
+        )
+        for i in range(sessions)
+    ]
     for thread in threads:
         thread.start()
     for thread in threads:

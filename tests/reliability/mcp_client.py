@@ -23,8 +23,9 @@ async def _session(url: str, cwd: str | None, headers: dict[str, str], work: Any
         return await work(client)
 
 
-def call_tools(url: str, cwd: str | None, calls: Sequence[tuple[str, dict[str, Any]]],
-               headers: dict[str, str] | None = None) -> list[CallToolResult]:
+def call_tools(
+    url: str, cwd: str | None, calls: Sequence[tuple[str, dict[str, Any]]], headers: dict[str, str] | None = None
+) -> list[CallToolResult]:
     """Call each (tool, arguments) in order over one MCP session."""
 
     async def work(client: Client) -> list[CallToolResult]:

@@ -30,7 +30,7 @@ def start_stack(home: Path, **extra_env: str) -> Stack:
         stack.start(name)
     try:
         stack.wait_healthy(180)
-    except BaseException:  # noqa: BLE001 - stop the children, then re-raise with their logs
+    except BaseException:
         tails = {n: stack.log_tail(n, 1500) for n in NAMES}
         stack.stop()
         raise RuntimeError(f"stack did not start: {tails}") from None
@@ -48,7 +48,9 @@ def kill9(stack: Stack, name: str) -> int:
 def grpc_serving(address: str, timeout: float = 0.5) -> bool:
     with grpc.insecure_channel(address, options=FAST_RECONNECT) as channel:
         try:
-            reply = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(service=""), timeout=timeout)
+            reply = health_pb2_grpc.HealthStub(channel).Check(
+                health_pb2.HealthCheckRequest(service=""), timeout=timeout
+            )
         except grpc.RpcError:
             return False
     return reply.status == health_pb2.HealthCheckResponse.SERVING
@@ -85,8 +87,12 @@ def restart(stack: Stack, name: str, timeout: float = 120.0) -> float:
 
 def post(stack: Stack, path: str, body: dict[str, Any], timeout: float = 30.0) -> tuple[int, Any]:
     """POST without raising on HTTP errors: (status, parsed JSON or text)."""
-    request = urllib.request.Request(stack.gateway_url + path, data=json.dumps(body).encode(),
-                                     headers={"Content-Type": "application/json"}, method="POST")
+    request = urllib.request.Request(
+        stack.gateway_url + path,
+        data=json.dumps(body).encode(),
+        headers={"Content-Type": "application/json"},
+        method="POST",
+    )
     try:
         with urllib.request.urlopen(request, timeout=timeout) as reply:
             status, raw = reply.status, reply.read()
@@ -130,5 +136,5 @@ def _ip(hex_ip: str, width: int) -> str:
     raw = bytes.fromhex(hex_ip)
     if width == 8:
         return str(ipaddress.IPv4Address(raw[::-1]))
-    words = b"".join(raw[i:i + 4][::-1] for i in range(0, 16, 4))
+    words = b"".join(raw[i : i + 4][::-1] for i in range(0, 16, 4))
     return str(ipaddress.IPv6Address(words))

@@ -72,7 +72,9 @@ def corpus() -> list[Secret]:
     shopify = "shpat_" + _hex("shop", 32)
     return [
         Secret("aws-access-key-id", f"Configured the CLI with access key {aws_id} for the staging account", aws_id),
-        Secret("aws-secret-access-key", f"[default]\naws_secret_access_key = {aws_secret}\nregion = eu-west-1", aws_secret),
+        Secret(
+            "aws-secret-access-key", f"[default]\naws_secret_access_key = {aws_secret}\nregion = eu-west-1", aws_secret
+        ),
         Secret("github-pat-classic", f"use this token to push: {ghp}", ghp),
         Secret("github-pat-fine-grained", f"GH_TOKEN={gh_fine} gh pr create --fill", gh_fine),
         Secret("gitlab-pat", f"git clone https://oauth2:{glpat}@gitlab.com/acme/infra.git", glpat),
@@ -89,12 +91,18 @@ def corpus() -> list[Secret]:
         Secret("twilio-api-key", f"Twilio API key sid {twilio} for SMS alerts", twilio),
         Secret(
             "azure-storage-connection-string",
-            "DefaultEndpointsProtocol=https;AccountName=acmelogs;AccountKey=" + azure_key + ";EndpointSuffix=core.windows.net",
+            "DefaultEndpointsProtocol=https;AccountName=acmelogs;AccountKey="
+            + azure_key
+            + ";EndpointSuffix=core.windows.net",
             azure_key[:60],
         ),
         Secret("jwt", f"the session cookie was {jwt}", jwt.rsplit(".", 1)[1]),
         Secret("postgres-url", f"DATABASE_URL=postgres://app:{pg_pass}@db.internal:5432/prod", pg_pass),
-        Secret("mongodb-srv-url", f"connect with mongodb+srv://admin:{mongo_pass}@cluster0.ab1cd.mongodb.net/shop", mongo_pass),
+        Secret(
+            "mongodb-srv-url",
+            f"connect with mongodb+srv://admin:{mongo_pass}@cluster0.ab1cd.mongodb.net/shop",
+            mongo_pass,
+        ),
         Secret("redis-url-no-user", f"REDIS_URL is redis://:{redis_pass}@cache.internal:6379/0", redis_pass),
         Secret("mysql-cli-password", f"MYSQL_PWD={mysql_pass} mysql -h db -u root shop", mysql_pass),
         Secret("bearer-header", f"curl -H 'Authorization: Bearer {bearer}' https://api.acme.dev/v1/me", bearer),
@@ -117,7 +125,8 @@ def corpus() -> list[Secret]:
         Secret(
             "gcp-service-account-json",
             '{"type": "service_account", "private_key": "-----BEGIN PRIVATE KEY-----\\nMIIEvQIBADANBg'
-            + _GCP_BODY + '\\n-----END PRIVATE KEY-----\\n", "client_email": "ci@acme.iam.gserviceaccount.com"}',
+            + _GCP_BODY
+            + '\\n-----END PRIVATE KEY-----\\n", "client_email": "ci@acme.iam.gserviceaccount.com"}',
             _GCP_BODY,
         ),
         Secret("digitalocean-token", f"doctl auth init --access-token {do_token}", do_token),

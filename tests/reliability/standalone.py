@@ -34,11 +34,10 @@ def start_standalone(home: Path, users: tuple[str, ...] = ("tester",)) -> Standa
     loop_thread = LoopThread()
     encoder = load_encoder()
     settings = EmbeddingSettings(address="127.0.0.1:0", model_path=None, device="cpu", backend="auto")
-    server, port, batcher = loop_thread.run(create_server(settings, encoder))
+    embedding = loop_thread.run(create_server(settings, encoder=encoder))
 
     def stop_embedding() -> None:
-        loop_thread.run(server.stop(0))
-        loop_thread.run(batcher.close())
+        loop_thread.run(embedding.stop(0))
 
-    stack = inproc.start(loop_thread, f"127.0.0.1:{port}", home, users=users)
+    stack = inproc.start(loop_thread, f"127.0.0.1:{embedding.port}", home, users=users)
     return Standalone(stack, loop_thread, stop_embedding)

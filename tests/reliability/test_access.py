@@ -47,8 +47,11 @@ def test_every_default_address_is_loopback() -> None:
     from services.memory.settings import MemorySettings
 
     env = {"MNEMEX_HOME": "/tmp/x", "MNEMEX_USER": "u"}
-    for addr in (EmbeddingSettings.from_env(env).address, MemorySettings.from_env(env).address,
-                 KgSettings.from_env(env).address):
+    for addr in (
+        EmbeddingSettings.from_env(env).address,
+        MemorySettings.from_env(env).address,
+        KgSettings.from_env(env).address,
+    ):
         assert split_host_port(addr, "addr")[0] == "127.0.0.1", addr
     assert set(DEFAULT_PORTS) == {"embedding", "memory", "kg"}
     hook_source = (ROOT / "hooks" / "hook_client.py").read_text()
@@ -77,13 +80,20 @@ def refusals(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, An
     """Start all four with 0.0.0.0 addresses and no token, concurrently (the model load dominates)."""
     home = tmp_path_factory.mktemp("refuse-home")
     env = {k: v for k, v in os.environ.items() if k != "MNEMEX_TOKEN"}
-    env.update(MNEMEX_HOME=str(home / "data"), MNEMEX_USER="tester", PYTHONUNBUFFERED="1",
-               MNEMEX_GATEWAY_ADDR=f"0.0.0.0:{free_port()}", MNEMEX_EMBEDDING_ADDR=f"0.0.0.0:{free_port()}",
-               MNEMEX_MEMORY_ADDR=f"[::]:{free_port()}", MNEMEX_KG_ADDR=f"0.0.0.0:{free_port()}")
+    env.update(
+        MNEMEX_HOME=str(home / "data"),
+        MNEMEX_USER="tester",
+        PYTHONUNBUFFERED="1",
+        MNEMEX_GATEWAY_ADDR=f"0.0.0.0:{free_port()}",
+        MNEMEX_EMBEDDING_ADDR=f"0.0.0.0:{free_port()}",
+        MNEMEX_MEMORY_ADDR=f"[::]:{free_port()}",
+        MNEMEX_KG_ADDR=f"0.0.0.0:{free_port()}",
+    )
     started = time.monotonic()
     running = {
-        name: subprocess.Popen([sys.executable, "-m", module], env=env, cwd=ROOT, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True)
+        name: subprocess.Popen(
+            [sys.executable, "-m", module], env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
         for name, module in SERVICE_MODULES.items()
     }
     results: dict[str, dict[str, Any]] = {}
@@ -93,8 +103,12 @@ def refusals(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, An
         except subprocess.TimeoutExpired:
             proc.kill()
             out, err = proc.communicate()
-        results[name] = {"code": proc.returncode, "output": out + err, "seconds": time.monotonic() - started,
-                         "home_touched": (home / "data").exists() and any((home / "data").iterdir())}
+        results[name] = {
+            "code": proc.returncode,
+            "output": out + err,
+            "seconds": time.monotonic() - started,
+            "home_touched": (home / "data").exists() and any((home / "data").iterdir()),
+        }
     return results
 
 
@@ -107,14 +121,15 @@ def test_binding_beyond_loopback_without_a_token_is_refused_with_the_reason(
     assert "MNEMEX_TOKEN" in result["output"] and "refusing" in result["output"], result["output"][-800:]
 
 
-
-
-@pytest.mark.parametrize("name", [
-    "gateway",
-    "kg",
-    "memory",
-    "embedding",
-])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "gateway",
+        "kg",
+        "memory",
+        "embedding",
+    ],
+)
 def test_refusal_is_one_clear_line_before_any_work(name: str, refusals: dict[str, dict[str, Any]]) -> None:
     result = refusals[name]
     assert "Traceback" not in result["output"], result["output"][-800:]
@@ -131,27 +146,44 @@ def token_stack(loop_thread: Any, encoder: Any, tmp_path_factory: pytest.TempPat
     from services.embedding.settings import EmbeddingSettings
     from services.kg.server import create_server as create_kg
     from services.kg.settings import KgSettings
-    from services.memory.server import create_server as create_memory
+    from services.memory.api.server import create_server as create_memory
     from services.memory.settings import MemorySettings
 
     home = tmp_path_factory.mktemp("token-home")
-    emb_server, emb_port, batcher = loop_thread.run(create_embedding(
-        EmbeddingSettings(address="127.0.0.1:0", model_path=None, device="cpu", backend="auto", token=TOKEN), encoder))
-    embedding = f"127.0.0.1:{emb_port}"
-    mem_server, mem_port = loop_thread.run(create_memory(MemorySettings(
-        address="127.0.0.1:0", home=home, default_user="tester", embedding_addr=embedding, token=TOKEN,
-        maintenance_interval_s=0)))
-    kg_server, kg_port, kg_store = loop_thread.run(create_kg(KgSettings(address="127.0.0.1:0", home=home, token=TOKEN)))
-    settings = inproc.settings_for(home, "tester", embedding, f"127.0.0.1:{mem_port}", f"127.0.0.1:{kg_port}", TOKEN)
+    emb = loop_thread.run(
+        create_embedding(
+            EmbeddingSettings(address="127.0.0.1:0", model_path=None, device="cpu", backend="auto", token=TOKEN),
+            encoder=encoder,
+        )
+    )
+    embedding = f"127.0.0.1:{emb.port}"
+    mem_server = loop_thread.run(
+        create_memory(
+            MemorySettings(
+                address="127.0.0.1:0",
+                home=home,
+                default_user="tester",
+                embedding_addr=embedding,
+                token=TOKEN,
+                maintenance_interval_s=0,
+            )
+        )
+    )
+    mem_port = mem_server.port
+    kg = loop_thread.run(create_kg(KgSettings(address="127.0.0.1:0", home=home, token=TOKEN)))
+    settings = inproc.settings_for(home, "tester", embedding, f"127.0.0.1:{mem_port}", f"127.0.0.1:{kg.port}", TOKEN)
     stop_gateway, url = loop_thread.run(inproc.serve_gateway(settings))
-    yield {"home": home, "url": url, "embedding": embedding, "memory": f"127.0.0.1:{mem_port}",
-           "kg": f"127.0.0.1:{kg_port}"}
+    yield {
+        "home": home,
+        "url": url,
+        "embedding": embedding,
+        "memory": f"127.0.0.1:{mem_port}",
+        "kg": f"127.0.0.1:{kg.port}",
+    }
     loop_thread.run(stop_gateway())
-    for server in (kg_server, mem_server, emb_server):
-        loop_thread.run(server.stop(0))
-    loop_thread.run(mem_server.memory_core.close())
-    kg_store.close()
-    loop_thread.run(batcher.close())
+    loop_thread.run(kg.stop(0))
+    loop_thread.run(mem_server.stop(0))
+    loop_thread.run(emb.stop(0))
 
 
 PROTECTED_ROUTES = [
@@ -188,10 +220,17 @@ def _send(client: httpx.Client, method: str, path: str, body: Any, headers: dict
 
 
 @pytest.mark.parametrize(("method", "path", "body"), PROTECTED_ROUTES, ids=[f"{m} {p}" for m, p, _ in PROTECTED_ROUTES])
-def test_http_without_the_right_token_is_rejected(method: str, path: str, body: Any, token_stack: dict[str, Any]) -> None:
+def test_http_without_the_right_token_is_rejected(
+    method: str, path: str, body: Any, token_stack: dict[str, Any]
+) -> None:
     with httpx.Client(base_url=token_stack["url"], timeout=30) as client:
-        for headers in ({}, {"Authorization": "Bearer wrong"}, {"Authorization": f"Basic {TOKEN}"},
-                        {"Authorization": f"Bearer {TOKEN}x"}, {"X-Mnemex-Token": TOKEN}):
+        for headers in (
+            {},
+            {"Authorization": "Bearer wrong"},
+            {"Authorization": f"Basic {TOKEN}"},
+            {"Authorization": f"Bearer {TOKEN}x"},
+            {"X-Mnemex-Token": TOKEN},
+        ):
             reply = _send(client, method, path, body, headers)
             assert reply.status_code == 401, (headers, reply.status_code, reply.text[:200])
             assert "MNEMEX_TOKEN" in reply.text
@@ -203,7 +242,10 @@ def test_http_routes_list_matches_the_app(token_stack: dict[str, Any]) -> None:
 
     app = create_app(inproc.settings_for(Path("/tmp/unused"), "u", "127.0.0.1:1", "127.0.0.1:2", "127.0.0.1:3"))
     served = {getattr(route, "path", "") for route in app.routes} - {"", "/docs/oauth2-redirect", "/redoc"}
-    listed = {path if not path.startswith("/api/memories/") else "/api/memories/{memory_id}" for _, path, _ in PROTECTED_ROUTES}
+    listed = {
+        path if not path.startswith("/api/memories/") else "/api/memories/{memory_id}"
+        for _, path, _ in PROTECTED_ROUTES
+    }
     assert served - listed <= {"/api/health"}, served - listed
 
 
@@ -211,12 +253,18 @@ def test_http_with_the_token_succeeds_and_health_stays_open(token_stack: dict[st
     auth = {"Authorization": f"Bearer {TOKEN}"}
     with httpx.Client(base_url=token_stack["url"], timeout=60) as client:
         assert client.get("/api/health").status_code == 200
-        added = client.post("/api/memory-bank/add", headers=auth,
-                            json={"content": "The release checklist lives in docs/RELEASING.md", "cwd": "/srv/app"})
+        added = client.post(
+            "/api/memory-bank/add",
+            headers=auth,
+            json={"content": "The release checklist lives in docs/RELEASING.md", "cwd": "/srv/app"},
+        )
         assert added.status_code == 200, added.text
         fact = added.json()["memory"]["id"]
-        context = client.post("/api/hooks/get-context", headers=auth,
-                              json={"prompt": "where is the release checklist?", "session_id": "tok", "cwd": "/srv/app"})
+        context = client.post(
+            "/api/hooks/get-context",
+            headers=auth,
+            json={"prompt": "where is the release checklist?", "session_id": "tok", "cwd": "/srv/app"},
+        )
         assert context.status_code == 200 and f"[id:{fact}]" in context.json()["context"]
         assert context.json()["degraded"] == []
 
@@ -233,8 +281,11 @@ def test_hooks_send_the_token(token_stack: dict[str, Any], tmp_path: Path) -> No
 GRPC_PROBES: dict[str, tuple[str, Any, Any]] = {
     "embedding": ("/mnemex.embedding.v1.EmbeddingService/Info", emb_pb.InfoRequest(), emb_pb.InfoResponse),
     "memory": ("/mnemex.memory.v1.MemoryService/ListScopes", mem_pb.ListScopesRequest(), mem_pb.ListScopesResponse),
-    "kg": ("/mnemex.kg.v1.KnowledgeGraphService/Stats",
-           kg_pb.StatsRequest(scope=common_pb.Scope(user="tester", project="p")), kg_pb.StatsResponse),
+    "kg": (
+        "/mnemex.kg.v1.KnowledgeGraphService/Stats",
+        kg_pb.StatsRequest(scope=common_pb.Scope(user="tester", project="p")),
+        kg_pb.StatsResponse,
+    ),
 }
 
 
@@ -244,10 +295,15 @@ def test_grpc_requires_the_token_but_health_stays_open(service: str, token_stack
 
     path, request, reply_class = GRPC_PROBES[service]
     with grpc.insecure_channel(token_stack[service]) as channel:
-        rpc = channel.unary_unary(path, request_serializer=lambda m: m.SerializeToString(),
-                                  response_deserializer=reply_class.FromString)
-        for metadata in ((), (("authorization", "Bearer wrong"),), (("authorization", TOKEN),),
-                         (("x-token", f"Bearer {TOKEN}"),)):
+        rpc = channel.unary_unary(
+            path, request_serializer=lambda m: m.SerializeToString(), response_deserializer=reply_class.FromString
+        )
+        for metadata in (
+            (),
+            (("authorization", "Bearer wrong"),),
+            (("authorization", TOKEN),),
+            (("x-token", f"Bearer {TOKEN}"),),
+        ):
             with pytest.raises(grpc.RpcError) as denied:
                 rpc(request, metadata=metadata, timeout=30)
             assert denied.value.code() == grpc.StatusCode.UNAUTHENTICATED, metadata

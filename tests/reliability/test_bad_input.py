@@ -19,24 +19,31 @@ from tests.reliability.inproc import InprocStack
 pytestmark = pytest.mark.integration
 
 TEN_MB = 10 * 1024 * 1024
-PROJECT = "/work/bad-input"
+PROJECT = "/srv/bad-input"
 
 # Regression: ingest used to store a file name with path components ('../../etc/passwd.md') as given.
-TRAVERSAL_NAMES = ["../../../etc/passwd.md", "..\\..\\windows\\win.ini.txt", "/etc/shadow.txt", "notes/../../x.md",
-                   "a\x00b.md"]
+TRAVERSAL_NAMES = [
+    "../../../etc/passwd.md",
+    "..\\..\\windows\\win.ini.txt",
+    "/etc/shadow.txt",
+    "notes/../../x.md",
+    "a\x00b.md",
+]
 
 
 @pytest.mark.parametrize("filename", TRAVERSAL_NAMES)
 def test_ingest_refuses_path_traversal_in_the_file_name(filename: str, stack: InprocStack) -> None:
-    reply = stack.gateway.post("/api/ingest", {"title": "Traversal", "filename": filename, "text": "# hi\n\nbody",
-                                               "cwd": PROJECT})
+    reply = stack.gateway.post(
+        "/api/ingest", {"title": "Traversal", "filename": filename, "text": "# hi\n\nbody", "cwd": PROJECT}
+    )
     assert reply.status_code == 422, reply.text
     assert "file name" in reply.json()["error"] or "filename" in reply.json()["error"]
 
 
 def test_multipart_ingest_refuses_path_traversal(stack: InprocStack) -> None:
-    reply = stack.gateway.client.post("/api/ingest", files={"file": ("../../../etc/passwd.md", b"# hi\n\nbody")},
-                                      data={"cwd": PROJECT})
+    reply = stack.gateway.client.post(
+        "/api/ingest", files={"file": ("../../../etc/passwd.md", b"# hi\n\nbody")}, data={"cwd": PROJECT}
+    )
     assert reply.status_code == 422, reply.text
 
 
@@ -50,10 +57,17 @@ def _assert_too_large(reply: object) -> None:
 def test_ingest_over_10_mb_is_refused_in_every_encoding(stack: InprocStack) -> None:
     client = stack.gateway.client
     too_big = b"a" * (TEN_MB + 1)
-    _assert_too_large(client.post("/api/ingest", json={"title": "big", "filename": "big.txt",
-                                                       "text": too_big.decode(), "cwd": PROJECT}))
-    _assert_too_large(client.post("/api/ingest", json={"title": "big", "filename": "big.pdf",
-                                                       "data_base64": base64.b64encode(too_big).decode()}))
+    _assert_too_large(
+        client.post(
+            "/api/ingest", json={"title": "big", "filename": "big.txt", "text": too_big.decode(), "cwd": PROJECT}
+        )
+    )
+    _assert_too_large(
+        client.post(
+            "/api/ingest",
+            json={"title": "big", "filename": "big.pdf", "data_base64": base64.b64encode(too_big).decode()},
+        )
+    )
     _assert_too_large(client.post("/api/ingest", files={"file": ("big.md", too_big)}, data={"cwd": PROJECT}))
 
     def chunks() -> Iterator[bytes]:  # no Content-Length: the limit must count streamed bytes
@@ -105,7 +119,9 @@ def test_a_long_fact_within_the_limit_is_stored(stack: InprocStack) -> None:
 
 
 def test_a_cwd_with_an_over_long_component_is_not_a_server_error(stack: InprocStack) -> None:
-    cwd = "/work/" + "a" * 300 + "/src"
-    for reply in (stack.gateway.get("/api/books", cwd=cwd),
-                  stack.gateway.post("/api/hooks/get-context", {"session_id": "long-cwd", "prompt": "hi", "cwd": cwd})):
+    cwd = "/srv/" + "a" * 300 + "/src"
+    for reply in (
+        stack.gateway.get("/api/books", cwd=cwd),
+        stack.gateway.post("/api/hooks/get-context", {"session_id": "long-cwd", "prompt": "hi", "cwd": cwd}),
+    ):
         assert reply.status_code < 500, reply.text[:200]

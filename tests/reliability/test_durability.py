@@ -19,8 +19,9 @@ OPS = 120
 
 
 def test_memory_keeps_every_acknowledged_write_across_kill_9(procs: Stack) -> None:
-    report = memory_durability(procs.addr("memory"), lambda: kill9(procs, "memory"),
-                               lambda: restart(procs, "memory"), ops=OPS)
+    report = memory_durability(
+        procs.addr("memory"), lambda: kill9(procs, "memory"), lambda: restart(procs, "memory"), ops=OPS
+    )
     assert report.outcomes.kill_at_ack >= OPS // 2
     assert report.stores_acked >= 30 and report.scores_acked >= 15, report
     assert report.outcomes.acked + report.outcomes.failed == OPS

@@ -33,7 +33,7 @@ from tests.support.stack import Stack
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
-PROJECT = "/work/fault-project"
+PROJECT = "/srv/fault-project"
 FACT = "The payments service is deployed with Argo CD from the gitops repository"
 PROMPT = "how is the payments service deployed?"
 HOOK_TIMEOUT = 8.0  # generous: CI machines are small; the bound checked is this plus interpreter start
@@ -62,11 +62,10 @@ def _get_context(procs: Stack, session: str) -> tuple[int, Any]:
     return post(procs, "/api/hooks/get-context", {"session_id": session, "prompt": PROMPT, "cwd": PROJECT})
 
 
-
-
 @pytest.mark.parametrize("service", ["embedding", "memory", "kg", "gateway"])
-def test_sigkill_while_hooks_fire_then_context_returns(service: str, procs: Stack, fact_id: str,
-                                                                 tmp_path: Path) -> None:
+def test_sigkill_while_hooks_fire_then_context_returns(
+    service: str, procs: Stack, fact_id: str, tmp_path: Path
+) -> None:
     env = hook_env(tmp_path, int(procs.gateway_url.rsplit(":", 1)[1]), MNEMEX_HOOK_TIMEOUT=str(HOOK_TIMEOUT))
     status, before = _get_context(procs, "fault-before")
     assert status == 200 and f"[id:{fact_id}]" in before["context"], before
@@ -98,7 +97,8 @@ def test_sigkill_while_hooks_fire_then_context_returns(service: str, procs: Stac
     assert first.returncode == 0
     assert f"[id:{fact_id}]" in first.stdout, (
         f"prompt after restarting {service} (down {outage:.1f} s, context back in {recovered:.1f} s) "
-        f"got no context: {first.stdout[:200]!r}")
+        f"got no context: {first.stdout[:200]!r}"
+    )
 
 
 def _wait_for_context(procs: Stack, fact_id: str, timeout: float) -> float:
@@ -111,11 +111,10 @@ def _wait_for_context(procs: Stack, fact_id: str, timeout: float) -> float:
     raise AssertionError(f"context did not come back within {timeout} s of the restart")
 
 
-
-
 @pytest.mark.parametrize(("dead", "event"), [("gateway", "prompt")])
-def test_an_outage_does_not_silence_prompts_after_recovery(dead: str, event: str, procs: Stack, fact_id: str,
-                                                           tmp_path: Path) -> None:
+def test_an_outage_does_not_silence_prompts_after_recovery(
+    dead: str, event: str, procs: Stack, fact_id: str, tmp_path: Path
+) -> None:
     env = hook_env(tmp_path, int(procs.gateway_url.rsplit(":", 1)[1]), MNEMEX_HOOK_TIMEOUT=str(HOOK_TIMEOUT))
     kill9(procs, dead)
     for turn in range(3):

@@ -27,11 +27,14 @@ def test_schemathesis_finds_no_server_errors(stack: InprocStack) -> None:
     assert not report.findings, "\n".join(report.findings)
 
 
-@pytest.mark.parametrize("target", [
-    "ingest",
-    "mcp",
-    "import",
-])
+@pytest.mark.parametrize(
+    "target",
+    [
+        "ingest",
+        "mcp",
+        "import",
+    ],
+)
 def test_raw_bodies_find_no_server_errors(target: str, stack: InprocStack) -> None:
     report = FuzzReport()
     RAW_FUZZERS[target](stack.gateway.url, EXAMPLES * 2, report)
@@ -40,10 +43,13 @@ def test_raw_bodies_find_no_server_errors(target: str, stack: InprocStack) -> No
     assert not report.findings, "\n".join(report.findings)
 
 
-@pytest.mark.parametrize("header", [
-    b'{"type": "header", "format": "not-mnemex"}',
-    b'{"type": "header", "format": "mnemex-export", "version": "two"}',
-])
+@pytest.mark.parametrize(
+    "header",
+    [
+        b'{"type": "header", "format": "not-mnemex"}',
+        b'{"type": "header", "format": "mnemex-export", "version": "two"}',
+    ],
+)
 def test_import_with_a_foreign_header_is_rejected_with_422(header: bytes, stack: InprocStack) -> None:
     reply = stack.gateway.client.post("/api/import", content=header + b"\n")
     assert reply.status_code == 422, reply.text

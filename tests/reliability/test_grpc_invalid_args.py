@@ -32,7 +32,13 @@ SERVICES = {
     "kg": kg_pb.DESCRIPTOR.services_by_name["KnowledgeGraphService"],
 }
 # RPCs whose request has no field a caller could get wrong.
-NO_INPUT = {"EmbeddingService/Info", "MemoryService/ListScopes", "MemoryService/Info", "KnowledgeGraphService/Info"}
+NO_INPUT = {
+    "EmbeddingService/Info",
+    "MemoryService/ListScopes",
+    "MemoryService/Info",
+    "MemoryService/GetRules",
+    "KnowledgeGraphService/Info",
+}
 
 # Any: the cases deliberately pass values the stubs' types forbid (unknown enum numbers).
 M: Any = mem_pb
@@ -64,24 +70,43 @@ def memory_cases() -> list[Case]:
             "unknown-collection": lambda: M.StoreRequest(scope=GOOD_M, collection="secrets", content="x"),
             "empty-content": lambda: M.StoreRequest(scope=GOOD_M, collection="working", content="   "),
             "content-too-long": lambda: M.StoreRequest(scope=GOOD_M, collection="working", content="x" * 60_000),
-            "vector-wrong-length": lambda: M.StoreRequest(scope=GOOD_M, collection="working", content="x", vector=b"\x00" * 10),
-            "vector-wrong-dimension": lambda: M.StoreRequest(scope=GOOD_M, collection="working", content="x",
-                                                             vector=floats([0.1] * 128)),
-            "vector-nan": lambda: M.StoreRequest(scope=GOOD_M, collection="working", content="nan vector",
-                                                 vector=floats([math.nan] * 384)),
-            "importance-outside-bank": lambda: M.StoreRequest(scope=GOOD_M, collection="working", content="x", importance=0.5),
-            "importance-above-1": lambda: M.StoreRequest(scope=GOOD_M, collection="memory_bank", content="x", importance=7.0),
-            "confidence-nan": lambda: M.StoreRequest(scope=GOOD_M, collection="memory_bank", content="x", confidence=math.nan),
-            "metadata-not-object": lambda: M.StoreRequest(scope=GOOD_M, collection="working", content="x", metadata_json="[1]"),
-            "metadata-not-json": lambda: M.StoreRequest(scope=GOOD_M, collection="working", content="x", metadata_json="{x"),
-            "metadata-reserved-key": lambda: M.StoreRequest(scope=GOOD_M, collection="working", content="x",
-                                                            metadata_json='{"score": 1}'),
-            "too-many-tags": lambda: M.StoreRequest(scope=GOOD_M, collection="working", content="x",
-                                                    tags=[f"t{i}" for i in range(50)]),
+            "vector-wrong-length": lambda: M.StoreRequest(
+                scope=GOOD_M, collection="working", content="x", vector=b"\x00" * 10
+            ),
+            "vector-wrong-dimension": lambda: M.StoreRequest(
+                scope=GOOD_M, collection="working", content="x", vector=floats([0.1] * 128)
+            ),
+            "vector-nan": lambda: M.StoreRequest(
+                scope=GOOD_M, collection="working", content="nan vector", vector=floats([math.nan] * 384)
+            ),
+            "importance-outside-bank": lambda: M.StoreRequest(
+                scope=GOOD_M, collection="working", content="x", importance=0.5
+            ),
+            "importance-above-1": lambda: M.StoreRequest(
+                scope=GOOD_M, collection="memory_bank", content="x", importance=7.0
+            ),
+            "confidence-nan": lambda: M.StoreRequest(
+                scope=GOOD_M, collection="memory_bank", content="x", confidence=math.nan
+            ),
+            "metadata-not-object": lambda: M.StoreRequest(
+                scope=GOOD_M, collection="working", content="x", metadata_json="[1]"
+            ),
+            "metadata-not-json": lambda: M.StoreRequest(
+                scope=GOOD_M, collection="working", content="x", metadata_json="{x"
+            ),
+            "metadata-reserved-key": lambda: M.StoreRequest(
+                scope=GOOD_M, collection="working", content="x", metadata_json='{"score": 1}'
+            ),
+            "too-many-tags": lambda: M.StoreRequest(
+                scope=GOOD_M, collection="working", content="x", tags=[f"t{i}" for i in range(50)]
+            ),
             "tag-too-long": lambda: M.StoreRequest(scope=GOOD_M, collection="working", content="x", tags=["t" * 500]),
-            "unknown-initial-outcome": lambda: M.StoreRequest(scope=GOOD_M, collection="working", content="x",
-                                                              initial_outcome=99),
-            "session-id-too-long": lambda: M.StoreRequest(scope=GOOD_M, collection="working", content="x", session_id=long_sid),
+            "unknown-initial-outcome": lambda: M.StoreRequest(
+                scope=GOOD_M, collection="working", content="x", initial_outcome=99
+            ),
+            "session-id-too-long": lambda: M.StoreRequest(
+                scope=GOOD_M, collection="working", content="x", session_id=long_sid
+            ),
         },
         "Search": {
             "bad-scope": lambda: M.SearchRequest(scope=BAD_M, query="x"),
@@ -91,12 +116,15 @@ def memory_cases() -> list[Case]:
             "unknown-sort": lambda: M.SearchRequest(scope=GOOD_M, query="x", sort_by=42),
             "unknown-collection": lambda: M.SearchRequest(scope=GOOD_M, query="x", collections=["secrets"]),
             "filters-not-json": lambda: M.SearchRequest(scope=GOOD_M, query="x", metadata_filters_json="{nope"),
-            "filters-bad-operator": lambda: M.SearchRequest(scope=GOOD_M, query="x",
-                                                            metadata_filters_json='{"score": {"$regex": ".*"}}'),
+            "filters-bad-operator": lambda: M.SearchRequest(
+                scope=GOOD_M, query="x", metadata_filters_json='{"score": {"$regex": ".*"}}'
+            ),
             "malformed-id": lambda: M.SearchRequest(scope=GOOD_M, id="bad id with spaces/../"),
             "query-vector-wrong-length": lambda: M.SearchRequest(scope=GOOD_M, query_vector=b"\x01\x02\x03"),
             "query-vector-nan": lambda: M.SearchRequest(scope=GOOD_M, query_vector=floats([math.nan] * 384)),
-            "weight-unknown-collection": lambda: M.SearchRequest(scope=GOOD_M, query="x", collection_weights={"secrets": 2.0}),
+            "weight-unknown-collection": lambda: M.SearchRequest(
+                scope=GOOD_M, query="x", collection_weights={"secrets": 2.0}
+            ),
             "weight-negative": lambda: M.SearchRequest(scope=GOOD_M, query="x", collection_weights={"patterns": -3.0}),
             "weight-nan": lambda: M.SearchRequest(scope=GOOD_M, query="x", collection_weights={"patterns": math.nan}),
             "too-many-boost-ids": lambda: M.SearchRequest(scope=GOOD_M, query="x", boost_ids=[GOOD_ID] * 5000),
@@ -130,14 +158,19 @@ def memory_cases() -> list[Case]:
             "nothing-to-score": lambda: M.ScoreRequest(scope=GOOD_M),
             "unknown-outcome": lambda: M.ScoreRequest(scope=GOOD_M, outcome=42),
             "unknown-memory-outcome": lambda: M.ScoreRequest(scope=GOOD_M, memory_scores={GOOD_ID: 42}),
-            "malformed-memory-id": lambda: M.ScoreRequest(scope=GOOD_M, memory_scores={"no spaces allowed": C.OUTCOME_WORKED}),
-            "too-many-related": lambda: M.ScoreRequest(scope=GOOD_M, outcome=C.OUTCOME_WORKED,
-                                                       related=M.IdList(ids=[GOOD_ID] * 500)),
+            "malformed-memory-id": lambda: M.ScoreRequest(
+                scope=GOOD_M, memory_scores={"no spaces allowed": C.OUTCOME_WORKED}
+            ),
+            "too-many-related": lambda: M.ScoreRequest(
+                scope=GOOD_M, outcome=C.OUTCOME_WORKED, related=M.IdList(ids=[GOOD_ID] * 500)
+            ),
             "session-id-too-long": lambda: M.ScoreRequest(scope=GOOD_M, outcome=C.OUTCOME_WORKED, session_id=long_sid),
         },
         "RecordExchange": {
             "bad-scope": lambda: M.RecordExchangeRequest(scope=BAD_M, session_id="s", assistant_text="a"),
-            "session-id-too-long": lambda: M.RecordExchangeRequest(scope=GOOD_M, session_id=long_sid, assistant_text="a"),
+            "session-id-too-long": lambda: M.RecordExchangeRequest(
+                scope=GOOD_M, session_id=long_sid, assistant_text="a"
+            ),
         },
         "GetScoringState": {
             "bad-scope": lambda: M.GetScoringStateRequest(scope=BAD_M, session_id="s"),
@@ -150,39 +183,56 @@ def memory_cases() -> list[Case]:
             "session-id-too-long": lambda: M.RecordInjectionRequest(scope=GOOD_M, session_id=long_sid, ids=[GOOD_ID]),
         },
         "PrepareContext": {
-            "bad-scope": lambda: M.PrepareContextRequest(scope=BAD_M, session_id="s", search=M.SearchRequest(query="x")),
+            "bad-scope": lambda: M.PrepareContextRequest(
+                scope=BAD_M, session_id="s", search=M.SearchRequest(query="x")
+            ),
             "session-id-too-long": lambda: M.PrepareContextRequest(scope=GOOD_M, session_id=long_sid),
-            "nothing-to-search": lambda: M.PrepareContextRequest(scope=GOOD_M, session_id="s", search=M.SearchRequest()),
+            "nothing-to-search": lambda: M.PrepareContextRequest(
+                scope=GOOD_M, session_id="s", search=M.SearchRequest()
+            ),
             "limit-too-high": lambda: M.PrepareContextRequest(
-                scope=GOOD_M, session_id="s", search=M.SearchRequest(query="x", limit=100_000)),
+                scope=GOOD_M, session_id="s", search=M.SearchRequest(query="x", limit=100_000)
+            ),
             "query-vector-wrong-length": lambda: M.PrepareContextRequest(
-                scope=GOOD_M, session_id="s", search=M.SearchRequest(query="x", query_vector=b"\x01\x02\x03")),
+                scope=GOOD_M, session_id="s", search=M.SearchRequest(query="x", query_vector=b"\x01\x02\x03")
+            ),
             "weight-unknown-collection": lambda: M.PrepareContextRequest(
-                scope=GOOD_M, session_id="s", search=M.SearchRequest(query="x", collection_weights={"secrets": 2.0})),
+                scope=GOOD_M, session_id="s", search=M.SearchRequest(query="x", collection_weights={"secrets": 2.0})
+            ),
         },
         "IngestBook": {
             "bad-scope": lambda: M.IngestBookRequest(scope=BAD_M, title="t", data=b"text", filename="t.txt"),
             "empty-data": lambda: M.IngestBookRequest(scope=GOOD_M, title="t", data=b"", filename="t.txt"),
-            "unsupported-format": lambda: M.IngestBookRequest(scope=GOOD_M, title="t", data=b"MZ\x90", filename="setup.exe"),
+            "unsupported-format": lambda: M.IngestBookRequest(
+                scope=GOOD_M, title="t", data=b"MZ\x90", filename="setup.exe"
+            ),
             "no-title-no-filename": lambda: M.IngestBookRequest(scope=GOOD_M, data=b"some text"),
-            "too-large": lambda: M.IngestBookRequest(scope=GOOD_M, title="t", data=b"a" * (10 * 1024 * 1024 + 1),
-                                                     filename="t.txt"),
-            "not-a-pdf": lambda: M.IngestBookRequest(scope=GOOD_M, title="fake", data=b"this is not a pdf at all",
-                                                     filename="fake.pdf"),
-            "truncated-pdf": lambda: M.IngestBookRequest(scope=GOOD_M, title="cut", data=b"%PDF-1.7\n1 0 obj\n<< /Type",
-                                                         filename="cut.pdf"),
-            "source-too-long": lambda: M.IngestBookRequest(scope=GOOD_M, title="t", data=b"text", filename="t.txt",
-                                                           source="s" * 5_000),
+            "too-large": lambda: M.IngestBookRequest(
+                scope=GOOD_M, title="t", data=b"a" * (10 * 1024 * 1024 + 1), filename="t.txt"
+            ),
+            "not-a-pdf": lambda: M.IngestBookRequest(
+                scope=GOOD_M, title="fake", data=b"this is not a pdf at all", filename="fake.pdf"
+            ),
+            "truncated-pdf": lambda: M.IngestBookRequest(
+                scope=GOOD_M, title="cut", data=b"%PDF-1.7\n1 0 obj\n<< /Type", filename="cut.pdf"
+            ),
+            "source-too-long": lambda: M.IngestBookRequest(
+                scope=GOOD_M, title="t", data=b"text", filename="t.txt", source="s" * 5_000
+            ),
         },
         "IngestBookStream": {
             "bad-scope": lambda: M.IngestBookStreamRequest(
-                book=M.IngestBookRequest(scope=BAD_M, title="t", data=b"text", filename="t.txt")),
+                book=M.IngestBookRequest(scope=BAD_M, title="t", data=b"text", filename="t.txt")
+            ),
             "no-book": lambda: M.IngestBookStreamRequest(),
             "unsupported-format": lambda: M.IngestBookStreamRequest(
-                book=M.IngestBookRequest(scope=GOOD_M, title="t", data=b"MZ\x90", filename="setup.exe")),
+                book=M.IngestBookRequest(scope=GOOD_M, title="t", data=b"MZ\x90", filename="setup.exe")
+            ),
             "not-a-pdf": lambda: M.IngestBookStreamRequest(
-                book=M.IngestBookRequest(scope=GOOD_M, title="fake", data=b"this is not a pdf at all",
-                                         filename="fake.pdf")),
+                book=M.IngestBookRequest(
+                    scope=GOOD_M, title="fake", data=b"this is not a pdf at all", filename="fake.pdf"
+                )
+            ),
         },
         "ListBooks": {"bad-scope": lambda: M.ListBooksRequest(scope=BAD_M)},
         "RemoveBook": {
@@ -195,16 +245,51 @@ def memory_cases() -> list[Case]:
         "Import": {
             "not-json": lambda: [M.ImportRequest(record_json="{nope")],
             "json-array": lambda: [M.ImportRequest(record_json="[1, 2]")],
-            "bad-scope": lambda: [M.ImportRequest(record_json=json.dumps(
-                {"scope": {"user": "../x", "project": "p"}, "collection": "working", "content": "x"}))],
-            "unknown-collection": lambda: [M.ImportRequest(record_json=json.dumps(
-                {"scope": {"user": "tester", "project": "p"}, "collection": "secrets", "content": "x"}))],
-            "empty-content": lambda: [M.ImportRequest(record_json=json.dumps(
-                {"scope": {"user": "tester", "project": "p"}, "collection": "working", "content": ""}))],
-            "metadata-not-object": lambda: [M.ImportRequest(record_json=json.dumps(
-                {"scope": {"user": "tester", "project": "p"}, "collection": "working", "content": "x", "metadata": [1]}))],
-            "malformed-id": lambda: [M.ImportRequest(record_json=json.dumps(
-                {"scope": {"user": "tester", "project": "p"}, "collection": "working", "content": "x", "id": "../../x"}))],
+            "bad-scope": lambda: [
+                M.ImportRequest(
+                    record_json=json.dumps(
+                        {"scope": {"user": "../x", "project": "p"}, "collection": "working", "content": "x"}
+                    )
+                )
+            ],
+            "unknown-collection": lambda: [
+                M.ImportRequest(
+                    record_json=json.dumps(
+                        {"scope": {"user": "tester", "project": "p"}, "collection": "secrets", "content": "x"}
+                    )
+                )
+            ],
+            "empty-content": lambda: [
+                M.ImportRequest(
+                    record_json=json.dumps(
+                        {"scope": {"user": "tester", "project": "p"}, "collection": "working", "content": ""}
+                    )
+                )
+            ],
+            "metadata-not-object": lambda: [
+                M.ImportRequest(
+                    record_json=json.dumps(
+                        {
+                            "scope": {"user": "tester", "project": "p"},
+                            "collection": "working",
+                            "content": "x",
+                            "metadata": [1],
+                        }
+                    )
+                )
+            ],
+            "malformed-id": lambda: [
+                M.ImportRequest(
+                    record_json=json.dumps(
+                        {
+                            "scope": {"user": "tester", "project": "p"},
+                            "collection": "working",
+                            "content": "x",
+                            "id": "../../x",
+                        }
+                    )
+                )
+            ],
         },
     }
     return [Case(f"MemoryService/{m}", n, f) for m, named in cases.items() for n, f in named.items()]
@@ -222,21 +307,29 @@ def kg_cases() -> list[Case]:
             "too-many-concepts": lambda: K.RouteRequest(scope=GOOD_K, concepts=[f"c{i}" for i in range(1000)]),
         },
         "RecordOutcome": {
-            "bad-scope": lambda: K.RecordOutcomeRequest(scope=BAD_K, concepts=["x"], collections=["working"], outcome=1),
+            "bad-scope": lambda: K.RecordOutcomeRequest(
+                scope=BAD_K, concepts=["x"], collections=["working"], outcome=1
+            ),
             "no-outcome": lambda: K.RecordOutcomeRequest(scope=GOOD_K, concepts=["x"], collections=["working"]),
             "nothing-to-learn": lambda: K.RecordOutcomeRequest(scope=GOOD_K, collections=["working"], outcome=1),
             "nothing-to-credit": lambda: K.RecordOutcomeRequest(scope=GOOD_K, concepts=["x"], outcome=1),
-            "bad-collection-name": lambda: K.RecordOutcomeRequest(scope=GOOD_K, concepts=["x"], collections=["a b/c"],
-                                                                  outcome=1),
-            "problem-too-long": lambda: K.RecordOutcomeRequest(scope=GOOD_K, concepts=["x"], collections=["working"],
-                                                               outcome=1, problem="p" * 50_000),
+            "bad-collection-name": lambda: K.RecordOutcomeRequest(
+                scope=GOOD_K, concepts=["x"], collections=["a b/c"], outcome=1
+            ),
+            "problem-too-long": lambda: K.RecordOutcomeRequest(
+                scope=GOOD_K, concepts=["x"], collections=["working"], outcome=1, problem="p" * 50_000
+            ),
         },
         "RecordAction": {
-            "bad-scope": lambda: K.RecordActionRequest(scope=BAD_K, context_type="coding", action="a", collection="working",
-                                                       outcome=1),
-            "empty-action": lambda: K.RecordActionRequest(scope=GOOD_K, context_type="coding", action="", collection="working",
-                                                          outcome=1),
-            "no-outcome": lambda: K.RecordActionRequest(scope=GOOD_K, context_type="coding", action="a", collection="working"),
+            "bad-scope": lambda: K.RecordActionRequest(
+                scope=BAD_K, context_type="coding", action="a", collection="working", outcome=1
+            ),
+            "empty-action": lambda: K.RecordActionRequest(
+                scope=GOOD_K, context_type="coding", action="", collection="working", outcome=1
+            ),
+            "no-outcome": lambda: K.RecordActionRequest(
+                scope=GOOD_K, context_type="coding", action="a", collection="working"
+            ),
         },
         "IndexFact": {
             "bad-scope": lambda: K.IndexFactRequest(scope=BAD_K, fact_id="f", text="x"),
@@ -283,7 +376,9 @@ def kg_cases() -> list[Case]:
             "not-json": lambda: K.ImportRequest(scope=GOOD_K, graph_json="{nope"),
             "json-list": lambda: K.ImportRequest(scope=GOOD_K, graph_json="[1, 2]"),
             "empty": lambda: K.ImportRequest(scope=GOOD_K, graph_json=""),
-            "wrong-shape": lambda: K.ImportRequest(scope=GOOD_K, graph_json='{"routing": 5, "entities": "x", "facts": [1]}'),
+            "wrong-shape": lambda: K.ImportRequest(
+                scope=GOOD_K, graph_json='{"routing": 5, "entities": "x", "facts": [1]}'
+            ),
         },
     }
     return [Case(f"KnowledgeGraphService/{m}", n, f) for m, named in cases.items() for n, f in named.items()]
@@ -305,8 +400,11 @@ KNOWN_BUGS: dict[str, str] = {}
 
 def _address(stack: InprocStack, method: str) -> str:
     service = method.split("/")[0]
-    return {"MemoryService": stack.memory_addr, "KnowledgeGraphService": stack.kg_addr,
-            "EmbeddingService": stack.embedding_addr}[service]
+    return {
+        "MemoryService": stack.memory_addr,
+        "KnowledgeGraphService": stack.kg_addr,
+        "EmbeddingService": stack.embedding_addr,
+    }[service]
 
 
 def _full_name(method: str) -> str:
@@ -360,8 +458,11 @@ def test_every_rpc_of_every_service_has_invalid_input_cases() -> None:
 def channels(stack: InprocStack) -> Iterator[dict[str, grpc.Channel]]:
     opened = {
         name: grpc.insecure_channel(addr, options=[("grpc.max_send_message_length", 32 * 1024 * 1024)])
-        for name, addr in (("MemoryService", stack.memory_addr), ("KnowledgeGraphService", stack.kg_addr),
-                           ("EmbeddingService", stack.embedding_addr))
+        for name, addr in (
+            ("MemoryService", stack.memory_addr),
+            ("KnowledgeGraphService", stack.kg_addr),
+            ("EmbeddingService", stack.embedding_addr),
+        )
     }
     yield opened
     for channel in opened.values():
@@ -391,6 +492,7 @@ def test_rpcs_without_input_answer_ok(method: str, channels: dict[str, grpc.Chan
         "EmbeddingService/Info": emb_pb.InfoRequest,
         "MemoryService/ListScopes": mem_pb.ListScopesRequest,
         "MemoryService/Info": mem_pb.InfoRequest,
+        "MemoryService/GetRules": mem_pb.GetRulesRequest,
         "KnowledgeGraphService/Info": kg_pb.InfoRequest,
     }
     code, details, _ = call(channels[method.split("/")[0]], method, request_class[method]())
@@ -414,10 +516,13 @@ def test_unknown_ids_are_not_found_not_invalid(channels: dict[str, grpc.Channel]
 def test_long_texts_within_the_limits_are_stored(channels: dict[str, grpc.Channel]) -> None:
     memory = channels["MemoryService"]
     words = " ".join(f"step{i} checks the retry budget of the upload worker" for i in range(250))  # ~13,000 chars
-    code, details, reply = call(memory, "MemoryService/Store",
-                                M.StoreRequest(scope=GOOD_M, collection="working", content=words))
+    code, details, reply = call(
+        memory, "MemoryService/Store", M.StoreRequest(scope=GOOD_M, collection="working", content=words)
+    )
     assert code == grpc.StatusCode.OK, f"Store of {len(words):,} chars -> {code.name}: {details[:200]}"
-    code, details, reply = call(memory, "MemoryService/RecordExchange",
-                                M.RecordExchangeRequest(scope=GOOD_M, session_id="long-answer", user_text="explain",
-                                                        assistant_text=words * 2))
+    code, details, reply = call(
+        memory,
+        "MemoryService/RecordExchange",
+        M.RecordExchangeRequest(scope=GOOD_M, session_id="long-answer", user_text="explain", assistant_text=words * 2),
+    )
     assert code == grpc.StatusCode.OK and reply.exchange_id, f"RecordExchange -> {code.name}: {details[:200]}"

@@ -45,8 +45,17 @@ MALFORMED: dict[str, bytes] = {
     "json-null": b"null",
     "nested-200k": b"[" * 200_000,
     "nested-objects": b'{"a":' * 50_000 + b"1" + b"}" * 50_000,
-    "wrong-types": json.dumps({"session_id": 7, "cwd": ["/x"], "prompt": {"text": 1}, "tool_input": "x" * 100,
-                               "tool_response": 3.5, "last_assistant_message": None, "source": False}).encode(),
+    "wrong-types": json.dumps(
+        {
+            "session_id": 7,
+            "cwd": ["/x"],
+            "prompt": {"text": 1},
+            "tool_input": "x" * 100,
+            "tool_response": 3.5,
+            "last_assistant_message": None,
+            "source": False,
+        }
+    ).encode(),
     "nan-and-huge-numbers": b'{"session_id": NaN, "prompt": 1e999999, "cwd": -Infinity}',
     "huge-5mb": b'{"prompt": "' + b"a" * (5 * 1024 * 1024) + b'"}',
 }
@@ -74,8 +83,13 @@ def test_every_script_survives_every_malformed_stdin(event: str, client: str, de
 
 def test_stdin_that_never_closes_still_exits_0_within_the_hook_timeout(tmp_path: Path) -> None:
     env = hook_env(tmp_path, closed_port(), MNEMEX_HOOK_TIMEOUT="1")
-    proc = subprocess.Popen([sys.executable, "-S", str(HOOKS / SCRIPTS["prompt"])], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    proc = subprocess.Popen(
+        [sys.executable, "-S", str(HOOKS / SCRIPTS["prompt"])],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
     started = time.monotonic()
     assert proc.stdin is not None
     proc.stdin.write(b'{"session_id": "open", "prompt": "still typing')
@@ -138,7 +152,9 @@ def _server_error(conn: socket.socket) -> None:
 def _bad_json(conn: socket.socket) -> None:
     _read_request(conn)
     body = b'{"context": "half'
-    conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body))
+    conn.sendall(
+        b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body)
+    )
 
 
 def _wrong_shape(conn: socket.socket) -> None:
@@ -220,8 +236,9 @@ def _serve_one(behaviour: Behaviour, conn: socket.socket) -> None:
 
 
 @pytest.mark.parametrize("name", sorted(HOSTILE))
-def test_prompt_hook_survives_a_hostile_gateway(name: str, hostile_gateway: Callable[[Behaviour], int],
-                                                tmp_path: Path) -> None:
+def test_prompt_hook_survives_a_hostile_gateway(
+    name: str, hostile_gateway: Callable[[Behaviour], int], tmp_path: Path
+) -> None:
     behaviour, may_print = HOSTILE[name]
     env = hook_env(tmp_path, hostile_gateway(behaviour), MNEMEX_HOOK_TIMEOUT="1")
     run = run_hook("prompt", claude_turn("prompt", "hostile-1", str(tmp_path)), env)

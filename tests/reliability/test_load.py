@@ -14,7 +14,7 @@ pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 
 def test_concurrent_sessions_lose_no_score_update(procs: Stack) -> None:
-    cwd = "/work/load-small"
+    cwd = "/srv/load-small"
     seed_facts(procs.gateway_url, cwd)
     report = run_load(procs.gateway_url, cwd, sessions=4, turns=8)
     assert not report.errors, report.errors[:5]

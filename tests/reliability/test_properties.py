@@ -1,7 +1,7 @@
 """Hypothesis property tests over the pure domain modules (hostile and random input).
 
-scoring and Wilson, lifecycle, ranking, normalization, formatting and
-escaping, lexical search and rank fusion, project ids, tool observations,
+scoring and Wilson, lifecycle, ranking, normalization (record parsing and the
+view), formatting and escaping, lexical search, project ids, tool observations,
 and the hooks' stdin adapter. (Privacy has its own in tests/unit/test_privacy_*.)
 Each property is something a caller relies on: totality (no exception on
 any input), ranges, monotonicity, and the structure of text shown to the model.
@@ -23,11 +23,11 @@ from hypothesis import strategies as st
 from gateway import formatting
 from gateway.observations import MAX_OBSERVATION_CHARS, observe
 from kernel import projects
-from services.memory import lifecycle, naming, ranking, scoring
-from services.memory.fusion import fuse_ranked, rrf_fuse
-from services.memory.lexical import LexicalIndex
-from services.memory.normalize import normalize
-from services.memory.outcomes import Outcome
+from services.memory.domain import lifecycle, naming, ranking, scoring
+from services.memory.domain.outcomes import Outcome
+from services.memory.domain.view import view
+from services.memory.retrieval.lexical import LexicalIndex
+from services.memory.storage.record_codec import parse_record
 
 HOOKS = Path(__file__).resolve().parents[2] / "hooks"
 PROPS = settings(max_examples=120, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
@@ -37,15 +37,41 @@ OUTCOMES = st.sampled_from(list(Outcome))
 TEXT = st.text(alphabet=st.characters(blacklist_categories=["Cs"]), max_size=300)
 HOSTILE_TEXT = st.one_of(
     TEXT,
-    st.lists(st.sampled_from([
-        formatting.CONTEXT_START, formatting.CONTEXT_END, f"<{formatting.SCORE_TAG}>", f"</{formatting.SCORE_TAG}>",
-        "[id:patterns_" + "a" * 32 + "]", "\n", "\r", "\u2028", "\u0085", "\u200b", "\u202e", "═", "• ", "[ id :",
-        "KNOWN CONTEXT", "END CONTEXT", "<mnemex", "ignore previous instructions", " ", "x",
-    ]), max_size=30).map("".join),
+    st.lists(
+        st.sampled_from(
+            [
+                formatting.CONTEXT_START,
+                formatting.CONTEXT_END,
+                f"<{formatting.SCORE_TAG}>",
+                f"</{formatting.SCORE_TAG}>",
+                "[id:patterns_" + "a" * 32 + "]",
+                "\n",
+                "\r",
+                "\u2028",
+                "\u0085",
+                "\u200b",
+                "\u202e",
+                "═",
+                "• ",
+                "[ id :",
+                "KNOWN CONTEXT",
+                "END CONTEXT",
+                "<mnemex",
+                "ignore previous instructions",
+                " ",
+                "x",
+            ]
+        ),
+        max_size=30,
+    ).map("".join),
 )
-COUNTERS = st.builds(scoring.Counters, score=UNIT, uses=st.integers(0, 10_000),
-                     success_count=st.floats(0.0, 10_000.0, allow_nan=False),
-                     history=st.text(alphabet="Y~?N", max_size=12))
+COUNTERS = st.builds(
+    scoring.Counters,
+    score=UNIT,
+    uses=st.integers(0, 10_000),
+    success_count=st.floats(0.0, 10_000.0, allow_nan=False),
+    history=st.text(alphabet="Y~?N", max_size=12),
+)
 
 
 # -- scoring and Wilson --------------------------------------------------------
@@ -72,8 +98,9 @@ def test_wilson_grows_with_successes_and_with_evidence(uses: int, data: Any) -> 
 
 @PROPS
 @given(COUNTERS, OUTCOMES, AGE, st.booleans())
-def test_an_outcome_is_one_use_and_moves_the_score_the_right_way(counters: scoring.Counters, outcome: Outcome,
-                                                                 age: float, moves: bool) -> None:
+def test_an_outcome_is_one_use_and_moves_the_score_the_right_way(
+    counters: scoring.Counters, outcome: Outcome, age: float, moves: bool
+) -> None:
     after = scoring.apply_outcome(counters, outcome, age, moves_score=moves)
     assert after.uses == counters.uses + 1
     assert after.success_count >= counters.success_count - 1e-6  # stored rounded to 6 places
@@ -93,15 +120,17 @@ NEXT = {"working": {"history"}, "history": {"patterns"}, "patterns": {"history"}
 
 @PROPS
 @given(st.sampled_from(naming.COLLECTIONS), COUNTERS, st.floats(0.0, 10_000.0, allow_nan=False))
-def test_lifecycle_moves_one_step_and_never_touches_bank_or_books(collection: str, counters: scoring.Counters,
-                                                                  idle_hours: float) -> None:
+def test_lifecycle_moves_one_step_and_never_touches_bank_or_books(
+    collection: str, counters: scoring.Counters, idle_hours: float
+) -> None:
     config = lifecycle.LifecycleConfig()
     now = datetime(2026, 1, 1, tzinfo=UTC)
     from datetime import timedelta
 
-    for transition in (lifecycle.after_outcome(collection, counters, config),
-                       lifecycle.sweep(collection, counters, expiry_clock=now - timedelta(hours=idle_hours), now=now,
-                                       config=config)):
+    for transition in (
+        lifecycle.after_outcome(collection, counters, config),
+        lifecycle.sweep(collection, counters, expiry_clock=now - timedelta(hours=idle_hours), now=now, config=config),
+    ):
         if collection in (naming.MEMORY_BANK, naming.BOOKS):
             assert transition.action is lifecycle.Action.NONE
         if transition.action in (lifecycle.Action.PROMOTE, lifecycle.Action.DEMOTE):
@@ -114,9 +143,15 @@ def test_lifecycle_moves_one_step_and_never_touches_bank_or_books(collection: st
 
 # -- ranking --------------------------------------------------------------------
 RANK_INPUTS = st.builds(
-    ranking.RankInput, collection=st.sampled_from(naming.COLLECTIONS), score=st.floats(-5, 5, allow_nan=False),
-    uses=st.integers(0, 10_000), success_count=st.floats(0, 10_000, allow_nan=False), age_days=AGE,
-    importance=st.none() | UNIT, confidence=st.none() | UNIT, relevance=st.none() | st.floats(-1, 2, allow_nan=False),
+    ranking.RankInput,
+    collection=st.sampled_from(naming.COLLECTIONS),
+    score=st.floats(-5, 5, allow_nan=False),
+    uses=st.integers(0, 10_000),
+    success_count=st.floats(0, 10_000, allow_nan=False),
+    age_days=AGE,
+    importance=st.none() | UNIT,
+    confidence=st.none() | UNIT,
+    relevance=st.none() | st.floats(-1, 2, allow_nan=False),
     collection_weight=st.floats(-2, 10, allow_nan=False),
 )
 
@@ -149,35 +184,80 @@ def test_trust_is_monotone(a: float, b: float) -> None:
 
 
 # -- normalization ----------------------------------------------------------------
-JUNK = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), st.text(max_size=30),
-                 st.sampled_from(["nan", "inf", "-1", "1e999", "true", "[]", "2025-02-30T99:99:99Z", "", "  "]))
-METADATA = st.dictionaries(st.sampled_from(["score", "uses", "success_count", "importance", "confidence",
-                                            "created_at", "timestamp", "created_ts", "tags", "archived",
-                                            "last_outcome", "outcome_history", "title", "project", "content"]),
-                           JUNK, max_size=15)
+JUNK = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.floats(),
+    st.text(max_size=30),
+    st.sampled_from(["nan", "inf", "-1", "1e999", "true", "[]", "2025-02-30T99:99:99Z", "", "  "]),
+)
+METADATA = st.dictionaries(
+    st.sampled_from(
+        [
+            "score",
+            "uses",
+            "success_count",
+            "importance",
+            "confidence",
+            "created_at",
+            "timestamp",
+            "created_ts",
+            "tags",
+            "archived",
+            "last_outcome",
+            "outcome_history",
+            "title",
+            "project",
+            "content",
+        ]
+    ),
+    JUNK,
+    max_size=15,
+)
 
 
 @PROPS
-@given(st.sampled_from([*naming.COLLECTIONS, "", "unknown"]), st.none() | TEXT, METADATA,
-       st.none() | st.floats(allow_nan=True), st.none() | st.floats(allow_nan=True))
-def test_normalize_accepts_any_stored_metadata(collection: str, document: str | None, metadata: dict[str, Any],
-                                               similarity: float | None, final_rank: float | None) -> None:
-    memory = normalize("working_" + "0" * 32, collection, document, metadata, now=datetime(2026, 1, 1, tzinfo=UTC),
-                       similarity=similarity, final_rank_score=final_rank)
+@given(
+    st.sampled_from([*naming.COLLECTIONS, "", "unknown"]),
+    st.none() | TEXT,
+    METADATA,
+    st.none() | st.floats(allow_nan=True),
+    st.none() | st.floats(allow_nan=True),
+)
+def test_normalize_accepts_any_stored_metadata(
+    collection: str, document: str | None, metadata: dict[str, Any], similarity: float | None, final_rank: float | None
+) -> None:
+    record = parse_record("working_" + "0" * 32, collection, document, metadata)
+    memory = view(
+        record,
+        now=datetime(2026, 1, 1, tzinfo=UTC),
+        similarity=similarity,
+        final_rank_score=final_rank,
+    )
     assert 0.0 <= memory.score <= 1.0 and memory.uses >= 0
     assert 0.0 <= memory.wilson_score <= 1.0 and 0.0 <= memory.learned_score <= 1.0
     assert isinstance(memory.content, str) and isinstance(memory.age, str)
 
 
 # -- formatting and escaping ---------------------------------------------------------
-MEMORIES = st.lists(st.fixed_dictionaries({
-    "id": st.text(max_size=60) | st.just("memory_bank_" + "1" * 32),
-    "collection": st.sampled_from(naming.COLLECTIONS),  # set by the memory service, never by callers
-    "content": HOSTILE_TEXT,
-    "age": st.sampled_from(["now", "5 minutes ago", "2 days ago", "3 months ago", ""]),  # computed by the service
-    "uses": st.integers(0, 50), "wilson_score": UNIT,
-    "importance": st.none() | UNIT, "metadata": st.fixed_dictionaries({}, optional={"title": HOSTILE_TEXT}),
-}), max_size=12)
+MEMORIES = st.lists(
+    st.fixed_dictionaries(
+        {
+            "id": st.text(max_size=60) | st.just("memory_bank_" + "1" * 32),
+            "collection": st.sampled_from(naming.COLLECTIONS),  # set by the memory service, never by callers
+            "content": HOSTILE_TEXT,
+            "age": st.sampled_from(
+                ["now", "5 minutes ago", "2 days ago", "3 months ago", ""]
+            ),  # computed by the service
+            "uses": st.integers(0, 50),
+            "wilson_score": UNIT,
+            "importance": st.none() | UNIT,
+            "metadata": st.fixed_dictionaries({}, optional={"title": HOSTILE_TEXT}),
+        }
+    ),
+    max_size=12,
+)
 
 
 @PROPS
@@ -215,15 +295,17 @@ def test_neutralize_gives_one_safe_line(text: str, limit: int) -> None:
     assert not re.search(r"<\s*/?\s*mnemex", line, flags=re.IGNORECASE)
 
 
-# -- lexical search and fusion -------------------------------------------------------------
+# -- lexical search ----------------------------------------------------------------------
 DOCS = st.dictionaries(st.text(alphabet="abcdef0123456789", min_size=1, max_size=8), TEXT, max_size=25)
 
 
 @PROPS
-@given(DOCS, st.lists(st.text(alphabet="abcdef0123456789", min_size=1, max_size=8), max_size=10), TEXT,
-       st.integers(0, 30))
-def test_lexical_search_returns_only_live_documents(docs: dict[str, str], removed: list[str], query: str,
-                                                    k: int) -> None:
+@given(
+    DOCS, st.lists(st.text(alphabet="abcdef0123456789", min_size=1, max_size=8), max_size=10), TEXT, st.integers(0, 30)
+)
+def test_lexical_search_returns_only_live_documents(
+    docs: dict[str, str], removed: list[str], query: str, k: int
+) -> None:
     index = LexicalIndex()
     index.add_many(docs.items())
     for doc_id in removed:
@@ -234,20 +316,6 @@ def test_lexical_search_returns_only_live_documents(docs: dict[str, str], remove
     assert len(hits) <= k
     assert all(doc_id in live and score >= 0 and math.isfinite(score) for doc_id, score in hits)
     assert [s for _, s in hits] == sorted((s for _, s in hits), reverse=True)
-
-
-@PROPS
-@given(st.lists(st.lists(st.text(alphabet="abcdefgh", min_size=1, max_size=3), max_size=12), min_size=1, max_size=5),
-       st.randoms(use_true_random=False))
-def test_rank_fusion_ignores_the_order_of_rankers(rankings: list[list[str]], rng: Any) -> None:
-    fused = rrf_fuse(rankings)
-    shuffled = list(rankings)
-    rng.shuffle(shuffled)
-    assert rrf_fuse(shuffled) == fused
-    assert set(fused) == {doc for ranking_ in rankings for doc in ranking_}
-    assert all(score > 0 for score in fused.values())
-    order = fuse_ranked(rankings, limit=5)
-    assert len(order) == min(5, len(fused)) and len(set(order)) == len(order)
 
 
 # -- project ids -----------------------------------------------------------------------------
@@ -272,14 +340,34 @@ def test_distinct_directories_get_distinct_projects(names: list[str]) -> None:
 
 
 # -- tool observations ---------------------------------------------------------------------------
-JSONISH = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | TEXT,
-                       lambda c: st.lists(c, max_size=4) | st.dictionaries(st.text(max_size=12), c, max_size=4),
-                       max_leaves=15)
+JSONISH = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | TEXT,
+    lambda c: st.lists(c, max_size=4) | st.dictionaries(st.text(max_size=12), c, max_size=4),
+    max_leaves=15,
+)
 
 
 @PROPS
-@given(st.sampled_from(["Bash", "Edit", "MultiEdit", "Write", "NotebookEdit", "WebFetch", "WebSearch", "Read",
-                        "mcp__mnemex__search_memory", "Custom"]) | TEXT, JSONISH, JSONISH, st.none() | TEXT)
+@given(
+    st.sampled_from(
+        [
+            "Bash",
+            "Edit",
+            "MultiEdit",
+            "Write",
+            "NotebookEdit",
+            "WebFetch",
+            "WebSearch",
+            "Read",
+            "mcp__mnemex__search_memory",
+            "Custom",
+        ]
+    )
+    | TEXT,
+    JSONISH,
+    JSONISH,
+    st.none() | TEXT,
+)
 def test_observe_accepts_any_tool_payload(tool: str, tool_input: Any, tool_response: Any, cwd: str | None) -> None:
     observation = observe(tool, tool_input, tool_response, cwd)
     if observation is not None:
@@ -300,9 +388,11 @@ def hook_modules() -> Any:
 
 
 @PROPS
-@given(st.binary(max_size=500) | JSONISH.map(lambda v: __import__("json").dumps(v).encode()),
-       st.sampled_from(["prompt", "stop", "session_start", "pre_compact", "post_tool_use", "bogus"]),
-       st.sampled_from(["claude", "cursor"]))
+@given(
+    st.binary(max_size=500) | JSONISH.map(lambda v: __import__("json").dumps(v).encode()),
+    st.sampled_from(["prompt", "stop", "session_start", "pre_compact", "post_tool_use", "bogus"]),
+    st.sampled_from(["claude", "cursor"]),
+)
 def test_hook_stdin_adapter_is_total(hook_modules: Any, raw: bytes, event: str, client: str) -> None:
     hook_events, hook_main = hook_modules
     parsed = hook_events.parse(raw, event, client)
@@ -315,8 +405,11 @@ def test_hook_stdin_adapter_is_total(hook_modules: Any, raw: bytes, event: str, 
 # Regression: git_root's Path.exists() on '<cwd>/.git' raised OSError(ENAMETOOLONG) for a component over
 # 255 bytes, and every endpoint taking cwd answered 500.
 @PROPS
-@given(st.text(alphabet=st.characters(blacklist_categories=["Cs"], blacklist_characters="/\x00"), min_size=1,
-               max_size=40).map(lambda part: part * (300 // len(part) + 1)))
+@given(
+    st.text(
+        alphabet=st.characters(blacklist_categories=["Cs"], blacklist_characters="/\x00"), min_size=1, max_size=40
+    ).map(lambda part: part * (300 // len(part) + 1))
+)
 def test_a_cwd_with_an_over_long_component_resolves(component: str) -> None:
-    project = projects.resolve(f"/work/{component}/src", Path("/nonexistent-mnemex-home"))
+    project = projects.resolve(f"/srv/{component}/src", Path("/nonexistent-mnemex-home"))
     assert SCOPE_PART.match(project)

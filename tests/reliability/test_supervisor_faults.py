@@ -27,7 +27,7 @@ from tests.support.stack import ROOT, Stack, free_port
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
-PROJECT = "/work/supervised-project"
+PROJECT = "/srv/supervised-project"
 FACT = "Feature flags for the checkout service live in LaunchDarkly project shop-web"
 PROMPT = "where do the checkout feature flags live?"
 
@@ -50,21 +50,39 @@ def _wait(predicate: Any, timeout: float, what: str) -> Any:
 
 
 def _cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "mnemex.cli", *args], env=env, cwd=ROOT, capture_output=True,
-                          text=True, timeout=120, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "mnemex.cli", *args],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
 
 
 @pytest.fixture(scope="module")
 def supervised(procs: Stack, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     home = tmp_path_factory.mktemp("supervised-home")
     env = {k: v for k, v in os.environ.items() if k != "MNEMEX_TOKEN"}
-    env.update(MNEMEX_HOME=str(home), MNEMEX_USER="tester", PYTHONUNBUFFERED="1",
-               MNEMEX_EMBEDDING_ADDR=procs.addr("embedding"), MNEMEX_GATEWAY_ADDR=f"127.0.0.1:{free_port()}",
-               MNEMEX_MEMORY_ADDR=f"127.0.0.1:{free_port()}", MNEMEX_KG_ADDR=f"127.0.0.1:{free_port()}",
-               MNEMEX_GET_CONTEXT_BUDGET_MS="5000", MNEMEX_MEMORY_MAINTENANCE_INTERVAL_S="0")
-    up = subprocess.Popen([sys.executable, "-m", "mnemex.cli", "up", "--only", "memory", "--only", "kg",
-                           "--only", "gateway"], env=env, cwd=ROOT, stdout=subprocess.DEVNULL,
-                          stderr=subprocess.DEVNULL)
+    env.update(
+        MNEMEX_HOME=str(home),
+        MNEMEX_USER="tester",
+        PYTHONUNBUFFERED="1",
+        MNEMEX_EMBEDDING_ADDR=procs.addr("embedding"),
+        MNEMEX_GATEWAY_ADDR=f"127.0.0.1:{free_port()}",
+        MNEMEX_MEMORY_ADDR=f"127.0.0.1:{free_port()}",
+        MNEMEX_KG_ADDR=f"127.0.0.1:{free_port()}",
+        MNEMEX_GET_CONTEXT_BUDGET_MS="5000",
+        MNEMEX_MEMORY_MAINTENANCE_INTERVAL_S="0",
+    )
+    up = subprocess.Popen(
+        [sys.executable, "-m", "mnemex.cli", "up", "--only", "memory", "--only", "kg", "--only", "gateway"],
+        env=env,
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         _wait(lambda: _state(home).get("supervisor", {}).get("status") == "running", 120, "the supervised stack")
         yield {"home": home, "env": env, "up": up, "port": int(env["MNEMEX_GATEWAY_ADDR"].rsplit(":", 1)[1])}
@@ -80,8 +98,12 @@ def supervised(procs: Stack, tmp_path_factory: pytest.TempPathFactory) -> Iterat
 def _post(port: int, path: str, body: dict[str, Any]) -> dict[str, Any]:
     import urllib.request
 
-    request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=json.dumps(body).encode(),
-                                     headers={"Content-Type": "application/json"}, method="POST")
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{port}{path}",
+        data=json.dumps(body).encode(),
+        headers={"Content-Type": "application/json"},
+        method="POST",
+    )
     with urllib.request.urlopen(request, timeout=30) as reply:
         return json.loads(reply.read())  # type: ignore[no-any-return]
 
@@ -100,8 +122,9 @@ def test_supervisor_restarts_memory_with_backoff_and_hooks_survive(supervised: d
             runs.append(run_hook("stop", claude_turn("stop", f"sup-{round_number}", PROJECT), hooks))
             if time.monotonic() - killed_at > 60:
                 raise TimeoutError("memory was not restarted")
-        after = _wait(lambda: (s := _state(home)["services"]["memory"])["status"] == "healthy" and s, 60,
-                      "memory healthy again")
+        after = _wait(
+            lambda: (s := _state(home)["services"]["memory"])["status"] == "healthy" and s, 60, "memory healthy again"
+        )
         assert after["restarts"] == round_number and after["last_exit"] == -signal.SIGKILL, after
     assert all(r.returncode == 0 and r.elapsed < 10 for r in runs), [(r.returncode, r.elapsed) for r in runs]
     assert len(runs) >= 4
@@ -112,10 +135,17 @@ def test_supervisor_restarts_memory_with_backoff_and_hooks_survive(supervised: d
     # The gateway reconnects, then the prompt hook injects the fact again (fresh hook state:
     # the circuit breaker and the reconnect delay have their own tests in test_faults.py).
     end = time.monotonic() + 20
-    while f"[id:{fact_id}]" not in _post(port, "/api/hooks/get-context",
-                                         {"session_id": "sup-poll", "prompt": PROMPT, "cwd": PROJECT})["context"]:
+    while (
+        f"[id:{fact_id}]"
+        not in _post(port, "/api/hooks/get-context", {"session_id": "sup-poll", "prompt": PROMPT, "cwd": PROJECT})[
+            "context"
+        ]
+    ):
         assert time.monotonic() < end, "context did not come back after the supervised restart"
         time.sleep(0.1)
-    first = run_hook("prompt", claude_turn("prompt", "sup-after", PROJECT, PROMPT),
-                     hook_env(tmp_path / "fresh", port, MNEMEX_HOOK_TIMEOUT="8"))
+    first = run_hook(
+        "prompt",
+        claude_turn("prompt", "sup-after", PROJECT, PROMPT),
+        hook_env(tmp_path / "fresh", port, MNEMEX_HOOK_TIMEOUT="8"),
+    )
     assert f"[id:{fact_id}]" in first.stdout, first

@@ -62,8 +62,10 @@ COMPOUND_BUG = (
 )
 COMPOUND = {
     "labelled-dotenv-line": ('Password: PGPASSWORD="PgS3cretValue99"', "PgS3cretValue99"),
-    "observation-of-a-header": ("Ran X-Shopify-Access-Token: (X-Shopify-Access-Token: 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)",
-                                "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"),
+    "observation-of-a-header": (
+        "Ran X-Shopify-Access-Token: (X-Shopify-Access-Token: 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)",
+        "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",
+    ),
 }
 
 
@@ -83,8 +85,10 @@ QUOTED = {
     "yaml-quoted-key": ('"client_secret": "cs_9f8e7d6c5b4a3210"', "cs_9f8e7d6c5b4a3210"),
     "curl-header-in-quotes": ("curl -H 'X-Api-Key: abcdef1234567890' https://api.acme.dev", "abcdef1234567890"),
     "shell-quoted-assignment": ("""echo 'SMTP_PASSWORD="Env98bu5iT45OxQjQPC"' >> .env""", "Env98bu5iT45OxQjQPC"),
-    "repr-of-a-header": ("Searched the web for 'X-Shopify-Access-Token: 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'",
-                         "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"),
+    "repr-of-a-header": (
+        "Searched the web for 'X-Shopify-Access-Token: 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'",
+        "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",
+    ),
     "xml-element": ("<server><password>Mvn4Deploy2024</password></server>", "Mvn4Deploy2024"),
 }
 

@@ -82,8 +82,15 @@ def test_redaction_time_stays_linear_on_hostile_input(name: str) -> None:
     text = HOSTILE[name]
     program = "import sys; from kernel.privacy import redact; sys.stdout.write(str(len(redact(sys.stdin.read()))))"
     try:
-        done = subprocess.run([sys.executable, "-c", program], input=text, capture_output=True, text=True,
-                              timeout=BOUND_S, cwd=ROOT, check=False)
+        done = subprocess.run(
+            [sys.executable, "-c", program],
+            input=text,
+            capture_output=True,
+            text=True,
+            timeout=BOUND_S,
+            cwd=ROOT,
+            check=False,
+        )
     except subprocess.TimeoutExpired:
         pytest.fail(f"redact did not finish {len(text):,} chars of {name!r} within {BOUND_S} s")
     assert done.returncode == 0, done.stderr

@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 import io
+import itertools
 import json
 from pathlib import Path
 
 import pytest
 from rich.console import Console
 
+from kernel.config import Settings
 from mnemex.cli.books import upload
 from mnemex.cli.gateway_client import GatewayClient
 from mnemex.cli.ingest_files import classify
 from mnemex.cli.ingest_progress import IngestProgress
-from kernel.config import Settings
-from services.memory.books import EMBED_BATCH
+from services.memory.api.books import EMBED_BATCH
 from tests.integration.cli.conftest import RunningStack
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -23,7 +24,8 @@ pytestmark = [pytest.mark.integration, pytest.mark.slow]
 def runbook(sections: int = 45) -> str:
     """About 1.25 chunks per section: several embedding batches."""
     return "\n\n".join(
-        f"Section {i}. " + " ".join(f"When queue worker {i}-{j} stalls, drain it and restart the pool." for j in range(16))
+        f"Section {i}. "
+        + " ".join(f"When queue worker {i}-{j} stalls, drain it and restart the pool." for j in range(16))
         for i in range(sections)
     )
 
@@ -58,7 +60,7 @@ def test_upload_drives_the_chunk_bar_to_the_end(stack: RunningStack, tmp_path: P
     assert {total for total, _ in seen} == {result.chunks}
     done = [d for _, d in seen]
     assert done[0] == 0 and done[-1] == result.chunks
-    assert all(a < b for a, b in zip(done, done[1:], strict=False)), done
+    assert all(a < b for a, b in itertools.pairwise(done)), done
     assert "runbook.md" in screen.getvalue()  # drawn on a terminal
 
     quiet = io.StringIO()

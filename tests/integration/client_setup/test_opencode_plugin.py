@@ -14,6 +14,7 @@ import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
@@ -58,8 +59,8 @@ console.log(JSON.stringify({ system: output.system, after_idle: other.system, ms
 
 
 class Recorder(BaseHTTPRequestHandler):
-    calls: list[tuple[str, dict]] = []
-    reply: dict = {}
+    calls: ClassVar[list[tuple[str, dict]]] = []
+    reply: ClassVar[dict] = {}
 
     def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")

@@ -52,7 +52,7 @@ class LiveStack:
     def close(self) -> None:
         self.client.close()
         for stop in reversed(self._stoppers):
-            try:  # noqa: SIM105
+            try:
                 self._loop_thread.run(stop(), timeout=30)
             except Exception:
                 pass
@@ -103,7 +103,7 @@ async def _serve_gateway(settings: Settings) -> tuple[Any, str]:
 def start_live_stack(loop_thread: Any, embedding_addr: str, home: Path) -> LiveStack:
     from services.kg.server import create_server as create_kg
     from services.kg.settings import KgSettings
-    from services.memory.server import create_server as create_memory
+    from services.memory.api.server import create_server as create_memory
     from services.memory.settings import MemorySettings
 
     home.mkdir(parents=True, exist_ok=True)
@@ -115,23 +115,20 @@ def start_live_stack(loop_thread: Any, embedding_addr: str, home: Path) -> LiveS
         embedding_addr=embedding_addr,
         maintenance_interval_s=0,
     )
-    memory_server, memory_port = loop_thread.run(create_memory(memory_settings))
+    memory_server = loop_thread.run(create_memory(memory_settings))
+    memory_port = memory_server.port
 
     async def stop_memory() -> None:
         await memory_server.stop(0)
-        await memory_server.memory_core.close()
 
     stoppers.append(stop_memory)
-    kg_server, kg_port, kg_store = loop_thread.run(create_kg(KgSettings(address="127.0.0.1:0", home=home)))
+    kg = loop_thread.run(create_kg(KgSettings(address="127.0.0.1:0", home=home)))
 
     async def stop_kg() -> None:
-        await kg_server.stop(0)
-        result = kg_store.close()
-        if asyncio.iscoroutine(result):
-            await result
+        await kg.stop(0)
 
     stoppers.append(stop_kg)
-    memory_addr, kg_addr = f"127.0.0.1:{memory_port}", f"127.0.0.1:{kg_port}"
+    memory_addr, kg_addr = f"127.0.0.1:{memory_port}", f"127.0.0.1:{kg.port}"
     settings = gateway_settings(home, embedding_addr, memory_addr, kg_addr)
     stop_gateway, url = loop_thread.run(_serve_gateway(settings))
     stoppers.append(stop_gateway)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import itertools
 import json
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,7 @@ from fastapi.testclient import TestClient
 from gateway.app import create_app
 from gateway.validation import MAX_BOOK_BYTES
 from kernel import __version__
-from services.memory.books import EMBED_BATCH
+from services.memory.api.books import EMBED_BATCH
 from tests.integration.gateway.live_stack import LiveStack, gateway_settings
 from tests.unit.gateway.test_app_edges import closed_port
 
@@ -50,7 +51,7 @@ def test_streamed_ingest_reports_chunks_then_the_result(live: LiveStack, tmp_pat
     assert {p["type"] for p in progress} == {"progress"} and {p["chunks_total"] for p in progress} == {total}
     done = [p["chunks_done"] for p in progress]
     assert done[0] == 0 and done[-1] == total
-    assert all(a < b for a, b in zip(done, done[1:], strict=False)), done  # strictly increasing
+    assert all(a < b for a, b in itertools.pairwise(done)), done  # strictly increasing
     assert len(done) == 1 + -(-total // EMBED_BATCH)  # the start, then one line per stored batch
     books = {b["title"]: b["chunks"] for b in live.get("/api/books", cwd=cwd)["books"]}
     assert books == {"Queue Runbook": total}
@@ -71,7 +72,12 @@ def test_streamed_ingest_refuses_before_any_work(live: LiveStack, tmp_path: Path
     unsupported = live.client.post(
         "/api/ingest",
         params={"progress": "ndjson"},
-        json={"title": "Setup", "filename": "setup.exe", "data_base64": base64.b64encode(b"MZ\x90").decode(), "cwd": cwd},
+        json={
+            "title": "Setup",
+            "filename": "setup.exe",
+            "data_base64": base64.b64encode(b"MZ\x90").decode(),
+            "cwd": cwd,
+        },
     )
     assert unsupported.status_code == 422 and ".txt" in unsupported.json()["error"]
     unknown_mode = live.client.post(

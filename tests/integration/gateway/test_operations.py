@@ -21,9 +21,13 @@ def test_insights_takeaway_score_and_kg_view(live: LiveStack, loop_thread, tmp_p
     async def scenario() -> dict[str, object]:
         ops = Operations(Backends.connect(live.settings), live.settings)
         try:
-            fact = await ops.add_memory_bank(cwd=cwd, content="The user maintains the Redis cache layer of the orders service")
+            fact = await ops.add_memory_bank(
+                cwd=cwd, content="The user maintains the Redis cache layer of the orders service"
+            )
             takeaway = await ops.record_takeaway(
-                cwd=cwd, session_id="ops-1", key_takeaway="Redis eviction must be allkeys-lru for the orders cache",
+                cwd=cwd,
+                session_id="ops-1",
+                key_takeaway="Redis eviction must be allkeys-lru for the orders cache",
                 initial_score="worked",
             )
             insights = await ops.insights(cwd=cwd, session_id="", query="how should the orders Redis cache evict keys?")

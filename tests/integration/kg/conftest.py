@@ -13,7 +13,6 @@ import grpc
 import pytest
 
 from protos.mnemex.common.v1 import common_pb2 as common_pb
-from protos.mnemex.kg.v1 import kg_service_pb2 as pb
 from protos.mnemex.kg.v1 import kg_service_pb2_grpc as pb_grpc
 
 
@@ -24,10 +23,9 @@ def kg_server(loop_thread, tmp_path_factory: pytest.TempPathFactory) -> Iterator
 
     home = tmp_path_factory.mktemp("kg-home")
     settings = KgSettings(address="127.0.0.1:0", home=home)
-    server, port, store = loop_thread.run(create_server(settings))
-    yield f"127.0.0.1:{port}", home
-    loop_thread.run(server.stop(0))
-    store.close()
+    running = loop_thread.run(create_server(settings))
+    yield f"127.0.0.1:{running.port}", home
+    loop_thread.run(running.stop(0))
 
 
 @pytest.fixture()

@@ -33,18 +33,24 @@ def free_port() -> int:
 
 def start_kg(home: Path, port: int) -> subprocess.Popen[bytes]:
     env = {**os.environ, "MNEMEX_HOME": str(home), "MNEMEX_KG_ADDR": f"127.0.0.1:{port}"}
-    proc = subprocess.Popen([sys.executable, "-m", "services.kg"], cwd=ROOT, env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "services.kg"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
     deadline = time.monotonic() + 20
     with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
         health = health_pb2_grpc.HealthStub(channel)
         while time.monotonic() < deadline:
             try:
-                if health.Check(health_pb2.HealthCheckRequest(), timeout=0.5).status == health_pb2.HealthCheckResponse.SERVING:
+                if (
+                    health.Check(health_pb2.HealthCheckRequest(), timeout=0.5).status
+                    == health_pb2.HealthCheckResponse.SERVING
+                ):
                     return proc
-            except grpc.RpcError:
+            except grpc.RpcError as err:
                 if proc.poll() is not None:
-                    raise RuntimeError(f"kg service exited: {proc.stderr.read().decode() if proc.stderr else ''}")
+                    raise RuntimeError(
+                        f"kg service exited: {proc.stderr.read().decode() if proc.stderr else ''}"
+                    ) from err
                 time.sleep(0.05)
     proc.kill()
     raise TimeoutError("kg service did not become healthy in 20 s")
@@ -68,8 +74,16 @@ def test_learning_survives_kill_9(kg_process) -> None:  # type: ignore[no-untype
     with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
         stub = pb_grpc.KnowledgeGraphServiceStub(channel)
         for _ in range(5):
-            stub.RecordOutcome(pb.RecordOutcomeRequest(scope=SCOPE, concepts=["terraform"], collections=["books"],
-                                                       doc_ids=["book_1"], outcome=common_pb.OUTCOME_WORKED), timeout=5)
+            stub.RecordOutcome(
+                pb.RecordOutcomeRequest(
+                    scope=SCOPE,
+                    concepts=["terraform"],
+                    collections=["books"],
+                    doc_ids=["book_1"],
+                    outcome=common_pb.OUTCOME_WORKED,
+                ),
+                timeout=5,
+            )
         stub.IndexFact(pb.IndexFactRequest(scope=SCOPE, fact_id="mb_1", text="Prod runs on Kubernetes."), timeout=5)
         before = stub.Route(pb.RouteRequest(scope=SCOPE, concepts=["terraform"]), timeout=5)
     assert before.recommended == ["books"]
@@ -89,8 +103,16 @@ def test_sigterm_stops_cleanly_and_keeps_state(kg_process) -> None:  # type: ign
     procs.append(start_kg(home, port))
     with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
         stub = pb_grpc.KnowledgeGraphServiceStub(channel)
-        stub.RecordOutcome(pb.RecordOutcomeRequest(scope=SCOPE, concepts=["helm"], collections=["patterns"],
-                                                   doc_ids=["p1"], outcome=common_pb.OUTCOME_WORKED), timeout=5)
+        stub.RecordOutcome(
+            pb.RecordOutcomeRequest(
+                scope=SCOPE,
+                concepts=["helm"],
+                collections=["patterns"],
+                doc_ids=["p1"],
+                outcome=common_pb.OUTCOME_WORKED,
+            ),
+            timeout=5,
+        )
     procs[0].send_signal(signal.SIGTERM)
     assert procs[0].wait(15) == 0
     procs.append(start_kg(home, port))

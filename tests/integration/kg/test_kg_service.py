@@ -21,8 +21,14 @@ FIXTURE = Path(__file__).parents[2] / "unit" / "kg" / "data" / "roampal_knowledg
 def learn(stub, scope, concepts, collection, outcome, times=1):  # type: ignore[no-untyped-def]
     for _ in range(times):
         stub.RecordOutcome(
-            pb.RecordOutcomeRequest(scope=scope, concepts=concepts, collections=[collection], doc_ids=[f"{collection}_1"],
-                                    outcome=outcome, context_type="coding"),
+            pb.RecordOutcomeRequest(
+                scope=scope,
+                concepts=concepts,
+                collections=[collection],
+                doc_ids=[f"{collection}_1"],
+                outcome=outcome,
+                context_type="coding",
+            ),
             timeout=5,
         )
 
@@ -34,7 +40,9 @@ def test_reflection_and_health_come_from_the_shared_runtime(kg_server) -> None: 
         )
         assert health.status == health_pb2.HealthCheckResponse.SERVING
         reflection = reflection_pb2_grpc.ServerReflectionStub(channel)
-        replies = reflection.ServerReflectionInfo(iter([reflection_pb2.ServerReflectionRequest(list_services="")]), timeout=5)
+        replies = reflection.ServerReflectionInfo(
+            iter([reflection_pb2.ServerReflectionRequest(list_services="")]), timeout=5
+        )
         names = {s.name for reply in replies for s in reply.list_services_response.service}
     assert "mnemex.kg.v1.KnowledgeGraphService" in names and "grpc.health.v1.Health" in names
 
@@ -62,23 +70,57 @@ def test_route_learns_prefers_books_and_failures_lower_it(stub, scope) -> None: 
 
 
 def test_actions_facts_solutions_graph_and_stats(stub, scope) -> None:  # type: ignore[no-untyped-def]
-    first = stub.RecordAction(pb.RecordActionRequest(scope=scope, context_type="coding", action="search_memory",
-                                                     collection="patterns", outcome=common_pb.OUTCOME_WORKED, doc_id="p1"), timeout=5)
-    second = stub.RecordAction(pb.RecordActionRequest(scope=scope, context_type="coding", action="search_memory",
-                                                      collection="patterns", outcome=common_pb.OUTCOME_FAILED, doc_id="p2"), timeout=5)
+    first = stub.RecordAction(
+        pb.RecordActionRequest(
+            scope=scope,
+            context_type="coding",
+            action="search_memory",
+            collection="patterns",
+            outcome=common_pb.OUTCOME_WORKED,
+            doc_id="p1",
+        ),
+        timeout=5,
+    )
+    second = stub.RecordAction(
+        pb.RecordActionRequest(
+            scope=scope,
+            context_type="coding",
+            action="search_memory",
+            collection="patterns",
+            outcome=common_pb.OUTCOME_FAILED,
+            doc_id="p2",
+        ),
+        timeout=5,
+    )
     assert (first.success_rate, first.total) == (1.0, 1) and (second.success_rate, second.total) == (0.5, 2)
-    indexed = stub.IndexFact(pb.IndexFactRequest(scope=scope, fact_id="mb_1",
-                                                 text="Alice maintains the billing service, which depends on PostgreSQL."), timeout=5)
+    indexed = stub.IndexFact(
+        pb.IndexFactRequest(
+            scope=scope, fact_id="mb_1", text="Alice maintains the billing service, which depends on PostgreSQL."
+        ),
+        timeout=5,
+    )
     assert {"Alice", "PostgreSQL", "billing service"} <= {e.name for e in indexed.entities}
     facts = stub.FactsForEntities(pb.FactsForEntitiesRequest(scope=scope, entities=["postgresql", "nobody"]), timeout=5)
     assert [(f.fact_id, f.entity) for f in facts.facts] == [("mb_1", "PostgreSQL")]
     neighbours = stub.Neighbors(pb.NeighborsRequest(scope=scope, entity="billing service"), timeout=5)
-    assert ("billing service", "PostgreSQL", "depends_on") in {(e.source, e.target, e.relation) for e in neighbours.edges}
+    assert ("billing service", "PostgreSQL", "depends_on") in {
+        (e.source, e.target, e.relation) for e in neighbours.edges
+    }
     spread = stub.Traverse(pb.TraverseRequest(scope=scope, seeds=["Alice"], max_depth=2), timeout=5)
     assert "PostgreSQL" in {n.node for n in spread.nodes}
-    stub.RecordOutcome(pb.RecordOutcomeRequest(scope=scope, problem="pytest fixture teardown hangs", collections=["patterns"],
-                                               doc_ids=["p9"], outcome=common_pb.OUTCOME_WORKED), timeout=5)
-    solutions = stub.SolutionsFor(pb.SolutionsForRequest(scope=scope, problem="the pytest fixture teardown hangs again"), timeout=5)
+    stub.RecordOutcome(
+        pb.RecordOutcomeRequest(
+            scope=scope,
+            problem="pytest fixture teardown hangs",
+            collections=["patterns"],
+            doc_ids=["p9"],
+            outcome=common_pb.OUTCOME_WORKED,
+        ),
+        timeout=5,
+    )
+    solutions = stub.SolutionsFor(
+        pb.SolutionsForRequest(scope=scope, problem="the pytest fixture teardown hangs again"), timeout=5
+    )
     assert [s.doc_id for s in solutions.solutions] == ["p9"]
     graph = stub.Graph(pb.GraphRequest(scope=scope), timeout=5)
     kinds = {n.kind for n in graph.nodes}
@@ -93,8 +135,9 @@ def test_recall_is_extract_route_and_facts_in_one_call(stub, scope) -> None:  # 
     fresh = stub.Recall(pb.RecallRequest(scope=scope, text=text), timeout=5)
     assert fresh.extraction == stub.ExtractConcepts(pb.ExtractConceptsRequest(text=text), timeout=5)
     assert not fresh.route.has_preference and list(fresh.facts) == []
-    stub.IndexFact(pb.IndexFactRequest(scope=scope, fact_id="mb_pg", text="The billing service runs on PostgreSQL 16."),
-                   timeout=5)
+    stub.IndexFact(
+        pb.IndexFactRequest(scope=scope, fact_id="mb_pg", text="The billing service runs on PostgreSQL 16."), timeout=5
+    )
     concepts = list(fresh.extraction.concepts)
     learn(stub, scope, concepts, "patterns", common_pb.OUTCOME_WORKED, times=4)
     learned = stub.Recall(pb.RecallRequest(scope=scope, text=text, fact_limit=3), timeout=5)
@@ -128,11 +171,23 @@ def test_roampal_import_and_export_round_trip(stub, scope) -> None:  # type: ign
     ("call", "request_factory", "fragment"),
     [
         ("Route", lambda s: pb.RouteRequest(concepts=["x"]), "scope.user is empty"),
-        ("Route", lambda s: pb.RouteRequest(scope=common_pb.Scope(user="a b", project="p"), concepts=["x"]), "not allowed"),
+        (
+            "Route",
+            lambda s: pb.RouteRequest(scope=common_pb.Scope(user="a b", project="p"), concepts=["x"]),
+            "not allowed",
+        ),
         ("ExtractConcepts", lambda s: pb.ExtractConceptsRequest(text="x" * 20_001), "too long"),
         ("ExtractConcepts", lambda s: pb.ExtractConceptsRequest(text="  "), "text is empty"),
-        ("RecordOutcome", lambda s: pb.RecordOutcomeRequest(scope=s, concepts=["a"], collections=["books"]), "outcome is unspecified"),
-        ("RecordOutcome", lambda s: pb.RecordOutcomeRequest(scope=s, collections=["books"], outcome=1), "nothing to learn"),
+        (
+            "RecordOutcome",
+            lambda s: pb.RecordOutcomeRequest(scope=s, concepts=["a"], collections=["books"]),
+            "outcome is unspecified",
+        ),
+        (
+            "RecordOutcome",
+            lambda s: pb.RecordOutcomeRequest(scope=s, collections=["books"], outcome=1),
+            "nothing to learn",
+        ),
         ("RecordAction", lambda s: pb.RecordActionRequest(scope=s, action="x", outcome=1), "context_type is empty"),
         ("IndexFact", lambda s: pb.IndexFactRequest(scope=s, text="hello"), "fact_id is empty"),
         ("Traverse", lambda s: pb.TraverseRequest(scope=s, seeds=["a"], decay=1.5), "decay"),

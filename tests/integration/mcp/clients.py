@@ -19,7 +19,7 @@ TRANSPORTS = ("stdio", "http")
 
 @asynccontextmanager
 async def connect(stack: McpStack, transport: str, project: Path, **env: str) -> AsyncIterator[Client]:
-    """stdio: spawn ``python -m gateway.mcp.stdio`` in ``project``; http: /mcp with X-Mnemex-Cwd."""
+    """stdio: spawn ``python -m mnemex.cli mcp`` in ``project``; http: /mcp with X-Mnemex-Cwd."""
     if transport == "stdio":
         async with Client(stack.stdio_params(project, **env), read_timeout_seconds=60) as client:
             yield client

@@ -3,8 +3,9 @@
 embedding (the session's real model server), memory (real Chroma) and kg run
 in-process on the test loop thread; the gateway app (with MCP mounted at
 /mcp) is served by uvicorn on the same loop. MCP clients talk to it over
-real HTTP, or spawn ``python -m gateway.mcp.stdio`` pointed at the same
-services through MNEMEX_* variables.
+real HTTP, or spawn ``python -m mnemex.cli mcp`` (what ``mnemex init`` writes
+into the clients' configs) pointed at the same services through MNEMEX_*
+variables.
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ class McpStack:
         from mcp import StdioServerParameters
 
         return StdioServerParameters(
-            command=sys.executable, args=["-m", "gateway.mcp.stdio"], env={**self.env, **extra_env}, cwd=str(cwd)
+            command=sys.executable, args=["-m", "mnemex.cli", "mcp"], env={**self.env, **extra_env}, cwd=str(cwd)
         )
 
 
@@ -81,22 +82,23 @@ async def _serve_gateway(settings: Settings) -> tuple[Any, asyncio.Task[None], i
 def mcp_stack(embedding_addr: str, loop_thread: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[McpStack]:
     from services.kg.server import create_server as create_kg
     from services.kg.settings import KgSettings
-    from services.memory.server import create_server as create_memory
+    from services.memory.api.server import create_server as create_memory
     from services.memory.settings import MemorySettings
 
     home = tmp_path_factory.mktemp("mcp-stack-home")
     memory_settings = MemorySettings(
         address="127.0.0.1:0", home=home, default_user="tester", embedding_addr=embedding_addr, maintenance_interval_s=0
     )
-    memory_server, memory_port = loop_thread.run(create_memory(memory_settings))
-    kg_server, kg_port, kg_store = loop_thread.run(create_kg(KgSettings(address="127.0.0.1:0", home=home)))
+    memory_server = loop_thread.run(create_memory(memory_settings))
+    memory_port = memory_server.port
+    kg = loop_thread.run(create_kg(KgSettings(address="127.0.0.1:0", home=home)))
     env = {
         **{k: v for k, v in os.environ.items() if not k.startswith("MNEMEX_")},
         "MNEMEX_HOME": str(home),
         "MNEMEX_USER": "tester",
         "MNEMEX_EMBEDDING_ADDR": embedding_addr,
         "MNEMEX_MEMORY_ADDR": f"127.0.0.1:{memory_port}",
-        "MNEMEX_KG_ADDR": f"127.0.0.1:{kg_port}",
+        "MNEMEX_KG_ADDR": f"127.0.0.1:{kg.port}",
         "MNEMEX_GATEWAY_ADDR": "127.0.0.1:0",
         "MNEMEX_AUTOSTART": "0",
         "PYTHONPATH": str(ROOT),
@@ -110,11 +112,7 @@ def mcp_stack(embedding_addr: str, loop_thread: Any, tmp_path_factory: pytest.Te
         gateway.should_exit = True
         loop_thread.run(asyncio.wait_for(task, 10))
         loop_thread.run(memory_server.stop(0))
-        loop_thread.run(memory_server.memory_core.close())
-        loop_thread.run(kg_server.stop(0))
-        close = kg_store.close()
-        if asyncio.iscoroutine(close):
-            loop_thread.run(close)
+        loop_thread.run(kg.stop(0))
 
 
 def run_async(make: Callable[[], Awaitable[T]], timeout: float = 120.0) -> T:

@@ -13,45 +13,49 @@ from pathlib import Path
 import grpc
 import pytest
 
+from kernel.grpc_service import RunningService
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 from protos.mnemex.memory.v1 import memory_service_pb2_grpc as pb_grpc
+from services.memory.api.composition import MemoryUseCases
 
 
 @dataclass
 class MemoryService:
     address: str
-    core: object  # services.memory.core.MemoryCore
+    memory: MemoryUseCases
     home: Path
 
 
-async def start_memory_service(home: Path, embedding_addr: str, **overrides: object):  # type: ignore[no-untyped-def]
+async def start_memory_service(home: Path, embedding_addr: str, **overrides: object) -> RunningService[MemoryUseCases]:
     import chromadb
     from chromadb.config import Settings as ChromaSettings
 
-    from kernel.grpc_runtime import channel
-    from services.embedding.client import EmbeddingClient
-    from services.memory.server import create_server
+    from kernel.embedding_client import EmbeddingClient
+    from kernel.grpc_channel import channel
+    from services.memory.api.server import create_server
     from services.memory.settings import MemorySettings
-    from services.memory.store import ChromaStore
+    from services.memory.storage.chroma_store import ChromaStore
 
     options: dict[str, object] = {
-        "address": "127.0.0.1:0", "home": home, "default_user": "tester",
-        "embedding_addr": embedding_addr, "maintenance_interval_s": 0,
+        "address": "127.0.0.1:0",
+        "home": home,
+        "default_user": "tester",
+        "embedding_addr": embedding_addr,
+        "maintenance_interval_s": 0,
     }
     options.update(overrides)
     settings = MemorySettings(**options)  # type: ignore[arg-type]
     client = chromadb.PersistentClient(path=str(home / "chroma"), settings=ChromaSettings(anonymized_telemetry=False))
-    return await create_server(settings, ChromaStore(client), EmbeddingClient(channel(embedding_addr)))
+    return await create_server(settings, chroma=ChromaStore(client), embedder=EmbeddingClient(channel(embedding_addr)))
 
 
 @pytest.fixture(scope="session")
 def memory_service(loop_thread, embedding_addr, tmp_path_factory) -> Iterator[MemoryService]:  # type: ignore[no-untyped-def]
     home = tmp_path_factory.mktemp("memory-service")
-    server, port = loop_thread.run(start_memory_service(home, embedding_addr))
-    yield MemoryService(f"127.0.0.1:{port}", server.memory_core, home)
-    loop_thread.run(server.stop(0))
-    loop_thread.run(server.memory_core.close())
+    running = loop_thread.run(start_memory_service(home, embedding_addr))
+    yield MemoryService(f"127.0.0.1:{running.port}", running.core, home)
+    loop_thread.run(running.stop(0))
 
 
 @pytest.fixture()
@@ -65,6 +69,8 @@ def scope() -> common_pb.Scope:
     return common_pb.Scope(user=f"u{uuid.uuid4().hex[:10]}", project=f"p{uuid.uuid4().hex[:10]}")
 
 
-def store(stub: pb_grpc.MemoryServiceStub, scope: common_pb.Scope, content: str, collection: str = "working", **kw: object) -> pb.Memory:
+def store(
+    stub: pb_grpc.MemoryServiceStub, scope: common_pb.Scope, content: str, collection: str = "working", **kw: object
+) -> pb.Memory:
     reply = stub.Store(pb.StoreRequest(scope=scope, collection=collection, content=content, **kw), timeout=30)
     return reply.memory

@@ -31,19 +31,35 @@ UNKNOWN = "working_" + "0" * 32
         ("Store", pb.StoreRequest(scope=S, collection="working", content="x", importance=0.5), "memory_bank only"),
         ("Store", pb.StoreRequest(scope=S, collection="memory_bank", content="x", confidence=2.0), "0.0 to 1.0"),
         ("Store", pb.StoreRequest(scope=S, collection="working", content="x" * 60_000), "limit is 50000"),
-        ("Store", pb.StoreRequest(scope=S, collection="working", content="x", metadata_json='{"uses": 99}'), "managed by the service"),
+        (
+            "Store",
+            pb.StoreRequest(scope=S, collection="working", content="x", metadata_json='{"uses": 99}'),
+            "managed by the service",
+        ),
         ("Store", pb.StoreRequest(scope=S, collection="working", content="x", tags=["t"] * 21 + ["u"]), "tags given"),
         ("Score", pb.ScoreRequest(scope=S), "nothing to score"),
-        ("Score", pb.ScoreRequest(scope=S, memory_scores={UNKNOWN: common_pb.OUTCOME_UNSPECIFIED}), "OUTCOME_UNSPECIFIED"),
+        (
+            "Score",
+            pb.ScoreRequest(scope=S, memory_scores={UNKNOWN: common_pb.OUTCOME_UNSPECIFIED}),
+            "OUTCOME_UNSPECIFIED",
+        ),
         ("Score", pb.ScoreRequest(scope=S, outcome=7), "not an Outcome"),
         ("Update", pb.UpdateRequest(scope=S, id=UNKNOWN), "nothing to update"),
         ("Get", pb.GetRequest(scope=S, id=""), "id is empty"),
         ("List", pb.ListRequest(scope=S, collection="working", limit=1000), "limit=1000"),
         ("RecordInjection", pb.RecordInjectionRequest(scope=S, session_id="s" * 300), "session_id"),
         ("IngestBook", pb.IngestBookRequest(scope=S, title="t", filename="a.docx", data=b"x"), "supported formats"),
-        ("IngestBook", pb.IngestBookRequest(scope=S, title="big", filename="big.txt", data=b"a" * (10 * 1024 * 1024 + 1)), "10 MB"),
+        (
+            "IngestBook",
+            pb.IngestBookRequest(scope=S, title="big", filename="big.txt", data=b"a" * (10 * 1024 * 1024 + 1)),
+            "10 MB",
+        ),
         ("IngestBook", pb.IngestBookRequest(scope=S, title="t", filename="t.pdf", data=b"not a pdf"), "PDF"),
-        ("IngestBook", pb.IngestBookRequest(scope=S, title="t", filename="../../etc/passwd.md", data=b"x"), "base name"),
+        (
+            "IngestBook",
+            pb.IngestBookRequest(scope=S, title="t", filename="../../etc/passwd.md", data=b"x"),
+            "base name",
+        ),
         ("IngestBook", pb.IngestBookRequest(scope=S, title="t", filename="a\x00b.md", data=b"x"), "base name"),
     ],
 )
@@ -83,7 +99,8 @@ def test_memory_bank_cap_is_failed_precondition(loop_thread, embedding_addr, tmp
     from protos.mnemex.memory.v1 import memory_service_pb2_grpc as pb_grpc
     from tests.integration.memory.conftest import start_memory_service
 
-    server, port = loop_thread.run(start_memory_service(tmp_path, embedding_addr, memory_bank_cap=2))
+    server = loop_thread.run(start_memory_service(tmp_path, embedding_addr, memory_bank_cap=2))
+    port = server.port
     try:
         with grpc.insecure_channel(f"127.0.0.1:{port}") as chan:
             client = pb_grpc.MemoryServiceStub(chan)
@@ -96,4 +113,3 @@ def test_memory_bank_cap_is_failed_precondition(loop_thread, embedding_addr, tmp
             assert store(client, S, "User speaks Portuguese", "memory_bank").id
     finally:
         loop_thread.run(server.stop(0))
-        loop_thread.run(server.memory_core.close())

@@ -16,7 +16,7 @@ import pytest
 
 from kernel import __version__
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
-from services.memory.books import EMBED_BATCH
+from services.memory.api.books import EMBED_BATCH
 
 pytestmark = pytest.mark.integration
 
@@ -76,11 +76,11 @@ def test_a_failed_ingest_leaves_the_previous_version_whole(memory_service, loop_
         if done >= EMBED_BATCH:
             raise RuntimeError("interrupted")
 
-    core = memory_service.core
+    memory = memory_service.memory
     with pytest.raises(RuntimeError, match="interrupted"):
         loop_thread.run(
-            core.ingest_book(
-                core.scope(scope.user, scope.project),
+            memory.books.ingest(
+                memory.scope(scope.user, scope.project),
                 title="Handbook",
                 source="",
                 data=handbook(2, sections=40),

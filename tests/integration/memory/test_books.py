@@ -9,14 +9,20 @@ from tests.unit.memory.test_chunking import minimal_pdf
 
 pytestmark = pytest.mark.integration
 
-GUIDE = "\n\n".join(
-    f"Section {i}. " + " ".join(f"The deployment guide paragraph {i} sentence {j} explains step {j}." for j in range(12))
-    for i in range(6)
-) + "\n\nAppendix. Rollbacks use the blue green switch named flip-traffic."
+GUIDE = (
+    "\n\n".join(
+        f"Section {i}. "
+        + " ".join(f"The deployment guide paragraph {i} sentence {j} explains step {j}." for j in range(12))
+        for i in range(6)
+    )
+    + "\n\nAppendix. Rollbacks use the blue green switch named flip-traffic."
+)
 
 
 def ingest(stub, scope, title, filename, data, **kw):  # type: ignore[no-untyped-def]
-    return stub.IngestBook(pb.IngestBookRequest(scope=scope, title=title, filename=filename, data=data, **kw), timeout=120)
+    return stub.IngestBook(
+        pb.IngestBookRequest(scope=scope, title=title, filename=filename, data=data, **kw), timeout=120
+    )
 
 
 def test_ingest_list_search_and_remove(stub, scope) -> None:  # type: ignore[no-untyped-def]
@@ -28,17 +34,27 @@ def test_ingest_list_search_and_remove(stub, scope) -> None:  # type: ignore[no-
     assert set(books) == {"Deploy Guide", "Incident Handbook"}
     assert (books["Deploy Guide"].chunks, books["Deploy Guide"].source) == (reply.chunks, "wiki/deploy")
     assert len(books["Deploy Guide"].content_hash) == 64
-    found = stub.Search(pb.SearchRequest(scope=scope, query="how do rollbacks work? flip-traffic", collections=["books"], limit=3), timeout=30)
+    found = stub.Search(
+        pb.SearchRequest(scope=scope, query="how do rollbacks work? flip-traffic", collections=["books"], limit=3),
+        timeout=30,
+    )
     top = found.memories[0]
     assert "flip-traffic" in top.content
     meta = json.loads(top.metadata_json)
     assert (meta["title"], meta["source"]) == ("Deploy Guide", "wiki/deploy") and "chunk_index" in meta
-    pdf_hit = stub.Search(pb.SearchRequest(scope=scope, query="who do I page during an incident", collections=["books"], limit=1), timeout=30)
+    pdf_hit = stub.Search(
+        pb.SearchRequest(scope=scope, query="who do I page during an incident", collections=["books"], limit=1),
+        timeout=30,
+    )
     assert "PagerDuty" in pdf_hit.memories[0].content
     removed = stub.RemoveBook(pb.RemoveBookRequest(scope=scope, title="Deploy Guide"), timeout=30)
     assert removed.removed_chunks == reply.chunks and set(removed.removed_ids) == set(reply.ids)
-    assert [b.title for b in stub.ListBooks(pb.ListBooksRequest(scope=scope), timeout=10).books] == ["Incident Handbook"]
-    after = stub.Search(pb.SearchRequest(scope=scope, query="flip-traffic rollbacks", collections=["books"]), timeout=30)
+    assert [b.title for b in stub.ListBooks(pb.ListBooksRequest(scope=scope), timeout=10).books] == [
+        "Incident Handbook"
+    ]
+    after = stub.Search(
+        pb.SearchRequest(scope=scope, query="flip-traffic rollbacks", collections=["books"]), timeout=30
+    )
     assert all("flip-traffic" not in m.content for m in after.memories)
 
 
@@ -53,6 +69,8 @@ def test_unchanged_files_are_skipped_and_changed_ones_replace_their_chunks(stub,
 
 
 def test_book_text_is_redacted(stub, scope) -> None:  # type: ignore[no-untyped-def]
-    reply = ingest(stub, scope, "Ops", "ops.txt", b"Connect with postgres://admin:s3cretpassw0rd@db.internal/app please.")
+    reply = ingest(
+        stub, scope, "Ops", "ops.txt", b"Connect with postgres://admin:s3cretpassw0rd@db.internal/app please."
+    )
     got = stub.Get(pb.GetRequest(scope=scope, id=reply.ids[0]), timeout=10).memory
     assert "s3cretpassw0rd" not in got.content and "[REDACTED" in got.content

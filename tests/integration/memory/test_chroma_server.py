@@ -20,15 +20,18 @@ pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 
 def test_store_search_and_restart_through_a_chroma_server(tmp_path: Path, loop_thread, embedding_addr) -> None:  # type: ignore[no-untyped-def]
-    from services.memory.server import create_server
+    from services.memory.api.server import create_server
     from services.memory.settings import MemorySettings
 
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     chroma = Path(sys.executable).parent / "chroma"
-    proc = subprocess.Popen([str(chroma), "run", "--path", str(tmp_path / "db"), "--host", "127.0.0.1", "--port", str(port)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [str(chroma), "run", "--path", str(tmp_path / "db"), "--host", "127.0.0.1", "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         deadline = time.monotonic() + 30
         while True:
@@ -38,21 +41,32 @@ def test_store_search_and_restart_through_a_chroma_server(tmp_path: Path, loop_t
             except OSError:
                 assert time.monotonic() < deadline and proc.poll() is None, "chroma run did not start"
                 time.sleep(0.2)
-        settings = MemorySettings(address="127.0.0.1:0", home=tmp_path / "home", default_user="tester",
-                                  chroma_url=f"http://127.0.0.1:{port}", embedding_addr=embedding_addr, maintenance_interval_s=0)
+        settings = MemorySettings(
+            address="127.0.0.1:0",
+            home=tmp_path / "home",
+            default_user="tester",
+            chroma_url=f"http://127.0.0.1:{port}",
+            embedding_addr=embedding_addr,
+            maintenance_interval_s=0,
+        )
         scope = common_pb.Scope(user="tester", project="remote")
         for attempt in range(2):  # the second service instance finds the first one's data on the server
-            server, grpc_port = loop_thread.run(create_server(settings))
+            server = loop_thread.run(create_server(settings))
+            grpc_port = server.port
             try:
                 with grpc.insecure_channel(f"127.0.0.1:{grpc_port}") as chan:
                     stub = pb_grpc.MemoryServiceStub(chan)
                     if attempt == 0:
-                        stub.Store(pb.StoreRequest(scope=scope, collection="memory_bank", content="User deploys with Nomad"), timeout=30)
-                    found = stub.Search(pb.SearchRequest(scope=scope, query="how does the user deploy?", limit=1), timeout=30)
+                        stub.Store(
+                            pb.StoreRequest(scope=scope, collection="memory_bank", content="User deploys with Nomad"),
+                            timeout=30,
+                        )
+                    found = stub.Search(
+                        pb.SearchRequest(scope=scope, query="how does the user deploy?", limit=1), timeout=30
+                    )
                     assert [m.content for m in found.memories] == ["User deploys with Nomad"]
             finally:
                 loop_thread.run(server.stop(0))
-                loop_thread.run(server.memory_core.close())
         assert not (tmp_path / "home" / "chroma").exists()  # nothing embedded locally
     finally:
         proc.terminate()

@@ -18,11 +18,26 @@ WRITERS = 8
 CALLS_PER_WRITER = 5
 IDS_PER_CALL = 25  # every call scores every memory: 8 writers * 5 calls * 25 outcomes = 1,000 outcomes
 TOPICS = [
-    "composition over inheritance", "linters before pushing", "cache TTL of five minutes", "structured logging",
-    "feature flags for rollouts", "blue green deploys", "database migrations with alembic", "retry with jitter",
-    "pinning numpy in CI", "pre-commit hooks", "type hints everywhere", "small pull requests",
-    "trunk based development", "canary releases", "idempotent consumers", "circuit breakers",
-    "readme driven development", "semantic versioning", "code owners files", "dependency pinning",
+    "composition over inheritance",
+    "linters before pushing",
+    "cache TTL of five minutes",
+    "structured logging",
+    "feature flags for rollouts",
+    "blue green deploys",
+    "database migrations with alembic",
+    "retry with jitter",
+    "pinning numpy in CI",
+    "pre-commit hooks",
+    "type hints everywhere",
+    "small pull requests",
+    "trunk based development",
+    "canary releases",
+    "idempotent consumers",
+    "circuit breakers",
+    "readme driven development",
+    "semantic versioning",
+    "code owners files",
+    "dependency pinning",
 ]
 
 
@@ -40,7 +55,9 @@ def test_eight_writers_apply_a_thousand_outcomes_and_uses_add_up(memory_service,
             client = pb_grpc.MemoryServiceStub(chan)
             for _ in range(CALLS_PER_WRITER):
                 picked = rng.sample(ids, IDS_PER_CALL)  # all of them, in a random order
-                reply = client.Score(pb.ScoreRequest(scope=scope, memory_scores={i: rng.choice(choices) for i in picked}), timeout=60)
+                reply = client.Score(
+                    pb.ScoreRequest(scope=scope, memory_scores={i: rng.choice(choices) for i in picked}), timeout=60
+                )
                 assert not reply.not_found and len(reply.scored) == IDS_PER_CALL
                 applied.update(picked)
         return applied
@@ -52,7 +69,10 @@ def test_eight_writers_apply_a_thousand_outcomes_and_uses_add_up(memory_service,
     assert {i: m.uses for i, m in final.items()} == {i: applied[i] for i in ids}
     assert sum(m.uses for m in final.values()) == 1000
     # every memory exists exactly once, wherever the lifecycle moved it
-    listed = [m.id for c in ("working", "history", "patterns", "memory_bank")
-              for m in stub.List(pb.ListRequest(scope=scope, collection=c, limit=100), timeout=10).memories]
+    listed = [
+        m.id
+        for c in ("working", "history", "patterns", "memory_bank")
+        for m in stub.List(pb.ListRequest(scope=scope, collection=c, limit=100), timeout=10).memories
+    ]
     assert sorted(listed) == sorted(m.id for m in final.values())
     assert any(m.collection != "working" for m in final.values() if not m.id.startswith("memory_bank"))

@@ -36,10 +36,16 @@ def free_port() -> int:
 
 
 def start(home: Path, port: int) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "MNEMEX_HOME": str(home), "MNEMEX_MEMORY_ADDR": f"127.0.0.1:{port}",
-           "MNEMEX_MEMORY_MAINTENANCE_INTERVAL_S": "0", "MNEMEX_EMBEDDING_ADDR": "127.0.0.1:9"}
-    proc = subprocess.Popen([sys.executable, "-m", "services.memory"], cwd=REPO, env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    env = {
+        **os.environ,
+        "MNEMEX_HOME": str(home),
+        "MNEMEX_MEMORY_ADDR": f"127.0.0.1:{port}",
+        "MNEMEX_MEMORY_MAINTENANCE_INTERVAL_S": "0",
+        "MNEMEX_EMBEDDING_ADDR": "127.0.0.1:9",
+    }
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "services.memory"], cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
     deadline = time.monotonic() + 60
     with grpc.insecure_channel(f"127.0.0.1:{port}") as chan:
         health = health_pb2_grpc.HealthStub(chan)
@@ -75,8 +81,10 @@ def test_kill_9_mid_stream_loses_and_duplicates_no_acknowledged_write(tmp_path: 
             while not stop.is_set():
                 content = f"crash note {n} {uuid.uuid4().hex}"
                 try:
-                    reply = client.Store(pb.StoreRequest(scope=scope, collection="working", content=content,
-                                                         vector=unit_vector(rng)), timeout=10)
+                    reply = client.Store(
+                        pb.StoreRequest(scope=scope, collection="working", content=content, vector=unit_vector(rng)),
+                        timeout=10,
+                    )
                 except grpc.RpcError:
                     return  # the server died under us: this write was never acknowledged
                 with lock:

@@ -40,11 +40,23 @@ def test_bug1_empty_query_results_are_scored_and_normalized(stub, scope) -> None
 
 
 def test_bug2_recency_sort_reads_created_at_with_timestamp_fallback(stub, scope, memory_service, loop_thread) -> None:  # type: ignore[no-untyped-def]
-    newest = store(stub, scope, "Newest: upgraded to Python 3.12", metadata_json=json.dumps({"created_at": days_ago(1).isoformat()}))
-    oldest = store(stub, scope, "Oldest: started the repo with poetry", metadata_json=json.dumps({"created_at": days_ago(5).isoformat()}))
+    newest = store(
+        stub,
+        scope,
+        "Newest: upgraded to Python 3.12",
+        metadata_json=json.dumps({"created_at": days_ago(1).isoformat()}),
+    )
+    oldest = store(
+        stub,
+        scope,
+        "Oldest: started the repo with poetry",
+        metadata_json=json.dumps({"created_at": days_ago(5).isoformat()}),
+    )
     # A legacy record carrying only 'timestamp' (as Roampal's direct history store wrote it), imported as-is.
     legacy = {
-        "scope": {"user": scope.user, "project": scope.project}, "collection": "history", "id": "history_legacy0001",
+        "scope": {"user": scope.user, "project": scope.project},
+        "collection": "history",
+        "id": "history_legacy0001",
         "content": "Middle: moved CI from Travis to GitHub Actions",
         "metadata": {"timestamp": days_ago(3).replace(tzinfo=None).isoformat(), "score": 0.6},
     }
@@ -57,9 +69,25 @@ def test_bug2_recency_sort_reads_created_at_with_timestamp_fallback(stub, scope,
 
 
 def test_bug3_days_back_without_query_filters_by_date(stub, scope) -> None:  # type: ignore[no-untyped-def]
-    recent = store(stub, scope, "Recent: fixed the login redirect loop", metadata_json=json.dumps({"created_at": days_ago(2).isoformat()}))
-    store(stub, scope, "Old: chose PostgreSQL over MySQL", metadata_json=json.dumps({"created_at": days_ago(40).isoformat()}))
-    fact = store(stub, scope, "User is based in Lisbon", "memory_bank", metadata_json=json.dumps({"created_at": days_ago(100).isoformat()}))
+    recent = store(
+        stub,
+        scope,
+        "Recent: fixed the login redirect loop",
+        metadata_json=json.dumps({"created_at": days_ago(2).isoformat()}),
+    )
+    store(
+        stub,
+        scope,
+        "Old: chose PostgreSQL over MySQL",
+        metadata_json=json.dumps({"created_at": days_ago(40).isoformat()}),
+    )
+    fact = store(
+        stub,
+        scope,
+        "User is based in Lisbon",
+        "memory_bank",
+        metadata_json=json.dumps({"created_at": days_ago(100).isoformat()}),
+    )
     found = stub.Search(pb.SearchRequest(scope=scope, days_back=7), timeout=10).memories
     assert [m.id for m in found] == [recent.id]
     wider = stub.Search(pb.SearchRequest(scope=scope, days_back=365), timeout=10).memories
@@ -70,7 +98,9 @@ def test_empty_query_honours_metadata_filters_and_collections(stub, scope) -> No
     keep = store(stub, scope, "Ticket 42: flaky test quarantined", metadata_json='{"ticket": 42}')
     store(stub, scope, "Ticket 43: docs typo", metadata_json='{"ticket": 43}')
     store(stub, scope, "User likes terse answers", "memory_bank")
-    found = stub.Search(pb.SearchRequest(scope=scope, days_back=1, metadata_filters_json='{"ticket": {"$lt": 43}}'), timeout=10)
+    found = stub.Search(
+        pb.SearchRequest(scope=scope, days_back=1, metadata_filters_json='{"ticket": {"$lt": 43}}'), timeout=10
+    )
     assert [m.id for m in found.memories] == [keep.id]
     only_bank = stub.Search(pb.SearchRequest(scope=scope, days_back=1, collections=["memory_bank"]), timeout=10)
     assert [m.collection for m in only_bank.memories] == ["memory_bank"]

@@ -19,19 +19,59 @@ def ago(**delta: float) -> str:
 
 
 def record(scope: common_pb.Scope, collection: str, rid: str, content: str, **meta: object) -> pb.ImportRequest:
-    body = {"scope": {"user": scope.user, "project": scope.project}, "collection": collection, "id": rid,
-            "content": content, "metadata": meta}
+    body = {
+        "scope": {"user": scope.user, "project": scope.project},
+        "collection": collection,
+        "id": rid,
+        "content": content,
+        "metadata": meta,
+    }
     return pb.ImportRequest(record_json=json.dumps(body))
 
 
 def test_maintenance_expires_promotes_and_records_events(stub, scope) -> None:  # type: ignore[no-untyped-def]
-    stale = store(stub, scope, "Scratch: tried three regexes for the parser", metadata_json=json.dumps({"created_at": ago(hours=30)}))
+    stale = store(
+        stub,
+        scope,
+        "Scratch: tried three regexes for the parser",
+        metadata_json=json.dumps({"created_at": ago(hours=30)}),
+    )
     fresh = store(stub, scope, "Scratch: the parser now handles unicode")
-    reply = stub.Import(iter([
-        record(scope, "working", "working_" + "a" * 32, "Qualified: cache keys include the locale", score=0.8, uses=2, created_at=ago(hours=2)),
-        record(scope, "history", "history_" + "b" * 32, "Forgotten: old build flags", score=0.6, uses=1, created_at=ago(days=45), last_used_at=ago(days=40)),
-        record(scope, "patterns", "patterns_" + "c" * 32, "Proven: always run migrations in a transaction", score=0.95, uses=9, created_at=ago(days=200)),
-    ]), timeout=60)
+    reply = stub.Import(
+        iter(
+            [
+                record(
+                    scope,
+                    "working",
+                    "working_" + "a" * 32,
+                    "Qualified: cache keys include the locale",
+                    score=0.8,
+                    uses=2,
+                    created_at=ago(hours=2),
+                ),
+                record(
+                    scope,
+                    "history",
+                    "history_" + "b" * 32,
+                    "Forgotten: old build flags",
+                    score=0.6,
+                    uses=1,
+                    created_at=ago(days=45),
+                    last_used_at=ago(days=40),
+                ),
+                record(
+                    scope,
+                    "patterns",
+                    "patterns_" + "c" * 32,
+                    "Proven: always run migrations in a transaction",
+                    score=0.95,
+                    uses=9,
+                    created_at=ago(days=200),
+                ),
+            ]
+        ),
+        timeout=60,
+    )
     assert (reply.imported, reply.skipped_existing, reply.invalid) == (3, 0, 0)
     report = stub.RunMaintenance(pb.RunMaintenanceRequest(scope=scope), timeout=60)
     assert (report.expired, report.promoted, report.deleted, report.demoted) == (2, 1, 0, 0)
@@ -47,18 +87,26 @@ def test_maintenance_expires_promotes_and_records_events(stub, scope) -> None:  
 
 
 def test_exchange_logs_older_than_seven_days_are_pruned(memory_service, stub, scope) -> None:  # type: ignore[no-untyped-def]
-    core = memory_service.core
-    stub.RecordInjection(pb.RecordInjectionRequest(scope=scope, session_id="old", ids=[], prompt="long ago"), timeout=10)
-    stub.RecordExchange(pb.RecordExchangeRequest(scope=scope, session_id="old", assistant_text="answered long ago"), timeout=30)
-    real_clock = core.rt.clock
-    core.rt.clock = lambda: real_clock() + timedelta(days=8)  # the clock seam: eight days later
+    memory = memory_service.memory
+    stub.RecordInjection(
+        pb.RecordInjectionRequest(scope=scope, session_id="old", ids=[], prompt="long ago"), timeout=10
+    )
+    stub.RecordExchange(
+        pb.RecordExchangeRequest(scope=scope, session_id="old", assistant_text="answered long ago"), timeout=30
+    )
+    real_clock = memory.clock.source
+    memory.clock.source = lambda: real_clock() + timedelta(days=8)  # the clock seam: eight days later
     try:
-        stub.RecordInjection(pb.RecordInjectionRequest(scope=scope, session_id="new", ids=[], prompt="today"), timeout=10)
+        stub.RecordInjection(
+            pb.RecordInjectionRequest(scope=scope, session_id="new", ids=[], prompt="today"), timeout=10
+        )
         pruned = stub.RunMaintenance(pb.RunMaintenanceRequest(scope=scope), timeout=60).exchanges_pruned
     finally:
-        core.rt.clock = real_clock
+        memory.clock.source = real_clock
     assert pruned >= 1
-    assert not stub.GetScoringState(pb.GetScoringStateRequest(scope=scope, session_id="old"), timeout=10).scoring_required
+    assert not stub.GetScoringState(
+        pb.GetScoringStateRequest(scope=scope, session_id="old"), timeout=10
+    ).scoring_required
 
 
 def test_export_then_import_is_exact_and_idempotent(stub, scope, loop_thread, embedding_addr, tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -67,7 +115,8 @@ def test_export_then_import_is_exact_and_idempotent(stub, scope, loop_thread, em
     stub.Score(pb.ScoreRequest(scope=scope, memory_scores={note.id: common_pb.OUTCOME_WORKED}), timeout=10)
     exported = [r.record_json for r in stub.Export(pb.ExportRequest(scope=scope), timeout=60)]
     assert {json.loads(r)["id"] for r in exported} == {note.id, fact.id}
-    server, port = loop_thread.run(start_memory_service(tmp_path, embedding_addr))
+    server = loop_thread.run(start_memory_service(tmp_path, embedding_addr))
+    port = server.port
     try:
         with grpc.insecure_channel(f"127.0.0.1:{port}") as chan:
             other = pb_grpc.MemoryServiceStub(chan)
@@ -77,14 +126,22 @@ def test_export_then_import_is_exact_and_idempotent(stub, scope, loop_thread, em
             again = other.Import(iter(pb.ImportRequest(record_json=r) for r in exported), timeout=60)
             assert (again.imported, again.skipped_existing) == (0, 2)
             copy = other.Get(pb.GetRequest(scope=scope, id=note.id), timeout=10).memory
-            bank = other.Get(pb.GetRequest(scope=common_pb.Scope(user=scope.user, project="elsewhere"), id=fact.id), timeout=10).memory
-            hit = other.Search(pb.SearchRequest(scope=scope, query="message queue NATS", limit=1), timeout=30).memories[0]
+            bank = other.Get(
+                pb.GetRequest(scope=common_pb.Scope(user=scope.user, project="elsewhere"), id=fact.id), timeout=10
+            ).memory
+            hit = other.Search(pb.SearchRequest(scope=scope, query="message queue NATS", limit=1), timeout=30).memories[
+                0
+            ]
             scopes = other.ListScopes(pb.ListScopesRequest(), timeout=10).scopes
     finally:
         loop_thread.run(server.stop(0))
-        loop_thread.run(server.memory_core.close())
     original = stub.Get(pb.GetRequest(scope=scope, id=note.id), timeout=10).memory
-    assert (copy.content, copy.uses, copy.score, copy.created_at) == (original.content, 1, original.score, original.created_at)
+    assert (copy.content, copy.uses, copy.score, copy.created_at) == (
+        original.content,
+        1,
+        original.score,
+        original.created_at,
+    )
     assert list(bank.tags) == ["ui"] and bank.importance == pytest.approx(0.8)
     assert hit.id == note.id and hit.embedding_similarity > 0.4
     listed = {(s.scope.user, s.scope.project): dict(s.counts) for s in scopes}
@@ -96,9 +153,11 @@ def test_health_and_reflection_are_served(memory_service) -> None:  # type: igno
     from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
     with grpc.insecure_channel(memory_service.address) as chan:
-        status = health_pb2_grpc.HealthStub(chan).Check(
-            health_pb2.HealthCheckRequest(service="mnemex.memory.v1.MemoryService"), timeout=5
-        ).status
+        status = (
+            health_pb2_grpc.HealthStub(chan)
+            .Check(health_pb2.HealthCheckRequest(service="mnemex.memory.v1.MemoryService"), timeout=5)
+            .status
+        )
         replies = reflection_pb2_grpc.ServerReflectionStub(chan).ServerReflectionInfo(
             iter([reflection_pb2.ServerReflectionRequest(list_services="")]), timeout=5
         )

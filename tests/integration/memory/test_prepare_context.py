@@ -82,15 +82,15 @@ def test_the_core_keeps_the_deferred_write_before_the_next_turn_operation(  # ty
 ) -> None:
     """No RPC round trip in between: the exchange is recorded the moment PrepareContext returns,
     before the deferred injection write has even started."""
-    core = memory_service.core
-    mem_scope = core.scope(scope.user, scope.project)
+    memory = memory_service.memory
+    mem_scope = memory.scope(scope.user, scope.project)
 
     async def back_to_back() -> tuple[int, str, str, tuple[bool, list[str], str]]:
-        await core.prepare_context(mem_scope, "p5", None, b"", "the question")
-        pending = core.turn_writes.pending
-        exchange_id = await core.record_exchange(mem_scope, "p5", "", "the answer")
-        stored = await core.get(mem_scope, exchange_id)
-        return pending, exchange_id, stored.content, await core.scoring_state(mem_scope, "p5")
+        await memory.prepare.prepare(mem_scope, "p5", None, b"", "the question")
+        pending = memory.turn_writes.pending
+        exchange_id = await memory.turns.record_exchange(mem_scope, "p5", "", "the answer")
+        stored = await memory.reads.get(mem_scope, exchange_id)
+        return pending, exchange_id, stored.content, await memory.turns.scoring_state(mem_scope, "p5")
 
     pending, exchange_id, content, (required, ids, scored_exchange) = loop_thread.run(back_to_back())
     assert pending == 1  # the write was still queued when the exchange came in

@@ -27,7 +27,9 @@ def test_turn_cycle_scoring_required_only_after_a_completed_turn(stub, scope) ->
     assert not state(stub, scope, "s1").scoring_required
     inject(stub, scope, "s1", [a.id, b.id], prompt="how do I set up the env?")
     assert not state(stub, scope, "s1").scoring_required  # still answering
-    exchange = stub.RecordExchange(pb.RecordExchangeRequest(scope=scope, session_id="s1", assistant_text="Run uv sync."), timeout=30)
+    exchange = stub.RecordExchange(
+        pb.RecordExchangeRequest(scope=scope, session_id="s1", assistant_text="Run uv sync."), timeout=30
+    )
     assert exchange.exchange_id.startswith("working_")
     stored = stub.Get(pb.GetRequest(scope=scope, id=exchange.exchange_id), timeout=10).memory
     assert stored.content == "User: how do I set up the env?\nAssistant: Run uv sync."
@@ -50,20 +52,37 @@ def test_interrupted_turn_needs_no_scoring(stub, scope) -> None:  # type: ignore
 
 
 def test_related_semantics_absent_empty_and_explicit(stub, scope) -> None:  # type: ignore[no-untyped-def]
-    a, b, c = (store(stub, scope, text) for text in ("Use feature flags for rollouts", "Blue green deploys on Fridays", "Logs ship to Loki"))
+    a, b, c = (
+        store(stub, scope, text)
+        for text in ("Use feature flags for rollouts", "Blue green deploys on Fridays", "Logs ship to Loki")
+    )
 
     def turn(session: str) -> str:
         inject(stub, scope, session, [a.id, b.id])
-        return stub.RecordExchange(pb.RecordExchangeRequest(scope=scope, session_id=session, user_text=f"q {session}",
-                                                            assistant_text=f"answer for {session}"), timeout=30).exchange_id
+        return stub.RecordExchange(
+            pb.RecordExchangeRequest(
+                scope=scope, session_id=session, user_text=f"q {session}", assistant_text=f"answer for {session}"
+            ),
+            timeout=30,
+        ).exchange_id
 
     ex_none = turn("r-empty")
-    empty = stub.Score(pb.ScoreRequest(scope=scope, session_id="r-empty", outcome=common_pb.OUTCOME_WORKED, related=pb.IdList()), timeout=30)
+    empty = stub.Score(
+        pb.ScoreRequest(scope=scope, session_id="r-empty", outcome=common_pb.OUTCOME_WORKED, related=pb.IdList()),
+        timeout=30,
+    )
     assert [s.id for s in empty.scored] == [ex_none]  # only the exchange
     turn("r-explicit")
     # c was never injected in this session: an explicit list scores exactly what it names
-    explicit = stub.Score(pb.ScoreRequest(scope=scope, session_id="r-explicit", outcome=common_pb.OUTCOME_PARTIAL,
-                                          related=pb.IdList(ids=[c.id, "working_" + "f" * 32])), timeout=30)
+    explicit = stub.Score(
+        pb.ScoreRequest(
+            scope=scope,
+            session_id="r-explicit",
+            outcome=common_pb.OUTCOME_PARTIAL,
+            related=pb.IdList(ids=[c.id, "working_" + "f" * 32]),
+        ),
+        timeout=30,
+    )
     assert {s.id for s in explicit.scored} - {explicit.exchange_id} == {c.id}
     assert list(explicit.not_found) == ["working_" + "f" * 32]
     assert (uses(stub, scope, a.id), uses(stub, scope, b.id), uses(stub, scope, c.id)) == (0, 0, 1)
@@ -73,12 +92,24 @@ def test_memory_scores_take_precedence_per_id(stub, scope) -> None:  # type: ign
     good = store(stub, scope, "Run migrations with alembic upgrade head")
     bad = store(stub, scope, "Run migrations by editing the schema by hand")
     inject(stub, scope, "s3", [good.id, bad.id])
-    stub.RecordExchange(pb.RecordExchangeRequest(scope=scope, session_id="s3", user_text="migrate?", assistant_text="alembic"), timeout=30)
-    reply = stub.Score(pb.ScoreRequest(scope=scope, session_id="s3", outcome=common_pb.OUTCOME_WORKED,
-                                       memory_scores={bad.id: common_pb.OUTCOME_FAILED}), timeout=30)
+    stub.RecordExchange(
+        pb.RecordExchangeRequest(scope=scope, session_id="s3", user_text="migrate?", assistant_text="alembic"),
+        timeout=30,
+    )
+    reply = stub.Score(
+        pb.ScoreRequest(
+            scope=scope,
+            session_id="s3",
+            outcome=common_pb.OUTCOME_WORKED,
+            memory_scores={bad.id: common_pb.OUTCOME_FAILED},
+        ),
+        timeout=30,
+    )
     by_id = {s.id: s for s in reply.scored}
     assert by_id[good.id].outcome == common_pb.OUTCOME_WORKED and by_id[good.id].score_after == pytest.approx(0.7)
-    assert by_id[bad.id].outcome == common_pb.OUTCOME_FAILED and by_id[bad.id].score_after == pytest.approx(0.2, abs=1e-3)
+    assert by_id[bad.id].outcome == common_pb.OUTCOME_FAILED and by_id[bad.id].score_after == pytest.approx(
+        0.2, abs=1e-3
+    )
     assert set(reply.collections) == {"working"}
 
 
@@ -86,8 +117,13 @@ def test_empty_session_id_scores_the_most_recent_session(stub, scope) -> None:  
     note = store(stub, scope, "Terraform state lives in S3 with DynamoDB locking")
     inject(stub, scope, "older", [])
     inject(stub, scope, "claude-session-xyz", [note.id])
-    stub.RecordExchange(pb.RecordExchangeRequest(scope=scope, session_id="claude-session-xyz", user_text="tf?", assistant_text="S3"), timeout=30)
-    reply = stub.Score(pb.ScoreRequest(scope=scope, outcome=common_pb.OUTCOME_WORKED), timeout=30)  # MCP stdio: no session id
+    stub.RecordExchange(
+        pb.RecordExchangeRequest(scope=scope, session_id="claude-session-xyz", user_text="tf?", assistant_text="S3"),
+        timeout=30,
+    )
+    reply = stub.Score(
+        pb.ScoreRequest(scope=scope, outcome=common_pb.OUTCOME_WORKED), timeout=30
+    )  # MCP stdio: no session id
     assert note.id in {s.id for s in reply.scored}
     assert not state(stub, scope, "claude-session-xyz").scoring_required
 
@@ -116,7 +152,12 @@ def test_repeated_failures_delete_but_never_memory_bank(stub, scope) -> None:  #
     wrong = store(stub, scope, "Restart the server to clear the cache (wrong)")
     fact = store(stub, scope, "User's timezone is UTC+2", "memory_bank")
     for _ in range(3):
-        reply = stub.Score(pb.ScoreRequest(scope=scope, memory_scores={wrong.id: common_pb.OUTCOME_FAILED, fact.id: common_pb.OUTCOME_FAILED}), timeout=30)
+        reply = stub.Score(
+            pb.ScoreRequest(
+                scope=scope, memory_scores={wrong.id: common_pb.OUTCOME_FAILED, fact.id: common_pb.OUTCOME_FAILED}
+            ),
+            timeout=30,
+        )
     assert wrong.id in reply.not_found  # deleted after the second failure
     kept = stub.Get(pb.GetRequest(scope=scope, id=fact.id), timeout=10).memory
     assert kept.uses == 3 and kept.score == 1.0 and kept.wilson_score == 0.0

@@ -1,4 +1,4 @@
-"""The search pipeline in-process (MemoryCore + real in-memory Chroma), with synthetic vectors.
+"""The search pipeline in-process (MemoryUseCases + real in-memory Chroma), with synthetic vectors.
 
 Properties the gRPC tests cannot reach cheaply: early stopping never changes
 results, mirrors stay in step with every write, dense-only mode works.
@@ -15,15 +15,31 @@ import numpy as np
 import pytest
 from chromadb.config import Settings as ChromaSettings
 
-from services.memory.core import MemoryCore
-from services.memory.outcomes import Outcome
-from services.memory.search_rules import build_search_params
+from services.memory.api.composition import MemoryUseCases
+from services.memory.domain.outcomes import Outcome
+from services.memory.domain.search_params import build_search_params
 from services.memory.settings import MemorySettings
-from services.memory.store import ChromaStore
+from services.memory.storage.chroma_store import ChromaStore
 
 pytestmark = pytest.mark.integration
 RNG = np.random.default_rng(5)
-WORDS = ["alpha", "beta", "gamma", "delta", "kafka", "redis", "deploy", "rollback", "cache", "auth", "token", "retry", "schema", "migration", "lint"]
+WORDS = [
+    "alpha",
+    "beta",
+    "gamma",
+    "delta",
+    "kafka",
+    "redis",
+    "deploy",
+    "rollback",
+    "cache",
+    "auth",
+    "token",
+    "retry",
+    "schema",
+    "migration",
+    "lint",
+]
 
 
 def unit(v: np.ndarray) -> bytes:
@@ -39,26 +55,35 @@ class HashEmbedder:
         return out / np.linalg.norm(out, axis=1, keepdims=True)
 
 
-def make_core(tmp_path: Path, mode: str = "hybrid") -> MemoryCore:
+def make_core(tmp_path: Path, mode: str = "hybrid") -> MemoryUseCases:
     client = chromadb.EphemeralClient(settings=ChromaSettings(anonymized_telemetry=False))
     for existing in client.list_collections():  # the ephemeral client is shared per process
         client.delete_collection(existing if isinstance(existing, str) else existing.name)
     settings = MemorySettings(home=tmp_path, maintenance_interval_s=0, retrieval_mode=mode)
-    return MemoryCore(settings, ChromaStore(client), HashEmbedder())
+    return MemoryUseCases(settings, ChromaStore(client), HashEmbedder())
 
 
-async def seed(core: MemoryCore, n: int) -> tuple[list[str], np.ndarray]:
+async def seed(core: MemoryUseCases, n: int) -> tuple[list[str], np.ndarray]:
     scope = core.scope("u", "p")
     base = RNG.standard_normal((n, 384)).astype(np.float32)
     ids = []
     collections = ["working", "history", "patterns", "memory_bank", "books"]
     for i in range(n):
         text = " ".join(RNG.choice(WORDS, 6)) + f" item{i}" + (" yesterday" if i % 4 == 0 else "")
-        memory, _ = await core.store(scope, collection=collections[i % 5], content=text, vector=unit(base[i]), allow_duplicate=True)
+        memory = (
+            await core.writes.store(
+                scope, collection=collections[i % 5], content=text, vector=unit(base[i]), allow_duplicate=True
+            )
+        ).memory
         ids.append(memory.id)
     for memory_id in ids[: n // 3]:  # give some memories outcome history
-        await core.score(scope, session_id="", outcome=None, related=None,
-                         memory_scores={memory_id: Outcome.WORKED if RNG.random() < 0.6 else Outcome.FAILED})
+        await core.scoring.score(
+            scope,
+            session_id="",
+            outcome=None,
+            related=None,
+            memory_scores={memory_id: Outcome.WORKED if RNG.random() < 0.6 else Outcome.FAILED},
+        )
     return ids, base
 
 
@@ -75,7 +100,7 @@ def test_the_prompt_path_ranks_like_the_generic_path(tmp_path: Path, mode: str) 
         scope = core.scope("u", "p")
         ids, base = await seed(core, 400)
         for memory_id in ids[5:40:7]:
-            await core.archive(scope, memory_id, "stale")
+            await core.writes.archive(scope, memory_id, "stale")
         everything = json.dumps({"collection": {"$in": ["working", "history", "patterns", "memory_bank", "books"]}})
         for i in range(24):
             query = " ".join(RNG.choice(WORDS, 3))
@@ -85,14 +110,22 @@ def test_the_prompt_path_ranks_like_the_generic_path(tmp_path: Path, mode: str) 
             weights = {"history": 1.4, "books": 0.3} if i % 3 == 0 else {}
             boosts = [ids[int(j)] for j in RNG.choice(len(ids), 3, replace=False)] if i % 4 == 0 else []
             for limit in (1, 5, 12):
-                options = {"query": query, "has_vector": True, "limit": limit, "collection_weights": weights,
-                           "boost_ids": boosts}
-                fast = await core.search(scope, build_search_params(**options), vector)
-                full = await core.search(scope, build_search_params(**options, filters_json=everything), vector)
+                options = {
+                    "query": query,
+                    "has_vector": True,
+                    "limit": limit,
+                    "collection_weights": weights,
+                    "boost_ids": boosts,
+                }
+                fast = await core.searcher.search(scope, build_search_params(**options), vector)
+                full = await core.searcher.search(
+                    scope, build_search_params(**options, filters_json=everything), vector
+                )
                 assert [m.id for m in fast] == [m.id for m in full]
                 assert [m.final_rank_score for m in fast] == pytest.approx([m.final_rank_score for m in full])
-                assert [m.embedding_similarity for m in fast] == pytest.approx([m.embedding_similarity for m in full],
-                                                                               abs=1e-5)
+                assert [m.embedding_similarity for m in fast] == pytest.approx(
+                    [m.embedding_similarity for m in full], abs=1e-5
+                )
         await core.close()
 
     asyncio.run(main())
@@ -104,20 +137,33 @@ def test_mirrors_follow_every_write(tmp_path: Path) -> None:
         scope = core.scope("u", "p")
         ids, base = await seed(core, 30)
         probe = build_search_params(query="", has_vector=True, limit=100)
-        assert {m.id for m in await core.search(scope, probe, unit(base[0]))} >= set(ids[10:])  # deleted ones may be gone
+        assert {m.id for m in await core.searcher.search(scope, probe, unit(base[0]))} >= set(
+            ids[10:]
+        )  # deleted ones may be gone
         target = ids[-1]
-        await core.update(scope, target, content="completely new words about zebras", tags=(), replace_tags=False,
-                          importance=None, confidence=None)
-        hit = await core.search(scope, build_search_params(query="zebras", limit=1))  # embedded like the update
+        await core.writes.update(
+            scope,
+            target,
+            content="completely new words about zebras",
+            tags=(),
+            replace_tags=False,
+            importance=None,
+            confidence=None,
+        )
+        hit = await core.searcher.search(
+            scope, build_search_params(query="zebras", limit=1)
+        )  # embedded like the update
         assert hit[0].id == target and hit[0].content.startswith("completely new")
         assert hit[0].embedding_similarity is not None and hit[0].embedding_similarity < 1.0
-        await core.archive(scope, target, "stale")
-        after = await core.search(scope, build_search_params(query="zebras", has_vector=True, limit=5), unit(base[-1]))
+        await core.writes.archive(scope, target, "stale")
+        after = await core.searcher.search(
+            scope, build_search_params(query="zebras", has_vector=True, limit=5), unit(base[-1])
+        )
         assert target not in [m.id for m in after]
         # rebuilding the mirrors from the store gives the same answers as the incrementally kept ones
-        warm = [m.id for m in await core.search(scope, build_search_params(days_back=1, limit=100))]
-        core.rt.mirrors = type(core.rt.mirrors)(core.rt._mirror_rows, 384)
-        cold = [m.id for m in await core.search(scope, build_search_params(days_back=1, limit=100))]
+        warm = [m.id for m in await core.searcher.search(scope, build_search_params(days_back=1, limit=100))]
+        core.store.mirrors = core.store.fresh_mirrors()
+        cold = [m.id for m in await core.searcher.search(scope, build_search_params(days_back=1, limit=100))]
         assert warm == cold
         await core.close()
 
@@ -129,9 +175,11 @@ def test_dense_mode_has_no_lexical_side(tmp_path: Path) -> None:
         core = make_core(tmp_path, mode="dense")
         scope = core.scope("u", "p")
         _, base = await seed(core, 20)
-        found = await core.search(scope, build_search_params(query="kafka", has_vector=True, limit=3), unit(base[3]))
+        found = await core.searcher.search(
+            scope, build_search_params(query="kafka", has_vector=True, limit=3), unit(base[3])
+        )
         assert found[0].embedding_similarity == pytest.approx(1.0, abs=1e-4)
-        assert not core.rt.mirrors.lexical_enabled
+        assert not core.store.mirrors.lexical_enabled
         await core.close()
 
     asyncio.run(main())
@@ -145,19 +193,32 @@ def test_a_temporal_query_lifts_the_memory_that_mentions_time(tmp_path: Path) ->
         core = make_core(tmp_path)
         scope = core.scope("u", "p")
         vector = unit(RNG.standard_normal(384).astype(np.float32))
-        plain, _ = await core.store(scope, collection="history", content="the cache flush ran", vector=vector,
-                                    allow_duplicate=True)
-        dated, _ = await core.store(scope, collection="history", content="the cache flush ran yesterday",
-                                    vector=vector, allow_duplicate=True)
+        plain = (
+            await core.writes.store(
+                scope, collection="history", content="the cache flush ran", vector=vector, allow_duplicate=True
+            )
+        ).memory
+        dated = (
+            await core.writes.store(
+                scope,
+                collection="history",
+                content="the cache flush ran yesterday",
+                vector=vector,
+                allow_duplicate=True,
+            )
+        ).memory
         for limit in (1, 2):
-            temporal = await core.search(scope, build_search_params(query="what happened last week?", has_vector=True,
-                                                                    limit=limit), vector)
+            temporal = await core.searcher.search(
+                scope, build_search_params(query="what happened last week?", has_vector=True, limit=limit), vector
+            )
             assert temporal[0].id == dated.id
-        both = await core.search(scope, build_search_params(query="what happened last week?", has_vector=True, limit=2),
-                                 vector)
+        both = await core.searcher.search(
+            scope, build_search_params(query="what happened last week?", has_vector=True, limit=2), vector
+        )
         assert both[0].final_rank_score > both[1].final_rank_score and both[1].id == plain.id
-        neutral = await core.search(scope, build_search_params(query="what happened there?", has_vector=True, limit=2),
-                                    vector)
+        neutral = await core.searcher.search(
+            scope, build_search_params(query="what happened there?", has_vector=True, limit=2), vector
+        )
         assert neutral[0].final_rank_score == pytest.approx(neutral[1].final_rank_score)
         await core.close()
 

@@ -23,16 +23,20 @@ NOTES = [
 @pytest.fixture()
 def dead_embedding_stub(loop_thread, encoder, tmp_path: Path):  # type: ignore[no-untyped-def]
     # Port 9 (discard) is closed on loopback: every embed call is refused at once.
-    server, port = loop_thread.run(start_memory_service(tmp_path, "127.0.0.1:9"))
+    server = loop_thread.run(start_memory_service(tmp_path, "127.0.0.1:9"))
+    port = server.port
     with grpc.insecure_channel(f"127.0.0.1:{port}") as chan:
         stub = pb_grpc.MemoryServiceStub(chan)
         scope = common_pb.Scope(user="tester", project="lexical-fallback")
         for note, vector in zip(NOTES, encoder.encode(NOTES), strict=True):
-            stub.Store(pb.StoreRequest(scope=scope, collection="history", content=note,
-                                       vector=np.asarray(vector, dtype="<f4").tobytes()), timeout=30)
+            stub.Store(
+                pb.StoreRequest(
+                    scope=scope, collection="history", content=note, vector=np.asarray(vector, dtype="<f4").tobytes()
+                ),
+                timeout=30,
+            )
         yield stub, scope
     loop_thread.run(server.stop(0))
-    loop_thread.run(server.memory_core.close())
 
 
 def test_keyword_matches_come_back_when_the_query_cannot_be_embedded(dead_embedding_stub) -> None:  # type: ignore[no-untyped-def]

@@ -59,18 +59,45 @@ def tiny_locomo(path: Path) -> Path:
         },
         "qa": [
             {"question": "What animal did Ana adopt?", "answer": "a quokka", "evidence": ["D1:3"], "category": 4},
-            {"question": "What is Ben's band's album called?", "answer": "Blue Harbour", "evidence": ["D1:8"], "category": 4},
-            {"question": "When did Ana start learning the cello?", "answer": "June 2023", "evidence": ["D2:5"], "category": 2},
-            {"question": "Where is Ben travelling and why?", "answer": "Zanzibar", "evidence": ["D2:10; D1:8"], "category": 1},
-            {"question": "What did Ana name her dog?", "adversarial_answer": "Pickles", "evidence": ["D1:3"], "category": 5},
-            {"question": "A question whose evidence names no turn", "answer": "-", "evidence": ["D9:99"], "category": 4},
+            {
+                "question": "What is Ben's band's album called?",
+                "answer": "Blue Harbour",
+                "evidence": ["D1:8"],
+                "category": 4,
+            },
+            {
+                "question": "When did Ana start learning the cello?",
+                "answer": "June 2023",
+                "evidence": ["D2:5"],
+                "category": 2,
+            },
+            {
+                "question": "Where is Ben travelling and why?",
+                "answer": "Zanzibar",
+                "evidence": ["D2:10; D1:8"],
+                "category": 1,
+            },
+            {
+                "question": "What did Ana name her dog?",
+                "adversarial_answer": "Pickles",
+                "evidence": ["D1:3"],
+                "category": 5,
+            },
+            {
+                "question": "A question whose evidence names no turn",
+                "answer": "-",
+                "evidence": ["D9:99"],
+                "category": 4,
+            },
         ],
     }
     path.write_text(json.dumps([sample]))
     return path
 
 
-def test_benchmark_runs_both_modes_through_grpc(tmp_path: Path, embedding_addr: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_benchmark_runs_both_modes_through_grpc(
+    tmp_path: Path, embedding_addr: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     data = tiny_locomo(tmp_path / "tiny.json")
     args = ["--data", str(data), "--json", "--embedding-addr", embedding_addr, "--configs", "baseline,dense,hybrid"]
     assert main(args) == 0

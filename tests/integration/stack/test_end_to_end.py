@@ -38,8 +38,11 @@ def test_fact_added_through_gateway_comes_back_in_context(stack: Stack, tmp_path
     project = str(tmp_path)
     added = stack.post(
         "/api/memory-bank/add",
-        {"content": "The user deploys the billing service with Helm charts on the staging cluster",
-         "tags": ["deploy"], "cwd": project},
+        {
+            "content": "The user deploys the billing service with Helm charts on the staging cluster",
+            "tags": ["deploy"],
+            "cwd": project,
+        },
     )
     fact_id = added["memory"]["id"]
     assert fact_id
@@ -53,7 +56,10 @@ def test_fact_added_through_gateway_comes_back_in_context(stack: Stack, tmp_path
     assert ids and ids[0] == fact_id
 
     for _ in range(6):  # filler facts so the ranking has something to order
-        stack.post("/api/memory-bank/add", {"content": f"Filler note number {_} about the office coffee machine schedule {_ * 7}", "cwd": project})
+        stack.post(
+            "/api/memory-bank/add",
+            {"content": f"Filler note number {_} about the office coffee machine schedule {_ * 7}", "cwd": project},
+        )
     related = stack.post(
         "/api/hooks/get-context",
         {"session_id": "e2e-2", "prompt": "how do I deploy the billing service to staging?", "cwd": project},
@@ -82,7 +88,9 @@ def test_reflection_lists_each_service(stack: Stack) -> None:
     for name, service in expected.items():
         with grpc.insecure_channel(stack.addr(name)) as channel:
             stub = reflection_pb2_grpc.ServerReflectionStub(channel)
-            replies = stub.ServerReflectionInfo(iter([reflection_pb2.ServerReflectionRequest(list_services="")]), timeout=10)
+            replies = stub.ServerReflectionInfo(
+                iter([reflection_pb2.ServerReflectionRequest(list_services="")]), timeout=10
+            )
             listed = {s.name for reply in replies for s in reply.list_services_response.service}
         assert service in listed, (name, listed)
         assert "grpc.health.v1.Health" in listed

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from kernel.config import Settings
 from mnemex import client_setup
 from mnemex.cli import doctor_checks
-from kernel.config import Settings
 
 
 def by_name(checks: list[doctor_checks.Check]) -> dict[str, doctor_checks.Check]:

@@ -1,4 +1,4 @@
-"""The gateway's JSONL import line rules (gateway/routes/admin.py)."""
+"""The gateway's JSONL import line rules (gateway/export_format.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 import pytest
 
 from gateway.errors import InvalidInput
-from gateway.routes.admin import ImportTally, classify_line
+from gateway.export_format import ImportTally, classify_line
 
 DEFAULT = {"user": "me", "project": "here-1234"}
 
@@ -33,7 +33,10 @@ def test_user_is_always_the_gateways_and_keep_user_refuses_foreign_records() -> 
     assert tally.invalid == 1 and "belongs to user 'alice'" in tally.errors[0]
     assert classify({"type": "kg", "scope": {"user": "alice", "project": "p"}, "graph": {}}, keep_user=True) is None
     own = {**record, "scope": {"user": "me", "project": "p-1"}}
-    assert classify({"type": "memory", "record": own}, keep_user=True)["record"]["scope"] == {"user": "me", "project": "p-1"}
+    assert classify({"type": "memory", "record": own}, keep_user=True)["record"]["scope"] == {
+        "user": "me",
+        "project": "p-1",
+    }
 
 
 def test_kg_header_end_and_bad_lines() -> None:

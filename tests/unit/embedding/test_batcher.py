@@ -148,8 +148,13 @@ def _staggered_callers(window_ms: float) -> list[int]:
     return run(scenario())
 
 
+# The window is far wider than the callers' 0-7 ms stagger, so a busy CI machine's scheduling
+# delays (a 10 ms window once saw a caller arrive late there) cannot split a batch.
+WIDE_WINDOW_MS = 100.0
+
+
 def test_callers_returning_together_are_encoded_in_whole_batches() -> None:
-    sizes = _staggered_callers(window_ms=10.0)
+    sizes = _staggered_callers(window_ms=WIDE_WINDOW_MS)
     assert sum(sizes) == 48
     # Once the batcher has seen the 8 callers together, it waits for all 8 each time.
     steady = sizes[2:]
@@ -158,7 +163,7 @@ def test_callers_returning_together_are_encoded_in_whole_batches() -> None:
 
 def test_without_a_window_staggered_callers_fragment() -> None:
     """The contrast that makes the window worth having."""
-    assert len(_staggered_callers(window_ms=0.0)) > len(_staggered_callers(window_ms=10.0))
+    assert len(_staggered_callers(window_ms=0.0)) > len(_staggered_callers(window_ms=WIDE_WINDOW_MS))
 
 
 class ThreadRecordingEncoder(RecordingEncoder):
@@ -175,7 +180,11 @@ def test_a_lone_short_text_is_encoded_on_the_loop_and_the_rest_on_a_worker() -> 
     async def scenario() -> tuple[int, ThreadRecordingEncoder, list[np.ndarray]]:
         encoder = ThreadRecordingEncoder()
         batcher = MicroBatcher(encoder, inline_chars=20)
-        rows = [await batcher.embed(["a short prompt"]), await batcher.embed(["x" * 21]), await batcher.embed(["a", "b"])]
+        rows = [
+            await batcher.embed(["a short prompt"]),
+            await batcher.embed(["x" * 21]),
+            await batcher.embed(["a", "b"]),
+        ]
         await batcher.close()
         return threading.get_ident(), encoder, rows
 

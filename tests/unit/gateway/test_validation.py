@@ -64,6 +64,6 @@ def test_memory_dict_has_the_normalized_shape() -> None:
 
 def test_gateway_limits_match_what_the_memory_service_keeps() -> None:
     from gateway import validation
-    from services.memory import write_rules
+    from services.memory.domain import write_rules
 
     assert validation.MAX_REASON_CHARS == write_rules.MAX_REASON_CHARS

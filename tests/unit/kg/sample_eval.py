@@ -68,8 +68,10 @@ def score_sample(path: Path = SAMPLE) -> SampleScore:
 
 def _print(name: str, s: SampleScore) -> None:
     print(f"{name}: items={s.items} predicted={s.predicted} gold={s.gold} matched={s.matched}")
-    print(f"  precision={s.precision:.3f} recall={s.recall:.3f} type_accuracy={s.type_accuracy:.3f} "
-          f"context_accuracy={s.context_accuracy:.3f}")
+    print(
+        f"  precision={s.precision:.3f} recall={s.recall:.3f} type_accuracy={s.type_accuracy:.3f} "
+        f"context_accuracy={s.context_accuracy:.3f}"
+    )
     for kind, (pred, ok) in sorted(s.per_type.items()):
         print(f"  {kind:<10} predicted={pred:<3} correct={ok:<3} precision={ok / pred:.2f}")
     print("  false positives:", s.false_positives)

@@ -14,8 +14,13 @@ def fact_op(fact_id: str, entities: list[tuple[str, str]], relations: list[list[
 
 def build() -> ScopeGraphs:
     graphs = ScopeGraphs()
-    graphs.apply_op(fact_op("f1", [("billing service", "phrase"), ("PostgreSQL", "library")],
-                            [["billing service", "postgresql", "depends_on"]]))
+    graphs.apply_op(
+        fact_op(
+            "f1",
+            [("billing service", "phrase"), ("PostgreSQL", "library")],
+            [["billing service", "postgresql", "depends_on"]],
+        )
+    )
     graphs.apply_op(fact_op("f2", [("billing service", "phrase"), ("Redis", "library"), ("Alice", "name")]))
     graphs.apply_op(fact_op("f3", [("Redis", "library"), ("celery", "library")]))
     return graphs
@@ -53,13 +58,28 @@ def test_removing_a_book_leaves_no_dangling_references(tmp_path) -> None:  # typ
     store = KgStore(Journal(tmp_path / "kg.sqlite3"))
     scope = ScopeKey("tester", "proj")
     book = [f"book_chunk_{i}" for i in range(4)]
-    for i in range(3):
-        store.record_outcome(scope, concepts=["python"], collections=["books"], doc_ids=book[:2],
-                             outcome=Outcome.WORKED, context_type="coding", problem="python asyncio gather")
-    store.record_outcome(scope, concepts=["python"], collections=["books", "books"], doc_ids=book[2:],
-                         outcome=Outcome.FAILED, context_type="coding", failure_reason="outdated chapter")
-    store.record_action(scope, context_type="coding", action="search_memory", collection="books",
-                        outcome=Outcome.WORKED, doc_id=book[3])
+    for _ in range(3):
+        store.record_outcome(
+            scope,
+            concepts=["python"],
+            collections=["books"],
+            doc_ids=book[:2],
+            outcome=Outcome.WORKED,
+            context_type="coding",
+            problem="python asyncio gather",
+        )
+    store.record_outcome(
+        scope,
+        concepts=["python"],
+        collections=["books", "books"],
+        doc_ids=book[2:],
+        outcome=Outcome.FAILED,
+        context_type="coding",
+        failure_reason="outdated chapter",
+    )
+    store.record_action(
+        scope, context_type="coding", action="search_memory", collection="books", outcome=Outcome.WORKED, doc_id=book[3]
+    )
     store.index_fact(scope, "fact_1", "The team uses Python 3.11 with asyncio.")
     graphs = store.graphs(scope)
     assert set(book) <= graphs.referenced_doc_ids()

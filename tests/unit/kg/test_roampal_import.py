@@ -34,8 +34,11 @@ def native_equivalent(roampal: dict) -> ScopeGraphs:  # type: ignore[type-arg]
     for concept, pattern in roampal["routing_patterns"].items():
         for collection, stats in pattern["collections_used"].items():
             unknown = stats["total"] - stats["successes"] - stats["failures"]
-            for outcome, times in ((Outcome.WORKED, stats["successes"]), (Outcome.FAILED, stats["failures"]),
-                                   (Outcome.UNKNOWN, unknown)):
+            for outcome, times in (
+                (Outcome.WORKED, stats["successes"]),
+                (Outcome.FAILED, stats["failures"]),
+                (Outcome.UNKNOWN, unknown),
+            ):
                 for _ in range(times):
                     graphs.routing.record([concept], [collection], outcome, 0.0)
     return graphs
@@ -43,7 +46,14 @@ def native_equivalent(roampal: dict) -> ScopeGraphs:  # type: ignore[type-arg]
 
 @pytest.mark.parametrize(
     "concepts",
-    [["python"], ["docker_compose"], ["user_preferences"], ["flaky"], ["python", "flaky"], ["python", "docker_compose"]],
+    [
+        ["python"],
+        ["docker_compose"],
+        ["user_preferences"],
+        ["flaky"],
+        ["python", "flaky"],
+        ["python", "docker_compose"],
+    ],
 )
 def test_imported_routing_equals_natively_learned(roampal: dict, imported: ScopeGraphs, concepts: list[str]) -> None:  # type: ignore[type-arg]
     assert imported.routing.route(concepts) == native_equivalent(roampal).routing.route(concepts)

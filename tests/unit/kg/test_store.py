@@ -17,9 +17,14 @@ SCOPE = ScopeKey("tester", "proj")
 
 def teach(store: KgStore, n: int) -> None:
     for i in range(n):
-        store.record_outcome(SCOPE, concepts=["pytest", f"c{i % 3}"], collections=["patterns"],
-                             doc_ids=[f"d{i}"], outcome=Outcome.WORKED if i % 4 else Outcome.FAILED,
-                             problem="pytest fixture fails")
+        store.record_outcome(
+            SCOPE,
+            concepts=["pytest", f"c{i % 3}"],
+            collections=["patterns"],
+            doc_ids=[f"d{i}"],
+            outcome=Outcome.WORKED if i % 4 else Outcome.FAILED,
+            problem="pytest fixture fails",
+        )
     store.index_fact(SCOPE, "fact_a", "Alice prefers pytest over unittest.")
 
 

@@ -1,20 +1,39 @@
-"""Tool descriptions: every number follows the memory service's constants; own words only."""
+"""Tool descriptions: every number follows the rules the memory service reports; own words only.
+
+The gateway reads the rules over ``GetRules`` (``gateway.rules``); these tests
+build the same reply from the memory service's own code (``rules_response``)
+and check the text against the constants the service computes with.
+"""
 
 from __future__ import annotations
 
-import dataclasses
+import asyncio
 import re
 
 import pytest
 
 from gateway.mcp.descriptions import SELF_AUDIT, tool_texts
-from gateway.mcp.facts import Facts, current_facts
+from gateway.mcp.facts import DEFAULT_FACTS, Facts, FactsCache
+from gateway.rules import DEFAULT_RULES, Rules, rules_from_proto
 from mnemex.client_setup.clients import TOOL_NAMES
-from services.memory.lifecycle import LifecycleConfig
-from services.memory.outcomes import INITIAL_SCORE, SCORE_DELTA, Outcome
-from services.memory.scoring import Counters, apply_outcome
+from services.memory.api.rules import rules_response
+from services.memory.domain.lifecycle import LifecycleConfig
+from services.memory.domain.outcomes import INITIAL_SCORE, SCORE_DELTA, Outcome
+from services.memory.domain.ranking import RankingWeights
+from services.memory.domain.scoring import Counters, apply_outcome
+from services.memory.settings import MemorySettings
 
-DEFAULTS = tool_texts(Facts(LifecycleConfig()))
+DEFAULTS = tool_texts(DEFAULT_FACTS)
+
+
+def reported(settings: MemorySettings) -> Rules:
+    """What a memory service with these settings answers to GetRules, as the gateway parses it."""
+    return rules_from_proto(rules_response(settings.lifecycle, settings.ranking))
+
+
+def test_the_fallback_rules_are_what_a_default_memory_service_reports() -> None:
+    assert reported(MemorySettings()) == DEFAULT_RULES
+    assert rules_from_proto(rules_response(LifecycleConfig(), RankingWeights())) == DEFAULT_RULES
 
 
 def test_every_tool_has_a_description_and_client_setup_knows_them_all() -> None:
@@ -69,11 +88,36 @@ def test_pruning_claim_is_true_for_the_real_arithmetic() -> None:
     assert counters.score < LifecycleConfig().delete_below
 
 
-def test_env_overrides_of_the_lifecycle_reach_the_descriptions() -> None:
-    facts = current_facts({"MNEMEX_LIFECYCLE_WORKING_TTL_HOURS": "48", "MNEMEX_LIFECYCLE_DELETE_BELOW": "0.15"})
-    assert facts.lifecycle == dataclasses.replace(LifecycleConfig(), working_ttl_hours=48.0, delete_below=0.15)
-    overview = tool_texts(facts)["get_context_insights"]
+def test_a_memory_service_configured_differently_is_what_the_descriptions_quote() -> None:
+    settings = MemorySettings.from_env(
+        {"MNEMEX_LIFECYCLE_WORKING_TTL_HOURS": "48", "MNEMEX_LIFECYCLE_DELETE_BELOW": "0.15"}
+    )
+    overview = tool_texts(Facts(reported(settings)))["get_context_insights"]
     assert "unpromoted for 48 hours" in overview and "below 0.15 is deleted" in overview
+    assert "unpromoted for 24 hours" in DEFAULTS["get_context_insights"]
+
+
+def test_the_cache_quotes_the_defaults_while_the_memory_service_cannot_answer_then_asks_again() -> None:
+    custom = reported(MemorySettings.from_env({"MNEMEX_LIFECYCLE_HISTORY_TTL_DAYS": "45"}))
+    answers: list[Rules | Exception] = [ConnectionError("memory service down"), custom]
+    asked = 0
+
+    async def fetch() -> Rules:
+        nonlocal asked
+        asked += 1
+        answer = answers.pop(0)
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    async def main() -> list[Facts]:
+        cache = FactsCache(fetch, timeout=1.0, retry_after=0.0)
+        return [await cache.get(), await cache.get(), await cache.get()]
+
+    down, up, kept = asyncio.run(main())
+    assert down is DEFAULT_FACTS
+    assert up.rules == custom and kept is up and asked == 2  # fetched again after a failure, then kept
+    assert "kept 45 days" in tool_texts(up)["get_context_insights"]
 
 
 def test_search_description_covers_every_mode_and_parameter() -> None:

@@ -14,8 +14,8 @@ from gateway.mcp.audit import SelfAuditTrigger
 from gateway.mcp.runner import ToolRunner
 from gateway.mcp.server import build_server
 from gateway.operations import Operations
-from mnemex.client_setup.clients import TOOL_NAMES
 from kernel.config import Settings
+from mnemex.client_setup.clients import TOOL_NAMES
 
 T = TypeVar("T")
 

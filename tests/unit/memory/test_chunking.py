@@ -4,7 +4,7 @@ import itertools
 
 import pytest
 
-from services.memory.chunking import (
+from services.memory.domain.chunking import (
     MAX_BOOK_BYTES,
     book_title,
     check_size,
@@ -12,7 +12,7 @@ from services.memory.chunking import (
     detect_format,
     extract_text,
 )
-from services.memory.errors import InvalidRequest
+from services.memory.domain.errors import InvalidRequest
 
 
 def minimal_pdf(text: str) -> bytes:

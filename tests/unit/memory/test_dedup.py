@@ -1,12 +1,15 @@
 from __future__ import annotations
 
-from services.memory.dedup import (
+from datetime import UTC, datetime
+
+from services.memory.domain.dedup import (
     Neighbour,
     decide,
     dedup_pool,
     merge_tags,
-    refreshed_fields,
+    refreshed,
 )
+from services.memory.domain.record import MemoryRecord
 
 
 def test_refreshes_the_nearest_duplicate_at_or_above_threshold() -> None:
@@ -28,16 +31,21 @@ def test_pools_keep_memory_bank_apart_and_books_never_dedupe() -> None:
 
 
 def test_memory_bank_update_merges_tags_and_keeps_the_larger_attributes() -> None:
-    fields = refreshed_fields(
-        {"importance": 0.9, "confidence": 0.4, "refresh_count": 2},
+    existing = MemoryRecord(
+        id="memory_bank_a",
         collection="memory_bank",
-        refreshed_at="2025-01-01T00:00:00+00:00",
-        existing_tags=["pref"],
-        new_tags=["tools", "pref"],
-        importance=0.5,
-        confidence=0.8,
+        content="old wording",
+        tags=("pref",),
+        importance=0.9,
+        confidence=0.4,
+        refresh_count=2,
     )
-    assert fields["tags"] == ["pref", "tools"]
-    assert (fields["importance"], fields["confidence"]) == (0.9, 0.8)
-    assert fields["refresh_count"] == 3
+    now = datetime(2025, 1, 1, tzinfo=UTC)
+    after = refreshed(
+        existing, content="new wording", now=now, new_tags=["tools", "pref"], importance=0.5, confidence=0.8
+    )
+    assert after.tags == ("pref", "tools")
+    assert (after.importance, after.confidence) == (0.9, 0.8)
+    assert after.refresh_count == 3
+    assert after.refreshed_at == now and after.content == "new wording" and after.id == existing.id
     assert merge_tags(["a"], ["b", "a"]) == ["a", "b"]

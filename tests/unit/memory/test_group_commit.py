@@ -4,7 +4,7 @@ import asyncio
 
 import pytest
 
-from services.memory.group_commit import GroupCommit
+from services.memory.storage.group_commit import GroupCommit
 
 
 def test_concurrent_updates_share_store_calls_and_all_land() -> None:

@@ -4,9 +4,9 @@ from datetime import timedelta
 
 import pytest
 
-from services.memory import timefmt
-from services.memory.lifecycle import Action, LifecycleConfig, after_outcome, sweep
-from services.memory.scoring import Counters
+from services.memory.domain import timefmt
+from services.memory.domain.lifecycle import Action, LifecycleConfig, after_outcome, sweep
+from services.memory.domain.scoring import Counters
 
 CFG = LifecycleConfig()
 NOW = timefmt.parse("2025-06-01T12:00:00+00:00")
@@ -15,14 +15,24 @@ assert NOW is not None
 
 def test_defaults_match_the_spec() -> None:
     assert (CFG.promote_working_min_score, CFG.promote_working_min_uses) == (0.7, 2)
-    assert (CFG.promote_history_min_score, CFG.promote_history_min_uses, CFG.promote_history_min_successes) == (0.9, 3, 5)
+    assert (CFG.promote_history_min_score, CFG.promote_history_min_uses, CFG.promote_history_min_successes) == (
+        0.9,
+        3,
+        5,
+    )
     assert (CFG.demote_patterns_below, CFG.delete_below) == (0.4, 0.2)
     assert (CFG.working_ttl_hours, CFG.history_ttl_days, CFG.exchange_log_ttl_days) == (24, 30, 7)
 
 
 @pytest.mark.parametrize(
     ("score", "uses", "action"),
-    [(0.7, 2, Action.PROMOTE), (0.69, 5, Action.NONE), (0.9, 1, Action.NONE), (0.19, 3, Action.DELETE), (0.2, 1, Action.NONE)],
+    [
+        (0.7, 2, Action.PROMOTE),
+        (0.69, 5, Action.NONE),
+        (0.9, 1, Action.NONE),
+        (0.19, 3, Action.DELETE),
+        (0.2, 1, Action.NONE),
+    ],
 )
 def test_working_thresholds(score: float, uses: int, action: Action) -> None:
     transition = after_outcome("working", Counters(score=score, uses=uses), CFG)
@@ -77,13 +87,18 @@ def test_promotion_wins_over_expiry() -> None:
 def test_history_expires_after_thirty_days_and_patterns_never() -> None:
     old = NOW - timedelta(days=31)
     assert sweep("history", Counters(), expiry_clock=old, now=NOW, config=CFG).action is Action.EXPIRE
-    assert sweep("history", Counters(), expiry_clock=NOW - timedelta(days=29), now=NOW, config=CFG).action is Action.NONE
+    assert (
+        sweep("history", Counters(), expiry_clock=NOW - timedelta(days=29), now=NOW, config=CFG).action is Action.NONE
+    )
     assert sweep("patterns", Counters(score=0.9), expiry_clock=old, now=NOW, config=CFG).action is Action.NONE
 
 
 def test_config_is_one_frozen_object_with_checked_thresholds() -> None:
     custom = LifecycleConfig(working_ttl_hours=48)
-    assert sweep("working", Counters(), expiry_clock=NOW - timedelta(hours=30), now=NOW, config=custom).action is Action.NONE
+    assert (
+        sweep("working", Counters(), expiry_clock=NOW - timedelta(hours=30), now=NOW, config=custom).action
+        is Action.NONE
+    )
     with pytest.raises(ValueError):
         LifecycleConfig(delete_below=0.5, demote_patterns_below=0.4)
     with pytest.raises(AttributeError):

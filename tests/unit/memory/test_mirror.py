@@ -1,10 +1,16 @@
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
-from services.memory.lexical import LexicalIndex
-from services.memory.mirror import CollectionMirror
+from services.memory.domain.ranking import RankInput, learned_score
+from services.memory.domain.record import MemoryRecord
+from services.memory.retrieval.lexical import LexicalIndex
+from services.memory.retrieval.query_expansion import mentions_time
+from services.memory.storage.collection_mirror import CollectionMirror
+from services.memory.storage.record_codec import parse_record
 
 DIM = 8
 
@@ -18,10 +24,47 @@ def meta(created: str = "2025-01-01T00:00:00+00:00", **extra: object) -> dict[st
     return {"created_at": created, "score": 0.5, **extra}
 
 
+def record(memory_id: str, document: str, metadata: dict[str, object], collection: str = "history") -> MemoryRecord:
+    """A stored row as the mirror receives it: parsed once by the record codec."""
+    return parse_record(memory_id, collection, document, metadata)
+
+
+def stored(mirror: CollectionMirror, memory_id: str) -> MemoryRecord:
+    row = mirror.row(memory_id)
+    assert row is not None
+    return row
+
+
+def patch(
+    mirror: CollectionMirror,
+    memory_id: str,
+    embedding: np.ndarray | None = None,
+    *,
+    content: str | None = None,
+    **counters: float,
+) -> None:
+    """An update as the store makes it: the mirrored record with some fields changed, put back
+    (without ``embedding`` the row keeps its vector)."""
+    before = stored(mirror, memory_id)
+    after = dataclasses.replace(before, counters=dataclasses.replace(before.counters, **counters))
+    if content is not None:
+        after = dataclasses.replace(after, content=content)
+    mirror.put(after, embedding)
+
+
+def archive(mirror: CollectionMirror, memory_id: str, archived: bool) -> None:
+    mirror.put(dataclasses.replace(stored(mirror, memory_id), archived=archived))
+
+
+def bm25(mirror: CollectionMirror) -> LexicalIndex:
+    assert isinstance(mirror.lexical, LexicalIndex)
+    return mirror.lexical
+
+
 def filled(n: int) -> CollectionMirror:
-    mirror = CollectionMirror("history", DIM, LexicalIndex())
+    mirror = CollectionMirror("history", DIM, LexicalIndex(), mentions_time)
     for i in range(n):
-        mirror.put(f"m{i}", f"note number {i} about topic{i % 3}", meta(), unit(i))
+        mirror.put(record(f"m{i}", f"note number {i} about topic{i % 3}", meta()), unit(i))
     return mirror
 
 
@@ -43,62 +86,61 @@ def test_remove_keeps_rows_packed_and_consistent() -> None:
     for i in range(1, 50, 2):  # every survivor still maps to its own vector and text
         assert mirror.similarities([f"m{i}"], unit(i))[0] == pytest.approx(1.0, abs=1e-5)
         row = mirror.row(f"m{i}")
-        assert row is not None and row.document == f"note number {i} about topic{i % 3}"
+        assert row is not None and row.content == f"note number {i} about topic{i % 3}"
     assert all(row.id not in {f"m{i}" for i in range(0, 50, 2)} for row, _ in mirror.nearest(unit(7), 50))
-    assert {doc for doc, _ in mirror.lexical.search("number", 100)} == {f"m{i}" for i in range(1, 50, 2)}
+    assert {doc for doc, _ in bm25(mirror).search("number", 100)} == {f"m{i}" for i in range(1, 50, 2)}
 
 
 def test_archived_rows_leave_nearest_and_bm25_but_stay_readable() -> None:
     mirror = filled(5)
-    mirror.patch("m2", {"archived": True})
+    archive(mirror, "m2", True)
     assert "m2" not in [row.id for row, _ in mirror.nearest(unit(2), 5)]
-    assert "m2" not in dict(mirror.lexical.search("topic2", 5))
+    assert "m2" not in dict(bm25(mirror).search("topic2", 5))
     row = mirror.row("m2")
-    assert row is not None and row.metadata["archived"] is True
-    mirror.patch("m2", {"archived": False})
+    assert row is not None and row.archived is True
+    archive(mirror, "m2", False)
     assert mirror.nearest(unit(2), 1)[0][0].id == "m2"
 
 
-def test_patch_merges_metadata_and_refreshes_rank_facts_and_text() -> None:
+def test_put_of_a_changed_record_refreshes_rank_facts_and_text() -> None:
     mirror = filled(3)
-    mirror.patch("m1", {"score": 0.9, "uses": 4})
+    patch(mirror, "m1", score=0.9, uses=4)
     row = mirror.row("m1")
-    assert row is not None and row.metadata["score"] == 0.9 and row.facts.counters.uses == 4
-    mirror.patch("m1", {}, document="completely different words", embedding=unit(99))
+    assert row is not None and row.counters.score == 0.9 and row.counters.uses == 4
+    patch(mirror, "m1", unit(99), content="completely different words")
     assert mirror.nearest(unit(99), 1)[0][0].id == "m1"
-    assert dict(mirror.lexical.search("different", 3)) .keys() == {"m1"}
-    assert mirror.row("m1").metadata["score"] == 0.9  # type: ignore[union-attr]
+    assert dict(bm25(mirror).search("different", 3)).keys() == {"m1"}
+    assert stored(mirror, "m1").counters.score == 0.9
+    with pytest.raises(ValueError, match="not mirrored"):  # a new row needs its vector
+        mirror.put(record("m9", "t", meta()))
 
 
 def test_time_window_and_growth() -> None:
-    mirror = CollectionMirror("working", DIM)
+    mirror = CollectionMirror("working", DIM, None, mentions_time)
     for i in range(600):  # beyond the initial capacity
-        mirror.put(f"m{i}", "t", meta("2025-01-10T00:00:00+00:00" if i % 2 else "2024-12-01T00:00:00+00:00"), unit(i))
+        created = "2025-01-10T00:00:00+00:00" if i % 2 else "2024-12-01T00:00:00+00:00"
+        mirror.put(record(f"m{i}", "t", meta(created), "working"), unit(i))
     since = 1736294400.0  # 2025-01-08
     recent = {row.id for row in mirror.rows_since(since)}
     assert recent == {f"m{i}" for i in range(1, 600, 2)}
     assert all(int(row.id[1:]) % 2 for row, _ in mirror.nearest(unit(3), 40, since))
     with pytest.raises(ValueError, match="dimension"):
-        mirror.put("bad", "t", meta(), np.ones(DIM + 1, dtype=np.float32))
+        mirror.put(record("bad", "t", meta(), "working"), np.ones(DIM + 1, dtype=np.float32))
 
 
 def test_rank_columns_follow_every_write() -> None:
     """The learned score, creation time and time flag the prompt path reads stay in step with the row."""
-    from services.memory.normalize import rank_facts
-    from services.memory.ranking import RankInput, learned_score
 
     def expected(mirror: CollectionMirror, memory_id: str) -> tuple[float, float, bool]:
-        row = mirror.row(memory_id)
-        assert row is not None
-        facts = rank_facts("history", row.metadata)
-        c = facts.counters
+        row = stored(mirror, memory_id)
+        c = row.counters
         learned = learned_score(RankInput("history", c.score, c.uses, c.success_count, 0.0))
-        return learned, facts.created_ts, "yesterday" in row.document
+        return learned, row.created_ts, "yesterday" in row.content
 
     mirror = filled(40)
-    mirror.put("m3", "we fixed it yesterday", meta(score=0.9), unit(3))
-    mirror.patch("m5", {"score": 0.1, "uses": 4, "success_count": 1.0})
-    mirror.patch("m7", {}, document="moved on yesterday")
+    mirror.put(record("m3", "we fixed it yesterday", meta(score=0.9)), unit(3))
+    patch(mirror, "m5", score=0.1, uses=4, success_count=1.0)
+    patch(mirror, "m7", content="moved on yesterday")
     mirror.remove("m0")  # the last row moves into slot 0
     for memory_id in ("m3", "m5", "m7", "m39", "m12"):
         slot = mirror.slot_of(memory_id)
@@ -110,7 +152,7 @@ def test_rank_columns_follow_every_write() -> None:
 
 def test_scan_gives_every_cosine_and_the_live_top() -> None:
     mirror = filled(60)
-    mirror.patch("m1", {"archived": True})
+    archive(mirror, "m1", True)
     query = unit(1000)
     sims, top = mirror.scan(query, 5)
     assert len(sims) == 60

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from services.memory.ranking import (
+from services.memory.domain.ranking import (
     RankingWeights,
     RankInput,
     final_rank,
@@ -16,14 +16,19 @@ from services.memory.ranking import (
     recency,
     trust,
 )
-from services.memory.scoring import wilson_lower_bound
+from services.memory.domain.scoring import wilson_lower_bound
 
 W = RankingWeights()
 
 
 def item(**kwargs: object) -> RankInput:
     base: dict[str, object] = {
-        "collection": "history", "score": 0.5, "uses": 0, "success_count": 0.0, "age_days": 0.0, "relevance": 0.5,
+        "collection": "history",
+        "score": 0.5,
+        "uses": 0,
+        "success_count": 0.0,
+        "age_days": 0.0,
+        "relevance": 0.5,
     }
     base.update(kwargs)
     return RankInput(**base)  # type: ignore[arg-type]
@@ -121,10 +126,17 @@ _unit = st.floats(0.0, 1.0)
     rows=st.lists(
         st.tuples(
             st.sampled_from(["working", "history", "patterns", "memory_bank", "books"]),
-            _unit, st.integers(0, 40), st.floats(0.0, 40.0), st.floats(0.0, 2000.0), _unit, _unit,
-            st.floats(-0.2, 1.2), st.floats(0.0, 3.0),
+            _unit,
+            st.integers(0, 40),
+            st.floats(0.0, 40.0),
+            st.floats(0.0, 2000.0),
+            _unit,
+            _unit,
+            st.floats(-0.2, 1.2),
+            st.floats(0.0, 3.0),
         ),
-        min_size=1, max_size=20,
+        min_size=1,
+        max_size=20,
     ),
     gain=st.floats(0.0, 1.0),
     share=_unit,
@@ -137,7 +149,10 @@ def test_the_column_formula_is_final_rank(rows: list[tuple], gain: float, share:
         for c, score, uses, success, age, importance, confidence, relevance, weight in rows
     ]
     got = final_ranks(
-        np.array([i.collection_weight for i in items]), np.array([i.relevance for i in items]),
-        np.array([learned_score(i, weights) for i in items]), np.array([i.age_days for i in items]), weights,
+        np.array([i.collection_weight for i in items]),
+        np.array([i.relevance for i in items]),
+        np.array([learned_score(i, weights) for i in items]),
+        np.array([i.age_days for i in items]),
+        weights,
     )
     assert got.tolist() == pytest.approx([final_rank(i, weights) for i in items], rel=1e-12, abs=1e-15)

@@ -4,8 +4,8 @@ import math
 
 import pytest
 
-from services.memory.outcomes import SCORE_DELTA, Outcome
-from services.memory.scoring import (
+from services.memory.domain.outcomes import SCORE_DELTA, Outcome
+from services.memory.domain.scoring import (
     Counters,
     age_weight,
     apply_outcome,

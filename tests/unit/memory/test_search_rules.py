@@ -4,18 +4,13 @@ import json
 
 import pytest
 
-from services.memory import timefmt
-from services.memory.errors import InvalidRequest
-from services.memory.naming import COLLECTIONS
-from services.memory.normalize import normalize
-from services.memory.search_rules import (
-    SortBy,
-    build_search_params,
-    matches,
-    parse_filters,
-    sort_memories,
-    within,
-)
+from services.memory.domain import timefmt
+from services.memory.domain.errors import InvalidRequest
+from services.memory.domain.filters import matches, sort_memories, within
+from services.memory.domain.naming import COLLECTIONS
+from services.memory.domain.search_params import SortBy, build_search_params, parse_filters
+from services.memory.domain.view import NormalizedMemory, view
+from services.memory.storage.record_codec import parse_record
 
 NOW = timefmt.parse("2025-06-10T00:00:00+00:00")
 assert NOW is not None
@@ -57,14 +52,19 @@ def test_defaults() -> None:
     assert build_search_params(has_vector=True).semantic
 
 
-def memory(mid: str, created: str, score: float = 0.5, rank: float = 0.0, **meta: object):  # type: ignore[no-untyped-def]
-    return normalize(mid, None, "c", {"created_at": created, "score": score, **meta}, now=NOW, final_rank_score=rank)
+def normalize(memory_id: str, metadata: dict[str, object], final_rank_score: float | None = None) -> NormalizedMemory:
+    """A stored row as the read paths see it: parsed once into a record (collection from the id), then viewed."""
+    return view(parse_record(memory_id, None, "c", metadata), now=NOW, final_rank_score=final_rank_score)
+
+
+def memory(mid: str, created: str, score: float = 0.5, rank: float = 0.0, **meta: object) -> NormalizedMemory:
+    return normalize(mid, {"created_at": created, "score": score, **meta}, final_rank_score=rank)
 
 
 def test_sorts_read_the_normalized_fields() -> None:
     a = memory("working_a", "2025-06-09T00:00:00+00:00", score=0.2, rank=0.9)
     b = memory("history_b", "2025-06-01T00:00:00", score=0.9, rank=0.1)  # naive timestamp, still comparable
-    c = normalize("patterns_c", None, "c", {"timestamp": "2025-06-05T00:00:00+00:00", "score": 0.5}, now=NOW)
+    c = normalize("patterns_c", {"timestamp": "2025-06-05T00:00:00+00:00", "score": 0.5})
     assert [m.id for m in sort_memories([b, c, a], SortBy.RECENCY)] == ["working_a", "patterns_c", "history_b"]
     assert [m.id for m in sort_memories([a, c, b], SortBy.SCORE)] == ["history_b", "patterns_c", "working_a"]
     assert [m.id for m in sort_memories([b, a], SortBy.RELEVANCE)] == ["working_a", "history_b"]
@@ -87,5 +87,5 @@ def test_within_uses_the_normalized_created_at() -> None:
     cutoff = timefmt.parse("2025-06-05T00:00:00+00:00")
     assert within(memory("working_a", "2025-06-06T00:00:00+00:00"), cutoff)
     assert not within(memory("working_a", "2025-06-04T00:00:00+00:00"), cutoff)
-    undated = normalize("working_z", None, "c", {}, now=NOW)
+    undated = normalize("working_z", {})
     assert not within(undated, cutoff) and within(undated, None)

@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from services.memory.naming import Scope
-from services.memory.session_state import LifecycleEvent, SessionState
+from services.memory.domain.naming import Scope
+from services.memory.storage.session_state import LifecycleEvent, SessionState
 
 SCOPE = Scope("u", "p")
 
@@ -73,7 +73,11 @@ def test_prune_drops_old_logs_only(state: SessionState) -> None:
 def test_events_summarised_per_kind_and_day(state: SessionState) -> None:
     day_one = 1_700_000_000.0
     state.add_events(SCOPE, [LifecycleEvent("promoted", "w_1", "working", "history")], day_one)
-    state.add_events(SCOPE, [LifecycleEvent("deleted", "w_2", "working"), LifecycleEvent("promoted", "w_3", "working", "history")], day_one + 86_400)
+    state.add_events(
+        SCOPE,
+        [LifecycleEvent("deleted", "w_2", "working"), LifecycleEvent("promoted", "w_3", "working", "history")],
+        day_one + 86_400,
+    )
     totals, by_day = state.event_summary(SCOPE)
     assert totals == {"promoted": 2, "deleted": 1}
     assert list(by_day.values()) == [{"promoted": 1}, {"deleted": 1, "promoted": 1}]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.memory.retrieval_hybrid import (
+from services.memory.retrieval.hybrid import (
     QueryPlan,
     RetrievalConfigError,
     RetrievalSettings,

@@ -7,7 +7,7 @@ import string
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from services.memory.lexical import LexicalIndex
+from services.memory.retrieval.lexical import LexicalIndex
 
 WORDS = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "kappa", "lambda"]
 
@@ -117,7 +117,10 @@ def test_insertion_order_does_not_change_results(docs: dict[str, str]) -> None:
 
 
 @settings(max_examples=40, deadline=None)
-@given(docs=st.dictionaries(st.text(string.ascii_lowercase, min_size=1, max_size=4), texts, max_size=12), k=st.integers(1, 15))
+@given(
+    docs=st.dictionaries(st.text(string.ascii_lowercase, min_size=1, max_size=4), texts, max_size=12),
+    k=st.integers(1, 15),
+)
 def test_results_are_sorted_and_bounded(docs: dict[str, str], k: int) -> None:
     hits = build(docs).search("alpha beta gamma", k)
     assert len(hits) <= k
@@ -194,7 +197,7 @@ def test_cached_term_parts_never_outlive_a_write(ops: list[tuple[str, int, str]]
 
 
 def test_the_term_cache_is_bounded(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    import services.memory.lexical as lexical
+    import services.memory.retrieval.lexical as lexical
 
     monkeypatch.setattr(lexical, "MAX_CACHED_POSTINGS", 50)
     index = build({f"d{i}": " ".join(WORDS) for i in range(20)})  # every term has 20 postings

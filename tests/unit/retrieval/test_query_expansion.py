@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.memory.query_expansion import expand_query, temporal_hint
+from services.memory.retrieval.query_expansion import expand_query, temporal_hint
 
 
 def test_question_words_are_dropped_and_content_kept() -> None:
@@ -46,6 +46,6 @@ def test_temporal_cues(question: str, temporal: bool, hint: tuple[int, int | Non
     ],
 )
 def test_mentions_time_is_relative_time_only(text: str, expected: bool) -> None:
-    from services.memory.query_expansion import mentions_time
+    from services.memory.retrieval.query_expansion import mentions_time
 
     assert mentions_time(text) is expected

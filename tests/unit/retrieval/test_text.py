@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from services.memory.retrieval_text import query_terms, stem, terms
+from services.memory.retrieval.text import query_terms, stem, terms
 
 
 def test_lowercase_stopwords_and_stemming() -> None:

@@ -566,3 +566,63 @@ class InfoResponse(_message.Message):
     service: str
     version: str
     def __init__(self, service: _Optional[str] = ..., version: _Optional[str] = ...) -> None: ...
+
+class GetRulesRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class LifecycleRules(_message.Message):
+    __slots__ = ("promote_working_min_score", "promote_working_min_uses", "promote_history_min_score", "promote_history_min_uses", "promote_history_min_successes", "demote_patterns_below", "delete_below", "working_ttl_hours", "history_ttl_days")
+    PROMOTE_WORKING_MIN_SCORE_FIELD_NUMBER: _ClassVar[int]
+    PROMOTE_WORKING_MIN_USES_FIELD_NUMBER: _ClassVar[int]
+    PROMOTE_HISTORY_MIN_SCORE_FIELD_NUMBER: _ClassVar[int]
+    PROMOTE_HISTORY_MIN_USES_FIELD_NUMBER: _ClassVar[int]
+    PROMOTE_HISTORY_MIN_SUCCESSES_FIELD_NUMBER: _ClassVar[int]
+    DEMOTE_PATTERNS_BELOW_FIELD_NUMBER: _ClassVar[int]
+    DELETE_BELOW_FIELD_NUMBER: _ClassVar[int]
+    WORKING_TTL_HOURS_FIELD_NUMBER: _ClassVar[int]
+    HISTORY_TTL_DAYS_FIELD_NUMBER: _ClassVar[int]
+    promote_working_min_score: float
+    promote_working_min_uses: int
+    promote_history_min_score: float
+    promote_history_min_uses: int
+    promote_history_min_successes: float
+    demote_patterns_below: float
+    delete_below: float
+    working_ttl_hours: float
+    history_ttl_days: float
+    def __init__(self, promote_working_min_score: _Optional[float] = ..., promote_working_min_uses: _Optional[int] = ..., promote_history_min_score: _Optional[float] = ..., promote_history_min_uses: _Optional[int] = ..., promote_history_min_successes: _Optional[float] = ..., demote_patterns_below: _Optional[float] = ..., delete_below: _Optional[float] = ..., working_ttl_hours: _Optional[float] = ..., history_ttl_days: _Optional[float] = ...) -> None: ...
+
+class OutcomeRule(_message.Message):
+    __slots__ = ("outcome", "score_delta", "success_credit", "initial_score", "history_mark")
+    OUTCOME_FIELD_NUMBER: _ClassVar[int]
+    SCORE_DELTA_FIELD_NUMBER: _ClassVar[int]
+    SUCCESS_CREDIT_FIELD_NUMBER: _ClassVar[int]
+    INITIAL_SCORE_FIELD_NUMBER: _ClassVar[int]
+    HISTORY_MARK_FIELD_NUMBER: _ClassVar[int]
+    outcome: _common_pb2.Outcome
+    score_delta: float
+    success_credit: float
+    initial_score: float
+    history_mark: str
+    def __init__(self, outcome: _Optional[_Union[_common_pb2.Outcome, str]] = ..., score_delta: _Optional[float] = ..., success_credit: _Optional[float] = ..., initial_score: _Optional[float] = ..., history_mark: _Optional[str] = ...) -> None: ...
+
+class GetRulesResponse(_message.Message):
+    __slots__ = ("lifecycle", "outcomes", "default_initial_score", "age_half_weight_days", "fixed_quality_wilson_share", "fixed_quality_wilson_after_uses", "failures_to_delete_from_top", "failures_to_demote_from_top")
+    LIFECYCLE_FIELD_NUMBER: _ClassVar[int]
+    OUTCOMES_FIELD_NUMBER: _ClassVar[int]
+    DEFAULT_INITIAL_SCORE_FIELD_NUMBER: _ClassVar[int]
+    AGE_HALF_WEIGHT_DAYS_FIELD_NUMBER: _ClassVar[int]
+    FIXED_QUALITY_WILSON_SHARE_FIELD_NUMBER: _ClassVar[int]
+    FIXED_QUALITY_WILSON_AFTER_USES_FIELD_NUMBER: _ClassVar[int]
+    FAILURES_TO_DELETE_FROM_TOP_FIELD_NUMBER: _ClassVar[int]
+    FAILURES_TO_DEMOTE_FROM_TOP_FIELD_NUMBER: _ClassVar[int]
+    lifecycle: LifecycleRules
+    outcomes: _containers.RepeatedCompositeFieldContainer[OutcomeRule]
+    default_initial_score: float
+    age_half_weight_days: float
+    fixed_quality_wilson_share: float
+    fixed_quality_wilson_after_uses: int
+    failures_to_delete_from_top: int
+    failures_to_demote_from_top: int
+    def __init__(self, lifecycle: _Optional[_Union[LifecycleRules, _Mapping]] = ..., outcomes: _Optional[_Iterable[_Union[OutcomeRule, _Mapping]]] = ..., default_initial_score: _Optional[float] = ..., age_half_weight_days: _Optional[float] = ..., fixed_quality_wilson_share: _Optional[float] = ..., fixed_quality_wilson_after_uses: _Optional[int] = ..., failures_to_delete_from_top: _Optional[int] = ..., failures_to_demote_from_top: _Optional[int] = ...) -> None: ...

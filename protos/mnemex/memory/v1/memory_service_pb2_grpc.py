@@ -139,6 +139,11 @@ class MemoryServiceStub:
                 request_serializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.InfoRequest.SerializeToString,
                 response_deserializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.InfoResponse.FromString,
                 _registered_method=True)
+        self.GetRules = channel.unary_unary(
+                '/mnemex.memory.v1.MemoryService/GetRules',
+                request_serializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.GetRulesRequest.SerializeToString,
+                response_deserializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.GetRulesResponse.FromString,
+                _registered_method=True)
 
 
 class MemoryServiceServicer:
@@ -291,6 +296,15 @@ class MemoryServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetRules(self, request, context):
+        """The numbers this service learns by, as configured: lifecycle thresholds,
+        what each outcome is worth, ranking constants. Clients that explain the
+        system (the MCP tool descriptions) quote them instead of keeping a copy.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_MemoryServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -398,6 +412,11 @@ def add_MemoryServiceServicer_to_server(servicer, server):
                     servicer.Info,
                     request_deserializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.InfoRequest.FromString,
                     response_serializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.InfoResponse.SerializeToString,
+            ),
+            'GetRules': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetRules,
+                    request_deserializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.GetRulesRequest.FromString,
+                    response_serializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.GetRulesResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -967,6 +986,33 @@ class MemoryService:
             '/mnemex.memory.v1.MemoryService/Info',
             protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.InfoRequest.SerializeToString,
             protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.InfoResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetRules(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mnemex.memory.v1.MemoryService/GetRules',
+            protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.GetRulesRequest.SerializeToString,
+            protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.GetRulesResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -1,0 +1,52 @@
+"""The shared-token check between mnemex processes: bearer metadata on gRPC calls.
+
+Servers add ``TokenInterceptor`` when ``MNEMEX_TOKEN`` is set; clients send
+``client_metadata(token)`` with every call. Health probes stay open so
+supervisors and load balancers need no secret.
+"""
+
+from __future__ import annotations
+
+import hmac
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+import grpc
+
+UNAUTHENTICATED_PREFIXES = ("/grpc.health.v1.Health/",)
+Request = TypeVar("Request")
+Response = TypeVar("Response")
+
+
+class TokenInterceptor(grpc.aio.ServerInterceptor):
+    """Rejects calls without ``authorization: Bearer <MNEMEX_TOKEN>`` metadata."""
+
+    def __init__(self, token: str) -> None:
+        self._expected = f"Bearer {token}".encode()
+
+        async def deny(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+            await context.abort(
+                grpc.StatusCode.UNAUTHENTICATED,
+                "missing or wrong token: send metadata 'authorization: Bearer $MNEMEX_TOKEN'",
+            )
+
+        self._deny_unary: grpc.RpcMethodHandler[Any, Any] = grpc.unary_unary_rpc_method_handler(deny)
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler[Request, Response] | None]],
+        details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler[Request, Response] | None:
+        if details.method.startswith(UNAUTHENTICATED_PREFIXES):
+            return await continuation(details)
+        for key, value in details.invocation_metadata or ():
+            if key == "authorization":
+                got = value.encode() if isinstance(value, str) else value
+                if hmac.compare_digest(got, self._expected):
+                    return await continuation(details)
+        return self._deny_unary
+
+
+def client_metadata(token: str | None) -> tuple[tuple[str, str], ...]:
+    """The metadata a client sends with every call: the bearer token, or nothing."""
+    return (("authorization", f"Bearer {token}"),) if token else ()

@@ -1,0 +1,116 @@
+"""What the scaffold does around every RPC of a service, so servicers only translate.
+
+- **Deadlines.** A call whose deadline has already passed when its handler
+  would start is answered DEADLINE_EXCEEDED without doing the work.
+- **Errors.** Each service declares one ``ErrorTable``: its domain exception
+  classes and the status code each maps to, e.g.
+  ``{InvalidRequest: INVALID_ARGUMENT, MemoryNotFound: NOT_FOUND}``. A handler
+  raising one of them is aborted with that code and the exception's message,
+  which says what is wrong and how to fix it. Anything else propagates (the
+  caller sees UNKNOWN and the server logs the traceback).
+
+``CallPolicyInterceptor`` applies both to unary and streaming handlers alike;
+``kernel.grpc_service.start_service`` installs it.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from typing import Any, TypeAlias, TypeVar
+
+import grpc
+
+ErrorTable = Mapping[type[Exception], grpc.StatusCode]
+Handler: TypeAlias = "grpc.RpcMethodHandler[Any, Any]"  # the stubs make it generic; grpc itself does not
+Request = TypeVar("Request")
+Response = TypeVar("Response")
+
+# The health and reflection services are the library's; they keep their own behaviour.
+_LIBRARY_PREFIXES = ("/grpc.health.v1.", "/grpc.reflection.")
+
+
+def status_for(exc: BaseException, errors: ErrorTable) -> grpc.StatusCode | None:
+    """The code ``errors`` maps ``exc`` to (the most specific class listed first wins), or None."""
+    for kind, code in errors.items():
+        if isinstance(exc, kind):
+            return code
+    return None
+
+
+async def refuse_if_expired(context: grpc.aio.ServicerContext[Any, Any]) -> None:
+    """Stop work the caller has already given up on."""
+    remaining = context.time_remaining()
+    if remaining is not None and remaining <= 0:
+        await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, "deadline passed before work began")
+
+
+class CallPolicyInterceptor(grpc.aio.ServerInterceptor):
+    """Honours deadlines and maps a service's domain errors, once, for every handler."""
+
+    def __init__(self, errors: ErrorTable) -> None:
+        self._errors = dict(errors)
+        self._kinds = tuple(self._errors)
+        self._wrapped: dict[str, tuple[Handler, Handler]] = {}  # method -> (original, wrapped)
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler[Request, Response] | None]],
+        details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler[Request, Response] | None:
+        handler = await continuation(details)
+        if handler is None or details.method.startswith(_LIBRARY_PREFIXES):
+            return handler
+        known = self._wrapped.get(details.method)
+        if known is not None and known[0] is handler:
+            return known[1]
+        wrapped = self._wrap(handler)
+        self._wrapped[details.method] = (handler, wrapped)
+        return wrapped
+
+    async def _abort_for(self, exc: Exception, context: grpc.aio.ServicerContext[Any, Any]) -> None:
+        code = status_for(exc, self._errors)
+        if code is None:
+            raise exc
+        await context.abort(code, str(exc))
+
+    def _wrap(self, handler: Handler) -> Handler:
+        options = {
+            "request_deserializer": handler.request_deserializer,
+            "response_serializer": handler.response_serializer,
+        }
+        if handler.unary_unary is not None:
+            return grpc.unary_unary_rpc_method_handler(self._guard(handler.unary_unary), **options)
+        if handler.unary_stream is not None:
+            return grpc.unary_stream_rpc_method_handler(self._guard(handler.unary_stream), **options)
+        if handler.stream_unary is not None:
+            return grpc.stream_unary_rpc_method_handler(self._guard(handler.stream_unary), **options)
+        if handler.stream_stream is not None:
+            return grpc.stream_stream_rpc_method_handler(self._guard(handler.stream_stream), **options)
+        return handler
+
+    def _guard(self, behaviour: Callable[..., Any]) -> Callable[..., Any]:
+        """``behaviour`` with the policy around it, of the same kind (grpc.aio dispatches on it)."""
+        kinds = self._kinds
+        if inspect.isasyncgenfunction(behaviour):
+
+            async def streamed(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> AsyncIterator[Any]:
+                await refuse_if_expired(context)
+                try:
+                    async for reply in behaviour(request, context):
+                        yield reply
+                except kinds as exc:
+                    await self._abort_for(exc, context)
+
+            return streamed
+        if inspect.iscoroutinefunction(behaviour):
+
+            async def answered(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+                await refuse_if_expired(context)
+                try:
+                    return await behaviour(request, context)
+                except kinds as exc:
+                    await self._abort_for(exc, context)
+
+            return answered
+        return behaviour  # a synchronous handler runs on grpc's thread pool, untouched

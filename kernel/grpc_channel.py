@@ -1,0 +1,30 @@
+"""Client channels to peer services, with the message limits servers accept."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import grpc
+
+MAX_MESSAGE_BYTES = 16 * 1024 * 1024  # servers (kernel.grpc_service) accept the same
+
+
+def channel(address: str) -> grpc.aio.Channel:
+    """An aio channel to a peer; ``dns:///host:port`` gives round-robin over replicas.
+
+    The token travels as call metadata (``kernel.grpc_auth.client_metadata``)."""
+    options: list[tuple[str, Any]] = [
+        ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+        ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
+        ("grpc.enable_retries", 1),
+        ("grpc.keepalive_time_ms", 30000),
+        # Reconnect quickly after a backend restart instead of backing off for minutes:
+        # a refused loopback connect costs microseconds, and the gateway's first call
+        # after a restart waits (gateway.context.reconnecting) at most one backoff.
+        ("grpc.initial_reconnect_backoff_ms", 100),
+        ("grpc.min_reconnect_backoff_ms", 100),
+        ("grpc.max_reconnect_backoff_ms", 300),
+    ]
+    if address.startswith("dns:"):
+        options.append(("grpc.lb_policy_name", "round_robin"))
+    return grpc.aio.insecure_channel(address, options=options)

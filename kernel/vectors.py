@@ -1,0 +1,26 @@
+"""Vectors on the wire: row-major little-endian float32 ``bytes`` (DESIGN: Contracts).
+
+The embedding service packs what it encodes; its clients unpack.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+
+def pack(vectors: npt.ArrayLike) -> bytes:
+    """Row-major little-endian float32 bytes, the wire format for vectors."""
+    return np.ascontiguousarray(vectors, dtype="<f4").tobytes()
+
+
+def unpack(data: bytes, dimension: int) -> npt.NDArray[Any]:
+    """The (rows, dimension) float32 matrix ``data`` packs; a read-only view, no copy."""
+    if dimension <= 0:
+        raise ValueError("dimension must be positive")
+    flat = np.frombuffer(data, dtype="<f4")
+    if flat.size % dimension:
+        raise ValueError(f"{flat.size} floats do not divide into rows of {dimension}")
+    return flat.reshape(-1, dimension)

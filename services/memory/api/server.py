@@ -1,0 +1,324 @@
+"""gRPC servicer and entrypoint for the memory service.
+
+    python -m services.memory      (MNEMEX_MEMORY_ADDR, MNEMEX_HOME, MNEMEX_TOKEN, ...)
+
+The servicer only translates: protobuf in, a use case of ``MemoryUseCases``
+(``api.composition``), protobuf out. Deadlines and the mapping of domain
+errors to status codes (``ERRORS``) are the scaffold's, done once for every
+RPC (``kernel.grpc_service``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator
+
+import grpc
+
+from kernel import __version__, offline
+from kernel.config import service_settings_or_exit
+from kernel.embedding_client import EmbeddingClient
+from kernel.grpc_call_policy import ErrorTable
+from kernel.grpc_channel import channel
+from kernel.grpc_service import RunningService, serve_until_signal, start_service
+from protos.mnemex.common.v1 import common_pb2 as common_pb
+from protos.mnemex.memory.v1 import memory_service_pb2 as pb
+from protos.mnemex.memory.v1 import memory_service_pb2_grpc as pb_grpc
+from services.memory.api import convert
+from services.memory.api.books import IngestResult, Progress
+from services.memory.api.composition import MemoryUseCases
+from services.memory.api.rules import rules_response
+from services.memory.api.session_turns import check_session_id
+from services.memory.domain.errors import EmbeddingUnavailable, InvalidRequest, LimitReached, MemoryNotFound
+from services.memory.domain.naming import Scope
+from services.memory.domain.search_params import SearchParams, build_search_params
+from services.memory.retrieval.vectors import Embedder
+from services.memory.settings import MemorySettings
+from services.memory.storage.chroma_store import ChromaStore, open_client
+
+log = logging.getLogger("mnemex.memory")
+SERVICE_NAME = pb.DESCRIPTOR.services_by_name["MemoryService"].full_name
+ERRORS: ErrorTable = {
+    InvalidRequest: grpc.StatusCode.INVALID_ARGUMENT,
+    MemoryNotFound: grpc.StatusCode.NOT_FOUND,
+    LimitReached: grpc.StatusCode.FAILED_PRECONDITION,
+    EmbeddingUnavailable: grpc.StatusCode.UNAVAILABLE,
+}
+Context = grpc.aio.ServicerContext
+
+
+def _search_params(request: pb.SearchRequest) -> SearchParams:
+    return build_search_params(
+        query=request.query,
+        has_vector=bool(request.query_vector),
+        collections=list(request.collections),
+        limit=request.limit,
+        days_back=request.days_back,
+        memory_id=request.id,
+        sort_by=convert.sort_by(request.sort_by),
+        filters_json=request.metadata_filters_json,
+        collection_weights=dict(request.collection_weights),
+        boost_ids=list(request.boost_ids),
+    )
+
+
+def _ingest_reply(result: IngestResult) -> pb.IngestBookResponse:
+    return pb.IngestBookResponse(
+        title=result.title, chunks=result.chunks, skipped_unchanged=result.skipped_unchanged, ids=result.ids
+    )
+
+
+class MemoryServicer(pb_grpc.MemoryServiceServicer):
+    def __init__(self, memory: MemoryUseCases) -> None:
+        self.memory = memory
+
+    def _scope(self, scope: common_pb.Scope) -> Scope:
+        return self.memory.scope(scope.user, scope.project)
+
+    # -- memories ----------------------------------------------------------------------
+    async def Store(self, request: pb.StoreRequest, context: Context) -> pb.StoreResponse:
+        result = await self.memory.writes.store(
+            self._scope(request.scope),
+            collection=request.collection,
+            content=request.content,
+            vector=request.vector,
+            tags=list(request.tags),
+            importance=request.importance if request.HasField("importance") else None,
+            confidence=request.confidence if request.HasField("confidence") else None,
+            metadata_json=request.metadata_json,
+            initial_outcome=convert.outcome(request.initial_outcome, "initial_outcome"),
+            allow_duplicate=request.allow_duplicate,
+            session_id=check_session_id(request.session_id),
+        )
+        return pb.StoreResponse(memory=convert.memory(result.memory), deduplicated=result.deduplicated)
+
+    async def Search(self, request: pb.SearchRequest, context: Context) -> pb.SearchResponse:
+        params = _search_params(request)
+        found = await self.memory.searcher.search(self._scope(request.scope), params, request.query_vector)
+        return pb.SearchResponse(memories=[convert.memory(m) for m in found])
+
+    async def PrepareContext(self, request: pb.PrepareContextRequest, context: Context) -> pb.PrepareContextResponse:
+        params = _search_params(request.search) if request.HasField("search") else None
+        found, (required, ids, exchange_id) = await self.memory.prepare.prepare(
+            self._scope(request.scope), request.session_id, params, request.search.query_vector, request.prompt
+        )
+        return pb.PrepareContextResponse(
+            memories=[convert.memory(m) for m in found],
+            scoring_required=required,
+            injected_ids=ids,
+            exchange_id=exchange_id,
+        )
+
+    async def Get(self, request: pb.GetRequest, context: Context) -> pb.GetResponse:
+        found = await self.memory.reads.get(self._scope(request.scope), request.id)
+        return pb.GetResponse(memory=convert.memory(found))
+
+    async def List(self, request: pb.ListRequest, context: Context) -> pb.ListResponse:
+        items, total = await self.memory.reads.list_memories(
+            self._scope(request.scope),
+            request.collection,
+            limit=request.limit,
+            offset=request.offset,
+            include_archived=request.include_archived,
+            sort_by=convert.sort_by(request.sort_by),
+        )
+        return pb.ListResponse(memories=[convert.memory(m) for m in items], total=total)
+
+    async def Update(self, request: pb.UpdateRequest, context: Context) -> pb.UpdateResponse:
+        memory = await self.memory.writes.update(
+            self._scope(request.scope),
+            request.id,
+            content=request.content if request.HasField("content") else None,
+            tags=list(request.tags),
+            replace_tags=request.replace_tags,
+            importance=request.importance if request.HasField("importance") else None,
+            confidence=request.confidence if request.HasField("confidence") else None,
+        )
+        return pb.UpdateResponse(memory=convert.memory(memory))
+
+    async def Archive(self, request: pb.ArchiveRequest, context: Context) -> pb.ArchiveResponse:
+        memory = await self.memory.writes.archive(self._scope(request.scope), request.id, request.reason)
+        return pb.ArchiveResponse(memory=convert.memory(memory))
+
+    # -- sessions and outcomes ------------------------------------------------------------
+    async def Score(self, request: pb.ScoreRequest, context: Context) -> pb.ScoreResponse:
+        summary = await self.memory.scoring.score(
+            self._scope(request.scope),
+            session_id=request.session_id,
+            outcome=convert.outcome(request.outcome),
+            memory_scores=convert.memory_scores(request.memory_scores),
+            related=list(request.related.ids) if request.HasField("related") else None,
+        )
+        return pb.ScoreResponse(
+            scored=[convert.scored(s) for s in summary.scored],
+            exchange_id=summary.exchange_id,
+            not_found=summary.not_found,
+            collections=summary.collections,
+        )
+
+    async def RecordExchange(self, request: pb.RecordExchangeRequest, context: Context) -> pb.RecordExchangeResponse:
+        exchange_id = await self.memory.turns.record_exchange(
+            self._scope(request.scope), request.session_id, request.user_text, request.assistant_text
+        )
+        return pb.RecordExchangeResponse(exchange_id=exchange_id)
+
+    async def GetScoringState(self, request: pb.GetScoringStateRequest, context: Context) -> pb.GetScoringStateResponse:
+        required, ids, exchange_id = await self.memory.turns.scoring_state(
+            self._scope(request.scope), request.session_id
+        )
+        return pb.GetScoringStateResponse(scoring_required=required, injected_ids=ids, exchange_id=exchange_id)
+
+    async def RecordInjection(self, request: pb.RecordInjectionRequest, context: Context) -> pb.RecordInjectionResponse:
+        await self.memory.turns.record_injection(
+            self._scope(request.scope), request.session_id, list(request.ids), request.prompt
+        )
+        return pb.RecordInjectionResponse()
+
+    # -- books ------------------------------------------------------------------------------
+    async def _ingest(self, request: pb.IngestBookRequest, on_progress: Progress | None = None) -> IngestResult:
+        return await self.memory.books.ingest(
+            self._scope(request.scope),
+            title=request.title,
+            source=request.source,
+            data=request.data,
+            filename=request.filename,
+            skip_if_unchanged=request.skip_if_unchanged,
+            on_progress=on_progress,
+        )
+
+    async def IngestBook(self, request: pb.IngestBookRequest, context: Context) -> pb.IngestBookResponse:
+        return _ingest_reply(await self._ingest(request))
+
+    async def IngestBookStream(
+        self, request: pb.IngestBookStreamRequest, context: Context
+    ) -> AsyncIterator[pb.IngestBookStreamResponse]:
+        """The same ingest as IngestBook, with a progress message after every stored batch."""
+        updates: asyncio.Queue[tuple[int, int] | None] = asyncio.Queue()
+        work = asyncio.ensure_future(self._ingest(request.book, lambda total, done: updates.put_nowait((total, done))))
+        work.add_done_callback(lambda _: updates.put_nowait(None))
+        try:
+            while (update := await updates.get()) is not None:
+                progress = pb.IngestBookProgress(chunks_total=update[0], chunks_done=update[1])
+                yield pb.IngestBookStreamResponse(progress=progress)
+            result = work.result()
+        finally:
+            if not work.done():  # the caller went away: stop (the ingest removes what it wrote)
+                work.cancel()
+        yield pb.IngestBookStreamResponse(result=_ingest_reply(result))
+
+    async def ListBooks(self, request: pb.ListBooksRequest, context: Context) -> pb.ListBooksResponse:
+        found = await self.memory.books.list_books(self._scope(request.scope))
+        return pb.ListBooksResponse(
+            books=[
+                pb.Book(
+                    title=b.title,
+                    source=b.source,
+                    chunks=b.chunks,
+                    created_at=b.created_at,
+                    content_hash=b.content_hash,
+                )
+                for b in found
+            ]
+        )
+
+    async def RemoveBook(self, request: pb.RemoveBookRequest, context: Context) -> pb.RemoveBookResponse:
+        removed = await self.memory.books.remove(self._scope(request.scope), request.title)
+        return pb.RemoveBookResponse(removed_chunks=len(removed), removed_ids=removed)
+
+    # -- upkeep, reporting, portability ---------------------------------------------------------
+    async def Stats(self, request: pb.StatsRequest, context: Context) -> pb.StatsResponse:
+        found = await self.memory.maintenance.stats(self._scope(request.scope))
+        return pb.StatsResponse(
+            counts=found.counts,
+            score_histogram=found.score_histogram,
+            events=found.events,
+            data_bytes=found.data_bytes,
+            events_by_day_json=found.events_by_day_json,
+        )
+
+    async def RunMaintenance(self, request: pb.RunMaintenanceRequest, context: Context) -> pb.RunMaintenanceResponse:
+        scope = self._scope(request.scope) if request.scope.user else None
+        report = await self.memory.maintenance.run(scope)
+        return pb.RunMaintenanceResponse(
+            promoted=report.promoted,
+            demoted=report.demoted,
+            deleted=report.deleted,
+            expired=report.expired,
+            exchanges_pruned=report.exchanges_pruned,
+        )
+
+    async def ListScopes(self, request: pb.ListScopesRequest, context: Context) -> pb.ListScopesResponse:
+        found = await self.memory.maintenance.scope_counts()
+        return pb.ListScopesResponse(
+            scopes=[pb.ScopeInfo(scope=common_pb.Scope(user=s.user, project=s.project), counts=c) for s, c in found]
+        )
+
+    async def Export(self, request: pb.ExportRequest, context: Context) -> AsyncIterator[pb.ExportResponse]:
+        scope: Scope | None = None
+        if request.scope.user:
+            chosen = self._scope(request.scope)
+            scope = chosen if request.scope.project else Scope(chosen.user, "")
+        async for record in self.memory.portability.export(scope):
+            yield pb.ExportResponse(record_json=record)
+
+    async def Import(self, request_iterator: AsyncIterator[pb.ImportRequest], context: Context) -> pb.ImportResponse:
+        async def lines() -> AsyncIterator[str]:
+            async for item in request_iterator:
+                yield item.record_json
+
+        report = await self.memory.portability.import_records(lines())
+        return pb.ImportResponse(
+            imported=report.imported, skipped_existing=report.skipped_existing, invalid=report.invalid
+        )
+
+    async def Info(self, request: pb.InfoRequest, context: Context) -> pb.InfoResponse:
+        return pb.InfoResponse(service="memory", version=__version__)
+
+    async def GetRules(self, request: pb.GetRulesRequest, context: Context) -> pb.GetRulesResponse:
+        return rules_response(self.memory.settings.lifecycle, self.memory.settings.ranking)
+
+
+def default_embedder(settings: MemorySettings) -> Embedder:
+    return EmbeddingClient(channel(settings.embedding_addr), token=settings.token, timeout=settings.embed_timeout_s)
+
+
+async def create_server(
+    settings: MemorySettings, *, chroma: ChromaStore | None = None, embedder: Embedder | None = None
+) -> RunningService[MemoryUseCases]:
+    """Start the memory service: Chroma under ``settings.home`` (or ``settings.chroma_url``) unless
+    ``chroma`` is given, the embedding service at ``settings.embedding_addr`` unless ``embedder`` is."""
+    if chroma is None:
+        chroma = ChromaStore(await asyncio.to_thread(open_client, settings.home, settings.chroma_url))
+    memory = MemoryUseCases(settings, chroma, embedder if embedder is not None else default_embedder(settings))
+    await memory.start()
+    servicer = MemoryServicer(memory)
+    return await start_service(
+        settings,
+        memory,
+        register=lambda server: pb_grpc.add_MemoryServiceServicer_to_server(servicer, server),
+        service_names=[SERVICE_NAME],
+        errors=ERRORS,
+        what="the memory service",
+    )
+
+
+async def serve(settings: MemorySettings) -> None:
+    running = await create_server(settings)
+    log.info(
+        "memory service on port %d (data in %s, retrieval %s)", running.port, settings.home, settings.retrieval_mode
+    )
+    await serve_until_signal(running)
+
+
+def main() -> None:
+    offline.apply()
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    settings = service_settings_or_exit(  # before opening any data
+        MemorySettings.from_env, lambda s: s.address, "MNEMEX_MEMORY_ADDR", "memory service"
+    )
+    asyncio.run(serve(settings))
+
+
+if __name__ == "__main__":
+    main()

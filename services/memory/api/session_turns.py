@@ -1,0 +1,112 @@
+"""Use cases of a session's turns: record what was injected, record the exchange, read the scoring state.
+
+A turn is one prompt and its answer (``storage.session_state``). Every call
+first waits for the session's writes still in flight (``TurnWrites.settle``),
+so a turn is recorded before the next operation on it reads it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import datetime
+
+from kernel.privacy import redact
+from services.memory.api.memory_writes import MemoryWrites
+from services.memory.api.turn_write_queue import TurnWrites
+from services.memory.domain.errors import InvalidRequest
+from services.memory.domain.naming import WORKING, Scope, check_id
+from services.memory.storage.blocking_io import BlockingIO
+from services.memory.storage.session_state import MAX_SESSION_ID_CHARS, SessionState, Turn
+
+MAX_INJECTED_IDS = 200
+MAX_PROMPT_CHARS = 20_000
+EXCHANGE_PART_CHARS = 20_000
+
+# (scoring required, ids injected into the previous turn, that turn's exchange id)
+ScoringState = tuple[bool, list[str], str]
+
+
+def scoring_state_of(turn: Turn | None) -> ScoringState:
+    return (False, [], "") if turn is None else (True, turn.injected_ids, turn.exchange_id)
+
+
+def check_session_id(session_id: str) -> str:
+    value = session_id.strip()
+    if len(value) > MAX_SESSION_ID_CHARS:
+        raise InvalidRequest(f"session_id is longer than {MAX_SESSION_ID_CHARS} characters")
+    return value
+
+
+def exchange_text(user_text: str, assistant_text: str) -> str:
+    parts = []
+    if user_text:
+        parts.append(f"User: {user_text[:EXCHANGE_PART_CHARS]}")
+    if assistant_text:
+        parts.append(f"Assistant: {assistant_text[:EXCHANGE_PART_CHARS]}")
+    return "\n".join(parts)
+
+
+class SessionTurns:
+    def __init__(
+        self,
+        state: SessionState,
+        io: BlockingIO,
+        turn_writes: TurnWrites,
+        writes: MemoryWrites,
+        *,
+        clock: Callable[[], datetime],
+    ) -> None:
+        self._state = state
+        self._io = io
+        self.turn_writes = turn_writes
+        self._writes = writes
+        self._clock = clock
+
+    async def scoring_state(self, scope: Scope, session_id: str) -> ScoringState:
+        session_id = check_session_id(session_id)
+        await self.turn_writes.settle(scope, session_id)
+        return scoring_state_of(await self._io.run(self._state.scoring_state, scope, session_id))
+
+    async def record_injection(self, scope: Scope, session_id: str, ids: Sequence[str], prompt: str) -> None:
+        session_id = check_session_id(session_id)
+        await self.turn_writes.settle(scope, session_id)
+        await self.write_injection(scope, session_id, ids, prompt)
+
+    async def write_injection(self, scope: Scope, session_id: str, ids: Sequence[str], prompt: str) -> None:
+        """Record ``ids`` as injected into the session's turn (``session_id`` already checked and settled)."""
+        if len(ids) > MAX_INJECTED_IDS:
+            raise InvalidRequest(f"{len(ids)} ids given; record at most {MAX_INJECTED_IDS} per call")
+        clean = [check_id(i) for i in ids]
+        await self._io.run(
+            self._state.record_injection,
+            scope,
+            session_id,
+            clean,
+            redact(prompt[:MAX_PROMPT_CHARS]).strip(),
+            self._clock().timestamp(),
+        )
+
+    async def record_exchange(self, scope: Scope, session_id: str, user_text: str, assistant_text: str) -> str:
+        """Store prompt + answer as one working memory and complete the session's turn."""
+        session_id = check_session_id(session_id)
+        await self.turn_writes.settle(scope, session_id)
+        turn = await self._io.run(self._state.open_turn, scope, session_id)
+        user = redact(user_text).strip() or (turn.prompt if turn else "")
+        answer = redact(assistant_text).strip()
+        exchange_id = ""
+        session = await self._io.run(self._state.resolve_session, scope, session_id)
+        if user or answer:
+            result = await self._writes.store(
+                scope, collection=WORKING, content=exchange_text(user, answer), session_id=session, kind="exchange"
+            )
+            exchange_id = result.memory.id
+        await self._io.run(
+            self._state.complete_turn,
+            scope,
+            session,
+            exchange_id,
+            user,
+            answer[:EXCHANGE_PART_CHARS],
+            self._clock().timestamp(),
+        )
+        return exchange_id

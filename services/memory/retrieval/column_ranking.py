@@ -1,0 +1,175 @@
+"""The prompt path of search: a query vector, relevance order, no filters, no time window.
+
+Every prompt takes this path, so it avoids per-candidate Python work. The candidate
+set is the one ``candidates`` defines (each collection's dense top N, the best N
+lexical hits dense retrieval missed, the boost ids), but it is held as columns:
+
+1. per collection, under its mirror's lock: the cosine of every row (one product),
+   the dense top N, the BM25 hits, and for those slots the mirror's rank columns
+   (learned score, creation time, mentions-time flag);
+2. relevance (``hybrid.hybrid_relevances``) and then ``ranking.final_ranks`` for
+   all candidates at once, in numpy: the same formulas as one candidate's;
+3. rows are read and ranked exactly (``hybrid_relevance``, ``final_rank``), best
+   estimate first, until no estimate left can reach the limit-th best exact rank.
+
+The estimate is the ranking formula itself, so step 3 usually reads ``limit`` rows
+and a few more; it only orders and bounds the exact work, and a test holds the
+results equal to the generic path's, which ranks every candidate.
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass
+from datetime import datetime
+
+import numpy as np
+
+from services.memory.domain.naming import Scope
+from services.memory.domain.ranking import RankingWeights, RankInput, final_rank, final_ranks
+from services.memory.domain.search_params import SearchParams
+from services.memory.domain.timefmt import SECONDS_PER_DAY
+from services.memory.domain.view import NormalizedMemory, view
+from services.memory.retrieval.candidates import Candidate, boosted, candidate_count, lexical_terms
+from services.memory.retrieval.hybrid import QueryPlan, RetrievalSettings, hybrid_relevance, hybrid_relevances
+from services.memory.storage.collection_mirror import CollectionMirror
+from services.memory.storage.memory_store import MemoryStore
+
+# Relative slack on the estimate before it may stop the exact work: numpy and Python
+# round the same formula a few ulps apart.
+_SLACK = 1e-9
+
+
+@dataclass(slots=True)
+class _Pool:
+    """One collection's candidates, as columns (dense top N first, then lexical hits it missed)."""
+
+    collection: str
+    ids: list[str]
+    cosine: np.ndarray
+    bm25: np.ndarray  # 0 where not a lexical hit
+    learned: np.ndarray
+    created: np.ndarray  # -inf: unknown
+    cue: np.ndarray
+    dense: int  # the first ``dense`` entries are the dense top N
+
+
+def _pool(mirror: CollectionMirror, vector: np.ndarray, terms: list[str], n: int) -> tuple[_Pool, list[float]]:
+    """The collection's candidates and the BM25 score of each of its lexical hits."""
+    sims, top = mirror.scan(vector, n)
+    hits = mirror.lexical.search_terms(terms, n) if terms and mirror.lexical is not None else []
+    missed: list[int] = []
+    bm25 = np.zeros(len(top) + len(hits), dtype=np.float64)
+    position = {slot: i for i, slot in enumerate(top.tolist())} if hits else {}  # dense rank of each top slot
+    for doc_id, score in hits:
+        slot = mirror.slot_of(doc_id)
+        if slot is None:
+            continue
+        if slot in position:
+            bm25[position[slot]] = score
+        else:
+            bm25[len(top) + len(missed)] = score
+            missed.append(slot)
+    slots = np.concatenate([top, np.asarray(missed, dtype=np.intp)]) if missed else top
+    ids, learned, created, cue = mirror.rank_columns(slots)
+    pool = _Pool(
+        mirror.collection, ids, sims[slots].astype(np.float64), bm25[: len(slots)], learned, created, cue, len(top)
+    )
+    return pool, [score for _, score in hits]
+
+
+def _choose_extras(pools: list[_Pool], n: int) -> list[np.ndarray]:
+    """Per pool, a mask of its candidates: the dense ones, plus the best ``n`` missed hits of all pools."""
+    extras = [(-float(pool.bm25[i]), p, i) for p, pool in enumerate(pools) for i in range(pool.dense, len(pool.ids))]
+    extras.sort(key=lambda item: item[0])  # stable: collection order, then hit order, among equal scores
+    keep = [np.arange(len(pool.ids)) < pool.dense for pool in pools]
+    for _, p, i in extras[:n]:
+        keep[p][i] = True
+    return keep
+
+
+async def rank_columns(
+    store: MemoryStore,
+    scope: Scope,
+    params: SearchParams,
+    vector: np.ndarray,
+    plan: QueryPlan | None,
+    *,
+    now: datetime,
+    retrieval: RetrievalSettings,
+    weights: RankingWeights,
+) -> list[NormalizedMemory]:
+    """The top ``params.limit`` memories for a prompt (mirrors of every chosen collection built)."""
+    now_ts = now.timestamp()
+    n = candidate_count(params.limit)
+    terms = lexical_terms(params.query) if params.query else []
+    mirrors = store.mirrors
+    pools: list[_Pool] = []
+    best_bm25 = 0.0
+    for collection in params.collections:
+        with mirrors.read(scope, collection) as mirror:
+            pool, scores = _pool(mirror, vector, terms, n)
+        pools.append(pool)
+        best_bm25 = max([best_bm25, *scores])
+    if not pools:
+        return []
+    keep = _choose_extras(pools, n)
+
+    # Columns of every candidate, then the estimate of its final rank.
+    owner = np.concatenate([np.full(int(k.sum()), p) for p, k in enumerate(keep)])
+    index = np.concatenate([np.flatnonzero(k) for k in keep])
+
+    def column(name: str) -> np.ndarray:
+        return np.concatenate([getattr(pool, name)[k] for pool, k in zip(pools, keep, strict=True)])
+
+    cosine, bm25, learned, created, cue = (column(c) for c in ("cosine", "bm25", "learned", "created", "cue"))
+    share = bm25 / best_bm25 if best_bm25 > 0 else np.zeros_like(bm25)
+    relevance = hybrid_relevances(cosine, share, cue, plan, retrieval)
+    collection_weight = np.asarray([params.collection_weights.get(pool.collection, 1.0) for pool in pools])[owner]
+    age = np.where(np.isfinite(created), (now_ts - created) / SECONDS_PER_DAY, 0.0)
+    estimate = final_ranks(collection_weight, relevance, learned, age, weights)
+
+    ranked: list[tuple[float, float, str, Candidate]] = []
+    best: list[float] = []  # min-heap of the best ``limit`` exact final ranks so far
+
+    def admit(cand: Candidate, relevance_: float) -> None:
+        record = cand.record
+        item = RankInput.of(
+            record,
+            now=now,
+            relevance=relevance_,
+            collection_weight=params.collection_weights.get(record.collection, 1.0),
+        )
+        final = final_rank(item, weights)
+        ranked.append((final, record.created_ts, record.id, cand))
+        heapq.heappush(best, final)
+        if len(best) > params.limit:
+            heapq.heappop(best)
+
+    known: set[str] = set()
+    if params.boost_ids:
+        known = {pools[p].ids[i] for p, i in zip(owner.tolist(), index.tolist(), strict=True)}
+    for cand in await boosted(store, scope, params, vector, known):
+        if not cand.record.archived:
+            sim = cand.similarity if cand.similarity is not None else 0.0
+            admit(cand, hybrid_relevance(sim, None, plan, cand.record.content, retrieval))
+    for j in np.argsort(-estimate, kind="stable").tolist():
+        if len(best) >= params.limit and estimate[j] * (1.0 + _SLACK) + _SLACK < best[0]:
+            break
+        pool = pools[int(owner[j])]
+        memory_id = pool.ids[int(index[j])]
+        with mirrors.read(scope, pool.collection) as mirror:
+            record = mirror.row(memory_id)
+        if record is None or record.archived:  # removed or archived since the scan
+            continue
+        similarity = float(cosine[j])
+        lexical_share = float(share[j]) if bm25[j] > 0 else None
+        admit(
+            Candidate(record, similarity, lexical_share),
+            hybrid_relevance(similarity, lexical_share, plan, record.content, retrieval),
+        )
+    ranked.sort(key=lambda r: (r[0], r[1], r[2]), reverse=True)
+    return [
+        view(cand.record, now=now, similarity=cand.similarity, final_rank_score=final, weights=weights)
+        for final, _, _, cand in ranked[: params.limit]
+    ]

@@ -1,0 +1,121 @@
+"""The generic search path: every candidate ranked, then filtered, sorted and shaped.
+
+Every search that is not a plain prompt comes here: a time window, metadata
+filters, another sort order, no query at all, or no embedding (keyword
+matches alone). The three empty-query bugs of the Roampal notes cannot come
+back: the no-query path is not a separate pipeline, it shares candidate
+filtering (time window and metadata filters), ranking and the view with the
+query path, and sorting reads the same creation time the view shows.
+
+Candidates are ranked from their records alone and sorted; only then are
+views built, until ``limit`` of them passed the time window and the filters.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+
+import numpy as np
+
+from services.memory.domain.filters import matches, within
+from services.memory.domain.naming import Scope
+from services.memory.domain.ranking import RankingWeights, RankInput, final_rank
+from services.memory.domain.scoring import wilson_lower_bound
+from services.memory.domain.search_params import SearchParams, SortBy
+from services.memory.domain.view import NormalizedMemory, view
+from services.memory.retrieval.candidates import Candidate, gather_candidates
+from services.memory.retrieval.hybrid import QueryPlan, RetrievalSettings, hybrid_relevance
+from services.memory.storage.blocking_io import BlockingIO
+from services.memory.storage.memory_store import MemoryStore
+
+
+@dataclass(frozen=True)
+class _Ranked:
+    candidate: Candidate
+    item: RankInput
+    final: float
+
+
+# The orders of ``filters.sort_memories``, read from records before the views are built.
+_SORT_KEYS: dict[SortBy, Callable[[_Ranked], tuple[float | str, ...]]] = {
+    SortBy.RELEVANCE: lambda r: (r.final, r.candidate.record.created_ts, r.candidate.record.id),
+    SortBy.RECENCY: lambda r: (r.candidate.record.created_ts, r.final, r.candidate.record.id),
+    SortBy.SCORE: lambda r: (
+        r.item.score,
+        wilson_lower_bound(r.item.success_count, r.item.uses),
+        r.final,
+        r.candidate.record.id,
+    ),
+}
+
+
+async def rank_every_candidate(
+    store: MemoryStore,
+    io: BlockingIO,
+    scope: Scope,
+    params: SearchParams,
+    *,
+    vector: np.ndarray | None,
+    plan: QueryPlan | None,
+    lexical_only: bool,
+    cutoff: datetime | None,
+    now: datetime,
+    retrieval: RetrievalSettings,
+    weights: RankingWeights,
+) -> list[NormalizedMemory]:
+    """``lexical_only``: the query could not be embedded, its keyword matches are the candidates."""
+    since_ts = cutoff.timestamp() if cutoff is not None else None
+    candidates = await gather_candidates(store, io, scope, params, vector, since_ts, lexical_only)
+    scored: list[tuple[float, Candidate, float | None]] = []
+    for cand in candidates:
+        record = cand.record
+        if record.archived:
+            continue
+        rel = None
+        if vector is not None:
+            similarity = cand.similarity if cand.similarity is not None else 0.0
+            rel = hybrid_relevance(similarity, cand.lexical_share, plan, record.content, retrieval)
+        elif lexical_only:
+            rel = cand.lexical_share or 0.0
+        weight = params.collection_weights.get(record.collection, 1.0)
+        scored.append((weight * rel if rel is not None else 0.0, cand, rel))
+    # A keyword-only prompt (no embedding) stops early: final rank is at most
+    # weight * relevance * max trust, so once that bound falls below the limit-th best final
+    # rank found so far, no later candidate can enter the results.
+    prune = lexical_only and params.sort_by is SortBy.RELEVANCE and not params.filters and cutoff is None
+    if prune:
+        scored.sort(key=lambda s: s[0], reverse=True)
+    ceiling = 1.0 + weights.max_trust_gain
+    ranked: list[_Ranked] = []
+    best: list[float] = []  # min-heap of the best ``limit`` final ranks so far
+    for bound, cand, rel in scored:
+        if prune and len(best) >= params.limit and bound * ceiling < best[0]:
+            break
+        record = cand.record
+        item = RankInput.of(
+            record, now=now, relevance=rel, collection_weight=params.collection_weights.get(record.collection, 1.0)
+        )
+        final = final_rank(item, weights)
+        ranked.append(_Ranked(cand, item, final))
+        if prune:
+            heapq.heappush(best, final)
+            if len(best) > params.limit:
+                heapq.heappop(best)
+    ranked.sort(key=_SORT_KEYS[params.sort_by], reverse=True)
+    results: list[NormalizedMemory] = []
+    for row in ranked:
+        shaped = view(
+            row.candidate.record,
+            now=now,
+            similarity=row.candidate.similarity,
+            final_rank_score=row.final,
+            weights=weights,
+        )
+        if within(shaped, cutoff) and matches(shaped, params.filters):
+            results.append(shaped)
+            if len(results) == params.limit:
+                break
+    return results

@@ -1,0 +1,93 @@
+"""Search: one entry point that resolves the query and picks the ranking path.
+
+``Searcher.search`` answers a ``SearchParams``: an id lookup, a prompt (query
+vector, relevance order, no filters, no time window: ``column_ranking``, the
+get-context hot path) or anything else (``full_ranking``, which ranks every
+candidate). Both paths rank with the same formulas, and a test holds their
+results equal. A text query without a vector is embedded here; when the
+embedding service is down, hybrid mode answers from keyword matches alone.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from datetime import datetime, timedelta
+
+import numpy as np
+
+from services.memory.domain.errors import EmbeddingUnavailable
+from services.memory.domain.naming import Scope
+from services.memory.domain.ranking import RankingWeights
+from services.memory.domain.search_params import SearchParams, SortBy
+from services.memory.domain.view import NormalizedMemory, view
+from services.memory.retrieval.column_ranking import rank_columns
+from services.memory.retrieval.full_ranking import rank_every_candidate
+from services.memory.retrieval.hybrid import QueryPlan, RetrievalSettings
+from services.memory.retrieval.vectors import Vectors, vector_from_bytes
+from services.memory.storage.blocking_io import BlockingIO
+from services.memory.storage.memory_store import MemoryStore
+
+log = logging.getLogger("mnemex.memory.search")
+
+
+class Searcher:
+    def __init__(
+        self,
+        store: MemoryStore,
+        io: BlockingIO,
+        vectors: Vectors,
+        *,
+        retrieval: RetrievalSettings,
+        weights: RankingWeights,
+        clock: Callable[[], datetime],
+    ) -> None:
+        self._store = store
+        self._io = io
+        self._vectors = vectors
+        self._retrieval = retrieval
+        self._weights = weights
+        self._clock = clock
+
+    async def search(self, scope: Scope, params: SearchParams, query_vector: bytes = b"") -> list[NormalizedMemory]:
+        now = self._clock()
+        if params.memory_id:
+            record = await self._store.locate(scope, params.memory_id)
+            if record is None or record.archived:
+                return []
+            return [view(record, now=now, weights=self._weights)]
+        vector: np.ndarray | None = None
+        lexical_only = False
+        if query_vector:
+            vector = vector_from_bytes(query_vector, self._vectors.dim)
+        elif params.query:
+            try:
+                vector = await self._vectors.vector_for(params.query)
+            except EmbeddingUnavailable as exc:
+                if not self._retrieval.hybrid:
+                    raise
+                log.warning("search: %s; answering from keyword matches alone", exc)
+                lexical_only = True
+        cutoff = now - timedelta(days=params.days_back) if params.days_back else None
+        plan = QueryPlan.of(params.query) if params.query and self._retrieval.hybrid else None
+        if vector is not None and params.sort_by is SortBy.RELEVANCE and not params.filters and cutoff is None:
+            mirrors = self._store.mirrors
+            if not mirrors.all_built(scope, params.collections):
+                for collection in params.collections:
+                    await self._store.warm_mirror(scope, collection)
+            return await rank_columns(
+                self._store, scope, params, vector, plan, now=now, retrieval=self._retrieval, weights=self._weights
+            )
+        return await rank_every_candidate(
+            self._store,
+            self._io,
+            scope,
+            params,
+            vector=vector,
+            plan=plan,
+            lexical_only=lexical_only,
+            cutoff=cutoff,
+            now=now,
+            retrieval=self._retrieval,
+            weights=self._weights,
+        )

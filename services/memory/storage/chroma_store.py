@@ -1,0 +1,294 @@
+"""Chroma storage for memories: one Chroma collection per (owner scope, collection).
+
+This is the only module that imports chromadb. It moves raw rows (id,
+document, metadata dict, embedding); ``memory_store`` turns them into typed
+records through ``record_codec``. Methods are synchronous and
+cheap to call from ``asyncio.to_thread``; the client is injected (tests use
+``EphemeralClient`` or ``PersistentClient(tmp_path)``). Embeddings are always
+passed explicitly: any text-only Chroma call would try to download a model.
+
+Callers pass the *request* scope; memory_bank calls are routed to the user's
+own collection here (``Scope.owner_of``), so no caller can forget it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import threading
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import chromadb
+import numpy as np
+from chromadb.config import Settings as ChromaSettings
+
+from services.memory.domain.naming import COLLECTIONS, Scope
+
+SCAN_PAGE = 5000
+_NEGATIVE_TTL_S = 5.0
+
+
+@dataclass(slots=True)
+class StoredRow:
+    """One Chroma row as stored."""
+
+    id: str
+    collection: str
+    document: str
+    metadata: dict[str, Any] = field(default_factory=dict)
+    embedding: np.ndarray | None = None
+
+
+@dataclass(frozen=True)
+class Hit:
+    row: StoredRow
+    similarity: float
+
+
+def _slug(text: str, width: int) -> str:
+    cleaned = re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower()
+    return cleaned[:width].strip("-") or "x"
+
+
+def chroma_name(scope: Scope, collection: str) -> str:
+    """Chroma collection name for ``collection`` of ``scope`` (already the owner scope).
+
+    ``mx-<user slug>-<project slug>-<hash>-<collection>``: readable, always valid
+    for Chroma, and unique thanks to the hash of the exact (user, project) pair.
+    The pair itself is kept in the collection's metadata, which is how
+    ``owner_scopes`` finds scopes.
+    """
+    digest = hashlib.sha256(f"{scope.user}\x00{scope.project}".encode()).hexdigest()[:12]
+    project = _slug(scope.project, 40) if scope.project else "user"
+    return f"mx-{_slug(scope.user, 24)}-{project}-{digest}-{collection}"
+
+
+def chroma_metadata(metadata: Mapping[str, Any]) -> dict[str, str | int | float | bool]:
+    """Chroma accepts scalars only: lists/dicts become JSON strings, None is dropped."""
+    out: dict[str, str | int | float | bool] = {}
+    for key, value in metadata.items():
+        if value is None:
+            continue
+        if isinstance(value, str | bool | int | float):
+            out[key] = value
+        else:
+            out[key] = json.dumps(value, ensure_ascii=False, default=str)
+    return out
+
+
+def open_client(home: Path, chroma_url: str | None) -> Any:
+    """A PersistentClient under ``home/chroma``, or an HttpClient for MNEMEX_CHROMA_URL."""
+    settings = ChromaSettings(anonymized_telemetry=False)
+    if chroma_url:
+        from urllib.parse import urlparse
+
+        url = urlparse(chroma_url if "://" in chroma_url else f"http://{chroma_url}")
+        return chromadb.HttpClient(
+            host=url.hostname or "127.0.0.1",
+            port=url.port or (443 if url.scheme == "https" else 8000),
+            ssl=url.scheme == "https",
+            settings=settings,
+        )
+    path = home / "chroma"
+    path.mkdir(parents=True, exist_ok=True)
+    return chromadb.PersistentClient(path=str(path), settings=settings)
+
+
+class ChromaStore:
+    def __init__(self, client: Any) -> None:
+        self._client = client
+        self._lock = threading.Lock()
+        self._handles: dict[str, Any] = {}
+        self._cosine: dict[str, bool] = {}
+        self._missing: dict[str, float] = {}
+
+    # -- collection handles -------------------------------------------------
+    def _handle(self, scope: Scope, collection: str, create: bool) -> Any | None:
+        owner = scope.owner_of(collection)
+        name = chroma_name(owner, collection)
+        handle = self._handles.get(name)
+        if handle is not None:
+            return handle
+        if not create and time.monotonic() - self._missing.get(name, -1e9) < _NEGATIVE_TTL_S:
+            return None
+        with self._lock:
+            handle = self._handles.get(name)
+            if handle is not None:
+                return handle
+            if create:
+                handle = self._client.get_or_create_collection(
+                    name,
+                    configuration={"hnsw": {"space": "cosine"}},
+                    metadata={
+                        "mnemex_user": owner.user,
+                        "mnemex_project": owner.project,
+                        "mnemex_collection": collection,
+                    },
+                    embedding_function=None,
+                )
+            else:
+                try:
+                    handle = self._client.get_collection(name, embedding_function=None)
+                except Exception:
+                    self._missing[name] = time.monotonic()
+                    return None
+            self._missing.pop(name, None)
+            space = ((getattr(handle, "configuration", None) or {}).get("hnsw") or {}).get("space", "cosine")
+            self._cosine[name] = space == "cosine"
+            self._handles[name] = handle
+            return handle
+
+    def _writable(self, scope: Scope, collection: str) -> Any:
+        handle = self._handle(scope, collection, create=True)
+        assert handle is not None  # create=True always yields a handle
+        return handle
+
+    def _similarity(self, handle: Any, distance: float) -> float:
+        if self._cosine.get(handle.name, True):
+            return 1.0 - float(distance)
+        return 1.0 - float(distance) / 2.0  # squared L2 between unit vectors
+
+    @staticmethod
+    def _rows(result: Mapping[str, Any], collection: str, with_embeddings: bool) -> list[StoredRow]:
+        ids = result.get("ids") or []
+        documents = result.get("documents") or [None] * len(ids)
+        metadatas = result.get("metadatas") or [None] * len(ids)
+        embeddings = result.get("embeddings") if with_embeddings else None
+        rows = []
+        for i, memory_id in enumerate(ids):
+            vector = None
+            if embeddings is not None and len(embeddings) > i:
+                vector = np.asarray(embeddings[i], dtype=np.float32)
+            rows.append(StoredRow(memory_id, collection, documents[i] or "", dict(metadatas[i] or {}), vector))
+        return rows
+
+    # -- reads ----------------------------------------------------------------
+    def get(self, scope: Scope, collection: str, ids: Iterable[str], *, embeddings: bool = False) -> list[StoredRow]:
+        wanted = list(dict.fromkeys(ids))
+        handle = self._handle(scope, collection, create=False)
+        if handle is None or not wanted:
+            return []
+        include = ["documents", "metadatas", *(["embeddings"] if embeddings else [])]
+        return self._rows(handle.get(ids=wanted, include=include), collection, embeddings)
+
+    def scan(
+        self,
+        scope: Scope,
+        collection: str,
+        *,
+        embeddings: bool = False,
+        documents: bool = True,
+        where: dict[str, Any] | None = None,
+    ) -> list[StoredRow]:
+        """Every memory of the collection (optionally those matching ``where``), paged."""
+        handle = self._handle(scope, collection, create=False)
+        if handle is None:
+            return []
+        include = ["metadatas", *(["documents"] if documents else []), *(["embeddings"] if embeddings else [])]
+        rows: list[StoredRow] = []
+        offset = 0
+        while True:
+            page = handle.get(include=include, where=where, limit=SCAN_PAGE, offset=offset)
+            batch = self._rows(page, collection, embeddings)
+            rows.extend(batch)
+            if len(batch) < SCAN_PAGE:
+                return rows
+            offset += SCAN_PAGE
+
+    def page(
+        self, scope: Scope, collection: str, offset: int, limit: int = SCAN_PAGE, *, embeddings: bool = False
+    ) -> list[StoredRow]:
+        """One page of the collection in storage order (for streaming exports)."""
+        handle = self._handle(scope, collection, create=False)
+        if handle is None:
+            return []
+        include = ["documents", "metadatas", *(["embeddings"] if embeddings else [])]
+        return self._rows(handle.get(include=include, limit=limit, offset=offset), collection, embeddings)
+
+    def query(
+        self, scope: Scope, collection: str, vector: np.ndarray, n: int, where: dict[str, Any] | None = None
+    ) -> list[Hit]:
+        handle = self._handle(scope, collection, create=False)
+        if handle is None or n <= 0:
+            return []
+        result = handle.query(
+            query_embeddings=[np.asarray(vector, dtype=np.float32)],
+            n_results=n,
+            where=where,
+            include=["documents", "metadatas", "distances"],
+        )
+        flat = {
+            key: (value[0] if value else value)
+            for key, value in result.items()
+            if key in ("ids", "documents", "metadatas")
+        }
+        rows = self._rows(flat, collection, False)
+        distances = (result.get("distances") or [[]])[0]
+        return [Hit(row, self._similarity(handle, d)) for row, d in zip(rows, distances, strict=False)]
+
+    def count(self, scope: Scope, collection: str) -> int:
+        handle = self._handle(scope, collection, create=False)
+        return 0 if handle is None else int(handle.count())
+
+    # -- writes ---------------------------------------------------------------
+    def add(self, scope: Scope, collection: str, memories: list[StoredRow]) -> None:
+        if not memories:
+            return
+        if any(m.embedding is None for m in memories):
+            raise ValueError("every stored memory needs an embedding (text-only Chroma calls download a model)")
+        handle = self._writable(scope, collection)
+        handle.add(
+            ids=[m.id for m in memories],
+            documents=[m.document for m in memories],
+            metadatas=[chroma_metadata(m.metadata) for m in memories],
+            embeddings=np.stack([np.asarray(m.embedding, dtype=np.float32) for m in memories]),
+        )
+
+    def update(self, scope: Scope, collection: str, memory: StoredRow) -> None:
+        """Overwrite metadata keys (and document + embedding when an embedding is given)."""
+        handle = self._writable(scope, collection)
+        # Chroma refuses an empty metadata dict; a text-only change sends none
+        metadatas = [chroma_metadata(memory.metadata)] if memory.metadata else None
+        if memory.embedding is not None:
+            handle.update(
+                ids=[memory.id],
+                documents=[memory.document],
+                metadatas=metadatas,
+                embeddings=np.asarray(memory.embedding, dtype=np.float32)[None, :],
+            )
+        elif metadatas is not None:
+            handle.update(ids=[memory.id], metadatas=metadatas)
+
+    def update_metadata(self, scope: Scope, collection: str, ids: list[str], metadatas: list[dict[str, Any]]) -> None:
+        """Overwrite metadata keys of several memories in one call."""
+        changed = [(i, m) for i, m in zip(ids, metadatas, strict=True) if m]
+        if not changed:
+            return
+        handle = self._writable(scope, collection)
+        handle.update(ids=[i for i, _ in changed], metadatas=[chroma_metadata(m) for _, m in changed])
+
+    def delete(self, scope: Scope, collection: str, ids: Iterable[str]) -> None:
+        wanted = list(dict.fromkeys(ids))
+        handle = self._handle(scope, collection, create=False)
+        if handle is not None and wanted:
+            handle.delete(ids=wanted)
+
+    # -- scopes ---------------------------------------------------------------
+    def owner_scopes(self) -> list[tuple[Scope, str]]:
+        """(owner scope, collection) for every mnemex collection in the client."""
+        found: list[tuple[Scope, str]] = []
+        for item in self._client.list_collections():
+            name = item if isinstance(item, str) else item.name
+            if not name.startswith("mx-"):
+                continue
+            handle = item if not isinstance(item, str) else self._client.get_collection(name, embedding_function=None)
+            meta = handle.metadata or {}
+            collection = meta.get("mnemex_collection")
+            if collection in COLLECTIONS and "mnemex_user" in meta:
+                found.append((Scope(str(meta["mnemex_user"]), str(meta.get("mnemex_project", ""))), collection))
+        return found

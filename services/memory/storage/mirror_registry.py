@@ -1,0 +1,129 @@
+"""The registry of collection mirrors: built lazily, kept in step with every write.
+
+Plain module. One ``CollectionMirror`` per Chroma collection (owner scope +
+collection). The first read of a collection builds its mirror from the store
+(``loader`` returns every record with its embedding); afterwards
+``memory_store`` reports each add, change and removal it makes. Building and updating share one
+lock per mirror, so a write racing a build is never lost: either the build's
+read of the store already sees it, or the update lands after the build.
+
+The text index lives inside the mirror; ``text_index`` makes one per mirror
+(``None``: the retrieval mode is ``dense``, mirrors carry no text index and
+search is dense-only).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Callable, Iterator
+
+import numpy as np
+
+from services.memory.domain.naming import Scope
+from services.memory.domain.ranking import DEFAULT_WEIGHTS, RankingWeights
+from services.memory.domain.record import MemoryRecord
+from services.memory.storage.collection_mirror import CollectionMirror, TextIndex, TimeCue
+
+# (scope, collection) -> [(record, embedding)]
+Loader = Callable[[Scope, str], list[tuple[MemoryRecord, np.ndarray]]]
+
+
+class _Entry:
+    __slots__ = ("lock", "mirror")
+
+    def __init__(self) -> None:
+        self.mirror: CollectionMirror | None = None
+        self.lock = threading.Lock()
+
+
+class Mirrors:
+    def __init__(
+        self,
+        loader: Loader,
+        dim: int,
+        *,
+        text_index: Callable[[], TextIndex] | None,
+        time_cue: TimeCue,
+        weights: RankingWeights = DEFAULT_WEIGHTS,
+    ) -> None:
+        self._loader = loader
+        self._dim = dim
+        self._weights = weights
+        self._lexical = text_index
+        self._time_cue = time_cue
+        self._entries: dict[tuple[Scope, str], _Entry] = {}
+        self._guard = threading.Lock()
+
+    @property
+    def lexical_enabled(self) -> bool:
+        return self._lexical is not None
+
+    def _entry(self, scope: Scope, collection: str) -> _Entry:
+        key = (scope.owner_of(collection), collection)
+        entry = self._entries.get(key)
+        if entry is None:
+            with self._guard:
+                entry = self._entries.setdefault(key, _Entry())
+        return entry
+
+    @contextlib.contextmanager
+    def read(self, scope: Scope, collection: str) -> Iterator[CollectionMirror]:
+        """The collection's mirror (built now if needed), locked while the caller reads it."""
+        entry = self._entry(scope, collection)
+        with entry.lock:
+            if entry.mirror is None:
+                mirror = CollectionMirror(
+                    collection, self._dim, self._lexical() if self._lexical else None, self._time_cue, self._weights
+                )
+                for record, embedding in self._loader(scope, collection):
+                    mirror.put(record, embedding)
+                entry.mirror = mirror
+            yield entry.mirror
+
+    def warm(self, scope: Scope, collection: str) -> None:
+        with self.read(scope, collection):
+            pass
+
+    def _update(self, scope: Scope, collection: str, change: Callable[[CollectionMirror], None]) -> None:
+        entry = self._entry(scope, collection)
+        with entry.lock:
+            if entry.mirror is not None:
+                change(entry.mirror)
+
+    def put(self, scope: Scope, record: MemoryRecord, embedding: np.ndarray | None = None) -> None:
+        """Insert or replace a row of a built mirror (without ``embedding``: a row it already holds)."""
+
+        def change(mirror: CollectionMirror) -> None:
+            if embedding is not None or record.id in mirror:
+                mirror.put(record, embedding)
+
+        self._update(scope, record.collection, change)
+
+    def remove(self, scope: Scope, collection: str, memory_id: str) -> None:
+        self._update(scope, collection, lambda m: m.remove(memory_id))
+
+    def lookup(self, scope: Scope, collection: str, memory_id: str) -> tuple[bool, MemoryRecord | None]:
+        """(mirror usable?, the row if present). Never builds and never waits.
+
+        Called from the event loop: if the mirror is being built (or written)
+        right now it reports "not usable" and the caller reads the store instead.
+        """
+        entry = self._entry(scope, collection)
+        if not entry.lock.acquire(blocking=False):
+            return False, None
+        try:
+            if entry.mirror is None:
+                return False, None
+            return True, entry.mirror.row(memory_id)
+        finally:
+            entry.lock.release()
+
+    def built(self, scope: Scope, collection: str) -> bool:
+        return self._entry(scope, collection).mirror is not None
+
+    def all_built(self, scope: Scope, collections: tuple[str, ...]) -> bool:
+        return all(self.built(scope, c) for c in collections)
+
+    def rows(self) -> int:
+        return sum(len(e.mirror) for e in list(self._entries.values()) if e.mirror is not None)

@@ -1,0 +1,237 @@
+"""Per-session turn state and lifecycle events, in a small SQLite database.
+
+Not Chroma's own SQLite file: ``$MNEMEX_HOME/memory/state.db``, in WAL mode
+with ``synchronous=NORMAL``: a committed write is in the log before the call
+returns, so it survives ``kill -9`` of the service (the OS still holds it);
+only a power cut can lose the last few turns' bookkeeping, which costs at
+most one scoring prompt. (``FULL`` added an fsync to every prompt's
+RecordInjection: about 1 ms of CPU and more of wall time on the hot path.)
+Plain module (sqlite3 only); methods are synchronous and run on worker
+threads under one lock.
+
+A *turn* is one user prompt and the assistant's answer:
+
+- ``record_injection`` with a prompt starts a new turn (the hook's
+  get-context); without a prompt it adds ids to the current open turn (an MCP
+  search during the answer). An empty session id means the scope's most
+  recently active session.
+- ``complete_turn`` (the Stop hook, via RecordExchange) marks it completed.
+- ``scoring_state``: scoring is required only when the latest turn completed
+  and is unscored. A turn that was interrupted (a new prompt came before any
+  stop) never asks for scoring.
+- ``scoring_target``: the turn a Score call applies to: the latest completed
+  turn if unscored, else the open turn if unscored, else none.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from services.memory.domain.naming import Scope
+
+DEFAULT_SESSION = "default"
+MAX_SESSION_ID_CHARS = 200
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS sessions (
+    user TEXT NOT NULL, project TEXT NOT NULL, session_id TEXT NOT NULL, last_activity REAL NOT NULL,
+    PRIMARY KEY (user, project, session_id));
+CREATE INDEX IF NOT EXISTS sessions_recent ON sessions (user, project, last_activity);
+CREATE TABLE IF NOT EXISTS turns (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    user TEXT NOT NULL, project TEXT NOT NULL, session_id TEXT NOT NULL,
+    prompt TEXT NOT NULL DEFAULT '', injected_ids TEXT NOT NULL DEFAULT '[]',
+    completed INTEGER NOT NULL DEFAULT 0, scored INTEGER NOT NULL DEFAULT 0,
+    exchange_id TEXT NOT NULL DEFAULT '', assistant_text TEXT NOT NULL DEFAULT '',
+    started_at REAL NOT NULL, last_activity REAL NOT NULL);
+CREATE INDEX IF NOT EXISTS turns_session ON turns (user, project, session_id, id);
+CREATE INDEX IF NOT EXISTS turns_age ON turns (last_activity);
+CREATE TABLE IF NOT EXISTS events (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    user TEXT NOT NULL, project TEXT NOT NULL, at REAL NOT NULL, day TEXT NOT NULL,
+    kind TEXT NOT NULL, memory_id TEXT NOT NULL, from_collection TEXT NOT NULL, to_collection TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS events_scope ON events (user, project, day);
+"""
+
+
+@dataclass(frozen=True)
+class Turn:
+    id: int
+    session_id: str
+    prompt: str
+    injected_ids: list[str]
+    completed: bool
+    scored: bool
+    exchange_id: str
+
+
+@dataclass(frozen=True)
+class LifecycleEvent:
+    kind: str  # promoted, demoted, deleted, expired
+    memory_id: str
+    from_collection: str
+    to_collection: str = ""
+
+
+class SessionState:
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None, timeout=30)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.executescript(_SCHEMA)
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    # -- helpers ----------------------------------------------------------------
+    def _latest_session(self, scope: Scope) -> str | None:
+        row = self._db.execute(
+            "SELECT session_id FROM sessions WHERE user=? AND project=? ORDER BY last_activity DESC LIMIT 1",
+            (scope.user, scope.project),
+        ).fetchone()
+        return row[0] if row else None
+
+    def _resolve(self, scope: Scope, session_id: str) -> str:
+        return session_id or self._latest_session(scope) or DEFAULT_SESSION
+
+    def _touch(self, scope: Scope, session_id: str, now: float) -> None:
+        self._db.execute(
+            "INSERT INTO sessions VALUES (?,?,?,?) ON CONFLICT (user, project, session_id) "
+            "DO UPDATE SET last_activity=excluded.last_activity",
+            (scope.user, scope.project, session_id, now),
+        )
+
+    def _latest_turn(self, scope: Scope, session_id: str, where: str = "1=1") -> Turn | None:
+        row = self._db.execute(
+            "SELECT id, session_id, prompt, injected_ids, completed, scored, exchange_id FROM turns "
+            f"WHERE user=? AND project=? AND session_id=? AND {where} ORDER BY id DESC LIMIT 1",
+            (scope.user, scope.project, session_id),
+        ).fetchone()
+        if row is None:
+            return None
+        return Turn(row[0], row[1], row[2], json.loads(row[3]), bool(row[4]), bool(row[5]), row[6])
+
+    # -- turns ------------------------------------------------------------------
+    def resolve_session(self, scope: Scope, session_id: str) -> str:
+        with self._lock:
+            return self._resolve(scope, session_id)
+
+    def record_injection(self, scope: Scope, session_id: str, ids: list[str], prompt: str, now: float) -> str:
+        with self._lock, self._db:
+            self._db.execute("BEGIN IMMEDIATE")
+            session = self._resolve(scope, session_id)
+            self._touch(scope, session, now)
+            latest = self._latest_turn(scope, session)
+            if prompt or latest is None or latest.completed:
+                self._db.execute(
+                    "INSERT INTO turns (user, project, session_id, prompt, injected_ids, started_at, last_activity) "
+                    "VALUES (?,?,?,?,?,?,?)",
+                    (scope.user, scope.project, session, prompt, json.dumps(list(dict.fromkeys(ids))), now, now),
+                )
+            else:
+                merged = list(dict.fromkeys([*latest.injected_ids, *ids]))
+                self._db.execute(
+                    "UPDATE turns SET injected_ids=?, last_activity=? WHERE id=?", (json.dumps(merged), now, latest.id)
+                )
+            return session
+
+    def open_turn(self, scope: Scope, session_id: str) -> Turn | None:
+        with self._lock:
+            latest = self._latest_turn(scope, self._resolve(scope, session_id))
+            return latest if latest is not None and not latest.completed else None
+
+    def complete_turn(
+        self, scope: Scope, session_id: str, exchange_id: str, user_text: str, assistant_text: str, now: float
+    ) -> str:
+        """Mark the open turn completed (or record a completed turn if none is open)."""
+        with self._lock, self._db:
+            self._db.execute("BEGIN IMMEDIATE")
+            session = self._resolve(scope, session_id)
+            self._touch(scope, session, now)
+            latest = self._latest_turn(scope, session)
+            if latest is not None and not latest.completed:
+                self._db.execute(
+                    "UPDATE turns SET completed=1, exchange_id=?, assistant_text=?, last_activity=?, "
+                    "prompt=CASE WHEN prompt='' THEN ? ELSE prompt END WHERE id=?",
+                    (exchange_id, assistant_text, now, user_text, latest.id),
+                )
+            else:
+                self._db.execute(
+                    "INSERT INTO turns (user, project, session_id, prompt, completed, exchange_id, assistant_text, "
+                    "started_at, last_activity) VALUES (?,?,?,?,1,?,?,?,?)",
+                    (scope.user, scope.project, session, user_text, exchange_id, assistant_text, now, now),
+                )
+            return session
+
+    def scoring_state(self, scope: Scope, session_id: str) -> Turn | None:
+        """The latest turn when it completed and is unscored (scoring required), else None."""
+        with self._lock:
+            latest = self._latest_turn(scope, self._resolve(scope, session_id))
+            return latest if latest is not None and latest.completed and not latest.scored else None
+
+    def scoring_target(self, scope: Scope, session_id: str) -> Turn | None:
+        with self._lock:
+            session = self._resolve(scope, session_id)
+            completed = self._latest_turn(scope, session, "completed=1")
+            if completed is not None and not completed.scored:
+                return completed
+            latest = self._latest_turn(scope, session)
+            return latest if latest is not None and not latest.completed and not latest.scored else None
+
+    def mark_scored(self, turn_id: int, now: float) -> None:
+        with self._lock, self._db:
+            self._db.execute("UPDATE turns SET scored=1, last_activity=? WHERE id=?", (now, turn_id))
+
+    def prune(self, older_than: float) -> int:
+        """Drop turn logs (prompts, answers) and sessions idle since before ``older_than``."""
+        with self._lock, self._db:
+            self._db.execute("BEGIN IMMEDIATE")
+            removed = self._db.execute("DELETE FROM turns WHERE last_activity < ?", (older_than,)).rowcount
+            self._db.execute("DELETE FROM sessions WHERE last_activity < ?", (older_than,))
+            return int(removed)
+
+    def turn_count(self) -> int:
+        with self._lock:
+            return int(self._db.execute("SELECT COUNT(*) FROM turns").fetchone()[0])
+
+    # -- lifecycle events ---------------------------------------------------------
+    def add_events(self, scope: Scope, events: Iterable[LifecycleEvent], now: float) -> None:
+        day = datetime.fromtimestamp(now, UTC).date().isoformat()
+        rows = [
+            (scope.user, scope.project, now, day, e.kind, e.memory_id, e.from_collection, e.to_collection)
+            for e in events
+        ]
+        if not rows:
+            return
+        with self._lock, self._db:
+            self._db.execute("BEGIN IMMEDIATE")
+            self._db.executemany(
+                "INSERT INTO events (user, project, at, day, kind, memory_id, from_collection, to_collection) "
+                "VALUES (?,?,?,?,?,?,?,?)",
+                rows,
+            )
+
+    def event_summary(self, scope: Scope) -> tuple[dict[str, int], dict[str, dict[str, int]]]:
+        """(totals per kind, {day: {kind: count}}) for the scope."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT day, kind, COUNT(*) FROM events WHERE user=? AND project=? GROUP BY day, kind ORDER BY day",
+                (scope.user, scope.project),
+            ).fetchall()
+        totals: dict[str, int] = defaultdict(int)
+        by_day: dict[str, dict[str, int]] = defaultdict(dict)
+        for day, kind, count in rows:
+            totals[kind] += count
+            by_day[day][kind] = count
+        return dict(totals), dict(by_day)

@@ -30,7 +30,34 @@ _INVISIBLE = re.compile(
     "[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u0084\u0086-\u009f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]"
 )
 _NEWLINES = re.compile(r"\s*[\r\n\t\x85]+\s*")  # \x85: NEL, a line break to str.splitlines
-_TAG = re.compile(r"<(\s*/?\s*mnemex)", re.IGNORECASE)
+# Tags a client wraps hook output or its own turns in (Claude Code's <system-reminder>, the
+# transcript's <command-*> and tool tags, chat-role tags), plus every mnemex tag: content that
+# opens or closes one could end the wrapper early and speak outside it.
+CLIENT_TAGS = (
+    "system-reminder",
+    "user-prompt-submit-hook",
+    "session-start-hook",
+    "command-name",
+    "command-message",
+    "command-args",
+    "local-command-stdout",
+    "function_calls",
+    "function_results",
+    "tool_use",
+    "tool_result",
+    "antml:[\\w-]+",
+    "invoke",
+    "parameter",
+    "system",
+    "user",
+    "assistant",
+    "human",
+    "instructions",
+)
+_TAG = re.compile(  # anything starting "<mnemex"; a client tag only as a whole name (so "<users/>" stays)
+    r"<(\s*/?\s*(?:mnemex|(?:" + "|".join(CLIENT_TAGS) + r")(?=[\s/>]|$)))",
+    re.IGNORECASE,
+)
 _BOX = re.compile("[\u2550-\u256c]")  # box-drawing doubles used by our delimiters
 _ID_TAG = re.compile(r"\[(\s*id\s*:)", re.IGNORECASE)
 _BLOCK_WORDS = re.compile(r"(END\s+)?(KNOWN\s+CONTEXT|END\s+CONTEXT)", re.IGNORECASE)
@@ -41,7 +68,8 @@ def neutralize(text: str, limit: int = MAX_MEMORY_CHARS) -> str:
 
     - invisible and control characters are dropped, line breaks become " / "
       (so content can never start a line of its own, where delimiters live);
-    - box-drawing characters become '=', the '<' of '<mnemex' / '</mnemex'
+    - box-drawing characters become '=', the '<' of a mnemex tag or of a tag a
+      client wraps hook output in ('<system-reminder>', ``CLIENT_TAGS``)
       becomes the look-alike U+2039, the '[' of '[id:' becomes U+2045, and
       the block's heading words are lower-cased;
     - the result is cut to ``limit`` characters with an ellipsis.

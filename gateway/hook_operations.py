@@ -28,6 +28,19 @@ SEED_RECENT = 3
 SEED_PROVEN = 3
 SEED_TIMEOUT = 1.0
 
+# Claude Code drops PreCompact output; the SessionStart that follows compaction
+# (source "compact") reaches the model, so the reminder travels there, in past tense.
+POST_COMPACT_REMINDER = (
+    "mnemex: this conversation was just compacted; its earlier part survives only as a summary. "
+    "If that part settled a decision, found a fix that worked, or corrected you, save it now with "
+    "record_response(key_takeaway=...) or add_to_memory_bank(...)."
+)
+# For clients that show pre-compaction hook output to the user only (Cursor's user_message).
+PRE_COMPACT_USER_NOTICE = (
+    "mnemex: this chat is being compacted. To keep a decision or a fix from it, "
+    "ask the agent to save it (record_response or add_to_memory_bank)."
+)
+
 
 class HookOperations:
     if TYPE_CHECKING:  # provided by Operations
@@ -76,12 +89,15 @@ class HookOperations:
             proven = convert.memories_to_dicts(reply_list.memories)
         except grpc.aio.AioRpcError as exc:
             log.info("session-start proven skipped: %s", exc.code().name)
-        text = formatting.session_seed(facts, recent, proven, after_compact=source == "compact")
+        seed = formatting.session_seed(facts, recent, proven)
+        text = formatting.compose(POST_COMPACT_REMINDER, seed) if source == "compact" else seed
         return {"context": text, "memories": facts + recent + proven}
 
     async def pre_compact(self, *, cwd: str | None, session_id: str, trigger: str = "") -> JSON:
+        """The reminder before compaction: ``context`` for a client that passes it to the model
+        (Claude Code does not: it gets it from SessionStart "compact"), ``user_message`` for the user."""
         validation.text(session_id, "session_id", validation.MAX_ID_CHARS)
-        return {"context": formatting.PRE_COMPACT_REMINDER}
+        return {"context": formatting.PRE_COMPACT_REMINDER, "user_message": PRE_COMPACT_USER_NOTICE}
 
     def observation(
         self, *, cwd: str | None, tool_name: str, tool_input: Any, tool_response: Any

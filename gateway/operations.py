@@ -25,6 +25,7 @@ from gateway.hook_operations import HookOperations
 from gateway.library_operations import LibraryOperations
 from gateway.portability_operations import PortabilityOperations
 from gateway.rpc import call
+from gateway.turn_operations import TurnOperations
 from kernel import projects
 from kernel.config import Settings
 from protos.mnemex.common.v1 import common_pb2 as common_pb
@@ -35,7 +36,7 @@ JSON = dict[str, Any]
 log = logging.getLogger("mnemex.gateway.operations")
 
 
-class Operations(HookOperations, LibraryOperations, AdminOperations, PortabilityOperations):
+class Operations(HookOperations, TurnOperations, LibraryOperations, AdminOperations, PortabilityOperations):
     def __init__(self, backends: Backends, settings: Settings, deadlines: context.Deadlines | None = None) -> None:
         self.backends = backends
         self.settings = settings
@@ -135,7 +136,8 @@ class Operations(HookOperations, LibraryOperations, AdminOperations, Portability
         metadata: dict[str, Any] | None = None,
         session_id: str = "",
     ) -> JSON:
-        """Semantic, time-window or id lookup. ``session_id`` is accepted for symmetry; results are not cached."""
+        """Semantic, time-window or id lookup. A read only: the MCP tool records what it shows
+        (``remember_shown``); REST searches (a UI browsing memories) score nothing."""
         query = validation.text(query, "query", validation.MAX_QUERY_CHARS).strip()
         lookup = validation.memory_id(id) if id else ""
         if days_back is not None:
@@ -291,19 +293,3 @@ class Operations(HookOperations, LibraryOperations, AdminOperations, Portability
         )
         reply = await call("memory", self.backends.memory.Store(request, **self._opts()))
         return {"memory": convert.memory_to_dict(reply.memory), "deduplicated": reply.deduplicated}
-
-    async def stop(self, *, cwd: str | None, session_id: str, assistant_text: str, user_text: str = "") -> JSON:
-        """Store the finished exchange in working memory and mark the turn completed.
-
-        ``user_text`` may be empty: the memory service then uses the prompt
-        recorded with the turn's injection.
-        """
-        validation.text(session_id, "session_id", validation.MAX_ID_CHARS)
-        validation.text(assistant_text, "assistant_text", validation.MAX_ASSISTANT_CHARS)
-        validation.text(user_text, "user_text", validation.MAX_PROMPT_CHARS)
-        mem_scope = self.scopes(cwd)[0]
-        request = mem_pb.RecordExchangeRequest(
-            scope=mem_scope, session_id=session_id, assistant_text=assistant_text, user_text=user_text
-        )
-        reply = await call("memory", self.backends.memory.RecordExchange(request, **self._opts()))
-        return {"exchange_id": reply.exchange_id}

@@ -33,11 +33,18 @@ class GetContextBody(Body):
     limit: int = Field(default=5, ge=1, le=100)
 
 
+class TurnStartBody(Body):
+    session_id: str = _SESSION
+    cwd: str | None = _CWD
+    prompt: str = Field(default="", max_length=v.MAX_PROMPT_CHARS)
+
+
 class StopBody(Body):
     session_id: str = _SESSION
     cwd: str | None = _CWD
     assistant_text: str = Field(default="", max_length=v.MAX_ASSISTANT_CHARS)
     user_text: str = Field(default="", max_length=v.MAX_PROMPT_CHARS)
+    turn_key: str = Field(default="", max_length=v.MAX_ID_CHARS, description="the client's turn id: stored once")
 
 
 class SessionStartBody(Body):

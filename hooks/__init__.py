@@ -2,11 +2,18 @@
 
 | script | Claude Code event | Cursor event (``--client cursor``) | gateway endpoint |
 |---|---|---|---|
-| user_prompt_submit.py | UserPromptSubmit | (none: beforeSubmitPrompt cannot add context) | /api/hooks/get-context |
-| stop.py | Stop | stop | /api/hooks/stop |
+| user_prompt_submit.py | UserPromptSubmit | beforeSubmitPrompt | /api/hooks/get-context (Cursor: turn-start) |
+| stop.py | Stop | afterAgentResponse, stop | /api/hooks/stop |
 | session_start.py | SessionStart | sessionStart | /api/hooks/session-start |
 | pre_compact.py | PreCompact | preCompact | /api/hooks/pre-compact |
 | post_tool_use.py | PostToolUse | afterFileEdit, afterShellExecution | /api/hooks/post-tool-use |
+
+Cursor's beforeSubmitPrompt cannot add context, so it only opens the turn with
+its prompt. afterAgentResponse stores the answer; stop then stores it from the
+transcript only if nothing did: both send the generation id as the turn key,
+and the memory service keeps the first report of a key. Claude Code drops
+PreCompact output, so its reminder arrives with SessionStart "compact"; Cursor
+shows preCompact's ``user_message`` to the user only.
 
 Run each as ``<python> -S <repo>/hooks/<script>.py`` (``-S`` skips site
 import: ~20 ms to start). Cursor also runs Claude Code hooks from

@@ -9,11 +9,18 @@ POST over the C-level ``_socket``.
   skips the gateway for ``MNEMEX_HOOK_COOLDOWN`` seconds (30, doubling up to
   5 minutes while it stays down), so a dead stack costs each prompt only the
   interpreter start. State is one small JSON file.
-- ``maybe_start_stack``: when the gateway refuses connections, spawn
-  ``<python> -m mnemex.cli up --detach`` detached, at most once per
-  ``MNEMEX_HOOK_START_INTERVAL`` seconds (60), guarded by a lock file.
-  ``MNEMEX_HOOK_AUTOSTART=0`` turns it off; ``MNEMEX_HOOK_START_CMD`` replaces
-  the command.
+- ``maybe_start_stack``: when the gateway refuses connections, spawn the
+  stack's start command detached (from the user's home directory), at most
+  once per ``MNEMEX_HOOK_START_INTERVAL`` seconds (60), guarded by a lock
+  file. ``MNEMEX_HOOK_AUTOSTART=0`` turns it off; ``MNEMEX_HOOK_START_CMD``
+  replaces the command.
+- ``apply_connection`` (run on import): ``mnemex init`` copies these scripts
+  into ``<mnemex home>/client/hooks/`` and writes ``../connection.json``
+  beside them, recording the stack's ``MNEMEX_*`` settings (home, ports,
+  token) and its start command. Clients start hooks with their own
+  environment, so the file is how a hook reaches the stack ``init`` was run
+  for. Same rule as ``kernel.connection``: it applies only when
+  ``MNEMEX_HOME`` is unset, and a variable already set still wins.
 """
 
 from __future__ import annotations
@@ -31,6 +38,38 @@ if TYPE_CHECKING:
 
 DEFAULT_URL = "http://127.0.0.1:27300"
 MAX_RESPONSE_BYTES = 1024 * 1024
+CONNECTION_FILE = "connection.json"
+NOT_RECORDED = ("MNEMEX_CONNECTION_FILE", "MNEMEX_PROJECT_DIR", "MNEMEX_LOG_LEVEL")
+
+
+def connection_path(env: dict[str, str] | os._Environ[str] = os.environ) -> str:
+    """MNEMEX_CONNECTION_FILE, else ``connection.json`` in the folder above this script's (``<home>/client``)."""
+    return env.get("MNEMEX_CONNECTION_FILE") or os.path.join(
+        os.path.dirname(os.path.dirname(os.path.abspath(__file__))), CONNECTION_FILE
+    )
+
+
+def apply_connection(env: dict[str, str] | os._Environ[str] = os.environ, path: str | None = None) -> list[str]:
+    """Fill unset MNEMEX_* variables of ``env`` from the connection file; return its start command ([] if none)."""
+    if env.get("MNEMEX_HOME"):
+        return []  # an environment that names its own stack is never mixed with the file
+    try:
+        with open(path or connection_path(env), encoding="utf-8") as handle:
+            data = hook_json.loads(handle.read(65536))
+    except (OSError, ValueError):
+        return []  # no file (a checkout run, or never initialised), or a broken one: the defaults apply
+    if not isinstance(data, dict):
+        return []
+    recorded = data.get("env")
+    if isinstance(recorded, dict):
+        for key, value in recorded.items():
+            if isinstance(key, str) and key.startswith("MNEMEX_") and key not in NOT_RECORDED and not env.get(key):
+                env[key] = str(value)
+    command = data.get("start_command")
+    return [str(part) for part in command] if isinstance(command, list) else []
+
+
+START_COMMAND = apply_connection()
 
 
 class GatewayDown(Exception):
@@ -201,8 +240,22 @@ class Circuit:
         self._save(data)
 
 
-def _repo_root() -> str:
-    return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+def _start_directory(env: dict[str, str] | os._Environ[str]) -> str:
+    """The user's home: it exists outside any checkout, so the stack never starts in a deleted folder."""
+    home = env.get("HOME") or os.path.expanduser("~")
+    return home if os.path.isdir(home) else "/"
+
+
+def start_command(env: dict[str, str] | os._Environ[str] = os.environ) -> list[str]:
+    """MNEMEX_HOOK_START_CMD, else the connection file's start command, else ``<python> -m mnemex.cli up --detach``."""
+    custom = env.get("MNEMEX_HOOK_START_CMD")
+    if custom:
+        import shlex
+
+        return shlex.split(custom)
+    if START_COMMAND and not env.get("MNEMEX_PYTHON"):
+        return list(START_COMMAND)
+    return [env.get("MNEMEX_PYTHON") or sys.executable, "-m", "mnemex.cli", "up", "--detach"]
 
 
 def maybe_start_stack(directory: str, env: dict[str, str] | os._Environ[str] = os.environ) -> bool:
@@ -226,17 +279,10 @@ def maybe_start_stack(directory: str, env: dict[str, str] | os._Environ[str] = o
         return False  # another hook won the race, or the dir is not writable
     import subprocess
 
-    custom = env.get("MNEMEX_HOOK_START_CMD")
-    if custom:
-        import shlex
-
-        command = shlex.split(custom)
-    else:
-        command = [env.get("MNEMEX_PYTHON") or sys.executable, "-m", "mnemex.cli", "up", "--detach"]
     try:
         subprocess.Popen(
-            command,
-            cwd=_repo_root(),
+            start_command(env),
+            cwd=_start_directory(env),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,

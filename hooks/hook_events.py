@@ -28,6 +28,7 @@ CLAUDE_EVENTS = {
 }
 CURSOR_EVENTS = {
     "beforeSubmitPrompt": "prompt",
+    "afterAgentResponse": "stop",
     "stop": "stop",
     "sessionStart": "session_start",
     "preCompact": "pre_compact",
@@ -55,6 +56,8 @@ class HookEvent:
     stop_hook_active: bool
     completed: bool
     transcript_path: str
+    native: str
+    turn_key: str
 
     __slots__ = (
         "assistant_text",
@@ -62,6 +65,7 @@ class HookEvent:
         "completed",
         "cwd",
         "event",
+        "native",
         "prompt",
         "session_id",
         "source",
@@ -71,6 +75,7 @@ class HookEvent:
         "tool_response",
         "transcript_path",
         "trigger",
+        "turn_key",
     )
     _DEFAULTS: dict[str, Any] = {  # noqa: RUF012 - read-only; typing.ClassVar would cost an import
         "session_id": "",
@@ -85,6 +90,8 @@ class HookEvent:
         "stop_hook_active": False,
         "completed": True,
         "transcript_path": "",
+        "native": "",  # the client's own event name (Cursor: afterAgentResponse or stop for stop.py)
+        "turn_key": "",  # the client's id for this prompt and its answer (Cursor: generation_id)
     }
 
     def __init__(self, client: str, event: str, **fields: Any) -> None:
@@ -170,6 +177,7 @@ def from_claude(event: str, payload: dict[str, Any]) -> HookEvent:
         tool_response=trim_tool_response(payload.get("tool_response")),
         stop_hook_active=bool(payload.get("stop_hook_active")),
         transcript_path=_str(payload.get("transcript_path"), 4096),
+        native=_str(payload.get("hook_event_name"), 64),
     )
 
 
@@ -203,6 +211,8 @@ def from_cursor(event: str, payload: dict[str, Any]) -> HookEvent:
         tool_response=tool_response,
         completed=status in ("", "completed"),
         transcript_path=_str(payload.get("transcript_path"), 4096),
+        native=name,
+        turn_key=_str(payload.get("generation_id"), 200),
     )
 
 

@@ -36,6 +36,7 @@ TRANSCRIPT_TAIL_BYTES = 256 * 1024
 
 PATHS = {
     "prompt": "/api/hooks/get-context",
+    "turn_start": "/api/hooks/turn-start",
     "stop": "/api/hooks/stop",
     "session_start": "/api/hooks/session-start",
     "pre_compact": "/api/hooks/pre-compact",
@@ -69,7 +70,12 @@ def last_assistant_text(transcript_path: str) -> str:
         if not isinstance(entry, dict):
             continue
         message = entry.get("message", entry)
-        if not isinstance(message, dict) or message.get("role", entry.get("type")) != "assistant":
+        if not isinstance(message, dict):
+            continue
+        # Claude Code: {"type": "assistant", "message": {"role": "assistant", ...}};
+        # Cursor: {"role": "assistant", "message": {"content": [...]}} (the role outside).
+        role = message.get("role") or entry.get("role") or entry.get("type")
+        if role != "assistant":
             continue
         content = message.get("content")
         if isinstance(content, str):
@@ -81,18 +87,49 @@ def last_assistant_text(transcript_path: str) -> str:
     return ""
 
 
+def endpoint(event: HookEvent) -> str:
+    """The gateway path for this event."""
+    if event.event == "prompt" and event.client == "cursor":
+        return PATHS["turn_start"]
+    return PATHS[event.event]
+
+
+def _transcript_answer(event: HookEvent) -> str:
+    return last_assistant_text(event.transcript_path) if event.transcript_path else ""
+
+
+def _stop_body(event: HookEvent, base: dict[str, Any]) -> dict[str, Any] | None:
+    if event.stop_hook_active or not event.completed:
+        return None  # a continuation we already recorded, or an aborted turn
+    if event.client != "cursor":
+        text = event.assistant_text or _transcript_answer(event)
+        return {**base, "assistant_text": text[: hook_events.MAX_ASSISTANT_CHARS]}
+    # Cursor reports one answer twice: afterAgentResponse carries its text, and stop
+    # (text-less) ends the loop. Both send the generation id as the turn key, and the
+    # memory service stores only the first report of a key, whichever comes first; stop
+    # reads the transcript, so the answer is kept even where afterAgentResponse did not run.
+    if event.native == "stop":
+        if not event.turn_key:
+            return None  # without a key a second report could not be told apart
+        text = event.assistant_text or _transcript_answer(event)
+    else:
+        text = event.assistant_text
+    if not text.strip():
+        return None
+    return {**base, "assistant_text": text[: hook_events.MAX_ASSISTANT_CHARS], "turn_key": event.turn_key}
+
+
 def request_body(event: HookEvent) -> dict[str, Any] | None:
-    """What to send for this event; None means nothing to do."""
+    """What to send (to ``endpoint(event)``) for this event; None means nothing to do."""
     base = {"session_id": event.session_id, "cwd": event.cwd}
     if event.event == "prompt":
-        if event.client == "cursor":
-            return None  # beforeSubmitPrompt cannot add context in Cursor
+        if event.client == "cursor" and not event.prompt.strip():
+            return None
+        # Cursor's beforeSubmitPrompt cannot add context: it only opens the turn with its
+        # prompt (turn-start), so the answer is stored with it. Nothing is injected.
         return {**base, "prompt": event.prompt}
     if event.event == "stop":
-        if event.stop_hook_active or not event.completed:
-            return None  # a continuation we already recorded, or an aborted turn
-        text = event.assistant_text or (last_assistant_text(event.transcript_path) if event.transcript_path else "")
-        return {**base, "assistant_text": text[: hook_events.MAX_ASSISTANT_CHARS]}
+        return _stop_body(event, base)
     if event.event == "session_start":
         return {**base, "source": event.source or "startup"}
     if event.event == "pre_compact":
@@ -109,19 +146,40 @@ def request_body(event: HookEvent) -> dict[str, Any] | None:
     return None
 
 
-def render(event: HookEvent, reply: Any) -> str:
-    """Text to print: plain context for Claude Code, JSON for Cursor."""
-    text = reply.get("context", "") if isinstance(reply, dict) else ""
+def _reply_text(reply: Any, key: str) -> str:
+    text = reply.get(key, "") if isinstance(reply, dict) else ""
     text = text if isinstance(text, str) else ""
     if len(text) > MAX_OUTPUT_CHARS:
         text = text[: MAX_OUTPUT_CHARS - 1] + "…"
+    return text
+
+
+def render(event: HookEvent, reply: Any) -> str:
+    """Text to print: plain context for Claude Code, JSON for Cursor.
+
+    Only what reaches the model is printed. Claude Code discards PreCompact output
+    (its reminder comes with SessionStart "compact" instead). Cursor's preCompact can
+    only show a ``user_message`` to the user, and Cursor runs no sessionStart after
+    compaction, so there the reminder reaches the user, not the model.
+    """
     if event.client == "cursor":
-        if event.event == "session_start" and text:
-            return hook_json.dumps({"additional_context": text})
+        if event.event == "session_start":
+            text = _reply_text(reply, "context")
+            return hook_json.dumps({"additional_context": text}) if text else ""
+        if event.event == "pre_compact":
+            notice = _reply_text(reply, "user_message")
+            return hook_json.dumps({"user_message": notice}) if notice else ""
         return ""
-    if event.event in ("prompt", "session_start", "pre_compact"):
-        return text
+    if event.event in ("prompt", "session_start"):
+        return _reply_text(reply, "context")
     return ""
+
+
+def write_stdout(output: str) -> None:
+    """UTF-8 bytes to fd 1 whatever the locale's encoding (latin-1, a Windows code page)."""
+    data = output.encode("utf-8", errors="replace")
+    while data:
+        data = data[os.write(1, data) :]
 
 
 def run(event_name: str, client: str, raw: bytes, env: Any = os.environ, deadline: float | None = None) -> str:
@@ -145,7 +203,7 @@ def run(event_name: str, client: str, raw: bytes, env: Any = os.environ, deadlin
         deadline = time.monotonic() + timeout
     try:
         status, reply = hook_client.post_json(
-            host, port, PATHS[event.event], body, deadline, token=env.get("MNEMEX_TOKEN", "")
+            host, port, endpoint(event), body, deadline, token=env.get("MNEMEX_TOKEN", "")
         )
     except hook_client.GatewayDown as exc:
         if exc.refused:
@@ -175,8 +233,7 @@ def main(event_name: str, argv: list[str] | None = None) -> None:
         if hasattr(signals, "setitimer"):
             signals.setitimer(signals.ITIMER_REAL, 0)
         if output:
-            sys.stdout.write(output)
-            sys.stdout.flush()
+            write_stdout(output)
     except BaseException:
         pass
     os._exit(0)

@@ -1,4 +1,4 @@
-"""mnemex hook for PreCompact.
+"""mnemex hook for PreCompact (Cursor: preCompact, whose user_message only the user sees).
 
 Run as `python -S hooks/pre_compact.py` (add `--client cursor` from Cursor's hooks.json).
 Standard library only; always exits 0.

@@ -1,4 +1,4 @@
-"""mnemex hook for Stop (Cursor: stop).
+"""mnemex hook for Stop (Cursor: afterAgentResponse, and stop as a transcript fallback).
 
 Run as `python -S hooks/stop.py` (add `--client cursor` from Cursor's hooks.json).
 Standard library only; always exits 0.

@@ -1,4 +1,4 @@
-"""mnemex hook for UserPromptSubmit (Cursor: not used; beforeSubmitPrompt cannot add context).
+"""mnemex hook for UserPromptSubmit (Cursor: beforeSubmitPrompt, which cannot add context: it opens the turn).
 
 Run as `python -S hooks/user_prompt_submit.py` (add `--client cursor` from Cursor's hooks.json).
 Standard library only; always exits 0.

@@ -10,6 +10,23 @@ PY="${PYTHON:-python3}"
 extra=""
 [ "${1:-}" = "--dev" ] && extra="[dev]"
 stamp=".venv/.mnemex-installed${extra:+-dev}"
+
+# The real coding-assistant binaries the end-to-end tests drive (Claude Code, OpenCode),
+# pinned in tests/e2e/package-lock.json and installed into tests/e2e/node_modules.
+install_e2e_clients() {
+  local dir=tests/e2e marker=tests/e2e/node_modules/.mnemex-installed
+  if [ -f "$marker" ] && [ "$marker" -nt "$dir/package-lock.json" ]; then
+    return 0
+  fi
+  if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+    echo "mnemex: node and npm are needed for the end-to-end tests (they drive Claude Code and OpenCode from npm);" \
+      "install Node.js 20+ (for example: apt-get install nodejs npm) and run this again" >&2
+    exit 1
+  fi
+  (cd "$dir" && npm install --no-audit --no-fund --loglevel=error)  # versions pinned exactly in package.json
+  touch "$marker"
+}
+[ -n "$extra" ] && install_e2e_clients
 if [ -f "$stamp" ] && [ "$stamp" -nt pyproject.toml ]; then
   exit 0
 fi

@@ -126,7 +126,7 @@ You may add ids of other memories you saw (KNOWN CONTEXT, search results, earlie
 "failed" means misleading, never just unused: an unused memory is "unknown".
 
 related (optional): which memories the exchange outcome also applies to.
-- leave it out: every memory injected last turn
+- leave it out: every memory shown last turn (injected, or returned by search_memory or get_context_insights)
 - []: none of them; only the exchange itself and memory_scores are scored
 - ["id1", "id2"]: exactly those ids, even if you searched in between
 An entry in memory_scores always wins for its own id.

@@ -105,7 +105,10 @@ def score_text(result: Mapping[str, Any]) -> str:
             + ". Use ids exactly as shown in [id:...] tags; deleted memories cannot be scored."
         )
     if not scored and not missing:
-        lines.append("Nothing needed scoring (no memories were injected into the latest exchange).")
+        lines.append(
+            "Nothing needed scoring: the last finished exchange is scored already or had no memories "
+            "(a score never applies to the answer in progress)."
+        )
     lines.append("Now answer the user.")
     return "\n".join(lines)
 

@@ -3,7 +3,11 @@
 A tool validates its arguments through its signature (the MCP SDK turns
 the annotations into the input schema), resolves the project scope, calls
 one ``Operations`` method, and returns the assistant-facing text plus the
-full result as structured content. Failures become ``is_error`` results
+full result as structured content. The memories ``search_memory`` and
+``get_context_insights`` return join the turn in progress of the project's
+latest session (``Operations.remember_shown``), the session an empty
+``session_id`` scores, so ``score_response`` without ``related`` scores them
+with that turn's exchange, on the next turn. Failures become ``is_error`` results
 whose text says what to do next (``render.error_text``).
 """
 
@@ -67,6 +71,7 @@ def register_tools(server: MCPServer, runner: ToolRunner, facts: Facts = DEFAULT
         async def work(ops: Operations, scope_cwd: str | None) -> tuple[str, dict[str, Any]]:
             result = await ops.insights(cwd=scope_cwd, session_id="", query=query)
             memories = result.get("memories") or []
+            await ops.remember_shown(cwd=scope_cwd, ids=[m["id"] for m in memories])
             audit = runner.audit.observe(ops.project(scope_cwd), memories)
             body = result.get("text") or "Nothing in memory about this yet."
             if audit:
@@ -113,6 +118,7 @@ def register_tools(server: MCPServer, runner: ToolRunner, facts: Facts = DEFAULT
                 metadata=metadata,
             )
             memories = result.get("memories") or []
+            await ops.remember_shown(cwd=scope_cwd, ids=[m["id"] for m in memories])
             return render.search_text(memories, query=query, days_back=days_back, memory_id=id), result
 
         return await runner.run("search_memory", ctx, cwd, work)

@@ -11,7 +11,14 @@ from fastapi.responses import JSONResponse
 from gateway.deps import get_operations
 from gateway.operations import Operations
 from gateway.routes.json_route import HookJSONRoute
-from gateway.schemas import GetContextBody, PostToolUseBody, PreCompactBody, SessionStartBody, StopBody
+from gateway.schemas import (
+    GetContextBody,
+    PostToolUseBody,
+    PreCompactBody,
+    SessionStartBody,
+    StopBody,
+    TurnStartBody,
+)
 
 router = APIRouter(prefix="/api/hooks", tags=["hooks"], route_class=HookJSONRoute)
 
@@ -26,11 +33,21 @@ async def get_context(body: GetContextBody, ops: Operations = Depends(get_operat
     )
 
 
+@router.post("/turn-start")
+async def turn_start(body: TurnStartBody, ops: Operations = Depends(get_operations)) -> dict[str, Any]:
+    """A prompt that gets no context (Cursor's beforeSubmitPrompt): open the turn with it."""
+    return await ops.begin_turn(cwd=body.cwd, session_id=body.session_id, prompt=body.prompt)
+
+
 @router.post("/stop")
 async def stop(body: StopBody, ops: Operations = Depends(get_operations)) -> dict[str, Any]:
-    """The assistant finished: store the exchange and mark the turn completed."""
+    """The assistant finished: store the exchange (once per ``turn_key``) and mark the turn completed."""
     return await ops.stop(
-        cwd=body.cwd, session_id=body.session_id, assistant_text=body.assistant_text, user_text=body.user_text
+        cwd=body.cwd,
+        session_id=body.session_id,
+        assistant_text=body.assistant_text,
+        user_text=body.user_text,
+        turn_key=body.turn_key,
     )
 
 

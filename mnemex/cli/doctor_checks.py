@@ -171,9 +171,8 @@ def client_configs(user_home: Path) -> list[Check]:
     by_client: dict[str, list[Any]] = {}
     for target in targets(user_home):
         by_client.setdefault(target.client, []).append(target)
-    init_flag = {"claude": "", "cursor": " --cursor", "opencode": " --opencode"}
     for client, client_targets in by_client.items():
-        fix = f"run `mnemex init{init_flag[client]}`"
+        fix = f"run `mnemex init --client {client}`"
         problems, present = [], 0
         for target in client_targets:
             try:
@@ -189,7 +188,7 @@ def client_configs(user_home: Path) -> list[Check]:
                     problems.append(f"{target.path} differs from this mnemex's version")
                 continue
             try:
-                doc = parse_object(target.path, text)
+                doc = parse_object(target.path, text, jsonc=target.jsonc)
             except SetupError as exc:
                 checks.append(Check(f"{client} config", "fail", str(exc), "fix the JSON syntax, then " + fix))
                 problems = ["__reported__"]
@@ -218,7 +217,7 @@ def hook_latency(settings: Settings, user_home: Path, healthy: bool) -> Check:
 
     script = default_launch(user_home, gateway_url=settings.gateway_url).hook_script("user_prompt_submit.py")
     if not script.exists():
-        return Check(name, "fail", f"{script} is missing", "reinstall mnemex from a complete checkout")
+        return Check(name, "fail", f"{script} is missing", "run `mnemex init` to install the hooks again")
     payload = {
         "session_id": "mnemex-doctor",
         "transcript_path": "",

@@ -10,7 +10,7 @@ from typing import Any
 import typer
 from rich.table import Table
 
-from mnemex.cli.output import EXIT_FAILURE, err, escape, fail, out, print_json
+from mnemex.cli.output import EXIT_FAILURE, EXIT_USAGE, err, escape, fail, out, print_json
 from mnemex.cli.settings import load_settings
 from mnemex.supervisor.state import describe_exit
 
@@ -156,7 +156,15 @@ def _since(started_at: str | None) -> str:
 
 @app.command(epilog="Example (Claude Code): claude mcp add --scope user mnemex -- mnemex mcp")
 def mcp() -> None:
-    """Serve the mnemex MCP tools over stdio (starts the stack in the background if needed)."""
+    """Serve the mnemex MCP tools over stdio (starts the stack in the background if needed).
+
+    Clients start MCP servers with a minimal environment; the connection file
+    `mnemex init` wrote (MNEMEX_CONNECTION_FILE in the client's entry) fills in
+    the stack's settings first, so this server reaches the stack init was run for.
+    """
+    from kernel.connection import apply_to_process
+
+    apply_to_process()
     try:
         from gateway.mcp.stdio import run
     except ImportError as exc:
@@ -166,29 +174,65 @@ def mcp() -> None:
     run(start_stack=ensure_running)  # the gateway cannot import the supervisor: the shell hands it over
 
 
-@app.command(epilog="Example: mnemex init --cursor --dry-run")
+CLIENT_HELP = "Clients, comma-separated or repeated: claude, cursor, opencode."
+
+
+def chosen_clients(values: list[str], *flags: tuple[bool, str]) -> tuple[str, ...]:
+    """The clients named by ``--client`` (commas or repeats) and the alias flags; exit 2 on an unknown name."""
+    from mnemex.client_setup import CLIENTS
+
+    names = [name.strip().lower() for value in values for name in value.split(",") if name.strip()]
+    names += [name for on, name in flags if on]
+    unknown = [name for name in names if name not in CLIENTS]
+    if unknown:
+        fail(
+            f"unknown client {', '.join(repr(n) for n in unknown)}; valid clients: {', '.join(CLIENTS)} "
+            "(e.g. --client claude,cursor)",
+            code=EXIT_USAGE,
+        )
+    return tuple(c for c in CLIENTS if c in names)
+
+
+def _report(result: Any) -> None:
+    out.print(escape(result.render()))
+    if result.skipped:
+        fail("; ".join(f"{client} was left unchanged: {why}" for client, why in result.skipped.items()))
+
+
+@app.command(epilog="Example: mnemex init --client claude,cursor --dry-run")
 def init(
-    cursor: bool = typer.Option(False, "--cursor", help="Also set up Cursor (MCP + hooks)."),
-    opencode: bool = typer.Option(False, "--opencode", help="Also set up OpenCode (plugin + MCP)."),
+    client: list[str] = typer.Option([], "--client", "-c", help=CLIENT_HELP + " Default: claude."),
+    cursor: bool = typer.Option(False, "--cursor", help="Also set up Cursor (same as --client cursor)."),
+    opencode: bool = typer.Option(False, "--opencode", help="Also set up OpenCode (same as --client opencode)."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Show the changes as a diff; write nothing."),
 ) -> None:
-    """Install mnemex hooks, MCP server and tool permissions into Claude Code (and Cursor/OpenCode)."""
+    """Install mnemex hooks, MCP server and tool permissions into Claude Code, Cursor and/or OpenCode.
+
+    Records this shell's MNEMEX_* settings (home, ports, token) in
+    <mnemex home>/client/connection.json, so the clients reach this stack.
+    """
     from mnemex import client_setup
 
+    # Without --client: Claude Code, plus the alias flags (the behaviour before --client existed).
+    clients = chosen_clients(client or ["claude"], (cursor, "cursor"), (opencode, "opencode"))
     try:
-        result = client_setup.init(Path.home(), cursor=cursor, opencode=opencode, dry_run=dry_run)
+        result = client_setup.init(Path.home(), clients=clients, dry_run=dry_run)
     except client_setup.SetupError as exc:
         fail(str(exc))
-    out.print(escape(result.render()))
+    _report(result)
 
 
-@app.command(epilog="Example: mnemex uninit --dry-run")
-def uninit(dry_run: bool = typer.Option(False, "--dry-run", help="Show what would be removed; write nothing.")) -> None:
-    """Remove exactly what `mnemex init` added to the client configurations."""
+@app.command(epilog="Example: mnemex uninit --client cursor --dry-run")
+def uninit(
+    client: list[str] = typer.Option([], "--client", "-c", help=CLIENT_HELP + " Default: all."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Show what would be removed; write nothing."),
+) -> None:
+    """Remove exactly what `mnemex init` added to the named client configurations (and its backups)."""
     from mnemex import client_setup
 
+    clients = chosen_clients(client) or client_setup.CLIENTS
     try:
-        result = client_setup.uninit(Path.home(), dry_run=dry_run)
+        result = client_setup.uninit(Path.home(), clients=clients, dry_run=dry_run)
     except client_setup.SetupError as exc:
         fail(str(exc))
-    out.print(escape(result.render()))
+    _report(result)

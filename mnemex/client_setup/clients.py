@@ -1,25 +1,36 @@
 """What each client needs, as entries for ``jsondoc`` (pure: no I/O).
 
 Every path derives from one ``home`` (``$HOME``), so tests run against a
-temporary home. The commands use absolute paths (the interpreter that runs
-``mnemex init`` and this checkout's ``hooks/``), so clients do not depend
-on their own ``PATH``.
+temporary home. The commands use absolute paths, so clients do not depend on
+their own ``PATH``: the MCP server runs ``<python> -m mnemex.cli mcp`` with
+the interpreter mnemex is installed in; the hooks run
+``<base python> -S <mnemex home>/client/hooks/<script> --client <name>``,
+copies made by ``init`` (see ``hook_install``), so they survive a deleted
+checkout or virtual environment.
+
+Which stack: every MCP entry carries ``MNEMEX_CONNECTION_FILE`` (the
+connection file ``init`` wrote, never a secret), and the hooks read the same
+file beside their folder, so both reach the stack ``init`` was run for
+whatever environment the client starts them with.
 
 Cursor double firing: Cursor also runs the Claude Code hooks in
 ``~/.claude/settings.json``. Every hook command therefore names its client
 (``--client claude`` / ``--client cursor``); the hook adapter drops a
 ``--client claude`` call whose payload comes from Cursor (Cursor adds
 ``cursor_version`` / ``conversation_id`` / ``workspace_roots``), so only the
-Cursor-native ``sessionStart``/``stop`` hooks act inside Cursor.
+Cursor-native hooks act inside Cursor.
 """
 
 from __future__ import annotations
 
+import json
 import shlex
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
+from kernel.connection import FILE_NAME, FILE_VARIABLE
+from mnemex.client_setup.hook_install import HOOKS_DIR
 from mnemex.client_setup.jsondoc import Entry
 
 SERVER_NAME = "mnemex"
@@ -36,7 +47,7 @@ TOOL_NAMES = (
     "query_kg",
 )
 
-# Claude Code event -> (hook script in <repo>/hooks/, timeout seconds, matcher).
+# Claude Code event -> (hook script in <mnemex home>/client/hooks/, timeout seconds, matcher).
 # The scripts enforce their own hard deadline (about 2 s); the client timeout
 # is only a backstop so a stuck interpreter can never hold a prompt.
 CLAUDE_HOOKS: dict[str, tuple[str, int, str | None]] = {
@@ -48,10 +59,13 @@ CLAUDE_HOOKS: dict[str, tuple[str, int, str | None]] = {
 }
 
 # Cursor event -> (script, timeout seconds). beforeSubmitPrompt cannot add
-# context in Cursor, so context arrives with sessionStart; the other events
-# feed scoring (stop), the compaction reminder and tool observations.
+# context in Cursor (context arrives with sessionStart), but it carries the
+# prompt; afterAgentResponse carries the answer and stop ends the turn (both
+# feed scoring); the rest feed the compaction reminder and tool observations.
 CURSOR_HOOKS: dict[str, tuple[str, int]] = {
     "sessionStart": ("session_start.py", 5),
+    "beforeSubmitPrompt": ("user_prompt_submit.py", 5),
+    "afterAgentResponse": ("stop.py", 5),
     "stop": ("stop.py", 5),
     "preCompact": ("pre_compact.py", 5),
     "afterFileEdit": ("post_tool_use.py", 5),
@@ -63,21 +77,30 @@ CURSOR_HOOKS: dict[str, tuple[str, int]] = {
 class Launch:
     """How clients start mnemex pieces on this machine."""
 
-    home: Path
-    python: str
-    repo: Path
+    home: Path  # the user's $HOME, where the client configs live
+    python: str  # the interpreter mnemex is installed in: runs `mnemex mcp`
+    hook_python: str  # a plain python3 (no site-packages needed): runs the hooks
+    client_dir: Path  # <mnemex home>/client: the hook copies and the connection file
     gateway_url: str
 
     @property
     def mcp_command(self) -> list[str]:
         return [self.python, "-m", "mnemex.cli", "mcp"]
 
+    @property
+    def connection_file(self) -> Path:
+        return self.client_dir / FILE_NAME
+
+    @property
+    def mcp_env(self) -> dict[str, str]:
+        return {FILE_VARIABLE: str(self.connection_file)}
+
     def hook_script(self, script: str) -> Path:
-        return self.repo / "hooks" / script
+        return self.client_dir / HOOKS_DIR / script
 
     def hook_command(self, script: str, client: str) -> str:
         # -S: the hooks are stdlib-only, skipping site-packages saves start-up time.
-        return shlex.join([self.python, "-S", str(self.hook_script(script)), "--client", client])
+        return shlex.join([self.hook_python, "-S", str(self.hook_script(script)), "--client", client])
 
 
 @dataclass(frozen=True)
@@ -86,6 +109,7 @@ class JsonTarget:
     label: str
     path: Path
     entries: tuple[Entry, ...]
+    jsonc: bool = False  # comments and trailing commas allowed (OpenCode)
 
 
 @dataclass(frozen=True)
@@ -108,7 +132,7 @@ def claude_targets(launch: Launch) -> list[Target]:
         group["hooks"] = [{"type": "command", "command": launch.hook_command(script, "claude"), "timeout": timeout}]
         hook_entries.append(Entry("item", ("hooks", event), group))
     allow = [Entry("item", ("permissions", "allow"), f"mcp__{SERVER_NAME}__{tool}") for tool in TOOL_NAMES]
-    server = {"type": "stdio", "command": launch.python, "args": launch.mcp_command[1:], "env": {}}
+    server = {"type": "stdio", "command": launch.python, "args": launch.mcp_command[1:], "env": launch.mcp_env}
     return [
         JsonTarget(
             "claude",
@@ -130,7 +154,7 @@ def cursor_targets(launch: Launch) -> list[Target]:
     server = {
         "command": launch.python,
         "args": launch.mcp_command[1:],
-        "env": {"MNEMEX_PROJECT_DIR": "${workspaceFolder}"},
+        "env": {**launch.mcp_env, "MNEMEX_PROJECT_DIR": "${workspaceFolder}"},
     }
     hooks = [
         Entry("item", ("hooks", event), {"command": launch.hook_command(script, "cursor"), "timeout": timeout})
@@ -152,26 +176,41 @@ def cursor_targets(launch: Launch) -> list[Target]:
     ]
 
 
-def opencode_plugin_source(gateway_url: str) -> str:
+def _js_string_body(text: str) -> str:
+    """``text`` escaped for the inside of a double-quoted JS string literal."""
+    return json.dumps(text)[1:-1]
+
+
+def opencode_plugin_source(gateway_url: str, connection_file: Path | None = None) -> str:
     template = resources.files("mnemex.client_setup").joinpath("mnemex.ts").read_text(encoding="utf-8")
-    return template.replace("__MNEMEX_GATEWAY_URL__", gateway_url)
+    text = template.replace("__MNEMEX_GATEWAY_URL__", _js_string_body(gateway_url))
+    if connection_file is not None:
+        text = text.replace("__MNEMEX_CONNECTION_FILE__", _js_string_body(str(connection_file)))
+    return text
+
+
+def opencode_config_path(config_dir: Path) -> Path:
+    """``opencode.json``; ``opencode.jsonc`` when only that one exists (OpenCode reads either)."""
+    plain, commented = config_dir / "opencode.json", config_dir / "opencode.jsonc"
+    return commented if commented.exists() and not plain.exists() else plain
 
 
 def opencode_targets(launch: Launch) -> list[Target]:
     config_dir = launch.home / ".config" / "opencode"
-    server = {"type": "local", "command": launch.mcp_command, "enabled": True}
+    server = {"type": "local", "command": launch.mcp_command, "enabled": True, "environment": launch.mcp_env}
     return [
         FileTarget(
             "opencode",
             "OpenCode plugin",
             config_dir / "plugins" / "mnemex.ts",
-            opencode_plugin_source(launch.gateway_url),
+            opencode_plugin_source(launch.gateway_url, launch.connection_file),
         ),
         JsonTarget(
             "opencode",
             "OpenCode MCP servers",
-            config_dir / "opencode.json",
+            opencode_config_path(config_dir),
             (Entry("key", ("mcp", SERVER_NAME), server),),
+            jsonc=True,
         ),
     ]
 
@@ -180,17 +219,16 @@ BUILDERS = {"claude": claude_targets, "cursor": cursor_targets, "opencode": open
 CLIENTS = tuple(BUILDERS)
 
 
+def check_clients(clients: tuple[str, ...]) -> tuple[str, ...]:
+    """``clients`` in canonical order, without repeats; ValueError naming the valid ones for an unknown name."""
+    unknown = [c for c in clients if c not in BUILDERS]
+    if unknown:
+        raise ValueError(f"unknown client {', '.join(map(repr, unknown))}; choose from {', '.join(CLIENTS)}")
+    return tuple(c for c in CLIENTS if c in clients)
+
+
 def targets_for(launch: Launch, clients: tuple[str, ...]) -> list[Target]:
     found: list[Target] = []
     for client in clients:
         found.extend(BUILDERS[client](launch))
     return found
-
-
-def missing_hook_scripts(launch: Launch, clients: tuple[str, ...]) -> list[Path]:
-    scripts = set()
-    if "claude" in clients:
-        scripts |= {script for script, _, _ in CLAUDE_HOOKS.values()}
-    if "cursor" in clients:
-        scripts |= {script for script, _ in CURSOR_HOOKS.values()}
-    return [launch.hook_script(s) for s in sorted(scripts) if not launch.hook_script(s).exists()]

@@ -18,6 +18,10 @@ class SetupError(Exception):
     """A config file cannot be merged safely; the message says what to do."""
 
 
+class CommentsWouldBeLost(SetupError):
+    """A JSONC config has comments; rewriting it would lose them, so that client is skipped."""
+
+
 def read_text(path: Path) -> str | None:
     try:
         return path.read_text(encoding="utf-8")
@@ -27,16 +31,33 @@ def read_text(path: Path) -> str | None:
         raise SetupError(f"cannot read {path}: {exc.strerror}. Check its permissions.") from exc
 
 
-def parse_object(path: Path, text: str | None) -> dict[str, Any]:
-    """The JSON object in ``text`` ({} for a missing or blank file)."""
+def parse_object(path: Path, text: str | None, *, jsonc: bool = False) -> dict[str, Any]:
+    """The JSON object in ``text`` ({} for a missing or blank file).
+
+    ``jsonc``: the file may be JSON with comments and trailing commas (OpenCode's
+    config). Trailing commas are accepted; comments raise :class:`CommentsWouldBeLost`,
+    because writing the merged object back would drop them.
+    """
     if text is None or not text.strip():
         return {}
+    source = text
+    if jsonc:
+        from mnemex.client_setup.jsonc import strip_jsonc
+
+        source, comments = strip_jsonc(text)
+        if comments:
+            raise CommentsWouldBeLost(
+                f"{path} has comments, which mnemex cannot keep when it rewrites the file, "
+                "so it left the file alone. Remove the comments, or add mnemex's entry yourself "
+                "(`mnemex init --dry-run` shows it), then run the command again."
+            )
     try:
-        data = json.loads(text)
+        data = json.loads(source)
     except json.JSONDecodeError as exc:
+        allowed = "comments are not allowed" if not jsonc else "JSON with trailing commas is accepted"
         raise SetupError(
             f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}). "
-            "mnemex will not overwrite it: fix the file (comments are not allowed), "
+            f"mnemex will not overwrite it: fix the file ({allowed}), "
             "or move it aside, then run the command again."
         ) from exc
     if not isinstance(data, dict):
@@ -58,10 +79,22 @@ def backup_path(path: Path, now: float | None = None) -> Path:
     return candidate
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Write via a temp file + rename, so a crash never leaves half a config."""
+def file_mode(path: Path, default: int = 0o644) -> int:
+    try:
+        return path.stat().st_mode & 0o777
+    except FileNotFoundError:
+        return default
+
+
+def write_atomic(path: Path, text: str, mode: int | None = None) -> None:
+    """Write via a temp file + rename, so a crash never leaves half a config.
+
+    ``mode``: the file's permissions (default: the existing file's, else 0644). The
+    temp file is created 0600 and only then widened, so the text is never more
+    readable than ``mode`` at any moment.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
-    mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
+    mode = file_mode(path) if mode is None else mode
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
@@ -76,6 +109,11 @@ def write_atomic(path: Path, text: str) -> None:
 
 
 def make_backup(path: Path, text: str) -> Path:
+    """Save ``text`` (the file's content before a change) beside ``path``, as private as the original.
+
+    The backup gets the original's mode (0600 for ``~/.claude.json``, which holds
+    tokens), never wider; 0600 when the original is gone.
+    """
     target = backup_path(path)
-    write_atomic(target, text)
+    write_atomic(target, text, mode=file_mode(path, 0o600))
     return target

@@ -33,11 +33,14 @@ class FileRecord:
     applied: tuple[Applied, ...] = ()
     content_sha256: str | None = None  # whole-file targets (the OpenCode plugin)
     created_dirs: tuple[str, ...] = ()  # parent directories init had to create, deepest last
+    jsonc: bool = False  # the file is JSON with comments / trailing commas (OpenCode)
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"created_file": self.created_file, "backup": self.backup}
         if self.created_dirs:
             data["created_dirs"] = list(self.created_dirs)
+        if self.jsonc:
+            data["jsonc"] = True
         if self.content_sha256 is not None:
             data["content_sha256"] = self.content_sha256
         else:
@@ -52,6 +55,7 @@ class FileRecord:
             applied=tuple(Applied.from_json(a) for a in data.get("applied", [])),
             content_sha256=data.get("content_sha256"),
             created_dirs=tuple(str(d) for d in data.get("created_dirs", [])),
+            jsonc=bool(data.get("jsonc")),
         )
 
 
@@ -62,8 +66,10 @@ class Merged:
     notes: list[str] = field(default_factory=list)
 
 
-def install_json(path: Path, before: str | None, previous: FileRecord | None, entries: tuple[Entry, ...]) -> Merged:
-    doc = parse_object(path, before)
+def install_json(
+    path: Path, before: str | None, previous: FileRecord | None, entries: tuple[Entry, ...], *, jsonc: bool = False
+) -> Merged:
+    doc = parse_object(path, before, jsonc=jsonc)
     original = copy.deepcopy(doc)
     notes: list[str] = []
     if previous is not None:
@@ -79,14 +85,14 @@ def install_json(path: Path, before: str | None, previous: FileRecord | None, en
     created = previous.created_file if previous is not None else before is None
     backup = previous.backup if previous is not None else None
     dirs = previous.created_dirs if previous is not None else ()
-    record = FileRecord(created, backup, tuple(applied), created_dirs=dirs) if applied else None
+    record = FileRecord(created, backup, tuple(applied), created_dirs=dirs, jsonc=jsonc) if applied else None
     return Merged(after, record, notes)
 
 
 def remove_json(path: Path, before: str | None, record: FileRecord, backup_text: str | None) -> Merged:
     if before is None:
         return Merged(None, None, [f"{path} no longer exists; nothing to remove"])
-    doc = parse_object(path, before)
+    doc = parse_object(path, before, jsonc=record.jsonc)
     original = copy.deepcopy(doc)
     report = undo(doc, list(record.applied))
     notes = [
@@ -98,9 +104,9 @@ def remove_json(path: Path, before: str | None, record: FileRecord, backup_text:
         return Merged(None, None, notes)
     if backup_text is not None:
         try:
-            if parse_object(path, backup_text) == doc:
+            if parse_object(path, backup_text, jsonc=record.jsonc) == doc:
                 return Merged(backup_text, None, notes)
-        except ValueError:
+        except (ValueError, SetupError):
             pass
     return Merged(dump_object(doc), None, notes)
 

@@ -1,19 +1,53 @@
 // mnemex for OpenCode: memory context before each prompt, scoring after each turn.
-// Installed by `mnemex init --opencode`; removed by `mnemex uninit`.
+// Installed by `mnemex init --client opencode`; removed by `mnemex uninit`.
 //
 // - chat.message: POST the user's prompt to the gateway's get-context hook and
-//   keep the answer (KNOWN CONTEXT, plus the scoring prompt on scoring turns).
-// - experimental.chat.system.transform: add that text to the system prompt, so
-//   nothing is written into the user's message (it never shows in the input box).
-// - event session.idle: the assistant finished; POST its last answer to the stop
-//   hook so the exchange is stored and the next prompt can ask for scoring.
+//   keep the answer (the scoring prompt on scoring turns, then KNOWN CONTEXT)
+//   for that user message.
+// - experimental.chat.messages.transform: before each model call of the agent
+//   loop, attach the kept text to its user message as a synthetic text part.
+//   So the block travels with the user's message, once: later model calls of
+//   the turn see the same message and are not asked to score again; the system
+//   prompt stays byte-identical from prompt to prompt, so providers' prefix
+//   caches keep working; title generation (the small model), which does not
+//   run this transform, never sees memories; and nothing is written into the
+//   user's message in storage or the input box. A message's block is kept for
+//   as long as this OpenCode process runs, so the history a model sees stays
+//   the same from call to call.
+// - event session.status (idle), or session.idle on older OpenCode: the
+//   assistant finished; POST its last answer to the stop hook, once per answer,
+//   so the exchange is stored and the next prompt can ask for scoring.
 //
 // Every call has a hard timeout and fails open: a slow or stopped mnemex never
-// blocks or breaks OpenCode. The gateway URL may be overridden with
-// MNEMEX_GATEWAY_URL; MNEMEX_TOKEN is sent as a bearer token when set.
+// blocks or breaks OpenCode. The gateway and token come from OpenCode's
+// environment (MNEMEX_GATEWAY_URL, MNEMEX_TOKEN) when set, else from the
+// connection file `mnemex init` wrote for the stack it was configured for.
+import { readFileSync } from "node:fs"
 import type { Plugin } from "@opencode-ai/plugin"
 
-const GATEWAY = (process.env.MNEMEX_GATEWAY_URL || "__MNEMEX_GATEWAY_URL__").replace(/\/+$/, "")
+function connectionEnv(): Record<string, string> {
+  try {
+    const data = JSON.parse(readFileSync("__MNEMEX_CONNECTION_FILE__", "utf8")) as { env?: Record<string, string> }
+    return data.env ?? {}
+  } catch {
+    return {} // no file (or unreadable): the URL written in at init time still applies
+  }
+}
+
+// An environment that names its own home describes its own stack and is never mixed with the file.
+function setting(name: string, recorded: Record<string, string>): string {
+  if (process.env.MNEMEX_HOME) return process.env[name] ?? ""
+  return process.env[name] || recorded[name] || ""
+}
+
+const RECORDED = connectionEnv()
+const ADDR = setting("MNEMEX_GATEWAY_ADDR", RECORDED).replace("0.0.0.0", "127.0.0.1")
+const PORT = setting("MNEMEX_GATEWAY_PORT", RECORDED)
+const GATEWAY = (
+  setting("MNEMEX_GATEWAY_URL", RECORDED) ||
+  (ADDR ? `http://${ADDR}` : PORT ? `http://127.0.0.1:${PORT}` : "__MNEMEX_GATEWAY_URL__")
+).replace(/\/+$/, "")
+const TOKEN = setting("MNEMEX_TOKEN", RECORDED)
 const TIMEOUT_MS = Number(process.env.MNEMEX_HOOK_TIMEOUT_MS || 2000)
 const MAX_PROMPT_CHARS = 20000
 const MAX_ANSWER_CHARS = 100000
@@ -26,7 +60,7 @@ async function post(path: string, body: Record<string, unknown>): Promise<unknow
   const timer = setTimeout(() => controller.abort(), TIMEOUT_MS)
   try {
     const headers: Record<string, string> = { "Content-Type": "application/json" }
-    if (process.env.MNEMEX_TOKEN) headers["Authorization"] = `Bearer ${process.env.MNEMEX_TOKEN}`
+    if (TOKEN) headers["Authorization"] = `Bearer ${TOKEN}`
     const reply = await fetch(GATEWAY + path, {
       method: "POST",
       headers,
@@ -43,19 +77,35 @@ async function post(path: string, body: Record<string, unknown>): Promise<unknow
 }
 
 function textOf(parts: ReadonlyArray<{ type: string; text?: string; synthetic?: boolean }>): string {
+  // the user's own words only: synthetic parts are attachments and mnemex's own context
   return parts
     .filter((p) => p.type === "text" && typeof p.text === "string" && !p.synthetic)
     .map((p) => p.text as string)
     .join("\n")
 }
 
+type TextLike = { id?: string; type: string; text?: string; synthetic?: boolean }
+type MessageLike = { info: { id: string; role: string; sessionID?: string }; parts: TextLike[] }
+
+const MAX_KEPT = 500 // user messages whose block is kept (oldest dropped first)
+const PART_SUFFIX = "mnemex"
+
+function idleSession(event: { type: string; properties?: unknown }): string | undefined {
+  const properties = (event.properties ?? {}) as { sessionID?: string; status?: { type?: string } }
+  if (event.type === "session.status" && properties.status?.type === "idle") return properties.sessionID
+  if (event.type === "session.idle") return properties.sessionID
+  return undefined
+}
+
 export const MnemexPlugin: Plugin = async ({ client, directory }) => {
-  const pending = new Map<string, string>()
+  const blocks = new Map<string, string>() // user message id -> the text mnemex attached to it
+  const reported = new Map<string, string>() // session id -> id of the last answer sent to the stop hook
 
   return {
     "chat.message": async (input, output) => {
-      const prompt = textOf(output.parts as Array<{ type: string; text?: string; synthetic?: boolean }>)
-      if (!prompt.trim()) return
+      const prompt = textOf(output.parts as TextLike[])
+      const messageID = (output.message as { id?: string }).id ?? input.messageID
+      if (!prompt.trim() || !messageID) return
       const reply = (await post("/api/hooks/get-context", {
         session_id: input.sessionID,
         prompt: prompt.slice(0, MAX_PROMPT_CHARS),
@@ -64,28 +114,42 @@ export const MnemexPlugin: Plugin = async ({ client, directory }) => {
       if (!reply) return
       let text = reply.context || ""
       if (reply.scoring_prompt && !text.includes(reply.scoring_prompt)) text = `${reply.scoring_prompt}\n\n${text}`
-      if (text.trim()) pending.set(input.sessionID, text.slice(0, MAX_CONTEXT_CHARS))
+      if (!text.trim()) return
+      blocks.set(messageID, text.slice(0, MAX_CONTEXT_CHARS))
+      while (blocks.size > MAX_KEPT) blocks.delete(blocks.keys().next().value as string)
     },
 
-    "experimental.chat.system.transform": async (input, output) => {
-      if (!input.sessionID) return
-      const text = pending.get(input.sessionID)
-      if (text) output.system.push(text)
+    "experimental.chat.messages.transform": async (_input, output) => {
+      for (const message of output.messages as unknown as MessageLike[]) {
+        const text = message.info.role === "user" ? blocks.get(message.info.id) : undefined
+        if (!text) continue
+        const last = message.parts[message.parts.length - 1]
+        const id = `${last?.id ?? `prt_${message.info.id}`}${PART_SUFFIX}`
+        if (message.parts.some((part) => part.id?.endsWith(PART_SUFFIX))) continue
+        message.parts.push({
+          id,
+          sessionID: message.info.sessionID,
+          messageID: message.info.id,
+          type: "text",
+          text,
+          synthetic: true,
+        } as TextLike)
+      }
     },
 
     event: async ({ event }) => {
-      if (event.type !== "session.idle") return
-      const sessionID = event.properties.sessionID
-      pending.delete(sessionID)
+      const sessionID = idleSession(event as { type: string; properties?: unknown })
+      if (!sessionID) return
       try {
         const reply = await client.session.messages({ path: { id: sessionID }, query: { limit: 20 } })
         const messages = reply.data ?? []
         const lastAssistant = [...messages].reverse().find((m) => m.info.role === "assistant")
         const lastUser = [...messages].reverse().find((m) => m.info.role === "user")
-        if (!lastAssistant) return
-        const answer = textOf(lastAssistant.parts as Array<{ type: string; text?: string; synthetic?: boolean }>)
+        if (!lastAssistant || reported.get(sessionID) === lastAssistant.info.id) return
+        const answer = textOf(lastAssistant.parts as TextLike[])
         if (!answer.trim()) return
-        const asked = lastUser ? textOf(lastUser.parts as Array<{ type: string; text?: string; synthetic?: boolean }>) : ""
+        reported.set(sessionID, lastAssistant.info.id)
+        const asked = lastUser ? textOf(lastUser.parts as TextLike[]) : ""
         await post("/api/hooks/stop", {
           session_id: sessionID,
           cwd: directory,
@@ -98,4 +162,3 @@ export const MnemexPlugin: Plugin = async ({ client, directory }) => {
     },
   }
 }
-

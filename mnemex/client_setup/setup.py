@@ -1,97 +1,64 @@
 """``mnemex init`` / ``mnemex uninit``: plan the changes, show them, apply them.
 
-    result = init(home=Path.home(), cursor=True, dry_run=True)
-    print(result.render())          # a unified diff of every file it would touch
-    result = init(home=Path.home())  # writes backups, then the merged configs
-    result = uninit(home=Path.home())
+    result = init(Path.home(), clients=("claude", "cursor"), dry_run=True)
+    print(result.render())          # a unified diff of every config it would touch
+    result = init(Path.home())       # Claude Code only: backups, client folder, merged configs
+    result = uninit(Path.home(), clients=("cursor",))
 
 The manifest ``<home>/.config/mnemex/client-setup.json`` remembers exactly
-what was added (per client, per file), so ``uninit`` removes that and only
-that, and a second ``init`` changes nothing.
+what was added (per client, per file) and which client folder each client
+uses, so ``uninit`` removes that and only that, and a second ``init``
+changes nothing. The client folder ``<mnemex home>/client`` (hook copies and
+``connection.json``, see ``hook_install``) goes with the last client using it.
+
+Backups: ``init`` saves a file it is about to change for the first time as
+``<file>.mnemex-backup-<time>`` (same mode as the file); later inits reuse
+that one. ``uninit`` deletes that backup once the file is back to exactly
+its content. Where it cannot be (the file was edited after init, so
+``uninit`` only takes mnemex's entries out), it keeps init's backup and saves
+the file as it was before ``uninit`` in a second one. So an init/uninit round
+trip on unedited files leaves no backup behind.
 """
 
 from __future__ import annotations
 
 import contextlib
-import difflib
 import json
+import os
 import sys
-from dataclasses import dataclass, field, replace
+from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from mnemex.client_setup.clients import CLIENTS, FileTarget, Launch, Target, missing_hook_scripts, targets_for
-from mnemex.client_setup.files import SetupError, make_backup, read_text, write_atomic
+from mnemex.client_setup import hook_install
+from mnemex.client_setup.clients import BUILDERS, CLIENTS, FileTarget, Launch, Target, check_clients, targets_for
+from mnemex.client_setup.files import CommentsWouldBeLost, SetupError, make_backup, read_text, write_atomic
+from mnemex.client_setup.hook_install import ClientFolder, missing_dirs
 from mnemex.client_setup.merge import FileRecord, Merged, install_file, install_json, remove_file, remove_json
+from mnemex.client_setup.result import FileChange, SetupResult
 
 MANIFEST_VERSION = 1
-REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 def manifest_path(home: Path) -> Path:
     return home / ".config" / "mnemex" / "client-setup.json"
 
 
-@dataclass
-class FileChange:
-    path: Path
-    label: str
-    before: str | None
-    after: str | None
-    client: str
-    record: FileRecord | None
-    removed_dirs: tuple[str, ...] = ()
-
-    @property
-    def changed(self) -> bool:
-        return self.before != self.after
-
-    def diff(self) -> str:
-        old = (self.before or "").splitlines(keepends=True)
-        new = (self.after or "").splitlines(keepends=True)
-        old_name = str(self.path) if self.before is not None else "/dev/null"
-        new_name = str(self.path) if self.after is not None else "/dev/null"
-        return "".join(difflib.unified_diff(old, new, old_name, new_name))
-
-
-@dataclass
-class SetupResult:
-    action: str
-    dry_run: bool
-    changes: list[FileChange]
-    notes: list[str] = field(default_factory=list)
-    backups: list[Path] = field(default_factory=list)
-
-    @property
-    def changed(self) -> bool:
-        return any(c.changed for c in self.changes)
-
-    def diff(self) -> str:
-        return "".join(c.diff() for c in self.changes if c.changed)
-
-    def summary(self) -> str:
-        verb = "would change" if self.dry_run else "changed"
-        lines = [f"{c.label}: {verb} {c.path}" for c in self.changes if c.changed]
-        if not lines:
-            lines = [f"mnemex {self.action}: nothing to do (already up to date)"]
-        lines += [f"backup: {b}" for b in self.backups]
-        lines += [f"note: {n}" for n in self.notes]
-        return "\n".join(lines)
-
-    def render(self) -> str:
-        return (self.diff() + "\n" + self.summary()) if self.dry_run and self.changed else self.summary()
-
-
 def _load_manifest(home: Path) -> dict[str, Any]:
     path = manifest_path(home)
     text = read_text(path)
     if text is None:
-        return {"version": MANIFEST_VERSION, "clients": {}}
+        return {"version": MANIFEST_VERSION, "clients": {}, "folders": {}}
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise SetupError(f"{path} is corrupt ({exc.msg}); move it aside and run the command again") from exc
-    if not isinstance(data, dict) or not isinstance(data.setdefault("clients", {}), dict):
+    if (
+        not isinstance(data, dict)
+        or not isinstance(data.setdefault("clients", {}), dict)
+        or not isinstance(data.setdefault("folders", {}), dict)
+    ):
         raise SetupError(f"{path} is not a mnemex manifest; move it aside and run the command again")
     return data
 
@@ -101,15 +68,6 @@ def _record_of(manifest: dict[str, Any], client: str, path: Path) -> FileRecord 
     return FileRecord.from_json(raw) if raw else None
 
 
-def _missing_dirs(path: Path) -> tuple[str, ...]:
-    missing = []
-    parent = path.parent
-    while not parent.exists():
-        missing.append(str(parent))
-        parent = parent.parent
-    return tuple(reversed(missing))
-
-
 def _remove_dirs(dirs: set[str]) -> None:
     """Remove directories init created, deepest first, where they are empty now."""
     for directory in sorted(dirs, key=lambda d: len(Path(d).parts), reverse=True):
@@ -117,36 +75,75 @@ def _remove_dirs(dirs: set[str]) -> None:
             Path(directory).rmdir()
 
 
-def _apply(changes: list[FileChange], home: Path, manifest: dict[str, Any], result: SetupResult) -> None:
-    """Back up, write, delete; then save the manifest last."""
-    emptied: set[str] = set()
-    for change in changes:
-        if not change.changed:
-            continue
-        record = change.record
-        ours = record is not None and record.created_file  # no backup of a file init itself created
-        if change.before is not None and change.after is not None and not ours:
+def _reassign(
+    folders: dict[str, Any], clients: tuple[str, ...], target: Path | None
+) -> tuple[dict[str, Any], list[tuple[Path, tuple[str, ...]]]]:
+    """Move ``clients`` to folder ``target`` (none: out of every folder).
+
+    Returns the new folder table and the folders no client uses any more, with the directories init created for them.
+    """
+    table: dict[str, Any] = {}
+    for directory, entry in folders.items():
+        users = [c for c in entry.get("clients", []) if c not in clients]
+        table[directory] = {"clients": users, "created_dirs": list(entry.get("created_dirs", []))}
+    if target is not None and clients:
+        entry = table.setdefault(
+            str(target), {"clients": [], "created_dirs": list(missing_dirs(target / hook_install.HOOKS_DIR))}
+        )
+        entry["clients"] = [c for c in CLIENTS if c in entry["clients"] or c in clients]
+    emptied = [(Path(d), tuple(e["created_dirs"])) for d, e in table.items() if not e["clients"]]
+    return {d: e for d, e in table.items() if e["clients"]}, emptied
+
+
+def _backups(change: FileChange, action: str, result: SetupResult) -> FileRecord | None:
+    """Write or delete the backups of one change, per the rule in the module docstring."""
+    record = change.record
+    if action == "init":
+        first_change = record is not None and record.backup is None and not record.created_file
+        if change.changed and change.before is not None and first_change:
             backup = make_backup(change.path, change.before)
             result.backups.append(backup)
-            if record is not None and record.backup is None:
-                record = replace(record, backup=str(backup))
-        if change.after is None:
-            change.path.unlink(missing_ok=True)
-            emptied.update(change.removed_dirs)
-        else:
-            if record is not None and change.before is None:
-                record = replace(record, created_dirs=_missing_dirs(change.path))
-            write_atomic(change.path, change.after)
+            record = replace(record, backup=str(backup)) if record is not None else None
+        return record
+    old = change.previous.backup if change.previous is not None else None
+    if change.drop_backup and old is not None:
+        Path(old).unlink(missing_ok=True)
+        result.removed_backups.append(Path(old))
+    elif change.changed and change.before is not None and change.after is not None:
+        result.backups.append(make_backup(change.path, change.before))
+    return record
+
+
+def _apply(home: Path, manifest: dict[str, Any], result: SetupResult, folders: dict[str, Any]) -> None:
+    """Client folder first (hooks exist before a config names them), then configs, then the manifest."""
+    emptied: set[str] = set()
+    for folder in result.folders:
+        if not folder.remove:
+            hook_install.apply(folder)
+    for change in result.changes:
+        record = _backups(change, result.action, result)
+        if change.changed:
+            if change.after is None:
+                change.path.unlink(missing_ok=True)
+                emptied.update(change.removed_dirs)
+            else:
+                if record is not None and change.before is None:
+                    record = replace(record, created_dirs=missing_dirs(change.path))
+                write_atomic(change.path, change.after)
         change.record = record
-    for change in changes:
+    for folder in result.folders:
+        if folder.remove:
+            hook_install.apply(folder)
+    for change in result.changes:
         files = manifest["clients"].setdefault(change.client, {})
         if change.record is None:
             files.pop(str(change.path), None)
         else:
             files[str(change.path)] = change.record.to_json()
     manifest["clients"] = {c: f for c, f in manifest["clients"].items() if f}
+    manifest["folders"] = folders
     path = manifest_path(home)
-    if manifest["clients"]:
+    if manifest["clients"] or manifest["folders"]:
         write_atomic(path, json.dumps(manifest, indent=2) + "\n")
     else:
         path.unlink(missing_ok=True)
@@ -154,68 +151,132 @@ def _apply(changes: list[FileChange], home: Path, manifest: dict[str, Any], resu
     _remove_dirs(emptied)
 
 
+def _plan_folders(
+    manifest: dict[str, Any], clients: tuple[str, ...], target: Path | None, environ: Mapping[str, str]
+) -> tuple[list[ClientFolder], dict[str, Any], set[str]]:
+    folders, emptied = _reassign(manifest["folders"], clients, target)
+    plans = [hook_install.plan_install(target, environ)] if target is not None and clients else []
+    dirs: set[str] = set()
+    for directory, created in emptied:
+        plans.append(hook_install.plan_remove(directory))
+        dirs.update(created)
+    return plans, folders, dirs
+
+
 def default_launch(
-    home: Path, python: str | None = None, repo: Path | None = None, gateway_url: str | None = None
+    home: Path,
+    python: str | None = None,
+    hook_python: str | None = None,
+    gateway_url: str | None = None,
+    environ: Mapping[str, str] | None = None,
 ) -> Launch:
+    environ = os.environ if environ is None else environ
     if gateway_url is None:
         from kernel.config import Settings
 
-        gateway_url = Settings.from_env().gateway_url
-    return Launch(home=home, python=python or sys.executable, repo=repo or REPO_ROOT, gateway_url=gateway_url)
+        gateway_url = Settings.from_env(environ).gateway_url
+    return Launch(
+        home=home,
+        python=python or sys.executable,
+        hook_python=hook_python or hook_install.base_interpreter(),
+        client_dir=hook_install.mnemex_home(home, environ) / "client",
+        gateway_url=gateway_url,
+    )
+
+
+def _plan_install(target: Target, manifest: dict[str, Any]) -> tuple[FileChange, list[str]]:
+    before = read_text(target.path)
+    previous = _record_of(manifest, target.client, target.path)
+    merged: Merged
+    if isinstance(target, FileTarget):
+        merged = install_file(target.path, before, previous, target.content)
+    else:
+        merged = install_json(target.path, before, previous, target.entries, jsonc=target.jsonc)
+    change = FileChange(target.path, target.label, before, merged.after, target.client, merged.record)
+    change.previous = previous
+    return change, merged.notes
 
 
 def init(
     home: Path | None = None,
     *,
+    clients: tuple[str, ...] | None = None,
     cursor: bool = False,
     opencode: bool = False,
     dry_run: bool = False,
     python: str | None = None,
-    repo: Path | None = None,
+    hook_python: str | None = None,
     gateway_url: str | None = None,
+    environ: Mapping[str, str] | None = None,
 ) -> SetupResult:
-    """Install mnemex into Claude Code (always), and Cursor / OpenCode when asked."""
+    """Install mnemex into ``clients`` (default: Claude Code; ``cursor``/``opencode`` add those).
+
+    ``environ`` (default ``os.environ``) names the stack: its ``MNEMEX_*`` settings
+    go into ``<mnemex home>/client/connection.json``. A client whose config has
+    comments mnemex cannot keep is skipped (``result.skipped``); the others
+    proceed. ValueError for an unknown client name, before anything is read.
+    """
     home = home or Path.home()
-    launch = default_launch(home, python, repo, gateway_url)
-    clients = ("claude",) + (("cursor",) if cursor else ()) + (("opencode",) if opencode else ())
+    environ = os.environ if environ is None else environ
+    wanted = (clients or ("claude",)) + (("cursor",) if cursor else ()) + (("opencode",) if opencode else ())
+    chosen = check_clients(wanted)
+    launch = default_launch(home, python, hook_python, gateway_url, environ)
     manifest = _load_manifest(home)
     result = SetupResult("init", dry_run, [])
-    for missing in missing_hook_scripts(launch, clients):
-        result.notes.append(f"hook script {missing} does not exist; is the repository complete?")
-    for target in targets_for(launch, clients):
-        before = read_text(target.path)
-        previous = _record_of(manifest, target.client, target.path)
-        merged: Merged
-        if isinstance(target, FileTarget):
-            merged = install_file(target.path, before, previous, target.content)
-        else:
-            merged = install_json(target.path, before, previous, target.entries)
-        result.notes += merged.notes
-        result.changes.append(FileChange(target.path, target.label, before, merged.after, target.client, merged.record))
+    done: list[str] = []
+    for client in chosen:
+        try:
+            planned = [_plan_install(target, manifest) for target in BUILDERS[client](launch)]
+        except CommentsWouldBeLost as exc:
+            result.skipped[client] = str(exc)
+            continue
+        done.append(client)
+        for change, notes in planned:
+            result.changes.append(change)
+            result.notes += notes
+    result.folders, folders, dirs = _plan_folders(manifest, tuple(done), launch.client_dir, environ)
     if not dry_run:
-        _apply(result.changes, home, manifest, result)
+        _apply(home, manifest, result, folders)
+        _remove_dirs(dirs)
     return result
 
 
 def uninit(home: Path | None = None, *, dry_run: bool = False, clients: tuple[str, ...] = CLIENTS) -> SetupResult:
-    """Remove exactly what ``init`` added (as recorded in the manifest)."""
+    """Remove exactly what ``init`` added for ``clients`` (as recorded in the manifest), and its backups.
+
+    Backups: see the module docstring (a round trip on unedited files leaves none).
+    The client folder (hook copies, connection file) goes when no client uses it any more.
+    """
     home = home or Path.home()
+    chosen = check_clients(clients)
     manifest = _load_manifest(home)
     result = SetupResult("uninit", dry_run, [])
-    for client in clients:
-        for raw_path, raw in manifest["clients"].get(client, {}).items():
-            path = Path(raw_path)
-            record = FileRecord.from_json(raw)
-            before = read_text(path)
-            backup_text = read_text(Path(record.backup)) if record.backup else None
-            remover = remove_file if record.content_sha256 is not None else remove_json
-            merged = remover(path, before, record, backup_text)
-            result.notes += merged.notes
-            result.changes.append(
-                FileChange(path, f"{client} config", before, merged.after, client, None, record.created_dirs)
-            )
+    done: list[str] = []
+    for client in chosen:
+        planned = []
+        try:
+            for raw_path, raw in manifest["clients"].get(client, {}).items():
+                path = Path(raw_path)
+                record = FileRecord.from_json(raw)
+                before = read_text(path)
+                backup_text = read_text(Path(record.backup)) if record.backup else None
+                remover = remove_file if record.content_sha256 is not None else remove_json
+                merged = remover(path, before, record, backup_text)
+                change = FileChange(path, f"{client} config", before, merged.after, client, None, record.created_dirs)
+                change.previous = record
+                change.drop_backup = backup_text is not None and merged.after == backup_text
+                planned.append((change, merged.notes))
+        except CommentsWouldBeLost as exc:
+            result.skipped[client] = str(exc)
+            continue
+        done.append(client)
+        for change, notes in planned:
+            result.changes.append(change)
+            result.notes += notes
+    result.folders, folders, dirs = _plan_folders(manifest, tuple(done), None, os.environ)
     if not dry_run:
-        _apply(result.changes, home, manifest, result)
+        _apply(home, manifest, result, folders)
+        _remove_dirs(dirs)
     return result
 
 

@@ -27,7 +27,7 @@ from protos.mnemex.embedding.v1 import embedding_service_pb2 as emb_pb
 from protos.mnemex.kg.v1 import kg_service_pb2 as kg_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
 from tests.reliability import inproc
-from tests.reliability.hookrun import claude_turn, hook_env, run_hook
+from tests.reliability.hookrun import claude_session_start, hook_env, run_hook
 from tests.reliability.procstack import listening_addresses
 from tests.support.stack import SERVICE_MODULES, Stack, free_port
 
@@ -191,6 +191,7 @@ PROTECTED_ROUTES = [
     ("POST", "/api/hooks/stop", {"assistant_text": "done", "session_id": "s"}),
     ("POST", "/api/hooks/session-start", {"session_id": "s"}),
     ("POST", "/api/hooks/pre-compact", {"session_id": "s"}),
+    ("POST", "/api/hooks/turn-start", {"prompt": "hi", "session_id": "s"}),
     ("POST", "/api/hooks/post-tool-use", {"tool_name": "Bash", "tool_input": {"command": "ls"}}),
     ("POST", "/api/record-outcome", {"outcome": "worked"}),
     ("POST", "/api/search", {"query": "x"}),
@@ -271,9 +272,9 @@ def test_http_with_the_token_succeeds_and_health_stays_open(token_stack: dict[st
 
 def test_hooks_send_the_token(token_stack: dict[str, Any], tmp_path: Path) -> None:
     port = int(token_stack["url"].rsplit(":", 1)[1])
-    payload = claude_turn("pre_compact", "tok-hook", "/srv/app")
-    with_token = run_hook("pre_compact", payload, hook_env(tmp_path / "a", port, token=TOKEN))
-    without = run_hook("pre_compact", payload, hook_env(tmp_path / "b", port))
+    payload = claude_session_start("tok-hook", "/srv/app", source="compact")  # its output reaches the model
+    with_token = run_hook("session_start", payload, hook_env(tmp_path / "a", port, token=TOKEN))
+    without = run_hook("session_start", payload, hook_env(tmp_path / "b", port))
     assert with_token.returncode == 0 and "compacted" in with_token.stdout
     assert without.returncode == 0 and without.stdout == ""
 

@@ -158,9 +158,11 @@ class MemoryServicer(pb_grpc.MemoryServiceServicer):
         )
 
     async def RecordExchange(self, request: pb.RecordExchangeRequest, context: Context) -> pb.RecordExchangeResponse:
-        exchange_id = await self.memory.turns.record_exchange(
-            self._scope(request.scope), request.session_id, request.user_text, request.assistant_text
+        exchange_id = await self.memory.turns.record_exchange_once(
+            self._scope(request.scope), request.session_id, request.turn_key, request.user_text, request.assistant_text
         )
+        if exchange_id is None:
+            return pb.RecordExchangeResponse(already_recorded=True)
         return pb.RecordExchangeResponse(exchange_id=exchange_id)
 
     async def GetScoringState(self, request: pb.GetScoringStateRequest, context: Context) -> pb.GetScoringStateResponse:

@@ -86,6 +86,32 @@ class SessionTurns:
             self._clock().timestamp(),
         )
 
+    async def record_exchange_once(
+        self, scope: Scope, session_id: str, turn_key: str, user_text: str, assistant_text: str
+    ) -> str | None:
+        """``record_exchange`` for the first report of the turn named ``turn_key``; None for any later one.
+
+        A client may report one answer from several hooks (Cursor: afterAgentResponse,
+        then stop with the transcript): the key is claimed atomically before anything is
+        stored, so whichever report comes first stores the exchange, exactly once.
+        """
+        session_id = check_session_id(session_id)
+        key = turn_key.strip()
+        if not key:
+            return await self.record_exchange(scope, session_id, user_text, assistant_text)
+        if len(key) > MAX_SESSION_ID_CHARS:
+            raise InvalidRequest(f"turn_key is longer than {MAX_SESSION_ID_CHARS} characters")
+        await self.turn_writes.settle(scope, session_id)
+        session = await self._io.run(self._state.resolve_session, scope, session_id)
+        now = self._clock().timestamp()
+        if not await self._io.run(self._state.claim_turn_key, scope, session, key, now):
+            return None
+        try:
+            return await self.record_exchange(scope, session, user_text, assistant_text)
+        except BaseException:
+            await self._io.run(self._state.release_turn_key, scope, session, key)
+            raise
+
     async def record_exchange(self, scope: Scope, session_id: str, user_text: str, assistant_text: str) -> str:
         """Store prompt + answer as one working memory and complete the session's turn."""
         session_id = check_session_id(session_id)

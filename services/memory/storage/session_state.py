@@ -16,11 +16,16 @@ A *turn* is one user prompt and the assistant's answer:
   search during the answer). An empty session id means the scope's most
   recently active session.
 - ``complete_turn`` (the Stop hook, via RecordExchange) marks it completed.
+- ``claim_turn_key``: a client that reports one answer from several hooks
+  (Cursor: afterAgentResponse, then stop) names the turn; the first claim of
+  a key in a session wins, atomically, so the exchange is stored once.
 - ``scoring_state``: scoring is required only when the latest turn completed
   and is unscored. A turn that was interrupted (a new prompt came before any
   stop) never asks for scoring.
 - ``scoring_target``: the turn a Score call applies to: the latest completed
-  turn if unscored, else the open turn if unscored, else none.
+  turn if it is unscored, else none. Never the turn in progress: a score
+  sent while answering (a model that obeys a scoring prompt twice, or scores
+  on its own) must not promote the memories it is being shown right now.
 """
 
 from __future__ import annotations
@@ -58,6 +63,10 @@ CREATE TABLE IF NOT EXISTS events (
     user TEXT NOT NULL, project TEXT NOT NULL, at REAL NOT NULL, day TEXT NOT NULL,
     kind TEXT NOT NULL, memory_id TEXT NOT NULL, from_collection TEXT NOT NULL, to_collection TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS events_scope ON events (user, project, day);
+CREATE TABLE IF NOT EXISTS turn_keys (
+    user TEXT NOT NULL, project TEXT NOT NULL, session_id TEXT NOT NULL, turn_key TEXT NOT NULL,
+    at REAL NOT NULL, PRIMARY KEY (user, project, session_id, turn_key));
+CREATE INDEX IF NOT EXISTS turn_keys_age ON turn_keys (at);
 """
 
 
@@ -174,6 +183,23 @@ class SessionState:
                 )
             return session
 
+    def claim_turn_key(self, scope: Scope, session_id: str, turn_key: str, now: float) -> bool:
+        """True the first time ``turn_key`` is claimed in the session, False ever after."""
+        with self._lock, self._db:
+            inserted = self._db.execute(
+                "INSERT OR IGNORE INTO turn_keys VALUES (?,?,?,?,?)",
+                (scope.user, scope.project, session_id, turn_key, now),
+            ).rowcount
+            return bool(inserted)
+
+    def release_turn_key(self, scope: Scope, session_id: str, turn_key: str) -> None:
+        """Undo a claim whose exchange could not be stored, so a later report can store it."""
+        with self._lock, self._db:
+            self._db.execute(
+                "DELETE FROM turn_keys WHERE user=? AND project=? AND session_id=? AND turn_key=?",
+                (scope.user, scope.project, session_id, turn_key),
+            )
+
     def scoring_state(self, scope: Scope, session_id: str) -> Turn | None:
         """The latest turn when it completed and is unscored (scoring required), else None."""
         with self._lock:
@@ -184,10 +210,7 @@ class SessionState:
         with self._lock:
             session = self._resolve(scope, session_id)
             completed = self._latest_turn(scope, session, "completed=1")
-            if completed is not None and not completed.scored:
-                return completed
-            latest = self._latest_turn(scope, session)
-            return latest if latest is not None and not latest.completed and not latest.scored else None
+            return completed if completed is not None and not completed.scored else None
 
     def mark_scored(self, turn_id: int, now: float) -> None:
         with self._lock, self._db:
@@ -199,6 +222,7 @@ class SessionState:
             self._db.execute("BEGIN IMMEDIATE")
             removed = self._db.execute("DELETE FROM turns WHERE last_activity < ?", (older_than,)).rowcount
             self._db.execute("DELETE FROM sessions WHERE last_activity < ?", (older_than,))
+            self._db.execute("DELETE FROM turn_keys WHERE at < ?", (older_than,))
             return int(removed)
 
     def turn_count(self) -> int:

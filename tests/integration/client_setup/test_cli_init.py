@@ -60,3 +60,47 @@ def test_unparseable_settings_fail_with_a_fix_and_exit_1(tmp_path: Path) -> None
     result = mnemex(home, "init")
     assert result.returncode == 1
     assert "not valid JSON" in result.stdout + result.stderr
+
+
+def test_unknown_client_exits_2_naming_the_valid_ones_and_writes_nothing(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    for command in ("init", "uninit"):
+        result = mnemex(home, command, "--client", "claude,vscode")
+        assert result.returncode == 2, result.stdout + result.stderr
+        assert "vscode" in result.stderr and "claude, cursor, opencode" in result.stderr
+    assert list(home.iterdir()) == []
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_client_option_installs_and_removes_only_the_named_clients(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    assert mnemex(home, "init", "--client", "opencode").returncode == 0
+    assert not (home / ".claude").exists() and not (home / ".claude.json").exists()
+    assert mnemex(home, "init", "--client", "claude,cursor").returncode == 0
+    keep = {k: v for k, v in snapshot(home).items() if not k.startswith(".cursor")}
+    removed = mnemex(home, "uninit", "--client", "cursor")
+    assert removed.returncode == 0, removed.stderr
+    assert not (home / ".cursor").exists()
+    after = snapshot(home)
+    manifest = ".config/mnemex/client-setup.json"
+    assert {k: v for k, v in after.items() if k != manifest} == {k: v for k, v in keep.items() if k != manifest}
+    assert (home / "data" / "client" / "connection.json").exists()
+    assert mnemex(home, "uninit").returncode == 0
+    assert not (home / "data" / "client").exists()
+
+
+def test_a_commented_opencode_config_fails_only_opencode(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    config = home / ".config" / "opencode" / "opencode.json"
+    config.parent.mkdir(parents=True)
+    config.write_text('{\n  // mine\n  "theme": "dark"\n}\n')
+    result = mnemex(home, "init", "--client", "claude,opencode")
+    assert result.returncode == 1
+    assert "opencode was left unchanged" in result.stderr and "comments" in result.stderr
+    assert (home / ".claude" / "settings.json").exists()
+    assert config.read_text() == '{\n  // mine\n  "theme": "dark"\n}\n'

@@ -40,21 +40,27 @@ TSC_FLAGS = [
 
 DRIVER = """
 import { MnemexPlugin } from "./mnemex.js"
-const messages = [
-  { info: { role: "user" }, parts: [{ type: "text", text: "how do I deploy?" }] },
-  { info: { role: "assistant" }, parts: [{ type: "text", text: "Use helm upgrade." },
-                                        { type: "text", text: "(synthetic)", synthetic: true }] },
-]
-const client = { session: { messages: async () => ({ data: messages }) } }
+const user = { info: { id: "msg_u1", role: "user", sessionID: "s1" }, parts: [{ id: "prt_u1", type: "text", text: "how do I deploy?" }] }
+const assistant = { info: { id: "msg_a1", role: "assistant", sessionID: "s1" },
+                    parts: [{ type: "text", text: "Use helm upgrade." }, { type: "text", text: "(synthetic)", synthetic: true }] }
+const client = { session: { messages: async () => ({ data: [user, assistant] }) } }
 const hooks = await MnemexPlugin({ client, directory: process.env.PROJECT_DIR })
+const attached = (message) => message.parts.filter((p) => p.synthetic).map((p) => p.text)
 const started = Date.now()
-await hooks["chat.message"]({ sessionID: "s1" }, { message: {}, parts: [{ type: "text", text: "how do I deploy?" }] })
-const output = { system: [] }
-await hooks["experimental.chat.system.transform"]({ sessionID: "s1" }, output)
+await hooks["chat.message"]({ sessionID: "s1", messageID: "msg_u1" },
+                            { message: { id: "msg_u1" }, parts: [{ type: "text", text: "how do I deploy?" }] })
+const first = { messages: [structuredClone(user)] }
+await hooks["experimental.chat.messages.transform"]({}, first)
 await hooks.event({ event: { type: "session.idle", properties: { sessionID: "s1" } } })
-const other = { system: [] }
-await hooks["experimental.chat.system.transform"]({ sessionID: "s1" }, other)
-console.log(JSON.stringify({ system: output.system, after_idle: other.system, ms: Date.now() - started }))
+const again = { messages: [structuredClone(first.messages[0])] }  // the next model call of the same turn
+await hooks["experimental.chat.messages.transform"]({}, again)
+const next = { info: { id: "msg_u2", role: "user", sessionID: "s1" }, parts: [{ id: "prt_u2", type: "text", text: "thanks" }] }
+const later = { messages: [next] }  // a message the plugin never got context for
+await hooks["experimental.chat.messages.transform"]({}, later)
+console.log(JSON.stringify({
+  attached: attached(first.messages[0]), again: attached(again.messages[0]), other: attached(later.messages[0]),
+  ms: Date.now() - started,
+}))
 """
 
 
@@ -139,7 +145,7 @@ def run_driver(toolchain: Path, plugin: Path, tmp_path: Path, project: Path | No
     return json.loads(run.stdout.strip().splitlines()[-1])
 
 
-def test_plugin_injects_context_into_the_system_prompt_and_reports_stop(
+def test_plugin_attaches_context_to_the_users_message_and_reports_stop(
     toolchain: Path, gateway: str, tmp_path: Path
 ) -> None:
     Recorder.reply = {
@@ -147,9 +153,10 @@ def test_plugin_injects_context_into_the_system_prompt_and_reports_stop(
         "scoring_prompt": "<mnemex-score-required>score [id:working_2]</mnemex-score-required>",
     }
     result = run_driver(toolchain, installed_plugin(tmp_path / "home", gateway), tmp_path)
-    (system,) = result["system"]
-    assert "[id:patterns_1]" in system and system.index("mnemex-score-required") < system.index("KNOWN CONTEXT")
-    assert result["after_idle"] == [], "context is used for one turn only"
+    (block,) = result["attached"]
+    assert "[id:patterns_1]" in block and block.index("mnemex-score-required") < block.index("KNOWN CONTEXT")
+    assert result["again"] == [block], "later model calls of the turn see the same block, once"
+    assert result["other"] == [], "context belongs to the message it was fetched for"
     paths = [path for path, _ in Recorder.calls]
     assert paths == ["/api/hooks/get-context", "/api/hooks/stop"]
     context_body, stop_body = Recorder.calls[0][1], Recorder.calls[1][1]
@@ -166,7 +173,7 @@ def test_plugin_fails_open_when_the_gateway_is_down(toolchain: Path, tmp_path: P
         dead = f"http://127.0.0.1:{sock.getsockname()[1]}"
     started = time.monotonic()
     result = run_driver(toolchain, installed_plugin(tmp_path / "home", dead), tmp_path)
-    assert result["system"] == [] and result["after_idle"] == []
+    assert result["attached"] == [] and result["other"] == []
     assert result["ms"] < 3_000 and time.monotonic() - started < 60
 
 
@@ -177,8 +184,8 @@ def test_plugin_against_the_real_gateway(toolchain: Path, mcp_stack: McpStack, t
         "/api/memory-bank/add", {"content": "The user deploys with helm upgrade --atomic", "cwd": str(project)}
     )["memory"]["id"]
     result = run_driver(toolchain, installed_plugin(tmp_path / "home", mcp_stack.gateway_url), tmp_path, project)
-    (system,) = result["system"]
-    assert "KNOWN CONTEXT" in system and f"[id:{fact}]" in system
+    (block,) = result["attached"]
+    assert "KNOWN CONTEXT" in block and f"[id:{fact}]" in block
     # the stop the plugin sent on session.idle completed the turn: the next prompt asks for scoring
     follow_up = mcp_stack.post("/api/hooks/get-context", {"session_id": "s1", "prompt": "thanks", "cwd": str(project)})
     assert follow_up["scoring_required"] is True and fact in follow_up["scoring_ids"]

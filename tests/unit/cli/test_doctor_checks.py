@@ -21,7 +21,9 @@ def test_client_configs_not_set_up_then_ok_then_broken(tmp_path: Path) -> None:
     home = tmp_path / "user"
     home.mkdir()
     first = by_name(doctor_checks.client_configs(home))
-    assert {c.status for c in first.values()} == {"warn"} and first["claude config"].fix == "run `mnemex init`"
+    assert {c.status for c in first.values()} == {"warn"} and first[
+        "claude config"
+    ].fix == "run `mnemex init --client claude`"
     client_setup.init(home, cursor=True)
     second = by_name(doctor_checks.client_configs(home))
     assert second["claude config"].status == "ok" and second["cursor config"].status == "ok"

@@ -14,6 +14,7 @@ from mnemex.client_setup.clients import CLAUDE_HOOKS, CURSOR_HOOKS, TOOL_NAMES
 
 GATEWAY = "http://127.0.0.1:27399"
 PYTHON = "/opt/py env/bin/python3"  # a space, to prove commands are quoted
+HOOK_PYTHON = "/usr/local/bin/python 3.11"  # the base interpreter the hooks run with
 EXISTING_SETTINGS = (
     '{"model": "opus",\n "env": {"FOO": "1"},\n'
     ' "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "say done"}]}]},\n'
@@ -29,7 +30,7 @@ def home(tmp_path: Path) -> Path:
 
 
 def run_init(home: Path, **flags: bool):  # type: ignore[no-untyped-def]
-    return init(home, python=PYTHON, gateway_url=GATEWAY, **flags)
+    return init(home, python=PYTHON, hook_python=HOOK_PYTHON, gateway_url=GATEWAY, **flags)
 
 
 def snapshot(root: Path) -> dict[str, str]:
@@ -54,13 +55,15 @@ def test_init_writes_valid_json_with_hooks_mcp_and_permissions(home: Path) -> No
         (group,) = settings["hooks"][event]
         (hook,) = group["hooks"]
         argv = shlex.split(hook["command"])
-        assert argv[0] == PYTHON and argv[1] == "-S"
-        assert Path(argv[2]).is_absolute() and argv[2].endswith(f"hooks/{script}")
-        assert Path(argv[2]).exists(), "init must point at the repository's real hook scripts"
+        assert argv[0] == HOOK_PYTHON and argv[1] == "-S"
+        assert Path(argv[2]).is_absolute() and argv[2].endswith(f"client/hooks/{script}")
+        assert Path(argv[2]).exists(), "init must point at the hook scripts it copied"
         assert hook["timeout"] == timeout and group.get("matcher") == matcher
     assert settings["permissions"]["allow"] == [f"mcp__mnemex__{t}" for t in TOOL_NAMES]
     server = read_json(home / ".claude.json")["mcpServers"]["mnemex"]
     assert server["command"] == PYTHON and server["args"] == ["-m", "mnemex.cli", "mcp"]
+    assert set(server["env"]) == {"MNEMEX_CONNECTION_FILE"}
+    assert Path(server["env"]["MNEMEX_CONNECTION_FILE"]).is_file()
 
 
 def test_existing_keys_are_preserved_and_a_backup_is_written_first(home: Path) -> None:
@@ -142,7 +145,7 @@ def test_a_value_the_user_already_had_is_not_removed_by_uninit(home: Path) -> No
 
 def test_changed_interpreter_replaces_the_entries_instead_of_adding_more(home: Path) -> None:
     run_init(home)
-    init(home, python="/usr/bin/python3", gateway_url=GATEWAY)
+    init(home, python="/usr/bin/python3", hook_python="/usr/bin/python3", gateway_url=GATEWAY)
     settings = read_json(home / ".claude" / "settings.json")
     for event in CLAUDE_HOOKS:
         (group,) = settings["hooks"][event]
@@ -164,7 +167,8 @@ def test_cursor_gets_mcp_and_its_own_hooks_marked_as_cursor(home: Path) -> None:
     assert all(g["hooks"][0]["command"].endswith("--client claude") for e in CLAUDE_HOOKS for g in settings["hooks"][e])
     server = read_json(home / ".cursor" / "mcp.json")["mcpServers"]["mnemex"]
     assert server["args"] == ["-m", "mnemex.cli", "mcp"]
-    assert server["env"] == {"MNEMEX_PROJECT_DIR": "${workspaceFolder}"}
+    connection_file = read_json(home / ".claude.json")["mcpServers"]["mnemex"]["env"]["MNEMEX_CONNECTION_FILE"]
+    assert server["env"] == {"MNEMEX_CONNECTION_FILE": connection_file, "MNEMEX_PROJECT_DIR": "${workspaceFolder}"}
 
 
 def test_opencode_gets_plugin_and_mcp_entry(home: Path) -> None:
@@ -174,10 +178,17 @@ def test_opencode_gets_plugin_and_mcp_entry(home: Path) -> None:
     run_init(home, opencode=True)
     plugin = (config / "plugins" / "mnemex.ts").read_text()
     assert GATEWAY in plugin and "__MNEMEX_GATEWAY_URL__" not in plugin
-    assert "experimental.chat.system.transform" in plugin and "session.idle" in plugin
+    assert "experimental.chat.messages.transform" in plugin and "session.idle" in plugin
     data = read_json(config / "opencode.json")
     assert data["theme"] == "tokyonight"
-    assert data["mcp"]["mnemex"] == {"type": "local", "command": [PYTHON, "-m", "mnemex.cli", "mcp"], "enabled": True}
+    connection_file = str(Path(os.environ["MNEMEX_HOME"]) / "client" / "connection.json")
+    assert data["mcp"]["mnemex"] == {
+        "type": "local",
+        "command": [PYTHON, "-m", "mnemex.cli", "mcp"],
+        "enabled": True,
+        "environment": {"MNEMEX_CONNECTION_FILE": connection_file},
+    }
+    assert json.dumps(connection_file)[1:-1] in plugin and "__MNEMEX_CONNECTION_FILE__" not in plugin
 
 
 def test_edited_plugin_is_left_in_place_by_uninit(home: Path) -> None:

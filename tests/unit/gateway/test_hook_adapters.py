@@ -68,11 +68,45 @@ def test_aborted_cursor_turn_and_stop_hook_continuations_record_nothing() -> Non
     assert again is not None and hook_main.request_body(again) is None
 
 
-def test_cursor_prompt_is_not_sent_because_cursor_cannot_add_context() -> None:
+def test_cursor_prompt_only_opens_the_turn_because_cursor_cannot_add_context() -> None:
     event = hook_events.parse(
         raw({**CURSOR_STOP, "hook_event_name": "beforeSubmitPrompt", "prompt": "hi"}), "prompt", "cursor"
     )
-    assert event is not None and hook_main.request_body(event) is None
+    assert event is not None
+    assert hook_main.endpoint(event) == "/api/hooks/turn-start"
+    assert hook_main.request_body(event) == {"session_id": "conv-9", "cwd": "/home/u/project", "prompt": "hi"}
+    assert hook_main.render(event, {"context": "KNOWN CONTEXT"}) == ""
+    claude = hook_events.parse(raw(CLAUDE_PROMPT), "prompt", "claude")
+    assert claude is not None and hook_main.endpoint(claude) == "/api/hooks/get-context"
+
+
+def test_cursor_answer_and_stop_report_the_same_turn_key(tmp_path: Path) -> None:
+    answer = {**CURSOR_STOP, "hook_event_name": "afterAgentResponse", "text": "use the retry flag"}
+    answer.pop("status")
+    event = hook_events.parse(raw(answer), "stop", "cursor")
+    assert event is not None and event.native == "afterAgentResponse"
+    assert hook_main.request_body(event) == {
+        "session_id": "conv-9",
+        "cwd": "/home/u/project",
+        "assistant_text": "use the retry flag",
+        "turn_key": "gen-1",
+    }
+    transcript = tmp_path / "cursor.jsonl"
+    lines = [
+        {"role": "user", "message": {"content": [{"type": "text", "text": "<user_query>why?</user_query>"}]}},
+        {"role": "assistant", "message": {"content": [{"type": "text", "text": "because of the cache"}]}},
+        {"role": "assistant", "message": {"content": [{"type": "tool_use", "name": "Read", "input": {}}]}},
+    ]
+    transcript.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
+    stop = hook_events.parse(raw({**CURSOR_STOP, "transcript_path": str(transcript)}), "stop", "cursor")
+    assert stop is not None
+    body = hook_main.request_body(stop)
+    assert body is not None and body["assistant_text"] == "because of the cache" and body["turn_key"] == "gen-1"
+    nothing = hook_events.parse(raw({**CURSOR_STOP, "transcript_path": str(tmp_path / "missing")}), "stop", "cursor")
+    assert nothing is not None and hook_main.request_body(nothing) is None  # no answer to report
+    keyless = {k: v for k, v in CURSOR_STOP.items() if k != "generation_id"}
+    unkeyed = hook_events.parse(raw({**keyless, "transcript_path": str(transcript)}), "stop", "cursor")
+    assert unkeyed is not None and hook_main.request_body(unkeyed) is None  # could not be told apart
 
 
 @pytest.mark.parametrize("data", [b"", b"   ", b"\x00\xff\xfe", b"not json", b"[1, 2]", b'"str"', b"{" * 100_000])
@@ -116,6 +150,13 @@ def test_render_caps_output_and_speaks_each_clients_format() -> None:
     cursor_start = hook_events.HookEvent("cursor", "session_start")
     assert json.loads(hook_main.render(cursor_start, {"context": "seed"})) == {"additional_context": "seed"}
     assert hook_main.render(hook_events.HookEvent("claude", "stop"), {"exchange_id": "x"}) == ""
+
+
+def test_pre_compact_prints_only_where_a_client_shows_it() -> None:
+    reply = {"context": "save it now", "user_message": "this chat is being compacted"}
+    assert hook_main.render(hook_events.HookEvent("claude", "pre_compact"), reply) == ""  # Claude Code drops it
+    cursor = hook_main.render(hook_events.HookEvent("cursor", "pre_compact"), reply)
+    assert json.loads(cursor) == {"user_message": "this chat is being compacted"}
 
 
 @pytest.mark.parametrize("value", [{"a": [1, 2.5, None, True, False, 'é\n"\\']}, [], "", {"nested": {"d": {}}}, -3])

@@ -140,7 +140,7 @@ def test_search_description_covers_every_mode_and_parameter() -> None:
 
 def test_score_description_explains_related_and_finding_ids() -> None:
     text = DEFAULTS["score_response"]
-    assert "leave it out: every memory injected last turn" in text
+    assert "leave it out: every memory shown last turn (injected, or returned by search_memory" in text
     assert "[]: none of them" in text
     assert "KNOWN CONTEXT block of the previous turn" in text
     assert '"failed" means misleading, never just unused' in text

@@ -32,8 +32,17 @@ def test_interrupted_turn_needs_no_scoring(state: SessionState) -> None:
     state.record_injection(SCOPE, "s", ["a"], "first", 1.0)
     state.record_injection(SCOPE, "s", ["b"], "second, interrupting", 2.0)
     assert state.scoring_state(SCOPE, "s") is None
-    target = state.scoring_target(SCOPE, "s")
-    assert target is not None and target.injected_ids == ["b"]  # the open turn, not the abandoned one
+    assert state.scoring_target(SCOPE, "s") is None  # neither the abandoned turn nor the one in progress
+
+
+def test_a_score_while_answering_never_targets_the_turn_in_progress(state: SessionState) -> None:
+    state.record_injection(SCOPE, "s", ["a"], "one", 1.0)
+    state.complete_turn(SCOPE, "s", "working_1", "", "ans", 2.0)
+    state.record_injection(SCOPE, "s", ["b"], "two", 3.0)
+    first = state.scoring_target(SCOPE, "s")
+    assert first is not None and first.injected_ids == ["a"]
+    state.mark_scored(first.id, 4.0)
+    assert state.scoring_target(SCOPE, "s") is None  # a second score in turn two finds nothing to score
 
 
 def test_injection_without_prompt_joins_the_open_turn(state: SessionState) -> None:
@@ -93,3 +102,13 @@ def test_state_survives_reopen(tmp_path: Path) -> None:
     turn = second.scoring_state(SCOPE, "s")
     second.close()
     assert turn is not None and turn.exchange_id == "working_e"
+
+
+def test_a_turn_key_is_claimed_once_per_session(state: SessionState) -> None:
+    assert state.claim_turn_key(SCOPE, "s", "gen-1", 1.0) is True
+    assert state.claim_turn_key(SCOPE, "s", "gen-1", 2.0) is False  # the second report of that answer
+    assert state.claim_turn_key(SCOPE, "other", "gen-1", 2.0) is True  # keys are per session
+    state.release_turn_key(SCOPE, "s", "gen-1")
+    assert state.claim_turn_key(SCOPE, "s", "gen-1", 3.0) is True  # a failed store gave it back
+    state.prune(older_than=10.0)
+    assert state.claim_turn_key(SCOPE, "s", "gen-1", 11.0) is True  # pruned with the turn log

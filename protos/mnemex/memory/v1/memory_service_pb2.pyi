@@ -274,22 +274,26 @@ class ScoreResponse(_message.Message):
     def __init__(self, scored: _Optional[_Iterable[_Union[ScoredMemory, _Mapping]]] = ..., exchange_id: _Optional[str] = ..., not_found: _Optional[_Iterable[str]] = ..., collections: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class RecordExchangeRequest(_message.Message):
-    __slots__ = ("scope", "session_id", "user_text", "assistant_text")
+    __slots__ = ("scope", "session_id", "user_text", "assistant_text", "turn_key")
     SCOPE_FIELD_NUMBER: _ClassVar[int]
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
     USER_TEXT_FIELD_NUMBER: _ClassVar[int]
     ASSISTANT_TEXT_FIELD_NUMBER: _ClassVar[int]
+    TURN_KEY_FIELD_NUMBER: _ClassVar[int]
     scope: _common_pb2.Scope
     session_id: str
     user_text: str
     assistant_text: str
-    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., session_id: _Optional[str] = ..., user_text: _Optional[str] = ..., assistant_text: _Optional[str] = ...) -> None: ...
+    turn_key: str
+    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., session_id: _Optional[str] = ..., user_text: _Optional[str] = ..., assistant_text: _Optional[str] = ..., turn_key: _Optional[str] = ...) -> None: ...
 
 class RecordExchangeResponse(_message.Message):
-    __slots__ = ("exchange_id",)
+    __slots__ = ("exchange_id", "already_recorded")
     EXCHANGE_ID_FIELD_NUMBER: _ClassVar[int]
+    ALREADY_RECORDED_FIELD_NUMBER: _ClassVar[int]
     exchange_id: str
-    def __init__(self, exchange_id: _Optional[str] = ...) -> None: ...
+    already_recorded: bool
+    def __init__(self, exchange_id: _Optional[str] = ..., already_recorded: _Optional[bool] = ...) -> None: ...
 
 class GetScoringStateRequest(_message.Message):
     __slots__ = ("scope", "session_id")

@@ -11,8 +11,9 @@ two homes, alternated A B A B in one run:
             (four processes) holding N memories in the prompt's project.
 
 It prints the median wall time of a turn in each, their difference, and each
-mnemex hook's duration as Claude Code itself logs it (``--debug hooks``:
-"Hooks: <Event> [...] finished with status 0 (N ms)"). A machine-speed line
+mnemex hook's duration as Claude Code itself logs it (``--debug``: "Hooks:
+<Event> [...] finished with status 0 (N ms)"), with the time mnemex's MCP
+server took to connect, which ``claude -p`` waits for before its first request. A machine-speed line
 (a bare ``python -S -c pass`` spawn) is printed with them.
 """
 
@@ -33,18 +34,22 @@ from bench.bench_get_context import ProcessStack, populate
 from tests.e2e.clients import CLAUDE_BIN, ClaudeCode
 from tests.support.fake_models import AnthropicServer, always
 
-HOOK_LINE = re.compile(r"Hooks: (\w+) \[(.+?)\] finished with status (\d+) \((\d+)ms\)")
+HOOK_LINE = re.compile(r"Hooks: (\w+)(?::\w+)? \[(.+?)\] finished with status (\d+) \((\d+)ms\)")
+MCP_LINE = re.compile(r'MCP server "mnemex": Successfully connected \(transport: stdio\) in (\d+)ms')
 PROMPT = "How do we deploy the payments service with helm?"
 
 
-def hook_durations(home: Path) -> dict[str, list[float]]:
-    """mnemex's hook durations (ms) per event from Claude Code's newest debug log under ``home``."""
+def logged_durations(home: Path) -> dict[str, list[float]]:
+    """From Claude Code's newest debug log under ``home``: mnemex's hook durations (ms) per event,
+    and the time its MCP server took to connect ("MCP connect")."""
     logs = sorted((home / ".claude" / "debug").glob("*.txt"), key=lambda p: p.stat().st_mtime)
     found: dict[str, list[float]] = defaultdict(list)
     if logs:
-        for event, command, _status, ms in HOOK_LINE.findall(logs[-1].read_text(errors="replace")):
-            if "client/hooks/" in command or "hooks/" in command:
+        text = logs[-1].read_text(errors="replace")
+        for event, command, _status, ms in HOOK_LINE.findall(text):
+            if "client/hooks/" in command:
                 found[event].append(float(ms))
+        found["MCP connect"] = [float(ms) for ms in MCP_LINE.findall(text)]
     return found
 
 
@@ -91,7 +96,7 @@ def main() -> None:
                 for index in range(args.runs + 1):  # the first round warms both homes and is not counted
                     for name, home in homes.items():
                         client = ClaudeCode(home, server.url)
-                        command = [str(CLAUDE_BIN), "-p", PROMPT, "--output-format", "json", "--debug", "hooks"]
+                        command = [str(CLAUDE_BIN), "-p", PROMPT, "--output-format", "json", "--debug"]
                         started = time.perf_counter()
                         done = subprocess.run(
                             command, env=client.env(), cwd=project, capture_output=True, text=True, check=False
@@ -103,7 +108,7 @@ def main() -> None:
                             continue
                         walls[name].append(elapsed)
                         if name == "mnemex":
-                            for event, values in hook_durations(home).items():
+                            for event, values in logged_durations(home).items():
                                 hooks[event].extend(values)
         finally:
             stack.stop()
@@ -112,8 +117,8 @@ def main() -> None:
     print(f"  bare HOME        {bare:8.1f} ms")
     print(f"  with mnemex      {mnemex:8.1f} ms")
     print(f"  added by mnemex  {mnemex - bare:8.1f} ms ({(mnemex / bare - 1) * 100:.1f} %)")
-    print("mnemex hooks as Claude Code logs them (median ms, n):")
-    for event in ("SessionStart", "UserPromptSubmit", "Stop"):
+    print("mnemex's parts as Claude Code logs them (median ms, n):")
+    for event in ("SessionStart", "UserPromptSubmit", "Stop", "MCP connect"):
         values = hooks.get(event, [])
         shown = f"{statistics.median(values):6.1f} ms (n={len(values)})" if values else "not logged"
         print(f"  {event:17s}{shown}")

@@ -53,11 +53,7 @@ Each score moves a memory by {F.deltas}, multiplied by {F.age_weight}, so recent
 
 {READING_RESULTS}
 
-SEARCHING
-- by meaning: search_memory(query="flaky auth test")
-- by time, no query needed: search_memory(days_back=7)
-- one memory in full: search_memory(id="patterns_ab12")
-- meaning within a time window: search_memory(query="auth", days_back=14)
+SEARCHING: search_memory by meaning (query=), by time (days_back=), both, or one memory in full (id=).
 
 YOUR PART
 1. get_context_insights(query)  <- this tool

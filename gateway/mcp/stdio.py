@@ -27,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import signal
 import sys
 import time
 from collections.abc import Callable, Mapping
@@ -134,8 +135,16 @@ async def serve(settings: Settings, default_cwd: str, start_stack: StackStarter 
         await backends.close()
 
 
+def _exit_now(signum: int, frame: object) -> None:
+    """Stop at once: a stdio server keeps no state, and its stdin reader thread would hold a clean shutdown
+    until the client closed the pipe (Claude Code sends SIGINT, waits 100 ms, then SIGTERM)."""
+    os._exit(0)
+
+
 def run(start_stack: StackStarter | None = None) -> None:
     """Entry point of ``mnemex mcp`` (which injects ``start_stack``) and of ``python -m gateway.mcp.stdio``."""
+    for stop_signal in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(stop_signal, _exit_now)
     offline.apply()
     logging.basicConfig(
         level=os.environ.get("MNEMEX_LOG_LEVEL", "WARNING").upper(),

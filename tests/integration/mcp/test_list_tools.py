@@ -40,3 +40,13 @@ def test_list_tools_matches_snapshot(mcp_stack: McpStack, project: Path, transpo
     assert [t["name"] for t in tools] == [t["name"] for t in expected]
     for got, want in zip(tools, expected, strict=True):
         assert got == want, f"{got['name']} changed; rerun with MNEMEX_UPDATE_SNAPSHOTS=1 if intended"
+
+
+CLIENT_DESCRIPTION_CAP = 4096  # Claude Code cuts a tool description after this many characters
+
+
+def test_every_tool_description_fits_the_clients_cap(mcp_stack: McpStack, project: Path) -> None:
+    """Claude Code 2.1 logs 'description truncated from N to 4096 chars' and drops the rest."""
+    tools = listing(mcp_stack, "stdio", project)
+    lengths = {t["name"]: len(t.get("description", "")) for t in tools}
+    assert max(lengths.values()) <= CLIENT_DESCRIPTION_CAP, lengths

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
 import time
@@ -99,3 +100,29 @@ def test_mcp_starts_the_stack_when_it_is_not_running(tmp_path: Path, project: Pa
         assert set(state["services"]) >= {"embedding", "memory", "kg", "gateway"}
     finally:
         down(stack.settings)
+
+
+@pytest.mark.parametrize("stop_signal", [signal.SIGINT, signal.SIGTERM])
+def test_mnemex_mcp_stops_on_a_signal_while_its_client_keeps_stdin_open(
+    mcp_stack: McpStack, project: Path, stop_signal: signal.Signals
+) -> None:
+    """Claude Code ends a server with SIGINT, and sends SIGTERM only 100 ms later."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mnemex.cli", "mcp"],
+        cwd=project,
+        env=mcp_stack.env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write((json.dumps(INITIALIZE) + "\n").encode())
+        proc.stdin.flush()
+        assert json.loads(proc.stdout.readline())["id"] == 1  # serving, stdin still open
+        proc.send_signal(stop_signal)
+        assert proc.wait(2) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

@@ -24,7 +24,7 @@ from gateway.errors import GatewayError
 from gateway.mcp import http as mcp_http
 from gateway.middleware import BearerAuth, BodyLimit
 from gateway.operations import Operations
-from gateway.routes import admin, books, hooks, memory_api, system
+from gateway.routes import admin, backfill, books, hooks, memory_api, system
 from gateway.safe_json import json_safe
 from kernel import __version__
 from kernel.config import Settings
@@ -34,6 +34,7 @@ log = logging.getLogger("mnemex.gateway")
 DEFAULT_BODY_LIMIT = 2 * 1024 * 1024
 # JSON ingest carries base64 (4/3 of the file); multipart carries the raw file.
 INGEST_BODY_LIMIT = validation.MAX_BOOK_BYTES * 4 // 3 + 64 * 1024
+BACKFILL_BODY_LIMIT = 64 * 1024 * 1024  # 256 exchanges of up to 2 x 100,000 characters, and their tool uses
 
 
 def _validation_message(errors: list[dict[str, Any]]) -> str:
@@ -81,11 +82,15 @@ def create_app(settings: Settings, backends: Backends | None = None, *, deadline
         errors = json_safe(jsonable_encoder(json_safe(exc.errors())))
         return JSONResponse({"error": _validation_message(errors), "detail": errors}, status_code=422)
 
-    for module in (hooks, memory_api, books, system, admin):
+    for module in (hooks, memory_api, books, system, admin, backfill):
         app.include_router(module.router)
     mcp_http.mount(app, operations)
 
-    app.add_middleware(BodyLimit, default=DEFAULT_BODY_LIMIT, per_path={"/api/ingest": INGEST_BODY_LIMIT})
+    app.add_middleware(
+        BodyLimit,
+        default=DEFAULT_BODY_LIMIT,
+        per_path={"/api/ingest": INGEST_BODY_LIMIT, "/api/backfill": BACKFILL_BODY_LIMIT},
+    )
     if settings.token:
         app.add_middleware(BearerAuth, token=settings.token)
     return app

@@ -20,6 +20,7 @@ import grpc
 from gateway import context, convert, formatting, teaching, validation
 from gateway.admin_operations import AdminOperations
 from gateway.backends import Backends
+from gateway.backfill_operations import BackfillOperations
 from gateway.errors import InvalidInput, NotFound
 from gateway.hook_operations import HookOperations
 from gateway.library_operations import LibraryOperations
@@ -36,7 +37,9 @@ JSON = dict[str, Any]
 log = logging.getLogger("mnemex.gateway.operations")
 
 
-class Operations(HookOperations, TurnOperations, LibraryOperations, AdminOperations, PortabilityOperations):
+class Operations(
+    HookOperations, TurnOperations, LibraryOperations, AdminOperations, PortabilityOperations, BackfillOperations
+):
     def __init__(self, backends: Backends, settings: Settings, deadlines: context.Deadlines | None = None) -> None:
         self.backends = backends
         self.settings = settings

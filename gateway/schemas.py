@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
 from gateway import validation as v
 
@@ -124,3 +124,25 @@ class IngestJsonBody(Body):
 class RemoveBookBody(Body):
     cwd: str | None = _CWD
     title: str = Field(min_length=1, max_length=v.MAX_TITLE_CHARS)
+
+
+class BackfillToolUse(Body):
+    tool_name: str = Field(max_length=200)
+    tool_input: Any = None
+    tool_response: Any = None
+
+
+class BackfillExchange(Body):
+    source_id: str = Field(min_length=1, max_length=200, description="stable id of the exchange in its client's store")
+    client: Literal["claude", "opencode", "cursor"]
+    session_id: str = Field(default="", max_length=v.MAX_ID_CHARS)
+    cwd: str = Field(default="", max_length=4096, description="recorded working directory; selects the project")
+    started_at: AwareDatetime = Field(description="RFC 3339 time the exchange began")
+    user_text: str = Field(default="", max_length=v.MAX_PROMPT_CHARS)
+    assistant_text: str = Field(default="", max_length=v.MAX_PROMPT_CHARS)
+    tool_uses: list[BackfillToolUse] = Field(default_factory=list, max_length=50)
+
+
+class BackfillBody(Body):
+    exchanges: list[BackfillExchange] = Field(min_length=1, max_length=256)
+    dry_run: bool = False

@@ -6,6 +6,7 @@
 - ``projects``: projects [bind | unbind]
 - ``doctor``: doctor
 - ``transfer``: export, import, import-roampal
+- ``backfill``: backfill (past conversations of Claude Code and OpenCode)
 
 Every data command goes through the gateway's HTTP API (``gateway_client``);
 none opens mnemex's storage directly. Exit codes: 0 ok, 1 failure, 2 usage.
@@ -19,7 +20,7 @@ import typer
 from typer.core import TyperGroup
 
 from kernel import __version__, offline
-from mnemex.cli import books, doctor, memories, projects, stack, transfer
+from mnemex.cli import backfill, books, doctor, memories, projects, stack, transfer
 from mnemex.cli.output import CliFailure, report_failure
 
 
@@ -43,7 +44,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-for _module in (stack, books, memories, projects, doctor, transfer):
+for _module in (stack, books, memories, projects, doctor, transfer, backfill):
     app.add_typer(_module.app)
 
 

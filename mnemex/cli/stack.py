@@ -220,6 +220,19 @@ def init(
     except client_setup.SetupError as exc:
         fail(str(exc))
     _report(result)
+    _offer_backfill()
+
+
+def _offer_backfill() -> None:
+    """Say how much past history ``mnemex backfill`` could import (a quick count; never fails init)."""
+    from mnemex.backfill.history_count import count_history
+
+    try:
+        line = count_history(Path.home()).describe()
+    except Exception:  # an odd history store must not fail init
+        return
+    if line:
+        out.print(escape(line))
 
 
 @app.command(epilog="Example: mnemex uninit --client cursor --dry-run")

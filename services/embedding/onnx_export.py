@@ -36,6 +36,7 @@ from pathlib import Path
 EXPORT_FORMAT = "mnemex-onnx-1"  # bump when the exported graph changes
 OPSET = 17
 PRECISIONS = ("int8", "fp32")
+ROWS = "int8-rows"  # derived from int8 for batches (row_quantization); not a precision users pick
 
 
 class OnnxUnsupported(RuntimeError):
@@ -81,6 +82,20 @@ def model_digest(model_dir: Path) -> str:
 def cached_model_path(model_dir: Path, root: Path | None = None, precision: str = "fp32") -> Path:
     suffix = "" if precision == "fp32" else f"-{precision}"
     return (root or cache_root()) / f"{model_dir.name}-{model_digest(model_dir)}{suffix}.onnx"
+
+
+def ensure_row_quantized(model_dir: Path, root: Path | None = None, timeout: float = 300.0) -> Path:
+    """The int8 graph with per-sequence activation scales (built in a child process if absent)."""
+    target = cached_model_path(model_dir, root, ROWS)
+    if target.exists():
+        return target
+    source = ensure_exported(model_dir, root, timeout, precision="int8")
+    cmd = [sys.executable, "-m", "services.embedding.row_quantization", "--src", str(source), "--out", str(target)]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False)
+    if done.returncode != 0 or not target.exists():
+        tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
+        raise OnnxUnsupported(f"per-sequence int8 graph of {model_dir} failed: {tail[0]}")
+    return target
 
 
 def quantize(fp32_file: Path, out: Path) -> Path:

@@ -181,3 +181,18 @@ def test_a_corrupt_cached_graph_is_rebuilt(tmp_path: Path, monkeypatch: pytest.M
     assert (served.backend, served.precision) == ("onnx", "int8")
     assert broken.stat().st_size > 1_000_000
     assert served.encode(["hello"]).shape == (1, 384)
+
+
+def test_int8_batches_run_per_sequence_scales_and_match_each_text_alone(encoder) -> None:  # type: ignore[no-untyped-def]
+    """Batched int8 rows are the text-alone vectors: mixed lengths (padding inside each chunk),
+    any order; the per-sequence graph run on one text is the original graph's vector bit for bit."""
+    texts = TEXTS + SENTENCES + [f"{'step ' * (i * 13 % 90)}fix {i}: retry the flaky {i % 5} test" for i in range(40)]
+    together = encoder.encode(texts)
+    reversed_ = encoder.encode(texts[::-1])[::-1]
+    alone = np.concatenate([encoder.encode([t]) for t in texts])  # the graph quantize_dynamic wrote
+    assert encoder._rows() is not None  # batches went through the per-sequence graph
+    for batched in (together, reversed_):
+        assert np.abs(batched - alone).max() < 1e-6
+        assert (batched * alone).sum(axis=1).min() >= 0.99999
+    rows_alone = np.concatenate([encoder._feed(encoder._arrays([t]), encoder._rows()) for t in texts])
+    assert np.array_equal(rows_alone, alone)

@@ -199,6 +199,11 @@ PROTECTED_ROUTES = [
     ("POST", "/api/memory-bank/update", {"id": "memory_bank_" + "0" * 32, "content": "y"}),
     ("POST", "/api/memory-bank/archive", {"id": "memory_bank_" + "0" * 32}),
     ("POST", "/api/ingest", {"title": "t", "text": "x"}),
+    (
+        "POST",
+        "/api/backfill",
+        {"exchanges": [{"source_id": "s", "client": "claude", "started_at": "2025-01-01T00:00:00Z"}]},
+    ),
     ("GET", "/api/books", None),
     ("POST", "/api/books/remove", {"title": "t"}),
     ("GET", "/api/stats", None),

@@ -172,6 +172,32 @@ def memory_cases() -> list[Case]:
                 scope=GOOD_M, session_id=long_sid, assistant_text="a"
             ),
         },
+        "Backfill": {
+            "bad-scope": lambda: M.BackfillRequest(
+                exchanges=[M.BackfillItem(scope=BAD_M, id="working_000000000000001", created_at="2025-01-01T00:00:00Z")]
+            ),
+            "not-a-working-id": lambda: M.BackfillRequest(
+                exchanges=[
+                    M.BackfillItem(
+                        scope=GOOD_M, id="history_" + "0" * 32, created_at="2025-01-01T00:00:00Z", user_text="q"
+                    )
+                ]
+            ),
+            "bad-created-at": lambda: M.BackfillRequest(
+                exchanges=[M.BackfillItem(scope=GOOD_M, id="working_000000000000001", created_at="soon", user_text="q")]
+            ),
+            "session-id-too-long": lambda: M.BackfillRequest(
+                exchanges=[
+                    M.BackfillItem(
+                        scope=GOOD_M,
+                        id="working_000000000000001",
+                        session_id=long_sid,
+                        created_at="2025-01-01T00:00:00Z",
+                        user_text="q",
+                    )
+                ]
+            ),
+        },
         "GetScoringState": {
             "bad-scope": lambda: M.GetScoringStateRequest(scope=BAD_M, session_id="s"),
             "session-id-too-long": lambda: M.GetScoringStateRequest(scope=GOOD_M, session_id=long_sid),

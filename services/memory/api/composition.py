@@ -20,6 +20,7 @@ import logging
 from collections.abc import Callable
 from datetime import datetime
 
+from services.memory.api.backfill import Backfill
 from services.memory.api.books import Books
 from services.memory.api.lifecycle_moves import LifecycleMoves
 from services.memory.api.maintenance import Maintenance
@@ -132,6 +133,7 @@ class MemoryUseCases:
             max_content_chars=settings.max_content_chars,
             clock=clock,
         )
+        self.backfill = Backfill(self.store, vectors, max_content_chars=settings.max_content_chars, clock=clock)
         self._sweeper: asyncio.Task[None] | None = None
         self._warmer: asyncio.Task[None] | None = None
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 
 import grpc
 
@@ -26,6 +26,7 @@ from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 from protos.mnemex.memory.v1 import memory_service_pb2_grpc as pb_grpc
 from services.memory.api import convert
+from services.memory.api.backfill import BackfillItem
 from services.memory.api.books import IngestResult, Progress
 from services.memory.api.composition import MemoryUseCases
 from services.memory.api.rules import rules_response
@@ -164,6 +165,29 @@ class MemoryServicer(pb_grpc.MemoryServiceServicer):
         if exchange_id is None:
             return pb.RecordExchangeResponse(already_recorded=True)
         return pb.RecordExchangeResponse(exchange_id=exchange_id)
+
+    async def Backfill(self, request: pb.BackfillRequest, context: Context) -> pb.BackfillResponse:
+        def items(messages: Iterable[pb.BackfillItem]) -> list[BackfillItem]:
+            return [
+                BackfillItem(
+                    scope=self._scope(m.scope),
+                    id=m.id,
+                    session_id=m.session_id,
+                    created_at=m.created_at,
+                    user_text=m.user_text,
+                    assistant_text=m.assistant_text,
+                    content=m.content,
+                    metadata_json=m.metadata_json,
+                )
+                for m in messages
+            ]
+
+        report = await self.memory.backfill.run(
+            items(request.exchanges), items(request.observations), dry_run=request.dry_run
+        )
+        return pb.BackfillResponse(
+            stored_ids=report.stored_ids, existing_ids=report.existing_ids, empty_ids=report.empty_ids
+        )
 
     async def GetScoringState(self, request: pb.GetScoringStateRequest, context: Context) -> pb.GetScoringStateResponse:
         required, ids, exchange_id = await self.memory.turns.scoring_state(

@@ -130,8 +130,12 @@ def test_projects_share_memory_bank_but_not_working_memory(live: LiveStack, tmp_
     seen_in_beta = context(live, "iso-b", "how does the zebra-striped flamingo migration run?", beta)
     assert exchange not in [m["id"] for m in seen_in_beta["memories"]]
     alpha_project = live.post("/api/search", {"id": exchange, "cwd": alpha})["memories"][0]["project"]
-    assert alpha_project and all(m["project"] != alpha_project for m in seen_in_beta["memories"])
+    # memory_bank facts are the user's, shown with the project they were added in: only they may cross over
+    crossed = [m for m in seen_in_beta["memories"] if m["project"] == alpha_project]
+    assert alpha_project and all(m["collection"] == "memory_bank" for m in crossed), crossed
     assert live.post("/api/search", {"id": exchange, "cwd": beta}, expect=404)["error"]
+    fact_id = fact["memory"]["id"]
+    assert live.post("/api/search", {"id": fact_id, "cwd": beta})["memories"][0]["id"] == fact_id
 
     facts_in_beta = context(live, "iso-b2", "how should I write commit messages?", beta)
     assert fact["memory"]["id"] in [m["id"] for m in facts_in_beta["memories"]]

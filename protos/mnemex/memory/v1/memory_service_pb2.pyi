@@ -295,6 +295,46 @@ class RecordExchangeResponse(_message.Message):
     already_recorded: bool
     def __init__(self, exchange_id: _Optional[str] = ..., already_recorded: _Optional[bool] = ...) -> None: ...
 
+class BackfillItem(_message.Message):
+    __slots__ = ("scope", "id", "session_id", "created_at", "user_text", "assistant_text", "content", "metadata_json")
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    ID_FIELD_NUMBER: _ClassVar[int]
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    USER_TEXT_FIELD_NUMBER: _ClassVar[int]
+    ASSISTANT_TEXT_FIELD_NUMBER: _ClassVar[int]
+    CONTENT_FIELD_NUMBER: _ClassVar[int]
+    METADATA_JSON_FIELD_NUMBER: _ClassVar[int]
+    scope: _common_pb2.Scope
+    id: str
+    session_id: str
+    created_at: str
+    user_text: str
+    assistant_text: str
+    content: str
+    metadata_json: str
+    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., id: _Optional[str] = ..., session_id: _Optional[str] = ..., created_at: _Optional[str] = ..., user_text: _Optional[str] = ..., assistant_text: _Optional[str] = ..., content: _Optional[str] = ..., metadata_json: _Optional[str] = ...) -> None: ...
+
+class BackfillRequest(_message.Message):
+    __slots__ = ("exchanges", "observations", "dry_run")
+    EXCHANGES_FIELD_NUMBER: _ClassVar[int]
+    OBSERVATIONS_FIELD_NUMBER: _ClassVar[int]
+    DRY_RUN_FIELD_NUMBER: _ClassVar[int]
+    exchanges: _containers.RepeatedCompositeFieldContainer[BackfillItem]
+    observations: _containers.RepeatedCompositeFieldContainer[BackfillItem]
+    dry_run: bool
+    def __init__(self, exchanges: _Optional[_Iterable[_Union[BackfillItem, _Mapping]]] = ..., observations: _Optional[_Iterable[_Union[BackfillItem, _Mapping]]] = ..., dry_run: _Optional[bool] = ...) -> None: ...
+
+class BackfillResponse(_message.Message):
+    __slots__ = ("stored_ids", "existing_ids", "empty_ids")
+    STORED_IDS_FIELD_NUMBER: _ClassVar[int]
+    EXISTING_IDS_FIELD_NUMBER: _ClassVar[int]
+    EMPTY_IDS_FIELD_NUMBER: _ClassVar[int]
+    stored_ids: _containers.RepeatedScalarFieldContainer[str]
+    existing_ids: _containers.RepeatedScalarFieldContainer[str]
+    empty_ids: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, stored_ids: _Optional[_Iterable[str]] = ..., existing_ids: _Optional[_Iterable[str]] = ..., empty_ids: _Optional[_Iterable[str]] = ...) -> None: ...
+
 class GetScoringStateRequest(_message.Message):
     __slots__ = ("scope", "session_id")
     SCOPE_FIELD_NUMBER: _ClassVar[int]

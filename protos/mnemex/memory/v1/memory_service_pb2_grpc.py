@@ -74,6 +74,11 @@ class MemoryServiceStub:
                 request_serializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.RecordExchangeRequest.SerializeToString,
                 response_deserializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.RecordExchangeResponse.FromString,
                 _registered_method=True)
+        self.Backfill = channel.unary_unary(
+                '/mnemex.memory.v1.MemoryService/Backfill',
+                request_serializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.BackfillRequest.SerializeToString,
+                response_deserializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.BackfillResponse.FromString,
+                _registered_method=True)
         self.GetScoringState = channel.unary_unary(
                 '/mnemex.memory.v1.MemoryService/GetScoringState',
                 request_serializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.GetScoringStateRequest.SerializeToString,
@@ -200,6 +205,15 @@ class MemoryServiceServicer:
 
     def RecordExchange(self, request, context):
         """Store a completed exchange in working memory; marks the turn completed.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Backfill(self, request, context):
+        """Store past exchanges (a client's history) and their tool observations as working
+        memories dated when they happened, with one embedding call. Touches no session turn.
+        Idempotent: an id whose uid is already stored (any collection) is reported, not written.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -347,6 +361,11 @@ def add_MemoryServiceServicer_to_server(servicer, server):
                     servicer.RecordExchange,
                     request_deserializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.RecordExchangeRequest.FromString,
                     response_serializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.RecordExchangeResponse.SerializeToString,
+            ),
+            'Backfill': grpc.unary_unary_rpc_method_handler(
+                    servicer.Backfill,
+                    request_deserializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.BackfillRequest.FromString,
+                    response_serializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.BackfillResponse.SerializeToString,
             ),
             'GetScoringState': grpc.unary_unary_rpc_method_handler(
                     servicer.GetScoringState,
@@ -635,6 +654,33 @@ class MemoryService:
             '/mnemex.memory.v1.MemoryService/RecordExchange',
             protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.RecordExchangeRequest.SerializeToString,
             protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.RecordExchangeResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Backfill(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mnemex.memory.v1.MemoryService/Backfill',
+            protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.BackfillRequest.SerializeToString,
+            protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.BackfillResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -1,0 +1,114 @@
+"""POST /api/backfill over real HTTP against real embedding, memory and kg services."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gateway.backfill_operations import backfill_id
+from tests.integration.gateway.live_stack import LiveStack
+
+pytestmark = pytest.mark.integration
+
+STARTED = "2025-03-04T10:15:00Z"
+
+
+def project(tmp_path: Path, name: str) -> str:
+    path = tmp_path / name
+    (path / ".git").mkdir(parents=True)
+    return str(path)
+
+
+def exchange(source_id: str, cwd: str, user: str, answer: str, **extra: Any) -> dict[str, Any]:
+    return {
+        "source_id": source_id,
+        "client": "claude",
+        "session_id": "hist-1",
+        "cwd": cwd,
+        "started_at": STARTED,
+        "user_text": user,
+        "assistant_text": answer,
+        **extra,
+    }
+
+
+def test_history_is_stored_dated_found_and_replays_store_nothing(live: LiveStack, tmp_path: Path) -> None:
+    ledger, billing = project(tmp_path, "ledger"), project(tmp_path, "billing")
+    edit = {
+        "tool_name": "Edit",
+        "tool_input": {"file_path": f"{ledger}/src/retry.py", "old_string": "a", "new_string": "b"},
+        "tool_response": {"success": True},
+    }
+    batch = [
+        exchange(
+            "s1:m1",
+            ledger,
+            "why does the ledger importer time out on large CSV files?",
+            "The importer reads the whole file into memory; stream it in chunks of 10,000 rows.",
+            tool_uses=[edit, edit],
+        ),
+        exchange("s1:m2", ledger, "my key is AKIAIOSFODNN7EXAMPLE <private>pin 4321</private> ok", "Noted."),
+        exchange("s2:m1", billing, "which queue does billing publish invoices to?", "invoices.v2 on RabbitMQ."),
+    ]
+    dry = live.post("/api/backfill", {"exchanges": batch, "dry_run": True})
+    assert (dry["stored"], dry["existing"], dry["observations"]) == (3, 0, 1)
+    by_name = {name.split("-")[0]: counts for name, counts in dry["projects"].items()}  # "ledger-<hash>"
+    assert by_name == {"ledger": {"stored": 2, "existing": 0}, "billing": {"stored": 1, "existing": 0}}
+    assert live.post("/api/search", {"query": "ledger importer CSV", "cwd": ledger})["memories"] == []
+
+    first = live.post("/api/backfill", {"exchanges": batch})
+    assert (first["stored"], first["existing"], first["observations"]) == (3, 0, 1)
+    assert first["kg_taught"] == 3
+
+    found = live.post("/api/search", {"query": "ledger importer times out on big CSV", "cwd": ledger, "limit": 3})
+    top = found["memories"][0]
+    assert top["id"] == backfill_id("claude", "s1:m1")
+    assert top["content"].startswith("User: why does the ledger importer") and "\nAssistant: " in top["content"]
+    assert top["collection"] == "working" and top["created_at"].startswith("2025-03-04T10:15:00")
+    assert top["metadata"]["kind"] == "exchange" and top["metadata"]["session_id"] == "hist-1"
+    assert top["score"] == 0.5
+    recent = live.post("/api/search", {"days_back": 7, "cwd": ledger, "collections": ["working"]})
+    assert top["id"] not in [m["id"] for m in recent["memories"]]  # dated 2025: not recent
+    other = live.post("/api/search", {"query": "billing invoices queue", "cwd": billing, "limit": 1})
+    assert other["memories"][0]["id"] == backfill_id("claude", "s2:m1")
+
+    secret = live.post("/api/search", {"id": backfill_id("claude", "s1:m2"), "cwd": ledger})["memories"][0]
+    assert "AKIAIOSFODNN7EXAMPLE" not in secret["content"] and "4321" not in secret["content"]
+    observed = live.post("/api/search", {"id": backfill_id("claude", "s1:m1", "tool:0"), "cwd": ledger})
+    assert observed["memories"][0]["metadata"]["type"] == "observation"
+    assert "retry.py" in observed["memories"][0]["content"]
+
+    again = live.post("/api/backfill", {"exchanges": batch})
+    assert (again["stored"], again["existing"], again["observations"]) == (0, 3, 0)
+    assert sorted(again["projects"].values(), key=str) == [{"stored": 0, "existing": 1}, {"stored": 0, "existing": 2}]
+    assert "kg_taught" not in again
+
+    graph = live.get("/api/kg", cwd=ledger)
+    labels = " ".join(str(n.get("label", "")) + " " + str(n.get("id", "")) for n in graph["nodes"])
+    assert "importer" in labels or "csv" in labels.lower(), graph["nodes"][:10]
+
+
+@pytest.mark.parametrize(
+    ("patch", "field"),
+    [
+        ({"client": "vim"}, "client"),
+        ({"started_at": "yesterday"}, "started_at"),
+        ({"started_at": "2025-03-04T10:15:00"}, "started_at"),  # no time zone
+        ({"source_id": ""}, "source_id"),
+        ({"source_id": "x" * 201}, "source_id"),
+        ({"user_text": "x" * 100_001}, "user_text"),
+        ({"tool_uses": [{"tool_name": "Read"}] * 51}, "tool_uses"),
+    ],
+)
+def test_bad_exchanges_are_refused_naming_the_field(live: LiveStack, patch: dict[str, Any], field: str) -> None:
+    body = {"exchanges": [{**exchange("bad", "/tmp", "q", "a"), **patch}]}
+    reply = live.post("/api/backfill", body, expect=422)
+    assert field in reply["error"]
+
+
+def test_batch_bounds(live: LiveStack) -> None:
+    assert "exchanges" in live.post("/api/backfill", {"exchanges": []}, expect=422)["error"]
+    many = [exchange(f"n{i}", "/tmp", "q", "a") for i in range(257)]
+    assert "exchanges" in live.post("/api/backfill", {"exchanges": many}, expect=422)["error"]

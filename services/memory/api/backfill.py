@@ -10,7 +10,10 @@ a replay idempotent instead).
 
 Idempotent: an item whose uid is already stored in any collection of its scope
 (a working memory may have been promoted since) is reported as existing and
-not written. All new texts are embedded in one call, then written per scope.
+not written. So is an exchange the live hooks already stored: same scope, same
+session id and the same text in working, history or patterns (backfilled
+history overlaps the weeks mnemex was running). All new texts are embedded in
+one call, then written per scope.
 """
 
 from __future__ import annotations
@@ -26,7 +29,16 @@ from kernel.privacy import redact
 from services.memory.api.session_turns import check_session_id, exchange_text
 from services.memory.domain import timefmt
 from services.memory.domain.errors import InvalidRequest
-from services.memory.domain.naming import COLLECTIONS, WORKING, Scope, check_id, memory_id, split_id
+from services.memory.domain.naming import (
+    COLLECTIONS,
+    HISTORY,
+    PATTERNS,
+    WORKING,
+    Scope,
+    check_id,
+    memory_id,
+    split_id,
+)
 from services.memory.domain.record import MemoryRecord
 from services.memory.domain.write_rules import clean_content, new_record, parse_extra_metadata
 from services.memory.retrieval.vectors import Vectors
@@ -77,9 +89,10 @@ class Backfill:
             else:
                 records.append((item.scope, record))
         existing = await self._existing(records)
+        live = await self._stored_live(records)
         fresh: list[tuple[Scope, MemoryRecord]] = []
         for scope, record in records:
-            if (scope, split_id(record.id)[1]) in existing:
+            if (scope, split_id(record.id)[1]) in existing or (scope, record.session_id, record.content) in live:
                 report.existing_ids.append(record.id)
             else:
                 existing.add((scope, split_id(record.id)[1]))  # a repeat within the call counts once
@@ -141,4 +154,18 @@ class Backfill:
                 probes = [memory_id(collection, uid) for uid in uids]
                 for stored in await self._store.stored_ids(scope, collection, probes):
                     found.add((scope, split_id(stored)[1]))
+        return found
+
+    async def _stored_live(self, records: list[tuple[Scope, MemoryRecord]]) -> set[tuple[Scope, str | None, str]]:
+        """(scope, session id, text) of the exchanges already stored for the sessions of ``records``."""
+        sessions: dict[Scope, set[str]] = {}
+        for scope, record in records:
+            if record.kind == "exchange" and record.session_id:
+                sessions.setdefault(scope, set()).add(record.session_id)
+        found: set[tuple[Scope, str | None, str]] = set()
+        for scope, session_ids in sessions.items():
+            where = {"$and": [{"kind": "exchange"}, {"session_id": {"$in": sorted(session_ids)}}]}
+            for collection in (WORKING, HISTORY, PATTERNS):
+                for stored in await self._store.scan(scope, collection, where=where):
+                    found.add((scope, stored.session_id, stored.content))
         return found

@@ -109,9 +109,12 @@ class MemoryStore:
     async def get(self, scope: Scope, collection: str, ids: list[str]) -> list[MemoryRecord]:
         return [_record(r) for r in await self._io.run(self._chroma.get, scope, collection, ids)]
 
-    async def scan(self, scope: Scope, collection: str, *, content: bool = True) -> list[MemoryRecord]:
-        """Every memory of the collection (``content=False``: without the text, cheaper)."""
-        rows = await self._io.run(self._chroma.scan, scope, collection, documents=content)
+    async def scan(
+        self, scope: Scope, collection: str, *, content: bool = True, where: dict[str, Any] | None = None
+    ) -> list[MemoryRecord]:
+        """Every memory of the collection, or those whose metadata match ``where`` (``content=False``: without
+        the text, cheaper)."""
+        rows = await self._io.run(self._chroma.scan, scope, collection, documents=content, where=where)
         return [_record(r) for r in rows]
 
     async def nearest(

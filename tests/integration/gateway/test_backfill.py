@@ -112,3 +112,18 @@ def test_batch_bounds(live: LiveStack) -> None:
     assert "exchanges" in live.post("/api/backfill", {"exchanges": []}, expect=422)["error"]
     many = [exchange(f"n{i}", "/tmp", "q", "a") for i in range(257)]
     assert "exchanges" in live.post("/api/backfill", {"exchanges": many}, expect=422)["error"]
+
+
+def test_an_exchange_the_live_hooks_stored_is_not_stored_again(live: LiveStack, tmp_path: Path) -> None:
+    """History overlaps the weeks mnemex ran: the transcript's copy of a live exchange is 'existing'."""
+    repo = project(tmp_path, "overlap")
+    prompt, answer = "how is the nightly overlap report generated?", "A cron job runs make overlap-report at 02:00."
+    live.post("/api/hooks/get-context", {"session_id": "live-7", "prompt": prompt, "cwd": repo})
+    stored_live = live.post("/api/hooks/stop", {"session_id": "live-7", "cwd": repo, "assistant_text": answer})
+    same = exchange("live-7:a1", repo, prompt, answer, session_id="live-7")
+    other_session = exchange("live-8:a1", repo, prompt, answer, session_id="live-8")
+    reply = live.post("/api/backfill", {"exchanges": [same, other_session]})
+    assert (reply["stored"], reply["existing"]) == (1, 1)
+    found = live.post("/api/search", {"query": "nightly overlap report", "cwd": repo, "collections": ["working"]})
+    ids = [m["id"] for m in found["memories"] if m["content"].startswith("User: how is the nightly overlap")]
+    assert sorted(ids) == sorted([stored_live["exchange_id"], backfill_id("claude", "live-8:a1")])

@@ -5,6 +5,9 @@
 1. A synthetic history (short coding Q&A of a few hundred characters, one in
    three with tool uses, eight projects) posted to ``POST /api/backfill`` in
    batches of 256: exchanges/s, and peak RSS of the memory and embedding services.
+   Beside it, the encoder's ceiling: the same texts (each exchange's stored text and
+   its observations) embedded in-process by the service's encoder in one bulk call,
+   with no gRPC, Chroma or kg, as exchanges/s. The pipeline can only approach it.
 2. A book of ~1,000-character chunks through ``POST /api/ingest``, once with the
    per-sequence int8 batches and once with ``MNEMEX_EMBEDDING_INT8_BATCHING=0``
    (one text per encode call, the previous path): chunks/s side by side.
@@ -108,6 +111,34 @@ def run_backfill(stack: ProcessStack, exchanges: list[dict[str, Any]]) -> dict[s
     }
 
 
+def encoder_ceiling(exchanges: list[dict[str, Any]]) -> tuple[float, int, int]:
+    """(exchanges/s, texts, median tokens) for embedding exactly what the memory service embeds, in-process."""
+    from gateway.observations import observe
+    from kernel import offline
+    from services.embedding.model import load_encoder
+    from services.memory.api.session_turns import exchange_text
+
+    offline.apply()
+    texts = []
+    for e in exchanges:
+        texts.append(exchange_text(e["user_text"], e["assistant_text"]))
+        seen = set()
+        for use in e["tool_uses"]:
+            found = observe(use["tool_name"], use["tool_input"], use["tool_response"], e["cwd"])
+            if found is not None and found.text not in seen:
+                seen.add(found.text)
+                texts.append(found.text)
+    encoder = load_encoder()
+    encoder.encode(texts[:64])
+    began = time.perf_counter()
+    for s in range(0, len(texts), 2048):  # the memory service's largest embed call
+        encoder.encode(texts[s : s + 2048])
+    elapsed = time.perf_counter() - began
+    tokenizer = getattr(encoder, "_tokenizer", None)
+    tokens = sorted(len(tokenizer.encode(t).ids) for t in texts[:: max(1, len(texts) // 500)]) if tokenizer else [0]
+    return len(exchanges) / elapsed, len(texts), tokens[len(tokens) // 2]
+
+
 def book(chars: int, rng: random.Random) -> str:
     paragraphs = []
     while sum(len(p) for p in paragraphs) < chars:
@@ -141,7 +172,7 @@ def ingest_rate(batching: bool, text: str, tmp: Path) -> tuple[float, int]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--exchanges", type=int, default=10_000)
-    parser.add_argument("--book-chars", type=int, default=300_000)
+    parser.add_argument("--book-chars", type=int, default=300_000, help="0 skips the ingest comparison")
     args = parser.parse_args()
     rng = random.Random(7)
     import tempfile
@@ -165,8 +196,15 @@ def main() -> None:
             f"peak RSS: memory service {result['memory_rss_mb']:.0f} MB, "
             f"embedding service {result['embedding_rss_mb']:.0f} MB"
         )
+        sample = history(min(args.exchanges, 2_000), root / "ceiling", random.Random(7))
+        ceiling, n_texts, median_tokens = encoder_ceiling(sample)
+        print(
+            f"encoder ceiling: the same texts ({n_texts} for {len(sample)} exchanges, median {median_tokens} tokens) "
+            f"embedded in-process in bulk: {ceiling:.0f} exchanges/s; the pipeline ran at "
+            f"{result['rate'] / ceiling:.2f} of it"
+        )
         text = book(args.book_chars, rng)
-        for batching in (False, True):
+        for batching in (False, True) if args.book_chars else ():
             rate, chunks = ingest_rate(batching, text, root)
             label = "per-sequence int8 batches" if batching else "one text per call (old)"
             print(f"ingest: {chunks} chunks of ~{CHUNK_CHARS} chars, {label}: {rate:.1f} chunks/s")

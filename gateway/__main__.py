@@ -41,15 +41,18 @@ def main() -> None:
 
     from gateway.app import create_app
     from gateway.context import Deadlines
+    from gateway.serving import serve
 
-    uvicorn.run(
-        create_app(settings, deadlines=Deadlines.within(int(budget_ms) / 1000)),
-        host=host,
-        port=port,
-        log_level="warning",
-        access_log=False,
-        timeout_graceful_shutdown=5,
-        limit_concurrency=256,
+    serve(
+        uvicorn.Config(
+            create_app(settings, deadlines=Deadlines.within(int(budget_ms) / 1000)),
+            host=host,
+            port=port,
+            log_level="warning",
+            access_log=False,
+            timeout_graceful_shutdown=5,
+            limit_concurrency=256,
+        )
     )
 
 

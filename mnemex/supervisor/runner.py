@@ -51,8 +51,11 @@ class Managed:
 @dataclass(frozen=True)
 class Timing:
     tick_starting: float = 0.1  # loop period while something starts or waits to restart
-    tick_steady: float = 0.5
-    probe_interval: float = 2.0  # health probe period for healthy services
+    # Health probe period for healthy services. In steady state the loop sleeps until the next
+    # probe is due: an exit wakes it at once (a watcher thread per child), so a crash is still
+    # seen immediately; probes only catch a live process that stopped answering (killed after
+    # hang_timeout), and an idle stack costs one probe round per period.
+    probe_interval: float = 30.0
     hang_timeout: float = 60.0  # failing probes for this long on a live process -> kill it
     startup_crash_limit: int = 3  # crashes before ever being healthy -> give up at start-up
     stop_grace: float = 10.0
@@ -121,9 +124,19 @@ class Supervisor:
     def run(self) -> None:
         """Supervise until ``request_stop``."""
         while not self._stopping:
+            self._wake.clear()  # before polling: an exit during the poll leaves it set, and is handled next
             self.poll_once()
+            if self._stopping:
+                break
             busy = any(c.state.status in ("starting", "backoff") for c in self.children.values())
-            self._sleep(self.timing.tick_starting if busy else self.timing.tick_steady)
+            self._sleep(self.timing.tick_starting if busy else self._until_due())
+
+    def _until_due(self) -> float:
+        """Seconds until the next probe or restart is due, at most one probe period."""
+        now = time.monotonic()
+        due = [c.next_probe for c in self.children.values() if c.alive]
+        due += [c.next_start for c in self.children.values() if c.next_start is not None]
+        return max(0.0, min([now + self.timing.probe_interval, *due]) - now)
 
     def stop(self) -> None:
         """SIGTERM every child (gateway first), wait, SIGKILL stragglers."""
@@ -250,6 +263,9 @@ class Supervisor:
                 stderr=subprocess.STDOUT,
                 process_group=0,  # Ctrl-C reaches only the supervisor, which stops children in order
             )
+        threading.Thread(
+            target=self._wake_on_exit, args=(child.proc,), name=f"exit-{child.spec.name}", daemon=True
+        ).start()
         child.next_start = None
         child.next_probe = 0.0
         child.spawned_at = time.monotonic()
@@ -266,6 +282,12 @@ class Supervisor:
             return
         with contextlib.suppress(ProcessLookupError):
             child.proc.send_signal(sig)
+
+    def _wake_on_exit(self, proc: subprocess.Popen[bytes]) -> None:
+        """Wake the loop the moment ``proc`` exits (it reaps the child; ``poll`` then sees the code)."""
+        with contextlib.suppress(Exception):
+            proc.wait()
+        self._wake.set()
 
     def _sleep(self, seconds: float) -> None:
         self._wake.wait(seconds)

@@ -1,0 +1,161 @@
+"""The deployment files, checked offline: no Docker daemon and no cluster exist here.
+
+- deploy/compose.yaml against the Compose Specification's JSON schema (vendored by check-jsonschema);
+- every object under deploy/k8s/ against the Kubernetes 1.37 schemas (kubernetes-validate, strict:
+  an unknown field fails);
+- deploy/Dockerfile through hadolint;
+- and what no schema knows: the commands name modules that exist, the settings are ones mnemex reads,
+  the ports are mnemex's, embedding can scale, and the stateful services stay single until sharding.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import kubernetes_validate
+import pytest
+import yaml
+
+from kernel.config import DEFAULT_PORTS
+
+ROOT = Path(__file__).resolve().parents[2]
+DEPLOY = ROOT / "deploy"
+K8S = DEPLOY / "k8s"
+MANIFESTS = sorted(p for p in K8S.glob("*.yaml") if p.name != "kustomization.yaml")
+README_SETTINGS = set(re.findall(r"`(MNEMEX_[A-Z0-9_]+)`", (ROOT / "README.md").read_text()))
+PROCESS_SETTINGS = {"HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_HUB_DISABLE_TELEMETRY", "ANONYMIZED_TELEMETRY"}
+
+
+def k8s_objects() -> list[tuple[str, dict[str, Any]]]:
+    return [(p.name, doc) for p in MANIFESTS for doc in yaml.safe_load_all(p.read_text()) if doc]
+
+
+def compose() -> dict[str, Any]:
+    data: dict[str, Any] = yaml.safe_load((DEPLOY / "compose.yaml").read_text())
+    return data
+
+
+def containers(obj: dict[str, Any]) -> list[dict[str, Any]]:
+    spec = obj.get("spec", {}).get("template", {}).get("spec", {})
+    found: list[dict[str, Any]] = spec.get("containers", [])
+    return found
+
+
+def test_compose_file_follows_the_compose_specification() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "check_jsonschema", "--builtin-schema", "vendor.compose-spec", "deploy/compose.yaml"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_schema_check_rejects_a_broken_compose_file(tmp_path: Path) -> None:
+    """The check above can fail: a service with an unknown key is refused."""
+    broken = compose()
+    broken["services"]["gateway"]["replicaz"] = 2
+    path = tmp_path / "compose.yaml"
+    path.write_text(yaml.safe_dump(broken))
+    result = subprocess.run(
+        [sys.executable, "-m", "check_jsonschema", "--builtin-schema", "vendor.compose-spec", str(path)],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode != 0
+
+
+@pytest.mark.parametrize(("name", "obj"), k8s_objects(), ids=lambda v: v if isinstance(v, str) else v["kind"])
+def test_kubernetes_objects_follow_their_schemas(name: str, obj: dict[str, Any]) -> None:
+    kubernetes_validate.validate(obj, "1.37.0", strict=True)
+
+
+def test_the_kubernetes_check_rejects_an_unknown_field() -> None:
+    obj = next(o for _, o in k8s_objects() if o["kind"] == "Deployment")
+    broken = {**obj, "spec": {**obj["spec"], "replicaz": 3}}
+    with pytest.raises(kubernetes_validate.ValidationError):
+        kubernetes_validate.validate(broken, "1.37.0", strict=True)
+
+
+def test_kustomization_lists_every_manifest() -> None:
+    listed = yaml.safe_load((K8S / "kustomization.yaml").read_text())["resources"]
+    assert sorted(listed) == [p.name for p in MANIFESTS]
+
+
+def test_dockerfile_passes_hadolint() -> None:
+    hadolint = Path(sys.executable).parent / "hadolint"
+    result = subprocess.run([str(hadolint), "deploy/Dockerfile"], cwd=ROOT, capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_dockerfile_copies_every_package_the_distribution_ships() -> None:
+    text = (DEPLOY / "Dockerfile").read_text()
+    copied = set(re.findall(r"^COPY (\w+) ", text, flags=re.M))
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    shipped = {
+        name.rstrip("*") for name in re.findall(r'"(\w+)\*"', pyproject.split("[tool.setuptools.packages.find]")[1])
+    }
+    assert shipped and shipped <= copied
+
+
+def commands() -> list[list[str]]:
+    found = [svc["command"] for svc in compose()["services"].values()]
+    found += [c["command"] for _, o in k8s_objects() for c in containers(o)]
+    return found
+
+
+def test_every_command_runs_a_module_that_exists() -> None:
+    for command in commands():
+        if command[0] == "python":
+            assert command[1] == "-m" and importlib.util.find_spec(command[2]) is not None, command
+        else:
+            assert command[:2] == ["chroma", "run"], command
+
+
+def test_every_setting_is_one_mnemex_reads() -> None:
+    names = set()
+    for svc in compose()["services"].values():
+        names |= set(svc.get("environment", {}))
+    for _, obj in k8s_objects():
+        names |= set(obj.get("data", {})) if obj["kind"] == "ConfigMap" else set()
+        for container in containers(obj):
+            names |= {e["name"] for e in container.get("env", [])}
+    unknown = {n for n in names if n.startswith("MNEMEX_")} - README_SETTINGS
+    assert not unknown, f"not a documented mnemex setting: {sorted(unknown)}"
+    assert {n for n in names if not n.startswith("MNEMEX_")} <= PROCESS_SETTINGS
+
+
+def test_ports_are_mnemex_defaults() -> None:
+    for name in ("embedding", "memory", "kg"):
+        port = DEFAULT_PORTS[name]
+        assert compose()["services"][name]["environment"][f"MNEMEX_{name.upper()}_ADDR"] == f"0.0.0.0:{port}"
+        service = next(
+            o for _, o in k8s_objects() if o["kind"] == "Service" and o["metadata"]["name"] == f"mnemex-{name}"
+        )
+        assert service["spec"]["ports"][0]["port"] == port
+
+
+def test_embedding_scales_and_only_the_gateway_is_published_on_loopback() -> None:
+    services = compose()["services"]
+    assert "container_name" not in services["embedding"] and "ports" not in services["embedding"]
+    published = {name: svc["ports"] for name, svc in services.items() if "ports" in svc}
+    assert list(published) == ["gateway"]
+    assert all(str(p).startswith("127.0.0.1:") for p in published["gateway"])
+    headless = next(
+        o for _, o in k8s_objects() if o["metadata"]["name"] == "mnemex-embedding" and o["kind"] == "Service"
+    )
+    assert headless["spec"]["clusterIP"] == "None"  # dns:/// sees every replica, gRPC balances round-robin
+    gpu = next(o for _, o in k8s_objects() if o["metadata"]["name"] == "mnemex-embedding-gpu")
+    assert containers(gpu)[0]["resources"]["limits"]["nvidia.com/gpu"] == "1"
+
+
+def test_stateful_services_run_one_replica_until_scopes_are_sharded() -> None:
+    """Memory and kg keep per-scope state in process: a second replica would serve stale results."""
+    for name in ("mnemex-memory", "mnemex-kg"):
+        obj = next(o for _, o in k8s_objects() if o["metadata"]["name"] == name and o["kind"] == "StatefulSet")
+        assert obj["spec"]["replicas"] == 1

@@ -2,6 +2,7 @@
 
     .venv/bin/python -m bench.bench_get_context_ab --b-env MNEMEX_EMBEDDING_PRECISION=fp32
     .venv/bin/python -m bench.bench_get_context_ab --b-root ../old-checkout   # code against code
+    .venv/bin/python -m bench.bench_get_context_ab --b-root ../old-checkout --learned 100
 
 Side A is this checkout's embedding service and gateway; side B is another
 embedding service and gateway, started with ``--b-env`` variables and/or from
@@ -10,6 +11,10 @@ services (this checkout's), populated once with N memories, so the only
 difference is what runs in front of them. Requests go A, B, A, B... through
 the hook's own client, so a slow minute on this shared machine hits both
 sides alike; the ratio of medians is the figure to read, not either absolute.
+
+``--learned N`` first teaches the kg N of the timed prompts as problems (two
+memories that worked, two that failed, through kg RecordOutcome), so a checkout
+that reads lessons on get-context pays for them on most requests.
 """
 
 from __future__ import annotations
@@ -63,9 +68,42 @@ def start_side_b(stack: ProcessStack, extra_env: dict[str, str], root: Path) -> 
     return side
 
 
-def alternate(a: ProcessStack, b: ProcessStack, cwd: str, queries: int) -> tuple[list[float], list[float]]:
+def prompts_for(queries: int) -> list[str]:
     rng = random.Random(2)
-    prompts = [f"how did we handle {rng.choice(TOPICS)} last time? {rng.choice(DETAILS)}" for _ in range(queries)]
+    return [f"how did we handle {rng.choice(TOPICS)} last time? {rng.choice(DETAILS)}" for _ in range(queries)]
+
+
+async def teach_problems(stack: ProcessStack, cwd: str, prompts: list[str]) -> int:
+    """Each prompt becomes a learned problem: its top two memories worked for it, the next two failed."""
+    from gateway.backends import Backends
+    from kernel import projects
+    from kernel.config import Settings
+    from protos.mnemex.common.v1 import common_pb2 as common_pb
+    from protos.mnemex.kg.v1 import kg_service_pb2 as kg_pb
+    from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
+
+    settings = Settings.from_env(stack.env)
+    backends = Backends.connect(settings, timeout=60)
+    scope = common_pb.Scope(user=settings.user, project=projects.resolve(cwd, settings.home))
+    taught = 0
+    for prompt in dict.fromkeys(prompts):
+        vector = (await backends.embedding.embed([prompt]))[0]
+        found = await backends.memory.Search(
+            mem_pb.SearchRequest(scope=scope, query=prompt, query_vector=vector.astype("<f4").tobytes(), limit=4),
+            timeout=60,
+        )
+        ids = [m.id for m in found.memories]
+        for doc_ids, outcome in ((ids[:2], common_pb.OUTCOME_WORKED), (ids[2:4], common_pb.OUTCOME_FAILED)):
+            await backends.kg.RecordOutcome(
+                kg_pb.RecordOutcomeRequest(scope=scope, doc_ids=doc_ids, outcome=outcome, problem=prompt), timeout=60
+            )
+        taught += 1
+    await backends.close()
+    return taught
+
+
+def alternate(a: ProcessStack, b: ProcessStack, cwd: str, queries: int) -> tuple[list[float], list[float]]:
+    prompts = prompts_for(queries)
     post_a, post_b = hook_poster(a), hook_poster(b)
     for i, prompt in enumerate(prompts[:10]):  # warm-up
         post_a({"session_id": f"warm-a{i}", "prompt": prompt, "cwd": cwd})
@@ -88,17 +126,22 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--b-env", action="append", default=[], metavar="KEY=VALUE")
     parser.add_argument("--b-root", type=Path, default=ROOT, help="checkout that side B runs from")
+    parser.add_argument("--learned", type=int, default=0, help="teach the kg this many of the prompts as problems")
     args = parser.parse_args()
     extra = dict(item.split("=", 1) for item in args.b_env)
     label_b = " ".join(args.b_env + ([f"root={args.b_root}"] if args.b_root != ROOT else [])) or "same as A"
     with temporary_stack("mnemex-ab-") as (stack, project):
         asyncio.run(populate(stack, str(project), args.size))
+        taught = asyncio.run(teach_problems(stack, str(project), prompts_for(args.queries)[: args.learned]))
         side_b = start_side_b(stack, extra, args.b_root.resolve())
         try:
             a, b = alternate(stack, side_b, str(project), args.queries)
         finally:
             side_b.stop()
-    print(f"get-context A/B at {args.size} memories, {args.queries} alternating requests per side")
+    print(
+        f"get-context A/B at {args.size} memories, {args.queries} alternating requests per side"
+        + (f", {taught} prompts learned as problems in the kg" if taught else "")
+    )
     for name, samples in (("A (this checkout)", a), (f"B ({label_b})", b)):
         print(f"  {name:40s} p50 {statistics.median(samples):6.2f}  p95 {percentile(samples, 95):6.2f} ms")
     print(f"  p50 ratio A/B {statistics.median(a) / statistics.median(b):.3f}")

@@ -369,6 +369,14 @@ def micro() -> None:
         )
     for i in range(2000):
         graphs.content.index_fact(f"fact{i}", [(w, "phrase") for w in rng.sample(words, 5)], [])
+    from services.kg.problems import signature_for
+
+    # 5,000 learned problems: three words of a 300-word vocabulary (in about 50 problems each) and one
+    # specific word (an error code) each, as recurring errors look.
+    vocabulary = [f"{a}{b}{c}" for a in "bcdfghjklm" for b in "aeiou" for c in "nprstz"]
+    for i in range(5000):
+        concepts = [*rng.sample(vocabulary, 3), f"e{i}"]
+        graphs.problems.record(signature_for(concepts), [f"doc{i % 700}"], rng.choice(list(Outcome)), "", float(i))
 
     def timed(fn, n: int) -> list[float]:  # type: ignore[no-untyped-def]
         samples = []
@@ -386,6 +394,9 @@ def micro() -> None:
         "route (12 concepts, 5k-concept graph)": timed(lambda: graphs.routing.route(rng.sample(words, 12)), 2000),
         "facts_for_entities (8 entities)": timed(
             lambda: graphs.content.facts_for_entities(rng.sample(words, 8), 5), 2000
+        ),
+        "lessons (12 concepts, 5k problems)": timed(
+            lambda: graphs.problems.lessons([*rng.sample(vocabulary, 11), f"e{rng.randrange(5000)}"], 6, 6), 2000
         ),
     }
     print("in-process hot path:")

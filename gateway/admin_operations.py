@@ -35,6 +35,9 @@ class AdminOperations:
         backends: Backends
         settings: Settings
 
+        @property
+        def user(self) -> str: ...
+
         def scopes(self, cwd: str | None) -> tuple[common_pb.Scope, common_pb.Scope]: ...
         def _opts(self, timeout: float | None = None) -> dict[str, Any]: ...
         async def health(self) -> JSON: ...
@@ -54,7 +57,7 @@ class AdminOperations:
     async def projects(self, *, cwd: str | None) -> JSON:
         """This user's scopes with their counts, the project ``cwd`` resolves to, and the bindings."""
         reply = await call("memory", self.backends.memory.ListScopes(mem_pb.ListScopesRequest(), **self._opts()))
-        user = self.settings.user
+        user = self.user
         scopes = [
             {"user": info.scope.user, "project": info.scope.project, "counts": dict(info.counts)}
             for info in reply.scopes

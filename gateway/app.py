@@ -17,7 +17,7 @@ from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
-from gateway import validation
+from gateway import ui, validation
 from gateway.backends import Backends
 from gateway.context import Deadlines
 from gateway.errors import GatewayError
@@ -85,12 +85,22 @@ def create_app(settings: Settings, backends: Backends | None = None, *, deadline
     for module in (hooks, memory_api, books, system, admin, backfill):
         app.include_router(module.router)
     mcp_http.mount(app, operations)
+    ui.mount(app)
 
     app.add_middleware(
         BodyLimit,
         default=DEFAULT_BODY_LIMIT,
-        per_path={"/api/ingest": INGEST_BODY_LIMIT, "/api/backfill": BACKFILL_BODY_LIMIT},
+        per_path={
+            "/api/ingest": INGEST_BODY_LIMIT,
+            "/api/backfill": BACKFILL_BODY_LIMIT,
+            ui.UPLOAD_PATH: INGEST_BODY_LIMIT,
+        },
     )
-    if settings.token:
-        app.add_middleware(BearerAuth, token=settings.token)
+    if settings.token or operations.user_tokens is not None:
+        app.add_middleware(
+            BearerAuth,
+            token=settings.token,
+            delegate=(ui.PREFIX,),  # the viewer checks its own
+            users=operations.user_tokens,
+        )
     return app

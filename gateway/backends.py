@@ -1,8 +1,11 @@
 """The gateway's async clients for the three backend services.
 
-``Backends.connect(settings)`` opens one aio channel per service (lazily
-connecting, so it never blocks); ``close()`` releases them. Importing this
-module pulls in grpc and numpy but never torch or chromadb.
+``Backends.connect(settings)`` opens one aio channel per service, and one per
+shard where memory or kg is sharded (lazily connecting, so it never blocks);
+``close()`` releases them. A sharded service's stub is a
+``gateway.shard_router.ShardRouter``, which sends each call to the shard that
+owns its user. Importing this module pulls in grpc and numpy but never torch
+or chromadb.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from dataclasses import dataclass, field
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from gateway.shard_router import routed
 from kernel.config import Settings
 from kernel.embedding_client import EmbeddingClient
 from kernel.grpc_auth import client_metadata
@@ -36,11 +40,16 @@ class Backends:
 
     @classmethod
     def connect(cls, settings: Settings, timeout: float = DEFAULT_TIMEOUT) -> Backends:
-        channels = {name: channel(settings.addr_of(name)) for name in SERVICES}
+        channels = {"embedding": channel(settings.embedding_addr)}
+        shards: dict[str, list[grpc.aio.Channel]] = {}
+        for name in ("memory", "kg"):
+            shards[name] = [channel(address) for address in settings.shards_of(name)]
+            for index, chan in enumerate(shards[name]):
+                channels[name if index == 0 else f"{name}[{index}]"] = chan  # health reports every shard
         return cls(
             embedding=EmbeddingClient(channels["embedding"], token=settings.token, timeout=timeout),
-            memory=memory_grpc.MemoryServiceStub(channels["memory"]),
-            kg=kg_grpc.KnowledgeGraphServiceStub(channels["kg"]),
+            memory=routed("memory", [memory_grpc.MemoryServiceStub(c) for c in shards["memory"]]),
+            kg=routed("kg", [kg_grpc.KnowledgeGraphServiceStub(c) for c in shards["kg"]]),
             metadata=client_metadata(settings.token),
             timeout=timeout,
             channels=channels,

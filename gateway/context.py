@@ -1,9 +1,17 @@
 """The get-context pipeline, on the hot path of every prompt.
 
-    embed prompt ───────────────────────┐
-    kg Recall (concepts, route, facts) ─┴─> memory PrepareContext -> format
-                                            (scoring state, search with the vector, kg weights
-                                             and fact ids; the injection is recorded after the reply)
+    embed prompt ──────────────────────────────────┐
+    kg Recall (concepts, route, facts, lessons) ───┴─> memory PrepareContext -> format
+                                            (scoring state, search with the vector, kg weights,
+                                             fact ids and lesson ids; the injection is recorded
+                                             after the reply)
+
+Lessons are what the kg learned for a matching problem: the memories that
+worked before (solutions) and those that failed (failures). Their ids ride
+in the same PrepareContext call, which returns their memories and records
+them with the injection, so the next scoring prompt lists them: no extra
+round trip. With ``use_kg`` off (MNEMEX_KG_CONTEXT=0) the kg is not asked at
+all: no routing, no facts, no lessons.
 
 Every backend call has its own short deadline and the whole pipeline an
 overall one; a failing kg means search without routing, a failing embedding
@@ -24,7 +32,7 @@ from typing import Any, TypeVar
 import grpc
 import numpy as np
 
-from gateway import convert, formatting
+from gateway import convert, formatting, lessons
 from gateway.backends import Backends
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.kg.v1 import kg_service_pb2 as kg_pb
@@ -83,6 +91,8 @@ class Routing:
     context_type: str = ""
     route: kg_pb.RouteResponse | None = None
     fact_ids: list[str] = field(default_factory=list)
+    solutions: list[kg_pb.Solution] = field(default_factory=list)
+    failures: list[kg_pb.Solution] = field(default_factory=list)
 
     @property
     def weights(self) -> dict[str, float]:
@@ -91,14 +101,18 @@ class Routing:
         return dict(self.route.weights)
 
     def as_dict(self) -> dict[str, Any]:
-        return convert.routing_to_dict(self.route, self.concepts, self.context_type)
+        """The route, plus the memory_bank fact ids the content graph linked to the prompt's entities."""
+        return {**convert.routing_to_dict(self.route, self.concepts, self.context_type), "fact_ids": self.fact_ids}
 
 
-async def kg_routing(backends: Backends, scope: common_pb.Scope, text: str, timeout: float) -> Routing:
-    """Concepts -> (collection weights, memory_bank facts for the entities), in one kg round trip.
+async def kg_routing(
+    backends: Backends, scope: common_pb.Scope, text: str, timeout: float, lesson_limit: int = 0
+) -> Routing:
+    """Concepts -> (collection weights, memory_bank facts for the entities, and with
+    ``lesson_limit`` the solutions and failures of matching problems), in one kg round trip.
 
     Raises gRPC errors."""
-    request = kg_pb.RecallRequest(scope=scope, text=text[:CONCEPT_CHARS], fact_limit=5)
+    request = kg_pb.RecallRequest(scope=scope, text=text[:CONCEPT_CHARS], fact_limit=5, lesson_limit=lesson_limit)
     reply = await reconnecting(functools.partial(backends.kg.Recall, request, metadata=backends.metadata), timeout)
     extracted = reply.extraction
     concepts = list(extracted.concepts)
@@ -107,7 +121,20 @@ async def kg_routing(backends: Backends, scope: common_pb.Scope, text: str, time
     if reply.HasField("route"):
         routing.route = reply.route
     routing.fact_ids = list(dict.fromkeys(f.fact_id for f in reply.facts if f.fact_id))
+    routing.solutions = list(reply.solutions)
+    routing.failures = list(reply.failures)
     return routing
+
+
+async def recall(
+    backends: Backends, kg_scope: common_pb.Scope, mem_scope: common_pb.Scope, text: str, deadlines: Deadlines
+) -> tuple[Routing, list[lessons.Lesson]]:
+    """kg Recall with lessons, their text read with one memory ``Get`` each (get_context_insights;
+    get-context has PrepareContext return them instead)."""
+    routing = await kg_routing(backends, kg_scope, text, deadlines.kg, lessons.KG_LESSON_LIMIT)
+    if not routing.solutions and not routing.failures:
+        return routing, []
+    return routing, await lessons.resolve(backends, mem_scope, routing.solutions, routing.failures, deadlines.kg)
 
 
 def _failed(service: str, exc: BaseException, degraded: list[str]) -> None:
@@ -127,6 +154,7 @@ async def build(
     prompt: str,
     limit: int,
     deadlines: Deadlines = Deadlines(),
+    use_kg: bool = True,
 ) -> dict[str, Any]:
     """Run the pipeline: two calls side by side, then one memory call."""
     md = backends.metadata
@@ -136,6 +164,7 @@ async def build(
     query = prompt.strip()
     vector: np.ndarray | None = None
     routing = Routing()
+    learned: list[lessons.Lesson] = []
     prepare = mem_pb.PrepareContextRequest(
         scope=mem_scope, session_id=session_id, prompt=prompt[:RECORDED_PROMPT_CHARS]
     )
@@ -146,7 +175,9 @@ async def build(
                 timings,
                 reconnecting(functools.partial(backends.embedding.embed, [query[:EMBED_CHARS]]), deadlines.embed),
             ),
-            timed("kg", timings, kg_routing(backends, kg_scope, query, deadlines.kg)),
+            timed("kg", timings, kg_routing(backends, kg_scope, query, deadlines.kg, lessons.KG_LESSON_LIMIT))
+            if use_kg
+            else _no_kg(),
             return_exceptions=True,
         )
         if isinstance(embed_r, BaseException):
@@ -167,6 +198,7 @@ async def build(
                 boost_ids=routing.fact_ids,
             )
         )
+        prepare.lesson_ids.extend(lessons.wanted_ids(routing.solutions, routing.failures))
 
     memories: list[dict[str, Any]] = []
     scoring_ids: list[str] = []
@@ -177,15 +209,20 @@ async def build(
         memories = convert.memories_to_dicts(reply.memories)[:limit]
         scoring_required = reply.scoring_required
         scoring_ids = list(reply.injected_ids)
+        learned = lessons.combine(routing.solutions, routing.failures, reply.lessons)
     except grpc.aio.AioRpcError as exc:
         _failed("memory", exc, degraded)
 
+    lesson_dicts = [x.as_dict() for x in learned]
     scoring = formatting.scoring_prompt(scoring_ids) if scoring_required else ""
-    known = formatting.known_context(memories, budget=formatting.MAX_OUTPUT_CHARS - len(scoring) - 2)
+    known = formatting.known_context(
+        memories, budget=formatting.MAX_OUTPUT_CHARS - len(scoring) - 2, lessons=lesson_dicts
+    )
     return {
         "context": formatting.compose(scoring, known),
         "known_context": known,
         "memories": memories,
+        "lessons": lesson_dicts,
         "scoring_required": scoring_required,
         "scoring_ids": scoring_ids if scoring_required else [],
         "scoring_prompt": scoring,
@@ -193,6 +230,10 @@ async def build(
         "degraded": sorted(set(degraded)),
         "timings_ms": {**timings, "total": round((time.perf_counter() - started) * 1000, 2)},
     }
+
+
+async def _no_kg() -> Routing:
+    return Routing()
 
 
 async def timed(name: str, timings: dict[str, float], awaitable: Awaitable[T]) -> T:
@@ -209,6 +250,7 @@ def empty_result(degraded: list[str]) -> dict[str, Any]:
         "context": "",
         "known_context": "",
         "memories": [],
+        "lessons": [],
         "scoring_required": False,
         "scoring_ids": [],
         "scoring_prompt": "",

@@ -111,29 +111,84 @@ def memory_line(memory: Mapping[str, Any], content_limit: int = MAX_MEMORY_CHARS
     return f"• {content} [id:{_safe_id(str(memory.get('id', '')))}] ({', '.join(details)})"
 
 
-def known_context(memories: Sequence[Mapping[str, Any]], budget: int = MAX_OUTPUT_CHARS) -> str:
+LESSON_CHARS = 300  # content per solution line
+FAILURE_CHARS = 160  # content per failure line: enough to recognise the attempt
+LESSONS_BUDGET = 2_000  # the whole lessons section, at most
+SOLUTIONS_TITLE = "What worked before for this problem:"
+FAILURES_TITLE = "What failed before for this problem (avoid repeating it):"
+
+
+def _times(count: int) -> str:
+    return "once" if count == 1 else f"{count} times"
+
+
+def lesson_line(lesson: Mapping[str, Any]) -> str:
+    """One learned solution or failure: its text, its id and the outcome counts behind it."""
+    worked, failed = int(lesson.get("worked") or 0), int(lesson.get("failed") or 0)
+    content_limit = LESSON_CHARS
+    if lesson.get("kind") == "failure":
+        content_limit = FAILURE_CHARS
+        evidence = f"failed {_times(failed)}" + (f", worked {_times(worked)}" if worked else "")
+    else:
+        evidence = f"worked {_times(worked)}" + (f", failed {_times(failed)}" if failed else "")
+    content = neutralize(str(lesson.get("content", "")), content_limit)
+    return f"• {content} [id:{_safe_id(str(lesson.get('id', '')))}] ({evidence})"
+
+
+def lessons_section(lessons: Sequence[Mapping[str, Any]], budget: int = LESSONS_BUDGET) -> list[str]:
+    """The lines of what worked and what failed before, solutions first, within ``budget`` characters."""
+    lines: list[str] = []
+    used = 0
+    for kind, title in (("solution", SOLUTIONS_TITLE), ("failure", FAILURES_TITLE)):
+        items = [lesson_line(x) for x in lessons if x.get("kind") == kind]
+        for i, line in enumerate(items):
+            cost = len(line) + 1 + (len(title) + 1 if i == 0 else 0)
+            if used + cost > budget:
+                break
+            if i == 0:
+                lines.append(title)
+            lines.append(line)
+            used += cost
+    return lines
+
+
+def known_context(
+    memories: Sequence[Mapping[str, Any]],
+    budget: int = MAX_OUTPUT_CHARS,
+    lessons: Sequence[Mapping[str, Any]] = (),
+) -> str:
     """The KNOWN CONTEXT block; '' when there is nothing to show.
 
-    Lines are added best-first until the character budget would be passed;
-    what does not fit is counted in a final note instead.
+    Learned lessons (what worked / failed before for a matching problem) come
+    first, within ``LESSONS_BUDGET``; a memory shown there is not repeated in
+    the list. Memory lines are then added best-first until the character
+    budget would be passed; what does not fit is counted in a final note.
     """
-    if not memories:
+    if not memories and not lessons:
         return ""
     head = f"{CONTEXT_START}\n{PREAMBLE}\n"
     tail = CONTEXT_END
     used = len(head) + len(tail) + 40
-    lines: list[str] = []
+    lines = lessons_section(lessons, min(LESSONS_BUDGET, max(budget - used - 400, 0)))
+    used += sum(len(line) + 1 for line in lines)
+    if lines:
+        shown = {str(x.get("id")) for x in lessons}
+        memories = [m for m in memories if str(m.get("id")) not in shown]
+        if memories:
+            lines.append("Other memories:")
+            used += len(lines[-1]) + 1
+    first = len(lines)
     for memory in memories:
         line = memory_line(memory)
         if used + len(line) + 1 > budget:
             room = budget - used - 60
-            if room > 200 and not lines:
+            if room > 200 and len(lines) == first:
                 line = memory_line(memory, content_limit=room)
             else:
                 break
         lines.append(line)
         used += len(line) + 1
-    omitted = len(memories) - len(lines)
+    omitted = len(memories) - (len(lines) - first)
     if omitted:
         lines.append(f"({omitted} more not shown; use search_memory)")
     return head + "\n".join(lines) + "\n" + tail

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import grpc
 
-from gateway import convert, formatting, validation
+from gateway import convert, formatting, teaching, validation
 from gateway.observations import Observation, observe
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
@@ -104,6 +104,10 @@ class HookOperations:
     ) -> Observation | None:
         """Pure and fast: what a PostToolUse event is worth remembering, if anything."""
         return observe(tool_name, tool_input, tool_response, cwd)
+
+    async def learn_tool_use(self, *, cwd: str | None, tool_name: str, tool_input: Any, tool_response: Any) -> JSON:
+        """Teach the kg's action graph a command's outcome, when its output tells one (run in the background)."""
+        return await teaching.teach_tool_use(self.backends, self.scopes(cwd)[1], tool_name, tool_input, tool_response)
 
     async def record_observation(self, *, cwd: str | None, session_id: str, observation: Observation) -> JSON:
         """Store an observation in working memory (run in the background by the route)."""

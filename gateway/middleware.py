@@ -13,6 +13,8 @@ import json
 from collections.abc import Awaitable, Callable, MutableMapping, Sequence
 from typing import Any
 
+from gateway.user_tokens import UserTokens, authenticated_user
+
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
@@ -39,26 +41,58 @@ async def send_json(send: Send, status: int, body: dict[str, Any], headers: Sequ
 
 
 class BearerAuth:
-    """Require ``Authorization: Bearer <token>`` on everything but GET /api/health."""
+    """Require ``Authorization: Bearer <token>`` on everything but GET /api/health.
 
-    def __init__(self, app: ASGIApp, token: str) -> None:
+    The shared token (``MNEMEX_TOKEN``) acts as the configured user; a per-user
+    token (``users``, ``gateway/user_tokens.py``) acts as its own user, for the
+    rest of the request (``user_tokens.authenticated_user``).
+
+    Paths under a ``delegate`` prefix (the web viewer, ``/ui``) pass through: that
+    app checks the token itself, from a cookie or this same header.
+    """
+
+    def __init__(
+        self, app: ASGIApp, token: str | None, delegate: Sequence[str] = (), users: UserTokens | None = None
+    ) -> None:
         self.app = app
-        self.expected = f"Bearer {token}".encode()
+        self.expected = f"Bearer {token}".encode() if token else None
+        self.delegate = tuple(delegate)
+        self.users = users
+
+    def delegated(self, path: str) -> bool:
+        return any(path == prefix or path.startswith(prefix + "/") for prefix in self.delegate)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or (scope.get("method"), scope.get("path")) in OPEN_ROUTES:
+        path = scope.get("path", "")
+        if scope["type"] != "http" or (scope.get("method"), path) in OPEN_ROUTES or self.delegated(path):
             await self.app(scope, receive, send)
             return
         got = dict(scope.get("headers") or []).get(b"authorization", b"")
-        if hmac.compare_digest(got, self.expected):
+        if self.expected is not None and hmac.compare_digest(got, self.expected):
             await self.app(scope, receive, send)
+            return
+        user = self.user_of(got)
+        if user is not None:
+            reset = authenticated_user.set(user)
+            try:
+                await self.app(scope, receive, send)
+            finally:
+                authenticated_user.reset(reset)
             return
         await send_json(
             send,
             401,
-            {"error": "missing or wrong token: send 'Authorization: Bearer $MNEMEX_TOKEN'"},
+            {
+                "error": "missing or wrong token: send 'Authorization: Bearer <token>' "
+                "(MNEMEX_TOKEN, or your own user token)"
+            },
             [(b"www-authenticate", b"Bearer")],
         )
+
+    def user_of(self, header: bytes) -> str | None:
+        if self.users is None or not header.startswith(b"Bearer "):
+            return None
+        return self.users.user_of(header[len(b"Bearer ") :].decode("utf-8", "replace"))
 
 
 class BodyTooLarge(Exception):

@@ -10,23 +10,24 @@ An empty ``session_id`` means the scope's most recently active session
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import grpc
 
-from gateway import context, convert, formatting, teaching, validation
+from gateway import context, convert, insights, teaching, validation
 from gateway.admin_operations import AdminOperations
 from gateway.backends import Backends
 from gateway.backfill_operations import BackfillOperations
+from gateway.consolidation_operations import ConsolidationOperations
 from gateway.errors import InvalidInput, NotFound
 from gateway.hook_operations import HookOperations
 from gateway.library_operations import LibraryOperations
 from gateway.portability_operations import PortabilityOperations
 from gateway.rpc import call
 from gateway.turn_operations import TurnOperations
+from gateway.user_tokens import UserTokens, authenticated_user
 from kernel import projects
 from kernel.config import Settings
 from protos.mnemex.common.v1 import common_pb2 as common_pb
@@ -38,24 +39,40 @@ log = logging.getLogger("mnemex.gateway.operations")
 
 
 class Operations(
-    HookOperations, TurnOperations, LibraryOperations, AdminOperations, PortabilityOperations, BackfillOperations
+    HookOperations,
+    TurnOperations,
+    LibraryOperations,
+    AdminOperations,
+    PortabilityOperations,
+    BackfillOperations,
+    ConsolidationOperations,
 ):
     def __init__(self, backends: Backends, settings: Settings, deadlines: context.Deadlines | None = None) -> None:
         self.backends = backends
         self.settings = settings
         self.deadlines = deadlines or context.Deadlines()
         self._projects = projects.CachedResolver(settings.home)
+        # MNEMEX_USER_TOKENS: per-user tokens; a request made with one acts as its user (gateway/user_tokens.py)
+        self.user_tokens = UserTokens(settings.user_tokens_file) if settings.user_tokens_file else None
 
     # -- scope ---------------------------------------------------------------
     def project(self, cwd: str | None) -> str:
         return self._projects(cwd)
 
+    @property
+    def user(self) -> str:
+        """Whose memories this request reaches: a per-user token's user, else the configured user."""
+        return authenticated_user.get() or self.settings.user
+
+    @property
+    def acts_for_one_user(self) -> bool:
+        """True when a per-user token made this request: it may not reach other users' data."""
+        return authenticated_user.get() is not None
+
     def scopes(self, cwd: str | None) -> tuple[common_pb.Scope, common_pb.Scope]:
         project = self.project(cwd)
-        return (
-            common_pb.Scope(user=self.settings.user, project=project),
-            common_pb.Scope(user=self.settings.user, project=project),
-        )
+        user = self.user
+        return common_pb.Scope(user=user, project=project), common_pb.Scope(user=user, project=project)
 
     def _opts(self, timeout: float | None = None) -> dict[str, Any]:
         return {"timeout": timeout or self.backends.timeout, "metadata": self.backends.metadata}
@@ -75,42 +92,16 @@ class Operations(
             prompt=prompt,
             limit=limit,
             deadlines=self.deadlines,
+            use_kg=self.settings.kg_context,
         )
 
     async def insights(self, *, cwd: str | None, session_id: str, query: str) -> JSON:
-        """Routing for the query's concepts, the top memories and the user's top facts, as text and data."""
+        """Routing, solutions, failures, action effectiveness, top memories and facts (gateway/insights.py)."""
         validation.text(query, "query", validation.MAX_QUERY_CHARS, required=True)
         mem_scope, kg_scope = self.scopes(cwd)
-        routing_r: context.Routing | BaseException
-        search_r: mem_pb.SearchResponse | BaseException
-        facts_r: list[JSON] | BaseException
-        routing_r, search_r, facts_r = await asyncio.gather(
-            context.kg_routing(self.backends, kg_scope, query, self.deadlines.kg * 3),
-            call(
-                "memory",
-                self.backends.memory.Search(
-                    mem_pb.SearchRequest(scope=mem_scope, query=query, limit=5, sort_by=mem_pb.SORT_BY_RELEVANCE),
-                    **self._opts(),
-                ),
-            ),
-            self._top_facts(mem_scope, 5),
-            return_exceptions=True,
+        return await insights.insights(
+            self.backends, self.deadlines, mem_scope, kg_scope, query, self._top_facts(mem_scope, 5)
         )
-        if isinstance(search_r, BaseException):
-            raise search_r
-        routing = routing_r if isinstance(routing_r, context.Routing) else context.Routing()
-        memories = convert.memories_to_dicts(search_r.memories)
-        facts = [] if isinstance(facts_r, BaseException) else facts_r
-        seen = {m["id"] for m in memories}
-        combined = memories + [f for f in facts if f["id"] not in seen]
-        route = routing.as_dict()
-        lines = []
-        if route["has_preference"]:
-            lines.append("Collections that helped for these concepts: " + ", ".join(route["recommended"]))
-        elif route["concepts"]:
-            lines.append("No learned collection preference yet for: " + ", ".join(route["concepts"][:8]))
-        text = "\n".join([*lines, formatting.known_context(combined)]).strip()
-        return {"text": text, "memories": combined, "routing": route}
 
     async def _top_facts(self, scope: common_pb.Scope, limit: int) -> list[JSON]:
         """memory_bank facts ranked by importance x confidence."""
@@ -194,7 +185,12 @@ class Operations(
         )
         memory = convert.memory_to_dict(reply.memory)
         entities = await self._index_fact(kg_scope, memory["id"], memory["content"])
-        return {"memory": memory, "deduplicated": reply.deduplicated, "entities": entities}
+        return {
+            "memory": memory,
+            "deduplicated": reply.deduplicated,
+            "entities": entities,
+            "superseded": list(reply.superseded_ids),
+        }
 
     async def _index_fact(self, scope: common_pb.Scope, fact_id: str, text: str) -> list[str]:
         try:

@@ -38,6 +38,12 @@ KG_IMPORT_TIMEOUT = 120.0
 
 class PortabilityOperations:
     if TYPE_CHECKING:  # provided by Operations
+
+        @property
+        def user(self) -> str: ...
+        @property
+        def acts_for_one_user(self) -> bool: ...
+
         backends: Backends
         settings: Settings
 
@@ -52,7 +58,7 @@ class PortabilityOperations:
         return self._export_lines(listed)
 
     async def _export_lines(self, listed: mem_pb.ListScopesResponse) -> AsyncIterator[bytes]:
-        user = self.settings.user
+        user = self.user
         memories = graphs = 0
         scopes = {(i.scope.user, i.scope.project) for i in listed.scopes if i.scope.user == user}
         yield encode_line(
@@ -101,6 +107,8 @@ class PortabilityOperations:
 
     async def import_lines(self, *, lines: AsyncIterator[bytes], cwd: str | None, keep_user: bool = False) -> JSON:
         """Import a batch of JSONL lines. Ids already present are skipped, so re-running duplicates nothing."""
+        if keep_user and self.acts_for_one_user:
+            raise InvalidInput("keep_user writes records under other users: only the operator's MNEMEX_TOKEN may")
         mem_scope = self.scopes(cwd)[0]
         default = {"user": mem_scope.user, "project": mem_scope.project}
         tally = ImportTally()

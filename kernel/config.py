@@ -13,6 +13,10 @@ Every variable is prefixed ``MNEMEX_``. Tests pass their own ``environ`` dict.
 | MNEMEX_KG_ADDR | 127.0.0.1:27303 | knowledge-graph service |
 | MNEMEX_TOKEN | (none) | shared secret; required to bind beyond loopback |
 | MNEMEX_CHROMA_URL | (none) | use a Chroma server instead of embedded Chroma |
+| MNEMEX_MEMORY_SHARDS | MNEMEX_MEMORY_ADDR | gateway: the memory shards' addresses, comma-separated, in shard order |
+| MNEMEX_KG_SHARDS | MNEMEX_KG_ADDR | gateway: the kg shards' addresses, likewise |
+| MNEMEX_SHARD | (none) | memory / kg: INDEX/COUNT, which users this process owns (kernel/sharding.py) |
+| MNEMEX_USER_TOKENS | (none) | gateway: a file of per-user tokens (gateway/user_tokens.py) |
 """
 
 from __future__ import annotations
@@ -26,6 +30,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
+
+from kernel.sharding import SHARD_ENV, Shard
 
 T = TypeVar("T")
 
@@ -79,6 +85,28 @@ def require_token_for(host: str, token: str | None, what: str) -> None:
         )
 
 
+def _shard_addresses(env: Mapping[str, str], variable: str) -> tuple[str, ...]:
+    raw = env.get(variable, "").strip()
+    if not raw:
+        return ()
+    addresses = tuple(part.strip() for part in raw.split(","))
+    for address in addresses:
+        split_host_port(address, variable)
+    if len(set(addresses)) != len(addresses):
+        raise ConfigError(f"{variable}={raw!r} lists an address twice: give each shard once, in shard order")
+    return addresses
+
+
+def _shard(env: Mapping[str, str]) -> Shard | None:
+    raw = env.get(SHARD_ENV, "").strip()
+    if not raw:
+        return None
+    try:
+        return Shard.parse(raw)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+
+
 def service_settings_or_exit(load: Callable[[], T], address: Callable[[T], str], env_name: str, what: str) -> T:
     """Load a service's settings and check its bind address before any heavy start-up work.
 
@@ -104,6 +132,12 @@ class Settings:
     kg_addr: str
     token: str | None = None
     chroma_url: str | None = None
+    # MNEMEX_KG_CONTEXT=0: get-context asks the knowledge graph nothing (no routing, facts or lessons).
+    kg_context: bool = True
+    memory_shards: tuple[str, ...] = ()  # empty: the one memory_addr
+    kg_shards: tuple[str, ...] = ()
+    shard: Shard | None = None
+    user_tokens_file: Path | None = None
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -135,7 +169,17 @@ class Settings:
             kg_addr=addrs["kg"],
             token=env.get("MNEMEX_TOKEN") or None,
             chroma_url=env.get("MNEMEX_CHROMA_URL") or None,
+            kg_context=env.get("MNEMEX_KG_CONTEXT", "1").strip().lower() not in ("0", "false", "no", "off"),
+            memory_shards=_shard_addresses(env, "MNEMEX_MEMORY_SHARDS"),
+            kg_shards=_shard_addresses(env, "MNEMEX_KG_SHARDS"),
+            shard=_shard(env),
+            user_tokens_file=Path(env["MNEMEX_USER_TOKENS"]).expanduser() if env.get("MNEMEX_USER_TOKENS") else None,
         )
+
+    def shards_of(self, service: str) -> tuple[str, ...]:
+        """The addresses of ``service``'s shards in shard order (one, its address, when unsharded)."""
+        listed = {"memory": self.memory_shards, "kg": self.kg_shards}.get(service, ())
+        return listed or (self.addr_of(service),)
 
     def addr_of(self, service: str) -> str:
         return {

@@ -2,11 +2,32 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import grpc
 
 MAX_MESSAGE_BYTES = 16 * 1024 * 1024  # servers (kernel.grpc_service) accept the same
+
+# Embedding calls are pure functions of their input, so a call that finds its replica gone
+# (UNAVAILABLE: killed, restarting, scaled down) is retried, on the next replica under
+# round_robin. Memory and kg calls write, and are never retried blindly.
+SERVICE_CONFIG = json.dumps(
+    {
+        "methodConfig": [
+            {
+                "name": [{"service": "mnemex.embedding.v1.EmbeddingService"}],
+                "retryPolicy": {
+                    "maxAttempts": 4,
+                    "initialBackoff": "0.02s",
+                    "maxBackoff": "0.2s",
+                    "backoffMultiplier": 2,
+                    "retryableStatusCodes": ["UNAVAILABLE"],
+                },
+            }
+        ]
+    }
+)
 
 
 def channel(address: str) -> grpc.aio.Channel:
@@ -25,6 +46,7 @@ def channel(address: str) -> grpc.aio.Channel:
         ("grpc.min_reconnect_backoff_ms", 100),
         ("grpc.max_reconnect_backoff_ms", 300),
     ]
-    if address.startswith("dns:"):
+    if address.startswith(("dns:", "ipv4:", "ipv6:")):  # a name or list that may stand for several replicas
         options.append(("grpc.lb_policy_name", "round_robin"))
+    options.append(("grpc.service_config", SERVICE_CONFIG))
     return grpc.aio.insecure_channel(address, options=options)

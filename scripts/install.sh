@@ -26,7 +26,36 @@ install_e2e_clients() {
   (cd "$dir" && npm install --no-audit --no-fund --loglevel=error)  # versions pinned exactly in package.json
   touch "$marker"
 }
+# The browser the viewer's tests drive (tests/browser): Debian's chromium, never a browser download.
+install_browser() {
+  if [ -x /usr/bin/chromium ] || [ -n "${MNEMEX_CHROMIUM:-}" ]; then
+    return 0
+  fi
+  local sudo=""
+  if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null 2>&1; then
+      sudo="sudo"
+    else
+      echo "mnemex: the browser tests need Chromium: run 'apt-get install -y chromium chromium-driver' as root" \
+        "(or set MNEMEX_CHROMIUM to a Chromium binary) and run this again" >&2
+      exit 1
+    fi
+  fi
+  if ! command -v apt-get >/dev/null 2>&1; then
+    echo "mnemex: the browser tests need Chromium and this is not a Debian-like system:" \
+      "install Chromium and set MNEMEX_CHROMIUM to its binary" >&2
+    exit 1
+  fi
+  echo "mnemex: installing chromium for the browser tests (apt-get)" >&2
+  if ! { $sudo apt-get install -y -q chromium chromium-driver >/dev/null \
+    || { $sudo apt-get update -q >/dev/null && $sudo apt-get install -y -q chromium chromium-driver >/dev/null; }; }; then
+    echo "mnemex: 'apt-get install chromium chromium-driver' failed; install them by hand" \
+      "(or set MNEMEX_CHROMIUM to a Chromium binary) and run this again" >&2
+    exit 1
+  fi
+}
 [ -n "$extra" ] && install_e2e_clients
+[ -n "$extra" ] && install_browser
 if [ -f "$stamp" ] && [ "$stamp" -nt pyproject.toml ]; then
   exit 0
 fi

@@ -37,7 +37,7 @@ READING A RESULT LINE
 - memory_bank lines show imp:/conf: (importance, confidence) instead of s/w/uses; books show their title."""
 
 GET_CONTEXT_INSIGHTS = """\
-Ask your memory what it knows about this user and topic before you answer. Returns the memories most relevant to `query` (each with an [id:...] tag), the user's key memory_bank facts, and which collections have helped for these concepts before.
+Ask your memory what it knows about this user and topic before you answer. Returns the memories most relevant to `query` (each with an [id:...] tag), the user's key memory_bank facts, fixes that worked and attempts that failed on this problem before, how often tools worked in this project, and which collections helped.
 
 mnemex is memory that persists across sessions and learns from outcomes. The hooks already inject the top memories before every prompt; call this for a deeper look at the start of a task or when the topic changes.
 
@@ -153,7 +153,7 @@ PARAMETERS
   - 0.7 is the normal case;
   - 0.5 for unverified claims, approximate numbers, or things the user said that you could not confirm.
 Before storing, ask: will this still be true next week? If not, it does not belong here; working memory handles the short term.
-A near-duplicate of an existing fact refreshes that fact instead of adding a copy (the result says so). Ranking uses importance x confidence, blended with {F.fixed_quality_wilson}."""
+A near-duplicate of an existing fact refreshes that fact instead of adding a copy (the result says so). A fact that gives a new value for the same thing as an older one ("the staging port is 6543" after "... is 5432") archives the older fact as superseded; the result names it, and consolidate_memories(undo=...) reverses it. Ranking uses importance x confidence, blended with {F.fixed_quality_wilson}."""
 
 UPDATE_MEMORY = """\
 Correct or refine a memory, usually a memory_bank fact that is outdated, wrong or imprecise. Pass its id (from an [id:...] tag or search_memory) and only the fields to change: content (replaces the text), tags (replace the old tags), importance, confidence (0-1). Fix wrong facts as soon as you notice them; do not wait to be asked. To retire a fact that is no longer true at all, use archive_memory."""
@@ -173,8 +173,48 @@ Look into mnemex's knowledge graph: the entities it has seen (files, identifiers
 - entities (optional): restrict the graph to these names and their neighbours; leave out for the strongest nodes overall.
 - limit: at most this many nodes (1-500, default 50)."""
 
+FIND_CONSOLIDATION_CANDIDATES = """\
+List groups of memories that need your judgement to keep memory clean. mnemex runs no model of its own: it finds the groups, you decide, and consolidate_memories applies your decision.
+
+Three kinds of group:
+- contradiction: memory_bank facts that give different values for the same thing ("the staging port is 5432" / "... is 6543"), or two very similar memories where one was last scored failed. Usually one is outdated.
+- duplicate: memories that say nearly the same thing in different words (too different to have been merged automatically when stored).
+- stale: history, patterns or memory_bank entries with no activity (neither created nor used) for a long time; high-scoring stale ones come first, because they still get injected.
+Each memory shows its id, collection, score, Wilson bound, uses, age and last outcomes, so you can see which one has proven itself.
+
+WHEN TO CALL IT
+- The user asks you to tidy, clean up or review memory.
+- KNOWN CONTEXT or a search showed two memories that disagree or repeat each other.
+- At a natural pause in a long session (not in the middle of a task), at most once per session.
+Not on every turn: it is a maintenance step.
+
+WHAT TO DO WITH THE RESULT
+- contradiction: find out which is true (ask the user or check the code when unsure), then merge them into one correct memory with consolidate_memories, or archive the wrong one with archive_memory.
+- duplicate: merge them into one clear memory with consolidate_memories.
+- stale: if it is still true, leave it; if not, archive_memory (or update_memory to correct it).
+- When in doubt, leave things as they are: nothing is lost by waiting.
+
+PARAMETERS
+- kinds (optional): any of contradiction, duplicate, stale; leave out for all three.
+- limit: at most this many groups (1-50, default 10)."""
+
+CONSOLIDATE_MEMORIES = """\
+Apply a consolidation decision: replace several memories with one merged memory that you write, or undo an earlier merge.
+
+MERGE: pass source_ids (the ids to replace, 1-20, usually from find_consolidation_candidates) and merged_content (the single, correct text).
+- The merged memory records the ids it came from (metadata consolidated_from); every source is archived, not deleted, with superseded_by pointing to the merged memory.
+- Where it lives: collection if you give one; otherwise memory_bank when any source is a fact, else the highest tier among the sources (patterns over history over working). It keeps the outcome record of its best source, so proven knowledge keeps its standing.
+- Write merged_content as one self-contained statement that keeps every detail that is still true. For a contradiction, state only the correct value (and, if useful, what changed: "moved from 5432 to 6543 in May").
+- Optional: tags, importance and confidence (memory_bank only), and reason (why you merged, kept with the merged memory).
+
+UNDO: pass undo=<id of the merged memory>. Its sources become active again and the merged memory is archived. Use it when the user disagrees with a merge or you realise it lost something. The same undo works on a memory_bank fact that automatically superseded an older one (its metadata lists supersedes): the older fact is restored and both stay.
+
+Automatic supersede, for reference: when you store a memory_bank fact that gives a new value for the same thing as an older fact (same subject and attribute, e.g. "X is Y", "X's A is Y", "A: Y"), mnemex archives the older fact right away and links the two; add_to_memory_bank reports it. Facts that might both be true ("uses vim" / "uses Python") are left for you to judge here.
+
+Only merge memories you have read and understood; never merge to save space alone."""
+
 SELF_AUDIT = """\
-SELF-AUDIT: look over the memory_bank facts above. If any is outdated, wrong or redundant, fix it with update_memory or retire it with archive_memory now. Keeping your memory accurate is part of the job."""
+SELF-AUDIT: look over the memory_bank facts above. If any is outdated, wrong or redundant, fix it with update_memory or retire it with archive_memory now; for facts that contradict or repeat each other, find_consolidation_candidates lists them and consolidate_memories merges them. Keeping your memory accurate is part of the job."""
 
 TEMPLATES = {
     "get_context_insights": GET_CONTEXT_INSIGHTS,
@@ -185,6 +225,8 @@ TEMPLATES = {
     "score_response": SCORE_RESPONSE,
     "record_response": RECORD_RESPONSE,
     "query_kg": QUERY_KG,
+    "find_consolidation_candidates": FIND_CONSOLIDATION_CANDIDATES,
+    "consolidate_memories": CONSOLIDATE_MEMORIES,
 }
 
 

@@ -78,3 +78,21 @@ class GraphOut(_Open):
     nodes: list[dict[str, Any]]
     edges: list[dict[str, Any]]
     routing: dict[str, Any] = Field(default_factory=dict)
+
+
+class ClusterOut(_Open):
+    kind: str = Field(description="contradiction, duplicate or stale")
+    reason: str = ""
+    similarity: float | None = Field(None, description="Lowest cosine among the grouped pairs")
+    memories: list[MemoryOut]
+
+
+class CandidatesOut(_Open):
+    clusters: list[ClusterOut]
+    scanned: int = Field(0, description="Active memories examined")
+
+
+class ConsolidateOut(_Open):
+    merged: MemoryOut = Field(description="The merged memory (after an undo: archived)")
+    archived: list[MemoryOut] = Field(default_factory=list, description="Sources archived by a merge")
+    restored: list[MemoryOut] = Field(default_factory=list, description="Sources restored by an undo")

@@ -66,6 +66,13 @@ def saved_text(verb: str, result: Mapping[str, Any]) -> str:
     line = memory_lines([memory])[0] if memory else ""
     if result.get("deduplicated"):
         return f"A near-duplicate already existed, so it was refreshed instead of adding a copy:\n{line}"
+    superseded = [str(i) for i in result.get("superseded") or []]
+    if superseded:
+        return (
+            f"{verb}:\n{line}\nIt gives a new value for what {', '.join(superseded)} stated, so "
+            f"{'that fact was' if len(superseded) == 1 else 'those facts were'} archived (superseded). If both "
+            f'should stand, call consolidate_memories(undo="{memory.get("id", "?")}").'
+        )
     return f"{verb}:\n{line}"
 
 

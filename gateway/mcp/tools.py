@@ -1,4 +1,4 @@
-"""The eight mnemex tools, each a thin translation onto ``Operations``.
+"""The mnemex tools, each a thin translation onto ``Operations`` (consolidation: ``consolidation_tools``).
 
 A tool validates its arguments through its signature (the MCP SDK turns
 the annotations into the input schema), resolves the project scope, calls
@@ -23,6 +23,7 @@ from gateway import validation as limits
 from gateway.errors import InvalidInput
 from gateway.mcp import descriptions as text
 from gateway.mcp import render
+from gateway.mcp.consolidation_tools import register_consolidation_tools
 from gateway.mcp.facts import DEFAULT_FACTS, Facts
 from gateway.mcp.models import GraphOut, InsightsOut, MemoryResultOut, ScoreOut, SearchOut
 from gateway.mcp.runner import MAX_CWD_CHARS, ToolRunner
@@ -49,7 +50,7 @@ READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_wo
 
 
 def register_tools(server: MCPServer, runner: ToolRunner, facts: Facts = DEFAULT_FACTS) -> None:
-    """Add the eight tools to ``server``; descriptions quote ``facts`` (``list_tools`` may re-render them)."""
+    """Add the tools to ``server``; descriptions quote ``facts`` (``list_tools`` may re-render them)."""
     texts = text.tool_texts(facts)
 
     @server.tool(
@@ -71,7 +72,8 @@ def register_tools(server: MCPServer, runner: ToolRunner, facts: Facts = DEFAULT
         async def work(ops: Operations, scope_cwd: str | None) -> tuple[str, dict[str, Any]]:
             result = await ops.insights(cwd=scope_cwd, session_id="", query=query)
             memories = result.get("memories") or []
-            await ops.remember_shown(cwd=scope_cwd, ids=[m["id"] for m in memories])
+            learned = (result.get("solutions") or []) + (result.get("failures") or [])
+            await ops.remember_shown(cwd=scope_cwd, ids=[m["id"] for m in learned + memories])
             audit = runner.audit.observe(ops.project(scope_cwd), memories)
             body = result.get("text") or "Nothing in memory about this yet."
             if audit:
@@ -263,3 +265,5 @@ def register_tools(server: MCPServer, runner: ToolRunner, facts: Facts = DEFAULT
             return render.graph_text(result), result
 
         return await runner.run("query_kg", ctx, cwd, work)
+
+    register_consolidation_tools(server, runner, texts)

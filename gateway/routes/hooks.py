@@ -71,6 +71,15 @@ async def post_tool_use(
     observation = ops.observation(
         cwd=body.cwd, tool_name=body.tool_name, tool_input=body.tool_input, tool_response=body.tool_response
     )
+    background.add_task(
+        functools.partial(
+            ops.learn_tool_use,
+            cwd=body.cwd,
+            tool_name=body.tool_name,
+            tool_input=body.tool_input,
+            tool_response=body.tool_response,
+        )
+    )
     if observation is None:
         return {"observation": None, "queued": False}
     background.add_task(

@@ -7,6 +7,7 @@
 - ``doctor``: doctor
 - ``transfer``: export, import, import-roampal
 - ``backfill``: backfill (past conversations of Claude Code and OpenCode)
+- ``viewer``: ui (the web viewer in a browser)
 
 Every data command goes through the gateway's HTTP API (``gateway_client``);
 none opens mnemex's storage directly. Exit codes: 0 ok, 1 failure, 2 usage.
@@ -20,7 +21,7 @@ import typer
 from typer.core import TyperGroup
 
 from kernel import __version__, offline
-from mnemex.cli import backfill, books, doctor, memories, projects, stack, transfer
+from mnemex.cli import backfill, books, doctor, memories, projects, stack, tokens, transfer, viewer
 from mnemex.cli.output import CliFailure, report_failure
 
 
@@ -44,7 +45,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-for _module in (stack, books, memories, projects, doctor, transfer, backfill):
+for _module in (stack, books, memories, projects, doctor, transfer, backfill, viewer, tokens):
     app.add_typer(_module.app)
 
 

@@ -62,6 +62,7 @@ def up(
         pid = running_supervisor_pid(paths)
         if pid is not None:
             out.print(f"mnemex is already running (supervisor pid {pid}); gateway {settings.gateway_url}")
+            out.print(f"viewer: {settings.gateway_url}/ui")
             return
         started = time.monotonic()
         pid = control.start_detached(settings, only, ready_timeout)
@@ -75,6 +76,7 @@ def up(
             )
         out.print(f"mnemex is ready in {time.monotonic() - started:.1f} s (supervisor pid {pid}, detached)")
         _print_rows(control.collect_status(settings))
+        out.print(f"viewer: {settings.gateway_url}/ui   (or: mnemex ui)")
         return
 
     def on_ready(supervisor: Any) -> None:
@@ -85,6 +87,7 @@ def up(
         )
         out.print(ready_table(rows))
         out.print(f"gateway: {settings.gateway_url}   logs: {settings.home / 'logs'}   Ctrl-C to stop")
+        out.print(f"viewer: {settings.gateway_url}/ui   (or: mnemex ui)")
 
     code = run_stack(
         settings,

@@ -45,6 +45,8 @@ TOOL_NAMES = (
     "score_response",
     "record_response",
     "query_kg",
+    "find_consolidation_candidates",
+    "consolidate_memories",
 )
 
 # Claude Code event -> (hook script in <mnemex home>/client/hooks/, timeout seconds, matcher).

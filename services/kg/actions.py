@@ -58,6 +58,28 @@ class ActionGraph:
         edge = self.graph.edges[source, target, action]
         return {**edge, "success_rate": success_rate(edge), "total": self.total(edge)}
 
+    def top(self, limit: int, context_type: str = "") -> list[dict[str, Any]]:
+        """Action stats with at least one graded outcome, most evidence first."""
+        rows = []
+        for source, target, action, edge in self.graph.edges(keys=True, data=True):
+            context = source.removeprefix("context:")
+            if context_type and context != context_type:
+                continue
+            if graded(edge) == 0:
+                continue
+            rows.append(
+                {
+                    "context_type": context,
+                    "action": action,
+                    "collection": target.removeprefix("collection:"),
+                    **{k: int(edge[k]) for k in COUNT_FIELDS},
+                    "success_rate": round(success_rate(edge), 4),
+                    "last": float(edge["last"] or 0.0),
+                }
+            )
+        rows.sort(key=lambda r: (-graded(r), -r["last"], r["action"]))
+        return rows[:limit]
+
     def remove_docs(self, doc_ids: set[str]) -> int:
         removed = 0
         for _, _, edge in self.graph.edges(data=True):

@@ -2,12 +2,15 @@
 
 A problem signature is the sorted top concepts of the problem text joined
 by "_" (Roampal's shape, so imported signatures match). Lookups also
-accept near matches: signatures sharing most of their words with the
-query's concepts, found through a word -> signature index.
+accept near matches: signatures sharing most of their word weight with the
+query's concepts (rare and specific words weigh more; see ``_matching``),
+found through a word -> signature index.
 """
 
 from __future__ import annotations
 
+import math
+import re
 from typing import Any
 
 import networkx as nx
@@ -16,9 +19,22 @@ from services.kg.keys import Outcome, signature_words
 from services.kg.routing import COUNT_FIELDS, graded, success_rate
 
 SIGNATURE_CONCEPTS = 5
-MIN_OVERLAP = 0.6  # share of a stored signature's words the query must contain
+MIN_OVERLAP = 0.6  # share of a stored signature's word weight the query must contain
+SPECIFIC_WEIGHT = 2.0
+# A query word found in more problems than this does not propose candidates (it still
+# counts toward the overlap of those another word proposes): it bounds a prompt's cost
+# once months of problems share words such as "error" or "test".
+MAX_WORD_PROBLEMS = 256
+_SPECIFIC = re.compile(r"\d|[./]")
+
+
 MAX_REASON_DOCS = 10
 MAX_PROBLEM_TEXT = 300
+
+
+def is_specific(word: str) -> bool:
+    """Words that name one thing: with a digit, a dot or a slash (codes, exceptions, paths)."""
+    return _SPECIFIC.search(word) is not None
 
 
 def signature_for(concepts: list[str]) -> str:
@@ -29,15 +45,25 @@ class ProblemGraph:
     def __init__(self) -> None:
         self.graph = nx.DiGraph()
         self.word_index: dict[str, set[str]] = {}
+        # The same, for the problems without a specific word only: a problem with one can match
+        # only through a shared specific word, so a generic query word never needs to visit it.
+        self.generic_index: dict[str, set[str]] = {}
         self.categories: dict[str, list[str]] = {}
+        self.problem_count = 0
 
     def _problem(self, signature: str, text: str) -> str:
         node = f"problem:{signature}"
         if node not in self.graph:
             words = signature_words(signature.split("_"))
-            self.graph.add_node(node, kind="problem", name=signature, words=words, text=text[:MAX_PROBLEM_TEXT])
+            specific = frozenset(w for w in words if is_specific(w))
+            self.graph.add_node(
+                node, kind="problem", name=signature, words=words, specific=specific, text=text[:MAX_PROBLEM_TEXT]
+            )
+            self.problem_count += 1
             for word in words:
                 self.word_index.setdefault(word, set()).add(node)
+                if not specific:
+                    self.generic_index.setdefault(word, set()).add(node)
         elif text and not self.graph.nodes[node]["text"]:
             self.graph.nodes[node]["text"] = text[:MAX_PROBLEM_TEXT]
         return node
@@ -57,39 +83,100 @@ class ProblemGraph:
         for doc_id in dict.fromkeys(doc_ids):
             self.add_counts(signature, doc_id, {outcome.value: 1}, text, ts)
 
-    def solutions(self, concepts: list[str], limit: int) -> list[dict[str, Any]]:
-        """Best docs for problems matching these concepts, best first."""
+    def _weight(self, word: str, problems: int) -> float:
+        """Rarer words weigh more (1 + ln(problems / problems with the word)); specific ones double."""
+        df = len(self.word_index.get(word, ())) or 1
+        return (1.0 + math.log(max(problems, df) / df)) * (SPECIFIC_WEIGHT if is_specific(word) else 1.0)
+
+    def _matching(self, concepts: list[str]) -> dict[str, float]:
+        """Problem nodes matching these concepts -> match strength (1.0 for the exact signature).
+
+        A stored problem matches when the words it shares with the query carry
+        at least ``MIN_OVERLAP`` of its weight, and, if it has specific words
+        (an error code, a dotted or slashed name: "e1042", "sqlite3.operationalerror"),
+        when at least one of those is shared: "error E1042 in the test stage" never
+        matches "error E2217 in the test stage" on the generic words alone.
+        """
         query_sig = signature_for(concepts)
         query_words = signature_words(concepts)
         candidates: dict[str, float] = {}
         exact = f"problem:{query_sig}"
         if exact in self.graph:
             candidates[exact] = 1.0
+        problems = self.problem_count
+        weights: dict[str, float] = {}
+
+        def weight(word: str) -> float:
+            if word not in weights:
+                weights[word] = self._weight(word, problems)
+            return weights[word]
+
+        seen: set[str] = set(candidates)
+        nodes = self.graph.nodes
         for word in query_words:
-            for pnode in self.word_index.get(word, ()):
-                if pnode not in candidates:
-                    words = self.graph.nodes[pnode]["words"]
-                    overlap = len(words & query_words) / max(1, len(words))
-                    if overlap >= MIN_OVERLAP:
-                        candidates[pnode] = overlap
+            pnodes = (self.word_index if is_specific(word) else self.generic_index).get(word, ())
+            if len(pnodes) > MAX_WORD_PROBLEMS:
+                continue
+            for pnode in pnodes:
+                if pnode in seen:
+                    continue
+                seen.add(pnode)
+                data = nodes[pnode]
+                if data["specific"] and data["specific"].isdisjoint(query_words):
+                    continue
+                words = data["words"]
+                shared = words & query_words
+                overlap = sum(weight(w) for w in shared) / (sum(weight(w) for w in words) or 1.0)
+                if overlap >= MIN_OVERLAP:
+                    candidates[pnode] = overlap
+        return candidates
+
+    def _entry(self, pnode: str, dnode: str, stats: dict[str, Any], score: float) -> dict[str, Any]:
+        return {
+            "doc_id": dnode.removeprefix("doc:"),
+            "success_rate": round(success_rate(stats), 4),
+            "uses": graded(stats) + stats["unknown"],
+            "worked": int(stats["worked"]),
+            "failed": int(stats["failed"]),
+            "signature": self.graph.nodes[pnode]["name"],
+            "score": score,
+        }
+
+    def solutions(self, concepts: list[str], limit: int) -> list[dict[str, Any]]:
+        """Best docs for problems matching these concepts, best first."""
+        return self.lessons(concepts, limit, 0)[0]
+
+    def lessons(
+        self, concepts: list[str], solution_limit: int, failure_limit: int
+    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """(solutions, failures) for problems matching these concepts.
+
+        A solution is a doc that worked (or partly) for a matching problem,
+        ranked by match x success rate. A failure is a doc that failed more
+        often than it worked for a matching problem, ranked by match x
+        failures; a doc is never both (its best-matching problem decides).
+        """
+        if not concepts or not self.word_index:
+            return [], []
         best: dict[str, dict[str, Any]] = {}
-        for pnode, match in candidates.items():
+        worst: dict[str, dict[str, Any]] = {}
+        for pnode, match in self._matching(concepts).items():
             for dnode, stats in self.graph.succ[pnode].items():
-                if stats["worked"] + stats["partial"] == 0:
-                    continue  # only failures: not a solution
-                rate = success_rate(stats)
                 doc_id = dnode.removeprefix("doc:")
-                score = match * rate
-                if doc_id not in best or score > best[doc_id]["score"]:
-                    best[doc_id] = {
-                        "doc_id": doc_id,
-                        "success_rate": round(rate, 4),
-                        "uses": graded(stats) + stats["unknown"],
-                        "signature": self.graph.nodes[pnode]["name"],
-                        "score": score,
-                    }
-        ranked = sorted(best.values(), key=lambda s: (-s["score"], -s["uses"], s["doc_id"]))
-        return ranked[:limit]
+                good = stats["worked"] + stats["partial"]
+                if good > 0:
+                    score = match * success_rate(stats)
+                    if doc_id not in best or score > best[doc_id]["score"]:
+                        best[doc_id] = self._entry(pnode, dnode, stats, score)
+                if stats["failed"] > good:
+                    score = match * stats["failed"]
+                    if doc_id not in worst or score > worst[doc_id]["score"]:
+                        worst[doc_id] = self._entry(pnode, dnode, stats, score)
+        ranked = sorted(best.values(), key=lambda s: (-s["score"], -s["uses"], s["doc_id"]))[:solution_limit]
+        shown = {s["doc_id"] for s in ranked}
+        failed = [f for f in worst.values() if f["doc_id"] not in best and f["doc_id"] not in shown]
+        failed.sort(key=lambda s: (-s["score"], s["doc_id"]))
+        return ranked, failed[:failure_limit]
 
     def remove_docs(self, doc_ids: set[str]) -> int:
         removed = 0
@@ -103,7 +190,9 @@ class ProblemGraph:
                     if self.graph.out_degree(pnode) == 0:
                         for word in self.graph.nodes[pnode]["words"]:
                             self.word_index.get(word, set()).discard(pnode)
+                            self.generic_index.get(word, set()).discard(pnode)
                         self.graph.remove_node(pnode)
+                        self.problem_count -= 1
         for key, members in list(self.categories.items()):
             kept = [m for m in members if m not in doc_ids]
             removed += len(members) - len(kept)

@@ -19,6 +19,7 @@ from kernel import __version__, offline
 from kernel.config import service_settings_or_exit
 from kernel.grpc_call_policy import ErrorTable
 from kernel.grpc_service import RunningService, serve_until_signal, start_service
+from kernel.sharding import NotThisShard, Shard
 from protos.mnemex.kg.v1 import kg_service_pb2 as pb
 from protos.mnemex.kg.v1 import kg_service_pb2_grpc as pb_grpc
 from services.kg import validation as v
@@ -33,6 +34,7 @@ SERVICE_NAME = pb.DESCRIPTOR.services_by_name["KnowledgeGraphService"].full_name
 ERRORS: ErrorTable = {
     v.InvalidKgRequest: grpc.StatusCode.INVALID_ARGUMENT,
     ImportFormatError: grpc.StatusCode.INVALID_ARGUMENT,
+    NotThisShard: grpc.StatusCode.FAILED_PRECONDITION,
 }
 RECALL_ENTITIES = 20  # entities (names, then concepts) looked up per prompt
 
@@ -46,9 +48,28 @@ def _entities(pairs: list[tuple[str, str]]) -> list[pb.Entity]:
     return [pb.Entity(name=name, type=type_) for name, type_ in pairs]
 
 
+def _solution(found: dict[str, Any]) -> pb.Solution:
+    return pb.Solution(
+        doc_id=found["doc_id"],
+        success_rate=found["success_rate"],
+        uses=found["uses"],
+        signature=found["signature"],
+        worked=found.get("worked", 0),
+        failed=found.get("failed", 0),
+    )
+
+
 class KnowledgeGraphServicer(pb_grpc.KnowledgeGraphServiceServicer):
-    def __init__(self, store: KgStore) -> None:
+    def __init__(self, store: KgStore, shard: Shard | None = None) -> None:
         self._store = store
+        self._shard = shard
+
+    def _scope(self, message: Any) -> ScopeKey:
+        """The request's scope, checked, and owned by this shard when the service is sharded."""
+        scope = _scope(message)
+        if self._shard is not None:
+            self._shard.check(scope.user)
+        return scope
 
     async def ExtractConcepts(
         self, request: pb.ExtractConceptsRequest, context: grpc.aio.ServicerContext
@@ -62,7 +83,7 @@ class KnowledgeGraphServicer(pb_grpc.KnowledgeGraphServiceServicer):
         )
 
     async def Route(self, request: pb.RouteRequest, context: grpc.aio.ServicerContext) -> pb.RouteResponse:
-        scope = _scope(request)
+        scope = self._scope(request)
         v.check_names(list(request.concepts), "concepts")
         answer = self._store.route(scope, list(request.concepts))
         return pb.RouteResponse(
@@ -73,7 +94,7 @@ class KnowledgeGraphServicer(pb_grpc.KnowledgeGraphServiceServicer):
         )
 
     async def Recall(self, request: pb.RecallRequest, context: grpc.aio.ServicerContext) -> pb.RecallResponse:
-        scope = _scope(request)
+        scope = self._scope(request)
         v.check_text(request.text)
         limit = v.limit_of(request.fact_limit, default=5)
         found = extract(request.text)
@@ -96,15 +117,21 @@ class KnowledgeGraphServicer(pb_grpc.KnowledgeGraphServiceServicer):
                     has_preference=answer.has_preference,
                 )
             )
+        graphs = self._store.graphs(scope)
         if entities:
-            facts = self._store.graphs(scope).content.facts_for_entities(entities, limit)
+            facts = graphs.content.facts_for_entities(entities, limit)
             reply.facts.extend(pb.FactRef(fact_id=f, entity=e, weight=w) for f, e, w in facts)
+        lessons = v.lessons_of(request.lesson_limit)
+        if lessons and concepts:
+            solutions, failures = graphs.problems.lessons(concepts, lessons, lessons)
+            reply.solutions.extend(_solution(s) for s in solutions)
+            reply.failures.extend(_solution(f) for f in failures)
         return reply
 
     async def RecordOutcome(
         self, request: pb.RecordOutcomeRequest, context: grpc.aio.ServicerContext
     ) -> pb.RecordOutcomeResponse:
-        scope = _scope(request)
+        scope = self._scope(request)
         outcome = v.outcome_of(request.outcome)
         v.check_names(list(request.concepts), "concepts")
         v.check_collections(list(request.collections))
@@ -132,10 +159,10 @@ class KnowledgeGraphServicer(pb_grpc.KnowledgeGraphServiceServicer):
     async def RecordAction(
         self, request: pb.RecordActionRequest, context: grpc.aio.ServicerContext
     ) -> pb.RecordActionResponse:
-        scope = _scope(request)
+        scope = self._scope(request)
         outcome = v.outcome_of(request.outcome)
         v.check_label(request.context_type, "context_type")
-        v.check_label(request.action, "action")
+        v.check_action(request.action)
         v.check_collections([request.collection])
         v.check_names([request.doc_id], "doc_id", max_chars=v.MAX_ID_CHARS)
         rate, total = self._store.record_action(
@@ -149,7 +176,7 @@ class KnowledgeGraphServicer(pb_grpc.KnowledgeGraphServiceServicer):
         return pb.RecordActionResponse(success_rate=rate, total=total)
 
     async def IndexFact(self, request: pb.IndexFactRequest, context: grpc.aio.ServicerContext) -> pb.IndexFactResponse:
-        scope = _scope(request)
+        scope = self._scope(request)
         if not request.fact_id:
             raise v.InvalidKgRequest("fact_id is empty: send the memory_bank id of the fact")
         v.check_names([request.fact_id], "fact_id", max_chars=v.MAX_ID_CHARS)
@@ -159,7 +186,7 @@ class KnowledgeGraphServicer(pb_grpc.KnowledgeGraphServiceServicer):
     async def FactsForEntities(
         self, request: pb.FactsForEntitiesRequest, context: grpc.aio.ServicerContext
     ) -> pb.FactsForEntitiesResponse:
-        scope = _scope(request)
+        scope = self._scope(request)
         v.check_names(list(request.entities), "entities")
         limit = v.limit_of(request.limit)
         found = self._store.graphs(scope).content.facts_for_entities(list(request.entities), limit)
@@ -168,21 +195,23 @@ class KnowledgeGraphServicer(pb_grpc.KnowledgeGraphServiceServicer):
     async def SolutionsFor(
         self, request: pb.SolutionsForRequest, context: grpc.aio.ServicerContext
     ) -> pb.SolutionsForResponse:
-        scope = _scope(request)
+        scope = self._scope(request)
         v.check_text(request.problem, "problem")
         limit = v.limit_of(request.limit, default=5)
         found = self._store.graphs(scope).problems.solutions(extract(request.problem).concepts, limit)
-        return pb.SolutionsForResponse(
-            solutions=[
-                pb.Solution(
-                    doc_id=s["doc_id"], success_rate=s["success_rate"], uses=s["uses"], signature=s["signature"]
-                )
-                for s in found
-            ]
-        )
+        return pb.SolutionsForResponse(solutions=[_solution(s) for s in found])
+
+    async def Effectiveness(
+        self, request: pb.EffectivenessRequest, context: grpc.aio.ServicerContext
+    ) -> pb.EffectivenessResponse:
+        scope = self._scope(request)
+        if request.context_type:
+            v.check_label(request.context_type, "context_type")
+        rows = self._store.graphs(scope).actions.top(v.limit_of(request.limit), request.context_type)
+        return pb.EffectivenessResponse(actions=[pb.ActionStat(**row) for row in rows])
 
     async def Neighbors(self, request: pb.NeighborsRequest, context: grpc.aio.ServicerContext) -> pb.NeighborsResponse:
-        scope = _scope(request)
+        scope = self._scope(request)
         if not request.entity.strip():
             raise v.InvalidKgRequest("entity is empty: name the entity (or fact id) whose neighbours you want")
         v.check_names([request.entity], "entity")
@@ -190,7 +219,7 @@ class KnowledgeGraphServicer(pb_grpc.KnowledgeGraphServiceServicer):
         return pb.NeighborsResponse(edges=[pb.Edge(source=s, target=t, relation=r, weight=w) for s, t, r, w in found])
 
     async def Traverse(self, request: pb.TraverseRequest, context: grpc.aio.ServicerContext) -> pb.TraverseResponse:
-        scope = _scope(request)
+        scope = self._scope(request)
         if not request.seeds:
             raise v.InvalidKgRequest("seeds is empty: name at least one entity to start spreading from")
         v.check_names(list(request.seeds), "seeds", limit=32)
@@ -205,14 +234,14 @@ class KnowledgeGraphServicer(pb_grpc.KnowledgeGraphServiceServicer):
     async def RemoveDocs(
         self, request: pb.RemoveDocsRequest, context: grpc.aio.ServicerContext
     ) -> pb.RemoveDocsResponse:
-        scope = _scope(request)
+        scope = self._scope(request)
         if not request.doc_ids:
             raise v.InvalidKgRequest("doc_ids is empty: send the ids whose references should be dropped")
         v.check_names(list(request.doc_ids), "doc_ids", limit=10 * v.MAX_DOC_IDS, max_chars=v.MAX_ID_CHARS)
         return pb.RemoveDocsResponse(references_removed=self._store.remove_docs(scope, list(request.doc_ids)))
 
     async def Graph(self, request: pb.GraphRequest, context: grpc.aio.ServicerContext) -> pb.GraphResponse:
-        scope = _scope(request)
+        scope = self._scope(request)
         v.check_names(list(request.entities), "entities")
         view = build_view(
             self._store.graphs(scope), list(request.entities), v.limit_of(request.limit, v.DEFAULT_GRAPH_LIMIT)
@@ -224,14 +253,14 @@ class KnowledgeGraphServicer(pb_grpc.KnowledgeGraphServiceServicer):
         )
 
     async def Stats(self, request: pb.StatsRequest, context: grpc.aio.ServicerContext) -> pb.StatsResponse:
-        return pb.StatsResponse(counts=self._store.graphs(_scope(request)).counts())
+        return pb.StatsResponse(counts=self._store.graphs(self._scope(request)).counts())
 
     async def Export(self, request: pb.ExportRequest, context: grpc.aio.ServicerContext) -> pb.ExportResponse:
-        data = self._store.graphs(_scope(request)).to_json()
+        data = self._store.graphs(self._scope(request)).to_json()
         return pb.ExportResponse(graph_json=json.dumps(data, ensure_ascii=False))
 
     async def Import(self, request: pb.ImportRequest, context: grpc.aio.ServicerContext) -> pb.ImportResponse:
-        scope = _scope(request)
+        scope = self._scope(request)
         kind = self._store.import_json(scope, v.parse_graph_json(request.graph_json))
         counts = self._store.graphs(scope).counts()
         nodes = counts["concepts"] + counts["collections"] + counts["entities"] + counts["facts"] + counts["problems"]
@@ -248,7 +277,7 @@ async def create_server(settings: KgSettings, *, store: KgStore | None = None) -
     store = store or KgStore(
         Journal(settings.db_path, synchronous=settings.synchronous), snapshot_every=settings.snapshot_every
     )
-    servicer = KnowledgeGraphServicer(store)
+    servicer = KnowledgeGraphServicer(store, settings.shard)
     return await start_service(
         settings,
         store,

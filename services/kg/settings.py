@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kernel.config import ConfigError, Settings
+from kernel.sharding import Shard
 
 
 @dataclass(frozen=True)
@@ -17,6 +18,7 @@ class KgSettings:
     token: str | None = None
     snapshot_every: int = 500
     synchronous: str = "NORMAL"  # FULL also survives power loss, at an fsync per write
+    shard: Shard | None = None  # MNEMEX_SHARD: the users this process owns (kernel/sharding.py)
 
     @property
     def db_path(self) -> Path:
@@ -38,4 +40,5 @@ class KgSettings:
             token=base.token,
             snapshot_every=int(every),
             synchronous=sync,
+            shard=base.shard,
         )

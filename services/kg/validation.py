@@ -27,6 +27,10 @@ DEFAULT_DEPTH = 2
 DEFAULT_DECAY = 0.5
 _SCOPE_RE = re.compile(r"^[A-Za-z0-9_.@-]{1,128}$")
 _LABEL_RE = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
+# An action may be a command line with its flags ("pytest -x"): spaces and a few
+# more characters, never the "|" that joins a Roampal-style action key.
+_ACTION_RE = re.compile(r"^[A-Za-z0-9_.:@/+=, -]{1,80}$")
+MAX_LESSONS = 10
 OUTCOMES = {1: Outcome.WORKED, 2: Outcome.PARTIAL, 3: Outcome.UNKNOWN, 4: Outcome.FAILED}
 
 
@@ -81,6 +85,21 @@ def check_label(value: str, field: str) -> None:
         raise InvalidKgRequest(f"{field} is empty: send a short label such as 'coding' or 'search_memory'")
     if not _LABEL_RE.match(value):
         raise InvalidKgRequest(f"{field}={value[:40]!r} is not allowed: use 1-64 letters, digits, '_', '.', ':' or '-'")
+
+
+def check_action(value: str) -> None:
+    if not value.strip():
+        raise InvalidKgRequest("action is empty: send a short name such as 'search_memory' or 'pytest -x'")
+    if not _ACTION_RE.match(value):
+        raise InvalidKgRequest(
+            f"action={value[:40]!r} is not allowed: use 1-80 letters, digits, spaces or '_ . : @ / + = , -'"
+        )
+
+
+def lessons_of(value: int) -> int:
+    if value > MAX_LESSONS:
+        raise InvalidKgRequest(f"lesson_limit {value} is above {MAX_LESSONS}: a prompt needs the few best only")
+    return value
 
 
 def outcome_of(value: int) -> Outcome:

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kernel.config import ConfigError, Settings
+from kernel.sharding import Shard
 from services.memory.domain.lifecycle import LifecycleConfig
 from services.memory.domain.ranking import RankingWeights
 from services.memory.retrieval.hybrid import (
@@ -59,6 +60,7 @@ class MemorySettings:
     max_embed_chars: int = 8000  # below the embedding service's 8,192-character limit per text
     lifecycle: LifecycleConfig = field(default_factory=LifecycleConfig)
     ranking: RankingWeights = field(default_factory=RankingWeights)
+    shard: Shard | None = None  # MNEMEX_SHARD: the users this process owns (kernel/sharding.py)
 
     @property
     def retrieval(self) -> RetrievalSettings:
@@ -116,4 +118,5 @@ class MemorySettings:
             maintenance_interval_s=number("MNEMEX_MEMORY_MAINTENANCE_INTERVAL_S", 900.0),
             vector_dim=int(number("MNEMEX_MEMORY_VECTOR_DIM", 384)),
             lifecycle=lifecycle,
+            shard=base.shard,
         )

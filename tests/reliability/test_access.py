@@ -252,7 +252,69 @@ def test_http_routes_list_matches_the_app(token_stack: dict[str, Any]) -> None:
         path if not path.startswith("/api/memories/") else "/api/memories/{memory_id}"
         for _, path, _ in PROTECTED_ROUTES
     }
-    assert served - listed <= {"/api/health"}, served - listed
+    listed |= {path.replace(UI_MEMORY, "{memory_id}") for _, path in UI_ROUTES}
+    # Open: the health probe, the viewer's sign-in form, its vendored scripts and styles (no user data).
+    assert served - listed <= {"/api/health", "/ui/login", "/ui/static"}, served - listed
+
+
+UI_MEMORY = "memory_bank_" + "0" * 15
+UI_ROUTES = [
+    ("GET", "/ui"),
+    ("GET", "/ui/memories"),
+    ("GET", f"/ui/memories/{UI_MEMORY}"),
+    ("POST", f"/ui/memories/{UI_MEMORY}/edit"),
+    ("POST", f"/ui/memories/{UI_MEMORY}/archive"),
+    ("POST", f"/ui/memories/{UI_MEMORY}/restore"),
+    ("GET", "/ui/sessions"),
+    ("GET", "/ui/session?id=s"),
+    ("GET", "/ui/graph"),
+    ("GET", "/ui/books"),
+    ("POST", "/ui/books/upload"),
+    ("POST", "/ui/books/remove"),
+    ("POST", "/ui/logout"),
+]
+
+
+@pytest.mark.parametrize(("method", "path"), UI_ROUTES, ids=[f"{m} {p}" for m, p in UI_ROUTES])
+def test_the_viewer_without_the_token_sends_a_browser_to_sign_in(
+    method: str, path: str, token_stack: dict[str, Any]
+) -> None:
+    with httpx.Client(base_url=token_stack["url"], timeout=30) as client:
+        for cookies in ({}, {"mnemex_ui": "forged"}, {"mnemex_ui": TOKEN}):
+            client.cookies.clear()
+            client.cookies.update(cookies)
+            reply = client.request(method, path, headers={"Authorization": "Bearer wrong"} if not cookies else {})
+            if method == "GET":
+                assert reply.status_code == 303 and reply.headers["location"].startswith("/ui/login?next="), reply.text
+            else:
+                assert reply.status_code in (401, 403), (reply.status_code, reply.text[:200])
+
+
+def test_the_viewer_signs_in_with_the_token_in_a_cookie_and_checks_csrf(token_stack: dict[str, Any]) -> None:
+    with httpx.Client(base_url=token_stack["url"], timeout=30) as client:
+        form = client.get("/ui/login", params={"next": "/ui/books"})
+        assert form.status_code == 200 and TOKEN not in form.text
+        csrf = client.cookies["mnemex_csrf"]
+        assert 'name="csrf" value="' + csrf + '"' in form.text
+        wrong = client.post("/ui/login", data={"token": TOKEN + "x", "csrf": csrf, "next": "/ui/books"})
+        assert wrong.status_code == 401 and "mnemex_ui" not in client.cookies
+        no_csrf = client.post("/ui/login", data={"token": TOKEN, "csrf": "", "next": "/ui/books"})
+        assert no_csrf.status_code == 403
+        offsite = client.post("/ui/login", data={"token": TOKEN, "csrf": csrf, "next": "https://evil.example/x"})
+        assert offsite.status_code == 303 and offsite.headers["location"] == "/ui"
+        cookie = offsite.headers["set-cookie"]
+        assert "HttpOnly" in cookie and "SameSite=Strict" in cookie and "Path=/ui" in cookie and TOKEN not in cookie
+        assert client.get("/ui/books").status_code == 200
+        assert client.get("/api/books").status_code == 401  # the cookie opens the viewer, not the API
+        archive = f"/ui/memories/{UI_MEMORY}/archive"
+        assert client.post(archive).status_code == 403  # no CSRF header
+        assert client.post(archive, headers={"X-CSRF-Token": "x" * 43}).status_code == 403
+        foreign = client.post(archive, headers={"X-CSRF-Token": csrf, "Origin": "http://evil.example"})
+        assert foreign.status_code == 403
+        missing = client.post(archive, headers={"X-CSRF-Token": csrf})
+        assert missing.status_code == 404  # past every guard: the memory does not exist
+        assert client.post("/ui/logout", data={"csrf": csrf}).status_code == 303
+        assert client.get("/ui/books").status_code == 303
 
 
 def test_http_with_the_token_succeeds_and_health_stays_open(token_stack: dict[str, Any]) -> None:
@@ -317,3 +379,43 @@ def test_grpc_requires_the_token_but_health_stays_open(service: str, token_stack
         assert isinstance(rpc(request, metadata=(("authorization", f"Bearer {TOKEN}"),), timeout=30), reply_class)
         health = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=10)
         assert health.status == health_pb2.HealthCheckResponse.SERVING
+
+
+def test_a_user_token_signs_the_viewer_in_as_that_user_only(
+    token_stack: dict[str, Any], loop_thread: Any, tmp_path: Path
+) -> None:
+    """A per-user token signs the viewer in as that user: it sees her memories; the shared token sees its own."""
+    import dataclasses
+
+    from gateway.user_tokens import add_token
+
+    tokens = tmp_path / "tokens"
+    alice = add_token(tokens, "alice")
+    settings = inproc.settings_for(
+        token_stack["home"], "tester", token_stack["embedding"], token_stack["memory"], token_stack["kg"], TOKEN
+    )
+    settings = dataclasses.replace(settings, user_tokens_file=tokens)
+    stop, url = loop_thread.run(inproc.serve_gateway(settings))
+    try:
+        auth = {"Authorization": f"Bearer {alice}"}
+        with httpx.Client(base_url=url, timeout=60) as client:
+            added = client.post(
+                "/api/memory-bank/add", headers=auth, json={"content": "Alice keeps her notes in Obsidian"}
+            )
+            assert added.status_code == 200, added.text
+            assert client.get("/ui/memories").status_code == 303  # not signed in
+            form = client.get("/ui/login")
+            csrf = client.cookies["mnemex_csrf"]
+            assert form.status_code == 200
+            signed = client.post("/ui/login", data={"token": alice, "csrf": csrf, "next": "/ui/memories"})
+            assert signed.status_code == 303 and alice not in signed.headers["set-cookie"]
+            page = client.get("/ui/memories", params={"collection": "memory_bank"})
+            assert page.status_code == 200 and "Alice keeps her notes in Obsidian" in page.text
+        with httpx.Client(base_url=url, timeout=60) as operator:
+            operator.get("/ui/login")
+            csrf = operator.cookies["mnemex_csrf"]
+            operator.post("/ui/login", data={"token": TOKEN, "csrf": csrf})
+            page = operator.get("/ui/memories", params={"collection": "memory_bank"})
+            assert page.status_code == 200 and "Obsidian" not in page.text  # the shared token acts as tester
+    finally:
+        loop_thread.run(stop())

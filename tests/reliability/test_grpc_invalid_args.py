@@ -213,6 +213,9 @@ def memory_cases() -> list[Case]:
                 scope=BAD_M, session_id="s", search=M.SearchRequest(query="x")
             ),
             "session-id-too-long": lambda: M.PrepareContextRequest(scope=GOOD_M, session_id=long_sid),
+            "too-many-lesson-ids": lambda: M.PrepareContextRequest(
+                scope=GOOD_M, session_id="s", lesson_ids=[f"history_{i}" for i in range(17)]
+            ),
             "nothing-to-search": lambda: M.PrepareContextRequest(
                 scope=GOOD_M, session_id="s", search=M.SearchRequest()
             ),
@@ -317,6 +320,58 @@ def memory_cases() -> list[Case]:
                 )
             ],
         },
+        "FindConsolidationCandidates": {
+            "bad-scope": lambda: M.FindConsolidationCandidatesRequest(scope=BAD_M),
+            "unknown-kind": lambda: M.FindConsolidationCandidatesRequest(scope=GOOD_M, kinds=["everything"]),
+            "limit-too-high": lambda: M.FindConsolidationCandidatesRequest(scope=GOOD_M, limit=5000),
+        },
+        "Consolidate": {
+            "bad-scope": lambda: M.ConsolidateRequest(scope=BAD_M, source_ids=[GOOD_ID], content="x"),
+            "no-sources": lambda: M.ConsolidateRequest(scope=GOOD_M, content="merged"),
+            "too-many-sources": lambda: M.ConsolidateRequest(
+                scope=GOOD_M, source_ids=[f"working_{i:032d}" for i in range(30)], content="merged"
+            ),
+            "empty-content": lambda: M.ConsolidateRequest(scope=GOOD_M, source_ids=[GOOD_ID], content="  "),
+            "malformed-id": lambda: M.ConsolidateRequest(scope=GOOD_M, source_ids=["../../x"], content="merged"),
+            "unknown-collection": lambda: M.ConsolidateRequest(
+                scope=GOOD_M, source_ids=[GOOD_ID], content="merged", collection="secrets"
+            ),
+        },
+        "UndoConsolidation": {
+            "bad-scope": lambda: M.UndoConsolidationRequest(scope=BAD_M, id=GOOD_ID),
+            "empty-id": lambda: M.UndoConsolidationRequest(scope=GOOD_M, id=""),
+            "malformed-id": lambda: M.UndoConsolidationRequest(scope=GOOD_M, id="../../x"),
+        },
+        "Browse": {
+            "bad-scope": lambda: M.BrowseRequest(scope=BAD_M),
+            "unknown-collection": lambda: M.BrowseRequest(scope=GOOD_M, collections=["secrets"]),
+            "unknown-sort": lambda: M.BrowseRequest(scope=GOOD_M, sort="alphabetical"),
+            "unknown-archived": lambda: M.BrowseRequest(scope=GOOD_M, archived="sometimes"),
+            "limit-too-high": lambda: M.BrowseRequest(scope=GOOD_M, limit=100_000),
+        },
+        "Restore": {
+            "bad-scope": lambda: M.RestoreRequest(scope=BAD_M, id=GOOD_ID),
+            "empty-id": lambda: M.RestoreRequest(scope=GOOD_M, id=""),
+            "malformed-id": lambda: M.RestoreRequest(scope=GOOD_M, id="../../x"),
+        },
+        "ListSessions": {
+            "bad-scope": lambda: M.ListSessionsRequest(scope=BAD_M),
+            "limit-too-high": lambda: M.ListSessionsRequest(scope=GOOD_M, limit=100_000),
+        },
+        "ListTurns": {
+            "bad-scope": lambda: M.ListTurnsRequest(scope=BAD_M, session_id="s1"),
+            "neither-session-nor-memory": lambda: M.ListTurnsRequest(scope=GOOD_M),
+            "malformed-memory-id": lambda: M.ListTurnsRequest(scope=GOOD_M, memory_id="../../x"),
+            "limit-too-high": lambda: M.ListTurnsRequest(scope=GOOD_M, session_id="s1", limit=100_000),
+        },
+        "OutcomeLog": {
+            "bad-scope": lambda: M.OutcomeLogRequest(scope=BAD_M, memory_id=GOOD_ID),
+            "malformed-memory-id": lambda: M.OutcomeLogRequest(scope=GOOD_M, memory_id="../../x"),
+            "limit-too-high": lambda: M.OutcomeLogRequest(scope=GOOD_M, memory_id=GOOD_ID, limit=100_000),
+        },
+        "Overview": {
+            "bad-scope": lambda: M.OverviewRequest(scope=BAD_M),
+        },
     }
     return [Case(f"MemoryService/{m}", n, f) for m, named in cases.items() for n, f in named.items()]
 
@@ -353,6 +408,9 @@ def kg_cases() -> list[Case]:
             "empty-action": lambda: K.RecordActionRequest(
                 scope=GOOD_K, context_type="coding", action="", collection="working", outcome=1
             ),
+            "action-with-a-pipe": lambda: K.RecordActionRequest(
+                scope=GOOD_K, context_type="coding", action="pytest | tee", collection="working", outcome=1
+            ),
             "no-outcome": lambda: K.RecordActionRequest(
                 scope=GOOD_K, context_type="coding", action="a", collection="working"
             ),
@@ -367,6 +425,12 @@ def kg_cases() -> list[Case]:
             "empty-text": lambda: K.RecallRequest(scope=GOOD_K, text="  "),
             "text-too-long": lambda: K.RecallRequest(scope=GOOD_K, text="x" * 20_001),
             "fact-limit-too-high": lambda: K.RecallRequest(scope=GOOD_K, text="postgres", fact_limit=1_000_000),
+            "lesson-limit-too-high": lambda: K.RecallRequest(scope=GOOD_K, text="postgres", lesson_limit=11),
+        },
+        "Effectiveness": {
+            "bad-scope": lambda: K.EffectivenessRequest(scope=BAD_K),
+            "bad-context-type": lambda: K.EffectivenessRequest(scope=GOOD_K, context_type="no spaces|pipes"),
+            "limit-too-high": lambda: K.EffectivenessRequest(scope=GOOD_K, limit=1_000_000),
         },
         "FactsForEntities": {
             "bad-scope": lambda: K.FactsForEntitiesRequest(scope=BAD_K, entities=["x"]),
@@ -532,6 +596,7 @@ def test_unknown_ids_are_not_found_not_invalid(channels: dict[str, grpc.Channel]
         ("MemoryService/Update", M.UpdateRequest(scope=GOOD_M, id=GOOD_ID, content="new text")),
         ("MemoryService/Archive", M.ArchiveRequest(scope=GOOD_M, id=GOOD_ID)),
         ("MemoryService/RemoveBook", M.RemoveBookRequest(scope=GOOD_M, title="No Such Book")),
+        ("MemoryService/UndoConsolidation", M.UndoConsolidationRequest(scope=GOOD_M, id=GOOD_ID)),
     ]:
         code, details, _ = call(memory, method, request)
         assert code == grpc.StatusCode.NOT_FOUND, f"{method} -> {code.name}: {details}"

@@ -226,6 +226,8 @@ def test_every_mcp_tool_refuses_the_victims_ids(who: str, attackers: list[Attack
             ("update_memory", {"id": memory_id, "content": "pwned"}),
             ("update_memory", {"id": memory_id, "importance": 0.0}),
             ("archive_memory", {"id": memory_id, "reason": "pwned"}),
+            ("consolidate_memories", {"source_ids": [memory_id], "merged_content": "pwned"}),
+            ("consolidate_memories", {"undo": memory_id}),
         ]
     forbidden = attacker.forbidden
     results = call_tools(attacker.gateway.url, attacker.cwd, calls)
@@ -246,6 +248,7 @@ def test_every_mcp_tool_refuses_the_victims_ids(who: str, attackers: list[Attack
             ("query_kg", {"entities": [MARKER, "terraform"]}),
             ("record_response", {"key_takeaway": "attacker note about nothing in particular"}),
             ("add_to_memory_bank", {"content": "attacker fact about nothing in particular"}),
+            ("find_consolidation_candidates", {"limit": 50}),
         ],
     )
     scored = reads[0].structured_content or {}
@@ -266,6 +269,8 @@ def test_every_mcp_tool_was_tried(stack: InprocStack) -> None:
         "query_kg",
         "record_response",
         "add_to_memory_bank",
+        "find_consolidation_candidates",
+        "consolidate_memories",
     }
     assert set(tool_names(stack.gateway.url)) <= tried
 

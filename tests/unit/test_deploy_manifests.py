@@ -5,7 +5,7 @@
   an unknown field fails);
 - deploy/Dockerfile through hadolint;
 - and what no schema knows: the commands name modules that exist, the settings are ones mnemex reads,
-  the ports are mnemex's, embedding can scale, and the stateful services stay single until sharding.
+  the ports are mnemex's, embedding can scale, and each memory / kg shard is listed for the gateway in order.
 """
 
 from __future__ import annotations
@@ -28,7 +28,13 @@ DEPLOY = ROOT / "deploy"
 K8S = DEPLOY / "k8s"
 MANIFESTS = sorted(p for p in K8S.glob("*.yaml") if p.name != "kustomization.yaml")
 README_SETTINGS = set(re.findall(r"`(MNEMEX_[A-Z0-9_]+)`", (ROOT / "README.md").read_text()))
-PROCESS_SETTINGS = {"HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_HUB_DISABLE_TELEMETRY", "ANONYMIZED_TELEMETRY"}
+PROCESS_SETTINGS = {
+    "HF_HUB_OFFLINE",
+    "TRANSFORMERS_OFFLINE",
+    "HF_HUB_DISABLE_TELEMETRY",
+    "ANONYMIZED_TELEMETRY",
+    "POD_INDEX",  # a StatefulSet pod's ordinal, from which MNEMEX_SHARD is built
+}
 
 
 def k8s_objects() -> list[tuple[str, dict[str, Any]]]:
@@ -154,8 +160,27 @@ def test_embedding_scales_and_only_the_gateway_is_published_on_loopback() -> Non
     assert containers(gpu)[0]["resources"]["limits"]["nvidia.com/gpu"] == "1"
 
 
-def test_stateful_services_run_one_replica_until_scopes_are_sharded() -> None:
-    """Memory and kg keep per-scope state in process: a second replica would serve stale results."""
-    for name in ("mnemex-memory", "mnemex-kg"):
-        obj = next(o for _, o in k8s_objects() if o["metadata"]["name"] == name and o["kind"] == "StatefulSet")
-        assert obj["spec"]["replicas"] == 1
+def test_each_stateful_shard_is_listed_in_order_for_the_gateway() -> None:
+    """Memory and kg scale by ownership: pod N of the StatefulSet is shard N of replicas, and the gateway's
+    shard list names exactly those pods, in order (kernel/sharding.py)."""
+    config = next(o for _, o in k8s_objects() if o["kind"] == "ConfigMap")["data"]
+    for name, port in (("memory", DEFAULT_PORTS["memory"]), ("kg", DEFAULT_PORTS["kg"])):
+        sts = next(
+            o for _, o in k8s_objects() if o["metadata"]["name"] == f"mnemex-{name}" and o["kind"] == "StatefulSet"
+        )
+        service = next(
+            o for _, o in k8s_objects() if o["metadata"]["name"] == f"mnemex-{name}" and o["kind"] == "Service"
+        )
+        replicas = sts["spec"]["replicas"]
+        assert (
+            replicas >= 2 and service["spec"]["clusterIP"] == "None" and sts["spec"]["serviceName"] == f"mnemex-{name}"
+        )
+        expected = [f"mnemex-{name}-{i}.mnemex-{name}:{port}" for i in range(replicas)]
+        assert config[f"MNEMEX_{name.upper()}_SHARDS"].split(",") == expected
+        env = {e["name"]: e for e in containers(sts)[0]["env"]}
+        assert env["MNEMEX_SHARD"]["value"] == f"$(POD_INDEX)/{replicas}"
+        assert (
+            env["POD_INDEX"]["valueFrom"]["fieldRef"]["fieldPath"] == "metadata.labels['apps.kubernetes.io/pod-index']"
+        )
+        names = [e["name"] for e in containers(sts)[0]["env"]]
+        assert names.index("POD_INDEX") < names.index("MNEMEX_SHARD")  # $(VAR) expands only earlier variables

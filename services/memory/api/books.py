@@ -157,9 +157,15 @@ class Books:
                 await asyncio.shield(self._store.delete_ids(scope, BOOKS, ids))
             raise
 
+    def _book_rows(self, scope: Scope) -> list[MemoryRecord]:
+        """The books collection's active chunks, from its search mirror (a store scan of every
+        chunk's metadata took 80 ms at 1,000 chunks on a busy machine; the mirror is in memory)."""
+        with self._store.mirrors.read(scope, BOOKS) as mirror:
+            return list(mirror.rows_since(None))
+
     async def list_books(self, scope: Scope) -> list[BookInfo]:
         grouped: dict[str, list[MemoryRecord]] = {}
-        for record in await self._store.scan(scope, BOOKS, content=False):
+        for record in await self._io.run(self._book_rows, scope):
             grouped.setdefault(record.title or "", []).append(record)
         books = []
         for title, chunks in grouped.items():

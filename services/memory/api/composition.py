@@ -5,7 +5,7 @@ with explicit dependencies (no service locator): the typed ``MemoryStore``
 over Chroma and the search mirrors, the session store, the I/O pool, the
 per-memory locks, then the use cases that the servicer calls (``writes``,
 ``reads``, ``searcher``, ``prepare``, ``turns``, ``scoring``, ``books``,
-``maintenance``, ``portability``). ``start()`` warms the mirrors and starts
+``maintenance``, ``portability``, ``consolidation``). ``start()`` warms the mirrors and starts
 the periodic lifecycle sweep; ``close()`` stops both, lets deferred turn
 writes finish and releases the pool and the session store.
 
@@ -22,15 +22,19 @@ from datetime import datetime
 
 from services.memory.api.backfill import Backfill
 from services.memory.api.books import Books
+from services.memory.api.consolidation import Consolidation
 from services.memory.api.lifecycle_moves import LifecycleMoves
 from services.memory.api.maintenance import Maintenance
 from services.memory.api.memory_reads import MemoryReads
+from services.memory.api.memory_restore import MemoryRestore
 from services.memory.api.memory_writes import MemoryWrites, WriteLimits
+from services.memory.api.observation_compaction import ObservationCompaction
 from services.memory.api.outcome_scoring import OutcomeScoring
 from services.memory.api.portability import Portability
 from services.memory.api.prepare_context import PrepareContext
 from services.memory.api.session_turns import SessionTurns
 from services.memory.api.turn_write_queue import TurnWrites
+from services.memory.api.viewer_reads import ViewerReads
 from services.memory.domain import timefmt
 from services.memory.domain.naming import Scope, make_scope
 from services.memory.retrieval.lexical import LexicalIndex
@@ -43,6 +47,7 @@ from services.memory.storage.chroma_store import ChromaStore
 from services.memory.storage.keyed_locks import KeyedLocks
 from services.memory.storage.memory_store import MemoryStore
 from services.memory.storage.session_state import SessionState
+from services.memory.storage.turn_history import TurnHistory
 
 log = logging.getLogger("mnemex.memory")
 FIRST_SWEEP_AFTER_S = 30.0
@@ -77,6 +82,7 @@ class MemoryUseCases:
         clock = self.clock
         self.io = BlockingIO(settings.io_threads)
         self.state = SessionState(settings.state_path)
+        self.history = TurnHistory(settings.state_path)
         self.store = MemoryStore(
             chroma,
             self.io,
@@ -84,6 +90,7 @@ class MemoryUseCases:
             text_index=LexicalIndex if settings.retrieval_mode == "hybrid" else None,
             time_cue=mentions_time,
             weights=settings.ranking,
+            owns=settings.shard.owns if settings.shard else None,
         )
         self.locks = KeyedLocks()
         self.turn_writes = TurnWrites()
@@ -114,7 +121,10 @@ class MemoryUseCases:
             self.turn_writes,
             lifecycle=settings.lifecycle,
             clock=clock,
+            history=self.history,
         )
+        self.viewer = ViewerReads(self.store, self.state, self.history, self.io, weights=settings.ranking, clock=clock)
+        self.restore = MemoryRestore(self.store, self.locks, weights=settings.ranking, clock=clock)
         self.books = Books(self.store, vectors, self.locks, self.io, clock=clock)
         self.maintenance = Maintenance(
             self.store,
@@ -125,6 +135,14 @@ class MemoryUseCases:
             lifecycle=settings.lifecycle,
             home=settings.home,
             clock=clock,
+            compaction=ObservationCompaction(
+                self.store,
+                vectors,
+                self.locks,
+                lifecycle=settings.lifecycle,
+                max_content_chars=settings.max_content_chars,
+                clock=clock,
+            ),
         )
         self.portability = Portability(
             self.store,
@@ -134,6 +152,14 @@ class MemoryUseCases:
             clock=clock,
         )
         self.backfill = Backfill(self.store, vectors, max_content_chars=settings.max_content_chars, clock=clock)
+        self.consolidation = Consolidation(
+            self.store,
+            vectors,
+            self.locks,
+            max_content_chars=settings.max_content_chars,
+            weights=settings.ranking,
+            clock=clock,
+        )
         self._sweeper: asyncio.Task[None] | None = None
         self._warmer: asyncio.Task[None] | None = None
 
@@ -141,7 +167,11 @@ class MemoryUseCases:
         return self.clock()
 
     def scope(self, user: str, project: str) -> Scope:
-        return make_scope(user, project, self.settings.default_user)
+        """The request's scope; when sharded, only for a user this shard owns (else NotThisShard)."""
+        scope = make_scope(user, project, self.settings.default_user)
+        if self.settings.shard is not None:
+            self.settings.shard.check(scope.user)
+        return scope
 
     async def start(self) -> None:
         pruned = await self.maintenance.prune_logs()
@@ -186,3 +216,4 @@ class MemoryUseCases:
         await self.turn_writes.settle()
         await asyncio.to_thread(self.io.close)
         await asyncio.to_thread(self.state.close)
+        await asyncio.to_thread(self.history.close)

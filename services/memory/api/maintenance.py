@@ -1,6 +1,7 @@
 """Periodic upkeep and reporting: lifecycle sweep, log pruning, stats, scopes.
 
-``sweep_scope`` evaluates every scored memory of a scope against the
+``sweep_scope`` first compacts the scope's low-importance tool observations
+(``observation_compaction``), then evaluates every scored memory of a scope against the
 lifecycle (including time-based expiry), repairs a memory left in two
 collections by a crash mid-move, and records events. ``prune_logs`` drops
 session turn logs older than the exchange TTL (7 days by default).
@@ -17,6 +18,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from services.memory.api.lifecycle_moves import LifecycleMoves
+from services.memory.api.observation_compaction import ObservationCompaction
 from services.memory.domain.lifecycle import Action, LifecycleConfig, expiry_clock, sweep
 from services.memory.domain.naming import (
     COLLECTIONS,
@@ -39,9 +41,10 @@ class SweepReport:
     deleted: int = 0
     expired: int = 0
     exchanges_pruned: int = 0
+    observations_compacted: int = 0
 
     def add(self, other: SweepReport) -> None:
-        for name in ("promoted", "demoted", "deleted", "expired", "exchanges_pruned"):
+        for name in ("promoted", "demoted", "deleted", "expired", "exchanges_pruned", "observations_compacted"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
 
 
@@ -79,7 +82,9 @@ class Maintenance:
         lifecycle: LifecycleConfig,
         home: Path,
         clock: Callable[[], datetime],
+        compaction: ObservationCompaction | None = None,
     ) -> None:
+        self._compaction = compaction
         self._store = store
         self._state = state
         self._io = io
@@ -104,6 +109,8 @@ class Maintenance:
 
     async def sweep_scope(self, scope: Scope) -> SweepReport:
         report = SweepReport()
+        if self._compaction is not None:  # before expiry, so a session's last observations are summarised first
+            report.observations_compacted = await self._compaction.compact(scope)
         groups = await asyncio.gather(*(self._store.scan(scope, c, content=False) for c in SCORED_COLLECTIONS))
         records = [record for group in groups for record in group]
         await self._repair_split_moves(scope, records)

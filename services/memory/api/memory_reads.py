@@ -14,6 +14,7 @@ from services.memory.domain.view import NormalizedMemory, view
 from services.memory.storage.memory_store import MemoryStore
 
 MAX_LIST_OFFSET = 1_000_000
+MAX_FIND_MANY = 16
 
 
 class MemoryReads:
@@ -30,6 +31,19 @@ class MemoryReads:
                 f"no memory {memory_id!r} in this scope: check the id, or search with days_back to browse"
             )
         return view(record, now=self._clock(), weights=self._weights)
+
+    async def find_many(self, scope: Scope, memory_ids: list[str]) -> list[NormalizedMemory]:
+        """The active memories among ``memory_ids``, in order (a moved one under its new id); no error for the rest."""
+        if len(memory_ids) > MAX_FIND_MANY:
+            raise InvalidRequest(f"{len(memory_ids)} ids given; ask for at most {MAX_FIND_MANY} at once")
+        found: list[NormalizedMemory] = []
+        seen: set[str] = set()
+        for memory_id in memory_ids:
+            record = await self._store.locate(scope, check_id(memory_id))
+            if record is not None and not record.archived and record.id not in seen:
+                seen.add(record.id)
+                found.append(view(record, now=self._clock(), weights=self._weights))
+        return found
 
     async def list_memories(
         self,

@@ -1,5 +1,7 @@
 """Use cases that write one memory: store (with near-duplicate refresh), update, archive.
 
+A memory_bank store also supersedes the older facts it contradicts (``api.supersession``).
+
 Every text is redacted (``kernel.privacy.redact``) before it is embedded or
 stored. A write is acknowledged only after the store call returned. Writers
 of one memory hold its uid lock; stores into one collection hold that
@@ -17,9 +19,11 @@ from datetime import datetime
 import numpy as np
 
 from kernel.privacy import redact
+from services.memory.api.supersession import supersede_older_facts, supersedes
 from services.memory.domain.dedup import Neighbour, decide, dedup_pool, merge_tags, refreshed
 from services.memory.domain.errors import InvalidRequest, LimitReached, MemoryNotFound
 from services.memory.domain.naming import MEMORY_BANK, Scope, check_collection, check_id, memory_id, new_uid, split_id
+from services.memory.domain.observations import with_observation_importance
 from services.memory.domain.outcomes import Outcome
 from services.memory.domain.ranking import RankingWeights
 from services.memory.domain.record import MemoryRecord
@@ -42,6 +46,7 @@ from services.memory.storage.memory_store import MemoryStore
 class StoreResult:
     memory: NormalizedMemory
     deduplicated: bool
+    superseded: tuple[str, ...] = ()  # memory_bank facts this one archived (``api.supersession``)
 
 
 @dataclass(frozen=True)
@@ -92,7 +97,7 @@ class MemoryWrites:
         text = clean_content(content, self._limits.max_content_chars)
         clean = clean_tags(tags)
         check_bank_attributes(collection, importance, confidence)
-        extra = parse_extra_metadata(metadata_json)
+        extra = with_observation_importance(parse_extra_metadata(metadata_json), text)
         embedding = await self._vectors.vector_for(text, vector)
         owner = scope.owner_of(collection)
         async with self._locks.hold(f"write:{owner.user}:{owner.project}:{collection}"):
@@ -123,7 +128,8 @@ class MemoryWrites:
                 kind=kind,
             )
             [stored] = await self._store.add(scope, [(record, embedding)])
-            return StoreResult(self._view(stored), False)
+            stored, superseded = await supersede_older_facts(self._store, self._locks, scope, stored, self._clock())
+            return StoreResult(self._view(stored), False, tuple(superseded))
 
     async def _nearest(self, scope: Scope, collection: str, vector: np.ndarray) -> list[Neighbour]:
         groups = await asyncio.gather(*(self._store.nearest(scope, c, vector, 2) for c in dedup_pool(collection)))
@@ -157,8 +163,8 @@ class MemoryWrites:
         _, uid = split_id(existing_id)
         async with self._locks.hold(uid):
             current = await self._store.locate(scope, existing_id)
-            if current is None or current.archived:
-                return None
+            if current is None or current.archived or supersedes(current, text):
+                return None  # a fact with another value is a new fact that supersedes this one
             after = refreshed(
                 current, content=text, now=self._clock(), new_tags=tags, importance=importance, confidence=confidence
             )

@@ -24,7 +24,8 @@ from services.memory.domain.scoring import apply_outcome
 from services.memory.storage.blocking_io import BlockingIO
 from services.memory.storage.keyed_locks import KeyedLocks
 from services.memory.storage.memory_store import MemoryStore
-from services.memory.storage.session_state import SessionState
+from services.memory.storage.session_state import SessionState, Turn
+from services.memory.storage.turn_history import OutcomeRow, TurnHistory
 
 MAX_SCORED_IDS = 200
 
@@ -46,6 +47,7 @@ class ScoreSummary:
     scored: list[ScoredMemory] = field(default_factory=list)
     exchange_id: str = ""
     not_found: list[str] = field(default_factory=list)
+    prompt: str = ""  # the scored turn's prompt, for teaching the kg
 
     @property
     def collections(self) -> list[str]:
@@ -64,7 +66,9 @@ class OutcomeScoring:
         *,
         lifecycle: LifecycleConfig,
         clock: Callable[[], datetime],
+        history: TurnHistory | None = None,
     ) -> None:
+        self._history = history  # the outcome log the viewer reads; None: not kept
         self._store = store
         self._state = state
         self._io = io
@@ -132,6 +136,8 @@ class OutcomeScoring:
         target = await self._io.run(self._state.scoring_target, scope, session_id)
         plan: dict[str, Outcome] = {}
         summary = ScoreSummary()
+        if target is not None:
+            summary.prompt = target.prompt
         if outcome is not None:
             if target is not None and target.exchange_id:
                 summary.exchange_id = target.exchange_id
@@ -149,4 +155,33 @@ class OutcomeScoring:
                 summary.scored.append(result)
         if target is not None:
             await self._io.run(self._state.mark_scored, target.id, self._clock().timestamp())
+        await self._log(scope, session_id, target, outcome, summary)
         return summary
+
+    async def _log(
+        self, scope: Scope, session_id: str, target: Turn | None, outcome: Outcome | None, summary: ScoreSummary
+    ) -> None:
+        if self._history is None or not (summary.scored or target is not None):
+            return
+        now = self._clock().timestamp()
+        session = target.session_id if target is not None else session_id
+        rows = [
+            OutcomeRow(
+                now,
+                s.id,
+                s.outcome.value,
+                s.score_before,
+                s.score_after,
+                s.collection_before,
+                s.collection_after,
+                s.transition,
+                s.new_id,
+                session,
+                target.id if target is not None else 0,
+            )
+            for s in summary.scored
+        ]
+        turn_outcome = outcome.value if outcome is not None and target is not None else ""
+        await self._io.run(
+            self._history.record, scope, session, target.id if target is not None else 0, turn_outcome, rows, now
+        )

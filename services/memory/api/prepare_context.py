@@ -8,6 +8,8 @@ it ordered before the session's next operation).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from services.memory.api.session_turns import ScoringState, SessionTurns, check_session_id, scoring_state_of
 from services.memory.domain.naming import Scope
 from services.memory.domain.search_params import SearchParams
@@ -23,8 +25,15 @@ class PrepareContext:
         self._searcher = searcher
 
     async def prepare(
-        self, scope: Scope, session_id: str, params: SearchParams | None, query_vector: bytes, prompt: str
+        self,
+        scope: Scope,
+        session_id: str,
+        params: SearchParams | None,
+        query_vector: bytes,
+        prompt: str,
+        also_injected: Sequence[str] = (),
     ) -> tuple[list[NormalizedMemory], ScoringState]:
+        """``also_injected``: ids shown beside the results (the kg's lessons), recorded with them."""
         session_id = check_session_id(session_id)
         writes = self._turns.turn_writes
         await writes.settle(scope, session_id)
@@ -32,5 +41,6 @@ class PrepareContext:
         # cannot queue behind Chroma writes in the I/O pool when many sessions are busy.
         state = scoring_state_of(self._state.scoring_state(scope, session_id))
         found = await self._searcher.search(scope, params, query_vector) if params is not None else []
-        writes.defer(scope, session_id, self._turns.write_injection(scope, session_id, [m.id for m in found], prompt))
+        injected = list(dict.fromkeys([m.id for m in found] + list(also_injected)))
+        writes.defer(scope, session_id, self._turns.write_injection(scope, session_id, injected, prompt))
         return found, state

@@ -11,6 +11,7 @@ RPC (``kernel.grpc_service``).
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections.abc import AsyncIterator, Iterable
 
@@ -22,15 +23,17 @@ from kernel.embedding_client import EmbeddingClient
 from kernel.grpc_call_policy import ErrorTable
 from kernel.grpc_channel import channel
 from kernel.grpc_service import RunningService, serve_until_signal, start_service
+from kernel.sharding import NotThisShard
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 from protos.mnemex.memory.v1 import memory_service_pb2_grpc as pb_grpc
-from services.memory.api import convert
+from services.memory.api import convert, viewer_convert
 from services.memory.api.backfill import BackfillItem
 from services.memory.api.books import IngestResult, Progress
 from services.memory.api.composition import MemoryUseCases
 from services.memory.api.rules import rules_response
 from services.memory.api.session_turns import check_session_id
+from services.memory.domain.browse import EVENT_KINDS, build_browse_query
 from services.memory.domain.errors import EmbeddingUnavailable, InvalidRequest, LimitReached, MemoryNotFound
 from services.memory.domain.naming import Scope
 from services.memory.domain.search_params import SearchParams, build_search_params
@@ -45,6 +48,7 @@ ERRORS: ErrorTable = {
     MemoryNotFound: grpc.StatusCode.NOT_FOUND,
     LimitReached: grpc.StatusCode.FAILED_PRECONDITION,
     EmbeddingUnavailable: grpc.StatusCode.UNAVAILABLE,
+    NotThisShard: grpc.StatusCode.FAILED_PRECONDITION,
 }
 Context = grpc.aio.ServicerContext
 
@@ -92,7 +96,11 @@ class MemoryServicer(pb_grpc.MemoryServiceServicer):
             allow_duplicate=request.allow_duplicate,
             session_id=check_session_id(request.session_id),
         )
-        return pb.StoreResponse(memory=convert.memory(result.memory), deduplicated=result.deduplicated)
+        return pb.StoreResponse(
+            memory=convert.memory(result.memory),
+            deduplicated=result.deduplicated,
+            superseded_ids=list(result.superseded),
+        )
 
     async def Search(self, request: pb.SearchRequest, context: Context) -> pb.SearchResponse:
         params = _search_params(request)
@@ -101,14 +109,22 @@ class MemoryServicer(pb_grpc.MemoryServiceServicer):
 
     async def PrepareContext(self, request: pb.PrepareContextRequest, context: Context) -> pb.PrepareContextResponse:
         params = _search_params(request.search) if request.HasField("search") else None
+        scope = self._scope(request.scope)
+        lessons = await self.memory.reads.find_many(scope, list(request.lesson_ids)) if request.lesson_ids else []
         found, (required, ids, exchange_id) = await self.memory.prepare.prepare(
-            self._scope(request.scope), request.session_id, params, request.search.query_vector, request.prompt
+            scope,
+            request.session_id,
+            params,
+            request.search.query_vector,
+            request.prompt,
+            also_injected=[m.id for m in lessons],
         )
         return pb.PrepareContextResponse(
             memories=[convert.memory(m) for m in found],
             scoring_required=required,
             injected_ids=ids,
             exchange_id=exchange_id,
+            lessons=[convert.memory(m) for m in lessons],
         )
 
     async def Get(self, request: pb.GetRequest, context: Context) -> pb.GetResponse:
@@ -156,6 +172,7 @@ class MemoryServicer(pb_grpc.MemoryServiceServicer):
             exchange_id=summary.exchange_id,
             not_found=summary.not_found,
             collections=summary.collections,
+            prompt=summary.prompt,
         )
 
     async def RecordExchange(self, request: pb.RecordExchangeRequest, context: Context) -> pb.RecordExchangeResponse:
@@ -272,6 +289,7 @@ class MemoryServicer(pb_grpc.MemoryServiceServicer):
             deleted=report.deleted,
             expired=report.expired,
             exchanges_pruned=report.exchanges_pruned,
+            observations_compacted=report.observations_compacted,
         )
 
     async def ListScopes(self, request: pb.ListScopesRequest, context: Context) -> pb.ListScopesResponse:
@@ -303,6 +321,89 @@ class MemoryServicer(pb_grpc.MemoryServiceServicer):
 
     async def GetRules(self, request: pb.GetRulesRequest, context: Context) -> pb.GetRulesResponse:
         return rules_response(self.memory.settings.lifecycle, self.memory.settings.ranking)
+
+    # -- consolidation (the assistant decides; see api/consolidation.py) ------------------------
+    async def FindConsolidationCandidates(
+        self, request: pb.FindConsolidationCandidatesRequest, context: Context
+    ) -> pb.FindConsolidationCandidatesResponse:
+        clusters, scanned = await self.memory.consolidation.candidates(
+            self._scope(request.scope), list(request.kinds), request.limit
+        )
+        return pb.FindConsolidationCandidatesResponse(
+            clusters=[
+                pb.ConsolidationCluster(
+                    kind=c.kind,
+                    reason=c.reason,
+                    similarity=c.similarity,
+                    memories=[convert.memory(m) for m in c.memories],
+                )
+                for c in clusters
+            ],
+            scanned=scanned,
+        )
+
+    async def Consolidate(self, request: pb.ConsolidateRequest, context: Context) -> pb.ConsolidateResponse:
+        merge = await self.memory.consolidation.consolidate(
+            self._scope(request.scope),
+            source_ids=list(request.source_ids),
+            content=request.content,
+            collection=request.collection,
+            tags=list(request.tags),
+            importance=request.importance if request.HasField("importance") else None,
+            confidence=request.confidence if request.HasField("confidence") else None,
+            reason=request.reason,
+        )
+        return pb.ConsolidateResponse(
+            merged=convert.memory(merge.merged), archived=[convert.memory(m) for m in merge.archived]
+        )
+
+    async def UndoConsolidation(
+        self, request: pb.UndoConsolidationRequest, context: Context
+    ) -> pb.UndoConsolidationResponse:
+        undo = await self.memory.consolidation.undo(self._scope(request.scope), request.id)
+        return pb.UndoConsolidationResponse(
+            restored=[convert.memory(m) for m in undo.restored], merged=convert.memory(undo.merged)
+        )
+
+    # -- the web viewer -------------------------------------------------------------------------
+    async def Browse(self, request: pb.BrowseRequest, context: Context) -> pb.BrowseResponse:
+        query = build_browse_query(
+            collections=list(request.collections),
+            tag=request.tag,
+            sort=request.sort,
+            archived=request.archived,
+            limit=request.limit,
+            offset=request.offset,
+        )
+        shown, total, tags = await self.memory.viewer.browse(self._scope(request.scope), query)
+        return pb.BrowseResponse(memories=[convert.memory(m) for m in shown], total=total, tags=tags)
+
+    async def Restore(self, request: pb.RestoreRequest, context: Context) -> pb.RestoreResponse:
+        memory = await self.memory.restore.restore(self._scope(request.scope), request.id)
+        return pb.RestoreResponse(memory=convert.memory(memory))
+
+    async def ListSessions(self, request: pb.ListSessionsRequest, context: Context) -> pb.ListSessionsResponse:
+        found = await self.memory.viewer.sessions(self._scope(request.scope), request.limit)
+        return pb.ListSessionsResponse(sessions=[viewer_convert.session(s) for s in found])
+
+    async def ListTurns(self, request: pb.ListTurnsRequest, context: Context) -> pb.ListTurnsResponse:
+        found = await self.memory.viewer.turns(
+            self._scope(request.scope), session_id=request.session_id, memory_id=request.memory_id, limit=request.limit
+        )
+        return pb.ListTurnsResponse(turns=[viewer_convert.turn(t) for t in found])
+
+    async def Overview(self, request: pb.OverviewRequest, context: Context) -> pb.OverviewResponse:
+        found = await self.memory.viewer.overview(self._scope(request.scope))
+        return pb.OverviewResponse(
+            counts=found.counts,
+            score_histogram=found.score_histogram,
+            events={kind: found.events.get(kind, 0) for kind in EVENT_KINDS},
+            events_by_day_json=json.dumps(found.events_by_day, sort_keys=True),
+        )
+
+    async def OutcomeLog(self, request: pb.OutcomeLogRequest, context: Context) -> pb.OutcomeLogResponse:
+        found = await self.memory.viewer.outcome_log(self._scope(request.scope), request.memory_id, request.limit)
+        return pb.OutcomeLogResponse(entries=[viewer_convert.outcome_entry(o) for o in found])
 
 
 def default_embedder(settings: MemorySettings) -> Embedder:

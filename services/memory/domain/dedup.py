@@ -16,7 +16,10 @@ collections ``dedup_pool`` names, and ``decide`` says what to do:
   confidence take the larger of old and new); below it a new fact is
   created. Facts that are merely close (a changed preference, say) are kept
   side by side on purpose: silently overwriting a fact is worse than a
-  duplicate, and ``archive`` retires the stale one explicitly.
+  duplicate, and ``archive`` retires the stale one explicitly. A near-duplicate
+  that states a different value for the same entity and attribute is not
+  refreshed either: it becomes a new fact that supersedes the old one
+  (``api.supersession``), so the old value stays on record, archived.
 - Archived memories never absorb a write; books are never deduplicated.
 """
 

@@ -45,12 +45,18 @@ class LifecycleConfig:
     working_ttl_hours: float = 24.0
     history_ttl_days: float = 30.0
     exchange_log_ttl_days: float = 7.0
+    # PostToolUse observations below this importance, unscored and older than this, are
+    # compacted into one summary per session (domain/observations.py)
+    observation_compact_after_hours: float = 2.0
+    observation_compact_below: float = 0.5
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.delete_below < self.demote_patterns_below <= 1.0:
             raise ValueError("lifecycle thresholds need 0 <= delete_below < demote_patterns_below <= 1")
         if self.working_ttl_hours <= 0 or self.history_ttl_days <= 0 or self.exchange_log_ttl_days <= 0:
             raise ValueError("lifecycle time limits must be positive")
+        if self.observation_compact_after_hours <= 0 or not 0.0 <= self.observation_compact_below <= 1.0:
+            raise ValueError("observation_compact_after_hours must be positive, observation_compact_below in [0, 1]")
 
 
 class Action(StrEnum):

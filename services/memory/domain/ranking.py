@@ -8,10 +8,22 @@ Pure module. Every search ranks its candidates with this formula::
                 books:                         0.5, and once uses >= 3  0.8 * 0.5 + 0.2 * wilson
     trust     = learned / 0.5                  when learned < 0.5   (evidence of harm: down to 0)
               = 1 + 0.4 * (learned - 0.5)      otherwise            (evidence of help: up to 1.2)
-    recency   = 0.5 ** (age_days / 30)
+    recency   = 0.5 ** (age_days / 30) = exp(-age_days / S),   S = 30 / ln 2 (about 43.3 days)
+                a retrievability that decays from the memory's last activity:
+                age_days = now - max(created_at, last_used_at), where last_used_at is
+                set whenever an outcome is applied to the memory (it was shown, used
+                and scored); a memory never scored decays from its creation
     relevance = retrieval_hybrid.hybrid_relevance: cosine similarity, blended with the
                 max-normalised BM25 share in hybrid mode (cosine alone in dense mode)
     final     = collection_weight * relevance * trust * (0.9 + 0.1 * recency)
+
+Why recency follows use: a memory that was used and scored yesterday has just
+been shown to matter, whatever its age; one that nobody has touched in months
+has not. Counting from creation alone aged both alike. Trust still carries the
+verdict (a failed use refreshes recency but takes trust down), so recency only
+says how recently the memory was part of the work. The prompt path keeps this
+anchor as a per-row column of the search mirror, so the estimate and the exact
+rank read the same time.
 
 Without a query there is no relevance to scale:
 ``final = collection_weight * (0.75 * learned + 0.25 * recency)``.
@@ -46,6 +58,7 @@ same floating-point operations as the two-branch definition above.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -102,10 +115,12 @@ class RankInput:
         relevance: float | None = None,
         collection_weight: float = 1.0,
     ) -> RankInput:
-        """What ranking reads from a record (age 0 without ``now``, or when the creation time is unknown)."""
+        """What ranking reads from a record: ``age_days`` counts from its last activity
+        (``MemoryRecord.recency_ts``); 0 without ``now``, or when no time is known."""
         age = 0.0
-        if now is not None and record.created is not None:
-            age = max(0.0, (now.timestamp() - record.created_ts) / SECONDS_PER_DAY)
+        anchor = record.recency_ts
+        if now is not None and math.isfinite(anchor):
+            age = max(0.0, (now.timestamp() - anchor) / SECONDS_PER_DAY)
         counters = record.counters
         return cls(
             record.collection,

@@ -100,6 +100,14 @@ class MemoryRecord:
     def created_ts(self) -> float:
         return self.created.timestamp() if self.created is not None else float("-inf")
 
+    @property
+    def recency_ts(self) -> float:
+        """Where recency decays from: the latest of creation and the last scored use
+        (``last_used_at``, set when an outcome is applied); ``-inf`` when neither is known."""
+        if self.last_used_at is None:
+            return self.created_ts
+        return max(self.created_ts, self.last_used_at.timestamp())
+
     def details(self) -> dict[str, Scalar]:
         """Every stored key that is not one of the record's own view fields: ``extra`` plus bookkeeping."""
         out: dict[str, Scalar] = dict(self.extra)

@@ -6,7 +6,7 @@ lexical hits dense retrieval missed, the boost ids), but it is held as columns:
 
 1. per collection, under its mirror's lock: the cosine of every row (one product),
    the dense top N, the BM25 hits, and for those slots the mirror's rank columns
-   (learned score, creation time, mentions-time flag);
+   (learned score, recency anchor, mentions-time flag);
 2. relevance (``hybrid.hybrid_relevances``) and then ``ranking.final_ranks`` for
    all candidates at once, in numpy: the same formulas as one candidate's;
 3. rows are read and ranked exactly (``hybrid_relevance``, ``final_rank``), best
@@ -49,7 +49,7 @@ class _Pool:
     cosine: np.ndarray
     bm25: np.ndarray  # 0 where not a lexical hit
     learned: np.ndarray
-    created: np.ndarray  # -inf: unknown
+    fresh: np.ndarray  # recency anchor, max(created, last used); -inf: unknown
     cue: np.ndarray
     dense: int  # the first ``dense`` entries are the dense top N
 
@@ -71,9 +71,9 @@ def _pool(mirror: CollectionMirror, vector: np.ndarray, terms: list[str], n: int
             bm25[len(top) + len(missed)] = score
             missed.append(slot)
     slots = np.concatenate([top, np.asarray(missed, dtype=np.intp)]) if missed else top
-    ids, learned, created, cue = mirror.rank_columns(slots)
+    ids, learned, fresh, cue = mirror.rank_columns(slots)
     pool = _Pool(
-        mirror.collection, ids, sims[slots].astype(np.float64), bm25[: len(slots)], learned, created, cue, len(top)
+        mirror.collection, ids, sims[slots].astype(np.float64), bm25[: len(slots)], learned, fresh, cue, len(top)
     )
     return pool, [score for _, score in hits]
 
@@ -122,11 +122,11 @@ async def rank_columns(
     def column(name: str) -> np.ndarray:
         return np.concatenate([getattr(pool, name)[k] for pool, k in zip(pools, keep, strict=True)])
 
-    cosine, bm25, learned, created, cue = (column(c) for c in ("cosine", "bm25", "learned", "created", "cue"))
+    cosine, bm25, learned, fresh, cue = (column(c) for c in ("cosine", "bm25", "learned", "fresh", "cue"))
     share = bm25 / best_bm25 if best_bm25 > 0 else np.zeros_like(bm25)
     relevance = hybrid_relevances(cosine, share, cue, plan, retrieval)
     collection_weight = np.asarray([params.collection_weights.get(pool.collection, 1.0) for pool in pools])[owner]
-    age = np.where(np.isfinite(created), (now_ts - created) / SECONDS_PER_DAY, 0.0)
+    age = np.where(np.isfinite(fresh), (now_ts - fresh) / SECONDS_PER_DAY, 0.0)
     estimate = final_ranks(collection_weight, relevance, learned, age, weights)
 
     ranked: list[tuple[float, float, str, Candidate]] = []

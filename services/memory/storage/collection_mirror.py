@@ -14,11 +14,13 @@ Rows are packed: removing a row moves the last row into its slot, so the
 matrix never has holes. Archived rows stay (Get and List still show them) but
 are masked out of ``nearest`` and the BM25 index.
 
-Beside the vectors the mirror keeps three per-row columns that ranking reads,
-so the prompt path can estimate every candidate's final rank in numpy
+Beside the vectors the mirror keeps per-row columns that ranking reads, so
+the prompt path can estimate every candidate's final rank in numpy
 (``retrieval.column_ranking``): the learned score (``ranking.learned_score``
-under this mirror's weights), the creation time, and whether the text
-mentions time.
+under this mirror's weights), the time recency decays from
+(``MemoryRecord.recency_ts``: the latest of creation and last scored use),
+and whether the text mentions time. The creation time is a column too, for
+time windows (``since_ts``).
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from services.memory.domain.record import MemoryRecord
 
 _GROW = 1.5
 _MIN_CAPACITY = 256
-_COLUMNS = ("_matrix", "_active", "_created", "_learned", "_cue")  # numpy arrays indexed by slot
+_COLUMNS = ("_matrix", "_active", "_created", "_fresh", "_learned", "_cue")  # numpy arrays indexed by slot
 
 TimeCue = Callable[[str], bool]  # does this text place something in time? (retrieval.query_expansion.mentions_time)
 
@@ -70,6 +72,7 @@ class CollectionMirror:
         self._matrix = np.zeros((_MIN_CAPACITY, dim), dtype=np.float32)
         self._active = np.zeros(_MIN_CAPACITY, dtype=bool)
         self._created = np.zeros(_MIN_CAPACITY, dtype=np.float64)
+        self._fresh = np.zeros(_MIN_CAPACITY, dtype=np.float64)  # recency anchor: max(created, last used)
         self._learned = np.zeros(_MIN_CAPACITY, dtype=np.float64)
         self._cue = np.zeros(_MIN_CAPACITY, dtype=bool)
 
@@ -121,6 +124,7 @@ class CollectionMirror:
         active = not record.archived
         self._active[slot] = active
         self._created[slot] = record.created_ts
+        self._fresh[slot] = record.recency_ts
         self._learned[slot] = learned_score(RankInput.of(record), self.weights)
         if record.content != old_text:
             self._cue[slot] = self._time_cue(record.content)
@@ -175,15 +179,20 @@ class CollectionMirror:
         return self._slot.get(memory_id)
 
     def rank_columns(self, slots: np.ndarray) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
-        """(ids, learned scores, creation times, mentions-time flags) of these slots."""
+        """(ids, learned scores, recency anchors, mentions-time flags) of these slots."""
         ids = self._ids
-        return [ids[i] for i in slots.tolist()], self._learned[slots], self._created[slots], self._cue[slots]
+        return [ids[i] for i in slots.tolist()], self._learned[slots], self._fresh[slots], self._cue[slots]
 
     def nearest(self, vector: np.ndarray, k: int, since_ts: float | None = None) -> list[tuple[MemoryRecord, float]]:
         """Top ``k`` active rows by exact cosine (best first), optionally created at or after ``since_ts``."""
         sims, top = self.scan(vector, k, since_ts)
         records = self._records
         return [(records[i], score) for i, score in zip(top.tolist(), sims[top].tolist(), strict=True)]
+
+    def active_rows(self) -> tuple[list[MemoryRecord], np.ndarray]:
+        """Every active row and its unit vector (a copy, safe to use after the lock is released)."""
+        slots = np.flatnonzero(self._active[: len(self._ids)])
+        return [self._records[i] for i in slots.tolist()], self._matrix[slots].copy()
 
     def rows_since(self, since_ts: float | None) -> Iterator[MemoryRecord]:
         """Active rows, optionally only those created at or after ``since_ts``."""

@@ -46,7 +46,9 @@ class MemoryStore:
         text_index: Callable[[], TextIndex] | None,
         time_cue: TimeCue,
         weights: RankingWeights,
+        owns: Callable[[str], bool] | None = None,
     ) -> None:
+        self._owns = owns  # a sharded service sees only its own users' scopes in the shared Chroma
         self._chroma = chroma
         self._io = io
         self._dim = dim
@@ -124,11 +126,21 @@ class MemoryStore:
         hits = await self._io.run(self._chroma.query, scope, collection, vector, n)
         return [(_record(h.row), h.similarity) for h in hits]
 
+    async def active_rows(self, scope: Scope, collection: str) -> tuple[list[MemoryRecord], np.ndarray]:
+        """The collection's active memories and their unit vectors, from its mirror (built if needed)."""
+        return await self._io.run(self._read_active, scope, collection)
+
+    def _read_active(self, scope: Scope, collection: str) -> tuple[list[MemoryRecord], np.ndarray]:
+        with self.mirrors.read(scope, collection) as mirror:
+            return mirror.active_rows()
+
     async def count(self, scope: Scope, collection: str) -> int:
         return await self._io.run(self._chroma.count, scope, collection)
 
     async def owner_scopes(self) -> list[tuple[Scope, str]]:
-        return await self._io.run(self._chroma.owner_scopes)
+        """(scope, collection) of every stored collection; when sharded, of this shard's users only."""
+        found = await self._io.run(self._chroma.owner_scopes)
+        return found if self._owns is None else [item for item in found if self._owns(item[0].user)]
 
     async def warm_mirror(self, scope: Scope, collection: str) -> None:
         await self._io.run(self.mirrors.warm, scope, collection)

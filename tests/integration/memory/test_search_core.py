@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from datetime import timedelta
 from pathlib import Path
 
 import chromadb
@@ -64,26 +65,37 @@ def make_core(tmp_path: Path, mode: str = "hybrid") -> MemoryUseCases:
 
 
 async def seed(core: MemoryUseCases, n: int) -> tuple[list[str], np.ndarray]:
+    """``n`` memories created over the last 120 days; a third of them scored since, at random
+    times, so recency (which decays from the last scored use) differs from age by creation."""
     scope = core.scope("u", "p")
     base = RNG.standard_normal((n, 384)).astype(np.float32)
     ids = []
     collections = ["working", "history", "patterns", "memory_bank", "books"]
-    for i in range(n):
-        text = " ".join(RNG.choice(WORDS, 6)) + f" item{i}" + (" yesterday" if i % 4 == 0 else "")
-        memory = (
-            await core.writes.store(
-                scope, collection=collections[i % 5], content=text, vector=unit(base[i]), allow_duplicate=True
+    real_clock = core.clock.source
+    start = real_clock()
+    created_days_ago = RNG.uniform(0, 120, n)
+    try:
+        for i in range(n):
+            text = " ".join(RNG.choice(WORDS, 6)) + f" item{i}" + (" yesterday" if i % 4 == 0 else "")
+            core.clock.source = lambda days=float(created_days_ago[i]): start - timedelta(days=days)
+            memory = (
+                await core.writes.store(
+                    scope, collection=collections[i % 5], content=text, vector=unit(base[i]), allow_duplicate=True
+                )
+            ).memory
+            ids.append(memory.id)
+        for i, memory_id in enumerate(ids[: n // 3]):  # give some memories outcome history
+            used_days_ago = float(RNG.uniform(0, created_days_ago[i]))
+            core.clock.source = lambda days=used_days_ago: start - timedelta(days=days)
+            await core.scoring.score(
+                scope,
+                session_id="",
+                outcome=None,
+                related=None,
+                memory_scores={memory_id: Outcome.WORKED if RNG.random() < 0.6 else Outcome.FAILED},
             )
-        ).memory
-        ids.append(memory.id)
-    for memory_id in ids[: n // 3]:  # give some memories outcome history
-        await core.scoring.score(
-            scope,
-            session_id="",
-            outcome=None,
-            related=None,
-            memory_scores={memory_id: Outcome.WORKED if RNG.random() < 0.6 else Outcome.FAILED},
-        )
+    finally:
+        core.clock.source = lambda: start
     return ids, base
 
 

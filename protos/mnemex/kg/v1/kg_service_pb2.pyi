@@ -59,24 +59,30 @@ class RouteResponse(_message.Message):
     def __init__(self, weights: _Optional[_Mapping[str, float]] = ..., recommended: _Optional[_Iterable[str]] = ..., confidence: _Optional[float] = ..., has_preference: _Optional[bool] = ...) -> None: ...
 
 class RecallRequest(_message.Message):
-    __slots__ = ("scope", "text", "fact_limit")
+    __slots__ = ("scope", "text", "fact_limit", "lesson_limit")
     SCOPE_FIELD_NUMBER: _ClassVar[int]
     TEXT_FIELD_NUMBER: _ClassVar[int]
     FACT_LIMIT_FIELD_NUMBER: _ClassVar[int]
+    LESSON_LIMIT_FIELD_NUMBER: _ClassVar[int]
     scope: _common_pb2.Scope
     text: str
     fact_limit: int
-    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., text: _Optional[str] = ..., fact_limit: _Optional[int] = ...) -> None: ...
+    lesson_limit: int
+    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., text: _Optional[str] = ..., fact_limit: _Optional[int] = ..., lesson_limit: _Optional[int] = ...) -> None: ...
 
 class RecallResponse(_message.Message):
-    __slots__ = ("extraction", "route", "facts")
+    __slots__ = ("extraction", "route", "facts", "solutions", "failures")
     EXTRACTION_FIELD_NUMBER: _ClassVar[int]
     ROUTE_FIELD_NUMBER: _ClassVar[int]
     FACTS_FIELD_NUMBER: _ClassVar[int]
+    SOLUTIONS_FIELD_NUMBER: _ClassVar[int]
+    FAILURES_FIELD_NUMBER: _ClassVar[int]
     extraction: ExtractConceptsResponse
     route: RouteResponse
     facts: _containers.RepeatedCompositeFieldContainer[FactRef]
-    def __init__(self, extraction: _Optional[_Union[ExtractConceptsResponse, _Mapping]] = ..., route: _Optional[_Union[RouteResponse, _Mapping]] = ..., facts: _Optional[_Iterable[_Union[FactRef, _Mapping]]] = ...) -> None: ...
+    solutions: _containers.RepeatedCompositeFieldContainer[Solution]
+    failures: _containers.RepeatedCompositeFieldContainer[Solution]
+    def __init__(self, extraction: _Optional[_Union[ExtractConceptsResponse, _Mapping]] = ..., route: _Optional[_Union[RouteResponse, _Mapping]] = ..., facts: _Optional[_Iterable[_Union[FactRef, _Mapping]]] = ..., solutions: _Optional[_Iterable[_Union[Solution, _Mapping]]] = ..., failures: _Optional[_Iterable[_Union[Solution, _Mapping]]] = ...) -> None: ...
 
 class RecordOutcomeRequest(_message.Message):
     __slots__ = ("scope", "concepts", "collections", "doc_ids", "outcome", "context_type", "problem", "failure_reason")
@@ -179,22 +185,64 @@ class SolutionsForRequest(_message.Message):
     def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., problem: _Optional[str] = ..., limit: _Optional[int] = ...) -> None: ...
 
 class Solution(_message.Message):
-    __slots__ = ("doc_id", "success_rate", "uses", "signature")
+    __slots__ = ("doc_id", "success_rate", "uses", "signature", "worked", "failed")
     DOC_ID_FIELD_NUMBER: _ClassVar[int]
     SUCCESS_RATE_FIELD_NUMBER: _ClassVar[int]
     USES_FIELD_NUMBER: _ClassVar[int]
     SIGNATURE_FIELD_NUMBER: _ClassVar[int]
+    WORKED_FIELD_NUMBER: _ClassVar[int]
+    FAILED_FIELD_NUMBER: _ClassVar[int]
     doc_id: str
     success_rate: float
     uses: int
     signature: str
-    def __init__(self, doc_id: _Optional[str] = ..., success_rate: _Optional[float] = ..., uses: _Optional[int] = ..., signature: _Optional[str] = ...) -> None: ...
+    worked: int
+    failed: int
+    def __init__(self, doc_id: _Optional[str] = ..., success_rate: _Optional[float] = ..., uses: _Optional[int] = ..., signature: _Optional[str] = ..., worked: _Optional[int] = ..., failed: _Optional[int] = ...) -> None: ...
 
 class SolutionsForResponse(_message.Message):
     __slots__ = ("solutions",)
     SOLUTIONS_FIELD_NUMBER: _ClassVar[int]
     solutions: _containers.RepeatedCompositeFieldContainer[Solution]
     def __init__(self, solutions: _Optional[_Iterable[_Union[Solution, _Mapping]]] = ...) -> None: ...
+
+class EffectivenessRequest(_message.Message):
+    __slots__ = ("scope", "context_type", "limit")
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    CONTEXT_TYPE_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    scope: _common_pb2.Scope
+    context_type: str
+    limit: int
+    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., context_type: _Optional[str] = ..., limit: _Optional[int] = ...) -> None: ...
+
+class ActionStat(_message.Message):
+    __slots__ = ("context_type", "action", "collection", "worked", "partial", "failed", "unknown", "success_rate", "last")
+    CONTEXT_TYPE_FIELD_NUMBER: _ClassVar[int]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    COLLECTION_FIELD_NUMBER: _ClassVar[int]
+    WORKED_FIELD_NUMBER: _ClassVar[int]
+    PARTIAL_FIELD_NUMBER: _ClassVar[int]
+    FAILED_FIELD_NUMBER: _ClassVar[int]
+    UNKNOWN_FIELD_NUMBER: _ClassVar[int]
+    SUCCESS_RATE_FIELD_NUMBER: _ClassVar[int]
+    LAST_FIELD_NUMBER: _ClassVar[int]
+    context_type: str
+    action: str
+    collection: str
+    worked: int
+    partial: int
+    failed: int
+    unknown: int
+    success_rate: float
+    last: float
+    def __init__(self, context_type: _Optional[str] = ..., action: _Optional[str] = ..., collection: _Optional[str] = ..., worked: _Optional[int] = ..., partial: _Optional[int] = ..., failed: _Optional[int] = ..., unknown: _Optional[int] = ..., success_rate: _Optional[float] = ..., last: _Optional[float] = ...) -> None: ...
+
+class EffectivenessResponse(_message.Message):
+    __slots__ = ("actions",)
+    ACTIONS_FIELD_NUMBER: _ClassVar[int]
+    actions: _containers.RepeatedCompositeFieldContainer[ActionStat]
+    def __init__(self, actions: _Optional[_Iterable[_Union[ActionStat, _Mapping]]] = ...) -> None: ...
 
 class NeighborsRequest(_message.Message):
     __slots__ = ("scope", "entity", "limit")

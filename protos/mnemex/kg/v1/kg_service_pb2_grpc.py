@@ -74,6 +74,11 @@ class KnowledgeGraphServiceStub:
                 request_serializer=protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.SolutionsForRequest.SerializeToString,
                 response_deserializer=protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.SolutionsForResponse.FromString,
                 _registered_method=True)
+        self.Effectiveness = channel.unary_unary(
+                '/mnemex.kg.v1.KnowledgeGraphService/Effectiveness',
+                request_serializer=protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.EffectivenessRequest.SerializeToString,
+                response_deserializer=protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.EffectivenessResponse.FromString,
+                _registered_method=True)
         self.Neighbors = channel.unary_unary(
                 '/mnemex.kg.v1.KnowledgeGraphService/Neighbors',
                 request_serializer=protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.NeighborsRequest.SerializeToString,
@@ -176,6 +181,13 @@ class KnowledgeGraphServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Effectiveness(self, request, context):
+        """Action effectiveness in the scope ("pytest -x" worked 9 of 10 times), most evidence first.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def Neighbors(self, request, context):
         """Direct neighbours of an entity.
         """
@@ -272,6 +284,11 @@ def add_KnowledgeGraphServiceServicer_to_server(servicer, server):
                     servicer.SolutionsFor,
                     request_deserializer=protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.SolutionsForRequest.FromString,
                     response_serializer=protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.SolutionsForResponse.SerializeToString,
+            ),
+            'Effectiveness': grpc.unary_unary_rpc_method_handler(
+                    servicer.Effectiveness,
+                    request_deserializer=protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.EffectivenessRequest.FromString,
+                    response_serializer=protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.EffectivenessResponse.SerializeToString,
             ),
             'Neighbors': grpc.unary_unary_rpc_method_handler(
                     servicer.Neighbors,
@@ -530,6 +547,33 @@ class KnowledgeGraphService:
             '/mnemex.kg.v1.KnowledgeGraphService/SolutionsFor',
             protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.SolutionsForRequest.SerializeToString,
             protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.SolutionsForResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Effectiveness(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mnemex.kg.v1.KnowledgeGraphService/Effectiveness',
+            protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.EffectivenessRequest.SerializeToString,
+            protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.EffectivenessResponse.FromString,
             options,
             channel_credentials,
             insecure,

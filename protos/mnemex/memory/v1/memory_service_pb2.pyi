@@ -90,12 +90,14 @@ class StoreRequest(_message.Message):
     def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., collection: _Optional[str] = ..., content: _Optional[str] = ..., vector: _Optional[bytes] = ..., tags: _Optional[_Iterable[str]] = ..., importance: _Optional[float] = ..., confidence: _Optional[float] = ..., metadata_json: _Optional[str] = ..., initial_outcome: _Optional[_Union[_common_pb2.Outcome, str]] = ..., allow_duplicate: _Optional[bool] = ..., session_id: _Optional[str] = ...) -> None: ...
 
 class StoreResponse(_message.Message):
-    __slots__ = ("memory", "deduplicated")
+    __slots__ = ("memory", "deduplicated", "superseded_ids")
     MEMORY_FIELD_NUMBER: _ClassVar[int]
     DEDUPLICATED_FIELD_NUMBER: _ClassVar[int]
+    SUPERSEDED_IDS_FIELD_NUMBER: _ClassVar[int]
     memory: Memory
     deduplicated: bool
-    def __init__(self, memory: _Optional[_Union[Memory, _Mapping]] = ..., deduplicated: _Optional[bool] = ...) -> None: ...
+    superseded_ids: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, memory: _Optional[_Union[Memory, _Mapping]] = ..., deduplicated: _Optional[bool] = ..., superseded_ids: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class SearchRequest(_message.Message):
     __slots__ = ("scope", "query", "query_vector", "collections", "limit", "days_back", "id", "sort_by", "metadata_filters_json", "collection_weights", "boost_ids")
@@ -262,16 +264,18 @@ class ScoredMemory(_message.Message):
     def __init__(self, id: _Optional[str] = ..., collection_before: _Optional[str] = ..., collection_after: _Optional[str] = ..., score_before: _Optional[float] = ..., score_after: _Optional[float] = ..., outcome: _Optional[_Union[_common_pb2.Outcome, str]] = ..., transition: _Optional[str] = ..., new_id: _Optional[str] = ...) -> None: ...
 
 class ScoreResponse(_message.Message):
-    __slots__ = ("scored", "exchange_id", "not_found", "collections")
+    __slots__ = ("scored", "exchange_id", "not_found", "collections", "prompt")
     SCORED_FIELD_NUMBER: _ClassVar[int]
     EXCHANGE_ID_FIELD_NUMBER: _ClassVar[int]
     NOT_FOUND_FIELD_NUMBER: _ClassVar[int]
     COLLECTIONS_FIELD_NUMBER: _ClassVar[int]
+    PROMPT_FIELD_NUMBER: _ClassVar[int]
     scored: _containers.RepeatedCompositeFieldContainer[ScoredMemory]
     exchange_id: str
     not_found: _containers.RepeatedScalarFieldContainer[str]
     collections: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, scored: _Optional[_Iterable[_Union[ScoredMemory, _Mapping]]] = ..., exchange_id: _Optional[str] = ..., not_found: _Optional[_Iterable[str]] = ..., collections: _Optional[_Iterable[str]] = ...) -> None: ...
+    prompt: str
+    def __init__(self, scored: _Optional[_Iterable[_Union[ScoredMemory, _Mapping]]] = ..., exchange_id: _Optional[str] = ..., not_found: _Optional[_Iterable[str]] = ..., collections: _Optional[_Iterable[str]] = ..., prompt: _Optional[str] = ...) -> None: ...
 
 class RecordExchangeRequest(_message.Message):
     __slots__ = ("scope", "session_id", "user_text", "assistant_text", "turn_key")
@@ -370,28 +374,32 @@ class RecordInjectionResponse(_message.Message):
     def __init__(self) -> None: ...
 
 class PrepareContextRequest(_message.Message):
-    __slots__ = ("scope", "session_id", "search", "prompt")
+    __slots__ = ("scope", "session_id", "search", "prompt", "lesson_ids")
     SCOPE_FIELD_NUMBER: _ClassVar[int]
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
     SEARCH_FIELD_NUMBER: _ClassVar[int]
     PROMPT_FIELD_NUMBER: _ClassVar[int]
+    LESSON_IDS_FIELD_NUMBER: _ClassVar[int]
     scope: _common_pb2.Scope
     session_id: str
     search: SearchRequest
     prompt: str
-    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., session_id: _Optional[str] = ..., search: _Optional[_Union[SearchRequest, _Mapping]] = ..., prompt: _Optional[str] = ...) -> None: ...
+    lesson_ids: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., session_id: _Optional[str] = ..., search: _Optional[_Union[SearchRequest, _Mapping]] = ..., prompt: _Optional[str] = ..., lesson_ids: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class PrepareContextResponse(_message.Message):
-    __slots__ = ("memories", "scoring_required", "injected_ids", "exchange_id")
+    __slots__ = ("memories", "scoring_required", "injected_ids", "exchange_id", "lessons")
     MEMORIES_FIELD_NUMBER: _ClassVar[int]
     SCORING_REQUIRED_FIELD_NUMBER: _ClassVar[int]
     INJECTED_IDS_FIELD_NUMBER: _ClassVar[int]
     EXCHANGE_ID_FIELD_NUMBER: _ClassVar[int]
+    LESSONS_FIELD_NUMBER: _ClassVar[int]
     memories: _containers.RepeatedCompositeFieldContainer[Memory]
     scoring_required: bool
     injected_ids: _containers.RepeatedScalarFieldContainer[str]
     exchange_id: str
-    def __init__(self, memories: _Optional[_Iterable[_Union[Memory, _Mapping]]] = ..., scoring_required: _Optional[bool] = ..., injected_ids: _Optional[_Iterable[str]] = ..., exchange_id: _Optional[str] = ...) -> None: ...
+    lessons: _containers.RepeatedCompositeFieldContainer[Memory]
+    def __init__(self, memories: _Optional[_Iterable[_Union[Memory, _Mapping]]] = ..., scoring_required: _Optional[bool] = ..., injected_ids: _Optional[_Iterable[str]] = ..., exchange_id: _Optional[str] = ..., lessons: _Optional[_Iterable[_Union[Memory, _Mapping]]] = ...) -> None: ...
 
 class IngestBookRequest(_message.Message):
     __slots__ = ("scope", "title", "source", "data", "filename", "skip_if_unchanged")
@@ -533,18 +541,20 @@ class RunMaintenanceRequest(_message.Message):
     def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ...) -> None: ...
 
 class RunMaintenanceResponse(_message.Message):
-    __slots__ = ("promoted", "demoted", "deleted", "expired", "exchanges_pruned")
+    __slots__ = ("promoted", "demoted", "deleted", "expired", "exchanges_pruned", "observations_compacted")
     PROMOTED_FIELD_NUMBER: _ClassVar[int]
     DEMOTED_FIELD_NUMBER: _ClassVar[int]
     DELETED_FIELD_NUMBER: _ClassVar[int]
     EXPIRED_FIELD_NUMBER: _ClassVar[int]
     EXCHANGES_PRUNED_FIELD_NUMBER: _ClassVar[int]
+    OBSERVATIONS_COMPACTED_FIELD_NUMBER: _ClassVar[int]
     promoted: int
     demoted: int
     deleted: int
     expired: int
     exchanges_pruned: int
-    def __init__(self, promoted: _Optional[int] = ..., demoted: _Optional[int] = ..., deleted: _Optional[int] = ..., expired: _Optional[int] = ..., exchanges_pruned: _Optional[int] = ...) -> None: ...
+    observations_compacted: int
+    def __init__(self, promoted: _Optional[int] = ..., demoted: _Optional[int] = ..., deleted: _Optional[int] = ..., expired: _Optional[int] = ..., exchanges_pruned: _Optional[int] = ..., observations_compacted: _Optional[int] = ...) -> None: ...
 
 class ListScopesRequest(_message.Message):
     __slots__ = ()
@@ -670,3 +680,266 @@ class GetRulesResponse(_message.Message):
     failures_to_delete_from_top: int
     failures_to_demote_from_top: int
     def __init__(self, lifecycle: _Optional[_Union[LifecycleRules, _Mapping]] = ..., outcomes: _Optional[_Iterable[_Union[OutcomeRule, _Mapping]]] = ..., default_initial_score: _Optional[float] = ..., age_half_weight_days: _Optional[float] = ..., fixed_quality_wilson_share: _Optional[float] = ..., fixed_quality_wilson_after_uses: _Optional[int] = ..., failures_to_delete_from_top: _Optional[int] = ..., failures_to_demote_from_top: _Optional[int] = ...) -> None: ...
+
+class BrowseRequest(_message.Message):
+    __slots__ = ("scope", "collections", "tag", "sort", "limit", "offset", "archived")
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    COLLECTIONS_FIELD_NUMBER: _ClassVar[int]
+    TAG_FIELD_NUMBER: _ClassVar[int]
+    SORT_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    OFFSET_FIELD_NUMBER: _ClassVar[int]
+    ARCHIVED_FIELD_NUMBER: _ClassVar[int]
+    scope: _common_pb2.Scope
+    collections: _containers.RepeatedScalarFieldContainer[str]
+    tag: str
+    sort: str
+    limit: int
+    offset: int
+    archived: str
+    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., collections: _Optional[_Iterable[str]] = ..., tag: _Optional[str] = ..., sort: _Optional[str] = ..., limit: _Optional[int] = ..., offset: _Optional[int] = ..., archived: _Optional[str] = ...) -> None: ...
+
+class BrowseResponse(_message.Message):
+    __slots__ = ("memories", "total", "tags")
+    MEMORIES_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_FIELD_NUMBER: _ClassVar[int]
+    TAGS_FIELD_NUMBER: _ClassVar[int]
+    memories: _containers.RepeatedCompositeFieldContainer[Memory]
+    total: int
+    tags: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, memories: _Optional[_Iterable[_Union[Memory, _Mapping]]] = ..., total: _Optional[int] = ..., tags: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class RestoreRequest(_message.Message):
+    __slots__ = ("scope", "id")
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    ID_FIELD_NUMBER: _ClassVar[int]
+    scope: _common_pb2.Scope
+    id: str
+    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., id: _Optional[str] = ...) -> None: ...
+
+class RestoreResponse(_message.Message):
+    __slots__ = ("memory",)
+    MEMORY_FIELD_NUMBER: _ClassVar[int]
+    memory: Memory
+    def __init__(self, memory: _Optional[_Union[Memory, _Mapping]] = ...) -> None: ...
+
+class ListSessionsRequest(_message.Message):
+    __slots__ = ("scope", "limit")
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    scope: _common_pb2.Scope
+    limit: int
+    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., limit: _Optional[int] = ...) -> None: ...
+
+class SessionSummary(_message.Message):
+    __slots__ = ("session_id", "last_activity", "turns")
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    LAST_ACTIVITY_FIELD_NUMBER: _ClassVar[int]
+    TURNS_FIELD_NUMBER: _ClassVar[int]
+    session_id: str
+    last_activity: str
+    turns: int
+    def __init__(self, session_id: _Optional[str] = ..., last_activity: _Optional[str] = ..., turns: _Optional[int] = ...) -> None: ...
+
+class ListSessionsResponse(_message.Message):
+    __slots__ = ("sessions",)
+    SESSIONS_FIELD_NUMBER: _ClassVar[int]
+    sessions: _containers.RepeatedCompositeFieldContainer[SessionSummary]
+    def __init__(self, sessions: _Optional[_Iterable[_Union[SessionSummary, _Mapping]]] = ...) -> None: ...
+
+class ListTurnsRequest(_message.Message):
+    __slots__ = ("scope", "session_id", "memory_id", "limit")
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    MEMORY_ID_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    scope: _common_pb2.Scope
+    session_id: str
+    memory_id: str
+    limit: int
+    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., session_id: _Optional[str] = ..., memory_id: _Optional[str] = ..., limit: _Optional[int] = ...) -> None: ...
+
+class OutcomeEntry(_message.Message):
+    __slots__ = ("at", "memory_id", "outcome", "score_before", "score_after", "collection_before", "collection_after", "transition", "new_id", "session_id", "turn_id")
+    AT_FIELD_NUMBER: _ClassVar[int]
+    MEMORY_ID_FIELD_NUMBER: _ClassVar[int]
+    OUTCOME_FIELD_NUMBER: _ClassVar[int]
+    SCORE_BEFORE_FIELD_NUMBER: _ClassVar[int]
+    SCORE_AFTER_FIELD_NUMBER: _ClassVar[int]
+    COLLECTION_BEFORE_FIELD_NUMBER: _ClassVar[int]
+    COLLECTION_AFTER_FIELD_NUMBER: _ClassVar[int]
+    TRANSITION_FIELD_NUMBER: _ClassVar[int]
+    NEW_ID_FIELD_NUMBER: _ClassVar[int]
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    TURN_ID_FIELD_NUMBER: _ClassVar[int]
+    at: str
+    memory_id: str
+    outcome: str
+    score_before: float
+    score_after: float
+    collection_before: str
+    collection_after: str
+    transition: str
+    new_id: str
+    session_id: str
+    turn_id: int
+    def __init__(self, at: _Optional[str] = ..., memory_id: _Optional[str] = ..., outcome: _Optional[str] = ..., score_before: _Optional[float] = ..., score_after: _Optional[float] = ..., collection_before: _Optional[str] = ..., collection_after: _Optional[str] = ..., transition: _Optional[str] = ..., new_id: _Optional[str] = ..., session_id: _Optional[str] = ..., turn_id: _Optional[int] = ...) -> None: ...
+
+class TurnRecord(_message.Message):
+    __slots__ = ("id", "session_id", "prompt", "injected_ids", "completed", "scored", "exchange_id", "started_at", "outcome", "outcomes")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    PROMPT_FIELD_NUMBER: _ClassVar[int]
+    INJECTED_IDS_FIELD_NUMBER: _ClassVar[int]
+    COMPLETED_FIELD_NUMBER: _ClassVar[int]
+    SCORED_FIELD_NUMBER: _ClassVar[int]
+    EXCHANGE_ID_FIELD_NUMBER: _ClassVar[int]
+    STARTED_AT_FIELD_NUMBER: _ClassVar[int]
+    OUTCOME_FIELD_NUMBER: _ClassVar[int]
+    OUTCOMES_FIELD_NUMBER: _ClassVar[int]
+    id: int
+    session_id: str
+    prompt: str
+    injected_ids: _containers.RepeatedScalarFieldContainer[str]
+    completed: bool
+    scored: bool
+    exchange_id: str
+    started_at: str
+    outcome: str
+    outcomes: _containers.RepeatedCompositeFieldContainer[OutcomeEntry]
+    def __init__(self, id: _Optional[int] = ..., session_id: _Optional[str] = ..., prompt: _Optional[str] = ..., injected_ids: _Optional[_Iterable[str]] = ..., completed: _Optional[bool] = ..., scored: _Optional[bool] = ..., exchange_id: _Optional[str] = ..., started_at: _Optional[str] = ..., outcome: _Optional[str] = ..., outcomes: _Optional[_Iterable[_Union[OutcomeEntry, _Mapping]]] = ...) -> None: ...
+
+class ListTurnsResponse(_message.Message):
+    __slots__ = ("turns",)
+    TURNS_FIELD_NUMBER: _ClassVar[int]
+    turns: _containers.RepeatedCompositeFieldContainer[TurnRecord]
+    def __init__(self, turns: _Optional[_Iterable[_Union[TurnRecord, _Mapping]]] = ...) -> None: ...
+
+class OutcomeLogRequest(_message.Message):
+    __slots__ = ("scope", "memory_id", "limit")
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    MEMORY_ID_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    scope: _common_pb2.Scope
+    memory_id: str
+    limit: int
+    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., memory_id: _Optional[str] = ..., limit: _Optional[int] = ...) -> None: ...
+
+class OutcomeLogResponse(_message.Message):
+    __slots__ = ("entries",)
+    ENTRIES_FIELD_NUMBER: _ClassVar[int]
+    entries: _containers.RepeatedCompositeFieldContainer[OutcomeEntry]
+    def __init__(self, entries: _Optional[_Iterable[_Union[OutcomeEntry, _Mapping]]] = ...) -> None: ...
+
+class FindConsolidationCandidatesRequest(_message.Message):
+    __slots__ = ("scope", "kinds", "limit")
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    KINDS_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    scope: _common_pb2.Scope
+    kinds: _containers.RepeatedScalarFieldContainer[str]
+    limit: int
+    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., kinds: _Optional[_Iterable[str]] = ..., limit: _Optional[int] = ...) -> None: ...
+
+class ConsolidationCluster(_message.Message):
+    __slots__ = ("kind", "reason", "similarity", "memories")
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    SIMILARITY_FIELD_NUMBER: _ClassVar[int]
+    MEMORIES_FIELD_NUMBER: _ClassVar[int]
+    kind: str
+    reason: str
+    similarity: float
+    memories: _containers.RepeatedCompositeFieldContainer[Memory]
+    def __init__(self, kind: _Optional[str] = ..., reason: _Optional[str] = ..., similarity: _Optional[float] = ..., memories: _Optional[_Iterable[_Union[Memory, _Mapping]]] = ...) -> None: ...
+
+class FindConsolidationCandidatesResponse(_message.Message):
+    __slots__ = ("clusters", "scanned")
+    CLUSTERS_FIELD_NUMBER: _ClassVar[int]
+    SCANNED_FIELD_NUMBER: _ClassVar[int]
+    clusters: _containers.RepeatedCompositeFieldContainer[ConsolidationCluster]
+    scanned: int
+    def __init__(self, clusters: _Optional[_Iterable[_Union[ConsolidationCluster, _Mapping]]] = ..., scanned: _Optional[int] = ...) -> None: ...
+
+class ConsolidateRequest(_message.Message):
+    __slots__ = ("scope", "source_ids", "content", "collection", "tags", "importance", "confidence", "reason")
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_IDS_FIELD_NUMBER: _ClassVar[int]
+    CONTENT_FIELD_NUMBER: _ClassVar[int]
+    COLLECTION_FIELD_NUMBER: _ClassVar[int]
+    TAGS_FIELD_NUMBER: _ClassVar[int]
+    IMPORTANCE_FIELD_NUMBER: _ClassVar[int]
+    CONFIDENCE_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    scope: _common_pb2.Scope
+    source_ids: _containers.RepeatedScalarFieldContainer[str]
+    content: str
+    collection: str
+    tags: _containers.RepeatedScalarFieldContainer[str]
+    importance: float
+    confidence: float
+    reason: str
+    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., source_ids: _Optional[_Iterable[str]] = ..., content: _Optional[str] = ..., collection: _Optional[str] = ..., tags: _Optional[_Iterable[str]] = ..., importance: _Optional[float] = ..., confidence: _Optional[float] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class ConsolidateResponse(_message.Message):
+    __slots__ = ("merged", "archived")
+    MERGED_FIELD_NUMBER: _ClassVar[int]
+    ARCHIVED_FIELD_NUMBER: _ClassVar[int]
+    merged: Memory
+    archived: _containers.RepeatedCompositeFieldContainer[Memory]
+    def __init__(self, merged: _Optional[_Union[Memory, _Mapping]] = ..., archived: _Optional[_Iterable[_Union[Memory, _Mapping]]] = ...) -> None: ...
+
+class UndoConsolidationRequest(_message.Message):
+    __slots__ = ("scope", "id")
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    ID_FIELD_NUMBER: _ClassVar[int]
+    scope: _common_pb2.Scope
+    id: str
+    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., id: _Optional[str] = ...) -> None: ...
+
+class UndoConsolidationResponse(_message.Message):
+    __slots__ = ("restored", "merged")
+    RESTORED_FIELD_NUMBER: _ClassVar[int]
+    MERGED_FIELD_NUMBER: _ClassVar[int]
+    restored: _containers.RepeatedCompositeFieldContainer[Memory]
+    merged: Memory
+    def __init__(self, restored: _Optional[_Iterable[_Union[Memory, _Mapping]]] = ..., merged: _Optional[_Union[Memory, _Mapping]] = ...) -> None: ...
+
+class OverviewRequest(_message.Message):
+    __slots__ = ("scope",)
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    scope: _common_pb2.Scope
+    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ...) -> None: ...
+
+class OverviewResponse(_message.Message):
+    __slots__ = ("counts", "score_histogram", "events", "events_by_day_json")
+    class CountsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
+    class ScoreHistogramEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
+    class EventsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
+    COUNTS_FIELD_NUMBER: _ClassVar[int]
+    SCORE_HISTOGRAM_FIELD_NUMBER: _ClassVar[int]
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
+    EVENTS_BY_DAY_JSON_FIELD_NUMBER: _ClassVar[int]
+    counts: _containers.ScalarMap[str, int]
+    score_histogram: _containers.ScalarMap[str, int]
+    events: _containers.ScalarMap[str, int]
+    events_by_day_json: str
+    def __init__(self, counts: _Optional[_Mapping[str, int]] = ..., score_histogram: _Optional[_Mapping[str, int]] = ..., events: _Optional[_Mapping[str, int]] = ..., events_by_day_json: _Optional[str] = ...) -> None: ...

@@ -149,6 +149,51 @@ class MemoryServiceStub:
                 request_serializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.GetRulesRequest.SerializeToString,
                 response_deserializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.GetRulesResponse.FromString,
                 _registered_method=True)
+        self.Browse = channel.unary_unary(
+                '/mnemex.memory.v1.MemoryService/Browse',
+                request_serializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.BrowseRequest.SerializeToString,
+                response_deserializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.BrowseResponse.FromString,
+                _registered_method=True)
+        self.Restore = channel.unary_unary(
+                '/mnemex.memory.v1.MemoryService/Restore',
+                request_serializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.RestoreRequest.SerializeToString,
+                response_deserializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.RestoreResponse.FromString,
+                _registered_method=True)
+        self.ListSessions = channel.unary_unary(
+                '/mnemex.memory.v1.MemoryService/ListSessions',
+                request_serializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.ListSessionsRequest.SerializeToString,
+                response_deserializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.ListSessionsResponse.FromString,
+                _registered_method=True)
+        self.ListTurns = channel.unary_unary(
+                '/mnemex.memory.v1.MemoryService/ListTurns',
+                request_serializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.ListTurnsRequest.SerializeToString,
+                response_deserializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.ListTurnsResponse.FromString,
+                _registered_method=True)
+        self.OutcomeLog = channel.unary_unary(
+                '/mnemex.memory.v1.MemoryService/OutcomeLog',
+                request_serializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.OutcomeLogRequest.SerializeToString,
+                response_deserializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.OutcomeLogResponse.FromString,
+                _registered_method=True)
+        self.FindConsolidationCandidates = channel.unary_unary(
+                '/mnemex.memory.v1.MemoryService/FindConsolidationCandidates',
+                request_serializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.FindConsolidationCandidatesRequest.SerializeToString,
+                response_deserializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.FindConsolidationCandidatesResponse.FromString,
+                _registered_method=True)
+        self.Consolidate = channel.unary_unary(
+                '/mnemex.memory.v1.MemoryService/Consolidate',
+                request_serializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.ConsolidateRequest.SerializeToString,
+                response_deserializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.ConsolidateResponse.FromString,
+                _registered_method=True)
+        self.UndoConsolidation = channel.unary_unary(
+                '/mnemex.memory.v1.MemoryService/UndoConsolidation',
+                request_serializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.UndoConsolidationRequest.SerializeToString,
+                response_deserializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.UndoConsolidationResponse.FromString,
+                _registered_method=True)
+        self.Overview = channel.unary_unary(
+                '/mnemex.memory.v1.MemoryService/Overview',
+                request_serializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.OverviewRequest.SerializeToString,
+                response_deserializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.OverviewResponse.FromString,
+                _registered_method=True)
 
 
 class MemoryServiceServicer:
@@ -319,6 +364,74 @@ class MemoryServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Browse(self, request, context):
+        """The web viewer's reads and curation.
+        One page of memories across collections, filtered by tag, sorted by score,
+        Wilson, uses or recency; archived ones on request.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Restore(self, request, context):
+        """Undo Archive: the memory surfaces again.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListSessions(self, request, context):
+        """The scope's sessions, most recently active first.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListTurns(self, request, context):
+        """A session's turns (or the turns a memory was injected into), with the
+        outcome each turn got and what scoring did to each memory.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def OutcomeLog(self, request, context):
+        """Every recorded outcome of one memory, oldest first.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def FindConsolidationCandidates(self, request, context):
+        """Consolidation: the assistant decides, the service applies (it runs no model).
+        Clusters of memories that need a decision: near-duplicates, contradictions, stale entries.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Consolidate(self, request, context):
+        """Store one merged memory that cites its sources, and archive the sources (never deletes).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def UndoConsolidation(self, request, context):
+        """Reverse a Consolidate (or an automatic supersede): restore the sources; a merged memory is archived.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Overview(self, request, context):
+        """The viewer's overview: counts, score histogram and lifecycle events, from the
+        in-memory search mirrors (Stats scans the store and sizes the data directory).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_MemoryServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -436,6 +549,51 @@ def add_MemoryServiceServicer_to_server(servicer, server):
                     servicer.GetRules,
                     request_deserializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.GetRulesRequest.FromString,
                     response_serializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.GetRulesResponse.SerializeToString,
+            ),
+            'Browse': grpc.unary_unary_rpc_method_handler(
+                    servicer.Browse,
+                    request_deserializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.BrowseRequest.FromString,
+                    response_serializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.BrowseResponse.SerializeToString,
+            ),
+            'Restore': grpc.unary_unary_rpc_method_handler(
+                    servicer.Restore,
+                    request_deserializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.RestoreRequest.FromString,
+                    response_serializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.RestoreResponse.SerializeToString,
+            ),
+            'ListSessions': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListSessions,
+                    request_deserializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.ListSessionsRequest.FromString,
+                    response_serializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.ListSessionsResponse.SerializeToString,
+            ),
+            'ListTurns': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListTurns,
+                    request_deserializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.ListTurnsRequest.FromString,
+                    response_serializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.ListTurnsResponse.SerializeToString,
+            ),
+            'OutcomeLog': grpc.unary_unary_rpc_method_handler(
+                    servicer.OutcomeLog,
+                    request_deserializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.OutcomeLogRequest.FromString,
+                    response_serializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.OutcomeLogResponse.SerializeToString,
+            ),
+            'FindConsolidationCandidates': grpc.unary_unary_rpc_method_handler(
+                    servicer.FindConsolidationCandidates,
+                    request_deserializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.FindConsolidationCandidatesRequest.FromString,
+                    response_serializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.FindConsolidationCandidatesResponse.SerializeToString,
+            ),
+            'Consolidate': grpc.unary_unary_rpc_method_handler(
+                    servicer.Consolidate,
+                    request_deserializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.ConsolidateRequest.FromString,
+                    response_serializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.ConsolidateResponse.SerializeToString,
+            ),
+            'UndoConsolidation': grpc.unary_unary_rpc_method_handler(
+                    servicer.UndoConsolidation,
+                    request_deserializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.UndoConsolidationRequest.FromString,
+                    response_serializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.UndoConsolidationResponse.SerializeToString,
+            ),
+            'Overview': grpc.unary_unary_rpc_method_handler(
+                    servicer.Overview,
+                    request_deserializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.OverviewRequest.FromString,
+                    response_serializer=protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.OverviewResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1059,6 +1217,249 @@ class MemoryService:
             '/mnemex.memory.v1.MemoryService/GetRules',
             protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.GetRulesRequest.SerializeToString,
             protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.GetRulesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Browse(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mnemex.memory.v1.MemoryService/Browse',
+            protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.BrowseRequest.SerializeToString,
+            protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.BrowseResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Restore(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mnemex.memory.v1.MemoryService/Restore',
+            protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.RestoreRequest.SerializeToString,
+            protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.RestoreResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListSessions(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mnemex.memory.v1.MemoryService/ListSessions',
+            protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.ListSessionsRequest.SerializeToString,
+            protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.ListSessionsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListTurns(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mnemex.memory.v1.MemoryService/ListTurns',
+            protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.ListTurnsRequest.SerializeToString,
+            protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.ListTurnsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def OutcomeLog(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mnemex.memory.v1.MemoryService/OutcomeLog',
+            protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.OutcomeLogRequest.SerializeToString,
+            protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.OutcomeLogResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def FindConsolidationCandidates(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mnemex.memory.v1.MemoryService/FindConsolidationCandidates',
+            protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.FindConsolidationCandidatesRequest.SerializeToString,
+            protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.FindConsolidationCandidatesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Consolidate(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mnemex.memory.v1.MemoryService/Consolidate',
+            protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.ConsolidateRequest.SerializeToString,
+            protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.ConsolidateResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def UndoConsolidation(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mnemex.memory.v1.MemoryService/UndoConsolidation',
+            protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.UndoConsolidationRequest.SerializeToString,
+            protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.UndoConsolidationResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Overview(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mnemex.memory.v1.MemoryService/Overview',
+            protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.OverviewRequest.SerializeToString,
+            protos_dot_mnemex_dot_memory_dot_v1_dot_memory__service__pb2.OverviewResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -1,0 +1,140 @@
+"""The web viewer's pages at 10k memories: server time per page, through the gateway over real HTTP.
+
+    .venv/bin/python -m bench.bench_ui [--size 10000] [--requests 40]
+
+Starts the four processes as `mnemex up` does (fresh MNEMEX_HOME), bulk-loads N
+memories (bench_get_context.populate: vectors from the embedding service, the
+memory service's Import stream), then plays sessions through the hook endpoints
+(get-context, stop, record-outcome) so the sessions, outcome and graph pages have
+data. Each page is then requested ``--requests`` times, one at a time, on a
+keep-alive client, after two warm-up requests. Server time is the gateway's own
+``Server-Timing: app;dur=`` header (request in to answer start); wall time is
+what the client saw. Targets (issue 18): every page p95 <= 150 ms, the memories
+list with a search p95 <= 300 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import re
+import statistics
+import time
+from dataclasses import dataclass
+
+import httpx
+
+from bench.bench_get_context import TOPICS, populate, temporary_stack
+from bench.common import percentile
+
+PAGE_TARGET_MS = 150.0
+SEARCH_TARGET_MS = 300.0
+SESSIONS = 8
+TURNS_PER_SESSION = 5
+
+
+@dataclass
+class Timing:
+    page: str
+    server_ms: list[float]
+    wall_ms: list[float]
+    target_ms: float
+
+    def row(self) -> str:
+        p50, p95 = statistics.median(self.server_ms), percentile(self.server_ms, 95)
+        wall95 = percentile(self.wall_ms, 95)
+        verdict = "ok" if p95 <= self.target_ms else "OVER"
+        return f"{self.page:<34} {p50:8.1f} {p95:8.1f} {wall95:9.1f} {self.target_ms:7.0f}  {verdict}"
+
+
+def play_sessions(client: httpx.Client, cwd: str, rng: random.Random) -> str:
+    """Sessions of scored turns through the hook endpoints; returns one session id."""
+    for s in range(SESSIONS):
+        session = f"bench-ui-{s}"
+        for _ in range(TURNS_PER_SESSION):
+            prompt = f"how did we handle {rng.choice(TOPICS)}?"
+            client.post(
+                "/api/hooks/get-context", json={"session_id": session, "prompt": prompt, "cwd": cwd}
+            ).raise_for_status()
+            client.post(
+                "/api/hooks/stop", json={"session_id": session, "cwd": cwd, "assistant_text": "Done that way."}
+            ).raise_for_status()
+            outcome = rng.choice(["worked", "worked", "partial", "failed"])
+            client.post(
+                "/api/record-outcome", json={"session_id": session, "cwd": cwd, "outcome": outcome}
+            ).raise_for_status()
+    for topic in TOPICS[:10]:
+        client.post(
+            "/api/memory-bank/add",
+            json={"content": f"The team standard for {topic} is documented in the wiki", "cwd": cwd},
+        ).raise_for_status()
+    return "bench-ui-0"
+
+
+def server_ms(reply: httpx.Response) -> float:
+    match = re.search(r"app;dur=([0-9.]+)", reply.headers.get("server-timing", ""))
+    if reply.status_code != 200 or match is None:
+        raise RuntimeError(f"{reply.request.url}: {reply.status_code} {reply.text[:300]}")
+    return float(match.group(1))
+
+
+def time_page(client: httpx.Client, name: str, urls: list[str], requests: int, target: float) -> Timing:
+    for url in urls[:2]:
+        server_ms(client.get(url))
+    timing = Timing(name, [], [], target)
+    for i in range(requests):
+        started = time.perf_counter()
+        reply = client.get(urls[i % len(urls)])
+        timing.wall_ms.append((time.perf_counter() - started) * 1000)
+        timing.server_ms.append(server_ms(reply))
+    return timing
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--size", type=int, default=10_000)
+    parser.add_argument("--requests", type=int, default=40)
+    args = parser.parse_args()
+    rng = random.Random(7)
+    with temporary_stack("mnemex-bench-ui-") as (stack, project):
+        from kernel import projects
+
+        started = time.monotonic()
+        asyncio.run(populate(stack, str(project), args.size))
+        print(f"loaded {args.size} memories in {time.monotonic() - started:.0f} s")
+        name = projects.resolve(str(project), stack.home)
+        with httpx.Client(base_url=stack.url, timeout=60) as client:
+            session = play_sessions(client, str(project), rng)
+            memory_id = client.post("/api/search", json={"query": TOPICS[0], "cwd": str(project), "limit": 1}).json()[
+                "memories"
+            ][0]["id"]
+            p = f"project={name}"
+            searches = [f"/ui/memories?{p}&q={t.replace(' ', '+')}" for t in TOPICS]
+            pages = [
+                ("overview", [f"/ui?{p}"], PAGE_TARGET_MS),
+                ("memories (all, newest)", [f"/ui/memories?{p}"], PAGE_TARGET_MS),
+                ("memories (by score, page 3)", [f"/ui/memories?{p}&sort=score&page=3"], PAGE_TARGET_MS),
+                ("memories (by Wilson, history)", [f"/ui/memories?{p}&sort=wilson&collection=history"], PAGE_TARGET_MS),
+                ("memories (by uses)", [f"/ui/memories?{p}&sort=uses"], PAGE_TARGET_MS),
+                ("memories (archived)", [f"/ui/memories?{p}&archived=archived"], PAGE_TARGET_MS),
+                ("memories with a search", searches, SEARCH_TARGET_MS),
+                ("search sorted by Wilson", [u + "&sort=wilson" for u in searches], SEARCH_TARGET_MS),
+                ("one memory", [f"/ui/memories/{memory_id}?{p}"], PAGE_TARGET_MS),
+                ("sessions", [f"/ui/sessions?{p}"], PAGE_TARGET_MS),
+                ("one session", [f"/ui/session?{p}&id={session}"], PAGE_TARGET_MS),
+                ("knowledge graph", [f"/ui/graph?{p}"], PAGE_TARGET_MS),
+                ("books", [f"/ui/books?{p}"], PAGE_TARGET_MS),
+            ]
+            print(f"\n{args.size} memories, {args.requests} requests per page (server time from Server-Timing)")
+            print(f"{'page':<34} {'p50 ms':>8} {'p95 ms':>8} {'wall p95':>9} {'target':>7}")
+            over = 0
+            for page, urls, target in pages:
+                timing = time_page(client, page, urls, args.requests, target)
+                print(timing.row(), flush=True)
+                over += percentile(timing.server_ms, 95) > target
+            print("\nall pages within target" if not over else f"\n{over} page(s) over target")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,127 @@
+"""get_context_insights: everything mnemex learned that bears on a query, as text and data.
+
+One round of calls, side by side: kg Recall (routing for the query's
+concepts, and the solutions and failures of matching problems, whose text
+is then read from memory), a memory search, the user's top facts, and kg
+Effectiveness (how often each action worked in this project). Each part
+degrades on its own except the search, whose error is the tool's error.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Mapping
+from typing import Any
+
+from gateway import context, convert, formatting
+from gateway.backends import Backends
+from gateway.lessons import Lesson
+from gateway.rpc import call
+from protos.mnemex.common.v1 import common_pb2 as common_pb
+from protos.mnemex.kg.v1 import kg_service_pb2 as kg_pb
+from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
+
+JSON = dict[str, Any]
+ACTION_LIMIT = 8
+
+
+def action_line(action: Mapping[str, Any]) -> str:
+    """'`pytest -x` worked 9 of 10 times (coding)'; memory scores read as 'memories from patterns ...'."""
+    worked, partial, failed = int(action["worked"]), int(action["partial"]), int(action["failed"])
+    graded = worked + partial + failed
+    tail = f"worked {worked} of {graded} times" + (f" ({partial} partly)" if partial else "")
+    context_type = formatting.neutralize(str(action.get("context_type") or ""), 40)
+    where = f" ({context_type})" if context_type and context_type != "general" else ""
+    if action["action"] == "score_response":
+        collection = formatting.neutralize(str(action.get("collection") or ""), 40)
+        return f"• memories from {collection}, when scored: {tail}{where}"
+    name = formatting.neutralize(str(action["action"]), 80).replace("`", "'")
+    return f"• `{name}` {tail}{where}"
+
+
+def insights_text(route: Mapping[str, Any], lessons: list[Lesson], actions: list[JSON], known: str) -> str:
+    lines: list[str] = []
+    if route.get("has_preference"):
+        lines.append("Collections that helped for these concepts: " + ", ".join(route["recommended"]))
+    elif route.get("concepts"):
+        lines.append("No learned collection preference yet for: " + ", ".join(route["concepts"][:8]))
+    solutions = [x.as_dict() for x in lessons if x.kind == "solution"]
+    failures = [x.as_dict() for x in lessons if x.kind == "failure"]
+    if solutions:
+        lines.append("Known solutions for this problem:")
+        lines += [formatting.lesson_line(x) for x in solutions]
+    if failures:
+        lines.append("Past failures for this problem (avoid repeating them):")
+        lines += [formatting.lesson_line(x) for x in failures]
+    if actions:
+        lines.append("Tool and action effectiveness in this project:")
+        lines += [action_line(a) for a in actions]
+    return "\n".join([*lines, known]).strip()
+
+
+async def _effectiveness(backends: Backends, scope: common_pb.Scope, timeout: float) -> list[JSON]:
+    reply = await backends.kg.Effectiveness(
+        kg_pb.EffectivenessRequest(scope=scope, limit=ACTION_LIMIT), timeout=timeout, metadata=backends.metadata
+    )
+    return [
+        {
+            "context_type": a.context_type,
+            "action": a.action,
+            "collection": a.collection,
+            "worked": a.worked,
+            "partial": a.partial,
+            "failed": a.failed,
+            "unknown": a.unknown,
+            "success_rate": round(a.success_rate, 4),
+        }
+        for a in reply.actions
+    ]
+
+
+async def insights(
+    backends: Backends,
+    deadlines: context.Deadlines,
+    mem_scope: common_pb.Scope,
+    kg_scope: common_pb.Scope,
+    query: str,
+    top_facts: Awaitable[list[JSON]],
+) -> JSON:
+    """Routing, known solutions and past failures, action effectiveness, memories and top facts."""
+    kg_deadlines = context.Deadlines(kg=deadlines.kg * 3)
+    recall_r: tuple[context.Routing, list[Lesson]] | BaseException
+    search_r: mem_pb.SearchResponse | BaseException
+    facts_r: list[JSON] | BaseException
+    actions_r: list[JSON] | BaseException
+    recall_r, search_r, facts_r, actions_r = await asyncio.gather(
+        context.recall(backends, kg_scope, mem_scope, query, kg_deadlines),
+        call(
+            "memory",
+            backends.memory.Search(
+                mem_pb.SearchRequest(scope=mem_scope, query=query, limit=5, sort_by=mem_pb.SORT_BY_RELEVANCE),
+                timeout=backends.timeout,
+                metadata=backends.metadata,
+            ),
+        ),
+        top_facts,
+        _effectiveness(backends, kg_scope, kg_deadlines.kg),
+        return_exceptions=True,
+    )
+    if isinstance(search_r, BaseException):
+        raise search_r
+    routing, lessons = recall_r if isinstance(recall_r, tuple) else (context.Routing(), [])
+    actions = actions_r if isinstance(actions_r, list) else []
+    memories = convert.memories_to_dicts(search_r.memories)
+    facts = facts_r if isinstance(facts_r, list) else []
+    seen = {m["id"] for m in memories} | {x.id for x in lessons}
+    combined = [m for m in memories if m["id"] not in {x.id for x in lessons}]
+    combined += [f for f in facts if f["id"] not in seen]
+    route = routing.as_dict()
+    text = insights_text(route, lessons, actions, formatting.known_context(combined))
+    return {
+        "text": text,
+        "memories": combined,
+        "routing": route,
+        "solutions": [x.as_dict() for x in lessons if x.kind == "solution"],
+        "failures": [x.as_dict() for x in lessons if x.kind == "failure"],
+        "actions": actions,
+    }

@@ -1,0 +1,55 @@
+"""The viewer's dependencies: every page reads through ``viewer``; every POST goes through ``mutation``.
+
+``viewer`` signs the request in (``ui.signin``) and, for a per-user token, makes
+the rest of the request act as that user (``user_tokens.authenticated_user``, which
+``Operations.user`` reads), exactly as the API's bearer check does.
+"""
+
+from __future__ import annotations
+
+from fastapi import Request
+
+from gateway.ui import security, signin
+from gateway.ui.data import ViewerData
+from gateway.user_tokens import authenticated_user
+
+
+def _data(request: Request) -> ViewerData:
+    data: ViewerData | None = getattr(request.app.state, "viewer_data", None)
+    if data is None:
+        data = ViewerData(request.app.state.operations)
+        request.app.state.viewer_data = data
+    return data
+
+
+def session_store(request: Request) -> signin.Sessions:
+    store: signin.Sessions | None = getattr(request.app.state, "ui_sessions", None)
+    if store is None:
+        store = signin.Sessions()
+        request.app.state.ui_sessions = store
+    return store
+
+
+def identify(request: Request) -> signin.Viewer | None:
+    ops = request.app.state.operations
+    return signin.identify(request, session_store(request), ops.settings.token, ops.user_tokens)
+
+
+async def viewer(request: Request) -> ViewerData:
+    """Signed in (when a token is configured), or ``NotSignedIn``.
+
+    Each request runs in its own task, so the user set here lasts for this request only.
+    """
+    found = identify(request)
+    if found is None:
+        raise security.NotSignedIn("sign in at /ui/login with your token (MNEMEX_TOKEN or your own user token)")
+    if found.user is not None:
+        authenticated_user.set(found.user)
+    return _data(request)
+
+
+async def mutation(request: Request) -> ViewerData:
+    """``viewer`` plus the CSRF check every POST must pass."""
+    data = await viewer(request)
+    security.check_csrf(request)
+    return data

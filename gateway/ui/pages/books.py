@@ -1,0 +1,68 @@
+"""Books: the list, an upload that reports progress, and remove.
+
+The upload streams the memory service's progress back as NDJSON lines
+(the same events as ``POST /api/ingest?progress=ndjson``); the page script
+shows the bytes sent, then the chunks embedded.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from fastapi import APIRouter, Depends, Form, Query, Request
+from fastapi.responses import HTMLResponse, StreamingResponse
+from starlette.datastructures import UploadFile
+
+from gateway import validation
+from gateway.errors import InvalidInput
+from gateway.ui.data import ViewerData
+from gateway.ui.deps import mutation, viewer
+from gateway.ui.render import UiRoute, render
+
+router = APIRouter(route_class=UiRoute)
+
+
+@router.get("/ui/books", include_in_schema=False)
+async def books(
+    request: Request, project: str = Query("", max_length=64), data: ViewerData = Depends(viewer)
+) -> HTMLResponse:
+    found = await data.books(project)
+    return render(
+        request, "books.html", page="Books", project=project or data.default_project(), books=found["books"], removed=""
+    )
+
+
+def _line(event: dict[str, Any]) -> bytes:
+    return json.dumps(event, ensure_ascii=False).encode("utf-8") + b"\n"
+
+
+@router.post("/ui/books/upload", include_in_schema=False)
+async def upload(
+    request: Request, project: str = Query("", max_length=64), data: ViewerData = Depends(mutation)
+) -> StreamingResponse:
+    form = await request.form(max_files=1, max_fields=5)
+    file = form.get("file")
+    if not isinstance(file, UploadFile):
+        raise InvalidInput("choose a file to upload")
+    content = await file.read(validation.MAX_BOOK_BYTES + 1)
+    filename = (file.filename or "").rsplit("/", 1)[-1]
+    title = str(form.get("title") or "").strip() or filename
+    ops = data.project_ops(project)
+    events = await ops.ingest_book_progress(
+        cwd=None, title=title, filename=filename, data=content, source="viewer upload"
+    )
+    return StreamingResponse((_line(event) async for event in events), media_type="application/x-ndjson")
+
+
+@router.post("/ui/books/remove", include_in_schema=False)
+async def remove(
+    request: Request,
+    project: str = Query("", max_length=64),
+    title: str = Form(max_length=validation.MAX_TITLE_CHARS),
+    data: ViewerData = Depends(mutation),
+) -> HTMLResponse:
+    ops = data.project_ops(project)
+    await ops.remove_book(cwd=None, title=title)
+    found = await data.books(project)
+    return render(request, "books_list.html", project=ops.pinned, books=found["books"], removed=title)

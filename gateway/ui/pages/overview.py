@@ -1,0 +1,47 @@
+"""Overview: counts per collection and project, the score distribution, lifecycle events per day."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Depends, Query, Request
+from fastapi.responses import HTMLResponse
+
+from gateway.ui.data import COLLECTIONS, ViewerData
+from gateway.ui.deps import viewer
+from gateway.ui.render import UiRoute, render
+
+router = APIRouter(route_class=UiRoute)
+EVENT_KINDS = ("promoted", "demoted", "deleted", "expired")
+BUCKETS = [f"{i / 10:.1f}" for i in range(10)]
+
+
+def chart_data(stats: dict[str, Any]) -> dict[str, Any]:
+
+    histogram = stats.get("score_histogram") or {}
+    by_day = stats.get("events_by_day") or {}
+    days = sorted(by_day)
+    return {
+        "scores": {"labels": BUCKETS, "counts": [histogram.get(b, 0) for b in BUCKETS]},
+        "events": {
+            "labels": days,
+            "series": {kind: [int((by_day.get(day) or {}).get(kind, 0)) for day in days] for kind in EVENT_KINDS},
+        },
+    }
+
+
+@router.get("/ui", include_in_schema=False)
+async def overview(
+    request: Request, project: str = Query("", max_length=64), data: ViewerData = Depends(viewer)
+) -> HTMLResponse:
+    found = await data.overview(project)
+    return render(
+        request,
+        "overview.html",
+        page="Overview",
+        project=found["project"],
+        collections=COLLECTIONS,
+        stats=found["stats"],
+        projects=found["projects"],
+        chart_data=chart_data(found["stats"]),
+    )

@@ -1,0 +1,48 @@
+"""Protobuf conversions for the viewer's RPCs (Browse, ListSessions, ListTurns, OutcomeLog); translation only."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from protos.mnemex.memory.v1 import memory_service_pb2 as pb
+from services.memory.domain import timefmt
+from services.memory.storage.turn_history import OutcomeRow, PastTurn, SessionRow
+
+
+def _iso(ts: float) -> str:
+    return timefmt.to_iso(datetime.fromtimestamp(ts, UTC))
+
+
+def outcome_entry(row: OutcomeRow) -> pb.OutcomeEntry:
+    return pb.OutcomeEntry(
+        at=_iso(row.at),
+        memory_id=row.memory_id,
+        outcome=row.outcome,
+        score_before=row.score_before,
+        score_after=row.score_after,
+        collection_before=row.collection_before,
+        collection_after=row.collection_after,
+        transition=row.transition,
+        new_id=row.new_id,
+        session_id=row.session_id,
+        turn_id=row.turn_id,
+    )
+
+
+def turn(item: PastTurn) -> pb.TurnRecord:
+    return pb.TurnRecord(
+        id=item.id,
+        session_id=item.session_id,
+        prompt=item.prompt,
+        injected_ids=item.injected_ids,
+        completed=item.completed,
+        scored=item.scored,
+        exchange_id=item.exchange_id,
+        started_at=_iso(item.started_at),
+        outcome=item.outcome,
+        outcomes=[outcome_entry(o) for o in item.outcomes],
+    )
+
+
+def session(item: SessionRow) -> pb.SessionSummary:
+    return pb.SessionSummary(session_id=item.session_id, last_activity=_iso(item.last_activity), turns=item.turns)

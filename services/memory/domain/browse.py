@@ -1,0 +1,121 @@
+"""Browsing memories without a query: filter by collection, tag and archived state; sort; page.
+
+Pure module. The viewer's memory list uses it when no search text is given.
+It works on ``MemoryRecord``s, not views, so a page of 10k memories sorts
+on the counters alone and only the page shown is turned into views.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+from services.memory.domain.errors import InvalidRequest
+from services.memory.domain.naming import COLLECTIONS, check_collection
+from services.memory.domain.record import MemoryRecord
+from services.memory.domain.scoring import wilson_lower_bound
+
+MAX_PAGE = 100
+MAX_OFFSET = 1_000_000
+MAX_TAG_CHARS = 100
+TOP_TAGS = 50
+
+
+class BrowseSort(StrEnum):
+    RECENCY = "recency"
+    SCORE = "score"
+    WILSON = "wilson"
+    USES = "uses"
+
+
+class ArchivedFilter(StrEnum):
+    ACTIVE = "active"
+    ARCHIVED = "archived"
+    ALL = "all"
+
+
+@dataclass(frozen=True)
+class BrowseQuery:
+    collections: tuple[str, ...]
+    tag: str = ""
+    sort: BrowseSort = BrowseSort.RECENCY
+    archived: ArchivedFilter = ArchivedFilter.ACTIVE
+    limit: int = 20
+    offset: int = 0
+
+
+def build_browse_query(
+    *, collections: Sequence[str], tag: str, sort: str, archived: str, limit: int, offset: int
+) -> BrowseQuery:
+    """Check a browse request; the message says how to fix a bad one."""
+    chosen = tuple(check_collection(c) for c in dict.fromkeys(collections)) or COLLECTIONS
+    try:
+        order = BrowseSort(sort or BrowseSort.RECENCY)
+    except ValueError:
+        raise InvalidRequest(f"sort={sort!r} is unknown: use {', '.join(s.value for s in BrowseSort)}") from None
+    try:
+        which = ArchivedFilter(archived or ArchivedFilter.ACTIVE)
+    except ValueError:
+        raise InvalidRequest(
+            f"archived={archived!r} is unknown: use {', '.join(a.value for a in ArchivedFilter)}"
+        ) from None
+    limit = limit or 20
+    if not 1 <= limit <= MAX_PAGE:
+        raise InvalidRequest(f"limit={limit} is out of range: use 1-{MAX_PAGE}")
+    if offset > MAX_OFFSET:
+        raise InvalidRequest(f"offset={offset} is too large (max {MAX_OFFSET})")
+    tag = tag.strip()
+    if len(tag) > MAX_TAG_CHARS:
+        raise InvalidRequest(f"tag is longer than {MAX_TAG_CHARS} characters")
+    return BrowseQuery(chosen, tag, order, which, limit, offset)
+
+
+def _key(sort: BrowseSort, record: MemoryRecord) -> tuple[float, ...]:
+    counters = record.counters
+    created = record.created_ts
+    if sort is BrowseSort.SCORE:
+        return (counters.score, created)
+    if sort is BrowseSort.WILSON:
+        return (wilson_lower_bound(counters.success_count, counters.uses), counters.score, created)
+    if sort is BrowseSort.USES:
+        return (float(counters.uses), counters.score, created)
+    return (created,)
+
+
+def select(records: Sequence[MemoryRecord], query: BrowseQuery) -> tuple[list[MemoryRecord], int]:
+    """(the page of records that pass the filters, best first, ties by id; how many pass in all).
+
+    Only the records up to the end of the page are ordered (a heap), so the first
+    pages of 10k memories cost one key per record, not a sort.
+    """
+    chosen = [r for r in records if query.tag in r.tags] if query.tag else records
+    best = heapq.nlargest(query.offset + query.limit, chosen, key=lambda r: (*_key(query.sort, r), r.id))
+    return best[query.offset :], len(chosen)
+
+
+EVENT_KINDS = ("promoted", "demoted", "deleted", "expired")
+
+
+@dataclass(frozen=True)
+class Overview:
+    counts: dict[str, int]
+    score_histogram: dict[str, int]
+    events: dict[str, int]
+    events_by_day: dict[str, dict[str, int]]
+
+
+def score_histogram(scores: Iterable[float]) -> dict[str, int]:
+    """Scores in tenths, ``"0.0"`` to ``"0.9"`` (a score of 1.0 counts in ``"0.9"``)."""
+    histogram = {f"0.{i}": 0 for i in range(10)}
+    for score in scores:
+        histogram[f"0.{min(9, max(0, int(score * 10)))}"] += 1
+    return histogram
+
+
+def top_tags(records: Iterable[MemoryRecord], n: int = TOP_TAGS) -> list[str]:
+    """The ``n`` most used tags, most used first (ties alphabetical)."""
+    counts = Counter(tag for r in records for tag in r.tags)
+    return [tag for tag, _ in sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:n]]

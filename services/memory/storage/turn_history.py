@@ -1,0 +1,229 @@
+"""What happened to turns and memories after the fact: the outcome log, and reads of past turns.
+
+Lives in the session store's SQLite file (``state.db``), on its own
+connection: ``SessionState`` writes the ``sessions`` and ``turns`` tables,
+this module reads them and owns two tables of its own:
+
+- ``outcomes``: one row per outcome applied to a memory (when, which turn,
+  score before and after, any lifecycle move), written by the Score use case;
+- ``turn_outcomes``: the exchange outcome a turn got.
+
+Both stay bounded: about once a day a write drops outcomes older than
+``OUTCOME_LOG_DAYS`` and the turn outcomes of turns the session store pruned.
+
+The web viewer reads them to answer "why did it show me that, and what came
+of it?". Plain module (sqlite3 only); synchronous, run on worker threads.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from services.memory.domain.naming import Scope, split_id
+
+MAX_ROWS = 500
+OUTCOME_LOG_DAYS = 365  # a memory's outcome timeline goes back this far
+PRUNE_EVERY_S = 24 * 3600
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS outcomes (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    user TEXT NOT NULL, project TEXT NOT NULL, at REAL NOT NULL,
+    session_id TEXT NOT NULL, turn_id INTEGER NOT NULL,
+    memory_uid TEXT NOT NULL, memory_id TEXT NOT NULL, outcome TEXT NOT NULL,
+    score_before REAL NOT NULL, score_after REAL NOT NULL,
+    collection_before TEXT NOT NULL, collection_after TEXT NOT NULL,
+    transition TEXT NOT NULL, new_id TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS outcomes_memory ON outcomes (memory_uid, id);
+CREATE INDEX IF NOT EXISTS outcomes_turn ON outcomes (turn_id);
+CREATE INDEX IF NOT EXISTS outcomes_age ON outcomes (at);
+CREATE TABLE IF NOT EXISTS turn_outcomes (
+    turn_id INTEGER PRIMARY KEY, outcome TEXT NOT NULL, at REAL NOT NULL);
+"""
+
+
+@dataclass(frozen=True)
+class OutcomeRow:
+    at: float
+    memory_id: str
+    outcome: str
+    score_before: float
+    score_after: float
+    collection_before: str
+    collection_after: str
+    transition: str
+    new_id: str
+    session_id: str = ""
+    turn_id: int = 0
+
+
+@dataclass(frozen=True)
+class PastTurn:
+    id: int
+    session_id: str
+    prompt: str
+    injected_ids: list[str]
+    completed: bool
+    scored: bool
+    exchange_id: str
+    started_at: float
+    outcome: str = ""
+    outcomes: list[OutcomeRow] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class SessionRow:
+    session_id: str
+    last_activity: float
+    turns: int
+
+
+_OUTCOME_COLUMNS = (
+    "at, memory_id, outcome, score_before, score_after, collection_before, collection_after, "
+    "transition, new_id, session_id, turn_id"
+)
+_TURN_COLUMNS = "t.id, t.session_id, t.prompt, t.injected_ids, t.completed, t.scored, t.exchange_id, t.started_at"
+
+
+def _outcome(row: tuple[object, ...]) -> OutcomeRow:
+    return OutcomeRow(*row)  # type: ignore[arg-type]  # columns in field order
+
+
+class TurnHistory:
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None, timeout=30)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.executescript(_SCHEMA)
+        self._pruned_at = 0.0
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    # -- writes ---------------------------------------------------------------------------
+    def record(
+        self, scope: Scope, session_id: str, turn_id: int, turn_outcome: str, rows: Iterable[OutcomeRow], now: float
+    ) -> None:
+        """Log the outcomes one Score applied; ``turn_outcome`` (if any) is the turn's exchange outcome."""
+        values = [
+            (
+                scope.user,
+                scope.project,
+                now,
+                session_id,
+                turn_id,
+                split_id(r.memory_id)[1],
+                r.memory_id,
+                r.outcome,
+                r.score_before,
+                r.score_after,
+                r.collection_before,
+                r.collection_after,
+                r.transition,
+                r.new_id,
+            )
+            for r in rows
+        ]
+        with self._lock, self._db:
+            self._db.execute("BEGIN IMMEDIATE")
+            if values:
+                self._db.executemany(
+                    "INSERT INTO outcomes (user, project, at, session_id, turn_id, memory_uid, memory_id, outcome, "
+                    "score_before, score_after, collection_before, collection_after, transition, new_id) "
+                    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    values,
+                )
+            if turn_id and turn_outcome:
+                self._db.execute(
+                    "INSERT INTO turn_outcomes VALUES (?,?,?) ON CONFLICT (turn_id) "
+                    "DO UPDATE SET outcome=excluded.outcome, at=excluded.at",
+                    (turn_id, turn_outcome, now),
+                )
+        if now - self._pruned_at > PRUNE_EVERY_S:
+            self.prune(now - OUTCOME_LOG_DAYS * 24 * 3600)
+            self._pruned_at = now
+
+    def prune(self, older_than: float) -> int:
+        """Drop outcomes logged before ``older_than`` and the outcomes of turns that are gone; the rows removed."""
+        with self._lock, self._db:
+            self._db.execute("BEGIN IMMEDIATE")
+            removed = self._db.execute("DELETE FROM outcomes WHERE at < ?", (older_than,)).rowcount
+            removed += self._db.execute(
+                "DELETE FROM turn_outcomes WHERE turn_id NOT IN (SELECT id FROM turns)"
+            ).rowcount
+            return int(removed)
+
+    # -- reads ----------------------------------------------------------------------------
+    def sessions(self, scope: Scope, limit: int) -> list[SessionRow]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT s.session_id, s.last_activity, "
+                "(SELECT COUNT(*) FROM turns t WHERE t.user=s.user AND t.project=s.project "
+                "AND t.session_id=s.session_id) FROM sessions s WHERE s.user=? AND s.project=? "
+                "ORDER BY s.last_activity DESC LIMIT ?",
+                (scope.user, scope.project, min(limit, MAX_ROWS)),
+            ).fetchall()
+        return [SessionRow(r[0], r[1], r[2]) for r in rows]
+
+    def outcome_log(self, scope: Scope, memory_id: str, limit: int) -> list[OutcomeRow]:
+        """Every logged outcome of the memory (any collection it lived in), oldest first."""
+        uid = split_id(memory_id)[1]
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT {_OUTCOME_COLUMNS} FROM (SELECT * FROM outcomes WHERE memory_uid=? AND user=? "
+                "AND (project=? OR ?='') ORDER BY id DESC LIMIT ?) ORDER BY id",
+                (uid, scope.user, scope.project, scope.project, min(limit, MAX_ROWS)),
+            ).fetchall()
+        return [_outcome(r) for r in rows]
+
+    def turns(self, scope: Scope, *, session_id: str = "", memory_id: str = "", limit: int = 100) -> list[PastTurn]:
+        """A session's turns in order, or the latest turns ``memory_id`` was injected into (newest first)."""
+        limit = min(limit, MAX_ROWS)
+        with self._lock:
+            if memory_id:
+                uid = split_id(memory_id)[1]
+                rows = self._db.execute(
+                    f"SELECT {_TURN_COLUMNS}, o.outcome FROM turns t LEFT JOIN turn_outcomes o ON o.turn_id=t.id "
+                    "WHERE t.user=? AND t.project=? AND t.injected_ids LIKE ? ORDER BY t.id DESC LIMIT ?",
+                    (scope.user, scope.project, f'%{uid}"%', limit),  # '_' may over-match: checked below
+                ).fetchall()
+                rows = [r for r in rows if any(split_id(i)[1] == uid for i in json.loads(r[3]))]
+            else:
+                rows = self._db.execute(
+                    f"SELECT {_TURN_COLUMNS}, o.outcome FROM turns t LEFT JOIN turn_outcomes o ON o.turn_id=t.id "
+                    "WHERE t.user=? AND t.project=? AND t.session_id=? ORDER BY t.id LIMIT ?",
+                    (scope.user, scope.project, session_id, limit),
+                ).fetchall()
+            by_turn: dict[int, list[OutcomeRow]] = {}
+            ids = [r[0] for r in rows]
+            for start in range(0, len(ids), 400):
+                chunk = ids[start : start + 400]
+                marks = ",".join("?" * len(chunk))
+                for found in self._db.execute(
+                    f"SELECT {_OUTCOME_COLUMNS} FROM outcomes WHERE turn_id IN ({marks}) ORDER BY id", chunk
+                ).fetchall():
+                    entry = _outcome(found)
+                    by_turn.setdefault(entry.turn_id, []).append(entry)
+        return [
+            PastTurn(
+                id=r[0],
+                session_id=r[1],
+                prompt=r[2],
+                injected_ids=json.loads(r[3]),
+                completed=bool(r[4]),
+                scored=bool(r[5]),
+                exchange_id=r[6],
+                started_at=r[7],
+                outcome=r[8] or "",
+                outcomes=by_turn.get(r[0], []),
+            )
+            for r in rows
+        ]

@@ -1,0 +1,89 @@
+"""Browsing without a query: filters, the four orders, stable pages, tag counts, and request checks."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from services.memory.domain.browse import BrowseSort, build_browse_query, score_histogram, select, top_tags
+from services.memory.domain.errors import InvalidRequest
+from services.memory.domain.record import MemoryRecord
+from services.memory.domain.scoring import Counters
+
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+def rec(
+    uid: str, *, score: float = 0.5, uses: int = 0, wins: float = 0.0, age_days: int = 0, tags: tuple[str, ...] = ()
+) -> MemoryRecord:
+    return MemoryRecord(
+        id=f"working_{uid}",
+        collection="working",
+        content=uid,
+        created=T0 - timedelta(days=age_days),
+        counters=Counters(score=score, uses=uses, success_count=wins),
+        tags=tags,
+    )
+
+
+RECORDS = [
+    rec("a", score=0.9, uses=2, wins=1.0, age_days=3, tags=("x",)),
+    rec("b", score=0.4, uses=10, wins=9.0, age_days=1, tags=("x", "y")),
+    rec("c", score=0.7, uses=0, age_days=0),
+    rec("d", score=0.7, uses=5, wins=0.0, age_days=2, tags=("y",)),
+]
+
+
+def query(**kw: object) -> object:
+    base = {"collections": [], "tag": "", "sort": "", "archived": "", "limit": 20, "offset": 0}
+    base.update(kw)
+    return build_browse_query(**base)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("sort", "order"),
+    [("recency", "cbda"), ("score", "acdb"), ("wilson", "bcad"), ("uses", "bdac")],
+)
+def test_each_sort_puts_the_best_first(sort: str, order: str) -> None:
+    chosen, total = select(RECORDS, query(sort=sort))  # type: ignore[arg-type]
+    assert "".join(r.content for r in chosen) == order and total == 4
+
+
+def test_tag_filter_and_pages() -> None:
+    first, total = select(RECORDS, query(tag="y", limit=1, sort="score"))  # type: ignore[arg-type]
+    second, _ = select(RECORDS, query(tag="y", limit=1, offset=1, sort="score"))  # type: ignore[arg-type]
+    assert ([r.content for r in first], [r.content for r in second], total) == (["d"], ["b"], 2)
+    ties = [rec(f"{i:02d}", score=0.5) for i in range(30)]
+    pages = [select(ties, query(sort="score", limit=10, offset=o))[0] for o in (0, 10, 20)]  # type: ignore[arg-type]
+    assert [r.content for p in pages for r in p] == sorted((f"{i:02d}" for i in range(30)), reverse=True)
+
+
+def test_top_tags_most_used_first() -> None:
+    assert top_tags(RECORDS) == ["x", "y"]
+    assert top_tags(RECORDS, 1) == ["x"]
+
+
+def test_defaults_cover_every_collection() -> None:
+    q = query()
+    assert q.sort is BrowseSort.RECENCY and len(q.collections) == 5 and q.archived.value == "active"  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("kw", "says"),
+    [
+        ({"sort": "loud"}, "sort='loud' is unknown"),
+        ({"archived": "maybe"}, "archived='maybe' is unknown"),
+        ({"limit": 500}, "limit=500 is out of range"),
+        ({"collections": ["attic"]}, "unknown collection 'attic'"),
+        ({"tag": "t" * 101}, "tag is longer than 100"),
+    ],
+)
+def test_bad_requests_say_how_to_fix_them(kw: dict[str, object], says: str) -> None:
+    with pytest.raises(InvalidRequest, match=says.replace("(", r"\(")):
+        query(**kw)
+
+
+def test_score_histogram_in_tenths() -> None:
+    histogram = score_histogram([0.0, 0.05, 0.5, 0.99, 1.0])
+    assert histogram["0.0"] == 2 and histogram["0.5"] == 1 and histogram["0.9"] == 2 and sum(histogram.values()) == 5

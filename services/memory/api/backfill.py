@@ -39,6 +39,7 @@ from services.memory.domain.naming import (
     memory_id,
     split_id,
 )
+from services.memory.domain.observations import with_observation_importance
 from services.memory.domain.record import MemoryRecord
 from services.memory.domain.write_rules import clean_content, new_record, parse_extra_metadata
 from services.memory.retrieval.vectors import Vectors
@@ -123,7 +124,8 @@ class Backfill:
             kind = "exchange"
         else:
             text = redact(item.content).strip()
-            extra = dict(parse_extra_metadata(item.metadata_json))
+            # the same default importance by kind that a live PostToolUse observation gets
+            extra = with_observation_importance(dict(parse_extra_metadata(item.metadata_json)), text)
             kind = ""
         if not text:
             return None

@@ -79,6 +79,7 @@ def test_history_is_stored_dated_found_and_replays_store_nothing(live: LiveStack
     observed = live.post("/api/search", {"id": backfill_id("claude", "s1:m1", "tool:0"), "cwd": ledger})
     assert observed["memories"][0]["metadata"]["type"] == "observation"
     assert "retry.py" in observed["memories"][0]["content"]
+    assert observed["memories"][0]["metadata"]["observation_importance"] == 0.6  # an edit, as PostToolUse stamps it
 
     again = live.post("/api/backfill", {"exchanges": batch})
     assert (again["stored"], again["existing"], again["observations"]) == (0, 3, 0)

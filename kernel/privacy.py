@@ -43,6 +43,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("npm-token", re.compile(r"\bnpm_[A-Za-z0-9]{36}\b")),
     ("pypi-token", re.compile(r"\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}\b")),
     ("huggingface-token", re.compile(r"\bhf_[A-Za-z0-9]{30,}\b")),
+    ("shopify-token", re.compile(r"\bshp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}\b")),
     ("sendgrid-key", re.compile(r"\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}\b")),
     ("twilio-key", re.compile(r"\bSK[0-9a-fA-F]{32}\b")),
     ("azure-conn", re.compile(r"(?i)(AccountKey|SharedAccessKey)=[A-Za-z0-9+/=]{20,}")),
@@ -55,7 +56,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         re.compile(
             r"(?i)(?<![A-Za-z0-9_.-])([A-Za-z0-9_.-]{0,40}?(?:password|passwd|pwd|secret|api[_-]?key|apikey|access[_-]?token|"
             r"auth[_-]?token|client[_-]?secret|private[_-]?key)[A-Za-z0-9_.-]{0,40}[\"']?)(\s{0,8}[:=]\s{0,8})"
-            r"(?![A-Za-z0-9_.-]+\s*(?::\s|=[^=\s]))([\"']?)([^\s\"',;()<>]{6,512})"
+            r"(?![A-Za-z0-9_.-]+[ \t]*(?::\s|=[^=\s]))([\"']?)([^\s\"',;()<>]{6,512})"
         ),
     ),
     (

@@ -29,7 +29,7 @@ from typing import Any
 
 from kernel import offline
 
-PROJECT = "/work/bench-faults"
+PROJECT = str(Path(tempfile.gettempdir()) / "mnemex-bench-faults")  # a project id only; nothing is written there
 FACT = "The payments service is deployed with Argo CD from the gitops repository"
 PROMPT = "how is the payments service deployed?"
 HOOK_TIMEOUT = 2.0

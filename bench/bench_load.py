@@ -26,7 +26,11 @@ def main() -> None:
     parser.add_argument("--sessions", type=int, default=8)
     parser.add_argument("--turns", type=int, default=200)
     parser.add_argument("--url", help="a running gateway (default: start a stack)")
-    parser.add_argument("--cwd", default="/work/bench-load", help="project directory the sessions work in")
+    parser.add_argument(
+        "--cwd",
+        default=str(Path(tempfile.gettempdir()) / "mnemex-bench-load"),
+        help="project directory the sessions work in (a project id; nothing is written there)",
+    )
     args = parser.parse_args()
     offline.apply()
     from tests.reliability.load import run_load, seed_facts

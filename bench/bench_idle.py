@@ -10,7 +10,12 @@ leaves it alone for ``--seconds`` and reads, for the supervisor and each service
 - CPU: user + system time spent during the idle window, in ms per second;
 - RSS at the end, and PSS (proportional set size: shared pages divided among the
   processes that map them, so the per-process figures add up without counting the
-  shared libraries twice).
+  shared libraries twice);
+- what the RSS is made of: the largest parts of each process's memory map, from
+  ``/proc/<pid>/smaps``: ``heap`` (anonymous memory: Python objects, model weights
+  read into memory, allocator arenas), a package's mapped files (its shared
+  libraries, or the ONNX weights onnxruntime maps, listed under ``mnemex``) or a
+  system library.
 
 Targets (issue 19): the whole stack at most 5 ms of CPU per second and 400 MB.
 """
@@ -20,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -51,6 +57,39 @@ def memory_mb(pid: int) -> tuple[float, float]:
     return rss, pss
 
 
+MAPPING = re.compile(r"^[0-9a-f]+-[0-9a-f]+ ")
+PACKAGE = re.compile(r"site-packages/([^/]+)")
+
+
+def mapping_owner(path: str) -> str:
+    """A short name for what a memory mapping holds: ``heap`` for anonymous memory, else a package or file."""
+    if not path.startswith("/"):
+        return "heap"  # [heap], [anon:...], unnamed mappings, [stack]
+    package = PACKAGE.search(path)
+    if package:
+        return package.group(1).split("-")[0].removesuffix(".libs")
+    if "/mnemex/onnx/" in path:
+        return "mnemex"  # the embedding model's mapped weights (model cache)
+    name = path.rsplit("/", 1)[-1]
+    return name.split(".so")[0] if ".so" in name else name
+
+
+def largest_parts(pid: int, count: int = 3) -> list[tuple[str, float]]:
+    """The ``count`` largest owners of a process's resident memory, in MB."""
+    parts: dict[str, float] = {}
+    owner = "heap"
+    try:
+        for line in Path(f"/proc/{pid}/smaps").read_text().splitlines():
+            if MAPPING.match(line):
+                fields = line.split(maxsplit=5)
+                owner = mapping_owner(fields[5] if len(fields) > 5 else "")
+            elif line.startswith("Rss:"):
+                parts[owner] = parts.get(owner, 0.0) + int(line.split()[1]) / 1024
+    except OSError:
+        return []
+    return sorted(parts.items(), key=lambda item: -item[1])[:count]
+
+
 def wait_ready(proc: subprocess.Popen[str], state_file: Path, limit_s: float = 180) -> dict[str, Any]:
     started = time.perf_counter()
     while time.perf_counter() - started < limit_s:
@@ -80,7 +119,7 @@ def warm_up(gateway: str, cwd: Path, requests: int) -> None:
             reply.read()
 
 
-def measure(seconds: float, warm: int) -> dict[str, dict[str, float]]:
+def measure(seconds: float, warm: int) -> dict[str, dict[str, Any]]:
     with tempfile.TemporaryDirectory(prefix="mnemex-bench-idle-") as tmp:
         home = Path(tmp) / "home"
         project = Path(tmp) / "project"
@@ -117,6 +156,7 @@ def measure(seconds: float, warm: int) -> dict[str, dict[str, float]]:
                     "cpu_ms_per_s": (cpu_seconds(pid) - before[name]) * 1000 / elapsed,
                     "rss_mb": rss,
                     "pss_mb": pss,
+                    "largest": largest_parts(pid),
                 }
             return result
         finally:
@@ -142,9 +182,10 @@ def main() -> None:
         print(json.dumps({"processes": result, "cpu_ms_per_s": total_cpu, "rss_mb": total_rss, "pss_mb": total_pss}))
         return
     print(f"idle stack, {args.seconds:.0f} s after {args.warm} get-context requests")
-    print(f"{'process':<12}{'CPU ms/s':>10}{'RSS MB':>10}{'PSS MB':>10}")
+    print(f"{'process':<12}{'CPU ms/s':>10}{'RSS MB':>10}{'PSS MB':>10}   largest parts of RSS (MB)")
     for name, r in result.items():
-        print(f"{name:<12}{r['cpu_ms_per_s']:>10.2f}{r['rss_mb']:>10.0f}{r['pss_mb']:>10.0f}")
+        parts = ", ".join(f"{owner} {mb:.0f}" for owner, mb in r["largest"])
+        print(f"{name:<12}{r['cpu_ms_per_s']:>10.2f}{r['rss_mb']:>10.0f}{r['pss_mb']:>10.0f}   {parts}")
     print(f"{'total':<12}{total_cpu:>10.2f}{total_rss:>10.0f}{total_pss:>10.0f}")
 
     def verdict(ok: bool) -> str:

@@ -21,6 +21,8 @@ import time
 from bench.locomo.dataset import DEFAULT_DATA
 from kernel import offline
 
+CONFIG_NAMES = ("baseline", "dense", "nocontext", "hybrid")  # runner.CONFIGS, without importing the services
+
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m bench.locomo", description="LoCoMo retrieval through mnemex's API")
@@ -35,7 +37,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--configs",
         default="baseline,hybrid",
         help="comma-separated configurations: baseline (README dense baseline), dense (final content, dense only), "
-        "hybrid (final)",
+        "nocontext (hybrid without session context), hybrid (final)",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
     parser.add_argument(
@@ -43,9 +45,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     args = parser.parse_args(argv)
     args.configs = list(dict.fromkeys(c.strip() for c in args.configs.split(",") if c.strip()))
-    bad = [c for c in args.configs if c not in ("baseline", "dense", "hybrid")]
+    bad = [c for c in args.configs if c not in CONFIG_NAMES]
     if bad or not args.configs:
-        parser.error(f"--configs: unknown {bad}; choose from baseline, dense, hybrid")
+        parser.error(f"--configs: unknown {bad}; choose from {', '.join(CONFIG_NAMES)}")
     return args
 
 
@@ -85,7 +87,8 @@ def main(argv: list[str] | None = None) -> int:
             mode: {"search_ms": [round(s * 1000, 3) for s in result.search_s], "store_s": result.store_s}
             for mode, result in outcome.items()
         }
-        print(as_json(summaries, {"data": args.data, "elapsed_s": elapsed, "latency": latency}))
+        embedding = next(iter(outcome.values())).embedding if outcome else ""
+        print(as_json(summaries, {"data": args.data, "elapsed_s": elapsed, "latency": latency, "embedding": embedding}))
         return 0
     print()
     print(side_by_side(summaries))

@@ -34,6 +34,7 @@ from services.memory.retrieval.hybrid import (
 )
 from services.memory.retrieval.lexical import LexicalIndex
 from services.memory.retrieval.query_expansion import expand_query
+from services.memory.retrieval.session_context import Around, boost, context_factors
 
 DocText = Callable[[Turn, Turn | None], str]
 
@@ -51,9 +52,6 @@ def rrf_fuse(rankings: list[list[str]], k: int = 60) -> dict[str, float]:
                 seen.add(doc_id)
                 fused[doc_id] = fused.get(doc_id, 0.0) + 1.0 / (k + rank)
     return fused
-
-
-CANDIDATES = 30
 
 
 def speaker_text(turn: Turn, previous: Turn | None) -> str:
@@ -76,6 +74,9 @@ class Variant:
     time_bonus: float = 0.0
     expansion: bool = False
     rrf_k: int = 60
+    candidates: int = 30  # N: dense top N and BM25 top N (the service's candidate_count)
+    neighbour_weight: float = 0.0  # session context (retrieval.session_context)
+    session_weight: float = 0.0
 
 
 class Embedder:
@@ -96,21 +97,39 @@ class Embedder:
         return vectors
 
 
-def _lexical_hits(index: LexicalIndex, question: str, expansion: bool) -> list[tuple[str, float]]:
+def _lexical_hits(index: LexicalIndex, question: str, expansion: bool, n: int) -> list[tuple[str, float]]:
     if not expansion:
-        return index.search(question, CANDIDATES)
+        return index.search(question, n)
     expanded = expand_query(question)
-    return index.search_terms(list(expanded.lexical_terms), CANDIDATES, weights=expanded.lexical_terms)
+    return index.search_terms(list(expanded.lexical_terms), n, weights=expanded.lexical_terms)
+
+
+def session_layout(convo: Conversation) -> tuple[dict[str, str], dict[str, Around]]:
+    """Each turn's session and its neighbours in it: what the service's SessionOrder holds."""
+    sessions = {t.dia_id: f"session-{t.session}" for t in convo.turns}
+    around: dict[str, Around] = {}
+    for i, turn in enumerate(convo.turns):
+        before = convo.turns[i - 1] if i > 0 and convo.turns[i - 1].session == turn.session else None
+        after = convo.turns[i + 1] if i + 1 < len(convo.turns) and convo.turns[i + 1].session == turn.session else None
+        around[turn.dia_id] = (before.dia_id if before else None, after.dia_id if after else None)
+    return sessions, around
 
 
 def rank(
-    variant: Variant, question: str, ids: list[str], sims: np.ndarray, index: LexicalIndex | None, texts: dict[str, str]
+    variant: Variant,
+    question: str,
+    ids: list[str],
+    sims: np.ndarray,
+    index: LexicalIndex | None,
+    texts: dict[str, str],
+    layout: tuple[dict[str, str], dict[str, Around]] | None = None,
 ) -> list[str]:
     order = np.argsort(-sims)
+    n = variant.candidates
     if index is None:
-        return [ids[i] for i in order[:CANDIDATES]]
-    dense = [ids[i] for i in order[:CANDIDATES]]
-    hits = _lexical_hits(index, question, variant.expansion)
+        return [ids[i] for i in order[:n]]
+    dense = [ids[i] for i in order[:n]]
+    hits = _lexical_hits(index, question, variant.expansion, n)
     sim_of = dict(zip(ids, sims.tolist(), strict=True))
     if variant.fusion in ("rrf", "rrf-blend"):
         fused = rrf_fuse([dense, [d for d, _ in hits]], k=variant.rrf_k)
@@ -125,6 +144,18 @@ def rank(
         d: hybrid_relevance(sim_of[d], shares.get(d), plan, texts[d], settings, lexical_ran=bool(shares))
         for d in {*dense, *shares}
     }
+    if layout is not None and (variant.neighbour_weight > 0 or variant.session_weight > 0):
+        sessions, around = layout
+        found = list(scored)
+        factors = context_factors(
+            found,
+            np.asarray([scored[d] for d in found]),
+            [sessions[d] for d in found],
+            [around[d] for d in found],
+            neighbour_weight=variant.neighbour_weight,
+            session_weight=variant.session_weight,
+        )
+        scored = {d: boost(scored[d], f) for d, f in zip(found, factors.tolist(), strict=True)}
     return sorted(scored, key=lambda d: (-scored[d], d))
 
 
@@ -142,14 +173,16 @@ def run_variant(conversations: list[Conversation], embedder: Embedder, variant: 
             for turn, prev in pairs:
                 index.add(turn.dia_id, variant.lexical_text(turn, prev))
         questions = [q for q in convo.questions if q.evidence]
+        layout = session_layout(convo)
         query_vectors = embedder.embed([q.question for q in questions])
         for question, qvec in zip(questions, query_vectors, strict=True):
-            ranked = rank(variant, question.question, ids, doc_vectors @ qvec, index, texts)
+            ranked = rank(variant, question.question, ids, doc_vectors @ qvec, index, texts, layout)
             results.append(score_question(question.category, question.evidence, ranked, convo.session_of))
     return results
 
 
 BASE = Variant(dense_text=speaker_text, lexical_text=None)
+FINAL_V1 = replace(BASE, dense_text=dated_in_reply, lexical_text=dated_in_reply, time_bonus=0.05)  # issue 7's final
 STEPS: list[tuple[str, Variant]] = [
     ("dense only (README baseline)", BASE),
     ("+ BM25, RRF k=60", replace(BASE, lexical_text=speaker_text, fusion="rrf")),
@@ -166,6 +199,11 @@ STEPS: list[tuple[str, Variant]] = [
         "+ synonym expansion",
         replace(BASE, dense_text=dated_in_reply, lexical_text=dated_in_reply, time_bonus=0.05, expansion=True),
     ),
+    ("+ 60 candidates a side (not 30)", replace(FINAL_V1, candidates=60)),
+    ("+ neighbour turns (session context)", replace(FINAL_V1, candidates=60, neighbour_weight=0.5)),
+    ("+ session peers (final)", replace(FINAL_V1, candidates=60, neighbour_weight=0.5, session_weight=0.4)),
+    ("  (peers alone, no neighbours)", replace(FINAL_V1, candidates=60, session_weight=0.4)),
+    ("  (context with 30 candidates)", replace(FINAL_V1, neighbour_weight=0.5, session_weight=0.4)),
 ]
 
 

@@ -37,9 +37,11 @@ def turn_content(turn: Turn, previous: Turn | None) -> str:
     return text
 
 
-def turn_metadata(turn: Turn) -> str:
+def turn_metadata(turn: Turn, created_at: str = "") -> str:
+    """The turn's metadata; ``created_at`` (ISO-8601), when given, is its creation time."""
     return json.dumps(
         {
+            **({"created_at": created_at} if created_at else {}),
             "dia_id": turn.dia_id,
             "session": turn.session,
             "session_date": turn.session_date,

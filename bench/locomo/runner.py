@@ -35,7 +35,8 @@ import asyncio
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import grpc
@@ -62,11 +63,13 @@ class Config:
     name: str
     retrieval_mode: str
     content: ContentOf
+    session_context: bool = True  # False: MNEMEX_RETRIEVAL_NEIGHBOUR_WEIGHT / _SESSION_WEIGHT at 0
 
 
 CONFIGS = {
     "baseline": Config("baseline", "dense", baseline_content),
     "dense": Config("dense", "dense", turn_content),
+    "nocontext": Config("nocontext", "hybrid", turn_content, session_context=False),
     "hybrid": Config("hybrid", "hybrid", turn_content),
 }
 DEFAULT_CONFIGS = ("baseline", "hybrid")
@@ -78,6 +81,7 @@ class ModeResult:
     results: list[QuestionResult] = field(default_factory=list)
     search_s: list[float] = field(default_factory=list)
     store_s: float = 0.0
+    embedding: str = ""  # Services.embedding: what the run's embedding service loaded
 
 
 @dataclass
@@ -85,6 +89,7 @@ class Services:
     embed_client: object
     memory_stubs: dict[str, pb_grpc.MemoryServiceStub]
     closers: list = field(default_factory=list)
+    embedding: str = ""  # what the embedding service says it runs (model, backend, precision, device)
 
     async def close(self) -> None:
         for closer in reversed(self.closers):
@@ -94,16 +99,16 @@ class Services:
 async def start_services(configs: Sequence[Config], home: Path, embedding_addr: str | None = None) -> Services:
     from kernel.embedding_client import EmbeddingClient
     from kernel.grpc_channel import channel
-    from services.embedding.model import load_encoder
     from services.embedding.server import create_server as create_embedding_server
     from services.embedding.settings import EmbeddingSettings
     from services.memory.api.server import create_server as create_memory_server
+    from services.memory.retrieval.hybrid import RetrievalSettings
     from services.memory.settings import MemorySettings
 
     if embedding_addr is None:
-        encoder = await asyncio.to_thread(load_encoder)
-        emb_settings = EmbeddingSettings(address="127.0.0.1:0", model_path=None, device="cpu", backend="auto")
-        embedding = await create_embedding_server(emb_settings, encoder=encoder)
+        # The MNEMEX_EMBEDDING_* settings (model, backend, precision, device, threads), as the service reads them.
+        emb_settings = replace(EmbeddingSettings.from_env(), address="127.0.0.1:0", token=None)
+        embedding = await create_embedding_server(emb_settings)
         emb_addr = f"127.0.0.1:{embedding.port}"
 
         async def stop_embedding() -> None:
@@ -113,8 +118,11 @@ async def start_services(configs: Sequence[Config], home: Path, embedding_addr: 
     else:
         emb_addr, closers = embedding_addr, []
     emb_channel = channel(emb_addr)
-    services = Services(EmbeddingClient(emb_channel, timeout=120.0), {}, closers)
+    client = EmbeddingClient(emb_channel, timeout=120.0)
+    info = await client.info()
+    services = Services(client, {}, closers, embedding_line(info))
     services.closers.append(emb_channel.close)
+    retrieval = RetrievalSettings.from_env()  # MNEMEX_RETRIEVAL_* weights; the mode is the configuration's
     for config in configs:
         settings = MemorySettings(
             address="127.0.0.1:0",
@@ -122,6 +130,10 @@ async def start_services(configs: Sequence[Config], home: Path, embedding_addr: 
             default_user=USER,
             embedding_addr=emb_addr,
             retrieval_mode=config.retrieval_mode,
+            lexical_weight=retrieval.lexical_weight,
+            time_bonus=retrieval.time_bonus,
+            neighbour_weight=retrieval.neighbour_weight if config.session_context else 0.0,
+            session_weight=retrieval.session_weight if config.session_context else 0.0,
             maintenance_interval_s=0,
         )
         server = await create_memory_server(settings)
@@ -137,15 +149,30 @@ async def start_services(configs: Sequence[Config], home: Path, embedding_addr: 
     return services
 
 
+def embedding_line(info: object) -> str:
+    """One line naming what the embedding service actually loaded."""
+    return (
+        f"embedding: {getattr(info, 'model_id', '?')}, backend {getattr(info, 'backend', '?')}, "
+        f"precision {getattr(info, 'precision', '?') or 'fp32'}, device {getattr(info, 'device', '?')}"
+    )
+
+
 async def store_conversation(
     stub: pb_grpc.MemoryServiceStub, convo: Conversation, contents: list[str], vectors: object
 ) -> dict[str, str]:
-    """Store every turn; returns memory id -> dia_id."""
+    """Store every turn; returns memory id -> dia_id.
+
+    Each turn carries its session (``session_id``, as a live client's exchanges do) and a
+    creation time in dialogue order, one second apart and ending now (the Store calls run
+    concurrently, so their arrival order is not the dialogue's).
+    """
     scope = common_pb.Scope(user=USER, project=convo.sample_id)
     gate = asyncio.Semaphore(STORE_CONCURRENCY)
+    start = datetime.now(UTC) - timedelta(seconds=len(convo.turns))
 
     async def store_one(index: int) -> tuple[str, str]:
         turn = convo.turns[index]
+        created = (start + timedelta(seconds=index)).isoformat()
         async with gate:
             reply = await stub.Store(
                 pb.StoreRequest(
@@ -153,8 +180,9 @@ async def store_conversation(
                     collection=COLLECTION,
                     content=contents[index],
                     vector=pack(vectors[index : index + 1]),  # type: ignore[index]
-                    metadata_json=turn_metadata(turn),
+                    metadata_json=turn_metadata(turn, created),
                     allow_duplicate=True,
+                    session_id=f"{convo.sample_id}/session-{turn.session}",
                 ),
                 timeout=60,
             )
@@ -204,7 +232,8 @@ async def run(
         services = await start_services(configs, Path(home or tmp), embedding_addr)
         embed = services.embed_client.embed  # type: ignore[attr-defined]
         try:
-            outcome = {config.name: ModeResult(config.name) for config in configs}
+            log(services.embedding)
+            outcome = {config.name: ModeResult(config.name, embedding=services.embedding) for config in configs}
             for convo in conversations:
                 questions = [q for q in convo.questions if q.evidence][:questions_per_conversation]
                 started = time.perf_counter()

@@ -5,7 +5,11 @@
 - Same tools, same ``Operations`` as stdio (``build_server``).
 - Stateless JSON mode: every POST is self-contained, so any gateway replica
   behind a load balancer can answer any call (no sticky sessions).
-- The MCP session manager runs inside the app's lifespan; a fresh one is
+- Loaded on first use: the MCP SDK (about 28 MB resident, one to two seconds to
+  import) is imported, the server built and its session manager started by the
+  first request to ``/mcp``, not at start-up; a gateway that only serves hooks
+  and the viewer never loads it (issue 19, ``tests/unit/mcp/test_lazy_sdk.py``).
+  The session manager then runs until the app's lifespan ends; a fresh one is
   made for every lifespan (the SDK's can run only once), so an app can be
   started, stopped and started again (tests do).
 - Project scope: the ``cwd`` tool argument, else the ``X-Mnemex-Cwd`` request
@@ -17,43 +21,76 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fastapi import FastAPI
-from mcp.server.transport_security import TransportSecuritySettings
 from starlette.routing import Route
 
-from gateway.mcp.server import OperationsSource, build_server
 from kernel.config import is_loopback, split_host_port
+
+if TYPE_CHECKING:
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    from gateway.mcp.server import OperationsSource
 
 MCP_PATH = "/mcp"
 ASGIApp = Callable[[MutableMapping[str, Any], Any, Any], Awaitable[None]]
+NOT_RUNNING = b'{"error": "the MCP endpoint is not running (gateway starting or stopping)"}'
 
 
-class _LateBoundEndpoint:
-    """ASGI endpoint that forwards to the MCP app of the current lifespan."""
+class _LazyEndpoint:
+    """ASGI endpoint that builds the MCP app on its first request and forwards to it.
 
-    def __init__(self) -> None:
-        self.app: ASGIApp | None = None
+    ``open()``/``close()`` bracket the app's lifespan: outside it the endpoint
+    answers 503; ``close()`` stops the session manager the first request started.
+    """
+
+    def __init__(self, start: Callable[[asyncio.Event], Awaitable[ASGIApp]]) -> None:
+        self._start = start
+        self._open = False
+        self._app: ASGIApp | None = None
+        self._lock: asyncio.Lock | None = None
+        self._stop: asyncio.Event | None = None
+
+    def open(self) -> None:
+        self._open, self._app, self._lock, self._stop = True, None, asyncio.Lock(), asyncio.Event()
+
+    async def close(self) -> None:
+        self._open, self._app = False, None
+        if self._stop is not None:
+            self._stop.set()
+
+    async def _running_app(self) -> ASGIApp | None:
+        if self._app is None and self._open and self._lock is not None and self._stop is not None:
+            async with self._lock:
+                if self._app is None and self._open:
+                    self._app = await self._start(self._stop)
+        return self._app
 
     async def __call__(self, scope: MutableMapping[str, Any], receive: Any, send: Any) -> None:
-        if self.app is None:
-            body = b'{"error": "the MCP endpoint is not running (gateway starting or stopping)"}'
+        app = await self._running_app()
+        if app is None:
             await send(
                 {
                     "type": "http.response.start",
                     "status": 503,
-                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
+                    "headers": [
+                        (b"content-type", b"application/json"),
+                        (b"content-length", str(len(NOT_RUNNING)).encode()),
+                    ],
                 }
             )
-            await send({"type": "http.response.body", "body": body})
+            await send({"type": "http.response.body", "body": NOT_RUNNING})
             return
-        await self.app(scope, receive, send)
+        await app(scope, receive, send)
 
 
 def _transport_security(gateway_addr: str | None) -> TransportSecuritySettings:
+    from mcp.server.transport_security import TransportSecuritySettings
+
     host = split_host_port(gateway_addr, "MNEMEX_GATEWAY_ADDR")[0] if gateway_addr else "127.0.0.1"
     if not is_loopback(host):
         # Reached through a real host name; the bearer token (required off loopback) protects it.
@@ -66,25 +103,51 @@ def _transport_security(gateway_addr: str | None) -> TransportSecuritySettings:
 
 
 def mount(app: FastAPI, operations: OperationsSource, path: str = MCP_PATH) -> None:
-    server = build_server(operations)
     settings = getattr(operations, "settings", None)
-    security = _transport_security(getattr(settings, "gateway_addr", None))
-    endpoint = _LateBoundEndpoint()
+    gateway_addr = getattr(settings, "gateway_addr", None)
+    runners: set[asyncio.Task[None]] = set()
+
+    async def start(stop: asyncio.Event) -> ASGIApp:
+        """Import the SDK, build the server and run its session manager until ``stop`` (in a task of its own)."""
+        from gateway.mcp.server import build_server
+
+        server = build_server(operations)
+        mcp_app = server.streamable_http_app(
+            streamable_http_path=path,
+            stateless_http=True,
+            json_response=True,
+            transport_security=_transport_security(gateway_addr),
+        )
+        started = asyncio.Event()
+
+        async def hold() -> None:
+            async with server.session_manager.run():
+                started.set()
+                await stop.wait()
+
+        runner = asyncio.create_task(hold(), name="mnemex-mcp-session-manager")
+        runners.add(runner)
+        runner.add_done_callback(runners.discard)
+        ready = asyncio.create_task(started.wait())
+        await asyncio.wait({runner, ready}, return_when=asyncio.FIRST_COMPLETED)
+        if not started.is_set():  # the session manager failed to start: say why
+            ready.cancel()
+            runner.result()
+        return mcp_app
+
+    endpoint = _LazyEndpoint(start)
     app.router.routes.append(Route(path, endpoint=endpoint))
     outer = app.router.lifespan_context
 
     @asynccontextmanager
     async def lifespan(instance: Any) -> AsyncIterator[Any]:
-        endpoint.app = server.streamable_http_app(
-            streamable_http_path=path,
-            stateless_http=True,
-            json_response=True,
-            transport_security=security,
-        )
+        endpoint.open()
         try:
-            async with server.session_manager.run(), outer(instance) as state:
+            async with outer(instance) as state:
                 yield state
         finally:
-            endpoint.app = None
+            await endpoint.close()
+            if runners:
+                await asyncio.gather(*runners, return_exceptions=True)
 
     app.router.lifespan_context = lifespan

@@ -66,6 +66,7 @@ def root(
 
 def main() -> None:
     offline.apply()
+    stack.hand_over_foreground = True  # ``mnemex up`` execs the lean supervisor (mnemex.supervisor.foreground)
     app(prog_name="mnemex")
 
 

@@ -2,40 +2,24 @@
 
 from __future__ import annotations
 
+import os
+import sys
 import time
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import typer
-from rich.table import Table
 
 from mnemex.cli.output import EXIT_FAILURE, EXIT_USAGE, err, escape, fail, out, print_json
 from mnemex.cli.settings import load_settings
-from mnemex.supervisor.state import describe_exit
+from mnemex.supervisor.foreground import announce_ready, ready_table
 
 app = typer.Typer()
 
-STATUS_STYLE = {"healthy": "green", "starting": "yellow", "backoff": "red", "unhealthy": "red", "down": "red"}
-
-
-def ready_table(rows: list[dict[str, Any]]) -> Table:
-    table = Table(show_header=True, header_style="bold")
-    for column in ("service", "listens on", "pid", "status", "restarts", "last exit"):
-        table.add_column(column)
-    for row in rows:
-        status = str(row["status"])
-        style = STATUS_STYLE.get(status.split(" ")[0], "")
-        last_exit = row.get("last_exit")
-        table.add_row(
-            row["name"],
-            str(row["address"]),
-            str(row.get("pid") or "-"),
-            f"[{style}]{escape(status)}[/]" if style else escape(status),
-            str(row.get("restarts", 0)),
-            describe_exit(int(last_exit)) if isinstance(last_exit, int) else "-",
-        )
-    return table
+# Set by ``mnemex.cli.main`` (a real ``mnemex up``, not a test's CliRunner): the foreground
+# ``up`` then replaces this process with the lean supervisor (``mnemex.supervisor.foreground``).
+hand_over_foreground = False
 
 
 @app.command(epilog="Example: mnemex up --detach")
@@ -79,15 +63,16 @@ def up(
         out.print(f"viewer: {settings.gateway_url}/ui   (or: mnemex ui)")
         return
 
+    if hand_over_foreground:
+        from mnemex.supervisor.foreground import command
+
+        sys.stdout.flush()
+        sys.stderr.flush()
+        argv = command(only, ready_timeout)
+        os.execv(argv[0], argv)
+
     def on_ready(supervisor: Any) -> None:
-        rows = [{"name": name, **vars(child.state)} for name, child in supervisor.children.items()]
-        out.print(
-            f"[bold green]mnemex is ready[/] in {supervisor.info.startup_seconds:.1f} s "
-            f"(data in {escape(str(settings.home))})"
-        )
-        out.print(ready_table(rows))
-        out.print(f"gateway: {settings.gateway_url}   logs: {settings.home / 'logs'}   Ctrl-C to stop")
-        out.print(f"viewer: {settings.gateway_url}/ui   (or: mnemex ui)")
+        announce_ready(settings, supervisor)
 
     code = run_stack(
         settings,

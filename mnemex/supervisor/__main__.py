@@ -6,13 +6,12 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
 from datetime import datetime
 
 from kernel import offline
 from kernel.config import ConfigError, Settings
-from mnemex.supervisor.launch import DEFAULT_READY_TIMEOUT, StackOptions, run_stack
+from mnemex.supervisor.launch import StackOptions, run_stack, stack_arguments
 
 
 def timestamped(message: str) -> None:
@@ -23,10 +22,7 @@ def timestamped(message: str) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     offline.apply()
-    parser = argparse.ArgumentParser(prog="python -m mnemex.supervisor", description=__doc__)
-    parser.add_argument("--only", action="append", default=[], help="start only this service (repeatable)")
-    parser.add_argument("--ready-timeout", type=float, default=DEFAULT_READY_TIMEOUT)
-    args = parser.parse_args(argv)
+    only, ready_timeout = stack_arguments("python -m mnemex.supervisor", __doc__, argv)
     try:
         settings = Settings.from_env()
     except ConfigError as exc:
@@ -36,7 +32,7 @@ def main(argv: list[str] | None = None) -> int:
     def ready(supervisor: object) -> None:
         timestamped(f"mnemex is ready; gateway {settings.gateway_url}")
 
-    options = StackOptions(only=tuple(args.only), detached=True, ready_timeout=args.ready_timeout)
+    options = StackOptions(only=only, detached=True, ready_timeout=ready_timeout)
     return run_stack(settings, options, report=timestamped, on_ready=ready)
 
 

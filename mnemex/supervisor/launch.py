@@ -34,6 +34,17 @@ class StackOptions:
     timing: Timing = field(default_factory=Timing)
 
 
+def stack_arguments(prog: str, description: str | None, argv: list[str] | None) -> tuple[tuple[str, ...], float]:
+    """The options both ways of running the supervisor take: ``--only`` (repeatable) and ``--ready-timeout``."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog=prog, description=description)
+    parser.add_argument("--only", action="append", default=[], help="start only this service (repeatable)")
+    parser.add_argument("--ready-timeout", type=float, default=DEFAULT_READY_TIMEOUT)
+    args = parser.parse_args(argv)
+    return tuple(args.only), args.ready_timeout
+
+
 def bind_refusals(specs: Sequence[ServiceSpec], token: str | None) -> list[str]:
     """What the services would refuse at start-up anyway (a non-loopback bind without a token)."""
     problems = []

@@ -237,13 +237,15 @@ class Supervisor:
 
     def _probe(self, child: Managed, starting: bool) -> bool:
         spec = child.spec
-        if starting and spec.require_backends:
-            # Ask the gateway about its backends only once they serve: probing earlier
-            # would push the gateway's own channels into reconnect backoff.
+        if starting and spec.kind != "grpc":
+            # The gateway is ready only once the backends this supervisor runs serve (it starts
+            # faster than the memory service, so "it answers HTTP" alone would race them), and,
+            # when it runs them all, once its own channels reach every one: probing the gateway
+            # earlier would push those channels into reconnect backoff.
             backends = [c for c in self.children.values() if c.spec.kind == "grpc"]
             if any(c.state.status != "healthy" for c in backends):
                 return False
-            return self._prober.healthy(spec, timeout=1.0, strict=True)
+            return self._prober.healthy(spec, timeout=1.0, strict=spec.require_backends)
         return self._prober.healthy(spec, timeout=0.3 if starting else 1.0)
 
     # -- helpers ---------------------------------------------------------

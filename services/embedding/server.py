@@ -14,6 +14,7 @@ from kernel import __version__, offline
 from kernel.config import service_settings_or_exit
 from kernel.grpc_call_policy import ErrorTable
 from kernel.grpc_service import RunningService, serve_until_signal, start_service
+from kernel.heap import release_free_heap
 from kernel.vectors import pack
 from protos.mnemex.embedding.v1 import embedding_service_pb2 as pb
 from protos.mnemex.embedding.v1 import embedding_service_pb2_grpc as pb_grpc
@@ -69,6 +70,7 @@ async def create_server(settings: EmbeddingSettings, *, encoder: Encoder | None 
         encoder = await asyncio.to_thread(
             load_encoder, settings.model_path, settings.device, settings.backend, settings.threads, settings.precision
         )
+        release_free_heap()  # what parsing the model file freed (kernel.heap)
     batcher = MicroBatcher(
         encoder, max_batch=settings.max_batch, window_ms=settings.batch_window_ms, inline_chars=settings.inline_chars
     )

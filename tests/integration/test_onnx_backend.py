@@ -196,3 +196,28 @@ def test_int8_batches_run_per_sequence_scales_and_match_each_text_alone(encoder)
         assert (batched * alone).sum(axis=1).min() >= 0.99999
     rows_alone = np.concatenate([encoder._feed(encoder._arrays([t]), encoder._rows()) for t in texts])
     assert np.array_equal(rows_alone, alone)
+
+
+def test_the_served_graph_maps_its_weights_and_gives_the_same_vectors(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The session runs the memory-mapped copy (weights in a .data file beside it), bit for bit
+    the vectors of the graph with its weights inside; a torn copy is rebuilt at the next load."""
+    import onnxruntime as ort
+
+    from services.embedding.onnx_mapped import data_path, mapped_path
+
+    model = Path(packaged_model_path())
+    source = cached_model_path(model, tmp_path, "int8")
+    shutil.copy(cached_model_path(model, precision="int8"), source)
+    monkeypatch.setenv("MNEMEX_MODEL_CACHE", str(tmp_path))
+    served = load_encoder()
+    mapped = mapped_path(source)
+    assert data_path(mapped).stat().st_size > 40_000_000  # the 30,522 x 384 fp32 word embeddings
+    assert mapped.stat().st_size < source.stat().st_size - 40_000_000
+    inside = ort.InferenceSession(str(source), providers=["CPUExecutionProvider"])
+    for text in TEXTS:
+        assert np.array_equal(served.encode([text]), served._feed(served._arrays([text]), inside))
+
+    data_path(mapped).write_bytes(b"cut short")
+    again = load_encoder()
+    assert data_path(mapped).stat().st_size > 40_000_000
+    assert np.array_equal(again.encode(TEXTS[:2]), served.encode(TEXTS[:2]))

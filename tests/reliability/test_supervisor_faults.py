@@ -84,7 +84,7 @@ def supervised(procs: Stack, tmp_path_factory: pytest.TempPathFactory) -> Iterat
         stderr=subprocess.DEVNULL,
     )
     try:
-        _wait(lambda: _state(home).get("supervisor", {}).get("status") == "running", 120, "the supervised stack")
+        _wait(lambda: _state(home).get("supervisor", {}).get("ready_at"), 120, "the supervised stack to be ready")
         yield {"home": home, "env": env, "up": up, "port": int(env["MNEMEX_GATEWAY_ADDR"].rsplit(":", 1)[1])}
     finally:
         up.send_signal(signal.SIGTERM)

@@ -91,6 +91,7 @@ class MemoryUseCases:
             time_cue=mentions_time,
             weights=settings.ranking,
             owns=settings.shard.owns if settings.shard else None,
+            ann_min_rows=settings.ann_min_rows,
         )
         self.locks = KeyedLocks()
         self.turn_writes = TurnWrites()

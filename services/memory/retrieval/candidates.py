@@ -1,8 +1,10 @@
 """Candidate retrieval for the generic search path, from the in-memory collection mirrors.
 
 - Dense: each chosen collection's mirror returns its ``N`` nearest active
-  memories by exact cosine (``N = max(3 * limit, 30)``), restricted to the
-  time window when ``days_back`` is set.
+  memories by exact cosine (``N = max(3 * limit, 60)``), restricted to the
+  time window when ``days_back`` is set. In a large collection the mirror takes
+  its candidates from an ANN index and re-scores them exactly
+  (``CollectionMirror.top_slots``), so the cosines are exact either way.
 - Lexical (hybrid mode, text query): each mirror's BM25 index returns its
   top ``N``; of the hits dense retrieval missed, the best ``N`` across all
   collections join, with their cosine taken from the mirror's vectors, so
@@ -38,7 +40,7 @@ from services.memory.storage.blocking_io import BlockingIO
 from services.memory.storage.memory_store import MemoryStore
 from services.memory.storage.mirror_registry import Mirrors
 
-MIN_CANDIDATES = 30
+MIN_CANDIDATES = 60
 
 
 @dataclass(slots=True)
@@ -46,6 +48,7 @@ class Candidate:
     record: MemoryRecord
     similarity: float | None = None
     lexical_share: float | None = None  # None: not a lexical hit (or dense-only search)
+    boosted: bool = False  # added as a boost id (the kg's facts), not retrieved by the query
 
 
 def lexical_terms(query: str) -> list[str]:
@@ -141,6 +144,6 @@ async def boosted(
         similarity = None
         if vector is not None and embedding is not None:
             similarity = float(np.dot(embedding, vector) / (np.linalg.norm(embedding) or 1.0))
-        found.append(Candidate(record, similarity))
+        found.append(Candidate(record, similarity, boosted=True))
         known.add(record.id)
     return found

@@ -4,10 +4,12 @@ Every prompt takes this path, so it avoids per-candidate Python work. The candid
 set is the one ``candidates`` defines (each collection's dense top N, the best N
 lexical hits dense retrieval missed, the boost ids), but it is held as columns:
 
-1. per collection, under its mirror's lock: the cosine of every row (one product),
-   the dense top N, the BM25 hits, and for those slots the mirror's rank columns
+1. per collection, under its mirror's lock: the dense top N with exact cosines (one
+   product with every row, or the ANN index's candidates re-scored exactly in a large
+   collection, ``CollectionMirror.top_slots``), the BM25 hits, and for those slots the mirror's rank columns
    (learned score, recency anchor, mentions-time flag);
-2. relevance (``hybrid.hybrid_relevances``) and then ``ranking.final_ranks`` for
+2. relevance (``hybrid.hybrid_relevances``), raised by each candidate's session
+   context (``session_context``), and then ``ranking.final_ranks`` for
    all candidates at once, in numpy: the same formulas as one candidate's;
 3. rows are read and ranked exactly (``hybrid_relevance``, ``final_rank``), best
    estimate first, until no estimate left can reach the limit-th best exact rank.
@@ -32,8 +34,10 @@ from services.memory.domain.timefmt import SECONDS_PER_DAY
 from services.memory.domain.view import NormalizedMemory, view
 from services.memory.retrieval.candidates import Candidate, boosted, candidate_count, lexical_terms
 from services.memory.retrieval.hybrid import QueryPlan, RetrievalSettings, hybrid_relevance, hybrid_relevances
+from services.memory.retrieval.session_context import Around, boost, context_factors
 from services.memory.storage.collection_mirror import CollectionMirror
 from services.memory.storage.memory_store import MemoryStore
+from services.memory.storage.session_order import NOWHERE
 
 # Relative slack on the estimate before it may stop the exact work: numpy and Python
 # round the same formula a few ulps apart.
@@ -52,11 +56,15 @@ class _Pool:
     fresh: np.ndarray  # recency anchor, max(created, last used); -inf: unknown
     cue: np.ndarray
     dense: int  # the first ``dense`` entries are the dense top N
+    sessions: list[str | None]  # each candidate's session ([] when session context is off)
+    around: list[Around]  # its neighbours in that session
 
 
-def _pool(mirror: CollectionMirror, vector: np.ndarray, terms: list[str], n: int) -> tuple[_Pool, list[float]]:
+def _pool(
+    mirror: CollectionMirror, vector: np.ndarray, terms: list[str], n: int, with_sessions: bool
+) -> tuple[_Pool, list[float]]:
     """The collection's candidates and the BM25 score of each of its lexical hits."""
-    sims, top = mirror.scan(vector, n)
+    top, top_cosines = mirror.top_slots(vector, n)  # exact cosines (through the ANN index when large)
     hits = mirror.lexical.search_terms(terms, n) if terms and mirror.lexical is not None else []
     missed: list[int] = []
     bm25 = np.zeros(len(top) + len(hits), dtype=np.float64)
@@ -70,10 +78,30 @@ def _pool(mirror: CollectionMirror, vector: np.ndarray, terms: list[str], n: int
         else:
             bm25[len(top) + len(missed)] = score
             missed.append(slot)
-    slots = np.concatenate([top, np.asarray(missed, dtype=np.intp)]) if missed else top
+    cosine = top_cosines
+    slots = top
+    if missed:
+        extra = np.asarray(missed, dtype=np.intp)
+        slots, cosine = np.concatenate([top, extra]), np.concatenate([top_cosines, mirror.cosines(extra, vector)])
     ids, learned, fresh, cue = mirror.rank_columns(slots)
+    sessions: list[str | None] = []
+    around: list[Around] = []
+    if with_sessions and len(mirror.sessions):  # a collection without sessions takes no part
+        places, nowhere = mirror.sessions.places, NOWHERE
+        for session, before, after in [places.get(memory_id, nowhere) for memory_id in ids]:
+            sessions.append(session)
+            around.append((before, after))
     pool = _Pool(
-        mirror.collection, ids, sims[slots].astype(np.float64), bm25[: len(slots)], learned, fresh, cue, len(top)
+        mirror.collection,
+        ids,
+        cosine.astype(np.float64),
+        bm25[: len(slots)],
+        learned,
+        fresh,
+        cue,
+        len(top),
+        sessions,
+        around,
     )
     return pool, [score for _, score in hits]
 
@@ -108,7 +136,7 @@ async def rank_columns(
     best_bm25 = 0.0
     for collection in params.collections:
         with mirrors.read(scope, collection) as mirror:
-            pool, scores = _pool(mirror, vector, terms, n)
+            pool, scores = _pool(mirror, vector, terms, n, retrieval.session_context)
         pools.append(pool)
         best_bm25 = max([best_bm25, *scores])
     if not pools:
@@ -125,6 +153,20 @@ async def rank_columns(
     cosine, bm25, learned, fresh, cue = (column(c) for c in ("cosine", "bm25", "learned", "fresh", "cue"))
     share = bm25 / best_bm25 if best_bm25 > 0 else np.zeros_like(bm25)
     relevance = hybrid_relevances(cosine, share, cue, plan, retrieval)
+    context = np.ones(len(relevance))
+    # Only candidates of collections with sessions can lend or gain context, so only they take part.
+    taking = [j for j, p in enumerate(owner.tolist()) if pools[p].sessions]
+    if taking:
+        pairs = [(int(owner[j]), int(index[j])) for j in taking]
+        context[taking] = context_factors(
+            [pools[p].ids[i] for p, i in pairs],
+            relevance[taking],
+            [pools[p].sessions[i] for p, i in pairs],
+            [pools[p].around[i] for p, i in pairs],
+            neighbour_weight=retrieval.neighbour_weight,
+            session_weight=retrieval.session_weight,
+        )
+        relevance = 1.0 - (1.0 - relevance) * context
     collection_weight = np.asarray([params.collection_weights.get(pool.collection, 1.0) for pool in pools])[owner]
     age = np.where(np.isfinite(fresh), (now_ts - fresh) / SECONDS_PER_DAY, 0.0)
     estimate = final_ranks(collection_weight, relevance, learned, age, weights)
@@ -164,10 +206,8 @@ async def rank_columns(
             continue
         similarity = float(cosine[j])
         lexical_share = float(share[j]) if bm25[j] > 0 else None
-        admit(
-            Candidate(record, similarity, lexical_share),
-            hybrid_relevance(similarity, lexical_share, plan, record.content, retrieval),
-        )
+        relevance_ = hybrid_relevance(similarity, lexical_share, plan, record.content, retrieval)
+        admit(Candidate(record, similarity, lexical_share), boost(relevance_, float(context[j])))
     ranked.sort(key=lambda r: (r[0], r[1], r[2]), reverse=True)
     return [
         view(cand.record, now=now, similarity=cand.similarity, final_rank_score=final, weights=weights)

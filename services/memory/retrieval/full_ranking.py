@@ -14,6 +14,7 @@ views built, until ``limit`` of them passed the time window and the filters.
 from __future__ import annotations
 
 import heapq
+from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -28,8 +29,10 @@ from services.memory.domain.search_params import SearchParams, SortBy
 from services.memory.domain.view import NormalizedMemory, view
 from services.memory.retrieval.candidates import Candidate, gather_candidates
 from services.memory.retrieval.hybrid import QueryPlan, RetrievalSettings, hybrid_relevance
+from services.memory.retrieval.session_context import Around, boost, context_factors
 from services.memory.storage.blocking_io import BlockingIO
 from services.memory.storage.memory_store import MemoryStore
+from services.memory.storage.session_order import Place
 
 
 @dataclass(frozen=True)
@@ -68,19 +71,22 @@ async def rank_every_candidate(
 ) -> list[NormalizedMemory]:
     """``lexical_only``: the query could not be embedded, its keyword matches are the candidates."""
     since_ts = cutoff.timestamp() if cutoff is not None else None
-    candidates = await gather_candidates(store, io, scope, params, vector, since_ts, lexical_only)
-    scored: list[tuple[float, Candidate, float | None]] = []
+    gathered = await gather_candidates(store, io, scope, params, vector, since_ts, lexical_only)
+    candidates = [c for c in gathered if not c.record.archived]
+    relevances: list[float | None] = []
     for cand in candidates:
-        record = cand.record
-        if record.archived:
-            continue
         rel = None
         if vector is not None:
             similarity = cand.similarity if cand.similarity is not None else 0.0
-            rel = hybrid_relevance(similarity, cand.lexical_share, plan, record.content, retrieval)
+            rel = hybrid_relevance(similarity, cand.lexical_share, plan, cand.record.content, retrieval)
         elif lexical_only:
             rel = cand.lexical_share or 0.0
-        weight = params.collection_weights.get(record.collection, 1.0)
+        relevances.append(rel)
+    if vector is not None and retrieval.session_context:
+        relevances = with_session_context(store, scope, candidates, relevances, retrieval)
+    scored: list[tuple[float, Candidate, float | None]] = []
+    for cand, rel in zip(candidates, relevances, strict=True):
+        weight = params.collection_weights.get(cand.record.collection, 1.0)
         scored.append((weight * rel if rel is not None else 0.0, cand, rel))
     # A keyword-only prompt (no embedding) stops early: final rank is at most
     # weight * relevance * max trust, so once that bound falls below the limit-th best final
@@ -119,3 +125,38 @@ async def rank_every_candidate(
             if len(results) == params.limit:
                 break
     return results
+
+
+def with_session_context(
+    store: MemoryStore,
+    scope: Scope,
+    candidates: list[Candidate],
+    relevances: list[float | None],
+    retrieval: RetrievalSettings,
+) -> list[float | None]:
+    """Relevances raised by session context (``session_context``), among the retrieved candidates
+    (boost ids take no part, as on the prompt path)."""
+    taking_part = [i for i, cand in enumerate(candidates) if not cand.boosted and relevances[i] is not None]
+    places: dict[int, Place] = {}
+    by_collection: dict[str, list[int]] = defaultdict(list)
+    for i in taking_part:
+        by_collection[candidates[i].record.collection].append(i)
+    for collection, members in by_collection.items():  # one lock per collection
+        with store.mirrors.read(scope, collection) as mirror:
+            for i in members:
+                places[i] = mirror.sessions.place_of(candidates[i].record.id)
+    sessions = [places[i][0] for i in taking_part]
+    around: list[Around] = [(places[i][1], places[i][2]) for i in taking_part]
+    values = np.asarray([relevances[i] for i in taking_part], dtype=np.float64)
+    factors = context_factors(
+        [candidates[i].record.id for i in taking_part],
+        values,
+        sessions,
+        around,
+        neighbour_weight=retrieval.neighbour_weight,
+        session_weight=retrieval.session_weight,
+    )
+    out = list(relevances)
+    for i, factor in zip(taking_part, factors.tolist(), strict=True):
+        out[i] = boost(float(relevances[i] or 0.0), factor)
+    return out

@@ -38,6 +38,8 @@ from services.memory.retrieval.query_expansion import mentions_time, temporal_hi
 MODES = ("dense", "hybrid")
 DEFAULT_LEXICAL_WEIGHT = 0.5
 DEFAULT_TIME_BONUS = 0.05
+DEFAULT_NEIGHBOUR_WEIGHT = 0.5  # retrieval.session_context
+DEFAULT_SESSION_WEIGHT = 0.4
 
 
 class RetrievalConfigError(ValueError):
@@ -46,22 +48,35 @@ class RetrievalConfigError(ValueError):
 
 @dataclass(frozen=True)
 class RetrievalSettings:
-    """``MNEMEX_RETRIEVAL_MODE`` / ``_LEXICAL_WEIGHT`` / ``_TIME_BONUS``."""
+    """``MNEMEX_RETRIEVAL_MODE`` / ``_LEXICAL_WEIGHT`` / ``_TIME_BONUS``, and the session context's
+    ``_NEIGHBOUR_WEIGHT`` / ``_SESSION_WEIGHT``."""
 
     mode: str = "hybrid"
     lexical_weight: float = DEFAULT_LEXICAL_WEIGHT
     time_bonus: float = DEFAULT_TIME_BONUS
+    neighbour_weight: float = DEFAULT_NEIGHBOUR_WEIGHT
+    session_weight: float = DEFAULT_SESSION_WEIGHT
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
             raise RetrievalConfigError(f"MNEMEX_RETRIEVAL_MODE={self.mode!r}: choose one of {', '.join(MODES)}")
-        for name, value in (("LEXICAL_WEIGHT", self.lexical_weight), ("TIME_BONUS", self.time_bonus)):
+        for name, value in (
+            ("LEXICAL_WEIGHT", self.lexical_weight),
+            ("TIME_BONUS", self.time_bonus),
+            ("NEIGHBOUR_WEIGHT", self.neighbour_weight),
+            ("SESSION_WEIGHT", self.session_weight),
+        ):
             if not 0.0 <= value <= 1.0:
                 raise RetrievalConfigError(f"MNEMEX_RETRIEVAL_{name}={value!r} must be within [0, 1]")
 
     @property
     def hybrid(self) -> bool:
         return self.mode == "hybrid"
+
+    @property
+    def session_context(self) -> bool:
+        """Does a candidate's session raise its relevance (``retrieval.session_context``)? Hybrid mode only."""
+        return self.hybrid and (self.neighbour_weight > 0 or self.session_weight > 0)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> RetrievalSettings:
@@ -80,6 +95,8 @@ class RetrievalSettings:
             mode=(env.get("MNEMEX_RETRIEVAL_MODE") or "hybrid").strip().lower(),
             lexical_weight=unit("MNEMEX_RETRIEVAL_LEXICAL_WEIGHT", DEFAULT_LEXICAL_WEIGHT),
             time_bonus=unit("MNEMEX_RETRIEVAL_TIME_BONUS", DEFAULT_TIME_BONUS),
+            neighbour_weight=unit("MNEMEX_RETRIEVAL_NEIGHBOUR_WEIGHT", DEFAULT_NEIGHBOUR_WEIGHT),
+            session_weight=unit("MNEMEX_RETRIEVAL_SESSION_WEIGHT", DEFAULT_SESSION_WEIGHT),
         )
 
 

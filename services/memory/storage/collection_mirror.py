@@ -14,6 +14,17 @@ Rows are packed: removing a row moves the last row into its slot, so the
 matrix never has holes. Archived rows stay (Get and List still show them) but
 are masked out of ``nearest`` and the BM25 index.
 
+Large collections: from ``ann_min_rows`` active rows on, ``top_slots`` asks an
+approximate index (``storage.ann_index``, faiss HNSW) for a few times more rows than
+it needs and re-scores them exactly from the matrix, instead of a product with
+every row. The index knows rows by a stable label (slots move): a row gets a new
+label whenever it enters the index (new, new vector, restored); a removed row's or
+replaced vector's label is forgotten, an archived row is masked, so dead entries
+never surface, and the index is rebuilt when they pile up. It
+is built with the mirror when the collection loaded from Chroma is large (so a restart
+rebuilds it), or on the first query after writes made it large. Time-window queries
+still scan.
+
 Beside the vectors the mirror keeps per-row columns that ranking reads, so
 the prompt path can estimate every candidate's final rank in numpy
 (``retrieval.column_ranking``): the learned score (``ranking.learned_score``
@@ -32,10 +43,13 @@ import numpy as np
 
 from services.memory.domain.ranking import DEFAULT_WEIGHTS, RankingWeights, RankInput, learned_score
 from services.memory.domain.record import MemoryRecord
+from services.memory.storage.ann_index import AnnIndex, fetch_count
+from services.memory.storage.session_order import SessionOrder
 
 _GROW = 1.5
 _MIN_CAPACITY = 256
-_COLUMNS = ("_matrix", "_active", "_created", "_fresh", "_learned", "_cue")  # numpy arrays indexed by slot
+# numpy arrays indexed by slot; ``_label`` is the row's stable id in the ANN index, ``_in_ann`` whether it is there
+_COLUMNS = ("_matrix", "_active", "_created", "_fresh", "_learned", "_cue", "_label", "_in_ann")
 
 TimeCue = Callable[[str], bool]  # does this text place something in time? (retrieval.query_expansion.mentions_time)
 
@@ -60,8 +74,10 @@ class CollectionMirror:
         lexical: TextIndex | None,
         time_cue: TimeCue,
         weights: RankingWeights = DEFAULT_WEIGHTS,
+        ann_min_rows: int = 0,
     ) -> None:
         self.collection = collection
+        self.ann_min_rows = ann_min_rows  # active rows from which queries go through the ANN index; 0: never
         self.dim = dim
         self.lexical = lexical  # a text index over active rows, or None (dense only)
         self.weights = weights
@@ -75,6 +91,12 @@ class CollectionMirror:
         self._fresh = np.zeros(_MIN_CAPACITY, dtype=np.float64)  # recency anchor: max(created, last used)
         self._learned = np.zeros(_MIN_CAPACITY, dtype=np.float64)
         self._cue = np.zeros(_MIN_CAPACITY, dtype=bool)
+        self._label = np.zeros(_MIN_CAPACITY, dtype=np.int64)
+        self._in_ann = np.zeros(_MIN_CAPACITY, dtype=bool)
+        self._label_slot: dict[int, int] = {}
+        self._next_label = 0
+        self._ann: AnnIndex | None = None
+        self.sessions = SessionOrder()  # each session's memories in the order they were written
 
     def __len__(self) -> int:
         return len(self._ids)
@@ -118,8 +140,14 @@ class CollectionMirror:
                 self._slot[memory_id] = slot
                 self._ids.append(memory_id)
                 self._records.append(record)
+            else:
+                self._unindex(slot)
+                del self._label_slot[int(self._label[slot])]
             was_active, old_text = None, None
             self._matrix[slot] = vector / norm if norm > 0 else vector
+            self._label[slot] = self._next_label  # a new vector gets a new label
+            self._label_slot[self._next_label] = slot
+            self._next_label += 1
         self._records[slot] = record
         active = not record.archived
         self._active[slot] = active
@@ -130,11 +158,32 @@ class CollectionMirror:
             self._cue[slot] = self._time_cue(record.content)
         if active != was_active or record.content != old_text:
             self._index_text(memory_id, record.content, active)
+        if active:
+            self._reindex(slot)
+        else:
+            self._unindex(slot)
+        self.sessions.place(record)
+
+    def _reindex(self, slot: int) -> None:
+        if self._ann is not None and not self._in_ann[slot]:
+            del self._label_slot[int(self._label[slot])]  # any old entry of this row stays dead
+            self._label[slot] = self._next_label
+            self._label_slot[self._next_label] = slot
+            self._next_label += 1
+            self._ann.add(self._matrix[slot : slot + 1], self._label[slot : slot + 1])
+            self._in_ann[slot] = True
+
+    def _unindex(self, slot: int) -> None:
+        if self._ann is not None and self._in_ann[slot]:
+            self._ann.remove(self._label[slot : slot + 1])
+        self._in_ann[slot] = False
 
     def remove(self, memory_id: str) -> None:
         slot = self._slot.pop(memory_id, None)
         if slot is None:
             return
+        self._unindex(slot)
+        del self._label_slot[int(self._label[slot])]
         last = len(self._ids) - 1
         if slot != last:
             moved = self._ids[last]
@@ -143,9 +192,12 @@ class CollectionMirror:
                 column = getattr(self, name)
                 column[slot] = column[last]
             self._slot[moved] = slot
+            self._label_slot[int(self._label[slot])] = slot
+        self.sessions.drop(memory_id)
         self._ids.pop()
         self._records.pop()
         self._active[last] = False
+        self._in_ann[last] = False
         if self.lexical is not None:
             self.lexical.remove(memory_id)
 
@@ -175,6 +227,56 @@ class CollectionMirror:
         top = np.argpartition(masked, n - k)[n - k :] if k < n else np.arange(n)
         return sims, top[np.argsort(-masked[top], kind="stable")]
 
+    def cosines(self, slots: np.ndarray, vector: np.ndarray) -> np.ndarray:
+        """Exact cosine of these slots' rows to ``vector``."""
+        result: np.ndarray = self._matrix[slots] @ np.asarray(vector, dtype=np.float32)
+        return result
+
+    @property
+    def ann_index(self) -> AnnIndex | None:
+        """The approximate index queries use now (None: exact scans)."""
+        return self._ann
+
+    def index_if_large(self) -> None:
+        """Build the ANN index now if the collection calls for one (else the first query would)."""
+        self._ann_for_query()
+
+    def _ann_for_query(self) -> AnnIndex | None:
+        """The index to query, built or rebuilt first when the collection calls for it."""
+        if self.ann_min_rows <= 0:
+            return None
+        n = len(self._ids)
+        live = int(np.count_nonzero(self._active[:n]))
+        if self._ann is None and live < self.ann_min_rows:
+            return None
+        if self._ann is not None and live < self.ann_min_rows // 2:  # shrank well below: back to exact scans
+            self._ann = None
+            self._in_ann[:n] = False
+            return None
+        if self._ann is None or self._ann.stale():
+            slots = np.flatnonzero(self._active[:n])
+            self._ann = AnnIndex(self.dim, self._matrix[slots], self._label[slots])
+            self._in_ann[:n] = self._active[:n]
+        return self._ann
+
+    def top_slots(self, vector: np.ndarray, k: int, since_ts: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(slots of the ``k`` nearest active rows, best first; their exact cosines).
+
+        Through the ANN index when the collection is large (no time window): a few times
+        ``k`` candidates, re-scored exactly; otherwise one product with every row.
+        """
+        ann = self._ann_for_query() if since_ts is None else None
+        if ann is None:
+            sims, top = self.scan(vector, k, since_ts)
+            return top, sims[top]
+        label_slot = self._label_slot
+        found = [label_slot.get(label, -1) for label in ann.search(vector, fetch_count(k)).tolist()]
+        slots = np.asarray([slot for slot in found if slot >= 0], dtype=np.intp)
+        slots = slots[self._active[slots]]
+        cosines = self.cosines(slots, vector)
+        order = np.argsort(-cosines, kind="stable")[:k]
+        return slots[order], cosines[order]
+
     def slot_of(self, memory_id: str) -> int | None:
         return self._slot.get(memory_id)
 
@@ -185,9 +287,9 @@ class CollectionMirror:
 
     def nearest(self, vector: np.ndarray, k: int, since_ts: float | None = None) -> list[tuple[MemoryRecord, float]]:
         """Top ``k`` active rows by exact cosine (best first), optionally created at or after ``since_ts``."""
-        sims, top = self.scan(vector, k, since_ts)
+        top, cosines = self.top_slots(vector, k, since_ts)
         records = self._records
-        return [(records[i], score) for i, score in zip(top.tolist(), sims[top].tolist(), strict=True)]
+        return [(records[i], score) for i, score in zip(top.tolist(), cosines.tolist(), strict=True)]
 
     def active_rows(self) -> tuple[list[MemoryRecord], np.ndarray]:
         """Every active row and its unit vector (a copy, safe to use after the lock is released)."""

@@ -47,7 +47,9 @@ class MemoryStore:
         time_cue: TimeCue,
         weights: RankingWeights,
         owns: Callable[[str], bool] | None = None,
+        ann_min_rows: int = 0,
     ) -> None:
+        self._ann_min_rows = ann_min_rows  # see Mirrors
         self._owns = owns  # a sharded service sees only its own users' scopes in the shared Chroma
         self._chroma = chroma
         self._io = io
@@ -61,7 +63,12 @@ class MemoryStore:
     def fresh_mirrors(self) -> Mirrors:
         """An empty mirror registry that builds each collection from the store on first read."""
         return Mirrors(
-            self._mirror_rows, self._dim, text_index=self._text_index, time_cue=self._time_cue, weights=self._weights
+            self._mirror_rows,
+            self._dim,
+            text_index=self._text_index,
+            time_cue=self._time_cue,
+            weights=self._weights,
+            ann_min_rows=self._ann_min_rows,
         )
 
     def _mirror_rows(self, scope: Scope, collection: str) -> list[tuple[MemoryRecord, np.ndarray]]:

@@ -10,6 +10,10 @@ read of the store already sees it, or the update lands after the build.
 The text index lives inside the mirror; ``text_index`` makes one per mirror
 (``None``: the retrieval mode is ``dense``, mirrors carry no text index and
 search is dense-only).
+
+``ann_min_rows`` is handed to every mirror: from that many active rows on, its
+nearest-row queries go through an approximate index (``storage.ann_index``) and
+are re-scored exactly; 0 keeps every mirror on exact scans.
 """
 
 from __future__ import annotations
@@ -46,8 +50,10 @@ class Mirrors:
         text_index: Callable[[], TextIndex] | None,
         time_cue: TimeCue,
         weights: RankingWeights = DEFAULT_WEIGHTS,
+        ann_min_rows: int = 0,
     ) -> None:
         self._loader = loader
+        self._ann_min_rows = ann_min_rows
         self._dim = dim
         self._weights = weights
         self._lexical = text_index
@@ -74,10 +80,16 @@ class Mirrors:
         with entry.lock:
             if entry.mirror is None:
                 mirror = CollectionMirror(
-                    collection, self._dim, self._lexical() if self._lexical else None, self._time_cue, self._weights
+                    collection,
+                    self._dim,
+                    self._lexical() if self._lexical else None,
+                    self._time_cue,
+                    self._weights,
+                    self._ann_min_rows,
                 )
                 for record, embedding in self._loader(scope, collection):
                     mirror.put(record, embedding)
+                mirror.index_if_large()  # here, off the event loop, rather than on the first query
                 entry.mirror = mirror
             yield entry.mirror
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from chromadb.config import Settings as ChromaSettings
 from services.memory.api.composition import MemoryUseCases
 from services.memory.domain.outcomes import Outcome
 from services.memory.domain.search_params import build_search_params
+from services.memory.retrieval.hybrid import RetrievalSettings
 from services.memory.settings import MemorySettings
 from services.memory.storage.chroma_store import ChromaStore
 
@@ -56,11 +58,18 @@ class HashEmbedder:
         return out / np.linalg.norm(out, axis=1, keepdims=True)
 
 
-def make_core(tmp_path: Path, mode: str = "hybrid") -> MemoryUseCases:
+def make_core(tmp_path: Path, mode: str = "hybrid", retrieval: RetrievalSettings | None = None) -> MemoryUseCases:
     client = chromadb.EphemeralClient(settings=ChromaSettings(anonymized_telemetry=False))
     for existing in client.list_collections():  # the ephemeral client is shared per process
         client.delete_collection(existing if isinstance(existing, str) else existing.name)
     settings = MemorySettings(home=tmp_path, maintenance_interval_s=0, retrieval_mode=mode)
+    if retrieval is not None:
+        settings = replace(
+            settings,
+            retrieval_mode=retrieval.mode,
+            neighbour_weight=retrieval.neighbour_weight,
+            session_weight=retrieval.session_weight,
+        )
     return MemoryUseCases(settings, ChromaStore(client), HashEmbedder())
 
 
@@ -80,7 +89,13 @@ async def seed(core: MemoryUseCases, n: int) -> tuple[list[str], np.ndarray]:
             core.clock.source = lambda days=float(created_days_ago[i]): start - timedelta(days=days)
             memory = (
                 await core.writes.store(
-                    scope, collection=collections[i % 5], content=text, vector=unit(base[i]), allow_duplicate=True
+                    scope,
+                    collection=collections[i % 5],
+                    content=text,
+                    vector=unit(base[i]),
+                    allow_duplicate=True,
+                    # conversation memories belong to sessions, so session context joins the ranking
+                    session_id=f"session-{i % 9}" if collections[i % 5] in ("working", "history") else "",
                 )
             ).memory
             ids.append(memory.id)

@@ -122,3 +122,18 @@ def test_bad_data_path_is_reported(tmp_path: Path, capsys: pytest.CaptureFixture
     (tmp_path / "bad.json").write_text('{"not": "a list"}')
     assert main(["--data", str(tmp_path / "bad.json")]) == 2
     assert "expected a JSON list" in capsys.readouterr().err
+
+
+def test_the_benchmark_honours_the_embedding_settings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Without --embedding-addr the benchmark starts its own embedding service from the
+    MNEMEX_EMBEDDING_* settings, and reports what that service loaded: an fp32 run measures fp32."""
+    data = tiny_locomo(tmp_path / "tiny.json")
+    monkeypatch.setenv("MNEMEX_EMBEDDING_PRECISION", "fp32")
+    monkeypatch.setenv("MNEMEX_EMBEDDING_BACKEND", "onnx")
+    assert main(["--data", str(data), "--json", "--configs", "nocontext,hybrid"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert "backend onnx" in report["embedding"] and "precision fp32" in report["embedding"]
+    assert set(report["summaries"]) == {"nocontext", "hybrid"}
+    assert report["summaries"]["hybrid"]["1-4"]["any@10"] == 1.0

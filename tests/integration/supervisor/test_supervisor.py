@@ -36,7 +36,7 @@ def test_up_restarts_a_killed_service_and_stops_cleanly_on_sigterm(tmp_path: Pat
         text=True,
     )
     try:
-        wait_for(lambda: state(home).get("supervisor", {}).get("status") == "running", 120, "ready")
+        wait_for(lambda: state(home).get("supervisor", {}).get("ready_at"), 120, "ready")
         report = json.loads(cli(env, "status", "--json").stdout)
         assert report["running"] and report["supervisor"]["pid"] == up.pid
         assert report["services"]["kg"]["healthy"] and report["services"]["gateway"]["healthy"]

@@ -166,7 +166,7 @@ async def rank_columns(
             neighbour_weight=retrieval.neighbour_weight,
             session_weight=retrieval.session_weight,
         )
-        relevance = 1.0 - (1.0 - relevance) * context
+        relevance = boost(relevance, context)
     collection_weight = np.asarray([params.collection_weights.get(pool.collection, 1.0) for pool in pools])[owner]
     age = np.where(np.isfinite(fresh), (now_ts - fresh) / SECONDS_PER_DAY, 0.0)
     estimate = final_ranks(collection_weight, relevance, learned, age, weights)

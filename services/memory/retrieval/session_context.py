@@ -29,12 +29,14 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
+from typing import TypeVar
 
 import numpy as np
 
 PEERS = 3  # how many of a session's other candidates the peer signal averages
 
 Around = tuple[str | None, str | None]  # (written just before, written just after) in the session
+Value = TypeVar("Value", float, np.ndarray)
 
 
 def context_factors(
@@ -80,6 +82,6 @@ def context_factors(
     return factors
 
 
-def boost(relevance: float, factor: float) -> float:
-    """One candidate's relevance after its session context (``context_factors``)."""
+def boost(relevance: Value, factor: Value) -> Value:
+    """Relevance after session context (``context_factors``): of one candidate, or of columns of them."""
     return 1.0 - (1.0 - relevance) * factor

@@ -246,6 +246,8 @@ class CollectionMirror:
         if self.ann_min_rows <= 0:
             return None
         n = len(self._ids)
+        if self._ann is None and n < self.ann_min_rows:  # the usual case: too few rows even counting archived
+            return None
         live = int(np.count_nonzero(self._active[:n]))
         if self._ann is None and live < self.ann_min_rows:
             return None

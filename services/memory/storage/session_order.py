@@ -54,8 +54,8 @@ class SessionOrder:
         members.insert(at, key)
         self._placed[record.id] = (session, key)
         self.places[record.id] = (session, before, after)
-        self._link(session, before, after_of=record.id)
-        self._link(session, after, before_of=record.id)
+        self._set_after(before, record.id)
+        self._set_before(after, record.id)
 
     def drop(self, memory_id: str) -> None:
         placed = self._placed.pop(memory_id, None)
@@ -67,19 +67,18 @@ class SessionOrder:
         if not members:
             del self._members[session]
         _, before, after = self.places.pop(memory_id)
-        self._link(session, before, after_of=after)
-        self._link(session, after, before_of=before)
+        self._set_after(before, after)
+        self._set_before(after, before)
 
-    def _link(self, session: str, memory_id: str | None, **side: str | None) -> None:
-        """Point ``memory_id``'s ``after_of`` / ``before_of`` link at another id (or none)."""
-        if memory_id is None:
-            return
-        _, before, after = self.places[memory_id]
-        if "after_of" in side:
-            after = side["after_of"]
-        else:
-            before = side["before_of"]
-        self.places[memory_id] = (session, before, after)
+    def _set_after(self, memory_id: str | None, after: str | None) -> None:
+        if memory_id is not None:
+            session, before, _ = self.places[memory_id]
+            self.places[memory_id] = (session, before, after)
+
+    def _set_before(self, memory_id: str | None, before: str | None) -> None:
+        if memory_id is not None:
+            session, _, after = self.places[memory_id]
+            self.places[memory_id] = (session, before, after)
 
     def place_of(self, memory_id: str) -> Place:
         """(session, id written just before, id written just after); all ``None`` outside any session."""

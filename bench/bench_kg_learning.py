@@ -8,15 +8,16 @@ services started with MNEMEX_KG_CONTEXT=0. Each side has its own user and projec
 so no memory, score or graph is shared.
 
 Scenario (the same for both sides, turn by turn):
-- Six recurring CI failures, each an opaque error code ("error E1042 in the test
-  stage"), asked in four paraphrases.
+- Six recurring CI failures, each told in four paraphrases that name other
+  files, modules and services (no error code or path recurs verbatim: a
+  recurrence is recognised by its meaning, as issue 28 asks).
 - Six candidate fixes, all phrased alike ("When the CI test stage fails, ... and
   rerun"), so each is about as similar to every error as the others. Which fix
-  cures which code is a seeded random permutation: the text says nothing about
+  cures which problem is a seeded random permutation: the text says nothing about
   it, only past outcomes do. 40 unrelated notes sit beside them in `history`.
 - The fixes are runbook facts added with POST /api/memory-bank/add (the default):
   the lifecycle never deletes memory_bank. ``--fixes-in history`` stores them as
-  history memories instead; there a fix that fails for the five codes it does not
+  history memories instead; there a fix that fails for the five problems it does not
   cure is deleted within a few turns on both sides, so nothing is left to learn
   (that run is recorded in BENCHMARKS.md too).
 - Each turn: POST /api/hooks/get-context through the hook's own client (new
@@ -32,8 +33,8 @@ Scenario (the same for both sides, turn by turn):
 What differs: on, get-context reads the kg (routing, facts, and the solutions
 and failures of the matching problem, shown with their memories); off, it asks the
 kg nothing. The memory service's own outcome learning (per-memory scores, Wilson,
-promotion and deletion) runs on both sides. A fix that cures one code fails for the
-others, so a memory's global score cannot say which code it cures; the kg's
+promotion and deletion) runs on both sides. A fix that cures one problem fails for the
+others, so a memory's global score cannot say which problem it cures; the kg's
 problem -> solution edges can.
 
 Reported per window of turns, for both sides:
@@ -65,12 +66,45 @@ from bench.common import free_port, wait_until
 
 WINDOW = 10
 ACCEPT = (40, 60)  # turns 41-60
-CODES = ["E1042", "E2217", "E3380", "E4105", "E5561", "E6723"]
-PROMPTS = [
-    "The nightly test job failed again with error {c} in the test stage.",
-    "CI test stage is red: error {c}. How do I fix it?",
-    "Seeing error {c} when the test suite runs in CI again, what fixed it last time?",
-    "Build {n} failed in the test stage with error {c}, can you sort it out?",
+# Six recurring problems, each told four ways with other file, module and service names: no
+# recurrence shares an opaque token (an error code, a path) with the others, only the meaning.
+PROBLEMS = [
+    [
+        "The nightly test job fails: ModuleNotFoundError, the billing package can't be imported in conftest.py.",
+        "CI tests are red again, python cannot find the invoices module when collecting tests.",
+        "pytest on the build server errors out at import time: no module named ledger.",
+        "Test collection breaks in the pipeline because the payments package isn't importable.",
+    ],
+    [
+        "Tests fail in CI with psycopg2 OperationalError: connection refused to the database on port 5432.",
+        "The test stage can't reach postgres, the connection is refused when the suite starts.",
+        "CI is red: every integration test errors with could not connect to the db server.",
+        "Our pipeline's tests die because the database refuses connections at startup.",
+    ],
+    [
+        "The CI test job fails with UnicodeDecodeError reading fixtures/customers.csv.",
+        "Tests in the pipeline crash decoding a fixture file: invalid start byte in the export sample.",
+        "The build fails because a test can't decode the suppliers spreadsheet fixture as utf-8.",
+        "CI breaks on a codec error when the tests load the orders csv sample.",
+    ],
+    [
+        "The test stage fails: AssertionError in test_totals, the rounding of tax differs by one cent.",
+        "CI is red because the invoice total test is off by a cent after rounding.",
+        "A money test fails in the pipeline, the computed VAT differs from the expected value by 0.01.",
+        "The build breaks on a decimal rounding mismatch in the price calculation test.",
+    ],
+    [
+        "CI tests time out: the websocket test hangs until the job is killed after ten minutes.",
+        "The test stage never finishes, a socket test blocks forever in the pipeline.",
+        "Our build is stuck, the realtime notifications test hangs and the runner times out.",
+        "The pipeline fails on a timeout because the streaming test waits forever.",
+    ],
+    [
+        "Tests fail in CI with PermissionError writing to /var/cache/app during the upload test.",
+        "The test job can't write its temp files, permission denied on the cache folder.",
+        "CI is red, the file storage test is denied access to the directory it writes to.",
+        "The pipeline's upload tests fail because the runner user may not write the media folder.",
+    ],
 ]
 # (command that identifies the fix, the memory's text)
 FIXES = [
@@ -98,6 +132,7 @@ class Side:
     post_hook: Any
     client: httpx.Client
     fix_uids: list[str] = field(default_factory=list)  # index = fix number
+    fix_ids: dict[int, str] = field(default_factory=dict)  # fix number -> its memory id
     carried: list[bool] = field(default_factory=list)
     quoted: list[bool] = field(default_factory=list)
     solved: list[bool] = field(default_factory=list)
@@ -149,6 +184,7 @@ def seed(side: Side, env: dict[str, str], notes: list[str], fixes_in: str) -> No
             else:
                 request = pb.StoreRequest(scope=scope, collection=fixes_in, content=text)
                 memory = {"id": stub.Store(request, timeout=60).memory.id}
+            side.fix_ids[len(side.fix_uids)] = memory["id"]
             side.fix_uids.append(uid(memory["id"]))
 
 
@@ -161,6 +197,13 @@ def shown_fixes(side: Side, text: str) -> tuple[list[tuple[str, int]], set[int]]
     for line in text.splitlines():
         if not line.startswith("•"):
             in_failures = line.startswith(FAILURES_TITLE)
+            continue
+        if not ID.search(line):  # a lesson the kg holds as its own text: it names the fix's command
+            named = [i for i, (command, _) in enumerate(FIXES) if command in line]
+            if in_failures:
+                avoid.update(named)
+            else:
+                order += [(side_id, i) for i in named if (side_id := side.fix_ids.get(i, ""))]
             continue
         for memory_id in ID.findall(line):
             fix = by_uid.get(uid(memory_id))
@@ -214,14 +257,12 @@ def turn(side: Side, n: int, prompt: str, right: int) -> None:
 
 
 def schedule(rng: random.Random, turns: int) -> list[tuple[int, str]]:
-    """Every code once per round of six, in a new order each round, in a random paraphrase."""
+    """Every problem once per round of six, in a new order each round, in a random paraphrase."""
     out: list[tuple[int, str]] = []
     while len(out) < turns:
-        order = list(range(len(CODES)))
+        order = list(range(len(PROBLEMS)))
         rng.shuffle(order)
-        for c in order:
-            template = rng.choice(PROMPTS)
-            out.append((c, template.format(c=CODES[c], n=rng.randrange(1000, 9999))))
+        out += [(p, rng.choice(PROBLEMS[p])) for p in order]
     return out[:turns]
 
 
@@ -241,7 +282,7 @@ def main() -> None:
     args = parser.parse_args()
     rng = random.Random(args.seed)
     right_fix = list(range(len(FIXES)))
-    rng.shuffle(right_fix)  # code i is cured by fix right_fix[i]: nothing in the texts says so
+    rng.shuffle(right_fix)  # problem i is cured by fix right_fix[i]: nothing in the texts says so
     turns = schedule(rng, args.turns)
     notes = distractor_notes(40, rng)
 
@@ -257,9 +298,9 @@ def main() -> None:
                 ]
                 for side, env in zip(sides, (stack.env, off_stack.env), strict=True):
                     seed(side, env, notes, args.fixes_in)
-                for n, (code, prompt) in enumerate(turns, start=1):
+                for n, (problem, prompt) in enumerate(turns, start=1):
                     for side in sides:
-                        turn(side, n, prompt, right_fix[code])
+                        turn(side, n, prompt, right_fix[problem])
         finally:
             off_proc.terminate()
             off_proc.wait(15)
@@ -287,7 +328,8 @@ def report(sides: list[Side], turns: int, as_json: bool, fixes_in: str) -> None:
         print(json.dumps({"fixes_in": fixes_in, "figures": figures, "gap_41_60": gap, "acceptance_met": met}, indent=2))
         return
     print(
-        f"recurring CI errors: {len(CODES)} codes, {len(FIXES)} candidate fixes in {fixes_in}, {turns} turns per side"
+        f"recurring CI failures: {len(PROBLEMS)} problems told in other words each time, {len(FIXES)} candidate "
+        f"fixes in {fixes_in}, {turns} turns per side"
     )
     print(f"{'turns':>7}  {'carried on':>10} {'off':>5}  {'quoted on':>9} {'off':>5}  {'solved on':>9} {'off':>5}")
     for i, s in enumerate(range(0, turns, WINDOW)):

@@ -113,6 +113,8 @@ def main() -> None:
             searches = [f"/ui/memories?{p}&q={t.replace(' ', '+')}" for t in TOPICS]
             pages = [
                 ("overview", [f"/ui?{p}"], PAGE_TARGET_MS),
+                ("landing (/ui, most active project)", ["/ui"], PAGE_TARGET_MS),
+                ("all projects", ["/ui/projects"], PAGE_TARGET_MS),
                 ("memories (all, newest)", [f"/ui/memories?{p}"], PAGE_TARGET_MS),
                 ("memories (by score, page 3)", [f"/ui/memories?{p}&sort=score&page=3"], PAGE_TARGET_MS),
                 ("memories (by Wilson, history)", [f"/ui/memories?{p}&sort=wilson&collection=history"], PAGE_TARGET_MS),
@@ -124,6 +126,12 @@ def main() -> None:
                 ("sessions", [f"/ui/sessions?{p}"], PAGE_TARGET_MS),
                 ("one session", [f"/ui/session?{p}&id={session}"], PAGE_TARGET_MS),
                 ("knowledge graph", [f"/ui/graph?{p}"], PAGE_TARGET_MS),
+                (
+                    "graph around a concept, 2 hops",
+                    [f"/ui/graph?{p}&find={t.split()[0]}&hops=2" for t in TOPICS],
+                    PAGE_TARGET_MS,
+                ),
+                ("graph routing sorted, page 2", [f"/ui/graph?{p}&rsort=-rate&rpage=2"], PAGE_TARGET_MS),
                 ("books", [f"/ui/books?{p}"], PAGE_TARGET_MS),
             ]
             print(f"\n{args.size} memories, {args.requests} requests per page (server time from Server-Timing)")

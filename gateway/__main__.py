@@ -8,17 +8,16 @@ below the hooks' MNEMEX_HOOK_TIMEOUT (2 s).
 
 from __future__ import annotations
 
-import logging
 import os
 import sys
 
-from kernel import offline
+from kernel import logs, offline
 from kernel.config import ConfigError, Settings, require_token_for, split_host_port
 
 
 def main() -> None:
     offline.apply()
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s", stream=sys.stderr)
+    logs.configure()  # no request data in log lines or tracebacks
     try:
         settings = Settings.from_env()
         budget_ms = os.environ.get("MNEMEX_GET_CONTEXT_BUDGET_MS", "1500")
@@ -26,13 +25,14 @@ def main() -> None:
             raise ConfigError(f"MNEMEX_GET_CONTEXT_BUDGET_MS={budget_ms!r}: use milliseconds from 50 to 60000")
         host, port = split_host_port(settings.gateway_addr, "MNEMEX_GATEWAY_ADDR")
         require_token_for(host, settings.token, "the gateway")
+        from kernel.home_safety import protect_home
+
+        protect_home(settings.home)  # umask 077, a private home (see kernel/home_safety.py)
     except ConfigError as exc:
         print(f"mnemex gateway: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
 
     import signal
-
-    import uvicorn
 
     # uvicorn drains requests on SIGTERM/SIGINT, then re-raises the signal with the
     # handler that was installed before it started: make that a clean exit 0.
@@ -41,19 +41,15 @@ def main() -> None:
 
     from gateway.app import create_app
     from gateway.context import Deadlines
-    from gateway.serving import serve
+    from gateway.serving import serve, server_config
+    from gateway.user_tokens import TokensFileError
 
-    serve(
-        uvicorn.Config(
-            create_app(settings, deadlines=Deadlines.within(int(budget_ms) / 1000)),
-            host=host,
-            port=port,
-            log_level="warning",
-            access_log=False,
-            timeout_graceful_shutdown=5,
-            limit_concurrency=256,
-        )
-    )
+    try:
+        app = create_app(settings, deadlines=Deadlines.within(int(budget_ms) / 1000))
+    except TokensFileError as exc:  # a missing or malformed MNEMEX_USER_TOKENS file: one line, not a traceback
+        print(f"mnemex gateway: {exc} (fix the file, or add tokens with `mnemex tokens add USER`)", file=sys.stderr)
+        raise SystemExit(2) from None
+    serve(server_config(app, host, port))
 
 
 if __name__ == "__main__":

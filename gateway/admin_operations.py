@@ -39,6 +39,7 @@ class AdminOperations:
         def user(self) -> str: ...
 
         def scopes(self, cwd: str | None) -> tuple[common_pb.Scope, common_pb.Scope]: ...
+        def project(self, cwd: str | None) -> str: ...
         def _opts(self, timeout: float | None = None) -> dict[str, Any]: ...
         async def health(self) -> JSON: ...
 
@@ -65,7 +66,7 @@ class AdminOperations:
         ]
         return {
             "user": user,
-            "current": project_ids.resolve(cwd, self.settings.home) if cwd else None,
+            "current": self.project(cwd) if cwd else None,
             "projects": scopes,
             "bindings": project_ids.load_bindings(self.settings.home),
         }

@@ -25,16 +25,20 @@ from gateway.mcp import http as mcp_http
 from gateway.middleware import BearerAuth, BodyLimit
 from gateway.operations import Operations
 from gateway.routes import admin, backfill, books, hooks, memory_api, system
-from gateway.safe_json import json_safe
+from gateway.safe_json import echo_of, json_safe
+from gateway.web_guard import HostRule, WebGuard
 from kernel import __version__
-from kernel.config import Settings
+from kernel.config import Settings, split_host_port
 
 log = logging.getLogger("mnemex.gateway")
 
 DEFAULT_BODY_LIMIT = 2 * 1024 * 1024
 # JSON ingest carries base64 (4/3 of the file); multipart carries the raw file.
 INGEST_BODY_LIMIT = validation.MAX_BOOK_BYTES * 4 // 3 + 64 * 1024
-BACKFILL_BODY_LIMIT = 64 * 1024 * 1024  # 256 exchanges of up to 2 x 100,000 characters, and their tool uses
+# mnemex backfill sends batches of at most 1.5 MB (mnemex/backfill/plan.py; one exchange alone when it is larger):
+# twice the default covers a batch whose non-ASCII text the client escaped, and any one real exchange. A larger
+# body is refused by its size before it is read, let alone parsed (60 MB of {} once took 1.6 GB to parse).
+BACKFILL_BODY_LIMIT = 4 * 1024 * 1024
 
 
 def _validation_message(errors: list[dict[str, Any]]) -> str:
@@ -76,10 +80,17 @@ def create_app(settings: Settings, backends: Backends | None = None, *, deadline
     async def gateway_error(request: Request, exc: GatewayError) -> JSONResponse:
         return JSONResponse({"error": json_safe(exc.message)}, status_code=exc.http_status)
 
+    @app.exception_handler(Exception)
+    async def internal_error(request: Request, exc: Exception) -> JSONResponse:
+        # Starlette re-raises it to the server, which logs its frames (kernel.logs: no request data).
+        return JSONResponse({"error": "internal error in the gateway; the log has the traceback"}, status_code=500)
+
     @app.exception_handler(RequestValidationError)
     async def invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:
         # Before: bytes and floats jsonable_encoder cannot take; after: what str() of an object gave.
-        errors = json_safe(jsonable_encoder(json_safe(exc.errors())))
+        # The input of each error is echoed only when it is short: a reply never repeats a large body.
+        found = [{**error, "input": echo_of(error.get("input"))} for error in exc.errors()[:20]]
+        errors = json_safe(jsonable_encoder(json_safe(found)))
         return JSONResponse({"error": _validation_message(errors), "detail": errors}, status_code=422)
 
     for module in (hooks, memory_api, books, system, admin, backfill):
@@ -103,4 +114,7 @@ def create_app(settings: Settings, backends: Backends | None = None, *, deadline
             delegate=(ui.PREFIX,),  # the viewer checks its own
             users=operations.user_tokens,
         )
+    # Outermost: a rebinding or cross-site request is refused before anything else looks at it.
+    bind_host = split_host_port(settings.gateway_addr, "MNEMEX_GATEWAY_ADDR")[0]
+    app.add_middleware(WebGuard, rule=HostRule(bind_host, settings.allowed_hosts))
     return app

@@ -4,7 +4,7 @@ A mixin of ``Operations`` (it relies on ``scopes``, ``_opts`` and ``backends``).
 One call takes up to 256 exchanges (``schemas.BackfillBody``):
 
 - the project of each comes from its recorded ``cwd``, as for the live hooks;
-- its memory id is derived from ``(client, source_id)``: ``working_`` and 15
+- its memory id is derived from ``(client, source_id)``: ``history_`` and 15
   decimal digits of a SHA-256 (the id format the memory service mints), so a
   replay finds the memory and stores nothing twice; observation ids add the
   tool use's position;
@@ -50,9 +50,11 @@ KG_TIMEOUT = 5.0
 
 
 def backfill_id(client: str, source_id: str, part: str = "") -> str:
-    """``working_<15 digits>``, a function of the exchange's identity alone (collision odds ~n²/2e15)."""
+    """``history_<15 digits>``, a function of the exchange's identity alone (collision odds ~n²/2e15).
+
+    Imported history is stored in the history collection (docs/BACKFILL.md, "Where imported history lives")."""
     digest = hashlib.sha256(f"mnemex-backfill\0{client}\0{source_id}\0{part}".encode()).digest()
-    return f"working_{int.from_bytes(digest[:8], 'big') % UID_SPACE:015d}"
+    return f"history_{int.from_bytes(digest[:8], 'big') % UID_SPACE:015d}"
 
 
 class BackfillOperations:

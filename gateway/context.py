@@ -201,8 +201,12 @@ async def build(
         prepare.lesson_ids.extend(lessons.wanted_ids(routing.solutions, routing.failures))
 
     memories: list[dict[str, Any]] = []
+    choices: list[dict[str, Any]] = []
     scoring_ids: list[str] = []
     scoring_required = False
+    episodes = lessons.start_episode_lessons(
+        backends, kg_scope, session_id, query, vector, deadlines.kg, enabled=use_kg and bool(query)
+    )
     try:
         call = functools.partial(backends.memory.PrepareContext, prepare, metadata=md)
         reply = await timed("memory", timings, reconnecting(call, deadlines.memory))
@@ -210,18 +214,27 @@ async def build(
         scoring_required = reply.scoring_required
         scoring_ids = list(reply.injected_ids)
         learned = lessons.combine(routing.solutions, routing.failures, reply.lessons)
+        choices = [convert.choice_to_dict(c) for c in reply.choices]
     except grpc.aio.AioRpcError as exc:
         _failed("memory", exc, degraded)
 
+    learned = lessons.merge(learned, await episodes)
     lesson_dicts = [x.as_dict() for x in learned]
     scoring = formatting.scoring_prompt(scoring_ids) if scoring_required else ""
     known = formatting.known_context(
-        memories, budget=formatting.MAX_OUTPUT_CHARS - len(scoring) - 2, lessons=lesson_dicts
+        memories,
+        budget=min(formatting.block_chars(limit), formatting.MAX_OUTPUT_CHARS - len(scoring) - 2),
+        lessons=lesson_dicts,
+        content_limit=formatting.INJECTED_MEMORY_CHARS,
     )
+    context = formatting.compose(scoring, known)
     return {
-        "context": formatting.compose(scoring, known),
+        "context": context,
         "known_context": known,
+        # chars / 4: what the block and the whole injection cost the model
+        "tokens": {"known_context": formatting.token_cost(known), "context": formatting.token_cost(context)},
         "memories": memories,
+        "choices": choices,
         "lessons": lesson_dicts,
         "scoring_required": scoring_required,
         "scoring_ids": scoring_ids if scoring_required else [],
@@ -249,7 +262,9 @@ def empty_result(degraded: list[str]) -> dict[str, Any]:
     return {
         "context": "",
         "known_context": "",
+        "tokens": {"known_context": 0, "context": 0},
         "memories": [],
+        "choices": [],
         "lessons": [],
         "scoring_required": False,
         "scoring_ids": [],

@@ -86,6 +86,17 @@ def _json_object(text: str) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+def choice_to_dict(choice: mem_pb.ContextChoice) -> dict[str, Any]:
+    """Why PrepareContext kept or left out one search result (shown by the viewer)."""
+    return {
+        "id": choice.id,
+        "kept": choice.kept,
+        "reason": choice.reason,
+        "merged_ids": list(choice.merged_ids),
+        "relevance": round(choice.relevance, 4),
+    }
+
+
 def memory_to_dict(memory: mem_pb.Memory) -> dict[str, Any]:
     """The normalized memory shape shared by REST, MCP and the CLI."""
     out: dict[str, Any] = {
@@ -105,6 +116,9 @@ def memory_to_dict(memory: mem_pb.Memory) -> dict[str, Any]:
         "metadata": _json_object(memory.metadata_json),
         "project": memory.project,
         "archived": memory.archived,
+        "worked_count": memory.worked_count,
+        "partial_count": memory.partial_count,
+        "failed_count": memory.failed_count,
     }
     if memory.collection == "memory_bank":
         out["importance"] = memory.importance if memory.HasField("importance") else None

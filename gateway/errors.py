@@ -38,3 +38,13 @@ class BackendUnavailable(GatewayError):
     def __init__(self, service: str, message: str) -> None:
         super().__init__(f"{service} service unavailable: {message}")
         self.service = service
+
+
+class StorageProblem(GatewayError):
+    """A backend's disk is full or read-only: the message says which and what to do (not "start the stack")."""
+
+    http_status = 507  # Insufficient Storage
+
+    def __init__(self, service: str, message: str) -> None:
+        super().__init__(f"{service} service could not write: {message}")
+        self.service = service

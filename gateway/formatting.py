@@ -19,6 +19,23 @@ SCORE_TAG = "mnemex-score-required"
 MAX_OUTPUT_CHARS = 9_500
 MAX_MEMORY_CHARS = 1_200
 ELLIPSIS = "…"
+# The block injected before a prompt: at most this many tokens (counted as chars / 4), each
+# memory cut to INJECTED_MEMORY_CHARS (search_memory(id=...) shows the whole text).
+CHARS_PER_TOKEN = 4
+BLOCK_TOKENS = 300  # at the default of 5 lines; a caller asking for more lines gets LINE_TOKENS each
+LINE_TOKENS = 60
+INJECTED_MEMORY_CHARS = 280
+
+
+def block_chars(limit: int) -> int:
+    """Characters the KNOWN CONTEXT block may take when ``limit`` memories were asked for."""
+    return max(BLOCK_TOKENS, LINE_TOKENS * limit) * CHARS_PER_TOKEN
+
+
+def token_cost(text: str) -> int:
+    """Tokens a text costs the model, estimated as characters / 4 (rounded up)."""
+    return -(-len(text) // CHARS_PER_TOKEN)
+
 
 PREAMBLE = (
     "Persistent memory (mnemex) recalled for this prompt. Entries are reference notes, "
@@ -62,6 +79,57 @@ _BOX = re.compile("[\u2550-\u256c]")  # box-drawing doubles used by our delimite
 _ID_TAG = re.compile(r"\[(\s*id\s*:)", re.IGNORECASE)
 _BLOCK_WORDS = re.compile(r"(END\s+)?(KNOWN\s+CONTEXT|END\s+CONTEXT)", re.IGNORECASE)
 
+# Markup a client renders: an image is fetched as soon as it is shown (a URL can carry data out),
+# and a link can hide where it points. Both become plain text that still says what they were.
+_MD_TITLE = r"(?:\s{1,3}(?:\"[^\"]{0,300}\"|'[^']{0,300}'|\([^()]{0,300}\)))?"
+_MD_IMAGE = re.compile(
+    r"!\s{0,3}\[([^\[\]]{0,300})\]\s{0,3}\(\s{0,3}<?([^()\s<>]{0,2000})>?" + _MD_TITLE + r"\s{0,3}\)"
+)
+# "](" before a URL with a scheme (a link, or an image the pattern above missed: nested brackets) gets a space,
+# which no renderer joins; "![" left over gets one too. "arr[0](1)" in code is left alone.
+_MD_LEFTOVER = re.compile(r"!(?=\s{0,3}\[)|\](?=\(\s{0,3}<?\s{0,3}(?:[A-Za-z][A-Za-z0-9+.-]{1,20}:|//|www\.))")
+_HTML_FETCHING = re.compile(
+    r"<(\s*/?\s*(?:img|image|svg|iframe|frame|video|audio|source|picture|object|embed|link|a|meta|script|style|"
+    r"base|form|input|body|html|track)(?=[\s/>]|$))",
+    re.IGNORECASE,
+)
+# Chat-template markers: special tokens (<|im_end|>, <｜end▁of▁sentence｜>, </s>, <start_of_turn>),
+# Llama/Mistral brackets ([INST], <<SYS>>) and role labels where a line began ("Human:", "### Assistant:").
+_SPECIAL_TOKEN = re.compile(r"<\s?([|｜][^|｜<>\s]{1,60}[|｜])\s?>")
+_TEMPLATE_TAG = re.compile(
+    r"<(\s*/?\s*(?:s|bos|eos|unk|pad|start_of_turn|end_of_turn|im_start|im_end|endoftext|eot_id)\s*>)", re.IGNORECASE
+)
+_INST = re.compile(
+    r"\[\s?(/?\s?(?:INST|SYS|SYSTEM_PROMPT|TOOL_CALLS|TOOL_RESULTS|AVAILABLE_TOOLS)\s?)\]", re.IGNORECASE
+)
+_SYS = re.compile(r"<<\s?(/?\s?SYS\s?)>>", re.IGNORECASE)
+_ROLE_LABEL = re.compile(  # matched at the start of each former line (the " / " pieces)
+    r"\s{0,3}(?:#{1,4}\s?)?(?:human|assistant|system|user|instruction|response|ai)(\s?:)", re.IGNORECASE
+)
+
+
+def _image_as_text(match: re.Match[str]) -> str:
+    alt = match.group(1).strip()
+    return f"image {alt} ({match.group(2)})" if alt else f"image ({match.group(2)})"
+
+
+def _inert_markup(text: str) -> str:
+    """Markdown/HTML that fetches or hides a URL, and chat-template markers, as readable inert text."""
+    if "[" in text or "<" in text:
+        text = _MD_IMAGE.sub(_image_as_text, text)
+        text = _MD_LEFTOVER.sub(lambda m: m.group(0) + " ", text)
+        text = _HTML_FETCHING.sub(lambda m: "\u2039" + m.group(1), text)
+        text = _SPECIAL_TOKEN.sub(lambda m: "\u2039" + m.group(1) + "\u203a", text)
+        text = _TEMPLATE_TAG.sub(lambda m: "\u2039" + m.group(1), text)
+        text = _INST.sub(lambda m: "\u2045" + m.group(1) + "\u2046", text)
+        text = _SYS.sub(lambda m: "\u00ab" + m.group(1) + "\u00bb", text)
+    lines = text.split(" / ")
+    for number, line in enumerate(lines):
+        label = _ROLE_LABEL.match(line)
+        if label:
+            lines[number] = line[: label.start(1)] + "\u2236" + line[label.end(1) :]
+    return " / ".join(lines)
+
 
 def neutralize(text: str, limit: int = MAX_MEMORY_CHARS) -> str:
     """One safe line: no delimiters, no mnemex tags, no forged [id:] tags.
@@ -72,6 +140,11 @@ def neutralize(text: str, limit: int = MAX_MEMORY_CHARS) -> str:
       client wraps hook output in ('<system-reminder>', ``CLIENT_TAGS``)
       becomes the look-alike U+2039, the '[' of '[id:' becomes U+2045, and
       the block's heading words are lower-cased;
+    - a markdown image becomes plain "image alt (url)" and a link "[text] (url)"
+      (nothing a client renders fetches a URL or hides one), HTML that would
+      fetch gets the U+2039 '<', and chat-template markers (``<|im_end|>``,
+      ``</s>``, ``[INST]``, ``<<SYS>>``, "Human:" where a line began) are
+      broken with look-alikes (U+2039/U+203A, U+2045/U+2046, guillemets, U+2236 ':');
     - the result is cut to ``limit`` characters with an ellipsis.
     """
     clean = _INVISIBLE.sub("", text or "")
@@ -80,6 +153,7 @@ def neutralize(text: str, limit: int = MAX_MEMORY_CHARS) -> str:
     clean = _TAG.sub(lambda m: "\u2039" + m.group(1), clean)
     clean = _ID_TAG.sub(lambda m: "\u2045" + m.group(1), clean)
     clean = _BLOCK_WORDS.sub(lambda m: m.group(0).lower(), clean)
+    clean = _inert_markup(clean)
     if len(clean) > limit:
         clean = clean[: max(limit - 1, 0)].rstrip() + ELLIPSIS
     return clean
@@ -89,8 +163,27 @@ def _safe_id(memory_id: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.:-]", "", memory_id)[:200]
 
 
+def evidence_label(memory: Mapping[str, Any]) -> str:
+    """What the outcomes say about a scored memory: "worked 4 of 4", "failed 2 of 3" or "unproven".
+
+    Only outcomes that judged the memory count (worked, partial, failed among its
+    stored marks); ``unknown`` means it was shown and not used, which proves
+    nothing, so a memory with only unknowns (chatter that keeps surfacing) is
+    "unproven" however often it was shown.
+    """
+    worked = int(memory.get("worked_count") or 0)
+    partial = int(memory.get("partial_count") or 0)
+    failed = int(memory.get("failed_count") or 0)
+    judged = worked + partial + failed
+    if judged == 0:
+        return "unproven"
+    if failed > worked:
+        return f"failed {failed} of {judged}"
+    return f"worked {worked} of {judged}"
+
+
 def score_info(memory: Mapping[str, Any]) -> str:
-    """Short evidence summary: importance for facts, proof for scored memories."""
+    """Short evidence summary: importance for facts, the title for books, outcomes for the rest."""
     collection = memory.get("collection", "")
     if collection == "memory_bank":
         importance = memory.get("importance")
@@ -98,24 +191,37 @@ def score_info(memory: Mapping[str, Any]) -> str:
     if collection == "books":
         title = (memory.get("metadata") or {}).get("title")
         return f"from {neutralize(str(title), 60)}" if title else ""
-    uses = int(memory.get("uses") or 0)
-    if uses == 0:
-        return "unproven"
-    wilson = float(memory.get("wilson_score") or 0.0)
-    return f"{round(wilson * 100)}% proven, {uses} uses"
+    return evidence_label(memory)
+
+
+def context_notes(memory: Mapping[str, Any]) -> list[str]:
+    """What the memory service said about where a line stands: another project's fact, a stale value."""
+    metadata = memory.get("metadata") or {}
+    notes = []
+    if metadata.get("from_project"):
+        notes.append(f"project {neutralize(str(metadata['from_project']), 60)}")
+    if metadata.get("stale_value_superseded_by"):
+        notes.append(f"superseded by [id:{_safe_id(str(metadata['stale_value_superseded_by']))}]")
+    elif metadata.get("possibly_superseded_by"):
+        notes.append(f"possibly superseded by [id:{_safe_id(str(metadata['possibly_superseded_by']))}]")
+    return notes
 
 
 def memory_line(memory: Mapping[str, Any], content_limit: int = MAX_MEMORY_CHARS) -> str:
-    details = [d for d in (str(memory.get("age") or ""), score_info(memory), str(memory.get("collection") or "")) if d]
+    parts = (str(memory.get("age") or ""), score_info(memory), str(memory.get("collection") or ""))
+    details = [d for d in parts if d] + context_notes(memory)
     content = neutralize(str(memory.get("content", "")), content_limit)
     return f"• {content} [id:{_safe_id(str(memory.get('id', '')))}] ({', '.join(details)})"
 
 
 LESSON_CHARS = 300  # content per solution line
-FAILURE_CHARS = 160  # content per failure line: enough to recognise the attempt
+FAILURE_CHARS = 220  # content per failure line: enough to recognise the attempts and their error
 LESSONS_BUDGET = 2_000  # the whole lessons section, at most
 SOLUTIONS_TITLE = "What worked before for this problem:"
 FAILURES_TITLE = "What failed before for this problem (avoid repeating it):"
+FOREIGN_SOLUTIONS_TITLE = "What worked before in another project (check it applies here):"
+FOREIGN_FAILURES_TITLE = "What failed before in another project:"
+FOREIGN_LESSONS_BUDGET = 400  # the lessons of another project, when this one has none
 
 
 def _times(count: int) -> str:
@@ -132,15 +238,57 @@ def lesson_line(lesson: Mapping[str, Any]) -> str:
     else:
         evidence = f"worked {_times(worked)}" + (f", failed {_times(failed)}" if failed else "")
     content = neutralize(str(lesson.get("content", "")), content_limit)
-    return f"• {content} [id:{_safe_id(str(lesson.get('id', '')))}] ({evidence})"
+    project = neutralize(str(lesson.get("project") or ""), 60)
+    where = f"[project {project}] " if project else ""
+    lesson_id = str(lesson.get("id") or "")
+    tag = f" [id:{_safe_id(lesson_id)}]" if lesson_id else ""  # episode lessons are the kg's text, not memories
+    return f"• {where}{content}{tag} ({evidence})"
+
+
+ATTEMPT_SEPARATOR = " -> "  # an episode's failed attempt: "what was tried -> the error it produced"
+TRIED_CHARS = 70
+
+
+def grouped_failures(lessons: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """Failed attempts that ended in the same error (same project) as one lesson: "a; b -> error".
+
+    Only the kg's own attempt lines (no memory id) are grouped; a memory keeps its own line and id.
+    """
+    out: list[Mapping[str, Any]] = []
+    groups: dict[tuple[str, str], dict[str, Any]] = {}
+    for lesson in lessons:
+        content = str(lesson.get("content", ""))
+        if lesson.get("kind") != "failure" or lesson.get("id") or ATTEMPT_SEPARATOR not in content:
+            out.append(lesson)
+            continue
+        tried, error = content.split(ATTEMPT_SEPARATOR, 1)
+        key = (str(lesson.get("project") or ""), error)
+        group = groups.get(key)
+        if group is None:
+            group = groups[key] = {**lesson, "tried": [], "failed": 0}
+            out.append(group)
+        group["tried"].append(tried[:TRIED_CHARS])
+        group["failed"] += int(lesson.get("failed") or 0)
+    for (_, error), group in groups.items():
+        group["content"] = "; ".join(dict.fromkeys(group.pop("tried"))) + ATTEMPT_SEPARATOR + error
+    return out
 
 
 def lessons_section(lessons: Sequence[Mapping[str, Any]], budget: int = LESSONS_BUDGET) -> list[str]:
-    """The lines of what worked and what failed before, solutions first, within ``budget`` characters."""
+    """The lines of what worked and what failed before, within ``budget`` characters: this project's
+    fixes, then its failed attempts, then what another project learned (labelled with it), so a
+    foreign lesson never takes the room of a local warning nor sits above a local line.
+    Failed attempts that produced the same error share one line."""
+    grouped = grouped_failures(lessons)
     lines: list[str] = []
     used = 0
-    for kind, title in (("solution", SOLUTIONS_TITLE), ("failure", FAILURES_TITLE)):
-        items = [lesson_line(x) for x in lessons if x.get("kind") == kind]
+    for foreign, kind, title in (
+        (False, "solution", SOLUTIONS_TITLE),
+        (False, "failure", FAILURES_TITLE),
+        (True, "solution", FOREIGN_SOLUTIONS_TITLE),
+        (True, "failure", FOREIGN_FAILURES_TITLE),
+    ):
+        items = [lesson_line(x) for x in grouped if x.get("kind") == kind and bool(x.get("project")) == foreign]
         for i, line in enumerate(items):
             cost = len(line) + 1 + (len(title) + 1 if i == 0 else 0)
             if used + cost > budget:
@@ -152,10 +300,34 @@ def lessons_section(lessons: Sequence[Mapping[str, Any]], budget: int = LESSONS_
     return lines
 
 
+_LESSON_WORD = re.compile(r"[a-z0-9][a-z0-9_.()=/-]*[a-z0-9)]|[a-z0-9]")
+
+
+def _lesson_words(text: str) -> set[str]:
+    return {w for w in _LESSON_WORD.findall(text.lower()) if len(w) > 2}
+
+
+def repeats_lesson(memory: Mapping[str, Any], lessons: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether a memory line would say again what a lesson line above it says: the lesson's
+    text inside the memory's, or nearly all of its words there (an exchange that holds the fix
+    a lesson states). Say each thing once: the lesson line stays, the memory line goes."""
+    content = " ".join(str(memory.get("content", "")).lower().split())
+    words = _lesson_words(content)
+    for lesson in lessons:
+        text = " ".join(str(lesson.get("content", "")).lower().split())
+        if len(text) >= 24 and text in content:
+            return True
+        wanted = _lesson_words(text)
+        if len(wanted) >= 4 and len(wanted & words) >= 0.9 * len(wanted):
+            return True
+    return False
+
+
 def known_context(
     memories: Sequence[Mapping[str, Any]],
     budget: int = MAX_OUTPUT_CHARS,
     lessons: Sequence[Mapping[str, Any]] = (),
+    content_limit: int = MAX_MEMORY_CHARS,
 ) -> str:
     """The KNOWN CONTEXT block; '' when there is nothing to show.
 
@@ -169,17 +341,23 @@ def known_context(
     head = f"{CONTEXT_START}\n{PREAMBLE}\n"
     tail = CONTEXT_END
     used = len(head) + len(tail) + 40
-    lines = lessons_section(lessons, min(LESSONS_BUDGET, max(budget - used - 400, 0)))
-    used += sum(len(line) + 1 for line in lines)
-    if lines:
+    room = min(LESSONS_BUDGET, max(budget - used - 400, 0))
+    lines = lessons_section(lessons, room)
+    # Lessons learned only in other projects go below this project's memories, in less room (their
+    # room is kept): this project's own memories come first.
+    below: list[str] = []
+    if lines and all(x.get("project") for x in lessons):
+        below, lines = lessons_section(lessons, min(room, FOREIGN_LESSONS_BUDGET)), []
+    used += sum(len(line) + 1 for line in [*lines, *below])
+    if lines or below:
         shown = {str(x.get("id")) for x in lessons}
-        memories = [m for m in memories if str(m.get("id")) not in shown]
-        if memories:
+        memories = [m for m in memories if str(m.get("id")) not in shown and not repeats_lesson(m, lessons)]
+        if memories and lines:
             lines.append("Other memories:")
             used += len(lines[-1]) + 1
     first = len(lines)
     for memory in memories:
-        line = memory_line(memory)
+        line = memory_line(memory, content_limit)
         if used + len(line) + 1 > budget:
             room = budget - used - 60
             if room > 200 and len(lines) == first:
@@ -191,7 +369,7 @@ def known_context(
     omitted = len(memories) - (len(lines) - first)
     if omitted:
         lines.append(f"({omitted} more not shown; use search_memory)")
-    return head + "\n".join(lines) + "\n" + tail
+    return head + "\n".join([*lines, *below]) + "\n" + tail
 
 
 def scoring_prompt(ids: Sequence[str]) -> str:
@@ -203,11 +381,11 @@ def scoring_prompt(ids: Sequence[str]) -> str:
     scores = ", ".join(f'"{_safe_id(i)}": "?"' for i in ids)
     return (
         f"<{SCORE_TAG}>\n"
-        "Score your last answer and its memories by the user's reply:\n"
+        "Score your last answer and memories by the user's reply:\n"
         f'score_response(outcome="?", memory_scores={{{scores}}})\n'
         "worked = helped\n"
         "partial = partly\n"
-        "unknown = unused\n"
+        "unknown = unused, no credit\n"
         "failed = misleading\n"
         f"</{SCORE_TAG}>"
     )

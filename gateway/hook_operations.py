@@ -105,9 +105,13 @@ class HookOperations:
         """Pure and fast: what a PostToolUse event is worth remembering, if anything."""
         return observe(tool_name, tool_input, tool_response, cwd)
 
-    async def learn_tool_use(self, *, cwd: str | None, tool_name: str, tool_input: Any, tool_response: Any) -> JSON:
-        """Teach the kg's action graph a command's outcome, when its output tells one (run in the background)."""
-        return await teaching.teach_tool_use(self.backends, self.scopes(cwd)[1], tool_name, tool_input, tool_response)
+    async def learn_tool_use(
+        self, *, cwd: str | None, tool_name: str, tool_input: Any, tool_response: Any, session_id: str = ""
+    ) -> JSON:
+        """Teach the kg a tool call's outcome (its episode, and the action graph; run in the background)."""
+        return await teaching.teach_tool_use(
+            self.backends, self.scopes(cwd)[1], tool_name, tool_input, tool_response, session_id
+        )
 
     async def record_observation(self, *, cwd: str | None, session_id: str, observation: Observation) -> JSON:
         """Store an observation in working memory (run in the background by the route)."""

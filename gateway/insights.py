@@ -15,7 +15,7 @@ from typing import Any
 
 from gateway import context, convert, formatting
 from gateway.backends import Backends
-from gateway.lessons import Lesson
+from gateway.lessons import Lesson, episode_lessons, merge
 from gateway.rpc import call
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.kg.v1 import kg_service_pb2 as kg_pb
@@ -78,6 +78,14 @@ async def _effectiveness(backends: Backends, scope: common_pb.Scope, timeout: fl
     ]
 
 
+async def _episode_lessons(
+    backends: Backends, kg_scope: common_pb.Scope, query: str, deadlines: context.Deadlines
+) -> list[Lesson]:
+    """The episodes' fixes and failed attempts for the query (embedded here: the tool has no vector)."""
+    vector = (await backends.embedding.embed([query[: context.EMBED_CHARS]], timeout=deadlines.embed))[0]
+    return await episode_lessons(backends, kg_scope, "", query, vector, deadlines.kg * 3)
+
+
 async def insights(
     backends: Backends,
     deadlines: context.Deadlines,
@@ -92,7 +100,8 @@ async def insights(
     search_r: mem_pb.SearchResponse | BaseException
     facts_r: list[JSON] | BaseException
     actions_r: list[JSON] | BaseException
-    recall_r, search_r, facts_r, actions_r = await asyncio.gather(
+    episodes_r: list[Lesson] | BaseException
+    recall_r, search_r, facts_r, actions_r, episodes_r = await asyncio.gather(
         context.recall(backends, kg_scope, mem_scope, query, kg_deadlines),
         call(
             "memory",
@@ -104,11 +113,13 @@ async def insights(
         ),
         top_facts,
         _effectiveness(backends, kg_scope, kg_deadlines.kg),
+        _episode_lessons(backends, kg_scope, query, deadlines),
         return_exceptions=True,
     )
     if isinstance(search_r, BaseException):
         raise search_r
     routing, lessons = recall_r if isinstance(recall_r, tuple) else (context.Routing(), [])
+    lessons = merge(lessons, episodes_r if isinstance(episodes_r, list) else [])
     actions = actions_r if isinstance(actions_r, list) else []
     memories = convert.memories_to_dicts(search_r.memories)
     facts = facts_r if isinstance(facts_r, list) else []

@@ -10,6 +10,12 @@ per id instead, for get_context_insights. ``combine`` turns the memories into
 ``Lesson`` records: a memory that moved collection since it was scored comes
 back under its new id, and kg entries for the same memory (scored before and
 after a promotion) merge. A memory that is gone or archived is dropped.
+
+Episode lessons (``episode_lessons``) are the kg's own short text: the fixes
+and failed attempts ("command -> error") of the known problems that match
+the prompt's vector or the session's recent tool errors. get-context asks
+for them once the prompt is embedded, side by side with the memory call;
+``merge`` joins them with the memory-backed lessons, local project first.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import grpc
+import numpy as np
 
 from gateway.backends import Backends
 from gateway.convert import COLLECTIONS
@@ -36,6 +43,8 @@ SOLUTION_LIMIT = 2  # solutions shown per prompt
 FAILURE_LIMIT = 6
 FAILURE_LIMIT_SOLVED = 2
 KG_LESSON_LIMIT = 6  # asked of the kg, each
+EPISODE_LESSON_LIMIT = 6  # fixes and failed attempts of matching known problems, asked of the kg
+PROMPT_CHARS = 4_000
 _PREFIXES = sorted(COLLECTIONS, key=len, reverse=True)
 
 
@@ -51,6 +60,9 @@ class Lesson:
     failed: int
     uses: int
     exchange: bool = False  # a stored exchange (the turn itself), shown after other memories
+    # The project a lesson from the kg's episodes was learned in, when it is not this one ("" = here).
+    project: str = ""
+    doc_id: str = ""  # an episode's fix: the exchange it came from (it may be gone since)
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -61,6 +73,7 @@ class Lesson:
             "worked": self.worked,
             "failed": self.failed,
             "uses": self.uses,
+            "project": self.project,
         }
 
 
@@ -148,3 +161,79 @@ def _is_exchange(memory: mem_pb.Memory) -> bool:
     except ValueError:
         return False
     return isinstance(metadata, dict) and metadata.get("kind") == "exchange"
+
+
+# -- episodes: lessons the kg holds as its own short text ----------------------------------
+async def episode_lessons(
+    backends: Backends, kg_scope: common_pb.Scope, session_id: str, prompt: str, vector: object, timeout: float
+) -> list[Lesson]:
+    """Fixes and failed attempts of the known problems matching the prompt's vector and the session's
+    recent tool errors (kg EpisodeLessons). Their text lives in the kg, so a lesson outlives the
+    exchange it came from. A lesson from another project carries that project. Never raises."""
+    packed = b"" if vector is None else np.asarray(vector, dtype="<f4").tobytes()
+    request = kg_pb.EpisodeLessonsRequest(
+        scope=kg_scope,
+        session_id=session_id,
+        query_vector=packed,
+        limit=EPISODE_LESSON_LIMIT,
+        prompt=prompt[:PROMPT_CHARS],
+    )
+    try:
+        reply = await backends.kg.EpisodeLessons(request, timeout=timeout, metadata=backends.metadata)
+    except grpc.aio.AioRpcError as exc:
+        log.info("episode lessons skipped: %s", exc.code().name)
+        return []
+    return [
+        Lesson(
+            id="",
+            content=x.text,
+            collection="",
+            kind=x.kind,
+            worked=x.worked,
+            failed=x.failed,
+            uses=x.worked + x.failed,
+            project="" if x.project == kg_scope.project else x.project,
+            doc_id=x.doc_id,
+        )
+        for x in reply.lessons
+        if x.kind in ("solution", "failure") and x.text.strip()
+    ]
+
+
+def start_episode_lessons(
+    backends: Backends,
+    kg_scope: common_pb.Scope,
+    session_id: str,
+    prompt: str,
+    vector: object,
+    timeout: float,
+    *,
+    enabled: bool,
+) -> asyncio.Future[list[Lesson]]:
+    """``episode_lessons`` started now (side by side with the memory call), or an empty result."""
+    if enabled:
+        return asyncio.ensure_future(episode_lessons(backends, kg_scope, session_id, prompt, vector, timeout))
+    done: asyncio.Future[list[Lesson]] = asyncio.get_running_loop().create_future()
+    done.set_result([])
+    return done
+
+
+def merge(memory_lessons: list[Lesson], episodes: list[Lesson]) -> list[Lesson]:
+    """Memory-backed lessons and episode lessons as one list: solutions then failures, this project's
+    before other projects'. Once an episode names this project's fix (short, with its count), the
+    stored exchanges credited as solutions are not repeated beside it: an exchange is the whole turn,
+    and one may be "credited" for warning off a fix that failed. An episode fix whose memory (a
+    takeaway, a pattern) is shown is left out: that line says it with its id. Once episodes name failed
+    attempts (command and error), failed exchanges are not repeated beside them either."""
+    attempts = [x for x in episodes if x.kind == "failure"]
+    local_fix = any(not x.project for x in episodes if x.kind == "solution")
+    kept = [
+        x
+        for x in memory_lessons
+        if not (x.exchange and ((attempts and x.kind == "failure") or (local_fix and x.kind == "solution")))
+    ]
+    shown = {uid(x.id) for x in kept}
+    fixes = [x for x in episodes if x.kind == "solution" and not (x.doc_id and uid(x.doc_id) in shown)]
+    solutions = [x for x in kept if x.kind == "solution"] + fixes
+    failures = [x for x in kept if x.kind == "failure"] + attempts
+    return sorted(solutions, key=lambda x: bool(x.project)) + sorted(failures, key=lambda x: bool(x.project))

@@ -14,6 +14,8 @@ import shlex
 from dataclasses import dataclass
 from typing import Any
 
+from kernel.error_signature import error_line
+
 MAX_OBSERVATION_CHARS = 300
 
 _PYTEST = re.compile(
@@ -51,7 +53,7 @@ def _response_text(response: Any) -> str:
     if isinstance(response, str):
         return response
     if isinstance(response, dict):
-        parts = [str(response.get(k) or "") for k in ("stdout", "stderr", "output", "result")]
+        parts = [str(response.get(k) or "") for k in ("stdout", "stderr", "output", "result", "error")]
         return "\n".join(p for p in parts if p)
     return ""
 
@@ -70,8 +72,11 @@ def primary_command(command: str) -> str:
         except ValueError:
             words = segment.split()
         words = [w for w in words if "=" not in w.split("/")[0] or w.startswith("-")]
+        stripped = ""
         while words and _is_wrapper(words[0]):
-            words = words[1:]
+            stripped, words = os.path.basename(words[0]), words[1:]
+        if words and words[0].startswith("-") and stripped:  # "python3 -c '...'": the interpreter ran it
+            return stripped
         if not words or words[0] in ("cd", "echo", "export", "source", "."):
             continue
         name = os.path.basename(words[0])
@@ -96,6 +101,14 @@ def run_summary(output: str) -> str:
     if go:
         return "FAIL" if "FAIL" in go else "ok"
     return ""
+
+
+def _failed(response: Any) -> bool:
+    """The tool reported a failure: a failure event (PostToolUseFailure) or a non-zero exit code."""
+    if not isinstance(response, dict):
+        return False
+    code = response.get("exit_code")
+    return bool(response.get("failed")) or (isinstance(code, int) and not isinstance(code, bool) and code != 0)
 
 
 def observe(tool_name: str, tool_input: Any, tool_response: Any, cwd: str | None) -> Observation | None:
@@ -126,6 +139,9 @@ def observe(tool_name: str, tool_input: Any, tool_response: Any, cwd: str | None
             text = f"Ran {name}" + (f" ({description})" if description else "")
         if interrupted:
             text += " [interrupted]"
+        elif _failed(tool_response):
+            error = error_line(_response_text(tool_response)[-4000:])
+            text += f" [failed: {error}]" if error else " [failed]"
         return Observation(text[:MAX_OBSERVATION_CHARS], "command")
     if tool_name == "WebFetch":
         url = str(data.get("url") or "")

@@ -57,6 +57,8 @@ class Operations(
 
     # -- scope ---------------------------------------------------------------
     def project(self, cwd: str | None) -> str:
+        if self.acts_for_one_user:  # a per-user token: the cwd is a path on the user's machine, never ours to probe
+            return projects.resolve_remote(cwd, self.settings.home)
         return self._projects(cwd)
 
     @property
@@ -166,6 +168,7 @@ class Operations(
         tags: Sequence[str] = (),
         importance: float = 0.7,
         confidence: float = 0.7,
+        user_wide: bool = False,
     ) -> JSON:
         content = validation.text(content, "content", validation.MAX_CONTENT_CHARS, required=True)
         mem_scope, kg_scope = self.scopes(cwd)
@@ -179,6 +182,7 @@ class Operations(
                     tags=validation.tags(tags),
                     importance=validation.unit(importance, "importance"),
                     confidence=validation.unit(confidence, "confidence"),
+                    user_wide=bool(user_wide),
                 ),
                 **self._opts(),
             ),
@@ -267,7 +271,7 @@ class Operations(
         if related is not None:
             request.related.CopyFrom(mem_pb.IdList(ids=validation.ids(related, "related")))
         reply = await call("memory", self.backends.memory.Score(request, **self._opts()))
-        kg = await teaching.teach(self.backends, mem_scope, kg_scope, reply, exchange_outcome)
+        kg = await teaching.teach(self.backends, mem_scope, kg_scope, reply, exchange_outcome, session_id)
         return {
             "scored": [convert.scored_to_dict(s) for s in reply.scored],
             "not_found": list(reply.not_found),

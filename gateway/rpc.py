@@ -8,7 +8,8 @@ from typing import TypeVar
 
 import grpc
 
-from gateway.errors import BackendUnavailable, GatewayError, InvalidInput, NotFound
+from gateway.errors import BackendUnavailable, GatewayError, InvalidInput, NotFound, StorageProblem
+from kernel.store_health import DISK_FULL, DISK_READ_ONLY
 
 T = TypeVar("T")
 
@@ -24,6 +25,8 @@ def translate(service: str, exc: grpc.aio.AioRpcError) -> GatewayError:
         return InvalidInput(detail)
     if code == grpc.StatusCode.NOT_FOUND:
         return NotFound(detail)
+    if code == grpc.StatusCode.RESOURCE_EXHAUSTED and detail.startswith((DISK_FULL, DISK_READ_ONLY)):
+        return StorageProblem(service, detail)
     if code == grpc.StatusCode.UNAUTHENTICATED:
         return BackendUnavailable(service, f"{detail} (set the same MNEMEX_TOKEN for the gateway and services)")
     if code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):

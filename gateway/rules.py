@@ -103,7 +103,7 @@ DEFAULT_RULES = Rules(
     outcomes={
         "worked": OutcomeRule(score_delta=0.20, success_credit=1.0, initial_score=0.7, history_mark="Y"),
         "partial": OutcomeRule(score_delta=0.05, success_credit=0.5, initial_score=0.55, history_mark="~"),
-        "unknown": OutcomeRule(score_delta=0.0, success_credit=0.25, initial_score=0.5, history_mark="?"),
+        "unknown": OutcomeRule(score_delta=0.0, success_credit=0.0, initial_score=0.5, history_mark="?"),
         "failed": OutcomeRule(score_delta=-0.30, success_credit=0.0, initial_score=0.2, history_mark="N"),
     },
     default_initial_score=0.5,

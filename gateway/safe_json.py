@@ -13,6 +13,11 @@ settles both at the door:
   ``UnrepresentableNumber`` naming where it is, or, with ``non_finite="null"``,
   becomes ``None`` (what JavaScript's ``JSON.stringify`` writes for them).
 
+Nesting deeper than ``MAX_DEPTH`` arrays and objects raises ``TooDeep``:
+no request the gateway serves nests that far, and deeper values would hit
+Python's recursion limit somewhere later (in the parser itself, in
+validation, or in the 422 reply that echoes them), which is a 500.
+
 ``json_safe`` makes any value encodable, for replies that echo input back.
 """
 
@@ -28,6 +33,14 @@ NonFinite = Literal["reject", "null"]
 Path = tuple[str | int, ...]
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+MAX_DEPTH = 64  # arrays and objects inside one another; real requests nest a handful deep
+
+
+class TooDeep(ValueError):
+    """JSON nested deeper than ``MAX_DEPTH``."""
+
+    def __init__(self) -> None:
+        super().__init__(f"JSON nested deeper than {MAX_DEPTH} arrays or objects; send a flatter value")
 
 
 class UnrepresentableNumber(ValueError):
@@ -75,16 +88,36 @@ def decode_json(raw: bytes | str, *, non_finite: NonFinite = "reject") -> Any:
         found = found or isinstance(value, _Unrepresentable)
         return value
 
-    value = json.loads(
-        text,
-        parse_constant=lambda token: mark(_Unrepresentable(token)),
-        parse_float=lambda token: mark(_parse_float(token)),
-        parse_int=lambda token: mark(_parse_int(token)),
-    )
+    try:
+        value = json.loads(
+            text,
+            parse_constant=lambda token: mark(_Unrepresentable(token)),
+            parse_float=lambda token: mark(_parse_float(token)),
+            parse_int=lambda token: mark(_parse_int(token)),
+        )
+    except RecursionError:  # the parser's own guard, hundreds of levels down: raised before any deep value exists
+        raise TooDeep() from None
+    # Fewer brackets than the limit cannot nest past it: most bodies skip the walk.
+    if text.count("[") + text.count("{") > MAX_DEPTH and nesting_exceeds(value, MAX_DEPTH):
+        raise TooDeep()
     # In decoded text only a \u escape can spell a surrogate: without one, strings need no look.
     if not found and "\\u" not in text and not _SURROGATE.search(text):
         return value
     return _clean(value, (), non_finite)
+
+
+def nesting_exceeds(value: Any, limit: int) -> bool:
+    """Whether ``value`` holds arrays or objects more than ``limit`` deep; iterative, so any depth is safe."""
+    if not isinstance(value, (dict, list)):
+        return False
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        children = item.values() if isinstance(item, dict) else item
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return False
 
 
 def _clean(value: Any, path: Path, non_finite: NonFinite) -> Any:
@@ -119,3 +152,21 @@ def json_safe(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [json_safe(item) for item in value]
     return value
+
+
+def echo_of(value: Any, limit: int = 200) -> Any:
+    """What a 422 reply may echo of an input: the value when its JSON is at most ``limit`` characters, else a
+    short description (a reply never repeats a large or deep body back)."""
+    try:
+        text = json.dumps(json_safe(value), ensure_ascii=False)
+    except (RecursionError, TypeError, ValueError):
+        text = None
+    if text is not None and len(text) <= limit:
+        return json_safe(value)
+    if isinstance(value, str):
+        return f"{replace_surrogates(value[:limit])}... ({len(value):,} characters)"
+    if isinstance(value, dict):
+        return f"(an object of {len(value):,} keys)"
+    if isinstance(value, (list, tuple)):
+        return f"(an array of {len(value):,} items)"
+    return f"(a {type(value).__name__} value)"

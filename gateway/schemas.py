@@ -93,6 +93,8 @@ class MemoryBankAddBody(Body):
     tags: list[str] = Field(default_factory=list, max_length=v.MAX_TAGS)
     importance: float = Field(default=0.7, ge=0.0, le=1.0)
     confidence: float = Field(default=0.7, ge=0.0, le=1.0)
+    # the fact holds in every project of the user; false: it belongs to the project of cwd
+    user_wide: bool = False
 
 
 class MemoryBankUpdateBody(Body):

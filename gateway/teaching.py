@@ -12,9 +12,11 @@ import logging
 import re
 import shlex
 from collections import defaultdict
+from dataclasses import dataclass
 from typing import Any, cast
 
 import grpc
+import numpy as np
 
 from gateway.backends import Backends
 from gateway.observations import primary_command, run_summary
@@ -26,29 +28,101 @@ KG_TEXT_CHARS = 20_000
 log = logging.getLogger("mnemex.gateway.teaching")
 
 PROBLEM_CHARS = 2_000
+ANSWER_CHARS = 400
+MAX_SESSION_CHARS = 256
+EMBED_CHARS = 2_000
 MAX_ACTIONS = 20
 TIMEOUT = 1.0
 
 
-async def problem_text(backends: Backends, scope: common_pb.Scope, exchange_id: str) -> str:
-    """The user prompt of the scored exchange (or its stored text)."""
+@dataclass(frozen=True)
+class ScoredExchange:
+    """What teaching needs of the scored exchange's stored memory ('' where unknown)."""
+
+    prompt: str = ""
+    answer: str = ""
+    session_id: str = ""  # the session it belongs to (an MCP score names none: memory picks the latest)
+
+
+async def exchange_parts(backends: Backends, scope: common_pb.Scope, exchange_id: str) -> ScoredExchange:
+    """The user prompt, the assistant answer and the session of the scored exchange, from its memory."""
     if not exchange_id:
-        return ""
+        return ScoredExchange()
     try:
         reply = await backends.memory.Get(
             mem_pb.GetRequest(scope=scope, id=exchange_id), timeout=TIMEOUT, metadata=backends.metadata
         )
     except grpc.aio.AioRpcError:
-        return ""
+        return ScoredExchange()
     try:
         metadata = json.loads(reply.memory.metadata_json or "{}")
     except ValueError:
         metadata = {}
+    if not isinstance(metadata, dict):
+        metadata = {}
+    answer = assistant_part(reply.memory.content)
+    session = str(metadata.get("session_id") or "")[:MAX_SESSION_CHARS]
     for key in ("prompt", "user_text", "user"):
-        value = metadata.get(key) if isinstance(metadata, dict) else None
+        value = metadata.get(key)
         if isinstance(value, str) and value.strip():
-            return value[:PROBLEM_CHARS]
-    return user_part(reply.memory.content)[:PROBLEM_CHARS]
+            return ScoredExchange(value[:PROBLEM_CHARS], answer, session)
+    return ScoredExchange(user_part(reply.memory.content)[:PROBLEM_CHARS], answer, session)
+
+
+async def problem_text(backends: Backends, scope: common_pb.Scope, exchange_id: str) -> str:
+    """The user prompt of the scored exchange (or its stored text)."""
+    return (await exchange_parts(backends, scope, exchange_id)).prompt
+
+
+def assistant_part(exchange: str) -> str:
+    """'User: q\nAssistant: a' -> 'a' (what the assistant tried or answered), bounded."""
+    _, sep, answer = exchange.partition("\nAssistant: ")
+    if not sep and exchange.startswith("Assistant: "):
+        answer = exchange[len("Assistant: ") :]
+    return answer.strip()[:ANSWER_CHARS]
+
+
+async def _embedded(backends: Backends, text: str) -> bytes:
+    """The text's vector as packed float32 for the kg, or b"" when the embedding service cannot answer."""
+    if not text.strip():
+        return b""
+    try:
+        vector = await backends.embedding.embed([text[:EMBED_CHARS]], timeout=TIMEOUT)
+    except grpc.aio.AioRpcError as exc:
+        log.info("episode turn without a vector: %s", exc.code().name)
+        return b""
+    return np.asarray(vector[0], dtype="<f4").tobytes()
+
+
+async def record_turn(
+    backends: Backends,
+    kg_scope: common_pb.Scope,
+    session_id: str,
+    prompt: str,
+    answer: str,
+    outcome: common_pb.Outcome,
+    exchange_id: str,
+) -> kg_pb.RecordTurnResponse | None:
+    """Tell the kg's episode book about a scored turn; its reply names the episode's problem statement."""
+    if not session_id or int(outcome) == 0:
+        return None
+    request = kg_pb.RecordTurnRequest(
+        scope=kg_scope,
+        session_id=session_id,
+        prompt=prompt[:PROBLEM_CHARS],
+        prompt_vector=await _embedded(backends, prompt),
+        outcome=outcome,
+        answer=answer[:ANSWER_CHARS],
+        doc_id=exchange_id,
+    )
+    try:
+        reply: kg_pb.RecordTurnResponse = await backends.kg.RecordTurn(
+            request, timeout=TIMEOUT, metadata=backends.metadata
+        )
+    except grpc.aio.AioRpcError as exc:
+        log.info("episode turn not recorded: %s %s", exc.code().name, exc.details())
+        return None
+    return reply
 
 
 def _outcome(item: mem_pb.ScoredMemory, fallback: int) -> int:
@@ -71,14 +145,26 @@ async def teach(
     kg_scope: common_pb.Scope,
     reply: mem_pb.ScoreResponse,
     exchange_outcome: common_pb.Outcome,
+    session_id: str = "",
 ) -> dict[str, Any]:
-    """RecordOutcome per outcome group (concepts of the prompt -> collections, doc ids) and RecordAction per memory."""
+    """The turn to the session's episode (RecordTurn), then RecordOutcome per outcome group (concepts of
+    the episode's problem statement -> collections, doc ids) and RecordAction per memory."""
     md = backends.metadata
     # The kg rejects texts over 20k characters; the head of a prompt carries its concepts. The turn's
     # own prompt comes first: the exchange may have been merged into an older near-duplicate.
-    problem = (reply.prompt[:PROBLEM_CHARS] or await problem_text(backends, mem_scope, reply.exchange_id))[
-        :KG_TEXT_CHARS
-    ]
+    stored = await exchange_parts(backends, mem_scope, reply.exchange_id)
+    prompt = (reply.prompt[:PROBLEM_CHARS] or stored.prompt)[:KG_TEXT_CHARS]
+    # The scored turn's session as the memory service picked it: the exchange memory's own session
+    # may be an older near-duplicate's ("still broken" said the same way in another session).
+    session = session_id or reply.session_id or stored.session_id
+    # A fix the score credits to a memory points at that memory (shown once, as the memory's lesson);
+    # otherwise at the exchange itself.
+    credited = [i.id for i in reply.scored if i.id != reply.exchange_id and _outcome(i, 0) == common_pb.OUTCOME_WORKED]
+    fix_doc = credited[0] if credited else reply.exchange_id
+    episode = await record_turn(backends, kg_scope, session, prompt, stored.answer, exchange_outcome, fix_doc)
+    # Teach on the episode's problem statement: in a multi-turn fix the scored turn's own prompt is
+    # the complaint ("still broken, same traceback"), not the problem.
+    problem = (episode.problem if episode is not None and episode.problem.strip() else prompt)[:KG_TEXT_CHARS]
     concepts: list[str] = []
     context_type = ""
     try:
@@ -127,7 +213,13 @@ async def teach(
     except grpc.aio.AioRpcError as exc:
         log.info("kg teaching skipped: %s %s", exc.code().name, exc.details())
         return {"taught": False, "concepts": concepts, "error": exc.code().name}
-    return {"taught": True, "concepts": concepts, "context_type": context_type, "outcome_groups": len(groups)}
+    return {
+        "taught": True,
+        "concepts": concepts,
+        "context_type": context_type,
+        "outcome_groups": len(groups),
+        "episode": {"problem": episode.problem[:200], "status": episode.status} if episode is not None else None,
+    }
 
 
 # -- tool use: what a command's own output says about its outcome ------------------
@@ -136,6 +228,8 @@ _FLAG = re.compile(r"-{1,2}[A-Za-z0-9][A-Za-z0-9_.=-]{0,20}")
 _FAILED_TALLY = re.compile(r"\b[1-9]\d* (?:failed|errors?)\b|\bFAIL\b|test result: FAILED")
 _PASSED_TALLY = re.compile(r"\b[1-9]\d* passed\b|^ok$|test result: ok|\b[1-9]\d* total\b")
 MAX_FLAGS = 3
+ERROR_OUTPUT_CHARS = 4_000
+ATTEMPT_CHARS = 140
 
 
 def command_action(command: str) -> str:
@@ -157,9 +251,10 @@ def command_action(command: str) -> str:
 
 
 def tool_outcome(tool_response: Any) -> common_pb.Outcome | None:
-    """worked / failed from the tool's own report (exit code, interruption, a test tally); None when it says nothing."""
+    """worked / failed from the tool's own report (a failure event, exit code, interruption, a test
+    tally); None when it says nothing."""
     if isinstance(tool_response, dict):
-        if tool_response.get("interrupted"):
+        if tool_response.get("failed") or tool_response.get("interrupted"):
             return common_pb.OUTCOME_FAILED
         for key in ("exit_code", "exitCode", "returncode", "return_code"):
             code = tool_response.get(key)
@@ -180,22 +275,66 @@ def tool_outcome(tool_response: Any) -> common_pb.Outcome | None:
     return None
 
 
+def failure_output(tool_response: Any) -> str:
+    """The error text of a failed tool call: the failure event's error, else stderr, else the output's tail."""
+    if isinstance(tool_response, str):
+        return tool_response[-ERROR_OUTPUT_CHARS:]
+    if not isinstance(tool_response, dict):
+        return ""
+    for key in ("error", "stderr", "output", "stdout", "result"):
+        value = tool_response.get(key)
+        if isinstance(value, str) and value.strip():
+            return value[-ERROR_OUTPUT_CHARS:]
+    return ""
+
+
+def attempted(tool_name: str, tool_input: Any) -> str:
+    """What a tool call tried, in a few words: the command line, or the tool and its file or URL."""
+    data = tool_input if isinstance(tool_input, dict) else {}
+    command = str(data.get("command") or "").strip()
+    if command:
+        return command[:ATTEMPT_CHARS]
+    target = str(data.get("file_path") or data.get("path") or data.get("url") or "").strip()
+    return f"{tool_name} {target}".strip()[:ATTEMPT_CHARS]
+
+
 async def teach_tool_use(
-    backends: Backends, kg_scope: common_pb.Scope, tool_name: str, tool_input: Any, tool_response: Any
+    backends: Backends,
+    kg_scope: common_pb.Scope,
+    tool_name: str,
+    tool_input: Any,
+    tool_response: Any,
+    session_id: str = "",
 ) -> dict[str, Any]:
-    """RecordAction for a shell command whose outcome its output tells (the action graph's tool statistics)."""
-    if tool_name != "Bash" or not isinstance(tool_input, dict):
+    """A tool call's outcome, for any tool and any command (build, migration, git, HTTP, install...):
+    a failure goes to the session's episode with its error output (RecordToolError); a shell command
+    whose outcome is known also feeds the action graph's tool statistics (RecordAction)."""
+    if not tool_name or not isinstance(tool_input, dict):
         return {"taught": False}
-    action = command_action(str(tool_input.get("command") or ""))
     outcome = tool_outcome(tool_response)
-    if not action or outcome is None:
-        return {"taught": False}
-    request = kg_pb.RecordActionRequest(
-        scope=kg_scope, context_type=TOOL_CONTEXT, action=action, collection="", outcome=outcome
-    )
+    result: dict[str, Any] = {"taught": False}
+    md = backends.metadata
     try:
-        reply = await backends.kg.RecordAction(request, timeout=TIMEOUT, metadata=backends.metadata)
+        if outcome == common_pb.OUTCOME_FAILED and session_id:
+            error = await backends.kg.RecordToolError(
+                kg_pb.RecordToolErrorRequest(
+                    scope=kg_scope,
+                    session_id=session_id,
+                    command=attempted(tool_name, tool_input),
+                    output=failure_output(tool_response),
+                ),
+                timeout=TIMEOUT,
+                metadata=md,
+            )
+            result.update(error_signature=error.signature)
+        action = command_action(str(tool_input.get("command") or "")) if tool_name == "Bash" else ""
+        if action and outcome is not None:
+            request = kg_pb.RecordActionRequest(
+                scope=kg_scope, context_type=TOOL_CONTEXT, action=action, collection="", outcome=outcome
+            )
+            reply = await backends.kg.RecordAction(request, timeout=TIMEOUT, metadata=md)
+            result.update(taught=True, action=action, success_rate=reply.success_rate, total=reply.total)
     except grpc.aio.AioRpcError as exc:
         log.info("tool outcome not taught: %s %s", exc.code().name, exc.details())
-        return {"taught": False, "error": exc.code().name}
-    return {"taught": True, "action": action, "success_rate": reply.success_rate, "total": reply.total}
+        return {**result, "error": exc.code().name}
+    return result

@@ -292,3 +292,81 @@ def maybe_start_stack(directory: str, env: dict[str, str] | os._Environ[str] = o
     except OSError:
         return False
     return True
+
+
+OPTOUT_FILE = "optout.json"  # written by ``mnemex projects --exclude`` / ``mnemex pause`` (kernel.optout)
+MARKER_FILE = ".mnemex-ignore"
+MAX_MARKER_LEVELS = 40
+
+
+def optout_path(env: dict[str, str] | os._Environ[str] = os.environ) -> str:
+    """``<mnemex home>/client/optout.json``: beside the connection file (or under MNEMEX_HOME for a checkout run)."""
+    if env.get("MNEMEX_HOME") and not env.get("MNEMEX_CONNECTION_FILE"):
+        return os.path.join(env["MNEMEX_HOME"], "client", OPTOUT_FILE)
+    return os.path.join(os.path.dirname(connection_path(env)), OPTOUT_FILE)
+
+
+def _within(path: str, directory: str) -> bool:
+    return path == directory or path.startswith(directory.rstrip(os.sep) + os.sep)
+
+
+def _marker_above(cwd: str) -> bool:
+    current = os.path.abspath(cwd)
+    for _ in range(MAX_MARKER_LEVELS):
+        if os.path.isfile(os.path.join(current, MARKER_FILE)):
+            return True
+        parent = os.path.dirname(current)
+        if parent == current:
+            return False
+        current = parent
+    return False
+
+
+def opted_out(cwd: str, session_id: str, env: dict[str, str] | os._Environ[str] = os.environ) -> bool:
+    """True when this session is paused or ``cwd`` is in an excluded project: local files only, no network."""
+    try:
+        with open(optout_path(env), encoding="utf-8") as handle:
+            data = hook_json.loads(handle.read(262144))
+    except (OSError, ValueError):
+        data = None
+    if isinstance(data, dict):
+        if data.get("paused") is True:
+            return True
+        sessions = data.get("paused_sessions")
+        if session_id and isinstance(sessions, list) and session_id in sessions:
+            return True
+        excluded = data.get("excluded")
+        if cwd and isinstance(excluded, list):
+            real, plain = os.path.realpath(cwd), os.path.abspath(cwd)
+            for directory in excluded:
+                if isinstance(directory, str) and (_within(real, directory) or _within(plain, directory)):
+                    return True
+    return bool(cwd) and _marker_above(cwd)
+
+
+def missing_install(command: list[str]) -> str:
+    """The interpreter of the recorded start command when it no longer exists (mnemex was uninstalled), else ''."""
+    if command and os.path.isabs(command[0]) and not os.path.exists(command[0]):
+        return command[0]
+    return ""
+
+
+def notice_missing_install(directory: str, command: list[str], write: Any = None) -> bool:
+    """Say once (per client folder) on stderr that the install is gone, with the clean-up command."""
+    gone = missing_install(command)
+    if not gone:
+        return False
+    flag = os.path.join(directory, "install-gone-noticed")
+    try:
+        os.makedirs(directory, exist_ok=True)
+        fd = os.open(flag, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+        os.close(fd)
+    except OSError:
+        return False  # said before (or nowhere to remember it): stay quiet
+    message = (
+        f"mnemex: the installation these hooks belong to is gone ({gone} is missing). "
+        "To remove its hooks and MCP entries, reinstall mnemex the way you installed it and run: "
+        "mnemex uninstall (or run: mnemex init to reconnect them to the new install).\n"
+    )
+    (write or sys.stderr.write)(message)
+    return True

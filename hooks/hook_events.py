@@ -17,7 +17,8 @@ MAX_FIELD_CHARS = 4_000
 MAX_PROMPT_CHARS = 100_000
 MAX_ASSISTANT_CHARS = 100_000
 _KEEP_INPUT_KEYS = ("file_path", "notebook_path", "path", "command", "description", "url", "query", "pattern")
-_KEEP_RESPONSE_KEYS = ("stdout", "stderr", "output", "interrupted")
+_KEEP_RESPONSE_KEYS = ("stdout", "stderr", "output", "error", "interrupted", "failed")
+_EXIT_CODE_KEYS = ("exit_code", "exitCode", "returncode", "return_code")
 
 CLAUDE_EVENTS = {
     "UserPromptSubmit": "prompt",
@@ -25,6 +26,8 @@ CLAUDE_EVENTS = {
     "SessionStart": "session_start",
     "PreCompact": "pre_compact",
     "PostToolUse": "post_tool_use",
+    # A tool call that fails fires this instead of PostToolUse (payload: tool_name, tool_input, error).
+    "PostToolUseFailure": "post_tool_use",
 }
 CURSOR_EVENTS = {
     "beforeSubmitPrompt": "prompt",
@@ -34,6 +37,7 @@ CURSOR_EVENTS = {
     "preCompact": "pre_compact",
     "afterFileEdit": "post_tool_use",
     "afterShellExecution": "post_tool_use",
+    "postToolUseFailure": "post_tool_use",
 }
 _CURSOR_MARKERS = ("cursor_version", "workspace_roots", "generation_id", "conversation_id")
 
@@ -159,7 +163,17 @@ def trim_tool_response(value: Any) -> dict[str, Any]:
     for key in _KEEP_RESPONSE_KEYS:
         if key in value:
             out[key] = clip(value[key]) if isinstance(value[key], str) else bool(value[key])
+    for key in _EXIT_CODE_KEYS:
+        code = value.get(key)
+        if isinstance(code, int) and not isinstance(code, bool):
+            out["exit_code"] = code
+            break
     return out
+
+
+def failure_response(error: Any) -> dict[str, Any]:
+    """The tool_response of a failed tool call: its error text, marked as a failure."""
+    return {"error": clip(_str(error, 1_000_000)), "failed": True}
 
 
 def from_claude(event: str, payload: dict[str, Any]) -> HookEvent:
@@ -174,7 +188,9 @@ def from_claude(event: str, payload: dict[str, Any]) -> HookEvent:
         trigger=_str(payload.get("trigger"), 32),
         tool_name=_str(payload.get("tool_name"), 200),
         tool_input=trim_tool_input(payload.get("tool_input")),
-        tool_response=trim_tool_response(payload.get("tool_response")),
+        tool_response=failure_response(payload.get("error"))
+        if payload.get("hook_event_name") == "PostToolUseFailure"
+        else trim_tool_response(payload.get("tool_response")),
         stop_hook_active=bool(payload.get("stop_hook_active")),
         transcript_path=_str(payload.get("transcript_path"), 4096),
         native=_str(payload.get("hook_event_name"), 64),
@@ -185,7 +201,8 @@ def from_cursor(event: str, payload: dict[str, Any]) -> HookEvent:
     roots = payload.get("workspace_roots")
     cwd = payload.get("cwd") or (roots[0] if isinstance(roots, list) and roots else "")
     name = _str(payload.get("hook_event_name"), 64)
-    tool_name, tool_input, tool_response = "", {}, {}
+    tool_name, tool_input = "", {}
+    tool_response: dict[str, Any] = {}
     if name == "afterFileEdit":
         tool_name = "Edit"
         tool_input = {
@@ -196,6 +213,17 @@ def from_cursor(event: str, payload: dict[str, Any]) -> HookEvent:
         tool_name = "Bash"
         tool_input = {"command": _str(payload.get("command"), 2_000)}
         tool_response = {"output": clip(_str(payload.get("output"), 1_000_000))}
+        for key in _EXIT_CODE_KEYS:
+            code = payload.get(key)
+            if isinstance(code, int) and not isinstance(code, bool):
+                tool_response["exit_code"] = code
+                break
+    elif name == "postToolUseFailure":
+        tool_name = _str(payload.get("tool_name"), 200) or "tool"
+        tool_input = trim_tool_input(payload.get("tool_input"))
+        tool_response = failure_response(
+            payload.get("error_message") or payload.get("error") or payload.get("failure_type")
+        )
     status = _str(payload.get("status"), 32)
     return HookEvent(
         client="cursor",

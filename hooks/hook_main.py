@@ -186,11 +186,14 @@ def run(event_name: str, client: str, raw: bytes, env: Any = os.environ, deadlin
     event = hook_events.parse(raw, event_name, client)
     if event is None:
         return ""
+    if hook_client.opted_out(event.cwd, event.session_id, env):
+        return ""  # an excluded project or a paused session: nothing is sent, nothing injected
     body = request_body(event)
     if body is None:
         return ""
     timeout = float(env.get("MNEMEX_HOOK_TIMEOUT") or DEFAULT_TIMEOUT)
     directory = hook_client.state_dir(env)
+    hook_client.notice_missing_install(directory, hook_client.start_command(env))
     host, port, _scheme = hook_client.gateway_address(env)
     circuit = hook_client.Circuit(
         os.path.join(directory, f"circuit-{port}.json"),

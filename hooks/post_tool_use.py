@@ -1,4 +1,5 @@
-"""mnemex hook for PostToolUse (Cursor: afterFileEdit / afterShellExecution).
+"""mnemex hook for PostToolUse and PostToolUseFailure (Cursor: afterFileEdit, afterShellExecution,
+postToolUseFailure): the adapter tells a failed call by the payload's hook_event_name.
 
 Run as `python -S hooks/post_tool_use.py` (add `--client cursor` from Cursor's hooks.json).
 Standard library only; always exits 0.

@@ -17,6 +17,7 @@ Every variable is prefixed ``MNEMEX_``. Tests pass their own ``environ`` dict.
 | MNEMEX_KG_SHARDS | MNEMEX_KG_ADDR | gateway: the kg shards' addresses, likewise |
 | MNEMEX_SHARD | (none) | memory / kg: INDEX/COUNT, which users this process owns (kernel/sharding.py) |
 | MNEMEX_USER_TOKENS | (none) | gateway: a file of per-user tokens (gateway/user_tokens.py) |
+| MNEMEX_ALLOWED_HOSTS | (none) | gateway: host names it answers to beyond loopback (gateway/web_guard.py) |
 """
 
 from __future__ import annotations
@@ -75,13 +76,37 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+MIN_TOKEN_CHARS = 24  # secrets.token_urlsafe(18); the suggested token_urlsafe(32) gives 43
+MIN_TOKEN_DISTINCT_CHARS = 8
+MAKE_A_TOKEN = "python3 -c 'import secrets; print(secrets.token_urlsafe(32))'"
+
+
+def weak_token_reason(token: str) -> str | None:
+    """Why ``token`` is too weak to guard a listener beyond loopback, or None when it is strong enough."""
+    if any(ch.isspace() for ch in token):
+        return "it contains whitespace"
+    if len(token) < MIN_TOKEN_CHARS:
+        return f"it has {len(token)} characters, fewer than {MIN_TOKEN_CHARS}"
+    if len(set(token)) < MIN_TOKEN_DISTINCT_CHARS:
+        return f"it uses only {len(set(token))} distinct characters (at least {MIN_TOKEN_DISTINCT_CHARS})"
+    return None
+
+
 def require_token_for(host: str, token: str | None, what: str) -> None:
-    """Refuse to listen beyond loopback without a shared token."""
-    if not is_loopback(host) and not token:
+    """Refuse to listen beyond loopback without a shared token, or with a guessable one."""
+    if is_loopback(host):
+        return
+    if not token:
         raise ConfigError(
             f"refusing to bind {what} to {host}: listening beyond loopback exposes "
             "every memory to the network. Set MNEMEX_TOKEN to a long random secret "
-            "(clients send it as a bearer token), or bind 127.0.0.1."
+            f"(clients send it as a bearer token; make one with: {MAKE_A_TOKEN}), or bind 127.0.0.1."
+        )
+    weak = weak_token_reason(token)
+    if weak is not None:
+        raise ConfigError(
+            f"refusing to bind {what} to {host}: MNEMEX_TOKEN is too weak to guard a network listener "
+            f"({weak}). Use a long random secret, made with: {MAKE_A_TOKEN}; or bind 127.0.0.1."
         )
 
 
@@ -107,6 +132,21 @@ def _shard(env: Mapping[str, str]) -> Shard | None:
         raise ConfigError(str(exc)) from None
 
 
+_HOST_NAME = re.compile(r"[a-z0-9]([a-z0-9.-]*[a-z0-9])?|\[[0-9a-f:.]+\]")
+
+
+def _allowed_hosts(raw: str) -> tuple[str, ...]:
+    """MNEMEX_ALLOWED_HOSTS: comma-separated host names (no scheme, no port), lower-cased."""
+    names = tuple(part.strip().lower() for part in raw.split(",") if part.strip())
+    for name in names:
+        if not _HOST_NAME.fullmatch(name):
+            raise ConfigError(
+                f"MNEMEX_ALLOWED_HOSTS: {name!r} is not a host name; list names only, comma-separated "
+                "(example: mnemex.internal,10.0.0.5), without scheme or port"
+            )
+    return names
+
+
 def service_settings_or_exit(load: Callable[[], T], address: Callable[[T], str], env_name: str, what: str) -> T:
     """Load a service's settings and check its bind address before any heavy start-up work.
 
@@ -116,6 +156,13 @@ def service_settings_or_exit(load: Callable[[], T], address: Callable[[T], str],
         settings = load()
         host, _ = split_host_port(address(settings), env_name)
         require_token_for(host, getattr(settings, "token", None), what)
+        from kernel.home_safety import private_umask, protect_home
+
+        home = getattr(settings, "home", None)
+        if isinstance(home, Path):
+            protect_home(home)
+        else:
+            private_umask()
     except ConfigError as exc:
         print(f"mnemex {what}: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
@@ -138,6 +185,8 @@ class Settings:
     kg_shards: tuple[str, ...] = ()
     shard: Shard | None = None
     user_tokens_file: Path | None = None
+    # MNEMEX_ALLOWED_HOSTS: host names (beyond loopback) the gateway answers to; see gateway/web_guard.py.
+    allowed_hosts: tuple[str, ...] = ()
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -174,6 +223,7 @@ class Settings:
             kg_shards=_shard_addresses(env, "MNEMEX_KG_SHARDS"),
             shard=_shard(env),
             user_tokens_file=Path(env["MNEMEX_USER_TOKENS"]).expanduser() if env.get("MNEMEX_USER_TOKENS") else None,
+            allowed_hosts=_allowed_hosts(env.get("MNEMEX_ALLOWED_HOSTS", "")),
         )
 
     def shards_of(self, service: str) -> tuple[str, ...]:

@@ -6,7 +6,8 @@
   classes and the status code each maps to, e.g.
   ``{InvalidRequest: INVALID_ARGUMENT, MemoryNotFound: NOT_FOUND}``. A handler
   raising one of them is aborted with that code and the exception's message,
-  which says what is wrong and how to fix it. Anything else propagates (the
+  which says what is wrong and how to fix it (quoted values cut to 80
+  characters by ``kernel.error_detail.bounded``). Anything else propagates (the
   caller sees UNKNOWN and the server logs the traceback).
 
 ``CallPolicyInterceptor`` applies both to unary and streaming handlers alike;
@@ -17,9 +18,13 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from pathlib import Path
 from typing import Any, TypeAlias, TypeVar
 
 import grpc
+
+from kernel.error_detail import bounded
+from kernel.store_health import storage_problem
 
 ErrorTable = Mapping[type[Exception], grpc.StatusCode]
 Handler: TypeAlias = "grpc.RpcMethodHandler[Any, Any]"  # the stubs make it generic; grpc itself does not
@@ -48,7 +53,8 @@ async def refuse_if_expired(context: grpc.aio.ServicerContext[Any, Any]) -> None
 class CallPolicyInterceptor(grpc.aio.ServerInterceptor):
     """Honours deadlines and maps a service's domain errors, once, for every handler."""
 
-    def __init__(self, errors: ErrorTable) -> None:
+    def __init__(self, errors: ErrorTable, storage_home: Path | None = None) -> None:
+        self._storage_home = storage_home  # named in the answer to a write that hit a full or read-only disk
         self._errors = dict(errors)
         self._kinds = tuple(self._errors)
         self._wrapped: dict[str, tuple[Handler, Handler]] = {}  # method -> (original, wrapped)
@@ -72,7 +78,14 @@ class CallPolicyInterceptor(grpc.aio.ServerInterceptor):
         code = status_for(exc, self._errors)
         if code is None:
             raise exc
-        await context.abort(code, str(exc))
+        await context.abort(code, bounded(str(exc)))  # a quoted multi-MB value would overflow the trailer
+
+    async def _abort_if_storage(self, exc: Exception, context: grpc.aio.ServicerContext[Any, Any]) -> None:
+        """A full or read-only disk: RESOURCE_EXHAUSTED that says so and where; anything else propagates."""
+        problem = storage_problem(exc, self._storage_home)
+        if problem is None:
+            raise exc
+        await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, problem)
 
     def _wrap(self, handler: Handler) -> Handler:
         options = {
@@ -101,6 +114,8 @@ class CallPolicyInterceptor(grpc.aio.ServerInterceptor):
                         yield reply
                 except kinds as exc:
                     await self._abort_for(exc, context)
+                except Exception as exc:
+                    await self._abort_if_storage(exc, context)
 
             return streamed
         if inspect.iscoroutinefunction(behaviour):
@@ -111,6 +126,8 @@ class CallPolicyInterceptor(grpc.aio.ServerInterceptor):
                     return await behaviour(request, context)
                 except kinds as exc:
                     await self._abort_for(exc, context)
+                except Exception as exc:
+                    await self._abort_if_storage(exc, context)
 
             return answered
         return behaviour  # a synchronous handler runs on grpc's thread pool, untouched

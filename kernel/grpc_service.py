@@ -28,21 +28,83 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import inspect
+import logging
 import signal
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from kernel.config import require_token_for, split_host_port
+from kernel.config import is_loopback, require_token_for, split_host_port
 from kernel.grpc_auth import TokenInterceptor
 from kernel.grpc_call_policy import CallPolicyInterceptor, ErrorTable
 from kernel.grpc_channel import MAX_MESSAGE_BYTES
+from kernel.store_health import HEALTH_PROBLEM_KEY
 
 DEFAULT_GRACE_S = 5.0
+log = logging.getLogger("mnemex.service")
+HEALTH_CHECK_CACHE_S = 2.0
+StoreCheck = Callable[[], "str | None"]
+
+
+def _metadata_safe(text: str, limit: int = 600) -> str:
+    """One printable ASCII line (gRPC metadata values allow nothing else)."""
+    line = " ".join(text.split())
+    line = line.encode("ascii", "backslashreplace").decode("ascii")
+    return line if len(line) <= limit else line[: limit - 3] + "..."
+
+
+class StoreHealthServicer(health.aio.HealthServicer):  # type: ignore[misc]  # grpc_health ships no types
+    """The standard health service, whose Check also does a real read of the service's stores.
+
+    ``check`` reads each store the cheap way (a count, one row) and returns None
+    or what is wrong ("chroma store unreadable: <reason> (<path>)"). A failing
+    check answers NOT_SERVING with the reason in the ``mnemex-health-problem``
+    trailing metadata, so ``mnemex status`` can name the broken store. Results
+    are reused for ``HEALTH_CHECK_CACHE_S`` so a burst of probes reads once.
+    Health needs no token, so off loopback (``reveal=False``) the reason, which
+    names paths, goes to the service's log only (once per change).
+    """
+
+    def __init__(self, check: StoreCheck | None = None, *, reveal: bool = True) -> None:
+        super().__init__()
+        self._check = check
+        self._reveal = reveal
+        self._lock = asyncio.Lock()
+        self._checked_at = -1e9
+        self._problem: str | None = None
+
+    async def current_problem(self) -> str | None:
+        if self._check is None:
+            return None
+        async with self._lock:
+            loop = asyncio.get_running_loop()
+            if loop.time() - self._checked_at >= HEALTH_CHECK_CACHE_S:
+                before = self._problem
+                try:
+                    self._problem = await asyncio.to_thread(self._check)
+                except Exception as exc:  # a check that itself breaks is a broken store too
+                    self._problem = f"health check failed: {type(exc).__name__}: {exc}"
+                self._checked_at = loop.time()
+                if self._problem != before:
+                    log.warning("store health: %s", self._problem or "every store reads again")
+            return self._problem
+
+    async def Check(
+        self, request: health_pb2.HealthCheckRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> health_pb2.HealthCheckResponse:
+        reply = await super().Check(request, context)
+        if reply is None or reply.status != health_pb2.HealthCheckResponse.SERVING:
+            return reply
+        problem = await self.current_problem()
+        if problem is None:
+            return reply
+        if self._reveal:
+            context.set_trailing_metadata(((HEALTH_PROBLEM_KEY, _metadata_safe(problem)),))
+        return health_pb2.HealthCheckResponse(status=health_pb2.HealthCheckResponse.NOT_SERVING)
 
 
 class ServiceSettings(Protocol):
@@ -98,13 +160,18 @@ async def start_service(
     service_names: Sequence[str],
     errors: ErrorTable,
     what: str,
+    health_check: StoreCheck | None = None,
 ) -> RunningService[Core]:
-    """Serve ``core`` at ``settings.address``; ``core`` is closed if the server cannot start."""
+    """Serve ``core`` at ``settings.address``; ``core`` is closed if the server cannot start.
+
+    ``health_check`` (no arguments; None or what is wrong) makes every health
+    Check do a real read of the service's stores (``StoreHealthServicer``).
+    """
     try:
         host, _ = split_host_port(settings.address, "address")
         require_token_for(host, settings.token, what)
         interceptors: list[grpc.aio.ServerInterceptor] = [TokenInterceptor(settings.token)] if settings.token else []
-        interceptors.append(CallPolicyInterceptor(errors))
+        interceptors.append(CallPolicyInterceptor(errors, storage_home=getattr(settings, "home", None)))
         server = grpc.aio.server(
             interceptors=interceptors,
             options=[
@@ -114,7 +181,7 @@ async def start_service(
             ],
         )
         register(server)
-        health_servicer = health.aio.HealthServicer()
+        health_servicer = StoreHealthServicer(health_check, reveal=is_loopback(host))
         health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
         reflection.enable_server_reflection((*service_names, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
         port = server.add_insecure_port(settings.address)

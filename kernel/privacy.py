@@ -1,87 +1,55 @@
-"""Keep secrets and private text out of storage.
+"""Keep secrets and private text out of storage, logs and names.
 
-``redact(text)`` is applied by the memory service on every write path
-(store, exchanges, books, updates, imports), so nothing that reaches
-Chroma can carry a credential, and text between ``<private>`` and
-``</private>`` is dropped before anything else sees it. Plain module.
+``redact(text)`` is applied before anything is written: by the memory
+service on every write path (store, exchanges, books and their file names,
+titles, tags, session ids, updates, imports), by the kg service on every
+journal op (``redact_json``), by every log line
+(``kernel.logs``), and by ``kernel.projects`` on the names project
+ids are made of. Text between ``<private>`` and ``</private>`` is dropped
+before anything else sees it. What a secret looks like is in
+``kernel.secret_patterns``. Plain module.
 """
 
 from __future__ import annotations
 
-import functools
 import re
+from typing import Any
 
-PLACEHOLDER = "[REDACTED:{kind}]"
+from kernel.secret_patterns import MARKER_PREFIX, Recogniser, recognisers
+
+PLACEHOLDER = MARKER_PREFIX + "{kind}]"
 
 _PRIVATE_BLOCK = re.compile(r"<private>.*?(?:</private>|\Z)", re.IGNORECASE | re.DOTALL)
-
-# (kind, pattern). Order matters: specific formats before generic ones.
-_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
-    (
-        "private-key",
-        re.compile(
-            r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----.*?"
-            r"(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)",
-            re.DOTALL,
-        ),
-    ),
-    ("aws-access-key", re.compile(r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b")),
-    (
-        "aws-secret",
-        re.compile(r"(?i)(aws_secret_access_key|aws_secret|secret_access_key)(\s*[:=]\s*[\"']?)[A-Za-z0-9/+=]{40}"),
-    ),
-    ("github-token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b")),
-    ("gitlab-token", re.compile(r"\bglpat-[A-Za-z0-9_-]{20,}\b")),
-    ("anthropic-key", re.compile(r"\bsk-ant-[A-Za-z0-9_-]{20,}\b")),
-    ("openai-key", re.compile(r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}\b")),
-    ("slack-token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}\b")),
-    ("slack-webhook", re.compile(r"https://hooks\.slack\.com/services/[A-Za-z0-9/_-]+")),
-    ("stripe-key", re.compile(r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}\b")),
-    ("google-api-key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b")),
-    ("google-oauth", re.compile(r"\bya29\.[0-9A-Za-z_-]{20,}\b")),
-    ("digitalocean-token", re.compile(r"\bdo[por]_v1_[a-f0-9]{64}\b")),
-    ("npm-token", re.compile(r"\bnpm_[A-Za-z0-9]{36}\b")),
-    ("pypi-token", re.compile(r"\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}\b")),
-    ("huggingface-token", re.compile(r"\bhf_[A-Za-z0-9]{30,}\b")),
-    ("shopify-token", re.compile(r"\bshp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}\b")),
-    ("sendgrid-key", re.compile(r"\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}\b")),
-    ("twilio-key", re.compile(r"\bSK[0-9a-fA-F]{32}\b")),
-    ("azure-conn", re.compile(r"(?i)(AccountKey|SharedAccessKey)=[A-Za-z0-9+/=]{20,}")),
-    ("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\b")),
-    ("url-password", re.compile(r"(?i)\b([a-z][a-z0-9+.-]{0,20}://[^\s:/@]{0,256}:)[^\s@/]{1,256}(@)")),
-    ("bearer", re.compile(r"(?i)\b(bearer\s+)[A-Za-z0-9._~+/=-]{16,}")),
-    ("basic-auth", re.compile(r"(?i)\b(authorization:\s*basic\s+)[A-Za-z0-9+/=]{8,}")),
-    (
-        "assignment",
-        re.compile(
-            r"(?i)(?<![A-Za-z0-9_.-])([A-Za-z0-9_.-]{0,40}?(?:password|passwd|pwd|secret|api[_-]?key|apikey|access[_-]?token|"
-            r"auth[_-]?token|client[_-]?secret|private[_-]?key)[A-Za-z0-9_.-]{0,40}[\"']?)(\s{0,8}[:=]\s{0,8})"
-            r"(?![A-Za-z0-9_.-]+[ \t]*(?::\s|=[^=\s]))([\"']?)([^\s\"',;()<>]{6,512})"
-        ),
-    ),
-    (
-        "xml-secret",
-        re.compile(
-            r"(?i)(<(?:password|passwd|secret|api[_-]?key|apikey|access[_-]?token|auth[_-]?token|client[_-]?secret)>)"
-            r"([^<\s]{6,512})(</)"
-        ),
-    ),
-]
+# Invisible characters pasted inside a token ("ghp_ab\u200bcd...") to slip past the recognisers.
+# Only removed between two ASCII token characters, so scripts that need them (a ZWNJ in Persian,
+# a ZWJ in an emoji sequence) keep them.
+_TOKEN_CHAR = r"[A-Za-z0-9_\-./+=:@%]"
+# The same characters written as escapes ("\\u200b"), as a repr() or a JSON string shows them, count too.
+_INVISIBLE = r"[\u00ad\u034f\u180e\u200b-\u200f\u2060-\u2064\ufeff]"
+_INVISIBLE_ESCAPE = r"\\(?:u00ad|u034f|u180e|u200[b-f]|u206[0-4]|ufeff|xad)"
+_INVISIBLE_IN_TOKEN = re.compile(rf"(?<={_TOKEN_CHAR})(?:{_INVISIBLE}|{_INVISIBLE_ESCAPE}){{1,16}}(?={_TOKEN_CHAR})")
+_BARE_VALUE_GROUP = 7  # the unquoted value of a keyed pattern: trailing punctuation is given back
+_TRAILING = ".,;:)]}!?"
+_RECOGNISERS = recognisers()
 
 
-def _replace(kind: str, match: re.Match[str]) -> str:
-    marker = PLACEHOLDER.format(kind=kind)
-    if kind == "url-password":
-        return f"{match.group(1)}{marker}{match.group(2)}"
-    if kind in ("bearer", "basic-auth", "azure-conn"):
-        return f"{match.group(1)}{marker}" if kind != "azure-conn" else f"{match.group(1)}={marker}"
-    if kind == "aws-secret":
-        return f"{match.group(1)}{match.group(2)}{marker}"
-    if kind == "assignment":
-        return f"{match.group(1)}{match.group(2)}{match.group(3)}{marker}"
-    if kind == "xml-secret":
-        return f"{match.group(1)}{marker}{match.group(3)}"
-    return marker
+def _replacement(recogniser: Recogniser, match: re.Match[str]) -> str:
+    if recogniser.keep is not None and recogniser.keep(match):
+        if len(recogniser.groups) < 2:
+            return match.group(0)
+        # a keyed value that is not a secret ("name: password = hunter2") may still hold one: scan it again
+        cut = match.end(2) - match.start()
+        whole = match.group(0)
+        return whole[:cut] + recogniser.pattern.sub(lambda m: _replacement(recogniser, m), whole[cut:])
+    group = next((g for g in recogniser.groups if match.group(g) is not None), 0)
+    start, end = match.span(group)
+    if group == _BARE_VALUE_GROUP and len(recogniser.groups) > 1:
+        value = match.group(group)
+        kept = len(value) - len(value.rstrip(_TRAILING))
+        if kept < len(value):
+            end -= kept
+    whole, offset = match.group(0), match.start()
+    return whole[: start - offset] + PLACEHOLDER.format(kind=recogniser.kind) + whole[end - offset :]
 
 
 def strip_private(text: str) -> str:
@@ -89,14 +57,41 @@ def strip_private(text: str) -> str:
 
 
 def redact(text: str) -> str:
-    """Drop <private> blocks, then replace every recognised secret with a marker."""
+    """Drop <private> blocks, then replace every recognised secret with ``[REDACTED:<kind>]``."""
     if not text:
         return text
-    out = strip_private(text)
-    for kind, pattern in _PATTERNS:
-        out = pattern.sub(functools.partial(_replace, kind), out)
+    out = _INVISIBLE_IN_TOKEN.sub("", strip_private(text))
+    for recogniser in _RECOGNISERS:
+        if recogniser.line_words:
+            out = _redact_lines(recogniser, out)
+        else:
+            out = recogniser.pattern.sub(lambda m, r=recogniser: _replacement(r, m), out)  # type: ignore[misc]
     return out
 
 
+def _redact_lines(recogniser: Recogniser, text: str) -> str:
+    """``recogniser`` (whose pattern never spans lines) applied to the lines that hold one of its words."""
+    lines = text.split("\n")
+    for number, line in enumerate(lines):
+        lowered = line.lower()
+        if any(word in lowered for word in recogniser.line_words):
+            lines[number] = recogniser.pattern.sub(lambda m: _replacement(recogniser, m), line)
+    return "\n".join(lines)
+
+
 def contains_secret(text: str) -> bool:
-    return redact(text) != strip_private(text) or _PRIVATE_BLOCK.search(text) is not None
+    """True when ``redact`` would change ``text`` beyond joining a token split by invisible characters."""
+    if _PRIVATE_BLOCK.search(text) is not None:
+        return True
+    return redact(text) != _INVISIBLE_IN_TOKEN.sub("", text)
+
+
+def redact_json(value: Any) -> Any:
+    """``value`` with every string in it (keys included) redacted; other values as they are."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {redact(k) if isinstance(k, str) else k: redact_json(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [redact_json(v) for v in value]
+    return value

@@ -6,7 +6,15 @@ project with ``mnemex projects bind``. Bindings live in
 ``$MNEMEX_HOME/projects.json`` as ``{"bindings": {"/abs/dir": "name"}}``.
 
 Project ids are safe for collection names: a readable slug plus a short
-hash of the root path, so two checkouts called ``app`` stay apart.
+hash of the root path, so two checkouts called ``app`` stay apart. Both are
+made from the redacted path (``kernel.privacy``), so a token in a directory
+name never becomes part of an id; an ordinary path redacts to itself, so its
+id never changes.
+
+A cwd sent by a remote user (a per-user token over the network) names a
+directory on *their* machine: ``resolve_remote`` derives its id from the
+string alone and never touches the server's filesystem (no ``~user``
+expansion, no symlink or ``/proc/self/cwd`` resolution, no ``.git`` probing).
 """
 
 from __future__ import annotations
@@ -14,11 +22,14 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import posixpath
 import re
 import tempfile
 import time
 from collections.abc import Callable
-from pathlib import Path
+from pathlib import Path, PurePosixPath
+
+from kernel.privacy import redact
 
 BINDINGS_FILE = "projects.json"
 DEFAULT_PROJECT = "default"
@@ -103,9 +114,33 @@ def resolve(cwd: str | os.PathLike[str] | None, home: Path) -> str:
             name = bindings.get(str(candidate))
             if name:
                 return name
-    root = git_root(path) or path
-    digest = hashlib.sha1(str(root).encode("utf-8", "surrogatepass")).hexdigest()[:8]
-    return f"{slug(root.name)}-{digest}"
+    return _project_id(str(git_root(path) or path))
+
+
+def resolve_remote(cwd: str | os.PathLike[str] | None, home: Path) -> str:
+    """Project id for a cwd from another machine: a bound name, else ``<slug>-<hash>`` of the path as written.
+
+    The path is only normalised as text (``a/./b/../c`` -> ``a/c``). For an absolute path that does
+    not exist on the server this is the id ``resolve`` gave, so remote users keep their projects.
+    """
+    if not cwd:
+        return DEFAULT_PROJECT
+    text = os.fspath(cwd)
+    if "\0" in text:
+        return DEFAULT_PROJECT
+    path = PurePosixPath(posixpath.normpath(text))
+    bindings = load_bindings(home)
+    for candidate in (path, *path.parents) if bindings else ():
+        name = bindings.get(str(candidate))
+        if name:
+            return name
+    return _project_id(str(path))
+
+
+def _project_id(root: str) -> str:
+    cleaned = redact(root)
+    digest = hashlib.sha1(cleaned.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    return f"{slug(Path(cleaned).name)}-{digest}"
 
 
 class CachedResolver:

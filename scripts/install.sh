@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Create .venv at the repository root and install mnemex into it (idempotent).
 #   scripts/install.sh          runtime only
-#   scripts/install.sh --dev    plus test/codegen tools
-# torch is installed first at a pinned version so a CPU machine never pulls a
-# CUDA build (several GB) through sentence-transformers' loose torch>=2.2.
+#   scripts/install.sh --dev    plus test/codegen tools, and torch (the tests compare with sentence-transformers)
+# The runtime install has no torch: the embedding model's ONNX graph is built from its
+# safetensors weights. For --dev, torch is installed first at a pinned version so a CPU
+# machine never pulls a CUDA build (several GB) through the torch extra's loose torch>=2.2.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY="${PYTHON:-python3}"
@@ -64,9 +65,10 @@ if [ ! -x .venv/bin/python ]; then
 fi
 export PIP_DISABLE_PIP_VERSION_CHECK=1
 .venv/bin/python -m pip install -q --upgrade pip
-.venv/bin/python -m pip install -q "torch==2.13.0"
+[ -n "$extra" ] && .venv/bin/python -m pip install -q "torch==2.13.0"
 .venv/bin/python -m pip install -q -e ".${extra}"
-# Export the embedding model to ONNX once (cached under ~/.cache/mnemex/onnx),
-# so the first `mnemex up` starts the fast backend without torch.
-.venv/bin/python -m services.embedding.onnx_export || echo "mnemex: ONNX export failed; the embedding service will use torch" >&2
+# Build the embedding model's ONNX graph once (cached under ~/.cache/mnemex/onnx), so the
+# first `mnemex up` does not wait for it (`mnemex up` builds it, with progress, if absent).
+.venv/bin/python -m services.embedding.onnx_export \
+  || echo "mnemex: building the ONNX graph failed; \`mnemex up\` will try again and say why" >&2
 touch "$stamp"

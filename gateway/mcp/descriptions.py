@@ -47,7 +47,7 @@ Memories that surface get scored afterwards, and the score decides where a memor
 - history: kept {F.history_days} days after its last activity; it becomes a pattern at {F.history_to_patterns}.
 - patterns: proven solutions, kept indefinitely. A pattern whose score falls below {F.demote_below} is demoted back to history.
 - A working or history memory whose score falls below {F.delete_below} is deleted (a failing pattern is demoted to history first).
-- memory_bank: durable facts you store yourself (add_to_memory_bank), shared across all of the user's projects. Not moved or deleted by scores; ranked by importance x confidence, blended with {F.fixed_quality_wilson}. They stay until archived.
+- memory_bank: durable facts you store yourself (add_to_memory_bank), per project unless stored as user-wide. Not moved or deleted by scores; ranked by importance x confidence, blended with {F.fixed_quality_wilson}. They stay until archived.
 - books: documents the user ingested; never scored, never expire.
 Each score moves a memory by {F.deltas}, multiplied by {F.age_weight}, so recent memories learn fastest; {F.unknown_effect}.
 
@@ -119,7 +119,7 @@ memory_scores: {{id: outcome}} for EVERY id in the scoring block:
 - unknown: you did not use it
 - failed: it MISLED you (wrong, outdated, sent you in the wrong direction)
 You may add ids of other memories you saw (KNOWN CONTEXT, search results, earlier turns).
-"failed" means misleading, never just unused: an unused memory is "unknown".
+"failed" means misleading, never just unused: an unused memory is "unknown". Only "worked" proves a memory: KNOWN CONTEXT labels it "worked 4 of 4" (a proven fix), "failed 2 of 3", or "unproven" (never judged; being shown and unused proves nothing).
 
 related (optional): which memories the exchange outcome also applies to.
 - leave it out: every memory shown last turn (injected, or returned by search_memory or get_context_insights)
@@ -136,7 +136,9 @@ PRUNING IS PART OF THE JOB
 You tend the garden: pull the weeds."""
 
 ADD_TO_MEMORY_BANK = """\
-Store a durable fact in memory_bank: who the user is (name, role, background), their preferences (style, tools, workflow), their goals and projects, what has worked or failed for them, and context worth carrying into future sessions. memory_bank is shared across all of this user's projects, is not outcome-scored, and keeps a fact until you archive it.
+Store a durable fact in memory_bank: who the user is (name, role, background), their preferences (style, tools, workflow), their goals and projects, what has worked or failed for them, and context worth carrying into future sessions. memory_bank is not outcome-scored and keeps a fact until you archive it.
+
+SCOPE: a fact belongs to the project you are working in (it holds there, and only a newer fact of that project replaces it). Pass user_wide=true only for what holds everywhere: who the user is, their preferences, their tools. A fact from another project is shown below local ones, labelled with its project.
 
 DO NOT STORE
 - the conversation itself (finished exchanges are captured in working memory automatically);
@@ -153,7 +155,7 @@ PARAMETERS
   - 0.7 is the normal case;
   - 0.5 for unverified claims, approximate numbers, or things the user said that you could not confirm.
 Before storing, ask: will this still be true next week? If not, it does not belong here; working memory handles the short term.
-A near-duplicate of an existing fact refreshes that fact instead of adding a copy (the result says so). A fact that gives a new value for the same thing as an older one ("the staging port is 6543" after "... is 5432") archives the older fact as superseded; the result names it, and consolidate_memories(undo=...) reverses it. Ranking uses importance x confidence, blended with {F.fixed_quality_wilson}."""
+A near-duplicate of an existing fact refreshes that fact instead of adding a copy (the result says so). A fact that gives a new value for the same thing as an older one ("the staging port is 6543" after "... is 5432") archives the older fact of the same scope as superseded, also when said in other words ("Staging DB now listens on port 6543"); conversation memories that state the old value are then shown below it, marked "superseded by [id:...]". The result names the archived fact, and consolidate_memories(undo=...) reverses it. Ranking uses importance x confidence, blended with {F.fixed_quality_wilson}."""
 
 UPDATE_MEMORY = """\
 Correct or refine a memory, usually a memory_bank fact that is outdated, wrong or imprecise. Pass its id (from an [id:...] tag or search_memory) and only the fields to change: content (replaces the text), tags (replace the old tags), importance, confidence (0-1). Fix wrong facts as soon as you notice them; do not wait to be asked. To retire a fact that is no longer true at all, use archive_memory."""
@@ -177,7 +179,7 @@ FIND_CONSOLIDATION_CANDIDATES = """\
 List groups of memories that need your judgement to keep memory clean. mnemex runs no model of its own: it finds the groups, you decide, and consolidate_memories applies your decision.
 
 Three kinds of group:
-- contradiction: memory_bank facts that give different values for the same thing ("the staging port is 5432" / "... is 6543"), or two very similar memories where one was last scored failed. Usually one is outdated.
+- contradiction: memory_bank facts of one scope (one project, or user-wide) that give different values for the same thing, in the same or other words ("the staging port is 5432" / "staging DB now listens on port 6543"), or two very similar memories where one was last scored failed. Usually one is outdated.
 - duplicate: memories that say nearly the same thing in different words (too different to have been merged automatically when stored).
 - stale: history, patterns or memory_bank entries with no activity (neither created nor used) for a long time; high-scoring stale ones come first, because they still get injected.
 Each memory shows its id, collection, score, Wilson bound, uses, age and last outcomes, so you can see which one has proven itself.

@@ -86,7 +86,9 @@ class Facts:
         unknown = self.rules.outcomes["unknown"]
         delta = unknown.score_delta
         moves = "leaves the score alone" if delta == 0 else f"moves the score by {signed(delta)}"
-        return f"unknown {moves} but counts as a use worth {num(unknown.success_credit)} of a success"
+        credit = unknown.success_credit
+        earns = "earns no success" if credit == 0 else f"earns {num(credit)} of a success"
+        return f"unknown {moves} and {earns} but counts as a use; only worked outcomes promote"
 
     @property
     def successes_credit(self) -> str:

@@ -88,7 +88,9 @@ class _LazyEndpoint:
         await app(scope, receive, send)
 
 
-def _transport_security(gateway_addr: str | None) -> TransportSecuritySettings:
+def _transport_security(gateway_addr: str | None, names: tuple[str, ...] = ()) -> TransportSecuritySettings:
+    """The SDK's own Host/Origin check, kept as a second line behind ``gateway.web_guard`` (which checks every
+    route); ``names``: MNEMEX_ALLOWED_HOSTS, so a configured name is answered here too."""
     from mcp.server.transport_security import TransportSecuritySettings
 
     host = split_host_port(gateway_addr, "MNEMEX_GATEWAY_ADDR")[0] if gateway_addr else "127.0.0.1"
@@ -97,8 +99,10 @@ def _transport_security(gateway_addr: str | None) -> TransportSecuritySettings:
         return TransportSecuritySettings(enable_dns_rebinding_protection=False)
     return TransportSecuritySettings(
         enable_dns_rebinding_protection=True,
-        allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*", "127.0.0.1", "localhost"],
-        allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
+        allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*", "127.0.0.1", "localhost"]
+        + [form for name in names for form in (name, f"{name}:*")],
+        allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"]
+        + [f"{scheme}://{name}{port}" for name in names for scheme in ("http", "https") for port in ("", ":*")],
     )
 
 
@@ -116,7 +120,7 @@ def mount(app: FastAPI, operations: OperationsSource, path: str = MCP_PATH) -> N
             streamable_http_path=path,
             stateless_http=True,
             json_response=True,
-            transport_security=_transport_security(gateway_addr),
+            transport_security=_transport_security(gateway_addr, getattr(settings, "allowed_hosts", ())),
         )
         started = asyncio.Event()
 

@@ -137,11 +137,20 @@ def register_tools(server: MCPServer, runner: ToolRunner, facts: Facts = DEFAULT
         tags: Tags | None = None,
         importance: Unit = 0.7,
         confidence: Unit = 0.7,
+        user_wide: Annotated[
+            bool,
+            Field(description="True: holds in all of the user's projects. False (default): belongs to this project"),
+        ] = False,
         cwd: Cwd = None,
     ) -> Annotated[CallToolResult, MemoryResultOut]:
         async def work(ops: Operations, scope_cwd: str | None) -> tuple[str, dict[str, Any]]:
             result = await ops.add_memory_bank(
-                cwd=scope_cwd, content=content, tags=tags or (), importance=importance, confidence=confidence
+                cwd=scope_cwd,
+                content=content,
+                tags=tags or (),
+                importance=importance,
+                confidence=confidence,
+                user_wide=user_wide,
             )
             return render.saved_text("Stored in memory_bank", result), result
 

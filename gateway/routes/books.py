@@ -38,7 +38,7 @@ from gateway.deps import get_operations
 from gateway.errors import InvalidInput
 from gateway.operations import Operations
 from gateway.routes.json_route import JSONRoute
-from gateway.safe_json import UnrepresentableNumber, decode_json
+from gateway.safe_json import TooDeep, UnrepresentableNumber, decode_json
 from gateway.schemas import IngestJsonBody, RemoveBookBody
 from gateway.validation import MAX_BOOK_BYTES
 
@@ -63,7 +63,7 @@ async def _from_multipart(request: Request) -> tuple[dict[str, Any], bytes]:
 async def _from_json(request: Request) -> tuple[dict[str, Any], bytes]:
     try:
         body = IngestJsonBody.model_validate(decode_json(await request.body()))
-    except UnrepresentableNumber as exc:
+    except (UnrepresentableNumber, TooDeep) as exc:
         raise InvalidInput(str(exc)) from None
     except json.JSONDecodeError as exc:
         raise InvalidInput(f"body: Invalid JSON: {exc}") from None

@@ -5,10 +5,10 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from fastapi import APIRouter, BackgroundTasks, Depends
+from fastapi import APIRouter, BackgroundTasks, Depends, HTTPException, Request
 from fastapi.responses import JSONResponse
 
-from gateway.deps import get_operations
+from gateway.deps import get_operations, get_settings
 from gateway.operations import Operations
 from gateway.routes.json_route import HookJSONRoute
 from gateway.schemas import (
@@ -19,8 +19,31 @@ from gateway.schemas import (
     StopBody,
     TurnStartBody,
 )
+from kernel import optout
+from kernel.config import Settings
 
-router = APIRouter(prefix="/api/hooks", tags=["hooks"], route_class=HookJSONRoute)
+
+async def refuse_opted_out(request: Request, settings: Settings = Depends(get_settings)) -> None:
+    """Defence in depth behind the hooks' own check: nothing is stored or injected for an excluded
+    project or a paused session (``kernel.optout``), whatever client sent the request."""
+    try:
+        body = await request.json()
+    except ValueError:
+        return  # the route's own validation answers a malformed body
+    if not isinstance(body, dict):
+        return
+    cwd, session_id = body.get("cwd"), body.get("session_id")
+    record = optout.load(settings.home)
+    reason = optout.exclusion_reason(cwd if isinstance(cwd, str) else None, record)
+    if reason is None and optout.is_paused(session_id if isinstance(session_id, str) else None, record):
+        reason = "the session is paused (mnemex resume)"
+    if reason is not None:
+        raise HTTPException(status_code=403, detail=f"mnemex stores nothing here: {reason}")
+
+
+router = APIRouter(
+    prefix="/api/hooks", tags=["hooks"], route_class=HookJSONRoute, dependencies=[Depends(refuse_opted_out)]
+)
 
 
 @router.post("/get-context", response_class=JSONResponse)
@@ -75,6 +98,7 @@ async def post_tool_use(
         functools.partial(
             ops.learn_tool_use,
             cwd=body.cwd,
+            session_id=body.session_id,
             tool_name=body.tool_name,
             tool_input=body.tool_input,
             tool_response=body.tool_response,

@@ -7,8 +7,9 @@ Both decode JSON bodies with ``gateway.safe_json.decode_json``: a lone
 surrogate becomes U+FFFD and the request goes on. A number JSON cannot carry
 (NaN, Infinity, 1e400) is a 422 that names the field on REST routes; on hook
 routes it becomes null, so the rest of a hook's data is kept (a typed field
-that cannot be null still gets its 422). A test sends these to every POST
-route of the app.
+that cannot be null still gets its 422). JSON nested deeper than
+``safe_json.MAX_DEPTH`` is a 422 on both. A body that is not JSON is a 415.
+A test sends these to every POST route of the app.
 """
 
 from __future__ import annotations
@@ -20,7 +21,14 @@ from fastapi import Request, Response
 from fastapi.exceptions import RequestValidationError
 from fastapi.routing import APIRoute
 
-from gateway.safe_json import NonFinite, UnrepresentableNumber, decode_json
+from gateway.errors import GatewayError
+from gateway.safe_json import NonFinite, TooDeep, UnrepresentableNumber, decode_json
+
+
+class UnsupportedBody(GatewayError):
+    """A body that is not JSON on a JSON route."""
+
+    http_status = 415
 
 
 class _DecodedJSONRequest(Request):
@@ -56,9 +64,15 @@ class JSONRoute(APIRoute):
 
         async def decoded_handler(request: Request) -> Response:
             request = request_class(request.scope, request.receive)
+            if has_body and await request.body() and not _carries_json(request):
+                # FastAPI would read such a body as bytes and answer with a puzzling 422.
+                raise UnsupportedBody("send the body as JSON, with 'Content-Type: application/json'")
             if has_body and _carries_json(request) and await request.body():
                 try:
                     await request.json()
+                except TooDeep as exc:
+                    deep = {"type": "json_too_deep", "loc": ("body",), "msg": str(exc), "input": None}
+                    raise RequestValidationError([deep]) from None
                 except UnrepresentableNumber as exc:
                     error = {
                         "type": "finite_number",

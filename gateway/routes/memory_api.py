@@ -45,7 +45,12 @@ async def search(body: SearchBody, ops: Operations = Depends(get_operations)) ->
 @router.post("/memory-bank/add")
 async def memory_bank_add(body: MemoryBankAddBody, ops: Operations = Depends(get_operations)) -> dict[str, Any]:
     return await ops.add_memory_bank(
-        cwd=body.cwd, content=body.content, tags=body.tags, importance=body.importance, confidence=body.confidence
+        cwd=body.cwd,
+        content=body.content,
+        tags=body.tags,
+        importance=body.importance,
+        confidence=body.confidence,
+        user_wide=body.user_wide,
     )
 
 

@@ -10,6 +10,7 @@ RPCs (Browse, Restore, ListSessions, ListTurns, OutcomeLog) are called here.
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -31,10 +32,11 @@ BROWSE_SORTS = ("recency", "score", "wilson", "uses")
 SEARCH_SORTS = ("relevance", *BROWSE_SORTS)
 ARCHIVED = ("active", "archived", "all")
 PAGE_SIZE = 20
+BULK_LIMIT = PAGE_SIZE  # bulk archive acts on the rows of one page
 SEARCH_POOL = 100  # a search ranks this many, then the page is cut from them
 MAX_PAGE = 500
 TURNS_SHOWN = 100
-GRAPH_NODES = 120
+GRAPH_NODES = 500  # the kg view's own cap; graph.js switches layout above 200
 FOCUS_ENTITIES = 15
 LABELLED_MEMORIES = 30
 
@@ -120,6 +122,31 @@ class ViewerData:
             if s.scope.user == user
         ]
 
+    async def project_names(self) -> list[str]:
+        return sorted({s["name"] for s in await self.projects() if s["name"]})
+
+    async def most_active_project(self) -> str:
+        """The project whose latest session turn is newest; else the one with the most memories; else the default.
+
+        ``/ui`` lands here, so a user with full projects never lands on an empty "default".
+        """
+        scopes = [s for s in await self.projects() if s["name"]]
+        if not scopes:
+            return self.default_project()
+
+        async def last_activity(name: str) -> str:
+            request = mem_pb.ListSessionsRequest(scope=self._scope(name), limit=1)
+            reply = await call("memory", self.memory.ListSessions(request, **self._opts()))
+            return reply.sessions[0].last_activity if reply.sessions else ""
+
+        latest = await asyncio.gather(*(last_activity(s["name"]) for s in scopes))
+        ranked = sorted(
+            zip(scopes, latest, strict=True),
+            key=lambda pair: (pair[1], sum(pair[0]["counts"].values()), pair[0]["name"]),
+            reverse=True,
+        )
+        return str(ranked[0][0]["name"])
+
     # -- pages ----------------------------------------------------------------------------
     async def overview(self, project: str) -> JSON:
         ops = self.project_ops(project)
@@ -157,7 +184,13 @@ class ViewerData:
             if sort != "relevance":
                 hits.sort(key=lambda m: _sort_key(sort, m), reverse=True)
             tags = sorted({t for m in hits for t in m["tags"]})
-            return {"memories": hits[offset : offset + PAGE_SIZE], "total": len(hits), "tags": tags, "sort": sort}
+            return {
+                "memories": hits[offset : offset + PAGE_SIZE],
+                "total": len(hits),
+                "capped": len(found["memories"]) >= SEARCH_POOL,  # the ranking stopped at the pool: more may match
+                "tags": tags,
+                "sort": sort,
+            }
         reply = await call(
             "memory",
             self.memory.Browse(
@@ -165,7 +198,7 @@ class ViewerData:
                     scope=self._scope(ops.pinned),
                     collections=collections,
                     tag=q.tag,
-                    sort=q.sort if q.sort in BROWSE_SORTS else "recency",  # no query: relevance is recency
+                    sort=q.sort if q.sort in BROWSE_SORTS else "recency",  # no query: nothing to be relevant to
                     limit=PAGE_SIZE,
                     offset=offset,
                     archived=q.archived,
@@ -176,14 +209,21 @@ class ViewerData:
         return {
             "memories": convert.memories_to_dicts(reply.memories),
             "total": reply.total,
+            "capped": False,
             "tags": list(reply.tags),
-            "sort": q.sort or "relevance",
+            "sort": q.sort if q.sort in BROWSE_SORTS else "recency",
         }
 
     async def get_memory(self, project: str, memory_id: str) -> JSON:
         scope = self._scope(self.project_ops(project).pinned)
         memory_id = validation.memory_id(memory_id)
-        reply = await call("memory", self.memory.Get(mem_pb.GetRequest(scope=scope, id=memory_id), **self._opts()))
+        try:
+            reply = await call("memory", self.memory.Get(mem_pb.GetRequest(scope=scope, id=memory_id), **self._opts()))
+        except NotFound:
+            raise NotFound(
+                f"no memory {memory_id!r} in project {scope.project!r}: it may belong to another project "
+                "(switch project at the top) or have been deleted; find it from the Memories page"
+            ) from None
         return convert.memory_to_dict(reply.memory)
 
     async def memory_page(self, project: str, memory_id: str) -> JSON:
@@ -217,6 +257,32 @@ class ViewerData:
         result = await self.project_ops(project).archive_memory(cwd=None, id=memory_id, reason="archived in the viewer")
         return result["memory"]
 
+    async def archive_many(self, project: str, memory_ids: Sequence[str]) -> list[str]:
+        """Archive each id; returns those archived (an id already gone is skipped, not an error)."""
+        ops = self.project_ops(project)
+        ids = list(dict.fromkeys(validation.memory_id(i) for i in memory_ids))[:BULK_LIMIT]
+
+        async def one(memory_id: str) -> str:
+            try:
+                await ops.archive_memory(cwd=None, id=memory_id, reason="archived in bulk in the viewer")
+            except NotFound:
+                return ""
+            return memory_id
+
+        return [i for i in await asyncio.gather(*(one(i) for i in ids)) if i]
+
+    async def restore_many(self, project: str, memory_ids: Sequence[str]) -> list[str]:
+        ids = list(dict.fromkeys(validation.memory_id(i) for i in memory_ids))[:BULK_LIMIT]
+
+        async def one(memory_id: str) -> str:
+            try:
+                await self.restore(project, memory_id)
+            except NotFound:
+                return ""
+            return memory_id
+
+        return [i for i in await asyncio.gather(*(one(i) for i in ids)) if i]
+
     async def restore(self, project: str, memory_id: str) -> JSON:
         scope = self._scope(self.project_ops(project).pinned)
         request = mem_pb.RestoreRequest(scope=scope, id=validation.memory_id(memory_id))
@@ -229,7 +295,8 @@ class ViewerData:
             "memory", self.memory.ListSessions(mem_pb.ListSessionsRequest(scope=scope, limit=100), **self._opts())
         )
         return [
-            {"session_id": s.session_id, "last_activity": s.last_activity, "turns": s.turns} for s in reply.sessions
+            {"session_id": s.session_id, "last_activity": s.last_activity, "turns": s.turns, "title": s.first_prompt}
+            for s in reply.sessions
         ]
 
     async def session(self, project: str, session_id: str) -> JSON:
@@ -250,16 +317,19 @@ class ViewerData:
         known = dict(zip(ids, found, strict=True))
         for turn in turns:
             outcomes = {o["memory_id"]: o for o in turn["outcomes"]}
+            chosen = {str(c.get("id")): c for c in turn["choices"]}
             turn["memories"] = [
-                {"rank": rank, "id": i, "memory": known.get(i), "outcome": outcomes.get(i)}
+                {"rank": rank, "id": i, "memory": known.get(i), "outcome": outcomes.get(i), "choice": chosen.get(i)}
                 for rank, i in enumerate(turn["injected"], start=1)
             ]
+            turn["left_out"] = [c for c in turn["choices"] if not c.get("kept")]
         return {"session_id": session_id, "turns": turns}
 
     async def _label_memories(self, scope: common_pb.Scope, elements: JSON) -> None:
-        """Fact nodes are memory ids: label them with the memories' text instead (solutions keep their
-        ids: a problem's text says what they solved, and a click opens the memory)."""
-        nodes = [n["data"] for n in elements["nodes"] if n["data"]["kind"] == "fact"][:LABELLED_MEMORIES]
+        """Label the first fact and solution nodes with their memories' text (the rest keep what
+        ``graph_view`` names them by: the entities or problem they link to)."""
+        nodes = [n["data"] for n in elements["nodes"] if n["data"]["kind"] in ("solution", "fact")]
+        nodes = sorted(nodes, key=lambda n: n["kind"] != "solution")[:LABELLED_MEMORIES]  # solutions first
         found = await asyncio.gather(*(self._lookup(scope, n["memory"]) for n in nodes))
         for node, memory in zip(nodes, found, strict=True):
             if memory is not None:
@@ -272,18 +342,32 @@ class ViewerData:
             return None
         return convert.memory_to_dict(reply.memory)
 
-    async def graph(self, project: str) -> JSON:
-        """Routing and the top entities (kg view), those entities' facts, and problem → solution links."""
+    async def graph(self, project: str, find: str = "", hops: int = 1) -> JSON:
+        """Routing and the top entities (kg view), those entities' facts, and problem → solution links.
+
+        With ``find``: the graph around that concept or problem instead, ``hops`` (1 or 2) entity hops out.
+        """
         ops = self.project_ops(project)
         scope = self._scope(ops.pinned)
+        find = validation.text(find, "find", validation.MAX_ID_CHARS).strip()
         base, export = await asyncio.gather(
             ops.kg_graph(cwd=None, limit=GRAPH_NODES),
             call("kg", self.ops.backends.kg.Export(kg_pb.ExportRequest(scope=scope), **self._opts())),
         )
-        top = [n["label"] for n in base["nodes"] if n["kind"] not in graph_view.NOT_ENTITIES][:FOCUS_ENTITIES]
-        focused = await ops.kg_graph(cwd=None, entities=top, limit=GRAPH_NODES) if top else {}
         problems = graph_view.problems_of(export.graph_json)
-        elements = graph_view.elements(base, focused, problems)
+        rates = graph_view.rates_of(base.get("routing") or {})
+        if find:
+            first = await ops.kg_graph(cwd=None, entities=[find], limit=GRAPH_NODES)
+            more = graph_view.hop_entities(first, {find}, FOCUS_ENTITIES) if hops > 1 else []
+            second = await ops.kg_graph(cwd=None, entities=more, limit=GRAPH_NODES) if more else {}
+            shown = graph_view.matching_problems(problems, find)
+            if not first.get("nodes"):
+                first = {"nodes": [], "edges": []}
+            elements = graph_view.elements(first, second, shown, rates)
+        else:
+            top = [n["label"] for n in base["nodes"] if n["kind"] not in graph_view.NOT_ENTITIES][:FOCUS_ENTITIES]
+            focused = await ops.kg_graph(cwd=None, entities=top, limit=GRAPH_NODES) if top else {}
+            elements = graph_view.elements(base, focused, problems, rates)
         await self._label_memories(scope, elements)
         return {
             "elements": elements,
@@ -323,4 +407,14 @@ def _turn(turn: mem_pb.TurnRecord) -> JSON:
         "started_at": turn.started_at,
         "outcome": turn.outcome,
         "outcomes": [_outcome(o) for o in turn.outcomes],
+        "choices": _choices(turn.choices_json),
     }
+
+
+def _choices(text: str) -> list[JSON]:
+    """PrepareContext's choices for a turn (kept or left out, and why); [] when none were kept."""
+    try:
+        value = json.loads(text) if text else []
+    except ValueError:
+        return []
+    return [c for c in value if isinstance(c, dict)] if isinstance(value, list) else []

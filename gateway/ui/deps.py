@@ -30,6 +30,14 @@ def session_store(request: Request) -> signin.Sessions:
     return store
 
 
+def login_throttle(request: Request) -> signin.LoginThrottle:
+    throttle: signin.LoginThrottle | None = getattr(request.app.state, "ui_login_throttle", None)
+    if throttle is None:
+        throttle = signin.LoginThrottle()
+        request.app.state.ui_login_throttle = throttle
+    return throttle
+
+
 def identify(request: Request) -> signin.Viewer | None:
     ops = request.app.state.operations
     return signin.identify(request, session_store(request), ops.settings.token, ops.user_tokens)

@@ -22,7 +22,7 @@ from fastapi.routing import APIRoute
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from gateway.errors import GatewayError
-from gateway.ui import security
+from gateway.ui import display, security
 
 HERE = Path(__file__).parent
 TEMPLATES = HERE / "templates"
@@ -42,6 +42,10 @@ env = Environment(
     trim_blocks=True,
     lstrip_blocks=True,
 )
+env.filters.update(
+    when=display.when, outcomes=display.spelled_outcomes, highlight=display.highlight, clipped=display.clipped
+)
+ALL_PROJECTS = "/ui/projects"
 
 
 def static_url(name: str) -> str:
@@ -58,15 +62,31 @@ def is_htmx(request: Request) -> bool:
     return request.headers.get("hx-request") == "true"
 
 
+def section_path(page: str) -> str:
+    """Where the project switcher sends a page: its section's list (a session or memory id is per project)."""
+    return next((path for path, label in NAV if label == page), "/ui")
+
+
 def render(
-    request: Request, template: str, *, page: str = "", project: str = "", status: int = 200, **context: Any
+    request: Request,
+    template: str,
+    *,
+    page: str = "",
+    project: str = "",
+    status: int = 200,
+    project_names: list[str] | None = None,
+    **context: Any,
 ) -> HTMLResponse:
     settings = request.app.state.operations.settings
+    names = sorted(set(project_names or []) | ({project} if project else set()))
     html = env.get_template(template).render(
         csrf=security.csrf_token(request),
         project=project,
         page=page,
         nav=NAV,
+        project_names=names,
+        switch_path=section_path(page),
+        all_projects=ALL_PROJECTS,
         token_set=bool(settings.token) or request.app.state.operations.user_tokens is not None,
         static=static_url,
         link=lambda path, **params: url(path, **{"project": project, **params}),

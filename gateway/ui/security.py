@@ -9,6 +9,13 @@
 - **Headers.** A Content-Security-Policy that allows scripts and styles only
   from the gateway itself (no inline script, no eval), no framing, no
   referrer to other sites, no MIME sniffing. There are no CORS headers.
+- **Secure cookies.** Both cookies get ``Secure`` when the request's scheme is
+  https: the gateway serves TLS itself, or a proxy it trusts says so with
+  ``X-Forwarded-Proto: https``. Trust is uvicorn's proxy-headers rule: only a
+  peer listed in ``FORWARDED_ALLOW_IPS`` (default: loopback, i.e. a reverse
+  proxy on the same machine) may set the scheme; from any other peer the
+  header is ignored. (A local process that sends it only makes its own cookie
+  https-only.)
 """
 
 from __future__ import annotations
@@ -76,10 +83,17 @@ def check_csrf(request: Request, submitted: str | None = None) -> None:
         raise CsrfRejected("request from another origin refused")
 
 
-def cookie_header(name: str, value: str, *, max_age: int | None, http_only: bool = True) -> bytes:
+def served_over_https(scope: MutableMapping[str, Any]) -> bool:
+    """TLS here, or a trusted proxy's ``X-Forwarded-Proto: https`` (uvicorn sets the scheme; module doc)."""
+    return scope.get("scheme") in ("https", "wss")
+
+
+def cookie_header(name: str, value: str, *, max_age: int | None, http_only: bool = True, secure: bool = False) -> bytes:
     parts = [f"{name}={value}", f"Path={COOKIE_PATH}", "SameSite=Strict"]
     if http_only:
         parts.append("HttpOnly")
+    if secure:
+        parts.append("Secure")
     if max_age is not None:
         parts.append(f"Max-Age={max_age}")
     return "; ".join(parts).encode()
@@ -112,7 +126,8 @@ class UiHeaders:
                 headers.append((b"server-timing", f"app;dur={(time.perf_counter() - started) * 1000:.2f}".encode()))
                 fresh = (scope.get("state") or {}).get("csrf_new")
                 if fresh:
-                    headers.append((b"set-cookie", cookie_header(CSRF_COOKIE, fresh, max_age=None)))
+                    cookie = cookie_header(CSRF_COOKIE, fresh, max_age=None, secure=served_over_https(scope))
+                    headers.append((b"set-cookie", cookie))
                 message["headers"] = headers
             await send(message)
 

@@ -23,8 +23,17 @@ class HistoryCount:
     opencode_sessions: int = 0
     opencode_prompts: int = 0
 
-    def describe(self) -> str:
-        """One line for ``init``; '' when there is nothing to import."""
+    def describe(self, imported: int = 0) -> str:
+        """One line for ``init``; '' when there is nothing to import.
+
+        ``imported``: sessions an earlier ``mnemex backfill`` read to their end (its checkpoint).
+        """
+        total = self.claude_sessions + self.opencode_sessions
+        if total and imported >= total:
+            return (
+                f"history: all {_many(total, 'session')} already imported by mnemex backfill "
+                "(run it again later to add new ones)"
+            )
         found = []
         if self.claude_sessions:
             size = f"{self.claude_bytes / 1e6:.1f} MB"
@@ -34,7 +43,22 @@ class HistoryCount:
             found.append(f"{_many(self.opencode_sessions, 'OpenCode session')} ({prompts})")
         if not found:
             return ""
+        if imported:
+            return (
+                f"history: found {' and '.join(found)}, {imported} already imported; "
+                "import the rest with: mnemex backfill"
+            )
         return f"history: found {' and '.join(found)}; import them with: mnemex backfill (try --dry-run first)"
+
+
+def imported_sessions(mnemex_home: Path) -> int:
+    """How many sources an earlier backfill read to their end, from its checkpoint (0 without one)."""
+    from mnemex.backfill.checkpoint import Checkpoint
+
+    path = mnemex_home / "backfill" / "checkpoint.json"
+    if not path.is_file():
+        return 0
+    return sum(1 for progress in Checkpoint.load(path).entries.values() if progress.complete)
 
 
 def _many(count: int, noun: str) -> str:

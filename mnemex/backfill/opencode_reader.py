@@ -55,6 +55,7 @@ class OpenCodeSession:
     title: str
     time_updated: int
     messages: int
+    first_prompt: str = ""  # what the user asked first: the label (the title is often the answer)
 
 
 def connect_read_only(db: Path) -> sqlite3.Connection:
@@ -71,7 +72,24 @@ def list_sessions(db: Path) -> list[OpenCodeSession]:
             "(SELECT COUNT(*) FROM message m WHERE m.session_id = s.id) "
             "FROM session s WHERE s.parent_id IS NULL ORDER BY s.time_created, s.id"
         ).fetchall()
-    return [OpenCodeSession(str(r[0]), str(r[1] or ""), str(r[2] or ""), int(r[3] or 0), int(r[4])) for r in rows]
+        return [
+            OpenCodeSession(
+                str(r[0]), str(r[1] or ""), str(r[2] or ""), int(r[3] or 0), int(r[4]), first_prompt(connection, r[0])
+            )
+            for r in rows
+        ]
+
+
+def first_prompt(connection: sqlite3.Connection, session_id: Any, limit: int = 20) -> str:
+    """The text of the session's first user prompt, on one line ('' when there is none in its first parts)."""
+    rows = connection.execute(
+        "SELECT p.data FROM message m JOIN part p ON p.message_id = m.id "
+        "WHERE m.session_id = ? AND json_extract(m.data, '$.role') = 'user' "
+        "ORDER BY m.time_created, m.id, p.id LIMIT ?",
+        (session_id, limit),
+    ).fetchall()
+    text = _user_text([_loads(row[0]) for row in rows])
+    return " ".join(text.split())
 
 
 def _loads(raw: Any) -> dict[str, Any]:

@@ -37,6 +37,8 @@ class Report:
     existing: int = 0
     observations: int = 0
     requests: int = 0
+    rechecked: int = 0  # exchanges of an unchanged source sent earlier and checked again (dry run)
+    missing: int = 0  # of those, how many memory no longer holds (see runner's module doc)
     projects: dict[str, ProjectCounts] = field(default_factory=dict)
 
     def add_reply(self, reply: Any, sent: int) -> None:
@@ -67,6 +69,8 @@ class Report:
                 "sent": self.sent,
                 "stored": self.stored,
                 "existing": self.existing,
+                "rechecked": self.rechecked,
+                "missing": self.missing,
             },
             "observations": self.observations,
             "requests": self.requests,

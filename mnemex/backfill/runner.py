@@ -6,6 +6,15 @@ to, so the CLI and the tests drive it alike. ``post`` may raise
 ``BatchTooLarge``; the batch is then split in halves and each sent alone.
 Any other exception from ``post`` ends the run; what was sent before it is
 in the checkpoint, so the next run resumes there.
+
+An unchanged source is skipped without being read, except one per run: the
+first unchanged source whose exchanges were sent before is read again and its
+exchanges are sent with ``dry_run`` (nothing is written). The gateway answers
+which of them it would store, i.e. which are no longer in memory (expired,
+deleted, or a store that was replaced); the source's result then says how many
+are missing and that ``--rescan`` stores them again. A loss is reported, never
+hidden behind "unchanged", and never silently undone (an expiry by the normal
+lifecycle rules stays an expiry).
 """
 
 from __future__ import annotations
@@ -55,6 +64,7 @@ class Backfill:
         self.signature = filters.signature()
         self.unsaved = False
         self.saved_at = time.monotonic()
+        self.rechecked_one = False  # one unchanged source per run is re-checked (see the module doc)
 
     def run(self, discovery: Discovery) -> Report:
         for unreadable in discovery.unreadable:
@@ -70,7 +80,12 @@ class Backfill:
     # -- per source ------------------------------------------------------
     def _read(self, source: Source) -> None:
         if self.checkpoint and self.checkpoint.is_done(source.key, source.fingerprint, self.signature):
-            self.report.sources.append(SourceResult(source.client, str(source.path), source.label, UNCHANGED))
+            result = SourceResult(source.client, str(source.path), source.label, UNCHANGED)
+            self.report.sources.append(result)
+            sent_before = self.checkpoint.resume_at(source.key, source.size, self.signature)
+            if not self.rechecked_one and sent_before > 0:
+                self.rechecked_one = True
+                self._recheck(source, sent_before, result)
             return
         skip = self.checkpoint.resume_at(source.key, source.size, self.signature) if self.checkpoint else 0
         result = SourceResult(source.client, str(source.path), source.label, READ)
@@ -111,6 +126,49 @@ class Backfill:
         reading.finished = True
         self._settle()
         self.display.source_done()
+
+    # -- re-checking an unchanged source ---------------------------------
+    def _recheck(self, source: Source, sent_before: int, result: SourceResult) -> None:
+        """Ask the gateway (dry run) which of the source's earlier sent exchanges it no longer holds."""
+        batch, checked, missing = Batch(), 0, 0
+        exchanges = iter(open_reading(source).exchanges)
+        for index in range(1, sent_before + 1):
+            try:
+                exchange = next(exchanges)
+            except StopIteration:
+                break
+            except Exception as exc:  # a source that became unreadable: say so, keep the run going
+                result.detail = f"could not re-check the exchanges sent earlier: {exc}"
+                return
+            if not self.filters.accepts(exchange):
+                continue
+            size = encoded_size(exchange)
+            if not batch.fits(size):
+                missing += self._missing(batch.exchanges)
+                batch = Batch()
+            batch.add(exchange, source.key, index, size)
+            checked += 1
+        if batch.exchanges:
+            missing += self._missing(batch.exchanges)
+        self.report.rechecked += checked
+        self.report.missing += missing
+        if missing:
+            result.detail = (
+                f"{missing} of {checked} exchanges imported earlier are no longer in memory (expired or deleted); "
+                "`mnemex backfill --rescan` stores them again"
+            )
+
+    def _missing(self, exchanges: list[Exchange]) -> int:
+        """How many of ``exchanges`` the gateway would store, i.e. does not hold (a dry run: writes nothing)."""
+        try:
+            reply = self.post(exchanges, True)
+        except BatchTooLarge:
+            if len(exchanges) == 1:
+                raise
+            half = len(exchanges) // 2
+            return self._missing(exchanges[:half]) + self._missing(exchanges[half:])
+        body = reply if isinstance(reply, dict) else {}
+        return int(body.get("stored") or 0)
 
     # -- batches -----------------------------------------------------------
     def _add(self, exchange: Exchange, key: str, index: int) -> None:

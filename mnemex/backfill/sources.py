@@ -102,7 +102,7 @@ def opencode_sources(home: Path, found: Discovery) -> None:
         return
     for session in sessions:
         fingerprint = f"{session.time_updated}:{session.messages}"
-        label = f"{Path(session.directory).name or session.directory}: {session.title[:40] or session.id}"
+        label = f"{Path(session.directory).name or session.directory}: {session_label(session)}"
         found.sources.append(
             Source("opencode", f"{db}#{session.id}", db, label, fingerprint, session.messages, session)
         )
@@ -129,3 +129,9 @@ def discover(home: Path, clients: tuple[str, ...] = CLIENTS) -> Discovery:
     if "cursor" in clients:
         cursor_notice(home, found)
     return found
+
+
+def session_label(session: OpenCodeSession, width: int = 40) -> str:
+    """An OpenCode session by its first prompt (its title is often the assistant's answer), else title, else id."""
+    text = session.first_prompt or session.title or session.id
+    return text if len(text) <= width else text[: width - 1] + "…"

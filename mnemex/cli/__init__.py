@@ -1,16 +1,20 @@
 """The ``mnemex`` command line (typer + rich). One module per command group:
 
 - ``stack``: up, down, status, mcp, init, uninit
+- ``uninstall``: uninstall (stop, remove every client entry, optionally the data)
+- ``pause``: pause, resume (the hooks store and inject nothing meanwhile)
 - ``books``: ingest, books, remove
 - ``memories``: search, show, stats
-- ``projects``: projects [bind | unbind]
+- ``projects``: projects [bind | unbind], --exclude / --include (per-project opt-out)
 - ``doctor``: doctor
+- ``repair``: repair (salvage broken stores; the only command that opens storage itself, stack stopped)
 - ``transfer``: export, import, import-roampal
 - ``backfill``: backfill (past conversations of Claude Code and OpenCode)
 - ``viewer``: ui (the web viewer in a browser)
 
 Every data command goes through the gateway's HTTP API (``gateway_client``);
-none opens mnemex's storage directly. Exit codes: 0 ok, 1 failure, 2 usage.
+none opens mnemex's storage directly, except ``repair`` (and ``doctor``'s store
+checks), which refuse or hold back while the stack runs. Exit codes: 0 ok, 1 failure, 2 usage.
 """
 
 from __future__ import annotations
@@ -18,11 +22,35 @@ from __future__ import annotations
 from typing import Any
 
 import typer
-from typer.core import TyperGroup
+from typer.core import TyperGroup, TyperOption
 
 from kernel import __version__, offline
-from mnemex.cli import backfill, books, doctor, memories, projects, stack, tokens, transfer, viewer
+from mnemex.cli import (
+    backfill,
+    books,
+    doctor,
+    memories,
+    pause,
+    projects,
+    repair,
+    stack,
+    tokens,
+    transfer,
+    uninstall,
+    viewer,
+)
 from mnemex.cli.output import CliFailure, report_failure
+
+
+def _flag_type(option: TyperOption, ctx: Any) -> str | None:
+    """No type column for a plain flag: typer 0.29 shows ``--dry-run <bool>``, as if it took a value."""
+    if option.is_flag and option.metavar is None:
+        return None
+    return _option_type(option, ctx)
+
+
+_option_type = TyperOption.display_type_rich
+TyperOption.display_type_rich = _flag_type  # type: ignore[method-assign,assignment]
 
 
 class MnemexGroup(TyperGroup):
@@ -45,7 +73,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-for _module in (stack, books, memories, projects, doctor, transfer, backfill, viewer, tokens):
+for _module in (stack, uninstall, books, memories, projects, pause, doctor, repair, transfer, backfill, viewer, tokens):
     app.add_typer(_module.app)
 
 

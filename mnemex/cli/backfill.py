@@ -7,6 +7,8 @@ batch to the gateway's ``POST /api/backfill`` and prints the summary.
 
 from __future__ import annotations
 
+import json
+import time
 from datetime import date
 from pathlib import Path
 from types import TracebackType
@@ -14,7 +16,7 @@ from typing import Any
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from mnemex.backfill.checkpoint import Checkpoint
@@ -27,6 +29,7 @@ from mnemex.cli.gateway_client import GatewayClient
 from mnemex.cli.output import EXIT_USAGE, CliFailure, err, escape, fail, out, print_json
 from mnemex.cli.settings import load_settings
 
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report Ctrl-C
 app = typer.Typer()
 
 POST_TIMEOUT = 600.0  # a batch is embedded and extracted before the answer comes
@@ -36,22 +39,77 @@ NO_ENDPOINT = (
 )
 
 
-class BackfillProgress:
-    """Files done, and the current file read (bytes, or messages of an OpenCode session) with its exchanges."""
+def byte_amount(done: int, total: int) -> str:
+    """``1.2/2.5 MB``: both numbers in the unit of the total."""
+    for unit, size in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if total >= size:
+            return f"{done / size:.1f}/{total / size:.1f} {unit}"
+    return f"{done}/{total} B"
 
-    def __init__(self, console: Console, files: int, enabled: bool = True) -> None:
+
+def amount(source: Source, done: int) -> str:
+    """How far into a source: bytes of a Claude Code file, messages of an OpenCode session."""
+    if source.client == "opencode":
+        return f"{done}/{source.size} msgs"
+    return byte_amount(done, source.size)
+
+
+def claude_project(path: Path) -> str:
+    """The folder name of the session's working directory (its first ``cwd``), else the encoded folder name."""
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(65536).decode("utf-8", errors="replace")
+    except OSError:
+        head = ""
+    for line in head.splitlines():
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(entry, dict) and isinstance(entry.get("cwd"), str) and entry["cwd"]:
+            return Path(entry["cwd"]).name or entry["cwd"]
+    return path.parent.name.lstrip("-")
+
+
+def describe(source: Source, width: int = 30) -> str:
+    """``project: what`` in at most ``width`` characters, the project first (it is what the user recognises)."""
+    if source.session is not None:
+        project, what = Path(source.session.directory).name or "?", source.label.partition(": ")[2]
+    else:
+        project, what = claude_project(source.path), source.path.stem[:8]
+    project = project if len(project) <= 14 else "…" + project[-13:]
+    text = f"{project}: {what}"
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+class BackfillProgress:
+    """Files done, and the current source (bytes, or messages of an OpenCode session) with its exchanges.
+
+    On a terminal: two live bars that fit 80 columns. Without one (piped, a CI log): a plain
+    line every ``line_every`` seconds, so a long run is never silent.
+    """
+
+    def __init__(self, console: Console, files: int, enabled: bool = True, line_every: float = 5.0) -> None:
+        self.console = console
+        self.live = enabled and console.is_terminal
+        self.lines = enabled and not console.is_terminal
+        self.line_every = line_every
+        self.last_line = 0.0
+        self.files_total, self.files_done, self.sent_total = files, 0, 0
+        self.source: Source | None = None
+        self.done = self.exchanges = 0
         self.progress = Progress(
             TextColumn("{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
+            BarColumn(bar_width=14),
+            TextColumn("{task.fields[amount]}"),
             TextColumn("{task.fields[unit]}"),
             TimeElapsedColumn(),
             console=console,
             transient=True,
-            disable=not (enabled and console.is_terminal),
+            disable=not self.live,
         )
-        self.files = self.progress.add_task("files", total=max(files, 1), unit="files, 0 exchanges sent")
-        self.current: TaskID = self.progress.add_task("", total=None, unit="", visible=False)
+        self.files = self.progress.add_task("files", total=max(files, 1), amount=f"0/{files}", unit="0 exchanges sent")
+        self.current: TaskID = self.progress.add_task("", total=None, amount="", unit="", visible=False)
 
     def __enter__(self) -> BackfillProgress:
         self.progress.start()
@@ -60,19 +118,43 @@ class BackfillProgress:
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
         self.progress.stop()
 
+    def _maybe_line(self, force: bool = False) -> None:
+        if not self.lines:
+            return
+        now = time.monotonic()
+        if not force and now - self.last_line < self.line_every:
+            return
+        self.last_line = now
+        line = f"backfill: file {min(self.files_done + 1, self.files_total)}/{self.files_total}"
+        if self.source is not None:
+            line += f" {describe(self.source, 26)} {amount(self.source, self.done)}"
+        line += f", {self.exchanges} exchanges ({self.sent_total} sent)"
+        self.console.print(escape(line[:80]), soft_wrap=True, highlight=False)
+
     def start_source(self, source: Source) -> None:
-        self.progress.reset(self.current, total=max(source.size, 1), description=escape(source.label[-40:]))
-        self.progress.update(self.current, visible=True, unit="0 exchanges")
+        self.source, self.done, self.exchanges = source, 0, 0
+        self.progress.reset(self.current, total=max(source.size, 1), description=escape(describe(source)))
+        self.progress.update(self.current, visible=True, amount=amount(source, 0), unit="0 exch")
+        self._maybe_line()
 
     def advance(self, done: int, total: int, exchanges: int) -> None:
-        self.progress.update(self.current, completed=min(done, total), unit=f"{exchanges} exchanges")
+        self.done, self.exchanges = min(done, total), exchanges
+        if self.source is not None:
+            self.progress.update(
+                self.current, completed=self.done, amount=amount(self.source, self.done), unit=f"{exchanges} exch"
+            )
+        self._maybe_line()
 
     def source_done(self) -> None:
+        self.files_done += 1
         self.progress.update(self.current, visible=False)
-        self.progress.update(self.files, advance=1)
+        self.progress.update(self.files, advance=1, amount=f"{self.files_done}/{self.files_total}")
+        self._maybe_line()
 
     def batch_sent(self, sent_total: int) -> None:
-        self.progress.update(self.files, unit=f"files, {sent_total} exchanges sent")
+        self.sent_total = sent_total
+        self.progress.update(self.files, unit=f"{sent_total} exchanges sent")
+        self._maybe_line()
 
 
 def chosen_clients(values: list[str]) -> tuple[str, ...]:
@@ -150,7 +232,24 @@ def backfill(
     of its working directory, dated when it happened. Re-running is cheap and
     safe: unchanged files are skipped, and nothing is ever stored twice.
     Progress is checkpointed in <mnemex home>/backfill, so an interrupted run resumes.
+    With --json a failure prints {"error": ..., "exit_code": ...} on stdout too; Ctrl-C exits 130.
     """
+    try:
+        run_backfill(client, since, project, dry_run, rescan, json_output)
+    except KeyboardInterrupt:
+        failure = CliFailure("interrupted; run `mnemex backfill` again to continue", EXIT_INTERRUPTED)
+        if json_output:
+            print_json({"error": failure.message, "exit_code": failure.code})
+        raise failure from None
+    except CliFailure as failure:
+        if json_output:
+            print_json({"error": failure.message, "exit_code": failure.code})
+        raise
+
+
+def run_backfill(
+    client: list[str], since: str | None, project: Path | None, dry_run: bool, rescan: bool, json_output: bool
+) -> None:
     clients = chosen_clients(client)
     filters = Filters(since=parse_since(since), project=project.expanduser().resolve() if project else None)
     settings = load_settings()
@@ -172,7 +271,10 @@ def backfill(
         try:
             report = runner.run(discovery)
         except KeyboardInterrupt:
-            fail(f"interrupted after {runner.report.sent} exchanges; run `mnemex backfill` again to continue")
+            fail(
+                f"interrupted after {runner.report.sent} exchanges; run `mnemex backfill` again to continue",
+                code=EXIT_INTERRUPTED,
+            )
     if json_output:
         print_json(report.to_json())
     else:

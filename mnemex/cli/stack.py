@@ -36,11 +36,21 @@ def up(
     Waits until all are healthy, prints what listens where, and supervises them
     (crashed services restart with backoff) until Ctrl-C or SIGTERM.
     """
+    from kernel.config import ConfigError
+    from kernel.home_safety import protect_home
     from mnemex.supervisor import control
     from mnemex.supervisor.launch import StackOptions, run_stack
     from mnemex.supervisor.state import RunPaths, running_supervisor_pid
 
     settings = load_settings()
+    try:
+        protect_home(settings.home)  # a read-only or shared home: one line that says the fix, not a traceback
+    except ConfigError as exc:
+        fail(f"mnemex cannot start: {exc}")
+    if not only or "embedding" in only:
+        from services.embedding.first_start import prepare_model
+
+        prepare_model(report=lambda line: out.print(escape(f"mnemex: {line}")))  # first start: not 30 s of silence
     if detach:
         paths = RunPaths(settings.home)
         pid = running_supervisor_pid(paths)
@@ -53,13 +63,25 @@ def up(
         if not wait:
             out.print(f"mnemex supervisor started in the background (pid {pid}); logs in {paths.logs_dir}")
             return
-        if not control.ensure_running(settings, timeout=ready_timeout, only=only, start=False):
+        settled = control.wait_settled(settings, ready_timeout)
+        report = control.collect_status(settings)
+        if settled == "degraded":
+            _print_rows(report)
             fail(
-                f"mnemex did not become healthy within {ready_timeout:.0f} s; see {paths.log_file('supervisor')} "
-                f"and the service logs in {paths.logs_dir}"
+                "mnemex started without "
+                + "; ".join(control.broken_services(report))
+                + ". Run `mnemex doctor`; `mnemex repair` mends a broken store (stop the stack first: mnemex down)"
+            )
+        if settled != "running":
+            from mnemex.supervisor.launch import log_tail
+
+            why = "; ".join(control.broken_services(report)) if report["services"] else ""
+            fail(
+                f"mnemex did not start ({settled}): {why or 'see the log'}; supervisor log "
+                f"{paths.log_file('supervisor')}:\n{log_tail(str(paths.log_file('supervisor')), 8)}"
             )
         out.print(f"mnemex is ready in {time.monotonic() - started:.1f} s (supervisor pid {pid}, detached)")
-        _print_rows(control.collect_status(settings))
+        _print_rows(report)
         out.print(f"viewer: {settings.gateway_url}/ui   (or: mnemex ui)")
         return
 
@@ -124,10 +146,19 @@ def status(json_output: bool = typer.Option(False, "--json", help="Print machine
             out.print(f"supervisor: not running for {settings.home}")
         _print_rows(report)
         if not report["healthy"]:
-            err.print(
-                "the stack is not fully healthy: start it with `mnemex up`, or read the logs in "
-                f"{settings.home / 'logs'}"
-            )
+            named = [s for s in report["services"].values() if s.get("problem")]
+            if named:
+                err.print(
+                    escape(
+                        "a store is broken: run `mnemex doctor`, then `mnemex repair` with the stack stopped "
+                        "(`mnemex down`)"
+                    )
+                )
+            else:
+                err.print(
+                    "the stack is not fully healthy: start it with `mnemex up`, or read the logs in "
+                    f"{settings.home / 'logs'}"
+                )
     if not report["healthy"]:
         raise typer.Exit(EXIT_FAILURE)
 
@@ -189,7 +220,9 @@ def _report(result: Any) -> None:
 
 @app.command(epilog="Example: mnemex init --client claude,cursor --dry-run")
 def init(
-    client: list[str] = typer.Option([], "--client", "-c", help=CLIENT_HELP + " Default: claude."),
+    client: list[str] = typer.Option(
+        [], "--client", "-c", help=CLIENT_HELP + " Default: every client found on this machine."
+    ),
     cursor: bool = typer.Option(False, "--cursor", help="Also set up Cursor (same as --client cursor)."),
     opencode: bool = typer.Option(False, "--opencode", help="Also set up OpenCode (same as --client opencode)."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Show the changes as a diff; write nothing."),
@@ -200,23 +233,47 @@ def init(
     <mnemex home>/client/connection.json, so the clients reach this stack.
     """
     from mnemex import client_setup
+    from mnemex.client_setup.detect import find_clients
 
-    # Without --client: Claude Code, plus the alias flags (the behaviour before --client existed).
-    clients = chosen_clients(client or ["claude"], (cursor, "cursor"), (opencode, "opencode"))
+    found = find_clients(Path.home())
+    # Without --client: every client found here (Claude Code when none is); --cursor/--opencode add to that.
+    defaults = [",".join(f.client for f in found if f.evidence) or "claude"]
+    clients = chosen_clients(client or defaults, (cursor, "cursor"), (opencode, "opencode"))
     try:
         result = client_setup.init(Path.home(), clients=clients, dry_run=dry_run)
     except client_setup.SetupError as exc:
         fail(str(exc))
-    _report(result)
+    out.print(escape(result.render()))
+    for line in client_lines(found, clients, result.skipped, dry_run):
+        out.print(escape(line))
+    if result.skipped:
+        fail("; ".join(f"{name} was left unchanged: {why}" for name, why in result.skipped.items()))
     _offer_backfill()
+
+
+def client_lines(found: list[Any], clients: tuple[str, ...], skipped: dict[str, str], dry_run: bool) -> list[str]:
+    """One line per client: connected (and why it was picked), skipped, or not found (and how to add it)."""
+    lines = []
+    for entry in found:
+        if entry.client in skipped:
+            lines.append(f"{entry.client}: left unchanged ({skipped[entry.client]})")
+        elif entry.client in clients:
+            verb = "would connect" if dry_run else "connected"
+            why = f" (found {entry.evidence})" if entry.evidence else " (named with --client)"
+            lines.append(f"{entry.client}: {verb}{why}")
+        elif entry.evidence:
+            lines.append(f"{entry.client}: found {entry.evidence} but not chosen; add it with --client {entry.client}")
+        else:
+            lines.append(f"{entry.client}: not found ({entry.hint}); connect it later with --client {entry.client}")
+    return lines
 
 
 def _offer_backfill() -> None:
     """Say how much past history ``mnemex backfill`` could import (a quick count; never fails init)."""
-    from mnemex.backfill.history_count import count_history
+    from mnemex.backfill.history_count import count_history, imported_sessions
 
     try:
-        line = count_history(Path.home()).describe()
+        line = count_history(Path.home()).describe(imported_sessions(load_settings().home))
     except Exception:  # an odd history store must not fail init
         return
     if line:

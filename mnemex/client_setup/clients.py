@@ -56,6 +56,8 @@ CLAUDE_HOOKS: dict[str, tuple[str, int, str | None]] = {
     "SessionStart": ("session_start.py", 5, None),
     "UserPromptSubmit": ("user_prompt_submit.py", 5, None),
     "PostToolUse": ("post_tool_use.py", 5, "Edit|MultiEdit|Write|NotebookEdit|Bash"),
+    # A failed tool call fires this instead of PostToolUse; the same script reads either payload.
+    "PostToolUseFailure": ("post_tool_use.py", 5, "Edit|MultiEdit|Write|NotebookEdit|Bash|WebFetch"),
     "PreCompact": ("pre_compact.py", 5, None),
     "Stop": ("stop.py", 5, None),
 }
@@ -72,6 +74,7 @@ CURSOR_HOOKS: dict[str, tuple[str, int]] = {
     "preCompact": ("pre_compact.py", 5),
     "afterFileEdit": ("post_tool_use.py", 5),
     "afterShellExecution": ("post_tool_use.py", 5),
+    "postToolUseFailure": ("post_tool_use.py", 5),
 }
 
 

@@ -87,6 +87,10 @@ function textOf(parts: ReadonlyArray<{ type: string; text?: string; synthetic?: 
 type TextLike = { id?: string; type: string; text?: string; synthetic?: boolean }
 type MessageLike = { info: { id: string; role: string; sessionID?: string }; parts: TextLike[] }
 
+// OpenCode tool ids -> the tool names mnemex's observations use; other tools are not reported.
+const TOOL_NAMES: Record<string, string> = { bash: "Bash", edit: "Edit", write: "Write", patch: "Edit" }
+const MAX_TOOL_OUTPUT_CHARS = 4000
+
 const MAX_KEPT = 500 // user messages whose block is kept (oldest dropped first)
 const PART_SUFFIX = "mnemex"
 
@@ -135,6 +139,26 @@ export const MnemexPlugin: Plugin = async ({ client, directory }) => {
           synthetic: true,
         } as TextLike)
       }
+    },
+
+    // Tool outcomes (the equivalent of Claude Code's PostToolUse / PostToolUseFailure): bash
+    // reports its exit code in metadata.exit, so a failing build, migration or git command
+    // reaches the knowledge graph with its error output.
+    "tool.execute.after": async (input, output) => {
+      const name = TOOL_NAMES[input.tool]
+      if (!name) return
+      const args = ((input as { args?: Record<string, unknown> }).args ?? {}) as Record<string, unknown>
+      const meta = ((output as { metadata?: unknown }).metadata ?? {}) as { exit?: unknown }
+      const text = String((output as { output?: unknown }).output ?? "")
+      const response: Record<string, unknown> = { output: text.slice(-MAX_TOOL_OUTPUT_CHARS) }
+      if (typeof meta.exit === "number") response.exit_code = meta.exit
+      await post("/api/hooks/post-tool-use", {
+        session_id: input.sessionID,
+        cwd: directory,
+        tool_name: name,
+        tool_input: { command: args.command, file_path: args.filePath ?? args.file_path, description: args.description },
+        tool_response: response,
+      })
     },
 
     event: async ({ event }) => {

@@ -31,7 +31,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from mnemex.client_setup import hook_install
+from mnemex.client_setup import hook_install, plugin_deps
 from mnemex.client_setup.clients import BUILDERS, CLIENTS, FileTarget, Launch, Target, check_clients, targets_for
 from mnemex.client_setup.files import CommentsWouldBeLost, SetupError, make_backup, read_text, write_atomic
 from mnemex.client_setup.hook_install import ClientFolder, missing_dirs
@@ -39,6 +39,11 @@ from mnemex.client_setup.merge import FileRecord, Merged, install_file, install_
 from mnemex.client_setup.result import FileChange, SetupResult
 
 MANIFEST_VERSION = 1
+OPENCODE_BEFORE = "opencode_dependencies_before"  # manifest key: plugin_deps.snapshot taken at the first init
+
+
+def opencode_dir(home: Path) -> Path:
+    return home / ".config" / "opencode"
 
 
 def manifest_path(home: Path) -> Path:
@@ -144,10 +149,13 @@ def _apply(home: Path, manifest: dict[str, Any], result: SetupResult, folders: d
     manifest["folders"] = folders
     path = manifest_path(home)
     if manifest["clients"] or manifest["folders"]:
+        # The folders the manifest's own path needed (``~/.config`` in a bare home) go with it.
+        manifest.setdefault("manifest_dirs", list(missing_dirs(path)))
         write_atomic(path, json.dumps(manifest, indent=2) + "\n")
     else:
         path.unlink(missing_ok=True)
         emptied.add(str(path.parent))
+        emptied.update(str(d) for d in manifest.get("manifest_dirs") or [])
     _remove_dirs(emptied)
 
 
@@ -234,6 +242,9 @@ def init(
         for change, notes in planned:
             result.changes.append(change)
             result.notes += notes
+    if "opencode" in done and OPENCODE_BEFORE not in manifest:
+        # What OpenCode's config folder held before mnemex's plugin made it install packages there.
+        manifest[OPENCODE_BEFORE] = plugin_deps.snapshot(opencode_dir(home))
     result.folders, folders, dirs = _plan_folders(manifest, tuple(done), launch.client_dir, environ)
     if not dry_run:
         _apply(home, manifest, result, folders)
@@ -273,6 +284,10 @@ def uninit(home: Path | None = None, *, dry_run: bool = False, clients: tuple[st
         for change, notes in planned:
             result.changes.append(change)
             result.notes += notes
+    if "opencode" in done and OPENCODE_BEFORE in manifest:
+        before = manifest.pop(OPENCODE_BEFORE)
+        caused = plugin_deps.remove_caused(opencode_dir(home), list(before or []), dry_run=dry_run)
+        result.notes += [f"removed {path} (OpenCode installed it for mnemex's plugin)" for path in caused]
     result.folders, folders, dirs = _plan_folders(manifest, tuple(done), None, os.environ)
     if not dry_run:
         _apply(home, manifest, result, folders)

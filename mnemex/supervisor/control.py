@@ -98,6 +98,35 @@ def ensure_running(
     return False
 
 
+def wait_settled(settings: Settings, timeout: float) -> str:
+    """Wait for a detached supervisor to finish start-up: ``running``, ``degraded``, ``exited`` or ``timeout``.
+
+    ``degraded``: it runs, but some service is broken (``collect_status`` names it);
+    ``exited``: the supervisor gave up (its log says why).
+    """
+    paths = RunPaths(settings.home)
+    deadline = time.monotonic() + timeout
+    launched_at = time.monotonic()
+    while time.monotonic() < deadline:
+        status = ((read_state(paths) or {}).get("supervisor") or {}).get("status")
+        held = lock_is_held(paths)
+        if held and status in ("running", "degraded"):
+            return str(status)
+        if not held and time.monotonic() - launched_at > 3.0:
+            return "exited"
+        time.sleep(0.2)
+    return "timeout"
+
+
+def broken_services(report: dict[str, Any]) -> list[str]:
+    """``name: problem (log: path)`` for each service of a ``collect_status`` report that is not healthy."""
+    return [
+        f"{name}: {service.get('problem') or service.get('status')} (log: {service.get('log')})"
+        for name, service in report["services"].items()
+        if not service["healthy"]
+    ]
+
+
 def down(settings: Settings, timeout: float = 20.0) -> int | None:
     """Stop the running supervisor for this home; returns its pid, or None if none ran."""
     paths = RunPaths(settings.home)
@@ -131,14 +160,17 @@ def collect_status(settings: Settings, probe_timeout: float = 0.5) -> dict[str, 
     try:
         for spec in _specs_as_running(settings, supervisor_pid is not None):
             entry = dict(recorded.get(spec.name) or {}) if supervisor_pid else {}
-            healthy = prober.healthy(spec, probe_timeout)
+            healthy, problem = prober.check(spec, probe_timeout)
             if not supervisor_pid:
                 entry["status"] = "healthy (not supervised)" if healthy else "down"
+            if problem is not None:
+                entry["status"] = "unhealthy"
             services[spec.name] = {
                 "address": spec.address,
                 "pid": entry.get("pid"),
                 "status": entry.get("status", "unknown"),
                 "healthy": healthy,
+                "problem": None if healthy else (problem or entry.get("problem")),
                 "restarts": entry.get("restarts", 0),
                 "last_exit": entry.get("last_exit"),
                 "started_at": entry.get("started_at"),

@@ -23,7 +23,14 @@ if TYPE_CHECKING:
 
     from mnemex.supervisor.runner import Supervisor
 
-STATUS_STYLE = {"healthy": "green", "starting": "yellow", "backoff": "red", "unhealthy": "red", "down": "red"}
+STATUS_STYLE = {
+    "healthy": "green",
+    "starting": "yellow",
+    "backoff": "red",
+    "unhealthy": "red",
+    "failed": "red",
+    "down": "red",
+}
 
 
 def ready_table(rows: list[dict[str, Any]]) -> Table:
@@ -37,6 +44,8 @@ def ready_table(rows: list[dict[str, Any]]) -> Table:
     for row in rows:
         status = str(row["status"])
         style = STATUS_STYLE.get(status.split(" ")[0], "")
+        if row.get("problem") and status != "healthy":
+            status = f"{status}: {row['problem']}"
         last_exit = row.get("last_exit")
         table.add_row(
             row["name"],

@@ -15,9 +15,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from kernel.config import ConfigError, Settings, require_token_for, split_host_port
+from kernel.home_safety import protect_home
 from mnemex.supervisor.backoff import RestartPolicy
 from mnemex.supervisor.probes import port_accepts
-from mnemex.supervisor.runner import Report, Supervisor, Timing
+from mnemex.supervisor.runner import Report, Supervisor, Timing, describe_broken
 from mnemex.supervisor.specs import ServiceSpec, child_env, stack_specs
 from mnemex.supervisor.state import RunPaths, SupervisorLock, SupervisorState, now_iso, read_pid
 
@@ -91,6 +92,11 @@ def run_stack(
     on_ready: Callable[[Supervisor], None] = lambda supervisor: None,
 ) -> int:
     """Run the stack until a signal. Returns the process exit code."""
+    try:
+        protect_home(settings.home)  # umask 077 for every file the supervisor and its children create
+    except ConfigError as exc:
+        report(f"mnemex cannot start: {exc}")
+        return EXIT_FAILED
     paths = RunPaths(settings.home)
     lock = SupervisorLock(paths)
     if not lock.acquire():
@@ -143,6 +149,12 @@ def _supervise(
             return EXIT_FAILED
         supervisor.info.startup_seconds = round(time.monotonic() - started, 2)
         supervisor.info.ready_at = now_iso()
+        broken = supervisor.broken()
+        if broken:
+            supervisor.info.status = "degraded"
+            for child in broken:
+                report(f"mnemex started without {child.spec.name}: {describe_broken(child)}")
+            report("hooks run without what it serves; see `mnemex doctor` and `mnemex repair` to mend a store")
         supervisor.save()
         on_ready(supervisor)
         supervisor.run()

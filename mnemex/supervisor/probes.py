@@ -18,6 +18,7 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from kernel.config import split_host_port
+from kernel.store_health import HEALTH_PROBLEM_KEY
 from mnemex.supervisor.specs import HEALTH_PATH, ServiceSpec
 
 _FAST_RECONNECT = [
@@ -81,21 +82,31 @@ class Prober:
 
     def grpc_status(self, address: str, service: str = "", timeout: float = 0.5) -> str:
         """``SERVING``, ``NOT_SERVING``, ... or ``DOWN`` when the call failed."""
+        return self.grpc_check(address, service, timeout)[0]
+
+    def grpc_check(self, address: str, service: str = "", timeout: float = 0.5) -> tuple[str, str | None]:
+        """(status, what is broken): a NOT_SERVING answer names its broken store (``HEALTH_PROBLEM_KEY``)."""
         if not port_accepts(address, timeout=min(timeout, 0.3)):
-            return "DOWN"
+            return "DOWN", None
         stub = health_pb2_grpc.HealthStub(self._channel(address))
         try:
-            reply = stub.Check(health_pb2.HealthCheckRequest(service=service), timeout=timeout)
+            reply, call = stub.Check.with_call(health_pb2.HealthCheckRequest(service=service), timeout=timeout)
         except grpc.RpcError:
-            return "DOWN"
-        return str(health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status))
+            return "DOWN", None
+        problem = next((str(v) for k, v in call.trailing_metadata() or () if k == HEALTH_PROBLEM_KEY), None)
+        return str(health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status)), problem
+
+    def check(self, spec: ServiceSpec, timeout: float = 0.5, strict: bool = False) -> tuple[bool, str | None]:
+        """(serving?, what is broken or None). For the gateway: any HTTP answer, or with ``strict`` a 200."""
+        if spec.kind == "grpc":
+            status, problem = self.grpc_check(spec.address, "", timeout)
+            return status == "SERVING", problem
+        code, _ = http_get_json(http_url(spec.address), timeout)
+        return (code == 200 if strict else code is not None), None
 
     def healthy(self, spec: ServiceSpec, timeout: float = 0.5, strict: bool = False) -> bool:
         """Serving? For the gateway: any HTTP answer, or with ``strict`` a 200 (all backends serve)."""
-        if spec.kind == "grpc":
-            return self.grpc_status(spec.address, "", timeout) == "SERVING"
-        status, _ = http_get_json(http_url(spec.address), timeout)
-        return status == 200 if strict else status is not None
+        return self.check(spec, timeout, strict)[0]
 
     def close(self) -> None:
         for chan in self._channels.values():

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
+import shutil
 import signal
 import subprocess
 import threading
@@ -105,16 +107,24 @@ class Supervisor:
     def all_healthy(self) -> bool:
         return all(child.state.status == "healthy" for child in self.children.values())
 
+    def broken(self) -> list[Managed]:
+        """Children that will not serve by waiting: failed at start-up, or up but naming a broken store."""
+        return [c for c in self.children.values() if c.state.status in ("failed", "unhealthy") and c.state.problem]
+
     def wait_ready(self, timeout: float) -> str | None:
-        """Drive start-up until every child is healthy. None on success, else why not."""
+        """Drive start-up until every child is healthy or known broken (``broken()``).
+
+        None when that happened (the healthy ones serve; the caller reports the broken
+        ones), else why not. One service's broken store never keeps the others down.
+        """
         deadline = time.monotonic() + timeout
         while not self._stopping:
             self.poll_once()
-            if self.all_healthy():
+            broken = self.broken()
+            if all(c.state.status == "healthy" or c in broken for c in self.children.values()):
+                if len(broken) == len(self.children):
+                    return "no service could start: " + "; ".join(describe_broken(c) for c in broken)
                 return None
-            for child in self.children.values():
-                if not child.ever_healthy and child.streak >= self.timing.startup_crash_limit:
-                    return f"{child.spec.name} keeps exiting at start-up (exit codes {child.exits[-3:]})"
             if time.monotonic() >= deadline:
                 waiting = [c.spec.name for c in self.children.values() if c.state.status != "healthy"]
                 return f"not healthy after {timeout:.0f} s: {', '.join(waiting)}"
@@ -171,10 +181,12 @@ class Supervisor:
         now = time.monotonic()
         changed = False
         for child in self.children.values():
+            rotate(child.state.log)  # while it runs, not only at its next start
+        for child in self.children.values():
             changed |= self._check_exit(child, now)
             changed |= self._maybe_restart(child, now)
             changed |= self._check_health(child, now)
-        if self.all_healthy() and self.info.status == "starting":
+        if self.all_healthy() and self.info.status in ("starting", "degraded"):
             self.info.status = "running"
             changed = True
         if changed:
@@ -188,10 +200,16 @@ class Supervisor:
         child.proc = None
         child.exits.append(code)
         child.streak = self.policy.streak_after_crash(child.streak, healthy_for)
-        delay = self.policy.delay(child.streak)
-        child.next_start = now + delay
         child.healthy_since = child.failing_since = None
         child.state.update_exit(code)
+        child.state.problem = crash_reason(child.state.log) or f"exited ({describe_exit(code)})"
+        if not child.ever_healthy and child.streak >= self.timing.startup_crash_limit:
+            child.next_start = None
+            child.state.status = "failed"
+            self._report(f"{child.spec.name} did not start and will not be restarted: {describe_broken(child)}")
+            return True
+        delay = self.policy.delay(child.streak)
+        child.next_start = now + delay
         self._report(f"{child.spec.name} exited ({describe_exit(code)}); restarting in {delay:.1f} s")
         return True
 
@@ -206,9 +224,19 @@ class Supervisor:
         if not child.alive or now < child.next_probe:
             return False
         starting = child.state.status == "starting"
-        ok = self._probe(child, starting)
+        ok, problem = self._probe(child, starting)
         child.next_probe = now + (self.timing.tick_starting if starting else self.timing.probe_interval)
+        if problem is not None:
+            # It answers, and names a broken store: restarting will not mend it, so no hang-kill;
+            # it stays up to say so (status, the gateway's health), and is probed on.
+            child.failing_since = child.healthy_since = None
+            changed = child.state.status != "unhealthy" or child.state.problem != problem
+            if changed:
+                self._report(f"{child.spec.name} is unhealthy: {problem}")
+            child.state.status, child.state.problem = "unhealthy", problem
+            return changed
         if ok:
+            child.state.problem = None
             child.failing_since = None
             if child.healthy_since is None:
                 child.healthy_since = now
@@ -235,18 +263,20 @@ class Supervisor:
             return True
         return False
 
-    def _probe(self, child: Managed, starting: bool) -> bool:
+    def _probe(self, child: Managed, starting: bool) -> tuple[bool, str | None]:
         spec = child.spec
         if starting and spec.kind != "grpc":
             # The gateway is ready only once the backends this supervisor runs serve (it starts
             # faster than the memory service, so "it answers HTTP" alone would race them), and,
             # when it runs them all, once its own channels reach every one: probing the gateway
-            # earlier would push those channels into reconnect backoff.
+            # earlier would push those channels into reconnect backoff. A backend known broken
+            # is not waited for: the gateway then only has to answer.
             backends = [c for c in self.children.values() if c.spec.kind == "grpc"]
-            if any(c.state.status != "healthy" for c in backends):
-                return False
-            return self._prober.healthy(spec, timeout=1.0, strict=spec.require_backends)
-        return self._prober.healthy(spec, timeout=0.3 if starting else 1.0)
+            broken = self.broken()
+            if any(c.state.status != "healthy" and c not in broken for c in backends):
+                return False, None
+            return self._prober.check(spec, timeout=1.0, strict=spec.require_backends and not broken)
+        return self._prober.check(spec, timeout=0.3 if starting else 1.0)
 
     # -- helpers ---------------------------------------------------------
     def _spawn(self, child: Managed) -> None:
@@ -298,8 +328,54 @@ class Supervisor:
         write_state(self.paths, self.info, {name: c.state for name, c in self.children.items()})
 
 
-def rotate(path: os.PathLike[str] | str, limit: int = LOG_ROTATE_BYTES) -> None:
-    """Keep one previous log (``.1``) once a log passes ``limit`` bytes."""
-    with contextlib.suppress(OSError):
-        if os.path.getsize(path) > limit:
-            os.replace(path, f"{os.fspath(path)}.1")
+def describe_broken(child: Managed) -> str:
+    """``<problem> (log: <path>)`` for one broken child."""
+    return f"{child.state.problem or child.state.status} (log: {child.state.log})"
+
+
+_ERROR_LINE = re.compile(r"^(?:[A-Za-z_][\w.]*\.)?([A-Za-z_]\w*(?:Error|Exception|Unreadable|Exit)): (.+)$")
+
+
+def crash_reason(log_path: str) -> str | None:
+    """The last exception line of the latest start in ``log_path`` (``ErrorName: message``), if any."""
+    try:
+        with open(log_path, "rb") as handle:
+            handle.seek(0, os.SEEK_END)
+            handle.seek(max(0, handle.tell() - 16384))
+            text = handle.read().decode("utf-8", "replace")
+    except OSError:
+        return None
+    latest = text.rsplit("--- mnemex supervisor: starting", 1)[-1]
+    for line in reversed(latest.splitlines()):
+        match = _ERROR_LINE.match(line.strip())
+        if match:
+            # A store's own error already names the store and the file; others keep their class name.
+            reason = match.group(2) if match.group(1) == "StoreUnreadable" else f"{match.group(1)}: {match.group(2)}"
+            return reason if len(reason) <= 400 else reason[:397] + "..."
+    return None
+
+
+def rotate(path: os.PathLike[str] | str, limit: int = LOG_ROTATE_BYTES) -> bool:
+    """Once a log passes ``limit`` bytes, move its content to ``<log>.1`` (the one previous log kept).
+
+    Copy, then truncate in place, rather than rename: a running child keeps the
+    descriptor it was started with, opened for appending, so after the truncation
+    its next line lands at the start of the emptied file (a renamed file would keep
+    growing). What is appended during the copy is copied too; only a line written in
+    the instant between the last read and the truncation can be lost. The supervisor
+    calls this on every pass of its loop, and before each start.
+    """
+    name = os.fspath(path)
+    try:
+        if os.path.getsize(name) <= limit:
+            return False
+        partial = f"{name}.1.partial"
+        with open(name, "rb") as source:
+            target = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with open(target, "wb") as copy:
+                shutil.copyfileobj(source, copy, 1 << 20)
+                os.truncate(name, 0)
+        os.replace(partial, f"{name}.1")
+    except OSError:
+        return False
+    return True

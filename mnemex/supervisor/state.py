@@ -9,7 +9,10 @@
                                 "last_exit", "started_at", "log"}, ...}}
 
 Service status is one of ``starting``, ``healthy``, ``unhealthy``,
-``backoff`` (crashed, waiting to restart), ``stopped``. ``last_exit`` is the
+``backoff`` (crashed, waiting to restart), ``failed`` (kept exiting before it
+ever served: not restarted, the others run on), ``stopped``. ``problem`` says
+why a service is not serving (its broken store, or the last line of its
+start-up error). ``last_exit`` is the
 exit code of the last crash, negative for a signal (``-9`` = SIGKILL).
 
 The lock file is held with ``flock`` for the life of a supervisor: the kernel
@@ -75,6 +78,7 @@ class ServiceState:
     last_exit: int | None = None
     started_at: str | None = None
     ready_seconds: float | None = None  # spawn -> first healthy probe, for the latest start
+    problem: str | None = None  # why it is not serving: a broken store it names, or its start-up error
 
     def update_exit(self, code: int) -> None:
         """Record a crash; the supervisor restarts the service after a backoff."""

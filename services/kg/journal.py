@@ -17,6 +17,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from kernel.store_health import mark_existing, refuse_if_lost, unreadable
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -39,11 +41,17 @@ class Journal:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self._lock = threading.Lock()
+        refuse_if_lost(path, "kg store (kg.sqlite3)", "kg")
         self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute(f"PRAGMA synchronous={synchronous}")
-        self._db.execute("PRAGMA busy_timeout=5000")
-        self._db.executescript(SCHEMA)
+        try:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute(f"PRAGMA synchronous={synchronous}")
+            self._db.execute("PRAGMA busy_timeout=5000")
+            self._db.executescript(SCHEMA)
+        except sqlite3.DatabaseError as exc:
+            self._db.close()
+            raise unreadable("kg store (kg.sqlite3)", path, exc) from exc
+        mark_existing(path)
 
     def append(self, scope: str, op: dict[str, Any]) -> int:
         payload = json.dumps(op, separators=(",", ":"), ensure_ascii=False)

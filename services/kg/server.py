@@ -15,11 +15,12 @@ from typing import Any
 
 import grpc
 
-from kernel import __version__, offline
+from kernel import __version__, logs, offline
 from kernel.config import service_settings_or_exit
 from kernel.grpc_call_policy import ErrorTable
 from kernel.grpc_service import RunningService, serve_until_signal, start_service
 from kernel.sharding import NotThisShard, Shard
+from kernel.store_health import sqlite_problem
 from protos.mnemex.kg.v1 import kg_service_pb2 as pb
 from protos.mnemex.kg.v1 import kg_service_pb2_grpc as pb_grpc
 from services.kg import validation as v
@@ -256,7 +257,7 @@ class KnowledgeGraphServicer(pb_grpc.KnowledgeGraphServiceServicer):
         return pb.StatsResponse(counts=self._store.graphs(self._scope(request)).counts())
 
     async def Export(self, request: pb.ExportRequest, context: grpc.aio.ServicerContext) -> pb.ExportResponse:
-        data = self._store.graphs(self._scope(request)).to_json()
+        data = self._store.export_json(self._scope(request))
         return pb.ExportResponse(graph_json=json.dumps(data, ensure_ascii=False))
 
     async def Import(self, request: pb.ImportRequest, context: grpc.aio.ServicerContext) -> pb.ImportResponse:
@@ -270,6 +271,71 @@ class KnowledgeGraphServicer(pb_grpc.KnowledgeGraphServiceServicer):
 
     async def Info(self, request: pb.InfoRequest, context: grpc.aio.ServicerContext) -> pb.InfoResponse:
         return pb.InfoResponse(service="kg", version=__version__)
+
+    async def RecordTurn(
+        self, request: pb.RecordTurnRequest, context: grpc.aio.ServicerContext
+    ) -> pb.RecordTurnResponse:
+        scope = self._scope(request)
+        v.check_session(request.session_id)
+        v.check_text(request.prompt, "prompt", required=False)
+        v.check_text(request.answer, "answer", required=False)
+        v.check_vector(request.prompt_vector, "prompt_vector")
+        v.check_names([request.doc_id], "doc_id", max_chars=v.MAX_ID_CHARS)
+        result = self._store.record_turn(
+            scope,
+            session_id=request.session_id,
+            prompt=request.prompt,
+            vector=request.prompt_vector,
+            outcome=v.outcome_of(request.outcome),
+            answer=request.answer,
+            doc_id=request.doc_id,
+        )
+        return pb.RecordTurnResponse(problem=result["problem"], status=result["status"])
+
+    async def RecordToolError(
+        self, request: pb.RecordToolErrorRequest, context: grpc.aio.ServicerContext
+    ) -> pb.RecordToolErrorResponse:
+        scope = self._scope(request)
+        v.check_session(request.session_id)
+        v.check_text(request.command, "command", required=False)
+        v.check_text(request.output, "output", required=False)
+        if not request.command.strip() and not request.output.strip():
+            raise v.InvalidKgRequest("command and output are both empty: send what failed and/or the error it printed")
+        signature = self._store.record_tool_error(
+            scope, session_id=request.session_id, command=request.command, output=request.output
+        )
+        return pb.RecordToolErrorResponse(signature=signature)
+
+    async def EpisodeLessons(
+        self, request: pb.EpisodeLessonsRequest, context: grpc.aio.ServicerContext
+    ) -> pb.EpisodeLessonsResponse:
+        scope = self._scope(request)
+        if request.session_id:
+            v.check_session(request.session_id)
+        v.check_vector(request.query_vector, "query_vector")
+        v.check_text(request.prompt, "prompt", required=False)
+        found = self._store.episode_lessons(
+            scope,
+            session_id=request.session_id,
+            vector=request.query_vector,
+            prompt=request.prompt,
+            limit=min(v.limit_of(request.limit, default=6), v.MAX_LESSONS),
+        )
+        return pb.EpisodeLessonsResponse(
+            lessons=[
+                pb.EpisodeLesson(
+                    kind=x.kind,
+                    text=x.text,
+                    project=x.project,
+                    problem_id=x.problem_id,
+                    worked=x.worked,
+                    failed=x.failed,
+                    doc_id=x.doc_id,
+                    similarity=round(x.similarity, 4),
+                )
+                for x in found
+            ]
+        )
 
 
 async def create_server(settings: KgSettings, *, store: KgStore | None = None) -> RunningService[KgStore]:
@@ -285,6 +351,7 @@ async def create_server(settings: KgSettings, *, store: KgStore | None = None) -
         service_names=[SERVICE_NAME],
         errors=ERRORS,
         what="the kg service",
+        health_check=lambda: sqlite_problem(store.journal.path, "kg store (kg.sqlite3)"),
     )
 
 
@@ -296,7 +363,7 @@ async def serve(settings: KgSettings) -> None:
 
 def main() -> None:
     offline.apply()
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    logs.configure()
     settings = service_settings_or_exit(KgSettings.from_env, lambda s: s.address, "MNEMEX_KG_ADDR", "kg service")
     asyncio.run(serve(settings))
 

@@ -8,12 +8,16 @@ journal trimmed.
 
 from __future__ import annotations
 
+import base64
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from kernel import error_signature
+from kernel.privacy import redact, redact_json
 from services.kg import roampal
+from services.kg.episodes import MAX_ERROR_CHARS, MAX_PROBLEM_CHARS, MAX_TRIED_CHARS, EpisodeLesson, vector_from_bytes
 from services.kg.extraction import extract
 from services.kg.graphs import EXPORT_FORMAT, ScopeGraphs
 from services.kg.journal import Journal
@@ -33,6 +37,16 @@ class ScopeKey:
 
     def __str__(self) -> str:
         return f"{self.user}|{self.project}"
+
+
+# Episodes and the problems learned from them live in one book per user (not per project), so a
+# problem solved in one project can be recognised in another and labelled with its project. The
+# name holds a "*", which no scope a client sends may (validation._SCOPE_RE), so it never collides.
+EPISODES_PROJECT = "*episodes"
+
+
+def episodes_scope(user: str) -> ScopeKey:
+    return ScopeKey(user, EPISODES_PROJECT)
 
 
 class KgStore:
@@ -60,6 +74,7 @@ class KgStore:
     def _mutate(self, scope: ScopeKey, op: dict[str, Any], *, snapshot_now: bool = False) -> Any:
         graphs = self.graphs(scope)
         key = str(scope)
+        op = redact_json(op)  # nothing reaches the journal, the graph or a snapshot unredacted
         self.journal.append(key, op)
         result = graphs.apply_op(op)
         self._pending[key] = self._pending.get(key, 0) + 1
@@ -82,6 +97,7 @@ class KgStore:
         failure_reason: str = "",
     ) -> None:
         keys = [concept_key(c) for c in concepts if c.strip()]
+        problem = redact(problem)  # before extraction: "KEY=value" splits into words no recogniser knows
         problem_concepts = extract(problem).concepts if problem.strip() else []
         if not keys:
             keys = problem_concepts
@@ -115,8 +131,59 @@ class KgStore:
         result: tuple[float, int] = self._mutate(scope, op)
         return result
 
+    def record_turn(
+        self,
+        scope: ScopeKey,
+        *,
+        session_id: str,
+        prompt: str,
+        vector: bytes,
+        outcome: Outcome,
+        answer: str,
+        doc_id: str,
+    ) -> dict[str, Any]:
+        """One scored turn for the session's episode; returns its problem statement and status."""
+        op = {
+            "op": "turn",
+            "ts": self._clock(),
+            "session_id": session_id,
+            "project": scope.project,
+            "prompt": redact(prompt)[:MAX_PROBLEM_CHARS],
+            "vector": base64.b64encode(vector).decode("ascii") if vector else "",
+            "outcome": outcome.value,
+            "answer": redact(answer)[:400],
+            "doc_id": doc_id,
+        }
+        result: dict[str, Any] = self._mutate(episodes_scope(scope.user), op)
+        return result
+
+    def record_tool_error(self, scope: ScopeKey, *, session_id: str, command: str, output: str) -> str:
+        """Remember a failed tool call of the session (its command and error line); returns the signature."""
+        line, signature = error_signature.of_output(redact(output))
+        op = {
+            "op": "tool_error",
+            "ts": self._clock(),
+            "session_id": session_id,
+            "project": scope.project,
+            "command": redact(command)[:MAX_TRIED_CHARS],
+            "line": line[:MAX_ERROR_CHARS],
+            "signature": signature,
+        }
+        self._mutate(episodes_scope(scope.user), op)
+        return signature
+
+    def episode_lessons(
+        self, scope: ScopeKey, *, session_id: str, vector: bytes, prompt: str, limit: int
+    ) -> list[EpisodeLesson]:
+        """What worked and what failed for the known problems matching a prompt (local project first)."""
+        book = self.graphs(episodes_scope(scope.user)).episodes
+        query = vector_from_bytes(vector)
+        return book.lessons(
+            query, session_id, scope.project, self._clock(), prompt=prompt, fixes=max(1, limit // 3), failures=limit
+        )
+
     def index_fact(self, scope: ScopeKey, fact_id: str, text: str) -> list[tuple[str, str]]:
-        extraction = extract(text, with_relations=True)
+        extraction = extract(redact(text), with_relations=True)  # redacted first, as in record_outcome
         entities = [(e.name, e.type) for e in extraction.entities]
         relations = [[r.source, r.target, r.relation] for r in extraction.relations]
         self._mutate(scope, {"op": "fact", "fact_id": fact_id, "entities": entities, "relations": relations})
@@ -146,8 +213,22 @@ class KgStore:
             ScopeGraphs().load_json(export)  # a dry run, so a bad file never reaches the journal
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise ImportFormatError(f"graph_json has the {kind} layout but a malformed entry: {exc!r}") from exc
-        self._mutate(scope, {"op": "import", "data": export}, snapshot_now=True)
+        # A project's known problems (episodes) live in the user's episode book, not in the project's graphs.
+        episodes = export.get("episodes") or {}
+        self._mutate(scope, {"op": "import", "data": {**export, "episodes": {}}}, snapshot_now=True)
+        if episodes.get("problems"):
+            self._mutate(
+                episodes_scope(scope.user),
+                {"op": "import_episodes", "data": {"problems": episodes["problems"]}, "project": scope.project},
+                snapshot_now=True,
+            )
         return kind
+
+    def export_json(self, scope: ScopeKey) -> dict[str, Any]:
+        """A project's graphs with its known problems from the user's episode book."""
+        data = self.graphs(scope).to_json()
+        data["episodes"] = self.graphs(episodes_scope(scope.user)).episodes.project_json(scope.project)
+        return data
 
     # -- reads ------------------------------------------------------------
     def route(self, scope: ScopeKey, concepts: list[str]) -> RouteAnswer:

@@ -51,6 +51,24 @@ def check_scope(user: str, project: str) -> None:
             )
 
 
+MAX_VECTOR_BYTES = 4 * 4096
+
+
+def check_session(session_id: str) -> None:
+    if not session_id.strip():
+        raise InvalidKgRequest("session_id is empty: send the id of the session the turn or tool call belongs to")
+    if len(session_id) > MAX_ID_CHARS:
+        raise InvalidKgRequest(f"session_id is too long: {len(session_id)} characters > {MAX_ID_CHARS}")
+
+
+def check_vector(data: bytes, field: str) -> None:
+    if len(data) % 4 or len(data) > MAX_VECTOR_BYTES:
+        raise InvalidKgRequest(
+            f"{field} has {len(data)} bytes: send packed little-endian float32 (a multiple of 4 bytes, "
+            f"at most {MAX_VECTOR_BYTES}), or nothing"
+        )
+
+
 def check_text(text: str, field: str = "text", *, required: bool = True) -> None:
     if required and not text.strip():
         raise InvalidKgRequest(f"{field} is empty: send the text to work on")

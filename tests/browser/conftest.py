@@ -158,6 +158,8 @@ class Watched:
     page: Any
     dialogs: list[str]
     errors: list[str]
+    console: list[str] = field(default_factory=list)  # console errors: a CSP violation shows up here
+    accept_confirm: bool = False  # a test that confirms (remove a book) sets it; others dismiss every dialog
 
     def pwned(self) -> Any:
         return self.page.evaluate("window.__pwned")
@@ -173,12 +175,27 @@ def page(browser: Any) -> Iterator[Watched]:
 
     def on_dialog(dialog: Any) -> None:
         watched.dialogs.append(dialog.message)
-        dialog.dismiss()
+        if dialog.type == "confirm" and watched.accept_confirm:
+            dialog.accept()
+        else:
+            dialog.dismiss()
+
+    def on_console(message: Any) -> None:
+        if message.type == "error":
+            watched.console.append(f"{message.text} at {message.location.get('url', '')}")
 
     tab.on("dialog", on_dialog)
     tab.on("pageerror", lambda exc: watched.errors.append(str(exc)))
+    tab.on("console", on_console)
     yield watched
     context.close()
+
+
+def no_trouble(page: Watched, dialogs: tuple[str, ...] = ()) -> None:
+    """No page error, no console error (CSP violations included) and no dialog but the expected ones."""
+    assert page.errors == [], page.errors
+    assert page.console == [], page.console
+    assert tuple(page.dialogs) == dialogs, page.dialogs
 
 
 def screenshot(page: Any, name: str, tmp_path: Path) -> Path:

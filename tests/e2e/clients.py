@@ -86,10 +86,14 @@ class ClaudeCode:
             "ENABLE_TOOL_SEARCH": "false",  # offer MCP tools to the model directly, not behind ToolSearch
         }
 
-    def run(self, prompt: str, cwd: Path, *, resume: str | None = None, timeout: float = 120) -> Turn:
+    def run(
+        self, prompt: str, cwd: Path, *, resume: str | None = None, timeout: float = 120, allowed_tools: str = ""
+    ) -> Turn:
         command = [str(require(CLAUDE_BIN)), "-p", prompt, "--output-format", "json"]
         if resume:
             command += ["--resume", resume]
+        if allowed_tools:  # e.g. "Bash": -p mode denies tools that would ask for permission
+            command += ["--allowedTools", allowed_tools]
         return _run(command, self.env(), cwd, timeout)
 
 

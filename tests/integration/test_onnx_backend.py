@@ -221,3 +221,78 @@ def test_the_served_graph_maps_its_weights_and_gives_the_same_vectors(tmp_path: 
     again = load_encoder()
     assert data_path(mapped).stat().st_size > 40_000_000
     assert np.array_equal(again.encode(TEXTS[:2]), served.encode(TEXTS[:2]))
+
+
+def _varied_texts(count: int) -> list[str]:
+    """Prose, code, unicode, numbers, and long texts cut at max_seq_length (256 tokens)."""
+    words = "deploy cache gateway retry billing helm friday lake sunrise test flaky token vector".split()
+    texts = list(TEXTS) + list(SENTENCES)
+    for i in range(count - len(texts)):
+        picked = " ".join(words[(i * 7 + k * 3) % len(words)] for k in range(3 + i % 11))
+        if i % 5 == 0:
+            texts.append(f"def f{i}(x):\n    return x * {i}  # {picked}")
+        elif i % 5 == 1:
+            texts.append(f"Ünïcödé {i} 日本語 — {picked} 🙂")
+        elif i % 5 == 2:
+            texts.append((picked + ". ") * (40 + i % 60))  # several hundred tokens: truncated at 256
+        else:
+            texts.append(f"{picked.capitalize()} on {i % 28 + 1} March, error {500 + i % 4}?")
+    return texts
+
+
+def test_the_graph_built_without_torch_matches_sentence_transformers(tmp_path: Path, torch_encoder) -> None:  # type: ignore[no-untyped-def]
+    """The fp32 graph written from the safetensors weights (in a process where torch cannot be
+    imported) gives sentence-transformers' vectors: cosine >= 0.9999 over 300 varied texts."""
+    import subprocess
+    import sys
+
+    from services.embedding.onnx_encoder import OnnxEncoder
+
+    model = Path(packaged_model_path())
+    out = cached_model_path(model, tmp_path)
+    blocked = "import sys; sys.modules['torch'] = None; sys.modules['transformers'] = None; "
+    run = "from services.embedding.onnx_export import main; raise SystemExit(main(sys.argv[1:]))"
+    done = subprocess.run(
+        [sys.executable, "-c", blocked + run, "--out", str(out), "--precision", "fp32"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    served = OnnxEncoder.load(model, "all-MiniLM-L6-v2", cache=tmp_path, precision="fp32")
+    texts = _varied_texts(300)
+    assert sum(len(served._tokenizer.encode(t).ids) >= 256 for t in texts) >= 40  # long ones were cut
+    ours, theirs = served.encode(texts), torch_encoder.encode(texts)
+    cosines = (ours * theirs).sum(axis=1)
+    assert cosines.min() >= 0.9999, (cosines.min(), texts[int(cosines.argmin())][:80])
+
+
+def test_the_torch_backend_without_torch_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "sentence_transformers", None)
+    with pytest.raises(ImportError, match=r"pip install 'mnemex\[torch\]'"):
+        load_encoder(backend="torch")
+
+
+def test_the_first_start_builds_the_graphs_and_says_so_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`mnemex up` prepares what the embedding service opens: a start line and a done line while the
+    cache is empty, nothing at later starts, and nothing for a backend that serves no ONNX."""
+    from services.embedding.first_start import prepare_model, served_graphs
+    from services.embedding.onnx_mapped import mapped_path
+
+    monkeypatch.setenv("MNEMEX_MODEL_CACHE", str(tmp_path))
+    lines: list[str] = []
+    assert prepare_model(lines.append)
+    assert len(lines) == 2, lines
+    assert "preparing the embedding model for its first start" in lines[0] and "s;" in lines[0]
+    assert lines[1].startswith("embedding model ready in ")
+    for graph in served_graphs(Path(packaged_model_path()), "int8"):
+        assert graph.exists() and mapped_path(graph).exists()
+    assert prepare_model(lines.append) and len(lines) == 2  # a later start: silent
+
+    monkeypatch.setenv("MNEMEX_MODEL_CACHE", str(tmp_path / "other"))
+    monkeypatch.setenv("MNEMEX_EMBEDDING_BACKEND", "torch")
+    assert prepare_model(lines.append) and len(lines) == 2
+    assert not (tmp_path / "other").exists()

@@ -134,3 +134,88 @@ def test_init_from_a_wheel_writes_hooks_that_outlive_checkout_and_venvs(tmp_path
     (request,) = gateway.requests
     assert request.path == "/api/hooks/get-context"
     assert request.headers.get("Authorization") == "Bearer wheel-token"
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _post(url: str, body: dict) -> dict:
+    import urllib.request
+
+    request = urllib.request.Request(
+        url, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}, method="POST"
+    )
+    with urllib.request.urlopen(request, timeout=60) as reply:
+        return dict(json.loads(reply.read()))
+
+
+STORED = "Billing service deploys through helm each Friday afternoon."
+PARAPHRASE = "which weekday do we ship invoicing?"  # not one word in common with STORED
+DISTRACTORS = (
+    "The staging database password rotates monthly via vault.",
+    "Use pnpm instead of npm in the frontend monorepo.",
+    "Flaky integration tests retry twice on CI before failing.",
+)
+
+
+def test_a_plain_wheel_install_has_no_torch_and_serves_memories_by_vector(tmp_path: Path) -> None:
+    """`pip install mnemex-*.whl` with this machine's indexes into a fresh venv: no torch there; the first
+    `mnemex up --detach` builds the ONNX graph (saying so), a stored memory comes back from get-context
+    first, and without the three unrelated ones, for a paraphrase that shares no word with it (only the
+    vector ranking can find it)."""
+    assert not set(STORED.lower().strip(".").split()) & set(PARAPHRASE.lower().strip("?").split())
+    wheel = build_wheel(tmp_path)
+    venv = tmp_path / "venv"
+    run([sys.executable, "-m", "venv", str(venv)], cwd=tmp_path)
+    python, mnemex = venv / "bin" / "python", venv / "bin" / "mnemex"
+    install = subprocess.run(
+        [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", str(wheel)],
+        cwd=tmp_path,
+        env=clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert install.returncode == 0, install.stdout + install.stderr
+    for absent in ("torch", "sentence_transformers", "transformers"):
+        probe = subprocess.run([str(python), "-c", f"import {absent}"], capture_output=True, text=True, timeout=60)
+        assert probe.returncode != 0 and "No module named" in probe.stderr, (absent, probe.stderr)
+
+    home = tmp_path / "home"
+    home.mkdir()
+    ports = {name: _free_port() for name in ("gateway", "embedding", "memory", "kg")}
+    env = {
+        "HOME": str(home),
+        "MNEMEX_HOME": str(home / "mnemex"),
+        "MNEMEX_MODEL_CACHE": str(tmp_path / "onnx-cache"),  # empty: the first start builds the graph
+        **{f"MNEMEX_{name.upper()}_ADDR": f"127.0.0.1:{port}" for name, port in ports.items()},
+    }
+    try:
+        up = subprocess.run(
+            [str(mnemex), "up", "--detach"], cwd=home, env=clean_env(**env), capture_output=True, text=True, timeout=400
+        )
+        assert up.returncode == 0, up.stdout + up.stderr
+        assert "preparing the embedding model for its first start" in up.stdout, up.stdout
+        assert "embedding model ready in" in up.stdout, up.stdout
+        assert list((tmp_path / "onnx-cache").glob("*-int8.onnx")), "the graph was built into the given cache"
+        gateway = f"http://127.0.0.1:{ports['gateway']}"
+        project = home / "project"
+        project.mkdir()
+        for content in (STORED, *DISTRACTORS):
+            added = _post(f"{gateway}/api/memory-bank/add", {"cwd": str(project), "content": content})
+            assert added["memory"]["content"] == content, added
+        context = _post(
+            f"{gateway}/api/hooks/get-context", {"session_id": "wheel", "prompt": PARAPHRASE, "cwd": str(project)}
+        )
+        assert [m["content"] for m in context["memories"]][:1] == [STORED], context
+        assert STORED in context["context"] and not any(d in context["context"] for d in DISTRACTORS), context
+    finally:
+        down = subprocess.run(
+            [str(mnemex), "down"], cwd=home, env=clean_env(**env), capture_output=True, text=True, timeout=120
+        )
+        assert down.returncode == 0, down.stdout + down.stderr

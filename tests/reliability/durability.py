@@ -2,13 +2,13 @@
 
 Memory: concurrent workers Store memories (unique content, explicit random
 vectors, so no embedding is involved) and Score acknowledged ones with
-``unknown`` (a use and a quarter success, never a lifecycle move). The
+``unknown`` (a use with its success credit, never a lifecycle move). The
 service is SIGKILLed mid-stream and restarted; then
 
 - every acknowledged Store is present exactly once (by id and by content);
 - an unacknowledged one (in flight at the kill) is present at most once;
 - per memory, ``acked <= uses <= acked + in-flight`` and the counters agree
-  (``success_count == uses / 4``, score untouched, history all ``?``).
+  (``success_count == uses × unknown's credit``, score untouched, history all ``?``).
 
 KG: workers IndexFact unique facts and RecordAction on a few action slots;
 after the kill and restart every acknowledged fact is found for its entity,
@@ -38,6 +38,7 @@ from protos.mnemex.kg.v1 import kg_service_pb2 as kg_pb
 from protos.mnemex.kg.v1 import kg_service_pb2_grpc as kg_grpc
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
 from protos.mnemex.memory.v1 import memory_service_pb2_grpc as mem_grpc
+from services.memory.domain.outcomes import SUCCESS_CREDIT, Outcome
 
 CHANNEL_OPTIONS = [
     ("grpc.initial_reconnect_backoff_ms", 100),
@@ -205,8 +206,9 @@ def memory_durability(
             low, high = score_acked[memory_id], score_acked[memory_id] + score_failed[memory_id]
             if not low <= memory.uses <= high:
                 problems.append(f"{memory_id}: uses {memory.uses} outside [{low}, {high}] (acked, +in flight)")
-            if abs(memory.success_count - memory.uses * 0.25) > 1e-6:
-                problems.append(f"{memory_id}: success_count {memory.success_count} != uses/4 ({memory.uses})")
+            expected = memory.uses * SUCCESS_CREDIT[Outcome.UNKNOWN]
+            if abs(memory.success_count - expected) > 1e-6:
+                problems.append(f"{memory_id}: success_count {memory.success_count} != {expected} ({memory.uses} uses)")
             if abs(memory.score - 0.5) > 1e-6:
                 problems.append(f"{memory_id}: score moved to {memory.score} on 'unknown' outcomes")
             history = memory.outcome_history.strip("[]")

@@ -180,7 +180,9 @@ def fuzz_ingest(url: str, examples: int, report: FuzzReport, derandomize: bool =
                 reply = client.post("/api/ingest", content=raw, headers={"Content-Type": "application/json"})
             report.record("POST /api/ingest [raw]", reply.status_code, reply.text)
             files = {"file": ("f.txt" if as_json else "f.pdf", raw)}
-            reply = client.post("/api/ingest", files=files, data={"title": str(body)[:50]})
+            reply = client.post(
+                "/api/ingest", files=files, data={"title": str(body)[:50]}, headers={"X-Mnemex-Client": "fuzz"}
+            )
             report.record("POST /api/ingest [multipart]", reply.status_code, reply.text)
 
         ingest()
@@ -193,7 +195,12 @@ def fuzz_import(url: str, examples: int, report: FuzzReport, derandomize: bool =
         @given(lines=st.lists(RECORD | JSON_VALUES, max_size=6), junk=st.binary(max_size=200), keep=st.booleans())
         def import_lines(lines: list[Any], junk: bytes, keep: bool) -> None:
             body = "\n".join(json.dumps(line) for line in lines).encode() + b"\n" + junk
-            reply = client.post("/api/import", content=body, params={"keep_user": str(keep).lower(), "cwd": "/fuzz"})
+            reply = client.post(
+                "/api/import",
+                content=body,
+                params={"keep_user": str(keep).lower(), "cwd": "/fuzz"},
+                headers={"Content-Type": "application/x-ndjson"},
+            )
             report.record("POST /api/import [raw]", reply.status_code, reply.text)
 
         import_lines()

@@ -124,10 +124,10 @@ def memory_cases() -> list[Case]:
             "bad-scope": lambda: M.BackfillRequest(
                 exchanges=[M.BackfillItem(scope=BAD_M, id="working_000000000000001", created_at="2025-01-01T00:00:00Z")]
             ),
-            "not-a-working-id": lambda: M.BackfillRequest(
+            "not-a-history-id": lambda: M.BackfillRequest(
                 exchanges=[
                     M.BackfillItem(
-                        scope=GOOD_M, id="history_" + "0" * 32, created_at="2025-01-01T00:00:00Z", user_text="q"
+                        scope=GOOD_M, id="patterns_" + "0" * 32, created_at="2025-01-01T00:00:00Z", user_text="q"
                     )
                 ]
             ),

@@ -140,6 +140,38 @@ def kg_cases() -> list[Case]:
             "limit-too-high": lambda: K.GraphRequest(scope=GOOD_K, limit=10_000_000),
         },
         "Stats": {"bad-scope": lambda: K.StatsRequest(scope=BAD_K)},
+        "RecordTurn": {
+            "bad-scope": lambda: K.RecordTurnRequest(scope=BAD_K, session_id="s1", prompt="x", outcome=1),
+            "empty-session": lambda: K.RecordTurnRequest(scope=GOOD_K, session_id=" ", prompt="x", outcome=1),
+            "no-outcome": lambda: K.RecordTurnRequest(scope=GOOD_K, session_id="s1", prompt="x"),
+            "unknown-outcome": lambda: K.RecordTurnRequest(scope=GOOD_K, session_id="s1", prompt="x", outcome=99),
+            "vector-not-float32": lambda: K.RecordTurnRequest(
+                scope=GOOD_K, session_id="s1", prompt="x", outcome=1, prompt_vector=b"abc"
+            ),
+            "prompt-too-long": lambda: K.RecordTurnRequest(
+                scope=GOOD_K, session_id="s1", prompt="p" * 20_001, outcome=1
+            ),
+            "doc-id-too-long": lambda: K.RecordTurnRequest(
+                scope=GOOD_K, session_id="s1", prompt="x", outcome=1, doc_id="d" * 1_000
+            ),
+        },
+        "RecordToolError": {
+            "bad-scope": lambda: K.RecordToolErrorRequest(scope=BAD_K, session_id="s1", command="make"),
+            "empty-session": lambda: K.RecordToolErrorRequest(scope=GOOD_K, session_id="", command="make"),
+            "session-too-long": lambda: K.RecordToolErrorRequest(scope=GOOD_K, session_id="s" * 1_000, command="m"),
+            "nothing-failed": lambda: K.RecordToolErrorRequest(scope=GOOD_K, session_id="s1", command=" ", output=""),
+            "output-too-long": lambda: K.RecordToolErrorRequest(
+                scope=GOOD_K, session_id="s1", command="make", output="e" * 20_001
+            ),
+        },
+        "EpisodeLessons": {
+            "bad-scope": lambda: K.EpisodeLessonsRequest(scope=BAD_K, session_id="s1", prompt="x"),
+            "vector-not-float32": lambda: K.EpisodeLessonsRequest(scope=GOOD_K, query_vector=b"12345"),
+            "vector-too-long": lambda: K.EpisodeLessonsRequest(scope=GOOD_K, query_vector=floats([0.1] * 5_000)),
+            "limit-too-high": lambda: K.EpisodeLessonsRequest(scope=GOOD_K, prompt="x", limit=1_000_000),
+            "prompt-too-long": lambda: K.EpisodeLessonsRequest(scope=GOOD_K, prompt="p" * 20_001),
+            "session-too-long": lambda: K.EpisodeLessonsRequest(scope=GOOD_K, session_id="s" * 1_000),
+        },
         "Export": {"bad-scope": lambda: K.ExportRequest(scope=BAD_K)},
         "Import": {
             "bad-scope": lambda: K.ImportRequest(scope=BAD_K, graph_json="{}"),

@@ -16,6 +16,8 @@ import pytest
 
 from tests.reliability.inproc import InprocStack
 
+UPLOAD = {"X-Mnemex-Client": "test"}  # a multipart upload says it comes from a client (gateway/web_guard.py)
+
 pytestmark = pytest.mark.integration
 
 TEN_MB = 10 * 1024 * 1024
@@ -42,7 +44,10 @@ def test_ingest_refuses_path_traversal_in_the_file_name(filename: str, stack: In
 
 def test_multipart_ingest_refuses_path_traversal(stack: InprocStack) -> None:
     reply = stack.gateway.client.post(
-        "/api/ingest", files={"file": ("../../../etc/passwd.md", b"# hi\n\nbody")}, data={"cwd": PROJECT}
+        "/api/ingest",
+        files={"file": ("../../../etc/passwd.md", b"# hi\n\nbody")},
+        data={"cwd": PROJECT},
+        headers=UPLOAD,
     )
     assert reply.status_code == 422, reply.text
 
@@ -68,7 +73,9 @@ def test_ingest_over_10_mb_is_refused_in_every_encoding(stack: InprocStack) -> N
             json={"title": "big", "filename": "big.pdf", "data_base64": base64.b64encode(too_big).decode()},
         )
     )
-    _assert_too_large(client.post("/api/ingest", files={"file": ("big.md", too_big)}, data={"cwd": PROJECT}))
+    _assert_too_large(
+        client.post("/api/ingest", files={"file": ("big.md", too_big)}, data={"cwd": PROJECT}, headers=UPLOAD)
+    )
 
     def chunks() -> Iterator[bytes]:  # no Content-Length: the limit must count streamed bytes
         yield b'{"title": "big", "filename": "big.txt", "text": "'
@@ -90,11 +97,15 @@ def test_bodies_over_the_limit_are_refused_on_every_other_route(stack: InprocSta
 
 def test_an_empty_or_unsupported_file_gets_a_clear_422(stack: InprocStack) -> None:
     client = stack.gateway.client
-    empty = client.post("/api/ingest", files={"file": ("empty.md", b"")}, data={"cwd": PROJECT})
+    empty = client.post("/api/ingest", files={"file": ("empty.md", b"")}, data={"cwd": PROJECT}, headers=UPLOAD)
     assert empty.status_code == 422 and "empty" in empty.json()["error"]
-    binary = client.post("/api/ingest", files={"file": ("tool.exe", b"MZ\x90\x00")}, data={"cwd": PROJECT})
+    binary = client.post(
+        "/api/ingest", files={"file": ("tool.exe", b"MZ\x90\x00")}, data={"cwd": PROJECT}, headers=UPLOAD
+    )
     assert binary.status_code == 422 and ".pdf" in binary.json()["error"], binary.text
-    fake_pdf = client.post("/api/ingest", files={"file": ("fake.pdf", b"not a pdf")}, data={"cwd": PROJECT})
+    fake_pdf = client.post(
+        "/api/ingest", files={"file": ("fake.pdf", b"not a pdf")}, data={"cwd": PROJECT}, headers=UPLOAD
+    )
     assert fake_pdf.status_code == 422, fake_pdf.text
 
 

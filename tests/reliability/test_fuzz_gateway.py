@@ -51,6 +51,8 @@ def test_raw_bodies_find_no_server_errors(target: str, stack: InprocStack) -> No
     ],
 )
 def test_import_with_a_foreign_header_is_rejected_with_422(header: bytes, stack: InprocStack) -> None:
-    reply = stack.gateway.client.post("/api/import", content=header + b"\n")
+    reply = stack.gateway.client.post(
+        "/api/import", content=header + b"\n", headers={"Content-Type": "application/x-ndjson"}
+    )
     assert reply.status_code == 422, reply.text
     assert "mnemex-export" in reply.json()["error"]

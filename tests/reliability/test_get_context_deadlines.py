@@ -24,7 +24,7 @@ from tests.unit.gateway.test_app_edges import dead_settings
 
 @pytest.fixture
 def client(isolated_home: Path) -> Iterator[TestClient]:
-    with TestClient(create_app(dead_settings(isolated_home))) as test_client:
+    with TestClient(create_app(dead_settings(isolated_home)), base_url="http://127.0.0.1") as test_client:
         yield test_client
 
 
@@ -74,7 +74,7 @@ def test_hanging_backends_cost_at_most_the_context_budget(isolated_home: Path) -
         }
     )
     try:
-        with TestClient(create_app(settings, deadlines=Deadlines.within(0.4))) as client:
+        with TestClient(create_app(settings, deadlines=Deadlines.within(0.4)), base_url="http://127.0.0.1") as client:
             started = time.monotonic()
             reply = client.post("/api/hooks/get-context", json={"session_id": "h", "prompt": "anything", "cwd": "/tmp"})
             elapsed = time.monotonic() - started

@@ -91,7 +91,12 @@ def victim(stack: InprocStack) -> Victim:
         {"collection": "patterns", "content": f"Always snapshot the {MARKER} database before migrations"},
     ]
     lines = "\n".join(json.dumps({"type": "memory", "record": r}) for r in records)
-    reply = tester.client.post("/api/import", params={"cwd": PROJECT_B}, content=lines.encode())
+    reply = tester.client.post(
+        "/api/import",
+        params={"cwd": PROJECT_B},
+        content=lines.encode(),
+        headers={"Content-Type": "application/x-ndjson"},
+    )
     assert reply.status_code == 200 and reply.json()["imported"] == 2, reply.text
     for collection in ("history", "patterns"):
         found = tester.ok("/api/search", {"cwd": PROJECT_B, "days_back": 1, "collections": [collection]})

@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
 K8S = DEPLOY / "k8s"
 MANIFESTS = sorted(p for p in K8S.glob("*.yaml") if p.name != "kustomization.yaml")
-README_SETTINGS = set(re.findall(r"`(MNEMEX_[A-Z0-9_]+)`", (ROOT / "README.md").read_text()))
+README_SETTINGS = set(re.findall(r"`(MNEMEX_[A-Z0-9_]+)`", (ROOT / "docs" / "CONFIGURATION.md").read_text()))
 PROCESS_SETTINGS = {
     "HF_HUB_OFFLINE",
     "TRANSFORMERS_OFFLINE",

@@ -1,5 +1,5 @@
-"""README's configuration table against the code: every variable read is listed, every one listed is read,
-and each default shown is the one the code applies."""
+"""The configuration table (docs/CONFIGURATION.md, moved out of the README) against the code: every variable
+read is listed, every one listed is read, and each default shown is the one the code applies."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from services.kg.settings import KgSettings
 from services.memory.settings import MemorySettings
 
 ROOT = Path(__file__).resolve().parents[2]
+CONFIGURATION = "docs/CONFIGURATION.md"  # the table of every MNEMEX_* variable
 CODE = ("kernel", "services", "gateway", "mnemex", "hooks")
 INTERNAL = {"MNEMEX_SUPERVISOR_PID"}  # set by the supervisor for its children, not by users
 VARIABLE = re.compile(r"MNEMEX_[A-Z0-9_]+")
@@ -23,7 +24,7 @@ ROW = re.compile(r"^\| `(MNEMEX_[A-Z0-9_*]+)` \| (.+?) \| (.+?) \|$")
 def readme_rows() -> dict[str, str]:
     """variable (or ``PREFIX_*``) -> its default cell."""
     rows = {}
-    for line in (ROOT / "README.md").read_text(encoding="utf-8").splitlines():
+    for line in (ROOT / CONFIGURATION).read_text(encoding="utf-8").splitlines():
         match = ROW.match(line)
         if match:
             rows[match.group(1)] = match.group(2)
@@ -45,14 +46,14 @@ def documented(name: str, rows: dict[str, str]) -> bool:
     return name in rows or any(row.endswith("*") and name.startswith(row[:-1]) for row in rows)
 
 
-def test_every_variable_the_code_reads_is_in_the_readme() -> None:
+def test_every_variable_the_code_reads_is_in_the_configuration_table() -> None:
     rows = readme_rows()
     assert len(rows) >= 30
     missing = sorted(name for name in variables_in_code() if not documented(name, rows))
     assert missing == []
 
 
-def test_every_variable_in_the_readme_is_read_by_the_code() -> None:
+def test_every_variable_in_the_configuration_table_is_read_by_the_code() -> None:
     code = variables_in_code()
     stale = sorted(row for row in readme_rows() if not row.endswith("*") and row not in code)
     assert stale == []
@@ -104,7 +105,7 @@ def _same(cell: str, value: object) -> bool:
 @pytest.mark.parametrize("name", sorted(DEFAULTS))
 def test_the_default_shown_is_the_one_the_code_applies(name: str) -> None:
     cell = readme_rows()[name]
-    assert _same(cell, DEFAULTS[name]), f"README says {cell} for {name}; the code uses {DEFAULTS[name]!r}"
+    assert _same(cell, DEFAULTS[name]), f"{CONFIGURATION} says {cell} for {name}; the code uses {DEFAULTS[name]!r}"
 
 
 def test_the_memory_settings_read_from_an_empty_environment_are_their_defaults() -> None:
@@ -132,10 +133,10 @@ def test_the_memory_settings_read_from_an_empty_environment_are_their_defaults()
         ("MNEMEX_GET_CONTEXT_BUDGET_MS", "gateway/__main__.py", '"MNEMEX_GET_CONTEXT_BUDGET_MS", "1500")'),
     ],
 )
-def test_defaults_written_inline_match_the_readme(name: str, source: str, literal: str) -> None:
+def test_defaults_written_inline_match_the_configuration_table(name: str, source: str, literal: str) -> None:
     """These defaults are literals where the variable is read (hooks use the standard library only)."""
     assert literal in (ROOT / source).read_text(encoding="utf-8"), (
-        f"{name}'s default moved: update README and this test"
+        f"{name}'s default moved: update {CONFIGURATION} and this test"
     )
     default = re.findall(r"[0-9.]+", literal)[-1]
     assert _same(readme_rows()[name], float(default))

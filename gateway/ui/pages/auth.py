@@ -1,4 +1,9 @@
-"""Sign in and out: the token typed once, kept in an HttpOnly SameSite=Strict cookie (see ``ui.security``)."""
+"""Sign in and out: the token typed once, kept in an HttpOnly SameSite=Strict cookie (see ``ui.security``).
+
+Sign-in attempts are rate-limited per client address (``signin.LoginThrottle``): past
+the burst the form answers 429 with ``Retry-After``. Behind a trusted proxy the
+address is the one the proxy forwards (uvicorn's proxy headers).
+"""
 
 from __future__ import annotations
 
@@ -6,7 +11,7 @@ from fastapi import APIRouter, Form, Request, Response
 from fastapi.responses import RedirectResponse
 
 from gateway.ui import security, signin
-from gateway.ui.deps import session_store
+from gateway.ui.deps import login_throttle, session_store
 from gateway.ui.render import UiRoute, render
 
 router = APIRouter(route_class=UiRoute)
@@ -46,12 +51,19 @@ async def login(
     security.check_csrf(request, csrf)
     if not _required(request):
         return RedirectResponse(_safe_next(next), status_code=303)
+    wait = login_throttle(request).attempt(request.client.host if request.client else "")
+    if wait:
+        throttled = render(request, "login.html", next=_safe_next(next), failed=True, wait=int(wait), status=429)
+        throttled.headers["retry-after"] = str(int(wait))
+        return throttled
     ops = request.app.state.operations
-    if signin.viewer_of_token(token.strip(), ops.settings.token, ops.user_tokens) is None:
+    viewer = signin.viewer_of_token(token.strip(), ops.settings.token, ops.user_tokens)
+    if viewer is None:
         return render(request, "login.html", next=_safe_next(next), failed=True, status=401)
-    session = session_store(request).open(token.strip())
+    session = session_store(request).open(token.strip(), owner=viewer.user or "")
     reply = RedirectResponse(_safe_next(next), status_code=303)
-    cookie = security.cookie_header(signin.SESSION_COOKIE, session, max_age=signin.SESSION_MAX_AGE)
+    secure = security.served_over_https(request.scope)
+    cookie = security.cookie_header(signin.SESSION_COOKIE, session, max_age=signin.SESSION_MAX_AGE, secure=secure)
     reply.headers.append("set-cookie", cookie.decode())
     return reply
 
@@ -61,5 +73,8 @@ async def logout(request: Request, csrf: str = Form("", max_length=100)) -> Resp
     security.check_csrf(request, csrf)
     session_store(request).close(request.cookies.get(signin.SESSION_COOKIE, ""))
     reply = RedirectResponse("/ui/login", status_code=303)
-    reply.headers.append("set-cookie", security.cookie_header(signin.SESSION_COOKIE, "", max_age=0).decode())
+    secure = security.served_over_https(request.scope)
+    reply.headers.append(
+        "set-cookie", security.cookie_header(signin.SESSION_COOKIE, "", max_age=0, secure=secure).decode()
+    )
     return reply

@@ -7,6 +7,7 @@ shows the bytes sent, then the chunks embedded.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -27,9 +28,15 @@ router = APIRouter(route_class=UiRoute)
 async def books(
     request: Request, project: str = Query("", max_length=64), data: ViewerData = Depends(viewer)
 ) -> HTMLResponse:
-    found = await data.books(project)
+    found, names = await asyncio.gather(data.books(project), data.project_names())
     return render(
-        request, "books.html", page="Books", project=project or data.default_project(), books=found["books"], removed=""
+        request,
+        "books.html",
+        page="Books",
+        project=project or data.default_project(),
+        project_names=names,
+        books=found["books"],
+        removed="",
     )
 
 

@@ -9,11 +9,28 @@ from fastapi import APIRouter, Depends, Form, Query, Request
 from fastapi.responses import HTMLResponse
 
 from gateway import validation
-from gateway.ui.data import ARCHIVED, COLLECTIONS, PAGE_SIZE, SEARCH_SORTS, MemoryQuery, ViewerData
+from gateway.errors import InvalidInput
+from gateway.ui.data import (
+    ARCHIVED,
+    BROWSE_SORTS,
+    BULK_LIMIT,
+    COLLECTIONS,
+    PAGE_SIZE,
+    SEARCH_SORTS,
+    MemoryQuery,
+    ViewerData,
+)
 from gateway.ui.deps import mutation, viewer
 from gateway.ui.render import UiRoute, is_htmx, render, url
 
 router = APIRouter(route_class=UiRoute)
+SORT_LABELS = {
+    "relevance": "relevance",
+    "recency": "recent first",
+    "score": "score",
+    "wilson": "Wilson",
+    "uses": "uses",
+}
 
 
 @router.get("/ui/memories", include_in_schema=False)
@@ -29,9 +46,8 @@ async def memories(
     data: ViewerData = Depends(viewer),
 ) -> HTMLResponse:
     query = MemoryQuery(q.strip(), collection, tag.strip(), sort, archived or "active", page)
-    result, scopes = await asyncio.gather(data.memories(project, query), data.projects())
+    result, names = await asyncio.gather(data.memories(project, query), data.project_names())
     project = project or data.default_project()
-    names = sorted({s["name"] for s in scopes if s["name"]} | {project})
     pages = max(1, -(-result["total"] // PAGE_SIZE))
 
     def page_link(n: int) -> str:
@@ -42,8 +58,11 @@ async def memories(
         "result": result,
         "pages": pages,
         "page_link": page_link,
+        "results_url": page_link(query.page),
         "collections": COLLECTIONS,
-        "sorts": SEARCH_SORTS,
+        "sorts": SEARCH_SORTS if query.query else BROWSE_SORTS,  # no query: nothing to rank by relevance
+        "sort_labels": SORT_LABELS,
+        "filtered": bool(query.query or collection or tag or archived != "active"),
         "archived_states": ARCHIVED,
         "project_names": names,
     }
@@ -59,7 +78,7 @@ async def memories(
 async def memory(
     request: Request, memory_id: str, project: str = Query("", max_length=64), data: ViewerData = Depends(viewer)
 ) -> HTMLResponse:
-    found = await data.memory_page(project, memory_id)
+    found, names = await asyncio.gather(data.memory_page(project, memory_id), data.project_names())
 
     def rank_of(turn: dict[str, Any]) -> str:
         ids = [i.split("_")[-1] for i in turn["injected"]]
@@ -71,6 +90,7 @@ async def memory(
         "memory.html",
         page="Memories",
         project=project or data.default_project(),
+        project_names=names,
         rank_of=rank_of,
         saved="",
         **found,
@@ -111,3 +131,38 @@ async def restore(
 ) -> HTMLResponse:
     updated = await data.restore(project, memory_id)
     return _card(request, project or data.default_project(), updated, "Restored.")
+
+
+def _bulk_reply(request: Request, project: str, ids: list[str], *, archived: bool) -> HTMLResponse:
+    reply = render(request, "bulk_result.html", project=project, ids=ids, archived=archived)
+    reply.headers["hx-trigger"] = "mnemex-bulk"  # the list reloads itself (memories.html listens for it)
+    return reply
+
+
+@router.post("/ui/memories/bulk-archive", include_in_schema=False)
+async def bulk_archive(
+    request: Request,
+    project: str = Query("", max_length=64),
+    ids: list[str] = Form([]),
+    data: ViewerData = Depends(mutation),
+) -> HTMLResponse:
+    """Archive the ticked rows; the answer names them and offers an undo (restore of exactly those)."""
+    if not ids:
+        raise InvalidInput("tick at least one memory to archive")
+    if len(ids) > BULK_LIMIT:
+        raise InvalidInput(f"{len(ids)} memories ticked: archive at most {BULK_LIMIT} (one page) at a time")
+    done = await data.archive_many(project, ids)
+    return _bulk_reply(request, project or data.default_project(), done, archived=True)
+
+
+@router.post("/ui/memories/bulk-restore", include_in_schema=False)
+async def bulk_restore(
+    request: Request,
+    project: str = Query("", max_length=64),
+    ids: list[str] = Form([]),
+    data: ViewerData = Depends(mutation),
+) -> HTMLResponse:
+    if not ids or len(ids) > BULK_LIMIT:
+        raise InvalidInput(f"restore 1-{BULK_LIMIT} memories at a time")
+    done = await data.restore_many(project, ids)
+    return _bulk_reply(request, project or data.default_project(), done, archived=False)

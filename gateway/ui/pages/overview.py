@@ -34,14 +34,34 @@ def chart_data(stats: dict[str, Any]) -> dict[str, Any]:
 async def overview(
     request: Request, project: str = Query("", max_length=64), data: ViewerData = Depends(viewer)
 ) -> HTMLResponse:
-    found = await data.overview(project)
+    found = await data.overview(project or await data.most_active_project())
+    names = [p["name"] for p in found["projects"] if p["name"]]
     return render(
         request,
         "overview.html",
         page="Overview",
         project=found["project"],
+        project_names=names,
         collections=COLLECTIONS,
         stats=found["stats"],
         projects=found["projects"],
         chart_data=chart_data(found["stats"]),
+        # memory_bank facts are user-wide: a project with only those has nothing of its own yet
+        empty=not any(found["stats"]["counts"].get(name, 0) for name in COLLECTIONS if name != "memory_bank"),
+    )
+
+
+@router.get("/ui/projects", include_in_schema=False)
+async def all_projects(request: Request, data: ViewerData = Depends(viewer)) -> HTMLResponse:
+    """Every project of this user with its counts: the switcher's "All projects"."""
+    scopes = await data.projects()
+    names = [p["name"] for p in scopes if p["name"]]
+    return render(
+        request,
+        "projects.html",
+        page="Overview",
+        project="",
+        project_names=names,
+        collections=COLLECTIONS,
+        projects=scopes,
     )

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse
 
 from gateway import validation
 from gateway.ui.data import ViewerData
 from gateway.ui.deps import viewer
-from gateway.ui.render import UiRoute, render
+from gateway.ui.render import UiRoute, is_htmx, render
 
 router = APIRouter(route_class=UiRoute)
 
@@ -17,8 +19,10 @@ router = APIRouter(route_class=UiRoute)
 async def sessions(
     request: Request, project: str = Query("", max_length=64), data: ViewerData = Depends(viewer)
 ) -> HTMLResponse:
-    found = await data.sessions(project)
-    return render(request, "sessions.html", page="Sessions", project=project or data.default_project(), sessions=found)
+    found, names = await asyncio.gather(data.sessions(project), data.project_names())
+    template = "sessions_rows.html" if is_htmx(request) else "sessions.html"  # the list polls itself for new turns
+    project = project or data.default_project()
+    return render(request, template, page="Sessions", project=project, project_names=names, sessions=found)
 
 
 @router.get("/ui/session", include_in_schema=False)

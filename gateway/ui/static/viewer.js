@@ -31,5 +31,19 @@
     }
   });
 
+  // The header's project switcher: a plain GET form (works without script); picking a project submits it,
+  // so the whole page (header, nav and every link) moves to that project. "All projects" has its own page.
+  var switcher = document.getElementById("project-switch");
+  if (switcher) {
+    var select = switcher.querySelector("select[name='project']");
+    select.addEventListener("change", function () {
+      if (select.value === "") {
+        window.location.assign(select.getAttribute("data-all"));
+      } else {
+        switcher.submit();
+      }
+    });
+  }
+
   window.mnemexViewer = { csrfToken: function () { return token; }, flash: flash };
 })();

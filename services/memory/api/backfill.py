@@ -1,12 +1,22 @@
 """Use case: store a client's past exchanges (and their tool observations) in bulk.
 
-Each exchange becomes the working memory ``RecordExchange`` would have stored
-(same redaction, same ``User: ...\\nAssistant: ...`` text, ``kind: exchange``,
+Each exchange becomes the memory ``RecordExchange`` would have stored (same
+redaction, same ``User: ...\\nAssistant: ...`` text, ``kind: exchange``,
 session id, unproven score), dated when it happened. Observations become what
 ``Store`` makes of a PostToolUse observation. Differences from the live path,
 on purpose: no session turn is opened or completed (history is not the turn in
 progress), and no near-duplicate refresh (the caller's deterministic ids make
 a replay idempotent instead).
+
+Imported items are stored in **history**, not working, with ``imported_at``
+set to now: ``created`` keeps the original date (recency ranks them as old),
+while the lifecycle's expiry clock starts at the import (``lifecycle.expiry_clock``).
+Stored in working with an old ``created``, they were past the 24 h working limit
+at once and the first sweep deleted them all; and working observations are
+compacted 2 h after their creation. In history they expire only after 30 days
+without use counted from the import, like any history memory, and observation
+compaction (working only) leaves them alone. Ids may come as ``history_<uid>``
+or, from older callers, ``working_<uid>``; either is stored as ``history_<uid>``.
 
 Idempotent: an item whose uid is already stored in any collection of its scope
 (a working memory may have been promoted since) is reported as existing and
@@ -19,7 +29,7 @@ one call, then written per scope.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -112,8 +122,9 @@ class Backfill:
     def _record(self, item: BackfillItem, is_exchange: bool) -> MemoryRecord | None:
         record_id = check_id(item.id)
         prefix, _ = split_id(record_id)
-        if prefix != WORKING:
-            raise InvalidRequest(f"id {record_id[:80]!r}: backfilled memories are working memories (working_<uid>)")
+        if prefix not in (HISTORY, WORKING):
+            raise InvalidRequest(f"id {record_id[:80]!r}: backfilled memories are history memories (history_<uid>)")
+        record_id = memory_id(HISTORY, split_id(record_id)[1])
         created = timefmt.parse(item.created_at)
         if created is None:
             raise InvalidRequest(f"created_at {item.created_at[:40]!r} of {record_id} is not an RFC 3339 time")
@@ -130,12 +141,13 @@ class Backfill:
         if not text:
             return None
         extra["created_at"] = timefmt.to_iso(created)
-        return new_record(
+        now = self._clock()
+        record = new_record(
             memory_id=record_id,
-            collection=WORKING,
+            collection=HISTORY,
             content=clean_content(text, self._max_content_chars),
             project=item.scope.project,
-            now=self._clock(),
+            now=now,
             tags=(),
             importance=None,
             confidence=None,
@@ -144,6 +156,7 @@ class Backfill:
             extra=extra,
             kind=kind,
         )
+        return replace(record, imported_at=now)
 
     async def _existing(self, records: list[tuple[Scope, MemoryRecord]]) -> set[tuple[Scope, str]]:
         """(scope, uid) of the records already stored under any collection prefix."""

@@ -111,7 +111,7 @@ class Books:
                 project=scope.project,
                 title=name,
                 source=redact(source.strip()),
-                filename=filename,
+                filename=redact(filename),
                 content_hash=digest,
                 kind="book",
                 chunk_count=len(chunks),
@@ -182,7 +182,7 @@ class Books:
         return sorted(books, key=lambda b: b.title.lower())
 
     async def remove(self, scope: Scope, title: str) -> list[str]:
-        name = title.strip()
+        name = redact(title.strip())  # titles are stored redacted: the same title finds its book
         if not name:
             raise InvalidRequest("title is empty: pass the title shown by ListBooks")
         async with self._locks.hold(f"book:{scope.user}:{scope.project}:{name}"):

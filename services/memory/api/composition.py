@@ -23,6 +23,7 @@ from datetime import datetime
 from services.memory.api.backfill import Backfill
 from services.memory.api.books import Books
 from services.memory.api.consolidation import Consolidation
+from services.memory.api.exchange_intake import ExchangeIntake
 from services.memory.api.lifecycle_moves import LifecycleMoves
 from services.memory.api.maintenance import Maintenance
 from services.memory.api.memory_reads import MemoryReads
@@ -46,6 +47,7 @@ from services.memory.storage.blocking_io import BlockingIO
 from services.memory.storage.chroma_store import ChromaStore
 from services.memory.storage.keyed_locks import KeyedLocks
 from services.memory.storage.memory_store import MemoryStore
+from services.memory.storage.merge_journal import MergeJournal
 from services.memory.storage.session_state import SessionState
 from services.memory.storage.turn_history import TurnHistory
 
@@ -111,8 +113,11 @@ class MemoryUseCases:
         self.searcher = Searcher(
             self.store, self.io, vectors, retrieval=settings.retrieval, weights=settings.ranking, clock=clock
         )
-        self.turns = SessionTurns(self.state, self.io, self.turn_writes, self.writes, clock=clock)
-        self.prepare = PrepareContext(self.state, self.turns, self.searcher)
+        self.intake = ExchangeIntake(self.state, self.io, self.writes, self.store, self.turn_writes)
+        self.turns = SessionTurns(self.state, self.io, self.turn_writes, self.writes, self.intake, clock=clock)
+        self.prepare = PrepareContext(
+            self.state, self.turns, self.searcher, self.store, history=self.history, io=self.io
+        )
         self.scoring = OutcomeScoring(
             self.store,
             self.state,
@@ -151,6 +156,7 @@ class MemoryUseCases:
             default_user=settings.default_user,
             max_content_chars=settings.max_content_chars,
             clock=clock,
+            check_owner=settings.shard.check if settings.shard else None,
         )
         self.backfill = Backfill(self.store, vectors, max_content_chars=settings.max_content_chars, clock=clock)
         self.consolidation = Consolidation(
@@ -160,6 +166,7 @@ class MemoryUseCases:
             max_content_chars=settings.max_content_chars,
             weights=settings.ranking,
             clock=clock,
+            journal=MergeJournal(settings.home / "memory" / "merges"),
         )
         self._sweeper: asyncio.Task[None] | None = None
         self._warmer: asyncio.Task[None] | None = None
@@ -175,6 +182,12 @@ class MemoryUseCases:
         return scope
 
     async def start(self) -> None:
+        finished = await self.consolidation.recover()  # before serving: no half-applied merge is ever seen
+        if finished:
+            log.warning("finished %d consolidations a crash had interrupted", finished)
+        replayed = await self.intake.start()  # acknowledged exchanges a crash left unstored: stored first
+        if replayed:
+            log.warning("storing %d acknowledged exchanges left in the intake journal", replayed)
         pruned = await self.maintenance.prune_logs()
         if pruned:
             log.info(
@@ -214,6 +227,7 @@ class MemoryUseCases:
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
         self._sweeper = self._warmer = None
+        await self.intake.close()  # what it has not stored stays journaled for the next start
         await self.turn_writes.settle()
         await asyncio.to_thread(self.io.close)
         await asyncio.to_thread(self.state.close)

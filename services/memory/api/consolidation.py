@@ -9,6 +9,12 @@
   merged memory. The merged memory takes the counters (score, uses, successes)
   of its best scored source, so proven evidence is not reset, and memory_bank
   importance / confidence default to the highest among the source facts.
+- A merge is idempotent and crash-safe. The merged memory's id is the merge key of
+  its sources (``domain.merge_key``): the same sources again return the merge
+  already made, archiving any source the first call did not reach, so a retry
+  never makes a second merged memory. Before its first write a merge records
+  its intent (``storage.merge_journal``); ``recover``, run before the service
+  serves, finishes every merge a crash interrupted.
 - ``undo`` reverses either a merge or an automatic supersede
   (``api.supersession``): the sources become active again (``restored_at`` is
   set, ``superseded_by`` cleared); a merged memory is archived with the reason
@@ -30,15 +36,16 @@ from services.memory.api.supersession import supersede_older_facts
 from services.memory.domain import consolidation as rules
 from services.memory.domain.consolidation import CandidateRules, Cluster
 from services.memory.domain.errors import InvalidRequest, MemoryNotFound
+from services.memory.domain.merge_key import MAX_ATTEMPTS, merge_uid, same_sources
 from services.memory.domain.naming import (
     BOOKS,
     MEMORY_BANK,
     SCORED_COLLECTIONS,
+    WORKING,
     Scope,
     check_collection,
     check_id,
     memory_id,
-    new_uid,
     split_id,
 )
 from services.memory.domain.ranking import RankingWeights, RankInput, learned_score
@@ -54,6 +61,7 @@ from services.memory.domain.write_rules import (
 from services.memory.retrieval.vectors import Vectors
 from services.memory.storage.keyed_locks import KeyedLocks
 from services.memory.storage.memory_store import MemoryStore
+from services.memory.storage.merge_journal import MergeIntent, MergeJournal
 
 UNDONE_REASON = "consolidation undone"
 
@@ -89,7 +97,9 @@ class Consolidation:
         weights: RankingWeights,
         clock: Callable[[], datetime],
         candidate_rules: CandidateRules | None = None,
+        journal: MergeJournal | None = None,
     ) -> None:
+        self._journal = journal  # intents of merges in progress (None: no crash recovery, as in unit tests)
         self._store = store
         self._vectors = vectors
         self._locks = locks
@@ -158,12 +168,64 @@ class Consolidation:
         confidence: float | None = None,
         reason: str = "",
     ) -> Merge:
+        """Merge ``source_ids`` into one memory; the same sources again return the merge already made."""
         ids = rules.check_sources(source_ids)
         text = clean_content(content, self._max_chars)
         if len(reason) > MAX_REASON_CHARS:
             raise InvalidRequest(f"reason is longer than {MAX_REASON_CHARS} characters")
         requested = check_collection(collection.strip()) if collection.strip() else ""
-        sources = await self._sources(scope, ids)
+        uids = [split_id(check_id(i))[1] for i in ids]
+        async with self._locks.hold(f"merge:{scope.user}:{scope.project}:{merge_uid(uids)}"):
+            attempt, earlier = await self._earlier_merge(scope, uids)
+            if earlier is not None:  # a retry: finish what the first call may have left undone
+                recorded = rules.linked_ids(earlier.extra.get(rules.CONSOLIDATED_FROM))
+                return await self._complete(scope, earlier, recorded)
+            sources = await self._sources(scope, ids)
+            record, embedding = await self._merged_record(
+                scope, sources, merge_uid(uids, attempt), text, requested, tags, importance, confidence, reason
+            )
+            intent = MergeIntent(scope.user, scope.project, record.id, tuple(s.id for s in sources))
+            if self._journal is not None:
+                await asyncio.to_thread(self._journal.begin, intent)
+            owner = scope.owner_of(record.collection)
+            async with self._locks.hold(f"write:{owner.user}:{owner.project}:{record.collection}"):  # MemoryWrites'
+                [merged] = await self._store.add(scope, [(record, embedding)])
+            merge = await self._complete(scope, merged, [s.id for s in sources])
+            if self._journal is not None:
+                await asyncio.to_thread(self._journal.finish, record.id)
+            return merge
+
+    async def _earlier_merge(self, scope: Scope, uids: list[str]) -> tuple[int, MemoryRecord | None]:
+        """(attempt, merged memory) of a merge of exactly these sources that was not undone; else the
+        first free attempt and None."""
+        for attempt in range(MAX_ATTEMPTS):
+            # any collection: the merge may have been promoted or demoted since
+            found = await self._store.locate(scope, memory_id(WORKING, merge_uid(uids, attempt)))
+            if found is None:
+                return attempt, None
+            recorded = [split_id(i)[1] for i in rules.linked_ids(found.extra.get(rules.CONSOLIDATED_FROM))]
+            if not same_sources(recorded, uids):
+                continue  # another memory holds this uid (odds ~1e-15): take the next
+            if found.archived and found.archived_reason == UNDONE_REASON:
+                continue  # merged once and undone: merging again makes a new memory
+            return attempt, found
+        raise InvalidRequest(
+            f"these sources were merged and undone {MAX_ATTEMPTS} times: store the merged text with "
+            "record_memory and archive the sources instead"
+        )
+
+    async def _merged_record(
+        self,
+        scope: Scope,
+        sources: list[MemoryRecord],
+        uid: str,
+        text: str,
+        requested: str,
+        tags: Sequence[str],
+        importance: float | None,
+        confidence: float | None,
+        reason: str,
+    ) -> tuple[MemoryRecord, np.ndarray]:
         target = rules.merge_target(sources, requested)
         check_bank_attributes(target, importance, confidence)
         facts = [s for s in sources if s.collection == MEMORY_BANK]
@@ -175,14 +237,13 @@ class Consolidation:
                 confidence if confidence is not None else max((f.confidence or 0.7 for f in facts), default=0.7)
             )
         embedding = await self._vectors.vector_for(text)
-        now = self._clock()
         source_tags = [t for s in sources for t in s.tags]
         record = new_record(
-            memory_id=memory_id(target, new_uid()),
+            memory_id=memory_id(target, uid),
             collection=target,
             content=text,
             project=scope.project,
-            now=now,
+            now=self._clock(),
             tags=clean_tags(list(dict.fromkeys([*tags, *source_tags]))[:20]),
             importance=importance,
             confidence=confidence,
@@ -194,21 +255,46 @@ class Consolidation:
         if target in SCORED_COLLECTIONS and proven:
             best = max(proven, key=lambda s: learned_score(RankInput.of(s), self._weights))
             record = replace(record, counters=best.counters)
-        owner = scope.owner_of(target)
-        async with self._locks.hold(f"write:{owner.user}:{owner.project}:{target}"):  # MemoryWrites' lock
-            [merged] = await self._store.add(scope, [(record, embedding)])
+        return record, embedding
+
+    async def _complete(self, scope: Scope, merged: MemoryRecord, source_ids: Sequence[str]) -> Merge:
+        """Archive every source of ``merged`` still active (when ``merged`` is); the merge as answered."""
+        now = self._clock()
         archived = []
-        for source in sources:
-            async with self._locks.hold(split_id(source.id)[1]):
-                current = await self._store.locate(scope, source.id)
-                if current is None or current.archived:
+        for source_id in source_ids:
+            async with self._locks.hold(split_id(source_id)[1]):
+                current = await self._store.locate(scope, source_id)
+                if current is None:
                     continue
+                if current.archived:
+                    if current.extra.get(rules.SUPERSEDED_BY) == merged.id:
+                        archived.append(current)  # archived by this merge already (a retry)
+                    continue
+                if merged.archived:
+                    continue  # the merge was retired since: leave its sources as they are
                 after = rules.superseded(current, merged.id, now, f"consolidated into {merged.id}")
                 archived.append(await self._store.update(scope, current, after))
-        if target == MEMORY_BANK:  # the merged fact may contradict facts outside the merge too
-            async with self._locks.hold(f"write:{owner.user}:{owner.project}:{target}"):
+        if merged.collection == MEMORY_BANK and not merged.archived:  # may contradict facts outside the merge
+            owner = scope.owner_of(MEMORY_BANK)
+            async with self._locks.hold(f"write:{owner.user}:{owner.project}:{MEMORY_BANK}"):
                 merged, _ = await supersede_older_facts(self._store, self._locks, scope, merged, now)
         return Merge(self._view(merged), [self._view(a) for a in archived])
+
+    async def recover(self) -> int:
+        """Finish the merges a crash interrupted (see ``storage.merge_journal``); how many there were.
+
+        A merged memory that was written gets its remaining sources archived (rolled forward);
+        one that was not leaves the sources as they were (nothing to roll back)."""
+        if self._journal is None:
+            return 0
+        intents = await asyncio.to_thread(self._journal.pending)
+        for intent in intents:
+            scope = Scope(intent.user, intent.project)
+            merged = await self._store.locate(scope, intent.merged_id)
+            if merged is not None:
+                await self._complete(scope, merged, intent.source_ids)
+            await asyncio.to_thread(self._journal.finish, intent.merged_id)
+        return len(intents)
 
     async def undo(self, scope: Scope, merged_id: str) -> Undo:
         merged_id = check_id(merged_id)

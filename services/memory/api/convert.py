@@ -80,6 +80,9 @@ def memory(item: NormalizedMemory) -> pb.Memory:
         metadata_json=json.dumps(item.metadata, ensure_ascii=False, sort_keys=True, default=str),
         project=item.project,
         archived=item.archived,
+        worked_count=item.worked_count,
+        partial_count=item.partial_count,
+        failed_count=item.failed_count,
     )
     for name in ("importance", "confidence", "embedding_similarity", "final_rank_score"):
         value = getattr(item, name)

@@ -48,6 +48,7 @@ class ScoreSummary:
     exchange_id: str = ""
     not_found: list[str] = field(default_factory=list)
     prompt: str = ""  # the scored turn's prompt, for teaching the kg
+    session_id: str = ""  # the scored turn's session, for the kg's episode
 
     @property
     def collections(self) -> list[str]:
@@ -138,6 +139,7 @@ class OutcomeScoring:
         summary = ScoreSummary()
         if target is not None:
             summary.prompt = target.prompt
+            summary.session_id = target.session_id
         if outcome is not None:
             if target is not None and target.exchange_id:
                 summary.exchange_id = target.exchange_id

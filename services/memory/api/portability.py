@@ -121,9 +121,11 @@ class Portability:
         default_user: str,
         max_content_chars: int,
         clock: Callable[[], datetime],
+        check_owner: Callable[[str], None] | None = None,
     ) -> None:
         self._store = store
         self._vectors = vectors
+        self._check_owner = check_owner  # a sharded service refuses records of users it does not own
         self._default_user = default_user
         self._max_content_chars = max_content_chars
         self._clock = clock
@@ -178,6 +180,8 @@ class Portability:
             record_id = check_id(str(data["id"])) if data.get("id") else memory_id(collection, new_uid())
         except MemoryServiceError as exc:
             raise _Invalid(str(exc)) from None
+        if self._check_owner is not None:
+            self._check_owner(scope.user)  # NotThisShard ends the import: the row would be invisible here
         given = data.get("metadata") or {}
         if not isinstance(given, dict):
             raise _Invalid("metadata is not an object")

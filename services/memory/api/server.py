@@ -17,13 +17,14 @@ from collections.abc import AsyncIterator, Iterable
 
 import grpc
 
-from kernel import __version__, offline
+from kernel import __version__, logs, offline
 from kernel.config import service_settings_or_exit
 from kernel.embedding_client import EmbeddingClient
 from kernel.grpc_call_policy import ErrorTable
 from kernel.grpc_channel import channel
 from kernel.grpc_service import RunningService, serve_until_signal, start_service
 from kernel.sharding import NotThisShard
+from kernel.store_health import sqlite_problem
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 from protos.mnemex.memory.v1 import memory_service_pb2_grpc as pb_grpc
@@ -95,6 +96,7 @@ class MemoryServicer(pb_grpc.MemoryServiceServicer):
             initial_outcome=convert.outcome(request.initial_outcome, "initial_outcome"),
             allow_duplicate=request.allow_duplicate,
             session_id=check_session_id(request.session_id),
+            user_wide=request.user_wide,
         )
         return pb.StoreResponse(
             memory=convert.memory(result.memory),
@@ -103,28 +105,34 @@ class MemoryServicer(pb_grpc.MemoryServiceServicer):
         )
 
     async def Search(self, request: pb.SearchRequest, context: Context) -> pb.SearchResponse:
-        params = _search_params(request)
-        found = await self.memory.searcher.search(self._scope(request.scope), params, request.query_vector)
+        scope = self._scope(request.scope)  # the shard check comes before any other
+        found = await self.memory.searcher.search(scope, _search_params(request), request.query_vector)
         return pb.SearchResponse(memories=[convert.memory(m) for m in found])
 
     async def PrepareContext(self, request: pb.PrepareContextRequest, context: Context) -> pb.PrepareContextResponse:
         params = _search_params(request.search) if request.HasField("search") else None
         scope = self._scope(request.scope)
         lessons = await self.memory.reads.find_many(scope, list(request.lesson_ids)) if request.lesson_ids else []
-        found, (required, ids, exchange_id) = await self.memory.prepare.prepare(
+        prepared = await self.memory.prepare.select(
             scope,
             request.session_id,
             params,
             request.search.query_vector,
             request.prompt,
             also_injected=[m.id for m in lessons],
+            beside=lessons,
         )
+        required, ids, exchange_id = prepared.state
         return pb.PrepareContextResponse(
-            memories=[convert.memory(m) for m in found],
+            memories=[convert.memory(m) for m in prepared.memories],
             scoring_required=required,
             injected_ids=ids,
             exchange_id=exchange_id,
             lessons=[convert.memory(m) for m in lessons],
+            choices=[
+                pb.ContextChoice(id=c.id, kept=c.kept, reason=c.reason, merged_ids=c.merged_ids, relevance=c.relevance)
+                for c in prepared.choices
+            ],
         )
 
     async def Get(self, request: pb.GetRequest, context: Context) -> pb.GetResponse:
@@ -173,6 +181,7 @@ class MemoryServicer(pb_grpc.MemoryServiceServicer):
             not_found=summary.not_found,
             collections=summary.collections,
             prompt=summary.prompt,
+            session_id=summary.session_id,
         )
 
     async def RecordExchange(self, request: pb.RecordExchangeRequest, context: Context) -> pb.RecordExchangeResponse:
@@ -416,7 +425,8 @@ async def create_server(
     """Start the memory service: Chroma under ``settings.home`` (or ``settings.chroma_url``) unless
     ``chroma`` is given, the embedding service at ``settings.embedding_addr`` unless ``embedder`` is."""
     if chroma is None:
-        chroma = ChromaStore(await asyncio.to_thread(open_client, settings.home, settings.chroma_url))
+        client = await asyncio.to_thread(open_client, settings.home, settings.chroma_url)
+        chroma = ChromaStore(client, None if settings.chroma_url else settings.home / "chroma")
     memory = MemoryUseCases(settings, chroma, embedder if embedder is not None else default_embedder(settings))
     await memory.start()
     servicer = MemoryServicer(memory)
@@ -427,7 +437,13 @@ async def create_server(
         service_names=[SERVICE_NAME],
         errors=ERRORS,
         what="the memory service",
+        health_check=lambda: store_health_problem(memory, chroma),
     )
+
+
+def store_health_problem(memory: MemoryUseCases, chroma: ChromaStore) -> str | None:
+    """The health check's real read: Chroma (a count per collection), then state.db."""
+    return chroma.health_problem() or sqlite_problem(memory.settings.state_path, "memory state store (state.db)")
 
 
 async def serve(settings: MemorySettings) -> None:
@@ -440,7 +456,7 @@ async def serve(settings: MemorySettings) -> None:
 
 def main() -> None:
     offline.apply()
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    logs.configure()
     settings = service_settings_or_exit(  # before opening any data
         MemorySettings.from_env, lambda s: s.address, "MNEMEX_MEMORY_ADDR", "memory service"
     )

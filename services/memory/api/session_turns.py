@@ -11,10 +11,11 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 
 from kernel.privacy import redact
+from services.memory.api.exchange_intake import ExchangeIntake
 from services.memory.api.memory_writes import MemoryWrites
 from services.memory.api.turn_write_queue import TurnWrites
 from services.memory.domain.errors import InvalidRequest
-from services.memory.domain.naming import WORKING, Scope, check_id
+from services.memory.domain.naming import WORKING, Scope, check_id, memory_id, new_uid
 from services.memory.storage.blocking_io import BlockingIO
 from services.memory.storage.session_state import MAX_SESSION_ID_CHARS, SessionState, Turn
 
@@ -34,7 +35,7 @@ def check_session_id(session_id: str) -> str:
     value = session_id.strip()
     if len(value) > MAX_SESSION_ID_CHARS:
         raise InvalidRequest(f"session_id is longer than {MAX_SESSION_ID_CHARS} characters")
-    return value
+    return redact(value)  # an id is stored and logged: a token pasted as one must not be
 
 
 def exchange_text(user_text: str, assistant_text: str) -> str:
@@ -53,6 +54,7 @@ class SessionTurns:
         io: BlockingIO,
         turn_writes: TurnWrites,
         writes: MemoryWrites,
+        intake: ExchangeIntake,
         *,
         clock: Callable[[], datetime],
     ) -> None:
@@ -60,6 +62,7 @@ class SessionTurns:
         self._io = io
         self.turn_writes = turn_writes
         self._writes = writes
+        self._intake = intake
         self._clock = clock
 
     async def scoring_state(self, scope: Scope, session_id: str) -> ScoringState:
@@ -92,47 +95,45 @@ class SessionTurns:
         """``record_exchange`` for the first report of the turn named ``turn_key``; None for any later one.
 
         A client may report one answer from several hooks (Cursor: afterAgentResponse,
-        then stop with the transcript): the key is claimed atomically before anything is
-        stored, so whichever report comes first stores the exchange, exactly once.
+        then stop with the transcript): the key is claimed in the same commit that
+        journals the exchange, so whichever report comes first stores it, exactly once.
+
+        The exchange is stored even when the caller stops waiting (a hook that gave up,
+        a gRPC deadline that passed): the work is not cancelled with the call, and once
+        journaled (``api.exchange_intake``) it survives a crash too.
         """
-        session_id = check_session_id(session_id)
         key = turn_key.strip()
-        if not key:
-            return await self.record_exchange(scope, session_id, user_text, assistant_text)
         if len(key) > MAX_SESSION_ID_CHARS:
             raise InvalidRequest(f"turn_key is longer than {MAX_SESSION_ID_CHARS} characters")
-        await self.turn_writes.settle(scope, session_id)
-        session = await self._io.run(self._state.resolve_session, scope, session_id)
-        now = self._clock().timestamp()
-        if not await self._io.run(self._state.claim_turn_key, scope, session, key, now):
-            return None
-        try:
-            return await self.record_exchange(scope, session, user_text, assistant_text)
-        except BaseException:
-            await self._io.run(self._state.release_turn_key, scope, session, key)
-            raise
+        return await self.turn_writes.finish(self._record(scope, session_id, key, user_text, assistant_text))
 
     async def record_exchange(self, scope: Scope, session_id: str, user_text: str, assistant_text: str) -> str:
         """Store prompt + answer as one working memory and complete the session's turn."""
+        return await self._record(scope, session_id, "", user_text, assistant_text) or ""
+
+    async def _record(self, scope: Scope, session_id: str, key: str, user_text: str, assistant_text: str) -> str | None:
+        """Journal the exchange and complete the turn (one commit), then hand it to the intake.
+
+        The id returned is the stored memory's, or, when storing takes longer than the
+        intake's wait, the id it will be stored under (``ExchangeIntake``).
+        """
         session_id = check_session_id(session_id)
-        await self.turn_writes.settle(scope, session_id)
+        await self.turn_writes.settle(scope, session_id, stored=False)  # the turn, not the last exchange
         turn = await self._io.run(self._state.open_turn, scope, session_id)
         user = redact(user_text).strip() or (turn.prompt if turn else "")
         answer = redact(assistant_text).strip()
-        exchange_id = ""
-        session = await self._io.run(self._state.resolve_session, scope, session_id)
-        if user or answer:
-            result = await self._writes.store(
-                scope, collection=WORKING, content=exchange_text(user, answer), session_id=session, kind="exchange"
-            )
-            exchange_id = result.memory.id
-        await self._io.run(
-            self._state.complete_turn,
+        content = self._writes.check_content(exchange_text(user, answer)) if user or answer else ""
+        entry = await self._io.run(
+            self._state.journal_exchange,
             scope,
-            session,
-            exchange_id,
+            session_id,
+            key,
+            memory_id(WORKING, new_uid()),
+            content,
             user,
             answer[:EXCHANGE_PART_CHARS],
             self._clock().timestamp(),
         )
-        return exchange_id
+        if entry is None:
+            return None
+        return await self._intake.accept(entry) if entry.id else ""

@@ -8,6 +8,8 @@ from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 from services.memory.domain import timefmt
 from services.memory.storage.turn_history import OutcomeRow, PastTurn, SessionRow
 
+FIRST_PROMPT_CHARS = 300  # a session's title: the list shows a line of it
+
 
 def _iso(ts: float) -> str:
     return timefmt.to_iso(datetime.fromtimestamp(ts, UTC))
@@ -41,8 +43,14 @@ def turn(item: PastTurn) -> pb.TurnRecord:
         started_at=_iso(item.started_at),
         outcome=item.outcome,
         outcomes=[outcome_entry(o) for o in item.outcomes],
+        choices_json=item.choices,
     )
 
 
 def session(item: SessionRow) -> pb.SessionSummary:
-    return pb.SessionSummary(session_id=item.session_id, last_activity=_iso(item.last_activity), turns=item.turns)
+    return pb.SessionSummary(
+        session_id=item.session_id,
+        last_activity=_iso(item.last_activity),
+        turns=item.turns,
+        first_prompt=item.first_prompt[:FIRST_PROMPT_CHARS],
+    )

@@ -34,6 +34,8 @@ import numpy as np
 from services.memory.domain import timefmt
 from services.memory.domain.errors import InvalidRequest
 from services.memory.domain.fact_keys import Conflict, FactKey, conflict, fact_key
+from services.memory.domain.fact_scope import same_scope, scope_key
+from services.memory.domain.fact_slots import Slot, slot, slot_conflict
 from services.memory.domain.naming import BOOKS, HISTORY, MEMORY_BANK, PATTERNS, WORKING
 from services.memory.domain.outcomes import Outcome
 from services.memory.domain.ranking import RankInput, learned_score
@@ -48,6 +50,7 @@ MAX_CLUSTERS = 50
 DEFAULT_CLUSTERS = 10
 MAX_MEMBERS = 8
 MAX_SOURCES = 20
+MAX_SLOT_BUCKET = 200  # facts of one typed kind compared pairwise for reworded contradictions
 TIER_ORDER = (WORKING, HISTORY, PATTERNS)  # a merge of scored memories lands in the highest source tier
 # Metadata keys of the links (stored as ``extra``: plain scalars, comma-joined ids).
 CONSOLIDATED_FROM = "consolidated_from"
@@ -125,7 +128,7 @@ def recent_first(
 
 
 def duplicates(records: list[MemoryRecord], vectors: np.ndarray, rules: CandidateRules) -> list[Cluster]:
-    found = _pairs(vectors, rules.duplicate_min)
+    found = [(a, b, s) for a, b, s in _pairs(vectors, rules.duplicate_min) if same_scope(records[a], records[b])]
     lowest: dict[int, float] = {}
     for a, b, sim in found:
         for i in (a, b):
@@ -148,11 +151,11 @@ def duplicates(records: list[MemoryRecord], vectors: np.ndarray, rules: Candidat
 
 def fact_contradictions(facts: list[MemoryRecord]) -> list[Cluster]:
     """memory_bank facts on one entity and attribute with different values, newest first."""
-    keyed: dict[tuple[str, str], list[tuple[MemoryRecord, FactKey]]] = {}
+    keyed: dict[tuple[str, str, str], list[tuple[MemoryRecord, FactKey]]] = {}
     for record in facts:
         key = fact_key(record.content)
-        if key is not None:
-            keyed.setdefault((key.entity, key.attribute), []).append((record, key))
+        if key is not None:  # one scope at a time (domain.fact_scope)
+            keyed.setdefault((scope_key(record), key.entity, key.attribute), []).append((record, key))
     clusters = []
     for group in keyed.values():
         if len({key.value for _, key in group}) < 2:
@@ -166,6 +169,35 @@ def fact_contradictions(facts: list[MemoryRecord]) -> list[Cluster]:
         values = ", ".join(dict.fromkeys(repr(key.value) for _, key in group))
         reason = f"facts about {newest.label!r} state different values ({values}): {sure}"
         clusters.append(Cluster(CONTRADICTION, reason, tuple(r for r, _ in group[:MAX_MEMBERS])))
+    grouped = {frozenset(r.id for r in c.members) for c in clusters}
+    return clusters + [c for c in reworded_contradictions(facts) if frozenset(r.id for r in c.members) not in grouped]
+
+
+def reworded_contradictions(facts: list[MemoryRecord]) -> list[Cluster]:
+    """Pairs of facts that give one typed setting (port, version, host, path) of one subject two
+    values in different words (``fact_slots``), newer first; compared only within a kind and scope."""
+    buckets: dict[tuple[str, str, str], list[tuple[MemoryRecord, Slot]]] = {}
+    for record in facts:
+        found = slot(record.content)
+        if found is not None:
+            buckets.setdefault((scope_key(record), found.kind, found.product), []).append((record, found))
+    clusters = []
+    for (_, kind, product), group in buckets.items():
+        group.sort(key=lambda item: item[0].created_ts, reverse=True)
+        del group[MAX_SLOT_BUCKET:]  # the newest of one kind: bounds the pairwise comparison
+        for i, (newer, newer_slot) in enumerate(group):
+            for older, older_slot in group[i + 1 :]:
+                verdict = slot_conflict(older_slot, newer_slot)
+                if verdict is None:
+                    continue
+                what = f"{product} {kind}" if product else kind
+                subject = " ".join(sorted(newer_slot.subject & older_slot.subject))
+                sure = "contradictory" if verdict is Conflict.SUPERSEDE else "possibly contradictory"
+                reason = (
+                    f"the {what} of {subject!r} is stated as {older_slot.value!r} and later as "
+                    f"{newer_slot.value!r} in other words: {sure}"
+                )
+                clusters.append(Cluster(CONTRADICTION, reason, (newer, older)))
     return clusters
 
 
@@ -174,7 +206,7 @@ def failed_contradictions(records: list[MemoryRecord], vectors: np.ndarray, rule
     clusters = []
     for a, b, sim in sorted(_pairs(vectors, rules.contradiction_min), key=lambda p: -p[2]):
         first, second = records[a], records[b]
-        if _failed(first) == _failed(second):
+        if _failed(first) == _failed(second) or not same_scope(first, second):
             continue
         bad, good = (first, second) if _failed(first) else (second, first)
         reason = f"close (cosine {sim:.2f}), but {bad.id} was last scored failed and {good.id} was not"

@@ -7,6 +7,7 @@ adds time-based expiry) from the periodic maintenance task.
 ::
 
     working --(score >= 0.7, uses >= 2)--> history --(score >= 0.9, uses >= 3, successes >= 5)--> patterns
+               and 1 worked                              and 3 worked
        |                                     |  ^                                                  |
        | score < 0.2: deleted                |  +--------------- score < 0.4: demoted -------------+
        | 24 h unpromoted: expired            | score < 0.2: deleted; 30 days unused: expired
@@ -15,11 +16,18 @@ adds time-based expiry) from the periodic maintenance task.
   first and is deleted there only if it keeps failing.
 - ``memory_bank`` and ``books`` never change collection and are never deleted
   or expired by the lifecycle; only an explicit archive or removal retires them.
+- A promotion needs ``worked`` outcomes among the stored marks (the last
+  ``scoring.HISTORY_KEEP``): score and successes alone can be reached by a
+  memory that is only ever shown and thanked for in passing.
 - A promotion keeps the memory's counters (uses, successes, score), so the
   history -> patterns bar counts the evidence gathered in working as well.
 - Expiry clocks: a working memory from its creation (a near-duplicate
   refresh restarts it); a history memory from the latest of its promotion,
-  its last outcome and its last refresh.
+  its last outcome and its last refresh. An imported memory (``imported_at``,
+  set by backfill) has no time limit until it is first used (the user asked
+  for that history), and from then on counts from its import at the
+  earliest: its ``created`` is when it originally happened, which dates
+  recency, not its time limit.
 """
 
 from __future__ import annotations
@@ -29,6 +37,7 @@ from datetime import datetime
 from enum import StrEnum
 
 from services.memory.domain.naming import HISTORY, PATTERNS, WORKING
+from services.memory.domain.outcomes import HISTORY_MARK, Outcome
 from services.memory.domain.record import MemoryRecord
 from services.memory.domain.scoring import Counters
 
@@ -40,6 +49,8 @@ class LifecycleConfig:
     promote_history_min_score: float = 0.9
     promote_history_min_uses: int = 3
     promote_history_min_successes: float = 5.0
+    promote_working_min_worked: int = 1  # ``worked`` marks among the stored outcome marks
+    promote_history_min_worked: int = 3
     demote_patterns_below: float = 0.4
     delete_below: float = 0.2
     working_ttl_hours: float = 24.0
@@ -77,14 +88,24 @@ class Transition:
 STAY = Transition(Action.NONE)
 
 
+def worked_marks(counters: Counters) -> int:
+    """How many of the stored outcome marks are ``worked``."""
+    return counters.history.count(HISTORY_MARK[Outcome.WORKED])
+
+
 def after_outcome(collection: str, counters: Counters, config: LifecycleConfig) -> Transition:
     """Score-driven transition after an outcome; memory_bank/books always stay."""
     score = counters.score
+    worked = worked_marks(counters)
     if collection == WORKING:
         if score < config.delete_below:
             return Transition(Action.DELETE, reason=f"score {score:.2f} < {config.delete_below}")
-        if score >= config.promote_working_min_score and counters.uses >= config.promote_working_min_uses:
-            return Transition(Action.PROMOTE, HISTORY, f"score {score:.2f}, {counters.uses} uses")
+        if (
+            score >= config.promote_working_min_score
+            and counters.uses >= config.promote_working_min_uses
+            and worked >= config.promote_working_min_worked
+        ):
+            return Transition(Action.PROMOTE, HISTORY, f"score {score:.2f}, {counters.uses} uses, worked {worked}")
     elif collection == HISTORY:
         if score < config.delete_below:
             return Transition(Action.DELETE, reason=f"score {score:.2f} < {config.delete_below}")
@@ -92,11 +113,12 @@ def after_outcome(collection: str, counters: Counters, config: LifecycleConfig) 
             score >= config.promote_history_min_score
             and counters.uses >= config.promote_history_min_uses
             and counters.success_count >= config.promote_history_min_successes
+            and worked >= config.promote_history_min_worked
         ):
             return Transition(
                 Action.PROMOTE,
                 PATTERNS,
-                f"score {score:.2f}, {counters.uses} uses, {counters.success_count:g} successes",
+                f"score {score:.2f}, {counters.uses} uses, {counters.success_count:g} successes, worked {worked}",
             )
     elif collection == PATTERNS and score < config.demote_patterns_below:
         return Transition(Action.DEMOTE, HISTORY, f"score {score:.2f} < {config.demote_patterns_below}")
@@ -105,7 +127,9 @@ def after_outcome(collection: str, counters: Counters, config: LifecycleConfig) 
 
 def expiry_clock(record: MemoryRecord) -> datetime | None:
     """When the memory's time limit started (see the module doc); None when no time is known."""
-    stamps = [record.created, record.refreshed_at]
+    if record.imported_at is not None and record.last_used_at is None:
+        return None  # imported and never used yet: kept until scored or archived (docs/BACKFILL.md)
+    stamps = [record.created, record.refreshed_at, record.imported_at]
     if record.collection != WORKING:
         stamps += [record.promoted_at, record.demoted_at, record.last_used_at]
     known = [s for s in stamps if s is not None]

@@ -4,19 +4,19 @@
 |---|---|---|---|
 | worked  | +0.20 | 1.0  | ``Y`` |
 | partial | +0.05 | 0.5  | ``~`` |
-| unknown |  0.00 | 0.25 | ``?`` |
+| unknown |  0.00 | 0.0  | ``?`` |
 | failed  | -0.30 | 0.0  | ``N`` |
 
 Every outcome counts as one *use*; the success credit is added to
 ``success_count``, which feeds the Wilson lower bound.
 
-**unknown, deliberately:** it never moves the score (no signal is not a
-failure, so it can neither promote nor delete a memory), but it is a use
-earning only a quarter of a success. A memory that keeps surfacing without
-ever clearly helping therefore sees its Wilson bound, and with it its rank,
-sink gradually (``ranking.trust`` about 0.86 after one unknown, 0.6 after
-five), which makes room for memories that do help; a ``worked`` lifts it
-back (one worked and one unknown: about 1.0).
+**unknown, deliberately:** it never moves the score and earns no success:
+no signal is neither a failure nor a success, so it can neither promote nor
+delete a memory. It still counts as a use, so a memory that keeps surfacing
+without ever clearly helping sees its Wilson bound, and with it its rank,
+sink, which makes room for memories that do help; a ``worked`` lifts it back.
+Promotion also asks for ``worked`` outcomes (``lifecycle``), so chatter that
+only ever collects ``unknown`` (a thank-you exchange) never reaches patterns.
 
 Deltas are weighted by the memory's age (see ``scoring.age_weight``).
 """
@@ -43,7 +43,7 @@ SCORE_DELTA: dict[Outcome, float] = {
 SUCCESS_CREDIT: dict[Outcome, float] = {
     Outcome.WORKED: 1.0,
     Outcome.PARTIAL: 0.5,
-    Outcome.UNKNOWN: 0.25,
+    Outcome.UNKNOWN: 0.0,
     Outcome.FAILED: 0.0,
 }
 

@@ -47,7 +47,16 @@ SURFACED_KEYS = frozenset(
     }
 )
 # The optional bookkeeping fields, by kind; each is stored under its own name.
-TIME_FIELDS = ("updated_at", "refreshed_at", "promoted_at", "demoted_at", "moved_at", "last_used_at", "archived_at")
+TIME_FIELDS = (
+    "updated_at",
+    "refreshed_at",
+    "promoted_at",
+    "demoted_at",
+    "moved_at",
+    "last_used_at",
+    "archived_at",
+    "imported_at",
+)
 TEXT_FIELDS = (
     "archived_reason",
     "session_id",
@@ -81,6 +90,7 @@ class MemoryRecord:
     moved_at: datetime | None = None
     last_used_at: datetime | None = None
     archived_at: datetime | None = None
+    imported_at: datetime | None = None  # set by backfill: when past history was imported
     # bookkeeping: text
     archived_reason: str | None = None
     session_id: str | None = None

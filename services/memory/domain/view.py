@@ -9,7 +9,9 @@ Pure module. ``view`` turns a ``MemoryRecord`` into a ``NormalizedMemory``:
 - ``tags`` always a list;
 - ``importance`` / ``confidence`` only on memory_bank;
 - ``embedding_similarity`` / ``final_rank_score`` only when a search ranked it;
-- ``metadata``: every other stored key (title, source, session_id, ...).
+- ``metadata``: every other stored key (title, source, session_id, ...);
+- ``worked_count`` / ``partial_count`` / ``failed_count``: those outcomes among
+  the stored marks (unknown counts in none), for labels like "worked 4 of 4".
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from datetime import datetime
 from typing import Any
 
 from services.memory.domain import timefmt
+from services.memory.domain.outcomes import HISTORY_MARK, Outcome
 from services.memory.domain.ranking import DEFAULT_WEIGHTS, RankingWeights, RankInput, learned_score
 from services.memory.domain.record import MemoryRecord
 from services.memory.domain.scoring import format_history, wilson_lower_bound
@@ -46,6 +49,10 @@ class NormalizedMemory:
     metadata: dict[str, Any] = field(default_factory=dict)
     project: str = ""
     archived: bool = False
+    # outcomes among the stored marks (``scoring.HISTORY_KEEP``): the evidence a label quotes
+    worked_count: int = 0
+    partial_count: int = 0
+    failed_count: int = 0
 
 
 def view(
@@ -79,4 +86,7 @@ def view(
         metadata=record.details(),
         project=record.project,
         archived=record.archived,
+        worked_count=counters.history.count(HISTORY_MARK[Outcome.WORKED]),
+        partial_count=counters.history.count(HISTORY_MARK[Outcome.PARTIAL]),
+        failed_count=counters.history.count(HISTORY_MARK[Outcome.FAILED]),
     )

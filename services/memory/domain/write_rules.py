@@ -50,6 +50,7 @@ RESERVED_KEYS = frozenset(
         "moved_at",
         "last_used_at",
         "updated_at",
+        "imported_at",
     }
 )
 

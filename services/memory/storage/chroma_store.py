@@ -27,9 +27,12 @@ import chromadb
 import numpy as np
 from chromadb.config import Settings as ChromaSettings
 
+from kernel.store_health import CHROMA_DB_NAME, StoreUnreadable, chroma_files_problem, first_line
 from services.memory.domain.naming import COLLECTIONS, Scope
 
 SCAN_PAGE = 5000
+HEALTH_COLLECTIONS_LOCAL = 2000
+HEALTH_COLLECTIONS_REMOTE = 20
 _NEGATIVE_TTL_S = 5.0
 
 
@@ -96,12 +99,22 @@ def open_client(home: Path, chroma_url: str | None) -> Any:
         )
     path = home / "chroma"
     path.mkdir(parents=True, exist_ok=True)
-    return chromadb.PersistentClient(path=str(path), settings=settings)
+    problem = chroma_files_problem(path)  # before Chroma would create a fresh, empty database
+    if problem is not None:
+        raise StoreUnreadable(f"{problem}; run `mnemex doctor`, then `mnemex repair` with the stack stopped")
+    try:
+        return chromadb.PersistentClient(path=str(path), settings=settings)
+    except Exception as exc:
+        raise StoreUnreadable(
+            f"chroma store unreadable: {first_line(exc)} ({path / CHROMA_DB_NAME}); run `mnemex doctor`, "
+            "then `mnemex repair` with the stack stopped"
+        ) from exc
 
 
 class ChromaStore:
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: Any, path: Path | None = None) -> None:
         self._client = client
+        self.path = path  # the persist directory, when the client is a local PersistentClient
         self._lock = threading.Lock()
         self._handles: dict[str, Any] = {}
         self._cosine: dict[str, bool] = {}
@@ -292,3 +305,24 @@ class ChromaStore:
             if collection in COLLECTIONS and "mnemex_user" in meta:
                 found.append((Scope(str(meta["mnemex_user"]), str(meta.get("mnemex_project", ""))), collection))
         return found
+
+    # -- health ---------------------------------------------------------------
+    def health_problem(self) -> str | None:
+        """A real read of every collection (its count goes through the vector segment); None when all read."""
+        where = f" ({self.path})" if self.path is not None else ""
+        if self.path is not None:
+            problem = chroma_files_problem(self.path)
+            if problem is not None:
+                return problem
+        try:
+            # A local store: every collection (a user's own, a few hundred at most). A Chroma server
+            # shared by every shard: its heartbeat and a first page of collections, not all of them.
+            limit = HEALTH_COLLECTIONS_LOCAL if self.path is not None else HEALTH_COLLECTIONS_REMOTE
+            if self.path is None:
+                self._client.heartbeat()
+            for item in self._client.list_collections(limit=limit):
+                handle = self._client.get_collection(item, embedding_function=None) if isinstance(item, str) else item
+                handle.count()
+        except Exception as exc:
+            return f"chroma store unreadable: {first_line(exc)}{where}"
+        return None

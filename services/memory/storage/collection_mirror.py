@@ -205,6 +205,10 @@ class CollectionMirror:
         slot = self._slot.get(memory_id)
         return None if slot is None else self._records[slot]
 
+    def vectors_of(self, memory_ids: list[str]) -> dict[str, np.ndarray]:
+        """The stored unit vectors of the ids this mirror holds (copies, safe outside the lock)."""
+        return {m: self._matrix[self._slot[m]].copy() for m in memory_ids if m in self._slot}
+
     def similarities(self, memory_ids: list[str], vector: np.ndarray) -> list[float]:
         """Cosine of each known id to ``vector``, in one product (ids must be in the mirror)."""
         if not memory_ids:

@@ -133,6 +133,19 @@ class MemoryStore:
         hits = await self._io.run(self._chroma.query, scope, collection, vector, n)
         return [(_record(h.row), h.similarity) for h in hits]
 
+    async def nearest_active(
+        self, scope: Scope, collection: str, vectors: list[np.ndarray], n: int
+    ) -> list[list[tuple[MemoryRecord, float]]]:
+        """For each unit vector, the ``n`` nearest active memories with their cosine, from the collection's
+        mirror (built if needed): one thread hop and one lock for a whole batch of writes."""
+        return await self._io.run(self._nearest_active, scope, collection, vectors, n)
+
+    def _nearest_active(
+        self, scope: Scope, collection: str, vectors: list[np.ndarray], n: int
+    ) -> list[list[tuple[MemoryRecord, float]]]:
+        with self.mirrors.read(scope, collection) as mirror:
+            return [mirror.nearest(vector, n) for vector in vectors]
+
     async def active_rows(self, scope: Scope, collection: str) -> tuple[list[MemoryRecord], np.ndarray]:
         """The collection's active memories and their unit vectors, from its mirror (built if needed)."""
         return await self._io.run(self._read_active, scope, collection)

@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from kernel.store_health import mark_existing, refuse_if_lost, unreadable
 from services.memory.domain.naming import Scope
 
 DEFAULT_SESSION = "default"
@@ -67,6 +68,10 @@ CREATE TABLE IF NOT EXISTS turn_keys (
     user TEXT NOT NULL, project TEXT NOT NULL, session_id TEXT NOT NULL, turn_key TEXT NOT NULL,
     at REAL NOT NULL, PRIMARY KEY (user, project, session_id, turn_key));
 CREATE INDEX IF NOT EXISTS turn_keys_age ON turn_keys (at);
+CREATE TABLE IF NOT EXISTS exchange_intake (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    user TEXT NOT NULL, project TEXT NOT NULL, session_id TEXT NOT NULL,
+    memory_id TEXT NOT NULL, content TEXT NOT NULL, at REAL NOT NULL);
 """
 
 
@@ -82,6 +87,17 @@ class Turn:
 
 
 @dataclass(frozen=True)
+class IntakeEntry:
+    """An acknowledged exchange waiting in the intake journal to be stored as ``memory_id``."""
+
+    id: int
+    scope: Scope
+    session_id: str
+    memory_id: str
+    content: str
+
+
+@dataclass(frozen=True)
 class LifecycleEvent:
     kind: str  # promoted, demoted, deleted, expired
     memory_id: str
@@ -94,10 +110,16 @@ class SessionState:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self._lock = threading.Lock()
+        refuse_if_lost(path, "memory state store (state.db)", "state")
         self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None, timeout=30)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.executescript(_SCHEMA)
+        try:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.executescript(_SCHEMA)
+        except sqlite3.DatabaseError as exc:
+            self._db.close()
+            raise unreadable("memory state store (state.db)", path, exc) from exc
+        mark_existing(path)
 
     def close(self) -> None:
         with self._lock:
@@ -167,21 +189,98 @@ class SessionState:
         with self._lock, self._db:
             self._db.execute("BEGIN IMMEDIATE")
             session = self._resolve(scope, session_id)
-            self._touch(scope, session, now)
-            latest = self._latest_turn(scope, session)
-            if latest is not None and not latest.completed:
-                self._db.execute(
-                    "UPDATE turns SET completed=1, exchange_id=?, assistant_text=?, last_activity=?, "
-                    "prompt=CASE WHEN prompt='' THEN ? ELSE prompt END WHERE id=?",
-                    (exchange_id, assistant_text, now, user_text, latest.id),
-                )
-            else:
-                self._db.execute(
-                    "INSERT INTO turns (user, project, session_id, prompt, completed, exchange_id, assistant_text, "
-                    "started_at, last_activity) VALUES (?,?,?,?,1,?,?,?,?)",
-                    (scope.user, scope.project, session, user_text, exchange_id, assistant_text, now, now),
-                )
+            self._complete(scope, session, exchange_id, user_text, assistant_text, now)
             return session
+
+    def _complete(
+        self, scope: Scope, session: str, exchange_id: str, user_text: str, assistant_text: str, now: float
+    ) -> None:
+        self._touch(scope, session, now)
+        latest = self._latest_turn(scope, session)
+        if latest is not None and not latest.completed:
+            self._db.execute(
+                "UPDATE turns SET completed=1, exchange_id=?, assistant_text=?, last_activity=?, "
+                "prompt=CASE WHEN prompt='' THEN ? ELSE prompt END WHERE id=?",
+                (exchange_id, assistant_text, now, user_text, latest.id),
+            )
+        else:
+            self._db.execute(
+                "INSERT INTO turns (user, project, session_id, prompt, completed, exchange_id, assistant_text, "
+                "started_at, last_activity) VALUES (?,?,?,?,1,?,?,?,?)",
+                (scope.user, scope.project, session, user_text, exchange_id, assistant_text, now, now),
+            )
+
+    # -- the exchange intake journal ----------------------------------------------------
+    def journal_exchange(
+        self,
+        scope: Scope,
+        session_id: str,
+        turn_key: str,
+        memory_id: str,
+        content: str,
+        user_text: str,
+        assistant_text: str,
+        now: float,
+    ) -> IntakeEntry | None:
+        """Claim ``turn_key`` (if any), journal the exchange and complete the turn, in one fsynced commit.
+
+        None when ``turn_key`` was claimed before (the exchange is stored already). The
+        returned entry (id 0 when there is no content to store) stays journaled until
+        ``finish_intake``: acknowledged once this returns, it survives a kill -9 and a
+        power cut (``synchronous=FULL`` for this commit).
+        """
+        with self._lock:
+            self._db.execute("PRAGMA synchronous=FULL")
+            try:
+                with self._db:
+                    self._db.execute("BEGIN IMMEDIATE")
+                    session = self._resolve(scope, session_id)
+                    if (
+                        turn_key
+                        and not self._db.execute(
+                            "INSERT OR IGNORE INTO turn_keys VALUES (?,?,?,?,?)",
+                            (scope.user, scope.project, session, turn_key, now),
+                        ).rowcount
+                    ):
+                        return None
+                    self._complete(scope, session, memory_id if content else "", user_text, assistant_text, now)
+                    if not content:
+                        return IntakeEntry(0, scope, session, "", "")
+                    cursor = self._db.execute(
+                        "INSERT INTO exchange_intake (user, project, session_id, memory_id, content, at) "
+                        "VALUES (?,?,?,?,?,?)",
+                        (scope.user, scope.project, session, memory_id, content, now),
+                    )
+                    return IntakeEntry(int(cursor.lastrowid or 0), scope, session, memory_id, content)
+            finally:
+                self._db.execute("PRAGMA synchronous=NORMAL")
+
+    def pending_intake(self, after_id: int, limit: int) -> list[IntakeEntry]:
+        """Journaled exchanges not stored yet, oldest first (what a restart replays)."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT id, user, project, session_id, memory_id, content FROM exchange_intake "
+                "WHERE id > ? ORDER BY id LIMIT ?",
+                (after_id, limit),
+            ).fetchall()
+        return [IntakeEntry(r[0], Scope(r[1], r[2]), r[3], r[4], r[5]) for r in rows]
+
+    def finish_intake(self, stored: Iterable[tuple[IntakeEntry, str]]) -> None:
+        """Drop stored entries from the journal; a turn whose exchange refreshed another memory points at it."""
+        done = list(stored)
+        with self._lock, self._db:
+            self._db.execute("BEGIN IMMEDIATE")
+            for entry, actual_id in done:
+                if actual_id and actual_id != entry.memory_id:
+                    self._db.execute(
+                        "UPDATE turns SET exchange_id=? WHERE user=? AND project=? AND session_id=? AND exchange_id=?",
+                        (actual_id, entry.scope.user, entry.scope.project, entry.session_id, entry.memory_id),
+                    )
+            self._db.executemany("DELETE FROM exchange_intake WHERE id=?", [(entry.id,) for entry, _ in done])
+
+    def intake_count(self) -> int:
+        with self._lock:
+            return int(self._db.execute("SELECT COUNT(*) FROM exchange_intake").fetchone()[0])
 
     def claim_turn_key(self, scope: Scope, session_id: str, turn_key: str, now: float) -> bool:
         """True the first time ``turn_key`` is claimed in the session, False ever after."""

@@ -24,6 +24,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from kernel.store_health import mark_existing, refuse_if_lost, unreadable
 from services.memory.domain.naming import Scope, split_id
 
 MAX_ROWS = 500
@@ -44,6 +45,8 @@ CREATE INDEX IF NOT EXISTS outcomes_turn ON outcomes (turn_id);
 CREATE INDEX IF NOT EXISTS outcomes_age ON outcomes (at);
 CREATE TABLE IF NOT EXISTS turn_outcomes (
     turn_id INTEGER PRIMARY KEY, outcome TEXT NOT NULL, at REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS turn_choices (
+    turn_id INTEGER PRIMARY KEY, choices TEXT NOT NULL);
 """
 
 
@@ -74,6 +77,7 @@ class PastTurn:
     started_at: float
     outcome: str = ""
     outcomes: list[OutcomeRow] = field(default_factory=list)
+    choices: str = ""  # JSON: why each search result was injected or left out (PrepareContext)
 
 
 @dataclass(frozen=True)
@@ -81,6 +85,7 @@ class SessionRow:
     session_id: str
     last_activity: float
     turns: int
+    first_prompt: str = ""
 
 
 _OUTCOME_COLUMNS = (
@@ -98,10 +103,16 @@ class TurnHistory:
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
+        refuse_if_lost(path, "memory state store (state.db)", "state")
         self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None, timeout=30)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.executescript(_SCHEMA)
+        try:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.executescript(_SCHEMA)
+        except sqlite3.DatabaseError as exc:
+            self._db.close()
+            raise unreadable("memory state store (state.db)", path, exc) from exc
+        mark_existing(path)
         self._pruned_at = 0.0
 
     def close(self) -> None:
@@ -151,6 +162,21 @@ class TurnHistory:
             self.prune(now - OUTCOME_LOG_DAYS * 24 * 3600)
             self._pruned_at = now
 
+    def record_choices(self, scope: Scope, session_id: str, choices: str) -> None:
+        """Keep ``choices`` (JSON) with the session's latest turn, the one PrepareContext just recorded."""
+        with self._lock, self._db:
+            self._db.execute("BEGIN IMMEDIATE")
+            row = self._db.execute(
+                "SELECT id FROM turns WHERE user=? AND project=? AND session_id=? ORDER BY id DESC LIMIT 1",
+                (scope.user, scope.project, session_id),
+            ).fetchone()
+            if row is not None:
+                self._db.execute(
+                    "INSERT INTO turn_choices VALUES (?,?) "
+                    "ON CONFLICT (turn_id) DO UPDATE SET choices=excluded.choices",
+                    (row[0], choices),
+                )
+
     def prune(self, older_than: float) -> int:
         """Drop outcomes logged before ``older_than`` and the outcomes of turns that are gone; the rows removed."""
         with self._lock, self._db:
@@ -159,6 +185,7 @@ class TurnHistory:
             removed += self._db.execute(
                 "DELETE FROM turn_outcomes WHERE turn_id NOT IN (SELECT id FROM turns)"
             ).rowcount
+            removed += self._db.execute("DELETE FROM turn_choices WHERE turn_id NOT IN (SELECT id FROM turns)").rowcount
             return int(removed)
 
     # -- reads ----------------------------------------------------------------------------
@@ -167,11 +194,14 @@ class TurnHistory:
             rows = self._db.execute(
                 "SELECT s.session_id, s.last_activity, "
                 "(SELECT COUNT(*) FROM turns t WHERE t.user=s.user AND t.project=s.project "
-                "AND t.session_id=s.session_id) FROM sessions s WHERE s.user=? AND s.project=? "
+                "AND t.session_id=s.session_id), "
+                "(SELECT t.prompt FROM turns t WHERE t.user=s.user AND t.project=s.project "
+                "AND t.session_id=s.session_id AND t.prompt != '' ORDER BY t.id LIMIT 1) "
+                "FROM sessions s WHERE s.user=? AND s.project=? "
                 "ORDER BY s.last_activity DESC LIMIT ?",
                 (scope.user, scope.project, min(limit, MAX_ROWS)),
             ).fetchall()
-        return [SessionRow(r[0], r[1], r[2]) for r in rows]
+        return [SessionRow(r[0], r[1], r[2], r[3] or "") for r in rows]
 
     def outcome_log(self, scope: Scope, memory_id: str, limit: int) -> list[OutcomeRow]:
         """Every logged outcome of the memory (any collection it lived in), oldest first."""
@@ -191,14 +221,16 @@ class TurnHistory:
             if memory_id:
                 uid = split_id(memory_id)[1]
                 rows = self._db.execute(
-                    f"SELECT {_TURN_COLUMNS}, o.outcome FROM turns t LEFT JOIN turn_outcomes o ON o.turn_id=t.id "
+                    f"SELECT {_TURN_COLUMNS}, o.outcome, c.choices FROM turns t "
+                    "LEFT JOIN turn_outcomes o ON o.turn_id=t.id LEFT JOIN turn_choices c ON c.turn_id=t.id "
                     "WHERE t.user=? AND t.project=? AND t.injected_ids LIKE ? ORDER BY t.id DESC LIMIT ?",
                     (scope.user, scope.project, f'%{uid}"%', limit),  # '_' may over-match: checked below
                 ).fetchall()
                 rows = [r for r in rows if any(split_id(i)[1] == uid for i in json.loads(r[3]))]
             else:
                 rows = self._db.execute(
-                    f"SELECT {_TURN_COLUMNS}, o.outcome FROM turns t LEFT JOIN turn_outcomes o ON o.turn_id=t.id "
+                    f"SELECT {_TURN_COLUMNS}, o.outcome, c.choices FROM turns t "
+                    "LEFT JOIN turn_outcomes o ON o.turn_id=t.id LEFT JOIN turn_choices c ON c.turn_id=t.id "
                     "WHERE t.user=? AND t.project=? AND t.session_id=? ORDER BY t.id LIMIT ?",
                     (scope.user, scope.project, session_id, limit),
                 ).fetchall()
@@ -224,6 +256,7 @@ class TurnHistory:
                 started_at=r[7],
                 outcome=r[8] or "",
                 outcomes=by_turn.get(r[0], []),
+                choices=r[9] or "",
             )
             for r in rows
         ]

@@ -76,14 +76,13 @@ async def _serve_gateway(settings: Settings) -> tuple[Any, str]:
 
     from gateway.app import create_app
     from gateway.context import Deadlines
+    from gateway.serving import server_config
 
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    # A generous get-context budget: CI machines are small and shared.
-    config = uvicorn.Config(
-        create_app(settings, deadlines=Deadlines.within(10.0)), log_level="warning", access_log=False, lifespan="on"
-    )
+    # The gateway's own server configuration; a generous get-context budget: CI machines are small and shared.
+    config = server_config(create_app(settings, deadlines=Deadlines.within(10.0)), "127.0.0.1", port, lifespan="on")
     server = uvicorn.Server(config)
     task = asyncio.ensure_future(server.serve(sockets=[sock]))
     for _ in range(500):

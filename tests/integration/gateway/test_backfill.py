@@ -8,6 +8,8 @@ from typing import Any
 import pytest
 
 from gateway.backfill_operations import backfill_id
+from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
+from protos.mnemex.memory.v1 import memory_service_pb2_grpc as mem_grpc
 from tests.integration.gateway.live_stack import LiveStack
 
 pytestmark = pytest.mark.integration
@@ -66,10 +68,10 @@ def test_history_is_stored_dated_found_and_replays_store_nothing(live: LiveStack
     top = found["memories"][0]
     assert top["id"] == backfill_id("claude", "s1:m1")
     assert top["content"].startswith("User: why does the ledger importer") and "\nAssistant: " in top["content"]
-    assert top["collection"] == "working" and top["created_at"].startswith("2025-03-04T10:15:00")
+    assert top["collection"] == "history" and top["created_at"].startswith("2025-03-04T10:15:00")
     assert top["metadata"]["kind"] == "exchange" and top["metadata"]["session_id"] == "hist-1"
     assert top["score"] == 0.5
-    recent = live.post("/api/search", {"days_back": 7, "cwd": ledger, "collections": ["working"]})
+    recent = live.post("/api/search", {"days_back": 7, "cwd": ledger, "collections": ["working", "history"]})
     assert top["id"] not in [m["id"] for m in recent["memories"]]  # dated 2025: not recent
     other = live.post("/api/search", {"query": "billing invoices queue", "cwd": billing, "limit": 1})
     assert other["memories"][0]["id"] == backfill_id("claude", "s2:m1")
@@ -125,6 +127,110 @@ def test_an_exchange_the_live_hooks_stored_is_not_stored_again(live: LiveStack, 
     other_session = exchange("live-8:a1", repo, prompt, answer, session_id="live-8")
     reply = live.post("/api/backfill", {"exchanges": [same, other_session]})
     assert (reply["stored"], reply["existing"]) == (1, 1)
-    found = live.post("/api/search", {"query": "nightly overlap report", "cwd": repo, "collections": ["working"]})
+    found = live.post(
+        "/api/search", {"query": "nightly overlap report", "cwd": repo, "collections": ["working", "history"]}
+    )
     ids = [m["id"] for m in found["memories"] if m["content"].startswith("User: how is the nightly overlap")]
     assert sorted(ids) == sorted([stored_live["exchange_id"], backfill_id("claude", "live-8:a1")])
+
+
+def _sweep(live: LiveStack) -> mem_pb.RunMaintenanceResponse:
+    """The memory service's real maintenance pass (what runs 30 s after start and every 15 min), every scope."""
+    import grpc
+
+    with grpc.insecure_channel(live.memory_addr) as channel:
+        reply: mem_pb.RunMaintenanceResponse = mem_grpc.MemoryServiceStub(channel).RunMaintenance(
+            mem_pb.RunMaintenanceRequest(), timeout=120
+        )
+    return reply
+
+
+def test_imported_history_survives_the_lifecycle_sweeps(live: LiveStack, tmp_path: Path) -> None:
+    """Issue 27, defect 1: backfilled exchanges, dated a year back, were all expired by the first sweep."""
+    repo = project(tmp_path, "importer")
+    runs = [
+        {
+            "tool_name": "Bash",
+            "tool_input": {"command": f"pytest tests/test_{i}.py"},
+            "tool_response": {"stdout": f"{i + 2} passed in 0.1s"},
+        }
+        for i in range(4)
+    ]
+    batch = [
+        exchange(
+            f"old-{i}",
+            repo,
+            f"question {i} about the quarterly importer",
+            f"answer {i}: rerun it with --resume",
+            session_id="old-session",
+            tool_uses=runs if i == 0 else [],
+        )
+        for i in range(12)
+    ]
+    stored = live.post("/api/backfill", {"exchanges": batch})
+    assert (stored["stored"], stored["observations"]) == (12, 4)
+    ids = [backfill_id("claude", f"old-{i}") for i in range(12)]
+    ids += [backfill_id("claude", "old-0", f"tool:{i}") for i in range(4)]
+
+    for _ in range(2):  # the first sweeps after an import
+        swept = _sweep(live)
+        assert (swept.expired, swept.deleted, swept.observations_compacted) == (0, 0, 0)
+    for memory_id in ids:
+        found = live.post("/api/search", {"id": memory_id, "cwd": repo})["memories"]
+        assert [m["id"] for m in found] == [memory_id]
+        assert found[0]["collection"] == "history" and found[0]["created_at"].startswith("2025-03-04")
+        assert found[0]["metadata"]["imported_at"] > found[0]["created_at"]
+    listed = live.post("/api/search", {"query": "quarterly importer", "cwd": repo, "limit": 20})["memories"]
+    assert {m["id"] for m in listed} >= set(ids[:12])
+
+
+class _Quiet:
+    def start_source(self, source: Any) -> None: ...
+    def advance(self, done: int, total: int, exchanges: int) -> None: ...
+    def source_done(self) -> None: ...
+    def batch_sent(self, sent_total: int) -> None: ...
+
+
+def test_a_rerun_says_when_imported_exchanges_are_gone(
+    live: LiveStack, loop_thread: Any, embedding_addr: str, tmp_path: Path
+) -> None:
+    """Issue 27, defect 1: a re-run over unchanged files said "0 read, unchanged" after memory lost them all."""
+    import shutil
+
+    from mnemex.backfill.checkpoint import Checkpoint
+    from mnemex.backfill.exchange import Exchange
+    from mnemex.backfill.plan import Filters
+    from mnemex.backfill.runner import Backfill
+    from mnemex.backfill.sources import discover
+    from tests.integration.gateway.live_stack import start_live_stack
+
+    fixtures = Path(__file__).resolve().parents[2] / "fixtures" / "backfill"
+    user_home = tmp_path / "home"
+    transcript = user_home / ".claude" / "projects" / "-srv-home-code-shop" / "session.jsonl"
+    transcript.parent.mkdir(parents=True)
+    shutil.copy(fixtures / "claude_session.jsonl", transcript)
+    checkpoint_path = tmp_path / "mnemex" / "backfill" / "checkpoint.json"
+
+    def run_against(stack: LiveStack) -> Any:
+        def post(exchanges: list[Exchange], dry_run: bool) -> Any:
+            return stack.post("/api/backfill", {"exchanges": exchanges, "dry_run": dry_run})
+
+        runner = Backfill(post, _Quiet(), Filters(), Checkpoint.load(checkpoint_path), False)
+        return runner.run(discover(user_home, ("claude",)))
+
+    first = run_against(live)
+    assert first.count("read") == 1 and first.stored + first.existing == first.sent > 0
+    unchanged = run_against(live)  # nothing lost: the re-check finds every exchange
+    assert unchanged.count("unchanged") == 1 and (unchanged.rechecked, unchanged.missing) == (first.sent, 0)
+    assert unchanged.sources[0].detail == ""
+
+    emptied = start_live_stack(loop_thread, embedding_addr, tmp_path / "replaced-store")  # memory lost them all
+    try:
+        lost = run_against(emptied)
+        assert lost.count("unchanged") == 1 and lost.stored == 0  # a dry run: nothing was written
+        assert (lost.rechecked, lost.missing) == (first.sent, first.sent)
+        assert lost.sources[0].detail.startswith(f"{first.sent} of {first.sent} exchanges imported earlier")
+        assert "--rescan" in lost.sources[0].detail
+        assert lost.to_json()["exchanges"]["missing"] == first.sent
+    finally:
+        emptied.close()

@@ -90,7 +90,7 @@ def test_streamed_ingest_refuses_before_any_work(live: LiveStack, tmp_path: Path
 def test_streamed_ingest_with_memory_down_is_503(live: LiveStack, tmp_path: Path) -> None:
     settings = gateway_settings(live.home, live.embedding_addr, f"127.0.0.1:{closed_port()}", live.kg_addr)
     body = {"title": "T", "filename": "t.txt", "text": "The pager rota lives in ops/rota.md.", "cwd": project(tmp_path)}
-    with TestClient(create_app(settings)) as client:
+    with TestClient(create_app(settings), base_url="http://127.0.0.1") as client:
         reply = client.post("/api/ingest", params={"progress": "ndjson"}, json=body)
     assert reply.status_code == 503 and "memory service unavailable" in reply.json()["error"]
 
@@ -106,7 +106,7 @@ def test_versions_report_every_service(live: LiveStack) -> None:
 
 def test_versions_name_a_backend_that_is_down(live: LiveStack) -> None:
     settings = gateway_settings(live.home, live.embedding_addr, live.memory_addr, f"127.0.0.1:{closed_port()}")
-    with TestClient(create_app(settings)) as client:
+    with TestClient(create_app(settings), base_url="http://127.0.0.1") as client:
         report = client.get("/api/versions").json()
     assert report["kg"] == {"error": "UNAVAILABLE"}
     assert report["memory"]["version"] == __version__ and report["embedding"]["version"] == __version__

@@ -80,6 +80,7 @@ def test_books_ingest_list_search_remove(live: LiveStack, tmp_path: Path) -> Non
         "/api/ingest",
         files={"file": ("notes.txt", b"The cache warmer runs every 5 minutes.")},
         data={"title": "Cache Notes", "cwd": cwd},
+        headers={"X-Mnemex-Client": "test"},
     )
     assert multipart.status_code == 200, multipart.text
     encoded = live.post(
@@ -121,7 +122,7 @@ def test_get_context_without_kg_still_searches(live: LiveStack, tmp_path: Path) 
         {"content": "Grafana dashboards for the checkout flow live in ops/grafana/checkout.json", "cwd": cwd},
     )
     settings = gateway_settings(live.home, live.embedding_addr, live.memory_addr, f"127.0.0.1:{closed_port()}")
-    with TestClient(create_app(settings)) as client:
+    with TestClient(create_app(settings), base_url="http://127.0.0.1") as client:
         reply = client.post(
             "/api/hooks/get-context",
             json={"session_id": "no-kg", "prompt": "where are the checkout grafana dashboards?", "cwd": cwd},

@@ -87,13 +87,13 @@ def test_prompt_gets_context_then_scoring_after_a_completed_turn(
 
 def test_real_scoring_prompt_fits_120_tokens(live: LiveStack, hook: HookRunner, tmp_path: Path) -> None:
     cwd = repo(tmp_path)
-    facts = [
+    facts = [  # all on the prompt's topic: get-context leaves out lines below its relevance floor
         "The scoring prompt must stay under 120 tokens",
-        "Prompt tokens are counted with the cl100k encoding",
-        "Lean prompts list memory ids, never memory contents",
-        "Token budgets matter because injections persist in the conversation",
-        "The scoring guide has four short lines",
-        "Prompt size is checked by a benchmark of hook output",
+        "Scoring prompt tokens are counted with the cl100k encoding",
+        "The lean scoring prompt lists memory ids, never memory contents",
+        "Scoring prompt token budgets matter because injections persist in the conversation",
+        "The scoring prompt's guide has four short lines",
+        "Scoring prompt size in tokens is checked by a benchmark of hook output",
     ]
     for fact in facts:
         live.post("/api/memory-bank/add", {"content": fact, "cwd": cwd})
@@ -117,7 +117,8 @@ def test_interrupted_turn_and_stop_hook_continuation_get_no_scoring(
     )
     hook("user_prompt_submit.py", claude("UserPromptSubmit", "hook-int", cwd, prompt="generate a migration"))
     interrupted = hook(
-        "user_prompt_submit.py", claude("UserPromptSubmit", "hook-int", cwd, prompt="stop, name it add_users")
+        "user_prompt_submit.py",
+        claude("UserPromptSubmit", "hook-int", cwd, prompt="stop, name the alembic migration add_users"),
     )
     assert "KNOWN CONTEXT" in interrupted.stdout and "<mnemex-score-required>" not in interrupted.stdout
 

@@ -47,6 +47,7 @@ def test_maintenance_expires_promotes_and_records_events(stub, scope) -> None:  
                     "Qualified: cache keys include the locale",
                     score=0.8,
                     uses=2,
+                    outcome_history="YY",  # promotion needs worked outcomes
                     created_at=ago(hours=2),
                 ),
                 record(

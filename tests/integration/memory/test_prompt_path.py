@@ -43,8 +43,22 @@ def traced_prepare(memory_service, loop_thread, request: pb.PrepareContextReques
 
 
 def test_prepare_context_only_calls_down_the_layers(stub, scope, memory_service, loop_thread) -> None:  # type: ignore[no-untyped-def]
-    for i in range(12):
-        store(stub, scope, f"Note {i}: the flaky test in module {i} was fixed by pinning the random seed")
+    fixes = (  # twelve different fixes: near-duplicates would be collapsed into one line
+        "pinning the random seed",
+        "waiting for the server socket before connecting",
+        "freezing the clock with a fixture",
+        "isolating the temp directory per test",
+        "sorting the set before comparing",
+        "raising the HTTP client timeout",
+        "resetting the global cache between tests",
+        "closing the database connection in teardown",
+        "mocking nothing and using a real sqlite file",
+        "running the event loop per test",
+        "removing the order dependence on environment variables",
+        "retrying the port bind on a busy CI runner",
+    )
+    for i, fix in enumerate(fixes):
+        store(stub, scope, f"Note {i}: the flaky test in the {fix.split()[1]} suite was fixed by {fix}")
     store(stub, scope, "The user prefers pytest -x for quick runs", collection="memory_bank")
     query = "how did we fix the flaky test?"
     request = pb.PrepareContextRequest(

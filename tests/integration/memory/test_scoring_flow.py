@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from protos.mnemex.common.v1 import common_pb2 as common_pb
@@ -162,3 +164,19 @@ def test_repeated_failures_delete_but_never_memory_bank(stub, scope) -> None:  #
     kept = stub.Get(pb.GetRequest(scope=scope, id=fact.id), timeout=10).memory
     assert kept.uses == 3 and kept.score == 1.0 and kept.wilson_score == 0.0
     assert stub.Stats(pb.StatsRequest(scope=scope), timeout=10).events["deleted"] == 1
+
+
+def test_a_score_names_the_session_of_the_turn_it_scored(stub, scope) -> None:  # type: ignore[no-untyped-def]
+    """The kg's episode of a session is taught from this session id. The gateway used to take the
+    session from the scored exchange's memory, which after a merge into an older near-duplicate
+    (the same "still broken" turn said in another session) names that older session."""
+    for session in ("older", "newer"):
+        inject(stub, scope, session, [], prompt="still broken, same traceback")
+        stub.RecordExchange(
+            pb.RecordExchangeRequest(scope=scope, session_id=session, assistant_text="Pinned the resolver."),
+            timeout=30,
+        )
+    reply = stub.Score(pb.ScoreRequest(scope=scope, session_id="newer", outcome=common_pb.OUTCOME_FAILED), timeout=30)
+    assert reply.session_id == "newer"
+    stored = stub.Get(pb.GetRequest(scope=scope, id=reply.exchange_id), timeout=10).memory
+    assert json.loads(stored.metadata_json)["session_id"] == "older"  # the merged memory names the other session

@@ -82,6 +82,7 @@ def test_turns_and_outcome_log(stub: pb_grpc.MemoryServiceStub, scope: common_pb
 
     sessions = stub.ListSessions(pb.ListSessionsRequest(scope=scope), timeout=10).sessions
     assert [s.session_id for s in sessions] == ["s-2", "s-1"] and sessions[1].turns == 1
+    assert [s.first_prompt for s in sessions] == ["lint again?", "how do I lint?"]  # the viewer's session titles
 
     turns = stub.ListTurns(pb.ListTurnsRequest(scope=scope, session_id="s-1"), timeout=10).turns
     assert len(turns) == 1

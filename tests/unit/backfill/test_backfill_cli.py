@@ -39,7 +39,15 @@ def summary(home: Path, gateway: FakeBackfillGateway, *args: str) -> dict[str, A
 def test_json_summary_counts_files_exchanges_and_projects(home: Path, gateway: FakeBackfillGateway) -> None:
     report = summary(home, gateway)
     assert report["files"] == {"read": 2, "unchanged": 0, "skipped": 0, "failed": 0}
-    assert report["exchanges"] == {"found": 4, "filtered_out": 0, "sent": 4, "stored": 4, "existing": 0}
+    assert report["exchanges"] == {
+        "found": 4,
+        "filtered_out": 0,
+        "sent": 4,
+        "stored": 4,
+        "existing": 0,
+        "rechecked": 0,
+        "missing": 0,
+    }
     assert report["projects"] == {"shop": {"stored": 4, "existing": 0}}
     assert {s["client"] for s in report["sources"]} == {"claude", "opencode"}
     assert len(gateway.requests) == 1  # one batch for both clients
@@ -112,7 +120,15 @@ def test_since_keeps_exchanges_from_that_day_on(home: Path, gateway: FakeBackfil
 
 def test_project_keeps_exchanges_recorded_inside_it(home: Path, gateway: FakeBackfillGateway) -> None:
     elsewhere = summary(home, gateway, "--project", "/srv/home/code/other")
-    assert elsewhere["exchanges"] == {"found": 0, "filtered_out": 4, "sent": 0, "stored": 0, "existing": 0}
+    assert elsewhere["exchanges"] == {
+        "found": 0,
+        "filtered_out": 4,
+        "sent": 0,
+        "stored": 0,
+        "existing": 0,
+        "rechecked": 0,
+        "missing": 0,
+    }
     inside = summary(home, gateway, "--project", "/srv/home/code")
     assert inside["exchanges"]["stored"] == 4
     # progress under a filter is not taken for progress without it

@@ -80,6 +80,7 @@ def test_every_command_has_help_with_an_example() -> None:
         "show",
         "stats",
         "doctor",
+        "repair",
         "export",
         "import",
         "import-roampal",

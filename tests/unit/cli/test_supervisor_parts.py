@@ -53,6 +53,7 @@ def test_state_file_round_trips_and_records_crashes(tmp_path: Path) -> None:
         "last_exit": -9,
         "started_at": None,
         "ready_seconds": None,
+        "problem": None,
     }
     assert not list(paths.run_dir.glob(".state.*"))  # the temp file was renamed away
 
@@ -111,5 +112,5 @@ def test_non_loopback_binds_are_refused_before_anything_starts(tmp_path: Path) -
     refusals = bind_refusals(stack_specs(exposed), token=None)
     assert len(refusals) == 1 and "refusing to bind the gateway to 0.0.0.0" in refusals[0]
     assert "MNEMEX_TOKEN" in refusals[0]
-    assert bind_refusals(stack_specs(exposed), token="long-random-secret") == []
+    assert bind_refusals(stack_specs(exposed), token="long-random-secret-Qx7Zp2Lk") == []
     assert bind_refusals(stack_specs(Settings.from_env({"MNEMEX_HOME": str(tmp_path)})), token=None) == []

@@ -61,6 +61,7 @@ def test_cursor_hook_events_map_to_the_scripts(home: Path) -> None:
         "preCompact": "pre_compact.py",
         "afterFileEdit": "post_tool_use.py",
         "afterShellExecution": "post_tool_use.py",
+        "postToolUseFailure": "post_tool_use.py",
     }
     init(home, clients=("cursor",), gateway_url=GATEWAY)
     hooks = json.loads((home / ".cursor" / "hooks.json").read_text())["hooks"]

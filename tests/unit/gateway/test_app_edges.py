@@ -39,7 +39,7 @@ def dead_settings(home: Path, token: str | None = None) -> Settings:
 
 @pytest.fixture
 def client(isolated_home: Path) -> Iterator[TestClient]:
-    with TestClient(create_app(dead_settings(isolated_home))) as test_client:
+    with TestClient(create_app(dead_settings(isolated_home)), base_url="http://127.0.0.1") as test_client:
         yield test_client
 
 
@@ -94,7 +94,9 @@ def test_search_without_query_days_or_id_says_what_to_pass(client: TestClient) -
 
 def test_ingest_over_10_mb_is_413_before_any_work(client: TestClient) -> None:
     big = b"a" * (MAX_BOOK_BYTES + 10)
-    multipart = client.post("/api/ingest", files={"file": ("big.txt", big)}, data={"title": "Big"})
+    multipart = client.post(
+        "/api/ingest", files={"file": ("big.txt", big)}, data={"title": "Big"}, headers={"X-Mnemex-Client": "test"}
+    )
     assert multipart.status_code == 413
     as_json = client.post(
         "/api/ingest", json={"title": "Big", "filename": "big.txt", "data_base64": base64.b64encode(big).decode()}
@@ -159,7 +161,9 @@ def test_openapi_is_served_and_cors_is_off(client: TestClient) -> None:
 
 
 def test_token_is_required_everywhere_but_health(isolated_home: Path) -> None:
-    with TestClient(create_app(dead_settings(isolated_home, token="s3cret-token"))) as client:
+    with TestClient(
+        create_app(dead_settings(isolated_home, token="s3cret-token")), base_url="http://127.0.0.1"
+    ) as client:
         assert client.post("/api/search", json={"query": "x"}).status_code == 401
         assert client.get("/openapi.json").status_code == 401
         assert (

@@ -9,7 +9,7 @@ import uuid
 import pytest
 
 from gateway import formatting
-from gateway.formatting import CONTEXT_END, CONTEXT_START, known_context, neutralize, scoring_prompt
+from gateway.formatting import CONTEXT_END, CONTEXT_START, known_context, neutralize, score_info, scoring_prompt
 from tests.unit.gateway.cl100k import count, encoding
 
 
@@ -34,12 +34,24 @@ def test_cl100k_matches_tiktoken_published_ids() -> None:
 
 def test_context_lines_carry_id_age_score_and_collection() -> None:
     fact = memory("User prefers pytest over unittest", "memory_bank", importance=0.9, confidence=0.8)
-    proven = memory("Pin torch before sentence-transformers", "patterns")
+    proven = memory("Pin torch before sentence-transformers", "patterns", worked_count=4)
     text = known_context([fact, proven])
     lines = text.splitlines()
     assert lines[0] == CONTEXT_START and lines[-1] == CONTEXT_END
     assert f"• User prefers pytest over unittest [id:{fact['id']}] (2d, imp 0.9, memory_bank)" in lines
-    assert f"• Pin torch before sentence-transformers [id:{proven['id']}] (2d, 61% proven, 4 uses, patterns)" in lines
+    assert f"• Pin torch before sentence-transformers [id:{proven['id']}] (2d, worked 4 of 4, patterns)" in lines
+
+
+def test_the_label_separates_a_proven_fix_from_chatter() -> None:
+    # Measured: a fix that worked every time showed "22-35 % proven" (the Wilson bound,
+    # dragged down by unknowns) and chatter showed 12 %. The label now counts judged outcomes.
+    fix = memory("Set PYTHONHASHSEED=0 for the flaky test", "history", uses=9, wilson_score=0.3, worked_count=4)
+    chatter = memory("User: thanks! / Assistant: you're welcome", "history", uses=9, wilson_score=0.12)
+    mixed = memory("Retry the upload", "working", uses=3, worked_count=1, failed_count=2)
+    assert score_info(fix) == "worked 4 of 4"
+    assert score_info(chatter) == "unproven"
+    assert score_info(mixed) == "failed 2 of 3"
+    assert "%" not in known_context([fix, chatter, mixed])
 
 
 def test_preamble_says_memories_may_be_wrong_and_how_to_look_up_ids() -> None:
@@ -154,3 +166,17 @@ def test_session_seed_is_bounded_and_sectioned() -> None:
     assert len(text) < 4_000 + 1_000
     assert formatting.PRE_COMPACT_REMINDER in text
     assert formatting.session_seed([], [], []) == ""
+
+
+def test_a_memory_that_repeats_a_lesson_is_not_shown_again() -> None:
+    # Measured: on a recurrence the same fix filled 2.6 lines per block (the lesson, the exchange
+    # holding it, its copies). The lesson line says it once.
+    lesson = {"kind": "solution", "id": "", "content": "Applied `astype(np.int64)`; the check passes now", "worked": 2}
+    exchange = memory(
+        "User: weird negative aggregate again / Assistant: Applied `astype(np.int64)`; the check passes now: 6 passed",
+        "working",
+    )
+    other = memory("The payout summary runs nightly at 02:00", "working")
+    text = known_context([exchange, other], lessons=[lesson])
+    assert text.count("astype(np.int64)") == 1
+    assert f"[id:{other['id']}]" in text and f"[id:{exchange['id']}]" not in text

@@ -9,7 +9,9 @@ endpoint is covered the day it is added. Each field in turn carries:
   ``1e400``): REST routes answer 422 naming the field, hook routes read it as
   null (a hook's other data is kept);
 - a 25-digit integer: valid JSON, too big for every int field the services
-  take; a 422 or a value clamped by validation, never a crash.
+  take; a 422 or a value clamped by validation, never a crash;
+- arrays nested 10,000 deep and objects nested 900 deep: a 422 that says the
+  value nests too deep, short (never the input echoed back), on every route.
 
 The backends point at a closed port, so a request that passes validation ends
 as a 503 (backend unavailable): that is an answer, and it proves the input got
@@ -35,6 +37,9 @@ NON_FINITE = ("NaN", "Infinity", "-Infinity", "1e400")
 SURROGATE = '"\\ud800 tail"'
 HUGE_INT = "1234567890123456789012345"
 HOOK_PREFIX = "/api/hooks/"
+DEEP_ARRAYS = "[" * 10_000 + "]" * 10_000
+DEEP_OBJECTS = '{"a": ' * 900 + "1" + "}" * 900
+TOO_DEEP = "nested deeper than 64 arrays or objects"
 
 
 def _settings(tmp_path: Path) -> Settings:
@@ -136,3 +141,45 @@ def test_a_surrogate_in_a_hook_prompt_is_replaced_and_the_hook_answers(client: T
     reply = _post(client, "/api/hooks/get-context", '{"session_id": "s", "prompt": "fix \\ud800 the build"}')
     assert reply.status_code == 200, reply.text  # no backend: an empty context, never an error for the hook
     assert "context" in reply.json()
+
+
+@pytest.mark.parametrize(("path", "field"), FIELD_CASES, ids=[f"{p}:{f}" for p, f in FIELD_CASES])
+def test_json_nested_too_deep_in_any_field_is_a_short_422(client: TestClient, path: str, field: str) -> None:
+    fields = [f for p, fs in ROUTES if p == path for f in fs]
+    for literal in (DEEP_ARRAYS, DEEP_OBJECTS):
+        reply = _post(client, path, _body(fields, field, literal))
+        assert reply.status_code == 422, (path, field, reply.status_code, reply.text[:300])
+        assert TOO_DEEP in reply.json()["error"]
+        assert len(reply.content) < 1000
+
+
+@pytest.mark.parametrize("path", [path for path, _ in ROUTES if path != "/api/export"])  # export reads no body
+def test_a_whole_body_nested_too_deep_is_refused_on_every_route(client: TestClient, path: str) -> None:
+    for body in (DEEP_ARRAYS, DEEP_OBJECTS, '{"exchanges": ' + DEEP_ARRAYS + "}"):
+        reply = _post(client, path, body)
+        assert len(reply.content) < 2000
+        if path == "/api/import":  # a JSONL line that nests too deep is counted as invalid, and named
+            assert reply.status_code == 200 and reply.json()["invalid"] == 1, reply.text[:300]
+            assert TOO_DEEP in reply.json()["errors"][0]
+        else:
+            assert reply.status_code == 422 and TOO_DEEP in reply.json()["error"], (path, reply.text[:300])
+
+
+def test_deep_json_on_mcp_is_answered_not_a_500(client: TestClient) -> None:
+    call = '{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "search_memory", "arguments": %s}}'
+    for deep in (DEEP_ARRAYS, DEEP_OBJECTS):
+        reply = client.post(
+            "/mcp",
+            content=(call % deep).encode(),
+            headers={"Content-Type": "application/json", "Accept": "application/json, text/event-stream"},
+        )
+        assert reply.status_code < 500, reply.text[:300]
+        assert len(reply.content) < 2000
+
+
+def test_a_422_never_echoes_a_large_body_back(client: TestClient) -> None:
+    body = '{"exchanges": [' + ", ".join(["{}"] * 300_000) + "]}"
+    reply = _post(client, "/api/backfill", body)
+    assert reply.status_code == 422
+    assert len(reply.content) < 5_000, len(reply.content)
+    assert "(an array of 300,000 items)" in reply.text

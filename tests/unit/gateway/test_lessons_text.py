@@ -5,6 +5,7 @@ from __future__ import annotations
 from gateway import formatting
 from gateway.formatting import CONTEXT_END, FAILURES_TITLE, SOLUTIONS_TITLE, known_context
 from gateway.insights import action_line
+from gateway.lessons import Lesson, merge
 from gateway.teaching import command_action, tool_outcome
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 
@@ -39,6 +40,64 @@ def test_lessons_are_neutralised_and_bounded() -> None:
     assert sum(len(line) + 1 for line in section) <= formatting.LESSONS_BUDGET
     assert all(len(line) < formatting.FAILURE_CHARS + 80 for line in section)
     assert len(known_context([MEMORY] * 30, budget=3_000, lessons=many)) <= 3_000
+
+
+LOCAL_FIX = {"content": "Applied `relink --onto head`; the migration check passes now " + "x" * 120, "kind": "solution"}
+LOCAL_FAILURE = {"content": "alembic stamp head -> FAILED: Multiple head revisions are present", "kind": "failure"}
+FOREIGN_FIX = {
+    "content": "Applied `alembic merge heads`; upgrade runs " + "y" * 120,
+    "kind": "solution",
+    "project": "api",
+}
+
+
+def test_a_local_warning_is_not_crowded_out_by_another_projects_fix() -> None:
+    """The section used to list every solution (foreign ones too) before any failure, so in a small
+    block another project's fix took the room of this project's warning."""
+    lessons = [{**LOCAL_FIX, "worked": 2}, {**FOREIGN_FIX, "worked": 3}, {**LOCAL_FAILURE, "failed": 1}]
+    section = formatting.lessons_section(lessons, budget=460)
+    assert section[0] == SOLUTIONS_TITLE and section[2] == FAILURES_TITLE
+    assert "alembic stamp head" in section[3]
+    assert not any("[project api]" in line for line in section)  # no room left for the foreign fix
+    roomy = formatting.lessons_section(lessons)
+    assert roomy[-2] == formatting.FOREIGN_SOLUTIONS_TITLE and roomy[-1].startswith("• [project api] ")
+
+
+def test_lessons_only_from_another_project_come_below_this_projects_memories() -> None:
+    text = known_context([MEMORY], lessons=[{**FOREIGN_FIX, "worked": 3}])
+    lines = text.splitlines()
+    assert "[id:history_m1]" in lines[2]
+    assert lines[3] == formatting.FOREIGN_SOLUTIONS_TITLE and lines[4].startswith("• [project api] ")
+    assert "Other memories" not in text
+    # In a small block they take a bounded share: this project's memories are not pushed out.
+    others = [{**FOREIGN_FIX, "content": f"fix {i} " + "z" * 60, "worked": 1} for i in range(6)]
+    memories = [{**MEMORY, "id": f"history_m{i}", "content": f"local note {i} " + "w" * 150} for i in range(2)]
+    small = known_context(memories, budget=1_200, lessons=others).splitlines()
+    assert all(any(f"[id:history_m{i}]" in line for line in small) for i in range(2))
+    foreign = small[small.index(formatting.FOREIGN_SOLUTIONS_TITLE) :]
+    assert sum(len(line) + 1 for line in foreign[:-1]) <= formatting.FOREIGN_LESSONS_BUDGET
+
+
+def test_an_episode_fix_replaces_the_exchanges_credited_as_solutions() -> None:
+    """A stored exchange credited ``worked`` (the whole turn, possibly one that warned off a fix that
+    failed) used to sit under "What worked before" beside the episode's own line for the same fix."""
+    exchange = Lesson(
+        "history_x1",
+        "User: still broken / Assistant: tried float32, failed",
+        "history",
+        "solution",
+        1,
+        0,
+        1,
+        exchange=True,
+    )
+    takeaway = Lesson("patterns_t1", "Cast the cents column to int64", "patterns", "solution", 2, 0, 2)
+    fix = Lesson("", "Applied astype(int64); the check passes", "", "solution", 3, 0, 3, doc_id="history_x1")
+    foreign = Lesson("", "Applied poolclass=NullPool", "", "solution", 1, 0, 1, project="etl")
+    merged = merge([exchange, takeaway], [fix, foreign])
+    assert [x.content for x in merged] == [takeaway.content, fix.content, foreign.content]
+    # Without a local episode fix the exchange stays (it is all there is).
+    assert merge([exchange], [foreign])[0] is exchange
 
 
 def test_action_lines() -> None:

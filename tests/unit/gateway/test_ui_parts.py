@@ -54,7 +54,7 @@ def test_problems_routing_and_elements_from_kg_data() -> None:
     labels = {(e["data"]["source"], e["data"]["label"]) for e in elements["edges"]}
     assert labels == {("concept:deploy", "80%"), ("problem:sig-1", "75%")}  # the dangling edge is dropped
     rows = graph_view.routing_rows({"deploy": {"best_collection": "working", "success_rate": 0.8, "uses": 2}})
-    assert rows == [{"concept": "deploy", "collection": "working", "rate": "80%", "uses": 2}]
+    assert rows == [{"concept": "deploy", "collection": "working", "rate": "80%", "rate_value": 0.8, "uses": 2}]
 
 
 @pytest.mark.parametrize(

@@ -105,3 +105,27 @@ def test_precision_on_held_out_sample_stays_above_floor() -> None:
     assert score.items >= 15
     assert score.precision >= 0.75, score.false_positives
     assert score.recall >= 0.7, score.misses
+
+
+def test_install_commands_name_packages_and_never_prose() -> None:
+    """Precision and recall of library entities on install commands and the prose around them."""
+    from services.kg import lexicon
+    from tests.unit.kg.install_corpus import INSTALL_CORPUS
+
+    assert len(INSTALL_CORPUS) >= 50
+    true_positive = found_total = expected_total = 0
+    wrong: list[tuple[str, set[str]]] = []
+    for text, expected in INSTALL_CORPUS:
+        result = extract(text)
+        libraries = {e.name.lower() for e in result.entities if e.type == "library"}
+        names = {e.name.lower() for e in result.entities}
+        assert not names & lexicon.STOPWORDS, (text, names & lexicon.STOPWORDS)
+        true_positive += len(libraries & expected)
+        found_total += len(libraries)
+        expected_total += len(expected)
+        if libraries - expected:
+            wrong.append((text, libraries - expected))
+    precision, recall = true_positive / found_total, true_positive / expected_total
+    print(f"\ninstall corpus: {len(INSTALL_CORPUS)} texts, precision {precision:.3f}, recall {recall:.3f}")
+    assert not wrong, wrong
+    assert precision == 1.0 and recall >= 0.95

@@ -6,7 +6,8 @@ import pytest
 
 from services.memory.domain import timefmt
 from services.memory.domain.lifecycle import Action, LifecycleConfig, after_outcome, sweep
-from services.memory.domain.scoring import Counters
+from services.memory.domain.outcomes import Outcome
+from services.memory.domain.scoring import Counters, apply_outcome
 
 CFG = LifecycleConfig()
 NOW = timefmt.parse("2025-06-01T12:00:00+00:00")
@@ -35,7 +36,7 @@ def test_defaults_match_the_spec() -> None:
     ],
 )
 def test_working_thresholds(score: float, uses: int, action: Action) -> None:
-    transition = after_outcome("working", Counters(score=score, uses=uses), CFG)
+    transition = after_outcome("working", Counters(score=score, uses=uses, history="Y" * min(uses, 2)), CFG)
     assert transition.action is action
     if action is Action.PROMOTE:
         assert transition.target == "history"
@@ -52,10 +53,35 @@ def test_working_thresholds(score: float, uses: int, action: Action) -> None:
     ],
 )
 def test_history_thresholds(score: float, uses: int, successes: float, action: Action) -> None:
-    transition = after_outcome("history", Counters(score=score, uses=uses, success_count=successes), CFG)
+    marks = "Y" * min(uses, 5)
+    transition = after_outcome("history", Counters(score=score, uses=uses, success_count=successes, history=marks), CFG)
     assert transition.action is action
     if action is Action.PROMOTE:
         assert transition.target == "patterns"
+
+
+def test_a_thanked_for_exchange_shown_again_and_again_never_reaches_patterns() -> None:
+    # The measured defect: a thank-you exchange scored worked twice, then shown on many
+    # later turns and scored unknown each time (not used), climbed to patterns: unknown
+    # was a use worth a quarter of a success. Unknown earns nothing now, and promotion
+    # asks for worked outcomes.
+    counters, collection = Counters(score=0.5), "working"
+    for outcome in [Outcome.WORKED, Outcome.WORKED] + [Outcome.UNKNOWN] * 20:
+        counters = apply_outcome(counters, outcome, age_days=0.0)
+        transition = after_outcome(collection, counters, CFG)
+        if transition.action is Action.PROMOTE:
+            assert transition.target is not None
+            collection = transition.target
+    assert collection != "patterns"
+    assert counters.success_count == 2.0
+
+
+def test_promotion_needs_worked_outcomes_not_just_score_and_uses() -> None:
+    unjudged = Counters(score=0.95, uses=9, success_count=6.0, history="~~~~??????")
+    assert after_outcome("history", unjudged, CFG).action is Action.NONE
+    assert after_outcome("working", Counters(score=0.8, uses=3, history="~~?"), CFG).action is Action.NONE
+    proven = Counters(score=0.95, uses=9, success_count=6.0, history="YYY~~?????")
+    assert after_outcome("history", proven, CFG).target == "patterns"
 
 
 def test_patterns_demote_below_point_four_before_any_deletion() -> None:
@@ -79,7 +105,7 @@ def test_working_expires_after_a_day_unpromoted() -> None:
 
 
 def test_promotion_wins_over_expiry() -> None:
-    qualified = Counters(score=0.8, uses=2)
+    qualified = Counters(score=0.8, uses=2, history="YY")
     transition = sweep("working", qualified, expiry_clock=NOW - timedelta(hours=48), now=NOW, config=CFG)
     assert transition.action is Action.PROMOTE
 

@@ -47,7 +47,7 @@ def test_success_count_credits_per_outcome() -> None:
     for outcome in (Outcome.WORKED, Outcome.PARTIAL, Outcome.UNKNOWN, Outcome.FAILED):
         counters = apply_outcome(counters, outcome, 0)
     assert counters.uses == 4
-    assert counters.success_count == pytest.approx(1.0 + 0.5 + 0.25 + 0.0)
+    assert counters.success_count == pytest.approx(1.0 + 0.5 + 0.0 + 0.0)  # unknown is not a success
     assert counters.history == "Y~?N"
 
 

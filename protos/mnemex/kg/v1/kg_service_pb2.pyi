@@ -408,3 +408,87 @@ class InfoResponse(_message.Message):
     service: str
     version: str
     def __init__(self, service: _Optional[str] = ..., version: _Optional[str] = ...) -> None: ...
+
+class RecordTurnRequest(_message.Message):
+    __slots__ = ("scope", "session_id", "prompt", "prompt_vector", "outcome", "answer", "doc_id")
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    PROMPT_FIELD_NUMBER: _ClassVar[int]
+    PROMPT_VECTOR_FIELD_NUMBER: _ClassVar[int]
+    OUTCOME_FIELD_NUMBER: _ClassVar[int]
+    ANSWER_FIELD_NUMBER: _ClassVar[int]
+    DOC_ID_FIELD_NUMBER: _ClassVar[int]
+    scope: _common_pb2.Scope
+    session_id: str
+    prompt: str
+    prompt_vector: bytes
+    outcome: _common_pb2.Outcome
+    answer: str
+    doc_id: str
+    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., session_id: _Optional[str] = ..., prompt: _Optional[str] = ..., prompt_vector: _Optional[bytes] = ..., outcome: _Optional[_Union[_common_pb2.Outcome, str]] = ..., answer: _Optional[str] = ..., doc_id: _Optional[str] = ...) -> None: ...
+
+class RecordTurnResponse(_message.Message):
+    __slots__ = ("problem", "status")
+    PROBLEM_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    problem: str
+    status: str
+    def __init__(self, problem: _Optional[str] = ..., status: _Optional[str] = ...) -> None: ...
+
+class RecordToolErrorRequest(_message.Message):
+    __slots__ = ("scope", "session_id", "command", "output")
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    COMMAND_FIELD_NUMBER: _ClassVar[int]
+    OUTPUT_FIELD_NUMBER: _ClassVar[int]
+    scope: _common_pb2.Scope
+    session_id: str
+    command: str
+    output: str
+    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., session_id: _Optional[str] = ..., command: _Optional[str] = ..., output: _Optional[str] = ...) -> None: ...
+
+class RecordToolErrorResponse(_message.Message):
+    __slots__ = ("signature",)
+    SIGNATURE_FIELD_NUMBER: _ClassVar[int]
+    signature: str
+    def __init__(self, signature: _Optional[str] = ...) -> None: ...
+
+class EpisodeLessonsRequest(_message.Message):
+    __slots__ = ("scope", "session_id", "query_vector", "limit", "prompt")
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    QUERY_VECTOR_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    PROMPT_FIELD_NUMBER: _ClassVar[int]
+    scope: _common_pb2.Scope
+    session_id: str
+    query_vector: bytes
+    limit: int
+    prompt: str
+    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., session_id: _Optional[str] = ..., query_vector: _Optional[bytes] = ..., limit: _Optional[int] = ..., prompt: _Optional[str] = ...) -> None: ...
+
+class EpisodeLesson(_message.Message):
+    __slots__ = ("kind", "text", "project", "problem_id", "worked", "failed", "doc_id", "similarity")
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    PROJECT_FIELD_NUMBER: _ClassVar[int]
+    PROBLEM_ID_FIELD_NUMBER: _ClassVar[int]
+    WORKED_FIELD_NUMBER: _ClassVar[int]
+    FAILED_FIELD_NUMBER: _ClassVar[int]
+    DOC_ID_FIELD_NUMBER: _ClassVar[int]
+    SIMILARITY_FIELD_NUMBER: _ClassVar[int]
+    kind: str
+    text: str
+    project: str
+    problem_id: str
+    worked: int
+    failed: int
+    doc_id: str
+    similarity: float
+    def __init__(self, kind: _Optional[str] = ..., text: _Optional[str] = ..., project: _Optional[str] = ..., problem_id: _Optional[str] = ..., worked: _Optional[int] = ..., failed: _Optional[int] = ..., doc_id: _Optional[str] = ..., similarity: _Optional[float] = ...) -> None: ...
+
+class EpisodeLessonsResponse(_message.Message):
+    __slots__ = ("lessons",)
+    LESSONS_FIELD_NUMBER: _ClassVar[int]
+    lessons: _containers.RepeatedCompositeFieldContainer[EpisodeLesson]
+    def __init__(self, lessons: _Optional[_Iterable[_Union[EpisodeLesson, _Mapping]]] = ...) -> None: ...

@@ -119,6 +119,21 @@ class KnowledgeGraphServiceStub:
                 request_serializer=protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.InfoRequest.SerializeToString,
                 response_deserializer=protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.InfoResponse.FromString,
                 _registered_method=True)
+        self.RecordTurn = channel.unary_unary(
+                '/mnemex.kg.v1.KnowledgeGraphService/RecordTurn',
+                request_serializer=protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.RecordTurnRequest.SerializeToString,
+                response_deserializer=protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.RecordTurnResponse.FromString,
+                _registered_method=True)
+        self.RecordToolError = channel.unary_unary(
+                '/mnemex.kg.v1.KnowledgeGraphService/RecordToolError',
+                request_serializer=protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.RecordToolErrorRequest.SerializeToString,
+                response_deserializer=protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.RecordToolErrorResponse.FromString,
+                _registered_method=True)
+        self.EpisodeLessons = channel.unary_unary(
+                '/mnemex.kg.v1.KnowledgeGraphService/EpisodeLessons',
+                request_serializer=protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.EpisodeLessonsRequest.SerializeToString,
+                response_deserializer=protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.EpisodeLessonsResponse.FromString,
+                _registered_method=True)
 
 
 class KnowledgeGraphServiceServicer:
@@ -242,6 +257,30 @@ class KnowledgeGraphServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RecordTurn(self, request, context):
+        """One scored turn of a session, for its episode (problem statement -> fix,
+        failed attempts). Returns the episode's problem statement.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RecordToolError(self, request, context):
+        """A failed tool call of a session (command + error output), for its episode
+        and for recognising a known problem by its error signature.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def EpisodeLessons(self, request, context):
+        """Fixes and failed attempts of the known problems matching a prompt's
+        vector and the session's recent tool errors; local project first.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_KnowledgeGraphServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -329,6 +368,21 @@ def add_KnowledgeGraphServiceServicer_to_server(servicer, server):
                     servicer.Info,
                     request_deserializer=protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.InfoRequest.FromString,
                     response_serializer=protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.InfoResponse.SerializeToString,
+            ),
+            'RecordTurn': grpc.unary_unary_rpc_method_handler(
+                    servicer.RecordTurn,
+                    request_deserializer=protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.RecordTurnRequest.FromString,
+                    response_serializer=protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.RecordTurnResponse.SerializeToString,
+            ),
+            'RecordToolError': grpc.unary_unary_rpc_method_handler(
+                    servicer.RecordToolError,
+                    request_deserializer=protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.RecordToolErrorRequest.FromString,
+                    response_serializer=protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.RecordToolErrorResponse.SerializeToString,
+            ),
+            'EpisodeLessons': grpc.unary_unary_rpc_method_handler(
+                    servicer.EpisodeLessons,
+                    request_deserializer=protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.EpisodeLessonsRequest.FromString,
+                    response_serializer=protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.EpisodeLessonsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -790,6 +844,87 @@ class KnowledgeGraphService:
             '/mnemex.kg.v1.KnowledgeGraphService/Info',
             protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.InfoRequest.SerializeToString,
             protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.InfoResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RecordTurn(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mnemex.kg.v1.KnowledgeGraphService/RecordTurn',
+            protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.RecordTurnRequest.SerializeToString,
+            protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.RecordTurnResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RecordToolError(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mnemex.kg.v1.KnowledgeGraphService/RecordToolError',
+            protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.RecordToolErrorRequest.SerializeToString,
+            protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.RecordToolErrorResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def EpisodeLessons(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mnemex.kg.v1.KnowledgeGraphService/EpisodeLessons',
+            protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.EpisodeLessonsRequest.SerializeToString,
+            protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.EpisodeLessonsResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -20,7 +20,7 @@ SORT_BY_RECENCY: SortBy
 SORT_BY_SCORE: SortBy
 
 class Memory(_message.Message):
-    __slots__ = ("id", "collection", "content", "created_at", "age", "score", "wilson_score", "uses", "success_count", "learned_score", "last_outcome", "outcome_history", "tags", "importance", "confidence", "embedding_similarity", "final_rank_score", "metadata_json", "project", "archived")
+    __slots__ = ("id", "collection", "content", "created_at", "age", "score", "wilson_score", "uses", "success_count", "learned_score", "last_outcome", "outcome_history", "tags", "importance", "confidence", "embedding_similarity", "final_rank_score", "metadata_json", "project", "archived", "worked_count", "partial_count", "failed_count")
     ID_FIELD_NUMBER: _ClassVar[int]
     COLLECTION_FIELD_NUMBER: _ClassVar[int]
     CONTENT_FIELD_NUMBER: _ClassVar[int]
@@ -41,6 +41,9 @@ class Memory(_message.Message):
     METADATA_JSON_FIELD_NUMBER: _ClassVar[int]
     PROJECT_FIELD_NUMBER: _ClassVar[int]
     ARCHIVED_FIELD_NUMBER: _ClassVar[int]
+    WORKED_COUNT_FIELD_NUMBER: _ClassVar[int]
+    PARTIAL_COUNT_FIELD_NUMBER: _ClassVar[int]
+    FAILED_COUNT_FIELD_NUMBER: _ClassVar[int]
     id: str
     collection: str
     content: str
@@ -61,10 +64,13 @@ class Memory(_message.Message):
     metadata_json: str
     project: str
     archived: bool
-    def __init__(self, id: _Optional[str] = ..., collection: _Optional[str] = ..., content: _Optional[str] = ..., created_at: _Optional[str] = ..., age: _Optional[str] = ..., score: _Optional[float] = ..., wilson_score: _Optional[float] = ..., uses: _Optional[int] = ..., success_count: _Optional[float] = ..., learned_score: _Optional[float] = ..., last_outcome: _Optional[str] = ..., outcome_history: _Optional[str] = ..., tags: _Optional[_Iterable[str]] = ..., importance: _Optional[float] = ..., confidence: _Optional[float] = ..., embedding_similarity: _Optional[float] = ..., final_rank_score: _Optional[float] = ..., metadata_json: _Optional[str] = ..., project: _Optional[str] = ..., archived: _Optional[bool] = ...) -> None: ...
+    worked_count: int
+    partial_count: int
+    failed_count: int
+    def __init__(self, id: _Optional[str] = ..., collection: _Optional[str] = ..., content: _Optional[str] = ..., created_at: _Optional[str] = ..., age: _Optional[str] = ..., score: _Optional[float] = ..., wilson_score: _Optional[float] = ..., uses: _Optional[int] = ..., success_count: _Optional[float] = ..., learned_score: _Optional[float] = ..., last_outcome: _Optional[str] = ..., outcome_history: _Optional[str] = ..., tags: _Optional[_Iterable[str]] = ..., importance: _Optional[float] = ..., confidence: _Optional[float] = ..., embedding_similarity: _Optional[float] = ..., final_rank_score: _Optional[float] = ..., metadata_json: _Optional[str] = ..., project: _Optional[str] = ..., archived: _Optional[bool] = ..., worked_count: _Optional[int] = ..., partial_count: _Optional[int] = ..., failed_count: _Optional[int] = ...) -> None: ...
 
 class StoreRequest(_message.Message):
-    __slots__ = ("scope", "collection", "content", "vector", "tags", "importance", "confidence", "metadata_json", "initial_outcome", "allow_duplicate", "session_id")
+    __slots__ = ("scope", "collection", "content", "vector", "tags", "importance", "confidence", "metadata_json", "initial_outcome", "allow_duplicate", "session_id", "user_wide")
     SCOPE_FIELD_NUMBER: _ClassVar[int]
     COLLECTION_FIELD_NUMBER: _ClassVar[int]
     CONTENT_FIELD_NUMBER: _ClassVar[int]
@@ -76,6 +82,7 @@ class StoreRequest(_message.Message):
     INITIAL_OUTCOME_FIELD_NUMBER: _ClassVar[int]
     ALLOW_DUPLICATE_FIELD_NUMBER: _ClassVar[int]
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    USER_WIDE_FIELD_NUMBER: _ClassVar[int]
     scope: _common_pb2.Scope
     collection: str
     content: str
@@ -87,7 +94,8 @@ class StoreRequest(_message.Message):
     initial_outcome: _common_pb2.Outcome
     allow_duplicate: bool
     session_id: str
-    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., collection: _Optional[str] = ..., content: _Optional[str] = ..., vector: _Optional[bytes] = ..., tags: _Optional[_Iterable[str]] = ..., importance: _Optional[float] = ..., confidence: _Optional[float] = ..., metadata_json: _Optional[str] = ..., initial_outcome: _Optional[_Union[_common_pb2.Outcome, str]] = ..., allow_duplicate: _Optional[bool] = ..., session_id: _Optional[str] = ...) -> None: ...
+    user_wide: bool
+    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., collection: _Optional[str] = ..., content: _Optional[str] = ..., vector: _Optional[bytes] = ..., tags: _Optional[_Iterable[str]] = ..., importance: _Optional[float] = ..., confidence: _Optional[float] = ..., metadata_json: _Optional[str] = ..., initial_outcome: _Optional[_Union[_common_pb2.Outcome, str]] = ..., allow_duplicate: _Optional[bool] = ..., session_id: _Optional[str] = ..., user_wide: _Optional[bool] = ...) -> None: ...
 
 class StoreResponse(_message.Message):
     __slots__ = ("memory", "deduplicated", "superseded_ids")
@@ -264,18 +272,20 @@ class ScoredMemory(_message.Message):
     def __init__(self, id: _Optional[str] = ..., collection_before: _Optional[str] = ..., collection_after: _Optional[str] = ..., score_before: _Optional[float] = ..., score_after: _Optional[float] = ..., outcome: _Optional[_Union[_common_pb2.Outcome, str]] = ..., transition: _Optional[str] = ..., new_id: _Optional[str] = ...) -> None: ...
 
 class ScoreResponse(_message.Message):
-    __slots__ = ("scored", "exchange_id", "not_found", "collections", "prompt")
+    __slots__ = ("scored", "exchange_id", "not_found", "collections", "prompt", "session_id")
     SCORED_FIELD_NUMBER: _ClassVar[int]
     EXCHANGE_ID_FIELD_NUMBER: _ClassVar[int]
     NOT_FOUND_FIELD_NUMBER: _ClassVar[int]
     COLLECTIONS_FIELD_NUMBER: _ClassVar[int]
     PROMPT_FIELD_NUMBER: _ClassVar[int]
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
     scored: _containers.RepeatedCompositeFieldContainer[ScoredMemory]
     exchange_id: str
     not_found: _containers.RepeatedScalarFieldContainer[str]
     collections: _containers.RepeatedScalarFieldContainer[str]
     prompt: str
-    def __init__(self, scored: _Optional[_Iterable[_Union[ScoredMemory, _Mapping]]] = ..., exchange_id: _Optional[str] = ..., not_found: _Optional[_Iterable[str]] = ..., collections: _Optional[_Iterable[str]] = ..., prompt: _Optional[str] = ...) -> None: ...
+    session_id: str
+    def __init__(self, scored: _Optional[_Iterable[_Union[ScoredMemory, _Mapping]]] = ..., exchange_id: _Optional[str] = ..., not_found: _Optional[_Iterable[str]] = ..., collections: _Optional[_Iterable[str]] = ..., prompt: _Optional[str] = ..., session_id: _Optional[str] = ...) -> None: ...
 
 class RecordExchangeRequest(_message.Message):
     __slots__ = ("scope", "session_id", "user_text", "assistant_text", "turn_key")
@@ -388,18 +398,34 @@ class PrepareContextRequest(_message.Message):
     def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., session_id: _Optional[str] = ..., search: _Optional[_Union[SearchRequest, _Mapping]] = ..., prompt: _Optional[str] = ..., lesson_ids: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class PrepareContextResponse(_message.Message):
-    __slots__ = ("memories", "scoring_required", "injected_ids", "exchange_id", "lessons")
+    __slots__ = ("memories", "scoring_required", "injected_ids", "exchange_id", "lessons", "choices")
     MEMORIES_FIELD_NUMBER: _ClassVar[int]
     SCORING_REQUIRED_FIELD_NUMBER: _ClassVar[int]
     INJECTED_IDS_FIELD_NUMBER: _ClassVar[int]
     EXCHANGE_ID_FIELD_NUMBER: _ClassVar[int]
     LESSONS_FIELD_NUMBER: _ClassVar[int]
+    CHOICES_FIELD_NUMBER: _ClassVar[int]
     memories: _containers.RepeatedCompositeFieldContainer[Memory]
     scoring_required: bool
     injected_ids: _containers.RepeatedScalarFieldContainer[str]
     exchange_id: str
     lessons: _containers.RepeatedCompositeFieldContainer[Memory]
-    def __init__(self, memories: _Optional[_Iterable[_Union[Memory, _Mapping]]] = ..., scoring_required: _Optional[bool] = ..., injected_ids: _Optional[_Iterable[str]] = ..., exchange_id: _Optional[str] = ..., lessons: _Optional[_Iterable[_Union[Memory, _Mapping]]] = ...) -> None: ...
+    choices: _containers.RepeatedCompositeFieldContainer[ContextChoice]
+    def __init__(self, memories: _Optional[_Iterable[_Union[Memory, _Mapping]]] = ..., scoring_required: _Optional[bool] = ..., injected_ids: _Optional[_Iterable[str]] = ..., exchange_id: _Optional[str] = ..., lessons: _Optional[_Iterable[_Union[Memory, _Mapping]]] = ..., choices: _Optional[_Iterable[_Union[ContextChoice, _Mapping]]] = ...) -> None: ...
+
+class ContextChoice(_message.Message):
+    __slots__ = ("id", "kept", "reason", "merged_ids", "relevance")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    KEPT_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    MERGED_IDS_FIELD_NUMBER: _ClassVar[int]
+    RELEVANCE_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    kept: bool
+    reason: str
+    merged_ids: _containers.RepeatedScalarFieldContainer[str]
+    relevance: float
+    def __init__(self, id: _Optional[str] = ..., kept: _Optional[bool] = ..., reason: _Optional[str] = ..., merged_ids: _Optional[_Iterable[str]] = ..., relevance: _Optional[float] = ...) -> None: ...
 
 class IngestBookRequest(_message.Message):
     __slots__ = ("scope", "title", "source", "data", "filename", "skip_if_unchanged")
@@ -732,14 +758,16 @@ class ListSessionsRequest(_message.Message):
     def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., limit: _Optional[int] = ...) -> None: ...
 
 class SessionSummary(_message.Message):
-    __slots__ = ("session_id", "last_activity", "turns")
+    __slots__ = ("session_id", "last_activity", "turns", "first_prompt")
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
     LAST_ACTIVITY_FIELD_NUMBER: _ClassVar[int]
     TURNS_FIELD_NUMBER: _ClassVar[int]
+    FIRST_PROMPT_FIELD_NUMBER: _ClassVar[int]
     session_id: str
     last_activity: str
     turns: int
-    def __init__(self, session_id: _Optional[str] = ..., last_activity: _Optional[str] = ..., turns: _Optional[int] = ...) -> None: ...
+    first_prompt: str
+    def __init__(self, session_id: _Optional[str] = ..., last_activity: _Optional[str] = ..., turns: _Optional[int] = ..., first_prompt: _Optional[str] = ...) -> None: ...
 
 class ListSessionsResponse(_message.Message):
     __slots__ = ("sessions",)
@@ -786,7 +814,7 @@ class OutcomeEntry(_message.Message):
     def __init__(self, at: _Optional[str] = ..., memory_id: _Optional[str] = ..., outcome: _Optional[str] = ..., score_before: _Optional[float] = ..., score_after: _Optional[float] = ..., collection_before: _Optional[str] = ..., collection_after: _Optional[str] = ..., transition: _Optional[str] = ..., new_id: _Optional[str] = ..., session_id: _Optional[str] = ..., turn_id: _Optional[int] = ...) -> None: ...
 
 class TurnRecord(_message.Message):
-    __slots__ = ("id", "session_id", "prompt", "injected_ids", "completed", "scored", "exchange_id", "started_at", "outcome", "outcomes")
+    __slots__ = ("id", "session_id", "prompt", "injected_ids", "completed", "scored", "exchange_id", "started_at", "outcome", "outcomes", "choices_json")
     ID_FIELD_NUMBER: _ClassVar[int]
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
     PROMPT_FIELD_NUMBER: _ClassVar[int]
@@ -797,6 +825,7 @@ class TurnRecord(_message.Message):
     STARTED_AT_FIELD_NUMBER: _ClassVar[int]
     OUTCOME_FIELD_NUMBER: _ClassVar[int]
     OUTCOMES_FIELD_NUMBER: _ClassVar[int]
+    CHOICES_JSON_FIELD_NUMBER: _ClassVar[int]
     id: int
     session_id: str
     prompt: str
@@ -807,7 +836,8 @@ class TurnRecord(_message.Message):
     started_at: str
     outcome: str
     outcomes: _containers.RepeatedCompositeFieldContainer[OutcomeEntry]
-    def __init__(self, id: _Optional[int] = ..., session_id: _Optional[str] = ..., prompt: _Optional[str] = ..., injected_ids: _Optional[_Iterable[str]] = ..., completed: _Optional[bool] = ..., scored: _Optional[bool] = ..., exchange_id: _Optional[str] = ..., started_at: _Optional[str] = ..., outcome: _Optional[str] = ..., outcomes: _Optional[_Iterable[_Union[OutcomeEntry, _Mapping]]] = ...) -> None: ...
+    choices_json: str
+    def __init__(self, id: _Optional[int] = ..., session_id: _Optional[str] = ..., prompt: _Optional[str] = ..., injected_ids: _Optional[_Iterable[str]] = ..., completed: _Optional[bool] = ..., scored: _Optional[bool] = ..., exchange_id: _Optional[str] = ..., started_at: _Optional[str] = ..., outcome: _Optional[str] = ..., outcomes: _Optional[_Iterable[_Union[OutcomeEntry, _Mapping]]] = ..., choices_json: _Optional[str] = ...) -> None: ...
 
 class ListTurnsResponse(_message.Message):
     __slots__ = ("turns",)

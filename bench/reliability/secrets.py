@@ -1,0 +1,284 @@
+"""Reliability part: the secrets corpus through every write path of a real stack, then every way back out.
+
+The four real processes (``tests/support/stack.py``, the README's way: no
+token, loopback) receive every credential of ``tests/reliability/secrets_corpus.py``
+(86 forms, evasions included) through: memory-bank add, update and tags;
+the prompt hook (prompt and session id) and the stop hook; post-tool-use
+observations (Bash and WebSearch); the MCP tools record_response and
+add_to_memory_bank; archive reasons; ingest (text, title, file name, source);
+import (content and metadata); and a cwd whose directory name is a token.
+
+Then everything is read back through search (every collection), export,
+get-context, the books and projects lists and the viewer's pages, the stack
+is stopped, and every file under MNEMEX_HOME (stores, kg journal, logs) is
+scanned. ``lost`` counts the secrets found anywhere (0 is the only good
+value); ``failed`` counts write calls that were not answered 200. The
+ordinary-text corpus (code and prose that merely mention passwords, commit
+hashes, UUIDs...) is stored the same way, and the note says how many came
+back changed (false positives).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from bench.reliability import Row
+from kernel.privacy import redact
+from tests.reliability.mcp_client import call_tools, text_of
+from tests.reliability.secrets_corpus import ORDINARY, SECRETS, Secret
+from tests.support.stack import Stack, make_stack
+
+FAMILY = "secrets"
+CWD = "/srv/acme-secrets"
+NAME_TOKEN = next(s for s in SECRETS if s.name == "github-oauth-token").needle
+TOKEN_CWD = f"/srv/acme-checkouts/{NAME_TOKEN}"
+ORDINARY_CWD = "/srv/acme-ordinary"
+NDJSON = {"Content-Type": "application/x-ndjson"}
+# Tokens that name themselves, so a tag holding one bare is still recognisable (a bare password is not).
+TAGGABLE = [s for s in SECRETS if redact(s.needle) != s.needle and len(s.needle) <= 60]
+
+
+class Writes:
+    """Counts the write calls and the ones not answered 200."""
+
+    def __init__(self, http: httpx.Client) -> None:
+        self.http = http
+        self.tried = 0
+        self.failed: list[str] = []
+
+    def post(self, path: str, body: Any = None, **kwargs: Any) -> dict[str, Any]:
+        self.tried += 1
+        try:
+            reply = self.http.post(path, json=body, **kwargs) if body is not None else self.http.post(path, **kwargs)
+        except httpx.HTTPError as exc:
+            self.failed.append(f"{path}: {type(exc).__name__}")
+            return {}
+        if reply.status_code != 200:
+            self.failed.append(f"{path}: {reply.status_code}")
+            return {}
+        return reply.json() if reply.headers.get("content-type", "").startswith("application/json") else {}
+
+
+def _all(prefix: str, secrets: list[Secret] = SECRETS) -> str:
+    return prefix + "\n" + "\n".join(f"- {s.name}: {s.text}" for s in secrets)
+
+
+def _write_everything(writes: Writes, url: str) -> dict[str, Any]:
+    ids: list[str] = []
+    added = writes.post("/api/memory-bank/add", {"content": _all("Credentials the user pasted:"), "cwd": CWD})
+    fact = writes.post("/api/memory-bank/add", {"content": "The staging database lives on db.internal", "cwd": CWD})
+    if fact:
+        writes.post("/api/memory-bank/update", {"id": fact["memory"]["id"], "content": _all("Updated:"), "cwd": CWD})
+    tagged = writes.post(
+        "/api/memory-bank/add",
+        {"content": "Deploys need a review first", "cwd": CWD, "tags": [s.needle for s in TAGGABLE[:10]]},
+    )
+    ids += [r["memory"]["id"] for r in (added, fact, tagged) if r]
+    for start in range(0, len(SECRETS), 15):
+        chunk = SECRETS[start : start + 15]
+        session = f"session-{start}-{TAGGABLE[start // 15].needle}"  # a session id that is a token
+        prompt = "Please configure these:\n" + "\n".join(s.text for s in chunk)
+        writes.post("/api/hooks/get-context", {"session_id": session, "prompt": prompt, "cwd": CWD})
+        stopped = writes.post(
+            "/api/hooks/stop",
+            {"session_id": session, "cwd": CWD, "assistant_text": "Done with:\n" + "\n".join(s.text for s in chunk)},
+        )
+        if stopped:
+            ids.append(stopped["exchange_id"])
+    for secret in SECRETS:
+        writes.post(
+            "/api/hooks/post-tool-use",
+            {
+                "session_id": "secret-tools",
+                "cwd": CWD,
+                "tool_name": "Bash",
+                "tool_input": {"command": "curl -s https://api.acme.dev/v1/deploy", "description": secret.text},
+                "tool_response": {"stdout": secret.text, "stderr": ""},
+            },
+        )
+        writes.post(
+            "/api/hooks/post-tool-use",
+            {
+                "session_id": "secret-tools",
+                "cwd": CWD,
+                "tool_name": "WebSearch",
+                "tool_input": {"query": secret.text[:200]},
+                "tool_response": "results",
+            },
+        )
+    doomed = writes.post("/api/memory-bank/add", {"content": "Old VPN instructions", "cwd": CWD})
+    if doomed:
+        reason = "rotated: " + " ".join(s.text for s in SECRETS[:4])
+        writes.post("/api/memory-bank/archive", {"id": doomed["memory"]["id"], "cwd": CWD, "reason": reason[:480]})
+    writes.tried += 2
+    try:
+        results = call_tools(
+            url,
+            CWD,
+            [
+                ("record_response", {"key_takeaway": _all("Takeaway:"), "initial_score": "worked"}),
+                ("add_to_memory_bank", {"content": _all("MCP fact:")}),
+            ],
+        )
+        writes.failed += [f"mcp: {text_of(r)[:80]}" for r in results if r.is_error]
+    except Exception as exc:  # an MCP transport failure is a failed write, not a crashed part
+        writes.failed.append(f"mcp: {type(exc).__name__}")
+    runbook = "# Runbook\n\n" + "\n\n".join(f"## {s.name}\n\n{s.text}\n\nRotate it quarterly." for s in SECRETS)
+    writes.post(
+        "/api/ingest",
+        {"title": "Runbook", "filename": "runbook.md", "text": runbook, "source": SECRETS[2].text, "cwd": CWD},
+    )
+    writes.post(
+        "/api/ingest",
+        {
+            "title": f"Deploy notes {NAME_TOKEN}",
+            "filename": f"deploy-{NAME_TOKEN}.md",
+            "text": "# Deploy\n\nThe deploy runs from CI after review.",
+            "cwd": CWD,
+        },
+    )
+    lines = [json.dumps({"type": "header", "format": "mnemex-export", "version": 1})]
+    for number, secret in enumerate(SECRETS):
+        record = {
+            "collection": "history",
+            "content": f"Imported note {number}: {secret.text}",
+            "metadata": {"source": secret.text, "labels": [secret.text]},
+        }
+        lines.append(json.dumps({"type": "memory", "record": record}))
+    writes.post("/api/import", params={"cwd": CWD}, content="\n".join(lines).encode(), headers=NDJSON)
+    writes.post("/api/memory-bank/add", {"content": "Checkout notes for the mirror", "cwd": TOKEN_CWD})
+    return {"ids": ids}
+
+
+def _read_everything(http: httpx.Client) -> tuple[list[str], list[str]]:
+    """Every reply a user or a client could see, as text (HTML unescaped), and the reads not answered 200."""
+    out: list[str] = []
+    failed: list[str] = []
+
+    def keep(reply: httpx.Response) -> None:
+        out.append(html.unescape(reply.text))
+        if reply.status_code != 200:
+            failed.append(f"{reply.request.url.path}: {reply.status_code}")
+
+    for collection in ("working", "history", "patterns", "memory_bank", "books"):
+        keep(http.post("/api/search", json={"cwd": CWD, "days_back": 1, "collections": [collection], "limit": 100}))
+    keep(http.post("/api/search", json={"cwd": CWD, "query": "credentials token key password", "limit": 100}))
+    keep(http.post("/api/hooks/get-context", json={"session_id": "reader", "prompt": "which credentials?", "cwd": CWD}))
+    keep(http.get("/api/books", params={"cwd": CWD}))
+    projects = http.get("/api/projects", params={"cwd": TOKEN_CWD})
+    keep(projects)
+    keep(http.post("/api/export"))
+    for entry in projects.json().get("projects", []) if projects.status_code == 200 else []:
+        for page in ("/ui/memories", "/ui/sessions", "/ui/books", "/ui/graph"):
+            for collection in ("", "working", "history", "memory_bank", "books"):
+                if collection and page != "/ui/memories":
+                    continue
+                params = {"project": entry["project"], **({"collection": collection} if collection else {})}
+                keep(http.get(page, params=params))
+    return out, failed
+
+
+def _found(texts: list[str], secrets: list[Secret]) -> list[str]:
+    joined = "\n".join(texts)
+    lowered = joined.lower()
+    hits = [s.name for s in secrets if s.evidence in joined]
+    if NAME_TOKEN.lower()[:24] in lowered:
+        hits.append("token-in-a-name")
+    return hits
+
+
+def _scan_home(home: Path, secrets: list[Secret]) -> tuple[int, int, dict[str, list[str]]]:
+    """(files, bytes, {file: secrets found}) over every file under ``home``, logs included."""
+    files = scanned = 0
+    hits: dict[str, list[str]] = {}
+    token = NAME_TOKEN.lower()[:24].encode()
+    for path in home.rglob("*"):
+        if token in str(path).lower().encode():
+            hits.setdefault(str(path.relative_to(home)), []).append("token-in-a-file-name")
+        if not path.is_file():
+            continue
+        data = path.read_bytes()
+        files, scanned = files + 1, scanned + len(data)
+        found = [s.name for s in secrets if s.evidence.encode() in data]
+        if token in data.lower():
+            found.append("token-in-a-name")
+        if found:
+            hits[str(path.relative_to(home))] = found
+    return files, scanned, hits
+
+
+def _ordinary_round_trip(writes: Writes, http: httpx.Client) -> list[str]:
+    """Ordinary texts stored as facts and read back: the ones that came back changed."""
+    changed = []
+    for text in ORDINARY:
+        added = writes.post("/api/memory-bank/add", {"content": text, "cwd": ORDINARY_CWD})
+        if not added:
+            continue
+        shown = http.get(f"/api/memories/{added['memory']['id']}", params={"cwd": ORDINARY_CWD})
+        if shown.status_code != 200 or shown.json().get("content") != text.strip():  # stored stripped
+            changed.append(text[:40])
+    return changed
+
+
+def run(workdir: Path) -> list[Row]:
+    stack: Stack = make_stack(workdir / "home")
+    stack.home.mkdir(parents=True, exist_ok=True)
+    for name in ("embedding", "memory", "kg", "gateway"):
+        stack.start(name)
+    rows: list[Row] = []
+    try:
+        stack.wait_healthy(120)
+        with httpx.Client(base_url=stack.gateway_url, timeout=120) as http:
+            writes = Writes(http)
+            _write_everything(writes, stack.gateway_url)
+            replies, read_failures = _read_everything(http)
+            shown = _found(replies, SECRETS)
+            write_calls, write_failures = writes.tried + len(replies), writes.failed + read_failures
+            written = writes.tried
+            markers = sum(r.count("[REDACTED:") for r in replies)
+            changed = _ordinary_round_trip(writes, http)
+        rows.append(
+            Row(
+                FAMILY,
+                "corpus through every write path, read back (search, export, get-context, viewer)",  # tried: calls
+                write_calls,
+                len(write_failures),
+                len(shown),
+                f"{len(SECRETS)} secret forms, {written} writes, {len(replies)} reads "
+                f"({sum(len(r) for r in replies) / 1e6:.1f} MB, {markers:,} redaction markers); "
+                f"shown: {', '.join(shown) or 'none'}"
+                + (f"; not 200: {', '.join(write_failures[:5])}" if write_failures else ""),
+            )
+        )
+        rows.append(
+            Row(
+                FAMILY,
+                "ordinary developer text stored and read back (false positives)",
+                len(ORDINARY),
+                len(changed),
+                0,
+                f"false positives: {len(changed)} of {len(ORDINARY)} ordinary texts changed"
+                + (f" ({'; '.join(changed[:3])})" if changed else ""),
+            )
+        )
+    finally:
+        stack.stop()
+    files, scanned, on_disk = _scan_home(stack.home, SECRETS)
+    lost_on_disk = sorted({name for names in on_disk.values() for name in names})
+    rows.append(
+        Row(
+            FAMILY,
+            "every file under MNEMEX_HOME after stop (stores, kg journal, logs)",
+            len(SECRETS),
+            0,
+            len(lost_on_disk),
+            f"{files} files, {scanned / 1e6:.1f} MB scanned; found: "
+            + (", ".join(f"{k}: {v}" for k, v in list(on_disk.items())[:4]) or "none"),
+        )
+    )
+    return rows

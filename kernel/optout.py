@@ -1,0 +1,133 @@
+"""Per-project opt-out and the pause switch: where mnemex stores and injects nothing.
+
+Two ways to exclude a project, both honoured by the hooks without a network call
+and by the gateway's hook routes:
+
+- ``mnemex projects --exclude DIR`` records ``DIR`` in the opt-out file
+  ``<mnemex home>/client/optout.json`` (beside the hooks' connection file); the
+  directory and everything below it is excluded. ``--include DIR`` undoes it.
+- A file named ``.mnemex-ignore`` committed at (or above) the working directory
+  excludes that tree for everyone who clones it. The search walks up at most
+  ``MAX_MARKER_LEVELS`` directories.
+
+``mnemex pause`` pauses capture and context everywhere until ``mnemex resume``;
+``mnemex pause --session ID`` pauses one session only.
+
+The file: ``{"version": 1, "excluded": ["/abs/dir", ...], "paused": true|false,
+"paused_sessions": ["id", ...]}``. The hooks read it with their own stdlib
+reader (``hooks/hook_client.py``), which must accept the same shape.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+FILE_NAME = "optout.json"
+MARKER_FILE = ".mnemex-ignore"
+MAX_MARKER_LEVELS = 40
+VERSION = 1
+
+
+def optout_path(mnemex_home: Path) -> Path:
+    """``<mnemex home>/client/optout.json``: the folder the installed hooks read their connection from."""
+    return mnemex_home / "client" / FILE_NAME
+
+
+@dataclass
+class OptOut:
+    excluded: list[str] = field(default_factory=list)
+    paused: bool = False
+    paused_sessions: list[str] = field(default_factory=list)
+
+    def to_json(self) -> str:
+        data: dict[str, Any] = {
+            "version": VERSION,
+            "excluded": sorted(set(self.excluded)),
+            "paused": self.paused,
+            "paused_sessions": sorted(set(self.paused_sessions)),
+        }
+        return json.dumps(data, indent=2) + "\n"
+
+    @property
+    def empty(self) -> bool:
+        return not self.excluded and not self.paused and not self.paused_sessions
+
+
+def load(mnemex_home: Path) -> OptOut:
+    """The recorded opt-outs; an empty one when the file is missing or unreadable."""
+    try:
+        data = json.loads(optout_path(mnemex_home).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return OptOut()
+    if not isinstance(data, dict):
+        return OptOut()
+    excluded = data.get("excluded")
+    sessions = data.get("paused_sessions")
+    return OptOut(
+        excluded=[str(d) for d in excluded] if isinstance(excluded, list) else [],
+        paused=data.get("paused") is True,
+        paused_sessions=[str(s) for s in sessions] if isinstance(sessions, list) else [],
+    )
+
+
+def save(mnemex_home: Path, optout: OptOut) -> Path:
+    """Write the file atomically; remove it once nothing is opted out."""
+    path = optout_path(mnemex_home)
+    if optout.empty:
+        path.unlink(missing_ok=True)
+        return path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".optout-", suffix=".tmp")
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(optout.to_json())
+    os.replace(tmp, path)
+    return path
+
+
+def _within(path: str, directory: str) -> bool:
+    return path == directory or path.startswith(directory.rstrip(os.sep) + os.sep)
+
+
+def excluded_by_list(cwd: str, excluded: list[str]) -> str | None:
+    """The excluded directory that holds ``cwd`` (itself or a parent), else None."""
+    real = os.path.realpath(cwd)
+    for directory in excluded:
+        if _within(real, directory) or _within(os.path.abspath(cwd), directory):
+            return directory
+    return None
+
+
+def marker_above(cwd: str, levels: int = MAX_MARKER_LEVELS) -> str | None:
+    """The nearest ``.mnemex-ignore`` at or above ``cwd`` (bounded walk), else None."""
+    current = os.path.abspath(cwd)
+    for _ in range(levels):
+        candidate = os.path.join(current, MARKER_FILE)
+        if os.path.isfile(candidate):
+            return candidate
+        parent = os.path.dirname(current)
+        if parent == current:
+            return None
+        current = parent
+    return None
+
+
+def exclusion_reason(cwd: str | None, optout: OptOut) -> str | None:
+    """Why ``cwd`` is excluded (the listed directory or the marker file), or None when it is not."""
+    if not cwd:
+        return None
+    listed = excluded_by_list(cwd, optout.excluded) if optout.excluded else None
+    if listed is not None:
+        return f"excluded with `mnemex projects --exclude {listed}`"
+    marker = marker_above(cwd)
+    if marker is not None:
+        return f"excluded by the marker file {marker}"
+    return None
+
+
+def is_paused(session_id: str | None, optout: OptOut) -> bool:
+    return optout.paused or bool(session_id and session_id in optout.paused_sessions)

@@ -1,0 +1,102 @@
+"""``mnemex repair``: salvage broken stores into fresh ones; the originals are set aside, never deleted."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import typer
+
+from mnemex.cli.output import EXIT_USAGE, escape, fail, out, print_json
+from mnemex.cli.settings import load_settings
+
+app = typer.Typer()
+
+
+def _embedder() -> Any:
+    """Embeds documents whose old vectors are lost, with the model the embedding service uses (loaded once)."""
+    loaded: list[Any] = []
+
+    def embed(texts: list[str]) -> Any:
+        if not loaded:
+            from services.embedding.model import load_encoder
+            from services.embedding.settings import EmbeddingSettings
+
+            settings = EmbeddingSettings.from_env()
+            loaded.append(
+                load_encoder(
+                    settings.model_path, settings.device, settings.backend, settings.threads, settings.precision
+                )
+            )
+        return loaded[0].encode(texts)
+
+    return embed
+
+
+def _stack_running(settings: Any) -> str | None:
+    """Why the stores are in use right now, or None."""
+    from mnemex.supervisor.probes import port_accepts
+    from mnemex.supervisor.state import RunPaths, running_supervisor_pid
+
+    pid = running_supervisor_pid(RunPaths(settings.home))
+    if pid is not None:
+        return f"the stack is running for {settings.home} (supervisor pid {pid})"
+    for name in ("memory", "kg"):
+        if port_accepts(settings.addr_of(name), timeout=0.2):
+            return f"something answers at the {name} service's address {settings.addr_of(name)}"
+    return None
+
+
+@app.command(epilog="Example: mnemex down && mnemex repair --json")
+def repair(
+    store: list[str] = typer.Option(
+        [], "--store", "-s", help="Only this store (repeatable): chroma, kg, state. Default: every broken one."
+    ),
+    force: bool = typer.Option(False, "--force", help="Rebuild the named stores even when they read fine."),
+    json_output: bool = typer.Option(False, "--json", help="Print the report as JSON."),
+) -> None:
+    """Salvage what broken stores still hold into fresh ones (run `mnemex doctor` first to see what is broken).
+
+    Each broken store is renamed to <name>.corrupt-<UTC time> (never deleted), and
+    every row that can still be read goes into a fresh store at the original path.
+    Memories whose vectors are lost are embedded again with the local model.
+    The stack must be stopped (`mnemex down`).
+    """
+    from mnemex.repair.stores import STORES, as_json
+    from mnemex.repair.stores import repair as repair_stores
+
+    unknown = [name for name in store if name not in STORES]
+    if unknown:
+        fail(f"unknown store {unknown[0]!r}: choose from {', '.join(STORES)}", code=EXIT_USAGE)
+    settings = load_settings()
+    busy = _stack_running(settings)
+    if busy:
+        message = f"{busy}: stop it with `mnemex down`, then run `mnemex repair` again"
+        if json_output:
+            print_json({"ok": False, "error": message, "stores": []})
+        fail(message)
+    chosen = tuple(name for name in STORES if not store or name in store)
+    results = repair_stores(settings.home, chosen, embed=_embedder(), force=force)
+    failed = [r for r in results if (r.problem is not None or force) and not r.repaired]
+    if json_output:
+        print_json({"ok": not failed, "home": str(settings.home), "stores": as_json(results)})
+    else:
+        for result in results:
+            if result.set_aside is None:
+                if result.problem is None:
+                    state = "ok, left alone"
+                elif result.repaired:
+                    state = f"{result.problem}: {'; '.join(result.errors)}"
+                else:
+                    state = f"broken, not repaired: {result.problem}"
+                out.print(f"{result.store}: {escape(state)}")
+                continue
+            verdict = "repaired" if result.repaired else "NOT repaired"
+            out.print(f"{result.store}: {verdict}: {escape(result.problem or 'rebuilt (--force)')}")
+            out.print(f"  salvaged {result.rows_salvaged} rows into a fresh {escape(result.path)}")
+            out.print(f"  the original is kept as {escape(result.set_aside)}")
+            for error in result.errors:
+                out.print(f"  could not read: {escape(error)}")
+        if not any(r.set_aside or r.repaired for r in results):
+            out.print("nothing to repair: every store reads fine")
+    if failed:
+        raise typer.Exit(1)

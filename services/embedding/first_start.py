@@ -1,0 +1,88 @@
+"""Prepare the embedding model's ONNX graphs before the first start, saying so.
+
+    prepare_model(report=print)   # called by `mnemex up` before it starts the services
+
+On a fresh install the embedding service would build its graphs (fp32, int8, the
+per-sequence int8 rewrite, their memory-mapped copies) while loading, and
+``mnemex up`` would sit silent for that time. Built here first, with a line that
+says what is happening and how long it takes and a line when it is done, the
+service then finds them in the cache. Nothing is printed when the cache already
+holds them (every later start), or when the settings choose a path without ONNX
+(torch backend, a GPU); a failure is reported and left to the service, which
+falls back as it always does (``model.load_encoder``).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+from kernel.config import ConfigError
+from services.embedding.onnx_export import (
+    ROWS,
+    OnnxUnsupported,
+    cached_model_path,
+    check_supported,
+    ensure_exported,
+    ensure_row_quantized,
+)
+from services.embedding.onnx_mapped import ensure_mapped, is_current
+from services.embedding.settings import EmbeddingSettings
+
+TYPICAL_SECONDS = "about 15 to 40 s"  # measured on 2 cores: fp32 build, int8, per-sequence rewrite, mapped copies
+
+
+def served_graphs(model_dir: Path, precision: str) -> list[Path]:
+    """The cached files the embedding service opens for ``precision`` (each also as its mapped copy)."""
+    graphs = [cached_model_path(model_dir, precision=precision)]
+    if precision == "int8":
+        graphs.append(cached_model_path(model_dir, precision=ROWS))
+    return graphs
+
+
+def model_to_prepare(environ: Mapping[str, str] | None = None) -> tuple[Path, str] | None:
+    """(model directory, precision) when the service will serve ONNX and a graph is missing, else None."""
+    try:
+        settings = EmbeddingSettings.from_env(environ)
+    except ConfigError:
+        return None  # the service says what is wrong with the setting when it starts
+    if settings.backend not in ("auto", "onnx") or settings.device != "cpu":
+        return None
+    from services.embedding.model import packaged_model_path
+
+    try:
+        model_dir = Path(settings.model_path or packaged_model_path())
+        check_supported(model_dir)
+    except (OSError, ValueError, KeyError, OnnxUnsupported):
+        return None
+    graphs = served_graphs(model_dir, settings.precision)
+    if all(graph.exists() and is_current(graph) for graph in graphs):
+        return None
+    return model_dir, settings.precision
+
+
+def prepare_model(report: Callable[[str], None], environ: Mapping[str, str] | None = None) -> bool:
+    """Build what the embedding service will open, if missing, with a start and a done line.
+
+    Returns True when everything it needs is in the cache (or nothing was needed)."""
+    todo = model_to_prepare(environ)
+    if todo is None:
+        return True
+    model_dir, precision = todo
+    report(
+        f"preparing the embedding model for its first start: building its ONNX graph ({precision}) "
+        f"from {model_dir.name}, {TYPICAL_SECONDS}; later starts reuse it ..."
+    )
+    started = time.monotonic()
+    try:
+        ensure_exported(model_dir, precision=precision)
+        if precision == "int8":
+            ensure_row_quantized(model_dir)
+        for graph in served_graphs(model_dir, precision):
+            ensure_mapped(graph)
+    except (OnnxUnsupported, OSError) as exc:
+        report(f"could not prepare the ONNX graph ({exc}); the embedding service will try again and log why")
+        return False
+    report(f"embedding model ready in {time.monotonic() - started:.1f} s")
+    return True

@@ -1,0 +1,166 @@
+"""Slow and greedy clients against the gateway's real HTTP server (issue 27, defect 6).
+
+The gateway is served exactly as ``python -m gateway`` serves it
+(``gateway.serving.server_config``) on 127.0.0.1:0; the attackers are raw
+sockets. Before ``GuardedH11Protocol``, 300 connections that never finished
+their request head made every other request a 503, for as long as they were
+held, and a 60 MB backfill body was read and parsed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from gateway.app import BACKFILL_BODY_LIMIT, create_app
+from gateway.serving import GuardedH11Protocol, server_config
+from kernel.config import Settings
+from mnemex.backfill.plan import MAX_BATCH_BYTES
+
+pytestmark = pytest.mark.integration
+
+CLOSED = "127.0.0.1:9"
+HALF_HEAD = b"GET /openapi.json HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: slow"
+
+
+class QuickHeadTimeout(GuardedH11Protocol):
+    head_timeout_s = 0.5
+
+
+class OnePerClient(GuardedH11Protocol):
+    """The per-address ceiling, applied to loopback (which production exempts) so a test can reach it."""
+
+    per_client = 4
+    exempt_loopback = False
+
+
+def _settings(home: Path) -> Settings:
+    return Settings.from_env(
+        {
+            "MNEMEX_HOME": str(home),
+            "MNEMEX_USER": "tester",
+            "MNEMEX_GATEWAY_ADDR": "127.0.0.1:0",
+            "MNEMEX_EMBEDDING_ADDR": CLOSED,
+            "MNEMEX_MEMORY_ADDR": CLOSED,
+            "MNEMEX_KG_ADDR": CLOSED,
+        }
+    )
+
+
+def _serve(loop_thread: Any, home: Path, **overrides: Any) -> tuple[str, Any]:
+    import uvicorn
+
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    server = uvicorn.Server(server_config(create_app(_settings(home)), "127.0.0.1", port, **overrides))
+
+    async def start() -> asyncio.Future[None]:
+        task = asyncio.ensure_future(server.serve(sockets=[sock]))
+        while not server.started:
+            await asyncio.sleep(0.01)
+        return task
+
+    task = loop_thread.run(start())
+
+    def stop() -> None:
+        server.should_exit = True
+
+        async def wait() -> None:
+            await asyncio.wait_for(task, 15)
+
+        loop_thread.run(wait())
+        sock.close()
+
+    return f"http://127.0.0.1:{port}", stop
+
+
+@pytest.fixture
+def served(loop_thread: Any, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[str]:
+    url, stop = _serve(loop_thread, tmp_path, **getattr(request, "param", {}))
+    yield url
+    stop()
+
+
+def _half_open(url: str, count: int) -> list[socket.socket]:
+    port = int(url.rsplit(":", 1)[1])
+    held = []
+    for _ in range(count):
+        sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+        sock.sendall(HALF_HEAD)
+        held.append(sock)
+    return held
+
+
+def _closed_by_server(sock: socket.socket, wait_s: float) -> bool:
+    sock.settimeout(wait_s)
+    try:
+        return sock.recv(1024) == b""
+    except TimeoutError:
+        return False
+    except OSError:
+        return True
+
+
+def test_three_hundred_unfinished_heads_do_not_block_other_requests(served: str) -> None:
+    held = _half_open(served, 300)
+    try:
+        with httpx.Client(base_url=served, timeout=30) as client:
+            statuses = [client.get("/openapi.json", headers={"Connection": "close"}).status_code for _ in range(20)]
+        assert statuses == [200] * 20
+    finally:
+        for sock in held:
+            sock.close()
+
+
+@pytest.mark.parametrize("served", [{"http": QuickHeadTimeout}], indirect=True)
+def test_a_head_not_finished_in_time_is_closed_even_when_it_trickles(served: str) -> None:
+    (sock,) = _half_open(served, 1)
+    try:
+        sock.sendall(b"\r\nX-Slow: 1")  # more bytes, still no end of head: the deadline is not moved
+        assert _closed_by_server(sock, 10.0)
+    finally:
+        sock.close()
+    # A connection that sent its request is answered, not cut.
+    with httpx.Client(base_url=served, timeout=30) as client:
+        assert client.get("/openapi.json").status_code == 200
+
+
+@pytest.mark.parametrize("served", [{"http": OnePerClient}], indirect=True)
+def test_one_address_cannot_hold_more_than_its_share(served: str) -> None:
+    held = _half_open(served, 8)
+    try:
+        # Each connection past the fourth closed the one that had waited longest: the first four are gone.
+        assert all(_closed_by_server(sock, 10.0) for sock in held[:4])
+        with httpx.Client(base_url=served, timeout=30) as client:
+            assert client.get("/openapi.json").status_code == 200
+    finally:
+        for sock in held:
+            sock.close()
+
+
+def test_a_huge_backfill_body_is_refused_by_its_size(served: str) -> None:
+    body = b'{"exchanges": [' + b"{}," * (20 * 1024 * 1024 // 3) + b"{}]}"
+    with httpx.Client(base_url=served, timeout=60) as client:
+        reply = client.post("/api/backfill", content=body, headers={"Content-Type": "application/json"})
+    assert reply.status_code == 413, reply.text[:300]
+    assert f"{BACKFILL_BODY_LIMIT:,}" in reply.json()["error"]
+    assert BACKFILL_BODY_LIMIT <= 4 * 1024 * 1024
+
+
+def test_the_largest_batch_backfill_sends_fits(served: str) -> None:
+    text = "x" * 90_000
+    exchange = {"source_id": "s", "client": "claude", "started_at": "2025-01-01T00:00:00Z", "user_text": text}
+    count = MAX_BATCH_BYTES // len(json.dumps(exchange))
+    body = json.dumps({"exchanges": [exchange] * count, "dry_run": True}).encode()
+    assert len(body) >= MAX_BATCH_BYTES * 0.9
+    with httpx.Client(base_url=served, timeout=60) as client:
+        reply = client.post("/api/backfill", content=body, headers={"Content-Type": "application/json"})
+    assert reply.status_code != 413, reply.text[:300]  # the backends are down: a 503 says it was read

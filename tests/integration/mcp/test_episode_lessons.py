@@ -1,0 +1,106 @@
+"""The kg learns from a whole episode, through the hook endpoints only, and warns on a recurrence.
+
+A problem is solved the hard way: two wrong fixes fail with tool errors (PostToolUseFailure),
+the assistant scores them ``failed`` (the exchanges are then demoted and deleted), the third
+works. Later, in a new session, the problem comes back in other words with other names:
+"What worked before" shows the fix and "What failed before" the failed commands with their
+errors, although the exchanges are gone and the assistant wrote no takeaway. Another project
+sees the same lessons labelled with their project; a near-miss sees none.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gateway.formatting import FAILURES_TITLE, SOLUTIONS_TITLE
+from tests.integration.mcp.clients import connect, ok
+from tests.integration.mcp.conftest import McpStack, run_async
+
+pytestmark = [pytest.mark.integration]
+
+PROBLEM = "the nightly invoice export job crashes: UnicodeDecodeError 'utf-8' codec can't decode byte 0xff in the csv"
+RECURRENCE = "loading the supplier spreadsheet blows up with a decode error about an invalid start byte"
+NEAR_MISS = "export the supplier table to a spreadsheet with a header row"
+DECODE_ERROR = (
+    "Traceback (most recent call last):\n"
+    '  File "/srv/billing/jobs/export.py", line 41, in run\n'
+    "    rows = list(csv.reader(handle))\n"
+    "UnicodeDecodeError: 'utf-8' codec can't decode byte 0xff in position 0: invalid start byte"
+)
+FIX = "Opened the file with encoding='utf-16' (the export is UTF-16 with a BOM); the job runs clean."
+
+
+def failed_command(stack: McpStack, cwd: Path, session: str, command: str) -> None:
+    reply = stack.post(
+        "/api/hooks/post-tool-use",
+        {
+            "session_id": session,
+            "cwd": str(cwd),
+            "tool_name": "Bash",
+            "tool_input": {"command": command},
+            "tool_response": {"error": "Exit code 1\n" + DECODE_ERROR, "failed": True},
+        },
+    )
+    assert reply["observation"].startswith("Ran ")
+    time.sleep(0.3)  # the kg is taught in the background after the reply; let it land before the score
+
+
+def turn(stack: McpStack, cwd: Path, session: str, prompt: str, answer: str, previous: str = "") -> dict[str, Any]:
+    """One turn in the order a client runs it: the prompt's context, the assistant scoring the
+    previous exchange (``previous``: its outcome) while it answers, then Stop."""
+    stack.post("/api/hooks/get-context", {"session_id": session, "prompt": prompt, "cwd": str(cwd)})
+    scored: dict[str, Any] = {}
+    if previous:
+        scored = stack.post("/api/record-outcome", {"session_id": session, "cwd": str(cwd), "outcome": previous})
+    stack.post("/api/hooks/stop", {"session_id": session, "cwd": str(cwd), "assistant_text": answer})
+    return scored
+
+
+def test_a_paraphrased_recurrence_is_warned_with_the_episodes_fix_and_failures(
+    mcp_stack: McpStack, project: Path, tmp_path: Path
+) -> None:
+    session = "episode-1"
+    turn(mcp_stack, project, session, PROBLEM, "Retried the export with errors='ignore' in the reader.")
+    failed_command(mcp_stack, project, session, "python -m jobs.export --errors ignore")
+    first = turn(
+        mcp_stack, project, session, "still broken, same traceback", "Converted it with iconv -f latin1.", "failed"
+    )
+    assert first["kg"]["episode"]["problem"].startswith("the nightly invoice export job crashes")
+    failed_command(mcp_stack, project, session, "iconv -f latin1 -t utf-8 exports/invoices.csv")
+    second = turn(mcp_stack, project, session, "nope, the same decode error", FIX, "failed")
+    # The complaint is not the problem: the episode still teaches on its first prompt.
+    assert second["kg"]["episode"]["problem"] == first["kg"]["episode"]["problem"]
+    # Before: the scored turn's own prompt, the complaint, gave the concepts taught.
+    assert {"invoice", "unicodedecodeerror"} <= set(second["kg"]["concepts"])
+    solved = turn(mcp_stack, project, session, "that fixed it, thanks", "Glad it works.", "worked")
+    assert solved["kg"]["episode"]["status"] == "solved"
+
+    later = mcp_stack.post("/api/hooks/get-context", {"session_id": "later", "prompt": RECURRENCE, "cwd": str(project)})
+    block = later["known_context"]
+    assert SOLUTIONS_TITLE in block and FAILURES_TITLE in block
+    assert "encoding='utf-16'" in block.split(FAILURES_TITLE)[0]
+    warned = block.split(FAILURES_TITLE)[1]
+    assert "python -m jobs.export --errors ignore -> UnicodeDecodeError" in warned
+    assert "iconv -f latin1" in warned
+
+    other = tmp_path / "other-project"
+    (other / ".git").mkdir(parents=True)
+    elsewhere = mcp_stack.post("/api/hooks/get-context", {"session_id": "o1", "prompt": RECURRENCE, "cwd": str(other)})
+    labels = [x["project"] for x in elsewhere["lessons"]]
+    assert labels and all(label and label != "" for label in labels)
+    assert "[project " in elsewhere["known_context"]
+
+    miss = mcp_stack.post("/api/hooks/get-context", {"session_id": "m1", "prompt": NEAR_MISS, "cwd": str(project)})
+    assert not [x for x in miss["lessons"] if not x.get("id")]
+
+    async def insights() -> dict[str, Any]:
+        async with connect(mcp_stack, "http", project) as client:
+            return ok(await client.call_tool("get_context_insights", {"query": RECURRENCE}))
+
+    data = run_async(insights)
+    assert any("utf-16" in s["content"] for s in data["solutions"])
+    assert any("iconv" in f["content"] for f in data["failures"])

@@ -1,0 +1,117 @@
+"""A memory_bank fact belongs to the project where it was stated, unless stated user-wide.
+
+Real memory service, real Chroma, real embeddings. The measured defect (issue 28):
+a fact stated in project B about an attribute superseded and archived project
+A's different, true fact about the same attribute.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from protos.mnemex.common.v1 import common_pb2 as common_pb
+from protos.mnemex.memory.v1 import memory_service_pb2 as pb
+from services.memory.domain.naming import MEMORY_BANK, memory_id, new_uid
+from services.memory.domain.write_rules import new_record
+from tests.integration.memory.conftest import store
+
+pytestmark = pytest.mark.integration
+
+
+def other_project(scope: common_pb.Scope, name: str) -> common_pb.Scope:
+    return common_pb.Scope(user=scope.user, project=f"{scope.project}-{name}")
+
+
+def get(stub, scope, memory_id_: str) -> pb.Memory:  # type: ignore[no-untyped-def]
+    return stub.Get(pb.GetRequest(scope=scope, id=memory_id_), timeout=10).memory
+
+
+def test_a_fact_in_another_project_does_not_supersede_this_projects_fact(stub, scope) -> None:  # type: ignore[no-untyped-def]
+    project_b = other_project(scope, "b")
+    fact_a = store(stub, scope, "The staging database port is 5432", MEMORY_BANK)
+    reply = stub.Store(
+        pb.StoreRequest(scope=project_b, collection=MEMORY_BANK, content="The staging database port is 6543"),
+        timeout=30,
+    )
+    assert list(reply.superseded_ids) == []
+    assert not get(stub, scope, fact_a.id).archived
+    # Within one project the newer value still supersedes the older one.
+    again = stub.Store(
+        pb.StoreRequest(scope=project_b, collection=MEMORY_BANK, content="The staging database port is 7000"),
+        timeout=30,
+    )
+    assert list(again.superseded_ids) == [reply.memory.id]
+    assert not get(stub, scope, fact_a.id).archived
+
+
+def test_user_wide_facts_supersede_each_other_but_not_project_facts(stub, scope) -> None:  # type: ignore[no-untyped-def]
+    local = store(stub, scope, "The user's editor is vim", MEMORY_BANK)
+    wide = stub.Store(
+        pb.StoreRequest(scope=scope, collection=MEMORY_BANK, content="The user's editor is emacs", user_wide=True),
+        timeout=30,
+    ).memory
+    assert json.loads(wide.metadata_json)["fact_scope"] == "user"
+    assert not get(stub, scope, local.id).archived
+    newer = stub.Store(
+        pb.StoreRequest(
+            scope=other_project(scope, "c"),
+            collection=MEMORY_BANK,
+            content="The user's editor is helix",
+            user_wide=True,
+        ),
+        timeout=30,
+    )
+    assert list(newer.superseded_ids) == [wide.id]
+
+
+def test_facts_stored_before_scopes_stay_user_wide(memory_service, loop_thread, stub, scope) -> None:  # type: ignore[no-untyped-def]
+    """Migration: a fact without ``fact_scope`` was user-wide and stays so: a project fact leaves it
+    alone, a user-wide fact with another value supersedes it, and no fact is hidden."""
+    memory = memory_service.memory
+    mem_scope = memory.scope(scope.user, scope.project)
+
+    async def legacy_fact() -> str:
+        record = new_record(
+            memory_id=memory_id(MEMORY_BANK, new_uid()),
+            collection=MEMORY_BANK,
+            content="The default branch is main",
+            project=scope.project,
+            now=memory.clock(),
+            tags=[],
+            importance=None,
+            confidence=None,
+            initial_outcome=None,
+            session_id="",
+            extra={},
+        )
+        vector = np.random.default_rng(7).standard_normal(384).astype(np.float32)  # supersession reads no vector
+        [stored] = await memory.store.add(mem_scope, [(record, vector / np.linalg.norm(vector))])
+        return stored.id
+
+    old_id = loop_thread.run(legacy_fact())
+    project_fact = stub.Store(
+        pb.StoreRequest(scope=other_project(scope, "d"), collection=MEMORY_BANK, content="The default branch is trunk"),
+        timeout=30,
+    )
+    assert list(project_fact.superseded_ids) == []
+    wide = stub.Store(
+        pb.StoreRequest(scope=scope, collection=MEMORY_BANK, content="The default branch is develop", user_wide=True),
+        timeout=30,
+    )
+    assert list(wide.superseded_ids) == [old_id]
+
+
+def test_another_projects_fact_comes_below_local_lines_with_its_project(stub, scope) -> None:  # type: ignore[no-untyped-def]
+    project_b = other_project(scope, "e")
+    theirs = store(stub, scope, "The billing service deploys to the Frankfurt cluster", MEMORY_BANK, importance=1.0)
+    ours = store(stub, project_b, "The billing service deploys to the Dublin cluster", MEMORY_BANK, importance=0.5)
+    request = pb.PrepareContextRequest(scope=project_b, session_id="scope-1", prompt="where does billing deploy?")
+    request.search.CopyFrom(pb.SearchRequest(query="where does the billing service deploy to?", limit=5))
+    reply = stub.PrepareContext(request, timeout=30)
+    shown = [m.id for m in reply.memories]
+    assert shown.index(ours.id) < shown.index(theirs.id)
+    labelled = json.loads(reply.memories[shown.index(theirs.id)].metadata_json)
+    assert labelled["from_project"] == scope.project

@@ -16,7 +16,8 @@ import time
 
 import numpy as np
 
-from services.kg.episodes import Attempt, EpisodeBook, Fix, KnownProblem
+from services.kg.episode_records import Attempt, Fix, KnownProblem
+from services.kg.episodes import EpisodeBook
 
 DIM = 384
 

@@ -155,8 +155,9 @@ async def build(
     limit: int,
     deadlines: Deadlines = Deadlines(),
     use_kg: bool = True,
+    client: str = "",
 ) -> dict[str, Any]:
-    """Run the pipeline: two calls side by side, then one memory call."""
+    """Run the pipeline: two calls side by side, then one memory call (``client``: kept with the turn)."""
     md = backends.metadata
     degraded: list[str] = []
     timings: dict[str, float] = {}
@@ -166,7 +167,7 @@ async def build(
     routing = Routing()
     learned: list[lessons.Lesson] = []
     prepare = mem_pb.PrepareContextRequest(
-        scope=mem_scope, session_id=session_id, prompt=prompt[:RECORDED_PROMPT_CHARS]
+        scope=mem_scope, session_id=session_id, prompt=prompt[:RECORDED_PROMPT_CHARS], client=client
     )
     if query:
         embed_r, routing_r = await asyncio.gather(

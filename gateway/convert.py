@@ -94,7 +94,14 @@ def choice_to_dict(choice: mem_pb.ContextChoice) -> dict[str, Any]:
         "reason": choice.reason,
         "merged_ids": list(choice.merged_ids),
         "relevance": round(choice.relevance, 4),
+        "parts": _rank_parts(choice.parts) if choice.HasField("parts") else None,
     }
+
+
+def _rank_parts(parts: mem_pb.RankParts) -> dict[str, Any]:
+    """What made an injected memory's rank: the same rounded numbers the turn record keeps."""
+    numbers = ("dense", "lexical", "session_context", "relevance", "kg_weight", "learned", "final")
+    return {**{name: round(getattr(parts, name), 4) for name in numbers}, "kg_linked": parts.kg_linked}
 
 
 def memory_to_dict(memory: mem_pb.Memory) -> dict[str, Any]:

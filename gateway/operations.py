@@ -80,7 +80,9 @@ class Operations(
         return {"timeout": timeout or self.backends.timeout, "metadata": self.backends.metadata}
 
     # -- the prompt hot path -------------------------------------------------
-    async def get_context(self, *, session_id: str, prompt: str, cwd: str | None, limit: int = 5) -> JSON:
+    async def get_context(
+        self, *, session_id: str, prompt: str, cwd: str | None, limit: int = 5, client: str = ""
+    ) -> JSON:
         """KNOWN CONTEXT (+ scoring prompt) for a prompt; backend failures degrade, never raise."""
         validation.in_range(limit, "limit", validation.LIMIT_RANGE)
         validation.text(prompt, "prompt", validation.MAX_PROMPT_CHARS)
@@ -95,6 +97,7 @@ class Operations(
             limit=limit,
             deadlines=self.deadlines,
             use_kg=self.settings.kg_context,
+            client=client,
         )
 
     async def insights(self, *, cwd: str | None, session_id: str, query: str) -> JSON:

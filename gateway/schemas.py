@@ -20,6 +20,9 @@ MemoryId = Field(min_length=1, max_length=v.MAX_ID_CHARS)
 
 _CWD = Field(default=None, max_length=4096, description="client working directory; selects the project")
 _SESSION = Field(default="", max_length=v.MAX_ID_CHARS)
+# Which assistant sent a hook request (hooks and the OpenCode plugin say it; older hooks do not).
+ClientName = Literal["", "claude", "cursor", "opencode"]
+_CLIENT: Any = Field(default="", description="the assistant client: claude, cursor or opencode; kept with the turn")
 
 
 class Body(BaseModel):
@@ -31,12 +34,14 @@ class GetContextBody(Body):
     prompt: str = Field(default="", max_length=v.MAX_PROMPT_CHARS)
     cwd: str | None = _CWD
     limit: int = Field(default=5, ge=1, le=100)
+    client: ClientName = _CLIENT
 
 
 class TurnStartBody(Body):
     session_id: str = _SESSION
     cwd: str | None = _CWD
     prompt: str = Field(default="", max_length=v.MAX_PROMPT_CHARS)
+    client: ClientName = _CLIENT
 
 
 class StopBody(Body):
@@ -45,12 +50,14 @@ class StopBody(Body):
     assistant_text: str = Field(default="", max_length=v.MAX_ASSISTANT_CHARS)
     user_text: str = Field(default="", max_length=v.MAX_PROMPT_CHARS)
     turn_key: str = Field(default="", max_length=v.MAX_ID_CHARS, description="the client's turn id: stored once")
+    client: ClientName = _CLIENT
 
 
 class SessionStartBody(Body):
     session_id: str = _SESSION
     cwd: str | None = _CWD
     source: str = Field(default="startup", max_length=32)
+    client: ClientName = _CLIENT
 
 
 class PreCompactBody(Body):

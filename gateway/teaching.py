@@ -20,6 +20,8 @@ import numpy as np
 
 from gateway.backends import Backends
 from gateway.observations import primary_command, run_summary
+from kernel.error_signature import of_output
+from kernel.privacy import redact
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.kg.v1 import kg_service_pb2 as kg_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
@@ -316,12 +318,16 @@ async def teach_tool_use(
     md = backends.metadata
     try:
         if outcome == common_pb.OUTCOME_FAILED and session_id:
+            output = failure_output(tool_response)
+            line, signature = of_output(redact(output))  # the line the kg keeps, secrets masked
             error = await backends.kg.RecordToolError(
                 kg_pb.RecordToolErrorRequest(
                     scope=kg_scope,
                     session_id=session_id,
                     command=attempted(tool_name, tool_input),
-                    output=failure_output(tool_response),
+                    output=output,
+                    # The telling error line's vector: a later prompt told by this symptom recalls the problem.
+                    error_vector=await _embedded(backends, line) if signature else b"",
                 ),
                 timeout=TIMEOUT,
                 metadata=md,

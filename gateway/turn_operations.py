@@ -46,18 +46,27 @@ class TurnOperations:
         def scopes(self, cwd: str | None) -> tuple[common_pb.Scope, Any]: ...
         def _opts(self, timeout: float | None = None) -> dict[str, Any]: ...
 
-    async def begin_turn(self, *, cwd: str | None, session_id: str, prompt: str) -> JSON:
+    async def begin_turn(self, *, cwd: str | None, session_id: str, prompt: str, client: str = "") -> JSON:
         """Open the session's next turn with its prompt and nothing injected."""
         validation.text(session_id, "session_id", validation.MAX_ID_CHARS)
         prompt = validation.text(prompt, "prompt", validation.MAX_PROMPT_CHARS)
         if not prompt.strip():
             return {"recorded": False}
-        request = mem_pb.RecordInjectionRequest(scope=self.scopes(cwd)[0], session_id=session_id, prompt=prompt)
+        request = mem_pb.RecordInjectionRequest(
+            scope=self.scopes(cwd)[0], session_id=session_id, prompt=prompt, client=client
+        )
         await call("memory", self.backends.memory.RecordInjection(request, **self._opts()))
         return {"recorded": True}
 
     async def stop(
-        self, *, cwd: str | None, session_id: str, assistant_text: str, user_text: str = "", turn_key: str = ""
+        self,
+        *,
+        cwd: str | None,
+        session_id: str,
+        assistant_text: str,
+        user_text: str = "",
+        turn_key: str = "",
+        client: str = "",
     ) -> JSON:
         """Store the finished exchange in working memory and mark the turn completed.
 
@@ -75,6 +84,7 @@ class TurnOperations:
             assistant_text=assistant_text,
             user_text=user_text,
             turn_key=turn_key,
+            client=client,
         )
         reply = await call("memory", self.backends.memory.RecordExchange(request, **self._opts()))
         return {"exchange_id": reply.exchange_id, "already_recorded": reply.already_recorded}

@@ -120,8 +120,13 @@ def _stop_body(event: HookEvent, base: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def request_body(event: HookEvent) -> dict[str, Any] | None:
-    """What to send (to ``endpoint(event)``) for this event; None means nothing to do."""
+    """What to send (to ``endpoint(event)``) for this event; None means nothing to do.
+
+    The turn's requests (prompt, stop, session start) name the client, so the viewer can
+    show which one wrote or read a memory; a gateway that predates the field ignores it."""
     base = {"session_id": event.session_id, "cwd": event.cwd}
+    if event.event in ("prompt", "stop", "session_start"):
+        base["client"] = event.client
     if event.event == "prompt":
         if event.client == "cursor" and not event.prompt.strip():
             return None

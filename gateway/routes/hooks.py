@@ -52,14 +52,16 @@ async def get_context(body: GetContextBody, ops: Operations = Depends(get_operat
     # The reply is plain JSON data already: rendering it directly skips FastAPI's generic
     # encoder, which cost about half a millisecond of every prompt.
     return JSONResponse(
-        await ops.get_context(session_id=body.session_id, prompt=body.prompt, cwd=body.cwd, limit=body.limit)
+        await ops.get_context(
+            session_id=body.session_id, prompt=body.prompt, cwd=body.cwd, limit=body.limit, client=body.client
+        )
     )
 
 
 @router.post("/turn-start")
 async def turn_start(body: TurnStartBody, ops: Operations = Depends(get_operations)) -> dict[str, Any]:
     """A prompt that gets no context (Cursor's beforeSubmitPrompt): open the turn with it."""
-    return await ops.begin_turn(cwd=body.cwd, session_id=body.session_id, prompt=body.prompt)
+    return await ops.begin_turn(cwd=body.cwd, session_id=body.session_id, prompt=body.prompt, client=body.client)
 
 
 @router.post("/stop")
@@ -71,6 +73,7 @@ async def stop(body: StopBody, ops: Operations = Depends(get_operations)) -> dic
         assistant_text=body.assistant_text,
         user_text=body.user_text,
         turn_key=body.turn_key,
+        client=body.client,
     )
 
 

@@ -31,6 +31,15 @@ COLLECTIONS = ("working", "history", "patterns", "memory_bank", "books")
 BROWSE_SORTS = ("recency", "score", "wilson", "uses")
 SEARCH_SORTS = ("relevance", *BROWSE_SORTS)
 ARCHIVED = ("active", "archived", "all")
+# The kind filter's choices (the memory service's ``browse.MemoryKind``), with their labels.
+KINDS = {
+    "exchange": "exchange",
+    "observation": "tool observation",
+    "takeaway": "takeaway",
+    "fact": "fact",
+    "book": "book chunk",
+    "other": "other",
+}
 PAGE_SIZE = 20
 BULK_LIMIT = PAGE_SIZE  # bulk archive acts on the rows of one page
 SEARCH_POOL = 100  # a search ranks this many, then the page is cut from them
@@ -60,6 +69,7 @@ class MemoryQuery:
     sort: str = ""
     archived: str = "active"
     page: int = 1
+    kind: str = ""
 
     def checked(self) -> MemoryQuery:
         if self.collection and self.collection not in COLLECTIONS:
@@ -68,11 +78,27 @@ class MemoryQuery:
             raise InvalidInput(f"sort={self.sort!r} is unknown: use one of {', '.join(SEARCH_SORTS)}")
         if self.archived not in ARCHIVED:
             raise InvalidInput(f"archived={self.archived!r} is unknown: use one of {', '.join(ARCHIVED)}")
+        if self.kind and self.kind not in KINDS:
+            raise InvalidInput(f"kind={self.kind!r} is unknown: use one of {', '.join(KINDS)} (or none)")
         if not 1 <= self.page <= MAX_PAGE:
             raise InvalidInput(f"page={self.page} is out of range: use 1-{MAX_PAGE}")
         validation.text(self.query, "q", validation.MAX_QUERY_CHARS)
         validation.text(self.tag, "tag", validation.MAX_TAG_CHARS)
         return self
+
+
+def kind_of(memory: JSON) -> str:
+    """A search hit's kind, by the rule the memory service's Browse filters on (``browse.kind_of``)."""
+    collection = memory.get("collection", "")
+    if collection == "books":
+        return "book"
+    if collection == "memory_bank":
+        return "fact"
+    metadata = memory.get("metadata") or {}
+    if metadata.get("kind") == "exchange":
+        return "exchange"
+    marked = metadata.get("type")
+    return marked if marked in ("observation", "takeaway") else "other"
 
 
 def _sort_key(sort: str, memory: JSON) -> tuple[Any, ...]:
@@ -180,6 +206,8 @@ class ViewerData:
             hits = found["memories"]
             if q.archived == "archived":
                 hits = [m for m in hits if m["archived"]]
+            if q.kind:
+                hits = [m for m in hits if kind_of(m) == q.kind]
             sort = q.sort or "relevance"
             if sort != "relevance":
                 hits.sort(key=lambda m: _sort_key(sort, m), reverse=True)
@@ -202,6 +230,7 @@ class ViewerData:
                     limit=PAGE_SIZE,
                     offset=offset,
                     archived=q.archived,
+                    kind=q.kind,
                 ),
                 **self._opts(),
             ),
@@ -246,6 +275,7 @@ class ViewerData:
             "memory": memory,
             "outcomes": [_outcome(e) for e in log.entries],
             "turns": [_turn(t) for t in turns.turns],
+            "written_by": turns.written_by,
         }
 
     async def update(self, project: str, memory_id: str, *, content: str, tags: Sequence[str]) -> JSON:
@@ -295,7 +325,13 @@ class ViewerData:
             "memory", self.memory.ListSessions(mem_pb.ListSessionsRequest(scope=scope, limit=100), **self._opts())
         )
         return [
-            {"session_id": s.session_id, "last_activity": s.last_activity, "turns": s.turns, "title": s.first_prompt}
+            {
+                "session_id": s.session_id,
+                "last_activity": s.last_activity,
+                "turns": s.turns,
+                "title": s.first_prompt,
+                "clients": list(s.clients),
+            }
             for s in reply.sessions
         ]
 
@@ -312,10 +348,13 @@ class ViewerData:
         if not reply.turns:
             raise NotFound(f"no turns recorded for session {session_id!r} in this project")
         turns = [_turn(t) for t in reply.turns]
-        ids = list(dict.fromkeys(i for t in turns for i in t["injected"]))
+        exchanges = [t["exchange_id"] for t in turns if t["exchange_id"]]
+        ids = list(dict.fromkeys([*(i for t in turns for i in t["injected"]), *exchanges]))
         found = await asyncio.gather(*(self._lookup(scope, i) for i in ids))
         known = dict(zip(ids, found, strict=True))
         for turn in turns:
+            exchange = known.get(turn["exchange_id"]) if turn["exchange_id"] else None
+            turn["answer"] = answer_of(exchange["content"], turn["prompt"]) if exchange else None
             outcomes = {o["memory_id"]: o for o in turn["outcomes"]}
             chosen = {str(c.get("id")): c for c in turn["choices"]}
             turn["memories"] = [
@@ -408,7 +447,22 @@ def _turn(turn: mem_pb.TurnRecord) -> JSON:
         "outcome": turn.outcome,
         "outcomes": [_outcome(o) for o in turn.outcomes],
         "choices": _choices(turn.choices_json),
+        "client": turn.client,
     }
+
+
+ANSWER_MARK = "Assistant: "
+
+
+def answer_of(exchange: str, prompt: str) -> str:
+    """The assistant's answer in a stored exchange (``User: <prompt>\nAssistant: <answer>``)."""
+    asked = f"User: {prompt}\n{ANSWER_MARK}"
+    if prompt and exchange.startswith(asked):
+        return exchange[len(asked) :]
+    if exchange.startswith(ANSWER_MARK):
+        return exchange[len(ANSWER_MARK) :]
+    _, found, answer = exchange.partition("\n" + ANSWER_MARK)
+    return answer if found else ""
 
 
 def _choices(text: str) -> list[JSON]:

@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from markupsafe import Markup, escape
 
 MARK_WORDS = {"Y": "worked", "~": "partial", "?": "unknown", "N": "failed"}
+CLIENT_NAMES = {"claude": "Claude Code", "cursor": "Cursor", "opencode": "OpenCode"}
 MIN_TERM = 2
 MAX_TERMS = 12
 UNITS = ((86400 * 365, "y"), (86400 * 30, "mo"), (86400 * 7, "w"), (86400, "d"), (3600, "h"), (60, "min"))
@@ -70,6 +71,11 @@ def highlight(text: str, query: str) -> Markup:
         out += escape(text[last : match.start()]) + Markup("<mark>{}</mark>").format(match.group(0))
         last = match.end()
     return out + escape(text[last:])
+
+
+def client_name(client: str) -> str:
+    """A client as people call it ("claude" -> "Claude Code"); "" when the turn did not say."""
+    return CLIENT_NAMES.get(client, client)
 
 
 def clipped(text: str, limit: int) -> str:

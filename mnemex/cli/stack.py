@@ -50,7 +50,10 @@ def up(
     if not only or "embedding" in only:
         from services.embedding.first_start import prepare_model
 
-        prepare_model(report=lambda line: out.print(escape(f"mnemex: {line}")))  # first start: not 30 s of silence
+        try:  # first start: not 30 s of silence
+            prepare_model(report=lambda line: out.print(escape(f"mnemex: {line}")))
+        except ConfigError as exc:  # no model installed, or damaged weights: one line with the fix
+            fail(f"mnemex cannot start: {exc}")
     if detach:
         paths = RunPaths(settings.home)
         pid = running_supervisor_pid(paths)

@@ -101,6 +101,9 @@ function idleSession(event: { type: string; properties?: unknown }): string | un
   return undefined
 }
 
+// How the gateway names this client on turns (the viewer shows which client wrote or read a memory).
+const CLIENT_NAME = "opencode"
+
 export const MnemexPlugin: Plugin = async ({ client, directory }) => {
   const blocks = new Map<string, string>() // user message id -> the text mnemex attached to it
   const reported = new Map<string, string>() // session id -> id of the last answer sent to the stop hook
@@ -114,6 +117,7 @@ export const MnemexPlugin: Plugin = async ({ client, directory }) => {
         session_id: input.sessionID,
         prompt: prompt.slice(0, MAX_PROMPT_CHARS),
         cwd: directory,
+        client: CLIENT_NAME,
       })) as ContextReply | undefined
       if (!reply) return
       let text = reply.context || ""
@@ -179,6 +183,7 @@ export const MnemexPlugin: Plugin = async ({ client, directory }) => {
           cwd: directory,
           assistant_text: answer.slice(0, MAX_ANSWER_CHARS),
           user_text: asked.slice(0, MAX_PROMPT_CHARS),
+          client: CLIENT_NAME,
         })
       } catch {
         // fail open

@@ -9,7 +9,9 @@ says what is happening and how long it takes and a line when it is done, the
 service then finds them in the cache. Nothing is printed when the cache already
 holds them (every later start), or when the settings choose a path without ONNX
 (torch backend, a GPU); a failure is reported and left to the service, which
-falls back as it always does (``model.load_encoder``).
+falls back as it always does (``model.load_encoder``). A missing model package, or
+weights that are not the published ones, is no failure to fall back from: it is raised,
+with the command that fixes it, and ``mnemex up`` stops there.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from services.embedding.onnx_export import (
     ensure_row_quantized,
 )
 from services.embedding.onnx_mapped import ensure_mapped, is_current
+from services.embedding.packaged_model import check_packaged_weights, model_directory
 from services.embedding.settings import EmbeddingSettings
 
 TYPICAL_SECONDS = "about 15 to 40 s"  # measured on 2 cores: fp32 build, int8, per-sequence rewrite, mapped copies
@@ -42,17 +45,17 @@ def served_graphs(model_dir: Path, precision: str) -> list[Path]:
 
 
 def model_to_prepare(environ: Mapping[str, str] | None = None) -> tuple[Path, str] | None:
-    """(model directory, precision) when the service will serve ONNX and a graph is missing, else None."""
+    """(model directory, precision) when the service will serve ONNX and a graph is missing, else None.
+
+    Raises ``ModelMissing`` (its message says what to install) when there is no model to serve."""
     try:
         settings = EmbeddingSettings.from_env(environ)
     except ConfigError:
         return None  # the service says what is wrong with the setting when it starts
+    model_dir = model_directory(settings.model_path)
     if settings.backend not in ("auto", "onnx") or settings.device != "cpu":
         return None
-    from services.embedding.model import packaged_model_path
-
     try:
-        model_dir = Path(settings.model_path or packaged_model_path())
         check_supported(model_dir)
     except (OSError, ValueError, KeyError, OnnxUnsupported):
         return None
@@ -65,11 +68,14 @@ def model_to_prepare(environ: Mapping[str, str] | None = None) -> tuple[Path, st
 def prepare_model(report: Callable[[str], None], environ: Mapping[str, str] | None = None) -> bool:
     """Build what the embedding service will open, if missing, with a start and a done line.
 
-    Returns True when everything it needs is in the cache (or nothing was needed)."""
+    Returns True when everything it needs is in the cache (or nothing was needed). Raises
+    ``ModelMissing`` or ``WeightsMismatch`` (``ConfigError``s whose line says the fix) when
+    the service could not serve the model at all, so ``mnemex up`` stops before starting it."""
     todo = model_to_prepare(environ)
     if todo is None:
         return True
     model_dir, precision = todo
+    check_packaged_weights(model_dir)
     report(
         f"preparing the embedding model for its first start: building its ONNX graph ({precision}) "
         f"from {model_dir.name}, {TYPICAL_SECONDS}; later starts reuse it ..."

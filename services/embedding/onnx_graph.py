@@ -23,7 +23,6 @@ two over a few hundred texts (cosine >= 0.9999).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 from dataclasses import dataclass
@@ -90,14 +89,6 @@ def read_weights(model_dir: Path) -> dict[str, np.ndarray]:
         for name, value in weights.items()
         if value.dtype.kind == "f"
     }
-
-
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 class _GraphWriter:

@@ -102,11 +102,20 @@ async def serve(settings: EmbeddingSettings) -> None:
     await serve_until_signal(running)
 
 
+def settings_with_model() -> EmbeddingSettings:
+    """The settings, once the model they name is known to be there (``ModelMissing`` says what to install)."""
+    from services.embedding.packaged_model import model_directory
+
+    settings = EmbeddingSettings.from_env()
+    model_directory(settings.model_path)
+    return settings
+
+
 def main() -> None:
     offline.apply()
     logs.configure()
-    settings = service_settings_or_exit(  # before loading the model
-        EmbeddingSettings.from_env, lambda s: s.address, "MNEMEX_EMBEDDING_ADDR", "embedding service"
+    settings = service_settings_or_exit(  # before loading the model; a missing model is a setting to fix too
+        settings_with_model, lambda s: s.address, "MNEMEX_EMBEDDING_ADDR", "embedding service"
     )
     asyncio.run(serve(settings))
 

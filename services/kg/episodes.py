@@ -11,8 +11,9 @@ session's tool calls produced meanwhile.
 An episode joins a ``KnownProblem`` of its project (the best match, or a new
 one) with its first failed attempt or its fix: the problem statement (the
 episode's FIRST prompt, never the complaint that ends it), its vector, the
-normalised signatures of its errors, the fixes that worked and the attempts
-that failed. Known problems keep their own short text, so a lesson outlives
+normalised signatures of its errors and the vectors of their error lines (the
+gateway embeds a failed tool call's telling line), the fixes that worked and
+the attempts that failed. Known problems keep their own short text, so a lesson outlives
 the exchange memories it came from, and a failed attempt counts even when the
 session ends without a fix.
 
@@ -33,13 +34,22 @@ Plain module; state changes only through ``apply_turn`` / ``apply_tool_error``
 
 from __future__ import annotations
 
-import base64
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 
+from services.kg.episode_records import (
+    Attempt,
+    Episode,
+    EpisodeLesson,
+    Fix,
+    KnownProblem,
+    ToolError,
+    Vector,
+    decode_vector,
+    encode_vector,
+    vectors_of,
+)
 from services.kg.problem_match import MATCH_THRESHOLD, SIGNATURE_BONUS, expresses_failure, may_recall
 
 NEW_PROBLEM_SIMILARITY = 0.3  # below this (and long enough) a prompt starts a new problem
@@ -57,99 +67,13 @@ MAX_TRIED_CHARS = 140
 MAX_ERROR_CHARS = 160
 MAX_FIX_CHARS = 220
 MAX_PHRASINGS = 4
+MAX_SYMPTOMS = 4  # error lines of failed attempts kept as vectors per problem
 SECOND_MATCH_MARGIN = 0.05
 SAME_PHRASING = 0.95  # a vector this close to a known phrasing adds nothing
 # A fix already known for a problem identifies it: an episode solved by that fix joins the problem
 # when its statement is at least this similar (below the match threshold: the fix is the evidence).
 FIX_CONFIRMED_SIMILARITY = 0.3
 MIN_PROBLEM_WORDS = 4  # a one-turn "worked" episode needs a problem statement at least this long
-Vector = npt.NDArray[np.float32]
-
-
-def encode_vector(vector: Vector | None) -> str:
-    return "" if vector is None else base64.b64encode(np.asarray(vector, dtype="<f4").tobytes()).decode("ascii")
-
-
-def vector_from_bytes(data: bytes) -> Vector | None:
-    """Packed little-endian float32 -> a unit vector (None for no vector or a zero one)."""
-    if not data or len(data) % 4:
-        return None
-    vector = np.frombuffer(data, dtype="<f4").astype(np.float32)
-    norm = float(np.linalg.norm(vector))
-    return vector / norm if norm > 0 and np.isfinite(norm) else None
-
-
-def decode_vector(text: str) -> Vector | None:
-    return vector_from_bytes(base64.b64decode(text)) if text else None
-
-
-@dataclass
-class ToolError:
-    command: str
-    line: str
-    signature: str
-    ts: float
-
-
-@dataclass
-class Attempt:
-    tried: str
-    error: str
-    signature: str
-    count: int = 1
-    last: float = 0.0
-
-
-@dataclass
-class Fix:
-    text: str
-    doc_id: str
-    worked: int = 1
-    last: float = 0.0
-
-
-@dataclass
-class Episode:
-    session_id: str
-    project: str
-    problem: str
-    vector: Vector | None
-    started: float
-    last: float
-    signatures: list[str] = field(default_factory=list)
-    attempts: list[Attempt] = field(default_factory=list)
-    problem_id: str = ""  # the known problem it joined, once it has
-
-
-@dataclass
-class KnownProblem:
-    id: str
-    project: str
-    text: str
-    vector: Vector | None
-    signatures: list[str]
-    fixes: list[Fix] = field(default_factory=list)
-    failures: list[Attempt] = field(default_factory=list)
-    last: float = 0.0
-    # Further ways the problem was told, each confirmed by joining it (MAX_PHRASINGS at most).
-    phrasings: list[Vector] = field(default_factory=list)
-
-    def all_vectors(self) -> list[Vector]:
-        return ([self.vector] if self.vector is not None else []) + self.phrasings
-
-
-@dataclass(frozen=True)
-class EpisodeLesson:
-    """One line the kg can show: a fix that worked or an attempt that failed, for a matched problem."""
-
-    kind: str  # "solution" or "failure"
-    text: str
-    project: str
-    problem_id: str
-    worked: int
-    failed: int
-    doc_id: str
-    similarity: float
 
 
 def _words(text: str) -> int:
@@ -160,6 +84,18 @@ def _states_problem(prompt: str) -> bool:
     """A one-turn episode with no failed attempt is a problem only when its prompt tells of a
     failure; a task or question answered at once ("add a story for X") is not one."""
     return _words(prompt) >= MIN_PROBLEM_WORDS and expresses_failure(prompt)
+
+
+def _add_symptoms(known: list[Vector], new: list[Vector], limit: int, also: list[Vector] | None = None) -> bool:
+    """Append the vectors not nearly equal to one already kept (in ``known`` or ``also``); keep the
+    last ``limit``. Returns whether ``known`` changed."""
+    changed = False
+    for vector in new:
+        if all(float(v @ vector) < SAME_PHRASING for v in [*(also or []), *known]):
+            known.append(vector)
+            changed = True
+    del known[:-limit]
+    return changed
 
 
 def _add_attempt(attempts: list[Attempt], new: Attempt, limit: int) -> None:
@@ -190,7 +126,11 @@ class EpisodeBook:
     def apply_tool_error(self, op: dict[str, Any]) -> None:
         session = str(op["session_id"])
         errors = self.errors.setdefault(session, [])
-        errors.append(ToolError(str(op["command"]), str(op["line"]), str(op["signature"]), float(op["ts"])))
+        errors.append(
+            ToolError(
+                str(op["command"]), str(op["line"]), str(op["signature"]), float(op["ts"]), str(op.get("vector", ""))
+            )
+        )
         del errors[:-MAX_SESSION_ERRORS]
         if len(self.errors) > MAX_SESSIONS:
             oldest = min(self.errors, key=lambda s: self.errors[s][-1].ts if self.errors[s] else 0.0)
@@ -220,6 +160,8 @@ class EpisodeBook:
             status = "opened" if status == "continued" else status
         episode.last = ts
         episode.signatures = list(dict.fromkeys([*episode.signatures, *signatures]))[:MAX_SESSION_ERRORS]
+        symptoms = [v for v in (decode_vector(e.vector) for e in errors if e.signature) if v is not None]
+        _add_symptoms(episode.symptoms, symptoms, MAX_SYMPTOMS)
         if outcome == "failed":
             attempts = self._attempts(errors, answer, ts)
             for attempt in attempts:
@@ -287,6 +229,9 @@ class EpisodeBook:
             self._add_phrasing(problem, episode.vector)
         episode.problem_id = problem.id
         problem.signatures = list(dict.fromkeys([*problem.signatures, *episode.signatures]))[:MAX_SESSION_ERRORS]
+        told = ([problem.vector] if problem.vector is not None else []) + problem.phrasings
+        if _add_symptoms(problem.symptoms, episode.symptoms, MAX_SYMPTOMS, told):
+            self._matrix = None
         problem.last = max(problem.last, episode.last)
         return problem
 
@@ -454,6 +399,7 @@ class EpisodeBook:
                     "failures": [attempt(a) for a in p.failures],
                     "last": p.last,
                     "phrasings": [encode_vector(v) for v in p.phrasings],
+                    "symptoms": [encode_vector(v) for v in p.symptoms],
                 }
                 for p in self.problems.values()
             ],
@@ -468,11 +414,15 @@ class EpisodeBook:
                     "signatures": e.signatures,
                     "attempts": [attempt(a) for a in e.attempts],
                     "problem_id": e.problem_id,
+                    "symptoms": [encode_vector(v) for v in e.symptoms],
                 }
                 for e in self.open.values()
             ],
             "errors": {
-                s: [{"command": e.command, "line": e.line, "signature": e.signature, "ts": e.ts} for e in errs]
+                s: [
+                    {"command": e.command, "line": e.line, "signature": e.signature, "ts": e.ts, "vector": e.vector}
+                    for e in errs
+                ]
                 for s, errs in self.errors.items()
             },
         }
@@ -509,7 +459,8 @@ class EpisodeBook:
                 ],
                 [Attempt(**a) for a in p.get("failures", [])],
                 float(p.get("last", 0.0)),
-                [v for v in (decode_vector(str(x)) for x in p.get("phrasings", [])) if v is not None],
+                vectors_of(p.get("phrasings", [])),
+                vectors_of(p.get("symptoms", [])),
             )
         for e in data.get("open", []):
             self.open[str(e["session_id"])] = Episode(
@@ -522,6 +473,7 @@ class EpisodeBook:
                 [str(s) for s in e.get("signatures", [])],
                 [Attempt(**a) for a in e.get("attempts", [])],
                 str(e.get("problem_id", "")),
+                vectors_of(e.get("symptoms", [])),
             )
         for session, errs in data.get("errors", {}).items():
             self.errors[str(session)] = [ToolError(**err) for err in errs]

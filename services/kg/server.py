@@ -299,10 +299,15 @@ class KnowledgeGraphServicer(pb_grpc.KnowledgeGraphServiceServicer):
         v.check_session(request.session_id)
         v.check_text(request.command, "command", required=False)
         v.check_text(request.output, "output", required=False)
+        v.check_vector(request.error_vector, "error_vector")
         if not request.command.strip() and not request.output.strip():
             raise v.InvalidKgRequest("command and output are both empty: send what failed and/or the error it printed")
         signature = self._store.record_tool_error(
-            scope, session_id=request.session_id, command=request.command, output=request.output
+            scope,
+            session_id=request.session_id,
+            command=request.command,
+            output=request.output,
+            vector=request.error_vector,
         )
         return pb.RecordToolErrorResponse(signature=signature)
 

@@ -17,7 +17,8 @@ from typing import Any
 from kernel import error_signature
 from kernel.privacy import redact, redact_json
 from services.kg import roampal
-from services.kg.episodes import MAX_ERROR_CHARS, MAX_PROBLEM_CHARS, MAX_TRIED_CHARS, EpisodeLesson, vector_from_bytes
+from services.kg.episode_records import EpisodeLesson, vector_from_bytes
+from services.kg.episodes import MAX_ERROR_CHARS, MAX_PROBLEM_CHARS, MAX_TRIED_CHARS
 from services.kg.extraction import extract
 from services.kg.graphs import EXPORT_FORMAT, ScopeGraphs
 from services.kg.journal import Journal
@@ -157,8 +158,11 @@ class KgStore:
         result: dict[str, Any] = self._mutate(episodes_scope(scope.user), op)
         return result
 
-    def record_tool_error(self, scope: ScopeKey, *, session_id: str, command: str, output: str) -> str:
-        """Remember a failed tool call of the session (its command and error line); returns the signature."""
+    def record_tool_error(
+        self, scope: ScopeKey, *, session_id: str, command: str, output: str, vector: bytes = b""
+    ) -> str:
+        """Remember a failed tool call of the session (its command, error line and the line's vector);
+        returns the signature."""
         line, signature = error_signature.of_output(redact(output))
         op = {
             "op": "tool_error",
@@ -168,6 +172,7 @@ class KgStore:
             "command": redact(command)[:MAX_TRIED_CHARS],
             "line": line[:MAX_ERROR_CHARS],
             "signature": signature,
+            "vector": base64.b64encode(vector).decode("ascii") if vector and signature else "",
         }
         self._mutate(episodes_scope(scope.user), op)
         return signature

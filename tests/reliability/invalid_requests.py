@@ -163,6 +163,9 @@ def kg_cases() -> list[Case]:
             "output-too-long": lambda: K.RecordToolErrorRequest(
                 scope=GOOD_K, session_id="s1", command="make", output="e" * 20_001
             ),
+            "error-vector-not-float32": lambda: K.RecordToolErrorRequest(
+                scope=GOOD_K, session_id="s1", command="make", output="error: x", error_vector=b"abcde"
+            ),
         },
         "EpisodeLessons": {
             "bad-scope": lambda: K.EpisodeLessonsRequest(scope=BAD_K, session_id="s1", prompt="x"),

@@ -15,10 +15,12 @@ from gateway.ui.data import (
     BROWSE_SORTS,
     BULK_LIMIT,
     COLLECTIONS,
+    KINDS,
     PAGE_SIZE,
     SEARCH_SORTS,
     MemoryQuery,
     ViewerData,
+    kind_of,
 )
 from gateway.ui.deps import mutation, viewer
 from gateway.ui.render import UiRoute, is_htmx, render, url
@@ -43,15 +45,26 @@ async def memories(
     sort: str = Query("", max_length=16),
     archived: str = Query("active", max_length=16),
     page: int = Query(1, ge=1, le=500),
+    kind: str = Query("", max_length=16),
     data: ViewerData = Depends(viewer),
 ) -> HTMLResponse:
-    query = MemoryQuery(q.strip(), collection, tag.strip(), sort, archived or "active", page)
+    query = MemoryQuery(q.strip(), collection, tag.strip(), sort, archived or "active", page, kind)
     result, names = await asyncio.gather(data.memories(project, query), data.project_names())
     project = project or data.default_project()
     pages = max(1, -(-result["total"] // PAGE_SIZE))
 
     def page_link(n: int) -> str:
-        return url("/ui/memories", project, q=q, collection=collection, tag=tag, sort=sort, archived=archived, page=n)
+        return url(
+            "/ui/memories",
+            project,
+            q=q,
+            collection=collection,
+            kind=kind,
+            tag=tag,
+            sort=sort,
+            archived=archived,
+            page=n,
+        )
 
     context: dict[str, Any] = {
         "q": query,
@@ -60,9 +73,11 @@ async def memories(
         "page_link": page_link,
         "results_url": page_link(query.page),
         "collections": COLLECTIONS,
+        "kinds": KINDS,
+        "kind_of": kind_of,
         "sorts": SEARCH_SORTS if query.query else BROWSE_SORTS,  # no query: nothing to rank by relevance
         "sort_labels": SORT_LABELS,
-        "filtered": bool(query.query or collection or tag or archived != "active"),
+        "filtered": bool(query.query or collection or kind or tag or archived != "active"),
         "archived_states": ARCHIVED,
         "project_names": names,
     }

@@ -14,25 +14,33 @@
   var known = Object.keys(colors);
   function group(kind) { return known.indexOf(kind) >= 0 ? kind : "entity"; }
   var large = elements.nodes.length > LARGE;
+  // Colour and size are plain data, not style functions: a function is re-run on every style pass,
+  // which made zooming a 500-node graph crawl.
+  var degree = {};
+  elements.edges.forEach(function (e) {
+    degree[e.data.source] = (degree[e.data.source] || 0) + 1;
+    degree[e.data.target] = (degree[e.data.target] || 0) + 1;
+  });
+  elements.nodes.forEach(function (n) {
+    n.data.color = known.indexOf(n.data.kind) >= 0 ? colors[n.data.kind] : "#f9a825";
+    n.data.size = 10 + Math.min(20, 2 * (degree[n.data.id] || 0));
+  });
 
   var cy = cytoscape({
     container: container,
     elements: elements,
     minZoom: 0.05,
     maxZoom: 4,
+    pixelRatio: 1,
+    hideEdgesOnViewport: large,
+    textureOnViewport: large,
     style: [
       {
         selector: "node",
         style: {
-          label: "data(label)", "font-size": 10, "text-wrap": "ellipsis", "text-max-width": 140,
-          "min-zoomed-font-size": 7, "text-valign": "bottom", "text-margin-y": 2,
-          "text-background-color": "#fff", "text-background-opacity": 0.8, "text-background-padding": 1,
-          "background-color": function (n) {
-            var kind = n.data("kind");
-            return known.indexOf(kind) >= 0 ? colors[kind] : "#f9a825";
-          },
-          width: function (n) { return 10 + Math.min(20, 2 * n.degree()); },
-          height: function (n) { return 10 + Math.min(20, 2 * n.degree()); },
+          label: "data(label)", "font-size": 10, "min-zoomed-font-size": 7,
+          "text-valign": "bottom", "text-margin-y": 2,
+          "background-color": "data(color)", width: "data(size)", height: "data(size)",
         },
       },
       {

@@ -15,10 +15,14 @@ What a stop's reply promises:
 - when no other exchange is waiting in the intake (a single client, normal
   use), the reply waits for the store, as before the journal existed: the
   exchange is searchable once the stop returns, and the id is the stored
-  memory's (a near-duplicate: the id of the memory it refreshed);
-- when others are waiting (many clients on one project), the reply waits at
-  most ``wait_s`` for the store; past that it carries the id the exchange
-  will be stored under. Such an exchange is always stored under that id,
+  memory's (a near-duplicate: the id of the memory it refreshed). Should the
+  store take longer than ``ALONE_WAIT_S`` (the embedding service stalled),
+  the reply carries the promised id; in the rare case that exchange then
+  refreshes a near-duplicate, that id names no memory (its turn points at
+  the refreshed one);
+- when others are waiting (many clients on one project), the reply does not
+  wait for the store (``wait_s``, 0 by default): it carries the id the
+  exchange will be stored under. Such an exchange is always stored under that id,
   even when it is a near-duplicate (the id in a reply always names a
   memory; near-duplicates made under load are left to consolidation).
   The session's own next operation waits for it (``TurnWrites.track``, which
@@ -59,8 +63,9 @@ from services.memory.storage.session_state import IntakeEntry, SessionState
 
 log = logging.getLogger("mnemex.memory.intake")
 
-WAIT_S = 0.1  # how long a stop waits for its exchange to be stored before answering with the promised id
-MAX_PENDING = 5000  # past this many waiting entries, a stop waits for its own store (backpressure)
+WAIT_S = 0.0  # how long a stop with others ahead of it waits for its store before answering with its id
+ALONE_WAIT_S = 1.0  # a stop with nothing ahead of it waits this long for its store (a stalled embedding)
+MAX_PENDING = 20_000  # past this many waiting entries, a stop waits for its own store (backpressure)
 BATCH = 32  # entries stored together (their embeddings and Chroma add batch downstream)
 # While stops keep arriving, the worker rests this many times as long as its last batch took (at most
 # MAX_REST_S), so acknowledging stops gets most of the CPU and the journal absorbs the burst; it works
@@ -116,7 +121,10 @@ class ExchangeIntake:
         attempt = self._attempts[entry.id] = asyncio.get_running_loop().create_future()
         try:
             if entry.id not in self._keep_id:  # nothing ahead of it, or backpressure: wait for the store
-                return await asyncio.shield(attempt) or entry.memory_id
+                limit = None if waiting else ALONE_WAIT_S
+                return await asyncio.wait_for(asyncio.shield(attempt), limit) or entry.memory_id
+            if self._wait_s <= 0:
+                return entry.memory_id
             return await asyncio.wait_for(asyncio.shield(attempt), self._wait_s) or entry.memory_id
         except TimeoutError:
             return entry.memory_id

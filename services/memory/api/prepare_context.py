@@ -83,9 +83,11 @@ class PrepareContext:
         prompt: str,
         also_injected: Sequence[str] = (),
         beside: Sequence[NormalizedMemory] = (),
+        client: str = "",
     ) -> Prepared:
         """``prepare`` with the reason behind every result kept or left out; ``beside``: the
-        lessons shown with the results (a result repeating one is collapsed into it)."""
+        lessons shown with the results (a result repeating one is collapsed into it); ``client``:
+        the checked name of the client that sent the prompt, kept with the turn."""
         session_id = check_session_id(session_id)
         writes = self._turns.turn_writes
         await writes.settle(scope, session_id)
@@ -110,17 +112,17 @@ class PrepareContext:
                 beside=list(zip(beside, vectors[: len(beside)], strict=True)),
             )
         injected = list(dict.fromkeys([m.id for m in found] + list(also_injected)))
-        writes.defer(scope, session_id, self._record(scope, session_id, injected, prompt, choices))
+        writes.defer(scope, session_id, self._record(scope, session_id, injected, prompt, choices, client))
         return Prepared(found, state, choices)
 
     async def _record(
-        self, scope: Scope, session_id: str, injected: list[str], prompt: str, choices: list[Choice]
+        self, scope: Scope, session_id: str, injected: list[str], prompt: str, choices: list[Choice], client: str = ""
     ) -> None:
-        """The injection, then (in the same deferred write, so after its turn exists) the choices."""
+        """The injection, then (in the same deferred write, so after its turn exists) the choices and client."""
         await self._turns.write_injection(scope, session_id, injected, prompt)
-        if self._history is not None and self._io is not None and choices and session_id:
-            text = json.dumps([asdict(c) for c in choices], ensure_ascii=False)
-            await self._io.run(self._history.record_choices, scope, session_id, text)
+        if self._history is not None and self._io is not None and (choices or client) and session_id:
+            text = json.dumps([asdict(c) for c in choices], ensure_ascii=False) if choices else ""
+            await self._io.run(self._history.record_choices, scope, session_id, text, client)
 
     def _vectors(self, scope: Scope, ranked: Sequence[NormalizedMemory]) -> list[np.ndarray | None]:
         """The mirrored vector of each result (None where not mirrored): a few row copies."""

@@ -14,6 +14,7 @@ import asyncio
 import json
 import logging
 from collections.abc import AsyncIterator, Iterable
+from dataclasses import asdict
 
 import grpc
 
@@ -35,6 +36,7 @@ from services.memory.api.composition import MemoryUseCases
 from services.memory.api.rules import rules_response
 from services.memory.api.session_turns import check_session_id
 from services.memory.domain.browse import EVENT_KINDS, build_browse_query
+from services.memory.domain.clients import check_client
 from services.memory.domain.errors import EmbeddingUnavailable, InvalidRequest, LimitReached, MemoryNotFound
 from services.memory.domain.naming import Scope
 from services.memory.domain.search_params import SearchParams, build_search_params
@@ -121,6 +123,7 @@ class MemoryServicer(pb_grpc.MemoryServiceServicer):
             request.prompt,
             also_injected=[m.id for m in lessons],
             beside=lessons,
+            client=check_client(request.client),
         )
         required, ids, exchange_id = prepared.state
         return pb.PrepareContextResponse(
@@ -130,7 +133,14 @@ class MemoryServicer(pb_grpc.MemoryServiceServicer):
             exchange_id=exchange_id,
             lessons=[convert.memory(m) for m in lessons],
             choices=[
-                pb.ContextChoice(id=c.id, kept=c.kept, reason=c.reason, merged_ids=c.merged_ids, relevance=c.relevance)
+                pb.ContextChoice(
+                    id=c.id,
+                    kept=c.kept,
+                    reason=c.reason,
+                    merged_ids=c.merged_ids,
+                    relevance=c.relevance,
+                    parts=pb.RankParts(**asdict(c.parts)) if c.parts is not None else None,
+                )
                 for c in prepared.choices
             ],
         )
@@ -185,9 +195,12 @@ class MemoryServicer(pb_grpc.MemoryServiceServicer):
         )
 
     async def RecordExchange(self, request: pb.RecordExchangeRequest, context: Context) -> pb.RecordExchangeResponse:
+        scope = self._scope(request.scope)
+        check_client(request.client)  # refused before anything is written
         exchange_id = await self.memory.turns.record_exchange_once(
-            self._scope(request.scope), request.session_id, request.turn_key, request.user_text, request.assistant_text
+            scope, request.session_id, request.turn_key, request.user_text, request.assistant_text
         )
+        await self.memory.viewer.record_client(scope, request.session_id, request.client)
         if exchange_id is None:
             return pb.RecordExchangeResponse(already_recorded=True)
         return pb.RecordExchangeResponse(exchange_id=exchange_id)
@@ -222,9 +235,10 @@ class MemoryServicer(pb_grpc.MemoryServiceServicer):
         return pb.GetScoringStateResponse(scoring_required=required, injected_ids=ids, exchange_id=exchange_id)
 
     async def RecordInjection(self, request: pb.RecordInjectionRequest, context: Context) -> pb.RecordInjectionResponse:
-        await self.memory.turns.record_injection(
-            self._scope(request.scope), request.session_id, list(request.ids), request.prompt
-        )
+        scope = self._scope(request.scope)
+        check_client(request.client)  # refused before anything is written
+        await self.memory.turns.record_injection(scope, request.session_id, list(request.ids), request.prompt)
+        await self.memory.viewer.record_client(scope, request.session_id, request.client)
         return pb.RecordInjectionResponse()
 
     # -- books ------------------------------------------------------------------------------
@@ -383,6 +397,7 @@ class MemoryServicer(pb_grpc.MemoryServiceServicer):
             archived=request.archived,
             limit=request.limit,
             offset=request.offset,
+            kind=request.kind,
         )
         shown, total, tags = await self.memory.viewer.browse(self._scope(request.scope), query)
         return pb.BrowseResponse(memories=[convert.memory(m) for m in shown], total=total, tags=tags)
@@ -396,10 +411,12 @@ class MemoryServicer(pb_grpc.MemoryServiceServicer):
         return pb.ListSessionsResponse(sessions=[viewer_convert.session(s) for s in found])
 
     async def ListTurns(self, request: pb.ListTurnsRequest, context: Context) -> pb.ListTurnsResponse:
+        scope = self._scope(request.scope)
         found = await self.memory.viewer.turns(
-            self._scope(request.scope), session_id=request.session_id, memory_id=request.memory_id, limit=request.limit
+            scope, session_id=request.session_id, memory_id=request.memory_id, limit=request.limit
         )
-        return pb.ListTurnsResponse(turns=[viewer_convert.turn(t) for t in found])
+        writer = await self.memory.viewer.written_by(scope, request.memory_id) if request.memory_id else ""
+        return pb.ListTurnsResponse(turns=[viewer_convert.turn(t) for t in found], written_by=writer)
 
     async def Overview(self, request: pb.OverviewRequest, context: Context) -> pb.OverviewResponse:
         found = await self.memory.viewer.overview(self._scope(request.scope))

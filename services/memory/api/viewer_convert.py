@@ -44,6 +44,7 @@ def turn(item: PastTurn) -> pb.TurnRecord:
         outcome=item.outcome,
         outcomes=[outcome_entry(o) for o in item.outcomes],
         choices_json=item.choices,
+        client=item.client,
     )
 
 
@@ -53,4 +54,5 @@ def session(item: SessionRow) -> pb.SessionSummary:
         last_activity=_iso(item.last_activity),
         turns=item.turns,
         first_prompt=item.first_prompt[:FIRST_PROMPT_CHARS],
+        clients=item.clients,
     )

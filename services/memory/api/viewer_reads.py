@@ -11,6 +11,7 @@ from collections.abc import Callable
 from datetime import datetime
 
 from services.memory.domain import browse as browsing
+from services.memory.domain.clients import check_client
 from services.memory.domain.errors import InvalidRequest
 from services.memory.domain.naming import COLLECTIONS, SCORED_COLLECTIONS, Scope, check_id
 from services.memory.domain.ranking import RankingWeights, RankInput, final_rank
@@ -101,6 +102,16 @@ class ViewerReads:
         return await self._io.run(
             self._history.turns, scope, session_id=session_id, memory_id=memory_id, limit=_limit(limit)
         )
+
+    async def written_by(self, scope: Scope, memory_id: str) -> str:
+        """The client whose turn stored ``memory_id`` as its exchange ("" when unknown)."""
+        return await self._io.run(self._history.written_by, scope, check_id(memory_id))
+
+    async def record_client(self, scope: Scope, session_id: str, client: str) -> None:
+        """Name the client of the session's latest turn (a turn-start or a stop that said it)."""
+        client = check_client(client)
+        if client and session_id.strip():
+            await self._io.run(self._history.record_client, scope, session_id.strip(), client)
 
     async def outcome_log(self, scope: Scope, memory_id: str, limit: int) -> list[OutcomeRow]:
         return await self._io.run(self._history.outcome_log, scope, check_id(memory_id), _limit(limit))

@@ -1,4 +1,4 @@
-"""Browsing memories without a query: filter by collection, tag and archived state; sort; page.
+"""Browsing memories without a query: filter by collection, tag, kind and archived state; sort; page.
 
 Pure module. The viewer's memory list uses it when no search text is given.
 It works on ``MemoryRecord``s, not views, so a page of 10k memories sorts
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from services.memory.domain.errors import InvalidRequest
-from services.memory.domain.naming import COLLECTIONS, check_collection
+from services.memory.domain.naming import BOOKS, COLLECTIONS, MEMORY_BANK, check_collection
 from services.memory.domain.record import MemoryRecord
 from services.memory.domain.scoring import wilson_lower_bound
 
@@ -31,6 +31,33 @@ class BrowseSort(StrEnum):
     USES = "uses"
 
 
+class MemoryKind(StrEnum):
+    """What a memory is, as the viewer's kind filter names it (``kind_of``)."""
+
+    EXCHANGE = "exchange"  # a prompt and the assistant's answer, stored at Stop
+    OBSERVATION = "observation"  # a tool observation (PostToolUse)
+    TAKEAWAY = "takeaway"  # a key takeaway recorded with score_response
+    FACT = "fact"  # a memory_bank entry
+    BOOK = "book"  # a chunk of an uploaded book
+    OTHER = "other"  # anything else (add_to_memory_bank style notes in working, imports)
+
+
+def kind_of(record: MemoryRecord) -> MemoryKind:
+    """The kind of ``record``: from its collection (books, facts), else its ``kind`` / ``type`` metadata."""
+    if record.collection == BOOKS:
+        return MemoryKind.BOOK
+    if record.collection == MEMORY_BANK:
+        return MemoryKind.FACT
+    if record.kind == MemoryKind.EXCHANGE:
+        return MemoryKind.EXCHANGE
+    marked = str(record.extra.get("type", ""))
+    if marked == MemoryKind.OBSERVATION:
+        return MemoryKind.OBSERVATION
+    if marked == MemoryKind.TAKEAWAY:
+        return MemoryKind.TAKEAWAY
+    return MemoryKind.OTHER
+
+
 class ArchivedFilter(StrEnum):
     ACTIVE = "active"
     ARCHIVED = "archived"
@@ -41,6 +68,7 @@ class ArchivedFilter(StrEnum):
 class BrowseQuery:
     collections: tuple[str, ...]
     tag: str = ""
+    kind: MemoryKind | None = None
     sort: BrowseSort = BrowseSort.RECENCY
     archived: ArchivedFilter = ArchivedFilter.ACTIVE
     limit: int = 20
@@ -48,7 +76,7 @@ class BrowseQuery:
 
 
 def build_browse_query(
-    *, collections: Sequence[str], tag: str, sort: str, archived: str, limit: int, offset: int
+    *, collections: Sequence[str], tag: str, sort: str, archived: str, limit: int, offset: int, kind: str = ""
 ) -> BrowseQuery:
     """Check a browse request; the message says how to fix a bad one."""
     chosen = tuple(check_collection(c) for c in dict.fromkeys(collections)) or COLLECTIONS
@@ -62,6 +90,12 @@ def build_browse_query(
         raise InvalidRequest(
             f"archived={archived!r} is unknown: use {', '.join(a.value for a in ArchivedFilter)}"
         ) from None
+    try:
+        chosen_kind = MemoryKind(kind.strip().lower()) if kind.strip() else None
+    except ValueError:
+        raise InvalidRequest(
+            f"kind={kind[:40]!r} is unknown: use {', '.join(k.value for k in MemoryKind)} (or nothing for every kind)"
+        ) from None
     limit = limit or 20
     if not 1 <= limit <= MAX_PAGE:
         raise InvalidRequest(f"limit={limit} is out of range: use 1-{MAX_PAGE}")
@@ -70,7 +104,7 @@ def build_browse_query(
     tag = tag.strip()
     if len(tag) > MAX_TAG_CHARS:
         raise InvalidRequest(f"tag is longer than {MAX_TAG_CHARS} characters")
-    return BrowseQuery(chosen, tag, order, which, limit, offset)
+    return BrowseQuery(chosen, tag, chosen_kind, order, which, limit, offset)
 
 
 def _key(sort: BrowseSort, record: MemoryRecord) -> tuple[float, ...]:
@@ -92,6 +126,8 @@ def select(records: Sequence[MemoryRecord], query: BrowseQuery) -> tuple[list[Me
     pages of 10k memories cost one key per record, not a sort.
     """
     chosen = [r for r in records if query.tag in r.tags] if query.tag else records
+    if query.kind is not None:
+        chosen = [r for r in chosen if kind_of(r) is query.kind]
     best = heapq.nlargest(query.offset + query.limit, chosen, key=lambda r: (*_key(query.sort, r), r.id))
     return best[query.offset :], len(chosen)
 

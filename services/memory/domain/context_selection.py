@@ -42,6 +42,7 @@ import numpy as np
 
 from services.memory.domain.fact_scope import is_foreign_fact
 from services.memory.domain.naming import SCORED_COLLECTIONS
+from services.memory.domain.rank_parts import RankParts
 from services.memory.domain.view import NormalizedMemory
 
 KEPT = "kept"
@@ -78,6 +79,8 @@ class Choice:
     reason: str
     merged_ids: tuple[str, ...] = ()
     relevance: float = 0.0
+    # kept lines only: what made the rank, to 4 places; None when the search path kept none
+    parts: RankParts | None = None
 
 
 def _relevance(memory: NormalizedMemory) -> float | None:
@@ -161,7 +164,8 @@ def select(
                 else "asserts a superseded value"
             )
             why += f", shown below local lines ({below})"
-        choices[i] = Choice(memory.id, True, why, tuple(lines[j].id for j in group), shown)
+        ranked_by = memory.rank_parts.rounded() if memory.rank_parts is not None else None
+        choices[i] = Choice(memory.id, True, why, tuple(lines[j].id for j in group), shown, ranked_by)
         chosen_memory = _with_evidence(memory, [lines[j] for j in group])
         if is_foreign_fact(memory, project):
             chosen_memory = replace(chosen_memory, metadata={**chosen_memory.metadata, FROM_PROJECT: memory.project})

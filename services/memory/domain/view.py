@@ -22,6 +22,7 @@ from typing import Any
 
 from services.memory.domain import timefmt
 from services.memory.domain.outcomes import HISTORY_MARK, Outcome
+from services.memory.domain.rank_parts import RankParts
 from services.memory.domain.ranking import DEFAULT_WEIGHTS, RankingWeights, RankInput, learned_score
 from services.memory.domain.record import MemoryRecord
 from services.memory.domain.scoring import format_history, wilson_lower_bound
@@ -53,6 +54,8 @@ class NormalizedMemory:
     worked_count: int = 0
     partial_count: int = 0
     failed_count: int = 0
+    # what made its rank, set by the prompt path on the results it returns (``rank_parts``); never on the wire
+    rank_parts: RankParts | None = None
 
 
 def view(

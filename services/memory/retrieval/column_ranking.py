@@ -22,12 +22,13 @@ results equal to the generic path's, which ranks every candidate.
 from __future__ import annotations
 
 import heapq
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 import numpy as np
 
 from services.memory.domain.naming import Scope
+from services.memory.domain.rank_parts import RankParts
 from services.memory.domain.ranking import RankingWeights, RankInput, final_rank, final_ranks
 from services.memory.domain.search_params import SearchParams
 from services.memory.domain.timefmt import SECONDS_PER_DAY
@@ -173,8 +174,11 @@ async def rank_columns(
 
     ranked: list[tuple[float, float, str, Candidate]] = []
     best: list[float] = []  # min-heap of the best ``limit`` exact final ranks so far
+    # (lexical share, session context factor, relevance, kg-linked) of each admitted candidate: the
+    # parts already at hand, kept so the results returned can say what made their rank
+    parts: dict[str, tuple[float, float, float, bool]] = {}
 
-    def admit(cand: Candidate, relevance_: float) -> None:
+    def admit(cand: Candidate, relevance_: float, factor: float = 1.0, linked: bool = False) -> None:
         record = cand.record
         item = RankInput.of(
             record,
@@ -184,6 +188,7 @@ async def rank_columns(
         )
         final = final_rank(item, weights)
         ranked.append((final, record.created_ts, record.id, cand))
+        parts[record.id] = (cand.lexical_share or 0.0, factor, relevance_, linked)
         heapq.heappush(best, final)
         if len(best) > params.limit:
             heapq.heappop(best)
@@ -194,7 +199,7 @@ async def rank_columns(
     for cand in await boosted(store, scope, params, vector, known):
         if not cand.record.archived:
             sim = cand.similarity if cand.similarity is not None else 0.0
-            admit(cand, hybrid_relevance(sim, None, plan, cand.record.content, retrieval))
+            admit(cand, hybrid_relevance(sim, None, plan, cand.record.content, retrieval), linked=True)
     for j in np.argsort(-estimate, kind="stable").tolist():
         if len(best) >= params.limit and estimate[j] * (1.0 + _SLACK) + _SLACK < best[0]:
             break
@@ -207,9 +212,22 @@ async def rank_columns(
         similarity = float(cosine[j])
         lexical_share = float(share[j]) if bm25[j] > 0 else None
         relevance_ = hybrid_relevance(similarity, lexical_share, plan, record.content, retrieval)
-        admit(Candidate(record, similarity, lexical_share), boost(relevance_, float(context[j])))
+        factor = float(context[j])
+        admit(Candidate(record, similarity, lexical_share), boost(relevance_, factor), factor)
     ranked.sort(key=lambda r: (r[0], r[1], r[2]), reverse=True)
-    return [
-        view(cand.record, now=now, similarity=cand.similarity, final_rank_score=final, weights=weights)
-        for final, _, _, cand in ranked[: params.limit]
-    ]
+    out: list[NormalizedMemory] = []
+    for final, _, _, cand in ranked[: params.limit]:
+        shaped = view(cand.record, now=now, similarity=cand.similarity, final_rank_score=final, weights=weights)
+        lexical, factor, relevance_, linked = parts[cand.record.id]
+        why = RankParts(
+            dense=cand.similarity if cand.similarity is not None else 0.0,
+            lexical=lexical,
+            session_context=factor,
+            relevance=relevance_,
+            kg_weight=params.collection_weights.get(cand.record.collection, 1.0),
+            kg_linked=linked,
+            learned=shaped.learned_score,
+            final=final,
+        )
+        out.append(replace(shaped, rank_parts=why))
+    return out

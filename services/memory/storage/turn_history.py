@@ -6,7 +6,9 @@ this module reads them and owns two tables of its own:
 
 - ``outcomes``: one row per outcome applied to a memory (when, which turn,
   score before and after, any lifecycle move), written by the Score use case;
-- ``turn_outcomes``: the exchange outcome a turn got.
+- ``turn_outcomes``: the exchange outcome a turn got;
+- ``turn_choices``: why each search result was injected or left out, and what made its rank;
+- ``turn_clients``: the client (claude, cursor, opencode) that sent the turn.
 
 Both stay bounded: about once a day a write drops outcomes older than
 ``OUTCOME_LOG_DAYS`` and the turn outcomes of turns the session store pruned.
@@ -47,6 +49,8 @@ CREATE TABLE IF NOT EXISTS turn_outcomes (
     turn_id INTEGER PRIMARY KEY, outcome TEXT NOT NULL, at REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS turn_choices (
     turn_id INTEGER PRIMARY KEY, choices TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS turn_clients (
+    turn_id INTEGER PRIMARY KEY, client TEXT NOT NULL);
 """
 
 
@@ -78,6 +82,7 @@ class PastTurn:
     outcome: str = ""
     outcomes: list[OutcomeRow] = field(default_factory=list)
     choices: str = ""  # JSON: why each search result was injected or left out (PrepareContext)
+    client: str = ""  # the client that sent it (claude, cursor, opencode); "" when not said
 
 
 @dataclass(frozen=True)
@@ -86,6 +91,7 @@ class SessionRow:
     last_activity: float
     turns: int
     first_prompt: str = ""
+    clients: tuple[str, ...] = ()  # the clients its turns came from, by name
 
 
 _OUTCOME_COLUMNS = (
@@ -162,20 +168,45 @@ class TurnHistory:
             self.prune(now - OUTCOME_LOG_DAYS * 24 * 3600)
             self._pruned_at = now
 
-    def record_choices(self, scope: Scope, session_id: str, choices: str) -> None:
-        """Keep ``choices`` (JSON) with the session's latest turn, the one PrepareContext just recorded."""
+    def record_choices(self, scope: Scope, session_id: str, choices: str, client: str = "") -> None:
+        """Keep ``choices`` (JSON; "" for none) and ``client`` (if said) with the session's latest turn,
+        the one PrepareContext just recorded."""
         with self._lock, self._db:
             self._db.execute("BEGIN IMMEDIATE")
-            row = self._db.execute(
-                "SELECT id FROM turns WHERE user=? AND project=? AND session_id=? ORDER BY id DESC LIMIT 1",
-                (scope.user, scope.project, session_id),
-            ).fetchone()
-            if row is not None:
+            turn_id = self._latest_turn(scope, session_id)
+            if turn_id is None:
+                return
+            if choices:
                 self._db.execute(
                     "INSERT INTO turn_choices VALUES (?,?) "
                     "ON CONFLICT (turn_id) DO UPDATE SET choices=excluded.choices",
-                    (row[0], choices),
+                    (turn_id, choices),
                 )
+            if client:
+                self._db.execute(
+                    "INSERT INTO turn_clients VALUES (?,?) ON CONFLICT (turn_id) DO UPDATE SET client=excluded.client",
+                    (turn_id, client),
+                )
+
+    def record_client(self, scope: Scope, session_id: str, client: str) -> None:
+        """Name the client of the session's latest turn, unless the turn already has one (a stop
+        or turn-start after get-context said it already)."""
+        if not client:
+            return
+        with self._lock:
+            turn_id = self._latest_turn(scope, session_id)
+            if turn_id is None or self._db.execute("SELECT 1 FROM turn_clients WHERE turn_id=?", (turn_id,)).fetchone():
+                return  # the usual case after get-context: a read, no write
+            with self._db:
+                self._db.execute("BEGIN IMMEDIATE")
+                self._db.execute("INSERT OR IGNORE INTO turn_clients VALUES (?,?)", (turn_id, client))
+
+    def _latest_turn(self, scope: Scope, session_id: str) -> int | None:
+        row = self._db.execute(
+            "SELECT id FROM turns WHERE user=? AND project=? AND session_id=? ORDER BY id DESC LIMIT 1",
+            (scope.user, scope.project, session_id),
+        ).fetchone()
+        return None if row is None else int(row[0])
 
     def prune(self, older_than: float) -> int:
         """Drop outcomes logged before ``older_than`` and the outcomes of turns that are gone; the rows removed."""
@@ -186,6 +217,7 @@ class TurnHistory:
                 "DELETE FROM turn_outcomes WHERE turn_id NOT IN (SELECT id FROM turns)"
             ).rowcount
             removed += self._db.execute("DELETE FROM turn_choices WHERE turn_id NOT IN (SELECT id FROM turns)").rowcount
+            removed += self._db.execute("DELETE FROM turn_clients WHERE turn_id NOT IN (SELECT id FROM turns)").rowcount
             return int(removed)
 
     # -- reads ----------------------------------------------------------------------------
@@ -196,12 +228,17 @@ class TurnHistory:
                 "(SELECT COUNT(*) FROM turns t WHERE t.user=s.user AND t.project=s.project "
                 "AND t.session_id=s.session_id), "
                 "(SELECT t.prompt FROM turns t WHERE t.user=s.user AND t.project=s.project "
-                "AND t.session_id=s.session_id AND t.prompt != '' ORDER BY t.id LIMIT 1) "
+                "AND t.session_id=s.session_id AND t.prompt != '' ORDER BY t.id LIMIT 1), "
+                "(SELECT group_concat(DISTINCT c.client) FROM turns t JOIN turn_clients c ON c.turn_id=t.id "
+                "WHERE t.user=s.user AND t.project=s.project AND t.session_id=s.session_id) "
                 "FROM sessions s WHERE s.user=? AND s.project=? "
                 "ORDER BY s.last_activity DESC LIMIT ?",
                 (scope.user, scope.project, min(limit, MAX_ROWS)),
             ).fetchall()
-        return [SessionRow(r[0], r[1], r[2], r[3] or "") for r in rows]
+        return [
+            SessionRow(r[0], r[1], r[2], r[3] or "", tuple(sorted(c for c in (r[4] or "").split(",") if c)))
+            for r in rows
+        ]
 
     def outcome_log(self, scope: Scope, memory_id: str, limit: int) -> list[OutcomeRow]:
         """Every logged outcome of the memory (any collection it lived in), oldest first."""
@@ -214,6 +251,17 @@ class TurnHistory:
             ).fetchall()
         return [_outcome(r) for r in rows]
 
+    def written_by(self, scope: Scope, memory_id: str) -> str:
+        """The client of the turn that stored ``memory_id`` (any collection it moved to) as its exchange."""
+        uid = split_id(memory_id)[1]
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT t.exchange_id, k.client FROM turns t JOIN turn_clients k ON k.turn_id=t.id "
+                "WHERE t.user=? AND t.project=? AND t.exchange_id LIKE ? ORDER BY t.id DESC LIMIT 5",
+                (scope.user, scope.project, f"%{uid}"),  # '_' may over-match: checked below
+            ).fetchall()
+        return next((str(client) for exchange_id, client in rows if split_id(exchange_id)[1] == uid), "")
+
     def turns(self, scope: Scope, *, session_id: str = "", memory_id: str = "", limit: int = 100) -> list[PastTurn]:
         """A session's turns in order, or the latest turns ``memory_id`` was injected into (newest first)."""
         limit = min(limit, MAX_ROWS)
@@ -221,16 +269,18 @@ class TurnHistory:
             if memory_id:
                 uid = split_id(memory_id)[1]
                 rows = self._db.execute(
-                    f"SELECT {_TURN_COLUMNS}, o.outcome, c.choices FROM turns t "
+                    f"SELECT {_TURN_COLUMNS}, o.outcome, c.choices, k.client FROM turns t "
                     "LEFT JOIN turn_outcomes o ON o.turn_id=t.id LEFT JOIN turn_choices c ON c.turn_id=t.id "
+                    "LEFT JOIN turn_clients k ON k.turn_id=t.id "
                     "WHERE t.user=? AND t.project=? AND t.injected_ids LIKE ? ORDER BY t.id DESC LIMIT ?",
                     (scope.user, scope.project, f'%{uid}"%', limit),  # '_' may over-match: checked below
                 ).fetchall()
                 rows = [r for r in rows if any(split_id(i)[1] == uid for i in json.loads(r[3]))]
             else:
                 rows = self._db.execute(
-                    f"SELECT {_TURN_COLUMNS}, o.outcome, c.choices FROM turns t "
+                    f"SELECT {_TURN_COLUMNS}, o.outcome, c.choices, k.client FROM turns t "
                     "LEFT JOIN turn_outcomes o ON o.turn_id=t.id LEFT JOIN turn_choices c ON c.turn_id=t.id "
+                    "LEFT JOIN turn_clients k ON k.turn_id=t.id "
                     "WHERE t.user=? AND t.project=? AND t.session_id=? ORDER BY t.id LIMIT ?",
                     (scope.user, scope.project, session_id, limit),
                 ).fetchall()
@@ -257,6 +307,7 @@ class TurnHistory:
                 outcome=r[8] or "",
                 outcomes=by_turn.get(r[0], []),
                 choices=r[9] or "",
+                client=r[10] or "",
             )
             for r in rows
         ]

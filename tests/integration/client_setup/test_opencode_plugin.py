@@ -162,6 +162,7 @@ def test_plugin_attaches_context_to_the_users_message_and_reports_stop(
     context_body, stop_body = Recorder.calls[0][1], Recorder.calls[1][1]
     assert context_body["session_id"] == "s1" and context_body["prompt"] == "how do I deploy?"
     assert context_body["cwd"] == str(tmp_path)
+    assert context_body["client"] == "opencode" and stop_body["client"] == "opencode"
     assert stop_body["assistant_text"] == "Use helm upgrade." and stop_body["user_text"] == "how do I deploy?"
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from kernel import projects
 from tests.integration.gateway.live_stack import LiveStack
 from tests.integration.hooks.conftest import HookRunner
 from tests.unit.gateway.cl100k import count
@@ -189,3 +190,36 @@ def test_post_tool_use_is_fast_and_stores_the_observation(live: LiveStack, hook:
             return
         time.sleep(0.05)
     pytest.fail("observation not stored")
+
+
+def test_the_hooks_name_their_client_on_the_turns_they_record(
+    live: LiveStack, hook: HookRunner, tmp_path: Path
+) -> None:
+    cwd = repo(tmp_path)
+    session = "hook-client"
+    asked = hook("user_prompt_submit.py", claude("UserPromptSubmit", session, cwd, prompt="what port?"))
+    answered = hook(
+        "stop.py", claude("Stop", session, cwd, stop_hook_active=False, last_assistant_message="Port 27300.")
+    )
+    assert asked.returncode == 0 and answered.returncode == 0
+    cursor = {
+        "conversation_id": "cur-client",
+        "generation_id": "g1",
+        "workspace_roots": [cwd],
+        "cursor_version": "1.7.0",
+        "prompt": "and the host?",
+        "hook_event_name": "beforeSubmitPrompt",
+    }
+    assert hook("user_prompt_submit.py", cursor, "--client", "cursor").returncode == 0
+    after = {**cursor, "hook_event_name": "afterAgentResponse", "text": "Loopback."}
+    assert hook("stop.py", after, "--client", "cursor").returncode == 0
+
+    page = live.client.get("/ui/sessions", params={"project": projects.resolve(cwd, live.home)})
+    assert page.status_code == 200, page.text
+    rows = {
+        line.split('data-session="')[1].split('"')[0]: line
+        for line in page.text.split("<tr ")
+        if "data-session" in line
+    }
+    assert 'data-testid="session-client">Claude Code<' in rows[session]
+    assert 'data-testid="session-client">Cursor<' in rows["cur-client"]

@@ -34,7 +34,7 @@ DECODE_ERROR = (
 FIX = "Opened the file with encoding='utf-16' (the export is UTF-16 with a BOM); the job runs clean."
 
 
-def failed_command(stack: McpStack, cwd: Path, session: str, command: str) -> None:
+def failed_command(stack: McpStack, cwd: Path, session: str, command: str, output: str = DECODE_ERROR) -> None:
     reply = stack.post(
         "/api/hooks/post-tool-use",
         {
@@ -42,7 +42,7 @@ def failed_command(stack: McpStack, cwd: Path, session: str, command: str) -> No
             "cwd": str(cwd),
             "tool_name": "Bash",
             "tool_input": {"command": command},
-            "tool_response": {"error": "Exit code 1\n" + DECODE_ERROR, "failed": True},
+            "tool_response": {"error": "Exit code 1\n" + output, "failed": True},
         },
     )
     assert reply["observation"].startswith("Ran ")
@@ -104,3 +104,37 @@ def test_a_paraphrased_recurrence_is_warned_with_the_episodes_fix_and_failures(
     data = run_async(insights)
     assert any("utf-16" in s["content"] for s in data["solutions"])
     assert any("iconv" in f["content"] for f in data["failures"])
+
+
+MAIL_PROBLEM = (
+    "Customers got no invoices from last night's billing run, although the job log looks normal at first glance."
+)
+MAIL_ERROR = (
+    "Traceback (most recent call last):\n"
+    '  File "/srv/billing/mailer.py", line 88, in send\n'
+    "smtplib.SMTPDataError: (554, b'5.7.1 Message rejected: the sender domain has no SPF record')"
+)
+MAIL_RECURRENCE = "statement emails bounce, the relay says our domain has no SPF entry"
+MAIL_FIX = "Published the SPF TXT record for billing.example.test; the run delivers again."
+
+
+def test_a_recurrence_told_by_the_error_a_failed_attempt_printed_recalls_the_fix(
+    mcp_stack: McpStack, project: Path
+) -> None:
+    """The recurrence shares no words with the first statement (cosine 0.14), only with the error
+    line a failed attempt printed (0.63): the gateway embeds that line with the tool failure, and
+    the kg keeps it among the problem's vectors. Before, the recurrence recalled nothing."""
+    session = "mail-1"
+    turn(mcp_stack, project, session, MAIL_PROBLEM, "Resent the invoices with the retry script.")
+    failed_command(mcp_stack, project, session, "python -m billing.resend --since yesterday", MAIL_ERROR)
+    turn(mcp_stack, project, session, "still nothing arrives", MAIL_FIX, "failed")
+    solved = turn(mcp_stack, project, session, "that fixed it, thanks", "Glad it works.", "worked")
+    assert solved["kg"]["episode"]["status"] == "solved"
+
+    later = mcp_stack.post(
+        "/api/hooks/get-context", {"session_id": "mail-later", "prompt": MAIL_RECURRENCE, "cwd": str(project)}
+    )
+    block = later["known_context"]
+    assert SOLUTIONS_TITLE in block, block
+    assert "SPF TXT record" in block.split(SOLUTIONS_TITLE)[1].split(FAILURES_TITLE)[0]
+    assert "billing.resend" in block.split(FAILURES_TITLE)[1]

@@ -7,6 +7,8 @@ missing scoring prompt or the wrong ids.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from protos.mnemex.common.v1 import common_pb2 as common_pb
@@ -96,3 +98,35 @@ def test_the_core_keeps_the_deferred_write_before_the_next_turn_operation(  # ty
     assert pending == 1  # the write was still queued when the exchange came in
     assert content == "User: the question\nAssistant: the answer"  # the exchange found the recorded turn
     assert required and ids == [] and scored_exchange == exchange_id
+
+
+def test_kept_lines_carry_their_rank_parts_and_the_turn_records_the_same(stub, scope) -> None:  # type: ignore[no-untyped-def]
+    store(stub, scope, "Use uv to manage the virtualenv of this repository")
+    store(stub, scope, "The virtualenv lives in .venv at the repository root")
+    reply = prepare(stub, scope, "p-parts", query="how do I manage the virtualenv?", prompt="virtualenv?")
+    kept = [c for c in reply.choices if c.kept]
+    assert kept and all(c.HasField("parts") for c in kept)
+    by_id = {m.id: m for m in reply.memories}
+    for choice in kept:
+        memory, parts = by_id[choice.id], choice.parts
+        assert parts.dense == pytest.approx(memory.embedding_similarity, abs=1e-4)
+        assert parts.final == pytest.approx(memory.final_rank_score, abs=1e-4)
+        assert parts.learned == pytest.approx(memory.learned_score, abs=1e-4)
+        assert 0.0 < parts.relevance <= 1.0 and parts.session_context >= 1.0 and parts.kg_weight == 1.0
+        assert parts.lexical > 0.0  # "virtualenv" is a keyword hit in both
+    exchange(stub, scope, "p-parts")  # the turn's deferred record is written before the stop
+    turns = stub.ListTurns(pb.ListTurnsRequest(scope=scope, session_id="p-parts"), timeout=10).turns
+    recorded = {c["id"]: c["parts"] for c in json.loads(turns[-1].choices_json) if c["kept"]}
+    assert recorded == {
+        c.id: {
+            "dense": pytest.approx(c.parts.dense),
+            "lexical": pytest.approx(c.parts.lexical),
+            "session_context": pytest.approx(c.parts.session_context),
+            "relevance": pytest.approx(c.parts.relevance),
+            "kg_weight": pytest.approx(c.parts.kg_weight),
+            "kg_linked": c.parts.kg_linked,
+            "learned": pytest.approx(c.parts.learned),
+            "final": pytest.approx(c.parts.final),
+        }
+        for c in kept
+    }

@@ -104,3 +104,58 @@ def test_turns_and_outcome_log(stub: pb_grpc.MemoryServiceStub, scope: common_pb
     with pytest.raises(grpc.RpcError) as neither:
         stub.ListTurns(pb.ListTurnsRequest(scope=scope), timeout=10)
     assert neither.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+
+
+def test_browse_filters_by_kind(stub: pb_grpc.MemoryServiceStub, scope: common_pb.Scope) -> None:
+    note = store(stub, scope, "a plain working note about kinds")
+    _turn(stub, scope, "kinds-1", [], "what kinds are there?")
+    fact = store(stub, scope, "Kinds are exchange, fact and more", collection="memory_bank")
+    exchanges = stub.Browse(pb.BrowseRequest(scope=scope, kind="exchange", limit=20), timeout=10)
+    assert exchanges.total == 1 and exchanges.memories[0].content.startswith("User: what kinds are there?")
+    facts = stub.Browse(pb.BrowseRequest(scope=scope, kind="fact", limit=20), timeout=10)
+    assert [m.id for m in facts.memories] == [fact.id]
+    others = stub.Browse(pb.BrowseRequest(scope=scope, kind="other", limit=20), timeout=10)
+    assert [m.id for m in others.memories] == [note.id]
+    with pytest.raises(grpc.RpcError) as refused:
+        stub.Browse(pb.BrowseRequest(scope=scope, kind="exchanges"), timeout=10)
+    assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT and "use exchange" in str(refused.value.details())
+
+
+def test_the_client_of_each_turn_is_kept_and_shown(stub: pb_grpc.MemoryServiceStub, scope: common_pb.Scope) -> None:
+    shown = store(stub, scope, "Deploys go through the blue cluster")
+    request = pb.PrepareContextRequest(
+        scope=scope,
+        session_id="claude-1",
+        prompt="how do deploys go?",
+        client="claude",
+        search=pb.SearchRequest(query="how do deploys go?", limit=3),
+    )
+    stub.PrepareContext(request, timeout=30)
+    answered = stub.RecordExchange(
+        pb.RecordExchangeRequest(scope=scope, session_id="claude-1", assistant_text="blue", client="claude"), timeout=30
+    )
+    # Cursor opens its turn without context (turn-start), then reports the answer.
+    stub.RecordInjection(
+        pb.RecordInjectionRequest(scope=scope, session_id="cursor-1", prompt="and rollbacks?", client="cursor"),
+        timeout=10,
+    )
+    stub.RecordExchange(
+        pb.RecordExchangeRequest(scope=scope, session_id="cursor-1", assistant_text="helm", client="cursor"), timeout=30
+    )
+    _turn(stub, scope, "old-hook", [], "a hook that names no client")  # older hooks: no client, still recorded
+
+    sessions = {s.session_id: list(s.clients) for s in stub.ListSessions(pb.ListSessionsRequest(scope=scope)).sessions}
+    assert sessions == {"claude-1": ["claude"], "cursor-1": ["cursor"], "old-hook": []}
+    turns = stub.ListTurns(pb.ListTurnsRequest(scope=scope, session_id="cursor-1"), timeout=10).turns
+    assert [t.client for t in turns] == ["cursor"]
+    read = stub.ListTurns(pb.ListTurnsRequest(scope=scope, memory_id=shown.id), timeout=10)
+    assert [(t.session_id, t.client) for t in read.turns] == [("claude-1", "claude")] and read.written_by == ""
+    wrote = stub.ListTurns(pb.ListTurnsRequest(scope=scope, memory_id=answered.exchange_id), timeout=10)
+    assert wrote.written_by == "claude"
+    with pytest.raises(grpc.RpcError) as refused:
+        stub.RecordExchange(
+            pb.RecordExchangeRequest(scope=scope, session_id="x", assistant_text="y", client="vim"), timeout=10
+        )
+    assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT and "claude, cursor, opencode" in str(
+        refused.value.details()
+    )

@@ -74,7 +74,12 @@ def test_cursor_prompt_only_opens_the_turn_because_cursor_cannot_add_context() -
     )
     assert event is not None
     assert hook_main.endpoint(event) == "/api/hooks/turn-start"
-    assert hook_main.request_body(event) == {"session_id": "conv-9", "cwd": "/home/u/project", "prompt": "hi"}
+    assert hook_main.request_body(event) == {
+        "session_id": "conv-9",
+        "cwd": "/home/u/project",
+        "prompt": "hi",
+        "client": "cursor",
+    }
     assert hook_main.render(event, {"context": "KNOWN CONTEXT"}) == ""
     claude = hook_events.parse(raw(CLAUDE_PROMPT), "prompt", "claude")
     assert claude is not None and hook_main.endpoint(claude) == "/api/hooks/get-context"
@@ -90,6 +95,7 @@ def test_cursor_answer_and_stop_report_the_same_turn_key(tmp_path: Path) -> None
         "cwd": "/home/u/project",
         "assistant_text": "use the retry flag",
         "turn_key": "gen-1",
+        "client": "cursor",
     }
     transcript = tmp_path / "cursor.jsonl"
     lines = [
@@ -141,7 +147,12 @@ def test_stop_falls_back_to_the_transcript(tmp_path: Path) -> None:
     transcript.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
     event = hook_events.parse(raw({"session_id": "s", "transcript_path": str(transcript)}), "stop", "claude")
     assert event is not None
-    assert hook_main.request_body(event) == {"session_id": "s", "cwd": "", "assistant_text": "final answer"}
+    assert hook_main.request_body(event) == {
+        "session_id": "s",
+        "cwd": "",
+        "assistant_text": "final answer",
+        "client": "claude",
+    }
 
 
 def test_render_caps_output_and_speaks_each_clients_format() -> None:
@@ -203,3 +214,23 @@ def test_autostart_is_rate_limited_by_a_lock(tmp_path: Path) -> None:
         time.sleep(0.02)
     assert marker.read_text() == "x"
     assert hook_client.maybe_start_stack(str(tmp_path), {**env, "MNEMEX_HOOK_AUTOSTART": "0"}) is False
+
+
+@pytest.mark.parametrize(
+    ("event_name", "payload", "client", "named"),
+    [
+        ("prompt", CLAUDE_PROMPT, "claude", True),
+        ("stop", {"session_id": "s", "cwd": "/r", "last_assistant_message": "done"}, "claude", True),
+        ("session_start", {"session_id": "s", "cwd": "/r", "source": "startup"}, "claude", True),
+        ("session_start", {**CURSOR_STOP, "hook_event_name": "sessionStart"}, "cursor", True),
+        ("pre_compact", {"session_id": "s", "cwd": "/r", "trigger": "auto"}, "claude", False),
+    ],
+)
+def test_the_turns_requests_name_their_client(
+    event_name: str, payload: dict[str, object], client: str, named: bool
+) -> None:
+    event = hook_events.parse(raw(payload), event_name, client)
+    assert event is not None
+    body = hook_main.request_body(event)
+    assert body is not None
+    assert body.get("client") == (client if named else None)

@@ -290,3 +290,105 @@ NEAR_MISSES: list[tuple[str, str]] = [
         "write a custom UploadError exception class for the report exporter",
     ),
 ]
+
+# Whole episodes: (how the problem was first stated, the error output of a failed attempt during
+# the episode, a later recurrence told by its symptom with other names). A recurrence often reads
+# more like the error the user saw than like the question first asked; these calibrate matching
+# a prompt against the error text of a problem's failed attempts (services/kg/problem_match.py).
+EPISODE_SYMPTOMS: list[tuple[str, str, str]] = [
+    (
+        "Our reporting endpoint gets slower each week and now the load balancer drops requests. Where do we start?",
+        "ERROR: canceling statement due to statement timeout\nCONTEXT: SQL statement SELECT ... FROM line_items",
+        "the monthly report query gets cancelled by postgres because it runs past the statement timeout",
+    ),
+    (
+        "Deploys to staging began failing this morning, nothing changed on our side as far as I know.",
+        "Error: ImagePullBackOff: failed to pull image registry.internal/api:3f2a: unauthorized: authentication required",
+        "the cluster can't pull our container image, the registry answers unauthorized",
+    ),
+    (
+        "The mobile app shows an empty feed for some users after the last release.",
+        "TypeError: Cannot read properties of undefined (reading 'items') at FeedScreen.render",
+        "the timeline view crashes reading items of undefined when the payload is missing a field",
+    ),
+    (
+        "Since the upgrade the scheduled export job does nothing at night, the bucket has no new files.",
+        "botocore.exceptions.ClientError: An error occurred (AccessDenied) when calling the PutObject operation",
+        "writing the nightly dump to S3 is refused with AccessDenied on PutObject",
+    ),
+    (
+        "Local setup is broken for the new hire, the service will not come up on their laptop.",
+        "django.core.exceptions.ImproperlyConfigured: The SECRET_KEY setting must not be empty.",
+        "starting the web app on a fresh checkout complains the secret key setting is empty",
+    ),
+    (
+        "The search page is unusably slow for queries with accents, everything else is fine.",
+        "elasticsearch.exceptions.RequestError: illegal_argument_exception: Fielddata is disabled on text fields",
+        "sorting the product search by title raises an illegal argument error about fielddata on a text field",
+    ),
+    (
+        "Builds on the CI runners stopped working after we pinned the base image.",
+        "error: externally-managed-environment\n× This environment is externally managed",
+        "pip refuses to install into the system python in the runner image, it says the environment is "
+        "externally managed",
+    ),
+    (
+        "The payments webhook handler misses events whenever the provider retries.",
+        "stripe.error.SignatureVerificationError: No signatures found matching the expected signature for payload",
+        "the webhook from the payment provider is rejected because its signature does not verify",
+    ),
+    (
+        "Our Go service eats all the memory on the box by the end of the day.",
+        "fatal error: runtime: out of memory\ngoroutine 1 [running]: runtime.throw",
+        "the go binary keeps growing and finally the runtime aborts with out of memory",
+    ),
+    (
+        "The frontend tests have been flaky ever since we added the date picker.",
+        'expect(received).toBe(expected)\nExpected: "2024-03-01"\nReceived: "2024-02-29"',
+        "a calendar spec gets the day before the expected date on the CI machine in another timezone",
+    ),
+    (
+        "The data pipeline produces duplicate rows in the warehouse after every rerun.",
+        'IntegrityError: duplicate key value violates unique constraint "fact_sales_pkey"',
+        "reloading the sales batch into the warehouse hits a unique constraint violation on its primary key",
+    ),
+    (
+        "Emails stopped going out from the app on the new server.",
+        "smtplib.SMTPAuthenticationError: (535, b'5.7.8 Username and Password not accepted')",
+        "sending mail from the notifier is refused, the mail server does not accept the login",
+    ),
+    (
+        "The rust crate compiles on my machine but not for the release target.",
+        "error: linking with `cc` failed: exit status: 1\nnote: /usr/bin/ld: cannot find -lssl",
+        "cross compiling the cli, the linker cannot find the openssl library",
+    ),
+    (
+        "Users in the EU region keep getting logged out every few minutes.",
+        "jwt.exceptions.ExpiredSignatureError: Signature has expired",
+        "sessions end early because the access token is already expired when the api checks it",
+    ),
+    (
+        "The notebook that trains the churn model crashes the kernel on the full dataset.",
+        "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB",
+        "training on the gpu runs out of memory as soon as the batch size goes up",
+    ),
+    (
+        "Terraform plan for the network module hangs our pipeline for an hour.",
+        "Error: Error acquiring the state lock: ConditionalCheckFailedException: The conditional request failed",
+        "the infra apply cannot get the state lock, another run seems to hold it",
+    ),
+]
+
+# Near-misses of those episodes: the same subsystem or vocabulary, another problem or a plain task.
+EPISODE_NEAR_MISSES: list[tuple[int, str]] = [
+    (0, "add an index so the report query can filter on the invoice date"),
+    (1, "the pod starts but its readiness probe fails on /healthz"),
+    (3, "list the files the nightly export wrote to the bucket yesterday"),
+    (6, "pip install is slow on the runners, can we cache the wheels?"),
+    (7, "the payment provider's webhook arrives twice and we charge the customer twice"),
+    (10, "the warehouse load is missing the rows from the last day of the month"),
+    (11, "the emails go out but land in the spam folder of most recipients"),
+    (13, "users in the EU region see prices in dollars instead of euros"),
+    (14, "training loss goes to NaN after a few epochs on the gpu"),
+    (15, "terraform plan wants to recreate the subnet every time even though nothing changed"),
+]

@@ -12,8 +12,15 @@ from typing import Any
 
 import numpy as np
 
+from kernel.error_signature import of_output
 from services.kg.problem_match import MATCH_THRESHOLD, expresses_failure, is_request, may_recall
-from tests.unit.kg.problem_pairs import NEAR_MISSES, PARAPHRASES, SYMPTOM_PARAPHRASES
+from tests.unit.kg.problem_pairs import (
+    EPISODE_NEAR_MISSES,
+    EPISODE_SYMPTOMS,
+    NEAR_MISSES,
+    PARAPHRASES,
+    SYMPTOM_PARAPHRASES,
+)
 
 
 def _scores(encoder: Any, pairs: list[tuple[str, str]]) -> tuple[np.ndarray, np.ndarray]:
@@ -96,3 +103,111 @@ def test_a_report_without_error_words_may_recall_and_a_request_may_not() -> None
         "please convert the class component to a function",
     ):
         assert is_request(request) and not may_recall(request), request
+
+
+def test_error_lines_of_failed_attempts_recall_recurrences_told_by_their_symptom(encoder: Any) -> None:
+    """A recurrence often reads like the error the user saw, not like the question first asked:
+    matched against the statement alone most of EPISODE_SYMPTOMS' recurrences stay under the
+    threshold; the max over the statement and the error line of a failed attempt recalls them,
+    while other problems' recurrences and the near-misses match no more often than before."""
+    statements = encoder.encode([s for s, _, _ in EPISODE_SYMPTOMS])
+    # As the gateway and the kg do: only a telling error line (one with a signature) gets a vector;
+    # where there is none, the statement stands in (it adds nothing to the max).
+    lines = [of_output(e) for _, e, _ in EPISODE_SYMPTOMS]
+    errors = np.where(
+        np.array([bool(sig) for _, sig in lines])[:, None],
+        encoder.encode([line or "-" for line, _ in lines]),
+        statements,
+    )
+    recurrence_texts = [r for _, _, r in EPISODE_SYMPTOMS]
+    recurrences = encoder.encode(recurrence_texts)
+    gate = np.array([may_recall(t) for t in recurrence_texts])
+    others_texts = [b for _, b in PARAPHRASES] + [b for _, b in SYMPTOM_PARAPHRASES] + [b for _, b in NEAR_MISSES]
+    others = encoder.encode(others_texts)
+    others_gate = np.array([may_recall(t) for t in others_texts])
+    near = encoder.encode([t for _, t in EPISODE_NEAR_MISSES])
+    near_of = [i for i, _ in EPISODE_NEAR_MISSES]
+    near_gate = np.array([may_recall(t) for _, t in EPISODE_NEAR_MISSES])
+
+    own_statement = (statements * recurrences).sum(axis=1)
+    own_best = np.maximum(own_statement, (errors * recurrences).sum(axis=1))
+    off_diagonal = ~np.eye(len(EPISODE_SYMPTOMS), dtype=bool)
+    cross_statement = np.concatenate([(statements @ recurrences.T)[off_diagonal], (statements @ others.T).ravel()])
+    cross_best = np.concatenate(
+        [
+            np.maximum(statements @ recurrences.T, errors @ recurrences.T)[off_diagonal],
+            np.maximum(statements @ others.T, errors @ others.T).ravel(),
+        ]
+    )
+    cross_gate = np.concatenate(
+        [
+            np.broadcast_to(gate[None, :], off_diagonal.shape)[off_diagonal],
+            np.broadcast_to(others_gate[None, :], (len(statements), len(others))).ravel(),
+        ]
+    )
+    near_statement = (statements[near_of] * near).sum(axis=1)
+    near_best = np.maximum(near_statement, (errors[near_of] * near).sum(axis=1))
+
+    print(f"\n{'threshold':>9} {'recurrences':>19} {'other problems':>21} {'near-misses':>17}")
+    print(f"{'':>9} {'statement':>9} {'+error':>9} {'statement':>10} {'+error':>10} {'statement':>9} {'+error':>7}")
+    for t in (0.40, MATCH_THRESHOLD, 0.50):
+        mark = "  <- used" if t == MATCH_THRESHOLD else ""
+        print(
+            f"{t:>9.2f} {((own_statement >= t) & gate).mean():>9.2f} {((own_best >= t) & gate).mean():>9.2f} "
+            f"{((cross_statement >= t) & cross_gate).mean():>10.3f} {((cross_best >= t) & cross_gate).mean():>10.3f} "
+            f"{((near_statement >= t) & near_gate).mean():>9.2f} {((near_best >= t) & near_gate).mean():>7.2f}{mark}"
+        )
+
+    t = MATCH_THRESHOLD
+    assert ((own_statement >= t) & gate).mean() <= 0.3  # the statement alone misses most of them
+    assert ((own_best >= t) & gate).mean() >= 0.6  # 4 of the 16 print no telling error line
+    assert ((cross_best >= t) & cross_gate).mean() <= 0.005
+    assert ((near_best >= t) & near_gate).sum() == ((near_statement >= t) & near_gate).sum()
+
+
+def _problem_scores(encoder: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Every calibration problem with its vectors (statement, and a telling error line where the
+    episode has one): the best cosine of each recurrence and each near-miss to each problem, and
+    whether each passes the gate. Recurrence i belongs to problem i."""
+    problems = [[a] for a, _ in PARAPHRASES + SYMPTOM_PARAPHRASES]
+    recurrences = [b for _, b in PARAPHRASES + SYMPTOM_PARAPHRASES]
+    for statement, output, recurrence in EPISODE_SYMPTOMS:
+        line, signature = of_output(output)
+        problems.append([statement, line] if signature else [statement])
+        recurrences.append(recurrence)
+    near = [b for _, b in NEAR_MISSES] + [t for _, t in EPISODE_NEAR_MISSES]
+    vectors = [encoder.encode(texts) for texts in problems]
+
+    def best(queries: list[str]) -> np.ndarray:
+        q = encoder.encode(queries)
+        return np.stack([(v @ q.T).max(axis=0) for v in vectors], axis=1)  # queries x problems
+
+    gate = np.array([may_recall(t) for t in recurrences]), np.array([may_recall(t) for t in near])
+    return best(recurrences), best(near), gate[0], gate[1]
+
+
+def test_neither_a_lower_threshold_nor_a_margin_rule_pays_for_its_false_matches(encoder: Any) -> None:
+    """Each rule on every calibration problem at once: a recurrence is recalled right when its own
+    problem is the best and the rule accepts it; a false match is a recurrence whose own problem is
+    unknown (left out) and the rule accepts another; a near-miss recall is a near-miss the rule
+    accepts. The margin rule accepts below the threshold when the best beats the second by a margin."""
+    scores, near, gate, near_gate = _problem_scores(encoder)
+
+    def accepts(row: np.ndarray, threshold: float, floor: float, margin: float) -> bool:
+        first, second = np.sort(row)[::-1][:2]
+        return bool(first >= threshold or (first >= floor and first - second >= margin))
+
+    rules = {"0.45": (MATCH_THRESHOLD, MATCH_THRESHOLD, 0.0), "0.40": (0.40, 0.40, 0.0)}
+    rules |= {f"0.45, 0.40 if +{m:.2f}": (MATCH_THRESHOLD, 0.40, m) for m in (0.05, 0.10, 0.15)}
+    counts: dict[str, tuple[int, int, int]] = {}
+    print(f"\n{'rule':>22} {'right':>6} {'false':>6} {'near':>5}   (of {len(scores)}, {len(scores)}, {len(near)})")
+    for name, rule in rules.items():
+        right = sum(gate[i] and accepts(row, *rule) and int(row.argmax()) == i for i, row in enumerate(scores))
+        false = sum(gate[i] and accepts(np.delete(row, i), *rule) for i, row in enumerate(scores))
+        recalled = sum(near_gate[k] and accepts(row, *rule) for k, row in enumerate(near))
+        counts[name] = (right, false, recalled)
+        print(f"{name:>22} {right:>6} {false:>6} {recalled:>5}")
+    used = counts["0.45"]
+    for name, (right, false, recalled) in counts.items():
+        # Whatever another rule recalls more, it pays at least as much in false matches and near-miss recalls.
+        assert right - used[0] <= (false - used[1]) + (recalled - used[2]), name

@@ -87,3 +87,38 @@ def test_bad_requests_say_how_to_fix_them(kw: dict[str, object], says: str) -> N
 def test_score_histogram_in_tenths() -> None:
     histogram = score_histogram([0.0, 0.05, 0.5, 0.99, 1.0])
     assert histogram["0.0"] == 2 and histogram["0.5"] == 1 and histogram["0.9"] == 2 and sum(histogram.values()) == 5
+
+
+def _kinded() -> list[MemoryRecord]:
+    return [
+        MemoryRecord(id="working_ex", collection="working", content="ex", created=T0, kind="exchange"),
+        MemoryRecord(id="working_ob", collection="working", content="ob", created=T0, extra={"type": "observation"}),
+        MemoryRecord(id="working_tk", collection="working", content="tk", created=T0, extra={"type": "takeaway"}),
+        MemoryRecord(id="history_ex", collection="history", content="ex2", created=T0, kind="exchange"),
+        MemoryRecord(id="memory_bank_f", collection="memory_bank", content="f", created=T0),
+        MemoryRecord(id="books_b", collection="books", content="b", created=T0),
+        MemoryRecord(id="working_n", collection="working", content="n", created=T0),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("kind", "contents"),
+    [
+        ("exchange", {"ex", "ex2"}),
+        ("observation", {"ob"}),
+        ("takeaway", {"tk"}),
+        ("fact", {"f"}),
+        ("book", {"b"}),
+        ("other", {"n"}),
+        ("", {"ex", "ob", "tk", "ex2", "f", "b", "n"}),
+        (" Exchange ", {"ex", "ex2"}),
+    ],
+)
+def test_the_kind_filter_keeps_only_that_kind(kind: str, contents: set[str]) -> None:
+    chosen, total = select(_kinded(), query(kind=kind))  # type: ignore[arg-type]
+    assert {r.content for r in chosen} == contents and total == len(contents)
+
+
+def test_an_unknown_kind_is_refused_with_the_choices() -> None:
+    with pytest.raises(InvalidRequest, match="kind='exchanges' is unknown: use exchange, observation"):
+        query(kind="exchanges")

@@ -436,16 +436,18 @@ class RecordTurnResponse(_message.Message):
     def __init__(self, problem: _Optional[str] = ..., status: _Optional[str] = ...) -> None: ...
 
 class RecordToolErrorRequest(_message.Message):
-    __slots__ = ("scope", "session_id", "command", "output")
+    __slots__ = ("scope", "session_id", "command", "output", "error_vector")
     SCOPE_FIELD_NUMBER: _ClassVar[int]
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
     COMMAND_FIELD_NUMBER: _ClassVar[int]
     OUTPUT_FIELD_NUMBER: _ClassVar[int]
+    ERROR_VECTOR_FIELD_NUMBER: _ClassVar[int]
     scope: _common_pb2.Scope
     session_id: str
     command: str
     output: str
-    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., session_id: _Optional[str] = ..., command: _Optional[str] = ..., output: _Optional[str] = ...) -> None: ...
+    error_vector: bytes
+    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., session_id: _Optional[str] = ..., command: _Optional[str] = ..., output: _Optional[str] = ..., error_vector: _Optional[bytes] = ...) -> None: ...
 
 class RecordToolErrorResponse(_message.Message):
     __slots__ = ("signature",)

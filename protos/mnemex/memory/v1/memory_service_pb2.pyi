@@ -288,18 +288,20 @@ class ScoreResponse(_message.Message):
     def __init__(self, scored: _Optional[_Iterable[_Union[ScoredMemory, _Mapping]]] = ..., exchange_id: _Optional[str] = ..., not_found: _Optional[_Iterable[str]] = ..., collections: _Optional[_Iterable[str]] = ..., prompt: _Optional[str] = ..., session_id: _Optional[str] = ...) -> None: ...
 
 class RecordExchangeRequest(_message.Message):
-    __slots__ = ("scope", "session_id", "user_text", "assistant_text", "turn_key")
+    __slots__ = ("scope", "session_id", "user_text", "assistant_text", "turn_key", "client")
     SCOPE_FIELD_NUMBER: _ClassVar[int]
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
     USER_TEXT_FIELD_NUMBER: _ClassVar[int]
     ASSISTANT_TEXT_FIELD_NUMBER: _ClassVar[int]
     TURN_KEY_FIELD_NUMBER: _ClassVar[int]
+    CLIENT_FIELD_NUMBER: _ClassVar[int]
     scope: _common_pb2.Scope
     session_id: str
     user_text: str
     assistant_text: str
     turn_key: str
-    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., session_id: _Optional[str] = ..., user_text: _Optional[str] = ..., assistant_text: _Optional[str] = ..., turn_key: _Optional[str] = ...) -> None: ...
+    client: str
+    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., session_id: _Optional[str] = ..., user_text: _Optional[str] = ..., assistant_text: _Optional[str] = ..., turn_key: _Optional[str] = ..., client: _Optional[str] = ...) -> None: ...
 
 class RecordExchangeResponse(_message.Message):
     __slots__ = ("exchange_id", "already_recorded")
@@ -368,34 +370,38 @@ class GetScoringStateResponse(_message.Message):
     def __init__(self, scoring_required: _Optional[bool] = ..., injected_ids: _Optional[_Iterable[str]] = ..., exchange_id: _Optional[str] = ...) -> None: ...
 
 class RecordInjectionRequest(_message.Message):
-    __slots__ = ("scope", "session_id", "ids", "prompt")
+    __slots__ = ("scope", "session_id", "ids", "prompt", "client")
     SCOPE_FIELD_NUMBER: _ClassVar[int]
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
     IDS_FIELD_NUMBER: _ClassVar[int]
     PROMPT_FIELD_NUMBER: _ClassVar[int]
+    CLIENT_FIELD_NUMBER: _ClassVar[int]
     scope: _common_pb2.Scope
     session_id: str
     ids: _containers.RepeatedScalarFieldContainer[str]
     prompt: str
-    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., session_id: _Optional[str] = ..., ids: _Optional[_Iterable[str]] = ..., prompt: _Optional[str] = ...) -> None: ...
+    client: str
+    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., session_id: _Optional[str] = ..., ids: _Optional[_Iterable[str]] = ..., prompt: _Optional[str] = ..., client: _Optional[str] = ...) -> None: ...
 
 class RecordInjectionResponse(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...
 
 class PrepareContextRequest(_message.Message):
-    __slots__ = ("scope", "session_id", "search", "prompt", "lesson_ids")
+    __slots__ = ("scope", "session_id", "search", "prompt", "lesson_ids", "client")
     SCOPE_FIELD_NUMBER: _ClassVar[int]
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
     SEARCH_FIELD_NUMBER: _ClassVar[int]
     PROMPT_FIELD_NUMBER: _ClassVar[int]
     LESSON_IDS_FIELD_NUMBER: _ClassVar[int]
+    CLIENT_FIELD_NUMBER: _ClassVar[int]
     scope: _common_pb2.Scope
     session_id: str
     search: SearchRequest
     prompt: str
     lesson_ids: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., session_id: _Optional[str] = ..., search: _Optional[_Union[SearchRequest, _Mapping]] = ..., prompt: _Optional[str] = ..., lesson_ids: _Optional[_Iterable[str]] = ...) -> None: ...
+    client: str
+    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., session_id: _Optional[str] = ..., search: _Optional[_Union[SearchRequest, _Mapping]] = ..., prompt: _Optional[str] = ..., lesson_ids: _Optional[_Iterable[str]] = ..., client: _Optional[str] = ...) -> None: ...
 
 class PrepareContextResponse(_message.Message):
     __slots__ = ("memories", "scoring_required", "injected_ids", "exchange_id", "lessons", "choices")
@@ -414,18 +420,40 @@ class PrepareContextResponse(_message.Message):
     def __init__(self, memories: _Optional[_Iterable[_Union[Memory, _Mapping]]] = ..., scoring_required: _Optional[bool] = ..., injected_ids: _Optional[_Iterable[str]] = ..., exchange_id: _Optional[str] = ..., lessons: _Optional[_Iterable[_Union[Memory, _Mapping]]] = ..., choices: _Optional[_Iterable[_Union[ContextChoice, _Mapping]]] = ...) -> None: ...
 
 class ContextChoice(_message.Message):
-    __slots__ = ("id", "kept", "reason", "merged_ids", "relevance")
+    __slots__ = ("id", "kept", "reason", "merged_ids", "relevance", "parts")
     ID_FIELD_NUMBER: _ClassVar[int]
     KEPT_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
     MERGED_IDS_FIELD_NUMBER: _ClassVar[int]
     RELEVANCE_FIELD_NUMBER: _ClassVar[int]
+    PARTS_FIELD_NUMBER: _ClassVar[int]
     id: str
     kept: bool
     reason: str
     merged_ids: _containers.RepeatedScalarFieldContainer[str]
     relevance: float
-    def __init__(self, id: _Optional[str] = ..., kept: _Optional[bool] = ..., reason: _Optional[str] = ..., merged_ids: _Optional[_Iterable[str]] = ..., relevance: _Optional[float] = ...) -> None: ...
+    parts: RankParts
+    def __init__(self, id: _Optional[str] = ..., kept: _Optional[bool] = ..., reason: _Optional[str] = ..., merged_ids: _Optional[_Iterable[str]] = ..., relevance: _Optional[float] = ..., parts: _Optional[_Union[RankParts, _Mapping]] = ...) -> None: ...
+
+class RankParts(_message.Message):
+    __slots__ = ("dense", "lexical", "session_context", "relevance", "kg_weight", "kg_linked", "learned", "final")
+    DENSE_FIELD_NUMBER: _ClassVar[int]
+    LEXICAL_FIELD_NUMBER: _ClassVar[int]
+    SESSION_CONTEXT_FIELD_NUMBER: _ClassVar[int]
+    RELEVANCE_FIELD_NUMBER: _ClassVar[int]
+    KG_WEIGHT_FIELD_NUMBER: _ClassVar[int]
+    KG_LINKED_FIELD_NUMBER: _ClassVar[int]
+    LEARNED_FIELD_NUMBER: _ClassVar[int]
+    FINAL_FIELD_NUMBER: _ClassVar[int]
+    dense: float
+    lexical: float
+    session_context: float
+    relevance: float
+    kg_weight: float
+    kg_linked: bool
+    learned: float
+    final: float
+    def __init__(self, dense: _Optional[float] = ..., lexical: _Optional[float] = ..., session_context: _Optional[float] = ..., relevance: _Optional[float] = ..., kg_weight: _Optional[float] = ..., kg_linked: _Optional[bool] = ..., learned: _Optional[float] = ..., final: _Optional[float] = ...) -> None: ...
 
 class IngestBookRequest(_message.Message):
     __slots__ = ("scope", "title", "source", "data", "filename", "skip_if_unchanged")
@@ -708,7 +736,7 @@ class GetRulesResponse(_message.Message):
     def __init__(self, lifecycle: _Optional[_Union[LifecycleRules, _Mapping]] = ..., outcomes: _Optional[_Iterable[_Union[OutcomeRule, _Mapping]]] = ..., default_initial_score: _Optional[float] = ..., age_half_weight_days: _Optional[float] = ..., fixed_quality_wilson_share: _Optional[float] = ..., fixed_quality_wilson_after_uses: _Optional[int] = ..., failures_to_delete_from_top: _Optional[int] = ..., failures_to_demote_from_top: _Optional[int] = ...) -> None: ...
 
 class BrowseRequest(_message.Message):
-    __slots__ = ("scope", "collections", "tag", "sort", "limit", "offset", "archived")
+    __slots__ = ("scope", "collections", "tag", "sort", "limit", "offset", "archived", "kind")
     SCOPE_FIELD_NUMBER: _ClassVar[int]
     COLLECTIONS_FIELD_NUMBER: _ClassVar[int]
     TAG_FIELD_NUMBER: _ClassVar[int]
@@ -716,6 +744,7 @@ class BrowseRequest(_message.Message):
     LIMIT_FIELD_NUMBER: _ClassVar[int]
     OFFSET_FIELD_NUMBER: _ClassVar[int]
     ARCHIVED_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
     scope: _common_pb2.Scope
     collections: _containers.RepeatedScalarFieldContainer[str]
     tag: str
@@ -723,7 +752,8 @@ class BrowseRequest(_message.Message):
     limit: int
     offset: int
     archived: str
-    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., collections: _Optional[_Iterable[str]] = ..., tag: _Optional[str] = ..., sort: _Optional[str] = ..., limit: _Optional[int] = ..., offset: _Optional[int] = ..., archived: _Optional[str] = ...) -> None: ...
+    kind: str
+    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., collections: _Optional[_Iterable[str]] = ..., tag: _Optional[str] = ..., sort: _Optional[str] = ..., limit: _Optional[int] = ..., offset: _Optional[int] = ..., archived: _Optional[str] = ..., kind: _Optional[str] = ...) -> None: ...
 
 class BrowseResponse(_message.Message):
     __slots__ = ("memories", "total", "tags")
@@ -758,16 +788,18 @@ class ListSessionsRequest(_message.Message):
     def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., limit: _Optional[int] = ...) -> None: ...
 
 class SessionSummary(_message.Message):
-    __slots__ = ("session_id", "last_activity", "turns", "first_prompt")
+    __slots__ = ("session_id", "last_activity", "turns", "first_prompt", "clients")
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
     LAST_ACTIVITY_FIELD_NUMBER: _ClassVar[int]
     TURNS_FIELD_NUMBER: _ClassVar[int]
     FIRST_PROMPT_FIELD_NUMBER: _ClassVar[int]
+    CLIENTS_FIELD_NUMBER: _ClassVar[int]
     session_id: str
     last_activity: str
     turns: int
     first_prompt: str
-    def __init__(self, session_id: _Optional[str] = ..., last_activity: _Optional[str] = ..., turns: _Optional[int] = ..., first_prompt: _Optional[str] = ...) -> None: ...
+    clients: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, session_id: _Optional[str] = ..., last_activity: _Optional[str] = ..., turns: _Optional[int] = ..., first_prompt: _Optional[str] = ..., clients: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class ListSessionsResponse(_message.Message):
     __slots__ = ("sessions",)
@@ -814,7 +846,7 @@ class OutcomeEntry(_message.Message):
     def __init__(self, at: _Optional[str] = ..., memory_id: _Optional[str] = ..., outcome: _Optional[str] = ..., score_before: _Optional[float] = ..., score_after: _Optional[float] = ..., collection_before: _Optional[str] = ..., collection_after: _Optional[str] = ..., transition: _Optional[str] = ..., new_id: _Optional[str] = ..., session_id: _Optional[str] = ..., turn_id: _Optional[int] = ...) -> None: ...
 
 class TurnRecord(_message.Message):
-    __slots__ = ("id", "session_id", "prompt", "injected_ids", "completed", "scored", "exchange_id", "started_at", "outcome", "outcomes", "choices_json")
+    __slots__ = ("id", "session_id", "prompt", "injected_ids", "completed", "scored", "exchange_id", "started_at", "outcome", "outcomes", "choices_json", "client")
     ID_FIELD_NUMBER: _ClassVar[int]
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
     PROMPT_FIELD_NUMBER: _ClassVar[int]
@@ -826,6 +858,7 @@ class TurnRecord(_message.Message):
     OUTCOME_FIELD_NUMBER: _ClassVar[int]
     OUTCOMES_FIELD_NUMBER: _ClassVar[int]
     CHOICES_JSON_FIELD_NUMBER: _ClassVar[int]
+    CLIENT_FIELD_NUMBER: _ClassVar[int]
     id: int
     session_id: str
     prompt: str
@@ -837,13 +870,16 @@ class TurnRecord(_message.Message):
     outcome: str
     outcomes: _containers.RepeatedCompositeFieldContainer[OutcomeEntry]
     choices_json: str
-    def __init__(self, id: _Optional[int] = ..., session_id: _Optional[str] = ..., prompt: _Optional[str] = ..., injected_ids: _Optional[_Iterable[str]] = ..., completed: _Optional[bool] = ..., scored: _Optional[bool] = ..., exchange_id: _Optional[str] = ..., started_at: _Optional[str] = ..., outcome: _Optional[str] = ..., outcomes: _Optional[_Iterable[_Union[OutcomeEntry, _Mapping]]] = ..., choices_json: _Optional[str] = ...) -> None: ...
+    client: str
+    def __init__(self, id: _Optional[int] = ..., session_id: _Optional[str] = ..., prompt: _Optional[str] = ..., injected_ids: _Optional[_Iterable[str]] = ..., completed: _Optional[bool] = ..., scored: _Optional[bool] = ..., exchange_id: _Optional[str] = ..., started_at: _Optional[str] = ..., outcome: _Optional[str] = ..., outcomes: _Optional[_Iterable[_Union[OutcomeEntry, _Mapping]]] = ..., choices_json: _Optional[str] = ..., client: _Optional[str] = ...) -> None: ...
 
 class ListTurnsResponse(_message.Message):
-    __slots__ = ("turns",)
+    __slots__ = ("turns", "written_by")
     TURNS_FIELD_NUMBER: _ClassVar[int]
+    WRITTEN_BY_FIELD_NUMBER: _ClassVar[int]
     turns: _containers.RepeatedCompositeFieldContainer[TurnRecord]
-    def __init__(self, turns: _Optional[_Iterable[_Union[TurnRecord, _Mapping]]] = ...) -> None: ...
+    written_by: str
+    def __init__(self, turns: _Optional[_Iterable[_Union[TurnRecord, _Mapping]]] = ..., written_by: _Optional[str] = ...) -> None: ...
 
 class OutcomeLogRequest(_message.Message):
     __slots__ = ("scope", "memory_id", "limit")

@@ -93,6 +93,8 @@ class Routing:
     fact_ids: list[str] = field(default_factory=list)
     solutions: list[kg_pb.Solution] = field(default_factory=list)
     failures: list[kg_pb.Solution] = field(default_factory=list)
+    # False once the kg said it knows no problem yet: EpisodeLessons could only answer nothing.
+    episodes: bool = True
 
     @property
     def weights(self) -> dict[str, float]:
@@ -123,6 +125,7 @@ async def kg_routing(
     routing.fact_ids = list(dict.fromkeys(f.fact_id for f in reply.facts if f.fact_id))
     routing.solutions = list(reply.solutions)
     routing.failures = list(reply.failures)
+    routing.episodes = not reply.no_episodes
     return routing
 
 
@@ -206,7 +209,7 @@ async def build(
     scoring_ids: list[str] = []
     scoring_required = False
     episodes = lessons.start_episode_lessons(
-        backends, kg_scope, session_id, query, vector, deadlines.kg, enabled=use_kg and bool(query)
+        backends, kg_scope, session_id, query, vector, deadlines.kg, enabled=use_kg and bool(query) and routing.episodes
     )
     try:
         call = functools.partial(backends.memory.PrepareContext, prepare, metadata=md)

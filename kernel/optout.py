@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -73,6 +74,33 @@ def load(mnemex_home: Path) -> OptOut:
         paused=data.get("paused") is True,
         paused_sessions=[str(s) for s in sessions] if isinstance(sessions, list) else [],
     )
+
+
+class OptOutReader:
+    """``load`` for a long-running process (the gateway asks on every hook request): the file is read
+    and parsed again only when its stat changes, and always while it was changed in the last
+    ``RACY_S`` seconds (file times are coarse: two writes that close together may share one)."""
+
+    RACY_S = 2.0
+
+    def __init__(self) -> None:
+        self._key: tuple[object, ...] | None = None
+        self._record = OptOut()
+
+    def load(self, mnemex_home: Path) -> OptOut:
+        """The recorded opt-outs (treat the result as read-only: it is shared between calls)."""
+        path = optout_path(mnemex_home)
+        try:
+            info = os.stat(path)
+        except OSError:
+            key: tuple[object, ...] = (path, None)
+        else:
+            if time.time() - info.st_mtime < self.RACY_S:
+                return load(mnemex_home)
+            key = (path, info.st_ino, info.st_size, info.st_mtime_ns)
+        if key != self._key:
+            self._record, self._key = load(mnemex_home), key
+        return self._record
 
 
 def save(mnemex_home: Path, optout: OptOut) -> Path:

@@ -22,6 +22,8 @@ from gateway.schemas import (
 from kernel import optout
 from kernel.config import Settings
 
+_optouts = optout.OptOutReader()  # a stat per request instead of reading and parsing the file
+
 
 async def refuse_opted_out(request: Request, settings: Settings = Depends(get_settings)) -> None:
     """Defence in depth behind the hooks' own check: nothing is stored or injected for an excluded
@@ -33,7 +35,7 @@ async def refuse_opted_out(request: Request, settings: Settings = Depends(get_se
     if not isinstance(body, dict):
         return
     cwd, session_id = body.get("cwd"), body.get("session_id")
-    record = optout.load(settings.home)
+    record = _optouts.load(settings.home)
     reason = optout.exclusion_reason(cwd if isinstance(cwd, str) else None, record)
     if reason is None and optout.is_paused(session_id if isinstance(session_id, str) else None, record):
         reason = "the session is paused (mnemex resume)"

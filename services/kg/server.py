@@ -127,6 +127,7 @@ class KnowledgeGraphServicer(pb_grpc.KnowledgeGraphServiceServicer):
             solutions, failures = graphs.problems.lessons(concepts, lessons, lessons)
             reply.solutions.extend(_solution(s) for s in solutions)
             reply.failures.extend(_solution(f) for f in failures)
+        reply.no_episodes = not self._store.knows_episodes(scope)  # lets get-context skip EpisodeLessons
         return reply
 
     async def RecordOutcome(

@@ -177,6 +177,10 @@ class KgStore:
         self._mutate(episodes_scope(scope.user), op)
         return signature
 
+    def knows_episodes(self, scope: ScopeKey) -> bool:
+        """Whether the user's episodes hold any known problem (with none, ``episode_lessons`` is empty)."""
+        return bool(self.graphs(episodes_scope(scope.user)).episodes.problems)
+
     def episode_lessons(
         self, scope: ScopeKey, *, session_id: str, vector: bytes, prompt: str, limit: int
     ) -> list[EpisodeLesson]:

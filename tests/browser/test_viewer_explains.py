@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from tests.browser.conftest import FACTS, Seeded, Watched, no_trouble
+from tests.browser.conftest import FACTS, Seeded, Watched, no_trouble, screenshot
 
 pytestmark = pytest.mark.integration
 
@@ -38,7 +40,9 @@ def test_the_kind_filter_narrows_the_memories_list(seeded: Seeded, page: Watched
     no_trouble(page)
 
 
-def test_a_turn_shows_the_rank_parts_get_context_returned_and_the_answer(seeded: Seeded, page: Watched) -> None:
+def test_a_turn_shows_the_rank_parts_get_context_returned_and_the_answer(
+    seeded: Seeded, page: Watched, tmp_path: Path
+) -> None:
     session = "viewer-why-session"
     live = seeded.live
     reply = live.post(
@@ -68,6 +72,7 @@ def test_a_turn_shows_the_rank_parts_get_context_returned_and_the_answer(seeded:
     assert details.count() == 1 and details.get_attribute("open") is None  # collapsed until asked
     tab.locator("[data-testid='answer'] summary").click()
     assert tab.locator("[data-testid='answer'] .answer-text").inner_text() == answer  # as text, not markup
+    screenshot(tab, "session-why", tmp_path)
     no_trouble(page)
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -121,7 +121,7 @@ class PrepareContext:
         """The injection, then (in the same deferred write, so after its turn exists) the choices and client."""
         await self._turns.write_injection(scope, session_id, injected, prompt)
         if self._history is not None and self._io is not None and (choices or client) and session_id:
-            text = json.dumps([asdict(c) for c in choices], ensure_ascii=False) if choices else ""
+            text = json.dumps([c.as_dict() for c in choices], ensure_ascii=False) if choices else ""
             await self._io.run(self._history.record_choices, scope, session_id, text, client)
 
     def _vectors(self, scope: Scope, ranked: Sequence[NormalizedMemory]) -> list[np.ndarray | None]:

@@ -14,7 +14,6 @@ import asyncio
 import json
 import logging
 from collections.abc import AsyncIterator, Iterable
-from dataclasses import asdict
 
 import grpc
 
@@ -139,7 +138,7 @@ class MemoryServicer(pb_grpc.MemoryServiceServicer):
                     reason=c.reason,
                     merged_ids=c.merged_ids,
                     relevance=c.relevance,
-                    parts=pb.RankParts(**asdict(c.parts)) if c.parts is not None else None,
+                    parts=viewer_convert.rank_parts(c.parts),
                 )
                 for c in prepared.choices
             ],

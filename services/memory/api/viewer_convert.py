@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 from services.memory.domain import timefmt
+from services.memory.domain.rank_parts import RankParts
 from services.memory.storage.turn_history import OutcomeRow, PastTurn, SessionRow
 
 FIRST_PROMPT_CHARS = 300  # a session's title: the list shows a line of it
@@ -13,6 +14,22 @@ FIRST_PROMPT_CHARS = 300  # a session's title: the list shows a line of it
 
 def _iso(ts: float) -> str:
     return timefmt.to_iso(datetime.fromtimestamp(ts, UTC))
+
+
+def rank_parts(parts: RankParts | None) -> pb.RankParts | None:
+    """What made an injected memory's rank, for PrepareContext's reply (None: not known)."""
+    if parts is None:
+        return None
+    return pb.RankParts(
+        dense=parts.dense,
+        lexical=parts.lexical,
+        session_context=parts.session_context,
+        relevance=parts.relevance,
+        kg_weight=parts.kg_weight,
+        kg_linked=parts.kg_linked,
+        learned=parts.learned,
+        final=parts.final,
+    )
 
 
 def outcome_entry(row: OutcomeRow) -> pb.OutcomeEntry:

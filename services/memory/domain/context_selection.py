@@ -82,6 +82,17 @@ class Choice:
     # kept lines only: what made the rank, to 4 places; None when the search path kept none
     parts: RankParts | None = None
 
+    def as_dict(self) -> dict[str, object]:
+        """The choice as plain data, as a turn's record keeps it (JSON-ready)."""
+        return {
+            "id": self.id,
+            "kept": self.kept,
+            "reason": self.reason,
+            "merged_ids": list(self.merged_ids),
+            "relevance": self.relevance,
+            "parts": self.parts.as_dict() if self.parts is not None else None,
+        }
+
 
 def _relevance(memory: NormalizedMemory) -> float | None:
     return memory.embedding_similarity

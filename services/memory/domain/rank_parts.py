@@ -31,6 +31,19 @@ class RankParts:
     learned: float
     final: float
 
+    def as_dict(self) -> dict[str, float | bool]:
+        """The parts by name (``dataclasses.asdict`` copies deeply and costs ten times as much)."""
+        return {
+            "dense": self.dense,
+            "lexical": self.lexical,
+            "session_context": self.session_context,
+            "relevance": self.relevance,
+            "kg_weight": self.kg_weight,
+            "kg_linked": self.kg_linked,
+            "learned": self.learned,
+            "final": self.final,
+        }
+
     def rounded(self) -> RankParts:
         """The parts with numbers to 4 places (what a turn's record keeps and the reply carries)."""
         return RankParts(

@@ -209,3 +209,23 @@ def test_unknown_entities_give_empty_results(stub, scope) -> None:  # type: igno
     assert stub.Neighbors(pb.NeighborsRequest(scope=scope, entity="ghost"), timeout=5).edges == []
     assert stub.Traverse(pb.TraverseRequest(scope=scope, seeds=["ghost"]), timeout=5).nodes == []
     assert stub.SolutionsFor(pb.SolutionsForRequest(scope=scope, problem="anything at all"), timeout=5).solutions == []
+
+
+def test_recall_says_when_no_episode_is_known(stub) -> None:  # type: ignore[no-untyped-def]
+    fresh = common_pb.Scope(user="nobody-taught-yet", project="p")
+    problem = "pytest fails with ModuleNotFoundError: No module named 'billing'"
+    assert stub.Recall(pb.RecallRequest(scope=fresh, text=problem), timeout=5).no_episodes
+    stub.RecordToolError(
+        pb.RecordToolErrorRequest(
+            scope=fresh, session_id="s1", command="pip install billing", output="ModuleNotFoundError: billing"
+        ),
+        timeout=5,
+    )
+    stub.RecordTurn(
+        pb.RecordTurnRequest(
+            scope=fresh, session_id="s1", prompt=problem, outcome=common_pb.OUTCOME_FAILED, answer="Installed billing."
+        ),
+        timeout=5,
+    )
+    other_project = common_pb.Scope(user=fresh.user, project="another")
+    assert not stub.Recall(pb.RecallRequest(scope=other_project, text="anything"), timeout=5).no_episodes

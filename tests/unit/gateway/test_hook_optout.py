@@ -118,3 +118,20 @@ def test_the_gateway_refuses_hook_requests_for_an_excluded_project_or_paused_ses
         assert paused.status_code == 403 and "paused" in paused.text
         elsewhere = client.post("/api/hooks/get-context", json={**inside, "cwd": str(tmp_path)})
         assert elsewhere.status_code == 200  # fail-soft as before: backends are down, the hook still gets an answer
+
+
+def test_the_gateways_cached_reader_sees_every_change_of_the_file(tmp_path: Path) -> None:
+    import os
+    import time
+
+    reader = optout.OptOutReader()
+    assert reader.load(tmp_path).empty
+    path = optout.save(tmp_path, optout.OptOut(paused_sessions=["aaaa"]))
+    long_ago = time.time() - 60
+    os.utime(path, (long_ago, long_ago))
+    first = reader.load(tmp_path)
+    assert first.paused_sessions == ["aaaa"] and reader.load(tmp_path) is first  # unchanged: not read again
+    optout.save(tmp_path, optout.OptOut(paused_sessions=["bbbb"]))  # the same size, written just now
+    assert reader.load(tmp_path).paused_sessions == ["bbbb"]
+    optout.save(tmp_path, optout.OptOut())  # nothing opted out: the file is removed
+    assert reader.load(tmp_path).empty

@@ -164,3 +164,11 @@ def test_a_projects_known_problems_travel_with_its_export(store: KgStore, encode
     found = other.episode_lessons(moved, session_id="s9", vector=vec(encoder, RECURRENCE), prompt=RECURRENCE, limit=6)
     assert [x.kind for x in found] == ["solution", "failure", "failure"]
     assert found[0].text == FIX and all(x.project == moved.project for x in found)
+
+
+def test_the_store_knows_episodes_once_a_problem_is_learned_in_any_project(store: KgStore, encoder: Any) -> None:
+    # With none known, Recall says so and get-context skips the EpisodeLessons call.
+    assert not store.knows_episodes(SHOP)
+    assert store.episode_lessons(SHOP, session_id="s2", vector=vec(encoder, PROBLEM), prompt=PROBLEM, limit=6) == []
+    solve_the_hard_way(store, encoder)
+    assert store.knows_episodes(SHOP) and store.knows_episodes(BLOG)  # episodes are the user's, across projects

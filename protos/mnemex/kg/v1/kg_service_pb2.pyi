@@ -71,18 +71,20 @@ class RecallRequest(_message.Message):
     def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., text: _Optional[str] = ..., fact_limit: _Optional[int] = ..., lesson_limit: _Optional[int] = ...) -> None: ...
 
 class RecallResponse(_message.Message):
-    __slots__ = ("extraction", "route", "facts", "solutions", "failures")
+    __slots__ = ("extraction", "route", "facts", "solutions", "failures", "no_episodes")
     EXTRACTION_FIELD_NUMBER: _ClassVar[int]
     ROUTE_FIELD_NUMBER: _ClassVar[int]
     FACTS_FIELD_NUMBER: _ClassVar[int]
     SOLUTIONS_FIELD_NUMBER: _ClassVar[int]
     FAILURES_FIELD_NUMBER: _ClassVar[int]
+    NO_EPISODES_FIELD_NUMBER: _ClassVar[int]
     extraction: ExtractConceptsResponse
     route: RouteResponse
     facts: _containers.RepeatedCompositeFieldContainer[FactRef]
     solutions: _containers.RepeatedCompositeFieldContainer[Solution]
     failures: _containers.RepeatedCompositeFieldContainer[Solution]
-    def __init__(self, extraction: _Optional[_Union[ExtractConceptsResponse, _Mapping]] = ..., route: _Optional[_Union[RouteResponse, _Mapping]] = ..., facts: _Optional[_Iterable[_Union[FactRef, _Mapping]]] = ..., solutions: _Optional[_Iterable[_Union[Solution, _Mapping]]] = ..., failures: _Optional[_Iterable[_Union[Solution, _Mapping]]] = ...) -> None: ...
+    no_episodes: bool
+    def __init__(self, extraction: _Optional[_Union[ExtractConceptsResponse, _Mapping]] = ..., route: _Optional[_Union[RouteResponse, _Mapping]] = ..., facts: _Optional[_Iterable[_Union[FactRef, _Mapping]]] = ..., solutions: _Optional[_Iterable[_Union[Solution, _Mapping]]] = ..., failures: _Optional[_Iterable[_Union[Solution, _Mapping]]] = ..., no_episodes: _Optional[bool] = ...) -> None: ...
 
 class RecordOutcomeRequest(_message.Message):
     __slots__ = ("scope", "concepts", "collections", "doc_ids", "outcome", "context_type", "problem", "failure_reason")

@@ -8,12 +8,25 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse
 
 from gateway.ui.data import COLLECTIONS, ViewerData
-from gateway.ui.deps import viewer
+from gateway.ui.deps import identify, viewer
 from gateway.ui.render import UiRoute, render
+from kernel import optout
 
 router = APIRouter(route_class=UiRoute)
 EVENT_KINDS = ("promoted", "demoted", "deleted", "expired")
 BUCKETS = [f"{i / 10:.1f}" for i in range(10)]
+
+
+def opt_outs(request: Request) -> optout.OptOut | None:
+    """This machine's excluded folders and pauses (``mnemex projects --exclude``, ``mnemex pause``).
+
+    Shown to the operator (the shared token, or no token) only: a per-user token holder
+    reaches the gateway from elsewhere, and the folders are paths of the gateway's machine.
+    """
+    found = identify(request)
+    if found is None or found.user is not None:
+        return None
+    return optout.load(request.app.state.operations.settings.home)
 
 
 def chart_data(stats: dict[str, Any]) -> dict[str, Any]:
@@ -46,6 +59,7 @@ async def overview(
         stats=found["stats"],
         projects=found["projects"],
         chart_data=chart_data(found["stats"]),
+        opt_outs=opt_outs(request),
         # memory_bank facts are user-wide: a project with only those has nothing of its own yet
         empty=not any(found["stats"]["counts"].get(name, 0) for name in COLLECTIONS if name != "memory_bank"),
     )

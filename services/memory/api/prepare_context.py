@@ -15,8 +15,9 @@ is injected is recorded; every decision comes back as a ``Choice``.
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -119,10 +120,11 @@ class PrepareContext:
         self, scope: Scope, session_id: str, injected: list[str], prompt: str, choices: list[Choice], client: str = ""
     ) -> None:
         """The injection, then (in the same deferred write, so after its turn exists) the choices and client."""
-        await self._turns.write_injection(scope, session_id, injected, prompt)
+        then: Callable[[], object] | None = None
         if self._history is not None and self._io is not None and (choices or client) and session_id:
             text = json.dumps([c.as_dict() for c in choices], ensure_ascii=False) if choices else ""
-            await self._io.run(self._history.record_choices, scope, session_id, text, client)
+            then = functools.partial(self._history.record_choices, scope, session_id, text, client)
+        await self._turns.write_injection(scope, session_id, injected, prompt, then=then)
 
     def _vectors(self, scope: Scope, ranked: Sequence[NormalizedMemory]) -> list[np.ndarray | None]:
         """The mirrored vector of each result (None where not mirrored): a few row copies."""

@@ -75,19 +75,28 @@ class SessionTurns:
         await self.turn_writes.settle(scope, session_id)
         await self.write_injection(scope, session_id, ids, prompt)
 
-    async def write_injection(self, scope: Scope, session_id: str, ids: Sequence[str], prompt: str) -> None:
-        """Record ``ids`` as injected into the session's turn (``session_id`` already checked and settled)."""
+    async def write_injection(
+        self,
+        scope: Scope,
+        session_id: str,
+        ids: Sequence[str],
+        prompt: str,
+        then: Callable[[], object] | None = None,
+    ) -> None:
+        """Record ``ids`` as injected into the session's turn (``session_id`` already checked and settled);
+        ``then``: a further write run right after it on the same I/O thread (one thread hop, not two)."""
         if len(ids) > MAX_INJECTED_IDS:
             raise InvalidRequest(f"{len(ids)} ids given; record at most {MAX_INJECTED_IDS} per call")
         clean = [check_id(i) for i in ids]
-        await self._io.run(
-            self._state.record_injection,
-            scope,
-            session_id,
-            clean,
-            redact(prompt[:MAX_PROMPT_CHARS]).strip(),
-            self._clock().timestamp(),
-        )
+        prompt = redact(prompt[:MAX_PROMPT_CHARS]).strip()
+        now = self._clock().timestamp()
+
+        def write() -> None:
+            self._state.record_injection(scope, session_id, clean, prompt, now)
+            if then is not None:
+                then()
+
+        await self._io.run(write)
 
     async def record_exchange_once(
         self, scope: Scope, session_id: str, turn_key: str, user_text: str, assistant_text: str

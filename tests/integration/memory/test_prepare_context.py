@@ -130,3 +130,17 @@ def test_kept_lines_carry_their_rank_parts_and_the_turn_records_the_same(stub, s
         }
         for c in kept
     }
+
+
+def test_the_deferred_record_keeps_the_turns_choices_and_client(stub, scope) -> None:  # type: ignore[no-untyped-def]
+    # One write behind the reply records the injection, then the choices and client with that turn.
+    uv = store(stub, scope, "Use uv to manage the virtualenv of this repository")
+    request = pb.PrepareContextRequest(scope=scope, session_id="c1", prompt="how do I set up the env?", client="claude")
+    request.search.CopyFrom(pb.SearchRequest(query="how do I manage the virtualenv?", limit=3))
+    first = stub.PrepareContext(request, timeout=30)
+    assert [m.id for m in first.memories] == [uv.id]
+    prepare(stub, scope, "c1", prompt="next")  # the session's next call waits for that write
+    turns = stub.ListTurns(pb.ListTurnsRequest(scope=scope, session_id="c1", limit=10), timeout=10).turns
+    (turn,) = [t for t in turns if t.prompt == "how do I set up the env?"]
+    assert list(turn.injected_ids) == [uv.id] and turn.client == "claude"
+    assert [(c["id"], c["kept"]) for c in json.loads(turn.choices_json)] == [(uv.id, True)]

@@ -6,6 +6,7 @@ import time
 
 import pytest
 
+from gateway.formatting import CONTEXT_START
 from tests.e2e.clients import ClaudeCode
 from tests.e2e.conftest import User, dump, mnemex_cli
 from tests.e2e.scripted_model import ObedientModel
@@ -29,7 +30,8 @@ def test_a_turn_in_an_excluded_project_stores_nothing_and_gets_no_context(user: 
         turn = claude.run(prompt, user.project)
         assert turn.returncode == 0, turn.stdout + turn.stderr
         calls = server.model_calls()
-        assert calls and all("KNOWN CONTEXT" not in c.text() and FACT not in c.text() for c in calls), dump(
+        # the block's own delimiter: the MCP server's instructions name "KNOWN CONTEXT" in prose
+        assert calls and all(CONTEXT_START not in c.text() and FACT not in c.text() for c in calls), dump(
             [c.body for c in calls]
         )
         server.clear()

@@ -18,10 +18,10 @@ after the load the last one became readable.
 Before/after: run this same file from a worktree of the previous commit, so
 the stack runs that commit's services::
 
-    git worktree add /tmp/mnemex-before HEAD~1
-    cp bench/bench_shared_project.py /tmp/mnemex-before/bench/
-    (cd /tmp/mnemex-before && <repo>/.venv/bin/python -m bench.bench_shared_project)
-    git worktree remove /tmp/mnemex-before
+    git worktree add ../mnemex-before HEAD~1
+    cp bench/bench_shared_project.py ../mnemex-before/bench/
+    (cd ../mnemex-before && ../main/.venv/bin/python -m bench.bench_shared_project)
+    git worktree remove ../mnemex-before
 
 Exit status 1 on any error or lost exchange.
 """

@@ -1,7 +1,7 @@
 """Every credential in the realistic corpus is redacted by ``kernel.privacy``.
 
 The same corpus is pushed through every write path of a live stack in
-``tests/reliability/test_containment.py``; this is the fast, pure check
+``tests/reliability/test_secret_containment.py``; this is the fast, pure check
 that tells which recogniser misses which format.
 """
 

@@ -3,7 +3,7 @@
 **Slow and idle connections.** uvicorn gives a new connection unlimited time
 to send its request head, and counts every open connection against
 ``limit_concurrency``: 300 connections that never finish their headers
-(slowloris) turned every other request into a 503. ``GuardedH11Protocol``
+(slowloris) turned every other request into a 503. ``GuardedHttpProtocol``
 
 - closes a connection that has not sent a complete request head within
   ``HEAD_TIMEOUT_S`` of opening (or of starting the next request on a
@@ -35,7 +35,7 @@ from types import FrameType
 from typing import Any
 
 import uvicorn
-from uvicorn.protocols.http.h11_impl import H11Protocol
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from kernel.config import is_loopback
 
@@ -48,8 +48,9 @@ TICK_S = 1.0
 TICKS_PER_REFRESH = 10  # uvicorn refreshes the Date header when its tick counter is a multiple of 10
 
 
-class GuardedH11Protocol(H11Protocol):
-    """uvicorn's h11 protocol with the head deadline and connection ceilings of the module doc."""
+class GuardedHttpProtocol(HttpToolsProtocol):
+    """uvicorn's httptools protocol (the C parser uvicorn picks by default) with the head deadline and
+    connection ceilings of the module doc."""
 
     head_timeout_s = HEAD_TIMEOUT_S
     max_connections = MAX_CONNECTIONS
@@ -97,7 +98,7 @@ class GuardedH11Protocol(H11Protocol):
             self.transport.close()
 
     def _make_room(self) -> None:
-        peers = [c for c in self.connections if isinstance(c, GuardedH11Protocol) and c is not self]
+        peers = [c for c in self.connections if isinstance(c, GuardedHttpProtocol) and c is not self]
         client = self.client[0] if self.client else ""
         if client and not (self.exempt_loopback and is_loopback(client)):
             own = [c for c in peers if c.client and c.client[0] == client]
@@ -108,7 +109,7 @@ class GuardedH11Protocol(H11Protocol):
             _close_longest_idle(peers)
 
 
-def _close_longest_idle(connections: list[GuardedH11Protocol]) -> bool:
+def _close_longest_idle(connections: list[GuardedHttpProtocol]) -> bool:
     idle = [c for c in connections if c.waiting_for_head() and not c.transport.is_closing()]
     if not idle:
         return False
@@ -121,7 +122,7 @@ def server_config(app: Any, host: str, port: int, **overrides: Any) -> uvicorn.C
     settings: dict[str, Any] = {
         "host": host,
         "port": port,
-        "http": GuardedH11Protocol,
+        "http": GuardedHttpProtocol,
         "log_level": "warning",
         "log_config": None,  # kernel.logs formats every record: uvicorn's handlers would print whole messages
         "access_log": False,

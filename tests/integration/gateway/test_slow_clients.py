@@ -2,7 +2,7 @@
 
 The gateway is served exactly as ``python -m gateway`` serves it
 (``gateway.serving.server_config``) on 127.0.0.1:0; the attackers are raw
-sockets. Before ``GuardedH11Protocol``, 300 connections that never finished
+sockets. Before ``GuardedHttpProtocol``, 300 connections that never finished
 their request head made every other request a 503, for as long as they were
 held, and a 60 MB backfill body was read and parsed.
 """
@@ -20,7 +20,7 @@ import httpx
 import pytest
 
 from gateway.app import BACKFILL_BODY_LIMIT, create_app
-from gateway.serving import GuardedH11Protocol, server_config
+from gateway.serving import GuardedHttpProtocol, server_config
 from kernel.config import Settings
 from mnemex.backfill.plan import MAX_BATCH_BYTES
 
@@ -30,11 +30,11 @@ CLOSED = "127.0.0.1:9"
 HALF_HEAD = b"GET /openapi.json HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: slow"
 
 
-class QuickHeadTimeout(GuardedH11Protocol):
+class QuickHeadTimeout(GuardedHttpProtocol):
     head_timeout_s = 0.5
 
 
-class OnePerClient(GuardedH11Protocol):
+class OnePerClient(GuardedHttpProtocol):
     """The per-address ceiling, applied to loopback (which production exempts) so a test can reach it."""
 
     per_client = 4

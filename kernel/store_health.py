@@ -200,6 +200,28 @@ def mark_existing(path: Path) -> None:
             marker.touch()
 
 
+def open_store(path: Path, what: str, store: str, schema: str, *, synchronous: str = "NORMAL") -> sqlite3.Connection:
+    """A service's SQLite store, opened the one way every store is: WAL, ``synchronous``, ``schema`` applied.
+
+    Refuses a store this home had that is now gone (``refuse_if_lost``), names an
+    unreadable file as ``StoreUnreadable`` (``unreadable``), and marks the store as
+    existing once it opened. ``what`` names it in messages, ``store`` is its
+    ``mnemex repair --store`` name.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    refuse_if_lost(path, what, store)
+    db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None, timeout=30)
+    try:
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute(f"PRAGMA synchronous={synchronous}")
+        db.executescript(schema)
+    except sqlite3.DatabaseError as exc:
+        db.close()
+        raise unreadable(what, path, exc) from exc
+    mark_existing(path)
+    return db
+
+
 def forget_existing(path: Path) -> None:
     """``mnemex repair`` accepted the loss of ``path``: the next start creates it empty."""
     with contextlib.suppress(OSError):

@@ -12,12 +12,11 @@ deleted in the same transaction.
 from __future__ import annotations
 
 import json
-import sqlite3
 import threading
 from pathlib import Path
 from typing import Any
 
-from kernel.store_health import mark_existing, refuse_if_lost, unreadable
+from kernel.store_health import open_store
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (
@@ -38,20 +37,9 @@ class Journal:
     def __init__(self, path: Path, *, synchronous: str = "NORMAL") -> None:
         if synchronous not in ("NORMAL", "FULL"):
             raise ValueError("synchronous must be NORMAL or FULL")
-        path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self._lock = threading.Lock()
-        refuse_if_lost(path, "kg store (kg.sqlite3)", "kg")
-        self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
-        try:
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute(f"PRAGMA synchronous={synchronous}")
-            self._db.execute("PRAGMA busy_timeout=5000")
-            self._db.executescript(SCHEMA)
-        except sqlite3.DatabaseError as exc:
-            self._db.close()
-            raise unreadable("kg store (kg.sqlite3)", path, exc) from exc
-        mark_existing(path)
+        self._db = open_store(path, "kg store (kg.sqlite3)", "kg", SCHEMA, synchronous=synchronous)
 
     def append(self, scope: str, op: dict[str, Any]) -> int:
         payload = json.dumps(op, separators=(",", ":"), ensure_ascii=False)

@@ -31,7 +31,6 @@ A *turn* is one user prompt and the assistant's answer:
 from __future__ import annotations
 
 import json
-import sqlite3
 import threading
 from collections import defaultdict
 from collections.abc import Iterable
@@ -39,7 +38,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from kernel.store_health import mark_existing, refuse_if_lost, unreadable
+from kernel.store_health import open_store
 from services.memory.domain.naming import Scope
 
 DEFAULT_SESSION = "default"
@@ -107,19 +106,9 @@ class LifecycleEvent:
 
 class SessionState:
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self._lock = threading.Lock()
-        refuse_if_lost(path, "memory state store (state.db)", "state")
-        self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None, timeout=30)
-        try:
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.executescript(_SCHEMA)
-        except sqlite3.DatabaseError as exc:
-            self._db.close()
-            raise unreadable("memory state store (state.db)", path, exc) from exc
-        mark_existing(path)
+        self._db = open_store(path, "memory state store (state.db)", "state", _SCHEMA)
 
     def close(self) -> None:
         with self._lock:

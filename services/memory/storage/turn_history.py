@@ -20,13 +20,12 @@ of it?". Plain module (sqlite3 only); synchronous, run on worker threads.
 from __future__ import annotations
 
 import json
-import sqlite3
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kernel.store_health import mark_existing, refuse_if_lost, unreadable
+from kernel.store_health import open_store
 from services.memory.domain.naming import Scope, split_id
 
 MAX_ROWS = 500
@@ -107,18 +106,8 @@ def _outcome(row: tuple[object, ...]) -> OutcomeRow:
 
 class TurnHistory:
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        refuse_if_lost(path, "memory state store (state.db)", "state")
-        self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None, timeout=30)
-        try:
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.executescript(_SCHEMA)
-        except sqlite3.DatabaseError as exc:
-            self._db.close()
-            raise unreadable("memory state store (state.db)", path, exc) from exc
-        mark_existing(path)
+        self._db = open_store(path, "memory state store (state.db)", "state", _SCHEMA)
         self._pruned_at = 0.0
 
     def close(self) -> None:

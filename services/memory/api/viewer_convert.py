@@ -68,7 +68,9 @@ def turn(item: PastTurn) -> pb.TurnRecord:
 def session(item: SessionRow) -> pb.SessionSummary:
     return pb.SessionSummary(
         session_id=item.session_id,
-        last_activity=_iso(item.last_activity),
+        # milliseconds: the viewer lands on the project with the newest session, and two
+        # projects active within one second would tie at whole seconds
+        last_activity=datetime.fromtimestamp(item.last_activity, UTC).isoformat(timespec="milliseconds"),
         turns=item.turns,
         first_prompt=item.first_prompt[:FIRST_PROMPT_CHARS],
         clients=item.clients,

@@ -2,7 +2,7 @@
 
     .venv/bin/python -m bench.bench_100k [--rows 100000] [--queries 300] [--one-collection]
 
-The memory service runs in its own process (``create_server`` from services.memory.api.server on
+The memory service runs in its own process (``create_server`` from services.memory.composition on
 127.0.0.1:0, real Chroma PersistentClient in a temp home), so its resident memory is its own. The
 corpus is 100k real docstring paragraphs with real MiniLM vectors (``bench.docstring_corpus``;
 embedded once, then cached in the temp dir), spread over the five collections with the shares the
@@ -109,7 +109,7 @@ class Service:
 def serve(home: Path, ann_min_rows: int | None) -> None:
     import asyncio
 
-    from services.memory.api.server import create_server
+    from services.memory.composition import create_server
     from services.memory.settings import MemorySettings
 
     offline.apply()

@@ -113,10 +113,10 @@ def run_backfill(stack: ProcessStack, exchanges: list[dict[str, Any]]) -> dict[s
 
 def encoder_ceiling(exchanges: list[dict[str, Any]]) -> tuple[float, int, int]:
     """(exchanges/s, texts, median tokens) for embedding exactly what the memory service embeds, in-process."""
-    from gateway.observations import observe
+    from gateway.tool_observations import observe
     from kernel import offline
     from services.embedding.model import load_encoder
-    from services.memory.api.session_turns import exchange_text
+    from services.memory.usecases.turn_recording import exchange_text
 
     offline.apply()
     texts = []

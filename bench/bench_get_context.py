@@ -155,13 +155,13 @@ def corpus(count: int, rng: random.Random) -> list[tuple[str, str]]:
 
 async def populate(stack: ProcessStack, cwd: str, count: int, seed: int = 1) -> None:
     """Bulk-load through the memory service's Import stream, with vectors from the embedding service."""
-    from gateway.backends import Backends
+    from gateway.rpc import Rpc
     from kernel import projects
     from kernel.config import Settings
     from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 
     settings = Settings.from_env(stack.env)
-    backends = Backends.connect(settings, timeout=600)
+    backends = Rpc.connect(settings, timeout=600)
     project = projects.resolve(cwd, settings.home)
     items = corpus(count, random.Random(seed))
 
@@ -181,7 +181,7 @@ async def populate(stack: ProcessStack, cwd: str, count: int, seed: int = 1) -> 
                 }
                 yield pb.ImportRequest(record_json=json.dumps(record))
 
-    reply = await backends.memory.Import(records(), timeout=3600)
+    reply = await backends.memory_import().Import(records(), timeout=3600)
     assert reply.imported == count, reply
     await backends.close()
 

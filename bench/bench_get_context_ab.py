@@ -75,7 +75,7 @@ def prompts_for(queries: int) -> list[str]:
 
 async def teach_problems(stack: ProcessStack, cwd: str, prompts: list[str]) -> int:
     """Each prompt becomes a learned problem: its top two memories worked for it, the next two failed."""
-    from gateway.backends import Backends
+    from gateway.rpc import Rpc
     from kernel import projects
     from kernel.config import Settings
     from protos.mnemex.common.v1 import common_pb2 as common_pb
@@ -83,18 +83,18 @@ async def teach_problems(stack: ProcessStack, cwd: str, prompts: list[str]) -> i
     from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
 
     settings = Settings.from_env(stack.env)
-    backends = Backends.connect(settings, timeout=60)
+    backends = Rpc.connect(settings, timeout=60)
     scope = common_pb.Scope(user=settings.user, project=projects.resolve(cwd, settings.home))
     taught = 0
     for prompt in dict.fromkeys(prompts):
         vector = (await backends.embedding.embed([prompt]))[0]
-        found = await backends.memory.Search(
+        found = await backends.memory(scope.user).Search(
             mem_pb.SearchRequest(scope=scope, query=prompt, query_vector=vector.astype("<f4").tobytes(), limit=4),
             timeout=60,
         )
         ids = [m.id for m in found.memories]
         for doc_ids, outcome in ((ids[:2], common_pb.OUTCOME_WORKED), (ids[2:4], common_pb.OUTCOME_FAILED)):
-            await backends.kg.RecordOutcome(
+            await backends.kg(scope.user).RecordOutcome(
                 kg_pb.RecordOutcomeRequest(scope=scope, doc_ids=doc_ids, outcome=outcome, problem=prompt), timeout=60
             )
         taught += 1

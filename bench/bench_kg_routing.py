@@ -408,12 +408,12 @@ def micro() -> None:
 async def main(turns: int, seed: int) -> None:
     from kernel.embedding_client import EmbeddingClient
     from kernel.vectors import pack
+    from services.embedding.embedding_servicer import create_server as create_embedding
     from services.embedding.model import load_encoder
-    from services.embedding.server import create_server as create_embedding
     from services.embedding.settings import EmbeddingSettings
-    from services.kg.server import create_server as create_kg
+    from services.kg.kg_servicer import create_server as create_kg
     from services.kg.settings import KgSettings
-    from services.memory.api.server import create_server as create_memory
+    from services.memory.composition import create_server as create_memory
     from services.memory.settings import MemorySettings
 
     home = Path(tempfile.mkdtemp(prefix="mnemex-bench-kg-"))

@@ -192,7 +192,7 @@ def run_size(loop: Loop, encoder, size: int, n_queries: int, home: Path) -> dict
     from protos.mnemex.common.v1 import common_pb2 as common_pb
     from protos.mnemex.memory.v1 import memory_service_pb2 as pb
     from protos.mnemex.memory.v1 import memory_service_pb2_grpc as pb_grpc
-    from services.memory.api.server import create_server
+    from services.memory.composition import create_server
     from services.memory.settings import MemorySettings
     from services.memory.storage.chroma_store import ChromaStore
 

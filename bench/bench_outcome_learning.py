@@ -314,7 +314,7 @@ def main() -> None:
     from protos.mnemex.memory.v1 import memory_service_pb2 as pb
     from protos.mnemex.memory.v1 import memory_service_pb2_grpc as pb_grpc
     from services.embedding.model import load_encoder
-    from services.memory.api.server import create_server
+    from services.memory.composition import create_server
     from services.memory.settings import MemorySettings
     from services.memory.storage.chroma_store import ChromaStore
 

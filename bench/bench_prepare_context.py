@@ -1,4 +1,4 @@
-"""The memory service's prompt call in-process: PrepareContext.prepare (services.memory.api) at N memories.
+"""The memory service's prompt call in-process: PrepareContext.prepare (services.memory.usecases) at N memories.
 
     .venv/bin/python -m bench.bench_prepare_context [--size 10000] [--queries 900]
     .venv/bin/python -m bench.bench_prepare_context --root ../other-checkout   # that checkout's services
@@ -45,7 +45,7 @@ async def run(size: int, queries: int) -> None:
     from bench.bench_get_context import DETAILS, TOPICS, corpus
     from kernel import offline
     from services.embedding.model import load_encoder
-    from services.memory.api.composition import MemoryUseCases
+    from services.memory.composition import MemoryUseCases
     from services.memory.domain.search_params import build_search_params
     from services.memory.settings import MemorySettings
     from services.memory.storage.chroma_store import ChromaStore
@@ -87,7 +87,7 @@ async def run(size: int, queries: int) -> None:
 
         async def once(i: int) -> None:
             params = build_search_params(query=prompts[i], has_vector=True, limit=5)
-            found, _ = await core.prepare.prepare(scope, f"s{i % 7}", params, prompt_vectors[i], prompts[i])
+            found = (await core.prepare.select(scope, f"s{i % 7}", params, prompt_vectors[i], prompts[i])).memories
             assert found
 
         for i in range(min(30, queries)):  # warm-up: mirrors built, caches filled

@@ -34,7 +34,7 @@ async def run(size: int, queries: int) -> None:
     from chromadb.config import Settings as ChromaSettings
 
     import services.memory.domain.ranking as ranking
-    from services.memory.api.composition import MemoryUseCases
+    from services.memory.composition import MemoryUseCases
     from services.memory.domain.naming import memory_id, new_uid
     from services.memory.domain.search_params import build_search_params
     from services.memory.domain.write_rules import new_record

@@ -10,7 +10,7 @@ carries an exchange of three sentences drawn at random, so near-duplicate
 refreshes are as rare as in real use. It prints stop
 p50/p95/p99, throughput, errors, and checks afterwards that every
 acknowledged exchange can be read back (``lost``). A stop is acknowledged
-once its exchange is journaled (``services/memory/api/exchange_intake.py``):
+once its exchange is journaled (``services/memory/usecases/exchange_intake.py``):
 under this load some are stored after their reply, so the read-back retries
 until all are found or none appeared for ``SETTLE_S``, and prints how long
 after the load the last one became readable.

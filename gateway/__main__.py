@@ -40,7 +40,7 @@ def main() -> None:
         signal.signal(sig, lambda *_: sys.exit(0))
 
     from gateway.app import create_app
-    from gateway.context import Deadlines
+    from gateway.prompt_context import Deadlines
     from gateway.serving import serve, server_config
     from gateway.user_tokens import TokensFileError
 

@@ -1,8 +1,9 @@
 """The gateway's FastAPI application: hook endpoints, the memory REST API, MCP.
 
-``create_app(settings, backends=None)``: when no backends are given, the
-lifespan connects them (one aio channel per service, on the server's own
-event loop) and closes them on shutdown. The gateway holds no state.
+``create_app(settings, rpc=None)`` builds the ``gateway.gateway_composition.Gateway``
+(``app.state.gateway``). When no ``Rpc`` is given, the app makes its own, whose
+channels open on first use (on the server's own event loop), and the lifespan
+closes them on shutdown. The gateway holds no state.
 """
 
 from __future__ import annotations
@@ -17,14 +18,23 @@ from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
-from gateway import ui, validation
-from gateway.backends import Backends
-from gateway.context import Deadlines
-from gateway.errors import GatewayError
+from gateway import input_validation, ui
+from gateway.gateway_composition import Gateway
+from gateway.gateway_errors import GatewayError
 from gateway.mcp import http as mcp_http
 from gateway.middleware import BearerAuth, BodyLimit
-from gateway.operations import Operations
-from gateway.routes import admin, backfill, books, hooks, memory_api, system
+from gateway.prompt_context import Deadlines
+from gateway.routes import (
+    admin_routes,
+    backfill_routes,
+    book_routes,
+    graph_routes,
+    hook_routes,
+    memory_routes,
+    portability_routes,
+    system_routes,
+)
+from gateway.rpc import Rpc
 from gateway.safe_json import echo_of, json_safe
 from gateway.web_guard import HostRule, WebGuard
 from kernel import __version__
@@ -34,7 +44,7 @@ log = logging.getLogger("mnemex.gateway")
 
 DEFAULT_BODY_LIMIT = 2 * 1024 * 1024
 # JSON ingest carries base64 (4/3 of the file); multipart carries the raw file.
-INGEST_BODY_LIMIT = validation.MAX_BOOK_BYTES * 4 // 3 + 64 * 1024
+INGEST_BODY_LIMIT = input_validation.MAX_BOOK_BYTES * 4 // 3 + 64 * 1024
 # mnemex backfill sends batches of at most 1.5 MB (mnemex/backfill/plan.py; one exchange alone when it is larger):
 # twice the default covers a batch whose non-ASCII text the client escaped, and any one real exchange. A larger
 # body is refused by its size before it is read, let alone parsed (60 MB of {} once took 1.6 GB to parse).
@@ -49,21 +59,18 @@ def _validation_message(errors: list[dict[str, Any]]) -> str:
     return "; ".join(parts) or "invalid request"
 
 
-def create_app(settings: Settings, backends: Backends | None = None, *, deadlines: Deadlines | None = None) -> FastAPI:
+def create_app(settings: Settings, rpc: Rpc | None = None, *, deadlines: Deadlines | None = None) -> FastAPI:
     """The gateway app; ``deadlines`` bounds get-context (default: 1.5 s overall)."""
-    operations = Operations(backends, settings, deadlines)  # type: ignore[arg-type]  # backends filled in by the lifespan
+    owned = rpc is None
+    gateway = Gateway.build(settings, rpc or Rpc(settings), deadlines)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        owned = operations.backends is None
-        if owned:
-            operations.backends = Backends.connect(settings)
         try:
             yield
         finally:
             if owned:
-                await operations.backends.close()
-                operations.backends = None  # type: ignore[assignment]  # closed: unset until the next lifespan
+                await gateway.rpc.close()  # closed: the next use (a next lifespan) opens them again
 
     app = FastAPI(
         title="mnemex gateway",
@@ -71,7 +78,7 @@ def create_app(settings: Settings, backends: Backends | None = None, *, deadline
         description='Hook endpoints and memory API for mnemex. Errors are {"error": message}.',
         lifespan=lifespan,
     )
-    app.state.operations = operations
+    app.state.gateway = gateway
     app.state.settings = settings
 
     # Both handlers may echo what the client sent: json_safe keeps a reply that cannot
@@ -93,9 +100,18 @@ def create_app(settings: Settings, backends: Backends | None = None, *, deadline
         errors = json_safe(jsonable_encoder(json_safe(found)))
         return JSONResponse({"error": _validation_message(errors), "detail": errors}, status_code=422)
 
-    for module in (hooks, memory_api, books, system, admin, backfill):
+    for module in (
+        hook_routes,
+        memory_routes,
+        book_routes,
+        graph_routes,
+        system_routes,
+        admin_routes,
+        portability_routes,
+        backfill_routes,
+    ):
         app.include_router(module.router)
-    mcp_http.mount(app, operations)
+    mcp_http.mount(app, gateway)
     ui.mount(app)
 
     app.add_middleware(
@@ -107,12 +123,12 @@ def create_app(settings: Settings, backends: Backends | None = None, *, deadline
             ui.UPLOAD_PATH: INGEST_BODY_LIMIT,
         },
     )
-    if settings.token or operations.user_tokens is not None:
+    if settings.token or gateway.user_tokens is not None:
         app.add_middleware(
             BearerAuth,
             token=settings.token,
             delegate=(ui.PREFIX,),  # the viewer checks its own
-            users=operations.user_tokens,
+            users=gateway.user_tokens,
         )
     # Outermost: a rebinding or cross-site request is refused before anything else looks at it.
     bind_host = split_host_port(settings.gateway_addr, "MNEMEX_GATEWAY_ADDR")[0]

@@ -21,7 +21,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from gateway.errors import InvalidInput
+from gateway.gateway_errors import InvalidInput
 from gateway.safe_json import UnrepresentableNumber, decode_json
 
 FORMAT_NAME = "mnemex-export"

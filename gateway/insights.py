@@ -13,10 +13,9 @@ import asyncio
 from collections.abc import Awaitable, Mapping
 from typing import Any
 
-from gateway import context, convert, formatting
-from gateway.backends import Backends
+from gateway import formatting, prompt_context, proto_dicts
 from gateway.lessons import Lesson, episode_lessons, merge
-from gateway.rpc import call
+from gateway.rpc import Rpc
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.kg.v1 import kg_service_pb2 as kg_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
@@ -59,10 +58,9 @@ def insights_text(route: Mapping[str, Any], lessons: list[Lesson], actions: list
     return "\n".join([*lines, known]).strip()
 
 
-async def _effectiveness(backends: Backends, scope: common_pb.Scope, timeout: float) -> list[JSON]:
-    reply = await backends.kg.Effectiveness(
-        kg_pb.EffectivenessRequest(scope=scope, limit=ACTION_LIMIT), timeout=timeout, metadata=backends.metadata
-    )
+async def _effectiveness(rpc: Rpc, scope: common_pb.Scope, timeout: float) -> list[JSON]:
+    request = kg_pb.EffectivenessRequest(scope=scope, limit=ACTION_LIMIT)
+    reply: kg_pb.EffectivenessResponse = await rpc.call(rpc.kg(scope.user).Effectiveness, request, timeout)
     return [
         {
             "context_type": a.context_type,
@@ -79,49 +77,45 @@ async def _effectiveness(backends: Backends, scope: common_pb.Scope, timeout: fl
 
 
 async def _episode_lessons(
-    backends: Backends, kg_scope: common_pb.Scope, query: str, deadlines: context.Deadlines
+    rpc: Rpc, scope: common_pb.Scope, query: str, deadlines: prompt_context.Deadlines
 ) -> list[Lesson]:
     """The episodes' fixes and failed attempts for the query (embedded here: the tool has no vector)."""
-    vector = (await backends.embedding.embed([query[: context.EMBED_CHARS]], timeout=deadlines.embed))[0]
-    return await episode_lessons(backends, kg_scope, "", query, vector, deadlines.kg * 3)
+    vector = (await rpc.embedding.embed([query[: prompt_context.EMBED_CHARS]], timeout=deadlines.embed))[0]
+    return await episode_lessons(rpc, scope, "", query, vector, deadlines.kg * 3)
 
 
 async def insights(
-    backends: Backends,
-    deadlines: context.Deadlines,
-    mem_scope: common_pb.Scope,
-    kg_scope: common_pb.Scope,
+    rpc: Rpc,
+    deadlines: prompt_context.Deadlines,
+    scope: common_pb.Scope,
     query: str,
     top_facts: Awaitable[list[JSON]],
 ) -> JSON:
     """Routing, known solutions and past failures, action effectiveness, memories and top facts."""
-    kg_deadlines = context.Deadlines(kg=deadlines.kg * 3)
-    recall_r: tuple[context.Routing, list[Lesson]] | BaseException
+    kg_deadlines = prompt_context.Deadlines(kg=deadlines.kg * 3)
+    recall_r: tuple[prompt_context.Recalled, list[Lesson]] | BaseException
     search_r: mem_pb.SearchResponse | BaseException
     facts_r: list[JSON] | BaseException
     actions_r: list[JSON] | BaseException
     episodes_r: list[Lesson] | BaseException
     recall_r, search_r, facts_r, actions_r, episodes_r = await asyncio.gather(
-        context.recall(backends, kg_scope, mem_scope, query, kg_deadlines),
-        call(
+        prompt_context.recall(rpc, scope, query, kg_deadlines),
+        rpc.unary(
             "memory",
-            backends.memory.Search(
-                mem_pb.SearchRequest(scope=mem_scope, query=query, limit=5, sort_by=mem_pb.SORT_BY_RELEVANCE),
-                timeout=backends.timeout,
-                metadata=backends.metadata,
-            ),
+            rpc.memory(scope.user).Search,
+            mem_pb.SearchRequest(scope=scope, query=query, limit=5, sort_by=mem_pb.SORT_BY_RELEVANCE),
         ),
         top_facts,
-        _effectiveness(backends, kg_scope, kg_deadlines.kg),
-        _episode_lessons(backends, kg_scope, query, deadlines),
+        _effectiveness(rpc, scope, kg_deadlines.kg),
+        _episode_lessons(rpc, scope, query, deadlines),
         return_exceptions=True,
     )
     if isinstance(search_r, BaseException):
         raise search_r
-    routing, lessons = recall_r if isinstance(recall_r, tuple) else (context.Routing(), [])
+    routing, lessons = recall_r if isinstance(recall_r, tuple) else (prompt_context.Recalled(), [])
     lessons = merge(lessons, episodes_r if isinstance(episodes_r, list) else [])
     actions = actions_r if isinstance(actions_r, list) else []
-    memories = convert.memories_to_dicts(search_r.memories)
+    memories = proto_dicts.memories_to_dicts(search_r.memories)
     facts = facts_r if isinstance(facts_r, list) else []
     seen = {m["id"] for m in memories} | {x.id for x in lessons}
     combined = [m for m in memories if m["id"] not in {x.id for x in lessons}]

@@ -29,8 +29,8 @@ from dataclasses import dataclass
 import grpc
 import numpy as np
 
-from gateway.backends import Backends
-from gateway.convert import COLLECTIONS
+from gateway.proto_dicts import COLLECTIONS
+from gateway.rpc import Rpc
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.kg.v1 import kg_service_pb2 as kg_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
@@ -130,10 +130,10 @@ def combine(
     return [x for x in ordered if x.kind == "solution"] + [x for x in ordered if x.kind == "failure"]
 
 
-async def _get(backends: Backends, scope: common_pb.Scope, doc_id: str, timeout: float) -> mem_pb.Memory | None:
+async def _get(rpc: Rpc, scope: common_pb.Scope, doc_id: str, timeout: float) -> mem_pb.Memory | None:
     try:
-        reply = await backends.memory.Get(
-            mem_pb.GetRequest(scope=scope, id=doc_id), timeout=timeout, metadata=backends.metadata
+        reply: mem_pb.GetResponse = await rpc.call(
+            rpc.memory(scope.user).Get, mem_pb.GetRequest(scope=scope, id=doc_id), timeout=timeout
         )
     except grpc.aio.AioRpcError as exc:
         if exc.code() != grpc.StatusCode.NOT_FOUND:
@@ -143,7 +143,7 @@ async def _get(backends: Backends, scope: common_pb.Scope, doc_id: str, timeout:
 
 
 async def resolve(
-    backends: Backends,
+    rpc: Rpc,
     scope: common_pb.Scope,
     solutions: Sequence[kg_pb.Solution],
     failures: Sequence[kg_pb.Solution],
@@ -151,7 +151,7 @@ async def resolve(
 ) -> list[Lesson]:
     """``combine`` with the memories read one ``Get`` each, side by side; never raises for a memory."""
     ids = wanted_ids(solutions, failures)
-    found = await asyncio.gather(*(_get(backends, scope, doc_id, timeout) for doc_id in ids))
+    found = await asyncio.gather(*(_get(rpc, scope, doc_id, timeout) for doc_id in ids))
     return combine(solutions, failures, [m for m in found if m is not None])
 
 
@@ -165,7 +165,7 @@ def _is_exchange(memory: mem_pb.Memory) -> bool:
 
 # -- episodes: lessons the kg holds as its own short text ----------------------------------
 async def episode_lessons(
-    backends: Backends, kg_scope: common_pb.Scope, session_id: str, prompt: str, vector: object, timeout: float
+    rpc: Rpc, kg_scope: common_pb.Scope, session_id: str, prompt: str, vector: object, timeout: float
 ) -> list[Lesson]:
     """Fixes and failed attempts of the known problems matching the prompt's vector and the session's
     recent tool errors (kg EpisodeLessons). Their text lives in the kg, so a lesson outlives the
@@ -179,7 +179,7 @@ async def episode_lessons(
         prompt=prompt[:PROMPT_CHARS],
     )
     try:
-        reply = await backends.kg.EpisodeLessons(request, timeout=timeout, metadata=backends.metadata)
+        reply = await rpc.kg(kg_scope.user).EpisodeLessons(request, timeout=timeout, metadata=rpc.metadata)
     except grpc.aio.AioRpcError as exc:
         log.info("episode lessons skipped: %s", exc.code().name)
         return []
@@ -201,7 +201,7 @@ async def episode_lessons(
 
 
 def start_episode_lessons(
-    backends: Backends,
+    rpc: Rpc,
     kg_scope: common_pb.Scope,
     session_id: str,
     prompt: str,
@@ -212,7 +212,7 @@ def start_episode_lessons(
 ) -> asyncio.Future[list[Lesson]]:
     """``episode_lessons`` started now (side by side with the memory call), or an empty result."""
     if enabled:
-        return asyncio.ensure_future(episode_lessons(backends, kg_scope, session_id, prompt, vector, timeout))
+        return asyncio.ensure_future(episode_lessons(rpc, kg_scope, session_id, prompt, vector, timeout))
     done: asyncio.Future[list[Lesson]] = asyncio.get_running_loop().create_future()
     done.set_result([])
     return done

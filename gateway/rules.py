@@ -1,19 +1,25 @@
 """The memory service's learning rules, as the gateway reads them from ``GetRules``.
 
-The MCP tool descriptions quote these numbers (``gateway.mcp.facts``).
+The MCP tool descriptions quote these numbers (``gateway.mcp.facts``). The rules'
+shape is the kernel's (``kernel.memory_rules``), shared with the service that
+sends them; ``rules_from_proto`` copies the reply into it field by field, by name.
 ``DEFAULT_RULES`` is what a memory service with default settings reports;
 the descriptions use it until the service answers (a test pins the two
-together). Imports only generated protobuf modules.
+together).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import fields
+from typing import Any
 
+from kernel.memory_rules import OUTCOME_WORDS, LifecycleRules, OutcomeRule, Rules
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
 
-OUTCOME_WORDS = {
+__all__ = ["DEFAULT_RULES", "Rules", "rules_from_proto"]  # Rules: the kernel's, as the gateway modules import it
+
+WORD_OF_OUTCOME = {
     common_pb.OUTCOME_WORKED: "worked",
     common_pb.OUTCOME_PARTIAL: "partial",
     common_pb.OUTCOME_UNKNOWN: "unknown",
@@ -21,70 +27,25 @@ OUTCOME_WORDS = {
 }
 
 
-@dataclass(frozen=True)
-class LifecycleRules:
-    promote_working_min_score: float
-    promote_working_min_uses: int
-    promote_history_min_score: float
-    promote_history_min_uses: int
-    promote_history_min_successes: float
-    demote_patterns_below: float
-    delete_below: float
-    working_ttl_hours: float
-    history_ttl_days: float
-
-
-@dataclass(frozen=True)
-class OutcomeRule:
-    score_delta: float
-    success_credit: float
-    initial_score: float  # starting score of a takeaway stored with this initial outcome
-    history_mark: str
-
-
-@dataclass(frozen=True)
-class Rules:
-    lifecycle: LifecycleRules
-    outcomes: dict[str, OutcomeRule]  # worked, partial, unknown, failed, in that order
-    default_initial_score: float  # a takeaway stored without an initial outcome
-    age_half_weight_days: float
-    fixed_quality_wilson_share: float
-    fixed_quality_wilson_after_uses: int
-    failures_to_delete_from_top: int
-    failures_to_demote_from_top: int
+def _copy(message: object, shape: type) -> dict[str, Any]:
+    """The fields of the dataclass ``shape``, read from ``message`` under the same names."""
+    return {f.name: getattr(message, f.name) for f in fields(shape)}
 
 
 def rules_from_proto(reply: mem_pb.GetRulesResponse) -> Rules:
-    c = reply.lifecycle
     by_word = {
-        OUTCOME_WORDS[rule.outcome]: OutcomeRule(
-            rule.score_delta, rule.success_credit, rule.initial_score, rule.history_mark
-        )
+        WORD_OF_OUTCOME[rule.outcome]: OutcomeRule(**_copy(rule, OutcomeRule))
         for rule in reply.outcomes
-        if rule.outcome in OUTCOME_WORDS
+        if rule.outcome in WORD_OF_OUTCOME
     }
-    missing = set(OUTCOME_WORDS.values()) - set(by_word)
+    missing = set(OUTCOME_WORDS) - set(by_word)
     if missing:
         raise ValueError(f"GetRules answered without rules for {', '.join(sorted(missing))}")
+    nested = ("lifecycle", "outcomes")
     return Rules(
-        lifecycle=LifecycleRules(
-            promote_working_min_score=c.promote_working_min_score,
-            promote_working_min_uses=c.promote_working_min_uses,
-            promote_history_min_score=c.promote_history_min_score,
-            promote_history_min_uses=c.promote_history_min_uses,
-            promote_history_min_successes=c.promote_history_min_successes,
-            demote_patterns_below=c.demote_patterns_below,
-            delete_below=c.delete_below,
-            working_ttl_hours=c.working_ttl_hours,
-            history_ttl_days=c.history_ttl_days,
-        ),
-        outcomes={word: by_word[word] for word in OUTCOME_WORDS.values()},
-        default_initial_score=reply.default_initial_score,
-        age_half_weight_days=reply.age_half_weight_days,
-        fixed_quality_wilson_share=reply.fixed_quality_wilson_share,
-        fixed_quality_wilson_after_uses=reply.fixed_quality_wilson_after_uses,
-        failures_to_delete_from_top=reply.failures_to_delete_from_top,
-        failures_to_demote_from_top=reply.failures_to_demote_from_top,
+        lifecycle=LifecycleRules(**_copy(reply.lifecycle, LifecycleRules)),
+        outcomes={word: by_word[word] for word in OUTCOME_WORDS},
+        **{name: value for name, value in _copy(reply, Rules).items() if name not in nested},
     )
 
 

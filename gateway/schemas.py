@@ -1,6 +1,6 @@
 """Request bodies for the REST and hook endpoints, with their limits.
 
-Limits mirror ``gateway.validation`` so REST rejects bad input with a 422
+Limits mirror ``gateway.input_validation`` so REST rejects bad input with a 422
 before any backend is called. CWD is the client's working directory; it
 selects the project.
 """
@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
-from gateway import validation as v
+from gateway import input_validation as v
 
 Outcome = Literal["worked", "partial", "unknown", "failed"]
 CollectionName = Literal["books", "working", "history", "patterns", "memory_bank"]

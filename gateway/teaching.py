@@ -18,8 +18,8 @@ from typing import Any, cast
 import grpc
 import numpy as np
 
-from gateway.backends import Backends
-from gateway.observations import primary_command, run_summary
+from gateway.rpc import Rpc
+from gateway.tool_observations import primary_command, run_summary
 from kernel.error_signature import of_output
 from kernel.privacy import redact
 from protos.mnemex.common.v1 import common_pb2 as common_pb
@@ -46,13 +46,13 @@ class ScoredExchange:
     session_id: str = ""  # the session it belongs to (an MCP score names none: memory picks the latest)
 
 
-async def exchange_parts(backends: Backends, scope: common_pb.Scope, exchange_id: str) -> ScoredExchange:
+async def exchange_parts(rpc: Rpc, scope: common_pb.Scope, exchange_id: str) -> ScoredExchange:
     """The user prompt, the assistant answer and the session of the scored exchange, from its memory."""
     if not exchange_id:
         return ScoredExchange()
     try:
-        reply = await backends.memory.Get(
-            mem_pb.GetRequest(scope=scope, id=exchange_id), timeout=TIMEOUT, metadata=backends.metadata
+        reply = await rpc.memory(scope.user).Get(
+            mem_pb.GetRequest(scope=scope, id=exchange_id), timeout=TIMEOUT, metadata=rpc.metadata
         )
     except grpc.aio.AioRpcError:
         return ScoredExchange()
@@ -71,9 +71,9 @@ async def exchange_parts(backends: Backends, scope: common_pb.Scope, exchange_id
     return ScoredExchange(user_part(reply.memory.content)[:PROBLEM_CHARS], answer, session)
 
 
-async def problem_text(backends: Backends, scope: common_pb.Scope, exchange_id: str) -> str:
+async def problem_text(rpc: Rpc, scope: common_pb.Scope, exchange_id: str) -> str:
     """The user prompt of the scored exchange (or its stored text)."""
-    return (await exchange_parts(backends, scope, exchange_id)).prompt
+    return (await exchange_parts(rpc, scope, exchange_id)).prompt
 
 
 def assistant_part(exchange: str) -> str:
@@ -84,12 +84,12 @@ def assistant_part(exchange: str) -> str:
     return answer.strip()[:ANSWER_CHARS]
 
 
-async def _embedded(backends: Backends, text: str) -> bytes:
+async def _embedded(rpc: Rpc, text: str) -> bytes:
     """The text's vector as packed float32 for the kg, or b"" when the embedding service cannot answer."""
     if not text.strip():
         return b""
     try:
-        vector = await backends.embedding.embed([text[:EMBED_CHARS]], timeout=TIMEOUT)
+        vector = await rpc.embedding.embed([text[:EMBED_CHARS]], timeout=TIMEOUT)
     except grpc.aio.AioRpcError as exc:
         log.info("episode turn without a vector: %s", exc.code().name)
         return b""
@@ -97,7 +97,7 @@ async def _embedded(backends: Backends, text: str) -> bytes:
 
 
 async def record_turn(
-    backends: Backends,
+    rpc: Rpc,
     kg_scope: common_pb.Scope,
     session_id: str,
     prompt: str,
@@ -112,14 +112,14 @@ async def record_turn(
         scope=kg_scope,
         session_id=session_id,
         prompt=prompt[:PROBLEM_CHARS],
-        prompt_vector=await _embedded(backends, prompt),
+        prompt_vector=await _embedded(rpc, prompt),
         outcome=outcome,
         answer=answer[:ANSWER_CHARS],
         doc_id=exchange_id,
     )
     try:
-        reply: kg_pb.RecordTurnResponse = await backends.kg.RecordTurn(
-            request, timeout=TIMEOUT, metadata=backends.metadata
+        reply: kg_pb.RecordTurnResponse = await rpc.kg(kg_scope.user).RecordTurn(
+            request, timeout=TIMEOUT, metadata=rpc.metadata
         )
     except grpc.aio.AioRpcError as exc:
         log.info("episode turn not recorded: %s %s", exc.code().name, exc.details())
@@ -142,19 +142,18 @@ def user_part(exchange: str) -> str:
 
 
 async def teach(
-    backends: Backends,
-    mem_scope: common_pb.Scope,
-    kg_scope: common_pb.Scope,
+    rpc: Rpc,
+    scope: common_pb.Scope,
     reply: mem_pb.ScoreResponse,
     exchange_outcome: common_pb.Outcome,
     session_id: str = "",
 ) -> dict[str, Any]:
     """The turn to the session's episode (RecordTurn), then RecordOutcome per outcome group (concepts of
     the episode's problem statement -> collections, doc ids) and RecordAction per memory."""
-    md = backends.metadata
+    md = rpc.metadata
     # The kg rejects texts over 20k characters; the head of a prompt carries its concepts. The turn's
     # own prompt comes first: the exchange may have been merged into an older near-duplicate.
-    stored = await exchange_parts(backends, mem_scope, reply.exchange_id)
+    stored = await exchange_parts(rpc, scope, reply.exchange_id)
     prompt = (reply.prompt[:PROBLEM_CHARS] or stored.prompt)[:KG_TEXT_CHARS]
     # The scored turn's session as the memory service picked it: the exchange memory's own session
     # may be an older near-duplicate's ("still broken" said the same way in another session).
@@ -163,7 +162,7 @@ async def teach(
     # otherwise at the exchange itself.
     credited = [i.id for i in reply.scored if i.id != reply.exchange_id and _outcome(i, 0) == common_pb.OUTCOME_WORKED]
     fix_doc = credited[0] if credited else reply.exchange_id
-    episode = await record_turn(backends, kg_scope, session, prompt, stored.answer, exchange_outcome, fix_doc)
+    episode = await record_turn(rpc, scope, session, prompt, stored.answer, exchange_outcome, fix_doc)
     # Teach on the episode's problem statement: in a multi-turn fix the scored turn's own prompt is
     # the complaint ("still broken, same traceback"), not the problem.
     problem = (episode.problem if episode is not None and episode.problem.strip() else prompt)[:KG_TEXT_CHARS]
@@ -171,7 +170,7 @@ async def teach(
     context_type = ""
     try:
         if problem:
-            extracted = await backends.kg.ExtractConcepts(
+            extracted = await rpc.kg_any().ExtractConcepts(
                 kg_pb.ExtractConceptsRequest(text=problem), timeout=TIMEOUT, metadata=md
             )
             concepts = list(extracted.concepts)
@@ -180,9 +179,9 @@ async def teach(
         for item in reply.scored:
             groups[_outcome(item, exchange_outcome)].append(item)
         calls = [
-            backends.kg.RecordOutcome(
+            rpc.kg(scope.user).RecordOutcome(
                 kg_pb.RecordOutcomeRequest(
-                    scope=kg_scope,
+                    scope=scope,
                     concepts=concepts,
                     collections=sorted({i.collection_before for i in items if i.collection_before}),
                     # The exchange is the scored turn itself, not something that solved it.
@@ -197,9 +196,9 @@ async def teach(
             for outcome, items in groups.items()
         ]
         calls += [
-            backends.kg.RecordAction(
+            rpc.kg(scope.user).RecordAction(
                 kg_pb.RecordActionRequest(
-                    scope=kg_scope,
+                    scope=scope,
                     context_type=context_type or "general",
                     action="score_response",
                     collection=item.collection_before,
@@ -301,7 +300,7 @@ def attempted(tool_name: str, tool_input: Any) -> str:
 
 
 async def teach_tool_use(
-    backends: Backends,
+    rpc: Rpc,
     kg_scope: common_pb.Scope,
     tool_name: str,
     tool_input: Any,
@@ -315,19 +314,19 @@ async def teach_tool_use(
         return {"taught": False}
     outcome = tool_outcome(tool_response)
     result: dict[str, Any] = {"taught": False}
-    md = backends.metadata
+    md = rpc.metadata
     try:
         if outcome == common_pb.OUTCOME_FAILED and session_id:
             output = failure_output(tool_response)
             line, signature = of_output(redact(output))  # the line the kg keeps, secrets masked
-            error = await backends.kg.RecordToolError(
+            error = await rpc.kg(kg_scope.user).RecordToolError(
                 kg_pb.RecordToolErrorRequest(
                     scope=kg_scope,
                     session_id=session_id,
                     command=attempted(tool_name, tool_input),
                     output=output,
                     # The telling error line's vector: a later prompt told by this symptom recalls the problem.
-                    error_vector=await _embedded(backends, line) if signature else b"",
+                    error_vector=await _embedded(rpc, line) if signature else b"",
                 ),
                 timeout=TIMEOUT,
                 metadata=md,
@@ -338,7 +337,7 @@ async def teach_tool_use(
             request = kg_pb.RecordActionRequest(
                 scope=kg_scope, context_type=TOOL_CONTEXT, action=action, collection="", outcome=outcome
             )
-            reply = await backends.kg.RecordAction(request, timeout=TIMEOUT, metadata=md)
+            reply = await rpc.kg(kg_scope.user).RecordAction(request, timeout=TIMEOUT, metadata=md)
             result.update(taught=True, action=action, success_rate=reply.success_rate, total=reply.total)
     except grpc.aio.AioRpcError as exc:
         log.info("tool outcome not taught: %s %s", exc.code().name, exc.details())

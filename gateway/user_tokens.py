@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from gateway.errors import InvalidInput
+from gateway.gateway_errors import InvalidInput
 
 USER_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
 DIGEST_PATTERN = re.compile(r"^[0-9a-f]{64}$")

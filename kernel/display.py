@@ -7,7 +7,7 @@
 Outcome-scored collections (working, history, patterns) show the raw score,
 the Wilson lower bound, the use count and the last outcomes; memory_bank
 shows importance and confidence, its ranking signals; books show their title.
-Input is the normalized dict (``gateway.convert.memory_to_dict``). Pure: no I/O.
+Input is the normalized dict (``gateway.proto_dicts.memory_to_dict``). Pure: no I/O.
 """
 
 from __future__ import annotations

@@ -41,7 +41,7 @@ def channel(address: str) -> grpc.aio.Channel:
         ("grpc.keepalive_time_ms", 30000),
         # Reconnect quickly after a backend restart instead of backing off for minutes:
         # a refused loopback connect costs microseconds, and the gateway's first call
-        # after a restart waits (gateway.context.reconnecting) at most one backoff.
+        # after a restart waits (gateway.prompt_context.reconnecting) at most one backoff.
         ("grpc.initial_reconnect_backoff_ms", 100),
         ("grpc.min_reconnect_backoff_ms", 100),
         ("grpc.max_reconnect_backoff_ms", 300),

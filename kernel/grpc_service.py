@@ -48,6 +48,8 @@ DEFAULT_GRACE_S = 5.0
 log = logging.getLogger("mnemex.service")
 HEALTH_CHECK_CACHE_S = 2.0
 StoreCheck = Callable[[], "str | None"]
+# The context a servicer method receives; gRPC types its two parameters (request, reply) loosely.
+RpcContext = grpc.aio.ServicerContext[Any, Any]
 
 
 def _metadata_safe(text: str, limit: int = 600) -> str:

@@ -1,6 +1,9 @@
-"""Vectors on the wire: row-major little-endian float32 ``bytes`` (DESIGN: Contracts).
+"""Vectors on the wire: row-major little-endian float32 ``bytes``.
 
-The embedding service packs what it encodes; its clients unpack.
+That is the contract of every ``bytes`` vector field in ``protos/``: ``EmbedResponse.vectors``
+(``count * dimension`` values, ``protos/mnemex/embedding/v1/embedding_service.proto``) and the
+kg's problem and prompt embeddings (``protos/mnemex/kg/v1/kg_service.proto``). The embedding
+service packs what it encodes; its clients unpack.
 """
 
 from __future__ import annotations

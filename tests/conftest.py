@@ -45,7 +45,7 @@ def loop_thread() -> Iterator[object]:
 @pytest.fixture(scope="session")
 def embedding_addr(encoder, loop_thread) -> Iterator[str]:  # type: ignore[no-untyped-def]
     """A real embedding gRPC server on 127.0.0.1:<ephemeral>, shared by the session."""
-    from services.embedding.server import create_server
+    from services.embedding.embedding_servicer import create_server
     from services.embedding.settings import EmbeddingSettings
 
     settings = EmbeddingSettings(address="127.0.0.1:0", model_path=None, device="cpu", backend="auto")

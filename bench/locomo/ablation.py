@@ -34,7 +34,7 @@ from services.memory.retrieval.hybrid import (
 )
 from services.memory.retrieval.lexical import LexicalIndex
 from services.memory.retrieval.query_expansion import expand_query
-from services.memory.retrieval.session_context import Around, boost, context_factors
+from services.memory.retrieval.session_boost import Around, boost, context_factors
 
 DocText = Callable[[Turn, Turn | None], str]
 
@@ -75,7 +75,7 @@ class Variant:
     expansion: bool = False
     rrf_k: int = 60
     candidates: int = 30  # N: dense top N and BM25 top N (the service's candidate_count)
-    neighbour_weight: float = 0.0  # session context (retrieval.session_context)
+    neighbour_weight: float = 0.0  # session context (retrieval.session_boost)
     session_weight: float = 0.0
 
 

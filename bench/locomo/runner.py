@@ -99,9 +99,9 @@ class Services:
 async def start_services(configs: Sequence[Config], home: Path, embedding_addr: str | None = None) -> Services:
     from kernel.embedding_client import EmbeddingClient
     from kernel.grpc_channel import channel
-    from services.embedding.server import create_server as create_embedding_server
+    from services.embedding.embedding_servicer import create_server as create_embedding_server
     from services.embedding.settings import EmbeddingSettings
-    from services.memory.api.server import create_server as create_memory_server
+    from services.memory.composition import create_server as create_memory_server
     from services.memory.retrieval.hybrid import RetrievalSettings
     from services.memory.settings import MemorySettings
 

@@ -64,7 +64,7 @@ def _run_maintenance(address: str) -> Any:
 
 
 def _backfill_then_sweep(stack: Any) -> Row:
-    from gateway.backfill_operations import backfill_id
+    from gateway.capabilities.backfill_service import backfill_id
     from tests.reliability.procstack import post
 
     cwd = stack.home / "imported-project"
@@ -195,7 +195,7 @@ def _shards(stack: Any) -> Row:
     from protos.mnemex.common.v1 import common_pb2 as common_pb
     from protos.mnemex.memory.v1 import memory_service_pb2 as pb
     from protos.mnemex.memory.v1 import memory_service_pb2_grpc as pb_grpc
-    from services.memory.api.server import create_server
+    from services.memory.composition import create_server
     from services.memory.settings import MemorySettings
     from tests.support.loop_thread import LoopThread
 

@@ -4,7 +4,7 @@
 stale entries) for the assistant to judge; ``consolidate_memories`` writes the
 merged memory the assistant composed and archives its sources, or, with
 ``undo``, restores them. Like every tool, a thin translation onto
-``Operations`` (``gateway.consolidation_operations``); memory content and the
+``ConsolidationService`` (``gateway.capabilities.consolidation_service``); memory content and the
 cluster reasons (which quote fact values) are neutralised before they are shown.
 """
 
@@ -17,13 +17,14 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
-from gateway import validation as limits
-from gateway.errors import InvalidInput
+from gateway import input_validation as limits
+from gateway.caller import Caller
+from gateway.capabilities.consolidation_service import ConsolidationService
 from gateway.formatting import neutralize
-from gateway.mcp import render
+from gateway.gateway_errors import InvalidInput
+from gateway.mcp import tool_text
 from gateway.mcp.models import CandidatesOut, ConsolidateOut
-from gateway.mcp.runner import MAX_CWD_CHARS, ToolRunner
-from gateway.operations import Operations
+from gateway.mcp.tool_runner import MAX_CWD_CHARS, ToolRunner
 
 CLUSTER_CONTENT_CHARS = 400
 Kind = Literal["contradiction", "duplicate", "stale"]
@@ -44,7 +45,7 @@ def candidates_text(result: Mapping[str, Any]) -> str:
     lines = [f"{len(clusters)} group(s) to review ({result.get('scanned', 0)} memories examined):"]
     for number, cluster in enumerate(clusters, 1):
         lines.append(f"\n{number}. {cluster.get('kind', '?')}: {neutralize(str(cluster.get('reason', '')), 300)}")
-        lines += ["   " + line for line in render.memory_lines(cluster.get("memories") or [], CLUSTER_CONTENT_CHARS)]
+        lines += ["   " + line for line in tool_text.memory_lines(cluster.get("memories") or [], CLUSTER_CONTENT_CHARS)]
     lines.append(
         "\nDecide per group: merge with consolidate_memories(source_ids=[...], merged_content=...), retire a wrong "
         "memory with archive_memory, or leave it."
@@ -55,7 +56,7 @@ def candidates_text(result: Mapping[str, Any]) -> str:
 def consolidate_text(result: Mapping[str, Any]) -> str:
     merged = result.get("merged") or {}
     archived = [m.get("id", "?") for m in result.get("archived") or []]
-    line = render.memory_lines([merged])[0] if merged else ""
+    line = tool_text.memory_lines([merged])[0] if merged else ""
     return (
         f"Merged into:\n{line}\nArchived {len(archived)} source(s): {', '.join(archived)}. "
         f'To reverse this, call consolidate_memories(undo="{merged.get("id", "?")}").'
@@ -68,10 +69,12 @@ def undo_text(result: Mapping[str, Any]) -> str:
     state = "archived" if merged.get("archived") else "kept active"
     count = f"{len(restored)} memor{'y' if len(restored) == 1 else 'ies'}"
     head = f"Undone: {count} restored; [id:{merged.get('id', '?')}] {state}."
-    return "\n".join([head, *render.memory_lines(restored)])
+    return "\n".join([head, *tool_text.memory_lines(restored)])
 
 
-def register_consolidation_tools(server: MCPServer, runner: ToolRunner, texts: Mapping[str, str]) -> None:
+def register_consolidation_tools(
+    server: MCPServer, runner: ToolRunner, consolidation: ConsolidationService, texts: Mapping[str, str]
+) -> None:
     @server.tool(
         name="find_consolidation_candidates",
         title="Find memories to merge or retire",
@@ -84,8 +87,8 @@ def register_consolidation_tools(server: MCPServer, runner: ToolRunner, texts: M
         limit: Annotated[int, Field(ge=1, le=50)] = 10,
         cwd: Cwd = None,
     ) -> Annotated[CallToolResult, CandidatesOut]:
-        async def work(ops: Operations, scope_cwd: str | None) -> tuple[str, dict[str, Any]]:
-            result = await ops.consolidation_candidates(cwd=scope_cwd, kinds=kinds, limit=limit)
+        async def work(caller: Caller) -> tuple[str, dict[str, Any]]:
+            result = await consolidation.consolidation_candidates(caller, kinds=kinds, limit=limit)
             return candidates_text(result), result
 
         return await runner.run("find_consolidation_candidates", ctx, cwd, work)
@@ -117,18 +120,18 @@ def register_consolidation_tools(server: MCPServer, runner: ToolRunner, texts: M
         ] = None,
         cwd: Cwd = None,
     ) -> Annotated[CallToolResult, ConsolidateOut]:
-        async def work(ops: Operations, scope_cwd: str | None) -> tuple[str, dict[str, Any]]:
+        async def work(caller: Caller) -> tuple[str, dict[str, Any]]:
             if undo:
                 if source_ids or merged_content:
                     raise InvalidInput("pass either undo (alone) or source_ids with merged_content, not both")
-                result = await ops.undo_consolidation(cwd=scope_cwd, id=undo)
+                result = await consolidation.undo_consolidation(caller, id=undo)
                 return undo_text(result), result
             if not source_ids or not (merged_content or "").strip():
                 raise InvalidInput(
                     "pass source_ids (the ids to merge) and merged_content (the merged text), or undo=<merged id>"
                 )
-            result = await ops.consolidate(
-                cwd=scope_cwd,
+            result = await consolidation.consolidate(
+                caller,
                 source_ids=source_ids,
                 content=merged_content or "",
                 collection=collection,

@@ -1,8 +1,8 @@
 """The mnemex tools over streamable HTTP, mounted on the gateway at ``/mcp``.
 
-    mount(app, operations)      # called by gateway.app.create_app
+    mount(app, gateway)         # called by gateway.app.create_app
 
-- Same tools, same ``Operations`` as stdio (``build_server``).
+- Same tools, same services as stdio (``build_server``).
 - Stateless JSON mode: every POST is self-contained, so any gateway replica
   behind a load balancer can answer any call (no sticky sessions).
 - Loaded on first use: the MCP SDK (about 28 MB resident, one to two seconds to
@@ -34,7 +34,7 @@ from kernel.config import is_loopback, split_host_port
 if TYPE_CHECKING:
     from mcp.server.transport_security import TransportSecuritySettings
 
-    from gateway.mcp.server import OperationsSource
+    from gateway.gateway_composition import Gateway
 
 MCP_PATH = "/mcp"
 ASGIApp = Callable[[MutableMapping[str, Any], Any, Any], Awaitable[None]]
@@ -106,21 +106,21 @@ def _transport_security(gateway_addr: str | None, names: tuple[str, ...] = ()) -
     )
 
 
-def mount(app: FastAPI, operations: OperationsSource, path: str = MCP_PATH) -> None:
-    settings = getattr(operations, "settings", None)
-    gateway_addr = getattr(settings, "gateway_addr", None)
+def mount(app: FastAPI, gateway: Gateway, path: str = MCP_PATH) -> None:
+    settings = gateway.settings
+    gateway_addr = settings.gateway_addr
     runners: set[asyncio.Task[None]] = set()
 
     async def start(stop: asyncio.Event) -> ASGIApp:
         """Import the SDK, build the server and run its session manager until ``stop`` (in a task of its own)."""
-        from gateway.mcp.server import build_server
+        from gateway.mcp.mcp_server import build_server
 
-        server = build_server(operations)
+        server = build_server(gateway)
         mcp_app = server.streamable_http_app(
             streamable_http_path=path,
             stateless_http=True,
             json_response=True,
-            transport_security=_transport_security(gateway_addr, getattr(settings, "allowed_hosts", ())),
+            transport_security=_transport_security(gateway_addr, settings.allowed_hosts),
         )
         started = asyncio.Event()
 

@@ -1,6 +1,6 @@
 """Output schemas of the MCP tools (what ``structured_content`` carries).
 
-Each tool returns the ``Operations`` result unchanged as structured content,
+Each tool returns its service's result unchanged as structured content,
 so these models describe that shape; ``extra="allow"`` keeps any field the
 gateway adds later without breaking clients that validate the schema.
 """

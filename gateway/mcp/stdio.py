@@ -32,10 +32,10 @@ import sys
 import time
 from collections.abc import Callable, Mapping
 
-from gateway.backends import Backends
-from gateway.errors import BackendUnavailable
-from gateway.mcp.server import build_server
-from gateway.operations import Operations
+from gateway.gateway_composition import Gateway
+from gateway.gateway_errors import BackendUnavailable
+from gateway.mcp.mcp_server import build_server
+from gateway.rpc import Rpc
 from kernel import offline
 from kernel.config import Settings
 
@@ -52,25 +52,23 @@ StackStarter = Callable[[Settings, float], bool]
 
 
 class StackGate:
-    """Hands out ``Operations`` once the services answer; starts them (with ``start_stack``) if they do not."""
+    """Answers (``await gate()``) once the services answer; starts them (with ``start_stack``) if they do not."""
 
     def __init__(
         self,
         settings: Settings,
-        backends: Backends,
-        operations: Operations,
+        rpc: Rpc,
         start_stack: StackStarter | None = None,
     ) -> None:
         self.settings = settings
         self.start_stack = start_stack
-        self.backends = backends
-        self.operations = operations
+        self.rpc = rpc
         self._ready = False
         self._task: asyncio.Task[bool] | None = None
         self._failed_at = 0.0
 
     async def _healthy(self) -> bool:
-        health = await self.backends.health(timeout=0.5)
+        health = await self.rpc.health(timeout=0.5)
         return all(health.get(name, {}).get("status") == "SERVING" for name in SERVICES)
 
     async def _bring_up(self) -> bool:
@@ -93,9 +91,9 @@ class StackGate:
         if not self._ready and (self._task is None or self._task.done()):
             self._task = asyncio.create_task(self._bring_up())
 
-    async def __call__(self) -> Operations:
+    async def __call__(self) -> None:
         if self._ready:
-            return self.operations
+            return
         if self._failed_at and time.monotonic() - self._failed_at < RETRY_AFTER_SECONDS:
             raise BackendUnavailable("memory", "the mnemex stack is not running and could not be started")
         self.start()
@@ -110,7 +108,6 @@ class StackGate:
         if not ready:
             self._failed_at = time.monotonic()
             raise BackendUnavailable("memory", "the mnemex stack is not running and could not be started")
-        return self.operations
 
 
 def project_dir(environ: Mapping[str, str], cwd: str) -> str:
@@ -123,16 +120,15 @@ def project_dir(environ: Mapping[str, str], cwd: str) -> str:
 
 async def serve(settings: Settings, default_cwd: str, start_stack: StackStarter | None = None) -> None:
     """Serve MCP over stdio; ``start_stack`` (None: never) brings the services up when they are down."""
-    backends = Backends.connect(settings)
-    operations = Operations(backends, settings)
+    rpc = Rpc.connect(settings)
     autostart = os.environ.get("MNEMEX_AUTOSTART", "1") != "0"
-    gate = StackGate(settings, backends, operations, start_stack if autostart else None)
-    server = build_server(gate, default_cwd=default_cwd)
+    gate = StackGate(settings, rpc, start_stack if autostart else None)
+    server = build_server(Gateway.build(settings, rpc), default_cwd=default_cwd, ready=gate)
     gate.start()
     try:
         await server.run_stdio_async()
     finally:
-        await backends.close()
+        await rpc.close()
 
 
 def _exit_now(signum: int, frame: object) -> None:

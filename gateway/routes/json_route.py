@@ -21,7 +21,7 @@ from fastapi import Request, Response
 from fastapi.exceptions import RequestValidationError
 from fastapi.routing import APIRoute
 
-from gateway.errors import GatewayError
+from gateway.gateway_errors import GatewayError
 from gateway.safe_json import NonFinite, TooDeep, UnrepresentableNumber, decode_json
 
 

@@ -16,8 +16,8 @@ from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
 from gateway.ui import security
-from gateway.ui.pages import auth, books, graph, memories, overview, sessions
-from gateway.ui.render import STATIC
+from gateway.ui.page_render import STATIC
+from gateway.ui.pages import auth_page, books_page, graph_page, memories_page, overview_page, sessions_page
 
 PREFIX = "/ui"
 UPLOAD_PATH = "/ui/books/upload"
@@ -25,7 +25,7 @@ UPLOAD_PATH = "/ui/books/upload"
 
 def mount(app: FastAPI) -> None:
     """Add the viewer's routes, its static files and its security headers to the gateway app."""
-    for module in (auth, overview, memories, sessions, graph, books):
+    for module in (auth_page, overview_page, memories_page, sessions_page, graph_page, books_page):
         app.include_router(module.router)
     app.mount(f"{PREFIX}/static", StaticFiles(directory=STATIC), name="ui-static")
     app.add_middleware(security.UiHeaders, prefix=PREFIX)

@@ -1,30 +1,30 @@
-"""What the viewer's pages show, read through the gateway's operations and backends.
+"""What the viewer's pages show, read through the gateway's services.
 
-``ViewerData(ops)`` answers each page in one object of plain dicts. A page
-names its project explicitly (``?project=``), so every call goes through
-``ProjectOperations``: the gateway's ``Operations`` with the project pinned
-instead of resolved from a working directory. The memory service's viewer
-RPCs (Browse, Restore, ListSessions, ListTurns, OutcomeLog) are called here.
+``ViewerData`` answers each page in one object of plain dicts. A page names its
+project explicitly (``?project=``), so every call acts for a ``Caller`` pinned to
+that project (``CallerResolver.pinned``) instead of one resolved from a working
+directory. Searches, edits and archives go through ``MemoryService``, books and
+the kg view through ``LibraryService``, the viewer's own reads (Browse, Restore,
+ListSessions, ListTurns, OutcomeLog, kg Export) through ``BrowseService``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gateway import convert, validation
-from gateway.errors import InvalidInput, NotFound
-from gateway.operations import Operations
-from gateway.rpc import call
+from gateway import input_validation, proto_dicts
+from gateway.caller import Caller, CallerResolver
+from gateway.capabilities.browse_service import BrowseService
+from gateway.capabilities.library_service import LibraryService
+from gateway.capabilities.memory_service import MemoryService
+from gateway.gateway_errors import InvalidInput, NotFound
 from gateway.ui import graph_view
 from kernel import projects
-from protos.mnemex.common.v1 import common_pb2 as common_pb
-from protos.mnemex.kg.v1 import kg_service_pb2 as kg_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
-from protos.mnemex.memory.v1 import memory_service_pb2_grpc as memory_grpc
 
 JSON = dict[str, Any]
 COLLECTIONS = ("working", "history", "patterns", "memory_bank", "books")
@@ -50,17 +50,6 @@ FOCUS_ENTITIES = 15
 LABELLED_MEMORIES = 30
 
 
-class ProjectOperations(Operations):
-    """``Operations`` whose project is fixed (the viewer's ``?project=``), not resolved from a cwd."""
-
-    def __init__(self, base: Operations, project: str) -> None:  # no super().__init__(): a view of base
-        self.__dict__.update(base.__dict__)  # the same backends, settings, resolver and token table, not copies
-        self.pinned = project
-
-    def project(self, cwd: str | None) -> str:
-        return self.pinned
-
-
 @dataclass(frozen=True)
 class MemoryQuery:
     query: str = ""
@@ -82,8 +71,8 @@ class MemoryQuery:
             raise InvalidInput(f"kind={self.kind!r} is unknown: use one of {', '.join(KINDS)} (or none)")
         if not 1 <= self.page <= MAX_PAGE:
             raise InvalidInput(f"page={self.page} is out of range: use 1-{MAX_PAGE}")
-        validation.text(self.query, "q", validation.MAX_QUERY_CHARS)
-        validation.text(self.tag, "tag", validation.MAX_TAG_CHARS)
+        input_validation.text(self.query, "q", input_validation.MAX_QUERY_CHARS)
+        input_validation.text(self.tag, "tag", input_validation.MAX_TAG_CHARS)
         return self
 
 
@@ -114,34 +103,32 @@ def _sort_key(sort: str, memory: JSON) -> tuple[Any, ...]:
 
 
 class ViewerData:
-    def __init__(self, ops: Operations) -> None:
-        self.ops = ops
+    """The viewer's one service: each page's data, for a caller pinned to the page's project."""
+
+    def __init__(
+        self, callers: CallerResolver, browse: BrowseService, memories: MemoryService, library: LibraryService
+    ) -> None:
+        self.callers = callers
+        self.browser = browse
+        self.memory_service = memories
+        self.library = library
 
     # -- scope ----------------------------------------------------------------------------
     def default_project(self) -> str:
-        return self.ops.project(None)
+        return self.callers.resolve(None).project
 
-    def project_ops(self, project: str) -> ProjectOperations:
+    def caller(self, project: str) -> Caller:
+        """The caller for ``?project=`` (checked), or for the default project when it is empty."""
         try:
             name = projects.validate_name(project) if project else self.default_project()
         except projects.InvalidProjectName as exc:
             raise InvalidInput(f"project: {exc}") from None
-        return ProjectOperations(self.ops, name)
-
-    def _scope(self, project: str) -> common_pb.Scope:
-        return common_pb.Scope(user=self.ops.user, project=project)
-
-    def _opts(self) -> dict[str, Any]:
-        return self.ops._opts()
-
-    @property
-    def memory(self) -> memory_grpc.MemoryServiceStub:
-        return self.ops.backends.memory
+        return self.callers.pinned(name)
 
     async def projects(self) -> list[JSON]:
         """The current user's projects with their counts per collection (memory_bank is user-wide)."""
-        reply = await call("memory", self.memory.ListScopes(mem_pb.ListScopesRequest(), **self._opts()))
-        user = self.ops.user
+        reply = await self.browser.scopes()
+        user = self.callers.user()
         return [
             {"project": s.scope.project or "(user-wide)", "name": s.scope.project, "counts": dict(s.counts)}
             for s in reply.scopes
@@ -161,8 +148,7 @@ class ViewerData:
             return self.default_project()
 
         async def last_activity(name: str) -> str:
-            request = mem_pb.ListSessionsRequest(scope=self._scope(name), limit=1)
-            reply = await call("memory", self.memory.ListSessions(request, **self._opts()))
+            reply = await self.browser.sessions(self.callers.pinned(name), limit=1)
             return reply.sessions[0].last_activity if reply.sessions else ""
 
         latest = await asyncio.gather(*(last_activity(s["name"]) for s in scopes))
@@ -175,28 +161,25 @@ class ViewerData:
 
     # -- pages ----------------------------------------------------------------------------
     async def overview(self, project: str) -> JSON:
-        ops = self.project_ops(project)
-        request = mem_pb.OverviewRequest(scope=self._scope(ops.pinned))
-        reply, scopes = await asyncio.gather(
-            call("memory", self.memory.Overview(request, **self._opts())), self.projects()
-        )
+        caller = self.caller(project)
+        reply, scopes = await asyncio.gather(self.browser.overview(caller), self.projects())
         stats = {
             "counts": dict(reply.counts),
             "score_histogram": dict(reply.score_histogram),
             "events": dict(reply.events),
-            "events_by_day": convert._json_object(reply.events_by_day_json),
+            "events_by_day": proto_dicts._json_object(reply.events_by_day_json),
         }
-        return {"project": ops.pinned, "stats": stats, "projects": scopes}
+        return {"project": caller.project, "stats": stats, "projects": scopes}
 
     async def memories(self, project: str, q: MemoryQuery) -> JSON:
-        ops = self.project_ops(project)
+        caller = self.caller(project)
         q = q.checked()
         collections = [q.collection] if q.collection else []
         offset = (q.page - 1) * PAGE_SIZE
         if q.query:
             metadata = {"tags": {"$contains": q.tag}} if q.tag else None
-            found = await ops.search(
-                cwd=None,
+            found = await self.memory_service.search(
+                caller,
                 query=q.query,
                 collections=collections or None,
                 limit=SEARCH_POOL,
@@ -219,24 +202,18 @@ class ViewerData:
                 "tags": tags,
                 "sort": sort,
             }
-        reply = await call(
-            "memory",
-            self.memory.Browse(
-                mem_pb.BrowseRequest(
-                    scope=self._scope(ops.pinned),
-                    collections=collections,
-                    tag=q.tag,
-                    sort=q.sort if q.sort in BROWSE_SORTS else "recency",  # no query: nothing to be relevant to
-                    limit=PAGE_SIZE,
-                    offset=offset,
-                    archived=q.archived,
-                    kind=q.kind,
-                ),
-                **self._opts(),
-            ),
+        reply = await self.browser.browse(
+            caller,
+            collections=collections,
+            tag=q.tag,
+            sort=q.sort if q.sort in BROWSE_SORTS else "recency",  # no query: nothing to be relevant to
+            limit=PAGE_SIZE,
+            offset=offset,
+            archived=q.archived,
+            kind=q.kind,
         )
         return {
-            "memories": convert.memories_to_dicts(reply.memories),
+            "memories": proto_dicts.memories_to_dicts(reply.memories),
             "total": reply.total,
             "capped": False,
             "tags": list(reply.tags),
@@ -244,32 +221,24 @@ class ViewerData:
         }
 
     async def get_memory(self, project: str, memory_id: str) -> JSON:
-        scope = self._scope(self.project_ops(project).pinned)
-        memory_id = validation.memory_id(memory_id)
+        caller = self.caller(project)
+        memory_id = input_validation.memory_id(memory_id)
         try:
-            reply = await call("memory", self.memory.Get(mem_pb.GetRequest(scope=scope, id=memory_id), **self._opts()))
+            memory = await self.browser.get(caller, memory_id)
         except NotFound:
             raise NotFound(
-                f"no memory {memory_id!r} in project {scope.project!r}: it may belong to another project "
+                f"no memory {memory_id!r} in project {caller.project!r}: it may belong to another project "
                 "(switch project at the top) or have been deleted; find it from the Memories page"
             ) from None
-        return convert.memory_to_dict(reply.memory)
+        return proto_dicts.memory_to_dict(memory)
 
     async def memory_page(self, project: str, memory_id: str) -> JSON:
-        scope = self._scope(self.project_ops(project).pinned)
-        memory_id = validation.memory_id(memory_id)
+        caller = self.caller(project)
+        memory_id = input_validation.memory_id(memory_id)
         memory, log, turns = await asyncio.gather(
             self.get_memory(project, memory_id),
-            call(
-                "memory",
-                self.memory.OutcomeLog(mem_pb.OutcomeLogRequest(scope=scope, memory_id=memory_id), **self._opts()),
-            ),
-            call(
-                "memory",
-                self.memory.ListTurns(
-                    mem_pb.ListTurnsRequest(scope=scope, memory_id=memory_id, limit=50), **self._opts()
-                ),
-            ),
+            self.browser.outcome_log(caller, memory_id),
+            self.browser.turns(caller, memory_id=memory_id, limit=50),
         )
         return {
             "memory": memory,
@@ -279,22 +248,27 @@ class ViewerData:
         }
 
     async def update(self, project: str, memory_id: str, *, content: str, tags: Sequence[str]) -> JSON:
-        ops = self.project_ops(project)
-        result = await ops.update_memory(cwd=None, id=memory_id, content=content, tags=list(tags))
-        return result["memory"]
+        result = await self.memory_service.update_memory(
+            self.caller(project), id=memory_id, content=content, tags=list(tags)
+        )
+        memory: JSON = result["memory"]
+        return memory
 
     async def archive(self, project: str, memory_id: str) -> JSON:
-        result = await self.project_ops(project).archive_memory(cwd=None, id=memory_id, reason="archived in the viewer")
-        return result["memory"]
+        result = await self.memory_service.archive_memory(
+            self.caller(project), id=memory_id, reason="archived in the viewer"
+        )
+        memory: JSON = result["memory"]
+        return memory
 
     async def archive_many(self, project: str, memory_ids: Sequence[str]) -> list[str]:
         """Archive each id; returns those archived (an id already gone is skipped, not an error)."""
-        ops = self.project_ops(project)
-        ids = list(dict.fromkeys(validation.memory_id(i) for i in memory_ids))[:BULK_LIMIT]
+        caller = self.caller(project)
+        ids = list(dict.fromkeys(input_validation.memory_id(i) for i in memory_ids))[:BULK_LIMIT]
 
         async def one(memory_id: str) -> str:
             try:
-                await ops.archive_memory(cwd=None, id=memory_id, reason="archived in bulk in the viewer")
+                await self.memory_service.archive_memory(caller, id=memory_id, reason="archived in bulk in the viewer")
             except NotFound:
                 return ""
             return memory_id
@@ -302,7 +276,7 @@ class ViewerData:
         return [i for i in await asyncio.gather(*(one(i) for i in ids)) if i]
 
     async def restore_many(self, project: str, memory_ids: Sequence[str]) -> list[str]:
-        ids = list(dict.fromkeys(validation.memory_id(i) for i in memory_ids))[:BULK_LIMIT]
+        ids = list(dict.fromkeys(input_validation.memory_id(i) for i in memory_ids))[:BULK_LIMIT]
 
         async def one(memory_id: str) -> str:
             try:
@@ -314,16 +288,10 @@ class ViewerData:
         return [i for i in await asyncio.gather(*(one(i) for i in ids)) if i]
 
     async def restore(self, project: str, memory_id: str) -> JSON:
-        scope = self._scope(self.project_ops(project).pinned)
-        request = mem_pb.RestoreRequest(scope=scope, id=validation.memory_id(memory_id))
-        reply = await call("memory", self.memory.Restore(request, **self._opts()))
-        return convert.memory_to_dict(reply.memory)
+        return await self.browser.restore(self.caller(project), input_validation.memory_id(memory_id))
 
     async def sessions(self, project: str) -> list[JSON]:
-        scope = self._scope(self.project_ops(project).pinned)
-        reply = await call(
-            "memory", self.memory.ListSessions(mem_pb.ListSessionsRequest(scope=scope, limit=100), **self._opts())
-        )
+        reply = await self.browser.sessions(self.caller(project), limit=100)
         return [
             {
                 "session_id": s.session_id,
@@ -337,20 +305,15 @@ class ViewerData:
 
     async def session(self, project: str, session_id: str) -> JSON:
         """The session's turns; each injected memory with its rank, what it is now and the outcome it got."""
-        scope = self._scope(self.project_ops(project).pinned)
-        session_id = validation.text(session_id, "session", validation.MAX_ID_CHARS, required=True)
-        reply = await call(
-            "memory",
-            self.memory.ListTurns(
-                mem_pb.ListTurnsRequest(scope=scope, session_id=session_id, limit=TURNS_SHOWN), **self._opts()
-            ),
-        )
+        caller = self.caller(project)
+        session_id = input_validation.text(session_id, "session", input_validation.MAX_ID_CHARS, required=True)
+        reply = await self.browser.turns(caller, session_id=session_id, limit=TURNS_SHOWN)
         if not reply.turns:
             raise NotFound(f"no turns recorded for session {session_id!r} in this project")
         turns = [_turn(t) for t in reply.turns]
         exchanges = [t["exchange_id"] for t in turns if t["exchange_id"]]
         ids = list(dict.fromkeys([*(i for t in turns for i in t["injected"]), *exchanges]))
-        found = await asyncio.gather(*(self._lookup(scope, i) for i in ids))
+        found = await asyncio.gather(*(self._lookup(caller, i) for i in ids))
         known = dict(zip(ids, found, strict=True))
         for turn in turns:
             exchange = known.get(turn["exchange_id"]) if turn["exchange_id"] else None
@@ -364,50 +327,48 @@ class ViewerData:
             turn["left_out"] = [c for c in turn["choices"] if not c.get("kept")]
         return {"session_id": session_id, "turns": turns}
 
-    async def _label_memories(self, scope: common_pb.Scope, elements: JSON) -> None:
+    async def _label_memories(self, caller: Caller, elements: JSON) -> None:
         """Label the first fact and solution nodes with their memories' text (the rest keep what
         ``graph_view`` names them by: the entities or problem they link to)."""
         nodes = [n["data"] for n in elements["nodes"] if n["data"]["kind"] in ("solution", "fact")]
         nodes = sorted(nodes, key=lambda n: n["kind"] != "solution")[:LABELLED_MEMORIES]  # solutions first
-        found = await asyncio.gather(*(self._lookup(scope, n["memory"]) for n in nodes))
+        found = await asyncio.gather(*(self._lookup(caller, n["memory"]) for n in nodes))
         for node, memory in zip(nodes, found, strict=True):
             if memory is not None:
                 node["label"] = graph_view.short(memory["content"])
 
-    async def _lookup(self, scope: common_pb.Scope, memory_id: str) -> JSON | None:
+    async def _lookup(self, caller: Caller, memory_id: str) -> JSON | None:
         try:
-            reply = await call("memory", self.memory.Get(mem_pb.GetRequest(scope=scope, id=memory_id), **self._opts()))
+            memory = await self.browser.get(caller, memory_id)
         except NotFound:
             return None
-        return convert.memory_to_dict(reply.memory)
+        return proto_dicts.memory_to_dict(memory)
 
     async def graph(self, project: str, find: str = "", hops: int = 1) -> JSON:
         """Routing and the top entities (kg view), those entities' facts, and problem → solution links.
 
         With ``find``: the graph around that concept or problem instead, ``hops`` (1 or 2) entity hops out.
         """
-        ops = self.project_ops(project)
-        scope = self._scope(ops.pinned)
-        find = validation.text(find, "find", validation.MAX_ID_CHARS).strip()
+        caller = self.caller(project)
+        find = input_validation.text(find, "find", input_validation.MAX_ID_CHARS).strip()
         base, export = await asyncio.gather(
-            ops.kg_graph(cwd=None, limit=GRAPH_NODES),
-            call("kg", self.ops.backends.kg.Export(kg_pb.ExportRequest(scope=scope), **self._opts())),
+            self.library.kg_graph(caller, limit=GRAPH_NODES), self.browser.kg_export(caller)
         )
         problems = graph_view.problems_of(export.graph_json)
         rates = graph_view.rates_of(base.get("routing") or {})
         if find:
-            first = await ops.kg_graph(cwd=None, entities=[find], limit=GRAPH_NODES)
+            first = await self.library.kg_graph(caller, entities=[find], limit=GRAPH_NODES)
             more = graph_view.hop_entities(first, {find}, FOCUS_ENTITIES) if hops > 1 else []
-            second = await ops.kg_graph(cwd=None, entities=more, limit=GRAPH_NODES) if more else {}
+            second = await self.library.kg_graph(caller, entities=more, limit=GRAPH_NODES) if more else {}
             shown = graph_view.matching_problems(problems, find)
             if not first.get("nodes"):
                 first = {"nodes": [], "edges": []}
             elements = graph_view.elements(first, second, shown, rates)
         else:
             top = [n["label"] for n in base["nodes"] if n["kind"] not in graph_view.NOT_ENTITIES][:FOCUS_ENTITIES]
-            focused = await ops.kg_graph(cwd=None, entities=top, limit=GRAPH_NODES) if top else {}
+            focused = await self.library.kg_graph(caller, entities=top, limit=GRAPH_NODES) if top else {}
             elements = graph_view.elements(base, focused, problems, rates)
-        await self._label_memories(scope, elements)
+        await self._label_memories(caller, elements)
         return {
             "elements": elements,
             "routing": graph_view.routing_rows(base.get("routing") or {}),
@@ -415,7 +376,17 @@ class ViewerData:
         }
 
     async def books(self, project: str) -> JSON:
-        return await self.project_ops(project).list_books(cwd=None)
+        return await self.library.list_books(self.caller(project))
+
+    async def ingest_book_progress(
+        self, project: str, *, title: str, filename: str, data: bytes, source: str = ""
+    ) -> AsyncIterator[JSON]:
+        return await self.library.ingest_book_progress(
+            self.caller(project), title=title, filename=filename, data=data, source=source
+        )
+
+    async def remove_book(self, project: str, title: str) -> JSON:
+        return await self.library.remove_book(self.caller(project), title=title)
 
 
 def _outcome(entry: mem_pb.OutcomeEntry) -> JSON:

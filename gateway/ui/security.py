@@ -29,7 +29,7 @@ from urllib.parse import urlsplit
 
 from fastapi import Request
 
-from gateway.errors import GatewayError
+from gateway.gateway_errors import GatewayError
 
 CSRF_COOKIE = "mnemex_csrf"
 CSRF_HEADER = "x-csrf-token"

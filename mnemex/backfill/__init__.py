@@ -5,7 +5,7 @@
 - ``exchange``: the exchange the gateway's ``POST /api/backfill`` takes, capped and cleaned
 - ``plan``: ``--since`` / ``--project`` filters and request batches
 - ``checkpoint``: what earlier runs sent, so re-runs skip and interrupted runs resume
-- ``runner``, ``report``: one run and its summary
+- ``backfill_run``, ``report``: one run and its summary
 - ``history_count``: the quick count ``mnemex init`` prints
 
 Standard library only; docs/BACKFILL.md describes the formats and choices.

@@ -1,16 +1,16 @@
 """The ``mnemex`` command line (typer + rich). One module per command group:
 
-- ``stack``: up, down, status, mcp, init, uninit
-- ``uninstall``: uninstall (stop, remove every client entry, optionally the data)
-- ``pause``: pause, resume (the hooks store and inject nothing meanwhile)
-- ``books``: ingest, books, remove
-- ``memories``: search, show, stats
-- ``projects``: projects [bind | unbind], --exclude / --include (per-project opt-out)
-- ``doctor``: doctor
-- ``repair``: repair (salvage broken stores; the only command that opens storage itself, stack stopped)
-- ``transfer``: export, import, import-roampal
-- ``backfill``: backfill (past conversations of Claude Code and OpenCode)
-- ``viewer``: ui (the web viewer in a browser)
+- ``stack_command``: up, down, status, mcp, init, uninit
+- ``uninstall_command``: uninstall (stop, remove every client entry, optionally the data)
+- ``pause_command``: pause, resume (the hooks store and inject nothing meanwhile)
+- ``books_command``: ingest, books, remove
+- ``memories_command``: search, show, stats
+- ``projects_command``: projects [bind | unbind], --exclude / --include (per-project opt-out)
+- ``doctor_command``: doctor
+- ``repair_command``: repair (salvage broken stores; the only command that opens storage itself, stack stopped)
+- ``transfer_command``: export, import, import-roampal
+- ``backfill_command``: backfill (past conversations of Claude Code and OpenCode)
+- ``viewer_command``: ui (the web viewer in a browser)
 
 Every data command goes through the gateway's HTTP API (``gateway_client``);
 none opens mnemex's storage directly, except ``repair`` (and ``doctor``'s store
@@ -26,18 +26,18 @@ from typer.core import TyperGroup, TyperOption
 
 from kernel import __version__, offline
 from mnemex.cli import (
-    backfill,
-    books,
-    doctor,
-    memories,
-    pause,
-    projects,
-    repair,
-    stack,
-    tokens,
-    transfer,
-    uninstall,
-    viewer,
+    backfill_command,
+    books_command,
+    doctor_command,
+    memories_command,
+    pause_command,
+    projects_command,
+    repair_command,
+    stack_command,
+    tokens_command,
+    transfer_command,
+    uninstall_command,
+    viewer_command,
 )
 from mnemex.cli.output import CliFailure, report_failure
 
@@ -73,7 +73,20 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-for _module in (stack, uninstall, books, memories, projects, pause, doctor, repair, transfer, backfill, viewer, tokens):
+for _module in (
+    stack_command,
+    uninstall_command,
+    books_command,
+    memories_command,
+    projects_command,
+    pause_command,
+    doctor_command,
+    repair_command,
+    transfer_command,
+    backfill_command,
+    viewer_command,
+    tokens_command,
+):
     app.add_typer(_module.app)
 
 
@@ -94,7 +107,7 @@ def root(
 
 def main() -> None:
     offline.apply()
-    stack.hand_over_foreground = True  # ``mnemex up`` execs the lean supervisor (mnemex.supervisor.foreground)
+    stack_command.hand_over_foreground = True  # ``mnemex up`` execs the lean supervisor (mnemex.supervisor.foreground)
     app(prog_name="mnemex")
 
 

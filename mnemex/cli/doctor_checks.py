@@ -234,7 +234,7 @@ def data_dir(home: Path) -> Check:
 def client_configs(user_home: Path) -> list[Check]:
     """Each client's config files parse and hold this mnemex's entries (as `mnemex init` writes them)."""
     from mnemex.client_setup import SetupError, targets
-    from mnemex.client_setup.clients import FileTarget
+    from mnemex.client_setup.client_entries import FileTarget
     from mnemex.client_setup.files import parse_object, read_text
     from mnemex.client_setup.jsondoc import apply_all
 

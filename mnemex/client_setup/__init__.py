@@ -15,7 +15,7 @@ Besides the client configs, ``init`` writes the client folder
 ``connection.json`` (0600: the stack's ``MNEMEX_*`` settings and its start command).
 """
 
-from mnemex.client_setup.clients import CLIENTS
+from mnemex.client_setup.client_entries import CLIENTS
 from mnemex.client_setup.files import SetupError
 from mnemex.client_setup.result import FileChange, SetupResult
 from mnemex.client_setup.setup import init, manifest_path, targets, uninit

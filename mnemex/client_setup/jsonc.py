@@ -8,6 +8,11 @@ because a file that has them cannot be rewritten without losing them.
 
 from __future__ import annotations
 
+import re
+
+# A string literal (escapes included, unterminated to the end), or a comma with only white space before a closer.
+_STRING_OR_TRAILING_COMMA = re.compile(r'"(?:\\.|[^"\\])*"?|,(?=\s*[}\]])', re.DOTALL)
+
 
 def strip_jsonc(text: str) -> tuple[str, bool]:
     """(plain JSON text, whether ``text`` had comments). Line breaks are kept, so error positions still match."""
@@ -50,23 +55,5 @@ def _string_end(text: str, start: int) -> int:
 
 
 def _drop_trailing_commas(text: str) -> str:
-    out: list[str] = []
-    i, n = 0, len(text)
-    while i < n:
-        char = text[i]
-        if char == '"':
-            end = _string_end(text, i)
-            out.append(text[i:end])
-            i = end
-            continue
-        if char == ",":
-            j = i + 1
-            while j < n and text[j] in " \t\r\n":
-                j += 1
-            if j < n and text[j] in "}]":
-                out.append(" ")  # keep columns; drop the comma
-                i += 1
-                continue
-        out.append(char)
-        i += 1
-    return "".join(out)
+    """Each comma that only a ``}`` or ``]`` follows becomes a space (columns kept); string literals are skipped."""
+    return _STRING_OR_TRAILING_COMMA.sub(lambda found: " " if found.group(0) == "," else found.group(0), text)

@@ -26,13 +26,13 @@ import contextlib
 import json
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from mnemex.client_setup import hook_install, plugin_deps
-from mnemex.client_setup.clients import BUILDERS, CLIENTS, FileTarget, Launch, Target, check_clients, targets_for
+from mnemex.client_setup.client_entries import BUILDERS, CLIENTS, FileTarget, Launch, Target, check_clients, targets_for
 from mnemex.client_setup.files import CommentsWouldBeLost, SetupError, make_backup, read_text, write_atomic
 from mnemex.client_setup.hook_install import ClientFolder, missing_dirs
 from mnemex.client_setup.merge import FileRecord, Merged, install_file, install_json, remove_file, remove_json
@@ -231,17 +231,9 @@ def init(
     launch = default_launch(home, python, hook_python, gateway_url, environ)
     manifest = _load_manifest(home)
     result = SetupResult("init", dry_run, [])
-    done: list[str] = []
-    for client in chosen:
-        try:
-            planned = [_plan_install(target, manifest) for target in BUILDERS[client](launch)]
-        except CommentsWouldBeLost as exc:
-            result.skipped[client] = str(exc)
-            continue
-        done.append(client)
-        for change, notes in planned:
-            result.changes.append(change)
-            result.notes += notes
+    done = _plan_clients(
+        chosen, result, lambda client: [_plan_install(target, manifest) for target in BUILDERS[client](launch)]
+    )
     if "opencode" in done and OPENCODE_BEFORE not in manifest:
         # What OpenCode's config folder held before mnemex's plugin made it install packages there.
         manifest[OPENCODE_BEFORE] = plugin_deps.snapshot(opencode_dir(home))
@@ -262,28 +254,7 @@ def uninit(home: Path | None = None, *, dry_run: bool = False, clients: tuple[st
     chosen = check_clients(clients)
     manifest = _load_manifest(home)
     result = SetupResult("uninit", dry_run, [])
-    done: list[str] = []
-    for client in chosen:
-        planned = []
-        try:
-            for raw_path, raw in manifest["clients"].get(client, {}).items():
-                path = Path(raw_path)
-                record = FileRecord.from_json(raw)
-                before = read_text(path)
-                backup_text = read_text(Path(record.backup)) if record.backup else None
-                remover = remove_file if record.content_sha256 is not None else remove_json
-                merged = remover(path, before, record, backup_text)
-                change = FileChange(path, f"{client} config", before, merged.after, client, None, record.created_dirs)
-                change.previous = record
-                change.drop_backup = backup_text is not None and merged.after == backup_text
-                planned.append((change, merged.notes))
-        except CommentsWouldBeLost as exc:
-            result.skipped[client] = str(exc)
-            continue
-        done.append(client)
-        for change, notes in planned:
-            result.changes.append(change)
-            result.notes += notes
+    done = _plan_clients(chosen, result, lambda client: _plan_removals(client, manifest))
     if "opencode" in done and OPENCODE_BEFORE in manifest:
         before = manifest.pop(OPENCODE_BEFORE)
         caused = plugin_deps.remove_caused(opencode_dir(home), list(before or []), dry_run=dry_run)
@@ -293,6 +264,43 @@ def uninit(home: Path | None = None, *, dry_run: bool = False, clients: tuple[st
         _apply(home, manifest, result, folders)
         _remove_dirs(dirs)
     return result
+
+
+Planned = list[tuple[FileChange, list[str]]]
+
+
+def _plan_clients(chosen: tuple[str, ...], result: SetupResult, plan: Callable[[str], Planned]) -> list[str]:
+    """Each client's planned changes into ``result``; a client whose file would lose its comments is skipped
+    whole, with the reason. Returns the clients planned."""
+    done: list[str] = []
+    for client in chosen:
+        try:
+            planned = plan(client)
+        except CommentsWouldBeLost as exc:
+            result.skipped[client] = str(exc)
+            continue
+        done.append(client)
+        for change, notes in planned:
+            result.changes.append(change)
+            result.notes += notes
+    return done
+
+
+def _plan_removals(client: str, manifest: dict[str, Any]) -> Planned:
+    """What removing ``client``'s recorded entries does to each file ``init`` changed for it."""
+    planned: Planned = []
+    for raw_path, raw in manifest["clients"].get(client, {}).items():
+        path = Path(raw_path)
+        record = FileRecord.from_json(raw)
+        before = read_text(path)
+        backup_text = read_text(Path(record.backup)) if record.backup else None
+        remover = remove_file if record.content_sha256 is not None else remove_json
+        merged = remover(path, before, record, backup_text)
+        change = FileChange(path, f"{client} config", before, merged.after, client, None, record.created_dirs)
+        change.previous = record
+        change.drop_backup = backup_text is not None and merged.after == backup_text
+        planned.append((change, merged.notes))
+    return planned
 
 
 def targets(home: Path, clients: tuple[str, ...] = CLIENTS) -> list[Target]:

@@ -51,20 +51,15 @@ HISTORY_KEEP = 10
 _MARKS = re.compile(r"^\[?([YN~?]*)\]?$")
 _ID_CHARS = re.compile(r"^[A-Za-z0-9_.:-]{1,200}$")
 _ID_NAMESPACE = uuid.UUID("6f1c1f8e-4d0b-4c55-9f35-6d1e0a7b2c11")
-_REPLACED_KEYS = {
-    "content",
-    "text",
-    "timestamp",
-    "created_at",
-    "score",
-    "uses",
-    "success_count",
-    "last_outcome",
-    "outcome_history",
-    "tags",
-    "importance",
-    "confidence",
-}
+# The Roampal metadata the import rebuilds as mnemex fields (the rest is kept as extra metadata).
+_REPLACED_KEYS = frozenset(
+    {
+        *("content", "text"),  # the document
+        *("timestamp", "created_at"),  # when: one created_at
+        *("score", "uses", "success_count", "last_outcome", "outcome_history"),  # the outcome record
+        *("tags", "importance", "confidence"),  # a fact's
+    }
+)
 SCORED = ("working", "history", "patterns")
 
 

@@ -19,14 +19,14 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
     from mnemex.supervisor.control import down, ensure_running, start_detached
-    from mnemex.supervisor.runner import Supervisor
+    from mnemex.supervisor.supervisor_loop import Supervisor
 
 __all__ = ["Supervisor", "down", "ensure_running", "start_detached"]
 
 
 def __getattr__(name: str) -> Any:
     if name == "Supervisor":
-        from mnemex.supervisor.runner import Supervisor
+        from mnemex.supervisor.supervisor_loop import Supervisor
 
         return Supervisor
     if name in ("ensure_running", "start_detached", "down"):

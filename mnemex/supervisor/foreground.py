@@ -21,7 +21,7 @@ from mnemex.supervisor.state import describe_exit
 if TYPE_CHECKING:
     from rich.table import Table
 
-    from mnemex.supervisor.runner import Supervisor
+    from mnemex.supervisor.supervisor_loop import Supervisor
 
 STATUS_STYLE = {
     "healthy": "green",

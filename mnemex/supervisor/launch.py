@@ -18,9 +18,9 @@ from kernel.config import ConfigError, Settings, require_token_for, split_host_p
 from kernel.home_safety import protect_home
 from mnemex.supervisor.backoff import RestartPolicy
 from mnemex.supervisor.probes import port_accepts
-from mnemex.supervisor.runner import Report, Supervisor, Timing, describe_broken
 from mnemex.supervisor.specs import ServiceSpec, child_env, stack_specs
 from mnemex.supervisor.state import RunPaths, SupervisorLock, SupervisorState, now_iso, read_pid
+from mnemex.supervisor.supervisor_loop import Report, Supervisor, Timing, describe_broken
 
 DEFAULT_READY_TIMEOUT = 120.0
 EXIT_OK, EXIT_FAILED = 0, 1

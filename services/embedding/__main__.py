@@ -1,3 +1,3 @@
-from services.embedding.server import main
+from services.embedding.embedding_servicer import main
 
 main()

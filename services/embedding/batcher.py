@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -44,9 +45,16 @@ class _Pending:
 
 class MicroBatcher:
     def __init__(
-        self, encoder: Encoder, *, max_batch: int = 128, window_ms: float = DEFAULT_WINDOW_MS, inline_chars: int = 0
+        self,
+        encoder: Encoder,
+        *,
+        max_batch: int = 128,
+        window_ms: float = DEFAULT_WINDOW_MS,
+        inline_chars: int = 0,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._encoder = encoder
+        self._clock = clock  # monotonic seconds: deadlines, the window, the last encode's time
         self._max_batch = max_batch
         self._inline_chars = inline_chars  # 0: always encode on a worker thread
         self._window = window_ms / 1000.0
@@ -77,7 +85,7 @@ class MicroBatcher:
     async def embed(self, texts: list[str], timeout: float | None = None) -> np.ndarray:
         self.start()
         loop = asyncio.get_running_loop()
-        deadline = None if timeout is None else time.monotonic() + timeout
+        deadline = None if timeout is None else self._clock() + timeout
         pending = _Pending(list(texts), loop.create_future(), deadline)
         await self._queue.put(pending)
         return await pending.future
@@ -91,12 +99,12 @@ class MicroBatcher:
         # together, and one full batch encodes faster than a run of fragments.
         # A lone prompt (the last batch had one caller) is encoded at once.
         expected = self._last_callers if self._window > 0 else 1
-        end = time.monotonic() + min(self._window, WAIT_SHARE * self._last_encode_s)
+        end = self._clock() + min(self._window, WAIT_SHARE * self._last_encode_s)
         while size < self._max_batch:
             try:
                 item = self._queue.get_nowait()
             except asyncio.QueueEmpty:
-                remaining = end - time.monotonic()
+                remaining = end - self._clock()
                 if len(batch) >= expected or remaining <= 0:
                     break
                 try:
@@ -111,7 +119,7 @@ class MicroBatcher:
     async def _run(self) -> None:
         while True:
             batch = await self._collect()
-            now = time.monotonic()
+            now = self._clock()
             live = []
             for item in batch:
                 if item.future.cancelled():
@@ -127,7 +135,7 @@ class MicroBatcher:
             if not live:
                 continue
             texts = [t for item in live for t in item.texts]
-            started = time.monotonic()
+            started = self._clock()
             try:
                 if len(texts) == 1 and len(texts[0]) <= self._inline_chars:
                     vectors = self._encoder.encode(texts)
@@ -138,7 +146,7 @@ class MicroBatcher:
                     if not item.future.done():
                         item.future.set_exception(exc)
                 continue
-            self._last_encode_s = time.monotonic() - started
+            self._last_encode_s = self._clock() - started
             self.batches_run += 1
             self.texts_encoded += len(texts)
             start = 0

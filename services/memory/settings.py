@@ -10,7 +10,7 @@
 | MNEMEX_TOKEN | (none) | bearer token required from clients |
 | MNEMEX_RETRIEVAL_MODE | hybrid | ``hybrid`` (dense + BM25, blended) or ``dense`` |
 | MNEMEX_RETRIEVAL_LEXICAL_WEIGHT / _TIME_BONUS | 0.5 / 0.05 | see ``retrieval_hybrid.py`` |
-| MNEMEX_RETRIEVAL_NEIGHBOUR_WEIGHT / _SESSION_WEIGHT | 0.5 / 0.4 | ``retrieval/session_context.py``; 0: off |
+| MNEMEX_RETRIEVAL_NEIGHBOUR_WEIGHT / _SESSION_WEIGHT | 0.5 / 0.4 | ``retrieval/session_boost.py``; 0: off |
 | MNEMEX_MEMORY_DEDUP_THRESHOLD | 0.95 | cosine at or above which a write refreshes an existing memory |
 | MNEMEX_MEMORY_BANK_CAP | 1000 | active memory_bank facts per user |
 | MNEMEX_MEMORY_MAINTENANCE_INTERVAL_S | 900 | periodic lifecycle sweep (0 disables) |

@@ -150,3 +150,15 @@ class OpenCode:
         if session:
             command += ["--session", session]
         return _run(command, self.env(), cwd, timeout)
+
+
+def session_of(turn: Turn) -> str:
+    for line in turn.stdout.splitlines():
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        session = event.get("sessionID") or (event.get("part") or {}).get("sessionID")
+        if session:
+            return str(session)
+    raise AssertionError(f"no session id in opencode's output: {turn.stdout[-2000:]}")

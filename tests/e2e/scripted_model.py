@@ -25,6 +25,11 @@ def conversation_text(request: Request) -> str:
     return Request(request.path, {k: request.body.get(k) for k in ("system", "messages")}).text()
 
 
+def is_title_request(request: Request) -> bool:
+    """OpenCode's title generator: no tools, and it asks for a title."""
+    return not request.tool_names() and "Generate a title" in conversation_text(request)
+
+
 def _strings(value: object) -> str:
     return Request("", {"value": value}).text()
 

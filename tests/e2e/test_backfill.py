@@ -20,9 +20,8 @@ import pytest
 from mnemex.backfill.exchange import Exchange
 from mnemex.backfill.reading import open_reading
 from mnemex.backfill.sources import discover
-from tests.e2e.clients import ClaudeCode, OpenCode
+from tests.e2e.clients import ClaudeCode, OpenCode, session_of
 from tests.e2e.conftest import User, dump, mnemex_cli
-from tests.e2e.test_opencode import session_of
 from tests.support.fake_models import AnthropicServer, OpenAIServer, Reply, Request, Text
 from tests.support.stack import Stack
 

@@ -8,9 +8,7 @@ Claude Code's own MCP connection.
 
 from __future__ import annotations
 
-import socket
 from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,6 +16,7 @@ import pytest
 
 from tests.e2e.clients import ClaudeCode
 from tests.e2e.conftest import User, dump, mnemex_cli
+from tests.e2e.scenario import FACT, PROMPTS, hanging_port
 from tests.e2e.scripted_model import (
     ANSWER,
     SCORE_BLOCK,
@@ -31,13 +30,6 @@ from tests.support.fake_models import AnthropicServer, Request
 from tests.support.stack import Stack, free_port
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
-
-FACT = "The shop service deploys with helm upgrade --atomic into the blue cluster"
-PROMPTS = (
-    "How do we deploy the shop service?",
-    "Thanks, that worked. Any rollback advice?",
-    "And the staging cluster?",
-)
 
 
 @dataclass
@@ -143,12 +135,3 @@ def test_with_the_stack_down_claude_still_answers_within_the_fail_open_bound(use
         assert turn.returncode == 0 and turn.json()["result"] == ANSWER + PROMPTS[0], turn.stdout + turn.stderr
     added = with_mnemex.seconds - plain.seconds
     assert added <= HOOKS_PER_TURN * HOOK_BOUND_S + 1.5, (plain.seconds, with_mnemex.seconds)
-
-
-@contextmanager
-def hanging_port() -> Iterator[int]:
-    """A port whose connections the kernel accepts and nobody ever reads or answers."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        sock.listen(64)
-        yield int(sock.getsockname()[1])

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from dataclasses import dataclass
 
 import pytest
@@ -22,6 +21,7 @@ import pytest
 from gateway.formatting import FAILURES_TITLE, SOLUTIONS_TITLE
 from tests.e2e.clients import ClaudeCode
 from tests.e2e.conftest import User, dump
+from tests.e2e.scenario import wait_for_exchange
 from tests.e2e.scripted_model import SCORE_TOOL, last_user_text, scores_this_turn, unanswered_scoring
 from tests.support.fake_models import AnthropicServer, Reply, Request, Text, ToolCall
 
@@ -73,14 +73,6 @@ class EpisodeModel:
         if step.command and not _ran_this_turn(request, step.command):
             return self._call("Bash", {"command": step.command, "description": "try a fix"})
         return Text(step.answer)
-
-
-def wait_for_exchange(user: User, prompt: str, timeout: float = 15.0) -> None:
-    """The Stop hook stores the exchange; the next turn's scoring prompt needs it stored first."""
-    deadline = time.monotonic() + timeout
-    while not any(prompt in e["content"] for e in user.exchanges()):
-        assert time.monotonic() < deadline, f"the exchange of {prompt!r} was never stored"
-        time.sleep(0.2)
 
 
 def _ran_this_turn(request: Request, command: str) -> bool:

@@ -16,8 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.clients import OpenCode, Turn
+from tests.e2e.clients import OpenCode, session_of
 from tests.e2e.conftest import User, dump, mnemex_cli
+from tests.e2e.scenario import FACT, PROMPTS, hanging_port
 from tests.e2e.scripted_model import (
     ANSWER,
     SCORE_BLOCK,
@@ -25,30 +26,13 @@ from tests.e2e.scripted_model import (
     asks_for_scoring,
     conversation_text,
     has_tool_result,
+    is_title_request,
     unanswered_scoring,
 )
-from tests.e2e.test_claude_code import FACT, PROMPTS, hanging_port
 from tests.support.fake_models import OpenAIServer, Request
 from tests.support.stack import Stack, free_port
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
-
-
-def session_of(turn: Turn) -> str:
-    for line in turn.stdout.splitlines():
-        try:
-            event = json.loads(line)
-        except ValueError:
-            continue
-        session = event.get("sessionID") or (event.get("part") or {}).get("sessionID")
-        if session:
-            return str(session)
-    raise AssertionError(f"no session id in opencode's output: {turn.stdout[-2000:]}")
-
-
-def is_title_request(request: Request) -> bool:
-    """OpenCode's title generator: no tools, and it asks for a title."""
-    return not request.tool_names() and "Generate a title" in conversation_text(request)
 
 
 @dataclass

@@ -12,11 +12,10 @@ from __future__ import annotations
 import pytest
 
 from gateway.formatting import FAILURES_TITLE
-from tests.e2e.clients import OpenCode
+from tests.e2e.clients import OpenCode, session_of
 from tests.e2e.conftest import User, dump
-from tests.e2e.scripted_model import has_tool_result, last_user_text
-from tests.e2e.test_claude_code_failures import wait_for_exchange
-from tests.e2e.test_opencode import is_title_request, session_of
+from tests.e2e.scenario import wait_for_exchange
+from tests.e2e.scripted_model import has_tool_result, is_title_request, last_user_text
 from tests.support.fake_models import OpenAIServer, Reply, Request, Text, ToolCall
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]

@@ -11,9 +11,7 @@ the hook command it wrote against a stand-in gateway.
 from __future__ import annotations
 
 import json
-import os
 import shlex
-import shutil
 import subprocess
 import sys
 import sysconfig
@@ -23,51 +21,12 @@ from pathlib import Path
 import pytest
 
 from tests.integration.client_setup.fake_gateway import FAKE_CONTEXT, fake_gateway
+from tests.support.wheel import build_wheel, clean_env, run
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("kernel", "mnemex", "services", "gateway", "hooks", "protos")
 DEV_VENV = Path(sys.prefix)
-
-
-def clean_env(**extra: str) -> dict[str, str]:
-    keep = {k: v for k, v in os.environ.items() if not k.startswith(("MNEMEX_", "XDG_", "PYTHON", "VIRTUAL_ENV"))}
-    return {**keep, **extra}
-
-
-def run(args: list[str], cwd: Path, **extra: str) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run(args, cwd=cwd, env=clean_env(**extra), capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, f"{args}\n{done.stdout}\n{done.stderr}"
-    return done
-
-
-def build_wheel(tmp_path: Path) -> Path:
-    source = tmp_path / "src"
-    source.mkdir()
-    for name in PACKAGES:
-        shutil.copytree(ROOT / name, source / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    for name in ("pyproject.toml", "README.md"):
-        shutil.copy2(ROOT / name, source / name)
-    out = tmp_path / "dist"
-    run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "wheel",
-            "--no-deps",
-            "--no-build-isolation",
-            "--no-index",
-            "-q",
-            "-w",
-            str(out),
-            ".",
-        ],
-        cwd=source,
-    )
-    (wheel,) = out.glob("mnemex-*.whl")
-    return wheel
 
 
 def test_init_from_a_wheel_writes_hooks_that_outlive_checkout_and_venvs(tmp_path: Path) -> None:

@@ -96,13 +96,13 @@ async def serve_gateway(settings: Settings, budget_s: float = 10.0, backend_time
     import uvicorn
 
     from gateway.app import create_app
-    from gateway.backends import Backends
-    from gateway.context import Deadlines
+    from gateway.prompt_context import Deadlines
+    from gateway.rpc import Rpc
 
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    backends = Backends.connect(settings, timeout=backend_timeout_s)
+    backends = Rpc.connect(settings, timeout=backend_timeout_s)
     app = create_app(settings, backends, deadlines=Deadlines.within(budget_s))
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on"))
     task = asyncio.ensure_future(server.serve(sockets=[sock]))
@@ -124,9 +124,9 @@ async def serve_gateway(settings: Settings, budget_s: float = 10.0, backend_time
 
 
 def start(loop_thread: Any, embedding_addr: str, home: Path, users: tuple[str, ...] = ("tester",)) -> InprocStack:
-    from services.kg.server import create_server as create_kg
+    from services.kg.kg_servicer import create_server as create_kg
     from services.kg.settings import KgSettings
-    from services.memory.api.server import create_server as create_memory
+    from services.memory.composition import create_server as create_memory
     from services.memory.settings import MemorySettings
 
     home.mkdir(parents=True, exist_ok=True)

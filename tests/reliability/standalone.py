@@ -26,8 +26,8 @@ class Standalone:
 
 
 def start_standalone(home: Path, users: tuple[str, ...] = ("tester",)) -> Standalone:
+    from services.embedding.embedding_servicer import create_server
     from services.embedding.model import load_encoder
-    from services.embedding.server import create_server
     from services.embedding.settings import EmbeddingSettings
     from tests.support.loop_thread import LoopThread
 

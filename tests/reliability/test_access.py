@@ -142,11 +142,11 @@ def test_refusal_is_one_clear_line_before_any_work(name: str, refusals: dict[str
 @pytest.fixture(scope="module")
 def token_stack(loop_thread: Any, encoder: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     """embedding, memory, kg and a gateway, all requiring TOKEN, in-process on loopback."""
-    from services.embedding.server import create_server as create_embedding
+    from services.embedding.embedding_servicer import create_server as create_embedding
     from services.embedding.settings import EmbeddingSettings
-    from services.kg.server import create_server as create_kg
+    from services.kg.kg_servicer import create_server as create_kg
     from services.kg.settings import KgSettings
-    from services.memory.api.server import create_server as create_memory
+    from services.memory.composition import create_server as create_memory
     from services.memory.settings import MemorySettings
 
     home = tmp_path_factory.mktemp("token-home")

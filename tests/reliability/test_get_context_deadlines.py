@@ -19,7 +19,7 @@ from fastapi.testclient import TestClient
 
 from gateway.app import create_app
 from kernel.config import Settings
-from tests.unit.gateway.test_app_edges import dead_settings
+from tests.support.dead_backends import dead_settings
 
 
 @pytest.fixture
@@ -45,7 +45,7 @@ def test_hanging_backends_cost_at_most_the_context_budget(isolated_home: Path) -
     """Backends that accept connections and never answer: get-context returns empty within its budget."""
     import threading
 
-    from gateway.context import Deadlines
+    from gateway.prompt_context import Deadlines
 
     server = socket.socket()
     server.bind(("127.0.0.1", 0))

@@ -21,11 +21,11 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from gateway import formatting
-from gateway.observations import MAX_OBSERVATION_CHARS, observe
+from gateway.tool_observations import MAX_OBSERVATION_CHARS, observe
 from kernel import projects
 from services.memory.domain import lifecycle, naming, ranking, scoring
+from services.memory.domain.memory_view import view
 from services.memory.domain.outcomes import Outcome
-from services.memory.domain.view import view
 from services.memory.retrieval.lexical import LexicalIndex
 from services.memory.storage.record_codec import parse_record
 

@@ -7,7 +7,7 @@ import importlib
 import sys
 from pathlib import Path
 
-from tests.support.call_trace import CallTrace, Entry, first_component
+from tests.support.call_trace import CallTrace, Entry, first_component, layer_violations
 
 RANK = {"api": 1, "storage": 0}
 
@@ -43,3 +43,20 @@ def test_a_lower_layer_calling_back_up_is_reported(tmp_path: Path, monkeypatch) 
     ]
     assert trace.revisits() == 1  # api -> storage -> back into api
     assert trace.layer_walk(first_component) == ["api", "storage", "api"]
+
+
+def test_the_layer_checker_flags_storage_calling_retrieval() -> None:
+    """A made-up trace: transport -> usecases -> retrieval -> storage, then storage calls into retrieval."""
+    layers = {"domain": 0, "storage": 1, "retrieval": 2, "usecases": 3, "transport": 4}
+    entries = [
+        Entry("transport/prompt_rpcs.py", "PrepareContext", None),
+        Entry("usecases/prepare_context.py", "select", "transport/prompt_rpcs.py"),
+        Entry("retrieval/searcher.py", "search", "usecases/prepare_context.py"),
+        Entry("storage/collection_mirror.py", "put", "retrieval/searcher.py"),
+        Entry("retrieval/lexical.py", "add", "storage/collection_mirror.py"),  # the upward call
+        Entry("domain/ranking.py", "learned_score", "storage/collection_mirror.py"),
+        Entry("transport/prompt_rpcs.py", "PrepareContext", None),  # resumed by the event loop
+    ]
+    rank = lambda module: layers[first_component(module)]  # noqa: E731
+    assert layer_violations(entries, rank) == ["storage/collection_mirror.py -> retrieval/lexical.py:add"]
+    assert layer_violations([e for e in entries if e.function != "add"], rank) == []

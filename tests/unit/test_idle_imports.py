@@ -27,7 +27,7 @@ def loaded(modules: list[str], watch: list[str]) -> list[str]:
 
 def test_the_foreground_supervisor_keeps_the_cli_out() -> None:
     """``mnemex up`` execs mnemex.supervisor.foreground: no typer, no pydantic, rich only at the ready table."""
-    modules = ["mnemex.supervisor.foreground", "mnemex.supervisor.launch", "mnemex.supervisor.runner"]
+    modules = ["mnemex.supervisor.foreground", "mnemex.supervisor.launch", "mnemex.supervisor.supervisor_loop"]
     assert loaded(modules, ["typer", "pydantic", "rich", "mnemex.cli"]) == []
 
 
@@ -36,5 +36,5 @@ def test_the_cli_loads_no_grpc_until_a_command_needs_it() -> None:
 
 
 def test_the_onnx_embedding_service_loads_neither_torch_nor_the_onnx_package() -> None:
-    modules = ["services.embedding.server", "services.embedding.model", "services.embedding.onnx_encoder"]
+    modules = ["services.embedding.embedding_servicer", "services.embedding.model", "services.embedding.onnx_encoder"]
     assert loaded(modules, ["torch", "sentence_transformers", "transformers", "onnx"]) == []

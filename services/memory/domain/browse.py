@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from services.memory.domain.errors import InvalidRequest
+from services.memory.domain.memory_errors import InvalidRequest
 from services.memory.domain.naming import BOOKS, COLLECTIONS, MEMORY_BANK, check_collection
 from services.memory.domain.record import MemoryRecord
 from services.memory.domain.scoring import wilson_lower_bound

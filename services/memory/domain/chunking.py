@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from pathlib import PurePath
 
-from services.memory.domain.errors import InvalidRequest
+from services.memory.domain.memory_errors import InvalidRequest
 
 MAX_BOOK_BYTES = 10 * 1024 * 1024
 MAX_TITLE_CHARS = 200

@@ -41,9 +41,9 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from services.memory.domain.fact_scope import is_foreign_fact
+from services.memory.domain.memory_view import NormalizedMemory
 from services.memory.domain.naming import SCORED_COLLECTIONS
 from services.memory.domain.rank_parts import RankParts
-from services.memory.domain.view import NormalizedMemory
 
 KEPT = "kept"
 CURRENT_SESSION = "current session"

@@ -19,7 +19,7 @@ collections ``dedup_pool`` names, and ``decide`` says what to do:
   duplicate, and ``archive`` retires the stale one explicitly. A near-duplicate
   that states a different value for the same entity and attribute is not
   refreshed either: it becomes a new fact that supersedes the old one
-  (``api.supersession``), so the old value stays on record, archived.
+  (``usecases.supersession``), so the old value stays on record, archived.
 - Archived memories never absorb a write; books are never deduplicated.
 """
 

@@ -17,9 +17,9 @@ Pure module. The rule (docs/MEMORY_HYGIENE.md, "Scope of a fact"):
 
 from __future__ import annotations
 
+from services.memory.domain.memory_view import NormalizedMemory
 from services.memory.domain.naming import MEMORY_BANK
 from services.memory.domain.record import MemoryRecord
-from services.memory.domain.view import NormalizedMemory
 
 FACT_SCOPE = "fact_scope"
 PROJECT_SCOPE = "project"

@@ -15,8 +15,8 @@ from datetime import datetime
 from typing import Any
 
 from services.memory.domain import timefmt
+from services.memory.domain.memory_view import NormalizedMemory
 from services.memory.domain.search_params import FieldFilter, SortBy
-from services.memory.domain.view import NormalizedMemory
 
 NORMALIZED_FIELDS = frozenset(
     {

@@ -57,7 +57,7 @@ class LifecycleConfig:
     history_ttl_days: float = 30.0
     exchange_log_ttl_days: float = 7.0
     # PostToolUse observations below this importance, unscored and older than this, are
-    # compacted into one summary per session (domain/observations.py)
+    # compacted into one summary per session (domain/observation_rules.py)
     observation_compact_after_hours: float = 2.0
     observation_compact_below: float = 0.5
 

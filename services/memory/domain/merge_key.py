@@ -4,7 +4,7 @@ Pure module. ``consolidate_memories`` with the same source ids names the same
 merged memory, so a client that retries a consolidation (its first call timed
 out, or the service was killed mid-way) finds the merge it already made instead
 of making a second one, and the retry completes whatever the first call left
-undone (``api.consolidation``).
+undone (``usecases.memory_merges``).
 
 - The key is a function of the *set* of source ids (order and repeats do not
   matter) and of an ``attempt`` number: a merge that was undone keeps its id

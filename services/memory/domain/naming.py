@@ -15,7 +15,7 @@ import re
 import secrets
 from dataclasses import dataclass
 
-from services.memory.domain.errors import InvalidRequest
+from services.memory.domain.memory_errors import InvalidRequest
 
 BOOKS = "books"
 WORKING = "working"

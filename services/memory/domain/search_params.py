@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from services.memory.domain.errors import InvalidRequest
+from services.memory.domain.memory_errors import InvalidRequest
 from services.memory.domain.naming import COLLECTIONS, check_collection, check_id
 
 DEFAULT_LIMIT = 10

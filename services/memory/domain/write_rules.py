@@ -13,7 +13,7 @@ from typing import Any
 
 from kernel.privacy import redact
 from services.memory.domain import timefmt
-from services.memory.domain.errors import InvalidRequest
+from services.memory.domain.memory_errors import InvalidRequest
 from services.memory.domain.naming import MEMORY_BANK, SCORED_COLLECTIONS
 from services.memory.domain.outcomes import INITIAL_SCORE, Outcome
 from services.memory.domain.record import MemoryRecord, Scalar

@@ -35,6 +35,7 @@ from services.memory.domain.record import MemoryRecord
 from services.memory.domain.search_params import SearchParams
 from services.memory.retrieval.hybrid import lexical_shares
 from services.memory.retrieval.lexical import MAX_QUERY_CHARS, MAX_QUERY_TERMS
+from services.memory.retrieval.mirror_text import MirrorTexts
 from services.memory.retrieval.text import query_terms
 from services.memory.storage.blocking_io import BlockingIO
 from services.memory.storage.memory_store import MemoryStore
@@ -60,14 +61,20 @@ def candidate_count(limit: int) -> int:
     return max(3 * limit, MIN_CANDIDATES)
 
 
-def _read_mirrors(
-    mirrors: Mirrors,
-    scope: Scope,
-    params: SearchParams,
-    vector: np.ndarray | None,
-    since_ts: float | None,
-    lexical_only: bool = False,
-) -> list[Candidate]:
+@dataclass(frozen=True)
+class CandidateQuery:
+    """What one search asks of the mirrors. ``lexical_only``: the query could not be embedded, so BM25 hits
+    alone are the candidates."""
+
+    scope: Scope
+    params: SearchParams
+    vector: np.ndarray | None
+    since_ts: float | None
+    lexical_only: bool = False
+
+
+def _read_mirrors(mirrors: Mirrors, texts: MirrorTexts, query: CandidateQuery) -> list[Candidate]:
+    params, vector, since_ts, lexical_only = query.params, query.vector, query.since_ts, query.lexical_only
     n = candidate_count(params.limit)
     found: dict[str, Candidate] = {}
     hits: list[tuple[str, float]] = []  # (id, bm25) of every lexical hit
@@ -75,16 +82,16 @@ def _read_mirrors(
     lexical_query = params.query if vector is not None or lexical_only else ""
     terms = lexical_terms(lexical_query) if lexical_query else []  # tokenised once for all collections
     for collection in params.collections:
-        with mirrors.read(scope, collection) as mirror:
+        with mirrors.read(query.scope, collection) as mirror:
             if vector is None and not lexical_only:
                 for record in mirror.rows_since(since_ts):
                     found[record.id] = Candidate(record)
                 continue
             for record, similarity in mirror.nearest(vector, n, since_ts) if vector is not None else ():
                 found[record.id] = Candidate(record, similarity)
-            if not terms or mirror.lexical is None:
+            if not terms or not texts.lexical:
                 continue
-            lexical = mirror.lexical.search_terms(terms, n)
+            lexical = texts.synced(mirror).search_terms(terms, n)
             hits.extend(lexical)
             missed = [
                 (doc_id, score, row)
@@ -105,22 +112,17 @@ def _read_mirrors(
 
 
 async def gather_candidates(
-    store: MemoryStore,
-    io: BlockingIO,
-    scope: Scope,
-    params: SearchParams,
-    vector: np.ndarray | None,
-    since_ts: float | None,
-    lexical_only: bool = False,
+    store: MemoryStore, texts: MirrorTexts, io: BlockingIO, query: CandidateQuery
 ) -> list[Candidate]:
-    """``lexical_only``: the query could not be embedded; BM25 hits alone are the candidates."""
+    """The dense and lexical candidates of every collection searched, plus the boosted ids not among them."""
     mirrors = store.mirrors
+    scope, params, vector = query.scope, query.params, query.vector
     if mirrors.all_built(scope, params.collections):
         # Warm mirrors answer in about a millisecond per collection; running that on the
         # event loop beats a thread hand-off (and the GIL would serialise it anyway).
-        candidates = _read_mirrors(mirrors, scope, params, vector, since_ts, lexical_only)
+        candidates = _read_mirrors(mirrors, texts, query)
     else:
-        candidates = await io.run(_read_mirrors, mirrors, scope, params, vector, since_ts, lexical_only)
+        candidates = await io.run(_read_mirrors, mirrors, texts, query)
     candidates.extend(await boosted(store, scope, params, vector, {c.record.id for c in candidates}))
     return candidates
 

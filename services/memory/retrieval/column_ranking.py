@@ -27,18 +27,19 @@ from datetime import datetime
 
 import numpy as np
 
+from services.memory.domain.memory_view import NormalizedMemory, view
 from services.memory.domain.naming import Scope
 from services.memory.domain.rank_parts import RankParts
 from services.memory.domain.ranking import RankingWeights, RankInput, final_rank, final_ranks
 from services.memory.domain.search_params import SearchParams
 from services.memory.domain.timefmt import SECONDS_PER_DAY
-from services.memory.domain.view import NormalizedMemory, view
 from services.memory.retrieval.candidates import Candidate, boosted, candidate_count, lexical_terms
 from services.memory.retrieval.hybrid import QueryPlan, RetrievalSettings, hybrid_relevance, hybrid_relevances
-from services.memory.retrieval.session_context import Around, boost, context_factors
+from services.memory.retrieval.mirror_text import MirrorText, MirrorTexts
+from services.memory.retrieval.session_boost import Around, boost, context_factors
 from services.memory.storage.collection_mirror import CollectionMirror
 from services.memory.storage.memory_store import MemoryStore
-from services.memory.storage.session_order import NOWHERE
+from services.memory.storage.session_neighbours import NOWHERE
 
 # Relative slack on the estimate before it may stop the exact work: numpy and Python
 # round the same formula a few ulps apart.
@@ -62,11 +63,11 @@ class _Pool:
 
 
 def _pool(
-    mirror: CollectionMirror, vector: np.ndarray, terms: list[str], n: int, with_sessions: bool
+    mirror: CollectionMirror, text: MirrorText, vector: np.ndarray, terms: list[str], n: int, with_sessions: bool
 ) -> tuple[_Pool, list[float]]:
     """The collection's candidates and the BM25 score of each of its lexical hits."""
     top, top_cosines = mirror.top_slots(vector, n)  # exact cosines (through the ANN index when large)
-    hits = mirror.lexical.search_terms(terms, n) if terms and mirror.lexical is not None else []
+    hits = text.search_terms(terms, n)
     missed: list[int] = []
     bm25 = np.zeros(len(top) + len(hits), dtype=np.float64)
     position = {slot: i for i, slot in enumerate(top.tolist())} if hits else {}  # dense rank of each top slot
@@ -84,7 +85,8 @@ def _pool(
     if missed:
         extra = np.asarray(missed, dtype=np.intp)
         slots, cosine = np.concatenate([top, extra]), np.concatenate([top_cosines, mirror.cosines(extra, vector)])
-    ids, learned, fresh, cue = mirror.rank_columns(slots)
+    ids, learned, fresh = mirror.rank_columns(slots)
+    cue = text.cue_column(ids)
     sessions: list[str | None] = []
     around: list[Around] = []
     if with_sessions and len(mirror.sessions):  # a collection without sessions takes no part
@@ -119,6 +121,7 @@ def _choose_extras(pools: list[_Pool], n: int) -> list[np.ndarray]:
 
 async def rank_columns(
     store: MemoryStore,
+    texts: MirrorTexts,
     scope: Scope,
     params: SearchParams,
     vector: np.ndarray,
@@ -137,7 +140,7 @@ async def rank_columns(
     best_bm25 = 0.0
     for collection in params.collections:
         with mirrors.read(scope, collection) as mirror:
-            pool, scores = _pool(mirror, vector, terms, n, retrieval.session_context)
+            pool, scores = _pool(mirror, texts.synced(mirror), vector, terms, n, retrieval.session_context)
         pools.append(pool)
         best_bm25 = max([best_bm25, *scores])
     if not pools:

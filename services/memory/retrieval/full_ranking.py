@@ -22,17 +22,18 @@ from datetime import datetime
 import numpy as np
 
 from services.memory.domain.filters import matches, within
+from services.memory.domain.memory_view import NormalizedMemory, view
 from services.memory.domain.naming import Scope
 from services.memory.domain.ranking import RankingWeights, RankInput, final_rank
 from services.memory.domain.scoring import wilson_lower_bound
 from services.memory.domain.search_params import SearchParams, SortBy
-from services.memory.domain.view import NormalizedMemory, view
-from services.memory.retrieval.candidates import Candidate, gather_candidates
+from services.memory.retrieval.candidates import Candidate, CandidateQuery, gather_candidates
 from services.memory.retrieval.hybrid import QueryPlan, RetrievalSettings, hybrid_relevance
-from services.memory.retrieval.session_context import Around, boost, context_factors
+from services.memory.retrieval.mirror_text import MirrorTexts
+from services.memory.retrieval.session_boost import Around, boost, context_factors
 from services.memory.storage.blocking_io import BlockingIO
 from services.memory.storage.memory_store import MemoryStore
-from services.memory.storage.session_order import Place
+from services.memory.storage.session_neighbours import Place
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,7 @@ _SORT_KEYS: dict[SortBy, Callable[[_Ranked], tuple[float | str, ...]]] = {
 
 async def rank_every_candidate(
     store: MemoryStore,
+    texts: MirrorTexts,
     io: BlockingIO,
     scope: Scope,
     params: SearchParams,
@@ -71,7 +73,7 @@ async def rank_every_candidate(
 ) -> list[NormalizedMemory]:
     """``lexical_only``: the query could not be embedded, its keyword matches are the candidates."""
     since_ts = cutoff.timestamp() if cutoff is not None else None
-    gathered = await gather_candidates(store, io, scope, params, vector, since_ts, lexical_only)
+    gathered = await gather_candidates(store, texts, io, CandidateQuery(scope, params, vector, since_ts, lexical_only))
     candidates = [c for c in gathered if not c.record.archived]
     relevances: list[float | None] = []
     for cand in candidates:

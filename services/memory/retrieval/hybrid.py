@@ -38,7 +38,7 @@ from services.memory.retrieval.query_expansion import mentions_time, temporal_hi
 MODES = ("dense", "hybrid")
 DEFAULT_LEXICAL_WEIGHT = 0.5
 DEFAULT_TIME_BONUS = 0.05
-DEFAULT_NEIGHBOUR_WEIGHT = 0.5  # retrieval.session_context
+DEFAULT_NEIGHBOUR_WEIGHT = 0.5  # retrieval.session_boost
 DEFAULT_SESSION_WEIGHT = 0.4
 
 
@@ -75,7 +75,7 @@ class RetrievalSettings:
 
     @property
     def session_context(self) -> bool:
-        """Does a candidate's session raise its relevance (``retrieval.session_context``)? Hybrid mode only."""
+        """Does a candidate's session raise its relevance (``retrieval.session_boost``)? Hybrid mode only."""
         return self.hybrid and (self.neighbour_weight > 0 or self.session_weight > 0)
 
     @classmethod

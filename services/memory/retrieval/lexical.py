@@ -20,7 +20,7 @@ Layout, built for short queries over 10k-100k short documents:
   write moves the average length, so any write drops them all), so a term
   seen in an earlier query costs one multiply and one scatter-add.
 
-Thread safety: every public method takes one lock, so a servicer may call it
+Thread safety: every public method takes one lock, so it may be called
 from ``asyncio.to_thread`` workers.
 """
 

@@ -21,31 +21,9 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import pairwise
 
-from services.memory.retrieval.text import query_terms, stem
+from services.memory.retrieval.text import MONTH_NAME, MONTHS, query_terms, stem
 
 SYNONYM_WEIGHT = 0.5
-
-MONTHS = {
-    name: number
-    for number, names in enumerate(
-        (
-            ("january", "jan"),
-            ("february", "feb"),
-            ("march", "mar"),
-            ("april", "apr"),
-            ("may",),
-            ("june", "jun"),
-            ("july", "jul"),
-            ("august", "aug"),
-            ("september", "sep", "sept"),
-            ("october", "oct"),
-            ("november", "nov"),
-            ("december", "dec"),
-        ),
-        start=1,
-    )
-    for name in names
-}
 
 _TEMPORAL_CUES = re.compile(
     r"\b(when|what (?:date|day|time|year|month|week)|which (?:year|month|day|date|week)|how long"
@@ -54,11 +32,7 @@ _TEMPORAL_CUES = re.compile(
     r"|recently|earlier|later|first time|anniversary|birthday|(?:19|20)\d\d)\b",
     re.IGNORECASE,
 )
-_MONTH_YEAR = re.compile(
-    r"\b(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
-    r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b[\s,]*((?:19|20)\d\d)?",
-    re.IGNORECASE,
-)
+_MONTH_YEAR = re.compile(rf"\b{MONTH_NAME}\b[\s,]*((?:19|20)\d\d)?", re.IGNORECASE)
 _YEAR = re.compile(r"\b((?:19|20)\d\d)\b")
 _WEEKDAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 # Relative time expressions: words that place an event against the moment it was told.

@@ -16,15 +16,16 @@ from datetime import datetime, timedelta
 
 import numpy as np
 
-from services.memory.domain.errors import EmbeddingUnavailable
+from services.memory.domain.memory_errors import EmbeddingUnavailable
+from services.memory.domain.memory_view import NormalizedMemory, view
 from services.memory.domain.naming import Scope
 from services.memory.domain.ranking import RankingWeights
 from services.memory.domain.search_params import SearchParams, SortBy
-from services.memory.domain.view import NormalizedMemory, view
 from services.memory.retrieval.column_ranking import rank_columns
+from services.memory.retrieval.embedding_calls import Vectors, vector_from_bytes
 from services.memory.retrieval.full_ranking import rank_every_candidate
 from services.memory.retrieval.hybrid import QueryPlan, RetrievalSettings
-from services.memory.retrieval.vectors import Vectors, vector_from_bytes
+from services.memory.retrieval.mirror_text import MirrorTexts
 from services.memory.storage.blocking_io import BlockingIO
 from services.memory.storage.memory_store import MemoryStore
 
@@ -35,6 +36,7 @@ class Searcher:
     def __init__(
         self,
         store: MemoryStore,
+        texts: MirrorTexts,
         io: BlockingIO,
         vectors: Vectors,
         *,
@@ -43,11 +45,20 @@ class Searcher:
         clock: Callable[[], datetime],
     ) -> None:
         self._store = store
+        self._texts = texts  # the BM25 index and time cues of each mirror, synced before each read
         self._io = io
         self._vectors = vectors
         self._retrieval = retrieval
         self._weights = weights
         self._clock = clock
+
+    async def warm(self, scope: Scope, collection: str) -> None:
+        """Build the collection's mirror and its text indexes now (the service's start warms them all)."""
+        await self._io.run(self._warm_text, scope, collection)
+
+    def _warm_text(self, scope: Scope, collection: str) -> None:
+        with self._store.mirrors.read(scope, collection) as mirror:
+            self._texts.synced(mirror)
 
     async def search(self, scope: Scope, params: SearchParams, query_vector: bytes = b"") -> list[NormalizedMemory]:
         now = self._clock()
@@ -74,12 +85,21 @@ class Searcher:
             mirrors = self._store.mirrors
             if not mirrors.all_built(scope, params.collections):
                 for collection in params.collections:
-                    await self._store.warm_mirror(scope, collection)
+                    await self.warm(scope, collection)
             return await rank_columns(
-                self._store, scope, params, vector, plan, now=now, retrieval=self._retrieval, weights=self._weights
+                self._store,
+                self._texts,
+                scope,
+                params,
+                vector,
+                plan,
+                now=now,
+                retrieval=self._retrieval,
+                weights=self._weights,
             )
         return await rank_every_candidate(
             self._store,
+            self._texts,
             self._io,
             scope,
             params,

@@ -49,7 +49,7 @@ _NO_SPACE_SCRIPT = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\
 _VOWEL = re.compile(r"[aeiouy]")
 _HAS_YEAR = re.compile(r"(?:19|20)\d\d")
 
-_MONTH_NUMBER = {
+MONTHS = {  # month name or abbreviation -> its number (also ``query_expansion``'s date hints)
     name: number
     for number, names in enumerate(
         (
@@ -70,10 +70,11 @@ _MONTH_NUMBER = {
     )
     for name in names
 }
-_MONTH = (
+MONTH_NAME = (  # a month's name or abbreviation, as one group
     r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
-    r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
+    r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
 )
+_MONTH = MONTH_NAME + r"\.?"
 _DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
 _YEAR = r"((?:19|20)\d\d)"
 _DATE_PATTERNS = (
@@ -270,7 +271,7 @@ def date_terms(text: str) -> list[str]:
                 continue
             parts = dict(zip(fields, match.groups(), strict=True))
             month_raw = parts["month"]
-            month = int(month_raw) if month_raw.isdigit() else _MONTH_NUMBER.get(month_raw.lower().rstrip("."))
+            month = int(month_raw) if month_raw.isdigit() else MONTHS.get(month_raw.lower().rstrip("."))
             if month is None or not 1 <= month <= 12:
                 continue
             year = int(parts["year"])

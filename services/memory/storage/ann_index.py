@@ -15,7 +15,7 @@ Chosen by measurement on 100k real MiniLM vectors (docstring paragraphs, BENCHMA
 - faiss HNSW (M 32, efConstruction 40): 0.979 at efSearch 64 (0.35 ms), 0.991 at 128
   (0.60 ms); builds in 12.7 s at 100k on two cores. Taken, at efSearch 128;
 - hnswlib ships as a source distribution only (a compiler on every user's machine);
-  Chroma's own HNSW answers through a ``where`` filter in 60-70 ms at 100k (STACK.md).
+  Chroma's own HNSW answers through a ``where`` filter in 60-70 ms at 100k.
 
 faiss HNSW cannot delete, so removal is a tombstone: the mirror forgets the label (a
 removed row, or the old vector of a changed row) or masks it (an archived row), and

@@ -1,8 +1,6 @@
-"""An in-memory mirror of one collection: vectors, records, a text index.
+"""An in-memory mirror of one collection: vectors, records, rank columns and a change feed.
 
-Plain module (numpy). The text index (BM25) and the time cue are handed in
-by whoever builds the mirror (``retrieval.lexical``, ``retrieval.query_expansion``),
-so storage imports nothing of retrieval.
+Plain module (numpy).
 Chroma stays the system of record; the mirror is a read cache that the
 service builds from Chroma on first use and updates on every write it makes.
 It exists for speed on the hot path: a Chroma query costs 2-4 ms of fixed
@@ -12,7 +10,14 @@ exact cosine over a 10k x 384 float32 matrix is one BLAS call of about 1 ms
 
 Rows are packed: removing a row moves the last row into its slot, so the
 matrix never has holes. Archived rows stay (Get and List still show them) but
-are masked out of ``nearest`` and the BM25 index.
+are masked out of ``nearest``.
+
+Every ``put`` and ``remove`` bumps ``version`` and notes the id in a bounded
+change feed (``changes_since``). Retrieval keeps its own indexes over the
+mirror's text (the BM25 index and the time cues, ``retrieval.mirror_text``)
+and brings them up to date from that feed before it reads them; a reader
+that fell further behind than the feed reaches rebuilds from ``records``.
+Storage never calls into retrieval: the feed is read, not pushed.
 
 Large collections: from ``ann_min_rows`` active rows on, ``top_slots`` asks an
 approximate index (``storage.ann_index``, faiss HNSW) for a few times more rows than
@@ -28,42 +33,29 @@ still scan.
 Beside the vectors the mirror keeps per-row columns that ranking reads, so
 the prompt path can estimate every candidate's final rank in numpy
 (``retrieval.column_ranking``): the learned score (``ranking.learned_score``
-under this mirror's weights), the time recency decays from
-(``MemoryRecord.recency_ts``: the latest of creation and last scored use),
-and whether the text mentions time. The creation time is a column too, for
+under this mirror's weights), and the time recency decays from
+(``MemoryRecord.recency_ts``: the latest of creation and last scored use). The creation time is a column too, for
 time windows (``since_ts``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
-from typing import Protocol
+from collections import deque
+from collections.abc import Iterator
+from itertools import islice
 
 import numpy as np
 
 from services.memory.domain.ranking import DEFAULT_WEIGHTS, RankingWeights, RankInput, learned_score
 from services.memory.domain.record import MemoryRecord
 from services.memory.storage.ann_index import AnnIndex, fetch_count
-from services.memory.storage.session_order import SessionOrder
+from services.memory.storage.session_neighbours import SessionOrder
 
 _GROW = 1.5
 _MIN_CAPACITY = 256
 # numpy arrays indexed by slot; ``_label`` is the row's stable id in the ANN index, ``_in_ann`` whether it is there
-_COLUMNS = ("_matrix", "_active", "_created", "_fresh", "_learned", "_cue", "_label", "_in_ann")
-
-TimeCue = Callable[[str], bool]  # does this text place something in time? (retrieval.query_expansion.mentions_time)
-
-
-class TextIndex(Protocol):
-    """A keyword index over the active rows (``retrieval.lexical.LexicalIndex``)."""
-
-    def add(self, doc_id: str, text: str) -> None: ...
-
-    def remove(self, doc_id: str) -> None: ...
-
-    def search_terms(
-        self, words: Iterable[str], k: int, weights: dict[str, float] | None = None
-    ) -> list[tuple[str, float]]: ...
+_COLUMNS = ("_matrix", "_active", "_created", "_fresh", "_learned", "_label", "_in_ann")
+CHANGE_FEED = 4096  # changed ids kept for readers that sync from the mirror; further behind, they rebuild
 
 
 class CollectionMirror:
@@ -71,17 +63,15 @@ class CollectionMirror:
         self,
         collection: str,
         dim: int,
-        lexical: TextIndex | None,
-        time_cue: TimeCue,
         weights: RankingWeights = DEFAULT_WEIGHTS,
         ann_min_rows: int = 0,
     ) -> None:
         self.collection = collection
         self.ann_min_rows = ann_min_rows  # active rows from which queries go through the ANN index; 0: never
         self.dim = dim
-        self.lexical = lexical  # a text index over active rows, or None (dense only)
         self.weights = weights
-        self._time_cue = time_cue
+        self.version = 0  # bumped by every put and remove
+        self._changes: deque[tuple[int, str]] = deque(maxlen=CHANGE_FEED)  # (version, id), oldest first
         self._ids: list[str] = []
         self._records: list[MemoryRecord] = []
         self._slot: dict[str, int] = {}
@@ -90,7 +80,6 @@ class CollectionMirror:
         self._created = np.zeros(_MIN_CAPACITY, dtype=np.float64)
         self._fresh = np.zeros(_MIN_CAPACITY, dtype=np.float64)  # recency anchor: max(created, last used)
         self._learned = np.zeros(_MIN_CAPACITY, dtype=np.float64)
-        self._cue = np.zeros(_MIN_CAPACITY, dtype=bool)
         self._label = np.zeros(_MIN_CAPACITY, dtype=np.int64)
         self._in_ann = np.zeros(_MIN_CAPACITY, dtype=bool)
         self._label_slot: dict[int, int] = {}
@@ -112,13 +101,23 @@ class CollectionMirror:
             new[: len(old)] = old
             setattr(self, name, new)
 
-    def _index_text(self, memory_id: str, document: str, active: bool) -> None:
-        if self.lexical is None:
-            return
-        if active:
-            self.lexical.add(memory_id, document)
-        else:
-            self.lexical.remove(memory_id)
+    def _changed(self, memory_id: str) -> None:
+        self.version += 1
+        self._changes.append((self.version, memory_id))
+
+    def changes_since(self, version: int) -> list[str] | None:
+        """The ids put or removed after ``version`` (oldest first, repeats kept); None when the
+        feed no longer reaches back that far and the reader must rebuild from ``records``."""
+        if version == self.version:
+            return []
+        oldest = self._changes[0][0] if self._changes else self.version + 1
+        if version + 1 < oldest:
+            return None
+        return [memory_id for _, memory_id in islice(self._changes, version + 1 - oldest, None)]
+
+    def records(self) -> list[MemoryRecord]:
+        """Every row's record, archived ones included."""
+        return list(self._records)
 
     def put(self, record: MemoryRecord, embedding: np.ndarray | None = None) -> None:
         """Insert or replace a row; without ``embedding`` an existing row keeps its vector."""
@@ -127,7 +126,6 @@ class CollectionMirror:
         if embedding is None:
             if slot is None:
                 raise ValueError(f"{memory_id} is not mirrored yet: pass its embedding")
-            was_active, old_text = bool(self._active[slot]), self._records[slot].content
         else:
             vector = np.asarray(embedding, dtype=np.float32).reshape(-1)
             if vector.shape != (self.dim,):
@@ -143,7 +141,6 @@ class CollectionMirror:
             else:
                 self._unindex(slot)
                 del self._label_slot[int(self._label[slot])]
-            was_active, old_text = None, None
             self._matrix[slot] = vector / norm if norm > 0 else vector
             self._label[slot] = self._next_label  # a new vector gets a new label
             self._label_slot[self._next_label] = slot
@@ -154,15 +151,12 @@ class CollectionMirror:
         self._created[slot] = record.created_ts
         self._fresh[slot] = record.recency_ts
         self._learned[slot] = learned_score(RankInput.of(record), self.weights)
-        if record.content != old_text:
-            self._cue[slot] = self._time_cue(record.content)
-        if active != was_active or record.content != old_text:
-            self._index_text(memory_id, record.content, active)
         if active:
             self._reindex(slot)
         else:
             self._unindex(slot)
         self.sessions.place(record)
+        self._changed(memory_id)
 
     def _reindex(self, slot: int) -> None:
         if self._ann is not None and not self._in_ann[slot]:
@@ -198,8 +192,7 @@ class CollectionMirror:
         self._records.pop()
         self._active[last] = False
         self._in_ann[last] = False
-        if self.lexical is not None:
-            self.lexical.remove(memory_id)
+        self._changed(memory_id)
 
     def row(self, memory_id: str) -> MemoryRecord | None:
         slot = self._slot.get(memory_id)
@@ -286,10 +279,10 @@ class CollectionMirror:
     def slot_of(self, memory_id: str) -> int | None:
         return self._slot.get(memory_id)
 
-    def rank_columns(self, slots: np.ndarray) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
-        """(ids, learned scores, recency anchors, mentions-time flags) of these slots."""
+    def rank_columns(self, slots: np.ndarray) -> tuple[list[str], np.ndarray, np.ndarray]:
+        """(ids, learned scores, recency anchors) of these slots."""
         ids = self._ids
-        return [ids[i] for i in slots.tolist()], self._learned[slots], self._fresh[slots], self._cue[slots]
+        return [ids[i] for i in slots.tolist()], self._learned[slots], self._fresh[slots]
 
     def nearest(self, vector: np.ndarray, k: int, since_ts: float | None = None) -> list[tuple[MemoryRecord, float]]:
         """Top ``k`` active rows by exact cosine (best first), optionally created at or after ``since_ts``."""

@@ -18,13 +18,12 @@ from typing import Any
 
 import numpy as np
 
-from services.memory.domain.errors import InvalidRequest
+from services.memory.domain.memory_errors import InvalidRequest
 from services.memory.domain.naming import COLLECTIONS, Scope, memory_id, split_id
 from services.memory.domain.ranking import RankingWeights
 from services.memory.domain.record import MemoryRecord
 from services.memory.storage.blocking_io import BlockingIO
 from services.memory.storage.chroma_store import ChromaStore, StoredRow
-from services.memory.storage.collection_mirror import TextIndex, TimeCue
 from services.memory.storage.group_commit import GroupCommit
 from services.memory.storage.mirror_registry import Mirrors
 from services.memory.storage.record_codec import changed_metadata, parse_record, to_metadata
@@ -43,8 +42,6 @@ class MemoryStore:
         io: BlockingIO,
         *,
         dim: int,
-        text_index: Callable[[], TextIndex] | None,
-        time_cue: TimeCue,
         weights: RankingWeights,
         owns: Callable[[str], bool] | None = None,
         ann_min_rows: int = 0,
@@ -54,8 +51,6 @@ class MemoryStore:
         self._chroma = chroma
         self._io = io
         self._dim = dim
-        self._text_index = text_index
-        self._time_cue = time_cue
         self._weights = weights
         self.mirrors = self.fresh_mirrors()
         self.commits = GroupCommit(self._flush_metadata)
@@ -65,8 +60,6 @@ class MemoryStore:
         return Mirrors(
             self._mirror_rows,
             self._dim,
-            text_index=self._text_index,
-            time_cue=self._time_cue,
             weights=self._weights,
             ann_min_rows=self._ann_min_rows,
         )
@@ -146,6 +139,15 @@ class MemoryStore:
         with self.mirrors.read(scope, collection) as mirror:
             return [mirror.nearest(vector, n) for vector in vectors]
 
+    def mirrored_vectors(self, scope: Scope, ids_by_collection: dict[str, list[str]]) -> dict[str, np.ndarray]:
+        """The unit vectors of these ids from their collections' mirrors, where already built (copies)."""
+        found: dict[str, np.ndarray] = {}
+        for collection, ids in ids_by_collection.items():
+            if self.mirrors.all_built(scope, (collection,)):
+                with self.mirrors.read(scope, collection) as mirror:
+                    found.update(mirror.vectors_of(ids))
+        return found
+
     async def active_rows(self, scope: Scope, collection: str) -> tuple[list[MemoryRecord], np.ndarray]:
         """The collection's active memories and their unit vectors, from its mirror (built if needed)."""
         return await self._io.run(self._read_active, scope, collection)
@@ -161,9 +163,6 @@ class MemoryStore:
         """(scope, collection) of every stored collection; when sharded, of this shard's users only."""
         found = await self._io.run(self._chroma.owner_scopes)
         return found if self._owns is None else [item for item in found if self._owns(item[0].user)]
-
-    async def warm_mirror(self, scope: Scope, collection: str) -> None:
-        await self._io.run(self.mirrors.warm, scope, collection)
 
     # -- writes -----------------------------------------------------------------------
     async def add(self, scope: Scope, items: list[tuple[MemoryRecord, np.ndarray]]) -> list[MemoryRecord]:

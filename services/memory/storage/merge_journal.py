@@ -6,7 +6,7 @@ active. Before the first write, ``begin`` records the intent durably (one small
 JSON file per merge under ``<home>/memory/merges/``, written to a temporary
 file, fsynced and renamed); ``finish`` removes it once every source is
 archived. At start, ``pending`` lists what a crash left, and the service
-completes each (``api.consolidation.Consolidation.recover``): sources archived
+completes each (``usecases.memory_merges.Consolidation.recover``): sources archived
 when the merged memory was written, nothing to do when it was not.
 
 Files are created 0600 in a 0700 folder: they name a user, a project and ids.

@@ -7,9 +7,8 @@ collection). The first read of a collection builds its mirror from the store
 lock per mirror, so a write racing a build is never lost: either the build's
 read of the store already sees it, or the update lands after the build.
 
-The text index lives inside the mirror; ``text_index`` makes one per mirror
-(``None``: the retrieval mode is ``dense``, mirrors carry no text index and
-search is dense-only).
+Readers that keep their own index of a mirror (retrieval's BM25 index and time
+cues) sync it from the mirror's change feed while they hold its lock.
 
 ``ann_min_rows`` is handed to every mirror: from that many active rows on, its
 nearest-row queries go through an approximate index (``storage.ann_index``) and
@@ -27,7 +26,7 @@ import numpy as np
 from services.memory.domain.naming import Scope
 from services.memory.domain.ranking import DEFAULT_WEIGHTS, RankingWeights
 from services.memory.domain.record import MemoryRecord
-from services.memory.storage.collection_mirror import CollectionMirror, TextIndex, TimeCue
+from services.memory.storage.collection_mirror import CollectionMirror
 
 # (scope, collection) -> [(record, embedding)]
 Loader = Callable[[Scope, str], list[tuple[MemoryRecord, np.ndarray]]]
@@ -47,8 +46,6 @@ class Mirrors:
         loader: Loader,
         dim: int,
         *,
-        text_index: Callable[[], TextIndex] | None,
-        time_cue: TimeCue,
         weights: RankingWeights = DEFAULT_WEIGHTS,
         ann_min_rows: int = 0,
     ) -> None:
@@ -56,14 +53,8 @@ class Mirrors:
         self._ann_min_rows = ann_min_rows
         self._dim = dim
         self._weights = weights
-        self._lexical = text_index
-        self._time_cue = time_cue
         self._entries: dict[tuple[Scope, str], _Entry] = {}
         self._guard = threading.Lock()
-
-    @property
-    def lexical_enabled(self) -> bool:
-        return self._lexical is not None
 
     def _entry(self, scope: Scope, collection: str) -> _Entry:
         key = (scope.owner_of(collection), collection)
@@ -82,8 +73,6 @@ class Mirrors:
                 mirror = CollectionMirror(
                     collection,
                     self._dim,
-                    self._lexical() if self._lexical else None,
-                    self._time_cue,
                     self._weights,
                     self._ann_min_rows,
                 )

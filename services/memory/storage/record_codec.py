@@ -14,7 +14,9 @@ Parsing is tolerant (stored data may be old, imported or hand-edited):
   as stored, so nothing a caller stored is lost.
 
 ``to_metadata`` writes a record back as Chroma scalars; ``changed_metadata``
-is what an update has to write: the keys whose serialised value differs.
+is what an update has to write: the keys whose serialised value differs;
+``imported_metadata`` is an imported record's metadata as stored. No other
+module builds a Chroma metadata dict.
 """
 
 from __future__ import annotations
@@ -170,3 +172,21 @@ def changed_metadata(before: MemoryRecord, after: MemoryRecord) -> dict[str, Sca
     """The metadata keys to write so that the stored ``before`` reads back as ``after``."""
     old = to_metadata(before)
     return {key: value for key, value in to_metadata(after).items() if old.get(key, _MISSING) != value}
+
+
+def imported_metadata(given: Mapping[str, Any], *, project: str, now: datetime) -> dict[str, Scalar]:
+    """An imported record's metadata as stored: Chroma scalars only (lists as JSON), no content keys,
+    its creation time (``now`` when it names none) in both stored forms, and its project unless it names one."""
+    meta: dict[str, Scalar] = {}
+    for key, value in given.items():
+        if isinstance(value, bool | int | float | str):
+            meta[key] = value
+        elif isinstance(value, list):
+            meta[key] = json.dumps(value)
+    meta.pop("content", None)
+    meta.pop("text", None)
+    created = created_at_of(meta) or now
+    meta["created_at"] = timefmt.to_iso(created)
+    meta["created_ts"] = created.timestamp()
+    meta.setdefault("project", project)
+    return meta

@@ -31,15 +31,14 @@ A *turn* is one user prompt and the assistant's answer:
 from __future__ import annotations
 
 import json
-import threading
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from kernel.store_health import open_store
 from services.memory.domain.naming import Scope
+from services.memory.storage.turn_records import TURN_COLUMNS, StateDb, Turn, turn_from_row
 
 DEFAULT_SESSION = "default"
 MAX_SESSION_ID_CHARS = 200
@@ -75,17 +74,6 @@ CREATE TABLE IF NOT EXISTS exchange_intake (
 
 
 @dataclass(frozen=True)
-class Turn:
-    id: int
-    session_id: str
-    prompt: str
-    injected_ids: list[str]
-    completed: bool
-    scored: bool
-    exchange_id: str
-
-
-@dataclass(frozen=True)
 class IntakeEntry:
     """An acknowledged exchange waiting in the intake journal to be stored as ``memory_id``."""
 
@@ -107,12 +95,12 @@ class LifecycleEvent:
 class SessionState:
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._lock = threading.Lock()
-        self._db = open_store(path, "memory state store (state.db)", "state", _SCHEMA)
+        self.db = StateDb(path, _SCHEMA)  # the one handle on state.db; the turn history shares it
+        self._lock = self.db.lock
+        self._db = self.db.conn
 
     def close(self) -> None:
-        with self._lock:
-            self._db.close()
+        self.db.close()
 
     # -- helpers ----------------------------------------------------------------
     def _latest_session(self, scope: Scope) -> str | None:
@@ -134,13 +122,11 @@ class SessionState:
 
     def _latest_turn(self, scope: Scope, session_id: str, where: str = "1=1") -> Turn | None:
         row = self._db.execute(
-            "SELECT id, session_id, prompt, injected_ids, completed, scored, exchange_id FROM turns "
+            f"SELECT {TURN_COLUMNS} FROM turns t "
             f"WHERE user=? AND project=? AND session_id=? AND {where} ORDER BY id DESC LIMIT 1",
             (scope.user, scope.project, session_id),
         ).fetchone()
-        if row is None:
-            return None
-        return Turn(row[0], row[1], row[2], json.loads(row[3]), bool(row[4]), bool(row[5]), row[6])
+        return None if row is None else turn_from_row(row)
 
     # -- turns ------------------------------------------------------------------
     def resolve_session(self, scope: Scope, session_id: str) -> str:

@@ -1,8 +1,9 @@
 """What happened to turns and memories after the fact: the outcome log, and reads of past turns.
 
-Lives in the session store's SQLite file (``state.db``), on its own
-connection: ``SessionState`` writes the ``sessions`` and ``turns`` tables,
-this module reads them and owns two tables of its own:
+Lives in the session store's SQLite file (``state.db``), on the session
+store's connection (``StateDb``): ``SessionState`` writes the ``sessions`` and
+``turns`` tables, this module reads them (as ``Turn``, the one record of a turn
+row) and owns tables of its own:
 
 - ``outcomes``: one row per outcome applied to a memory (when, which turn,
   score before and after, any lifecycle move), written by the Score use case;
@@ -20,13 +21,10 @@ of it?". Plain module (sqlite3 only); synchronous, run on worker threads.
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterable
-from dataclasses import dataclass, field
-from pathlib import Path
 
-from kernel.store_health import open_store
 from services.memory.domain.naming import Scope, split_id
+from services.memory.storage.turn_records import TURN_COLUMNS, OutcomeRow, SessionRow, StateDb, Turn, turn_from_row
 
 MAX_ROWS = 500
 OUTCOME_LOG_DAYS = 365  # a memory's outcome timeline goes back this far
@@ -53,51 +51,10 @@ CREATE TABLE IF NOT EXISTS turn_clients (
 """
 
 
-@dataclass(frozen=True)
-class OutcomeRow:
-    at: float
-    memory_id: str
-    outcome: str
-    score_before: float
-    score_after: float
-    collection_before: str
-    collection_after: str
-    transition: str
-    new_id: str
-    session_id: str = ""
-    turn_id: int = 0
-
-
-@dataclass(frozen=True)
-class PastTurn:
-    id: int
-    session_id: str
-    prompt: str
-    injected_ids: list[str]
-    completed: bool
-    scored: bool
-    exchange_id: str
-    started_at: float
-    outcome: str = ""
-    outcomes: list[OutcomeRow] = field(default_factory=list)
-    choices: str = ""  # JSON: why each search result was injected or left out (PrepareContext)
-    client: str = ""  # the client that sent it (claude, cursor, opencode); "" when not said
-
-
-@dataclass(frozen=True)
-class SessionRow:
-    session_id: str
-    last_activity: float
-    turns: int
-    first_prompt: str = ""
-    clients: tuple[str, ...] = ()  # the clients its turns came from, by name
-
-
 _OUTCOME_COLUMNS = (
     "at, memory_id, outcome, score_before, score_after, collection_before, collection_after, "
     "transition, new_id, session_id, turn_id"
 )
-_TURN_COLUMNS = "t.id, t.session_id, t.prompt, t.injected_ids, t.completed, t.scored, t.exchange_id, t.started_at"
 
 
 def _outcome(row: tuple[object, ...]) -> OutcomeRow:
@@ -105,14 +62,12 @@ def _outcome(row: tuple[object, ...]) -> OutcomeRow:
 
 
 class TurnHistory:
-    def __init__(self, path: Path) -> None:
-        self._lock = threading.Lock()
-        self._db = open_store(path, "memory state store (state.db)", "state", _SCHEMA)
+    def __init__(self, db: StateDb) -> None:
+        """On the session store's handle (``SessionState.db``), which also closes it."""
+        db.apply(_SCHEMA)
+        self._lock = db.lock
+        self._db = db.conn
         self._pruned_at = 0.0
-
-    def close(self) -> None:
-        with self._lock:
-            self._db.close()
 
     # -- writes ---------------------------------------------------------------------------
     def record(
@@ -251,14 +206,14 @@ class TurnHistory:
             ).fetchall()
         return next((str(client) for exchange_id, client in rows if split_id(exchange_id)[1] == uid), "")
 
-    def turns(self, scope: Scope, *, session_id: str = "", memory_id: str = "", limit: int = 100) -> list[PastTurn]:
+    def turns(self, scope: Scope, *, session_id: str = "", memory_id: str = "", limit: int = 100) -> list[Turn]:
         """A session's turns in order, or the latest turns ``memory_id`` was injected into (newest first)."""
         limit = min(limit, MAX_ROWS)
         with self._lock:
             if memory_id:
                 uid = split_id(memory_id)[1]
                 rows = self._db.execute(
-                    f"SELECT {_TURN_COLUMNS}, o.outcome, c.choices, k.client FROM turns t "
+                    f"SELECT {TURN_COLUMNS}, o.outcome, c.choices, k.client FROM turns t "
                     "LEFT JOIN turn_outcomes o ON o.turn_id=t.id LEFT JOIN turn_choices c ON c.turn_id=t.id "
                     "LEFT JOIN turn_clients k ON k.turn_id=t.id "
                     "WHERE t.user=? AND t.project=? AND t.injected_ids LIKE ? ORDER BY t.id DESC LIMIT ?",
@@ -267,7 +222,7 @@ class TurnHistory:
                 rows = [r for r in rows if any(split_id(i)[1] == uid for i in json.loads(r[3]))]
             else:
                 rows = self._db.execute(
-                    f"SELECT {_TURN_COLUMNS}, o.outcome, c.choices, k.client FROM turns t "
+                    f"SELECT {TURN_COLUMNS}, o.outcome, c.choices, k.client FROM turns t "
                     "LEFT JOIN turn_outcomes o ON o.turn_id=t.id LEFT JOIN turn_choices c ON c.turn_id=t.id "
                     "LEFT JOIN turn_clients k ON k.turn_id=t.id "
                     "WHERE t.user=? AND t.project=? AND t.session_id=? ORDER BY t.id LIMIT ?",
@@ -284,19 +239,6 @@ class TurnHistory:
                     entry = _outcome(found)
                     by_turn.setdefault(entry.turn_id, []).append(entry)
         return [
-            PastTurn(
-                id=r[0],
-                session_id=r[1],
-                prompt=r[2],
-                injected_ids=json.loads(r[3]),
-                completed=bool(r[4]),
-                scored=bool(r[5]),
-                exchange_id=r[6],
-                started_at=r[7],
-                outcome=r[8] or "",
-                outcomes=by_turn.get(r[0], []),
-                choices=r[9] or "",
-                client=r[10] or "",
-            )
+            turn_from_row(r, outcome=r[8] or "", outcomes=by_turn.get(r[0], []), choices=r[9] or "", client=r[10] or "")
             for r in rows
         ]

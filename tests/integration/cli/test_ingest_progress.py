@@ -11,11 +11,10 @@ import pytest
 from rich.console import Console
 
 from kernel.config import Settings
-from mnemex.cli.books import upload
+from mnemex.cli.books_command import chunk_progress, ingest_display, upload
 from mnemex.cli.gateway_client import GatewayClient
 from mnemex.cli.ingest_files import classify
-from mnemex.cli.ingest_progress import IngestProgress
-from services.memory.api.books import EMBED_BATCH
+from services.memory.usecases.book_ingest import EMBED_BATCH
 from tests.integration.cli.conftest import RunningStack
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -42,19 +41,20 @@ def test_upload_drives_the_chunk_bar_to_the_end(stack: RunningStack, tmp_path: P
     item = classify(repo / "runbook.md", "Queue Runbook")
     client = GatewayClient(Settings.from_env(stack.env), cwd=str(repo))
     screen = io.StringIO()
-    display = IngestProgress(Console(file=screen, force_terminal=True, width=100), files=1)
+    display = ingest_display(Console(file=screen, force_terminal=True, width=100), files=1)
+    on_chunks = chunk_progress(display)
     seen: list[tuple[int, int]] = []
 
     def follow(total: int, done: int) -> None:
         seen.append((total, done))
-        display.on_chunks(total, done)
+        on_chunks(total, done)
 
     with display:
-        display.start_file(item.path.name)
+        display.start_file(item.path.name, total=None, amount="0/?", unit="chunks")
         result = upload(client, item, "", follow)
-        bar = display.progress.tasks[display.chunks]
+        bar = display.progress.tasks[display.current]
         assert (bar.total, bar.completed) == (result.chunks, result.chunks)
-        display.file_done(result.chunks)
+        display.file_done(f"files, {result.chunks} chunks stored")
 
     assert result.status == "ingested" and result.chunks > EMBED_BATCH
     assert {total for total, _ in seen} == {result.chunks}
@@ -64,10 +64,10 @@ def test_upload_drives_the_chunk_bar_to_the_end(stack: RunningStack, tmp_path: P
     assert "runbook.md" in screen.getvalue()  # drawn on a terminal
 
     quiet = io.StringIO()
-    with IngestProgress(Console(file=quiet, force_terminal=False), files=1) as off:
-        off.start_file("runbook.md")
-        off.on_chunks(10, 10)
-        off.file_done(10)
+    with ingest_display(Console(file=quiet, force_terminal=False), files=1) as off:
+        off.start_file("runbook.md", total=None, amount="0/?", unit="chunks")
+        chunk_progress(off)(10, 10)
+        off.file_done("files, 10 chunks stored")
     assert quiet.getvalue() == ""  # not a terminal: no bar at all
 
 

@@ -75,7 +75,7 @@ async def _serve_gateway(settings: Settings) -> tuple[Any, str]:
     import uvicorn
 
     from gateway.app import create_app
-    from gateway.context import Deadlines
+    from gateway.prompt_context import Deadlines
     from gateway.serving import server_config
 
     sock = socket.socket()
@@ -100,9 +100,9 @@ async def _serve_gateway(settings: Settings) -> tuple[Any, str]:
 
 
 def start_live_stack(loop_thread: Any, embedding_addr: str, home: Path) -> LiveStack:
-    from services.kg.server import create_server as create_kg
+    from services.kg.kg_servicer import create_server as create_kg
     from services.kg.settings import KgSettings
-    from services.memory.api.server import create_server as create_memory
+    from services.memory.composition import create_server as create_memory
     from services.memory.settings import MemorySettings
 
     home.mkdir(parents=True, exist_ok=True)

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from gateway.backfill_operations import backfill_id
+from gateway.capabilities.backfill_service import backfill_id
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
 from protos.mnemex.memory.v1 import memory_service_pb2_grpc as mem_grpc
 from tests.integration.gateway.live_stack import LiveStack
@@ -197,10 +197,10 @@ def test_a_rerun_says_when_imported_exchanges_are_gone(
     """Issue 27, defect 1: a re-run over unchanged files said "0 read, unchanged" after memory lost them all."""
     import shutil
 
+    from mnemex.backfill.backfill_run import Backfill
     from mnemex.backfill.checkpoint import Checkpoint
     from mnemex.backfill.exchange import Exchange
     from mnemex.backfill.plan import Filters
-    from mnemex.backfill.runner import Backfill
     from mnemex.backfill.sources import discover
     from tests.integration.gateway.live_stack import start_live_stack
 

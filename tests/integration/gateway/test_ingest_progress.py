@@ -12,11 +12,11 @@ import pytest
 from fastapi.testclient import TestClient
 
 from gateway.app import create_app
-from gateway.validation import MAX_BOOK_BYTES
+from gateway.input_validation import MAX_BOOK_BYTES
 from kernel import __version__
-from services.memory.api.books import EMBED_BATCH
+from services.memory.usecases.book_ingest import EMBED_BATCH
 from tests.integration.gateway.live_stack import LiveStack, gateway_settings
-from tests.unit.gateway.test_app_edges import closed_port
+from tests.support.dead_backends import closed_port
 
 pytestmark = pytest.mark.integration
 

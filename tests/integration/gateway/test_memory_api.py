@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 
 from gateway.app import create_app
 from tests.integration.gateway.live_stack import LiveStack, gateway_settings
-from tests.unit.gateway.test_app_edges import closed_port
+from tests.support.dead_backends import closed_port
 
 pytestmark = pytest.mark.integration
 

@@ -188,4 +188,4 @@ def test_post_tool_use_observation_lands_in_working_memory(live: LiveStack, tmp_
         pytest.fail("the observation never reached working memory")
     [stored] = [m for m in found["memories"] if m["content"] == "Ran pytest: 17 passed, 2 skipped"]
     assert stored["metadata"]["kind"] == "command"
-    assert stored["metadata"]["observation_importance"] == 0.4  # a command's default (domain/observations.py)
+    assert stored["metadata"]["observation_importance"] == 0.4  # a command's default (domain/observation_rules.py)

@@ -18,7 +18,7 @@ from protos.mnemex.kg.v1 import kg_service_pb2_grpc as pb_grpc
 
 @pytest.fixture(scope="module")
 def kg_server(loop_thread, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:  # type: ignore[no-untyped-def]
-    from services.kg.server import create_server
+    from services.kg.kg_servicer import create_server
     from services.kg.settings import KgSettings
 
     home = tmp_path_factory.mktemp("kg-home")

@@ -19,8 +19,8 @@ from typing import Any
 import grpc
 import pytest
 
-from gateway.errors import StorageProblem
-from gateway.rpc import call
+from gateway.gateway_errors import StorageProblem
+from gateway.rpc import translate
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.kg.v1 import kg_service_pb2 as pb
 from protos.mnemex.kg.v1 import kg_service_pb2_grpc as pb_grpc
@@ -65,7 +65,7 @@ def record(scope: common_pb.Scope, i: int) -> pb.RecordActionRequest:
 
 
 def test_a_write_on_a_full_disk_answers_disk_full_with_the_place(loop_thread: Any, small_disk: Path) -> None:
-    from services.kg.server import create_server
+    from services.kg.kg_servicer import create_server
     from services.kg.settings import KgSettings
 
     running = loop_thread.run(create_server(KgSettings(address="127.0.0.1:0", home=small_disk)))
@@ -86,7 +86,10 @@ def test_a_write_on_a_full_disk_answers_disk_full_with_the_place(loop_thread: An
         async def through_the_gateway_mapping() -> None:
             async with grpc.aio.insecure_channel(address) as channel:
                 aio_stub = pb_grpc.KnowledgeGraphServiceStub(channel)
-                await call("kg", aio_stub.RecordAction(record(scope, 999), timeout=10))
+                try:
+                    await aio_stub.RecordAction(record(scope, 999), timeout=10)
+                except grpc.aio.AioRpcError as exc:  # what the gateway's Rpc.unary does with it
+                    raise translate("kg", exc) from None
 
         with pytest.raises(StorageProblem) as mapped:
             asyncio.run(through_the_gateway_mapping())

@@ -48,8 +48,10 @@ def test_reflection_and_health_come_from_the_shared_runtime(kg_server) -> None: 
 
 
 def test_extract_concepts(stub) -> None:  # type: ignore[no-untyped-def]
-    reply = stub.ExtractConcepts(pb.ExtractConceptsRequest(text="Fix the KeyError in services/kg/server.py"), timeout=5)
-    assert {(e.name, e.type) for e in reply.entities} >= {("KeyError", "error"), ("services/kg/server.py", "path")}
+    reply = stub.ExtractConcepts(
+        pb.ExtractConceptsRequest(text="Fix the KeyError in services/kg/kg_servicer.py"), timeout=5
+    )
+    assert {(e.name, e.type) for e in reply.entities} >= {("KeyError", "error"), ("services/kg/kg_servicer.py", "path")}
     assert reply.context_type == "debugging"
     assert "keyerror" in reply.concepts
 

@@ -61,12 +61,11 @@ async def _serve_gateway(settings: Settings) -> tuple[Any, asyncio.Task[None], i
     import uvicorn
 
     from gateway.app import create_app
-    from gateway.context import Deadlines
+    from gateway.prompt_context import Deadlines
 
-    app = create_app(settings)
     # The hot path's 1.5 s budget is right for users but not for a CI box running many suites at once;
     # these tests check behaviour, not latency (bench/ does that).
-    app.state.operations.deadlines = Deadlines.within(15.0)
+    app = create_app(settings, deadlines=Deadlines.within(15.0))
     config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on")
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve())
@@ -80,9 +79,9 @@ async def _serve_gateway(settings: Settings) -> tuple[Any, asyncio.Task[None], i
 
 @pytest.fixture(scope="session")
 def mcp_stack(embedding_addr: str, loop_thread: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[McpStack]:
-    from services.kg.server import create_server as create_kg
+    from services.kg.kg_servicer import create_server as create_kg
     from services.kg.settings import KgSettings
-    from services.memory.api.server import create_server as create_memory
+    from services.memory.composition import create_server as create_memory
     from services.memory.settings import MemorySettings
 
     home = tmp_path_factory.mktemp("mcp-stack-home")

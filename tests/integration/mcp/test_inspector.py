@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from mnemex.client_setup.clients import TOOL_NAMES
+from mnemex.client_setup.client_entries import TOOL_NAMES
 from tests.integration.mcp.conftest import McpStack
 from tests.integration.mcp.node_tools import INSPECTOR, ensure_packages
 

@@ -22,7 +22,7 @@ from kernel.grpc_service import RunningService
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 from protos.mnemex.memory.v1 import memory_service_pb2_grpc as pb_grpc
-from services.memory.api.composition import MemoryUseCases
+from services.memory.composition import MemoryUseCases
 from services.memory.domain.naming import Scope
 
 SUBJECTS = [
@@ -62,7 +62,7 @@ def sides(loop_thread, embedding_addr, tmp_path_factory) -> Iterator[dict[str, S
 
     from kernel.embedding_client import EmbeddingClient
     from kernel.grpc_channel import channel
-    from services.memory.api.server import create_server
+    from services.memory.composition import create_server
     from services.memory.settings import MemorySettings
     from services.memory.storage.chroma_store import ChromaStore
 

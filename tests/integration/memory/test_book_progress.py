@@ -16,7 +16,7 @@ import pytest
 
 from kernel import __version__
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
-from services.memory.api.books import EMBED_BATCH
+from services.memory.usecases.book_ingest import EMBED_BATCH
 
 pytestmark = pytest.mark.integration
 

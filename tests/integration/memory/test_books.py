@@ -5,7 +5,7 @@ import json
 import pytest
 
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
-from tests.unit.memory.test_chunking import minimal_pdf
+from tests.support.pdf_samples import minimal_pdf
 
 pytestmark = pytest.mark.integration
 

@@ -20,7 +20,7 @@ pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 
 def test_store_search_and_restart_through_a_chroma_server(tmp_path: Path, loop_thread, embedding_addr) -> None:  # type: ignore[no-untyped-def]
-    from services.memory.api.server import create_server
+    from services.memory.composition import create_server
     from services.memory.settings import MemorySettings
 
     with socket.socket() as sock:

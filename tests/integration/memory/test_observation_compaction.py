@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from services.memory.api.composition import MemoryUseCases
+from services.memory.composition import MemoryUseCases
 from services.memory.domain.naming import Scope
-from tests.integration.memory.test_search_core import make_core
+from tests.support.memory_core import make_core
 
 pytestmark = pytest.mark.integration
 

@@ -88,7 +88,7 @@ def test_the_core_keeps_the_deferred_write_before_the_next_turn_operation(  # ty
     mem_scope = memory.scope(scope.user, scope.project)
 
     async def back_to_back() -> tuple[int, str, str, tuple[bool, list[str], str]]:
-        await memory.prepare.prepare(mem_scope, "p5", None, b"", "the question")
+        await memory.prepare.select(mem_scope, "p5", None, b"", "the question")
         pending = memory.turn_writes.pending
         exchange_id = await memory.turns.record_exchange(mem_scope, "p5", "", "the answer")
         stored = await memory.reads.get(mem_scope, exchange_id)

@@ -1,10 +1,18 @@
-"""One PrepareContext, traced through services/memory: every call goes down the layers.
+"""The production PrepareContext, traced through services/memory: every call goes down the layers.
 
-The request goes over real gRPC to the real servicer; ``CallTrace`` records every
-function of the package it enters. The layers rank api > retrieval > storage >
-domain, and a call from a module to one of a higher layer (a callback, an
-injected bound method of the composition root, a storage module running a use
-case) fails the test. ARCHITECTURE.md shows the path this test walks.
+The request has the shape the gateway sends on every prompt (``gateway/prompt_context.py``):
+the prompt's vector, the kg's collection weights and fact ids (boosts), the lesson ids,
+limit 5 and a session id, over a store of a few dozen memories with facts and lessons.
+It goes over real gRPC to the real servicer of a service started for this test: once
+cold (the first request after the service started and warmed its mirrors) and once warm
+(the same prompt again). ``CallTrace`` records every function of the package entered on
+the event loop's thread.
+
+The layers rank transport > usecases > retrieval > storage > domain. A call from a
+module to one of a higher layer (a callback, an injected bound method, storage running
+retrieval code) fails the test. The counts printed (modules, function entries, returns
+into a module already left) and the module -> modules it called are the figures of
+ARCHITECTURE.md.
 """
 
 from __future__ import annotations
@@ -12,67 +20,151 @@ from __future__ import annotations
 from pathlib import Path
 
 import grpc
+import numpy as np
 import pytest
 
 import services.memory
+from kernel.embedding_client import EmbeddingClient
+from kernel.grpc_channel import channel
+from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 from protos.mnemex.memory.v1 import memory_service_pb2_grpc as pb_grpc
-from tests.integration.memory.conftest import store
-from tests.support.call_trace import CallTrace, Entry, first_component
+from tests.integration.memory.conftest import start_memory_service
+from tests.support.call_trace import CallTrace, first_component, layer_violations, print_summary
 
 pytestmark = pytest.mark.integration
 
-RANK = {"api": 3, "retrieval": 2, "storage": 1, "domain": 0}
+LAYERS = ("domain", "storage", "retrieval", "usecases", "transport")  # bottom to top
+RANK = {layer: i for i, layer in enumerate(LAYERS)}
 PACKAGE = Path(services.memory.__file__).parent
+SCOPE = common_pb.Scope(user="tracer", project="prompt-path")
+QUERY = "how did we fix the flaky test?"
+
+NOTES = [  # twenty-four different notes: near-duplicates would be collapsed into one line
+    f"Note {i}: the flaky test in the {area} suite was fixed by {fix}"
+    for i, (area, fix) in enumerate(
+        (area, fix)
+        for area in ("api", "billing", "search", "ingest")
+        for fix in (
+            "pinning the random seed",
+            "waiting for the server socket before connecting",
+            "freezing the clock with a fixture",
+            "isolating the temp directory per test",
+            "sorting the set before comparing",
+            "raising the HTTP client timeout",
+        )
+    )
+]
+HISTORY = [
+    "We moved the CI runners to larger machines last Friday",
+    "The release checklist now includes a flaky-test report",
+    "Yesterday the nightly build failed on a network timeout",
+    "The team agreed to quarantine tests that fail twice in a week",
+]
+FACTS = [
+    "The user prefers pytest -x for quick runs",
+    "The project's test suite runs under pytest-xdist with 4 workers",
+    "The user's CI provider is GitHub Actions",
+    "The user wants flaky tests reported, never silently retried",
+]
+LESSONS = [
+    "Lesson: a test that depends on wall-clock time needs a frozen clock",
+    "Lesson: retries hide flaky tests; fix the race instead",
+    "Lesson: a shared temp directory makes tests order-dependent",
+]
 
 
 def rank(module: str) -> int:
     return RANK[first_component(module)]
 
 
-def traced_prepare(memory_service, loop_thread, request: pb.PrepareContextRequest) -> CallTrace:  # type: ignore[no-untyped-def]
-    async def call() -> CallTrace:
-        async with grpc.aio.insecure_channel(memory_service.address) as channel:
-            stub = pb_grpc.MemoryServiceStub(channel)
-            trace = CallTrace(PACKAGE)
-            reply = await trace.run(lambda: stub.PrepareContext(request, timeout=30))
-            assert len(reply.memories) == 5
-            return trace
-
-    return loop_thread.run(call())
+def first_entries(trace: CallTrace) -> list[str]:
+    """The layers above the domain in the order the call first entered each (every layer may use the domain)."""
+    return [layer for layer in dict.fromkeys(first_component(e.module) for e in trace.entries) if layer != "domain"]
 
 
-def test_prepare_context_only_calls_down_the_layers(stub, scope, memory_service, loop_thread) -> None:  # type: ignore[no-untyped-def]
-    fixes = (  # twelve different fixes: near-duplicates would be collapsed into one line
-        "pinning the random seed",
-        "waiting for the server socket before connecting",
-        "freezing the clock with a fixture",
-        "isolating the temp directory per test",
-        "sorting the set before comparing",
-        "raising the HTTP client timeout",
-        "resetting the global cache between tests",
-        "closing the database connection in teardown",
-        "mocking nothing and using a real sqlite file",
-        "running the event loop per test",
-        "removing the order dependence on environment variables",
-        "retrying the port bind on a busy CI runner",
-    )
-    for i, fix in enumerate(fixes):
-        store(stub, scope, f"Note {i}: the flaky test in the {fix.split()[1]} suite was fixed by {fix}")
-    store(stub, scope, "The user prefers pytest -x for quick runs", collection="memory_bank")
-    query = "how did we fix the flaky test?"
-    request = pb.PrepareContextRequest(
-        scope=scope, session_id="path", prompt=query, search=pb.SearchRequest(query=query, limit=5)
-    )
-    stub.PrepareContext(request, timeout=30)  # warm: mirrors built, the turn opened
-    # a session read waits for the warm call's deferred write, so none of it lands in the trace
-    stub.GetScoringState(pb.GetScoringStateRequest(scope=scope, session_id="path"), timeout=10)
-    trace = traced_prepare(memory_service, loop_thread, request)
-
+def check_the_path(trace: CallTrace) -> None:
     modules = trace.modules()
     assert modules, "the trace recorded nothing: is the profile function installed on the loop's thread?"
-    assert modules[0] == "api/server.py"
-    assert {first_component(m) for m in modules} == set(RANK), modules
-    assert "settings.py" not in modules
-    upward: list[Entry] = trace.upward_calls(rank)
-    assert upward == [], "\n".join(f"{e.caller} -> {e.module}:{e.function}" for e in upward)
+    assert modules[0] == "transport/prompt_rpcs.py"
+    layers = [first_component(e.module) for e in trace.entries]
+    back = max(i for i, layer in enumerate(layers) if layer == "transport")  # and back: the reply is built there
+    assert back > layers.index("retrieval") and back > layers.index("storage")
+    assert {first_component(m) for m in modules} == set(LAYERS), modules
+    assert "composition.py" not in modules and "settings.py" not in modules
+    order = first_entries(trace)
+    assert order[:2] == ["transport", "usecases"], order
+    assert order.index("usecases") < order.index("retrieval") and order.index("usecases") < order.index("storage")
+    violations = layer_violations(trace.entries, rank)
+    assert violations == [], "\n".join(violations)
+
+
+def test_the_production_prompt_request_only_calls_down_the_layers(loop_thread, embedding_addr, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    home = tmp_path / "memory-home"
+
+    async def seed() -> tuple[bytes, list[str], list[str]]:
+        running = await start_memory_service(home, embedding_addr)
+        try:
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{running.port}") as chan:
+                stub = pb_grpc.MemoryServiceStub(chan)
+
+                async def store(content: str, collection: str) -> str:
+                    reply = await stub.Store(
+                        pb.StoreRequest(scope=SCOPE, collection=collection, content=content), timeout=30
+                    )
+                    return str(reply.memory.id)
+
+                for note in NOTES:
+                    await store(note, "working")
+                for line in HISTORY:
+                    await store(line, "history")
+                facts = [await store(fact, "memory_bank") for fact in FACTS]
+                lessons = [await store(lesson, "patterns") for lesson in LESSONS]
+            vector = await EmbeddingClient(channel(embedding_addr)).embed([QUERY])
+        finally:
+            await running.stop(0)
+        return np.asarray(vector[0], dtype="<f4").tobytes(), facts, lessons
+
+    vector, fact_ids, lesson_ids = loop_thread.run(seed())
+    request = pb.PrepareContextRequest(  # what gateway/prompt_context.py sends
+        scope=SCOPE,
+        session_id="traced-session",
+        prompt=QUERY,
+        client="claude",
+        search=pb.SearchRequest(
+            query=QUERY,
+            query_vector=vector,
+            limit=5,
+            sort_by=pb.SORT_BY_RELEVANCE,
+            collection_weights={"memory_bank": 1.2, "patterns": 1.1, "working": 1.0, "history": 0.9},
+            boost_ids=fact_ids[:2],
+        ),
+        lesson_ids=lesson_ids[:2],
+    )
+
+    async def traced_twice() -> tuple[CallTrace, CallTrace]:
+        running = await start_memory_service(home, embedding_addr)  # a fresh process's state over the data
+        try:
+            await running.core.warmed()  # the start's warming is not part of the request
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{running.port}") as chan:
+                stub = pb_grpc.MemoryServiceStub(chan)
+                traces = []
+                for _ in ("cold", "warm"):
+                    trace = CallTrace(PACKAGE)
+                    reply = await trace.run(lambda: stub.PrepareContext(request, timeout=30))
+                    assert len(reply.memories) == 5
+                    assert [m.id for m in reply.lessons] == lesson_ids[:2]
+                    traces.append(trace)
+                    # the session's next read waits for this prompt's deferred write: none of it is traced
+                    await stub.GetScoringState(
+                        pb.GetScoringStateRequest(scope=SCOPE, session_id="traced-session"), timeout=10
+                    )
+            return traces[0], traces[1]
+        finally:
+            await running.stop(0)
+
+    cold, warm = loop_thread.run(traced_twice())
+    print_summary(cold, "cold (first request after start)")
+    print_summary(warm, "warm (the same request again)")
+    check_the_path(cold)
+    check_the_path(warm)

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from gateway.backends import Backends
+from gateway.capabilities.admin_service import AdminService
 from gateway.mcp.descriptions import tool_texts
 from gateway.mcp.facts import DEFAULT_FACTS, FactsCache
-from gateway.operations import Operations
+from gateway.rpc import Rpc
 from gateway.rules import DEFAULT_RULES, rules_from_proto
 from kernel.config import Settings
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
@@ -44,12 +44,12 @@ def test_the_descriptions_follow_a_memory_service_configured_differently(  # typ
     )
 
     async def described() -> tuple[str, str]:
-        backends = Backends.connect(settings)
+        rpc = Rpc.connect(settings)
         try:
-            cache = FactsCache(Operations(backends, settings).rules)
+            cache = FactsCache(AdminService(rpc, settings).rules)
             facts = await cache.get()
         finally:
-            await backends.close()
+            await rpc.close()
         assert facts is not DEFAULT_FACTS
         return tool_texts(facts)["get_context_insights"], tool_texts(facts)["score_response"]
 

@@ -8,21 +8,16 @@ from __future__ import annotations
 
 import asyncio
 import json
-from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 
-import chromadb
 import numpy as np
 import pytest
-from chromadb.config import Settings as ChromaSettings
 
-from services.memory.api.composition import MemoryUseCases
+from services.memory.composition import MemoryUseCases
 from services.memory.domain.outcomes import Outcome
 from services.memory.domain.search_params import build_search_params
-from services.memory.retrieval.hybrid import RetrievalSettings
-from services.memory.settings import MemorySettings
-from services.memory.storage.chroma_store import ChromaStore
+from tests.support.memory_core import make_core, unit
 
 pytestmark = pytest.mark.integration
 RNG = np.random.default_rng(5)
@@ -43,34 +38,6 @@ WORDS = [
     "migration",
     "lint",
 ]
-
-
-def unit(v: np.ndarray) -> bytes:
-    return (v / np.linalg.norm(v)).astype("<f4").tobytes()
-
-
-class HashEmbedder:
-    """Deterministic vectors from the text's hash: the embedding service is not under test here."""
-
-    async def embed(self, texts: list[str], timeout: float | None = None) -> np.ndarray:
-        rows = [np.random.default_rng(abs(hash(t)) % 2**32).standard_normal(384) for t in texts]
-        out = np.asarray(rows, dtype=np.float32)
-        return out / np.linalg.norm(out, axis=1, keepdims=True)
-
-
-def make_core(tmp_path: Path, mode: str = "hybrid", retrieval: RetrievalSettings | None = None) -> MemoryUseCases:
-    client = chromadb.EphemeralClient(settings=ChromaSettings(anonymized_telemetry=False))
-    for existing in client.list_collections():  # the ephemeral client is shared per process
-        client.delete_collection(existing if isinstance(existing, str) else existing.name)
-    settings = MemorySettings(home=tmp_path, maintenance_interval_s=0, retrieval_mode=mode)
-    if retrieval is not None:
-        settings = replace(
-            settings,
-            retrieval_mode=retrieval.mode,
-            neighbour_weight=retrieval.neighbour_weight,
-            session_weight=retrieval.session_weight,
-        )
-    return MemoryUseCases(settings, ChromaStore(client), HashEmbedder())
 
 
 async def seed(core: MemoryUseCases, n: int) -> tuple[list[str], np.ndarray]:
@@ -206,7 +173,7 @@ def test_dense_mode_has_no_lexical_side(tmp_path: Path) -> None:
             scope, build_search_params(query="kafka", has_vector=True, limit=3), unit(base[3])
         )
         assert found[0].embedding_similarity == pytest.approx(1.0, abs=1e-4)
-        assert not core.store.mirrors.lexical_enabled
+        assert not core.texts.lexical  # no BM25 index is kept for any mirror
         await core.close()
 
     asyncio.run(main())

@@ -18,7 +18,7 @@ import pytest
 
 from services.memory.domain.search_params import build_search_params
 from services.memory.retrieval.hybrid import RetrievalSettings
-from tests.integration.memory.test_search_core import make_core, unit
+from tests.support.memory_core import make_core, unit
 
 pytestmark = pytest.mark.integration
 

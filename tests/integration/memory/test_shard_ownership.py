@@ -124,7 +124,7 @@ def test_import_stores_owned_users_and_refuses_a_foreign_one(sharded_address: st
 
 
 def test_every_kg_rpc_refuses_a_user_of_another_shard(loop_thread: Any, tmp_path: Path) -> None:
-    from services.kg.server import create_server
+    from services.kg.kg_servicer import create_server
     from services.kg.settings import KgSettings
 
     running = loop_thread.run(create_server(KgSettings(address="127.0.0.1:0", home=tmp_path, shard=THIS_SHARD)))

@@ -12,10 +12,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from services.memory.api.composition import MemoryUseCases
-from services.memory.domain.errors import InvalidRequest
+from services.memory.composition import MemoryUseCases
+from services.memory.domain.memory_errors import InvalidRequest
 from services.memory.domain.outcomes import Outcome
-from tests.integration.memory.test_search_core import make_core, unit
+from tests.support.memory_core import make_core, unit
 
 pytestmark = pytest.mark.integration
 RNG = np.random.default_rng(17)

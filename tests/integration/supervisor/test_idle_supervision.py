@@ -20,9 +20,9 @@ from pathlib import Path
 import pytest
 
 from mnemex.supervisor.backoff import RestartPolicy
-from mnemex.supervisor.runner import Supervisor, Timing
 from mnemex.supervisor.specs import ServiceSpec
 from mnemex.supervisor.state import RunPaths, SupervisorState
+from mnemex.supervisor.supervisor_loop import Supervisor, Timing
 from tests.support.stack import free_port
 
 pytestmark = [pytest.mark.integration]

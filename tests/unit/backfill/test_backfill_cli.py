@@ -196,15 +196,15 @@ def test_the_progress_display_follows_files_and_exchanges_on_a_terminal(home: Pa
 
     from rich.console import Console
 
+    from mnemex.backfill.backfill_run import Backfill
     from mnemex.backfill.exchange import Exchange
     from mnemex.backfill.plan import Filters
-    from mnemex.backfill.runner import Backfill
     from mnemex.backfill.sources import discover
-    from mnemex.cli.backfill import BackfillProgress
+    from mnemex.cli.backfill_command import BackfillDisplay
 
     found = discover(home, ("claude", "opencode"))
     screen = io.StringIO()
-    display = BackfillProgress(Console(file=screen, force_terminal=True, width=120), len(found.sources))
+    display = BackfillDisplay(Console(file=screen, force_terminal=True, width=120), len(found.sources))
     sent: list[int] = []
 
     def post(batch: list[Exchange], dry_run: bool) -> dict[str, int]:
@@ -213,7 +213,7 @@ def test_the_progress_display_follows_files_and_exchanges_on_a_terminal(home: Pa
 
     with display:
         report = Backfill(post, display, Filters(), None, False).run(found)
-        files = display.progress.tasks[display.files]
+        files = display.progress.progress.tasks[display.progress.files]
         assert (files.completed, files.total) == (2, 2)
         assert "4 exchanges sent" in str(files.fields["unit"])
     assert sent == [4] and report.sent == report.stored == 4

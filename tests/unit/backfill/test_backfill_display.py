@@ -9,7 +9,7 @@ from pathlib import Path
 from rich.console import Console
 
 from mnemex.backfill.sources import discover
-from mnemex.cli.backfill import BackfillProgress
+from mnemex.cli.backfill_command import BackfillDisplay
 from tests.unit.backfill.conftest import install_opencode
 
 
@@ -29,7 +29,7 @@ def test_without_a_terminal_progress_comes_as_plain_lines_that_fit_80_columns(tm
     [source] = discover(tmp_path, ("claude",)).sources
     stream = io.StringIO()
     console = Console(file=stream, force_terminal=False, width=80)
-    with BackfillProgress(console, files=3, line_every=0.0) as display:
+    with BackfillDisplay(console, files=3, line_every=0.0) as display:
         display.start_source(source)
         display.advance(1_200_000, source.size, 7)
         display.batch_sent(7)

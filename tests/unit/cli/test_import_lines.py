@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from gateway.errors import InvalidInput
 from gateway.export_format import ImportTally, classify_line
+from gateway.gateway_errors import InvalidInput
 
 DEFAULT = {"user": "me", "project": "here-1234"}
 

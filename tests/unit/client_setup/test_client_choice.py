@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from mnemex.client_setup import init, uninit
-from mnemex.client_setup.clients import CURSOR_HOOKS
+from mnemex.client_setup.client_entries import CURSOR_HOOKS
 
 GATEWAY = "http://127.0.0.1:27399"
 CLAUDE_FILES = (".claude/settings.json", ".claude.json")

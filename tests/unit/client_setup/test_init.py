@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from mnemex.client_setup import SetupError, init, manifest_path, uninit
-from mnemex.client_setup.clients import CLAUDE_HOOKS, CURSOR_HOOKS, TOOL_NAMES
+from mnemex.client_setup.client_entries import CLAUDE_HOOKS, CURSOR_HOOKS, TOOL_NAMES
 
 GATEWAY = "http://127.0.0.1:27399"
 PYTHON = "/opt/py env/bin/python3"  # a space, to prove commands are quoted

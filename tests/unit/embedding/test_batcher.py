@@ -58,17 +58,55 @@ def test_each_caller_gets_its_own_rows_when_batched() -> None:
     assert sum(len(c) for c in encoder.calls) == sum(len(t) for t in texts)
 
 
-def test_a_lone_caller_is_encoded_at_once_even_with_a_window() -> None:
-    async def scenario() -> float:
-        batcher = MicroBatcher(RecordingEncoder(), window_ms=200)
-        await batcher.embed(["warm"])
-        started = time.perf_counter()
-        await batcher.embed(["alone"])
-        elapsed = time.perf_counter() - started
-        await batcher.close()
-        return elapsed
+class FakeClock:
+    """Monotonic seconds that move only when an encode says it took time."""
 
-    assert run(scenario()) < 0.1
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class SlowOnTheClock(RecordingEncoder):
+    """Each encode takes ``seconds`` by the fake clock (and no real time)."""
+
+    def __init__(self, clock: FakeClock, seconds: float) -> None:
+        super().__init__()
+        self.clock, self.seconds = clock, seconds
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        self.clock.now += self.seconds
+        return super().encode(texts)
+
+
+def test_a_lone_caller_is_encoded_at_once_even_with_a_window() -> None:
+    """After a one-caller batch, a lone caller is encoded in the loop steps that collect it.
+
+    The window here is 5 s (half the last encode's 10 s by the fake clock, under
+    ``window_ms``): a batcher that waited for company would still be waiting when
+    the second caller comes, and would encode both in one call.
+    """
+
+    async def scenario() -> tuple[list[list[str]], list[list[str]]]:
+        clock = FakeClock()
+        encoder = SlowOnTheClock(clock, seconds=10.0)
+        batcher = MicroBatcher(encoder, window_ms=60_000, inline_chars=100, clock=clock)
+        await batcher.embed(["warm"])  # the last batch: one caller, a 10 s encode
+        alone = asyncio.ensure_future(batcher.embed(["alone"]))
+        for _ in range(20):  # loop steps only: no real time is waited for
+            if len(encoder.calls) == 2:
+                break
+            await asyncio.sleep(0)
+        before_company = list(encoder.calls)
+        await batcher.embed(["company"])
+        await alone
+        await batcher.close()
+        return before_company, encoder.calls
+
+    before_company, calls = run(scenario())
+    assert before_company == [["warm"], ["alone"]]
+    assert calls == [["warm"], ["alone"], ["company"]]
 
 
 def test_max_batch_is_respected() -> None:

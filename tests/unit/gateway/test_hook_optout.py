@@ -103,7 +103,7 @@ def test_the_gateway_refuses_hook_requests_for_an_excluded_project_or_paused_ses
     from fastapi.testclient import TestClient
 
     from gateway.app import create_app
-    from tests.unit.gateway.test_app_edges import dead_settings
+    from tests.support.dead_backends import dead_settings
 
     home, project = tmp_path / "data", tmp_path / "private"
     (project / "src").mkdir(parents=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gateway.observations import observe, primary_command, run_summary
+from gateway.tool_observations import observe, primary_command, run_summary
 
 
 def test_edit_is_relative_to_the_project() -> None:

@@ -11,7 +11,7 @@ import json
 import sys
 from pathlib import Path
 
-from gateway import formatting, observations, teaching
+from gateway import formatting, teaching, tool_observations
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 
 HOOKS = Path(__file__).resolve().parents[3] / "hooks"
@@ -89,7 +89,7 @@ def test_cursor_shell_and_tool_failures_are_read() -> None:
 
 
 def test_a_failed_command_is_observed_with_its_error_line() -> None:
-    seen = observations.observe(
+    seen = tool_observations.observe(
         "Bash", {"command": "alembic upgrade head"}, {"error": MIGRATION_ERROR, "failed": True}, "/r"
     )
     assert seen is not None
@@ -117,7 +117,7 @@ def test_an_episode_lesson_line_has_no_id_and_names_a_foreign_project() -> None:
 
 def test_an_inline_interpreter_command_is_named_by_its_interpreter() -> None:
     # Before: "python3 -c '...'" was observed as "Ran -c".
-    seen = observations.observe(
+    seen = tool_observations.observe(
         "Bash", {"command": "python3 -c 'import ledger'"}, {"error": "ModuleNotFoundError: x", "failed": True}, "/r"
     )
     assert seen is not None and seen.text == "Ran python3 [failed: ModuleNotFoundError: x]"

@@ -4,36 +4,36 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from gateway.ui import display, graph_view
-from gateway.ui.render import env
+from gateway.ui import graph_view, ui_display
+from gateway.ui.page_render import env
 
 NOW = datetime(2026, 11, 25, 12, 0, 0, tzinfo=UTC)
 
 
 def test_times_read_relative_with_the_exact_time_on_hover() -> None:
-    assert display.relative(datetime(2026, 11, 25, 11, 59, 30, tzinfo=UTC), NOW) == "just now"
-    assert display.relative(datetime(2026, 11, 25, 9, 0, tzinfo=UTC), NOW) == "3 h ago"
-    assert display.relative(datetime(2026, 11, 20, 12, 0, tzinfo=UTC), NOW) == "5 d ago"
-    html = str(display.when("2026-11-24T12:00:00+00:00", NOW))
+    assert ui_display.relative(datetime(2026, 11, 25, 11, 59, 30, tzinfo=UTC), NOW) == "just now"
+    assert ui_display.relative(datetime(2026, 11, 25, 9, 0, tzinfo=UTC), NOW) == "3 h ago"
+    assert ui_display.relative(datetime(2026, 11, 20, 12, 0, tzinfo=UTC), NOW) == "5 d ago"
+    html = str(ui_display.when("2026-11-24T12:00:00+00:00", NOW))
     assert html == '<time datetime="2026-11-24T12:00:00+00:00" title="2026-11-24 12:00:00 UTC">1 d ago</time>'
-    assert str(display.when("not a time", NOW)) == "<span>not a time</span>"
-    assert "&lt;b&gt;" in str(display.when("<b>", NOW))  # an unparsable value is still escaped
+    assert str(ui_display.when("not a time", NOW)) == "<span>not a time</span>"
+    assert "&lt;b&gt;" in str(ui_display.when("<b>", NOW))  # an unparsable value is still escaped
 
 
 def test_outcome_marks_are_spelled_out() -> None:
-    assert display.spelled_outcomes("[YY~]") == "worked, worked, partial"
-    assert display.spelled_outcomes("[?N]") == "unknown, failed"
-    assert display.spelled_outcomes("") == "never scored"
+    assert ui_display.spelled_outcomes("[YY~]") == "worked, worked, partial"
+    assert ui_display.spelled_outcomes("[?N]") == "unknown, failed"
+    assert ui_display.spelled_outcomes("") == "never scored"
 
 
 def test_highlight_marks_query_words_and_escapes_everything_else() -> None:
-    html = str(display.highlight("Deploy <script>x()</script> with Helm; deployment", "helm deploy"))
+    html = str(ui_display.highlight("Deploy <script>x()</script> with Helm; deployment", "helm deploy"))
     assert html == (
         "<mark>Deploy</mark> &lt;script&gt;x()&lt;/script&gt; with <mark>Helm</mark>; <mark>deploy</mark>ment"
     )
-    assert str(display.highlight("a <b>", "")) == "a &lt;b&gt;"
+    assert str(ui_display.highlight("a <b>", "")) == "a &lt;b&gt;"
     # Query words are regex-escaped, and markup in the query never reaches the page.
-    assert str(display.highlight("cost (ab+cd) <img>", "ab+cd <img>")) == (
+    assert str(ui_display.highlight("cost (ab+cd) <img>", "ab+cd <img>")) == (
         "cost (<mark>ab</mark>+<mark>cd</mark>) &lt;<mark>img</mark>&gt;"
     )
     rendered = env.from_string("{{ t|highlight(q) }}").render(t="<i>helm</i>", q="helm")

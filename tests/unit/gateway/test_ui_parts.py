@@ -9,8 +9,8 @@ import re
 import pytest
 
 from gateway.ui import graph_view, signin
-from gateway.ui.pages.auth import _safe_next
-from gateway.ui.render import STATIC, TEMPLATES, env
+from gateway.ui.page_render import STATIC, TEMPLATES, env
+from gateway.ui.pages.auth_page import _safe_next
 
 VENDOR = STATIC / "vendor"
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import gateway.user_tokens as user_tokens
-from gateway.errors import InvalidInput
+from gateway.gateway_errors import InvalidInput
 from gateway.user_tokens import TokensFileError, UserTokens, add_token, digest
 
 

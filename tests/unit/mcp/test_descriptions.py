@@ -15,13 +15,13 @@ import pytest
 from gateway.mcp.descriptions import SELF_AUDIT, tool_texts
 from gateway.mcp.facts import DEFAULT_FACTS, Facts, FactsCache
 from gateway.rules import DEFAULT_RULES, Rules, rules_from_proto
-from mnemex.client_setup.clients import TOOL_NAMES
-from services.memory.api.rules import rules_response
+from mnemex.client_setup.client_entries import TOOL_NAMES
 from services.memory.domain.lifecycle import LifecycleConfig
 from services.memory.domain.outcomes import INITIAL_SCORE, SCORE_DELTA, Outcome
 from services.memory.domain.ranking import RankingWeights
 from services.memory.domain.scoring import Counters, apply_outcome
 from services.memory.settings import MemorySettings
+from services.memory.transport.admin_rpcs import rules_response
 
 DEFAULTS = tool_texts(DEFAULT_FACTS)
 

@@ -10,18 +10,20 @@ from typing import Any, TypeVar
 import pytest
 from mcp import Client
 
+from gateway.caller import CallerResolver
+from gateway.gateway_composition import Gateway
 from gateway.mcp.audit import SelfAuditTrigger
-from gateway.mcp.runner import ToolRunner
-from gateway.mcp.server import build_server
-from gateway.operations import Operations
+from gateway.mcp.mcp_server import build_server
+from gateway.mcp.tool_runner import ToolRunner
+from gateway.rpc import Rpc
 from kernel.config import Settings
-from mnemex.client_setup.clients import TOOL_NAMES
+from mnemex.client_setup.client_entries import TOOL_NAMES
 
 T = TypeVar("T")
 
 
 _SETTINGS = Settings.from_env({"MNEMEX_HOME": "/nonexistent-mnemex-home", "MNEMEX_USER": "tester"})
-SERVER = build_server(Operations(None, _SETTINGS))  # type: ignore[arg-type]  # no backend is reached
+SERVER = build_server(Gateway.build(_SETTINGS, Rpc(_SETTINGS)))  # the Rpc never connects: no backend is reached
 
 
 def run(make: Callable[[Client], Coroutine[Any, Any, T]]) -> T:
@@ -81,7 +83,10 @@ class FakeContext:
 
 
 def test_project_scope_precedence(tmp_path: Path) -> None:
-    runner = ToolRunner(provider=None, default_cwd="/srv/default", audit=SelfAuditTrigger())  # type: ignore[arg-type]
+    async def ready() -> None:
+        return None
+
+    runner = ToolRunner(ready, CallerResolver(_SETTINGS), default_cwd="/srv/default", audit=SelfAuditTrigger())
     header = FakeContext({"x-mnemex-cwd": str(tmp_path)})
     assert runner.cwd(header, "/explicit") == "/explicit"
     assert runner.cwd(header, None) == str(tmp_path)

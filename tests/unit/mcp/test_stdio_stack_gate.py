@@ -13,10 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from gateway.backends import Backends
-from gateway.errors import BackendUnavailable
+from gateway.gateway_errors import BackendUnavailable
 from gateway.mcp.stdio import StackGate, StackStarter
-from gateway.operations import Operations
+from gateway.rpc import Rpc
 from kernel.config import Settings
 
 
@@ -27,14 +26,14 @@ def settings_with_services_down(home: Path) -> Settings:
 
 async def ask(settings: Settings, start_stack: StackStarter | None) -> str:
     """What a tool call gets from a gate whose services are down."""
-    backends = Backends.connect(settings)
-    gate = StackGate(settings, backends, Operations(backends, settings), start_stack)
+    rpc = Rpc.connect(settings)
+    gate = StackGate(settings, rpc, start_stack)
     try:
         await gate()
     except BackendUnavailable as exc:
         return str(exc)
     finally:
-        await backends.close()
+        await rpc.close()
     return "ready"
 
 

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from services.memory.domain.browse import BrowseSort, build_browse_query, score_histogram, select, top_tags
-from services.memory.domain.errors import InvalidRequest
+from services.memory.domain.memory_errors import InvalidRequest
 from services.memory.domain.record import MemoryRecord
 from services.memory.domain.scoring import Counters
 

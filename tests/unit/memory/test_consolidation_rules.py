@@ -6,7 +6,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from services.memory.domain.consolidation import (
+from services.memory.domain.memory_errors import InvalidRequest
+from services.memory.domain.merge_candidates import (
     KINDS,
     check_kinds,
     check_limit,
@@ -15,7 +16,6 @@ from services.memory.domain.consolidation import (
     restored,
     superseded,
 )
-from services.memory.domain.errors import InvalidRequest
 from services.memory.domain.record import MemoryRecord
 
 NOW = datetime(2026, 3, 1, tzinfo=UTC)

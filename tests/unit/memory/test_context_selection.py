@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from services.memory.domain.context_selection import STALE_VALUE_OF, SelectionRules, select
-from services.memory.domain.view import NormalizedMemory
+from services.memory.domain.memory_view import NormalizedMemory
 
 
 def memory(

@@ -8,11 +8,12 @@ import pytest
 from services.memory.domain.ranking import RankInput, learned_score
 from services.memory.domain.record import MemoryRecord
 from services.memory.retrieval.lexical import LexicalIndex
-from services.memory.retrieval.query_expansion import mentions_time
+from services.memory.retrieval.mirror_text import MirrorTexts
 from services.memory.storage.collection_mirror import CollectionMirror
 from services.memory.storage.record_codec import parse_record
 
 DIM = 8
+TEXTS = MirrorTexts(lexical=True)  # retrieval's BM25 index and time cues, synced from each mirror's change feed
 
 
 def unit(seed: int) -> np.ndarray:
@@ -57,12 +58,13 @@ def archive(mirror: CollectionMirror, memory_id: str, archived: bool) -> None:
 
 
 def bm25(mirror: CollectionMirror) -> LexicalIndex:
-    assert isinstance(mirror.lexical, LexicalIndex)
-    return mirror.lexical
+    lexical = TEXTS.synced(mirror).lexical
+    assert isinstance(lexical, LexicalIndex)
+    return lexical
 
 
 def filled(n: int) -> CollectionMirror:
-    mirror = CollectionMirror("history", DIM, LexicalIndex(), mentions_time)
+    mirror = CollectionMirror("history", DIM)
     for i in range(n):
         mirror.put(record(f"m{i}", f"note number {i} about topic{i % 3}", meta()), unit(i))
     return mirror
@@ -116,7 +118,7 @@ def test_put_of_a_changed_record_refreshes_rank_facts_and_text() -> None:
 
 
 def test_time_window_and_growth() -> None:
-    mirror = CollectionMirror("working", DIM, None, mentions_time)
+    mirror = CollectionMirror("working", DIM)
     for i in range(600):  # beyond the initial capacity
         created = "2025-01-10T00:00:00+00:00" if i % 2 else "2024-12-01T00:00:00+00:00"
         mirror.put(record(f"m{i}", "t", meta(created), "working"), unit(i))
@@ -145,7 +147,8 @@ def test_rank_columns_follow_every_write() -> None:
     for memory_id in ("m3", "m5", "m7", "m39", "m12"):
         slot = mirror.slot_of(memory_id)
         assert slot is not None
-        ids, learned, created, cue = mirror.rank_columns(np.array([slot]))
+        ids, learned, created = mirror.rank_columns(np.array([slot]))
+        cue = TEXTS.synced(mirror).cue_column(ids)
         assert ids == [memory_id]
         assert (float(learned[0]), float(created[0]), bool(cue[0])) == pytest.approx(expected(mirror, memory_id))
 

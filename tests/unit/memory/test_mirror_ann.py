@@ -31,7 +31,7 @@ def record(i: int) -> MemoryRecord:
 
 
 def filled(min_rows: int = MIN_ROWS) -> tuple[CollectionMirror, np.ndarray]:
-    mirror = CollectionMirror("history", DIM, None, lambda _: False, ann_min_rows=min_rows)
+    mirror = CollectionMirror("history", DIM, ann_min_rows=min_rows)
     rows = vectors(ROWS, seed=1)
     for i, row in enumerate(rows):
         mirror.put(record(i), row)

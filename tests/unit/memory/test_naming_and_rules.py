@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from services.memory.domain.errors import InvalidRequest
+from services.memory.domain.memory_errors import InvalidRequest
 from services.memory.domain.naming import Scope, make_scope, memory_id, split_id
 from services.memory.domain.write_rules import (
     check_bank_attributes,
@@ -17,9 +17,10 @@ from services.memory.domain.write_rules import (
 from services.memory.storage.chroma_store import chroma_name
 
 MEMORY_DIR = Path(__file__).resolve().parents[3] / "services" / "memory"
-# Modules allowed to import grpc / chromadb: the servicer (api/server.py with its book RPCs and
-# error mapping), its converters, the entrypoint and the Chroma store.
-ADAPTERS = {"api/server.py", "api/convert.py", "__main__.py", "storage/chroma_store.py"}
+# Modules allowed to import grpc / chromadb: the transport (the RPC groups, the servicer and its
+# error mapping, the proto converters), the entrypoint and the Chroma store.
+TRANSPORT = (MEMORY_DIR / "transport").glob("*.py")
+ADAPTERS = {f"transport/{p.name}" for p in TRANSPORT} | {"__main__.py", "storage/chroma_store.py"}
 
 
 def test_domain_modules_import_neither_grpc_nor_chromadb_nor_fastapi() -> None:

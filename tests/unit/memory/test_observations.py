@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from services.memory.domain.observations import (
+from services.memory.domain.observation_rules import (
     IMPORTANCE_KEY,
     compactable,
     importance_of,

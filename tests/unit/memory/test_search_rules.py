@@ -5,11 +5,11 @@ import json
 import pytest
 
 from services.memory.domain import timefmt
-from services.memory.domain.errors import InvalidRequest
 from services.memory.domain.filters import matches, sort_memories, within
+from services.memory.domain.memory_errors import InvalidRequest
+from services.memory.domain.memory_view import NormalizedMemory, view
 from services.memory.domain.naming import COLLECTIONS
 from services.memory.domain.search_params import SortBy, build_search_params, parse_filters
-from services.memory.domain.view import NormalizedMemory, view
 from services.memory.storage.record_codec import parse_record
 
 NOW = timefmt.parse("2025-06-10T00:00:00+00:00")

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from services.memory.domain.record import MemoryRecord
-from services.memory.retrieval.session_context import boost, context_factors
-from services.memory.storage.session_order import SessionOrder
+from services.memory.retrieval.session_boost import boost, context_factors
+from services.memory.storage.session_neighbours import SessionOrder
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 

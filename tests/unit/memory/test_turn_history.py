@@ -6,7 +6,8 @@ from pathlib import Path
 
 from services.memory.domain.naming import Scope
 from services.memory.storage.session_state import SessionState
-from services.memory.storage.turn_history import OUTCOME_LOG_DAYS, OutcomeRow, TurnHistory
+from services.memory.storage.turn_history import OUTCOME_LOG_DAYS, TurnHistory
+from services.memory.storage.turn_records import OutcomeRow
 
 SCOPE = Scope("u", "p")
 DAY = 24 * 3600.0
@@ -18,7 +19,8 @@ def row(memory_id: str, outcome: str, before: float, after: float, **kw: object)
 
 def test_turns_carry_their_outcomes_and_memories_their_turns(tmp_path: Path) -> None:
     path = tmp_path / "state.db"
-    state, history = SessionState(path), TurnHistory(path)
+    state = SessionState(path)
+    history = TurnHistory(state.db)  # one handle on state.db
     state.record_injection(SCOPE, "s", ["working_111111111111111", "patterns_222222222222222"], "fix the build", 100.0)
     state.complete_turn(SCOPE, "s", "working_333333333333333", "fix the build", "done", 101.0)
     turn = history.turns(SCOPE, session_id="s")[0]
@@ -49,7 +51,8 @@ def test_turns_carry_their_outcomes_and_memories_their_turns(tmp_path: Path) -> 
 
 def test_old_outcomes_and_orphaned_turn_outcomes_are_dropped(tmp_path: Path) -> None:
     path = tmp_path / "state.db"
-    state, history = SessionState(path), TurnHistory(path)
+    state = SessionState(path)
+    history = TurnHistory(state.db)  # one handle on state.db
     state.record_injection(SCOPE, "s", ["working_111111111111111"], "q", 0.0)
     turn = history.turns(SCOPE, session_id="s")[0]
     now = OUTCOME_LOG_DAYS * DAY + 10 * DAY

@@ -7,7 +7,7 @@ import logging
 
 import pytest
 
-from services.memory.api.turn_write_queue import TurnWrites
+from services.memory.usecases.turn_write_queue import TurnWrites
 
 
 async def _write(done: list[str], name: str, delay: float) -> None:

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from services.memory.domain import timefmt
-from services.memory.domain.view import NormalizedMemory, view
+from services.memory.domain.memory_view import NormalizedMemory, view
 from services.memory.storage.record_codec import parse_record
 
 NOW = timefmt.parse("2025-06-03T12:00:00+00:00")

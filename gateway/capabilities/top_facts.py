@@ -1,0 +1,21 @@
+"""The user's top memory_bank facts, for the session-start seed and the insights overview."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gateway import proto_dicts
+from gateway.rpc import Rpc
+from protos.mnemex.common.v1 import common_pb2 as common_pb
+from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
+
+JSON = dict[str, Any]
+
+
+async def top_facts(rpc: Rpc, scope: common_pb.Scope, limit: int) -> list[JSON]:
+    """memory_bank facts ranked by importance x confidence."""
+    request = mem_pb.ListRequest(scope=scope, collection="memory_bank", limit=50, sort_by=mem_pb.SORT_BY_SCORE)
+    reply: mem_pb.ListResponse = await rpc.unary("memory", rpc.memory(scope.user).List, request)
+    facts = proto_dicts.memories_to_dicts(reply.memories)
+    facts.sort(key=lambda f: -((f.get("importance") or 0.0) * (f.get("confidence") or 0.0)))
+    return facts[:limit]

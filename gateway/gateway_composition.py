@@ -1,0 +1,59 @@
+"""The gateway composed: one ``Rpc``, the caller resolver and one service per capability.
+
+``Gateway.build(settings, rpc)`` wires them; ``gateway.app.create_app`` builds one and
+the stdio MCP server another. Cross-capability needs are constructor arguments.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gateway.caller import CallerResolver
+from gateway.capabilities.admin_service import AdminService
+from gateway.capabilities.backfill_service import BackfillService
+from gateway.capabilities.browse_service import BrowseService
+from gateway.capabilities.consolidation_service import ConsolidationService
+from gateway.capabilities.hook_service import HookService
+from gateway.capabilities.library_service import LibraryService
+from gateway.capabilities.memory_service import MemoryService
+from gateway.capabilities.portability_service import PortabilityService
+from gateway.prompt_context import Deadlines
+from gateway.rpc import Rpc
+from gateway.user_tokens import UserTokens
+from kernel.config import Settings
+
+
+@dataclass(frozen=True)
+class Gateway:
+    settings: Settings
+    rpc: Rpc
+    callers: CallerResolver
+    # MNEMEX_USER_TOKENS: per-user tokens; a request made with one acts as its user (gateway/user_tokens.py)
+    user_tokens: UserTokens | None
+    hooks: HookService
+    memories: MemoryService
+    library: LibraryService
+    admin: AdminService
+    portability: PortabilityService
+    backfill: BackfillService
+    consolidation: ConsolidationService
+    browse: BrowseService
+
+    @classmethod
+    def build(cls, settings: Settings, rpc: Rpc, deadlines: Deadlines | None = None) -> Gateway:
+        """``deadlines`` bounds get-context (default: 1.5 s overall)."""
+        bounds = deadlines or Deadlines()
+        return cls(
+            settings=settings,
+            rpc=rpc,
+            callers=CallerResolver(settings),
+            user_tokens=UserTokens(settings.user_tokens_file) if settings.user_tokens_file else None,
+            hooks=HookService(rpc, settings, bounds),
+            memories=MemoryService(rpc, settings, bounds),
+            library=LibraryService(rpc, settings),
+            admin=AdminService(rpc, settings),
+            portability=PortabilityService(rpc, settings),
+            backfill=BackfillService(rpc, settings),
+            consolidation=ConsolidationService(rpc, settings),
+            browse=BrowseService(rpc, settings),
+        )

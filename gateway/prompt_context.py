@@ -1,0 +1,288 @@
+"""The get-context reply (KNOWN CONTEXT for a prompt), built on the hot path of every prompt.
+
+    embed prompt ──────────────────────────────────┐
+    kg Recall (concepts, route, facts, lessons) ───┴─> memory PrepareContext -> format
+                                            (scoring state, search with the vector, kg weights,
+                                             fact ids and lesson ids; the injection is recorded
+                                             after the reply)
+
+Lessons are what the kg learned for a matching problem: the memories that
+worked before (solutions) and those that failed (failures). Their ids ride
+in the same PrepareContext call, which returns their memories and records
+them with the injection, so the next scoring prompt lists them: no extra
+round trip. With ``use_kg`` off (MNEMEX_KG_CONTEXT=0) the kg is not asked at
+all: no routing, no facts, no lessons.
+
+Every backend call has its own short deadline and the whole pipeline an
+overall one; a failing kg means search without routing, a failing embedding
+means a keyword search, a failing memory service means an empty context.
+Nothing here raises to the hook.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import time
+from collections.abc import Awaitable, Callable, Coroutine
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import grpc
+import numpy as np
+
+from gateway import formatting, lessons, proto_dicts
+from gateway.rpc import Rpc
+from protos.mnemex.common.v1 import common_pb2 as common_pb
+from protos.mnemex.kg.v1 import kg_service_pb2 as kg_pb
+from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
+
+log = logging.getLogger("mnemex.gateway.prompt_context")
+T = TypeVar("T")
+
+EMBED_CHARS = 2_000  # MiniLM reads ~256 tokens; more text only costs time
+CONCEPT_CHARS = 4_000
+RECORDED_PROMPT_CHARS = 8_000
+MAX_ENTITIES = 20
+
+
+RECONNECT_GRACE = 0.5  # seconds a call waits for a channel that is reconnecting
+
+
+async def reconnecting(call: Callable[..., Awaitable[T]], timeout: float) -> T:
+    """``call(timeout=..., wait_for_ready=...)``, retried once on UNAVAILABLE with wait_for_ready.
+
+    A channel whose backend just restarted can still be in reconnect backoff:
+    the first call fails at once with UNAVAILABLE although the backend is up.
+    The retry waits (at most ``RECONNECT_GRACE``) for the channel, so the first
+    prompt after a restart gets its context; while a backend is really down,
+    each prompt pays at most that grace, inside the pipeline's overall deadline.
+    """
+    try:
+        return await call(timeout=timeout, wait_for_ready=False)
+    except grpc.aio.AioRpcError as exc:
+        if exc.code() != grpc.StatusCode.UNAVAILABLE:
+            raise
+    return await call(timeout=min(timeout, RECONNECT_GRACE), wait_for_ready=True)
+
+
+@dataclass(frozen=True)
+class Deadlines:
+    """Seconds per backend call; ``total`` bounds the whole pipeline."""
+
+    embed: float = 0.8
+    kg: float = 0.3
+    memory: float = 1.0
+    total: float = 1.5
+
+    @classmethod
+    def within(cls, total: float) -> Deadlines:
+        """The default split, scaled to a different overall budget (seconds)."""
+        factor = total / cls.total
+        base = cls()
+        return cls(embed=base.embed * factor, kg=base.kg * factor, memory=base.memory * factor, total=total)
+
+
+@dataclass
+class Recalled:
+    """What one kg Recall gave for a prompt: its concepts and entities, the route (collection weights),
+    the memory_bank fact ids linked to its entities, and the lessons (solutions, failures) of matching problems."""
+
+    concepts: list[str] = field(default_factory=list)
+    entities: list[str] = field(default_factory=list)
+    context_type: str = ""
+    route: kg_pb.RouteResponse | None = None
+    fact_ids: list[str] = field(default_factory=list)
+    solutions: list[kg_pb.Solution] = field(default_factory=list)
+    failures: list[kg_pb.Solution] = field(default_factory=list)
+    # False once the kg said it knows no problem yet: EpisodeLessons could only answer nothing.
+    episodes: bool = True
+
+    @property
+    def weights(self) -> dict[str, float]:
+        if self.route is None or not self.route.has_preference:
+            return {}
+        return dict(self.route.weights)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The route, plus the memory_bank fact ids the content graph linked to the prompt's entities."""
+        return {**proto_dicts.routing_to_dict(self.route, self.concepts, self.context_type), "fact_ids": self.fact_ids}
+
+
+async def kg_recall(rpc: Rpc, scope: common_pb.Scope, text: str, timeout: float, lesson_limit: int = 0) -> Recalled:
+    """Concepts -> (collection weights, memory_bank facts for the entities, and with
+    ``lesson_limit`` the solutions and failures of matching problems), in one kg round trip.
+
+    Raises gRPC errors."""
+    request = kg_pb.RecallRequest(scope=scope, text=text[:CONCEPT_CHARS], fact_limit=5, lesson_limit=lesson_limit)
+    reply = await reconnecting(functools.partial(rpc.kg(scope.user).Recall, request, metadata=rpc.metadata), timeout)
+    extracted = reply.extraction
+    concepts = list(extracted.concepts)
+    entities = list(dict.fromkeys([e.name for e in extracted.entities] + concepts))[:MAX_ENTITIES]
+    routing = Recalled(concepts=concepts, entities=entities, context_type=extracted.context_type)
+    if reply.HasField("route"):
+        routing.route = reply.route
+    routing.fact_ids = list(dict.fromkeys(f.fact_id for f in reply.facts if f.fact_id))
+    routing.solutions = list(reply.solutions)
+    routing.failures = list(reply.failures)
+    routing.episodes = not reply.no_episodes
+    return routing
+
+
+async def recall(
+    rpc: Rpc, scope: common_pb.Scope, text: str, deadlines: Deadlines
+) -> tuple[Recalled, list[lessons.Lesson]]:
+    """kg Recall with lessons, their text read with one memory ``Get`` each (get_context_insights;
+    get-context has PrepareContext return them instead)."""
+    routing = await kg_recall(rpc, scope, text, deadlines.kg, lessons.KG_LESSON_LIMIT)
+    if not routing.solutions and not routing.failures:
+        return routing, []
+    return routing, await lessons.resolve(rpc, scope, routing.solutions, routing.failures, deadlines.kg)
+
+
+def _failed(service: str, exc: BaseException, degraded: list[str]) -> None:
+    degraded.append(service)
+    if isinstance(exc, grpc.aio.AioRpcError):
+        log.info("get-context: %s degraded: %s", service, exc.code().name)
+    else:
+        log.info("get-context: %s degraded: %r", service, exc)
+
+
+async def build(
+    rpc: Rpc,
+    scope: common_pb.Scope,
+    *,
+    session_id: str,
+    prompt: str,
+    limit: int,
+    deadlines: Deadlines,
+    use_kg: bool,
+    client: str,
+) -> dict[str, Any]:
+    """Run the pipeline: two calls side by side, then one memory call (``client``: kept with the turn)."""
+    md = rpc.metadata
+    degraded: list[str] = []
+    timings: dict[str, float] = {}
+    started = time.perf_counter()
+    query = prompt.strip()
+    vector: np.ndarray | None = None
+    routing = Recalled()
+    learned: list[lessons.Lesson] = []
+    prepare = mem_pb.PrepareContextRequest(
+        scope=scope, session_id=session_id, prompt=prompt[:RECORDED_PROMPT_CHARS], client=client
+    )
+    if query:
+        embed_r, routing_r = await asyncio.gather(
+            timed(
+                "embed",
+                timings,
+                reconnecting(functools.partial(rpc.embedding.embed, [query[:EMBED_CHARS]]), deadlines.embed),
+            ),
+            timed("kg", timings, kg_recall(rpc, scope, query, deadlines.kg, lessons.KG_LESSON_LIMIT))
+            if use_kg
+            else _no_kg(),
+            return_exceptions=True,
+        )
+        if isinstance(embed_r, BaseException):
+            _failed("embedding", embed_r, degraded)
+        else:
+            vector = embed_r[0]
+        if isinstance(routing_r, BaseException):
+            _failed("kg", routing_r, degraded)
+        else:
+            routing = routing_r
+        prepare.search.CopyFrom(
+            mem_pb.SearchRequest(
+                query=query[:2_000],
+                query_vector=b"" if vector is None else np.asarray(vector, dtype="<f4").tobytes(),
+                limit=limit,
+                sort_by=mem_pb.SORT_BY_RELEVANCE,
+                collection_weights=routing.weights,
+                boost_ids=routing.fact_ids,
+            )
+        )
+        prepare.lesson_ids.extend(lessons.wanted_ids(routing.solutions, routing.failures))
+
+    memories: list[dict[str, Any]] = []
+    choices: list[dict[str, Any]] = []
+    scoring_ids: list[str] = []
+    scoring_required = False
+    episodes = lessons.start_episode_lessons(
+        rpc, scope, session_id, query, vector, deadlines.kg, enabled=use_kg and bool(query) and routing.episodes
+    )
+    try:
+        call = functools.partial(rpc.memory(scope.user).PrepareContext, prepare, metadata=md)
+        reply = await timed("memory", timings, reconnecting(call, deadlines.memory))
+        memories = proto_dicts.memories_to_dicts(reply.memories)[:limit]
+        scoring_required = reply.scoring_required
+        scoring_ids = list(reply.injected_ids)
+        learned = lessons.combine(routing.solutions, routing.failures, reply.lessons)
+        choices = [proto_dicts.choice_to_dict(c) for c in reply.choices]
+    except grpc.aio.AioRpcError as exc:
+        _failed("memory", exc, degraded)
+
+    learned = lessons.merge(learned, await episodes)
+    lesson_dicts = [x.as_dict() for x in learned]
+    scoring = formatting.scoring_prompt(scoring_ids) if scoring_required else ""
+    known = formatting.known_context(
+        memories,
+        budget=min(formatting.block_chars(limit), formatting.MAX_OUTPUT_CHARS - len(scoring) - 2),
+        lessons=lesson_dicts,
+        content_limit=formatting.INJECTED_MEMORY_CHARS,
+    )
+    context = formatting.compose(scoring, known)
+    return {
+        "context": context,
+        "known_context": known,
+        # chars / 4: what the block and the whole injection cost the model
+        "tokens": {"known_context": formatting.token_cost(known), "context": formatting.token_cost(context)},
+        "memories": memories,
+        "choices": choices,
+        "lessons": lesson_dicts,
+        "scoring_required": scoring_required,
+        "scoring_ids": scoring_ids if scoring_required else [],
+        "scoring_prompt": scoring,
+        "routing": routing.as_dict(),
+        "degraded": sorted(set(degraded)),
+        "timings_ms": {**timings, "total": round((time.perf_counter() - started) * 1000, 2)},
+    }
+
+
+async def _no_kg() -> Recalled:
+    return Recalled()
+
+
+async def timed(name: str, timings: dict[str, float], awaitable: Awaitable[T]) -> T:
+    """Await and record the wall time in ms (kept in the reply for diagnosis and benchmarks)."""
+    started = time.perf_counter()
+    try:
+        return await awaitable
+    finally:
+        timings[name] = round((time.perf_counter() - started) * 1000, 2)
+
+
+def empty_result(degraded: list[str]) -> dict[str, Any]:
+    return {
+        "context": "",
+        "known_context": "",
+        "tokens": {"known_context": 0, "context": 0},
+        "memories": [],
+        "choices": [],
+        "lessons": [],
+        "scoring_required": False,
+        "scoring_ids": [],
+        "scoring_prompt": "",
+        "routing": proto_dicts.routing_to_dict(None),
+        "degraded": degraded,
+        "timings_ms": {},
+    }
+
+
+async def within_deadline(pipeline: Coroutine[Any, Any, dict[str, Any]], total: float) -> dict[str, Any]:
+    """``pipeline`` (a ``build``) under the overall deadline (``Deadlines.total``); on overrun, an empty context."""
+    try:
+        return await asyncio.wait_for(pipeline, total)
+    except TimeoutError:
+        log.warning("get-context: overall deadline of %.1fs passed; returning no context", total)
+        return empty_result(["timeout"])

@@ -1,0 +1,193 @@
+"""Translate between memory/kg protobuf messages and the gateway's plain dicts.
+
+Imports only generated protobuf modules (no grpc runtime, no fastapi).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from gateway.gateway_errors import InvalidInput
+from protos.mnemex.common.v1 import common_pb2 as common_pb
+from protos.mnemex.kg.v1 import kg_service_pb2 as kg_pb
+from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
+
+OUTCOMES = ("worked", "partial", "unknown", "failed")
+SORT_ORDERS = ("relevance", "recency", "score")
+COLLECTIONS = ("books", "working", "history", "patterns", "memory_bank")
+
+_MEM_OUTCOME = {
+    "worked": common_pb.OUTCOME_WORKED,
+    "partial": common_pb.OUTCOME_PARTIAL,
+    "unknown": common_pb.OUTCOME_UNKNOWN,
+    "failed": common_pb.OUTCOME_FAILED,
+}
+_KG_OUTCOME = {
+    "worked": common_pb.OUTCOME_WORKED,
+    "partial": common_pb.OUTCOME_PARTIAL,
+    "unknown": common_pb.OUTCOME_UNKNOWN,
+    "failed": common_pb.OUTCOME_FAILED,
+}
+_OUTCOME_NAME: dict[int, str] = {int(value): name for name, value in _MEM_OUTCOME.items()}
+_SORT = {
+    "relevance": mem_pb.SORT_BY_RELEVANCE,
+    "recency": mem_pb.SORT_BY_RECENCY,
+    "score": mem_pb.SORT_BY_SCORE,
+}
+
+
+def outcome_name(text: str, field: str = "outcome") -> str:
+    """Validate an outcome word; the error says which words are allowed."""
+    value = (text or "").strip().lower()
+    if value not in _MEM_OUTCOME:
+        raise InvalidInput(f"{field}={text!r} is not an outcome: use one of {', '.join(OUTCOMES)}")
+    return value
+
+
+def memory_outcome(text: str, field: str = "outcome") -> common_pb.Outcome:
+    return _MEM_OUTCOME[outcome_name(text, field)]
+
+
+def kg_outcome(text: str) -> common_pb.Outcome:
+    return _KG_OUTCOME[outcome_name(text)]
+
+
+def outcome_from_proto(value: int) -> str:
+    return _OUTCOME_NAME.get(value, "unknown")
+
+
+def sort_by(text: str) -> mem_pb.SortBy:
+    value = (text or "relevance").strip().lower()
+    if value not in _SORT:
+        raise InvalidInput(f"sort_by={text!r} is not supported: use one of {', '.join(SORT_ORDERS)}")
+    return _SORT[value]
+
+
+def collections(names: Iterable[str] | None) -> list[str]:
+    chosen = [n.strip() for n in names or () if n and n.strip()]
+    unknown = [n for n in chosen if n not in COLLECTIONS]
+    if unknown:
+        raise InvalidInput(
+            f"unknown collection(s) {', '.join(unknown)}: choose from {', '.join(COLLECTIONS)} "
+            "(or omit collections to search all five)"
+        )
+    return chosen
+
+
+def _json_object(text: str) -> dict[str, Any]:
+    if not text:
+        return {}
+    try:
+        value = json.loads(text)
+    except (ValueError, TypeError):
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def choice_to_dict(choice: mem_pb.ContextChoice) -> dict[str, Any]:
+    """Why PrepareContext kept or left out one search result (shown by the viewer)."""
+    return {
+        "id": choice.id,
+        "kept": choice.kept,
+        "reason": choice.reason,
+        "merged_ids": list(choice.merged_ids),
+        "relevance": round(choice.relevance, 4),
+        "parts": _rank_parts(choice.parts) if choice.HasField("parts") else None,
+    }
+
+
+def _rank_parts(parts: mem_pb.RankParts) -> dict[str, Any]:
+    """What made an injected memory's rank: the same rounded numbers the turn record keeps."""
+    numbers = ("dense", "lexical", "session_context", "relevance", "kg_weight", "learned", "final")
+    return {**{name: round(getattr(parts, name), 4) for name in numbers}, "kg_linked": parts.kg_linked}
+
+
+def memory_to_dict(memory: mem_pb.Memory) -> dict[str, Any]:
+    """The normalized memory shape shared by REST, MCP and the CLI."""
+    out: dict[str, Any] = {
+        "id": memory.id,
+        "collection": memory.collection,
+        "content": memory.content,
+        "created_at": memory.created_at,
+        "age": memory.age,
+        "score": round(memory.score, 4),
+        "wilson_score": round(memory.wilson_score, 4),
+        "uses": memory.uses,
+        "success_count": memory.success_count,
+        "learned_score": round(memory.learned_score, 4),
+        "last_outcome": memory.last_outcome,
+        "outcome_history": memory.outcome_history,
+        "tags": list(memory.tags),
+        "metadata": _json_object(memory.metadata_json),
+        "project": memory.project,
+        "archived": memory.archived,
+        "worked_count": memory.worked_count,
+        "partial_count": memory.partial_count,
+        "failed_count": memory.failed_count,
+    }
+    if memory.collection == "memory_bank":
+        out["importance"] = memory.importance if memory.HasField("importance") else None
+        out["confidence"] = memory.confidence if memory.HasField("confidence") else None
+    if memory.HasField("embedding_similarity"):
+        out["embedding_similarity"] = round(memory.embedding_similarity, 4)
+    if memory.HasField("final_rank_score"):
+        out["final_rank_score"] = round(memory.final_rank_score, 4)
+    return out
+
+
+def memories_to_dicts(memories: Iterable[mem_pb.Memory]) -> list[dict[str, Any]]:
+    return [memory_to_dict(m) for m in memories]
+
+
+def scored_to_dict(item: mem_pb.ScoredMemory) -> dict[str, Any]:
+    return {
+        "id": item.id,
+        "collection_before": item.collection_before,
+        "collection_after": item.collection_after,
+        "score_before": round(item.score_before, 4),
+        "score_after": round(item.score_after, 4),
+        "outcome": outcome_from_proto(item.outcome),
+        "transition": item.transition,
+        "new_id": item.new_id,
+    }
+
+
+def routing_to_dict(
+    reply: kg_pb.RouteResponse | None, concepts: Iterable[str] = (), context_type: str = ""
+) -> dict[str, Any]:
+    if reply is None:
+        return {
+            "has_preference": False,
+            "weights": {},
+            "recommended": [],
+            "confidence": 0.0,
+            "concepts": list(concepts),
+            "context_type": context_type,
+            "available": False,
+        }
+    return {
+        "has_preference": reply.has_preference,
+        "weights": {k: round(v, 4) for k, v in reply.weights.items()},
+        "recommended": list(reply.recommended),
+        "confidence": round(reply.confidence, 4),
+        "concepts": list(concepts),
+        "context_type": context_type,
+        "available": True,
+    }
+
+
+def graph_to_dict(reply: kg_pb.GraphResponse) -> dict[str, Any]:
+    routing: Any
+    try:
+        routing = json.loads(reply.routing_json) if reply.routing_json else {}
+    except ValueError:
+        routing = {}
+    return {
+        "nodes": [{"id": n.id, "kind": n.kind, "label": n.label, "weight": n.weight} for n in reply.nodes],
+        "edges": [
+            {"source": e.source, "target": e.target, "relation": e.relation, "weight": e.weight} for e in reply.edges
+        ],
+        "routing": routing if isinstance(routing, dict) else {"facts": routing},
+    }

@@ -1,0 +1,46 @@
+"""Admin endpoints the CLI needs: show, projects, versions (export and import: ``portability_routes``).
+
+GET  /api/memories/{id}?cwd=     one memory, normalized, all metadata
+GET  /api/projects               the current user's scopes with counts, and bindings
+GET  /api/versions               package and service versions (for ``mnemex doctor``)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Depends, Path, Query
+
+from gateway.caller import CallerResolver
+from gateway.capabilities.admin_service import AdminService
+from gateway.routes.json_route import JSONRoute
+from gateway.service_deps import admin_service, caller_resolver
+
+router = APIRouter(prefix="/api", tags=["admin"], route_class=JSONRoute)
+_CWD = Query(default=None, max_length=4096)
+
+
+@router.get("/memories/{memory_id}")
+async def show_memory(
+    memory_id: str = Path(min_length=1, max_length=200),
+    cwd: str | None = _CWD,
+    admin: AdminService = Depends(admin_service),
+    callers: CallerResolver = Depends(caller_resolver),
+) -> dict[str, Any]:
+    """Archived memories are shown too (with ``archived: true``): search hides them, show does not."""
+    return await admin.show_memory(callers.resolve(cwd), id=memory_id)
+
+
+@router.get("/projects")
+async def list_projects(
+    cwd: str | None = _CWD,
+    admin: AdminService = Depends(admin_service),
+    callers: CallerResolver = Depends(caller_resolver),
+) -> dict[str, Any]:
+    return await admin.projects(callers.resolve(cwd), cwd_given=bool(cwd))
+
+
+@router.get("/versions")
+async def versions(admin: AdminService = Depends(admin_service)) -> dict[str, Any]:
+    """The gateway's version and each backend's; a backend that cannot answer gets ``{"error": "<gRPC code>"}``."""
+    return await admin.versions()

@@ -1,0 +1,133 @@
+"""PrepareContext: the prompt hot path in one call.
+
+The session's scoring state (as it stood before this prompt), the lessons the
+request names (the kg's, read by id: ``MemoryReads.find_many``), the search when
+the request has one (``retrieval.searcher``), and the record of what is
+injected now, written after the caller has its answer (``TurnWrites`` keeps
+it ordered before the session's next operation).
+
+Between the search and the record, ``domain.context_selection`` decides what is
+injected: turns of the asking session, results below the relevance floor and
+near-duplicates of a line already kept are left out (the search asks for a few
+more than the limit, so a collapsed copy can make room), facts of another
+project and values a newer fact superseded go below the local lines. Only what
+is injected is recorded; every decision comes back as a ``Choice``.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from services.memory.domain.context_selection import DEFAULT_SELECTION, Choice, SelectionRules, select
+from services.memory.domain.memory_view import NormalizedMemory
+from services.memory.domain.naming import Scope
+from services.memory.domain.search_params import SearchParams
+from services.memory.retrieval.searcher import Searcher
+from services.memory.storage.blocking_io import BlockingIO
+from services.memory.storage.memory_store import MemoryStore
+from services.memory.storage.session_state import SessionState
+from services.memory.storage.turn_history import TurnHistory
+from services.memory.usecases.memory_reads import MemoryReads
+from services.memory.usecases.turn_recording import ScoringState, SessionTurns, check_session_id, scoring_state_of
+from services.memory.usecases.turn_write_queue import TurnWrites
+
+EXTRA_CANDIDATES = 3  # asked beyond the limit, so lines left out can be replaced
+
+
+@dataclass(frozen=True)
+class Prepared:
+    memories: list[NormalizedMemory]
+    state: ScoringState
+    choices: list[Choice] = field(default_factory=list)
+    lessons: list[NormalizedMemory] = field(default_factory=list)  # the requested lessons, shown beside
+
+
+class PrepareContext:
+    def __init__(
+        self,
+        state: SessionState,
+        turns: SessionTurns,
+        turn_writes: TurnWrites,
+        searcher: Searcher,
+        reads: MemoryReads,
+        store: MemoryStore | None = None,
+        selection: SelectionRules = DEFAULT_SELECTION,
+        history: TurnHistory | None = None,
+        io: BlockingIO | None = None,
+    ) -> None:
+        self._state = state
+        self._turns = turns
+        self._turn_writes = turn_writes
+        self._reads = reads
+        self._searcher = searcher
+        self._store = store  # the mirrors hold the vectors collapsing compares; None: no collapsing
+        self._selection = selection
+        self._history = history  # keeps each turn's choices for the viewer; None: not kept
+        self._io = io
+
+    async def select(
+        self,
+        scope: Scope,
+        session_id: str,
+        params: SearchParams | None,
+        query_vector: bytes,
+        prompt: str,
+        lesson_ids: Sequence[str] = (),
+        client: str = "",
+    ) -> Prepared:
+        """What to inject for a prompt, with the reason behind every result kept or left out and the lessons read:
+        they are shown with the results (a result repeating one is collapsed into it) and recorded
+        as injected with them; ``client``: the checked name of the client that sent the prompt,
+        kept with the turn."""
+        session_id = check_session_id(session_id)
+        beside = await self._reads.find_many(scope, list(lesson_ids)) if lesson_ids else []
+        writes = self._turn_writes
+        await writes.settle(scope, session_id)
+        # A read of about 30 microseconds under the session store's own lock: done inline, it
+        # cannot queue behind Chroma writes in the I/O pool when many sessions are busy.
+        state = scoring_state_of(self._state.scoring_state(scope, session_id))
+        found: list[NormalizedMemory] = []
+        choices: list[Choice] = []
+        if params is not None:
+            wider = replace(params, limit=params.limit + EXTRA_CANDIDATES) if not params.memory_id else params
+            ranked = await self._searcher.search(scope, wider, query_vector)
+            vectors = self._vectors(scope, [*beside, *ranked])
+            found, choices = select(
+                ranked,
+                vectors[len(beside) :],
+                session_id=session_id,
+                project=scope.project,
+                limit=params.limit,
+                rules=self._selection,
+                linked=frozenset(params.boost_ids),
+                prompt=params.query or prompt,
+                beside=list(zip(beside, vectors[: len(beside)], strict=True)),
+            )
+        injected = list(dict.fromkeys([m.id for m in found] + [m.id for m in beside]))
+        writes.defer(scope, session_id, self._record(scope, session_id, injected, prompt, choices, client))
+        return Prepared(found, state, choices, beside)
+
+    async def _record(
+        self, scope: Scope, session_id: str, injected: list[str], prompt: str, choices: list[Choice], client: str = ""
+    ) -> None:
+        """The injection, then (in the same deferred write, so after its turn exists) the choices and client."""
+        then: Callable[[], object] | None = None
+        if self._history is not None and self._io is not None and (choices or client) and session_id:
+            text = json.dumps([c.as_dict() for c in choices], ensure_ascii=False) if choices else ""
+            then = functools.partial(self._history.record_choices, scope, session_id, text, client)
+        await self._turns.write_injection(scope, session_id, injected, prompt, then=then)
+
+    def _vectors(self, scope: Scope, ranked: Sequence[NormalizedMemory]) -> list[np.ndarray | None]:
+        """The mirrored vector of each result (None where not mirrored): a few row copies."""
+        if self._store is None or len(ranked) < 2:
+            return [None] * len(ranked)
+        by_collection: dict[str, list[str]] = {}
+        for memory in ranked:
+            by_collection.setdefault(memory.collection, []).append(memory.id)
+        found = self._store.mirrored_vectors(scope, by_collection)
+        return [found.get(m.id) for m in ranked]

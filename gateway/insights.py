@@ -94,17 +94,17 @@ async def insights(
     """Routing, known solutions and past failures, action effectiveness, memories and top facts."""
     kg_deadlines = prompt_context.Deadlines(kg=deadlines.kg * 3)
     recall_r: tuple[prompt_context.Recalled, list[Lesson]] | BaseException
-    search_r: mem_pb.SearchResponse | BaseException
     facts_r: list[JSON] | BaseException
     actions_r: list[JSON] | BaseException
     episodes_r: list[Lesson] | BaseException
+    search = rpc.unary(
+        "memory",
+        rpc.memory(scope.user).Search,
+        mem_pb.SearchRequest(scope=scope, query=query, limit=5, sort_by=mem_pb.SORT_BY_RELEVANCE),
+    )
     recall_r, search_r, facts_r, actions_r, episodes_r = await asyncio.gather(
         prompt_context.recall(rpc, scope, query, kg_deadlines),
-        rpc.unary(
-            "memory",
-            rpc.memory(scope.user).Search,
-            mem_pb.SearchRequest(scope=scope, query=query, limit=5, sort_by=mem_pb.SORT_BY_RELEVANCE),
-        ),
+        search,
         top_facts,
         _effectiveness(rpc, scope, kg_deadlines.kg),
         _episode_lessons(rpc, scope, query, deadlines),

@@ -12,6 +12,7 @@ import logging
 import re
 import shlex
 from collections import defaultdict
+from collections.abc import Awaitable
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -178,7 +179,7 @@ async def teach(
         groups: dict[int, list[mem_pb.ScoredMemory]] = defaultdict(list)
         for item in reply.scored:
             groups[_outcome(item, exchange_outcome)].append(item)
-        calls = [
+        calls: list[Awaitable[object]] = [
             rpc.kg(scope.user).RecordOutcome(
                 kg_pb.RecordOutcomeRequest(
                     scope=scope,

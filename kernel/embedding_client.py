@@ -23,8 +23,7 @@ MAX_TEXTS_PER_CALL = 128
 
 class EmbeddingClient:
     def __init__(self, channel: grpc.aio.Channel, token: str | None = None, timeout: float = 10.0) -> None:
-        # The generated *_pb2_grpc.py stubs carry no annotations (only the messages have .pyi).
-        self._stub: Any = pb_grpc.EmbeddingServiceStub(channel)
+        self._stub = pb_grpc.EmbeddingServiceStub(channel)
         self._metadata = client_metadata(token)
         self._timeout = timeout
 

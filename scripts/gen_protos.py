@@ -26,6 +26,9 @@ def generate(out_dir: Path) -> None:
     from grpc_tools import protoc  # dev dependency, pinned equal to grpcio
 
     include = str(Path(grpc_tools.__file__).parent / "_proto")
+    # Type stubs of the gRPC stubs and servicers (mypy-protobuf, a dev dependency), so a call's reply type is
+    # known: the plugin sits beside this interpreter, which need not be on PATH.
+    mypy_grpc = Path(sys.executable).parent / "protoc-gen-mypy_grpc"
     out_dir.mkdir(parents=True, exist_ok=True)
     for proto in proto_files():
         rel = proto.relative_to(ROOT)
@@ -36,6 +39,8 @@ def generate(out_dir: Path) -> None:
             f"--python_out={out_dir}",
             f"--pyi_out={out_dir}",
             f"--grpc_python_out={out_dir}",
+            f"--plugin=protoc-gen-mypy_grpc={mypy_grpc}",
+            f"--mypy_grpc_out={out_dir}",
             str(rel),
         ]
         code = protoc.main(args)

@@ -133,13 +133,9 @@ class LibraryService:
     # -- state -------------------------------------------------------------------
     async def stats(self, caller: Caller) -> JSON:
         scope = caller.scope
-        memory_r: mem_pb.StatsResponse | BaseException
-        kg_r: kg_pb.StatsResponse | BaseException
-        memory_r, kg_r = await asyncio.gather(
-            self.rpc.unary("memory", self.rpc.memory(caller.user).Stats, mem_pb.StatsRequest(scope=scope)),
-            self.rpc.unary("kg", self.rpc.kg(caller.user).Stats, kg_pb.StatsRequest(scope=scope)),
-            return_exceptions=True,
-        )
+        memory_stats = self.rpc.unary("memory", self.rpc.memory(caller.user).Stats, mem_pb.StatsRequest(scope=scope))
+        kg_stats = self.rpc.unary("kg", self.rpc.kg(caller.user).Stats, kg_pb.StatsRequest(scope=scope))
+        memory_r, kg_r = await asyncio.gather(memory_stats, kg_stats, return_exceptions=True)
         if isinstance(memory_r, BaseException):
             raise memory_r
         return {

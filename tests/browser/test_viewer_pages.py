@@ -68,6 +68,9 @@ def test_search_edit_archive_and_restore(seeded: Seeded, page: Watched) -> None:
     first = tab.locator("tr.memory-row").first
     assert first.get_attribute("data-id") == seeded.facts[target]
     assert "q=which%20test%20framework" in tab.url  # the search is in the address, so it can be shared
+    # A query typed into the browsed list (recent first) ranks by relevance: the form sends the default sort,
+    # not the browse order it showed.
+    assert "sort=recency" not in tab.url
 
     first.locator("a.memory-link").click()
     tab.wait_for_url(re.compile(r"/ui/memories/memory_bank_"))

@@ -10,12 +10,15 @@ once for every RPC (``kernel.grpc_service``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import grpc
+from google.protobuf import message_factory
 
 from kernel.grpc_call_policy import ErrorTable
 from kernel.sharding import NotThisShard
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
-from protos.mnemex.memory.v1 import memory_service_pb2_grpc as pb_grpc
 from services.memory.domain.memory_errors import EmbeddingUnavailable, InvalidRequest, LimitReached, MemoryNotFound
 
 SERVICE = pb.DESCRIPTOR.services_by_name["MemoryService"]
@@ -29,16 +32,39 @@ ERRORS: ErrorTable = {
 }
 
 
-class MemoryServicer(pb_grpc.MemoryServiceServicer):
+# How each RPC's handler is wrapped, by (client streams, server streams).
+_HANDLER_KINDS: dict[tuple[bool, bool], Callable[..., grpc.RpcMethodHandler[Any, Any]]] = {
+    (False, False): grpc.unary_unary_rpc_method_handler,
+    (False, True): grpc.unary_stream_rpc_method_handler,
+    (True, False): grpc.stream_unary_rpc_method_handler,
+    (True, True): grpc.stream_stream_rpc_method_handler,
+}
+
+
+class MemoryServicer:
     """Every RPC of the service, bound to the handler of the one group that defines it."""
 
     def __init__(self, *groups: object) -> None:
+        self.handlers: dict[str, Callable[..., Any]] = {}
         for name in SERVICE.methods_by_name:
             owners = [group for group in groups if callable(getattr(group, name, None))]
             if len(owners) != 1:
                 raise ValueError(f"{name} is answered by {len(owners)} RPC groups; it needs exactly one")
-            setattr(self, name, getattr(owners[0], name))
+            self.handlers[name] = getattr(owners[0], name)
 
 
 def register(servicer: MemoryServicer, server: grpc.aio.Server) -> None:
-    pb_grpc.add_MemoryServiceServicer_to_server(servicer, server)
+    """Serve every RPC with its group's handler, (de)serialised by the messages the proto names (what the
+    generated ``add_MemoryServiceServicer_to_server`` does for one servicer class)."""
+    handlers = {}
+    for method in SERVICE.methods:
+        request = message_factory.GetMessageClass(method.input_type)
+        reply = message_factory.GetMessageClass(method.output_type)
+        wrap = _HANDLER_KINDS[(method.client_streaming, method.server_streaming)]
+        handlers[method.name] = wrap(
+            servicer.handlers[method.name],
+            request_deserializer=request.FromString,
+            response_serializer=reply.SerializeToString,
+        )
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE_NAME, handlers),))
+    server.add_registered_method_handlers(SERVICE_NAME, handlers)

@@ -31,6 +31,6 @@ def test_an_rpc_no_group_answers_or_two_groups_answer_is_refused_at_construction
         MemoryServicer(_Prompt())
     everything = [object.__new__(g) for g in GROUPS]  # bound methods only: nothing is called
     servicer = MemoryServicer(*everything)
-    assert servicer.PrepareContext.__self__ is everything[0]
+    assert servicer.handlers["PrepareContext"].__self__ is everything[0]
     with pytest.raises(ValueError, match="PrepareContext is answered by 2 RPC groups"):
         MemoryServicer(*everything, _Prompt())

@@ -11,7 +11,10 @@ one ``MirrorText`` per mirror:
 read, from the mirror's change feed (``changes_since``): every write reaches
 the mirror, and every change of the mirror is in the feed, so no write path can
 be missed. A reader further behind than the feed reaches (a mirror just built,
-a burst of writes) rebuilds from the mirror's rows. The caller holds the
+a burst of writes) reconciles with the mirror's rows: only the texts that
+differ are indexed again. ``behind`` tells the searcher when a mirror's text is
+far enough behind (a bulk write: a backfill, an import) to catch up on a worker
+thread rather than on the event loop. The caller holds the
 mirror's lock (``Mirrors.read``), so one mirror's text is synced by one thread
 at a time. The data flows down: retrieval reads storage; storage never calls
 retrieval.
@@ -46,7 +49,7 @@ class MirrorText:
             return
         changed = mirror.changes_since(self.version) if self.version >= 0 else None
         if changed is None:
-            self._rebuild(mirror)
+            self._reconcile(mirror)
         else:
             for memory_id in dict.fromkeys(changed):
                 record = mirror.row(memory_id)
@@ -56,14 +59,13 @@ class MirrorText:
                     self._index(memory_id, record.content)
         self.version = mirror.version
 
-    def _rebuild(self, mirror: CollectionMirror) -> None:
-        self.cues.clear()
-        self._texts.clear()
-        if self.lexical is not None:
-            self.lexical.clear()
-        for record in mirror.records():
-            if not record.archived:
-                self._index(record.id, record.content)
+    def _reconcile(self, mirror: CollectionMirror) -> None:
+        """Match the mirror's active rows: drop the ids gone, index the texts new or changed, keep the rest."""
+        active = {record.id: record.content for record in mirror.records() if not record.archived}
+        for memory_id in [memory_id for memory_id in self._texts if memory_id not in active]:
+            self._drop(memory_id)
+        for memory_id, text in active.items():
+            self._index(memory_id, text)
 
     def _index(self, memory_id: str, text: str) -> None:
         if self._texts.get(memory_id) == text:
@@ -97,6 +99,11 @@ class MirrorTexts:
         self.lexical = lexical  # False: dense mode, no keyword index
         self._texts: weakref.WeakKeyDictionary[CollectionMirror, MirrorText] = weakref.WeakKeyDictionary()
         self._guard = threading.Lock()
+
+    def behind(self, mirror: CollectionMirror) -> int:
+        """How many changes ``mirror``'s text has yet to apply (read without the mirror's lock: an estimate)."""
+        text = self._texts.get(mirror)
+        return mirror.version + 1 if text is None or text.version < 0 else mirror.version - text.version
 
     def synced(self, mirror: CollectionMirror) -> MirrorText:
         """``mirror``'s text, brought up to date (the caller holds the mirror's lock)."""

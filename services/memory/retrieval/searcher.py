@@ -30,6 +30,9 @@ from services.memory.storage.blocking_io import BlockingIO
 from services.memory.storage.memory_store import MemoryStore
 
 log = logging.getLogger("mnemex.memory.search")
+# Changes a mirror's text may lag and still catch up on the event loop, inside the search (about 40 µs each);
+# further behind (a backfill or an import since the last prompt), it catches up on a worker thread first.
+SYNC_ON_LOOP = 64
 
 
 class Searcher:
@@ -83,9 +86,10 @@ class Searcher:
         plan = QueryPlan.of(params.query) if params.query and self._retrieval.hybrid else None
         if vector is not None and params.sort_by is SortBy.RELEVANCE and not params.filters and cutoff is None:
             mirrors = self._store.mirrors
-            if not mirrors.all_built(scope, params.collections):
-                for collection in params.collections:
-                    await self.warm(scope, collection)
+            for collection in params.collections:
+                mirror = mirrors.peek(scope, collection)
+                if mirror is None or self._texts.behind(mirror) > SYNC_ON_LOOP:
+                    await self.warm(scope, collection)  # a mirror to build, or text far behind: on a worker thread
             return await rank_columns(
                 self._store,
                 self._texts,

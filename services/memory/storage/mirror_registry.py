@@ -120,8 +120,12 @@ class Mirrors:
         finally:
             entry.lock.release()
 
+    def peek(self, scope: Scope, collection: str) -> CollectionMirror | None:
+        """The collection's mirror if built, without its lock: for a glance at its version, never its rows."""
+        return self._entry(scope, collection).mirror
+
     def built(self, scope: Scope, collection: str) -> bool:
-        return self._entry(scope, collection).mirror is not None
+        return self.peek(scope, collection) is not None
 
     def all_built(self, scope: Scope, collections: tuple[str, ...]) -> bool:
         return all(self.built(scope, c) for c in collections)

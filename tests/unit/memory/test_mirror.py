@@ -8,8 +8,8 @@ import pytest
 from services.memory.domain.ranking import RankInput, learned_score
 from services.memory.domain.record import MemoryRecord
 from services.memory.retrieval.lexical import LexicalIndex
-from services.memory.retrieval.mirror_text import MirrorTexts
-from services.memory.storage.collection_mirror import CollectionMirror
+from services.memory.retrieval.mirror_text import MirrorText, MirrorTexts
+from services.memory.storage.collection_mirror import CHANGE_FEED, CollectionMirror
 from services.memory.storage.record_codec import parse_record
 
 DIM = 8
@@ -161,3 +161,48 @@ def test_scan_gives_every_cosine_and_the_live_top() -> None:
     assert len(sims) == 60
     assert [mirror.rank_columns(top)[0]] == [[row.id for row, _ in mirror.nearest(query, 5)]]
     assert mirror.slot_of("m1") not in top.tolist()
+
+
+class CountingIndex(LexicalIndex):
+    """A real BM25 index that notes which ids it was handed text for."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.added: list[str] = []
+
+    def add(self, doc_id: str, text: str) -> None:
+        self.added.append(doc_id)
+        super().add(doc_id, text)
+
+
+def test_a_text_further_behind_than_the_feed_indexes_only_what_changed() -> None:
+    mirror = filled(50)
+    index = CountingIndex()
+    text = MirrorText(index)
+    text.sync(mirror)
+    assert len(index.added) == 50
+    index.added.clear()
+    synced_at = text.version
+    for round_ in range(CHANGE_FEED // 50 + 1):  # more changes than the feed keeps, scores only
+        for i in range(50):
+            patch(mirror, f"m{i}", uses=round_ + 1)
+    patch(mirror, "m3", content="the staging cluster moved to frankfurt")
+    archive(mirror, "m4", True)
+    mirror.put(record("m50", "a brand new note about kubernetes", meta()), unit(50))
+    assert mirror.changes_since(synced_at) is None  # the feed no longer reaches back: the text reconciles
+    text.sync(mirror)
+    assert sorted(index.added) == ["m3", "m50"]  # the 48 rows whose text did not change are not indexed again
+    assert [doc for doc, _ in index.search_terms(["frankfurt"], 5)] == ["m3"]
+    assert index.search_terms(["topic1"], 60) and "m4" not in dict(index.search_terms(["note"], 60))
+    assert "m3" not in dict(index.search_terms(["number"], 60))  # its old words are gone
+
+
+def test_behind_counts_the_changes_a_text_has_yet_to_apply() -> None:
+    texts = MirrorTexts(lexical=True)
+    mirror = filled(5)
+    assert texts.behind(mirror) == mirror.version + 1  # never synced
+    texts.synced(mirror)
+    assert texts.behind(mirror) == 0
+    for i in range(3):
+        patch(mirror, f"m{i}", uses=1)
+    assert texts.behind(mirror) == 3

@@ -19,15 +19,16 @@ lifecycle rules stays an expiry).
 
 from __future__ import annotations
 
+import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from mnemex.backfill.checkpoint import Checkpoint
 from mnemex.backfill.exchange import Exchange
 from mnemex.backfill.plan import Batch, Filters, encoded_size
-from mnemex.backfill.reading import open_reading
+from mnemex.backfill.reading import Reading, open_reading
 from mnemex.backfill.report import FAILED, READ, SKIPPED, UNCHANGED, Report, SourceResult
 from mnemex.backfill.sources import Discovery, Source
 
@@ -93,7 +94,11 @@ class Backfill:
         reading = self.readings[source.key] = _Reading(source, skip, False)
         self.display.start_source(source)
         opened = open_reading(source)
-        exchanges = iter(opened.exchanges)
+        with contextlib.closing(opened.exchanges):
+            self._read_source(source, opened, result, reading, skip)
+
+    def _read_source(self, source: Source, opened: Reading, result: SourceResult, reading: _Reading, skip: int) -> None:
+        exchanges = opened.exchanges
         index = 0
         while True:
             try:
@@ -130,8 +135,13 @@ class Backfill:
     # -- re-checking an unchanged source ---------------------------------
     def _recheck(self, source: Source, sent_before: int, result: SourceResult) -> None:
         """Ask the gateway (dry run) which of the source's earlier sent exchanges it no longer holds."""
+        with contextlib.closing(open_reading(source).exchanges) as exchanges:
+            self._recheck_exchanges(source, exchanges, sent_before, result)
+
+    def _recheck_exchanges(
+        self, source: Source, exchanges: Generator[Exchange, None, None], sent_before: int, result: SourceResult
+    ) -> None:
         batch, checked, missing = Batch(), 0, 0
-        exchanges = iter(open_reading(source).exchanges)
         for index in range(1, sent_before + 1):
             try:
                 exchange = next(exchanges)

@@ -15,7 +15,7 @@ waits for a tool (``stop_reason`` ``tool_use``): the session is running.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Generator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -143,7 +143,7 @@ class _Turn:
         )
 
 
-def read_claude_transcript(path: Path, stats: LineStats) -> Iterator[Exchange]:
+def read_claude_transcript(path: Path, stats: LineStats) -> Generator[Exchange, None, None]:
     """The exchanges of one transcript file, in order; ``stats`` follows the reading."""
     turn: _Turn | None = None
     file_session = path.stem

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Generator
 from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -156,7 +156,7 @@ def _user_text(parts: list[dict[str, Any]]) -> str:
     ).strip()
 
 
-def read_opencode_session(db: Path, session: OpenCodeSession, progress: list[int]) -> Iterator[Exchange]:
+def read_opencode_session(db: Path, session: OpenCodeSession, progress: list[int]) -> Generator[Exchange, None, None]:
     """The exchanges of one session, in order; ``progress[0]`` counts the messages read."""
     with closing(connect_read_only(db)) as connection:
         messages = connection.execute(

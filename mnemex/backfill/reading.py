@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
 
 from mnemex.backfill.claude_reader import read_claude_transcript
@@ -14,7 +14,9 @@ from mnemex.backfill.sources import Source
 
 @dataclass
 class Reading:
-    exchanges: Iterator[Exchange]
+    # A generator: closed as soon as the run leaves it, in the thread that read it (an OpenCode reader holds a
+    # SQLite connection that only that thread may close; left to the garbage collector it is closed from another)
+    exchanges: Generator[Exchange, None, None]
     done: Callable[[], int]  # progress so far, in the unit of ``Source.size`` (bytes or messages)
     skipped_lines: Callable[[], int]  # lines that could not be read (Claude Code); 0 for a database
     entries: Callable[[], int]  # entries read: 0 with skipped lines means "not a transcript"

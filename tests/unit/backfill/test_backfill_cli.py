@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import socket
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -141,6 +143,12 @@ def test_an_interrupted_run_resumes_where_it_stopped(home: Path, monkeypatch: py
         result = invoke(home, failing.addr, "--json")
         assert result.exit_code == 1 and "backend service is down" in result.output
         assert len(failing.stored) == 2
+        del result  # its exception's frames hold the run's state
+    # The run left its readers mid-session: they were closed in the thread that read them. Left to the garbage
+    # collector, an OpenCode reader's SQLite connection would be closed by whichever thread collects, and raise.
+    collector = threading.Thread(target=gc.collect)
+    collector.start()
+    collector.join()
     with fake_backfill_gateway() as fresh:
         report = summary(home, fresh)
         assert report["exchanges"]["sent"] == 2  # only the two the first run did not send

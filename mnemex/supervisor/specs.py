@@ -71,6 +71,10 @@ def stack_specs(settings: Settings, only: Sequence[str] = ()) -> list[ServiceSpe
     ]
 
 
+HEAP_SCRUB_ENV = "MALLOC_PERTURB_"
+HEAP_SCRUB_BYTE = "165"
+
+
 def child_env(settings: Settings, base: Mapping[str, str] | None = None) -> dict[str, str]:
     """The environment every child gets: the caller's, plus resolved addresses.
 
@@ -88,5 +92,8 @@ def child_env(settings: Settings, base: Mapping[str, str] | None = None) -> dict
         PYTHONUNBUFFERED="1",
     )
     env.pop("MNEMEX_GATEWAY_PORT", None)  # the resolved ADDR wins; avoid two sources of truth
+    # glibc fills freed and new heap blocks with this byte: a buffer a native library writes to disk without
+    # filling it (Chroma's HNSW file was seen carrying a request's raw text) holds filler, never old data.
+    env.setdefault(HEAP_SCRUB_ENV, HEAP_SCRUB_BYTE)
     offline.apply(env)
     return env

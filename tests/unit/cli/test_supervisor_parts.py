@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -103,6 +105,35 @@ def test_child_env_resolves_every_address_and_goes_offline(tmp_path: Path) -> No
     assert env["MNEMEX_EMBEDDING_ADDR"] == settings.embedding_addr and env["MNEMEX_HOME"] == str(tmp_path)
     assert env["TRANSFORMERS_OFFLINE"] == "1" and env["HF_HUB_OFFLINE"] == "0"  # explicit user choice wins
     assert json.dumps(env)  # plain strings only
+    assert child_env(settings, {"MALLOC_PERTURB_": "7"})["MALLOC_PERTURB_"] == "7"  # a user's own value wins
+
+
+# A buffer holding a secret is freed, and a block of the same size is taken again without being written: what a
+# native library does before writing an allocation to disk that it never filled.
+STALE_HEAP_PROBE = """
+import ctypes
+libc = ctypes.CDLL(None)
+libc.malloc.restype = ctypes.c_void_p
+libc.malloc.argtypes = [ctypes.c_size_t]
+libc.free.argtypes = [ctypes.c_void_p]
+first = libc.malloc(4096)
+ctypes.memmove(first, b"ghp_SECRET" * 400, 4000)
+libc.free(first)
+again = libc.malloc(4096)
+print(b"ghp_SECRET" in ctypes.string_at(again, 4000))
+"""
+
+
+def test_a_child_never_finds_freed_data_in_new_heap_blocks(tmp_path: Path) -> None:
+    settings = Settings.from_env({"MNEMEX_HOME": str(tmp_path)})
+    env = child_env(settings, {"PATH": os.environ.get("PATH", "/bin")})
+
+    def stale(environment: dict[str, str]) -> str:
+        probe = [sys.executable, "-c", STALE_HEAP_PROBE]
+        return subprocess.run(probe, env=environment, capture_output=True, text=True, check=True).stdout.strip()
+
+    assert stale({k: v for k, v in env.items() if k != "MALLOC_PERTURB_"}) == "True"  # the probe sees old data
+    assert stale(env) == "False"  # a supervised service does not
 
 
 def test_non_loopback_binds_are_refused_before_anything_starts(tmp_path: Path) -> None:

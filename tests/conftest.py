@@ -27,10 +27,12 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @pytest.fixture(scope="session")
 def encoder():  # type: ignore[no-untyped-def]
-    """The real all-MiniLM-L6-v2, loaded once per test session."""
+    """The real all-MiniLM-L6-v2, loaded once per test session, at the precision the services use
+    (MNEMEX_EMBEDDING_PRECISION, int8 by default): `MNEMEX_EMBEDDING_PRECISION=fp32 make test` runs
+    the whole suite on the exact encoder."""
     from services.embedding.model import load_encoder
 
-    return load_encoder()
+    return load_encoder(precision=os.environ.get("MNEMEX_EMBEDDING_PRECISION", "int8").strip().lower() or "int8")
 
 
 @pytest.fixture(scope="session")

@@ -74,6 +74,7 @@ class Episode:
     attempts: list[Attempt] = field(default_factory=list)
     problem_id: str = ""  # the known problem it joined, once it has
     symptoms: list[Vector] = field(default_factory=list)  # vectors of the error lines seen meanwhile
+    terms: list[str] = field(default_factory=list)  # the statement's terms (problem_terms.terms)
 
 
 @dataclass
@@ -91,6 +92,8 @@ class KnownProblem:
     # The error lines its episodes' tool calls printed, as vectors (MAX_SYMPTOMS at most): a
     # recurrence is often told by the error the user saw rather than by the first question.
     symptoms: list[Vector] = field(default_factory=list)
+    # The terms of its statement and of its confirmed rewordings (problem_terms.terms).
+    terms: list[str] = field(default_factory=list)
 
     def all_vectors(self) -> list[Vector]:
         return ([self.vector] if self.vector is not None else []) + self.phrasings + self.symptoms
@@ -108,3 +111,4 @@ class EpisodeLesson:
     failed: int
     doc_id: str
     similarity: float
+    why: str = ""  # what made the prompt this problem: shared identifiers, an error signature, wording

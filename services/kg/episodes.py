@@ -8,8 +8,11 @@ for ``ABANDON_SECONDS`` (abandoned). Each ``failed`` turn adds an attempt:
 the command that failed (or the head of the answer) and the error line the
 session's tool calls produced meanwhile.
 
-An episode joins a ``KnownProblem`` of its project (the best match, or a new
-one) with its first failed attempt or its fix: the problem statement (the
+An episode joins a ``KnownProblem`` of its project with its first failed
+attempt or its fix: the problem that the same fix already solved, or the
+one the judge of problem_match.py picks by a clear margin (a shared error
+signature, rare shared terms, the wording); otherwise it opens a new one, so
+two problems that share a vocabulary stay apart. The episode carries the problem statement (the
 episode's FIRST prompt, never the complaint that ends it), its vector, the
 normalised signatures of its errors and the vectors of their error lines (the
 gateway embeds a failed tool call's telling line), the fixes that worked and
@@ -17,9 +20,10 @@ the attempts that failed. Known problems keep their own short text, so a lesson 
 the exchange memories it came from, and a failed attempt counts even when the
 session ends without a fix.
 
-``match`` finds known problems for a new prompt by cosine similarity of the
-prompt's vector and by the error signatures of the session's recent tool
-calls (the rule and its calibration: problem_match.py).
+``recognise`` finds the known problem a new prompt tells again, from the
+prompt's vector and terms and the error signatures of the session's recent
+tool calls, by the same judge (the rule and its calibration: problem_match.py);
+``lessons`` shows that one problem's fixes and failed attempts, with why.
 
 Where the state lives: in the kg, journaled beside its other graphs, one book
 per user (store.EPISODES_PROJECT). The memory service owns a session's turns,
@@ -34,6 +38,7 @@ Plain module; state changes only through ``apply_turn`` / ``apply_tool_error``
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
@@ -50,7 +55,22 @@ from services.kg.episode_records import (
     encode_vector,
     vectors_of,
 )
-from services.kg.problem_match import MATCH_THRESHOLD, SIGNATURE_BONUS, expresses_failure, may_recall
+from services.kg.problem_match import (
+    CROSS_PROJECT_MARGIN,
+    FILE_MARGIN,
+    RECALL_MARGIN,
+    SAME_FIX_SCORE,
+    Candidate,
+    MatchRules,
+    Verdict,
+    asks_for_work,
+    conflicting,
+    expresses_failure,
+    failure_names,
+    issue_ids,
+    judge,
+)
+from services.kg.problem_terms import MAX_TERMS, TermIndex, terms
 
 NEW_PROBLEM_SIMILARITY = 0.3  # below this (and long enough) a prompt starts a new problem
 FOLLOW_UP_WORDS = 12  # a prompt this short continues the open episode ("still broken, same traceback")
@@ -68,11 +88,7 @@ MAX_ERROR_CHARS = 160
 MAX_FIX_CHARS = 220
 MAX_PHRASINGS = 4
 MAX_SYMPTOMS = 4  # error lines of failed attempts kept as vectors per problem
-SECOND_MATCH_MARGIN = 0.05
 SAME_PHRASING = 0.95  # a vector this close to a known phrasing adds nothing
-# A fix already known for a problem identifies it: an episode solved by that fix joins the problem
-# when its statement is at least this similar (below the match threshold: the fix is the evidence).
-FIX_CONFIRMED_SIMILARITY = 0.3
 MIN_PROBLEM_WORDS = 4  # a one-turn "worked" episode needs a problem statement at least this long
 
 
@@ -114,10 +130,12 @@ def _add_attempt(attempts: list[Attempt], new: Attempt, limit: int) -> None:
 class EpisodeBook:
     """Open episodes per session, recent tool errors per session, and the known problems."""
 
-    def __init__(self) -> None:
+    def __init__(self, rules: MatchRules | None = None) -> None:
         self.open: dict[str, Episode] = {}
         self.errors: dict[str, list[ToolError]] = {}
         self.problems: dict[str, KnownProblem] = {}
+        self.rules = rules or MatchRules()
+        self._terms = TermIndex()
         self._next_id = 1
         self._matrix: Vector | None = None
         self._matrix_ids: list[str] = []
@@ -157,6 +175,7 @@ class EpisodeBook:
             if outcome == "unknown" or not prompt.strip():
                 return {"problem": prompt, "status": "chatter"}
             episode = Episode(session, project, prompt[:MAX_PROBLEM_CHARS], vector, ts, ts)
+            episode.terms = terms(prompt)[:MAX_TERMS]
             status = "opened" if status == "continued" else status
         episode.last = ts
         episode.signatures = list(dict.fromkeys([*episode.signatures, *signatures]))[:MAX_SESSION_ERRORS]
@@ -211,22 +230,27 @@ class EpisodeBook:
 
     def _attach(self, episode: Episode, fix: Fix | None = None) -> KnownProblem:
         """The known problem an episode belongs to: the one it already joined, one of its project
-        that the same fix already solved, the best match in its project, or a new one."""
+        that the same fix already solved, the one the judge picks by a clear margin, or a new one.
+        Never the nearest one by a cosine alone: two problems that share a vocabulary stay apart."""
         problem = self.problems.get(episode.problem_id)
+        if problem is None and fix is not None and self.rules.fix:
+            problem = self._solved_by(episode, fix)
         if problem is None:
-            problem = self._solved_by(episode, fix) if fix is not None else None
-        if problem is None:
-            found = self.match(episode.vector, episode.signatures, project=episode.project, limit=1, local_only=True)
-            problem = self.problems[found[0][0]] if found else None
+            verdict = self._judge(episode.vector, episode.terms, episode.signatures, episode.project, FILE_MARGIN)
+            problem = self.problems[verdict.problem_id] if verdict else None
         if problem is None:
             problem = KnownProblem(f"p{self._next_id}", episode.project, episode.problem, episode.vector, [])
+            problem.terms = list(episode.terms)
             self._next_id += 1
-            self.problems[problem.id] = problem
-            self._matrix = None
+            self._index(problem)
             if len(self.problems) > MAX_PROBLEMS:
-                del self.problems[min(self.problems.values(), key=lambda p: p.last).id]
+                self._forget(min(self.problems.values(), key=lambda p: p.last).id)
         elif episode.problem_id != problem.id:
             self._add_phrasing(problem, episode.vector)
+            grown = list(dict.fromkeys([*problem.terms, *episode.terms]))[:MAX_TERMS]
+            if grown != problem.terms:
+                problem.terms = grown
+                self._terms.put(problem.project, problem.id, grown)
         episode.problem_id = problem.id
         problem.signatures = list(dict.fromkeys([*problem.signatures, *episode.signatures]))[:MAX_SESSION_ERRORS]
         told = ([problem.vector] if problem.vector is not None else []) + problem.phrasings
@@ -235,22 +259,34 @@ class EpisodeBook:
         problem.last = max(problem.last, episode.last)
         return problem
 
+    def _index(self, problem: KnownProblem) -> None:
+        self.problems[problem.id] = problem
+        self._terms.put(problem.project, problem.id, problem.terms)
+        self._matrix = None
+
+    def _forget(self, problem_id: str) -> None:
+        del self.problems[problem_id]
+        self._terms.drop(problem_id)
+        self._matrix = None
+
     def _solved_by(self, episode: Episode, fix: Fix) -> KnownProblem | None:
-        """The most similar problem of the episode's project that this fix already solved."""
-        best: tuple[float, KnownProblem | None] = (FIX_CONFIRMED_SIMILARITY, None)
-        for problem in self.problems.values():
-            if problem.project != episode.project or not any(
-                f.text == fix.text or (fix.doc_id and f.doc_id == fix.doc_id) for f in problem.fixes
-            ):
-                continue
-            vector = episode.vector
-            if vector is None:  # no vector to compare: the fix alone decides
-                similarity = FIX_CONFIRMED_SIMILARITY
-            else:
-                similarity = max((float(v @ vector) for v in problem.all_vectors()), default=0.0)
-            if similarity >= best[0]:
-                best = (similarity, problem)
-        return best[1]
+        """The most similar problem of the episode's project that this fix already solved, when the
+        episode resembles it at all (``SAME_FIX_SCORE``): the same fix is the evidence."""
+        solved = [
+            p.id
+            for p in self.problems.values()
+            if p.project == episode.project
+            and any(f.text == fix.text or (fix.doc_id and f.doc_id == fix.doc_id) for f in p.fixes)
+        ]
+        if not solved:
+            return None
+        if episode.vector is None and not episode.terms:  # nothing to compare: the fix alone decides
+            return self.problems[solved[0]]
+        found = self._candidates(episode.vector, episode.terms, [], episode.project, only=set(solved))
+        best = max(found, key=lambda c: c.score(self.rules), default=None)
+        if best is None or best.score(self.rules) < SAME_FIX_SCORE:
+            return None
+        return self.problems[best.problem_id]
 
     def _add_phrasing(self, problem: KnownProblem, vector: Vector | None) -> None:
         if vector is None:
@@ -285,36 +321,83 @@ class EpisodeBook:
             self._matrix = np.stack([v for _, v in rows]).astype(np.float32) if rows else None
         return self._matrix, self._matrix_ids
 
-    def match(
+    def _candidates(
         self,
         vector: Vector | None,
+        query_terms: list[str],
         signatures: list[str],
+        project: str | None,
         *,
-        project: str,
-        limit: int,
-        local_only: bool = False,
-    ) -> list[tuple[str, float]]:
-        """(problem id, score) of known problems matching, local project first, best first."""
-        scores: dict[str, float] = {}
+        only: set[str] | None = None,
+    ) -> list[Candidate]:
+        """Every known problem of ``project`` (of every project for None) measured against a report:
+        best cosine, rarity-weighted term overlap (within the problem's own project) and a shared
+        error signature. The two best carry their heaviest shared terms, to say why."""
+        cosines: dict[str, float] = {}
         matrix, ids = self._vectors()
         if vector is not None and matrix is not None and matrix.shape[1] == vector.shape[0]:
-            sims = matrix @ vector
-            for i in np.flatnonzero(sims >= MATCH_THRESHOLD - SIGNATURE_BONUS):
-                pid = ids[int(i)]
-                scores[pid] = max(scores.get(pid, -1.0), float(sims[i]))
-        wanted = set(signatures)
-        if wanted:
-            for problem in self.problems.values():
-                if wanted.intersection(problem.signatures):
-                    base = scores.get(problem.id, MATCH_THRESHOLD if vector is None else 0.0)
-                    scores[problem.id] = base + SIGNATURE_BONUS
-        found = [
-            (pid, score)
-            for pid, score in scores.items()
-            if score >= MATCH_THRESHOLD and (not local_only or self.problems[pid].project == project)
-        ]
-        found.sort(key=lambda item: (self.problems[item[0]].project != project, -item[1], item[0]))
-        return found[:limit]
+            for pid, sim in zip(ids, (matrix @ vector).tolist(), strict=True):
+                if sim > cosines.get(pid, -1.0):
+                    cosines[pid] = sim
+        projects = {p.project for p in self.problems.values()} if project is None else {project}
+        lexical: dict[str, float] = {}
+        for name in projects:
+            lexical |= self._terms.overlaps(name, query_terms)
+        wanted, asked = set(signatures), set(query_terms)
+        named = failure_names(query_terms)
+        found = []
+        for problem in self.problems.values():
+            if problem.project not in projects or (only is not None and problem.id not in only):
+                continue
+            known = self._terms.terms_of(problem.id)
+            found.append(
+                Candidate(
+                    problem.id,
+                    cosines.get(problem.id, 0.0),
+                    lexical.get(problem.id, 0.0),
+                    signature=next((s for s in problem.signatures if s in wanted), ""),
+                    conflict=conflicting(named, failure_names(known)) if named else False,
+                    issue_ids=issue_ids(asked & known) if problem.id in lexical else (),
+                )
+            )
+        found.sort(key=lambda c: (-c.score(self.rules), c.problem_id))
+        for i, candidate in enumerate(found[:2]):
+            problem = self.problems[candidate.problem_id]
+            shared = tuple(self._terms.shared(problem.project, query_terms, problem.id))
+            found[i] = dataclasses.replace(candidate, shared=shared)
+        return found
+
+    def _judge(
+        self,
+        vector: Vector | None,
+        query_terms: list[str],
+        signatures: list[str],
+        project: str | None,
+        bar: float,
+        *,
+        hard_only: bool = False,
+    ) -> Verdict | None:
+        """The known problem of ``project`` (of any, for None) this report tells again, when one clearly does."""
+        signatures = signatures if self.rules.signature else []
+        found = self._candidates(vector, query_terms, signatures, project)
+        return judge(found, bar, self.rules, hard_only=hard_only)
+
+    def recognise(
+        self, vector: Vector | None, prompt: str, signatures: list[str], project: str
+    ) -> tuple[Verdict | None, bool]:
+        """(the known problem a prompt tells again, whether it is another project's).
+
+        This project's problems first, at ``RECALL_MARGIN``. Only when none is recognised, another
+        project's problem, at ``CROSS_PROJECT_MARGIN`` over every problem of every project."""
+        query_terms = terms(prompt)
+        request = asks_for_work(prompt)
+        local = self._judge(vector, query_terms, signatures, project, RECALL_MARGIN, hard_only=request)
+        if local is not None:
+            return local, False
+        everywhere = self._judge(vector, query_terms, signatures, None, CROSS_PROJECT_MARGIN, hard_only=request)
+        if everywhere is not None and self.problems[everywhere.problem_id].project != project:
+            return everywhere, True
+        return None, False
 
     def recent_signatures(self, session_id: str, now: float) -> list[str]:
         """Signatures of the session's recent tool errors and of its open episode."""
@@ -334,42 +417,31 @@ class EpisodeBook:
         now: float,
         *,
         prompt: str = "",
-        problems: int = 2,
         fixes: int = 2,
         failures: int = 4,
     ) -> list[EpisodeLesson]:
-        """Fixes and failed attempts of the known problems matching a prompt (local project first)."""
+        """Fixes and failed attempts of the one known problem a prompt tells again, if any; each
+        lesson says why the prompt was taken for that problem."""
         if not self.problems:
             return []
-        out: list[EpisodeLesson] = []
-        fixes_left, failures_left = fixes, failures
-        if prompt and not may_recall(prompt):
-            vector = None  # a task or question: only a shared error signature recalls a problem
-        matched = self.match(vector, self.recent_signatures(session_id, now), project=project, limit=problems)
-        if not matched:
+        verdict, _ = self.recognise(vector, prompt, self.recent_signatures(session_id, now), project)
+        if verdict is None:
             return []
-        # A weaker second match of the same project only adds noise: keep those about as good as its best.
-        best: dict[str, float] = {}
-        for pid, score in matched:
-            best.setdefault(self.problems[pid].project, score)  # ``match`` orders best first per project
-        matched = [(p, sc) for p, sc in matched if sc >= best[self.problems[p].project] - SECOND_MATCH_MARGIN]
-        # What worked for the first (best local) problem is never also warned as a failure.
-        worked = {f.text[:MAX_TRIED_CHARS] for f in self.problems[matched[0][0]].fixes}
-        for pid, score in matched:
-            problem = self.problems[pid]
-            for fix in problem.fixes:
-                if fixes_left <= 0:
-                    break
-                out.append(EpisodeLesson("solution", fix.text, problem.project, pid, fix.worked, 0, fix.doc_id, score))
-                fixes_left -= 1
-            for attempt in sorted(problem.failures, key=lambda a: (-a.count, -a.last)):
-                if attempt.tried in worked and not attempt.error:
-                    continue
-                if failures_left <= 0:
-                    break
-                text = attempt.tried + (f" -> {attempt.error}" if attempt.error else "")
-                out.append(EpisodeLesson("failure", text, problem.project, pid, 0, attempt.count, "", score))
-                failures_left -= 1
+        problem = self.problems[verdict.problem_id]
+        out: list[EpisodeLesson] = []
+
+        def lesson(kind: str, text: str, worked: int, failed: int, doc_id: str) -> EpisodeLesson:
+            return EpisodeLesson(
+                kind, text, problem.project, problem.id, worked, failed, doc_id, verdict.score, verdict.why
+            )
+
+        for fix in problem.fixes[:fixes]:
+            out.append(lesson("solution", fix.text, fix.worked, 0, fix.doc_id))
+        worked = {f.text[:MAX_TRIED_CHARS] for f in problem.fixes}  # what worked is never warned as failed
+        warned = [a for a in problem.failures if not (a.tried in worked and not a.error)]
+        for attempt in sorted(warned, key=lambda a: (-a.count, -a.last))[:failures]:
+            text = attempt.tried + (f" -> {attempt.error}" if attempt.error else "")
+            out.append(lesson("failure", text, 0, attempt.count, ""))
         return out
 
     def counts(self) -> dict[str, int]:
@@ -400,6 +472,7 @@ class EpisodeBook:
                     "last": p.last,
                     "phrasings": [encode_vector(v) for v in p.phrasings],
                     "symptoms": [encode_vector(v) for v in p.symptoms],
+                    "terms": p.terms,
                 }
                 for p in self.problems.values()
             ],
@@ -415,6 +488,7 @@ class EpisodeBook:
                     "attempts": [attempt(a) for a in e.attempts],
                     "problem_id": e.problem_id,
                     "symptoms": [encode_vector(v) for v in e.symptoms],
+                    "terms": e.terms,
                 }
                 for e in self.open.values()
             ],
@@ -440,14 +514,13 @@ class EpisodeBook:
         for problem in imported.problems.values():
             problem.id, problem.project = f"p{self._next_id}", project
             self._next_id += 1
-            self.problems[problem.id] = problem
-        self._matrix = None
+            self._index(problem)
         return len(imported.problems)
 
     def load_json(self, data: dict[str, Any]) -> None:
         self._next_id = max(self._next_id, int(data.get("next_id", 1)))
         for p in data.get("problems", []):
-            self.problems[str(p["id"])] = KnownProblem(
+            problem = KnownProblem(
                 str(p["id"]),
                 str(p["project"]),
                 str(p["text"]),
@@ -461,7 +534,10 @@ class EpisodeBook:
                 float(p.get("last", 0.0)),
                 vectors_of(p.get("phrasings", [])),
                 vectors_of(p.get("symptoms", [])),
+                # a book written before terms were kept: its statement's (the text it kept)
+                [str(t) for t in p["terms"]] if "terms" in p else terms(str(p["text"])),
             )
+            self._index(problem)
         for e in data.get("open", []):
             self.open[str(e["session_id"])] = Episode(
                 str(e["session_id"]),
@@ -474,6 +550,7 @@ class EpisodeBook:
                 [Attempt(**a) for a in e.get("attempts", [])],
                 str(e.get("problem_id", "")),
                 vectors_of(e.get("symptoms", [])),
+                [str(t) for t in e["terms"]] if "terms" in e else terms(str(e["problem"])),
             )
         for session, errs in data.get("errors", {}).items():
             self.errors[str(session)] = [ToolError(**err) for err in errs]

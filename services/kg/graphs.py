@@ -15,6 +15,7 @@ from services.kg.actions import ActionGraph
 from services.kg.content import ContentGraph
 from services.kg.episodes import EpisodeBook
 from services.kg.keys import Outcome, Relation
+from services.kg.problem_match import MatchRules
 from services.kg.problems import FailureGraph, ProblemGraph
 from services.kg.routing import RoutingGraph
 
@@ -24,13 +25,13 @@ UNSPECIFIED_REASON = "unspecified"
 
 
 class ScopeGraphs:
-    def __init__(self) -> None:
+    def __init__(self, rules: MatchRules | None = None) -> None:
         self.routing = RoutingGraph()
         self.actions = ActionGraph()
         self.content = ContentGraph()
         self.problems = ProblemGraph()
         self.failures = FailureGraph()
-        self.episodes = EpisodeBook()
+        self.episodes = EpisodeBook(rules)
         self.outcomes_recorded = 0
 
     # -- ops --------------------------------------------------------------

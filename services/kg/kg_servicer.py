@@ -323,6 +323,7 @@ class KnowledgeGraphServicer(pb_grpc.KnowledgeGraphServiceServicer):
                     failed=x.failed,
                     doc_id=x.doc_id,
                     similarity=round(x.similarity, 4),
+                    why=x.why,
                 )
                 for x in found
             ]
@@ -332,7 +333,9 @@ class KnowledgeGraphServicer(pb_grpc.KnowledgeGraphServiceServicer):
 async def create_server(settings: KgSettings, *, store: KgStore | None = None) -> RunningService[KgStore]:
     """Start the kg service; ``store`` defaults to the SQLite journal under ``settings.home``."""
     store = store or KgStore(
-        Journal(settings.db_path, synchronous=settings.synchronous), snapshot_every=settings.snapshot_every
+        Journal(settings.db_path, synchronous=settings.synchronous),
+        snapshot_every=settings.snapshot_every,
+        rules=settings.rules,
     )
     servicer = KnowledgeGraphServicer(store, settings.shard)
     return await start_service(

@@ -1,42 +1,162 @@
-"""When a new prompt is the recurrence of a known problem: the calibrated rule.
+"""When a new report is a known problem: evidence with a margin, not one cosine.
 
-A prompt may recall a known problem by meaning (``may_recall``) when it speaks
-of a failure (``expresses_failure``: an error or exception class, a crash,
-something that will not work, a leak, an overflow, something that stopped...)
-or reports a situation rather than asking for work or an explanation
-(``is_request``: "add ...", "how do I ..."). Then it matches when its vector's
-cosine to one of the problem's phrasings is at least ``MATCH_THRESHOLD``; an
-error signature shared with the session's recent tool output adds
-``SIGNATURE_BONUS`` and, on its own, is enough. The gate keeps requests that
-merely share a problem's vocabulary ("add an index on orders.created_at" next
-to a failing migration) from recalling its lessons.
+Two reports of one problem by two people share less than one expects. On
+real duplicate bug reports (../shared/data/duplicate-reports, the calibration
+half) the best-matching known problem of a true duplicate has a median cosine
+of 0.68, and the best match of a report of another problem 0.58: no cosine
+threshold separates them, and 9 of 10 near-misses reach 0.45. What does
+separate them is how far the best problem stands out from the rest: a
+duplicate's own problem usually beats the runner-up clearly; a near-miss
+resembles several problems about equally. So a candidate is judged on:
 
-Calibrated with all-MiniLM-L6-v2 on tests/unit/kg/problem_pairs.py (24
-paraphrased recurrences with other names, 37 near-misses, and the 552 cross
-pairs of different problems): at 0.45, 0.88 of paraphrases match, 0.24 of
-near-misses (the same tool failing another way, and one report of a different
-alembic problem) and none of the cross pairs; lower thresholds let unrelated
-failures match (0.5 % of cross pairs at 0.40). The test prints the table.
+- its **score**: the best cosine of the report to the problem's phrasings
+  and error lines, plus ``LEXICAL_WEIGHT`` times the rarity-weighted overlap
+  of their terms (problem_terms.py: shared class names, config keys, package
+  names, CVE ids weigh most; words every report of the project uses, little);
+- its **margin**: the score minus the best score of any other problem of
+  the project, and never less than ``BACKGROUND`` (how alike two unrelated
+  reports of one project look), so a project with one known problem still
+  needs a real resemblance;
+- hard evidence: an error signature shared with the session's recent tool
+  output (``SIGNATURE_BONUS``), or, when an episode is filed, the same fix.
 
-A problem's vectors are its statement, up to 4 confirmed rewordings and the
-error lines its failed attempts printed (the best of them counts): a
-recurrence is often told by the error the user saw. On EPISODE_SYMPTOMS (16
-episodes of our own, each with a failed attempt's output and a recurrence
-told by its symptom) the statement alone recalls 0.25 of the recurrences at
-0.45, with the error lines 0.62; against the other problems' recurrences
-false matches stay at 0.3 % and the near-misses match no more often. A
-margin rule (a lower threshold when the best problem beats the second by
-0.08-0.15) or a flat 0.40 recalled one or two more of 46 recurrences at the
-cost of as many or more false matches and near-miss recalls, so neither is used.
+``judge`` accepts the best candidate when its margin reaches the bar, and
+says why: the shared identifiers, the error signature, or the wording. The
+bar is ``RECALL_MARGIN`` to show a lesson; filing an episode under a known
+problem instead of a new one needs ``FILE_MARGIN``, higher, since a wrong
+merge mixes two problems' fixes for good, while a wrong lesson is one line.
+
+Calibration (bench/bench_duplicate_reports.py --part calibrate; the held-out
+half is what BENCHMARKS.md reports): see the constants' comments. The rule
+decides on a margin of at least 0.12 in score, ten times the drift between
+the int8 and fp32 encoders (vectors 0.991-0.993 cosine apart move a score by
+at most about 0.01), so only a case within that drift of the bar can flip;
+the tests run both encoders (tests/unit/kg/test_encoder_agreement.py).
 Plain module.
 """
 
 from __future__ import annotations
 
+import os
 import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
-MATCH_THRESHOLD = 0.45
-SIGNATURE_BONUS = 0.15
+LEXICAL_WEIGHT = 0.25  # a full term overlap is worth a quarter of a cosine
+BACKGROUND = 0.3  # the score two unrelated reports of one project reach
+RECALL_MARGIN = 0.2  # a lesson is shown when its problem beats the runner-up by this
+FILE_MARGIN = 0.3  # an episode joins a known problem (rather than opening one) above this
+SIGNATURE_BONUS = 0.15  # a shared error signature: added to the score, and enough on its own
+CROSS_PROJECT_MARGIN = 0.3  # another project's lesson, only when this project knows no match
+SAME_FIX_SCORE = 0.3  # an episode solved by a problem's own fix joins it from this score up
+# Both name what failed (an exception class, an errno, an error code) and none of it is the same:
+# "pytest fails with an AssertionError" is not "pytest fails with ModuleNotFoundError".
+CONFLICT_PENALTY = 0.2
+
+MECHANISMS = ("rarity", "margin", "signature", "fix")
+
+
+@dataclass(frozen=True)
+class MatchRules:
+    """Which of the judge's mechanisms are on (all, but for an ablation run)."""
+
+    off: frozenset[str] = field(default_factory=frozenset)
+
+    @property
+    def rarity(self) -> bool:
+        return "rarity" not in self.off
+
+    @property
+    def margin(self) -> bool:
+        return "margin" not in self.off
+
+    @property
+    def signature(self) -> bool:
+        return "signature" not in self.off
+
+    @property
+    def fix(self) -> bool:
+        return "fix" not in self.off
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> MatchRules:
+        """``MNEMEX_KG_ABLATE=rarity,margin`` switches mechanisms off, for measuring what each adds."""
+        env = os.environ if environ is None else environ
+        names = {n.strip().lower() for n in env.get("MNEMEX_KG_ABLATE", "").split(",") if n.strip()}
+        unknown = names - set(MECHANISMS)
+        if unknown:
+            raise ValueError(f"MNEMEX_KG_ABLATE: unknown {sorted(unknown)}; choose from {', '.join(MECHANISMS)}")
+        return cls(frozenset(names))
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One known problem measured against a report."""
+
+    problem_id: str
+    cosine: float  # best cosine to the problem's phrasings and error lines
+    lexical: float  # rarity-weighted overlap of terms, 0..1
+    shared: tuple[str, ...] = ()  # the heaviest shared terms
+    signature: str = ""  # an error signature shared with the session's recent tool output
+    conflict: bool = False  # each names what failed, and the names differ
+    issue_ids: tuple[str, ...] = ()  # shared ids that name one issue (CVE, GHSA, error codes)
+
+    def score(self, rules: MatchRules) -> float:
+        lexical = LEXICAL_WEIGHT * self.lexical if rules.rarity else 0.0
+        bonus = SIGNATURE_BONUS if self.signature and rules.signature else 0.0
+        penalty = CONFLICT_PENALTY if self.conflict and rules.rarity else 0.0
+        return self.cosine + lexical + bonus - penalty
+
+    def hard_evidence(self, rules: MatchRules) -> bool:
+        """A shared error signature or a shared issue id: enough whatever the report's mood."""
+        return bool(self.signature and rules.signature) or bool(self.issue_ids and rules.rarity)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The problem a report was judged to be, by how much it won, and why."""
+
+    problem_id: str
+    score: float
+    margin: float
+    why: str
+
+
+def reason(best: Candidate, rules: MatchRules) -> str:
+    """What made it the same problem, in a few words a reader can check."""
+    if best.signature and rules.signature:
+        return f"same error: {best.signature}"
+    if best.issue_ids and rules.rarity:
+        return "names " + ", ".join(t.upper() if t.startswith(("cve-", "ghsa-")) else t for t in best.issue_ids)
+    if best.shared and rules.rarity:
+        return "shares " + ", ".join(f"'{t}'" for t in best.shared)
+    return f"similar wording ({best.cosine:.2f})"
+
+
+def judge(candidates: list[Candidate], bar: float, rules: MatchRules, *, hard_only: bool = False) -> Verdict | None:
+    """The best candidate, when it beats every other (and the background) by ``bar``; else None.
+    ``hard_only`` (a request for work, not a report) also wants hard evidence of the best.
+
+    With the margin off (an ablation), the best candidate passes on its score alone, at
+    ``BACKGROUND + bar``: the old single-threshold rule.
+    """
+    if not candidates:
+        return None
+    ranked = sorted(candidates, key=lambda c: (-c.score(rules), c.problem_id))
+    hard = [c for c in ranked if c.hard_evidence(rules)]
+    if hard and (len(hard) == 1 or hard[0].score(rules) - hard[1].score(rules) >= bar):
+        # A shared error signature or issue id is evidence on its own, when no other problem has as much.
+        return Verdict(hard[0].problem_id, hard[0].score(rules), bar, reason(hard[0], rules))
+    best = ranked[0]
+    if hard_only:
+        return None
+    top = best.score(rules)
+    runner = ranked[1].score(rules) if len(ranked) > 1 and rules.margin else 0.0
+    margin = top - max(runner, BACKGROUND)
+    if margin < bar:
+        return None
+    return Verdict(best.problem_id, top, margin, reason(best, rules))
+
 
 _FAILURE = re.compile(
     r"\b(?:fail\w*|errors?|error\w*|exceptions?|traceback|crash\w*|can'?t|cannot|can not|couldn'?t|could not|"
@@ -44,19 +164,41 @@ _FAILURE = re.compile(
     r"hang\w*|hung|times? out|timed out|timeout|dies|died|stuck|infinite|forever|out of memory|not found|"
     r"undefined|complain\w*|abort\w*|locked|unable|invalid|conflicts?|missing|no such|"
     r"wrong|bug\w*|issue|problem|red|unexpected\w*|warn\w*|segfault|panic\w*|exit code|non-zero|"
+    r"vulnerab\w*|cve-\d+|"
     # symptoms told without an error word: a resource leaking or overflowing, something that stopped
-    # (working, caching, ...), two changes colliding
     r"leak\w*|overflow\w*|stopped|collid\w*|collision)\b"
-    # an exception or warning class named in the prompt ("TimeoutError", "RuntimeWarning"): the words
-    # above need a word boundary before them, which a CamelCase class name does not give
+    # an exception or warning class named in the text ("TimeoutError", "RuntimeWarning")
     r"|(?-i:[A-Za-z]\w*(?:Error|Exception|Warning))\b",
     re.IGNORECASE,
 )
 
 
-def expresses_failure(text: str) -> bool:
-    """The text speaks of something going wrong (not a plain task or question)."""
-    return _FAILURE.search(text) is not None
+# What names a failure: an exception or warning class, an errno, an error code ("E1042", "ORA-00942",
+# "TS2322"), a CVE or GHSA id. Matched against lowered terms (problem_terms.terms).
+_FAILURE_NAME = re.compile(
+    r"^(?:[a-z_][a-z0-9_.]*?(?:error|exception|warning)|errno\d*|[a-z]{1,4}-?\d{3,5}|cve-\d{4}-\d+|ghsa(?:-[a-z0-9]{4}){3})$"
+)
+_ISSUE_ID = re.compile(r"^(?:cve-\d{4}-\d+|ghsa(?:-[a-z0-9]{4}){3})$")
+
+
+def failure_names(terms: list[str] | tuple[str, ...] | frozenset[str]) -> set[str]:
+    """The terms that name what failed (exception classes, error codes, CVE ids); the last dotted
+    part of a qualified class ("sqlalchemy.exc.integrityerror" -> "integrityerror")."""
+    names = set()
+    for term in terms:
+        last = term.rsplit(".", 1)[-1]
+        if _FAILURE_NAME.match(last) and last not in ("error", "exception", "warning"):
+            names.add(last)
+    return names
+
+
+def issue_ids(terms: set[str]) -> tuple[str, ...]:
+    return tuple(sorted(t for t in terms if _ISSUE_ID.match(t)))
+
+
+def conflicting(query_names: set[str], problem_names: set[str]) -> bool:
+    """Both name what failed, and no name is the same."""
+    return bool(query_names and problem_names and query_names.isdisjoint(problem_names))
 
 
 # A request for work or an explanation, not a report of what happened: an imperative first word
@@ -74,14 +216,13 @@ _REQUEST = re.compile(
 )
 
 
-def is_request(text: str) -> bool:
-    """The text asks for a task or an explanation (its first words say so)."""
-    return _REQUEST.match(text) is not None
+def asks_for_work(text: str) -> bool:
+    """The text asks for a task or an explanation and tells of no failure: it is the same problem as
+    a known one only on hard evidence (the same CVE, the same error), never on shared vocabulary."""
+    return _REQUEST.match(text) is not None and not expresses_failure(text)
 
 
-def may_recall(text: str) -> bool:
-    """Whether a prompt may recall a known problem by meaning: it tells of a failure, or it reports
-    a situation ("the image rebuilds from scratch after every edit") rather than asking for work or
-    an explanation. A request that shares a problem's vocabulary ("add an index on
-    orders.created_at" beside a failing migration) recalls nothing."""
-    return expresses_failure(text) or not is_request(text)
+def expresses_failure(text: str) -> bool:
+    """The text speaks of something going wrong. A one-turn episode (answered at once, no failed
+    attempt) is filed as a problem only when its statement does: "add a story for X" is a task."""
+    return _FAILURE.search(text) is not None

@@ -23,6 +23,7 @@ from services.kg.extraction import extract
 from services.kg.graphs import EXPORT_FORMAT, ScopeGraphs
 from services.kg.journal import Journal
 from services.kg.keys import Outcome, concept_key
+from services.kg.problem_match import MatchRules
 from services.kg.problems import signature_for
 from services.kg.routing import RouteAnswer
 
@@ -51,8 +52,16 @@ def episodes_scope(user: str) -> ScopeKey:
 
 
 class KgStore:
-    def __init__(self, journal: Journal, *, snapshot_every: int = 500, clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self,
+        journal: Journal,
+        *,
+        snapshot_every: int = 500,
+        clock: Callable[[], float] = time.time,
+        rules: MatchRules | None = None,
+    ) -> None:
         self.journal = journal
+        self.rules = rules or MatchRules()
         self.snapshot_every = snapshot_every
         self._clock = clock
         self._scopes: dict[str, ScopeGraphs] = {}
@@ -62,7 +71,7 @@ class KgStore:
         key = str(scope)
         graphs = self._scopes.get(key)
         if graphs is None:
-            graphs = ScopeGraphs()
+            graphs = ScopeGraphs(self.rules)
             snapshot, ops, pending = self.journal.load(key)
             if snapshot is not None:
                 graphs.load_json(snapshot)

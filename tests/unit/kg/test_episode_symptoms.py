@@ -92,8 +92,10 @@ def test_a_recurrence_told_by_the_error_of_a_failed_attempt_recalls_its_fix(stor
     assert sum(len(p.symptoms) for p in book.problems.values()) == telling
     right, wrong = recalled(book, encoder)
     print(f"\nrecalled {right} of {len(EPISODE_SYMPTOMS)} recurrences, {wrong} shown another problem's fix")
-    # Against the statements alone 4 of the 16 recurrences reach the threshold.
-    assert right >= 10
+    # The judge wants the own problem to beat every other by a margin: 6 of 16 at int8, 7 at fp32
+    # (the old single threshold recalled 10, and on an AVX2-only CPU showed another problem's fix).
+    # Against the statements alone 2 of the 16 pass.
+    assert right >= 6
     assert wrong == 0
 
 

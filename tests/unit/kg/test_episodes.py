@@ -120,14 +120,19 @@ def test_failed_attempts_outlive_the_exchanges_and_a_restart(store: KgStore, enc
     assert [(x.kind, x.text.split(" -> ")[0]) for x in found] == [("failure", "pip install billing")]
 
 
-def test_a_lesson_from_another_project_is_labelled_and_ranked_below_local_ones(store: KgStore, encoder: Any) -> None:
+def test_another_projects_lesson_only_when_this_project_knows_none(store: KgStore, encoder: Any) -> None:
+    """A project that solved the problem its own way is told only its own fix (the other project's
+    used to follow it, and a cross-project trap's first attempt went wrong); a project that never
+    met the problem is told the other project's, labelled with that project."""
     solve_the_hard_way(store, encoder, SHOP, "s1")
+    fresh = store.episode_lessons(BLOG, session_id="b0", vector=vec(encoder, PROBLEM), prompt=PROBLEM, limit=6)
+    assert [(x.text, x.project) for x in fresh if x.kind == "solution"] == [(FIX, SHOP.project)]
     local_fix = "Installed the package in editable mode with pip install -e ."
     store.record_tool_error(BLOG, session_id="b1", command="pytest", output=TRACEBACK.replace("billing", "posts"))
     turn(store, encoder, BLOG, "b1", RECURRENCE, Outcome.WORKED, local_fix)
     found = store.episode_lessons(BLOG, session_id="b2", vector=vec(encoder, PROBLEM), prompt=PROBLEM, limit=6)
     solutions = [x for x in found if x.kind == "solution"]
-    assert [(x.text, x.project) for x in solutions] == [(local_fix, BLOG.project), (FIX, SHOP.project)]
+    assert [(x.text, x.project) for x in solutions] == [(local_fix, BLOG.project)]
 
 
 def test_secrets_in_tool_output_never_reach_the_journal(store: KgStore, encoder: Any) -> None:

@@ -472,7 +472,7 @@ class EpisodeLessonsRequest(_message.Message):
     def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., session_id: _Optional[str] = ..., query_vector: _Optional[bytes] = ..., limit: _Optional[int] = ..., prompt: _Optional[str] = ...) -> None: ...
 
 class EpisodeLesson(_message.Message):
-    __slots__ = ("kind", "text", "project", "problem_id", "worked", "failed", "doc_id", "similarity")
+    __slots__ = ("kind", "text", "project", "problem_id", "worked", "failed", "doc_id", "similarity", "why")
     KIND_FIELD_NUMBER: _ClassVar[int]
     TEXT_FIELD_NUMBER: _ClassVar[int]
     PROJECT_FIELD_NUMBER: _ClassVar[int]
@@ -481,6 +481,7 @@ class EpisodeLesson(_message.Message):
     FAILED_FIELD_NUMBER: _ClassVar[int]
     DOC_ID_FIELD_NUMBER: _ClassVar[int]
     SIMILARITY_FIELD_NUMBER: _ClassVar[int]
+    WHY_FIELD_NUMBER: _ClassVar[int]
     kind: str
     text: str
     project: str
@@ -489,7 +490,8 @@ class EpisodeLesson(_message.Message):
     failed: int
     doc_id: str
     similarity: float
-    def __init__(self, kind: _Optional[str] = ..., text: _Optional[str] = ..., project: _Optional[str] = ..., problem_id: _Optional[str] = ..., worked: _Optional[int] = ..., failed: _Optional[int] = ..., doc_id: _Optional[str] = ..., similarity: _Optional[float] = ...) -> None: ...
+    why: str
+    def __init__(self, kind: _Optional[str] = ..., text: _Optional[str] = ..., project: _Optional[str] = ..., problem_id: _Optional[str] = ..., worked: _Optional[int] = ..., failed: _Optional[int] = ..., doc_id: _Optional[str] = ..., similarity: _Optional[float] = ..., why: _Optional[str] = ...) -> None: ...
 
 class EpisodeLessonsResponse(_message.Message):
     __slots__ = ("lessons",)

@@ -63,6 +63,7 @@ class Lesson:
     # The project a lesson from the kg's episodes was learned in, when it is not this one ("" = here).
     project: str = ""
     doc_id: str = ""  # an episode's fix: the exchange it came from (it may be gone since)
+    why: str = ""  # an episode lesson: what made the prompt that problem (the kg's judge)
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -74,6 +75,7 @@ class Lesson:
             "failed": self.failed,
             "uses": self.uses,
             "project": self.project,
+            "why": self.why,
         }
 
 
@@ -194,6 +196,7 @@ async def episode_lessons(
             uses=x.worked + x.failed,
             project="" if x.project == kg_scope.project else x.project,
             doc_id=x.doc_id,
+            why=x.why,
         )
         for x in reply.lessons
         if x.kind in ("solution", "failure") and x.text.strip()
@@ -218,13 +221,18 @@ def start_episode_lessons(
     return done
 
 
-def merge(memory_lessons: list[Lesson], episodes: list[Lesson]) -> list[Lesson]:
+def merge(memory_lessons: list[Lesson], episodes: list[Lesson], *, judged: bool = False) -> list[Lesson]:
     """Memory-backed lessons and episode lessons as one list: solutions then failures, this project's
-    before other projects'. Once an episode names this project's fix (short, with its count), the
+    before other projects'. ``judged``: the kg's episode judge saw the prompt (the user has known
+    problems); when it recognised none, the memory-backed lessons go too: they match a problem by
+    shared concept words alone, and an unrelated fix "worked before" is worse than nothing.
+    Once an episode names this project's fix (short, with its count), the
     stored exchanges credited as solutions are not repeated beside it: an exchange is the whole turn,
     and one may be "credited" for warning off a fix that failed. An episode fix whose memory (a
     takeaway, a pattern) is shown is left out: that line says it with its id. Once episodes name failed
     attempts (command and error), failed exchanges are not repeated beside them either."""
+    if judged and not episodes:
+        return []
     attempts = [x for x in episodes if x.kind == "failure"]
     local_fix = any(not x.project for x in episodes if x.kind == "solution")
     kept = [

@@ -222,7 +222,8 @@ async def build(
     except grpc.aio.AioRpcError as exc:
         _failed("memory", exc, degraded)
 
-    learned = lessons.merge(learned, await episodes)
+    # With episodes known, the kg's judge decides whether this prompt is a known problem at all.
+    learned = lessons.merge(learned, await episodes, judged=use_kg and bool(query) and routing.episodes)
     lesson_dicts = [x.as_dict() for x in learned]
     scoring = formatting.scoring_prompt(scoring_ids) if scoring_required else ""
     known = formatting.known_context(

@@ -3,10 +3,13 @@
     1. [patterns] (2d, s:0.72, w:0.68, 8 uses, [YY~N]) [id:patterns_ab12] content
     2. [memory_bank] (5d, imp:0.9, conf:0.8) [id:memory_bank_cd34] content
     3. [books] (12d, book:Style Guide) [id:books_ef56] content
+    4. [history] (40d, s:0.5, w:0.5, 0 uses, seen 5 times) [id:history_0a1b] content
 
 Outcome-scored collections (working, history, patterns) show the raw score,
 the Wilson lower bound, the use count and the last outcomes; memory_bank
 shows importance and confidence, its ranking signals; books show their title.
+A search result that stands for several copies of one text (``duplicates``)
+says how often it was seen.
 Input is the normalized dict (``gateway.proto_dicts.memory_to_dict``). Pure: no I/O.
 """
 
@@ -37,7 +40,16 @@ def one_line(text: str, max_chars: int | None = None) -> str:
 
 
 def signals(memory: Mapping[str, Any]) -> list[str]:
-    """The parenthesised facts for one memory, without the parentheses."""
+    """The parenthesised facts for one memory, without the parentheses; a search result with
+    copies collapsed into it ends with "seen N times"."""
+    parts = _collection_signals(memory)
+    copies = int(memory.get("duplicates") or 0)
+    if copies > 0:
+        parts.append(f"seen {copies + 1} times")
+    return parts
+
+
+def _collection_signals(memory: Mapping[str, Any]) -> list[str]:
     collection = memory.get("collection", "")
     parts = [str(memory["age"])] if memory.get("age") else []
     if collection == "memory_bank":

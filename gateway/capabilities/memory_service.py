@@ -51,7 +51,13 @@ class MemoryService:
         metadata: dict[str, Any] | None = None,
     ) -> JSON:
         """Semantic, time-window or id lookup. A read only: the MCP tool records what it shows
-        (``remember_shown``); REST searches (a UI browsing memories) score nothing."""
+        (``remember_shown``); REST searches (a UI browsing memories) score nothing.
+
+        Answered as a list (``distinct_relevant``): copies of one text come back once, with
+        ``duplicates`` (how many copies were collapsed into it) and ``duplicate_ids``, and the
+        limit counts distinct memories. With a query, only memories that pass the memory
+        service's relevance floor come back and ``relevant`` is their count (0: nothing stored
+        is relevant to the query); without one (a time window, an id) ``relevant`` is None."""
         query = input_validation.text(query, "query", input_validation.MAX_QUERY_CHARS).strip()
         lookup = input_validation.memory_id(id) if id else ""
         if days_back is not None:
@@ -71,12 +77,17 @@ class MemoryService:
             id=lookup,
             sort_by=proto_dicts.sort_by(sort_by),
             metadata_filters_json=input_validation.metadata_json(metadata),
+            distinct_relevant=True,
         )
         reply: mem_pb.SearchResponse = await self.rpc.unary("memory", self.rpc.memory(caller.user).Search, request)
         memories = proto_dicts.memories_to_dicts(reply.memories)
         if lookup and not memories:
             raise NotFound(f"no memory with id {lookup!r} in this project or your memory_bank")
-        return {"memories": memories}
+        for memory in memories:
+            copies = list(reply.duplicate_ids[memory["id"]].ids) if memory["id"] in reply.duplicate_ids else []
+            memory["duplicates"] = len(copies)
+            memory["duplicate_ids"] = copies
+        return {"memories": memories, "relevant": len(memories) if reply.relevance_judged else None}
 
     async def insights(self, caller: Caller, *, query: str) -> JSON:
         """Routing, solutions, failures, action effectiveness, top memories and facts (gateway/insights.py)."""

@@ -84,13 +84,13 @@ WHEN TO SEARCH
 WHEN NOT TO: general knowledge questions (use what you know), or when the context already answers.
 
 PARAMETERS (give at least one of query, days_back, id)
-- query: what you are looking for, in words; matched by meaning.
+- query: what you are looking for, in words; matched by meaning and by its rarer words. Only memories relevant to it come back, so "No memory is relevant" means memory holds nothing on it.
 - days_back: only memories created in the last N days (1-365). Works without a query: days_back=7 lists this week's memories, newest first; days_back=1 with collections=["working"] is today's working memory. Add a query to search within the window: query="auth", days_back=14.
 - id: fetch one memory with every field (e.g. id="patterns_ab12"); query and days_back are then ignored.
 - collections: any of working (new, {F.working_hours} h), history (scored, {F.history_days} days), patterns (proven, permanent), memory_bank (durable facts), books (documents). Leave it out to search all of them with learned routing; that is usually best.
 - sort_by: relevance (default with a query), recency (default without one) or score.
 - metadata: filters on stored fields, e.g. {{"created_at": {{"$gte": "2025-06-01"}}}}, {{"tags": {{"$contains": "preference"}}}}, {{"title": "Style Guide"}}. Operators: $eq $ne $gt $gte $lt $lte $in $nin $contains.
-- limit: 1-100 results (default 10).
+- limit: 1-100 distinct results (default 10): a text stored several times shows once, marked "seen N times".
 
 {READING_RESULTS}
 

@@ -130,7 +130,10 @@ def _register_reads(server: MCPServer, runner: ToolRunner, memories: MemoryServi
             )
             found = result.get("memories") or []
             await memories.remember_shown(caller, ids=[m["id"] for m in found])
-            return tool_text.search_text(found, query=query, days_back=days_back, memory_id=id), result
+            says = tool_text.search_text(
+                found, query=query, days_back=days_back, memory_id=id, relevant=result.get("relevant")
+            )
+            return says, result
 
         return await runner.run("search_memory", ctx, cwd, work)
 

@@ -41,8 +41,20 @@ class MemoryOut(_Open):
     archived: bool = False
 
 
+class SearchHitOut(MemoryOut):
+    """A search result: copies of the same text are collapsed into the best ranked one."""
+
+    duplicates: int = Field(0, description="How many copies of this memory were collapsed into it")
+    duplicate_ids: list[str] = Field(default_factory=list, description="The ids of those copies")
+
+
 class SearchOut(_Open):
-    memories: list[MemoryOut]
+    memories: list[SearchHitOut] = Field(description="Distinct memories, best first")
+    relevant: int | None = Field(
+        None,
+        description="With a query: how many memories are relevant to it (all of those returned; 0: none is). "
+        "None without a query (a time window or an id)",
+    )
 
 
 class MemoryResultOut(_Open):

@@ -29,8 +29,15 @@ def memory_lines(memories: Sequence[Mapping[str, Any]], limit: int = LIST_CONTEN
 
 
 def search_text(
-    memories: Sequence[Mapping[str, Any]], *, query: str | None, days_back: int | None, memory_id: str | None
+    memories: Sequence[Mapping[str, Any]],
+    *,
+    query: str | None,
+    days_back: int | None,
+    memory_id: str | None,
+    relevant: int | None = None,
 ) -> str:
+    """The search result as the assistant reads it. ``relevant``: the search judged relevance to the
+    query (``MemoryService.search``), so the header counts relevant memories and none means none is."""
     if memory_id:
         if not memories:
             return f"No memory with id {memory_id}."
@@ -52,12 +59,19 @@ def search_text(
     if days_back:
         what.append(f"last {days_back} day{'s' if days_back != 1 else ''}")
     scope = " and ".join(what) or "this search"
+    if not memories and relevant is not None:
+        return (
+            f"No memory is relevant to {scope}: nothing stored is close to it in meaning or shares its rarer "
+            "words. Try other words or leave out collections; if the user expects you to remember this, "
+            "say you have no record of it."
+        )
     if not memories:
         return (
             f"No memories match {scope}. Try other words, a larger days_back, or leave out collections; "
             "if the user expects you to remember this, say you have no record of it."
         )
-    head = f"{len(memories)} memor{'y' if len(memories) == 1 else 'ies'} for {scope}:"
+    kind = "relevant " if relevant is not None else ""
+    head = f"{len(memories)} {kind}memor{'y' if len(memories) == 1 else 'ies'} for {scope}:"
     return "\n".join([head, *memory_lines(memories)])
 
 

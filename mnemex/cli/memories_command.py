@@ -38,7 +38,10 @@ def search(
     limit: int = typer.Option(10, "--limit", "-k", min=1, max=100, help="How many results."),
     json_output: bool = typer.Option(False, "--json", help="Print the normalized memories as JSON."),
 ) -> None:
-    """Search this project's memories (and your memory_bank), printed like the MCP search_memory tool."""
+    """Search this project's memories (and your memory_bank), printed like the MCP search_memory tool.
+
+    Copies of one text are shown once ("seen N times"); with a QUERY, only the memories relevant to it.
+    """
     _check_choice(sort, SORTS, "--sort")
     for name in collection:
         _check_choice(name, COLLECTIONS, "--collection")
@@ -53,12 +56,15 @@ def search(
     }
     reply = GatewayClient(load_settings()).post("/api/search", body)
     found = reply.get("memories", [])
+    relevant = reply.get("relevant")
     if json_output:
         print_json(reply)
         return
     if not found:
-        out.print("no memories found")
+        out.print("No memory is relevant to this query." if relevant is not None else "no memories found")
         return
+    if relevant is not None:
+        out.print(f"{relevant} relevant memor{'y' if relevant == 1 else 'ies'}")
     for line in memory_lines(found):
         out.print(escape(line))
 

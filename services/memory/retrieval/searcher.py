@@ -4,18 +4,22 @@
 vector, relevance order, no filters, no time window: ``column_ranking``, the
 get-context hot path) or anything else (``full_ranking``, which ranks every
 candidate). Both paths rank with the same formulas, and a test holds their
-results equal. A text query without a vector is embedded here; when the
+results equal. A text query without a vector is embedded here, once; when the
 embedding service is down, hybrid mode answers from keyword matches alone.
+``Searcher.listing`` answers the same search as a list for a person or the
+model (``retrieval.listing``: copies collapsed, the relevance floor).
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime, timedelta
 
 import numpy as np
 
+from services.memory.domain.distinct_results import DEFAULT_LISTING, Listed, ListingRules
 from services.memory.domain.memory_errors import EmbeddingUnavailable
 from services.memory.domain.memory_view import NormalizedMemory, view
 from services.memory.domain.naming import Scope
@@ -25,6 +29,7 @@ from services.memory.retrieval.column_ranking import rank_columns
 from services.memory.retrieval.embedding_calls import Vectors, vector_from_bytes
 from services.memory.retrieval.full_ranking import rank_every_candidate
 from services.memory.retrieval.hybrid import QueryPlan, RetrievalSettings
+from services.memory.retrieval.listing import Listing, list_distinct
 from services.memory.retrieval.mirror_text import MirrorTexts
 from services.memory.storage.blocking_io import BlockingIO
 from services.memory.storage.memory_store import MemoryStore
@@ -64,24 +69,59 @@ class Searcher:
             self._texts.synced(mirror)
 
     async def search(self, scope: Scope, params: SearchParams, query_vector: bytes = b"") -> list[NormalizedMemory]:
-        now = self._clock()
         if params.memory_id:
-            record = await self._store.locate(scope, params.memory_id)
-            if record is None or record.archived:
-                return []
-            return [view(record, now=now, weights=self._weights)]
-        vector: np.ndarray | None = None
-        lexical_only = False
+            return await self._by_id(scope, params.memory_id)
+        vector, lexical_only = await self._query_vector(params, query_vector)
+        return await self._ranked(scope, params, vector, lexical_only)
+
+    async def listing(
+        self, scope: Scope, params: SearchParams, query_vector: bytes = b"", rules: ListingRules = DEFAULT_LISTING
+    ) -> Listing:
+        """The search as a list for a person or the model: copies collapsed, the limit counting distinct
+        results, and with a query only the relevant ones (``retrieval.listing``)."""
+        if params.memory_id:
+            return Listing([Listed(m) for m in await self._by_id(scope, params.memory_id)], judged=False)
+        vector, lexical_only = await self._query_vector(params, query_vector)
+
+        async def rank(window: int) -> list[NormalizedMemory]:
+            return await self._ranked(scope, replace(params, limit=window), vector, lexical_only)
+
+        return await list_distinct(
+            rank,
+            self._store,
+            self._texts,
+            scope,
+            query=params.query,
+            judged=vector is not None or lexical_only,
+            limit=params.limit,
+            rules=rules,
+        )
+
+    async def _by_id(self, scope: Scope, memory_id: str) -> list[NormalizedMemory]:
+        record = await self._store.locate(scope, memory_id)
+        if record is None or record.archived:
+            return []
+        return [view(record, now=self._clock(), weights=self._weights)]
+
+    async def _query_vector(self, params: SearchParams, query_vector: bytes) -> tuple[np.ndarray | None, bool]:
+        """(the query's unit vector, None without one; True when the query could not be embedded and hybrid
+        mode answers from keyword matches alone)."""
         if query_vector:
-            vector = vector_from_bytes(query_vector, self._vectors.dim)
-        elif params.query:
-            try:
-                vector = await self._vectors.vector_for(params.query)
-            except EmbeddingUnavailable as exc:
-                if not self._retrieval.hybrid:
-                    raise
-                log.warning("search: %s; answering from keyword matches alone", exc)
-                lexical_only = True
+            return vector_from_bytes(query_vector, self._vectors.dim), False
+        if not params.query:
+            return None, False
+        try:
+            return await self._vectors.vector_for(params.query), False
+        except EmbeddingUnavailable as exc:
+            if not self._retrieval.hybrid:
+                raise
+            log.warning("search: %s; answering from keyword matches alone", exc)
+            return None, True
+
+    async def _ranked(
+        self, scope: Scope, params: SearchParams, vector: np.ndarray | None, lexical_only: bool
+    ) -> list[NormalizedMemory]:
+        now = self._clock()
         cutoff = now - timedelta(days=params.days_back) if params.days_back else None
         plan = QueryPlan.of(params.query) if params.query and self._retrieval.hybrid else None
         if vector is not None and params.sort_by is SortBy.RELEVANCE and not params.filters and cutoff is None:

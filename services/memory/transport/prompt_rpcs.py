@@ -72,8 +72,18 @@ class PromptRpcs:
 
     async def Search(self, request: pb.SearchRequest, context: RpcContext) -> pb.SearchResponse:
         scope = protos.scope(self._scopes, request.scope)  # the shard check comes before any other
-        found = await self._searcher.search(scope, protos.search_params(request), request.query_vector)
-        return pb.SearchResponse(memories=[protos.memory(m) for m in found])
+        params = protos.search_params(request)
+        if not request.distinct_relevant:
+            found = await self._searcher.search(scope, params, request.query_vector)
+            return pb.SearchResponse(memories=[protos.memory(m) for m in found])
+        listing = await self._searcher.listing(scope, params, request.query_vector)
+        return pb.SearchResponse(
+            memories=[protos.memory(item.memory) for item in listing.shown],
+            duplicate_ids={
+                item.memory.id: pb.IdList(ids=item.duplicate_ids) for item in listing.shown if item.duplicate_ids
+            },
+            relevance_judged=listing.judged,
+        )
 
     async def Score(self, request: pb.ScoreRequest, context: RpcContext) -> pb.ScoreResponse:
         summary = await self._scoring.score(

@@ -83,7 +83,9 @@ def test_ingest_list_search_show_stats_remove(stack: RunningStack, tmp_path: Pat
 
     human = stack.invoke(project, "search", "how do I roll back a bad deploy", "--limit", "3")
     assert human.exit_code == 0, human.output
-    match = LINE.match(human.stdout)
+    head, first_line = human.stdout.splitlines()[:2]
+    assert head.endswith(" relevant memories") or head == "1 relevant memory", human.stdout
+    match = LINE.match(first_line)
     assert match, human.stdout
     found = stack.invoke_json(project, "search", "how do I roll back a bad deploy", "--limit", "3")["memories"]
     assert found[0]["id"] == match.group(1) and found[0]["metadata"]["title"] == "deploy"

@@ -108,7 +108,7 @@ class StoreResponse(_message.Message):
     def __init__(self, memory: _Optional[_Union[Memory, _Mapping]] = ..., deduplicated: _Optional[bool] = ..., superseded_ids: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class SearchRequest(_message.Message):
-    __slots__ = ("scope", "query", "query_vector", "collections", "limit", "days_back", "id", "sort_by", "metadata_filters_json", "collection_weights", "boost_ids")
+    __slots__ = ("scope", "query", "query_vector", "collections", "limit", "days_back", "id", "sort_by", "metadata_filters_json", "collection_weights", "boost_ids", "distinct_relevant")
     class CollectionWeightsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -127,6 +127,7 @@ class SearchRequest(_message.Message):
     METADATA_FILTERS_JSON_FIELD_NUMBER: _ClassVar[int]
     COLLECTION_WEIGHTS_FIELD_NUMBER: _ClassVar[int]
     BOOST_IDS_FIELD_NUMBER: _ClassVar[int]
+    DISTINCT_RELEVANT_FIELD_NUMBER: _ClassVar[int]
     scope: _common_pb2.Scope
     query: str
     query_vector: bytes
@@ -138,13 +139,25 @@ class SearchRequest(_message.Message):
     metadata_filters_json: str
     collection_weights: _containers.ScalarMap[str, float]
     boost_ids: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., query: _Optional[str] = ..., query_vector: _Optional[bytes] = ..., collections: _Optional[_Iterable[str]] = ..., limit: _Optional[int] = ..., days_back: _Optional[int] = ..., id: _Optional[str] = ..., sort_by: _Optional[_Union[SortBy, str]] = ..., metadata_filters_json: _Optional[str] = ..., collection_weights: _Optional[_Mapping[str, float]] = ..., boost_ids: _Optional[_Iterable[str]] = ...) -> None: ...
+    distinct_relevant: bool
+    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., query: _Optional[str] = ..., query_vector: _Optional[bytes] = ..., collections: _Optional[_Iterable[str]] = ..., limit: _Optional[int] = ..., days_back: _Optional[int] = ..., id: _Optional[str] = ..., sort_by: _Optional[_Union[SortBy, str]] = ..., metadata_filters_json: _Optional[str] = ..., collection_weights: _Optional[_Mapping[str, float]] = ..., boost_ids: _Optional[_Iterable[str]] = ..., distinct_relevant: _Optional[bool] = ...) -> None: ...
 
 class SearchResponse(_message.Message):
-    __slots__ = ("memories",)
+    __slots__ = ("memories", "duplicate_ids", "relevance_judged")
+    class DuplicateIdsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: IdList
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[_Union[IdList, _Mapping]] = ...) -> None: ...
     MEMORIES_FIELD_NUMBER: _ClassVar[int]
+    DUPLICATE_IDS_FIELD_NUMBER: _ClassVar[int]
+    RELEVANCE_JUDGED_FIELD_NUMBER: _ClassVar[int]
     memories: _containers.RepeatedCompositeFieldContainer[Memory]
-    def __init__(self, memories: _Optional[_Iterable[_Union[Memory, _Mapping]]] = ...) -> None: ...
+    duplicate_ids: _containers.MessageMap[str, IdList]
+    relevance_judged: bool
+    def __init__(self, memories: _Optional[_Iterable[_Union[Memory, _Mapping]]] = ..., duplicate_ids: _Optional[_Mapping[str, IdList]] = ..., relevance_judged: _Optional[bool] = ...) -> None: ...
 
 class GetRequest(_message.Message):
     __slots__ = ("scope", "id")

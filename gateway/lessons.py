@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import grpc
 import numpy as np
 
+from gateway import problem_vector
 from gateway.proto_dicts import COLLECTIONS
 from gateway.rpc import Rpc
 from protos.mnemex.common.v1 import common_pb2 as common_pb
@@ -172,6 +173,8 @@ async def episode_lessons(
     """Fixes and failed attempts of the known problems matching the prompt's vector and the session's
     recent tool errors (kg EpisodeLessons). Their text lives in the kg, so a lesson outlives the
     exchange it came from. A lesson from another project carries that project. Never raises."""
+    if vector is not None:  # the kg judges a statement by the whole prompt and its head line together
+        vector = await problem_vector.statement_vector(rpc, prompt, timeout, whole=np.asarray(vector, np.float32))
     packed = b"" if vector is None else np.asarray(vector, dtype="<f4").tobytes()
     request = kg_pb.EpisodeLessonsRequest(
         scope=kg_scope,

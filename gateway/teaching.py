@@ -19,6 +19,7 @@ from typing import Any, cast
 import grpc
 import numpy as np
 
+from gateway import problem_vector
 from gateway.rpc import Rpc
 from gateway.tool_observations import primary_command, run_summary
 from kernel.error_signature import of_output
@@ -97,6 +98,14 @@ async def _embedded(rpc: Rpc, text: str) -> bytes:
     return np.asarray(vector[0], dtype="<f4").tobytes()
 
 
+async def _statement(rpc: Rpc, prompt: str) -> bytes:
+    """The prompt's statement vector for the kg (problem_vector.py), or b"" without the embedding service."""
+    if not prompt.strip():
+        return b""
+    vector = await problem_vector.statement_vector(rpc, prompt, TIMEOUT)
+    return b"" if vector is None else np.asarray(vector, dtype="<f4").tobytes()
+
+
 async def record_turn(
     rpc: Rpc,
     kg_scope: common_pb.Scope,
@@ -113,7 +122,7 @@ async def record_turn(
         scope=kg_scope,
         session_id=session_id,
         prompt=prompt[:PROBLEM_CHARS],
-        prompt_vector=await _embedded(rpc, prompt),
+        prompt_vector=await _statement(rpc, prompt),
         outcome=outcome,
         answer=answer[:ANSWER_CHARS],
         doc_id=exchange_id,

@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 LEXICAL_WEIGHT = 0.25  # a full term overlap is worth a quarter of a cosine
 BACKGROUND = 0.3  # the score two unrelated reports of one project reach
 RECALL_MARGIN = 0.2  # a lesson is shown when its problem beats the runner-up by this
-FILE_MARGIN = 0.3  # an episode joins a known problem (rather than opening one) above this
+FILE_MARGIN = 0.4  # an episode joins a known problem (rather than opening one) above this, or on hard evidence
 SIGNATURE_BONUS = 0.15  # a shared error signature: added to the score, and enough on its own
 CROSS_PROJECT_MARGIN = 0.3  # another project's lesson, only when this project knows no match
 SAME_FIX_SCORE = 0.3  # an episode solved by a problem's own fix joins it from this score up

@@ -20,11 +20,15 @@ path        ``/abs/path``, ``~/x``, ``./x``    the venv lives in ~/envs/billing 
 ==========  ================================  ======================================
 
 ``slot_conflict(older, newer)``: same kind (and for versions the same
-product), different values, and subjects that overlap. When the smaller
-subject is wholly inside the larger one it is ``SUPERSEDE`` (the same setting
-in other words); when they share at least half of the smaller one it is
-``POSSIBLE`` (left to the assistant). A fact with no subject words beyond the
-value is too vague to decide anything.
+product), different values, and the same subject (``fact_subjects.subject_match``):
+one subject inside the other is ``SUPERSEDE`` (the same setting in other words),
+a partly shared one ``POSSIBLE`` (left to the assistant), and two instances told
+apart (service s1 / service s2, the billing / the payments service) nothing. A
+fact with no subject words beyond the value is too vague to decide anything.
+
+``conflict_terms(text)`` files a fact for supersession's index
+(``usecases.fact_subject_index``): a write looks up only the facts that share a
+term with it, never every fact.
 
 Limits: one value per fact (the first found, in the order of the table), a
 few spelling variants folded (db -> database, cfg -> config, ...), no
@@ -39,6 +43,15 @@ import re
 from dataclasses import dataclass
 
 from services.memory.domain.fact_keys import Conflict, conflict, fact_key
+from services.memory.domain.fact_subjects import (
+    STOP,
+    fold,
+    index_terms,
+    named_apart,
+    subject_match,
+    subject_of,
+    words,
+)
 
 _NEGATION = re.compile(r"\b(?:not|never|no longer|none)\b|n't\b", re.IGNORECASE)
 _PORT = re.compile(
@@ -51,42 +64,7 @@ _HOST = re.compile(
     r"\b((?:\d{1,3}\.){3}\d{1,3}|(?:[a-z0-9-]+\.)+(?:com|net|org|io|dev|cloud|internal|local|app|co|ai))\b"
 )
 _PATH = re.compile(r"(?:(?<=\s)|^)((?:~|\.{1,2})?/[\w.@~-]+(?:/[\w.@~-]+)*/?)")
-_WORD = re.compile(r"[a-z][a-z0-9]*")
 _SENTENCE_END = re.compile(r"(?<=[^\s.])[.!?;](?:\s|$)")
-
-# Words that carry no subject: articles, copulas, verbs of "setting" and time words.
-_STOP = frozenset(
-    """a an the this that these those our my their its is are was were be been being now currently
-    still new old default set to of for in on at by with from via and or as it we us they you i
-    use uses used using run runs running ran listen listens listening serve serves served serving
-    live lives located hosted host deploy deploys deployed deployment point points pointing moved
-    move changed change switched switch upgraded upgrade updated update bumped bump pinned pin
-    need needs needed require requires required version versions v port ports path paths dir
-    directory folder located lives stored kept store keep under inside into onto number after before
-    behind since through""".split()
-)
-_FOLD = {
-    "db": "database",
-    "dbs": "database",
-    "databases": "database",
-    "cfg": "config",
-    "conf": "config",
-    "configuration": "config",
-    "env": "environment",
-    "envs": "environment",
-    "prod": "production",
-    "stage": "staging",
-    "repo": "repository",
-    "svc": "service",
-    "services": "service",
-    "servers": "server",
-    "pg": "postgres",
-    "postgresql": "postgres",
-    "k8s": "kubernetes",
-    "venv": "virtualenv",
-    "virtualenvs": "virtualenv",
-    "venvs": "virtualenv",
-}
 # Words before a number that name no product ("port 80", "step 3", "issue 12").
 _NOT_PRODUCTS = frozenset({"port", "step", "issue", "version", "v", "line", "page", "pr", "ticket", "at", "on", "is"})
 
@@ -105,18 +83,8 @@ def _first_sentence(text: str) -> str:
     return (line[: match.start() + 1] if match else line).strip()
 
 
-def _fold(word: str) -> str:
-    """One spelling per word: the variants in ``_FOLD``, then a plain plural 's' dropped."""
-    word = _FOLD.get(word, word)
-    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
-        word = _FOLD.get(word[:-1], word[:-1])
-    return word
-
-
 def _subject(sentence: str, value_span: tuple[int, int], extra_stop: frozenset[str] = frozenset()) -> frozenset[str]:
-    rest = (sentence[: value_span[0]] + " " + sentence[value_span[1] :]).lower()
-    words = (_fold(w) for w in _WORD.findall(rest) if w not in _STOP)
-    return frozenset(w for w in words if w not in _STOP and w not in extra_stop and len(w) > 1)
+    return subject_of(sentence[: value_span[0]] + " " + sentence[value_span[1] :], extra_stop)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -130,8 +98,8 @@ def slot(text: str) -> Slot | None:
         value = port.group(1) or port.group(2) or port.group(3)
         return Slot("port", value, _subject(sentence, port.span()))
     for version in _VERSION.finditer(sentence):
-        product = _fold(version.group(1).lower())
-        if product in _NOT_PRODUCTS or product in _STOP:
+        product = fold(version.group(1).lower())
+        if product in _NOT_PRODUCTS or product in STOP:
             continue
         subject = _subject(sentence, version.span(), frozenset({product}))
         return Slot("version", version.group(2), subject, product)
@@ -150,15 +118,42 @@ def slot_conflict(older: Slot | None, newer: Slot | None) -> Conflict | None:
         return None
     if older.product != newer.product:
         return None
-    small, large = sorted((older.subject, newer.subject), key=len)
-    if not small:
-        return None
-    shared = len(small & large)
-    if shared == len(small):
-        return Conflict.SUPERSEDE
-    if shared * 2 >= len(small):
-        return Conflict.POSSIBLE
-    return None
+    return subject_match(older.subject, newer.subject)
+
+
+def _subject_of_fact(text: str) -> frozenset[str]:
+    """What a fact is about: its typed setting's subject, else its ``fact_keys`` entity; empty when unread."""
+    typed = slot(text)
+    if typed is not None:
+        return typed.subject
+    key = fact_key(text)
+    return subject_of(key.entity) if key is not None else frozenset()
+
+
+def about_other_subjects(older_text: str, newer_text: str) -> bool:
+    """Whether two facts are about different subjects, however close their wording: read subjects that
+    do not match (``fact_subjects.subject_match``: "The s7 worker keeps its data in /var/lib/s7" and
+    "The s77 worker ..."), or, when either is not read, first sentences that each name an identifier
+    the other lacks ("Service s2 runs in region ap-south-1" / "Service s12 runs in ...")."""
+    older, newer = _subject_of_fact(older_text), _subject_of_fact(newer_text)
+    if older and newer:
+        return subject_match(older, newer) is None
+    return named_apart(frozenset(words(_first_sentence(older_text))), frozenset(words(_first_sentence(newer_text))))
+
+
+@functools.lru_cache(maxsize=4096)
+def conflict_terms(text: str) -> frozenset[str]:
+    """The terms under which a fact that may conflict with ``text`` is filed: the ``fact_keys``
+    entity and attribute, and the typed setting's kind, product and subject terms
+    (``fact_subjects.index_terms``). Two facts with a ``fact_conflict`` share one."""
+    terms: set[str] = set()
+    key = fact_key(text)
+    if key is not None:
+        terms.add(f"key:{key.entity}/{key.attribute}")
+    typed = slot(text)
+    if typed is not None:
+        terms.update(f"{typed.kind}:{typed.product}:{term}" for term in index_terms(typed.subject))
+    return frozenset(terms)
 
 
 def fact_conflict(older_text: str, newer_text: str) -> Conflict | None:
@@ -178,8 +173,8 @@ def _value_of(text: str) -> tuple[str, frozenset[str]] | None:
     key = fact_key(text)
     if key is None:
         return None
-    words = frozenset(_fold(w) for w in _WORD.findall(f"{key.entity} {key.attribute}") if w not in _STOP)
-    return key.value, words
+    named = frozenset(w for w in words(f"{key.entity} {key.attribute}") if w not in STOP)
+    return key.value, named
 
 
 def _mentions(text: str, value: str) -> bool:
@@ -197,5 +192,4 @@ def asserts_old_value(memory_text: str, old_fact: str, new_fact: str) -> bool:
     lowered = memory_text.lower()
     if not _mentions(lowered, old[0]) or _mentions(lowered, new[0]):
         return False
-    words = {_fold(w) for w in _WORD.findall(lowered)}
-    return bool(old[1] & words)
+    return bool(old[1] & set(words(lowered)))

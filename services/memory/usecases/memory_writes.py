@@ -43,7 +43,8 @@ from services.memory.domain.write_rules import (
 )
 from services.memory.storage.batch_queue import BatchQueue
 from services.memory.usecases.content_writes import ContentWrites
-from services.memory.usecases.supersession import supersede_older_facts, supersedes
+from services.memory.usecases.fact_subject_index import active_fact_count
+from services.memory.usecases.supersession import kept_apart, supersede_older_facts
 
 T = TypeVar("T")
 
@@ -271,7 +272,7 @@ class MemoryWrites:
         cap = self._limits.memory_bank_cap
         if cap <= 0:
             return
-        active = sum(1 for r in await self._store.scan(scope, MEMORY_BANK, content=False) if not r.archived)
+        active = await active_fact_count(self._store, scope)  # from the index, not a read of every fact
         if active >= cap:
             raise LimitReached(
                 f"memory_bank already holds {active} active facts (cap {cap}): archive outdated "
@@ -293,8 +294,8 @@ class MemoryWrites:
         _, uid = split_id(existing_id)
         async with self._locks.hold(uid):
             current = await self._store.locate(scope, existing_id)
-            if current is None or current.archived or supersedes(current, text):
-                return None  # a fact with another value is a new fact that supersedes this one
+            if current is None or current.archived or kept_apart(current, text):
+                return None  # another value (a new fact that supersedes this one) or another subject
             if extra is not None and not same_scope(current, replace(current, project=scope.project, extra=extra)):
                 return None  # the same words in another scope (domain.fact_scope) are that scope's own fact
             after = refreshed(

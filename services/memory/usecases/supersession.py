@@ -4,7 +4,11 @@ Runs on every memory_bank write that creates a fact (``MemoryWrites.store``).
 The rule is deterministic (``domain.fact_keys``): same entity and attribute,
 a different value, and an attribute that holds one value at a time; or the
 same typed setting in other words (``domain.fact_slots``: a port, version,
-host or path of the same subject). The older
+host or path of the same subject, ``domain.fact_subjects``). Every verdict,
+"possibly superseded" included, needs the same subject: service s1's port
+never touches service s2's fact. A write reads only the facts that may
+conflict with it, from ``usecases.fact_subject_index`` (filed by subject and
+setting), not every active fact, and writes nothing to the others. The older
 fact is archived, never deleted, with ``superseded_by`` naming its successor
 and ``archived_reason`` saying why; the newer fact lists them in
 ``supersedes``. ``Consolidation.undo`` with the newer fact's id restores them.
@@ -12,7 +16,10 @@ and ``archived_reason`` saying why; the newer fact lists them in
 The write-time near-duplicate refresh (cosine >= 0.95) would overwrite a
 fact in place with its newest wording; when the two texts state different
 values (``conflicts`` is SUPERSEDE), the write creates a new fact and
-supersedes the old one instead, so the old value stays on record.
+supersedes the old one instead, so the old value stays on record; when they
+are about different subjects (``kept_apart``: "The s7 worker keeps its data in
+/var/lib/s7" and "The s77 worker ..." embed at 0.98), it creates a new fact
+and leaves the old one alone.
 
 Supersession stays inside one scope (``domain.fact_scope``): a fact of project B
 never archives project A's fact about the same attribute, and a project fact
@@ -32,19 +39,37 @@ from dataclasses import replace
 from datetime import datetime
 
 from services.memory.domain.context_selection import POSSIBLY_SUPERSEDED_BY, STALE_VALUE_OF
-from services.memory.domain.fact_keys import Conflict, fact_key
+from services.memory.domain.fact_keys import Conflict
 from services.memory.domain.fact_scope import same_scope
-from services.memory.domain.fact_slots import asserts_old_value, fact_conflict, slot, slot_conflict
+from services.memory.domain.fact_slots import (
+    about_other_subjects,
+    asserts_old_value,
+    conflict_terms,
+    fact_conflict,
+    slot,
+    slot_conflict,
+)
 from services.memory.domain.merge_candidates import SUPERSEDES, linked_ids, superseded
 from services.memory.domain.naming import MEMORY_BANK, SCORED_COLLECTIONS, Scope, split_id
 from services.memory.domain.record import MemoryRecord
 from services.memory.storage.keyed_locks import KeyedLocks
 from services.memory.storage.memory_store import MemoryStore
+from services.memory.usecases.fact_subject_index import related_facts
 
 
 def supersedes(older: MemoryRecord, newer_text: str) -> bool:
     """Whether a fact with ``newer_text`` supersedes ``older`` (both memory_bank)."""
     return older.collection == MEMORY_BANK and fact_conflict(older.content, newer_text) is Conflict.SUPERSEDE
+
+
+def kept_apart(older: MemoryRecord, newer_text: str) -> bool:
+    """Whether a memory_bank fact with ``newer_text`` must be stored beside ``older`` rather than refresh it
+    in place (the write-time near-duplicate refresh): it gives ``older``'s setting another value (and
+    supersedes it), or it is about another subject ("The s7 worker ..." / "The s77 worker ...", whose
+    embeddings are closer than the refresh threshold)."""
+    if older.collection != MEMORY_BANK:
+        return False
+    return supersedes(older, newer_text) or about_other_subjects(older.content, newer_text)
 
 
 async def mark_stale_conversations(
@@ -83,9 +108,10 @@ async def mark_possibly_superseded(
     store: MemoryStore, locks: KeyedLocks, scope: Scope, newer: MemoryRecord, facts: list[MemoryRecord], now: datetime
 ) -> list[str]:
     """Older facts of the same scope that give the same typed setting another value with a partly shared
-    subject (``fact_slots``: POSSIBLE) stay active but carry ``POSSIBLY_SUPERSEDED_BY``, as do the turns
-    that state their value: get-context shows them below the lines that hold, labelled
-    "possibly superseded by [id:...]", and find_consolidation_candidates lists the pair."""
+    subject (``fact_slots``: POSSIBLE; never another subject) stay active but carry
+    ``POSSIBLY_SUPERSEDED_BY``, as do the turns that state their value: get-context shows them below
+    the lines that hold, labelled "possibly superseded by [id:...]", and find_consolidation_candidates
+    lists the pair."""
     new_slot = slot(newer.content)
     if new_slot is None:
         return []
@@ -117,10 +143,11 @@ async def supersede_older_facts(
 ) -> tuple[MemoryRecord, list[str]]:
     """Archive the active facts ``newer`` supersedes; (``newer`` with its ``supersedes`` link, their ids).
 
-    The caller holds the memory_bank write lock of the scope, so no fact is added meanwhile."""
-    if newer.collection != MEMORY_BANK or (fact_key(newer.content) is None and slot(newer.content) is None):
+    The caller holds the memory_bank write lock of the scope, so no fact is added meanwhile. Only the
+    facts filed under one of ``newer``'s terms are read (``fact_subject_index``)."""
+    if newer.collection != MEMORY_BANK or not conflict_terms(newer.content):
         return newer, []
-    facts, _ = await store.active_rows(scope, MEMORY_BANK)
+    facts = await related_facts(store, scope, newer.content)
     await mark_possibly_superseded(store, locks, scope, newer, facts, now)
     older = [
         f

@@ -356,7 +356,10 @@ class EpisodeBook:
                     cosines.get(problem.id, 0.0),
                     lexical.get(problem.id, 0.0),
                     signature=next((s for s in problem.signatures if s in wanted), ""),
-                    conflict=conflicting(named, failure_names(known)) if named else False,
+                    # Each names what failed, differently: other exception classes or codes, or both have
+                    # error signatures and none is shared.
+                    conflict=(bool(named) and conflicting(named, failure_names(known)))
+                    or (bool(wanted) and bool(problem.signatures) and wanted.isdisjoint(problem.signatures)),
                     issue_ids=issue_ids(asked & known) if problem.id in lexical else (),
                 )
             )
@@ -444,11 +447,13 @@ class EpisodeBook:
             out.append(lesson("failure", text, 0, attempt.count, ""))
         return out
 
-    def counts(self) -> dict[str, int]:
+    def counts(self, project: str | None = None) -> dict[str, int]:
+        """Known problems, open episodes and failed attempts (of one project, or of all)."""
+        problems = [p for p in self.problems.values() if project is None or p.project == project]
         return {
-            "episode_problems": len(self.problems),
-            "open_episodes": len(self.open),
-            "episode_failures": sum(len(p.failures) for p in self.problems.values()),
+            "episode_problems": len(problems),
+            "open_episodes": sum(project is None or e.project == project for e in self.open.values()),
+            "episode_failures": sum(len(p.failures) for p in problems),
         }
 
     # -- persistence -----------------------------------------------------------

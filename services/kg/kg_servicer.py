@@ -244,7 +244,7 @@ class KnowledgeGraphServicer(pb_grpc.KnowledgeGraphServiceServicer):
         )
 
     async def Stats(self, request: pb.StatsRequest, context: RpcContext) -> pb.StatsResponse:
-        return pb.StatsResponse(counts=self._store.graphs(self._scope(request)).counts())
+        return pb.StatsResponse(counts=self._store.counts(self._scope(request)))
 
     async def Export(self, request: pb.ExportRequest, context: RpcContext) -> pb.ExportResponse:
         data = self._store.export_json(self._scope(request))

@@ -46,11 +46,13 @@ LEXICAL_WEIGHT = 0.25  # a full term overlap is worth a quarter of a cosine
 BACKGROUND = 0.3  # the score two unrelated reports of one project reach
 RECALL_MARGIN = 0.2  # a lesson is shown when its problem beats the runner-up by this
 FILE_MARGIN = 0.4  # an episode joins a known problem (rather than opening one) above this, or on hard evidence
+HARD_LEAD = 0.05  # of two problems with hard evidence, the better must lead by this
 SIGNATURE_BONUS = 0.15  # a shared error signature: added to the score, and enough on its own
 CROSS_PROJECT_MARGIN = 0.3  # another project's lesson, only when this project knows no match
 SAME_FIX_SCORE = 0.3  # an episode solved by a problem's own fix joins it from this score up
-# Both name what failed (an exception class, an errno, an error code) and none of it is the same:
-# "pytest fails with an AssertionError" is not "pytest fails with ModuleNotFoundError".
+# Both name what failed (an exception class, an errno, an error code, an error signature of a tool's
+# output) and none of it is the same: "pytest fails with an AssertionError" is not "pytest fails with
+# ModuleNotFoundError", and "Can't locate revision" is not "Multiple head revisions".
 CONFLICT_PENALTY = 0.2
 
 MECHANISMS = ("rarity", "margin", "signature", "fix")
@@ -98,7 +100,7 @@ class Candidate:
     lexical: float  # rarity-weighted overlap of terms, 0..1
     shared: tuple[str, ...] = ()  # the heaviest shared terms
     signature: str = ""  # an error signature shared with the session's recent tool output
-    conflict: bool = False  # each names what failed, and the names differ
+    conflict: bool = False  # each names what failed (a class, a code, a signature), and the names differ
     issue_ids: tuple[str, ...] = ()  # shared ids that name one issue (CVE, GHSA, error codes)
 
     def score(self, rules: MatchRules) -> float:
@@ -139,12 +141,16 @@ def judge(candidates: list[Candidate], bar: float, rules: MatchRules, *, hard_on
 
     With the margin off (an ablation), the best candidate passes on its score alone, at
     ``BACKGROUND + bar``: the old single-threshold rule.
+
+    A lead relative to how alike the two best problems are (a small lead between two close problems
+    counting as much as a large one between unrelated problems) was tried: at the same recall on this
+    project's own pairs it let twice as many real near-misses through, so the lead is absolute.
     """
     if not candidates:
         return None
     ranked = sorted(candidates, key=lambda c: (-c.score(rules), c.problem_id))
     hard = [c for c in ranked if c.hard_evidence(rules)]
-    if hard and (len(hard) == 1 or hard[0].score(rules) - hard[1].score(rules) >= bar):
+    if hard and (len(hard) == 1 or hard[0].score(rules) - hard[1].score(rules) >= HARD_LEAD):
         # A shared error signature or issue id is evidence on its own, when no other problem has as much.
         return Verdict(hard[0].problem_id, hard[0].score(rules), bar, reason(hard[0], rules))
     best = ranked[0]

@@ -186,6 +186,13 @@ class KgStore:
         self._mutate(episodes_scope(scope.user), op)
         return signature
 
+    def counts(self, scope: ScopeKey) -> dict[str, int]:
+        """The scope's graph counts; its known problems are counted in the user's episode book, where
+        they live (the project's own graphs hold none)."""
+        counts = self.graphs(scope).counts()
+        counts.update(self.graphs(episodes_scope(scope.user)).episodes.counts(scope.project))
+        return counts
+
     def knows_episodes(self, scope: ScopeKey) -> bool:
         """Whether the user's episodes hold any known problem (with none, ``episode_lessons`` is empty)."""
         return bool(self.graphs(episodes_scope(scope.user)).episodes.problems)

@@ -1,0 +1,105 @@
+"""Two problems that share a vocabulary stay two known problems, over the real kg service.
+
+Two alembic failures: one where a revision cannot be found after a rebase, one where two branches
+left two heads. Told with the same tool, the same command and most of the same words, each solved
+by its own fix. The old rule filed an episode under any known problem at cosine 0.45, so the second
+joined the first and its fix slots then held both fixes. Real all-MiniLM-L6-v2 vectors, a real kg
+gRPC server, and the counts that Stats reports for the project.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from protos.mnemex.common.v1 import common_pb2 as common_pb
+from protos.mnemex.kg.v1 import kg_service_pb2 as pb
+
+pytestmark = pytest.mark.integration
+
+MISSING = (
+    "alembic upgrade head fails after I rebased onto main: Can't locate revision identified by 'a81f2c0e'",
+    "alembic upgrade head",
+    "alembic.util.exc.CommandError: Can't locate revision identified by 'a81f2c0e'",
+    "Restored the deleted migration file a81f2c0e from main and reran alembic upgrade head.",
+)
+HEADS = (
+    "alembic upgrade head fails after I merged the feature branch: Multiple head revisions are present",
+    "alembic upgrade head",
+    "alembic.util.exc.CommandError: Multiple head revisions are present for given argument 'head'",
+    "Ran alembic merge heads -m 'merge branches' to join the two heads, then alembic upgrade head.",
+)
+
+
+def vec(encoder: Any, text: str) -> bytes:
+    return np.asarray(encoder.encode([text])[0], dtype="<f4").tobytes()
+
+
+def solve(stub: Any, encoder: Any, scope: common_pb.Scope, session: str, problem: tuple[str, ...]) -> None:
+    statement, command, error, fix = problem
+    stub.RecordToolError(
+        pb.RecordToolErrorRequest(
+            scope=scope, session_id=session, command=command, output=error, error_vector=vec(encoder, error)
+        ),
+        timeout=5,
+    )
+    for prompt, outcome, answer in (
+        (statement, common_pb.OUTCOME_FAILED, "Tried alembic stamp head."),
+        ("that fixed it", common_pb.OUTCOME_WORKED, fix),
+    ):
+        stub.RecordTurn(
+            pb.RecordTurnRequest(
+                scope=scope,
+                session_id=session,
+                prompt=prompt,
+                prompt_vector=vec(encoder, prompt),
+                outcome=outcome,
+                answer=answer,
+            ),
+            timeout=5,
+        )
+
+
+def test_two_alembic_failures_stay_two_problems_each_with_its_own_fix(stub, scope, encoder) -> None:  # type: ignore[no-untyped-def]
+    solve(stub, encoder, scope, "s1", MISSING)
+    solve(stub, encoder, scope, "s2", HEADS)
+    counts = stub.Stats(pb.StatsRequest(scope=scope), timeout=5).counts
+    assert counts["episode_problems"] == 2
+
+    # Told in other words, the two stay too alike to pick one: no lesson beats a wrong one.
+    told = "migrations are broken again, alembic says there are multiple heads after the merge"
+    assert lessons(stub, encoder, scope, "s3", told) == []
+    # The same failure seen again (another branch name, another revision id) names its problem.
+    stub.RecordToolError(
+        pb.RecordToolErrorRequest(
+            scope=scope,
+            session_id="s4",
+            command="alembic upgrade head",
+            output="alembic.util.exc.CommandError: Multiple head revisions are present for given argument 'heads'",
+        ),
+        timeout=5,
+    )
+    found = lessons(stub, encoder, scope, "s4", told)
+    assert [x.text for x in found if x.kind == "solution"] == [HEADS[3]]
+    assert all(x.why.startswith("same error: commanderror: multiple head revisions") for x in found)
+
+
+def lessons(stub: Any, encoder: Any, scope: common_pb.Scope, session: str, prompt: str) -> list[Any]:
+    reply = stub.EpisodeLessons(
+        pb.EpisodeLessonsRequest(
+            scope=scope, session_id=session, query_vector=vec(encoder, prompt), prompt=prompt, limit=6
+        ),
+        timeout=5,
+    )
+    return list(reply.lessons)
+
+
+def test_stats_count_a_projects_known_problems_not_the_users(stub, scope, encoder) -> None:  # type: ignore[no-untyped-def]
+    """Known problems live in the user's episode book; Stats read the project's own graphs, so it
+    always said 0."""
+    solve(stub, encoder, scope, "s1", MISSING)
+    other = common_pb.Scope(user=scope.user, project=scope.project + "-other")
+    assert stub.Stats(pb.StatsRequest(scope=scope), timeout=5).counts["episode_problems"] == 1
+    assert stub.Stats(pb.StatsRequest(scope=other), timeout=5).counts["episode_problems"] == 0

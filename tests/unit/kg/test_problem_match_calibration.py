@@ -129,6 +129,42 @@ def test_without_the_margin_near_misses_recall_lessons(encoder: Any) -> None:
     assert without > within
 
 
+def test_a_request_naming_the_same_cve_and_package_is_the_same_problem(encoder: Any) -> None:
+    """The request gate blocked real recurrences such as "Upgrade X ... CVE-..." (8 of 41 on real
+    reports); a shared CVE id is hard evidence whatever the mood, and a request without one still
+    recalls nothing."""
+    book, _ = filed_book(encoder)
+    cve = "npm audit fails the build: lodash 4.17.20 is vulnerable to CVE-2021-23337 (command injection)"
+    book.apply_turn(
+        {
+            "ts": 9_000.0,
+            "session_id": "cve",
+            "project": PROJECT,
+            "prompt": cve,
+            "outcome": "failed",
+            "answer": "Tried npm audit fix",
+            "vector": encode_vector(vector(encoder, cve)),
+        }
+    )
+    book.apply_turn(
+        {
+            "ts": 9_001.0,
+            "session_id": "cve",
+            "project": PROJECT,
+            "prompt": "ok",
+            "outcome": "worked",
+            "answer": "Pinned lodash to 4.17.21 in package.json overrides",
+            "vector": "",
+        }
+    )
+    request = "Upgrade lodash in the frontend, security flagged CVE-2021-23337 again"
+    lessons = book.lessons(vector(encoder, request), "later", PROJECT, 10_000.0, prompt=request)
+    assert [x.text for x in lessons if x.kind == "solution"] == ["Pinned lodash to 4.17.21 in package.json overrides"]
+    assert lessons[0].why == "names CVE-2021-23337"
+    other = "Upgrade lodash in the frontend to the latest minor version"
+    assert book.lessons(vector(encoder, other), "later2", PROJECT, 10_000.0, prompt=other) == []
+
+
 def test_the_judge_wants_a_margin_over_the_runner_up_and_the_background() -> None:
     clear = [Candidate("p1", 0.72, 0.0), Candidate("p2", 0.41, 0.0)]
     close = [Candidate("p1", 0.72, 0.0), Candidate("p2", 0.66, 0.0)]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
 from typing import Any
 
 CONTEXT_START = "═══ KNOWN CONTEXT ═══"
@@ -195,11 +196,9 @@ def score_info(memory: Mapping[str, Any]) -> str:
 
 
 def context_notes(memory: Mapping[str, Any]) -> list[str]:
-    """What the memory service said about where a line stands: another project's fact, a stale value."""
+    """What the memory service said about where a line stands: a stale or possibly stale value."""
     metadata = memory.get("metadata") or {}
     notes = []
-    if metadata.get("from_project"):
-        notes.append(f"project {neutralize(str(metadata['from_project']), 60)}")
     if metadata.get("stale_value_superseded_by"):
         notes.append(f"superseded by [id:{_safe_id(str(metadata['stale_value_superseded_by']))}]")
     elif metadata.get("possibly_superseded_by"):
@@ -207,10 +206,35 @@ def context_notes(memory: Mapping[str, Any]) -> list[str]:
     return notes
 
 
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+WAS_VALUE_CHARS = 60
+
+
+def human_date(iso: str) -> str:
+    """An ISO timestamp's day as people write it, "3 Mar 2026" ('' when it is not one)."""
+    try:
+        moment = datetime.fromisoformat(iso.strip().replace("Z", "+00:00"))
+    except ValueError:
+        return ""
+    return f"{moment.day} {_MONTHS[moment.month - 1]} {moment.year}"
+
+
+def was_note(memory: Mapping[str, Any]) -> str:
+    """The note on a fact that replaced another value, ' (was 14 until 3 Mar 2026)' ('' on any other
+    line): the superseded fact gets no line of its own (the memory service sets ``was_value`` /
+    ``was_until``, ``services/memory/domain/fact_history.py``)."""
+    metadata = memory.get("metadata") or {}
+    value = neutralize(str(metadata.get("was_value") or ""), WAS_VALUE_CHARS)
+    if not value:
+        return ""
+    until = human_date(str(metadata.get("was_until") or ""))
+    return f" (was {value} until {until})" if until else f" (was {value})"
+
+
 def memory_line(memory: Mapping[str, Any], content_limit: int = MAX_MEMORY_CHARS) -> str:
     parts = (str(memory.get("age") or ""), score_info(memory), str(memory.get("collection") or ""))
     details = [d for d in parts if d] + context_notes(memory)
-    content = neutralize(str(memory.get("content", "")), content_limit)
+    content = neutralize(str(memory.get("content", "")), content_limit) + was_note(memory)
     return f"• {content} [id:{_safe_id(str(memory.get('id', '')))}] ({', '.join(details)})"
 
 
@@ -245,6 +269,7 @@ def lesson_line(lesson: Mapping[str, Any]) -> str:
     return f"• {where}{content}{tag} ({evidence})"
 
 
+WHY_CHARS = 80
 ATTEMPT_SEPARATOR = " -> "  # an episode's failed attempt: "what was tried -> the error it produced"
 TRIED_CHARS = 70
 
@@ -288,13 +313,17 @@ def lessons_section(lessons: Sequence[Mapping[str, Any]], budget: int = LESSONS_
         (True, "solution", FOREIGN_SOLUTIONS_TITLE),
         (True, "failure", FOREIGN_FAILURES_TITLE),
     ):
-        items = [lesson_line(x) for x in grouped if x.get("kind") == kind and bool(x.get("project")) == foreign]
+        chosen = [x for x in grouped if x.get("kind") == kind and bool(x.get("project")) == foreign]
+        items = [lesson_line(x) for x in chosen]
+        # What made the prompt this problem (the kg's judge), said once, on the section's first title.
+        why = next((neutralize(str(x.get("why")), WHY_CHARS) for x in chosen if x.get("why")), "")
+        heading = f"{title} [matched: {why}]" if why and not lines else title
         for i, line in enumerate(items):
-            cost = len(line) + 1 + (len(title) + 1 if i == 0 else 0)
+            cost = len(line) + 1 + (len(heading) + 1 if i == 0 else 0)
             if used + cost > budget:
                 break
             if i == 0:
-                lines.append(title)
+                lines.append(heading)
             lines.append(line)
             used += cost
     return lines

@@ -1,4 +1,5 @@
-"""The user's top memory_bank facts, for the session-start seed and the insights overview."""
+"""The user's top memory_bank facts that hold in the caller's project, for the session-start seed and
+the insights overview."""
 
 from __future__ import annotations
 
@@ -12,10 +13,16 @@ from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
 JSON = dict[str, Any]
 
 
+def holds_in(fact: JSON, project: str) -> bool:
+    """Whether a fact applies in ``project``: user-wide (or stored before facts had a scope), or
+    stated there (services/memory/domain/fact_scope.py); another project's fact is never shown."""
+    return (fact.get("metadata") or {}).get("fact_scope") != "project" or fact.get("project") == project
+
+
 async def top_facts(rpc: Rpc, scope: common_pb.Scope, limit: int) -> list[JSON]:
-    """memory_bank facts ranked by importance x confidence."""
+    """memory_bank facts that hold in ``scope.project``, ranked by importance x confidence."""
     request = mem_pb.ListRequest(scope=scope, collection="memory_bank", limit=50, sort_by=mem_pb.SORT_BY_SCORE)
     reply: mem_pb.ListResponse = await rpc.unary("memory", rpc.memory(scope.user).List, request)
-    facts = proto_dicts.memories_to_dicts(reply.memories)
+    facts = [f for f in proto_dicts.memories_to_dicts(reply.memories) if holds_in(f, scope.project)]
     facts.sort(key=lambda f: -((f.get("importance") or 0.0) * (f.get("confidence") or 0.0)))
     return facts[:limit]

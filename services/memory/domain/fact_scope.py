@@ -11,8 +11,9 @@ Pure module. The rule (docs/MEMORY_HYGIENE.md, "Scope of a fact"):
   hidden by the upgrade (``consolidate_memories`` or a new fact can narrow it);
 - supersession and consolidation compare two facts only when they share a
   scope: both user-wide, or both of the same project;
-- a fact of another project is still found by a search, but it is shown below
-  the lines that hold here and labelled with its project.
+- a fact of another project is still found by a search (``search_memory``),
+  but it is never injected into a prompt's context (``context_selection``), nor
+  into the session-start seed (the gateway's ``top_facts``).
 """
 
 from __future__ import annotations

@@ -7,11 +7,14 @@ injected now, written after the caller has its answer (``TurnWrites`` keeps
 it ordered before the session's next operation).
 
 Between the search and the record, ``domain.context_selection`` decides what is
-injected: turns of the asking session, results below the relevance floor and
-near-duplicates of a line already kept are left out (the search asks for a few
-more than the limit, so a collapsed copy can make room), facts of another
-project and values a newer fact superseded go below the local lines. Only what
-is injected is recorded; every decision comes back as a ``Choice``.
+injected: turns of the asking session, facts of another project, results below
+the relevance floor and near-duplicates of a line already kept (an exchange that
+states a fact shown, too) are left out (the search asks for a few more than the
+limit, so a collapsed copy can make room); a result that states a value a newer
+fact superseded gives its place to that fact (read by id when the search did
+not find it). A fact shown notes the value it replaced and since when
+(``domain.fact_history``, the archived fact read from the mirror). Only what is
+injected is recorded; every decision comes back as a ``Choice``.
 """
 
 from __future__ import annotations
@@ -23,7 +26,14 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from services.memory.domain.context_selection import DEFAULT_SELECTION, Choice, SelectionRules, select
+from services.memory.domain.context_selection import (
+    DEFAULT_SELECTION,
+    STALE_VALUE_OF,
+    Choice,
+    SelectionRules,
+    select,
+)
+from services.memory.domain.fact_history import superseded_ids, with_previous
 from services.memory.domain.memory_view import NormalizedMemory
 from services.memory.domain.naming import Scope
 from services.memory.domain.search_params import SearchParams
@@ -37,6 +47,7 @@ from services.memory.usecases.turn_recording import ScoringState, SessionTurns, 
 from services.memory.usecases.turn_write_queue import TurnWrites
 
 EXTRA_CANDIDATES = 3  # asked beyond the limit, so lines left out can be replaced
+MAX_CURRENT_FACTS = 4  # facts read by id to stand in for results that state a superseded value
 
 
 @dataclass(frozen=True)
@@ -96,10 +107,12 @@ class PrepareContext:
         if params is not None:
             wider = replace(params, limit=params.limit + EXTRA_CANDIDATES) if not params.memory_id else params
             ranked = await self._searcher.search(scope, wider, query_vector)
-            vectors = self._vectors(scope, [*beside, *ranked])
+            current = await self._current_facts(scope, ranked)
+            vectors = self._vectors(scope, [*beside, *ranked, *current])
+            after = len(beside) + len(ranked)
             found, choices = select(
                 ranked,
-                vectors[len(beside) :],
+                vectors[len(beside) : after],
                 session_id=session_id,
                 project=scope.project,
                 limit=params.limit,
@@ -107,7 +120,9 @@ class PrepareContext:
                 linked=frozenset(params.boost_ids),
                 prompt=params.query or prompt,
                 beside=list(zip(beside, vectors[: len(beside)], strict=True)),
+                current=list(zip(current, vectors[after:], strict=True)),
             )
+            found = [await self._with_previous(scope, m) for m in found]
         injected = list(dict.fromkeys([m.id for m in found] + [m.id for m in beside]))
         writes.defer(scope, session_id, self._record(scope, session_id, injected, prompt, choices, client))
         return Prepared(found, state, choices, beside)
@@ -121,6 +136,22 @@ class PrepareContext:
             text = json.dumps([c.as_dict() for c in choices], ensure_ascii=False) if choices else ""
             then = functools.partial(self._history.record_choices, scope, session_id, text, client)
         await self._turns.write_injection(scope, session_id, injected, prompt, then=then)
+
+    async def _current_facts(self, scope: Scope, ranked: Sequence[NormalizedMemory]) -> list[NormalizedMemory]:
+        """The facts that replaced a value a result states, where the search did not find them."""
+        have = {m.id for m in ranked}
+        wanted = [str(m.metadata.get(STALE_VALUE_OF) or "") for m in ranked]
+        missing = list(dict.fromkeys(i for i in wanted if i and i not in have))
+        return await self._reads.find_many(scope, missing[:MAX_CURRENT_FACTS]) if missing else []
+
+    async def _with_previous(self, scope: Scope, memory: NormalizedMemory) -> NormalizedMemory:
+        """A fact with the value it superseded and when that changed (``fact_history``): the archived
+        facts are read from the mirror, a dict lookup each."""
+        ids = superseded_ids(memory)
+        if not ids or self._store is None:
+            return memory
+        older = [r for r in [await self._store.locate(scope, i) for i in ids] if r is not None]
+        return with_previous(memory, older)
 
     def _vectors(self, scope: Scope, ranked: Sequence[NormalizedMemory]) -> list[np.ndarray | None]:
         """The mirrored vector of each result (None where not mirrored): a few row copies."""

@@ -109,8 +109,10 @@ def test_hostile_memory_cannot_break_out_of_the_block(live: LiveStack, tmp_path:
 
 def test_projects_share_memory_bank_but_not_working_memory(live: LiveStack, tmp_path: Path) -> None:
     alpha, beta = project(tmp_path, "alpha"), project(tmp_path, "beta")
+    # a user-wide fact holds in every project; a project fact only in its own (issue 35)
     fact = live.post(
-        "/api/memory-bank/add", {"content": "The user writes commit messages in the imperative mood", "cwd": alpha}
+        "/api/memory-bank/add",
+        {"content": "The user writes commit messages in the imperative mood", "cwd": alpha, "user_wide": True},
     )
     takeaway = live.post(
         "/api/hooks/get-context", {"session_id": "iso-a", "prompt": "zebra-striped flamingo migration", "cwd": alpha}
@@ -139,6 +141,12 @@ def test_projects_share_memory_bank_but_not_working_memory(live: LiveStack, tmp_
 
     facts_in_beta = context(live, "iso-b2", "how should I write commit messages?", beta)
     assert fact["memory"]["id"] in [m["id"] for m in facts_in_beta["memories"]]
+    alpha_only = live.post(
+        "/api/memory-bank/add", {"content": "Commit messages here start with a ticket id", "cwd": alpha}
+    )
+    again = context(live, "iso-b3", "how should I write commit messages?", beta)
+    assert alpha_only["memory"]["id"] not in [m["id"] for m in again["memories"]]
+    assert fact["memory"]["id"] in [m["id"] for m in again["memories"]]
 
 
 def test_session_start_seeds_facts_and_recent_work(live: LiveStack, tmp_path: Path) -> None:

@@ -104,7 +104,9 @@ def test_facts_stored_before_scopes_stay_user_wide(memory_service, loop_thread, 
     assert list(wide.superseded_ids) == [old_id]
 
 
-def test_another_projects_fact_comes_below_local_lines_with_its_project(stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_another_projects_fact_is_never_injected(stub, scope) -> None:  # type: ignore[no-untyped-def]
+    """Issue 35 replaced the old rule (shown below the local lines, labelled with its project): a project
+    fact holds only in its project, so another project's never reaches the block."""
     project_b = other_project(scope, "e")
     theirs = store(stub, scope, "The billing service deploys to the Frankfurt cluster", MEMORY_BANK, importance=1.0)
     ours = store(stub, project_b, "The billing service deploys to the Dublin cluster", MEMORY_BANK, importance=0.5)
@@ -112,6 +114,6 @@ def test_another_projects_fact_comes_below_local_lines_with_its_project(stub, sc
     request.search.CopyFrom(pb.SearchRequest(query="where does the billing service deploy to?", limit=5))
     reply = stub.PrepareContext(request, timeout=30)
     shown = [m.id for m in reply.memories]
-    assert shown.index(ours.id) < shown.index(theirs.id)
-    labelled = json.loads(reply.memories[shown.index(theirs.id)].metadata_json)
-    assert labelled["from_project"] == scope.project
+    assert ours.id in shown and theirs.id not in shown
+    [left_out] = [c for c in reply.choices if c.id == theirs.id]
+    assert not left_out.kept and left_out.reason == f"fact of project {scope.project}"

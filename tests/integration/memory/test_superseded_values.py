@@ -23,7 +23,9 @@ def fact(stub, scope, text: str) -> pb.StoreResponse:  # type: ignore[no-untyped
     return stub.Store(pb.StoreRequest(scope=scope, collection=MEMORY_BANK, content=text), timeout=30)
 
 
-def test_a_turn_stating_the_old_value_is_marked_and_ranked_below_the_new_fact(stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_a_turn_stating_the_old_value_is_marked_and_gives_its_place_to_the_new_fact(stub, scope) -> None:  # type: ignore[no-untyped-def]
+    """Issue 35 replaced the old rule (the turn shown last, labelled "superseded by"): the turn is not
+    shown, and the new fact's line notes the old value and since when."""
     turn = store(
         stub,
         scope,
@@ -40,10 +42,36 @@ def test_a_turn_stating_the_old_value_is_marked_and_ranked_below_the_new_fact(st
     )
     request = pb.PrepareContextRequest(scope=scope, session_id="stale-1", prompt="postgres version?")
     request.search.CopyFrom(pb.SearchRequest(query="which Postgres version does the billing API run?", limit=5))
-    shown = [m.id for m in stub.PrepareContext(request, timeout=30).memories]
-    assert old.id not in shown
-    assert shown.index(new.memory.id) < shown.index(turn.id)
-    assert shown[-1] == turn.id
+    reply = stub.PrepareContext(request, timeout=30)
+    shown = [m.id for m in reply.memories]
+    assert old.id not in shown and turn.id not in shown
+    assert shown[0] == new.memory.id
+    note = json.loads(reply.memories[0].metadata_json)
+    assert note["was_value"] == "14" and note["was_until"]
+    [left_out] = [c for c in reply.choices if c.id == turn.id]
+    assert left_out.reason == f"states a superseded value (the current one is {new.memory.id})"
+
+
+def test_a_turn_stating_the_old_value_brings_the_new_fact_when_the_search_missed_it(stub, scope) -> None:  # type: ignore[no-untyped-def]
+    turn = store(
+        stub,
+        scope,
+        "User: bump the Redis image in docker-compose for the cache\nAssistant: The cache now runs Redis 6.2 in compose.",
+    )
+    fact(stub, scope, "The cache service runs on Redis 6.2")
+    new = fact(stub, scope, "The cache service runs on Redis 7.2").memory
+    assert (
+        json.loads(stub.Get(pb.GetRequest(scope=scope, id=turn.id), timeout=10).memory.metadata_json)[
+            "stale_value_superseded_by"
+        ]
+        == new.id
+    )
+    request = pb.PrepareContextRequest(scope=scope, session_id="stale-2", prompt="docker compose cache image")
+    # a search of the conversation memories alone finds the turn: the fact that holds now comes in its place
+    request.search.CopyFrom(pb.SearchRequest(query="redis image in docker-compose", limit=5, collections=["working"]))
+    reply = stub.PrepareContext(request, timeout=30)
+    assert [m.id for m in reply.memories] == [new.id]
+    assert json.loads(reply.memories[0].metadata_json)["was_value"] == "6.2"
 
 
 def test_the_same_setting_in_other_words_supersedes(stub, scope) -> None:  # type: ignore[no-untyped-def]

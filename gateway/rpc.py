@@ -38,10 +38,11 @@ from google.protobuf.message import Message
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from gateway.gateway_errors import BackendUnavailable, GatewayError, InvalidInput, NotFound, StorageProblem
-from kernel.config import Settings
+from kernel.config import ConfigError, Settings
 from kernel.embedding_client import EmbeddingClient
 from kernel.grpc_auth import client_metadata
 from kernel.grpc_channel import channel
+from kernel.internal_token import grpc_token
 from kernel.sharding import shard_of
 from kernel.store_health import DISK_FULL, DISK_READ_ONLY
 from protos.mnemex.kg.v1 import kg_service_pb2_grpc as kg_grpc
@@ -73,7 +74,11 @@ def translate(service: str, exc: grpc.aio.AioRpcError) -> GatewayError:
     if code == grpc.StatusCode.RESOURCE_EXHAUSTED and detail.startswith((DISK_FULL, DISK_READ_ONLY)):
         return StorageProblem(service, detail)
     if code == grpc.StatusCode.UNAUTHENTICATED:
-        return BackendUnavailable(service, f"{detail} (set the same MNEMEX_TOKEN for the gateway and services)")
+        return BackendUnavailable(
+            service,
+            f"{detail} (the gateway and the services must share one credential: the same MNEMEX_HOME, whose "
+            "secrets/internal-token they read, or the same MNEMEX_TOKEN)",
+        )
     if code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
         return BackendUnavailable(service, f"{code.name.lower()}: {_UNAVAILABLE_HINT}")
     if code in (grpc.StatusCode.UNKNOWN, grpc.StatusCode.INTERNAL):
@@ -102,7 +107,7 @@ class Channels:
     by_name: dict[str, grpc.aio.Channel] = field(default_factory=dict)
 
     @classmethod
-    def open(cls, settings: Settings, timeout: float) -> Channels:
+    def open(cls, settings: Settings, timeout: float, token: str) -> Channels:
         by_name = {"embedding": channel(settings.embedding_addr)}
         shards: dict[str, list[grpc.aio.Channel]] = {}
         for name in ("memory", "kg"):
@@ -110,7 +115,7 @@ class Channels:
             for index, chan in enumerate(shards[name]):
                 by_name[name if index == 0 else f"{name}[{index}]"] = chan  # health reports every shard
         return cls(
-            embedding=EmbeddingClient(by_name["embedding"], token=settings.token, timeout=timeout),
+            embedding=EmbeddingClient(by_name["embedding"], token=token, timeout=timeout),
             memory=[memory_grpc.MemoryServiceStub(c) for c in shards["memory"]],
             kg=[kg_grpc.KnowledgeGraphServiceStub(c) for c in shards["kg"]],
             by_name=by_name,
@@ -123,8 +128,24 @@ class Rpc:
     def __init__(self, settings: Settings, timeout: float = DEFAULT_TIMEOUT) -> None:
         self.settings = settings
         self.timeout = timeout
-        self.metadata: tuple[tuple[str, str], ...] = client_metadata(settings.token)
+        self._token: str | None = None
         self._channels: Channels | None = None
+
+    @property
+    def token(self) -> str:
+        """The credential every call carries: MNEMEX_TOKEN, else the home's internal one (read on first use).
+
+        Raises ``BackendUnavailable`` when it cannot be read or made; the message says how to fix it."""
+        if self._token is None:
+            try:
+                self._token = grpc_token(self.settings.token, self.settings.home)
+            except ConfigError as exc:
+                raise BackendUnavailable("every", str(exc)) from None
+        return self._token
+
+    @property
+    def metadata(self) -> tuple[tuple[str, str], ...]:
+        return client_metadata(self.token)
 
     @classmethod
     def connect(cls, settings: Settings, timeout: float = DEFAULT_TIMEOUT) -> Rpc:
@@ -134,7 +155,7 @@ class Rpc:
 
     def channels(self) -> Channels:
         if self._channels is None:
-            self._channels = Channels.open(self.settings, self.timeout)
+            self._channels = Channels.open(self.settings, self.timeout, self.token)
         return self._channels
 
     # -- shard selection -------------------------------------------------------

@@ -11,7 +11,7 @@ Every variable is prefixed ``MNEMEX_``. Tests pass their own ``environ`` dict.
 | MNEMEX_EMBEDDING_ADDR | 127.0.0.1:27301 | embedding service (listen and peers) |
 | MNEMEX_MEMORY_ADDR | 127.0.0.1:27302 | memory service |
 | MNEMEX_KG_ADDR | 127.0.0.1:27303 | knowledge-graph service |
-| MNEMEX_TOKEN | (none) | shared secret; required to bind beyond loopback |
+| MNEMEX_TOKEN | (none) | shared secret, required beyond loopback; unset: <home>/secrets/internal-token |
 | MNEMEX_CHROMA_URL | (none) | use a Chroma server instead of embedded Chroma |
 | MNEMEX_MEMORY_SHARDS | MNEMEX_MEMORY_ADDR | gateway: the memory shards' addresses, comma-separated, in shard order |
 | MNEMEX_KG_SHARDS | MNEMEX_KG_ADDR | gateway: the kg shards' addresses, likewise |
@@ -22,6 +22,7 @@ Every variable is prefixed ``MNEMEX_``. Tests pass their own ``environ`` dict.
 
 from __future__ import annotations
 
+import dataclasses
 import getpass
 import ipaddress
 import os
@@ -147,6 +148,22 @@ def _allowed_hosts(raw: str) -> tuple[str, ...]:
     return names
 
 
+def with_internal_token(settings: T, home: Path | None) -> T:
+    """``settings`` with its ``token`` set to the stack's internal credential when ``MNEMEX_TOKEN`` left it unset.
+
+    Every service started as the stack starts it (``python -m services.<name>``,
+    so also by the supervisor) requires that credential on each gRPC call; see
+    ``kernel/internal_token.py``. ``home`` is the service's home, or None for
+    one that keeps no data (the embedding service), which uses ``MNEMEX_HOME``.
+    """
+    if getattr(settings, "token", "") is not None or not dataclasses.is_dataclass(settings):
+        return settings
+    from kernel.internal_token import ensure_token
+
+    token = ensure_token(home if home is not None else Settings.from_env().home)
+    return dataclasses.replace(settings, token=token)  # type: ignore[type-var]  # a dataclass instance, checked above
+
+
 def service_settings_or_exit(load: Callable[[], T], address: Callable[[T], str], env_name: str, what: str) -> T:
     """Load a service's settings and check its bind address before any heavy start-up work.
 
@@ -163,6 +180,7 @@ def service_settings_or_exit(load: Callable[[], T], address: Callable[[T], str],
             protect_home(home)
         else:
             private_umask()
+        settings = with_internal_token(settings, home if isinstance(home, Path) else None)
     except ConfigError as exc:
         print(f"mnemex {what}: {exc}", file=sys.stderr)
         raise SystemExit(2) from None

@@ -1,8 +1,18 @@
 """The shared-token check between mnemex processes: bearer metadata on gRPC calls.
 
-Servers add ``TokenInterceptor`` when ``MNEMEX_TOKEN`` is set; clients send
-``client_metadata(token)`` with every call. Health probes stay open so
-supervisors and load balancers need no secret.
+Every service started the way the stack starts it has a token: ``MNEMEX_TOKEN``
+when set, else the stack's generated internal credential
+(``<MNEMEX_HOME>/secrets/internal-token``, ``kernel/internal_token.py``), and
+adds ``TokenInterceptor``; clients send ``client_metadata(token)`` with every
+call. A call without it is refused UNAUTHENTICATED, server reflection included.
+Only the standard health service stays open, so the supervisor's probes and
+load balancers need no secret (it reveals no memory: SERVING or not, and on
+loopback the name of a broken store).
+
+grpcurl sends the metadata with ``-H`` (on reflection calls too)::
+
+    grpcurl -plaintext -H "authorization: Bearer $(cat "$MNEMEX_HOME/secrets/internal-token")" \
+        127.0.0.1:27302 list
 """
 
 from __future__ import annotations
@@ -14,6 +24,10 @@ from typing import Any, TypeVar
 import grpc
 
 UNAUTHENTICATED_PREFIXES = ("/grpc.health.v1.Health/",)
+DENIED = (
+    "missing or wrong token: send metadata 'authorization: Bearer <token>', the token being MNEMEX_TOKEN "
+    "or, when that is unset, the contents of $MNEMEX_HOME/secrets/internal-token"
+)
 Request = TypeVar("Request")
 Response = TypeVar("Response")
 
@@ -27,7 +41,7 @@ class TokenInterceptor(grpc.aio.ServerInterceptor):
         async def deny(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
             await context.abort(
                 grpc.StatusCode.UNAUTHENTICATED,
-                "missing or wrong token: send metadata 'authorization: Bearer $MNEMEX_TOKEN'",
+                DENIED,
             )
 
         self._deny_unary: grpc.RpcMethodHandler[Any, Any] = grpc.unary_unary_rpc_method_handler(deny)

@@ -16,7 +16,9 @@ the memory core) and hands it to ``start_service`` with its servicer's
 
 ``start_service`` adds the standard health service and server reflection (so
 grpcurl and ``buf curl`` work), the bearer-token check when the settings carry
-a token, and the per-call policy (deadlines, error table), binds
+a token (a service started by its entrypoint always does: ``MNEMEX_TOKEN`` or
+the home's internal credential, ``kernel/internal_token.py``; only health is
+open without it), and the per-call policy (deadlines, error table), binds
 ``settings.address`` (``127.0.0.1:0`` in tests picks a free port) and marks
 every service SERVING. ``RunningService.stop(grace)`` drains the server and
 then closes the composition object; ``serve_until_signal`` calls it on

@@ -5,15 +5,17 @@ alone, as a Postgres data directory is:
 
 - ``private_umask()`` (umask 077) makes every folder and file a process
   creates from then on private; each service and the supervisor call it first.
-- ``protect_home(home)`` creates a missing home as 0700, refuses a home that
-  every user can write (anyone could plant memories or swap a store), and says
+- ``protect_home(home)`` creates a missing home as 0700; refuses a home owned
+  by another user (they could rename ``logs/`` or swap a store while the stack
+  runs; root excepted, as it owns a Kubernetes volume's root) and a home that
+  every user can write (anyone could plant memories or swap a store), saying
   the command that fixes it (a group-writable one is tightened when this user
-  owns it, and left alone on a shared volume, as Kubernetes' fsGroup makes it); it refuses a home it cannot write to (a
-  read-only disk or mount) with the path and the fix, instead of a traceback
-  later; and it tightens what an older version left readable (0755 folders,
-  0644 files) in place.
+  owns it, and left alone on a shared volume, as Kubernetes' fsGroup makes
+  it); refuses a home it cannot write to (a read-only disk or mount) with the
+  path and the fix, instead of a traceback later; and tightens what an older
+  version left readable (0755 folders, 0644 files) in place.
 
-Plain module: os and pathlib only. Errors are ``ConfigError`` so every caller
+Plain module: os, pwd and pathlib only. Errors are ``ConfigError`` so every caller
 prints them as one line.
 """
 
@@ -22,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import pwd
 import stat
 import tempfile
 from pathlib import Path
@@ -80,6 +83,28 @@ def tighten_modes(home: Path) -> int:
     return changed
 
 
+def _user_name(uid: int) -> str:
+    try:
+        return pwd.getpwuid(uid).pw_name
+    except KeyError:
+        return str(uid)
+
+
+def _refuse_foreign_owner(home: Path, info: os.stat_result) -> None:
+    """Refuse a home owned by another user: they could rename ``logs/``, swap a store or read it all while it runs.
+
+    root counts as no other user (it can do all of that anyway, and owns a Kubernetes volume's root)."""
+    me = os.geteuid()
+    if info.st_uid in (me, 0):
+        return
+    raise ConfigError(
+        f"MNEMEX_HOME {home} belongs to another user ({_user_name(info.st_uid)}, uid {info.st_uid}), who could "
+        "read, rename or replace what mnemex keeps there while it runs. Use a home of your own (unset MNEMEX_HOME, "
+        f"or point it at a folder you own: `mkdir -m 700 DIR`), or take this one over: "
+        f"sudo chown -R {_user_name(me)} {home}"
+    )
+
+
 def protect_home(home: Path, *, fix_modes: bool = True) -> None:
     """Set the private umask, then check and tighten ``home`` (see the module doc). Raises ConfigError."""
     private_umask()
@@ -91,6 +116,7 @@ def protect_home(home: Path, *, fix_modes: bool = True) -> None:
             "or set MNEMEX_HOME to a writable folder"
         ) from None
     info = home.stat()
+    _refuse_foreign_owner(home, info)
     if info.st_mode & stat.S_IWOTH:
         raise ConfigError(
             f"MNEMEX_HOME {home} can be written by every user (mode {stat.S_IMODE(info.st_mode):o}): anyone on "

@@ -8,7 +8,8 @@ and by the gateway's hook routes:
   directory and everything below it is excluded. ``--include DIR`` undoes it.
 - A file named ``.mnemex-ignore`` committed at (or above) the working directory
   excludes that tree for everyone who clones it. The search walks up at most
-  ``MAX_MARKER_LEVELS`` directories.
+  ``MAX_MARKER_LEVELS`` directories, and only through folders of this user's
+  own (``marker_above``): a request's ``cwd`` is no probe of other paths.
 
 ``mnemex pause`` pauses capture and context everywhere until ``mnemex resume``;
 ``mnemex pause --session ID`` pauses one session only.
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -130,13 +132,35 @@ def excluded_by_list(cwd: str, excluded: list[str]) -> str | None:
     return None
 
 
-def marker_above(cwd: str, levels: int = MAX_MARKER_LEVELS) -> str | None:
-    """The nearest ``.mnemex-ignore`` at or above ``cwd`` (bounded walk), else None."""
-    current = os.path.abspath(cwd)
+def _own_directory(path: str, owner: int) -> bool:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return False
+    return stat.S_ISDIR(info.st_mode) and info.st_uid == owner
+
+
+def marker_above(cwd: str, levels: int = MAX_MARKER_LEVELS, *, owner: int | None = None) -> str | None:
+    """The nearest ``.mnemex-ignore`` at or above ``cwd`` (bounded walk), else None.
+
+    Only the user's own folders are probed: the walk starts at the real path
+    of ``cwd`` and stops at the first folder that does not exist or belongs to
+    another user than ``owner`` (default: this process's user, the stack's).
+    A ``cwd`` sent to the gateway so cannot tell whether a file exists
+    anywhere else (a foreign or missing path always answers None). The marker
+    must be a regular file, not a link.
+    """
+    uid = os.geteuid() if owner is None else owner
+    current = os.path.realpath(cwd)
     for _ in range(levels):
+        if not _own_directory(current, uid):
+            return None
         candidate = os.path.join(current, MARKER_FILE)
-        if os.path.isfile(candidate):
-            return candidate
+        try:
+            if stat.S_ISREG(os.lstat(candidate).st_mode):
+                return candidate
+        except OSError:
+            pass
         parent = os.path.dirname(current)
         if parent == current:
             return None
@@ -145,15 +169,16 @@ def marker_above(cwd: str, levels: int = MAX_MARKER_LEVELS) -> str | None:
 
 
 def exclusion_reason(cwd: str | None, optout: OptOut) -> str | None:
-    """Why ``cwd`` is excluded (the listed directory or the marker file), or None when it is not."""
+    """Why ``cwd`` is excluded (the listed directory or a marker file), or None when it is not.
+
+    The reply names no marker path: it goes back to whoever sent the ``cwd``."""
     if not cwd:
         return None
     listed = excluded_by_list(cwd, optout.excluded) if optout.excluded else None
     if listed is not None:
         return f"excluded with `mnemex projects --exclude {listed}`"
-    marker = marker_above(cwd)
-    if marker is not None:
-        return f"excluded by the marker file {marker}"
+    if marker_above(cwd) is not None:
+        return f"excluded by a {MARKER_FILE} file in this directory or a folder above it"
     return None
 
 

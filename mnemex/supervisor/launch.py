@@ -1,9 +1,10 @@
 """``run_stack``: the body of ``mnemex up`` (foreground) and of the detached supervisor.
 
-Order: take the per-home lock (a second supervisor says so and exits 0),
-refuse ports that something else already holds, start the children, wait
-until every one is healthy, report, supervise until SIGTERM/SIGINT, stop.
-"""
+Order: make the home private and its internal gRPC credential
+(``kernel/internal_token.py``, which every child reads), take the per-home
+lock (a second supervisor says so and exits 0), refuse ports that something
+else already holds, start the children, wait until every one is healthy,
+report, supervise until SIGTERM/SIGINT, stop."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from dataclasses import dataclass, field
 
 from kernel.config import ConfigError, Settings, require_token_for, split_host_port
 from kernel.home_safety import protect_home
+from kernel.internal_token import ensure_token
 from mnemex.supervisor.backoff import RestartPolicy
 from mnemex.supervisor.probes import port_accepts
 from mnemex.supervisor.specs import ServiceSpec, child_env, stack_specs
@@ -94,6 +96,8 @@ def run_stack(
     """Run the stack until a signal. Returns the process exit code."""
     try:
         protect_home(settings.home)  # umask 077 for every file the supervisor and its children create
+        if not settings.token:  # every child reads this credential from the home: no gRPC call without it
+            ensure_token(settings.home)
     except ConfigError as exc:
         report(f"mnemex cannot start: {exc}")
         return EXIT_FAILED

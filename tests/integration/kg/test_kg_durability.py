@@ -19,6 +19,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.kg.v1 import kg_service_pb2 as pb
 from protos.mnemex.kg.v1 import kg_service_pb2_grpc as pb_grpc
+from tests.support.grpc_token import home_channel
 
 pytestmark = pytest.mark.integration
 ROOT = Path(__file__).parents[3]
@@ -71,7 +72,7 @@ def kg_process(tmp_path: Path) -> Iterator[tuple[Path, int, list[subprocess.Pope
 def test_learning_survives_kill_9(kg_process) -> None:  # type: ignore[no-untyped-def]
     home, port, procs = kg_process
     procs.append(start_kg(home, port))
-    with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+    with home_channel(f"127.0.0.1:{port}", home) as channel:
         stub = pb_grpc.KnowledgeGraphServiceStub(channel)
         for _ in range(5):
             stub.RecordOutcome(
@@ -90,7 +91,7 @@ def test_learning_survives_kill_9(kg_process) -> None:  # type: ignore[no-untype
     procs[0].send_signal(signal.SIGKILL)
     procs[0].wait(10)
     procs.append(start_kg(home, port))
-    with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+    with home_channel(f"127.0.0.1:{port}", home) as channel:
         stub = pb_grpc.KnowledgeGraphServiceStub(channel)
         after = stub.Route(pb.RouteRequest(scope=SCOPE, concepts=["terraform"]), timeout=5)
         facts = stub.FactsForEntities(pb.FactsForEntitiesRequest(scope=SCOPE, entities=["Kubernetes"]), timeout=5)
@@ -101,7 +102,7 @@ def test_learning_survives_kill_9(kg_process) -> None:  # type: ignore[no-untype
 def test_sigterm_stops_cleanly_and_keeps_state(kg_process) -> None:  # type: ignore[no-untyped-def]
     home, port, procs = kg_process
     procs.append(start_kg(home, port))
-    with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+    with home_channel(f"127.0.0.1:{port}", home) as channel:
         stub = pb_grpc.KnowledgeGraphServiceStub(channel)
         stub.RecordOutcome(
             pb.RecordOutcomeRequest(
@@ -116,6 +117,6 @@ def test_sigterm_stops_cleanly_and_keeps_state(kg_process) -> None:  # type: ign
     procs[0].send_signal(signal.SIGTERM)
     assert procs[0].wait(15) == 0
     procs.append(start_kg(home, port))
-    with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+    with home_channel(f"127.0.0.1:{port}", home) as channel:
         stub = pb_grpc.KnowledgeGraphServiceStub(channel)
         assert stub.Route(pb.RouteRequest(scope=SCOPE, concepts=["helm"]), timeout=5).recommended == ["patterns"]

@@ -21,6 +21,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 from protos.mnemex.memory.v1 import memory_service_pb2_grpc as pb_grpc
+from tests.support.grpc_token import home_channel
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -76,7 +77,7 @@ def test_kill_9_mid_stream_loses_and_duplicates_no_acknowledged_write(tmp_path: 
 
     def writer(n: int) -> None:
         rng = np.random.default_rng(n)
-        with grpc.insecure_channel(f"127.0.0.1:{port}") as chan:
+        with home_channel(f"127.0.0.1:{port}", home) as chan:
             client = pb_grpc.MemoryServiceStub(chan)
             while not stop.is_set():
                 content = f"crash note {n} {uuid.uuid4().hex}"
@@ -103,7 +104,7 @@ def test_kill_9_mid_stream_loses_and_duplicates_no_acknowledged_write(tmp_path: 
             t.join(15)
         assert len(acked) >= KILL_AFTER_ACKS
         proc = start(home, port)
-        with grpc.insecure_channel(f"127.0.0.1:{port}") as chan:
+        with home_channel(f"127.0.0.1:{port}", home) as chan:
             client = pb_grpc.MemoryServiceStub(chan)
             records = [r.record_json for r in client.Export(pb.ExportRequest(scope=scope), timeout=60)]
         import json

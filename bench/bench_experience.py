@@ -1,23 +1,33 @@
 """Judging the context mnemex injects: does experience come back when a problem recurs in other words?
 
     .venv/bin/python -m bench.bench_experience [--seeds 1 2] [--noise 300] [--quick] [--only on|off] [--json]
-        [--dump DIR]
+        [--dump DIR] [--kg-env KEY=VALUE ...]
 
 A real stack as separate processes (embedding, memory, kg, as `mnemex up`
 starts them, in a fresh MNEMEX_HOME) and, per seed, two gateways over it: one
 with the knowledge graph in get-context, one with MNEMEX_KG_CONTEXT=0. Each
-gateway has its own user, so nothing is shared between them or between seeds.
+gateway has its own user, so nothing is shared between them or between seeds,
+and all of them play at once.
+``--kg-env`` adds a variable to the kg service's environment only (repeatable),
+e.g. ``--kg-env MNEMEX_KG_ABLATE=rarity,margin`` to switch a mechanism off; the
+header prints what was set.
 
-The scenario (bench/experience/): three projects, eight recurring problems,
-each first solved in a multi-turn episode (wrong fixes fail with real-looking
-tool output, are scored failed, the right fix works and is scored worked),
-then recurring in new sessions in other words; two problems are traps whose
-fix differs per project; ordinary coding chat between them; near-miss prompts;
-memory_bank facts that change (same wording, other wording, another project).
-Everything goes through /api/hooks/* and /mcp. The simulated assistant reads
-only the block's text (bench/experience/assistant.py).
+The scenario (bench/experience/): four projects. Three carry eight problems,
+two of them traps whose fix differs per project. The fourth, kestrel-api, is
+one web backend with thirty known problems in one vocabulary (migrations, the
+ORM, the test runner, docker, CI, auth, the cache, workers, dependencies,
+settings), several in pairs that differ in the one identifier that matters.
+Each problem is first solved in a multi-turn episode (wrong fixes fail with
+real-looking tool output and are scored failed, the right fix works and is
+scored worked), then recurs in new sessions in another person's words. Around
+them: ordinary coding chat, near misses (failure reports of another problem in
+the same words), requests in those words, and memory_bank facts that change
+(same wording, other wording, another project). Everything goes through
+/api/hooks/* and /mcp. The simulated assistant reads only the block's text and
+knows a fix by its own words (bench/experience/assistant.py, recognise.py).
 
-It prints each figure with its acceptance target (issue 28) and met / NOT met.
+It prints each figure with its acceptance target (issue 28; issue 35 for the
+kestrel-api rows) and met / NOT met, and the run's wall time.
 The exit status is 0 unless the harness itself fails.
 """
 
@@ -31,6 +41,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +50,7 @@ import httpx
 from bench.bench_get_context import ROOT, ProcessStack
 from bench.common import free_port, wait_until
 from bench.experience import driver, metrics, scenario
+from bench.experience.problems import BACKEND
 from bench.experience.record import Run
 
 SERVICES = {"embedding": "services.embedding", "memory": "services.memory", "kg": "services.kg"}
@@ -62,16 +74,47 @@ ROWS = (
     ("session_echoes", "current-session echoes (lines)"),
     ("tokens_per_block", "tokens per block (chars/4)"),
     ("tokens_per_recurrence_block", "tokens per recurrence block"),
-    ("near_miss_lessons", "near-miss prompts with lessons"),
+    ("near_miss_lessons", "near-miss failure reports with lessons"),
+    ("request_lessons", "requests with lessons"),
+    ("foreign_facts", "another project's facts shown (lines)"),
+)
+BACKEND_ROWS = (
+    ("backend_first_right", "first attempt right"),
+    ("backend_attempts", "mean attempts"),
+    ("backend_worked_shown", "proven fix under 'What worked before'"),
+    ("backend_wrong_as_worked", "a fix that fails here under 'What worked before'"),
+    ("backend_failed_warned", "failed attempts warned under 'What failed before'"),
+    ("backend_near_miss_lessons", "near-miss failure reports with lessons"),
+    ("backend_request_lessons", "requests with lessons"),
+    ("backend_problems", "distinct problems"),
+    ("backend_kg_problems", "known problems in the kg"),
+    ("backend_kg_problems_off_by", "  kg minus distinct"),
+    ("backend_fix_lines_per_block", "lines naming the right fix per block"),
+    ("backend_on_problem_share", "share of recurrence lines on the problem"),
+    ("backend_tokens_per_block", "tokens per block (chars/4)"),
+    ("backend_tokens_per_recurrence_block", "tokens per recurrence block"),
+    ("backend_recurrences", "recurrences"),
 )
 
 
-def start_services(home: Path) -> ProcessStack:
+def parse_env(pairs: list[str]) -> dict[str, str]:
+    """KEY=VALUE strings as a dict; a pair without "=" or with an empty key is an error."""
+    out: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise SystemExit(f"--kg-env wants KEY=VALUE, got {pair!r}")
+        out[key.strip()] = value
+    return out
+
+
+def start_services(home: Path, kg_env: dict[str, str] | None = None) -> ProcessStack:
     stack = ProcessStack.create(home)
     for name, module in SERVICES.items():
+        env = {**stack.env, **(kg_env or {})} if name == "kg" else stack.env
         log = open(home / f"{name}.log", "ab")  # noqa: SIM115 - lives as long as the process
         stack.procs[name] = subprocess.Popen(
-            [sys.executable, "-m", module], env=stack.env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT
+            [sys.executable, "-m", module], env=env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT
         )
     return stack
 
@@ -93,15 +136,23 @@ def start_gateway(stack: ProcessStack, user: str, kg: bool) -> tuple[str, subpro
     return url, proc
 
 
-async def run_seed(stack: ProcessStack, work: Path, seed: int, configs: list[bool], noise: int) -> list[Run]:
-    events = scenario.build(seed, noise_turns=noise)
+async def run_all(stack: ProcessStack, work: Path, seeds: list[int], configs: list[bool], noise: int) -> list[Run]:
+    """Every seed and configuration at once, each on its own gateway and user: a run waits on its replies
+    most of the time, so playing them side by side takes about as long as the longest one."""
     gateways: list[tuple[str, subprocess.Popen[bytes]]] = []
     try:
-        for kg in configs:
-            gateways.append(start_gateway(stack, f"exp-s{seed}-{'on' if kg else 'off'}", kg))
-        runs = [Run(f"s{seed}-{'on' if kg else 'off'}", seed, kg) for kg in configs]
-        plays = [driver.play(url, work / run.label, run, events) for (url, _), run in zip(gateways, runs, strict=True)]
-        return list(await asyncio.gather(*plays))
+        plays = []
+        runs: list[Run] = []
+        for seed in seeds:
+            events = scenario.build(seed, noise_turns=noise)
+            for kg in configs:
+                label = f"s{seed}-{'on' if kg else 'off'}"
+                url, proc = start_gateway(stack, f"exp-{label}", kg)
+                gateways.append((url, proc))
+                runs.append(Run(label, seed, kg))
+                plays.append(driver.play(url, work / label, runs[-1], events))
+        await asyncio.gather(*plays)
+        return runs
     finally:
         for _, proc in gateways:
             proc.terminate()
@@ -174,7 +225,13 @@ def dump(runs: list[Run], folder: Path) -> None:
                 }
                 for s, v in run.probes
             ],
-            "near_misses": [{"project": s.project, "block": s.block} for s in run.seen if s.kind == "near_miss"],
+            "near_misses": [
+                {"project": s.project, "like": s.problem, "block": s.block} for s in run.seen if s.kind == "near_miss"
+            ],
+            "requests": [
+                {"project": s.project, "like": s.problem, "block": s.block} for s in run.seen if s.kind == "request"
+            ],
+            "kg_problems": run.kg_problems,
             "wrong_scope": run.wrong_scope,
             "errors": run.errors,
         }
@@ -187,18 +244,23 @@ def fmt(value: Any) -> str:
     return f"{value:5}"
 
 
-def report(result: dict[str, Any], runs: list[Run], described: dict[str, int]) -> None:
+def rows(result: dict[str, Any], labels: list[str], table: tuple[tuple[str, str], ...]) -> None:
+    print(f"{'figure':<50}" + "".join(f"{label:>10}" for label in labels) + f"{'target':>10}")
+    for key, title in table:
+        target = " ".join(map(str, metrics.TARGETS[key])) if key in metrics.TARGETS else ""
+        values = "".join(f"{fmt(result['runs'][label][key]):>10}" for label in labels)
+        print(f"{title:<50}{values}{target:>10}")
+
+
+def report(result: dict[str, Any], runs: list[Run], described: dict[str, int], kg_env: dict[str, str]) -> None:
     labels = list(result["runs"])
     print(
         "scenario per run: "
         + ", ".join(f"{k} {v}" for k, v in described.items())
         + f"; failed tool calls reach {runs[0].failure_route}"
     )
-    print(f"{'figure':<50}" + "".join(f"{label:>10}" for label in labels) + f"{'target':>10}")
-    for key, title in ROWS:
-        target = " ".join(map(str, metrics.TARGETS[key])) if key in metrics.TARGETS else ""
-        values = "".join(f"{fmt(result['runs'][label][key]):>10}" for label in labels)
-        print(f"{title:<50}{values}{target:>10}")
+    print("kg service env: " + (" ".join(f"{k}={v}" for k, v in kg_env.items()) or "(as mnemex up sets it)"))
+    rows(result, labels, ROWS)
     for key in (
         "turns",
         "blocks",
@@ -206,10 +268,13 @@ def report(result: dict[str, Any], runs: list[Run], described: dict[str, int]) -
         "recurrences",
         "cross_recurrences",
         "near_misses",
+        "requests",
         "seconds",
         "tool_errors",
     ):
         print(f"{key:<50}" + "".join(f"{fmt(result['runs'][label][key]):>10}" for label in labels))
+    print(f"\n{BACKEND}: one backend, {described.get('backend_problems', 0)} known problems in one vocabulary")
+    rows(result, labels, BACKEND_ROWS)
     print("\nacceptance (kg on, mean over seeds):")
     for name, check in result["acceptance"].items():
         verdict = {True: "met", False: "NOT met", None: "not measured"}[check["met"]]
@@ -228,17 +293,25 @@ def main() -> int:
     parser.add_argument("--only", choices=("on", "off"), help="run one configuration")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--dump", type=Path, help="write every recurrence, probe and near-miss block here")
+    parser.add_argument(
+        "--kg-env",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="set a variable for the kg service only (repeatable), e.g. MNEMEX_KG_ABLATE=rarity,margin",
+    )
     args = parser.parse_args()
+    kg_env = parse_env(args.kg_env)
+    started = time.perf_counter()
     seeds, noise = ([args.seeds[0]], 60) if args.quick else (args.seeds, args.noise)
     configs = [kg for kg in (True, False) if args.only in (None, "on" if kg else "off")]
     runs: list[Run] = []
     with tempfile.TemporaryDirectory(prefix="mnemex-experience-") as tmp:
         home = Path(tmp) / "data"
         home.mkdir()
-        stack = start_services(home)
+        stack = start_services(home, kg_env)
         try:
-            for seed in seeds:
-                runs.extend(asyncio.run(run_seed(stack, Path(tmp) / "projects", seed, configs, noise)))
+            runs = asyncio.run(run_all(stack, Path(tmp) / "projects", seeds, configs, noise))
         finally:
             for proc in SPAWNED:
                 if proc.poll() is None:
@@ -249,10 +322,14 @@ def main() -> int:
     if args.dump:
         dump(runs, args.dump)
     described = scenario.describe(scenario.build(seeds[0], noise_turns=noise))
+    wall = time.perf_counter() - started
     if args.json:
-        print(json.dumps({"scenario": described, **result}, indent=2, default=str))
+        print(
+            json.dumps({"scenario": described, "kg_env": kg_env, "wall_seconds": wall, **result}, indent=2, default=str)
+        )
     else:
-        report(result, runs, described)
+        report(result, runs, described, kg_env)
+        print(f"\nwall time {wall:.0f} s")
     return 0
 
 

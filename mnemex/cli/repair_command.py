@@ -57,9 +57,11 @@ def repair(
     """Salvage what broken stores still hold into fresh ones (run `mnemex doctor` first to see what is broken).
 
     Each broken store is renamed to <name>.corrupt-<UTC time> (never deleted), and
-    every row that can still be read goes into a fresh store at the original path.
-    Memories whose vectors are lost are embedded again with the local model.
-    The stack must be stopped (`mnemex down`).
+    every row that can still be read goes into a fresh store at the original path;
+    the report says what could not be kept. Memories whose vectors are lost are
+    embedded again with the local model. A store this user may not open is left
+    where it is, with the chmod/chown that fixes it. The stack must be stopped
+    (`mnemex down`).
     """
     from mnemex.repair.stores import STORES, as_json
     from mnemex.repair.stores import repair as repair_stores
@@ -75,28 +77,45 @@ def repair(
             print_json({"ok": False, "error": message, "stores": []})
         fail(message)
     chosen = tuple(name for name in STORES if not store or name in store)
-    results = repair_stores(settings.home, chosen, embed=_embedder(), force=force)
+    try:
+        results = repair_stores(settings.home, chosen, embed=_embedder(), force=force)
+    except OSError as exc:  # a folder it may not list or rename: name it, never a traceback
+        where = exc.filename or settings.home
+        message = f"repair stopped: {exc.strerror or exc} ({where}); check its owner and mode (`ls -ld {where}`)"
+        if json_output:
+            print_json({"ok": False, "error": message, "stores": []})
+        fail(message)
     failed = [r for r in results if (r.problem is not None or force) and not r.repaired]
     if json_output:
         print_json({"ok": not failed, "home": str(settings.home), "stores": as_json(results)})
     else:
-        for result in results:
-            if result.set_aside is None:
-                if result.problem is None:
-                    state = "ok, left alone"
-                elif result.repaired:
-                    state = f"{result.problem}: {'; '.join(result.errors)}"
-                else:
-                    state = f"broken, not repaired: {result.problem}"
-                out.print(f"{result.store}: {escape(state)}")
-                continue
-            verdict = "repaired" if result.repaired else "NOT repaired"
-            out.print(f"{result.store}: {verdict}: {escape(result.problem or 'rebuilt (--force)')}")
-            out.print(f"  salvaged {result.rows_salvaged} rows into a fresh {escape(result.path)}")
-            out.print(f"  the original is kept as {escape(result.set_aside)}")
-            for error in result.errors:
-                out.print(f"  could not read: {escape(error)}")
-        if not any(r.set_aside or r.repaired for r in results):
-            out.print("nothing to repair: every store reads fine")
+        _print_report(results)
     if failed:
         raise typer.Exit(1)
+
+
+def _print_report(results: list[Any]) -> None:
+    for result in results:
+        if result.set_aside is None:
+            if result.problem is None:
+                state = "ok, left alone"
+            elif result.fix is not None:
+                state = f"NOT repaired: {result.problem}"
+            elif result.repaired:
+                state = f"{result.problem}: {'; '.join(result.errors)}"
+            else:
+                state = f"broken, not repaired: {result.problem}"
+            out.print(f"{result.store}: {escape(state)}")
+            if result.fix is not None:
+                out.print(f"  fix: {escape(result.fix)}")
+            continue
+        verdict = "repaired" if result.repaired else "NOT repaired"
+        out.print(f"{result.store}: {verdict}: {escape(result.problem or 'rebuilt (--force)')}")
+        out.print(f"  salvaged {result.rows_salvaged} rows into a fresh {escape(result.path)}")
+        out.print(f"  the original is kept as {escape(result.set_aside)}")
+        for error in result.errors:
+            out.print(f"  could not read: {escape(error)}")
+        for line in result.lost:
+            out.print(f"  could not keep: {escape(line)}")
+    if not any(r.set_aside or r.repaired or r.problem for r in results):
+        out.print("nothing to repair: every store reads fine")

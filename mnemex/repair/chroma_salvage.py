@@ -6,22 +6,21 @@ the only one holding its SQLite file while it runs). Steps:
 1. ``sqlite_salvage`` copies the readable rows of the old ``chroma.sqlite3``
    into a scratch file (a truncated or partly overwritten file still gives
    most rows; a garbage header gives none).
-2. From that copy: each collection (name, mnemex metadata, distance space)
-   and each row (id, document, metadata), through Chroma's own tables.
+2. From that copy (``chroma_rows``): each collection (name, mnemex metadata,
+   distance space) and each row (id, document, metadata), put together from
+   every table that holds a part of it, Chroma's write log included.
 3. Vectors: from the old folder through Chroma itself when its index still
-   reads (a scratch copy is opened, never the set-aside original); otherwise
-   the documents are embedded again with the local model (``embed``), as
-   ``mnemex import`` does for rows without vectors.
+   reads (a scratch copy is opened, never the set-aside original); else from
+   the write log; otherwise the documents are embedded again with the local
+   model (``embed``), as ``mnemex import`` does for rows without vectors.
 4. Everything is added to a fresh ``PersistentClient`` at the store's path.
 """
 
 from __future__ import annotations
 
-import json
 import shutil
 import sqlite3
 import tempfile
-from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,19 +29,13 @@ from typing import Any
 import numpy as np
 
 from kernel.store_health import CHROMA_DB_NAME
+from mnemex.repair.chroma_rows import read_collections
 from mnemex.repair.sqlite_salvage import salvage_sqlite
 
 Embed = Callable[[list[str]], np.ndarray]
-DOCUMENT_KEY = "chroma:document"
 ADD_BATCH = 500
-
-
-@dataclass
-class SalvagedCollection:
-    name: str
-    metadata: dict[str, Any]
-    space: str = "cosine"
-    rows: dict[str, tuple[str, dict[str, Any]]] = field(default_factory=dict)  # id -> (document, metadata)
+# The tables that hold a part of each memory (the others are Chroma's bookkeeping).
+ROW_TABLES = ("embeddings", "embedding_metadata", "embedding_fulltext_search_content", "embeddings_queue")
 
 
 @dataclass
@@ -50,53 +43,13 @@ class ChromaSalvage:
     collections: int = 0
     rows: int = 0
     vectors_kept: int = 0
+    vectors_from_log: int = 0
     embedded_again: int = 0
+    from_log: int = 0
+    new_ids: int = 0
     errors: list[str] = field(default_factory=list)
-
-
-def _value(string: Any, integer: Any, real: Any, boolean: Any) -> Any:
-    if string is not None:
-        return string
-    if boolean is not None and integer is None and real is None:
-        return bool(boolean)
-    if integer is not None:
-        return int(integer)
-    return real
-
-
-def read_collections(database: Path) -> list[SalvagedCollection]:
-    """Collections and rows from a (salvaged) copy of Chroma's SQLite tables."""
-    db = sqlite3.connect(database)
-    try:
-        found: dict[str, SalvagedCollection] = {}
-        for collection_id, name, config in db.execute("SELECT id, name, config_json_str FROM collections"):
-            space = "cosine"
-            try:
-                space = (json.loads(config or "{}").get("hnsw") or {}).get("space") or "cosine"
-            except (ValueError, AttributeError):
-                pass
-            found[collection_id] = SalvagedCollection(name, {}, space)
-        for collection_id, key, *values in db.execute(
-            "SELECT collection_id, key, str_value, int_value, float_value, bool_value FROM collection_metadata"
-        ):
-            if collection_id in found and not str(key).startswith(("chroma:", "hnsw:")):
-                found[collection_id].metadata[key] = _value(*values)
-        segment_owner = dict(db.execute("SELECT id, collection FROM segments WHERE scope = 'METADATA'").fetchall())
-        fields: dict[int, dict[str, Any]] = defaultdict(dict)
-        for row_id, key, *values in db.execute(
-            "SELECT id, key, string_value, int_value, float_value, bool_value FROM embedding_metadata"
-        ):
-            fields[row_id][key] = _value(*values)
-        for row_id, segment_id, embedding_id in db.execute("SELECT id, segment_id, embedding_id FROM embeddings"):
-            collection = found.get(segment_owner.get(segment_id, ""))
-            if collection is None:
-                continue
-            metadata = dict(fields.get(row_id, {}))
-            document = str(metadata.pop(DOCUMENT_KEY, "") or "")
-            collection.rows[str(embedding_id)] = (document, metadata)
-        return list(found.values())
-    finally:
-        db.close()
+    lost: list[str] = field(default_factory=list)
+    lost_ids: list[str] = field(default_factory=list)
 
 
 def _old_vectors(old_folder: Path, name: str, ids: list[str], scratch: Path) -> dict[str, np.ndarray]:
@@ -137,10 +90,10 @@ def rebuild_chroma(old_folder: Path, new_folder: Path, embed: Embed) -> ChromaSa
         salvage = salvage_sqlite(old_database, scratch / "recovered.sqlite3")
         report.errors += salvage.errors
         try:
-            collections = read_collections(scratch / "recovered.sqlite3") if salvage.rows else []
+            collections, orphans = read_collections(scratch / "recovered.sqlite3") if salvage.rows else ([], [])
         except sqlite3.Error as exc:
             report.errors.append(f"Chroma's tables could not be read from the salvaged copy: {exc}")
-            collections = []
+            collections, orphans = [], []
         for collection in collections:
             handle = client.get_or_create_collection(
                 collection.name,
@@ -151,12 +104,17 @@ def rebuild_chroma(old_folder: Path, new_folder: Path, embed: Embed) -> ChromaSa
             report.collections += 1
             ids = list(collection.rows)
             vectors = _old_vectors(old_folder, collection.name, ids, scratch)
+            kept = len(vectors)
+            for row_id in ids:
+                if row_id not in vectors and row_id in collection.logged_vectors:
+                    vectors[row_id] = collection.logged_vectors[row_id]
+            report.vectors_from_log += len(vectors) - kept
             missing = [row_id for row_id in ids if row_id not in vectors]
             for start in range(0, len(missing), ADD_BATCH):
                 batch = missing[start : start + ADD_BATCH]
                 fresh = embed([collection.rows[row_id][0] for row_id in batch])
                 vectors.update(zip(batch, np.asarray(fresh, dtype=np.float32), strict=True))
-            report.vectors_kept += len(ids) - len(missing)
+            report.vectors_kept += kept
             report.embedded_again += len(missing)
             for start in range(0, len(ids), ADD_BATCH):
                 batch = ids[start : start + ADD_BATCH]
@@ -167,4 +125,32 @@ def rebuild_chroma(old_folder: Path, new_folder: Path, embed: Embed) -> ChromaSa
                     embeddings=np.stack([vectors[row_id] for row_id in batch]),
                 )
             report.rows += len(ids)
+            report.from_log += collection.from_log
+            report.new_ids += len(collection.new_ids)
+            report.lost_ids += collection.lost_ids
+            if collection.new_ids:
+                report.lost.append(
+                    f"{collection.name}: {len(collection.new_ids)} memories kept under new ids (their old ids did "
+                    f"not read): {_shown([f'{new} (row {old})' for new, old in collection.new_ids.items()])}"
+                )
+            if collection.lost_ids:
+                report.lost.append(
+                    f"{collection.name}: {len(collection.lost_ids)} memories lost, their text did not read: "
+                    f"{_shown(collection.lost_ids)}"
+                )
+        if orphans:
+            report.lost.append(
+                f"{len(orphans)} memories lost: their text reads but their id and collection did not "
+                f"(internal rows {_shown([str(row) for row in orphans])}, in the set-aside {CHROMA_DB_NAME})"
+            )
+        lost_rows = {table: rows for table, rows in salvage.unreadable.items() if table in ROW_TABLES}
+        for table, rows in lost_rows.items():
+            report.lost.append(
+                f"{table}: {len(rows)} rows could not be read (internal rows {_shown([str(r) for r in rows])}); "
+                "what the other tables held of them is kept"
+            )
     return report
+
+
+def _shown(values: list[str]) -> str:
+    return ", ".join(values[:20]) + (f" ... ({len(values) - 20} more)" if len(values) > 20 else "")

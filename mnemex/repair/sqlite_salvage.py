@@ -2,12 +2,14 @@
 
 Plain module (sqlite3, shutil, subprocess). Two ways, best first:
 
-1. The ``sqlite3`` command-line tool's ``.recover``, when it is installed: it
-   walks the file's pages itself, so it reads past a truncation or a broken
-   b-tree, and it writes SQL that rebuilds the schema and the rows.
-2. A row-by-row copy through Python's sqlite3: the schema from
-   ``sqlite_master``, then each table in rowid order; when a page cannot be
-   read it steps ahead over the rowids (1, 4, 16, ... further) and goes on.
+1. A row-by-row copy through Python's sqlite3: the schema from
+   ``sqlite_master``; for each table, every rowid its b-tree still yields (when
+   a page cannot be read it probes ahead, then narrows back, so only that
+   page's rowids are lost); then the rows themselves, in chunks, and one at a
+   time where a chunk fails, so a row with a broken overflow chain costs only
+   itself. Rowids found but not readable are kept in ``Salvage.unreadable``.
+2. The ``sqlite3`` command-line tool's ``.recover``, when it is installed and
+   the copy read nothing: it walks the file's pages itself.
 
 Neither can read anything when the header itself is garbage: the result is
 then an empty file with ``rows == 0`` and the reason in ``errors``.
@@ -24,7 +26,8 @@ from pathlib import Path
 from typing import BinaryIO
 
 RECOVER_TIMEOUT_S = 600
-_MAX_SKIP = 1 << 40
+_MAX_SKIP = 1 << 62
+_MAX_ROWID = (1 << 63) - 1
 
 
 @dataclass
@@ -34,6 +37,7 @@ class Salvage:
     method: str
     tables: dict[str, int] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
+    unreadable: dict[str, list[int]] = field(default_factory=dict)  # table -> rowids found but not readable
 
     @property
     def rows(self) -> int:
@@ -83,13 +87,100 @@ def _with_cli(source: Path, target: Path) -> Salvage | None:
     return Salvage("sqlite3 .recover", tables=count_rows(target))
 
 
-def _copy_table(source: sqlite3.Connection, target: sqlite3.Connection, table: str, errors: list[str]) -> int:
+CHUNK = 500
+
+
+def _rowid_probe_ok(source: sqlite3.Connection, table: str, after: int) -> bool:
+    """Whether the b-tree reads from just after ``after`` to its next row (or its end)."""
+    try:
+        query = f"SELECT rowid FROM {_quoted(table)} WHERE rowid > ? ORDER BY rowid LIMIT 2"
+        source.execute(query, (after,)).fetchall()
+    except sqlite3.DatabaseError:
+        return False
+    return True
+
+
+def _resume_after(source: sqlite3.Connection, table: str, failed: int, step: int = 1) -> int | None:
+    """The smallest rowid after ``failed`` from which the table's b-tree reads again, or None.
+
+    Probes further and further ahead (``step``, twice that, ...), then narrows
+    back down by halves, so only the rowids of the pages that cannot be read are lost.
+    """
+    while step <= _MAX_SKIP and failed + step < _MAX_ROWID and not _rowid_probe_ok(source, table, failed + step):
+        step *= 2
+    if step > _MAX_SKIP or failed + step >= _MAX_ROWID:
+        return None
+    low, high = failed + step // 2, failed + step  # probe fails at low (or low == failed), works at high
+    while high - low > 1:
+        middle = (low + high) // 2
+        if _rowid_probe_ok(source, table, middle):
+            high = middle
+        else:
+            low = middle
+    return high
+
+
+def readable_rowids(source: sqlite3.Connection, table: str, lost: list[str]) -> list[int]:
+    """Every rowid of ``table`` its b-tree still yields; unreadable stretches are named in ``lost``."""
+    found: list[int] = []
+    after: int | None = None
+    step = 1  # grows while a scan fails before reading a row, so each try gets further
+    failures: list[tuple[int, int]] = []
+    error = ""
+    while True:
+        read_any = False
+        try:
+            query = f"SELECT rowid FROM {_quoted(table)}"
+            rows = source.execute(
+                query + " ORDER BY rowid" if after is None else query + " WHERE rowid > ? ORDER BY rowid",
+                () if after is None else (after,),
+            )
+            for (rowid,) in rows:
+                if after is not None and rowid <= after:  # a damaged page out of order: stop this scan
+                    raise sqlite3.DatabaseError("rowids out of order")
+                found.append(int(rowid))
+                after = int(rowid)
+                read_any = True
+            break
+        except sqlite3.DatabaseError as exc:
+            error = str(exc)
+            failed = after if after is not None else 0
+            step = 1 if read_any else step * 2
+            resume = _resume_after(source, table, failed, step)
+            if resume is None:
+                failures.append((failed, -1))
+                break
+            failures.append((failed, resume))
+            after = resume
+    for failed, resume in _merged(failures):
+        if resume < 0:
+            lost.append(f"{table}: no row after rowid {failed} could be read ({error})")
+        else:
+            lost.append(f"{table}: the rows with rowids {failed + 1} to {resume} could not be read ({error})")
+    return found
+
+
+def _merged(failures: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Adjacent unreadable stretches as one (a resume that failed again at once)."""
+    merged: list[tuple[int, int]] = []
+    for failed, resume in failures:
+        if merged and merged[-1][1] == failed:
+            merged[-1] = (merged[-1][0], resume)
+        else:
+            merged.append((failed, resume))
+    return merged
+
+
+def _copy_table(
+    source: sqlite3.Connection, target: sqlite3.Connection, table: str, errors: list[str], unreadable: list[int]
+) -> int:
+    """Copy ``table`` row by row: a row that cannot be read (a broken overflow chain) costs only itself."""
     columns = [r[1] for r in source.execute(f"PRAGMA table_info({_quoted(table)})")]
     insert = (
         f"INSERT OR IGNORE INTO {_quoted(table)} ({', '.join(map(_quoted, columns))}) "
         f"VALUES ({', '.join('?' for _ in columns)})"
     )
-    copied, after, skip, last_read = 0, None, 1, None
+    copied = 0
     try:
         source.execute(f"SELECT rowid FROM {_quoted(table)} LIMIT 0")
     except sqlite3.OperationalError:  # a WITHOUT ROWID table: in key order, as far as it reads
@@ -100,25 +191,25 @@ def _copy_table(source: sqlite3.Connection, target: sqlite3.Connection, table: s
         except sqlite3.DatabaseError as exc:
             errors.append(f"{table}: read {copied} rows, then: {exc}")
         return copied
-    while True:
+    select = f"SELECT * FROM {_quoted(table)} WHERE rowid = ?"
+    rowids = readable_rowids(source, table, errors)
+    for start in range(0, len(rowids), CHUNK):
+        chunk = rowids[start : start + CHUNK]
         try:
-            query = f"SELECT rowid, * FROM {_quoted(table)}"
             rows = source.execute(
-                query + " ORDER BY rowid" if after is None else query + " WHERE rowid > ? ORDER BY rowid",
-                () if after is None else (after,),
-            )
-            for row in rows:
-                target.execute(insert, row[1:])
-                after = last_read = row[0]
-                skip = 1
-                copied += 1
-            return copied
-        except sqlite3.DatabaseError as exc:
-            if skip > _MAX_SKIP:
-                errors.append(f"{table}: no row after rowid {last_read} could be read ({exc})")
-                return copied
-            after = (after or 0) + skip
-            skip *= 4
+                f"SELECT * FROM {_quoted(table)} WHERE rowid BETWEEN ? AND ? ORDER BY rowid", (chunk[0], chunk[-1])
+            ).fetchall()
+        except sqlite3.DatabaseError:
+            rows = []
+            for rowid in chunk:  # one at a time: only the rows that do not read are lost
+                try:
+                    rows += source.execute(select, (rowid,)).fetchall()
+                except sqlite3.DatabaseError:
+                    unreadable.append(rowid)
+        for row in rows:
+            target.execute(insert, row)
+            copied += 1
+    return copied
 
 
 MAGIC = b"SQLite format 3\x00"
@@ -207,7 +298,9 @@ def _with_python(source: Path, target: Path) -> Salvage:
         for _, sql in tables:
             dst.execute(sql)
         for name, _ in tables:
-            salvage.tables[name] = _copy_table(src, dst, name, salvage.errors)
+            salvage.tables[name] = _copy_table(src, dst, name, salvage.errors, salvage.unreadable.setdefault(name, []))
+            if not salvage.unreadable[name]:
+                del salvage.unreadable[name]
         for kind, name, sql in schema:
             if kind in ("index", "trigger", "view") and not name.startswith("sqlite_"):
                 try:
@@ -221,14 +314,34 @@ def _with_python(source: Path, target: Path) -> Salvage:
     return salvage
 
 
+def lost_lines(salvage: Salvage, leave_out: tuple[str, ...] = ()) -> list[str]:
+    """The rows that were found but could not be read, one line per table, with their rowids."""
+    lines = []
+    for table, rowids in salvage.unreadable.items():
+        if table in leave_out:
+            continue
+        shown = ", ".join(map(str, rowids[:20])) + (" ..." if len(rowids) > 20 else "")
+        lines.append(f"{table}: {len(rowids)} row(s) could not be read (rowids {shown})")
+    return lines
+
+
 def salvage_sqlite(source: Path, target: Path) -> Salvage:
-    """Every readable row of ``source`` into a new file ``target`` (which must not exist yet)."""
+    """Every readable row of ``source`` into a new file ``target`` (which must not exist yet).
+
+    The row-by-row copy comes first (it names each row it cannot read); the
+    ``sqlite3`` tool's ``.recover`` is tried when that copy read nothing (the
+    schema itself is unreadable).
+    """
     if target.exists():
         raise FileExistsError(f"{target} already exists; the salvage writes a new file only")
+    with tempfile.TemporaryDirectory(prefix="mnemex-salvage-") as folder:
+        copied = _with_python(readable_copy(source, Path(folder)), target)
+    if copied.rows:
+        return copied
+    target.unlink(missing_ok=True)
     found = _with_cli(source, target)
-    if found is not None and not found.errors:
+    if found is not None and not found.errors and found.rows:
         return found
     target.unlink(missing_ok=True)
     with tempfile.TemporaryDirectory(prefix="mnemex-salvage-") as folder:
-        fallback = _with_python(readable_copy(source, Path(folder)), target)
-    return fallback
+        return _with_python(readable_copy(source, Path(folder)), target)

@@ -41,8 +41,16 @@ def store_path(home: Path, store: str) -> Path:
 
 
 def diagnose(home: Path, store: str) -> str | None:
-    """None when ``store`` reads fine (or does not exist yet), else what is wrong, naming the file."""
+    """None when ``store`` reads fine (or does not exist yet), else what is wrong, naming the file.
+
+    A store this process may not open is named with the ``chmod``/``chown`` that fixes it.
+    """
+    from mnemex.repair.access import access_problem
+
     path = store_path(home, store)
+    blocked = access_problem(path, home)
+    if blocked is not None:
+        return blocked.message(WHAT[store])
     if store == "chroma":
         problem = chroma_files_problem(path)
         database = path / CHROMA_DB_NAME
@@ -66,6 +74,9 @@ class StoreRepair:
     rows_salvaged: int = 0
     detail: dict[str, Any] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
+    lost: list[str] = field(default_factory=list)  # what could not be kept: counts, and ids where known
+    lost_ids: list[str] = field(default_factory=list)  # memory ids (chroma) known but not kept
+    fix: str | None = None  # the command that fixes a permission problem (nothing was moved aside)
 
 
 def aside_name(path: Path, stamp: str) -> Path:
@@ -86,7 +97,8 @@ def set_aside(path: Path, stamp: str) -> Path:
 
 
 def _repair_sqlite(home: Path, store: str, stamp: str, result: StoreRepair) -> None:
-    from mnemex.repair.sqlite_salvage import salvage_sqlite
+    from mnemex.repair.kg_check import check_journal
+    from mnemex.repair.sqlite_salvage import lost_lines, salvage_sqlite
 
     path = store_path(home, store)
     aside = set_aside(path, stamp)
@@ -95,6 +107,18 @@ def _repair_sqlite(home: Path, store: str, stamp: str, result: StoreRepair) -> N
     result.rows_salvaged = salvage.rows
     result.detail = {"method": salvage.method, "tables": salvage.tables}
     result.errors += salvage.errors
+    if store == "kg" and path.exists():
+        check = check_journal(path, aside, salvage.unreadable)
+        result.rows_salvaged -= check.dropped
+        result.detail |= {
+            "snapshots_kept": check.snapshots_kept,
+            "snapshots_lost": check.lost_scopes,
+            "events_kept": check.events_kept,
+            "events_lost": check.lost_events,
+        }
+        result.lost += check.lost + lost_lines(salvage, leave_out=("snapshots", "events"))
+    else:
+        result.lost += lost_lines(salvage)
     result.repaired = sqlite_integrity_problem(path, WHAT[store]) is None
 
 
@@ -109,9 +133,14 @@ def _repair_chroma(home: Path, stamp: str, result: StoreRepair, embed: Callable[
     result.detail = {
         "collections": salvage.collections,
         "vectors_kept": salvage.vectors_kept,
+        "vectors_from_log": salvage.vectors_from_log,
         "embedded_again": salvage.embedded_again,
+        "from_log": salvage.from_log,
+        "new_ids": salvage.new_ids,
     }
     result.errors += salvage.errors
+    result.lost += salvage.lost
+    result.lost_ids += salvage.lost_ids
     result.repaired = diagnose(home, "chroma") is None
 
 
@@ -126,8 +155,14 @@ def repair(
     """Repair each broken store of ``stores`` (each one, with ``force``). The stack must be stopped."""
     stamp = (now or datetime.now(UTC)).strftime("%Y%m%dT%H%M%SZ")
     results = []
+    from mnemex.repair.access import access_problem
+
     for store in stores:
         path = store_path(home, store)
+        blocked = access_problem(path, home)
+        if blocked is not None:  # not broken: setting it aside would salvage nothing
+            results.append(StoreRepair(store, str(path), blocked.message(WHAT[store]), fix=blocked.fix))
+            continue
         result = StoreRepair(store, str(path), diagnose(home, store))
         results.append(result)
         if result.problem is None and not force:

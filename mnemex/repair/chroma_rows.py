@@ -1,0 +1,244 @@
+"""Chroma's memories read back from a (salvaged) copy of its SQLite tables, every part from wherever it survived.
+
+Plain module (sqlite3, json, numpy). A memory is spread over several of
+Chroma's tables: ``embeddings`` (its id and collection), ``embedding_metadata``
+(metadata, and the document under ``chroma:document``), the full-text index's
+``embedding_fulltext_search_content`` (the document again) and the write log
+``embeddings_queue`` (id, metadata with the document, and the vector, until
+Chroma purges it). ``read_collections`` puts each memory together from all of
+them, so losing a page of one table loses nothing another still holds.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import sqlite3
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+DOCUMENT_KEY = "chroma:document"
+
+
+@dataclass
+class SalvagedCollection:
+    name: str
+    metadata: dict[str, Any]
+    space: str = "cosine"
+    dimension: int | None = None
+    rows: dict[str, tuple[str, dict[str, Any]]] = field(default_factory=dict)  # id -> (document, metadata)
+    logged_vectors: dict[str, np.ndarray] = field(default_factory=dict)  # id -> vector, from the write log
+    from_log: int = 0  # rows only the write log still held
+    new_ids: dict[str, int] = field(default_factory=dict)  # new id -> old row number, for rows whose id was lost
+    lost_ids: list[str] = field(default_factory=list)  # ids known, but no text to keep with them
+
+
+def _value(string: Any, integer: Any, real: Any, boolean: Any) -> Any:
+    if string is not None:
+        return string
+    if boolean is not None and integer is None and real is None:
+        return bool(boolean)
+    if integer is not None:
+        return int(integer)
+    return real
+
+
+def _rows(db: sqlite3.Connection, query: str) -> list[tuple[Any, ...]]:
+    """The rows of ``query``, or none when its table did not survive the salvage."""
+    try:
+        return db.execute(query).fetchall()
+    except sqlite3.Error:
+        return []
+
+
+# Operations of Chroma's write log (``embeddings_queue.operation``).
+_ADD, _UPDATE, _UPSERT, _DELETE = 0, 1, 2, 3
+
+
+@dataclass
+class _Logged:
+    document: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+    vector: np.ndarray | None = None
+    deleted: bool = False
+
+
+def _vector(blob: Any, encoding: Any) -> np.ndarray | None:
+    if not isinstance(blob, bytes) or not blob or str(encoding or "FLOAT32").upper() != "FLOAT32" or len(blob) % 4:
+        return None
+    return np.frombuffer(blob, dtype="<f4").astype(np.float32)
+
+
+def read_log(db: sqlite3.Connection) -> dict[str, dict[str, _Logged]]:
+    """Chroma's write log (``embeddings_queue``) replayed in order: collection id -> memory id -> latest state.
+
+    The log holds each write's id, metadata (with the document) and vector until
+    Chroma purges it, so it still names rows whose pages in the other tables
+    were lost.
+    """
+    found: dict[str, dict[str, _Logged]] = defaultdict(dict)
+    query = "SELECT operation, topic, id, vector, encoding, metadata FROM embeddings_queue ORDER BY seq_id"
+    for operation, topic, row_id, blob, encoding, metadata_json in _rows(db, query):
+        if not isinstance(topic, str) or not isinstance(row_id, str):
+            continue
+        rows = found[topic.rsplit("/", 1)[-1]]
+        try:
+            metadata = json.loads(metadata_json) if metadata_json else {}
+        except ValueError:
+            metadata = {}
+        if not isinstance(metadata, dict):
+            metadata = {}
+        if operation == _DELETE:
+            rows[row_id] = _Logged(deleted=True)
+            continue
+        entry = rows.get(row_id)
+        if entry is None or entry.deleted or operation in (_ADD,):
+            entry = rows[row_id] = _Logged()
+        document = metadata.pop(DOCUMENT_KEY, None)
+        if document is not None:
+            entry.document = str(document)
+        for key, value in metadata.items():
+            if value is None:
+                entry.metadata.pop(key, None)
+            else:
+                entry.metadata[key] = value
+        vector = _vector(blob, encoding)
+        if vector is not None:
+            entry.vector = vector
+    return found
+
+
+def _new_id(collection: SalvagedCollection) -> str:
+    prefix = str(collection.metadata.get("mnemex_collection") or "recovered")
+    while True:
+        candidate = f"{prefix}_{secrets.randbelow(10**15):015d}"
+        if candidate not in collection.rows:
+            return candidate
+
+
+def _whole(text: str | None) -> bool:
+    """A text as written: a zeroed or overwritten stretch leaves NUL bytes no memory holds."""
+    return bool(text) and "\x00" not in str(text)
+
+
+def best_text(*candidates: str | None) -> str:
+    """The first whole text among ``candidates``, else the first non-empty one, else ''."""
+    for text in candidates:
+        if _whole(text):
+            return str(text)
+    return next((str(text) for text in candidates if text), "")
+
+
+def _covered(text: str, known: set[str]) -> bool:
+    """Whether ``text`` (cut at its first NUL) is all or the start of a text kept already."""
+    head = text.split("\x00", 1)[0]
+    return text in known or (head != text and any(k.startswith(head) for k in known))
+
+
+def _collections(db: sqlite3.Connection) -> dict[str, SalvagedCollection]:
+    found: dict[str, SalvagedCollection] = {}
+    for collection_id, name, config, dimension in _rows(
+        db, "SELECT id, name, config_json_str, dimension FROM collections"
+    ):
+        space = "cosine"
+        try:
+            space = (json.loads(config or "{}").get("hnsw") or {}).get("space") or "cosine"
+        except (ValueError, AttributeError):
+            pass
+        found[collection_id] = SalvagedCollection(name, {}, space, dimension if isinstance(dimension, int) else None)
+    for collection_id, key, *values in _rows(
+        db, "SELECT collection_id, key, str_value, int_value, float_value, bool_value FROM collection_metadata"
+    ):
+        if collection_id in found and not str(key).startswith(("chroma:", "hnsw:")):
+            found[collection_id].metadata[key] = _value(*values)
+    return found
+
+
+def _merge_log(found: dict[str, SalvagedCollection], log: dict[str, dict[str, _Logged]]) -> None:
+    """Rows the write log still holds: fill in what the other tables lost, add those they lost entirely."""
+    for collection_id, logged in log.items():
+        collection = found.get(collection_id)
+        if collection is None:
+            continue
+        for row_id, entry in logged.items():
+            if entry.deleted:
+                continue
+            if entry.vector is not None and entry.vector.size == (collection.dimension or entry.vector.size):
+                collection.logged_vectors[row_id] = entry.vector
+            kept = collection.rows.get(row_id)
+            if kept is not None:  # its metadata rows are newer than the log; fill in only what they lost
+                document, metadata = kept
+                collection.rows[row_id] = (best_text(document, entry.document), {**entry.metadata, **metadata})
+            elif entry.document:
+                collection.rows[row_id] = (entry.document, dict(entry.metadata))
+                collection.from_log += 1
+            else:
+                collection.lost_ids.append(row_id)
+
+
+def _adopt_orphans(
+    found: dict[str, SalvagedCollection], parts: dict[int, tuple[str, dict[str, Any]]], only: str | None
+) -> list[int]:
+    """Rows whose id is lost but whose text reads: kept under a new id when one collection is all there is.
+
+    Returns the internal row numbers of those that could not be placed (or whose text is damaged too).
+    """
+    known_texts = {document for c in found.values() for document, _ in c.rows.values() if document}
+    orphans: list[int] = []
+    for row, (document, metadata) in sorted(parts.items()):
+        if not document or _covered(document, known_texts):
+            continue
+        if only is None or not _whole(document):  # nowhere to put it, or its text is itself damaged
+            orphans.append(row)
+            continue
+        new_id = _new_id(found[only])
+        found[only].rows[new_id] = (document, metadata)
+        found[only].new_ids[new_id] = row
+        known_texts.add(document)
+    return orphans
+
+
+def read_collections(database: Path) -> tuple[list[SalvagedCollection], list[int]]:
+    """Collections and rows from a (salvaged) copy of Chroma's SQLite tables.
+
+    Each row is put together from every table that still holds a part of it:
+    ``embeddings`` (its id), ``embedding_metadata`` (metadata and document),
+    the full-text index's content table (the document again) and the write log
+    (id, metadata, document and vector). A row whose id is lost but whose text
+    reads is kept under a new id when there is one collection it can belong to,
+    else its internal row number is returned as lost; an id whose text is lost
+    everywhere is listed in its collection's ``lost_ids``.
+    """
+    db = sqlite3.connect(database)
+    try:
+        found = _collections(db)
+        segment_owner = dict(_rows(db, "SELECT id, collection FROM segments WHERE scope = 'METADATA'"))
+        only = next(iter(found)) if len(found) == 1 else None
+        fields: dict[int, dict[str, Any]] = defaultdict(dict)
+        for row, key, *values in _rows(
+            db, "SELECT id, key, string_value, int_value, float_value, bool_value FROM embedding_metadata"
+        ):
+            fields[int(row)][key] = _value(*values)
+        texts = {int(r[0]): str(r[1]) for r in _rows(db, "SELECT id, c0 FROM embedding_fulltext_search_content")}
+        parts: dict[int, tuple[str, dict[str, Any]]] = {}  # internal row -> (document, metadata)
+        for row in set(fields) | set(texts):
+            metadata = dict(fields.get(row, {}))
+            document = best_text(metadata.pop(DOCUMENT_KEY, None), texts.get(row))
+            parts[row] = (document, metadata)
+        for row, segment_id, embedding_id in _rows(db, "SELECT id, segment_id, embedding_id FROM embeddings"):
+            collection = found.get(segment_owner.get(segment_id, only or ""))
+            if collection is not None:
+                collection.rows[str(embedding_id)] = parts.pop(int(row), ("", {}))
+        _merge_log(found, read_log(db))
+        orphans = _adopt_orphans(found, parts, only)
+        for collection in found.values():  # an id with no text anywhere: nothing to keep but the id
+            for row_id in [row_id for row_id, (document, _) in collection.rows.items() if not document]:
+                del collection.rows[row_id]
+                collection.lost_ids.append(row_id)
+        return list(found.values()), orphans
+    finally:
+        db.close()

@@ -78,7 +78,10 @@ def test_fact_added_through_gateway_comes_back_in_context(stack: Stack, tmp_path
 
 
 def test_reflection_lists_each_service(stack: Stack) -> None:
+    """With the stack's internal credential, as grpcurl sends it (docs/CONFIGURATION.md)."""
     from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+
+    from kernel.internal_token import token_path
 
     expected = {
         "embedding": "mnemex.embedding.v1.EmbeddingService",
@@ -89,7 +92,9 @@ def test_reflection_lists_each_service(stack: Stack) -> None:
         with grpc.insecure_channel(stack.addr(name)) as channel:
             stub = reflection_pb2_grpc.ServerReflectionStub(channel)
             replies = stub.ServerReflectionInfo(
-                iter([reflection_pb2.ServerReflectionRequest(list_services="")]), timeout=10
+                iter([reflection_pb2.ServerReflectionRequest(list_services="")]),
+                timeout=10,
+                metadata=(("authorization", f"Bearer {token_path(stack.home).read_text().strip()}"),),
             )
             listed = {s.name for reply in replies for s in reply.list_services_response.service}
         assert service in listed, (name, listed)

@@ -6,8 +6,9 @@ Real stores written by the stores' own classes (``ChromaStore``, the kg
 - 64 KB of zeros over the tail of Chroma's ``embeddings`` table: every memory
   whose id and text still read somewhere (Chroma's write log, its metadata and
   full-text tables) comes back with its exact text;
-- garbage in two of three kg snapshots: the intact 89 KB one is kept, the two
-  lost are named by scope in ``--json`` and the text report;
+- garbage in three of four kg snapshots (two unreadable, one whose JSON no
+  longer reads), stored around an intact 89 KB one: that one is kept, the
+  three lost are named by scope in ``--json`` and the text report;
 - a store this process may not open (chmod 000, or another owner): repair names
   the ``chmod``/``chown`` that fixes it, moves nothing aside, exits 1, no
   traceback. Root ignores file modes, so as root the CLI runs under ``setpriv``
@@ -88,11 +89,11 @@ def test_zeros_over_chroma_keep_every_memory_whose_id_and_text_still_read(tmp_pa
 
 
 def _journal(path: Path) -> dict[str, str]:
-    """Three scopes' snapshots (20 KB, 89 KB, 30 KB) and a few events after each."""
+    """Four scopes' snapshots (20 KB, 30 KB, 89 KB, 15 KB, in that order) and three events after each."""
     from services.kg.journal import Journal
 
     journal = Journal(path)
-    sizes = {"a|proj": ("A", 20_000), "b|proj": ("B", 89_000), "c|proj": ("C", 30_000)}
+    sizes = {"a|proj": ("A", 20_000), "c|proj": ("C", 30_000), "b|proj": ("B", 89_000), "d|proj": ("D", 15_000)}
     for scope, (letter, size) in sizes.items():
         journal.append(scope, {"kind": "noop"})
         journal.snapshot(scope, {"nodes": [{"id": f"{letter}{i}", "label": letter * 90} for i in range(size // 100)]})
@@ -119,12 +120,11 @@ def test_garbage_in_kg_keeps_the_snapshot_that_reads_and_names_the_ones_lost(tmp
     kg_db = home / "kg" / "kg.sqlite3"
     snapshots = _journal(kg_db)
     assert len(snapshots["b|proj"]) > 88_000
-    whole_page = _page_holding(kg_db, b"A" * 90, 2)  # a|proj: an overflow page, its chain pointer included
-    data_only = _page_holding(kg_db, b"C" * 90, 3)  # c|proj: zeros after the pointer, the chain intact
     with open(kg_db, "r+b") as handle:
-        handle.seek(whole_page * PAGE)
-        handle.write((GARBAGE * 40)[:PAGE])
-        handle.seek(data_only * PAGE + 4)
+        for letter in (b"A", b"C"):  # an overflow page of a|proj and of c|proj, chain pointer included
+            handle.seek(_page_holding(kg_db, letter * 90, 2) * PAGE)
+            handle.write((GARBAGE * 40)[:PAGE])
+        handle.seek(_page_holding(kg_db, b"D" * 90, 1) * PAGE + 4)  # d|proj: zeros in its data, the chain intact
         handle.write(bytes(PAGE - 4))
 
     env = stack_env(home)
@@ -133,9 +133,9 @@ def test_garbage_in_kg_keeps_the_snapshot_that_reads_and_names_the_ones_lost(tmp
     (entry,) = json.loads(repaired.stdout)["stores"]
     assert entry["repaired"] and Path(entry["set_aside"]).exists()
     assert entry["detail"]["snapshots_kept"] == 1
-    assert sorted(entry["detail"]["snapshots_lost"]) == ["a|proj", "c|proj"]
-    assert entry["detail"]["events_lost"] == [] and entry["detail"]["events_kept"] == 9
-    assert any("a|proj" in line and "c|proj" in line for line in entry["lost"])
+    assert sorted(entry["detail"]["snapshots_lost"]) == ["a|proj", "c|proj", "d|proj"]
+    assert entry["detail"]["events_lost"] == [] and entry["detail"]["events_kept"] == 12
+    assert any(all(scope in line for scope in ("a|proj", "c|proj", "d|proj")) for line in entry["lost"])
 
     from services.kg.journal import Journal
 
@@ -156,7 +156,7 @@ def test_garbage_in_kg_keeps_the_snapshot_that_reads_and_names_the_ones_lost(tmp
         handle.write((GARBAGE * 40)[:PAGE])
     text = cli(env, "repair", "--store", "kg")
     assert text.returncode == 0, text.stdout + text.stderr
-    assert "could not keep: kg snapshots: kept 2 of 3" in text.stdout and "a|proj" in text.stdout
+    assert "could not keep: kg snapshots: kept 3 of 4" in text.stdout and "a|proj" in text.stdout
 
 
 def _unprivileged(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:

@@ -73,6 +73,42 @@ def _old_vectors(old_folder: Path, name: str, ids: list[str], scratch: Path) -> 
         return {}
 
 
+def _graft_schema(database: Path, scratch: Path) -> Path | None:
+    """A copy of ``database`` whose header and schema pages come from a fresh database of this Chroma.
+
+    Chroma creates its tables in the same order every time, so a fresh database
+    of the same version has the same root page for each table; its schema pages
+    make the damaged file's tables readable again. None when that cannot be made.
+    """
+    import chromadb
+    from chromadb.config import Settings as ChromaSettings
+
+    reference = scratch / "reference"
+    try:
+        chromadb.PersistentClient(path=str(reference), settings=ChromaSettings(anonymized_telemetry=False))
+        fresh = sqlite3.connect(f"file:{reference / CHROMA_DB_NAME}?mode=ro", uri=True)
+        try:
+            page_size = int(fresh.execute("PRAGMA page_size").fetchone()[0])
+            pages = [int(r[0]) for r in fresh.execute("SELECT pageno FROM dbstat WHERE name = 'sqlite_schema'")]
+        finally:
+            fresh.close()
+        raw = (reference / CHROMA_DB_NAME).read_bytes()
+        copy = scratch / "grafted.sqlite3"
+        shutil.copyfile(database, copy)
+        size = copy.stat().st_size
+        if size < page_size * max(pages, default=1):
+            return None
+        with open(copy, "r+b") as handle:
+            for page in pages:
+                handle.seek((page - 1) * page_size)
+                handle.write(raw[(page - 1) * page_size : page * page_size])
+            handle.seek(28)  # the header's page count: the pages this file really has
+            handle.write((size // page_size).to_bytes(4, "big"))
+        return copy
+    except Exception:  # any failure here only means no second try
+        return None
+
+
 def rebuild_chroma(old_folder: Path, new_folder: Path, embed: Embed) -> ChromaSalvage:
     """Salvage ``old_folder`` (set aside) into a fresh Chroma at ``new_folder``."""
     import chromadb
@@ -88,6 +124,18 @@ def rebuild_chroma(old_folder: Path, new_folder: Path, embed: Embed) -> ChromaSa
     with tempfile.TemporaryDirectory(prefix="mnemex-chroma-salvage-") as folder:
         scratch = Path(folder)
         salvage = salvage_sqlite(old_database, scratch / "recovered.sqlite3")
+        if not salvage.rows:  # its first pages (header, schema) are gone: borrow this Chroma's own
+            grafted = _graft_schema(old_database, scratch)
+            if grafted is not None:
+                retried = salvage_sqlite(grafted, scratch / "recovered-grafted.sqlite3")
+                if retried.rows:
+                    report.errors.append(
+                        f"the file's header and schema pages did not read ({'; '.join(salvage.errors)}); "
+                        "the schema of a fresh Chroma database was put in their place to read the rows"
+                    )
+                    (scratch / "recovered.sqlite3").unlink(missing_ok=True)
+                    (scratch / "recovered-grafted.sqlite3").rename(scratch / "recovered.sqlite3")
+                    salvage = retried
         report.errors += salvage.errors
         try:
             collections, orphans = read_collections(scratch / "recovered.sqlite3") if salvage.rows else ([], [])

@@ -7,7 +7,11 @@ journal op (``redact_json``), by every log line
 (``kernel.logs``), and by ``kernel.projects`` on the names project
 ids are made of. Text between ``<private>`` and ``</private>`` is dropped
 before anything else sees it. What a secret looks like is in
-``kernel.secret_patterns``. Plain module.
+``kernel.secret_patterns`` (self-naming formats, commands, keyed values),
+``kernel.secret_rules`` (detect-secrets' rules, as data) and
+``kernel.secret_context`` (context rules, entropy in context, and blocks:
+``.pgpass`` lines, Kubernetes Secret data, key bodies without a BEGIN line).
+Plain module.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from kernel.secret_blocks import redact_blocks
 from kernel.secret_patterns import MARKER_PREFIX, Recogniser, recognisers
 
 PLACEHOLDER = MARKER_PREFIX + "{kind}]"
@@ -30,6 +35,7 @@ _INVISIBLE_ESCAPE = r"\\(?:u00ad|u034f|u180e|u200[b-f]|u206[0-4]|ufeff|xad)"
 _INVISIBLE_IN_TOKEN = re.compile(rf"(?<={_TOKEN_CHAR})(?:{_INVISIBLE}|{_INVISIBLE_ESCAPE}){{1,16}}(?={_TOKEN_CHAR})")
 _BARE_VALUE_GROUP = 7  # the unquoted value of a keyed pattern: trailing punctuation is given back
 _TRAILING = ".,;:)]}!?"
+_SEPARATORS = " \t\r\n=:\"'"
 _RECOGNISERS = recognisers()
 
 
@@ -43,6 +49,14 @@ def _replacement(recogniser: Recogniser, match: re.Match[str]) -> str:
         return whole[:cut] + recogniser.pattern.sub(lambda m: _replacement(recogniser, m), whole[cut:])
     group = next((g for g in recogniser.groups if match.group(g) is not None), 0)
     start, end = match.span(group)
+    if recogniser.trim:
+        text = match.string
+        while start < end and text[start] in _SEPARATORS:
+            start += 1
+        while end > start and text[end - 1] in _SEPARATORS:
+            end -= 1
+    if match.string.startswith(MARKER_PREFIX, start, end) or match.string.startswith(MARKER_PREFIX, start + 1, end):
+        return match.group(0)  # already a marker (bare, or quoted): redacting it again would rename its kind
     if group == _BARE_VALUE_GROUP and len(recogniser.groups) > 1:
         value = match.group(group)
         kept = len(value) - len(value.rstrip(_TRAILING))
@@ -61,12 +75,17 @@ def redact(text: str) -> str:
     if not text:
         return text
     out = _INVISIBLE_IN_TOKEN.sub("", strip_private(text))
+    lowered = out.lower()
     for recogniser in _RECOGNISERS:
+        if recogniser.text_words and not any(word in lowered for word in recogniser.text_words):
+            continue
+        if recogniser.gate is not None and recogniser.gate.search(out) is None:
+            continue
         if recogniser.line_words:
             out = _redact_lines(recogniser, out)
         else:
             out = recogniser.pattern.sub(lambda m, r=recogniser: _replacement(r, m), out)  # type: ignore[misc]
-    return out
+    return redact_blocks(out, lambda kind: PLACEHOLDER.format(kind=kind))
 
 
 def _redact_lines(recogniser: Recogniser, text: str) -> str:

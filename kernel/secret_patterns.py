@@ -14,6 +14,10 @@ Three families, most specific first:
   ``settings.SECRET_KEY``, ``getpass()``) is left alone, so notes about code
   survive.
 
+Then detect-secrets' rules (``kernel.secret_rules``) and the context rules of
+``kernel.secret_context`` run, before the keyed values. A pattern that starts
+with a literal runs only on a text that holds it (``literal_gate``).
+
 Every quantifier is bounded, so the time to scan stays linear in the text's
 length (the memory service redacts on its event loop). Plain module.
 """
@@ -37,6 +41,13 @@ class Recogniser:
     # For a pattern that never spans lines: it runs only on the lines whose lower-cased text holds one of
     # these words (a substring test is far cheaper than a case-insensitive scan of every position).
     line_words: tuple[str, ...] = ()
+    # The whole match is the secret, less the separators a borrowed rule matches around it (' AKC...', '=AP...').
+    trim: bool = False
+    # A cheaper gate for a pattern that is fast on any text: it runs (on the whole text) only when the lower-cased
+    # text holds one of these words.
+    text_words: tuple[str, ...] = ()
+    # The same as a regex, for a literal whose case matters (a case-sensitive literal is found fast).
+    gate: re.Pattern[str] | None = None
 
 
 MARKER_PREFIX = "[REDACTED:"
@@ -59,7 +70,7 @@ _FORMATS: list[tuple[str, str]] = [
     ("anthropic-key", r"\bsk-ant-[A-Za-z0-9_-]{20,}"),
     ("openai-key", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"),
     ("slack-token", r"\bxox(?:e\.xox)?[a-z]-[A-Za-z0-9-]{10,}"),
-    ("slack-webhook", r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_-]+"),
+    ("slack-webhook", r"\bhooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_-]+"),
     ("discord-webhook", r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]+"),
     ("stripe-key", r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}|\bwhsec_[A-Za-z0-9]{24,}"),
     ("google-api-key", r"\bAIza[0-9A-Za-z_-]{35}"),
@@ -114,7 +125,7 @@ _COMMANDS: list[tuple[str, str, int | tuple[int, ...]]] = [
     (
         "cli-flag",
         r"(?i)\b--(?:password|passwd|pass|db-password|token|api-key|apikey|access-token|auth-token|"
-        r"client-secret|secret|secret-key)(?:\s+|=)(?![-$~/.<{])" + _QUOTED_OR_BARE,
+        r"client-secret|secret|secret-key)(?:[ \t]+|=)(?![-$~/.<{])" + _QUOTED_OR_BARE,
         1,
     ),
     # netrc, on one line or several: "machine h login u password PW"
@@ -183,7 +194,7 @@ CODE_WORDS = frozenset(
     "os.environ os.getenv process.env self this".split()
 )
 # A call or an index (getpass(), os.environ[, config.get("x")), or a dotted name on a known object.
-_CODE_CALL = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*[(\[][\w\"'.,\[ ]*[)\]]?")
+_CODE_CALL = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*[(\[][\w\"'.,\[ =:]*[)\]]?")
 _CODE_ATTRIBUTE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
 _CODE_OBJECTS = frozenset(
     "self cls this settings config cfg conf args opts options env os process secrets credentials creds params "
@@ -196,6 +207,7 @@ _ABOUT_A_SECRET = re.compile(
     r"[\"']?$"
 )
 _SECRETISH_NAME = re.compile(r"(?i)pass|pwd|secret|token|key|cred|auth")
+_YAML_TAG = re.compile(r"(?i)!(?:vault|ref|sub|getatt|env|secret|include|import|join|select|base64|findinmap)")
 _MASK = re.compile(r"[*xX.•#-]{3,}|<[^>]*>|\.\.\.")
 _TRAILING = ".,;:)]}!?"
 
@@ -209,8 +221,10 @@ def value_is_code(value: str) -> bool:
     lowered = head.lower()
     if lowered in CODE_WORDS or _MASK.fullmatch(head):
         return True
-    if head[0] in "$%{<~/" or head.startswith(("./", "../")):
-        return True  # a variable, a template, a placeholder or a path
+    if head[0] in "$%{<~/[" or head.startswith(("./", "../")):
+        return True  # a variable, a template, a placeholder, a path or a list
+    if _YAML_TAG.fullmatch(head):
+        return True  # password: !vault |
     if _CODE_CALL.fullmatch(head):
         return True  # getpass(), os.environ["X"], config.get("db")
     if _CODE_ATTRIBUTE.fullmatch(head):  # self.password, settings.SECRET_KEY; not "Abc.def9"
@@ -263,9 +277,11 @@ _WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012
 
 
 def _inside_a_word(match: re.Match[str], also: str = "") -> bool:
-    """True when the match starts right after a word character (or one of ``also``), not after an escape."""
+    """True when the match starts right after a word character (or one of ``also``), not after an escape.
+
+    After '_' a token is not inside a word: ``sess_sk-...`` is a session id made of a key."""
     at, text = match.start(), match.string
-    if at == 0 or (text[at - 1] not in _WORD_CHARS and text[at - 1] not in also):
+    if at == 0 or (text[at - 1] not in _WORD_CHARS and text[at - 1] not in also) or text[at - 1] == "_":
         return False
     return not (at >= 2 and text[at - 2] == "\\" and text[at - 1] in "nrt")
 
@@ -282,14 +298,107 @@ def _without_leading_boundary(pattern: str) -> tuple[str, bool]:
     return flags + body[2:].replace(r"|\b", "|"), True
 
 
+# Formats whose prefix is long and distinctive enough to be a token even inside a word ("buildnpm_...",
+# a session id made of a key); the others ("sk-", "key-", "hf_", "SK") only count at a word's start.
+_ANYWHERE = frozenset(
+    "aws-key-pair aws-access-key github-token gitlab-token anthropic-key slack-token google-api-key google-oauth "
+    "digitalocean-token npm-token pypi-token shopify-token sendgrid-key atlassian-token linear-key doppler-token "
+    "age-key jwt".split()
+)
+
+
+def _keep_url_password(match: re.Match[str]) -> bool:
+    return match.group(1)[:1] in "${<" or value_is_code(match.group(1))
+
+
 def _formats_and_commands() -> list[Recogniser]:
     out = []
     for kind, pattern, group in [(k, p, 0) for k, p in _FORMATS] + _COMMANDS:
         groups = group if isinstance(group, tuple) else (group,)
         body, bounded = _without_leading_boundary(pattern)
         flags = re.DOTALL if kind in ("private-key", "putty-key") else 0
-        out.append(Recogniser(kind, re.compile(body, flags), groups, _inside_a_word if bounded else None))
+        keep: Callable[[re.Match[str]], bool] | None = None
+        if kind == "url-password":
+            keep = _keep_url_password
+        elif bounded and kind not in _ANYWHERE:
+            keep = _inside_a_word
+        out.append(Recogniser(kind, re.compile(body, flags), groups, keep))
     return out
+
+
+def _mixed(value: str) -> bool:
+    return any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
+
+
+# detect-secrets rules with no distinctive prefix: only a value with letters and digits counts (APPLICATIONS
+# is not an Artifactory password).
+_NEEDS_MIXED = frozenset(
+    "ArtifactoryDetector DiscordBotTokenDetector TelegramBotTokenDetector TwilioKeyDetector MailchimpDetector "
+    "JwtTokenDetector".split()
+)
+
+
+# Rules that would try every position: they run only on a text that holds their literal part.
+_BORROWED_REGEX_GATES = {"MailchimpDetector": re.compile(r"-us\d"), "ArtifactoryDetector": re.compile("AKC|AP[0-9A-F]")}
+_BORROWED_GATES: dict[str, tuple[str, ...]] = {
+    "NpmDetector": ("_authtoken",),
+    "DiscordBotTokenDetector": (".",),
+    "TelegramBotTokenDetector": (":",),
+}
+
+
+def _borrowed() -> list[Recogniser]:
+    """detect-secrets' rules (``kernel.secret_rules``), after the formats written here."""
+    from kernel.secret_rules import DETECT_SECRETS_RULES, KEYWORD_RULES
+
+    out = []
+    for plugin, pattern, flags in DETECT_SECRETS_RULES:
+        if plugin in KEYWORD_RULES and pattern.startswith("(?:(?<="):
+            continue  # subsumed by the keyed values below (see kernel.secret_rules)
+        # an unbounded ".+" (NpmDetector's) would make a line of many "//" quadratic: bound it
+        compiled = re.compile(pattern.replace(".+", ".{1,200}").replace(".*", ".{0,200}"), flags)
+        groups = (1,) if compiled.groups else (0,)
+        keep: Callable[[re.Match[str]], bool] | None = None
+        if plugin in _NEEDS_MIXED:
+            keep = _not_mixed
+        elif plugin == "BasicAuthDetector":
+            keep = _keep_url_password
+        gate: tuple[str, ...] = _BORROWED_GATES.get(plugin, ("aws",) if pattern.startswith("aws") else ())
+        if plugin in KEYWORD_RULES:
+            gate = ("cloudant.com", "softlayer.com")
+        kind = f"detect-secrets:{plugin}"
+        regex_gate = _BORROWED_REGEX_GATES.get(plugin)
+        out.append(Recogniser(kind, compiled, groups, keep, trim=groups == (0,), text_words=gate, gate=regex_gate))
+    return out
+
+
+def _not_mixed(match: re.Match[str]) -> bool:
+    return not _mixed(match.group(0))
+
+
+_LITERAL = re.compile(r"(?:[A-Za-z0-9_~/-]|\\[.\-/~])+")
+_ALTERNATIVES = re.compile(r"\(\?:((?:[A-Za-z0-9_]|\\[.\-])+(?:\|(?:[A-Za-z0-9_]|\\[.\-])+)*)\)")
+
+
+def literal_gate(pattern: str) -> tuple[str, ...]:
+    """The lower-cased literals one of which every match of ``pattern`` holds (its literal prefix, or the
+    alternatives of a leading ``(?:a|b)``), when it has one of 3 characters or more; otherwise ()."""
+    body = pattern.removeprefix("(?i)").removeprefix("\\b")
+    depth = 0
+    for at, char in enumerate(body):
+        if char == "\\" or (at and body[at - 1] == "\\"):
+            continue
+        depth += char == "("
+        depth -= char == ")"
+        if char == "|" and depth == 0:
+            return ()
+    alternatives = _ALTERNATIVES.match(body)
+    if alternatives:
+        words = [w.replace("\\", "").lower() for w in alternatives.group(1).split("|")]
+        return tuple(words) if all(len(w) >= 2 for w in words) else ()
+    literal = _LITERAL.match(body)
+    word = literal.group(0).replace("\\", "").lower() if literal else ""
+    return (word,) if len(word) >= 3 else ()
 
 
 def recognisers() -> list[Recogniser]:
@@ -297,7 +406,11 @@ def recognisers() -> list[Recogniser]:
     value_groups = (3, 4, 5, 6, 7)
     strong = ("pass", "pwd", "secret", "key", "token", "conn", "_auth")
     weak = ("token", "key", "sig", "cred", "auth", "cookie", "license")
+    from kernel.secret_context import context_recognisers
+
     out = [replace(r, line_words=strong) if r.kind == "typed-default" else r for r in _formats_and_commands()]
+    out += _borrowed()
+    out += context_recognisers()
     out += [
         Recogniser("assignment", STRONG_SPACED, value_groups, _keep_strong, strong),
         Recogniser("assignment", STRONG_TIGHT, value_groups, _keep_strong, strong),
@@ -305,4 +418,8 @@ def recognisers() -> list[Recogniser]:
         Recogniser("xml-secret", XML_SECRET, (2,), lambda m: value_is_code(m.group(2))),
         Recogniser("prose", PROSE, (1,), lambda m: _inside_a_word(m) or _keep_prose(m)),
     ]
-    return out
+    # A pattern that starts with a literal is skipped on a text without it (a substring test of the whole text).
+    return [
+        r if r.line_words or r.text_words or r.gate else replace(r, text_words=literal_gate(r.pattern.pattern))
+        for r in out
+    ]

@@ -16,6 +16,11 @@ value); ``failed`` counts write calls that were not answered 200. The
 ordinary-text corpus (code and prose that merely mention passwords, commit
 hashes, UUIDs...) is stored the same way, and the note says how many came
 back changed (false positives).
+
+The held-out corpus of issue 36 (``tests/reliability/secrets_heldout.py``:
+120 forms never tuned on, 200 ordinary texts) goes through the memory bank and
+the prompt hook into its own project, and is read back through search,
+export and get-context, then looked for in every file under MNEMEX_HOME.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ from bench.reliability import Row
 from kernel.privacy import redact
 from tests.reliability.mcp_client import call_tools, text_of
 from tests.reliability.secrets_corpus import ORDINARY, SECRETS, Secret
+from tests.reliability.secrets_heldout import HELDOUT_ORDINARY, HELDOUT_SECRETS
 from tests.support.stack import Stack, make_stack
 
 FAMILY = "secrets"
@@ -38,6 +44,7 @@ CWD = "/srv/acme-secrets"
 NAME_TOKEN = next(s for s in SECRETS if s.name == "github-oauth-token").needle
 TOKEN_CWD = f"/srv/acme-checkouts/{NAME_TOKEN}"
 ORDINARY_CWD = "/srv/acme-ordinary"
+HELDOUT_CWD = "/srv/acme-heldout"
 NDJSON = {"Content-Type": "application/x-ndjson"}
 # Tokens that name themselves, so a tag holding one bare is still recognisable (a bare password is not).
 TAGGABLE = [s for s in SECRETS if redact(s.needle) != s.needle and len(s.needle) <= 60]
@@ -225,6 +232,38 @@ def _ordinary_round_trip(writes: Writes, http: httpx.Client) -> list[str]:
     return changed
 
 
+def _heldout_round_trip(writes: Writes, http: httpx.Client) -> tuple[list[str], list[str]]:
+    """The held-out corpus stored as facts and prompts, read back: (secrets shown, ordinary texts changed)."""
+    for number, secret in enumerate(HELDOUT_SECRETS):
+        writes.post("/api/memory-bank/add", {"content": secret.text, "cwd": HELDOUT_CWD})
+        if number % 10 == 0:
+            chunk = "\n".join(s.text for s in HELDOUT_SECRETS[number : number + 10])
+            writes.post(
+                "/api/hooks/get-context", {"session_id": f"heldout-{number}", "prompt": chunk, "cwd": HELDOUT_CWD}
+            )
+    replies = [
+        http.post("/api/search", json={"cwd": HELDOUT_CWD, "days_back": 1, "collections": [c], "limit": 200}).text
+        for c in ("memory_bank", "working", "history")
+    ]
+    replies.append(http.post("/api/export").text)
+    replies.append(
+        http.post(
+            "/api/hooks/get-context", json={"session_id": "r", "prompt": "which password?", "cwd": HELDOUT_CWD}
+        ).text
+    )
+    joined = "\n".join(html.unescape(r) for r in replies)
+    shown = [s.name for s in HELDOUT_SECRETS if s.evidence in joined or json.dumps(s.evidence)[1:-1] in joined]
+    changed = []
+    for text in HELDOUT_ORDINARY:
+        added = writes.post("/api/memory-bank/add", {"content": text, "cwd": ORDINARY_CWD})
+        if not added:
+            continue
+        got = http.get(f"/api/memories/{added['memory']['id']}", params={"cwd": ORDINARY_CWD})
+        if got.status_code != 200 or got.json().get("content") != text.strip():
+            changed.append(text[:40])
+    return shown, changed
+
+
 def run(workdir: Path) -> list[Row]:
     stack: Stack = make_stack(workdir / "home")
     stack.home.mkdir(parents=True, exist_ok=True)
@@ -242,6 +281,7 @@ def run(workdir: Path) -> list[Row]:
             written = writes.tried
             markers = sum(r.count("[REDACTED:") for r in replies)
             changed = _ordinary_round_trip(writes, http)
+            heldout_shown, heldout_changed = _heldout_round_trip(writes, http)
         rows.append(
             Row(
                 FAMILY,
@@ -266,8 +306,20 @@ def run(workdir: Path) -> list[Row]:
                 + (f" ({'; '.join(changed[:3])})" if changed else ""),
             )
         )
+        rows.append(
+            Row(
+                FAMILY,
+                "held-out corpus (issue 36) stored and read back (search, export, get-context)",
+                len(HELDOUT_SECRETS) + len(HELDOUT_ORDINARY),
+                len(heldout_changed),
+                len(heldout_shown),
+                f"{len(HELDOUT_SECRETS)} forms never tuned on: shown {len(heldout_shown)} "
+                f"({', '.join(heldout_shown) or 'none'}); ordinary changed {len(heldout_changed)} of {len(HELDOUT_ORDINARY)}",
+            )
+        )
     finally:
         stack.stop()
+    _, _, heldout_on_disk = _scan_home(stack.home, HELDOUT_SECRETS)
     files, scanned, on_disk = _scan_home(stack.home, SECRETS)
     lost_on_disk = sorted({name for names in on_disk.values() for name in names})
     rows.append(
@@ -279,6 +331,17 @@ def run(workdir: Path) -> list[Row]:
             len(lost_on_disk),
             f"{files} files, {scanned / 1e6:.1f} MB scanned; found: "
             + (", ".join(f"{k}: {v}" for k, v in list(on_disk.items())[:4]) or "none"),
+        )
+    )
+    heldout_lost = sorted({n for names in heldout_on_disk.values() for n in names if n != "token-in-a-name"})
+    rows.append(
+        Row(
+            FAMILY,
+            "held-out corpus (issue 36) in any file under MNEMEX_HOME after stop",
+            len(HELDOUT_SECRETS),
+            0,
+            len(heldout_lost),
+            f"found: {', '.join(heldout_lost) or 'none'}",
         )
     )
     return rows

@@ -1,0 +1,54 @@
+"""Provider token formats that neither ``kernel.secret_patterns`` nor detect-secrets' rules cover.
+
+Written from the providers' documented token shapes (the ones gitleaks' rule
+list also names): Bitbucket app passwords, Slack app tokens, Square, Firebase
+Cloud Messaging server keys, Sentry, Databricks, New Relic, Grafana, Postman,
+Dropbox, Azure AD client secrets, Notion, Supabase, Airtable, Figma, Tailscale,
+Google refresh tokens, Fly.io, Heroku, Netlify, Mapbox, Groq, Replicate,
+Perplexity and xAI. Each is a prefix the provider chose so that scanners find
+it. Plain data.
+"""
+
+from __future__ import annotations
+
+# (kind, pattern): a leading \b is checked on each match (``kernel.secret_context``), not by the regex engine.
+FORMATS: list[tuple[str, str]] = [
+    ("bitbucket-app-password", r"\bATBB[A-Za-z0-9_=.-]{24,}"),
+    ("slack-app-token", r"\bxapp-\d-[A-Za-z0-9]{6,}-\d{6,}-[A-Za-z0-9]{20,}"),
+    ("square-token", r"\b(?:sq0atp-[A-Za-z0-9_-]{22,}|sq0csp-[A-Za-z0-9_-]{40,}|EAAA[A-Za-z0-9_-]{56,})"),
+    ("fcm-server-key", r"\bAAAA[A-Za-z0-9_-]{7}:APA91b[A-Za-z0-9_-]{60,}|\bAPA91b[A-Za-z0-9_-]{60,}"),
+    ("sentry-token", r"\bsntry[su]_[A-Za-z0-9+/=_]{30,}"),
+    ("databricks-token", r"\bdapi[a-f0-9]{32}(?:-\d)?\b"),
+    ("newrelic-key", r"\bNR(?:AK|II|JS|AA)-[A-Z0-9]{20,}\b"),
+    ("grafana-token", r"\b(?:glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}\b|glc_[A-Za-z0-9+/]{32,}={0,2})"),
+    ("postman-key", r"\bPMAK-[a-f0-9]{24}-[a-f0-9]{34}\b"),
+    ("dropbox-token", r"\bsl\.[A-Za-z0-9_-]{120,}"),
+    ("azure-ad-secret", r"(?<![A-Za-z0-9_~.-])[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])"),
+    ("notion-token", r"\b(?:secret_[A-Za-z0-9]{43}|ntn_[A-Za-z0-9]{40,})\b"),
+    ("supabase-token", r"\bsbp_[a-f0-9]{40}\b"),
+    ("airtable-token", r"\bpat[A-Za-z0-9]{14}\.[a-f0-9]{64}\b"),
+    ("figma-token", r"\bfigd_[A-Za-z0-9_-]{40,}"),
+    ("tailscale-key", r"\btskey-[a-z]{0,8}-?[A-Za-z0-9]{6,}-[A-Za-z0-9]{20,}"),
+    ("google-refresh-token", r"\b1//0[A-Za-z0-9_-]{40,}"),
+    ("fly-token", r"\bFlyV1\s+fm\d_[A-Za-z0-9+/=_,-]{40,}|\bfo1_[A-Za-z0-9_-]{40,}"),
+    ("heroku-token", r"\bHRKU-[A-Za-z0-9_-]{40,}"),
+    ("netlify-token", r"\bnfp_[A-Za-z0-9]{36,}"),
+    ("mapbox-token", r"\b[ps]k\.eyJ[A-Za-z0-9_-]{40,}\.[A-Za-z0-9_-]{20,}"),
+    ("groq-key", r"\bgsk_[A-Za-z0-9]{48,}"),
+    ("replicate-token", r"\br8_[A-Za-z0-9]{37,}"),
+    ("perplexity-key", r"\bpplx-[A-Za-z0-9]{40,}"),
+    ("xai-key", r"\bxai-[A-Za-z0-9]{70,}"),
+]
+
+
+# The literal one of which each match of a format holds, where its pattern does not start with it.
+FORMAT_GATES: dict[str, tuple[str, ...]] = {
+    "azure-ad-secret": ("q~",),
+    "fcm-server-key": ("apa91b",),
+    "fly-token": ("flyv1", "fo1_"),
+    "square-token": ("sq0", "eaaa"),
+    "grafana-token": ("glsa_", "glc_"),
+    "notion-token": ("secret_", "ntn_"),
+    "newrelic-key": ("nrak-", "nrii-", "nrjs-", "nraa-"),
+    "mapbox-token": ("k.eyj",),
+}

@@ -59,6 +59,7 @@ from services.kg.problem_match import (
     CROSS_PROJECT_MARGIN,
     FILE_MARGIN,
     RECALL_MARGIN,
+    SAME_FIX_OVERLAP,
     SAME_FIX_SCORE,
     Candidate,
     MatchRules,
@@ -90,6 +91,7 @@ MAX_PHRASINGS = 4
 MAX_SYMPTOMS = 4  # error lines of failed attempts kept as vectors per problem
 SAME_PHRASING = 0.95  # a vector this close to a known phrasing adds nothing
 MIN_PROBLEM_WORDS = 4  # a one-turn "worked" episode needs a problem statement at least this long
+RARE_FIX_TERM = 2  # two fixes are one only if they share a term at most this many problems' fixes use
 
 
 def _words(text: str) -> int:
@@ -136,6 +138,7 @@ class EpisodeBook:
         self.problems: dict[str, KnownProblem] = {}
         self.rules = rules or MatchRules()
         self._terms = TermIndex()
+        self._fix_terms = TermIndex()  # per problem, the terms of the fixes that solved it
         self._next_id = 1
         self._matrix: Vector | None = None
         self._matrix_ids: list[str] = []
@@ -193,6 +196,7 @@ class EpisodeBook:
             self.open.pop(session, None)
             fix = Fix(answer.strip()[:MAX_FIX_CHARS], str(op.get("doc_id", "")), 1, ts)
             if fix.text and (episode.attempts or episode.signatures or _states_problem(episode.problem)):
+                self._refile_by_fix(episode, fix)
                 self._add_fix(self._attach(episode, fix), fix)
             return {"problem": episode.problem, "status": "solved"}
         self.open[session] = episode
@@ -259,24 +263,48 @@ class EpisodeBook:
         problem.last = max(problem.last, episode.last)
         return problem
 
+    def _refile_by_fix(self, episode: Episode, fix: Fix) -> None:
+        """An episode filed as a new problem at its first failed attempt, then solved by a fix a known
+        problem already has (in any words), was that problem all along: its failed attempts, error
+        signatures and symptoms move there, and the problem it opened goes."""
+        opened = self.problems.get(episode.problem_id)
+        if opened is None or opened.fixes or opened.text != episode.problem or not self.rules.fix:
+            return
+        episode.problem_id = ""
+        known = self._solved_by(episode, fix)
+        if known is None or known.id == opened.id:
+            episode.problem_id = opened.id
+            return
+        for attempt in opened.failures:
+            _add_attempt(known.failures, attempt, MAX_FAILURES)
+        self._forget(opened.id)  # the caller's _attach finds ``known`` again by the fix and joins it
+
     def _index(self, problem: KnownProblem) -> None:
         self.problems[problem.id] = problem
         self._terms.put(problem.project, problem.id, problem.terms)
+        self._index_fixes(problem)
         self._matrix = None
 
     def _forget(self, problem_id: str) -> None:
         del self.problems[problem_id]
         self._terms.drop(problem_id)
+        self._fix_terms.drop(problem_id)
         self._matrix = None
 
     def _solved_by(self, episode: Episode, fix: Fix) -> KnownProblem | None:
-        """The most similar problem of the episode's project that this fix already solved, when the
-        episode resembles it at all (``SAME_FIX_SCORE``): the same fix is the evidence."""
+        """The most similar problem of the episode's project that this fix already solved (the same
+        text, the same exchange, or the same fix in other words), when the episode resembles it at all
+        (``SAME_FIX_SCORE``): the same fix is the evidence."""
+        said = terms(fix.text)
         solved = [
             p.id
             for p in self.problems.values()
             if p.project == episode.project
-            and any(f.text == fix.text or (fix.doc_id and f.doc_id == fix.doc_id) for f in p.fixes)
+            and (
+                self._fix_terms.pair_overlap(p.project, self._fix_terms.terms_of(p.id), said, rare=RARE_FIX_TERM)
+                >= SAME_FIX_OVERLAP
+                or any(f.text == fix.text or (fix.doc_id and f.doc_id == fix.doc_id) for f in p.fixes)
+            )
         ]
         if not solved:
             return None
@@ -300,10 +328,16 @@ class EpisodeBook:
             return
         self._matrix = None
 
-    @staticmethod
-    def _add_fix(problem: KnownProblem, fix: Fix) -> None:
+    def _add_fix(self, problem: KnownProblem, fix: Fix) -> None:
+        """Count a fix for a problem: a fix it already has, told in the same or other words, worked
+        once more; a new one takes a slot."""
+        said = terms(fix.text)
         for known in problem.fixes:
-            if known.text == fix.text:
+            if (
+                known.text == fix.text
+                or self._fix_terms.pair_overlap(problem.project, terms(known.text), said, rare=RARE_FIX_TERM)
+                >= SAME_FIX_OVERLAP
+            ):
                 known.worked += 1
                 known.last = fix.last
                 known.doc_id = fix.doc_id or known.doc_id
@@ -311,6 +345,23 @@ class EpisodeBook:
         problem.fixes.append(fix)
         problem.fixes.sort(key=lambda f: (-f.worked, -f.last))
         del problem.fixes[MAX_FIXES:]
+        self._index_fixes(problem)
+
+    def _index_fixes(self, problem: KnownProblem) -> None:
+        self._fix_terms.put(problem.project, problem.id, [t for f in problem.fixes for t in terms(f.text)])
+
+    def _same_fix(self, first: str, second: str) -> bool:
+        """Two known problems of one project solved by the same fix (in any words): one problem."""
+        a, b = self.problems[first], self.problems[second]
+        if a.project != b.project or not a.fixes or not b.fixes:
+            return False
+        overlap = self._fix_terms.pair_overlap(
+            a.project, self._fix_terms.terms_of(first), self._fix_terms.terms_of(second), rare=RARE_FIX_TERM
+        )
+        if overlap < SAME_FIX_OVERLAP:
+            return False
+        told_a, told_b = a.all_vectors(), b.all_vectors()
+        return bool(told_a and told_b) and float((np.stack(told_a) @ np.stack(told_b).T).max()) >= SAME_FIX_SCORE
 
     # -- reads -----------------------------------------------------------------
     def _vectors(self) -> tuple[Vector | None, list[str]]:
@@ -383,7 +434,7 @@ class EpisodeBook:
         """The known problem of ``project`` (of any, for None) this report tells again, when one clearly does."""
         signatures = signatures if self.rules.signature else []
         found = self._candidates(vector, query_terms, signatures, project)
-        return judge(found, bar, self.rules, hard_only=hard_only)
+        return judge(found, bar, self.rules, hard_only=hard_only, same=self._same_fix)
 
     def recognise(
         self, vector: Vector | None, prompt: str, signatures: list[str], project: str

@@ -55,7 +55,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 LEXICAL_WEIGHT = 0.25  # a full term overlap is worth a quarter of a cosine
@@ -65,7 +65,14 @@ FILE_MARGIN = 0.4  # an episode joins a known problem (rather than opening one) 
 HARD_LEAD = 0.05  # of two problems with hard evidence, the better must lead by this
 SIGNATURE_BONUS = 0.15  # a shared error signature: added to the score, and enough on its own
 CROSS_PROJECT_MARGIN = 0.3  # another project's lesson, only when this project knows no match
-SAME_FIX_SCORE = 0.3  # an episode solved by a problem's own fix joins it from this score up
+# An episode solved by a problem's own fix joins it from this score up, and two problems solved by
+# the same fix are one when their statements are this alike: generic answers ("changed the setting
+# and reran the check") must not make unrelated problems one.
+SAME_FIX_SCORE = 0.45
+# Two fixes told in other words are the same fix when their rarity-weighted terms overlap this much
+# ("ran alembic merge heads" / "merged the two heads with alembic merge"): the commands, files and
+# names they share weigh, the words every answer uses do not.
+SAME_FIX_OVERLAP = 0.5
 # Both name what failed (an exception class, an errno, an error code, an error signature of a tool's
 # output) and none of it is the same: "pytest fails with an AssertionError" is not "pytest fails with
 # ModuleNotFoundError", and "Can't locate revision" is not "Multiple head revisions".
@@ -151,9 +158,18 @@ def reason(best: Candidate, rules: MatchRules) -> str:
     return f"similar wording ({best.cosine:.2f})"
 
 
-def judge(candidates: list[Candidate], bar: float, rules: MatchRules, *, hard_only: bool = False) -> Verdict | None:
+def judge(
+    candidates: list[Candidate],
+    bar: float,
+    rules: MatchRules,
+    *,
+    hard_only: bool = False,
+    same: Callable[[str, str], bool] | None = None,
+) -> Verdict | None:
     """The best candidate, when it beats every other (and the background) by ``bar``; else None.
     ``hard_only`` (a request for work, not a report) also wants hard evidence of the best.
+    ``same(a, b)``: two known problems are one told twice (solved by the same fix); such a twin is
+    no runner-up, or a problem learned twice could never be recalled.
 
     With the margin off (an ablation), the best candidate passes on its score alone, at
     ``BACKGROUND + bar``: the old single-threshold rule.
@@ -173,7 +189,8 @@ def judge(candidates: list[Candidate], bar: float, rules: MatchRules, *, hard_on
     if hard_only:
         return None
     top = best.score(rules)
-    runner = ranked[1].score(rules) if len(ranked) > 1 and rules.margin else 0.0
+    others = [c for c in ranked[1:] if not (same and same(best.problem_id, c.problem_id))]
+    runner = others[0].score(rules) if others and rules.margin else 0.0
     margin = top - max(runner, BACKGROUND)
     if margin < bar:
         return None

@@ -133,6 +133,25 @@ class TermIndex:
         root_q = math.sqrt(norm_q)
         return {pid: dot / (root_q * (self._norm(project, pid) or 1.0)) for pid, dot in dots.items()}
 
+    def used_by(self, project: str, term: str) -> int:
+        """How many of the project's problems use the term."""
+        return len(self._postings.get(project, {}).get(term, ()))
+
+    def pair_overlap(self, project: str, first: Iterable[str], second: Iterable[str], *, rare: int = 0) -> float:
+        """Weighted cosine of two term sets under the project's weights (0..1); with ``rare``, 0
+        unless they share a term that at most ``rare`` problems use (words every answer uses, such
+        as "fixed" or "tests pass", never make two texts one)."""
+        a, b = set(first), set(second)
+        common = a & b
+        if rare and not any(self.used_by(project, t) <= rare for t in common):
+            return 0.0
+        shared = sum(self.weight(project, t) ** 2 for t in common)
+        if not shared:
+            return 0.0
+        norm_a = sum(self.weight(project, t) ** 2 for t in a)
+        norm_b = sum(self.weight(project, t) ** 2 for t in b)
+        return shared / math.sqrt(norm_a * norm_b)
+
     def shared(self, project: str, query: Iterable[str], problem_id: str, limit: int = 3) -> list[str]:
         """The shared terms that weigh most (rare ones, identifiers first)."""
         common = set(query) & self.terms_of(problem_id)

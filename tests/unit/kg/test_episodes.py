@@ -177,3 +177,20 @@ def test_the_store_knows_episodes_once_a_problem_is_learned_in_any_project(store
     assert store.episode_lessons(SHOP, session_id="s2", vector=vec(encoder, PROBLEM), prompt=PROBLEM, limit=6) == []
     solve_the_hard_way(store, encoder)
     assert store.knows_episodes(SHOP) and store.knows_episodes(BLOG)  # episodes are the user's, across projects
+
+
+def test_a_recurrence_solved_by_the_same_fix_in_other_words_joins_its_problem(store: KgStore, encoder: Any) -> None:
+    """An assistant never words a fix the same way twice: the recurrence's episode used to open a second
+    known problem, and the twin then stood as the runner-up, so neither was ever recalled again."""
+    turn(store, encoder, SHOP, "s1", PROBLEM, Outcome.FAILED, "Tried reinstalling the package.")
+    turn(store, encoder, SHOP, "s1", "that did it", Outcome.WORKED, FIX)
+    for i, other in enumerate(("pick a fight with the CSS grid", "the invoice pdf renders blank pages")):
+        turn(store, encoder, SHOP, f"o{i}", other + " and it still fails", Outcome.FAILED, "Tried a thing.")
+    retold = "Set pythonpath to src under [tool.pytest.ini_options] in pyproject.toml; the tests import again."
+    turn(store, encoder, SHOP, "s2", RECURRENCE, Outcome.FAILED, "Tried reinstalling the package.")
+    turn(store, encoder, SHOP, "s2", "fixed now", Outcome.WORKED, retold)
+    book = store.graphs(episodes_scope(SHOP.user)).episodes
+    solved = [p for p in book.problems.values() if p.fixes]
+    assert len(solved) == 1 and [(f.text, f.worked) for f in solved[0].fixes] == [(FIX, 2)]
+    found = store.episode_lessons(SHOP, session_id="s3", vector=vec(encoder, RECURRENCE), prompt=RECURRENCE, limit=6)
+    assert [x.text for x in found if x.kind == "solution"] == [FIX]

@@ -153,9 +153,28 @@ def _collections(db: sqlite3.Connection) -> dict[str, SalvagedCollection]:
     for collection_id, key, *values in _rows(
         db, "SELECT collection_id, key, str_value, int_value, float_value, bool_value FROM collection_metadata"
     ):
-        if collection_id in found and not str(key).startswith(("chroma:", "hnsw:")):
-            found[collection_id].metadata[key] = _value(*values)
+        if str(key).startswith(("chroma:", "hnsw:")):
+            continue
+        if collection_id not in found:  # its `collections` row is lost; its name comes back from its metadata
+            found[collection_id] = SalvagedCollection("", {})
+        found[collection_id].metadata[key] = _value(*values)
+    for collection_id, collection in list(found.items()):
+        if not collection.name:
+            collection.name = _mnemex_name(collection.metadata)
+            if not collection.name:
+                del found[collection_id]
     return found
+
+
+def _mnemex_name(metadata: dict[str, Any]) -> str:
+    """The Chroma name mnemex gives a collection, from the scope and collection kept in its metadata."""
+    from services.memory.domain.naming import Scope
+    from services.memory.storage.chroma_store import chroma_name
+
+    user, collection = metadata.get("mnemex_user"), metadata.get("mnemex_collection")
+    if not isinstance(user, str) or not isinstance(collection, str):
+        return ""
+    return chroma_name(Scope(user, str(metadata.get("mnemex_project", ""))), collection)
 
 
 def _merge_log(found: dict[str, SalvagedCollection], log: dict[str, dict[str, _Logged]]) -> None:

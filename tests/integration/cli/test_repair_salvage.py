@@ -3,8 +3,9 @@
 Real stores written by the stores' own classes (``ChromaStore``, the kg
 ``Journal``), damaged on disk, then the real CLI as a process:
 
-- 64 KB of zeros over the tail of Chroma's ``embeddings`` table, or over the
-  file's header and schema pages: every memory whose id and text still read
+- 64 KB of zeros over the tail of Chroma's ``embeddings`` table, over the
+  file's header and schema pages, or over the root pages of its ``collections``
+  and ``embeddings`` tables: every memory whose id and text still read
   somewhere (Chroma's write log, its metadata and full-text tables) comes back
   with its exact text and metadata;
 - garbage in three of four kg snapshots (two unreadable, one whose JSON no
@@ -62,15 +63,21 @@ def _pages(database: Path, table: str) -> list[int]:
         db.close()
 
 
-@pytest.mark.parametrize("where", ["embeddings-tail", "file-head"])
+@pytest.mark.parametrize("where", ["embeddings-tail", "file-head", "table-roots"])
 def test_zeros_over_chroma_keep_every_memory_whose_id_and_text_still_read(tmp_path: Path, where: str) -> None:
     home = tmp_path / "home"
     seed_home(home, rows=MEMORIES, events=5)
     before = _chroma_memories(home / "chroma")
     assert len(before) == MEMORIES
     database = home / "chroma" / "chroma.sqlite3"
-    # 64 KB of zeros: from the page before the last of `embeddings`, or over the header and schema pages
-    start = (_pages(database, "embeddings")[-1] - 2) * PAGE if where == "embeddings-tail" else 0
+    # 64 KB of zeros: from the page before the last of `embeddings`; over the header and schema pages; or over
+    # pages 17-32, the root pages of `collections` and `embeddings` and the schema's first leaf
+    starts = {
+        "embeddings-tail": (_pages(database, "embeddings")[-1] - 2) * PAGE,
+        "file-head": 0,
+        "table-roots": 16 * PAGE,
+    }
+    start = starts[where]
     with open(database, "r+b") as handle:
         handle.seek(start)
         handle.write(bytes(65536))

@@ -47,7 +47,10 @@ def test_import_roampal_keeps_scores_metadata_and_graph(stack: RunningStack, tmp
     assert top["id"] == "patterns_c1" and top["score"] == pytest.approx(0.95)
     assert (top["uses"], top["success_count"], top["outcome_history"]) == (6, 5.5, "[YYY]")
     assert top["created_at"].startswith("2024-12-01T12:00:00")
-    line = stack.invoke(project, "search", "deadlocks in the billing worker", "--collection", "patterns").stdout
+    head, line = stack.invoke(
+        project, "search", "deadlocks in the billing worker", "--collection", "patterns"
+    ).stdout.splitlines()[:2]
+    assert head.endswith((" relevant memory", " relevant memories")), head
     assert line.startswith("1. [patterns] (") and "s:0.95" in line and "6 uses, [YYY]) [id:patterns_c1]" in line
 
     history = stack.invoke_json(project, "show", "history_b1")

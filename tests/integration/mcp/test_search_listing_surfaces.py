@@ -2,7 +2,8 @@
 with how often it was seen, and says plainly when nothing is relevant to the query.
 
 The project is filled through POST /api/backfill, as ``mnemex backfill`` does: the same exchange (and the
-same file edit) in five sessions, beside distinct ones.
+same file edit) in five sessions, beside distinct ones. Searches name the collections a backfill writes, so
+the user-wide memory_bank facts of other tests on the shared stack stay out.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ pytestmark = [pytest.mark.integration]
 
 ABSENT = "terraform state lock"
 ABOUT_THE_COPIES = "useEffect runs twice in development"
+WHERE = ["history", "working"]
 
 
 def fill(stack: McpStack, project: Path) -> None:
@@ -68,8 +70,8 @@ def test_search_memory_rest_and_cli_collapse_copies_and_say_when_nothing_is_rele
 
     async def go() -> tuple[dict[str, Any], str, dict[str, Any], str]:
         async with connect(mcp_stack, "http", project) as client:
-            found = await client.call_tool("search_memory", {"query": ABOUT_THE_COPIES})
-            absent = await client.call_tool("search_memory", {"query": ABSENT})
+            found = await client.call_tool("search_memory", {"query": ABOUT_THE_COPIES, "collections": WHERE})
+            absent = await client.call_tool("search_memory", {"query": ABSENT, "collections": WHERE})
             return ok(found), text_of(found), ok(absent), text_of(absent)
 
     found, found_text, absent, absent_text = run_async(go)
@@ -86,17 +88,20 @@ def test_search_memory_rest_and_cli_collapse_copies_and_say_when_nothing_is_rele
     assert absent == {"memories": [], "relevant": 0}
     assert absent_text.startswith(f"No memory is relevant to query {ABSENT!r}")
 
-    rest = mcp_stack.post("/api/search", {"query": ABSENT, "cwd": str(project)})
+    rest = mcp_stack.post("/api/search", {"query": ABSENT, "cwd": str(project), "collections": WHERE})
     assert rest == {"memories": [], "relevant": 0}
-    listing = mcp_stack.post("/api/search", {"days_back": 365, "cwd": str(project), "sort_by": "recency"})
+    listing = mcp_stack.post(
+        "/api/search", {"days_back": 365, "cwd": str(project), "sort_by": "recency", "collections": WHERE}
+    )
     assert listing["relevant"] is None  # a time window: nothing to judge relevance against
     assert sorted(m["duplicates"] for m in listing["memories"]) == [0, 0, 4, 4]  # the exchange and the edit
 
     monkeypatch.chdir(project)
     cli = CliRunner()
-    nothing = cli.invoke(app, ["search", ABSENT], env=mcp_stack.env)
+    where = [option for name in WHERE for option in ("--collection", name)]
+    nothing = cli.invoke(app, ["search", ABSENT, *where], env=mcp_stack.env)
     assert nothing.exit_code == 0, nothing.output
     assert nothing.output.strip() == "No memory is relevant to this query."
-    seen = cli.invoke(app, ["search", ABOUT_THE_COPIES], env=mcp_stack.env)
+    seen = cli.invoke(app, ["search", ABOUT_THE_COPIES, *where], env=mcp_stack.env)
     assert seen.exit_code == 0, seen.output
     assert "relevant memor" in seen.output.splitlines()[0] and "seen 5 times" in seen.output

@@ -70,6 +70,14 @@ def repair(
     if unknown:
         fail(f"unknown store {unknown[0]!r}: choose from {', '.join(STORES)}", code=EXIT_USAGE)
     settings = load_settings()
+    from mnemex.repair.access import home_problem
+
+    blocked = home_problem(settings.home)
+    if blocked is not None:  # before anything reads the home (the supervisor's lock, the stores)
+        message = blocked.message("the mnemex home")
+        if json_output:
+            print_json({"ok": False, "error": message, "fix": blocked.fix, "stores": []})
+        fail(message)
     busy = _stack_running(settings)
     if busy:
         message = f"{busy}: stop it with `mnemex down`, then run `mnemex repair` again"

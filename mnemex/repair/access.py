@@ -74,6 +74,11 @@ def _check_one(path: Path, wanted: int) -> AccessProblem | None:
     return AccessProblem(path, reason, fix_command(path, info.st_uid, folder=folder))
 
 
+def home_problem(home: Path) -> AccessProblem | None:
+    """None when this process may read, write and enter the home folder itself (or it does not exist)."""
+    return _check_one(home, os.R_OK | os.W_OK | os.X_OK)
+
+
 def access_problem(path: Path, home: Path) -> AccessProblem | None:
     """None when this process may use ``path`` (a file or a folder, and everything in it), else what to fix.
 

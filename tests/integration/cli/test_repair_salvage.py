@@ -218,6 +218,17 @@ def test_an_unreadable_store_is_named_with_the_chmod_that_fixes_it_and_nothing_i
     assert fixed.returncode == 0, fixed.stdout + fixed.stderr
     assert all(entry["problem"] is None for entry in json.loads(fixed.stdout)["stores"])
 
+    # The home itself closed: named before anything inside it is read.
+    home.chmod(0o000)
+    try:
+        closed = _unprivileged(env, "repair", "--json")
+    finally:
+        home.chmod(0o700)
+    assert closed.returncode == 1 and "Traceback" not in closed.stdout + closed.stderr
+    answer_home = json.loads(closed.stdout)
+    assert answer_home["fix"] == f"chmod -R u+rwX {home}" and "the mnemex home cannot be opened" in answer_home["error"]
+    assert not list(home.rglob("*.corrupt-*"))
+
 
 @needs_mode_checks
 @pytest.mark.skipif(os.geteuid() != 0, reason="giving a file to another user needs root")

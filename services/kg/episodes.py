@@ -42,6 +42,7 @@ import dataclasses
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from services.kg.episode_records import (
     Attempt,
@@ -56,11 +57,13 @@ from services.kg.episode_records import (
     vectors_of,
 )
 from services.kg.problem_match import (
+    BACKGROUND,
     CROSS_PROJECT_MARGIN,
     FILE_MARGIN,
     RECALL_MARGIN,
     SAME_FIX_OVERLAP,
     SAME_FIX_SCORE,
+    SIGNATURE_BONUS,
     Candidate,
     MatchRules,
     Verdict,
@@ -142,6 +145,9 @@ class EpisodeBook:
         self._next_id = 1
         self._matrix: Vector | None = None
         self._matrix_ids: list[str] = []
+        self._row_starts: npt.NDArray[np.intp] = np.zeros(0, dtype=np.intp)  # each problem's first row
+        self._row_owners: list[str] = []  # the problem of each run of rows, in order
+        self._last_cosines: tuple[bytes, dict[str, float], set[str]] | None = None
 
     # -- ops -------------------------------------------------------------------
     def apply_tool_error(self, op: dict[str, Any]) -> None:
@@ -370,7 +376,26 @@ class EpisodeBook:
             rows = [(p.id, v) for p in self.problems.values() for v in p.all_vectors()]
             self._matrix_ids = [pid for pid, _ in rows]
             self._matrix = np.stack([v for _, v in rows]).astype(np.float32) if rows else None
+            self._last_cosines = None  # measured against the old matrix
+            starts = [i for i, pid in enumerate(self._matrix_ids) if i == 0 or self._matrix_ids[i - 1] != pid]
+            self._row_starts = np.asarray(starts, dtype=np.intp)
+            self._row_owners = [self._matrix_ids[i] for i in starts]
         return self._matrix, self._matrix_ids
+
+    def _cosines(self, vector: Vector | None) -> tuple[dict[str, float], set[str]]:
+        """Each problem's best cosine to ``vector``, and the problems whose cosine alone may reach the
+        background; the last query's answer is kept (a prompt is judged here, then everywhere)."""
+        matrix, _ = self._vectors()
+        if vector is None or matrix is None or matrix.shape[1] != vector.shape[0]:
+            return {}, set()
+        key = vector.tobytes()
+        if self._last_cosines is not None and self._last_cosines[0] == key:
+            return self._last_cosines[1], self._last_cosines[2]
+        best_rows = np.maximum.reduceat(matrix @ vector, self._row_starts)  # each problem's best phrasing
+        cosines = dict(zip(self._row_owners, best_rows.tolist(), strict=True))
+        near = {self._row_owners[i] for i in np.flatnonzero(best_rows >= BACKGROUND - SIGNATURE_BONUS)}
+        self._last_cosines = (key, cosines, near)
+        return cosines, near
 
     def _candidates(
         self,
@@ -384,34 +409,35 @@ class EpisodeBook:
         """Every known problem of ``project`` (of every project for None) measured against a report:
         best cosine, rarity-weighted term overlap (within the problem's own project) and a shared
         error signature. The two best carry their heaviest shared terms, to say why."""
-        cosines: dict[str, float] = {}
-        matrix, ids = self._vectors()
-        if vector is not None and matrix is not None and matrix.shape[1] == vector.shape[0]:
-            for pid, sim in zip(ids, (matrix @ vector).tolist(), strict=True):
-                if sim > cosines.get(pid, -1.0):
-                    cosines[pid] = sim
+        cosines, near = self._cosines(vector)
         projects = {p.project for p in self.problems.values()} if project is None else {project}
         lexical: dict[str, float] = {}
         for name in projects:
             lexical |= self._terms.overlaps(name, query_terms)
         wanted, asked = set(signatures), set(query_terms)
+        signed = {p.id for p in self.problems.values() if wanted.intersection(p.signatures)} if wanted else set()
+        # A problem that shares nothing and is far in meaning cannot reach the background: it is neither
+        # the best nor a runner-up that counts, and is not measured (a prompt costs what it resembles).
+        ids = set(only) if only is not None else near | set(lexical) | signed
         named = failure_names(query_terms)
         found = []
-        for problem in self.problems.values():
-            if problem.project not in projects or (only is not None and problem.id not in only):
+        for pid in ids:
+            problem = self.problems.get(pid)
+            if problem is None or problem.project not in projects:
                 continue
-            known = self._terms.terms_of(problem.id)
+            overlap = lexical.get(pid, 0.0)
+            known = self._terms.terms_of(pid)
             found.append(
                 Candidate(
-                    problem.id,
-                    cosines.get(problem.id, 0.0),
-                    lexical.get(problem.id, 0.0),
-                    signature=next((s for s in problem.signatures if s in wanted), ""),
+                    pid,
+                    cosines.get(pid, 0.0),
+                    overlap,
+                    signature=next((s for s in problem.signatures if s in wanted), "") if pid in signed else "",
                     # Each names what failed, differently: other exception classes or codes, or both have
                     # error signatures and none is shared.
                     conflict=(bool(named) and conflicting(named, failure_names(known)))
                     or (bool(wanted) and bool(problem.signatures) and wanted.isdisjoint(problem.signatures)),
-                    issue_ids=issue_ids(asked & known) if problem.id in lexical else (),
+                    issue_ids=issue_ids(asked & known) if overlap else (),
                 )
             )
         found.sort(key=lambda c: (-c.score(self.rules), c.problem_id))

@@ -30,7 +30,7 @@ A report that asks for work ("add ...", "how do I ...") and tells of no
 failure needs hard evidence; a CVE id shared with a problem is hard evidence
 whatever the mood ("Upgrade lodash for CVE-2021-23337"). Two reports that
 each name what failed (exception classes, error codes, error signatures)
-with no name in common lose ``CONFLICT_PENALTY``.
+with no name in common are different problems: such a candidate is out.
 
 Calibration: the constants were chosen on the calibrate half of the real
 duplicate reports (bench/bench_duplicate_reports.py --part calibrate, driven
@@ -73,10 +73,6 @@ SAME_FIX_SCORE = 0.45
 # ("ran alembic merge heads" / "merged the two heads with alembic merge"): the commands, files and
 # names they share weigh, the words every answer uses do not.
 SAME_FIX_OVERLAP = 0.5
-# Both name what failed (an exception class, an errno, an error code, an error signature of a tool's
-# output) and none of it is the same: "pytest fails with an AssertionError" is not "pytest fails with
-# ModuleNotFoundError", and "Can't locate revision" is not "Multiple head revisions".
-CONFLICT_PENALTY = 0.2
 
 MECHANISMS = ("rarity", "margin", "signature", "fix")
 
@@ -129,8 +125,7 @@ class Candidate:
     def score(self, rules: MatchRules) -> float:
         lexical = LEXICAL_WEIGHT * self.lexical if rules.rarity else 0.0
         bonus = SIGNATURE_BONUS if self.signature and rules.signature else 0.0
-        penalty = CONFLICT_PENALTY if self.conflict and rules.rarity else 0.0
-        return self.cosine + lexical + bonus - penalty
+        return self.cosine + lexical + bonus
 
     def hard_evidence(self, rules: MatchRules) -> bool:
         """A shared error signature or a shared issue id: enough whatever the report's mood."""
@@ -178,6 +173,8 @@ def judge(
     counting as much as a large one between unrelated problems) was tried: at the same recall on this
     project's own pairs it let twice as many real near-misses through, so the lead is absolute.
     """
+    if rules.rarity:  # a problem that names another failure (class, code, signature) is another problem
+        candidates = [c for c in candidates if not c.conflict]
     if not candidates:
         return None
     ranked = sorted(candidates, key=lambda c: (-c.score(rules), c.problem_id))

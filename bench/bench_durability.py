@@ -59,7 +59,13 @@ def main() -> None:
                     return restart(stack, name)
 
                 report = run(
-                    stack.addr(service), kill, revive, ops=ops_per_kill, workers=args.workers, seed=round_number + 1
+                    stack.addr(service),
+                    stack.home,
+                    kill,
+                    revive,
+                    ops=ops_per_kill,
+                    workers=args.workers,
+                    seed=round_number + 1,
                 )
                 problems += report.problems
                 restarts.append(report.outcomes.restart_seconds)

@@ -6,7 +6,8 @@ Both sides run in the same process run, side by side, alternating rounds:
 - "in-process": ``encoder.encode(texts)`` in batches of 64 (the ceiling);
 - "service": a real ``python -m services.embedding`` subprocess on loopback,
   hit by N concurrent callers each sending ONE text per Embed call, so any
-  throughput comes from the server's micro-batching.
+  throughput comes from the server's micro-batching. It requires a token on
+  every call: the bench gives it a fresh MNEMEX_TOKEN, so no home is touched.
 Prints texts/s medians and the ratio service / in-process (target >= 0.8).
 """
 
@@ -16,6 +17,7 @@ import argparse
 import asyncio
 import json
 import os
+import secrets
 import statistics
 import subprocess
 import sys
@@ -50,11 +52,11 @@ def in_process_rate(encoder, texts: list[str]) -> float:  # type: ignore[no-unty
     return len(texts) / (time.perf_counter() - start)
 
 
-async def service_rate(addr: str, texts: list[str], callers: int) -> float:
+async def service_rate(addr: str, token: str, texts: list[str], callers: int) -> float:
     from kernel.embedding_client import EmbeddingClient
 
     async with grpc.aio.insecure_channel(addr) as channel:
-        client = EmbeddingClient(channel)
+        client = EmbeddingClient(channel, token=token)
         await client.embed(["warm up"])
         queue: asyncio.Queue[str] = asyncio.Queue()
         for t in texts:
@@ -87,8 +89,10 @@ def main() -> None:
     from services.embedding.model import load_encoder
 
     port = free_port()
+    token = secrets.token_urlsafe(32)
     env = dict(
         os.environ,
+        MNEMEX_TOKEN=token,
         MNEMEX_EMBEDDING_ADDR=f"127.0.0.1:{port}",
         MNEMEX_EMBEDDING_DEVICE=args.device,
         MNEMEX_EMBEDDING_BACKEND=args.backend,
@@ -111,7 +115,7 @@ def main() -> None:
         local, remote = [], []
         for _ in range(args.rounds):
             local.append(in_process_rate(encoder, texts))
-            remote.append(asyncio.run(service_rate(f"127.0.0.1:{port}", texts, args.callers)))
+            remote.append(asyncio.run(service_rate(f"127.0.0.1:{port}", token, texts, args.callers)))
         result = {
             "device": encoder.device,
             "backend": encoder.backend,

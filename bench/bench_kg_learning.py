@@ -168,22 +168,25 @@ def seed(side: Side, env: dict[str, str], notes: list[str], fixes_in: str) -> No
 
     from kernel import projects
     from kernel.config import Settings
+    from kernel.grpc_auth import client_metadata
+    from kernel.internal_token import grpc_token
     from protos.mnemex.common.v1 import common_pb2 as common_pb
     from protos.mnemex.memory.v1 import memory_service_pb2 as pb
     from protos.mnemex.memory.v1 import memory_service_pb2_grpc as pb_grpc
 
     settings = Settings.from_env(env)
     scope = common_pb.Scope(user=settings.user, project=projects.resolve(side.cwd, settings.home))
+    metadata = client_metadata(grpc_token(settings.token, settings.home))  # what the stack's gateway sends
     with grpc.insecure_channel(settings.memory_addr) as channel:
         stub = pb_grpc.MemoryServiceStub(channel)
         for text in notes:
-            stub.Store(pb.StoreRequest(scope=scope, collection="history", content=text), timeout=60)
+            stub.Store(pb.StoreRequest(scope=scope, collection="history", content=text), timeout=60, metadata=metadata)
         for _, text in FIXES:
             if fixes_in == "memory_bank":
                 memory = side.post("/api/memory-bank/add", {"content": text, "cwd": side.cwd})["memory"]
             else:
                 request = pb.StoreRequest(scope=scope, collection=fixes_in, content=text)
-                memory = {"id": stub.Store(request, timeout=60).memory.id}
+                memory = {"id": stub.Store(request, timeout=60, metadata=metadata).memory.id}
             side.fix_ids[len(side.fix_uids)] = memory["id"]
             side.fix_uids.append(uid(memory["id"]))
 

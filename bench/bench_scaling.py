@@ -35,6 +35,7 @@ from bench.bench_get_context import ROOT, ProcessStack
 from bench.common import free_port, wait_until
 from kernel.embedding_client import EmbeddingClient
 from kernel.grpc_channel import channel
+from kernel.internal_token import ensure_token
 
 PROMPTS = [
     f"why does the {topic} step of the deploy fail after the {n}th retry on staging?"
@@ -56,8 +57,8 @@ def start_embedding(home: Path, port: int, threads: int) -> subprocess.Popen[byt
     return subprocess.Popen([sys.executable, "-m", "services.embedding"], env=env, cwd=ROOT, stdout=log, stderr=log)
 
 
-async def embed_rate(address: str, callers: int, seconds: float) -> float:
-    client = EmbeddingClient(channel(address), timeout=30)
+async def embed_rate(address: str, token: str, callers: int, seconds: float) -> float:
+    client = EmbeddingClient(channel(address), token=token, timeout=30)
     for _ in range(200):  # until every replica behind the address answers
         try:
             await asyncio.gather(*(client.embed([p]) for p in PROMPTS[:8]))
@@ -82,10 +83,11 @@ async def embed_rate(address: str, callers: int, seconds: float) -> float:
 
 def embedding_scaling(root: Path, callers: int, seconds: float, threads: int) -> tuple[float, float]:
     ports = [free_port(), free_port()]
+    token = ensure_token(root)  # made before the replicas start, as the supervisor does: both read it
     procs = [start_embedding(root, port, threads) for port in ports]
     try:
-        one = asyncio.run(embed_rate(f"127.0.0.1:{ports[0]}", callers, seconds))
-        two = asyncio.run(embed_rate("ipv4:" + ",".join(f"127.0.0.1:{p}" for p in ports), callers, seconds))
+        one = asyncio.run(embed_rate(f"127.0.0.1:{ports[0]}", token, callers, seconds))
+        two = asyncio.run(embed_rate("ipv4:" + ",".join(f"127.0.0.1:{p}" for p in ports), token, callers, seconds))
     finally:
         for proc in procs:
             proc.terminate()

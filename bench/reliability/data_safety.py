@@ -55,11 +55,12 @@ def run(workdir: Path) -> list[Row]:
 
 
 # -- backfill, then the lifecycle sweep ---------------------------------------------------------
-def _run_maintenance(address: str) -> Any:
+def _run_maintenance(address: str, home: Path) -> Any:
     from protos.mnemex.memory.v1 import memory_service_pb2 as pb
     from protos.mnemex.memory.v1 import memory_service_pb2_grpc as pb_grpc
+    from tests.support.grpc_token import home_channel
 
-    with grpc.insecure_channel(address) as channel:
+    with home_channel(address, home) as channel:
         return pb_grpc.MemoryServiceStub(channel).RunMaintenance(pb.RunMaintenanceRequest(), timeout=300)
 
 
@@ -102,7 +103,7 @@ def _backfill_then_sweep(stack: Any) -> Row:
             ids.append(backfill_id("claude", str(item["source_id"])))
             if item["tool_uses"]:
                 ids.append(backfill_id("claude", str(item["source_id"]), "tool:0"))
-    swept = [_run_maintenance(stack.addr("memory")) for _ in range(2)]
+    swept = [_run_maintenance(stack.addr("memory"), stack.home) for _ in range(2)]
     missing = 0
     for memory_id in ids:
         status, reply = post(stack, "/api/search", {"id": memory_id, "cwd": str(cwd)})
@@ -123,6 +124,7 @@ def _kill_during_consolidations(stack: Any) -> Row:
 
     report = consolidations_across_kills(
         stack.addr("memory"),
+        stack.home,
         lambda: kill9(stack, "memory"),
         lambda: restart(stack, "memory"),
         rounds=CONSOLIDATION_ROUNDS,
@@ -146,10 +148,11 @@ def _huge_values(stack: Any) -> list[Row]:
     from protos.mnemex.kg.v1 import kg_service_pb2_grpc as kg_grpc
     from protos.mnemex.memory.v1 import memory_service_pb2 as pb
     from protos.mnemex.memory.v1 import memory_service_pb2_grpc as pb_grpc
+    from tests.support.grpc_token import home_channel
 
     scope = common_pb.Scope(user="tester", project="huge")
     rows = []
-    with grpc.insecure_channel(stack.addr("memory")) as channel:
+    with home_channel(stack.addr("memory"), stack.home) as channel:
         stub = pb_grpc.MemoryServiceStub(channel)
         memory_calls: list[Callable[[], object]] = [
             lambda: stub.Get(pb.GetRequest(scope=scope, id=HUGE), timeout=60),
@@ -162,7 +165,7 @@ def _huge_values(stack: Any) -> list[Row]:
             lambda: stub.Update(pb.UpdateRequest(scope=scope, id=HUGE, content="new text"), timeout=60),
         ]
         rows.append(_refusals("memory: 8 MB id / title / collection", memory_calls))
-    with grpc.insecure_channel(stack.addr("kg")) as channel:
+    with home_channel(stack.addr("kg"), stack.home) as channel:
         kg = kg_grpc.KnowledgeGraphServiceStub(channel)
         kg_calls: list[Callable[[], object]] = [
             lambda: kg.Neighbors(kg_pb.NeighborsRequest(scope=scope, entity=HUGE), timeout=60),

@@ -40,6 +40,7 @@ def _grpc_service(workdir: Path, service: str) -> Row:
         run = memory_durability if service == "memory" else kg_durability
         report = run(
             stack.addr(service),
+            stack.home,
             lambda: kill9(stack, service),
             lambda: restart(stack, service),
             ops=160,

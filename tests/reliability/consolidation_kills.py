@@ -21,6 +21,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -28,6 +29,7 @@ import grpc
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 from protos.mnemex.memory.v1 import memory_service_pb2_grpc as pb_grpc
+from tests.support.grpc_token import home_channel
 
 WORDS = (
     "alembic nginx kafka redis pytest docker helm terraform grafana celery sentry postgres vault cron "
@@ -50,6 +52,7 @@ class MergeKillReport:
 
 def consolidations_across_kills(
     memory_addr: str,
+    home: Path,
     kill: Callable[[], object],
     restart: Callable[[], object],
     *,
@@ -59,12 +62,14 @@ def consolidations_across_kills(
     user: str = "tester",
     kill_within_s: tuple[float, float] = (0.0, 0.4),
 ) -> MergeKillReport:
-    """``rounds`` kills; each lands ``kill_within_s`` (a random span) after the round's first answered merge."""
+    """``rounds`` kills; each lands ``kill_within_s`` (a random span) after the round's first answered merge.
+
+    Calls carry ``home``'s internal credential, as the memory service started by its entrypoint requires."""
     rng = random.Random(seed)
     report = MergeKillReport()
     for round_ in range(rounds):
         scope = common_pb.Scope(user=user, project=f"merges-{seed}-{round_}")
-        with grpc.insecure_channel(memory_addr) as channel:
+        with home_channel(memory_addr, home) as channel:
             stub = pb_grpc.MemoryServiceStub(channel)
             texts = [_unrelated_text(rng) for _ in range(2 * pairs_per_round)]  # no near-duplicate refresh
             ids = [
@@ -74,7 +79,7 @@ def consolidations_across_kills(
             pairs = [ids[i : i + 2] for i in range(0, len(ids), 2)]
             outcomes = _consolidate_until_killed(stub, scope, pairs, kill, rng.uniform(*kill_within_s))
         restart()
-        with grpc.insecure_channel(memory_addr) as channel:
+        with home_channel(memory_addr, home) as channel:
             _check(pb_grpc.MemoryServiceStub(channel), scope, outcomes, report)
     return report
 

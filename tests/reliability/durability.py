@@ -15,8 +15,10 @@ after the kill and restart every acknowledged fact is found for its entity,
 and each slot's total counts every acknowledged action (plus at most the
 in-flight ones).
 
-Calls use ``wait_for_ready``: a call issued while the service is down waits
-for it, a call in flight at the kill fails (and is counted as unacknowledged).
+Calls carry ``home``'s internal credential, as every call to a service started
+by its entrypoint must, and use ``wait_for_ready``: a call issued while the
+service is down waits for it, a call in flight at the kill fails (and is
+counted as unacknowledged).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ import uuid
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import grpc
 
@@ -39,6 +42,7 @@ from protos.mnemex.kg.v1 import kg_service_pb2_grpc as kg_grpc
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
 from protos.mnemex.memory.v1 import memory_service_pb2_grpc as mem_grpc
 from services.memory.domain.outcomes import SUCCESS_CREDIT, Outcome
+from tests.support.grpc_token import home_channel
 
 CHANNEL_OPTIONS = [
     ("grpc.initial_reconnect_backoff_ms", 100),
@@ -130,6 +134,7 @@ class MemoryReport:
 
 def memory_durability(
     address: str,
+    home: Path,
     kill: Callable[[], object],
     restart: Callable[[], float],
     *,
@@ -140,7 +145,7 @@ def memory_durability(
 ) -> MemoryReport:
     rng = random.Random(seed)
     scope = common_pb.Scope(user="tester", project=f"durability-{uuid.uuid4().hex[:8]}")
-    channel = grpc.insecure_channel(address, options=CHANNEL_OPTIONS)
+    channel = home_channel(address, home, CHANNEL_OPTIONS)
     stub = mem_grpc.MemoryServiceStub(channel)
     lock = threading.Lock()
     contents: dict[int, str] = {}
@@ -245,6 +250,7 @@ class KgReport:
 
 def kg_durability(
     address: str,
+    home: Path,
     kill: Callable[[], object],
     restart: Callable[[], float],
     *,
@@ -256,7 +262,7 @@ def kg_durability(
 ) -> KgReport:
     rng = random.Random(seed)
     scope = common_pb.Scope(user="tester", project=f"durability-{uuid.uuid4().hex[:8]}")
-    channel = grpc.insecure_channel(address, options=CHANNEL_OPTIONS)
+    channel = home_channel(address, home, CHANNEL_OPTIONS)
     stub = kg_grpc.KnowledgeGraphServiceStub(channel)
     lock = threading.Lock()
     facts: dict[str, str] = {}  # fact id -> entity it mentions, acknowledged

@@ -21,6 +21,7 @@ pytestmark = [pytest.mark.integration, pytest.mark.slow]
 def test_no_consolidation_is_half_applied_or_duplicated_across_kill_9(procs: Stack) -> None:
     report = consolidations_across_kills(
         procs.addr("memory"),
+        procs.home,
         lambda: kill9(procs, "memory"),
         lambda: restart(procs, "memory"),
         rounds=2,

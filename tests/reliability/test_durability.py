@@ -20,7 +20,7 @@ OPS = 120
 
 def test_memory_keeps_every_acknowledged_write_across_kill_9(procs: Stack) -> None:
     report = memory_durability(
-        procs.addr("memory"), lambda: kill9(procs, "memory"), lambda: restart(procs, "memory"), ops=OPS
+        procs.addr("memory"), procs.home, lambda: kill9(procs, "memory"), lambda: restart(procs, "memory"), ops=OPS
     )
     assert report.outcomes.kill_at_ack >= OPS // 2
     assert report.stores_acked >= 30 and report.scores_acked >= 15, report
@@ -30,7 +30,9 @@ def test_memory_keeps_every_acknowledged_write_across_kill_9(procs: Stack) -> No
 
 
 def test_kg_keeps_every_acknowledged_write_across_kill_9(procs: Stack) -> None:
-    report = kg_durability(procs.addr("kg"), lambda: kill9(procs, "kg"), lambda: restart(procs, "kg"), ops=OPS)
+    report = kg_durability(
+        procs.addr("kg"), procs.home, lambda: kill9(procs, "kg"), lambda: restart(procs, "kg"), ops=OPS
+    )
     assert report.facts_acked >= 30 and report.actions_acked >= 30, report
     assert report.outcomes.acked + report.outcomes.failed == OPS
     assert not report.problems, "\n".join(report.problems[:20])

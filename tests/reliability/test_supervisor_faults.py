@@ -1,7 +1,7 @@
 """`mnemex up` under fault: SIGKILL a supervised service while hooks fire.
 
-The supervisor runs memory, kg and the gateway (``--only``; the embedding
-service is the shared one from the ``procs`` stack, so no second model load).
+The supervisor runs a whole stack in its own home (its services share that
+home's internal credential, so it cannot borrow another home's embedding service).
 Memory is killed twice: the supervisor restarts it each time with a growing
 delay, ``mnemex status --json`` shows both restarts and the SIGKILL, hooks
 keep exiting 0 throughout, and once the supervisor reports memory healthy the
@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from tests.reliability.hookrun import claude_turn, hook_env, run_hook
-from tests.support.stack import ROOT, Stack, free_port
+from tests.support.stack import ROOT, free_port
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -62,14 +62,14 @@ def _cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.fixture(scope="module")
-def supervised(procs: Stack, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+def supervised(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     home = tmp_path_factory.mktemp("supervised-home")
     env = {k: v for k, v in os.environ.items() if k != "MNEMEX_TOKEN"}
     env.update(
         MNEMEX_HOME=str(home),
         MNEMEX_USER="tester",
         PYTHONUNBUFFERED="1",
-        MNEMEX_EMBEDDING_ADDR=procs.addr("embedding"),
+        MNEMEX_EMBEDDING_ADDR=f"127.0.0.1:{free_port()}",
         MNEMEX_GATEWAY_ADDR=f"127.0.0.1:{free_port()}",
         MNEMEX_MEMORY_ADDR=f"127.0.0.1:{free_port()}",
         MNEMEX_KG_ADDR=f"127.0.0.1:{free_port()}",
@@ -77,7 +77,7 @@ def supervised(procs: Stack, tmp_path_factory: pytest.TempPathFactory) -> Iterat
         MNEMEX_MEMORY_MAINTENANCE_INTERVAL_S="0",
     )
     up = subprocess.Popen(
-        [sys.executable, "-m", "mnemex.cli", "up", "--only", "memory", "--only", "kg", "--only", "gateway"],
+        [sys.executable, "-m", "mnemex.cli", "up"],
         env=env,
         cwd=ROOT,
         stdout=subprocess.DEVNULL,

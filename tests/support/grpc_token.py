@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +25,7 @@ class _Bearer(grpc.UnaryUnaryClientInterceptor, grpc.UnaryStreamClientIntercepto
         return continuation(self._with_token(details), request)
 
 
-def home_channel(address: str, home: Path) -> grpc.Channel:
-    """``grpc.insecure_channel(address)`` whose calls send ``<home>/secrets/internal-token``, read now."""
+def home_channel(address: str, home: Path, options: Sequence[tuple[str, Any]] = ()) -> grpc.Channel:
+    """``grpc.insecure_channel(address, options)`` whose calls send ``<home>/secrets/internal-token``, read now."""
     token = token_path(home).read_text().strip()
-    return grpc.intercept_channel(grpc.insecure_channel(address), _Bearer(token))
+    return grpc.intercept_channel(grpc.insecure_channel(address, options=options), _Bearer(token))

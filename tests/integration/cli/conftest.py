@@ -47,14 +47,10 @@ class RunningStack:
             return json.loads(reply.read())
 
 
-def start_stack(home: Path, embedding_addr: str | None = None) -> RunningStack:
-    """A stack with its own data in ``home``; it may share a running (stateless) embedding service."""
+def start_stack(home: Path) -> RunningStack:
+    """A whole stack (its four processes) with its own data and internal credential in ``home``."""
     env = stack_env(home)
-    only: list[str] = []
-    if embedding_addr:
-        env["MNEMEX_EMBEDDING_ADDR"] = embedding_addr
-        only = ["--only", "memory", "--only", "kg", "--only", "gateway"]
-    started = cli(env, "up", "--detach", *only)
+    started = cli(env, "up", "--detach")
     if started.returncode != 0:
         cli(env, "down")
         pytest.fail(f"mnemex up --detach failed:\n{started.stdout}\n{started.stderr}\n{log_tails(home)}")

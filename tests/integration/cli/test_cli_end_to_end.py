@@ -173,8 +173,8 @@ def test_export_import_into_a_fresh_home_reproduces_search(stack: RunningStack, 
     }
     assert exported["memories"] >= 3 and all("embedding" not in line.get("record", {}) for line in lines)
 
-    # A fresh home: new memory and kg data; the stateless embedding service is shared.
-    fresh = start_stack(tmp_path / "fresh-home", embedding_addr=stack.env["MNEMEX_EMBEDDING_ADDR"])
+    # A fresh home, as on a new machine: its own stack, whose services share that home's credential only.
+    fresh = start_stack(tmp_path / "fresh-home")
     try:
         first = fresh.invoke_json(project, "import", str(export_file))
         assert first["imported"] == exported["memories"] and first["invalid"] == 0

@@ -181,7 +181,7 @@ async def populate(stack: ProcessStack, cwd: str, count: int, seed: int = 1) -> 
                 }
                 yield pb.ImportRequest(record_json=json.dumps(record))
 
-    reply = await backends.memory_import().Import(records(), timeout=3600)
+    reply = await backends.memory_import().Import(records(), timeout=3600, metadata=backends.metadata)
     assert reply.imported == count, reply
     await backends.close()
 

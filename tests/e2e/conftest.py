@@ -64,8 +64,9 @@ class User:
         assert done.returncode == 0, done.stdout + done.stderr
         return done.stdout
 
-    def add_fact(self, content: str) -> str:
-        reply = self.stack.post("/api/memory-bank/add", {"content": content, "cwd": str(self.project)})
+    def add_fact(self, content: str, *, user_wide: bool = False) -> str:
+        body = {"content": content, "cwd": str(self.project), "user_wide": user_wide}
+        reply = self.stack.post("/api/memory-bank/add", body)
         return str(reply["memory"]["id"])
 
     def memory(self, memory_id: str) -> dict[str, Any]:

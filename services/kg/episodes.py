@@ -301,9 +301,9 @@ class EpisodeBook:
     def _solved_by(self, episode: Episode, fix: Fix, exclude: str = "") -> KnownProblem | None:
         """The problem of the episode's project that this fix already solved, when the episode
         resembles it (``SAME_FIX_SCORE``): the same fix is the evidence. The same text or exchange
-        names it outright; the same fix in other words only when that problem is also the one the
-        episode's statement resembles most (fix texts follow templates: "Disabled X in Preferences
-        and restarted" and "Disabled Y in Preferences and restarted" share most of their words)."""
+        names it outright; the same fix in other words only when the episode's statement alone would
+        be recalled as that problem (fix texts follow templates: "Disabled X in Preferences and
+        restarted" and "Disabled Y in Preferences and restarted" share most of their words)."""
         if episode.vector is None and not episode.terms:  # nothing to compare: only the same text decides
             same = [p for p in self.problems.values() if p.project == episode.project and self._has_fix(p, fix)]
             return same[0] if same else None
@@ -313,19 +313,21 @@ class EpisodeBook:
         if not found:
             return None
         ranked = sorted(found, key=lambda c: (-c.score(self.rules), c.problem_id))
-        said = terms(fix.text)
-        for rank, candidate in enumerate(ranked):
+        for candidate in ranked:
             if candidate.score(self.rules) < SAME_FIX_SCORE:
                 break
-            problem = self.problems[candidate.problem_id]
-            if self._has_fix(problem, fix):
-                return problem
-            overlap = self._fix_terms.pair_overlap(
-                problem.project, self._fix_terms.terms_of(problem.id), said, rare=RARE_FIX_TERM
-            )
-            if rank == 0 and overlap >= SAME_FIX_OVERLAP:
-                return problem
-        return None
+            if self._has_fix(self.problems[candidate.problem_id], fix):
+                return self.problems[candidate.problem_id]
+        # In other words: only the problem the statement alone would be recalled as (the lesson that was
+        # likely shown), and only when its fixes say the same as this one.
+        verdict = judge(found, RECALL_MARGIN, self.rules, same=self._same_fix)
+        if verdict is None:
+            return None
+        problem = self.problems[verdict.problem_id]
+        overlap = self._fix_terms.pair_overlap(
+            problem.project, self._fix_terms.terms_of(problem.id), terms(fix.text), rare=RARE_FIX_TERM
+        )
+        return problem if overlap >= SAME_FIX_OVERLAP else None
 
     @staticmethod
     def _has_fix(problem: KnownProblem, fix: Fix) -> bool:

@@ -28,9 +28,9 @@ never archives a user-wide one (nor the reverse).
 A superseded value lives on in conversation memories ("we are on Postgres 14").
 ``mark_stale_conversations`` finds the scope's working, history and pattern
 memories that state the old value (``fact_slots.asserts_old_value``) and marks
-them; PrepareContext ranks them below the lines that hold and labels them
-"superseded by [id:...]". They are not archived: they remain a record of what
-was said.
+them; PrepareContext gives such a line's place to the current fact, which
+notes the old value ("(was 14 until 3 Mar 2026)", domain/fact_history.py).
+They are not archived: they remain a record of what was said.
 """
 
 from __future__ import annotations
@@ -83,9 +83,8 @@ async def mark_stale_conversations(
 ) -> list[str]:
     """Mark the scope's conversation memories that state a superseded value (``fact_slots.asserts_old_value``).
 
-    They stay (an exchange is a record of what was said), carry ``STALE_VALUE_OF`` = the newer
-    fact's id, and PrepareContext shows them below the lines that hold, labelled
-    "superseded by [id:...]". Returns their ids."""
+    They stay (an exchange is a record of what was said) and carry ``STALE_VALUE_OF`` = the newer
+    fact's id; PrepareContext shows the newer fact in their place. Returns their ids."""
     marked: list[str] = []
     for collection in SCORED_COLLECTIONS:
         rows, _ = await store.active_rows(scope, collection)

@@ -145,7 +145,6 @@ class EpisodeBook:
         self._fix_terms = TermIndex()  # per problem, the terms of the fixes that solved it
         self._next_id = 1
         self._matrix: Vector | None = None
-        self._matrix_ids: list[str] = []
         self._row_starts: npt.NDArray[np.intp] = np.zeros(0, dtype=np.intp)  # each problem's first row
         self._row_owners: list[str] = []  # the problem of each run of rows, in order
         self._last_cosines: tuple[bytes, dict[str, float], set[str]] | None = None
@@ -381,22 +380,22 @@ class EpisodeBook:
         return bool(told_a and told_b) and float((np.stack(told_a) @ np.stack(told_b).T).max()) >= TWIN_KINSHIP
 
     # -- reads -----------------------------------------------------------------
-    def _vectors(self) -> tuple[Vector | None, list[str]]:
-        """Every phrasing of every known problem as one matrix, and the problem id of each row."""
+    def _vectors(self) -> Vector | None:
+        """Every phrasing of every known problem as one matrix; each problem's rows are contiguous,
+        starting at ``_row_starts`` (``_row_owners`` names whose they are)."""
         if self._matrix is None:
-            rows = [(p.id, v) for p in self.problems.values() for v in p.all_vectors()]
-            self._matrix_ids = [pid for pid, _ in rows]
-            self._matrix = np.stack([v for _, v in rows]).astype(np.float32) if rows else None
+            told = [(p.id, p.all_vectors()) for p in self.problems.values()]
+            told = [(pid, vectors) for pid, vectors in told if vectors]
+            self._matrix = np.concatenate([np.stack(v) for _, v in told]).astype(np.float32) if told else None
+            self._row_starts = np.cumsum([0] + [len(v) for _, v in told[:-1]]).astype(np.intp)
+            self._row_owners = [pid for pid, _ in told]
             self._last_cosines = None  # measured against the old matrix
-            starts = [i for i, pid in enumerate(self._matrix_ids) if i == 0 or self._matrix_ids[i - 1] != pid]
-            self._row_starts = np.asarray(starts, dtype=np.intp)
-            self._row_owners = [self._matrix_ids[i] for i in starts]
-        return self._matrix, self._matrix_ids
+        return self._matrix
 
     def _cosines(self, vector: Vector | None) -> tuple[dict[str, float], set[str]]:
         """Each problem's best cosine to ``vector``, and the problems whose cosine alone may reach the
         background; the last query's answer is kept (a prompt is judged here, then everywhere)."""
-        matrix, _ = self._vectors()
+        matrix = self._vectors()
         if vector is None or matrix is None or matrix.shape[1] != vector.shape[0]:
             return {}, set()
         key = vector.tobytes()
@@ -414,8 +413,6 @@ class EpisodeBook:
         query_terms: list[str],
         signatures: list[str],
         project: str | None,
-        *,
-        only: set[str] | None = None,
     ) -> list[Candidate]:
         """Every known problem of ``project`` (of every project for None) measured against a report:
         best cosine, rarity-weighted term overlap (within the problem's own project) and a shared
@@ -429,7 +426,7 @@ class EpisodeBook:
         signed = {p.id for p in self.problems.values() if wanted.intersection(p.signatures)} if wanted else set()
         # A problem that shares nothing and is far in meaning cannot reach the background: it is neither
         # the best nor a runner-up that counts, and is not measured (a prompt costs what it resembles).
-        ids = set(only) if only is not None else near | set(lexical) | signed
+        ids = near | set(lexical) | signed
         named = failure_names(query_terms)
         found = []
         for pid in ids:

@@ -174,3 +174,17 @@ def test_the_index_follows_archives_and_rewordings_and_is_rebuilt_on_restart(tmp
         await second.close()
 
     asyncio.run(main())
+
+
+def test_a_lifecycle_sweep_after_facts_about_many_services_keeps_every_one(stub, scope) -> None:  # type: ignore[no-untyped-def]
+    """Facts the user told are kept: supersession by subject archives only the one s1 port the user
+    changed, and a maintenance sweep afterwards moves, expires or archives none of the others."""
+    ids = [fact(stub, scope, text).memory.id for text in TWO_SERVICES]
+    changed = fact(stub, scope, "Service s1 now listens on port 9001")
+    stub.RunMaintenance(pb.RunMaintenanceRequest(scope=scope), timeout=60)
+    kept = [
+        i
+        for i in [*ids[1:], changed.memory.id]
+        if not stub.Get(pb.GetRequest(scope=scope, id=i), timeout=10).memory.archived
+    ]
+    assert kept == [*ids[1:], changed.memory.id]

@@ -31,7 +31,7 @@ def call_tools(
     async def work(client: Client) -> list[CallToolResult]:
         return [await client.call_tool(name, arguments) for name, arguments in calls]
 
-    return asyncio.run(_session(url, cwd, headers or {}, work))  # type: ignore[no-any-return]
+    return asyncio.run(_session(url, cwd, headers or {}, work))
 
 
 def tool_names(url: str, headers: dict[str, str] | None = None) -> list[str]:
@@ -39,7 +39,7 @@ def tool_names(url: str, headers: dict[str, str] | None = None) -> list[str]:
         listed = await client.list_tools()
         return [tool.name for tool in listed.tools]
 
-    return asyncio.run(_session(url, None, headers or {}, work))  # type: ignore[no-any-return]
+    return asyncio.run(_session(url, None, headers or {}, work))
 
 
 def text_of(result: CallToolResult) -> str:

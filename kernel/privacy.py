@@ -8,9 +8,12 @@ journal op (``redact_json``), by every log line
 ids are made of. Text between ``<private>`` and ``</private>`` is dropped
 before anything else sees it. What a secret looks like is in
 ``kernel.secret_patterns`` (self-naming formats, commands, keyed values),
-``kernel.secret_rules`` (detect-secrets' rules, as data) and
-``kernel.secret_context`` (context rules, entropy in context, and blocks:
-``.pgpass`` lines, Kubernetes Secret data, key bodies without a BEGIN line).
+``kernel.secret_rules`` (detect-secrets' rules, as data),
+``kernel.secret_formats`` (provider formats neither covers),
+``kernel.secret_context`` and ``kernel.secret_places`` (context rules: command
+lines, config, URLs, SQL, prose; entropy in context from ``kernel.secret_entropy``)
+and ``kernel.secret_blocks`` (``.pgpass`` lines, Kubernetes Secret data, key
+bodies without a BEGIN line).
 Plain module.
 """
 
@@ -39,7 +42,16 @@ _SEPARATORS = " \t\r\n=:\"'"
 _RECOGNISERS = recognisers()
 
 
+def _inside_a_marker(text: str, at: int) -> bool:
+    """True when ``at`` lies inside a marker already written ("[REDACTED:detect-secrets:TwilioKeyDetector]" is
+    not a key named ``detect-secrets`` with a value)."""
+    opened = text.rfind(MARKER_PREFIX, max(0, at - 64), at)
+    return opened != -1 and "]" not in text[opened:at]
+
+
 def _replacement(recogniser: Recogniser, match: re.Match[str]) -> str:
+    if _inside_a_marker(match.string, match.start()):
+        return match.group(0)
     if recogniser.keep is not None and recogniser.keep(match):
         if len(recogniser.groups) < 2:
             return match.group(0)
@@ -49,6 +61,8 @@ def _replacement(recogniser: Recogniser, match: re.Match[str]) -> str:
         return whole[:cut] + recogniser.pattern.sub(lambda m: _replacement(recogniser, m), whole[cut:])
     group = next((g for g in recogniser.groups if match.group(g) is not None), 0)
     start, end = match.span(group)
+    if start != match.start() and _inside_a_marker(match.string, start):
+        return match.group(0)  # "scheme://[REDACTED:url-token]@host" holds no password after its ':'
     if recogniser.trim:
         text = match.string
         while start < end and text[start] in _SEPARATORS:
@@ -79,6 +93,8 @@ def redact(text: str) -> str:
     for recogniser in _RECOGNISERS:
         if recogniser.text_words and not any(word in lowered for word in recogniser.text_words):
             continue
+        if recogniser.line_words and not any(word in lowered for word in recogniser.line_words):
+            continue  # no line holds one of its words
         if recogniser.gate is not None and recogniser.gate.search(out) is None:
             continue
         if recogniser.line_words:

@@ -21,13 +21,13 @@ spans lines. Plain module.
 
 from __future__ import annotations
 
-import math
 import re
-from collections import Counter
 from collections.abc import Callable
 
+from kernel.secret_entropy import high_entropy, unquote
 from kernel.secret_formats import FORMAT_GATES, FORMATS
 from kernel.secret_patterns import Recogniser, literal_gate, value_is_code
+from kernel.secret_places import PLACES, Place
 
 # -- context rules ---------------------------------------------------------------------------------
 # A value on a command line: quoted, or bare up to a shell separator (a bare value never starts with '#').
@@ -40,8 +40,7 @@ def _tool(tools: str, flag: str) -> str:
     return rf"(?<![\w/.-])(?:{tools})(?:\.exe)?(?![\w-]){_ARGS}\s{flag}{VALUE}"
 
 
-def _unquote(value: str) -> str:
-    return value[1:-1] if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"" else value
+_unquote = unquote
 
 
 _NOT_A_PASSWORD = re.compile(r"(?i)(?:env|file|fd|stdin|prompt):.*|-.*|stdin|prompt|\*|''|\"\"")
@@ -55,26 +54,6 @@ def _keep_value(group: int) -> Callable[[re.Match[str]], bool]:
         return not value or bool(_NOT_A_PASSWORD.fullmatch(value)) or value_is_code(value)
 
     return keep
-
-
-def shannon(value: str) -> float:
-    counts = Counter(value)
-    return -sum(n / len(value) * math.log2(n / len(value)) for n in counts.values())
-
-
-def high_entropy(value: str) -> bool:
-    """A random token (mixed case and digits, many distinct characters), not a hash, UUID, path or word."""
-    value = _unquote(value)
-    if len(value) < 20 or "://" in value or value[0] in "/.~$%{<":
-        return False
-    upper = sum(c.isupper() for c in value)
-    lower = sum(c.islower() for c in value)
-    digits = sum(c.isdigit() for c in value)
-    if upper < 2 or lower < 2 or digits < 2:
-        return False  # hex digests, UUIDs and git SHAs are one case
-    if re.search(r"[a-z]{7,}|[A-Z][a-z]{5,}[A-Z-]|/[a-z]{3,}", value):
-        return False  # words or path segments: a model name, a module path
-    return shannon(value) >= min(4.0, 0.8 * math.log2(len(value)))
 
 
 def _keep_low_entropy(group: int) -> Callable[[re.Match[str]], bool]:
@@ -119,15 +98,22 @@ def _keep_prose_words(match: re.Match[str]) -> bool:
         return value_is_code(_unquote(quoted or token))  # a quoted value, or a word with digits or symbols
     words = phrase.split()
     lowered = [w.lower().strip(".,;:!?") for w in words]
-    if any(w in _PREDICATES for w in lowered):
+    if any(w in _PREDICATES for w in lowered[1:]):
         return True
     first = lowered[0]
+    if first in _PREDICATES:
+        # "is correct", "is wrong again": words about the password; "correct horse battery staple" is one (an
+        # adjective, then three or more words none of which describes anything)
+        return not (first in _ADJECTIVES and len(words) >= 4)
     if len(first) > 4 and (first.endswith(("ed", "ing", "ly"))):
         return True  # "is hashed ...", "is expiring", "is usually ..."
     # "the password is Foo": one plain word is left to the prose rule; a phrase of words is a passphrase
     return match.group(1).lower() == "the" and len(words) == 1
 
 
+_ADJECTIVES = frozenset(
+    "wrong incorrect invalid correct weak strong long short new old fine good bad secure insecure right valid".split()
+)
 _KEEP_PASS_VALUES = frozenset("ok fail failed passed skip skipped true false yes no none null on off".split())
 
 
@@ -232,7 +218,7 @@ CONTEXT: list[tuple[str, str, int | tuple[int, ...], Callable[[re.Match[str]], b
         "piped-password",
         r"\b(?:echo|printf)\s+(?:-[a-z]{1,3}\s+)?(?:'%s\\n'\s+)?" + VALUE + r"\s*\|\s*"
         r"(?:sudo\b[^|\n]{0,80}?\s-[a-zA-Z]{0,4}S\b|[^|\n]{0,200}?--password-stdin\b|[^|\n]{0,40}?\bchpasswd\b|"
-        r"passwd\b[^|\n]{0,60}--stdin)",
+        r"passwd\b[^|\n]{0,60}--stdin|[^|\n]{0,80}?\bsecrets?\s+(?:put|set|create)\b)",
         1,
         _keep_value(1),
         ("echo", "printf"),
@@ -298,7 +284,8 @@ CONTEXT: list[tuple[str, str, int | tuple[int, ...], Callable[[re.Match[str]], b
     (
         "named-token",
         r"(?i)\b(?:token|secret|password|passcode|credential|api\s?key|access\s?key|auth\s?token|app\s?password)s?"
-        r"(?:\s+(?:is|was|for\s+[\w.@-]{1,40}))?\s{0,4}[:=]?\s{0,4}[\"'`]?([A-Za-z0-9+/_~.=-]{20,256})",
+        r"(?:\s+(?:value|string))?(?:\s+(?:is|was|for\s+[\w.@-]{1,40}))?\s{0,4}[:=]?\s{0,4}[\"'`]?"
+        r"([A-Za-z0-9+/_~.=-]{20,256})",
         1,
         _keep_low_entropy(1),
         ("token", "secret", "pass", "credential", "key"),
@@ -374,8 +361,20 @@ def context_recognisers() -> list[Recogniser]:
         body, keep = _guarded(pattern, None)
         gate = FORMAT_GATES.get(kind) or literal_gate(body)
         out.append(Recogniser(kind, re.compile(body), keep=keep, text_words=gate))
-    for kind, pattern, group, keep, words in CONTEXT:
-        body, keep = _guarded(one_line(pattern), keep)
-        groups = group if isinstance(group, tuple) else (group,)
-        out.append(Recogniser(kind, re.compile(body), groups, keep, text_words=words))
+    places = [Place(kind, pattern, group, keep, words) for kind, pattern, group, keep, words in CONTEXT] + PLACES
+    for place in places:
+        # a rule that spans lines writes its line break out (\n), which one_line leaves as it is
+        body, keep = _guarded(one_line(place.pattern), place.keep)
+        groups = place.group if isinstance(place.group, tuple) else (place.group,)
+        out.append(
+            Recogniser(
+                place.kind,
+                re.compile(body),
+                groups,
+                keep,
+                line_words=place.line_words,
+                text_words=place.text_words,
+                gate=place.gate,
+            )
+        )
     return out

@@ -5,8 +5,12 @@ list also names): Bitbucket app passwords, Slack app tokens, Square, Firebase
 Cloud Messaging server keys, Sentry, Databricks, New Relic, Grafana, Postman,
 Dropbox, Azure AD client secrets, Notion, Supabase, Airtable, Figma, Tailscale,
 Google refresh tokens, Fly.io, Heroku, Netlify, Mapbox, Groq, Replicate,
-Perplexity and xAI. Each is a prefix the provider chose so that scanners find
-it. Plain data.
+Perplexity, xAI, Docker Hub, Vercel, RubyGems, NuGet, Clojars, PlanetScale,
+Contentful, Frame.io, Shippo, EasyPost, Flutterwave, LangSmith, Tavily,
+Pinecone, PostHog (personal keys), JFrog reference tokens, Microsoft Teams
+incoming webhooks, Resend, Prefect, Buildkite, Scalingo, Typeform, Intercom,
+Render and OpenRouter. Each is a prefix the provider chose so that scanners
+find it. Plain data.
 """
 
 from __future__ import annotations
@@ -38,6 +42,35 @@ FORMATS: list[tuple[str, str]] = [
     ("replicate-token", r"\br8_[A-Za-z0-9]{37,}"),
     ("perplexity-key", r"\bpplx-[A-Za-z0-9]{40,}"),
     ("xai-key", r"\bxai-[A-Za-z0-9]{70,}"),
+    ("dockerhub-token", r"\bdckr_(?:pat|oat)_[A-Za-z0-9_-]{24,}"),
+    ("vercel-token", r"\bv(?:cp|ci|ca|cr|ck)_[A-Za-z0-9]{40,}"),
+    ("rubygems-key", r"\brubygems_[a-f0-9]{48}\b"),
+    ("nuget-key", r"\boy2[a-z0-9]{43}\b"),
+    ("clojars-token", r"\bCLOJARS_[a-z0-9]{60}\b"),
+    ("planetscale-token", r"\bpscale_(?:tkn|pw|oauth)_[A-Za-z0-9_.=-]{32,64}"),
+    ("contentful-token", r"\bCFPAT-[A-Za-z0-9_-]{43}\b"),
+    ("frameio-token", r"\bfio-u-[A-Za-z0-9_=-]{64}"),
+    ("shippo-token", r"\bshippo_(?:live|test)_[a-f0-9]{40}\b"),
+    ("easypost-key", r"\bEZ[AT]K[A-Za-z0-9]{54}\b"),
+    ("flutterwave-key", r"\bFLW(?:SECK|PUBK)_TEST-[a-h0-9]{32}-X\b|\bFLWSECK-[a-f0-9]{32}-X\b"),
+    ("langsmith-key", r"\blsv2_(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10}\b"),
+    ("tavily-key", r"\btvly-(?:dev-|prod-)?[A-Za-z0-9]{32,}"),
+    ("pinecone-key", r"\bpcsk_[A-Za-z0-9]{4,10}_[A-Za-z0-9]{40,}"),
+    ("posthog-personal-key", r"\bphx_[A-Za-z0-9]{40,}"),
+    ("jfrog-token", r"\bcmVmdGtu(?:OjAxOj|MDE6)[A-Za-z0-9]{40,}"),
+    (
+        "teams-webhook",
+        r"\b[a-z0-9-]{1,60}\.webhook\.office\.com/webhookb2/[a-f0-9-]{36}@[a-f0-9-]{36}/IncomingWebhook/[a-f0-9]{32}/"
+        r"[a-f0-9-]{36}",
+    ),
+    ("resend-key", r"\bre_[A-Za-z0-9]{8}_[A-Za-z0-9]{24}\b"),
+    ("prefect-key", r"\bpnu_[A-Za-z0-9]{36}\b"),
+    ("buildkite-token", r"\bbkua_[a-f0-9]{40}\b"),
+    ("scalingo-token", r"\btk-us-[A-Za-z0-9_-]{48}\b"),
+    ("typeform-token", r"\btfp_[A-Za-z0-9_.=-]{59,64}"),
+    ("intercom-token", r"\bdG9rOj[A-Za-z0-9+/]{40,}={0,2}"),
+    ("render-key", r"\brnd_[A-Za-z0-9]{32}\b"),
+    ("openrouter-key", r"\bsk-or-v1-[a-f0-9]{64}\b"),
 ]
 
 
@@ -51,4 +84,9 @@ FORMAT_GATES: dict[str, tuple[str, ...]] = {
     "notion-token": ("secret_", "ntn_"),
     "newrelic-key": ("nrak-", "nrii-", "nrjs-", "nraa-"),
     "mapbox-token": ("k.eyj",),
+    "vercel-token": ("vcp_", "vci_", "vca_", "vcr_", "vck_"),
+    "flutterwave-key": ("flwseck", "flwpubk"),
+    "easypost-key": ("ezak", "eztk"),
+    "jfrog-token": ("cmvmdgtu",),
+    "teams-webhook": (".webhook.office.com",),
 }

@@ -144,7 +144,8 @@ _COMMANDS: list[tuple[str, str, int | tuple[int, ...]]] = [
 _STRONG_KEYS = (
     r"password|passwd|passphrase|pwd|secret|api[_-]?key|apikey|access[_-]?token|auth[_-]?token|refresh[_-]?token|"
     r"session[_-]?token|id[_-]?token|client[_-]?secret|private[_-]?key|secret[_-]?key|access[_-]?key|"
-    r"client[_-]?key[_-]?data|connection[_-]?string|conn[_-]?str|_auth\b"
+    r"client[_-]?key[_-]?data|connection[_-]?string|conn[_-]?str|_auth\b|(?<![a-z])(?:pw|psk)(?![a-z])|"
+    r"passwort|kennwort|contrase[ñn]a|senha|wachtwoord|mot[_ -]de[_ -]passe"
 )
 # A name that often holds a secret, but also counts (max_tokens) or paths: only random-looking values.
 _WEAK_KEYS = r"token|key|sig|signature|credentials?|auth|cookie|license"
@@ -206,6 +207,13 @@ _ABOUT_A_SECRET = re.compile(
     r"url|field|column|prompt|hint|label|reset|name|id|header|env|var|type|format|version|prefix|mode|enabled|required)"
     r"[\"']?$"
 )
+
+
+def about_a_secret(name: str) -> bool:
+    """True for a name about a secret rather than holding one (``password_min_length``, ``api_key_id``)."""
+    return bool(_ABOUT_A_SECRET.search(name))
+
+
 _SECRETISH_NAME = re.compile(r"(?i)pass|pwd|secret|token|key|cred|auth")
 _YAML_TAG = re.compile(r"(?i)!(?:vault|ref|sub|getatt|env|secret|include|import|join|select|base64|findinmap)")
 _MASK = re.compile(r"[*xX.•#-]{3,}|<[^>]*>|\.\.\.")
@@ -404,7 +412,7 @@ def literal_gate(pattern: str) -> tuple[str, ...]:
 def recognisers() -> list[Recogniser]:
     """Every recogniser, in the order they are applied."""
     value_groups = (3, 4, 5, 6, 7)
-    strong = ("pass", "pwd", "secret", "key", "token", "conn", "_auth")
+    strong = ("pass", "pw", "psk", "secret", "key", "token", "conn", "_auth", "wort", "contrase", "senha")
     weak = ("token", "key", "sig", "cred", "auth", "cookie", "license")
     from kernel.secret_context import context_recognisers
 

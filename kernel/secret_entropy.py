@@ -1,0 +1,54 @@
+"""How random a value looks: the entropy test behind the context rules (issue 36).
+
+A value counts as a random token only where its context already says it may be
+one (a flag's value, a value named token or secret, a URL's user part), and
+only when it mixes cases and digits with many distinct characters: hex digests,
+git SHAs, UUIDs, words, model names and paths do not. ``token_shaped`` adds the
+hex forms a provider uses (a Twilio auth token, a Sentry DSN key), for the
+contexts that name a credential outright. Plain module.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+
+_WORDS = re.compile(r"[a-z]{7,}|[A-Z][a-z]{5,}[A-Z-]|/[a-z]{3,}")
+_HEX_TOKEN = re.compile(r"[0-9a-f]{24,128}|[0-9A-F]{24,128}")
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+
+
+def unquote(value: str) -> str:
+    return value[1:-1] if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"" else value
+
+
+def shannon(value: str) -> float:
+    counts = Counter(value)
+    return -sum(n / len(value) * math.log2(n / len(value)) for n in counts.values())
+
+
+def high_entropy(value: str) -> bool:
+    """A random token (mixed case and digits, many distinct characters), not a hash, UUID, path or word."""
+    value = unquote(value)
+    if len(value) < 20 or "://" in value or value[0] in "/.~$%{<":
+        return False
+    upper = sum(c.isupper() for c in value)
+    lower = sum(c.islower() for c in value)
+    digits = sum(c.isdigit() for c in value)
+    if upper < 2 or lower < 2 or digits < 2:
+        return False  # hex digests, UUIDs and git SHAs are one case
+    if _WORDS.search(value):
+        return False  # words or path segments: a model name, a module path
+    return shannon(value) >= min(4.0, 0.8 * math.log2(len(value)))
+
+
+def token_shaped(value: str) -> bool:
+    """A random token, or a hex (or UUID) credential where the context names one: only for those contexts."""
+    value = unquote(value)
+    if high_entropy(value):
+        return True
+    if not (_HEX_TOKEN.fullmatch(value) or _UUID.fullmatch(value)):
+        return False
+    digits = sum(c.isdigit() for c in value)
+    return 0 < digits < len(value) and shannon(value) >= 3.0  # not 000...0, not aaaa...a

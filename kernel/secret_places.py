@@ -1,0 +1,253 @@
+"""Secrets recognised by the place they are written in (issue 36), beside ``kernel.secret_context``.
+
+- **a URL's user part** that is a token (``https://<key>@o1.ingest.sentry.io/2``,
+  ``https://<token>@git.acme.dev``): a Sentry DSN, a token used as a user name;
+- **Oracle credentials**: ``scott/tiger@db`` after ``sqlplus``, ``jdbc:oracle:thin:``,
+  ``userid=``, ``expdp``/``impdp``/``rman``/``sqlldr``;
+- **XML name/value pairs**: ``<add key="DbPassword" value="..."/>``,
+  ``<property name="db.password" value="..."/>``;
+- **setters**: ``setenv``/``setx``/``set -x NAME VALUE``, ``aws configure set NAME VALUE``,
+  ``npm config set //host/:_authToken VALUE``, ``dotnet user-secrets set "Db:Password" VALUE``,
+  where NAME says it holds a secret;
+- **a named credential in prose with a hex value**: "auth token 9a1e...", "api key: 3f0c...":
+  hex is how hashes look, so only after a name that says credential (auth/api/access/secret
+  token or key), never after "hash", "sha" or "commit".
+
+Each rule is gated on the words (or the regex) its matches hold. Plain data and keep checks.
+"""
+
+from __future__ import annotations
+
+import re
+import urllib.parse
+from collections.abc import Callable
+from typing import NamedTuple
+
+from kernel.secret_entropy import token_shaped, unquote
+from kernel.secret_patterns import about_a_secret, looks_random, value_is_code
+
+_VALUE = r"(\"[^\"\n]{1,256}\"|'[^'\n]{1,256}'|(?![#])[^\s'\"|&;<>]{1,256})"
+_SECRET_NAME = r"(?:password|passwd|pwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|auth|credential)"
+_NAME_CHARS = r"[\w.:/-]"
+
+
+_LAST_WORDS = frozenset(
+    "password passwd pwd pass passphrase secret token key apikey auth credential credentials".split()
+)
+_SETTINGS = frozenset("yes no on off true false enabled disabled 0 1".split())
+_NAME_PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+
+
+def _names_a_secret(name: str) -> bool:
+    """The name's last word is a secret's (DB_PASSWORD, apiKey, //h/:_authToken; not TokenEndpoint, SECRET_MANAGER)."""
+    parts = _NAME_PARTS.findall(name)
+    return bool(parts) and parts[-1].lower() in _LAST_WORDS
+
+
+def _code(value: str) -> bool:
+    value = unquote(value)
+    return not value or value.startswith("-") or value.lower() in _SETTINGS or value_is_code(value)
+
+
+def _keep_url_token(match: re.Match[str]) -> bool:
+    return not token_shaped(match.group(1))
+
+
+def _keep_named_value(match: re.Match[str]) -> bool:
+    """Keep ``<add key="PasswordLength" value="12"/>`` and ``set -x TOKEN_FILE ~/.t``: about a secret, or code."""
+    name = match.group(1).strip("\"'")
+    return not _names_a_secret(name) or about_a_secret(name) or _code(match.group(2))
+
+
+def _keep_setter(match: re.Match[str]) -> bool:
+    name = match.group(1).strip("\"'")
+    # a variable's name, not a word of prose ("set password expiry to 90 days"): it has a separator or is upper case
+    if not (re.search(r"[_.:/-]", name) or name.isupper()):
+        return True
+    return _keep_named_value(match)
+
+
+def _keep_first_value(match: re.Match[str]) -> bool:
+    return _code(match.group(1))
+
+
+_keep_oracle = _keep_first_value
+
+
+def _keep_word(match: re.Match[str]) -> bool:
+    """A directive's value that is a plain short word ("requirepass is commented out") is prose, not a password."""
+    value = unquote(match.group(1))
+    return _code(value) or (value.isalpha() and len(value) < 12)
+
+
+_WEAK_QUERY_NAME = re.compile(r"(?i)(?:key|token|sig|signature|auth|appid|app_id)$")
+
+
+def _keep_query(match: re.Match[str]) -> bool:
+    """Keep ``?page_token=2`` and ``?keyword=x``; a weak name (key, token, sig) needs a token-shaped value."""
+    name, value = match.group(1), urllib.parse.unquote(match.group(2))
+    if about_a_secret(name) or _code(value):
+        return True
+    if _WEAK_QUERY_NAME.search(name) or not _names_a_secret(name):
+        return not token_shaped(value) and not (len(value) >= 16 and looks_random(value))
+    return False
+
+
+def _keep_prose_value(match: re.Match[str]) -> bool:
+    """A password in prose has a digit or a symbol: "use caution as the password ..." is kept."""
+    value = match.group(1)
+    return _code(value) or not any(not c.isalpha() for c in value) or not any(c.isalpha() for c in value)
+
+
+def _keep_not_hex_token(match: re.Match[str]) -> bool:
+    return not token_shaped(match.group(1))
+
+
+class Place(NamedTuple):
+    """A context rule: ``text_words`` gate the whole text, ``line_words`` the lines a pattern that never spans lines
+    runs on, ``gate`` (a regex) the whole text; see ``kernel.secret_patterns.Recogniser``."""
+
+    kind: str
+    pattern: str
+    group: int | tuple[int, ...]
+    keep: Callable[[re.Match[str]], bool] | None
+    text_words: tuple[str, ...] = ()
+    line_words: tuple[str, ...] = ()
+    gate: re.Pattern[str] | None = None
+
+
+PLACES: list[Place] = [
+    Place(
+        "url-token",
+        r"(?i)\b[a-z][a-z0-9+.-]{0,20}://([A-Za-z0-9_~.-]{20,256})@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,8}",
+        1,
+        _keep_url_token,
+        gate=re.compile(r"://[A-Za-z0-9_~.-]{20,256}@"),
+    ),
+    Place(
+        "oracle-password",
+        r"(?i)(?:\bjdbc:oracle:[a-z]{1,8}:@?|\b(?:sqlplus|expdp|impdp|exp|imp|sqlldr|dgmgrl|rman\s+target)"
+        r"(?:\s+-[a-z]{1,2})*\s+|\buserid\s*=\s*)[\"']?[A-Za-z0-9_$#]{1,30}/(?!/)([^\s@/'\"]{1,128})(?=@|\s|['\"]|$)",
+        1,
+        _keep_oracle,
+        line_words=("oracle", "sqlplus", "userid", "expdp", "impdp", "exp ", "imp ", "sqlldr", "dgmgrl", "rman"),
+    ),
+    Place(
+        "xml-secret",
+        rf"(?i)<[\w:.-]{{1,40}}\s[^>\n]{{0,200}}?\b(?:key|name|id)\s*=\s*[\"']({_NAME_CHARS}{{0,60}}{_SECRET_NAME}"
+        rf"{_NAME_CHARS}{{0,60}})[\"']\s+(?:[\w:-]{{1,40}}\s*=\s*[\"'][^\"'\n]{{0,200}}[\"']\s+){{0,3}}"
+        r"value\s*=\s*(\"[^\"\n]{1,256}\"|'[^'\n]{1,256}')",
+        2,
+        _keep_named_value,
+        line_words=('value="', "value='", "value =", "value  ="),
+    ),
+    Place(
+        "setter",
+        rf"(?i)(?<![\w-])(?:setenv|setx|set(?:\s+-[a-z]{{1,3}}){{1,2}}|(?:config|configure|user-secrets)\s+set|"
+        rf"config:set)\s+(\"{_NAME_CHARS}{{0,60}}{_SECRET_NAME}{_NAME_CHARS}{{0,60}}\"|"
+        rf"'{_NAME_CHARS}{{0,60}}{_SECRET_NAME}{_NAME_CHARS}{{0,60}}'|{_NAME_CHARS}{{0,60}}{_SECRET_NAME}"
+        rf"{_NAME_CHARS}{{0,60}})[ \t]+(?!=)" + _VALUE,
+        2,
+        _keep_setter,
+        line_words=("setenv", "setx", "set -", "config set", "configure set", "config:set", "secrets set"),
+    ),
+    Place(
+        "named-hex",
+        r"(?i)\b(?:auth|api|access|secret|client|app|bearer|session|refresh|signing|webhook|account|master|admin)"
+        r"[ _-]?(?:token|key|secret)s?(?:[ \t]+(?:value|string))?(?:[ \t]+(?:is|was))?[ \t]{0,4}[:=]?[ \t]{0,4}"
+        r"[\"'`]?([A-Fa-f0-9-]{24,128})(?![\w-])",
+        1,
+        _keep_not_hex_token,
+        line_words=("token", "key", "secret"),
+        gate=re.compile(r"[0-9A-Fa-f]{24}"),
+    ),
+    # a name/value pair on two lines: Kubernetes env, ECS task definitions ({"name": "X", "value": "..."})
+    Place(
+        "name-value",
+        rf"(?i)\bname[\"']?[ \t]*[:=][ \t]*[\"']?({_NAME_CHARS}{{0,60}}{_SECRET_NAME}{_NAME_CHARS}{{0,60}})[\"']?"
+        r"[ \t]*,?[ \t]*(?:\r?\n[ \t]{0,40}-?[ \t]{0,4})?[\"']?value[\"']?[ \t]*[:=][ \t]*" + _VALUE,
+        2,
+        _keep_named_value,
+        text_words=("value",),
+        gate=re.compile(r"(?i)name[\"']?[ \t]*[:=]"),
+    ),
+    # terraform: variable "db_password" { ... default = "..." }
+    Place(
+        "terraform-default",
+        rf"\bvariable[ \t]+\"({_NAME_CHARS}{{0,60}}{_SECRET_NAME}{_NAME_CHARS}{{0,60}})\"[ \t]*\{{[^{{}}]{{0,400}}?"
+        r"\bdefault[ \t]*=[ \t]*(\"[^\"\n]{1,256}\")",
+        2,
+        _keep_named_value,
+        text_words=("variable",),
+    ),
+    # the same JSON with its quotes, colons and spaces URL-encoded: %22password%22%3A%20%22...%22
+    Place(
+        "url-encoded-secret",
+        rf"(?i)(?:%22|%27)({_NAME_CHARS}{{0,40}}{_SECRET_NAME}{_NAME_CHARS}{{0,40}})(?:%22|%27)(?:%3A|%3D)(?:%20|\+){{0,4}}"
+        r"(?:%22|%27)((?:[A-Za-z0-9._~!*()+-]|%(?!22|27)[0-9A-Fa-f]{2}){1,256})(?:%22|%27)",
+        2,
+        _keep_named_value,
+        text_words=("%22", "%27"),
+    ),
+    # a query parameter named for a credential; a weak name (key, token, appid) only with a token-shaped value
+    Place(
+        "query-secret",
+        r"(?i)[?&;]((?:[a-z0-9_.-]{0,30}?)(?:key|token|secret|sig|signature|auth|appid|app_id|password|passwd|pwd|"
+        r"pass)[a-z0-9_.-]{0,10})=([^&#\s'\"<>]{1,512})",
+        2,
+        _keep_query,
+        line_words=("key", "token", "secret", "sig", "auth", "pass", "pwd", "appid", "app_id"),
+        gate=re.compile(r"[?&;]"),
+    ),
+    Place(
+        "sql-password",
+        r"(?i)\b(?:identified[ \t]+(?:with[ \t]+\w{1,40}[ \t]+)?by|(?:with|login|encrypted|unencrypted)[ \t]+password|"
+        r"set[ \t]+password[ \t]*(?:for[ \t]+\S{1,128}[ \t]*)?=[ \t]*(?:password[ \t]*\()?)[ \t]*"
+        r"(\"[^\"\n]{1,256}\"|'[^'\n]{1,256}')",
+        1,
+        _keep_first_value,
+        line_words=("identified", "password '", 'password "', "password=", "password =", "password("),
+    ),
+    # redis.conf directives and AUTH at a redis prompt or on redis-cli's line
+    Place(
+        "redis-password",
+        r"(?i)(?:^[ \t]{0,8}(?:requirepass|masterauth|masterpass)[ \t]+|"
+        r"(?:\bredis-cli\b[^\n|;&]{0,200}?[ \t]|>[ \t]*)AUTH[ \t]+(?:[^\s'\"]{1,64}[ \t]+)?)" + _VALUE,
+        1,
+        _keep_word,
+        line_words=("requirepass", "masterauth", "masterpass", "redis-cli", "> auth", ">auth"),
+    ),
+    Place(
+        "cli-password",
+        r"(?i)(?:\bopenssl[ \t]+passwd(?:[ \t]+-[\w-]{1,10}(?:[ \t]+\d{1,6})?){0,3}|"
+        r"\bnmcli\b[^\n|;&]{0,200}?[ \t]password|"
+        r"\bgh[ \t]+secret[ \t]+set[ \t]+\S{1,128}[ \t]+(?:-b|--body))[ \t=]+" + _VALUE,
+        1,
+        _keep_first_value,
+        line_words=("passwd", "nmcli", "gh secret"),
+    ),
+    # variables some tools read a password from, whose names do not say so
+    Place(
+        "env-password",
+        r"(?<![\w$])(?:SSHPASS|REDISCLI_AUTH|PGPASS|LFTP_PASSWORD|ISQL_PASSWORD|SQLCMDPASSWORD)=" + _VALUE,
+        1,
+        _keep_first_value,
+        text_words=("sshpass", "rediscli_auth", "pgpass", "sqlcmdpassword", "lftp"),
+    ),
+    Place(
+        "wifi-password",
+        r"\bWIFI:(?:[A-Z]:[^;\n]{0,64};){0,4}P:([^;\n]{1,64});",
+        1,
+        _keep_first_value,
+        text_words=("wifi:",),
+    ),
+    # "use X as the password", "X is the password for ..."
+    Place(
+        "prose-password",
+        r"(?i)\buse[ \t]+[\"'`]?([^\s\"'`]{3,128}?)[\"'`]?[ \t]+as[ \t]+(?:the|my|your|our|a)?[ \t]*"
+        r"(?:[a-z0-9-]{1,20}[ \t]+){0,2}?(?:password|passphrase|passcode|pin|pwd|secret|token|api[ \t]?key)\b",
+        1,
+        _keep_prose_value,
+        line_words=("use ",),
+    ),
+]

@@ -171,7 +171,8 @@ def _chroma_case(template: Path, workdir: Path, where: str) -> Row:
         len(dropped) + int(done.returncode != 0 or "Traceback" in done.stderr),
         0,
         f"kept {len(kept)} of {MEMORIES} ({len(readable) - len(dropped)} of {len(readable)} readable in the "
-        f"set-aside copy); {named} lines say what did not read" + (f"; dropped e.g. {dropped[:3]}" if dropped else ""),
+        f"set-aside copy); {named} report lines say what did not read"
+        + (f"; dropped e.g. {dropped[:3]}" if dropped else ""),
     )
 
 
@@ -316,7 +317,7 @@ def _blocked_case(template: Path, workdir: Path, how: str) -> Row:
     )
     checks[f"after the fix: {MEMORIES} memories"] = len(_chroma_memories(chroma)) == MEMORIES
     broken = [name for name, ok in checks.items() if not ok]
-    fixes = {s: (report.get(s) or {}).get("fix") for s in expected}
+    fixes = {s: str((report.get(s) or {}).get("fix")).replace(str(home), "<home>") for s in expected}
     return Row(
         FAMILY,
         "unreadable store: chmod 000 on chroma/ and kg.sqlite3"

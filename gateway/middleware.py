@@ -13,6 +13,8 @@ import json
 from collections.abc import Awaitable, Callable, MutableMapping, Sequence
 from typing import Any
 
+from starlette.requests import ClientDisconnect
+
 from gateway.user_tokens import UserTokens, authenticated_user
 
 Scope = MutableMapping[str, Any]
@@ -122,18 +124,26 @@ class BodyLimit:
             return
         seen = 0
         started = False
+        refused = False
 
         async def counting_receive() -> Message:
-            nonlocal seen
+            nonlocal seen, refused
             msg = await receive()
             if msg.get("type") == "http.request":
                 seen += len(msg.get("body", b""))
                 if seen > limit:
+                    if not started and not refused:
+                        # Answered here, before the app can turn the exception into a reply of its own
+                        # (the MCP SDK answered a 500); the rest of the body is never read.
+                        refused = True
+                        await send_json(send, 413, message, [(b"connection", b"close")])
                     raise BodyTooLarge()
             return msg
 
         async def tracking_send(msg: Message) -> None:
             nonlocal started
+            if refused:
+                return  # the 413 is the reply: whatever the app answers to the exception is dropped
             if msg.get("type") == "http.response.start":
                 started = True
             await send(msg)
@@ -141,5 +151,9 @@ class BodyLimit:
         try:
             await self.app(scope, counting_receive, tracking_send)
         except BodyTooLarge:
-            if not started:
+            if not started and not refused:
                 await send_json(send, 413, message)
+        except ClientDisconnect:
+            # The client went away (or the server dropped a body too slow to wait for) before its body was in:
+            # there is no one to answer, and it is no error of the gateway's, so no traceback in the log.
+            return

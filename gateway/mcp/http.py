@@ -4,7 +4,10 @@
 
 - Same tools, same services as stdio (``build_server``).
 - Stateless JSON mode: every POST is self-contained, so any gateway replica
-  behind a load balancer can answer any call (no sticky sessions).
+  behind a load balancer can answer any call (no sticky sessions). With no
+  session there is nothing to stream: GET (the optional event stream) and
+  DELETE are answered 405 before the SDK sees them, so no client can hold a
+  connection open on server pings (issue 36).
 - Loaded on first use: the MCP SDK (about 28 MB resident, one to two seconds to
   import) is imported, the server built and its session manager started by the
   first request to ``/mcp``, not at start-up; a gateway that only serves hooks
@@ -39,6 +42,10 @@ if TYPE_CHECKING:
 MCP_PATH = "/mcp"
 ASGIApp = Callable[[MutableMapping[str, Any], Any, Any], Awaitable[None]]
 NOT_RUNNING = b'{"error": "the MCP endpoint is not running (gateway starting or stopping)"}'
+NO_STREAM = (
+    b'{"error": "this MCP endpoint is stateless: it answers each POST with JSON and offers no event stream (GET) '
+    b'and no session to end (DELETE)"}'
+)
 
 
 class _LazyEndpoint:
@@ -71,21 +78,31 @@ class _LazyEndpoint:
         return self._app
 
     async def __call__(self, scope: MutableMapping[str, Any], receive: Any, send: Any) -> None:
+        if scope.get("method") != "POST":
+            # The transport allows a server without a GET stream to say 405; a held stream would only
+            # carry pings here (no server-initiated messages in stateless mode) and hold a connection.
+            await _reply(send, 405, NO_STREAM, [(b"allow", b"POST")])
+            return
         app = await self._running_app()
         if app is None:
-            await send(
-                {
-                    "type": "http.response.start",
-                    "status": 503,
-                    "headers": [
-                        (b"content-type", b"application/json"),
-                        (b"content-length", str(len(NOT_RUNNING)).encode()),
-                    ],
-                }
-            )
-            await send({"type": "http.response.body", "body": NOT_RUNNING})
+            await _reply(send, 503, NOT_RUNNING)
             return
         await app(scope, receive, send)
+
+
+async def _reply(send: Any, status: int, body: bytes, headers: list[tuple[bytes, bytes]] | None = None) -> None:
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                *(headers or []),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
 
 
 def _transport_security(gateway_addr: str | None, names: tuple[str, ...] = ()) -> TransportSecuritySettings:

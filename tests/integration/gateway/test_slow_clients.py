@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,8 @@ import httpx
 import pytest
 
 from gateway.app import BACKFILL_BODY_LIMIT, create_app
-from gateway.serving import GuardedHttpProtocol, server_config
+from gateway.connection_guard import GuardedHttpProtocol
+from gateway.serving import server_config
 from kernel.config import Settings
 from mnemex.backfill.plan import MAX_BATCH_BYTES
 
@@ -164,3 +166,97 @@ def test_the_largest_batch_backfill_sends_fits(served: str) -> None:
     with httpx.Client(base_url=served, timeout=60) as client:
         reply = client.post("/api/backfill", content=body, headers={"Content-Type": "application/json"})
     assert reply.status_code != 413, reply.text[:300]  # the backends are down: a 503 says it was read
+
+
+# --- The hook path keeps its own room (issue 36, item 6) ---------------------------------------------
+
+
+class FewSlots(GuardedHttpProtocol):
+    """Small request classes and short body deadlines, so a test reaches them with a few sockets."""
+
+    hook_requests = 4
+    other_requests = 4
+    body_timeout_s = 30.0
+    hook_body_timeout_s = 30.0
+
+
+class QuickBodyTimeout(GuardedHttpProtocol):
+    body_timeout_s = 0.5
+
+
+def _slow_body(url: str, path: str) -> socket.socket:
+    port = int(url.rsplit(":", 1)[1])
+    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+    sock.sendall(
+        f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+        "Content-Length: 1000\r\n\r\n{".encode()
+    )
+    return sock
+
+
+def _answered_408(sock: socket.socket) -> bool:
+    sock.settimeout(0.2)
+    try:
+        return sock.recv(1024).startswith(b"HTTP/1.1 408")
+    except OSError:
+        return False
+
+
+def _get_context(client: httpx.Client) -> int:
+    body = {"session_id": "s-room", "prompt": "why does the deploy fail", "cwd": "/tmp/room"}
+    reply = client.post("/api/hooks/get-context", json=body, headers={"Connection": "close"})
+    return reply.status_code
+
+
+def test_mcp_offers_no_event_stream_to_hold(served: str) -> None:
+    with httpx.Client(base_url=served, timeout=30) as client:
+        held = client.get("/mcp", headers={"Accept": "text/event-stream"})
+        ended = client.delete("/mcp")
+    assert (held.status_code, held.headers["allow"]) == (405, "POST")
+    assert "stateless" in held.json()["error"]
+    assert ended.status_code == 405
+
+
+@pytest.mark.parametrize("served", [{"http": FewSlots}], indirect=True)
+def test_slow_bodies_on_every_path_leave_get_context_its_room(served: str) -> None:
+    held = [_slow_body(served, path) for path in ("/mcp", "/api/search", "/api/hooks/stop") for _ in range(6)]
+    try:
+        time.sleep(1.0)  # past the grace a real client's body needs, on a loaded machine too
+        with httpx.Client(base_url=served, timeout=30) as client:
+            statuses = [_get_context(client) for _ in range(10)]
+            other = client.get("/openapi.json", headers={"Connection": "close"}).status_code
+        # backends are down: get-context answers its degraded 200; never a 503 for want of a slot
+        assert statuses == [200] * 10
+        assert other == 200  # the other class made room too: its slowest body was dropped
+        dropped = [sock for sock in held if _answered_408(sock)]
+        assert dropped, "no slow body was dropped to make room"
+    finally:
+        for sock in held:
+            sock.close()
+
+
+@pytest.mark.parametrize("served", [{"http": QuickBodyTimeout}], indirect=True)
+def test_a_body_not_sent_in_time_is_answered_408_and_closed(served: str) -> None:
+    sock = _slow_body(served, "/api/search")
+    try:
+        sock.settimeout(10)
+        reply = b""
+        while chunk := sock.recv(4096):
+            reply += chunk
+        assert reply.startswith(b"HTTP/1.1 408"), reply[:200]
+        assert b"did not arrive in time" in reply
+    finally:
+        sock.close()
+
+
+def test_a_huge_chunked_mcp_body_is_refused_not_a_server_error(served: str) -> None:
+    def chunks() -> Iterator[bytes]:
+        yield b'{"jsonrpc": "2.0", "id": 1, "method": "tools/list", "x": "'
+        for _ in range(8):
+            yield b"a" * (512 * 1024)
+        yield b'"}'
+
+    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+    with httpx.Client(base_url=served, timeout=60) as client:
+        reply = client.post("/mcp", content=chunks(), headers=headers)
+    assert reply.status_code == 413, reply.text[:300]

@@ -178,8 +178,13 @@ def service_settings_or_exit(load: Callable[[], T], address: Callable[[T], str],
         home = getattr(settings, "home", None)
         if isinstance(home, Path):
             protect_home(home)
+        elif getattr(settings, "token", "") is None:
+            # A service that keeps no data (embedding) still writes the internal token into
+            # MNEMEX_HOME: that home is checked like the others' first (another user's is refused).
+            # Its data is not its to tighten, so the folder alone is checked, not walked.
+            protect_home(Settings.from_env().home, fix_modes=False)
         else:
-            private_umask()
+            private_umask()  # MNEMEX_TOKEN set: this process never opens the home
         settings = with_internal_token(settings, home if isinstance(home, Path) else None)
     except ConfigError as exc:
         print(f"mnemex {what}: {exc}", file=sys.stderr)

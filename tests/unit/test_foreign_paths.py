@@ -11,14 +11,16 @@ names no path.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from kernel import optout
-from kernel.config import ConfigError
+from kernel.config import ConfigError, service_settings_or_exit
 from kernel.home_safety import protect_home
+from kernel.internal_token import token_path
 
 OTHER_UID = 65534
 
@@ -48,6 +50,49 @@ def test_a_home_owned_by_another_user_is_refused_with_the_fix(tmp_path: Path, mo
         protect_home(home)
     message = str(refused.value)
     assert "belongs to another user" in message and "chown" in message and str(home) in message
+
+
+def _service_loaders() -> dict[str, tuple[Callable[[], Any], str]]:
+    from services.embedding.settings import EmbeddingSettings
+    from services.kg.settings import KgSettings
+    from services.memory.settings import MemorySettings
+
+    return {
+        "embedding": (EmbeddingSettings.from_env, "MNEMEX_EMBEDDING_ADDR"),
+        "memory": (MemorySettings.from_env, "MNEMEX_MEMORY_ADDR"),
+        "kg": (KgSettings.from_env, "MNEMEX_KG_ADDR"),
+    }
+
+
+@pytest.mark.parametrize("service", ["embedding", "memory", "kg"])
+def test_each_service_refuses_another_users_home_before_writing_into_it(
+    service: str, isolated_home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The embedding service keeps no data, but writes the internal token into MNEMEX_HOME: it accepted
+    a home of another user and wrote ``secrets/internal-token`` there, where the others refused."""
+    load, env_name = _service_loaders()[service]
+    make_foreign(isolated_home, monkeypatch)
+    with pytest.raises(SystemExit) as stopped:
+        service_settings_or_exit(load, lambda s: s.address, env_name, f"{service} service")
+    message = capsys.readouterr().err
+    assert stopped.value.code == 2
+    assert message.startswith(f"mnemex {service} service: MNEMEX_HOME {isolated_home} belongs to another user")
+    assert "chown -R" in message and "Traceback" not in message
+    assert not token_path(isolated_home).exists() and list(isolated_home.iterdir()) == []
+
+
+def test_the_embedding_service_with_mnemex_token_never_opens_the_home(
+    tmp_path: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from services.embedding.settings import EmbeddingSettings
+
+    elsewhere = tmp_path / "not-made"
+    monkeypatch.setenv("MNEMEX_HOME", str(elsewhere))
+    monkeypatch.setenv("MNEMEX_TOKEN", "operator-" + "q9w8e7" * 6)
+    settings = service_settings_or_exit(
+        EmbeddingSettings.from_env, lambda s: s.address, "MNEMEX_EMBEDDING_ADDR", "embedding service"
+    )
+    assert settings.token == "operator-" + "q9w8e7" * 6 and not elsewhere.exists()
 
 
 def test_a_root_owned_home_is_still_accepted_for_a_kubernetes_volume(tmp_path: Path) -> None:

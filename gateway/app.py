@@ -37,6 +37,7 @@ from gateway.routes import (
 from gateway.rpc import Rpc
 from gateway.safe_json import echo_of, json_safe
 from gateway.web_guard import HostRule, WebGuard
+from gateway.work_slots import WorkSlots
 from kernel import __version__
 from kernel.config import Settings, split_host_port
 
@@ -114,6 +115,8 @@ def create_app(settings: Settings, rpc: Rpc | None = None, *, deadlines: Deadlin
     mcp_http.mount(app, gateway)
     ui.mount(app)
 
+    # Innermost: only a request that passed the guard, the token and the size limit waits for a work slot.
+    app.add_middleware(WorkSlots)
     app.add_middleware(
         BodyLimit,
         default=DEFAULT_BODY_LIMIT,

@@ -46,7 +46,7 @@ HOOK_BODY_TIMEOUT_S = 2.0
 SLOW_BODY_GRACE_S = 0.1  # a real client sends its body in milliseconds; an attacker must outpace ten a second a slot
 HOOK_PREFIX = b"/api/hooks/"
 HOOK_REQUESTS = 128
-OTHER_REQUESTS = 64
+OTHER_REQUESTS = 256  # waiting for a work slot (gateway.work_slots) costs nothing: room for many MCP clients
 MAX_CONNECTIONS = 192
 PER_CLIENT_CONNECTIONS = 64
 

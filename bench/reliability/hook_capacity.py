@@ -24,9 +24,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import multiprocessing
+import multiprocessing.queues
 import os
+import queue
 import statistics
-import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -47,6 +49,7 @@ PROBE_EVERY_S = 0.25
 GET_CONTEXT_P95_MS = 200.0
 HOOK_GIVE_UP_MS = 1800.0
 PROJECT = "capacity-probe"
+REOPEN_AFTER_S = 1.0  # an attacker reopens what the gateway closed, a second later: steady pressure, not a flood
 
 
 @dataclass
@@ -110,7 +113,7 @@ async def _held_stream(url: str, headers: dict[str, str], pressure: Pressure, st
         finally:
             pressure.release(by_server)
             writer.close()
-        await asyncio.sleep(0.05)
+        await asyncio.sleep(REOPEN_AFTER_S)
 
 
 async def _slow_body(url: str, path: str, headers: dict[str, str], pressure: Pressure, stop: asyncio.Event) -> None:
@@ -147,7 +150,7 @@ async def _slow_body(url: str, path: str, headers: dict[str, str], pressure: Pre
         finally:
             pressure.release(by_server)
             writer.close()
-        await asyncio.sleep(0.05)
+        await asyncio.sleep(REOPEN_AFTER_S)
 
 
 async def _until_stop(awaitable: Any, stop: asyncio.Event, timeout: float | None = None) -> Any:
@@ -163,46 +166,46 @@ async def _until_stop(awaitable: Any, stop: asyncio.Event, timeout: float | None
 
 
 @contextmanager
-def background(start: Callable[[asyncio.Event], Any]) -> Iterator[None]:
-    """Run ``start(stop)`` (a coroutine) on an event loop of its own thread until the block ends."""
-    loop = asyncio.new_event_loop()
-    stop = asyncio.Event()
-    ready = threading.Event()
-
-    def main() -> None:
-        asyncio.set_event_loop(loop)
-
-        async def go() -> None:
-            ready.set()
-            await start(stop)
-
-        loop.run_until_complete(go())
-        loop.close()
-
-    thread = threading.Thread(target=main, name="hook-capacity-attack", daemon=True)
-    thread.start()
-    ready.wait(10)
+def in_another_process(attack: Callable[..., Any], *args: Any) -> Iterator[list[Any]]:
+    """Run ``attack(*args, stop, report)`` in a process of its own while the block runs (so the attacker's
+    own CPU work never sits in the probe's interpreter); the list receives what it reported when it ended."""
+    context = multiprocessing.get_context("spawn")
+    stop = context.Event()
+    reports: multiprocessing.queues.Queue[Any] = context.Queue()
+    process = context.Process(target=attack, args=(*args, stop, reports), daemon=True)
+    process.start()
+    got: list[Any] = []
     try:
-        yield
+        yield got
     finally:
-        loop.call_soon_threadsafe(stop.set)
-        thread.join(30)
+        stop.set()
+        try:
+            got.append(reports.get(timeout=60))
+        except queue.Empty:
+            pass
+        process.join(30)
+        if process.is_alive():
+            process.kill()
 
 
-def streams_and_bodies(
-    url: str, headers: dict[str, str], streams: int, bodies: int, pressure: tuple[Pressure, Pressure]
-) -> Callable[[asyncio.Event], Any]:
-    async def attack(stop: asyncio.Event) -> None:
-        tasks = [asyncio.ensure_future(_held_stream(url, headers, pressure[0], stop)) for _ in range(streams)]
+def streams_and_bodies(url: str, headers: dict[str, str], streams: int, bodies: int, stop: Any, report: Any) -> None:
+    """The attack process: held streams and slow bodies until ``stop``; reports both ``Pressure``s."""
+    pressure = (Pressure(), Pressure())
+
+    async def attack() -> None:
+        ended = asyncio.Event()
+        tasks = [asyncio.ensure_future(_held_stream(url, headers, pressure[0], ended)) for _ in range(streams)]
         for number in range(bodies):  # opened at a steady pace, as the probe did
-            if stop.is_set():
-                break
             path = "/mcp" if number % 2 else "/api/hooks/stop"
-            tasks.append(asyncio.ensure_future(_slow_body(url, path, headers, pressure[1], stop)))
+            tasks.append(asyncio.ensure_future(_slow_body(url, path, headers, pressure[1], ended)))
             await asyncio.sleep(0.01)
+        while not stop.is_set():
+            await asyncio.sleep(0.2)
+        ended.set()
         await asyncio.gather(*tasks, return_exceptions=True)
 
-    return attack
+    asyncio.run(attack())
+    report.put(pressure)
 
 
 def probe_get_context(
@@ -232,7 +235,9 @@ def quantile(values: list[float], q: float) -> float:
     return statistics.quantiles(values, n=100, method="inclusive")[round(q * 100) - 1]
 
 
-def _mcp_search_loop(url: str, headers: dict[str, str], stop: threading.Event, counts: list[int]) -> None:
+def mcp_clients(url: str, headers: dict[str, str], clients: int, stop: Any, report: Any) -> None:
+    """The attack process: ``clients`` MCP clients calling ``search_memory`` back to back until ``stop``;
+    reports [answered, not answered]."""
     request = {
         "jsonrpc": "2.0",
         "id": 1,
@@ -240,54 +245,50 @@ def _mcp_search_loop(url: str, headers: dict[str, str], stop: threading.Event, c
         "params": {"name": "search_memory", "arguments": {"query": "deploy script fails on staging", "limit": 5}},
     }
     sent = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json", **headers}
-    with httpx.Client(timeout=30, headers=sent) as client:
-        while not stop.is_set():
-            try:
-                reply = client.post(f"{url}/mcp", content=json.dumps(request))
-                counts[0 if reply.status_code == 200 else 1] += 1
-            except httpx.HTTPError:
-                counts[1] += 1
-
-
-def busy_mcp_clients(url: str, headers: dict[str, str], clients: int, seconds: float) -> tuple[Row, list[int]]:
-    stop = threading.Event()
     counts = [0, 0]
-    threads = [
-        threading.Thread(target=_mcp_search_loop, args=(url, headers, stop, counts), daemon=True)
-        for _ in range(clients)
-    ]
-    for thread in threads:
-        thread.start()
-    time.sleep(2.0)  # every client busy before the first probe
-    try:
+
+    async def client_loop() -> None:
+        async with httpx.AsyncClient(timeout=60, headers=sent) as client:
+            while not stop.is_set():
+                try:
+                    reply = await client.post(f"{url}/mcp", content=json.dumps(request))
+                    counts[0 if reply.status_code == 200 else 1] += 1
+                except httpx.HTTPError:
+                    counts[1] += 1
+
+    async def attack() -> None:
+        await asyncio.gather(*(client_loop() for _ in range(clients)))
+
+    asyncio.run(attack())
+    report.put(counts)
+
+
+def busy_mcp_clients(url: str, headers: dict[str, str], clients: int, seconds: float) -> Row:
+    with in_another_process(mcp_clients, url, headers, clients) as reported:
+        time.sleep(3.0)  # every client busy before the first probe
         statuses, latencies = probe_get_context(url, headers, seconds)
-    finally:
-        stop.set()
-        for thread in threads:
-            thread.join(60)
+    counts = reported[0] if reported else [0, 0]
     slow = sum(1 for ms in latencies if ms >= HOOK_GIVE_UP_MS)
     bad = sum(1 for s in statuses if s != 200)
     p99 = quantile(latencies, 0.99)
-    row = Row(
+    return Row(
         FAMILY,
         f"{clients} MCP clients searching -> get-context p99 under the hooks' 1.8 s give-up",
         len(statuses),
-        bad + slow + int(p99 >= HOOK_GIVE_UP_MS),
+        bad + slow + int(p99 >= HOOK_GIVE_UP_MS) + int(counts[1] > 0),
         note=(
             f"get-context p50 {quantile(latencies, 0.5):.0f} / p95 {quantile(latencies, 0.95):.0f} / p99 {p99:.0f}"
-            f" / max {max(latencies):.0f} ms; {counts[0]} MCP calls answered, {counts[1]} not;"
+            f" / max {max(latencies):.0f} ms; MCP calls: {counts[0]} answered, {counts[1]} not (each must be);"
             f" load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs"
         ),
     )
-    return row, counts
 
 
 def held_streams_row(url: str, headers: dict[str, str]) -> Row:
-    pressure = (Pressure(), Pressure())
-    with background(streams_and_bodies(url, headers, HELD_STREAMS, SLOW_BODIES, pressure)):
+    with in_another_process(streams_and_bodies, url, headers, HELD_STREAMS, SLOW_BODIES) as reported:
         time.sleep(5.0)  # every body opened, every stream requested
         statuses, latencies = probe_get_context(url, headers, PROBE_S)
-    streams, bodies = pressure
+    streams, bodies = reported[0] if reported else (Pressure(), Pressure())
     p95 = quantile(latencies, 0.95)
     bad = sum(1 for s in statuses if s != 200)
     return Row(
@@ -347,7 +348,7 @@ def run(workdir: Path) -> list[Row]:
         url = stack.gateway_url
         _seed(url, headers)
         rows = [held_streams_row(url, headers)]
-        rows.append(busy_mcp_clients(url, headers, MCP_CLIENTS, PROBE_S)[0])
+        rows.append(busy_mcp_clients(url, headers, MCP_CLIENTS, PROBE_S))
         rows.append(chunked_mcp_row(url, headers))
     finally:
         stack.stop()

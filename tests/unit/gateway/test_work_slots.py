@@ -1,0 +1,76 @@
+"""``WorkSlots``: requests other than the hooks share a few work slots; hooks never wait for one."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import httpx
+
+from gateway.work_slots import WorkSlots
+
+
+class Busy:
+    """An inner app whose non-hook requests work until released, counting how many work at once."""
+
+    def __init__(self) -> None:
+        self.release = asyncio.Event()
+        self.working = 0
+        self.most = 0
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        while (await receive()).get("more_body"):
+            pass
+        if not scope["path"].startswith("/api/hooks/"):
+            self.working += 1
+            self.most = max(self.most, self.working)
+            await self.release.wait()
+            self.working -= 1
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"{}"})
+
+
+def test_other_requests_wait_for_a_slot_and_hooks_do_not() -> None:
+    async def scenario() -> tuple[int, int, list[int]]:
+        inner = Busy()
+        transport = httpx.ASGITransport(app=WorkSlots(inner, slots=2))
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
+            others = [asyncio.ensure_future(client.post("/mcp", json={"n": n})) for n in range(6)]
+            await asyncio.sleep(0.2)
+            working_while_full = inner.working
+            hook = await asyncio.wait_for(client.post("/api/hooks/get-context", json={}), 2.0)
+            inner.release.set()
+            statuses = [reply.status_code for reply in await asyncio.gather(*others)]
+        return working_while_full, hook.status_code, [inner.most, *statuses]
+
+    working, hook_status, (most, *statuses) = asyncio.run(scenario())
+    assert working == 2  # six sent, two at work, four waiting for a slot
+    assert most == 2
+    assert hook_status == 200  # answered while every slot was taken
+    assert statuses == [200] * 6  # the waiting ones were served, none refused
+
+
+def test_a_request_whose_body_never_ends_holds_no_slot() -> None:
+    async def scenario() -> int:
+        inner = Busy()
+        inner.release.set()
+        slots = WorkSlots(inner, slots=1)
+        never = asyncio.Event()
+
+        async def endless_body() -> dict[str, Any]:
+            await never.wait()
+            return {"type": "http.disconnect"}
+
+        async def ignore(message: Any) -> None:
+            return None
+
+        scope = {"type": "http", "method": "POST", "path": "/mcp", "headers": [(b"content-length", b"10")]}
+        stuck = asyncio.ensure_future(slots(scope, endless_body, ignore))
+        await asyncio.sleep(0.1)
+        transport = httpx.ASGITransport(app=slots)
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
+            reply = await asyncio.wait_for(client.post("/mcp", json={}), 2.0)
+        stuck.cancel()
+        return reply.status_code
+
+    assert asyncio.run(scenario()) == 200

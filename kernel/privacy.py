@@ -106,12 +106,32 @@ def redact(text: str) -> str:
 
 def _redact_lines(recogniser: Recogniser, text: str) -> str:
     """``recogniser`` (whose pattern never spans lines) applied to the lines that hold one of its words."""
-    lines = text.split("\n")
-    for number, line in enumerate(lines):
-        lowered = line.lower()
-        if any(word in lowered for word in recogniser.line_words):
-            lines[number] = recogniser.pattern.sub(lambda m: _replacement(recogniser, m), line)
-    return "\n".join(lines)
+    lowered = text.lower()
+    if len(lowered) != len(text):  # a character whose lower case is longer: positions differ, go line by line
+        lines = text.split("\n")
+        for number, line in enumerate(lines):
+            if any(word in line.lower() for word in recogniser.line_words):
+                lines[number] = recogniser.pattern.sub(lambda m: _replacement(recogniser, m), line)
+        return "\n".join(lines)
+    starts: set[int] = set()
+    for word in recogniser.line_words:
+        at = lowered.find(word)
+        while at != -1:
+            starts.add(lowered.rfind("\n", 0, at) + 1)
+            at = lowered.find("\n", at)
+            at = -1 if at == -1 else lowered.find(word, at)
+    if not starts:
+        return text
+    parts: list[str] = []
+    done = 0
+    for start in sorted(starts):
+        end = text.find("\n", start)
+        end = len(text) if end == -1 else end
+        parts.append(text[done:start])
+        parts.append(recogniser.pattern.sub(lambda m: _replacement(recogniser, m), text[start:end]))
+        done = end
+    parts.append(text[done:])
+    return "".join(parts)
 
 
 def contains_secret(text: str) -> bool:

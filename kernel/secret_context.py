@@ -283,12 +283,12 @@ CONTEXT: list[tuple[str, str, int | tuple[int, ...], Callable[[re.Match[str]], b
     # a token named in prose or config with a random value: "grafana token glsa_...", "secret: Xy7..."
     (
         "named-token",
-        r"(?i)\b(?:token|secret|password|passcode|credential|api\s?key|access\s?key|auth\s?token|app\s?password)s?"
+        r"(?i)\b(?:token|secret|password|passcode|credential|key|pat|personal\s+access\s+token|app\s?password)s?"
         r"(?:\s+(?:value|string))?(?:\s+(?:is|was|for\s+[\w.@-]{1,40}))?\s{0,4}[:=]?\s{0,4}[\"'`]?"
         r"([A-Za-z0-9+/_~.=-]{20,256})",
         1,
         _keep_low_entropy(1),
-        ("token", "secret", "pass", "credential", "key"),
+        ("token", "secret", "pass", "credential", "key", "pat ", "pat:", "pat="),
     ),
     (
         "prose-password",

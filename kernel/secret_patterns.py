@@ -144,8 +144,7 @@ _COMMANDS: list[tuple[str, str, int | tuple[int, ...]]] = [
 _STRONG_KEYS = (
     r"password|passwd|passphrase|pwd|secret|api[_-]?key|apikey|access[_-]?token|auth[_-]?token|refresh[_-]?token|"
     r"session[_-]?token|id[_-]?token|client[_-]?secret|private[_-]?key|secret[_-]?key|access[_-]?key|"
-    r"client[_-]?key[_-]?data|connection[_-]?string|conn[_-]?str|_auth\b|(?<![a-z])(?:pw|psk)(?![a-z])|"
-    r"passwort|kennwort|contrase[ñn]a|senha|wachtwoord|mot[_ -]de[_ -]passe"
+    r"client[_-]?key[_-]?data|connection[_-]?string|conn[_-]?str|_auth\b"
 )
 # A name that often holds a secret, but also counts (max_tokens) or paths: only random-looking values.
 _WEAK_KEYS = r"token|key|sig|signature|credentials?|auth|cookie|license"
@@ -412,7 +411,7 @@ def literal_gate(pattern: str) -> tuple[str, ...]:
 def recognisers() -> list[Recogniser]:
     """Every recogniser, in the order they are applied."""
     value_groups = (3, 4, 5, 6, 7)
-    strong = ("pass", "pw", "psk", "secret", "key", "token", "conn", "_auth", "wort", "contrase", "senha")
+    strong = ("pass", "pwd", "secret", "key", "token", "conn", "_auth")
     weak = ("token", "key", "sig", "cred", "auth", "cookie", "license")
     from kernel.secret_context import context_recognisers
 

@@ -126,11 +126,11 @@ PLACES: list[Place] = [
     ),
     Place(
         "oracle-password",
-        r"(?i)(?:\bjdbc:oracle:[a-z]{1,8}:@?|\b(?:sqlplus|expdp|impdp|exp|imp|sqlldr|dgmgrl|rman\s+target)"
+        r"(?i)(?:\bjdbc:oracle:[a-z]{1,8}:@?|\b(?:sqlplus|expdp|impdp|sqlldr|dgmgrl|rman\s+target)"
         r"(?:\s+-[a-z]{1,2})*\s+|\buserid\s*=\s*)[\"']?[A-Za-z0-9_$#]{1,30}/(?!/)([^\s@/'\"]{1,128})(?=@|\s|['\"]|$)",
         1,
         _keep_oracle,
-        line_words=("oracle", "sqlplus", "userid", "expdp", "impdp", "exp ", "imp ", "sqlldr", "dgmgrl", "rman"),
+        line_words=("oracle", "sqlplus", "userid", "expdp", "impdp", "sqlldr", "dgmgrl", "rman"),
     ),
     Place(
         "xml-secret",
@@ -153,23 +153,24 @@ PLACES: list[Place] = [
     ),
     Place(
         "named-hex",
-        r"(?i)\b(?:auth|api|access|secret|client|app|bearer|session|refresh|signing|webhook|account|master|admin)"
-        r"[ _-]?(?:token|key|secret)s?(?:[ \t]+(?:value|string))?(?:[ \t]+(?:is|was))?[ \t]{0,4}[:=]?[ \t]{0,4}"
+        r"(?i)\b(?:(?:auth|api|access|secret|client|app|bearer|session|refresh|webhook|account|master|admin|hmac|"
+        r"encryption|license)[ _-]?(?:token|key|secret)|signing[ _-]?secret|token|pat)s?"
+        r"(?:[ \t]+(?:value|string))?(?:[ \t]+(?:is|was))?[ \t]{0,4}[:=]?[ \t]{0,4}"
         r"[\"'`]?([A-Fa-f0-9-]{24,128})(?![\w-])",
         1,
         _keep_not_hex_token,
-        line_words=("token", "key", "secret"),
-        gate=re.compile(r"[0-9A-Fa-f]{24}"),
+        line_words=("token", "key", "secret", "pat ", "pat:", "pat="),
+        gate=re.compile(r"[0-9A-Fa-f]{24}|[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}"),
     ),
     # a name/value pair on two lines: Kubernetes env, ECS task definitions ({"name": "X", "value": "..."})
     Place(
         "name-value",
-        rf"(?i)\bname[\"']?[ \t]*[:=][ \t]*[\"']?({_NAME_CHARS}{{0,60}}{_SECRET_NAME}{_NAME_CHARS}{{0,60}})[\"']?"
+        rf"\bname[\"']?[ \t]*[:=][ \t]*[\"']?({_NAME_CHARS}{{0,60}}(?i:{_SECRET_NAME}){_NAME_CHARS}{{0,60}})[\"']?"
         r"[ \t]*,?[ \t]*(?:\r?\n[ \t]{0,40}-?[ \t]{0,4})?[\"']?value[\"']?[ \t]*[:=][ \t]*" + _VALUE,
         2,
         _keep_named_value,
         text_words=("value",),
-        gate=re.compile(r"(?i)name[\"']?[ \t]*[:=]"),
+        gate=re.compile(r"name[\"']?[ \t]*[:=]"),
     ),
     # terraform: variable "db_password" { ... default = "..." }
     Place(
@@ -201,7 +202,8 @@ PLACES: list[Place] = [
     ),
     Place(
         "sql-password",
-        r"(?i)\b(?:identified[ \t]+(?:with[ \t]+\w{1,40}[ \t]+)?by|(?:with|login|encrypted|unencrypted)[ \t]+password|"
+        r"(?i)\b(?:(?:user|role|login)\b[^\n;]{0,200}?\bidentified[ \t]+(?:with[ \t]+\w{1,40}[ \t]+)?by|"
+        r"(?:with|login|encrypted|unencrypted)[ \t]+password|"
         r"set[ \t]+password[ \t]*(?:for[ \t]+\S{1,128}[ \t]*)?=[ \t]*(?:password[ \t]*\()?)[ \t]*"
         r"(\"[^\"\n]{1,256}\"|'[^'\n]{1,256}')",
         1,
@@ -249,5 +251,14 @@ PLACES: list[Place] = [
         1,
         _keep_prose_value,
         line_words=("use ",),
+    ),
+    # a password keyed in another language, or a Wi-Fi pre-shared key (wpa_supplicant's psk="...")
+    Place(
+        "assignment",
+        r"(?i)(?<![a-z])(psk|passwort|kennwort|contrase[ñn]a|senha|wachtwoord|mot[ _]de[ _]passe)[\"']?[ \t]{0,8}[:=]"
+        r"[ \t]{0,8}" + _VALUE,
+        2,
+        lambda match: _code(match.group(2)),
+        line_words=("psk", "passwort", "kennwort", "contrase", "senha", "wachtwoord", "mot de passe", "mot_de_passe"),
     ),
 ]

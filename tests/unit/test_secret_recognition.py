@@ -239,7 +239,7 @@ PLACE_CASES = {
     "secret-put-stdin": (f"echo {_TOKEN} | wrangler secret put API_TOKEN", _TOKEN),
     "use-as-password": (f"use {_PW} as the db password", _PW),
     "passphrase-words": ("the wifi password is correct horse battery staple", "correct horse battery"),
-    "pw-key": (f"DB_PW={_PW}", _PW),
+    "wpa-psk": (f'network={{\n  ssid="Home"\n  psk="{_PW}"\n}}', _PW),
     "german-key": (f"Passwort: {_PW}", _PW),
     "auth-token-hex-prose": (f"Twilio auth token {_hex('tw', 32)}", _hex("tw", 32)),
     "secret-value-prose": (f"the app's secret value is {_TOKEN}", _TOKEN),
@@ -300,6 +300,9 @@ LOOK_ALIKES = [
     "WIFI network Home has no password",
     "echo done | tee -a log.txt",
     "openssl passwd -6 -stdin < pw.txt",
+    "alembic.util.exc.CommandError: Can't locate revision identified by '4f9c2a1e7b3d'",
+    "pw = patch_width // 2",
+    "# autosimplification if base is a number and exp odd/even",
 ]
 
 

@@ -94,7 +94,8 @@ def up(
         sys.stdout.flush()
         sys.stderr.flush()
         argv = command(only, ready_timeout)
-        os.execv(argv[0], argv)
+        # MNEMEX_HOME in its environment is how `mnemex down` finds this supervisor without its run files.
+        os.execve(argv[0], argv, {**os.environ, "MNEMEX_HOME": str(settings.home)})
 
     def on_ready(supervisor: Any) -> None:
         announce_ready(settings, supervisor)
@@ -111,15 +112,16 @@ def up(
 
 @app.command(epilog="Example: mnemex down")
 def down(timeout: float = typer.Option(20.0, help="Seconds to wait for a clean stop before killing.")) -> None:
-    """Stop a stack started with `mnemex up --detach` (or a foreground one, from another shell)."""
+    """Stop a stack started with `mnemex up --detach` (or a foreground one, from another shell).
+
+    Also stops any process of this home that no supervisor watches any more (found by its
+    MNEMEX_HOME on Linux), so a missing or stale state file never leaves one running.
+    """
     from mnemex.supervisor import control
 
     settings = load_settings()
-    pid = control.down(settings, timeout=timeout)
-    if pid is None:
-        out.print(f"mnemex is not running for {settings.home}; nothing to stop.")
-        return
-    out.print(f"mnemex stopped (supervisor pid {pid}).")
+    stopped = control.stop_home(settings, timeout=timeout)
+    out.print(escape(stopped.describe(settings.home)))
 
 
 def _print_rows(report: dict[str, Any]) -> None:

@@ -14,9 +14,12 @@ import subprocess
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from kernel.config import Settings
+from mnemex.supervisor.home_processes import HomeProcess, alive, home_processes, stop_processes
 from mnemex.supervisor.probes import Prober
 from mnemex.supervisor.specs import ServiceSpec, child_env, stack_specs
 from mnemex.supervisor.state import RunPaths, lock_is_held, read_state, running_supervisor_pid
@@ -56,7 +59,7 @@ def start_detached(settings: Settings, only: Sequence[str] = (), ready_timeout: 
 
 def _specs_as_running(settings: Settings, supervised: bool) -> list[ServiceSpec]:
     """The running supervisor's services at their recorded addresses; else the whole stack from settings."""
-    recorded = (read_state(RunPaths(settings.home)) or {}).get("services", {}) if supervised else {}
+    recorded = current_state(RunPaths(settings.home)).get("services", {}) if supervised else {}
     specs = stack_specs(settings, tuple(recorded))
     out = []
     for spec in specs:
@@ -108,7 +111,7 @@ def wait_settled(settings: Settings, timeout: float) -> str:
     deadline = time.monotonic() + timeout
     launched_at = time.monotonic()
     while time.monotonic() < deadline:
-        status = ((read_state(paths) or {}).get("supervisor") or {}).get("status")
+        status = (current_state(paths).get("supervisor") or {}).get("status")
         held = lock_is_held(paths)
         if held and status in ("running", "degraded"):
             return str(status)
@@ -116,6 +119,17 @@ def wait_settled(settings: Settings, timeout: float) -> str:
             return "exited"
         time.sleep(0.2)
     return "timeout"
+
+
+def current_state(paths: RunPaths) -> dict[str, Any]:
+    """The state file when the supervisor that wrote it is the one running now, else ``{}``.
+
+    A supervisor that ended on a full disk could not write its last ``stopped``: its file still
+    says ``running``, and must not pass for the next supervisor's.
+    """
+    state = read_state(paths) or {}
+    pid = running_supervisor_pid(paths)
+    return state if pid is not None and (state.get("supervisor") or {}).get("pid") == pid else {}
 
 
 def broken_services(report: dict[str, Any]) -> list[str]:
@@ -127,32 +141,69 @@ def broken_services(report: dict[str, Any]) -> list[str]:
     ]
 
 
+@dataclass(frozen=True)
+class Stopped:
+    """What ``down`` stopped: the supervisor it asked to stop, and processes of the home it stopped itself."""
+
+    supervisor_pid: int | None
+    leftovers: tuple[HomeProcess, ...] = ()
+
+    @property
+    def anything(self) -> bool:
+        return self.supervisor_pid is not None or bool(self.leftovers)
+
+    def describe(self, home: Path) -> str:
+        """The line ``mnemex down`` prints."""
+        if not self.anything:
+            return f"mnemex is not running for {home}; nothing to stop (no process of this home found)."
+        parts = []
+        if self.supervisor_pid is not None:
+            parts.append(f"mnemex stopped (supervisor pid {self.supervisor_pid}).")
+        if self.leftovers:
+            names = ", ".join(p.describe() for p in self.leftovers)
+            parts.append(
+                f"Also stopped {len(self.leftovers)} process(es) of this home that no supervisor stopped "
+                f"(found by their MNEMEX_HOME, not in the state file): {names}."
+            )
+        return " ".join(parts)
+
+
 def down(settings: Settings, timeout: float = 20.0) -> int | None:
-    """Stop the running supervisor for this home; returns its pid, or None if none ran."""
+    """Stop every process of this home (``stop_home``); returns the supervisor's pid, or None if none ran."""
+    return stop_home(settings, timeout).supervisor_pid
+
+
+def stop_home(settings: Settings, timeout: float = 20.0) -> Stopped:
+    """Stop every process of this home: the supervisor (which stops its children), then whatever is left.
+
+    The supervisor is found by its lock (pid file, else the lock's holder); what it leaves, or what
+    runs without one (a supervisor that died on a full disk, a state file never written), is found
+    by ``home_processes`` and stopped with SIGTERM, then SIGKILL.
+    """
     paths = RunPaths(settings.home)
     pid = running_supervisor_pid(paths)
-    if pid is None or pid <= 1 or pid == os.getpid():
-        return None
-    with contextlib.suppress(ProcessLookupError):
-        os.kill(pid, signal.SIGTERM)
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline and lock_is_held(paths):
-        time.sleep(0.1)
-    if lock_is_held(paths):  # hung: take it and its children down hard
+    if pid is not None and (pid <= 1 or pid == os.getpid()):
+        pid = None
+    if pid is None:  # a supervisor whose lock file is gone still shows in /proc
+        supervisors = [p.pid for p in home_processes(settings.home) if p.role == "supervisor"]
+        pid = supervisors[0] if supervisors else None
+    if pid is not None:
         with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)
-        for service in ((read_state(paths) or {}).get("services") or {}).values():
-            child = service.get("pid")
-            if isinstance(child, int) and child > 1:
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.killpg(child, signal.SIGKILL)
-    return pid
+            os.kill(pid, signal.SIGTERM)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and (lock_is_held(paths) or alive(pid)):
+            time.sleep(0.1)
+        if lock_is_held(paths) or alive(pid):  # hung: take it down hard; its children follow below
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+    leftovers = stop_processes(home_processes(settings.home), grace=min(timeout, 10.0))
+    return Stopped(pid, tuple(p for p in leftovers if p.pid != pid))
 
 
 def collect_status(settings: Settings, probe_timeout: float = 0.5) -> dict[str, Any]:
     """Recorded state merged with live probes, as ``mnemex status --json`` prints it."""
     paths = RunPaths(settings.home)
-    state = read_state(paths) or {}
+    state = current_state(paths)
     supervisor_pid = running_supervisor_pid(paths)
     recorded: dict[str, Any] = state.get("services") or {}
     prober = Prober()

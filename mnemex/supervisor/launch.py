@@ -2,9 +2,11 @@
 
 Order: make the home private and its internal gRPC credential
 (``kernel/internal_token.py``, which every child reads), take the per-home
-lock (a second supervisor says so and exits 0), refuse ports that something
-else already holds, start the children, wait until every one is healthy,
-report, supervise until SIGTERM/SIGINT, stop."""
+lock (a second supervisor says so and exits 0), stop services of this home
+that a dead supervisor left behind, refuse ports that something else already
+holds, start the children, wait until every one is healthy, report, supervise
+until SIGTERM/SIGINT, stop. Whatever ends it, the children are stopped on the
+way out, and a report a full disk cannot take is dropped, never raised."""
 
 from __future__ import annotations
 
@@ -19,10 +21,11 @@ from kernel.config import ConfigError, Settings, require_token_for, split_host_p
 from kernel.home_safety import protect_home
 from kernel.internal_token import ensure_token
 from mnemex.supervisor.backoff import RestartPolicy
+from mnemex.supervisor.home_processes import HomeProcess, home_processes, stop_processes
 from mnemex.supervisor.probes import port_accepts
 from mnemex.supervisor.specs import ServiceSpec, child_env, stack_specs
 from mnemex.supervisor.state import RunPaths, SupervisorLock, SupervisorState, now_iso, read_pid
-from mnemex.supervisor.supervisor_loop import Report, Supervisor, Timing, describe_broken
+from mnemex.supervisor.supervisor_loop import Report, Supervisor, Timing, describe_broken, quiet
 
 DEFAULT_READY_TIMEOUT = 120.0
 EXIT_OK, EXIT_FAILED = 0, 1
@@ -86,6 +89,12 @@ def log_tail(path: str, lines: int = 15) -> str:
     return "\n".join(text.splitlines()[-lines:])
 
 
+def reclaim_leftovers(settings: Settings) -> list[HomeProcess]:
+    """Stop this home's services that no supervisor watches (called with the home's lock held, so none does)."""
+    orphans = [p for p in home_processes(settings.home) if p.role == "service"]
+    return stop_processes(orphans, grace=5.0) if orphans else []
+
+
 def run_stack(
     settings: Settings,
     options: StackOptions = StackOptions(),
@@ -94,6 +103,7 @@ def run_stack(
     on_ready: Callable[[Supervisor], None] = lambda supervisor: None,
 ) -> int:
     """Run the stack until a signal. Returns the process exit code."""
+    report = quiet(report)
     try:
         protect_home(settings.home)  # umask 077 for every file the supervisor and its children create
         if not settings.token:  # every child reads this credential from the home: no gRPC call without it
@@ -108,6 +118,12 @@ def run_stack(
         report(f"mnemex is already running for {settings.home} (supervisor pid {pid}); nothing to do.")
         return EXIT_OK
     try:
+        leftovers = reclaim_leftovers(settings)
+        if leftovers:
+            report(
+                f"stopped {len(leftovers)} process(es) of {settings.home} left running by a supervisor that "
+                f"ended without stopping them: {', '.join(p.describe() for p in leftovers)}"
+            )
         specs = stack_specs(settings, options.only)
         refusals = bind_refusals(specs, settings.token)
         if refusals:
@@ -160,7 +176,8 @@ def _supervise(
                 report(f"mnemex started without {child.spec.name}: {describe_broken(child)}")
             report("hooks run without what it serves; see `mnemex doctor` and `mnemex repair` to mend a store")
         supervisor.save()
-        on_ready(supervisor)
+        with contextlib.suppress(OSError):  # the ready table on a full disk's log: supervise anyway
+            on_ready(supervisor)
         supervisor.run()
         report("stopping mnemex ...")
         return EXIT_OK

@@ -122,9 +122,14 @@ def write_state(paths: RunPaths, supervisor: SupervisorState, services: dict[str
     }
     paths.run_dir.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=paths.run_dir, prefix=".state.", suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        json.dump(payload, handle, indent=2)
-    os.replace(tmp, paths.state_file)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(payload, handle, indent=2)
+        os.replace(tmp, paths.state_file)
+    except BaseException:  # a full disk: leave no half-written temporary file behind to hold what space is left
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
 
 
 def read_state(paths: RunPaths) -> dict[str, Any] | None:
@@ -156,7 +161,9 @@ class SupervisorLock:
                     return False
                 time.sleep(0.05)
         self._handle = handle
-        self._paths.pid_file.write_text(f"{os.getpid()}\n", encoding="utf-8")
+        # A full disk may refuse the pid file: the lock is what counts, and ``lock_holder`` finds its holder.
+        with contextlib.suppress(OSError):
+            self._paths.pid_file.write_text(f"{os.getpid()}\n", encoding="utf-8")
         return True
 
     def release(self) -> None:
@@ -191,8 +198,29 @@ def read_pid(paths: RunPaths) -> int | None:
     return int(text) if text.isdigit() else None
 
 
+def lock_holder(paths: RunPaths, locks: str = "/proc/locks") -> int | None:
+    """The pid holding the flock on ``run/supervisor.lock``, read from Linux's ``/proc/locks``; None elsewhere.
+
+    The fallback when the pid file is missing or empty (a full disk refused it, or someone deleted it).
+    """
+    try:
+        info = os.stat(paths.lock_file)
+        lines = Path(locks).read_text(encoding="ascii", errors="replace").splitlines()
+    except OSError:
+        return None
+    wanted = f"{os.major(info.st_dev):02x}:{os.minor(info.st_dev):02x}:{info.st_ino}"
+    for line in lines:
+        # "1: FLOCK  ADVISORY  WRITE 1234 00:2d:5678 0 EOF"; a waiter's line has "->" after the number.
+        fields = line.split()
+        if len(fields) >= 6 and fields[1] == "FLOCK" and fields[5] == wanted and fields[4].isdigit():
+            pid = int(fields[4])
+            if pid != os.getpid():
+                return pid
+    return None
+
+
 def running_supervisor_pid(paths: RunPaths) -> int | None:
     """The pid of the supervisor running for this home, or None."""
     if not lock_is_held(paths):
         return None
-    return read_pid(paths)
+    return read_pid(paths) or lock_holder(paths)

@@ -4,6 +4,12 @@ One ``Supervisor`` owns one child process per ``ServiceSpec``. ``poll_once``
 is the whole state machine and is driven by ``wait_ready`` (start-up) and
 ``run`` (steady state); both sleep on an event that ``request_stop`` (the
 signal handlers) sets, so Ctrl-C and SIGTERM act at once.
+
+A full disk never ends supervision (issue 36): a state file, a log line or a
+report that cannot be written is skipped, said once, and written again on the
+next pass once space returns; a child that cannot be started is retried with
+backoff like one that crashed. Children also watch the supervisor through a
+pipe (``mnemex.supervisor.child``), so none outlives it.
 """
 
 from __future__ import annotations
@@ -18,15 +24,28 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from io import FileIO
+from pathlib import Path
 
 from mnemex.supervisor.backoff import RestartPolicy
-from mnemex.supervisor.child import PARENT_ENV
+from mnemex.supervisor.child import LIFELINE_ENV, PARENT_ENV
 from mnemex.supervisor.probes import Prober
 from mnemex.supervisor.specs import ServiceSpec
 from mnemex.supervisor.state import RunPaths, ServiceState, SupervisorState, describe_exit, now_iso, write_state
 
 Report = Callable[[str], None]
 LOG_ROTATE_BYTES = 5 * 1024 * 1024
+STALE_STATE_RETRY = 2.0  # seconds between attempts to write a state file a full disk refused
+
+
+def quiet(report: Report) -> Report:
+    """``report`` that drops a line it cannot write (its log is on a full disk) instead of raising."""
+
+    def say(message: str) -> None:
+        with contextlib.suppress(OSError, ValueError):  # ValueError: the stream was closed
+            report(message)
+
+    return say
 
 
 @dataclass
@@ -80,10 +99,12 @@ class Supervisor:
         self.policy = policy
         self.timing = timing
         self._env = dict(env)
-        self._report = report
+        self._report = quiet(report)
         self._prober = Prober()
         self._wake = threading.Event()
         self._stopping = False
+        self._state_unwritten: str | None = None  # why the last state file write failed, until one succeeds
+        self._lifeline: tuple[int, int] | None = None  # (read, write) pipe ends: the children's watch on us
         self.children = {
             spec.name: Managed(spec, ServiceState(address=spec.address, log=str(paths.log_file(spec.name))))
             for spec in specs
@@ -91,7 +112,9 @@ class Supervisor:
 
     # -- lifecycle -------------------------------------------------------
     def start(self) -> None:
-        self.paths.ensure()
+        with contextlib.suppress(OSError):  # an existing home on a full disk already has both folders
+            self.paths.ensure()
+        self._lifeline = os.pipe()  # both ends close-on-exec: only the read end is passed, to the children
         for child in self.children.values():
             self._spawn(child)
         self.save()
@@ -132,14 +155,26 @@ class Supervisor:
         return "stopped before the stack was ready"
 
     def run(self) -> None:
-        """Supervise until ``request_stop``."""
+        """Supervise until ``request_stop``.
+
+        An ``OSError`` in one pass (a full disk, a descriptor limit) is reported and the next pass
+        runs: the supervisor ends only when asked to, so its children never lose their watch.
+        """
         while not self._stopping:
             self._wake.clear()  # before polling: an exit during the poll leaves it set, and is handled next
-            self.poll_once()
+            try:
+                self.poll_once()
+            except OSError as exc:
+                self._report(f"supervision pass failed ({exc}); trying again")
+                self._sleep(STALE_STATE_RETRY)
+                continue
             if self._stopping:
                 break
             busy = any(c.state.status in ("starting", "backoff") for c in self.children.values())
-            self._sleep(self.timing.tick_starting if busy else self._until_due())
+            pause = self.timing.tick_starting if busy else self._until_due()
+            if self._state_unwritten is not None:
+                pause = min(pause, STALE_STATE_RETRY)
+            self._sleep(pause)
 
     def _until_due(self) -> float:
         """Seconds until the next probe or restart is due, at most one probe period."""
@@ -149,7 +184,11 @@ class Supervisor:
         return max(0.0, min([now + self.timing.probe_interval, *due]) - now)
 
     def stop(self) -> None:
-        """SIGTERM every child (gateway first), wait, SIGKILL stragglers."""
+        """SIGTERM every child (gateway first), wait, SIGKILL stragglers.
+
+        Nothing here raises on a full disk (``save`` and the reports skip what they cannot write),
+        so every child is signalled whatever the disk holds.
+        """
         self._stopping = True
         self.info.status = "stopping"
         self.save()
@@ -175,6 +214,11 @@ class Supervisor:
         self.info.status = "stopped"
         self.save()
         self._prober.close()
+        if self._lifeline is not None:
+            for end in self._lifeline:
+                with contextlib.suppress(OSError):
+                    os.close(end)
+            self._lifeline = None
 
     # -- the state machine ----------------------------------------------
     def poll_once(self) -> None:
@@ -189,7 +233,7 @@ class Supervisor:
         if self.all_healthy() and self.info.status in ("starting", "degraded"):
             self.info.status = "running"
             changed = True
-        if changed:
+        if changed or self._state_unwritten is not None:
             self.save()
 
     def _check_exit(self, child: Managed, now: float) -> bool:
@@ -283,18 +327,27 @@ class Supervisor:
         log_path = self.paths.log_file(child.spec.name)
         rotate(log_path)
         env = {**self._env, PARENT_ENV: str(os.getpid())}
-        with open(log_path, "ab") as log:
-            log.write(f"\n--- mnemex supervisor: starting {child.spec.name} at {now_iso()}\n".encode())
-            log.flush()
-            child.proc = subprocess.Popen(
-                child.spec.command(),
-                env=env,
-                cwd=self.paths.home,
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                process_group=0,  # Ctrl-C reaches only the supervisor, which stops children in order
-            )
+        passed: tuple[int, ...] = ()
+        if self._lifeline is not None:
+            env[LIFELINE_ENV] = str(self._lifeline[0])
+            passed = (self._lifeline[0],)
+        try:
+            with open_log(log_path) as log:
+                with contextlib.suppress(OSError):  # a full disk: the header is lost, the child still starts
+                    log.write(f"\n--- mnemex supervisor: starting {child.spec.name} at {now_iso()}\n".encode())
+                child.proc = subprocess.Popen(
+                    child.spec.command(),
+                    env=env,
+                    cwd=self.paths.home,
+                    stdin=subprocess.DEVNULL,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    process_group=0,  # Ctrl-C reaches only the supervisor, which stops children in order
+                    pass_fds=passed,
+                )
+        except OSError as exc:  # no process could be made (fork refused, no descriptor left): retry later
+            self._spawn_failed(child, exc)
+            return
         threading.Thread(
             target=self._wake_on_exit, args=(child.proc,), name=f"exit-{child.spec.name}", daemon=True
         ).start()
@@ -305,6 +358,16 @@ class Supervisor:
         child.state.pid = child.proc.pid
         child.state.status = "starting"
         child.state.started_at = now_iso()
+
+    def _spawn_failed(self, child: Managed, exc: OSError) -> None:
+        child.proc = None
+        child.streak += 1
+        delay = self.policy.delay(child.streak)
+        child.next_start = time.monotonic() + delay
+        child.state.pid = None
+        child.state.status = "backoff"
+        child.state.problem = f"could not be started: {exc}"
+        self._report(f"{child.spec.name} could not be started ({exc}); trying again in {delay:.1f} s")
 
     def _signal(self, child: Managed, sig: signal.Signals) -> None:
         if child.proc is None:
@@ -325,7 +388,25 @@ class Supervisor:
         self._wake.wait(seconds)
 
     def save(self) -> None:
-        write_state(self.paths, self.info, {name: c.state for name, c in self.children.items()})
+        """Write the state file; on a full disk, say so once and try again on each pass until it is written."""
+        try:
+            write_state(self.paths, self.info, {name: c.state for name, c in self.children.items()})
+        except OSError as exc:
+            if self._state_unwritten is None:
+                self._report(
+                    f"could not write {self.paths.state_file} ({exc}); `mnemex status` shows old figures "
+                    "until it is written again"
+                )
+            self._state_unwritten = str(exc)
+            return
+        if self._state_unwritten is not None:
+            self._state_unwritten = None
+            self._report(f"{self.paths.state_file} is written again")
+
+    @property
+    def state_unwritten(self) -> str | None:
+        """Why the state file is out of date (the last write's error), or None when it is current."""
+        return self._state_unwritten
 
 
 def describe_broken(child: Managed) -> str:
@@ -355,6 +436,15 @@ def crash_reason(log_path: str) -> str | None:
     return None
 
 
+def open_log(path: Path) -> FileIO:
+    """``path`` opened for appending, unbuffered (a write a full disk refuses raises at once, and closing
+    flushes nothing); ``/dev/null`` when the log cannot be opened at all, so the child starts anyway."""
+    try:
+        return open(path, "ab", buffering=0)
+    except OSError:
+        return open(os.devnull, "wb", buffering=0)
+
+
 def rotate(path: os.PathLike[str] | str, limit: int = LOG_ROTATE_BYTES) -> bool:
     """Once a log passes ``limit`` bytes, move its content to ``<log>.1`` (the one previous log kept).
 
@@ -377,5 +467,7 @@ def rotate(path: os.PathLike[str] | str, limit: int = LOG_ROTATE_BYTES) -> bool:
                 os.truncate(name, 0)
         os.replace(partial, f"{name}.1")
     except OSError:
+        with contextlib.suppress(OSError):  # a copy a full disk cut short must not hold what space is left
+            os.unlink(f"{name}.1.partial")
         return False
     return True

@@ -146,3 +146,18 @@ def test_kg_env_pairs_are_parsed() -> None:
     assert parse_env(["MNEMEX_KG_ABLATE=rarity", "A=b=c"]) == {"MNEMEX_KG_ABLATE": "rarity", "A": "b=c"}
     with pytest.raises(SystemExit):
         parse_env(["nokey"])
+
+
+def test_the_ceiling_measures_each_query_against_its_runner_up_and_the_background() -> None:
+    import numpy as np
+
+    from bench.duplicate_reports.ceiling import leads
+
+    problems = np.eye(3, dtype=np.float32)
+    queries = np.array([[0.9, 0.5, 0.0], [0.2, 0.1, 0.0], [0.6, 0.7, 0.0]], dtype=np.float32)
+    found, not_best = leads(problems, queries, [0, 0, 0])
+    # 0.9 over 0.5; 0.2 under the background (0.3); the third's own problem is second best
+    assert [round(x, 2) for x in found] == [0.4, -0.1, -0.1]
+    assert not_best == 1
+    near, _ = leads(problems, queries[:1], [None])
+    assert [round(x, 2) for x in near] == [0.4]

@@ -17,10 +17,12 @@ ordinary-text corpus (code and prose that merely mention passwords, commit
 hashes, UUIDs...) is stored the same way, and the note says how many came
 back changed (false positives).
 
-The held-out corpus of issue 36 (``tests/reliability/secrets_heldout.py``:
-120 forms never tuned on, 200 ordinary texts) goes through the memory bank and
-the prompt hook into its own project, and is read back through search,
-export and get-context, then looked for in every file under MNEMEX_HOME.
+The held-out corpora of issue 36 (``tests/reliability/secrets_heldout.py``,
+``secrets_fresh.py``, ``secrets_final.py``: each written blind, each with 200
+ordinary texts) go through the memory bank and the prompt hook into projects of
+their own, and are read back through search, export and get-context; the first
+is also looked for in every file under MNEMEX_HOME. Only ``final`` was never
+tuned on: its row is the figure the issue's acceptance reads.
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ from bench.reliability import Row
 from kernel.privacy import redact
 from tests.reliability.mcp_client import call_tools, text_of
 from tests.reliability.secrets_corpus import ORDINARY, SECRETS, Secret
+from tests.reliability.secrets_final import FINAL_ORDINARY, FINAL_SECRETS
+from tests.reliability.secrets_fresh import FRESH_ORDINARY, FRESH_SECRETS
 from tests.reliability.secrets_heldout import HELDOUT_ORDINARY, HELDOUT_SECRETS
 from tests.support.stack import Stack, make_stack
 
@@ -45,6 +49,13 @@ NAME_TOKEN = next(s for s in SECRETS if s.name == "github-oauth-token").needle
 TOKEN_CWD = f"/srv/acme-checkouts/{NAME_TOKEN}"
 ORDINARY_CWD = "/srv/acme-ordinary"
 HELDOUT_CWD = "/srv/acme-heldout"
+HeldOut = tuple[str, list[Secret], list[str], str]
+# Written blind for issue 36 after the rules were tuned on the first held-out corpus: "fresh" was then
+# tuned on in turn; "final" never was, and is the figure the issue's acceptance reads.
+LATER_CORPORA: list[HeldOut] = [
+    ("fresh", FRESH_SECRETS, FRESH_ORDINARY, "/srv/acme-fresh"),
+    ("final", FINAL_SECRETS, FINAL_ORDINARY, "/srv/acme-final"),
+]
 NDJSON = {"Content-Type": "application/x-ndjson"}
 # Tokens that name themselves, so a tag holding one bare is still recognisable (a bare password is not).
 TAGGABLE = [s for s in SECRETS if redact(s.needle) != s.needle and len(s.needle) <= 60]
@@ -232,29 +243,28 @@ def _ordinary_round_trip(writes: Writes, http: httpx.Client) -> list[str]:
     return changed
 
 
-def _heldout_round_trip(writes: Writes, http: httpx.Client) -> tuple[list[str], list[str]]:
-    """The held-out corpus stored as facts and prompts, read back: (secrets shown, ordinary texts changed)."""
-    for number, secret in enumerate(HELDOUT_SECRETS):
-        writes.post("/api/memory-bank/add", {"content": secret.text, "cwd": HELDOUT_CWD})
+def _heldout_round_trip(
+    writes: Writes, http: httpx.Client, corpus: HeldOut = ("heldout", HELDOUT_SECRETS, HELDOUT_ORDINARY, HELDOUT_CWD)
+) -> tuple[list[str], list[str]]:
+    """A held-out corpus stored as facts and prompts, read back: (secrets shown, ordinary texts changed)."""
+    name, secrets, ordinary, cwd = corpus
+    for number, secret in enumerate(secrets):
+        writes.post("/api/memory-bank/add", {"content": secret.text, "cwd": cwd})
         if number % 10 == 0:
-            chunk = "\n".join(s.text for s in HELDOUT_SECRETS[number : number + 10])
-            writes.post(
-                "/api/hooks/get-context", {"session_id": f"heldout-{number}", "prompt": chunk, "cwd": HELDOUT_CWD}
-            )
+            chunk = "\n".join(s.text for s in secrets[number : number + 10])
+            writes.post("/api/hooks/get-context", {"session_id": f"{name}-{number}", "prompt": chunk, "cwd": cwd})
     replies = [
-        http.post("/api/search", json={"cwd": HELDOUT_CWD, "days_back": 1, "collections": [c], "limit": 200}).text
+        http.post("/api/search", json={"cwd": cwd, "days_back": 1, "collections": [c], "limit": 300}).text
         for c in ("memory_bank", "working", "history")
     ]
     replies.append(http.post("/api/export").text)
     replies.append(
-        http.post(
-            "/api/hooks/get-context", json={"session_id": "r", "prompt": "which password?", "cwd": HELDOUT_CWD}
-        ).text
+        http.post("/api/hooks/get-context", json={"session_id": "r", "prompt": "which password?", "cwd": cwd}).text
     )
     joined = "\n".join(html.unescape(r) for r in replies)
-    shown = [s.name for s in HELDOUT_SECRETS if s.evidence in joined or json.dumps(s.evidence)[1:-1] in joined]
+    shown = [s.name for s in secrets if s.evidence in joined or json.dumps(s.evidence)[1:-1] in joined]
     changed = []
-    for text in HELDOUT_ORDINARY:
+    for text in ordinary:
         added = writes.post("/api/memory-bank/add", {"content": text, "cwd": ORDINARY_CWD})
         if not added:
             continue
@@ -282,6 +292,7 @@ def run(workdir: Path) -> list[Row]:
             markers = sum(r.count("[REDACTED:") for r in replies)
             changed = _ordinary_round_trip(writes, http)
             heldout_shown, heldout_changed = _heldout_round_trip(writes, http)
+            later = [(corpus, *_heldout_round_trip(writes, http, corpus)) for corpus in LATER_CORPORA]
         rows.append(
             Row(
                 FAMILY,
@@ -317,6 +328,18 @@ def run(workdir: Path) -> list[Row]:
                 f"({', '.join(heldout_shown) or 'none'}); ordinary changed {len(heldout_changed)} of {len(HELDOUT_ORDINARY)}",
             )
         )
+        for (name, secrets, ordinary, _), shown, changed in later:
+            rows.append(
+                Row(
+                    FAMILY,
+                    f"{name} corpus (issue 36, written blind) stored and read back (search, export, get-context)",
+                    len(secrets) + len(ordinary),
+                    len(changed),
+                    len(shown),
+                    f"{len(secrets)} forms: never stored or shown {1 - len(shown) / len(secrets):.1%} (target >= 98 %),"
+                    f" shown {len(shown)}; ordinary changed {len(changed)} of {len(ordinary)}",
+                )
+            )
     finally:
         stack.stop()
     _, _, heldout_on_disk = _scan_home(stack.home, HELDOUT_SECRETS)

@@ -7,7 +7,9 @@
 Layout under ``$MNEMEX_HOME``: ``run/state.json`` (per-service pid, address,
 status, restarts, last exit), ``run/supervisor.lock`` (flock held by the
 running supervisor, so two never run against one home), ``run/supervisor.pid``
-and ``logs/<service>.log``.
+and ``logs/<service>.log``. Those files may be missing or stale (a full disk, a
+crash): ``mnemex down`` also finds the home's processes by their ``MNEMEX_HOME``
+(``home_processes``), and no child outlives its supervisor (``child``).
 
 This package file stays import-light: the child wrapper
 (``python -m mnemex.supervisor.child``) imports it before every service start.

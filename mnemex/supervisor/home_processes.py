@@ -37,6 +37,7 @@ class HomeProcess:
     pid: int
     role: str  # "supervisor" or "service"
     name: str  # "supervisor", or the service's module ("services.memory", "gateway")
+    parent: int = 0  # its parent's pid when it was found
 
     def describe(self) -> str:
         return f"{self.name} (pid {self.pid})"
@@ -88,10 +89,29 @@ def home_processes(home: Path, proc: Path = PROC) -> list[HomeProcess]:
         except OSError:
             continue
         module = _module_of(argv)
-        if module is None or _home_of(pid_dir) != wanted or not alive(int(pid_dir.name)):
+        if module is None or _home_of(pid_dir) != wanted:
             continue
-        found.append(HomeProcess(int(pid_dir.name), *module))
+        parent = _parent_of(pid_dir)
+        if parent is not None:
+            found.append(HomeProcess(int(pid_dir.name), *module, parent=parent))
     return sorted(found, key=lambda p: (p.role != "supervisor", p.pid))
+
+
+def unsupervised(processes: list[HomeProcess]) -> list[HomeProcess]:
+    """The services among ``processes`` whose parent is none of the supervisors among them (left behind)."""
+    supervisors = {p.pid for p in processes if p.role == "supervisor"}
+    return [p for p in processes if p.role == "service" and p.parent not in supervisors]
+
+
+def _parent_of(pid_dir: Path) -> int | None:
+    """The parent pid of a live process; None when it is gone or a zombie."""
+    try:
+        fields = (pid_dir / "stat").read_text(encoding="ascii", errors="replace").rsplit(") ", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    if not fields or fields[0] in ("Z", "X") or len(fields) < 2 or not fields[1].isdigit():
+        return None
+    return int(fields[1])
 
 
 def alive(pid: int) -> bool:

@@ -21,7 +21,7 @@ from kernel.config import ConfigError, Settings, require_token_for, split_host_p
 from kernel.home_safety import protect_home
 from kernel.internal_token import ensure_token
 from mnemex.supervisor.backoff import RestartPolicy
-from mnemex.supervisor.home_processes import HomeProcess, home_processes, stop_processes
+from mnemex.supervisor.home_processes import HomeProcess, home_processes, stop_processes, unsupervised
 from mnemex.supervisor.probes import port_accepts
 from mnemex.supervisor.specs import ServiceSpec, child_env, stack_specs
 from mnemex.supervisor.state import RunPaths, SupervisorLock, SupervisorState, now_iso, read_pid
@@ -90,8 +90,8 @@ def log_tail(path: str, lines: int = 15) -> str:
 
 
 def reclaim_leftovers(settings: Settings) -> list[HomeProcess]:
-    """Stop this home's services that no supervisor watches (called with the home's lock held, so none does)."""
-    orphans = [p for p in home_processes(settings.home) if p.role == "service"]
+    """Stop this home's services that no live supervisor of the home runs (a dead one left them behind)."""
+    orphans = unsupervised(home_processes(settings.home))
     return stop_processes(orphans, grace=5.0) if orphans else []
 
 

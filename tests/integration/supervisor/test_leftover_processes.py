@@ -2,6 +2,7 @@
 
 - the lifeline: a child whose supervisor is gone dies even when it ignores SIGTERM;
 - ``home_processes`` finds a home's processes by their environment, and only that home's;
+- ``unsupervised`` tells a supervisor's service from one its dead supervisor left;
 - ``stop_processes`` stops one that ignores SIGTERM;
 - the lock's holder is found when the pid file is gone;
 - a state file that cannot be written is said once and written again later, never raised.
@@ -11,6 +12,7 @@ The whole story on a real full disk is ``tests/reliability/test_full_disk.py``.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -21,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from mnemex.supervisor.child import LIFELINE_ENV
-from mnemex.supervisor.home_processes import alive, home_processes, stop_processes
+from mnemex.supervisor.home_processes import alive, home_processes, stop_processes, unsupervised
 from mnemex.supervisor.state import RunPaths, SupervisorState, running_supervisor_pid
 from mnemex.supervisor.supervisor_loop import Supervisor, quiet
 from tests.integration.supervisor.helpers import ROOT, wait_for
@@ -86,6 +88,39 @@ def test_home_processes_finds_only_this_homes_and_stop_processes_stops_them(tmp_
         for proc in (ours, theirs):
             proc.kill()
             proc.wait(10)
+
+
+def test_a_service_is_unsupervised_once_its_supervisor_is_gone(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    # A stand-in supervisor of the home (``-m mnemex.supervisor`` in its argv) that starts one service.
+    code = (
+        "import subprocess, sys, time; child = subprocess.Popen([sys.executable, '-m', 'mnemex.supervisor.child', "
+        "'http.server', '--bind', '127.0.0.1', '0'], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL); "
+        "print(child.pid, flush=True); time.sleep(60)"
+    )
+    supervisor = subprocess.Popen(
+        [sys.executable, "-c", code, "-m", "mnemex.supervisor"],
+        env={**os.environ, "PYTHONPATH": str(ROOT), "MNEMEX_HOME": str(home)},
+        cwd=home,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert supervisor.stdout is not None
+    service = int(supervisor.stdout.readline())
+    try:
+        found = wait_for(lambda: len(home_processes(home)) == 2 and home_processes(home), 30, "both processes")
+        assert {(p.role, p.pid) for p in found} == {("supervisor", supervisor.pid), ("service", service)}
+        assert unsupervised(found) == []
+        supervisor.kill()
+        supervisor.wait(10)
+        left = wait_for(lambda: unsupervised(home_processes(home)), 30, "the service to be left behind")
+        assert [p.pid for p in left] == [service]
+    finally:
+        supervisor.kill()
+        supervisor.wait(10)
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(service, signal.SIGKILL)
 
 
 def test_stop_processes_kills_one_that_ignores_sigterm(tmp_path: Path) -> None:

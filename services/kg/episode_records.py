@@ -1,6 +1,7 @@
 """The parts of an episode book, as plain records: a session's tool error, a failed attempt, a fix,
-an open episode, a known problem and the lesson shown for it; and the codec of their vectors
-(packed little-endian float32, base64 in JSON). services/kg/episodes.py works on them. Plain module.
+an open episode, a known problem and the lesson shown for it, and the record of two known problems
+merged; the codec of their vectors (packed little-endian float32, base64 in JSON) and of a known
+problem. services/kg/episodes.py and problem_merges.py work on them. Plain module.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+
+from services.kg.problem_terms import terms as terms_of
 
 Vector = npt.NDArray[np.float32]
 
@@ -94,6 +97,7 @@ class KnownProblem:
     symptoms: list[Vector] = field(default_factory=list)
     # The terms of its statement and of its confirmed rewordings (problem_terms.terms).
     terms: list[str] = field(default_factory=list)
+    episodes: int = 1  # how many episodes were filed under it
 
     def all_vectors(self) -> list[Vector]:
         return ([self.vector] if self.vector is not None else []) + self.phrasings + self.symptoms
@@ -112,3 +116,121 @@ class EpisodeLesson:
     doc_id: str
     similarity: float
     why: str = ""  # what made the prompt this problem: shared identifiers, an error signature, wording
+
+
+def attempt_json(a: Attempt) -> dict[str, Any]:
+    return {"tried": a.tried, "error": a.error, "signature": a.signature, "count": a.count, "last": a.last}
+
+
+def fix_json(f: Fix) -> dict[str, Any]:
+    return {"text": f.text, "doc_id": f.doc_id, "worked": f.worked, "last": f.last}
+
+
+def fix_of(f: dict[str, Any]) -> Fix:
+    return Fix(str(f["text"]), str(f.get("doc_id", "")), int(f["worked"]), float(f["last"]))
+
+
+def problem_json(p: KnownProblem) -> dict[str, Any]:
+    return {
+        "id": p.id,
+        "project": p.project,
+        "text": p.text,
+        "vector": encode_vector(p.vector),
+        "signatures": p.signatures,
+        "fixes": [fix_json(f) for f in p.fixes],
+        "failures": [attempt_json(a) for a in p.failures],
+        "last": p.last,
+        "phrasings": [encode_vector(v) for v in p.phrasings],
+        "symptoms": [encode_vector(v) for v in p.symptoms],
+        "terms": p.terms,
+        "episodes": p.episodes,
+    }
+
+
+def problem_of(p: dict[str, Any]) -> KnownProblem:
+    return KnownProblem(
+        str(p["id"]),
+        str(p["project"]),
+        str(p["text"]),
+        decode_vector(str(p.get("vector", ""))),
+        [str(s) for s in p.get("signatures", [])],
+        [fix_of(f) for f in p.get("fixes", [])],
+        [Attempt(**a) for a in p.get("failures", [])],
+        float(p.get("last", 0.0)),
+        vectors_of(p.get("phrasings", [])),
+        vectors_of(p.get("symptoms", [])),
+        # a book written before terms were kept: its statement's (the text it kept)
+        [str(t) for t in p["terms"]] if "terms" in p else terms_of(str(p["text"])),
+        int(p.get("episodes", 1)),  # a book written before episodes were counted: at least the one that opened it
+    )
+
+
+@dataclass
+class ProblemMerge:
+    """Known problem ``merged`` folded into ``keep`` (both of ``project``): the merged problem as it was,
+    and exactly what it added to ``keep``, so that undoing it takes back that and nothing else."""
+
+    id: str
+    project: str
+    keep: str
+    merged: str
+    at: float
+    original: dict[str, Any]  # the merged problem as it was (problem_json)
+    took_vector: bool = False  # ``keep`` had no statement vector and took the merged one's
+    phrasings: list[str] = field(default_factory=list)  # encoded vectors added to keep's phrasings
+    symptoms: list[str] = field(default_factory=list)
+    signatures: list[str] = field(default_factory=list)
+    terms: list[str] = field(default_factory=list)
+    fixes: list[Fix] = field(default_factory=list)  # each counted into keep's fix of that text
+    failures: list[Attempt] = field(default_factory=list)  # each counted into keep's attempt (tried, signature)
+    sessions: list[str] = field(default_factory=list)  # open episodes moved from merged to keep
+    last_before: float = 0.0  # keep's ``last`` before, and after the merge
+    last_after: float = 0.0
+    undone_at: float = 0.0  # when it was undone (0: it holds)
+
+    @property
+    def statement(self) -> str:
+        return str(self.original.get("text", ""))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "project": self.project,
+            "keep": self.keep,
+            "merged": self.merged,
+            "at": self.at,
+            "original": self.original,
+            "took_vector": self.took_vector,
+            "phrasings": self.phrasings,
+            "symptoms": self.symptoms,
+            "signatures": self.signatures,
+            "terms": self.terms,
+            "fixes": [fix_json(f) for f in self.fixes],
+            "failures": [attempt_json(a) for a in self.failures],
+            "sessions": self.sessions,
+            "last_before": self.last_before,
+            "last_after": self.last_after,
+            "undone_at": self.undone_at,
+        }
+
+    @classmethod
+    def from_json(cls, m: dict[str, Any]) -> ProblemMerge:
+        return cls(
+            str(m["id"]),
+            str(m["project"]),
+            str(m["keep"]),
+            str(m["merged"]),
+            float(m["at"]),
+            dict(m["original"]),
+            bool(m.get("took_vector", False)),
+            [str(v) for v in m.get("phrasings", [])],
+            [str(v) for v in m.get("symptoms", [])],
+            [str(s) for s in m.get("signatures", [])],
+            [str(t) for t in m.get("terms", [])],
+            [fix_of(f) for f in m.get("fixes", [])],
+            [Attempt(**a) for a in m.get("failures", [])],
+            [str(s) for s in m.get("sessions", [])],
+            float(m.get("last_before", 0.0)),
+            float(m.get("last_after", 0.0)),
+            float(m.get("undone_at", 0.0)),
+        )

@@ -32,8 +32,12 @@ already reaches the kg (scores through the gateway's teaching, tool errors);
 so the gateway stays stateless, a restart or another gateway replica sees the
 same open episodes, and sharding by user keeps a user's sessions on one shard.
 
+Two known problems are never made one by a resemblance: merging them is an
+explicit, journaled step that can be undone (problem_merges.py; the book keeps
+the merge records).
+
 Plain module; state changes only through ``apply_turn`` / ``apply_tool_error``
-(journaled ops), and every part is JSON-able.
+and problem_merges.py (journaled ops), and every part is JSON-able.
 """
 
 from __future__ import annotations
@@ -50,10 +54,14 @@ from services.kg.episode_records import (
     EpisodeLesson,
     Fix,
     KnownProblem,
+    ProblemMerge,
     ToolError,
     Vector,
+    attempt_json,
     decode_vector,
     encode_vector,
+    problem_json,
+    problem_of,
     vectors_of,
 )
 from services.kg.problem_match import (
@@ -140,10 +148,12 @@ class EpisodeBook:
         self.open: dict[str, Episode] = {}
         self.errors: dict[str, list[ToolError]] = {}
         self.problems: dict[str, KnownProblem] = {}
+        self.merges: dict[str, ProblemMerge] = {}  # problem_merges.py: merges of two known problems, by id
         self.rules = rules or MatchRules()
         self._terms = TermIndex()
         self._fix_terms = TermIndex()  # per problem, the terms of the fixes that solved it
         self._next_id = 1
+        self._next_merge_id = 1
         self._matrix: Vector | None = None
         self._row_starts: npt.NDArray[np.intp] = np.zeros(0, dtype=np.intp)  # each problem's first row
         self._row_owners: list[str] = []  # the problem of each run of rows, in order
@@ -256,6 +266,7 @@ class EpisodeBook:
             if len(self.problems) > MAX_PROBLEMS:
                 self._forget(min(self.problems.values(), key=lambda p: p.last).id)
         elif episode.problem_id != problem.id:
+            problem.episodes += 1
             self._add_phrasing(problem, episode.vector)
             grown = list(dict.fromkeys([*problem.terms, *episode.terms]))[:MAX_TERMS]
             if grown != problem.terms:
@@ -296,6 +307,20 @@ class EpisodeBook:
         self._terms.drop(problem_id)
         self._fix_terms.drop(problem_id)
         self._matrix = None
+
+    # -- for problem_merges.py ------------------------------------------------------
+    def put_problem(self, problem: KnownProblem) -> None:
+        """Add a known problem, or take in what changed in one (its terms, fixes and vectors)."""
+        self._index(problem)
+
+    def drop_problem(self, problem_id: str) -> None:
+        """A known problem leaves recognition, the counts and the indexes."""
+        self._forget(problem_id)
+
+    def new_merge_id(self) -> str:
+        merge_id = f"m{self._next_merge_id}"
+        self._next_merge_id += 1
+        return merge_id
 
     def _solved_by(self, episode: Episode, fix: Fix, exclude: str = "") -> KnownProblem | None:
         """The problem of the episode's project that this fix already solved, when the episode
@@ -543,29 +568,11 @@ class EpisodeBook:
 
     # -- persistence -----------------------------------------------------------
     def to_json(self) -> dict[str, Any]:
-        def attempt(a: Attempt) -> dict[str, Any]:
-            return {"tried": a.tried, "error": a.error, "signature": a.signature, "count": a.count, "last": a.last}
-
         return {
             "next_id": self._next_id,
-            "problems": [
-                {
-                    "id": p.id,
-                    "project": p.project,
-                    "text": p.text,
-                    "vector": encode_vector(p.vector),
-                    "signatures": p.signatures,
-                    "fixes": [
-                        {"text": f.text, "doc_id": f.doc_id, "worked": f.worked, "last": f.last} for f in p.fixes
-                    ],
-                    "failures": [attempt(a) for a in p.failures],
-                    "last": p.last,
-                    "phrasings": [encode_vector(v) for v in p.phrasings],
-                    "symptoms": [encode_vector(v) for v in p.symptoms],
-                    "terms": p.terms,
-                }
-                for p in self.problems.values()
-            ],
+            "next_merge_id": self._next_merge_id,
+            "merges": [m.to_json() for m in self.merges.values()],
+            "problems": [problem_json(p) for p in self.problems.values()],
             "open": [
                 {
                     "session_id": e.session_id,
@@ -575,7 +582,7 @@ class EpisodeBook:
                     "started": e.started,
                     "last": e.last,
                     "signatures": e.signatures,
-                    "attempts": [attempt(a) for a in e.attempts],
+                    "attempts": [attempt_json(a) for a in e.attempts],
                     "problem_id": e.problem_id,
                     "symptoms": [encode_vector(v) for v in e.symptoms],
                     "terms": e.terms,
@@ -609,25 +616,12 @@ class EpisodeBook:
 
     def load_json(self, data: dict[str, Any]) -> None:
         self._next_id = max(self._next_id, int(data.get("next_id", 1)))
+        self._next_merge_id = max(self._next_merge_id, int(data.get("next_merge_id", 1)))
+        for m in data.get("merges", []):
+            merge = ProblemMerge.from_json(m)
+            self.merges[merge.id] = merge
         for p in data.get("problems", []):
-            problem = KnownProblem(
-                str(p["id"]),
-                str(p["project"]),
-                str(p["text"]),
-                decode_vector(str(p.get("vector", ""))),
-                [str(s) for s in p.get("signatures", [])],
-                [
-                    Fix(str(f["text"]), str(f.get("doc_id", "")), int(f["worked"]), float(f["last"]))
-                    for f in p.get("fixes", [])
-                ],
-                [Attempt(**a) for a in p.get("failures", [])],
-                float(p.get("last", 0.0)),
-                vectors_of(p.get("phrasings", [])),
-                vectors_of(p.get("symptoms", [])),
-                # a book written before terms were kept: its statement's (the text it kept)
-                [str(t) for t in p["terms"]] if "terms" in p else terms(str(p["text"])),
-            )
-            self._index(problem)
+            self._index(problem_of(p))
         for e in data.get("open", []):
             self.open[str(e["session_id"])] = Episode(
                 str(e["session_id"]),

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from services.kg import problem_merges
 from services.kg.actions import ActionGraph
 from services.kg.content import ContentGraph
 from services.kg.episodes import EpisodeBook
@@ -58,6 +59,14 @@ class ScopeGraphs:
             return None
         if kind == "import_episodes":
             return self.episodes.import_problems(op["data"], str(op["project"]))
+        if kind == "merge_problems":
+            return problem_merges.merge_problems(
+                self.episodes, str(op["project"]), str(op["keep"]), str(op["merge"]), float(op["ts"])
+            )
+        if kind == "unmerge_problems":
+            return problem_merges.unmerge_problems(
+                self.episodes, str(op["project"]), str(op["merge_id"]), float(op["ts"])
+            )
         raise ValueError(f"unknown kg op {kind!r}")
 
     def _apply_outcome(self, op: dict[str, Any]) -> None:

@@ -31,6 +31,8 @@ _LABEL_RE = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
 # more characters, never the "|" that joins a Roampal-style action key.
 _ACTION_RE = re.compile(r"^[A-Za-z0-9_.:@/+=, -]{1,80}$")
 MAX_LESSONS = 10
+_PROBLEM_ID_RE = re.compile(r"^p[0-9]{1,12}$")
+_MERGE_ID_RE = re.compile(r"^m[0-9]{1,12}$")
 OUTCOMES = {1: Outcome.WORKED, 2: Outcome.PARTIAL, 3: Outcome.UNKNOWN, 4: Outcome.FAILED}
 
 
@@ -67,6 +69,22 @@ def check_vector(data: bytes, field: str) -> None:
             f"{field} has {len(data)} bytes: send packed little-endian float32 (a multiple of 4 bytes, "
             f"at most {MAX_VECTOR_BYTES}), or nothing"
         )
+
+
+def check_problem_id(value: str, field: str) -> None:
+    if not value:
+        raise InvalidKgRequest(f"{field} is empty: send a known problem's id such as 'p12' (ListProblems lists them)")
+    if not _PROBLEM_ID_RE.match(value):
+        raise InvalidKgRequest(
+            f"{field}={value[:40]!r} is not a known problem's id: those are 'p' and a number, such as 'p12'"
+        )
+
+
+def check_merge_id(value: str) -> None:
+    if not value:
+        raise InvalidKgRequest("merge_id is empty: send the id MergeProblems answered, such as 'm3'")
+    if not _MERGE_ID_RE.match(value):
+        raise InvalidKgRequest(f"merge_id={value[:40]!r} is not a merge's id: those are 'm' and a number, such as 'm3'")
 
 
 def check_text(text: str, field: str = "text", *, required: bool = True) -> None:

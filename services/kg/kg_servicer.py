@@ -23,9 +23,11 @@ from kernel.store_health import sqlite_problem
 from protos.mnemex.kg.v1 import kg_service_pb2 as pb
 from protos.mnemex.kg.v1 import kg_service_pb2_grpc as pb_grpc
 from services.kg import kg_request_checks as v
+from services.kg.episode_records import ProblemMerge
 from services.kg.extraction import extract
 from services.kg.journal import Journal
 from services.kg.kg_view import build_view
+from services.kg.problem_merges import MergeRefused, ProblemSummary, UnknownProblem
 from services.kg.settings import KgSettings
 from services.kg.store import ImportFormatError, KgStore, ScopeKey
 
@@ -35,8 +37,11 @@ ERRORS: ErrorTable = {
     v.InvalidKgRequest: grpc.StatusCode.INVALID_ARGUMENT,
     ImportFormatError: grpc.StatusCode.INVALID_ARGUMENT,
     NotThisShard: grpc.StatusCode.FAILED_PRECONDITION,
+    UnknownProblem: grpc.StatusCode.NOT_FOUND,
+    MergeRefused: grpc.StatusCode.FAILED_PRECONDITION,
 }
 RECALL_ENTITIES = 20  # entities (names, then concepts) looked up per prompt
+MAX_STATEMENT_CHARS = 300  # of a known problem, in ListProblems and the merge replies
 
 
 def _scope(message: Any) -> ScopeKey:
@@ -57,6 +62,56 @@ def _solution(found: dict[str, Any]) -> pb.Solution:
         worked=found.get("worked", 0),
         failed=found.get("failed", 0),
     )
+
+
+def _problem_proto(problem: ProblemSummary) -> pb.KnownProblem:
+    return pb.KnownProblem(
+        id=problem.id,
+        statement=problem.statement[:MAX_STATEMENT_CHARS],
+        fixes=problem.fixes,
+        failures=problem.failures,
+        episodes=problem.episodes,
+        last_seen=problem.last,
+    )
+
+
+def _merge_proto(merge: ProblemMerge) -> pb.ProblemMerge:
+    return pb.ProblemMerge(
+        id=merge.id,
+        keep=merge.keep,
+        merged=merge.merged,
+        merged_statement=merge.statement[:MAX_STATEMENT_CHARS],
+        merged_at=merge.at,
+        undone_at=merge.undone_at,
+        fixes=len(merge.fixes),
+        failures=len(merge.failures),
+    )
+
+
+def _listed(problems: list[ProblemSummary], merges: list[ProblemMerge], limit: int) -> pb.ListProblemsResponse:
+    return pb.ListProblemsResponse(
+        problems=[_problem_proto(p) for p in problems[:limit]],
+        merges=[_merge_proto(m) for m in merges],
+        total=len(problems),
+    )
+
+
+def _merged(merge: ProblemMerge, problems: list[ProblemSummary]) -> pb.MergeProblemsResponse:
+    reply = pb.MergeProblemsResponse(merge=_merge_proto(merge))
+    kept = next((p for p in problems if p.id == merge.keep), None)
+    if kept is not None:
+        reply.problem.CopyFrom(_problem_proto(kept))
+    return reply
+
+
+def _unmerged(merge: ProblemMerge, problems: list[ProblemSummary]) -> pb.UnmergeProblemsResponse:
+    reply = pb.UnmergeProblemsResponse(merge=_merge_proto(merge))
+    by_id = {p.id: p for p in problems}
+    if merge.keep in by_id:
+        reply.kept.CopyFrom(_problem_proto(by_id[merge.keep]))
+    if merge.merged in by_id:
+        reply.restored.CopyFrom(_problem_proto(by_id[merge.merged]))
+    return reply
 
 
 class KnowledgeGraphServicer(pb_grpc.KnowledgeGraphServiceServicer):
@@ -328,6 +383,26 @@ class KnowledgeGraphServicer(pb_grpc.KnowledgeGraphServiceServicer):
                 for x in found
             ]
         )
+
+    async def ListProblems(self, request: pb.ListProblemsRequest, context: RpcContext) -> pb.ListProblemsResponse:
+        scope = self._scope(request)
+        limit = v.limit_of(request.limit, default=50)
+        return _listed(*self._store.known_problems(scope), limit)
+
+    async def MergeProblems(self, request: pb.MergeProblemsRequest, context: RpcContext) -> pb.MergeProblemsResponse:
+        scope = self._scope(request)
+        v.check_problem_id(request.keep, "keep")
+        v.check_problem_id(request.merge, "merge")
+        record = self._store.merge_problems(scope, keep=request.keep, merge=request.merge)
+        return _merged(record, self._store.known_problems(scope)[0])
+
+    async def UnmergeProblems(
+        self, request: pb.UnmergeProblemsRequest, context: RpcContext
+    ) -> pb.UnmergeProblemsResponse:
+        scope = self._scope(request)
+        v.check_merge_id(request.merge_id)
+        record = self._store.unmerge_problems(scope, merge_id=request.merge_id)
+        return _unmerged(record, self._store.known_problems(scope)[0])
 
 
 async def create_server(settings: KgSettings, *, store: KgStore | None = None) -> RunningService[KgStore]:

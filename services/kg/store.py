@@ -16,14 +16,15 @@ from typing import Any
 
 from kernel import error_signature
 from kernel.privacy import redact, redact_json
-from services.kg import roampal
-from services.kg.episode_records import EpisodeLesson, vector_from_bytes
+from services.kg import problem_merges, roampal
+from services.kg.episode_records import EpisodeLesson, ProblemMerge, vector_from_bytes
 from services.kg.episodes import MAX_ERROR_CHARS, MAX_PROBLEM_CHARS, MAX_TRIED_CHARS
 from services.kg.extraction import extract
 from services.kg.graphs import EXPORT_FORMAT, ScopeGraphs
 from services.kg.journal import Journal
 from services.kg.keys import Outcome, concept_key
 from services.kg.problem_match import MatchRules
+from services.kg.problem_merges import ProblemSummary
 from services.kg.problems import signature_for
 from services.kg.routing import RouteAnswer
 
@@ -185,6 +186,28 @@ class KgStore:
         }
         self._mutate(episodes_scope(scope.user), op)
         return signature
+
+    def merge_problems(self, scope: ScopeKey, *, keep: str, merge: str) -> ProblemMerge:
+        """Fold known problem ``merge`` into ``keep`` (both of the scope's project); refused before it
+        is journaled (problem_merges.UnknownProblem / MergeRefused), so a replay never meets a refusal."""
+        book = self.graphs(episodes_scope(scope.user)).episodes
+        problem_merges.check_merge(book, scope.project, keep, merge)
+        op = {"op": "merge_problems", "ts": self._clock(), "project": scope.project, "keep": keep, "merge": merge}
+        record: ProblemMerge = self._mutate(episodes_scope(scope.user), op)
+        return record
+
+    def unmerge_problems(self, scope: ScopeKey, *, merge_id: str) -> ProblemMerge:
+        """Undo a merge of two known problems of the scope's project; refused like ``merge_problems``."""
+        book = self.graphs(episodes_scope(scope.user)).episodes
+        problem_merges.check_unmerge(book, scope.project, merge_id)
+        op = {"op": "unmerge_problems", "ts": self._clock(), "project": scope.project, "merge_id": merge_id}
+        record: ProblemMerge = self._mutate(episodes_scope(scope.user), op)
+        return record
+
+    def known_problems(self, scope: ScopeKey) -> tuple[list[ProblemSummary], list[ProblemMerge]]:
+        """The project's known problems, most recently seen first, and its merges that hold, newest first."""
+        book = self.graphs(episodes_scope(scope.user)).episodes
+        return problem_merges.list_problems(book, scope.project), problem_merges.merges_holding(book, scope.project)
 
     def counts(self, scope: ScopeKey) -> dict[str, int]:
         """The scope's graph counts; its known problems are counted in the user's episode book, where

@@ -175,6 +175,23 @@ def kg_cases() -> list[Case]:
             "prompt-too-long": lambda: K.EpisodeLessonsRequest(scope=GOOD_K, prompt="p" * 20_001),
             "session-too-long": lambda: K.EpisodeLessonsRequest(scope=GOOD_K, session_id="s" * 1_000),
         },
+        "ListProblems": {
+            "bad-scope": lambda: K.ListProblemsRequest(scope=BAD_K),
+            "empty-scope": lambda: K.ListProblemsRequest(),
+            "limit-too-high": lambda: K.ListProblemsRequest(scope=GOOD_K, limit=1_000_000),
+        },
+        "MergeProblems": {
+            "bad-scope": lambda: K.MergeProblemsRequest(scope=BAD_K, keep="p1", merge="p2"),
+            "empty-keep": lambda: K.MergeProblemsRequest(scope=GOOD_K, merge="p2"),
+            "empty-merge": lambda: K.MergeProblemsRequest(scope=GOOD_K, keep="p1"),
+            "not-a-problem-id": lambda: K.MergeProblemsRequest(scope=GOOD_K, keep="p1", merge="working_abc"),
+            "id-too-long": lambda: K.MergeProblemsRequest(scope=GOOD_K, keep="p" + "1" * 300, merge="p2"),
+        },
+        "UnmergeProblems": {
+            "bad-scope": lambda: K.UnmergeProblemsRequest(scope=BAD_K, merge_id="m1"),
+            "empty-merge-id": lambda: K.UnmergeProblemsRequest(scope=GOOD_K),
+            "not-a-merge-id": lambda: K.UnmergeProblemsRequest(scope=GOOD_K, merge_id="p1"),
+        },
         "Export": {"bad-scope": lambda: K.ExportRequest(scope=BAD_K)},
         "Import": {
             "bad-scope": lambda: K.ImportRequest(scope=BAD_K, graph_json="{}"),

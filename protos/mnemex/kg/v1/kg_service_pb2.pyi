@@ -498,3 +498,93 @@ class EpisodeLessonsResponse(_message.Message):
     LESSONS_FIELD_NUMBER: _ClassVar[int]
     lessons: _containers.RepeatedCompositeFieldContainer[EpisodeLesson]
     def __init__(self, lessons: _Optional[_Iterable[_Union[EpisodeLesson, _Mapping]]] = ...) -> None: ...
+
+class ListProblemsRequest(_message.Message):
+    __slots__ = ("scope", "limit")
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    scope: _common_pb2.Scope
+    limit: int
+    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., limit: _Optional[int] = ...) -> None: ...
+
+class KnownProblem(_message.Message):
+    __slots__ = ("id", "statement", "fixes", "failures", "episodes", "last_seen")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    STATEMENT_FIELD_NUMBER: _ClassVar[int]
+    FIXES_FIELD_NUMBER: _ClassVar[int]
+    FAILURES_FIELD_NUMBER: _ClassVar[int]
+    EPISODES_FIELD_NUMBER: _ClassVar[int]
+    LAST_SEEN_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    statement: str
+    fixes: int
+    failures: int
+    episodes: int
+    last_seen: float
+    def __init__(self, id: _Optional[str] = ..., statement: _Optional[str] = ..., fixes: _Optional[int] = ..., failures: _Optional[int] = ..., episodes: _Optional[int] = ..., last_seen: _Optional[float] = ...) -> None: ...
+
+class ProblemMerge(_message.Message):
+    __slots__ = ("id", "keep", "merged", "merged_statement", "merged_at", "undone_at", "fixes", "failures")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    KEEP_FIELD_NUMBER: _ClassVar[int]
+    MERGED_FIELD_NUMBER: _ClassVar[int]
+    MERGED_STATEMENT_FIELD_NUMBER: _ClassVar[int]
+    MERGED_AT_FIELD_NUMBER: _ClassVar[int]
+    UNDONE_AT_FIELD_NUMBER: _ClassVar[int]
+    FIXES_FIELD_NUMBER: _ClassVar[int]
+    FAILURES_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    keep: str
+    merged: str
+    merged_statement: str
+    merged_at: float
+    undone_at: float
+    fixes: int
+    failures: int
+    def __init__(self, id: _Optional[str] = ..., keep: _Optional[str] = ..., merged: _Optional[str] = ..., merged_statement: _Optional[str] = ..., merged_at: _Optional[float] = ..., undone_at: _Optional[float] = ..., fixes: _Optional[int] = ..., failures: _Optional[int] = ...) -> None: ...
+
+class ListProblemsResponse(_message.Message):
+    __slots__ = ("problems", "merges", "total")
+    PROBLEMS_FIELD_NUMBER: _ClassVar[int]
+    MERGES_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_FIELD_NUMBER: _ClassVar[int]
+    problems: _containers.RepeatedCompositeFieldContainer[KnownProblem]
+    merges: _containers.RepeatedCompositeFieldContainer[ProblemMerge]
+    total: int
+    def __init__(self, problems: _Optional[_Iterable[_Union[KnownProblem, _Mapping]]] = ..., merges: _Optional[_Iterable[_Union[ProblemMerge, _Mapping]]] = ..., total: _Optional[int] = ...) -> None: ...
+
+class MergeProblemsRequest(_message.Message):
+    __slots__ = ("scope", "keep", "merge")
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    KEEP_FIELD_NUMBER: _ClassVar[int]
+    MERGE_FIELD_NUMBER: _ClassVar[int]
+    scope: _common_pb2.Scope
+    keep: str
+    merge: str
+    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., keep: _Optional[str] = ..., merge: _Optional[str] = ...) -> None: ...
+
+class MergeProblemsResponse(_message.Message):
+    __slots__ = ("merge", "problem")
+    MERGE_FIELD_NUMBER: _ClassVar[int]
+    PROBLEM_FIELD_NUMBER: _ClassVar[int]
+    merge: ProblemMerge
+    problem: KnownProblem
+    def __init__(self, merge: _Optional[_Union[ProblemMerge, _Mapping]] = ..., problem: _Optional[_Union[KnownProblem, _Mapping]] = ...) -> None: ...
+
+class UnmergeProblemsRequest(_message.Message):
+    __slots__ = ("scope", "merge_id")
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    MERGE_ID_FIELD_NUMBER: _ClassVar[int]
+    scope: _common_pb2.Scope
+    merge_id: str
+    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., merge_id: _Optional[str] = ...) -> None: ...
+
+class UnmergeProblemsResponse(_message.Message):
+    __slots__ = ("merge", "kept", "restored")
+    MERGE_FIELD_NUMBER: _ClassVar[int]
+    KEPT_FIELD_NUMBER: _ClassVar[int]
+    RESTORED_FIELD_NUMBER: _ClassVar[int]
+    merge: ProblemMerge
+    kept: KnownProblem
+    restored: KnownProblem
+    def __init__(self, merge: _Optional[_Union[ProblemMerge, _Mapping]] = ..., kept: _Optional[_Union[KnownProblem, _Mapping]] = ..., restored: _Optional[_Union[KnownProblem, _Mapping]] = ...) -> None: ...

@@ -134,6 +134,21 @@ class KnowledgeGraphServiceStub:
                 request_serializer=protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.EpisodeLessonsRequest.SerializeToString,
                 response_deserializer=protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.EpisodeLessonsResponse.FromString,
                 _registered_method=True)
+        self.ListProblems = channel.unary_unary(
+                '/mnemex.kg.v1.KnowledgeGraphService/ListProblems',
+                request_serializer=protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.ListProblemsRequest.SerializeToString,
+                response_deserializer=protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.ListProblemsResponse.FromString,
+                _registered_method=True)
+        self.MergeProblems = channel.unary_unary(
+                '/mnemex.kg.v1.KnowledgeGraphService/MergeProblems',
+                request_serializer=protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.MergeProblemsRequest.SerializeToString,
+                response_deserializer=protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.MergeProblemsResponse.FromString,
+                _registered_method=True)
+        self.UnmergeProblems = channel.unary_unary(
+                '/mnemex.kg.v1.KnowledgeGraphService/UnmergeProblems',
+                request_serializer=protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.UnmergeProblemsRequest.SerializeToString,
+                response_deserializer=protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.UnmergeProblemsResponse.FromString,
+                _registered_method=True)
 
 
 class KnowledgeGraphServiceServicer:
@@ -281,6 +296,34 @@ class KnowledgeGraphServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListProblems(self, request, context):
+        """The known problems of the scope's project, most recently seen first, and
+        the merges of two of them that hold (each undone by UnmergeProblems).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def MergeProblems(self, request, context):
+        """Fold known problem `merge` into `keep` (same project): `keep` keeps its id
+        and takes the other's wordings, error signatures, fixes and failed
+        attempts; `merge` is no longer recognised. Problems are never merged by
+        resemblance alone: this is the one way. NOT_FOUND for an unknown id,
+        FAILED_PRECONDITION for the same id twice or two projects.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def UnmergeProblems(self, request, context):
+        """Undo a merge by its id: the merged problem comes back as it was, and the
+        kept one loses exactly what it got from it (what it learned since stays).
+        NOT_FOUND for an unknown merge, FAILED_PRECONDITION for one already undone.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_KnowledgeGraphServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -383,6 +426,21 @@ def add_KnowledgeGraphServiceServicer_to_server(servicer, server):
                     servicer.EpisodeLessons,
                     request_deserializer=protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.EpisodeLessonsRequest.FromString,
                     response_serializer=protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.EpisodeLessonsResponse.SerializeToString,
+            ),
+            'ListProblems': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListProblems,
+                    request_deserializer=protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.ListProblemsRequest.FromString,
+                    response_serializer=protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.ListProblemsResponse.SerializeToString,
+            ),
+            'MergeProblems': grpc.unary_unary_rpc_method_handler(
+                    servicer.MergeProblems,
+                    request_deserializer=protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.MergeProblemsRequest.FromString,
+                    response_serializer=protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.MergeProblemsResponse.SerializeToString,
+            ),
+            'UnmergeProblems': grpc.unary_unary_rpc_method_handler(
+                    servicer.UnmergeProblems,
+                    request_deserializer=protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.UnmergeProblemsRequest.FromString,
+                    response_serializer=protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.UnmergeProblemsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -925,6 +983,87 @@ class KnowledgeGraphService:
             '/mnemex.kg.v1.KnowledgeGraphService/EpisodeLessons',
             protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.EpisodeLessonsRequest.SerializeToString,
             protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.EpisodeLessonsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListProblems(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mnemex.kg.v1.KnowledgeGraphService/ListProblems',
+            protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.ListProblemsRequest.SerializeToString,
+            protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.ListProblemsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def MergeProblems(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mnemex.kg.v1.KnowledgeGraphService/MergeProblems',
+            protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.MergeProblemsRequest.SerializeToString,
+            protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.MergeProblemsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def UnmergeProblems(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mnemex.kg.v1.KnowledgeGraphService/UnmergeProblems',
+            protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.UnmergeProblemsRequest.SerializeToString,
+            protos_dot_mnemex_dot_kg_dot_v1_dot_kg__service__pb2.UnmergeProblemsResponse.FromString,
             options,
             channel_credentials,
             insecure,

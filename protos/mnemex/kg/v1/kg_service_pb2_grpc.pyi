@@ -79,6 +79,22 @@ class KnowledgeGraphServiceStub:
     """Fixes and failed attempts of the known problems matching a prompt's
     vector and the session's recent tool errors; local project first.
     """
+    ListProblems: _grpc.UnaryUnaryMultiCallable[_kg_service_pb2.ListProblemsRequest, _kg_service_pb2.ListProblemsResponse]
+    """The known problems of the scope's project, most recently seen first, and
+    the merges of two of them that hold (each undone by UnmergeProblems).
+    """
+    MergeProblems: _grpc.UnaryUnaryMultiCallable[_kg_service_pb2.MergeProblemsRequest, _kg_service_pb2.MergeProblemsResponse]
+    """Fold known problem `merge` into `keep` (same project): `keep` keeps its id
+    and takes the other's wordings, error signatures, fixes and failed
+    attempts; `merge` is no longer recognised. Problems are never merged by
+    resemblance alone: this is the one way. NOT_FOUND for an unknown id,
+    FAILED_PRECONDITION for the same id twice or two projects.
+    """
+    UnmergeProblems: _grpc.UnaryUnaryMultiCallable[_kg_service_pb2.UnmergeProblemsRequest, _kg_service_pb2.UnmergeProblemsResponse]
+    """Undo a merge by its id: the merged problem comes back as it was, and the
+    kept one loses exactly what it got from it (what it learned since stays).
+    NOT_FOUND for an unknown merge, FAILED_PRECONDITION for one already undone.
+    """
 
 @_typing.type_check_only
 class KnowledgeGraphServiceAsyncStub(KnowledgeGraphServiceStub):
@@ -128,6 +144,22 @@ class KnowledgeGraphServiceAsyncStub(KnowledgeGraphServiceStub):
     EpisodeLessons: _aio.UnaryUnaryMultiCallable[_kg_service_pb2.EpisodeLessonsRequest, _kg_service_pb2.EpisodeLessonsResponse]  # type: ignore[assignment]
     """Fixes and failed attempts of the known problems matching a prompt's
     vector and the session's recent tool errors; local project first.
+    """
+    ListProblems: _aio.UnaryUnaryMultiCallable[_kg_service_pb2.ListProblemsRequest, _kg_service_pb2.ListProblemsResponse]  # type: ignore[assignment]
+    """The known problems of the scope's project, most recently seen first, and
+    the merges of two of them that hold (each undone by UnmergeProblems).
+    """
+    MergeProblems: _aio.UnaryUnaryMultiCallable[_kg_service_pb2.MergeProblemsRequest, _kg_service_pb2.MergeProblemsResponse]  # type: ignore[assignment]
+    """Fold known problem `merge` into `keep` (same project): `keep` keeps its id
+    and takes the other's wordings, error signatures, fixes and failed
+    attempts; `merge` is no longer recognised. Problems are never merged by
+    resemblance alone: this is the one way. NOT_FOUND for an unknown id,
+    FAILED_PRECONDITION for the same id twice or two projects.
+    """
+    UnmergeProblems: _aio.UnaryUnaryMultiCallable[_kg_service_pb2.UnmergeProblemsRequest, _kg_service_pb2.UnmergeProblemsResponse]  # type: ignore[assignment]
+    """Undo a merge by its id: the merged problem comes back as it was, and the
+    kept one loses exactly what it got from it (what it learned since stays).
+    NOT_FOUND for an unknown merge, FAILED_PRECONDITION for one already undone.
     """
 
 class KnowledgeGraphServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -295,6 +327,40 @@ class KnowledgeGraphServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_kg_service_pb2.EpisodeLessonsResponse, _abc.Awaitable[_kg_service_pb2.EpisodeLessonsResponse]]:
         """Fixes and failed attempts of the known problems matching a prompt's
         vector and the session's recent tool errors; local project first.
+        """
+
+    @_abc_1.abstractmethod
+    def ListProblems(
+        self,
+        request: _kg_service_pb2.ListProblemsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_kg_service_pb2.ListProblemsResponse, _abc.Awaitable[_kg_service_pb2.ListProblemsResponse]]:
+        """The known problems of the scope's project, most recently seen first, and
+        the merges of two of them that hold (each undone by UnmergeProblems).
+        """
+
+    @_abc_1.abstractmethod
+    def MergeProblems(
+        self,
+        request: _kg_service_pb2.MergeProblemsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_kg_service_pb2.MergeProblemsResponse, _abc.Awaitable[_kg_service_pb2.MergeProblemsResponse]]:
+        """Fold known problem `merge` into `keep` (same project): `keep` keeps its id
+        and takes the other's wordings, error signatures, fixes and failed
+        attempts; `merge` is no longer recognised. Problems are never merged by
+        resemblance alone: this is the one way. NOT_FOUND for an unknown id,
+        FAILED_PRECONDITION for the same id twice or two projects.
+        """
+
+    @_abc_1.abstractmethod
+    def UnmergeProblems(
+        self,
+        request: _kg_service_pb2.UnmergeProblemsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_kg_service_pb2.UnmergeProblemsResponse, _abc.Awaitable[_kg_service_pb2.UnmergeProblemsResponse]]:
+        """Undo a merge by its id: the merged problem comes back as it was, and the
+        kept one loses exactly what it got from it (what it learned since stays).
+        NOT_FOUND for an unknown merge, FAILED_PRECONDITION for one already undone.
         """
 
 def add_KnowledgeGraphServiceServicer_to_server(servicer: KnowledgeGraphServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

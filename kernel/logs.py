@@ -17,7 +17,7 @@ must not become a second copy of them. So the formatter
   and those whose class sets ``safe_to_log = True``.
 
 The supervisor writes each process's stderr to ``logs/<service>.log`` and
-rotates those files by size while they run (``mnemex.supervisor.supervisor_loop.rotate``).
+rotates those files by size while they run (``mnemex.supervisor.child_logs.rotate``).
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ import sys
 import time
 from pathlib import Path
 
-from mnemex.supervisor.supervisor_loop import rotate
+from mnemex.supervisor.child_logs import rotate
 
 WRITER = """
 import sys

@@ -8,7 +8,9 @@ why:
   stored from the session that is asking; the model already has that turn in
   its context, so showing it again only spends tokens;
 - **another project's fact**: a memory_bank fact that belongs to another
-  project (``fact_scope``) is never injected; user-wide facts hold everywhere;
+  project (``fact_scope``) is never injected; user-wide facts hold everywhere
+  (get-context's search already leaves such facts out, ``SearchParams.fact_project``,
+  so they cannot crowd the project's own out of the results; this is the guard);
 - **superseded value**: a conversation memory that states a value a newer fact
   replaced (``STALE_VALUE_OF``) is not shown; the fact that holds now takes its
   place (from ``current`` when the search did not find it), and its line notes

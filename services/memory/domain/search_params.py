@@ -57,6 +57,10 @@ class SearchParams:
     filters: tuple[FieldFilter, ...] = ()
     collection_weights: Mapping[str, float] = field(default_factory=dict)
     boost_ids: tuple[str, ...] = ()
+    # get-context: only the memory_bank facts that hold in this project (user-wide, or stated there;
+    # ``fact_scope.holds_in``) are candidates, so another project's facts cannot crowd them out.
+    # None (search_memory): every fact of the user.
+    fact_project: str | None = None
 
     @property
     def semantic(self) -> bool:

@@ -16,6 +16,10 @@
   bench/locomo.)
 - No query: every active memory of the chosen collections in the time window.
 - ``boost_ids`` are always added as candidates (the kg's facts for entities).
+- ``fact_project`` (get-context): only facts that hold in that project are
+  candidates, dense (the mirror masks the others out of its product), lexical
+  (hits of other projects' facts skipped, more asked for until ``N`` hold) and
+  boosted alike, so a project's own facts compete among themselves.
 - Embedding service down (``lexical_only``): the BM25 hits alone, ranked by
   their lexical share, so a prompt still gets keyword matches.
 
@@ -30,14 +34,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from services.memory.domain.fact_scope import holds_in
 from services.memory.domain.naming import Scope
 from services.memory.domain.record import MemoryRecord
 from services.memory.domain.search_params import SearchParams
 from services.memory.retrieval.hybrid import lexical_shares
 from services.memory.retrieval.lexical import MAX_QUERY_CHARS, MAX_QUERY_TERMS
-from services.memory.retrieval.mirror_text import MirrorTexts
+from services.memory.retrieval.mirror_text import MirrorText, MirrorTexts
 from services.memory.retrieval.text import query_terms
 from services.memory.storage.blocking_io import BlockingIO
+from services.memory.storage.collection_mirror import CollectionMirror
 from services.memory.storage.memory_store import MemoryStore
 from services.memory.storage.mirror_registry import Mirrors
 
@@ -61,6 +67,23 @@ def candidate_count(limit: int) -> int:
     return max(3 * limit, MIN_CANDIDATES)
 
 
+def lexical_hits(
+    mirror: CollectionMirror, text: MirrorText, terms: list[str], n: int, project: str | None
+) -> list[tuple[str, float]]:
+    """The best ``n`` BM25 hits (id, score) of the mirror's text; with ``project``, only rows that hold
+    there (asking the index for more while other projects' facts take the places)."""
+    held = mirror.holding_in(project)
+    if held is None:
+        return text.search_terms(terms, n)
+    k = n
+    while True:
+        hits = text.search_terms(terms, k)
+        kept = [(doc_id, score) for doc_id, score in hits if (slot := mirror.slot_of(doc_id)) is None or held[slot]]
+        if len(kept) >= n or len(hits) < k:
+            return kept[:n]
+        k *= 4
+
+
 @dataclass(frozen=True)
 class CandidateQuery:
     """What one search asks of the mirrors. ``lexical_only``: the query could not be embedded, so BM25 hits
@@ -75,6 +98,7 @@ class CandidateQuery:
 
 def _read_mirrors(mirrors: Mirrors, texts: MirrorTexts, query: CandidateQuery) -> list[Candidate]:
     params, vector, since_ts, lexical_only = query.params, query.vector, query.since_ts, query.lexical_only
+    project = params.fact_project
     n = candidate_count(params.limit)
     found: dict[str, Candidate] = {}
     hits: list[tuple[str, float]] = []  # (id, bm25) of every lexical hit
@@ -85,13 +109,14 @@ def _read_mirrors(mirrors: Mirrors, texts: MirrorTexts, query: CandidateQuery) -
         with mirrors.read(query.scope, collection) as mirror:
             if vector is None and not lexical_only:
                 for record in mirror.rows_since(since_ts):
-                    found[record.id] = Candidate(record)
+                    if project is None or holds_in(record, project):
+                        found[record.id] = Candidate(record)
                 continue
-            for record, similarity in mirror.nearest(vector, n, since_ts) if vector is not None else ():
+            for record, similarity in mirror.nearest(vector, n, since_ts, project) if vector is not None else ():
                 found[record.id] = Candidate(record, similarity)
             if not terms or not texts.lexical:
                 continue
-            lexical = texts.synced(mirror).search_terms(terms, n)
+            lexical = lexical_hits(mirror, texts.synced(mirror), terms, n, project)
             hits.extend(lexical)
             missed = [
                 (doc_id, score, row)
@@ -142,6 +167,8 @@ async def boosted(
             located = await store.locate_with_vector(scope, memory_id)
             record, embedding = located if located is not None else (None, None)
         if record is None or record.collection not in params.collections or record.id in known:
+            continue
+        if params.fact_project is not None and not holds_in(record, params.fact_project):
             continue
         similarity = None
         if vector is not None and embedding is not None:

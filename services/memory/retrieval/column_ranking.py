@@ -33,7 +33,7 @@ from services.memory.domain.rank_parts import RankParts
 from services.memory.domain.ranking import RankingWeights, RankInput, final_rank, final_ranks
 from services.memory.domain.search_params import SearchParams
 from services.memory.domain.timefmt import SECONDS_PER_DAY
-from services.memory.retrieval.candidates import Candidate, boosted, candidate_count, lexical_terms
+from services.memory.retrieval.candidates import Candidate, boosted, candidate_count, lexical_hits, lexical_terms
 from services.memory.retrieval.hybrid import QueryPlan, RetrievalSettings, hybrid_relevance, hybrid_relevances
 from services.memory.retrieval.mirror_text import MirrorText, MirrorTexts
 from services.memory.retrieval.session_boost import Around, boost, context_factors
@@ -63,11 +63,19 @@ class _Pool:
 
 
 def _pool(
-    mirror: CollectionMirror, text: MirrorText, vector: np.ndarray, terms: list[str], n: int, with_sessions: bool
+    mirror: CollectionMirror,
+    text: MirrorText,
+    vector: np.ndarray,
+    terms: list[str],
+    n: int,
+    with_sessions: bool,
+    project: str | None,
 ) -> tuple[_Pool, list[float]]:
-    """The collection's candidates and the BM25 score of each of its lexical hits."""
-    top, top_cosines = mirror.top_slots(vector, n)  # exact cosines (through the ANN index when large)
-    hits = text.search_terms(terms, n)
+    """The collection's candidates and the BM25 score of each of its lexical hits (with ``project``:
+    only rows that hold there)."""
+    # exact cosines (through the ANN index when large)
+    top, top_cosines = mirror.top_slots(vector, n, project=project)
+    hits = lexical_hits(mirror, text, terms, n, project)
     missed: list[int] = []
     bm25 = np.zeros(len(top) + len(hits), dtype=np.float64)
     position = {slot: i for i, slot in enumerate(top.tolist())} if hits else {}  # dense rank of each top slot
@@ -140,7 +148,9 @@ async def rank_columns(
     best_bm25 = 0.0
     for collection in params.collections:
         with mirrors.read(scope, collection) as mirror:
-            pool, scores = _pool(mirror, texts.synced(mirror), vector, terms, n, retrieval.session_context)
+            pool, scores = _pool(
+                mirror, texts.synced(mirror), vector, terms, n, retrieval.session_context, params.fact_project
+            )
         pools.append(pool)
         best_bm25 = max([best_bm25, *scores])
     if not pools:

@@ -35,7 +35,9 @@ the prompt path can estimate every candidate's final rank in numpy
 (``retrieval.column_ranking``): the learned score (``ranking.learned_score``
 under this mirror's weights), and the time recency decays from
 (``MemoryRecord.recency_ts``: the latest of creation and last scored use). The creation time is a column too, for
-time windows (``since_ts``).
+time windows (``since_ts``), and so is each fact's scope (``domain.fact_scope``: user-wide, or the project it
+belongs to), so a prompt's search takes the nearest facts that hold in its project (``project``) in the same
+product, instead of the nearest of all the user's facts, most of them another project's.
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ from itertools import islice
 
 import numpy as np
 
+from services.memory.domain.fact_scope import scope_key
 from services.memory.domain.ranking import DEFAULT_WEIGHTS, RankingWeights, RankInput, learned_score
 from services.memory.domain.record import MemoryRecord
 from services.memory.storage.ann_index import AnnIndex, fetch_count
@@ -53,8 +56,9 @@ from services.memory.storage.session_neighbours import SessionOrder
 
 _GROW = 1.5
 _MIN_CAPACITY = 256
-# numpy arrays indexed by slot; ``_label`` is the row's stable id in the ANN index, ``_in_ann`` whether it is there
-_COLUMNS = ("_matrix", "_active", "_created", "_fresh", "_learned", "_label", "_in_ann")
+# numpy arrays indexed by slot; ``_label`` is the row's stable id in the ANN index, ``_in_ann`` whether it is there;
+# ``_scope`` codes the fact's scope (0: user-wide, or not a fact; else the code of the project it belongs to)
+_COLUMNS = ("_matrix", "_active", "_created", "_fresh", "_learned", "_label", "_in_ann", "_scope")
 CHANGE_FEED = 4096  # changed ids kept for readers that sync from the mirror; further behind, they rebuild
 
 
@@ -82,6 +86,8 @@ class CollectionMirror:
         self._learned = np.zeros(_MIN_CAPACITY, dtype=np.float64)
         self._label = np.zeros(_MIN_CAPACITY, dtype=np.int64)
         self._in_ann = np.zeros(_MIN_CAPACITY, dtype=bool)
+        self._scope = np.zeros(_MIN_CAPACITY, dtype=np.int32)
+        self._scope_codes: dict[str, int] = {"": 0}  # scope key -> code; only ever grows
         self._label_slot: dict[int, int] = {}
         self._next_label = 0
         self._ann: AnnIndex | None = None
@@ -151,6 +157,7 @@ class CollectionMirror:
         self._created[slot] = record.created_ts
         self._fresh[slot] = record.recency_ts
         self._learned[slot] = learned_score(RankInput.of(record), self.weights)
+        self._scope[slot] = self._scope_codes.setdefault(scope_key(record), len(self._scope_codes))
         if active:
             self._reindex(slot)
         else:
@@ -210,19 +217,40 @@ class CollectionMirror:
         cosines: list[float] = (self._matrix[slots] @ np.asarray(vector, dtype=np.float32)).tolist()
         return cosines
 
-    def scan(self, vector: np.ndarray, k: int, since_ts: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def holding_in(self, project: str | None) -> np.ndarray | None:
+        """Per slot, whether the row holds in ``project`` (``fact_scope.holds_in``: not a project's fact, or
+        that project's); None when every row does (no project given, or no fact belongs to a project)."""
+        if project is None or len(self._scope_codes) == 1:
+            return None
+        scopes = self._scope[: len(self._ids)]
+        code = self._scope_codes.get(project)
+        held: np.ndarray = scopes == 0 if code is None else (scopes == 0) | (scopes == code)
+        return held
+
+    def scan(
+        self, vector: np.ndarray, k: int, since_ts: float | None = None, project: str | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
         """(cosine of every row, slots of the ``k`` nearest active rows, best first), optionally only
-        rows created at or after ``since_ts``."""
+        rows created at or after ``since_ts``, and only rows that hold in ``project``."""
         n = len(self._ids)
         sims = self._matrix[:n] @ np.asarray(vector, dtype=np.float32)
         mask = self._active[:n] if since_ts is None else self._active[:n] & (self._created[:n] >= since_ts)
+        held = self.holding_in(project)
+        if held is not None:
+            mask = mask & held
         live = int(np.count_nonzero(mask))
         k = min(k, live)
         if k <= 0:
             return sims, np.zeros(0, dtype=np.intp)
-        masked = sims if live == n else np.where(mask, sims, -np.inf)  # usually every row is live: no copy
-        top = np.argpartition(masked, n - k)[n - k :] if k < n else np.arange(n)
-        return sims, top[np.argsort(-masked[top], kind="stable")]
+        # Usually every row is live: partition them all. Otherwise partition the live rows alone (a
+        # project's facts among the user's, a time window): -inf for the rest would cost argpartition
+        # ten times as much, and the live rows are often few.
+        if live == n:
+            top = np.argpartition(sims, n - k)[n - k :] if k < n else np.arange(n)
+        else:
+            slots = np.flatnonzero(mask)
+            top = slots[np.argpartition(sims[slots], live - k)[live - k :]] if k < live else slots
+        return sims, top[np.argsort(-sims[top], kind="stable")]
 
     def cosines(self, slots: np.ndarray, vector: np.ndarray) -> np.ndarray:
         """Exact cosine of these slots' rows to ``vector``."""
@@ -258,20 +286,34 @@ class CollectionMirror:
             self._in_ann[:n] = self._active[:n]
         return self._ann
 
-    def top_slots(self, vector: np.ndarray, k: int, since_ts: float | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """(slots of the ``k`` nearest active rows, best first; their exact cosines).
+    def top_slots(
+        self, vector: np.ndarray, k: int, since_ts: float | None = None, project: str | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(slots of the ``k`` nearest active rows, best first; their exact cosines), only rows that hold
+        in ``project`` when it is given.
 
         Through the ANN index when the collection is large (no time window): a few times
-        ``k`` candidates, re-scored exactly; otherwise one product with every row.
+        ``k`` candidates, re-scored exactly; otherwise one product with every row. When the
+        project's rows are too few among the index's candidates, an exact scan finds them.
         """
         ann = self._ann_for_query() if since_ts is None else None
         if ann is None:
-            sims, top = self.scan(vector, k, since_ts)
+            sims, top = self.scan(vector, k, since_ts, project)
             return top, sims[top]
         label_slot = self._label_slot
-        found = [label_slot.get(label, -1) for label in ann.search(vector, fetch_count(k)).tolist()]
+        fetched = fetch_count(k)
+        found = [label_slot.get(label, -1) for label in ann.search(vector, fetched).tolist()]
         slots = np.asarray([slot for slot in found if slot >= 0], dtype=np.intp)
         slots = slots[self._active[slots]]
+        held = self.holding_in(project)
+        if held is not None:
+            kept = slots[held[slots]]
+            # Fewer than k of them among the index's candidates, and the index holds more: an exact scan.
+            deeper = len(kept) < k and len(found) >= fetched
+            if deeper and len(kept) < int(np.count_nonzero(held & self._active[: len(held)])):
+                sims, top = self.scan(vector, k, None, project)
+                return top, sims[top]
+            slots = kept
         cosines = self.cosines(slots, vector)
         order = np.argsort(-cosines, kind="stable")[:k]
         return slots[order], cosines[order]
@@ -284,9 +326,12 @@ class CollectionMirror:
         ids = self._ids
         return [ids[i] for i in slots.tolist()], self._learned[slots], self._fresh[slots]
 
-    def nearest(self, vector: np.ndarray, k: int, since_ts: float | None = None) -> list[tuple[MemoryRecord, float]]:
-        """Top ``k`` active rows by exact cosine (best first), optionally created at or after ``since_ts``."""
-        top, cosines = self.top_slots(vector, k, since_ts)
+    def nearest(
+        self, vector: np.ndarray, k: int, since_ts: float | None = None, project: str | None = None
+    ) -> list[tuple[MemoryRecord, float]]:
+        """Top ``k`` active rows by exact cosine (best first), optionally created at or after ``since_ts``,
+        and holding in ``project``."""
+        top, cosines = self.top_slots(vector, k, since_ts, project)
         records = self._records
         return [(records[i], score) for i, score in zip(top.tolist(), cosines.tolist(), strict=True)]
 

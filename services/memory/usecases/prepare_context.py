@@ -7,7 +7,8 @@ injected now, written after the caller has its answer (``TurnWrites`` keeps
 it ordered before the session's next operation).
 
 Between the search and the record, ``domain.context_selection`` decides what is
-injected: turns of the asking session, facts of another project, results below
+injected: turns of the asking session, facts of another project (which the search
+already leaves out: ``SearchParams.fact_project``), results below
 the relevance floor and near-duplicates of a line already kept (an exchange that
 states a fact shown, too) are left out (the search asks for a few more than the
 limit, so a collapsed copy can make room); a result that states a value a newer
@@ -105,7 +106,10 @@ class PrepareContext:
         found: list[NormalizedMemory] = []
         choices: list[Choice] = []
         if params is not None:
-            wider = replace(params, limit=params.limit + EXTRA_CANDIDATES) if not params.memory_id else params
+            # Facts of other projects are never shown: the search leaves them out, so they take no place.
+            wider = params
+            if not params.memory_id:
+                wider = replace(params, limit=params.limit + EXTRA_CANDIDATES, fact_project=scope.project)
             ranked = await self._searcher.search(scope, wider, query_vector)
             current = await self._current_facts(scope, ranked)
             vectors = self._vectors(scope, [*beside, *ranked, *current])

@@ -115,5 +115,33 @@ def test_another_projects_fact_is_never_injected(stub, scope) -> None:  # type: 
     reply = stub.PrepareContext(request, timeout=30)
     shown = [m.id for m in reply.memories]
     assert ours.id in shown and theirs.id not in shown
-    [left_out] = [c for c in reply.choices if c.id == theirs.id]
-    assert not left_out.kept and left_out.reason == f"fact of project {scope.project}"
+    # The search itself leaves another project's facts out (they take no place among the results).
+    assert theirs.id not in [c.id for c in reply.choices]
+
+
+CITIES = ("Frankfurt", "Paris", "Madrid", "Milan", "Vienna", "Warsaw", "Zurich", "Oslo", "Lisbon", "Prague")
+
+
+def test_a_projects_own_fact_is_not_crowded_out_by_other_projects_facts(stub, scope) -> None:  # type: ignore[no-untyped-def]
+    """Ten facts of other projects, each closer to the prompt than this project's own: the search took the
+    best few of all the user's facts and only then dropped the other projects', so the own fact never
+    appeared. Now a project's facts (and user-wide ones) compete among themselves."""
+    theirs = [
+        store(stub, other_project(scope, f"o{i}"), f"The billing service deploys to the {city} cluster", MEMORY_BANK)
+        for i, city in enumerate(CITIES)
+    ]
+    ours = store(stub, scope, "Billing releases ship to the Dublin cluster on Tuesdays", MEMORY_BANK)
+    wide = stub.Store(
+        pb.StoreRequest(scope=scope, collection=MEMORY_BANK, content="Deploys need a change ticket", user_wide=True),
+        timeout=30,
+    ).memory
+    request = pb.PrepareContextRequest(scope=scope, session_id="crowd-1", prompt="where does billing deploy?")
+    request.search.CopyFrom(pb.SearchRequest(query="where does the billing service deploy to?", limit=5))
+    reply = stub.PrepareContext(request, timeout=30)
+    shown = [m.id for m in reply.memories]
+    assert ours.id in shown and not {m.id for m in theirs} & set(shown)
+    assert wide.id in [c.id for c in reply.choices]  # a user-wide fact holds here: it is still a candidate
+    # search_memory still finds every project's facts.
+    found = stub.Search(pb.SearchRequest(scope=scope, query="where does the billing service deploy to?", limit=5))
+    assert {m.id for m in found.memories} <= {m.id for m in theirs} | {ours.id, wide.id}
+    assert {m.id for m in found.memories} & {m.id for m in theirs}

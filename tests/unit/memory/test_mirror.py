@@ -206,3 +206,23 @@ def test_behind_counts_the_changes_a_text_has_yet_to_apply() -> None:
     for i in range(3):
         patch(mirror, f"m{i}", uses=1)
     assert texts.behind(mirror) == 3
+
+
+def test_a_projects_keyword_hits_are_not_crowded_out_by_other_projects_facts() -> None:
+    from services.memory.retrieval.candidates import lexical_hits, lexical_terms
+
+    mirror = CollectionMirror("memory_bank", DIM)
+    for i in range(300):  # 30 name the query's words twice: they outscore the project's own
+        line = f"billing deploys billing deploys to cluster {i}" if i < 30 else f"lunch is at noon on floor {i}"
+        mirror.put(record(f"o{i}", line, meta(fact_scope="project", project=f"other{i % 7}"), "memory_bank"), unit(i))
+    mirror.put(
+        record("own", "billing deploys on Tuesdays", meta(fact_scope="project", project="here"), "memory_bank"),
+        unit(900),
+    )
+    mirror.put(
+        record("wide", "deploys need a ticket", meta(fact_scope="user", project="other1"), "memory_bank"), unit(901)
+    )
+    synced, terms = TEXTS.synced(mirror), lexical_terms("billing deploys")
+    assert "own" not in [doc_id for doc_id, _ in lexical_hits(mirror, synced, terms, 5, None)]
+    hits = [doc_id for doc_id, _ in lexical_hits(mirror, synced, terms, 5, "here")]
+    assert hits == ["own", "wide"]

@@ -145,3 +145,38 @@ def test_the_threshold_is_read_from_the_environment() -> None:
     for bad in ("-1", "2.5", "many"):
         with pytest.raises(ConfigError, match="MNEMEX_MEMORY_ANN_MIN_ROWS"):
             MemorySettings.from_env({"MNEMEX_MEMORY_ANN_MIN_ROWS": bad})
+
+
+def fact(i: int) -> MemoryRecord:
+    """A memory_bank fact: most of project a's, every tenth user-wide, every 50th project b's."""
+    meta: dict[str, object] = {"created_at": "2025-01-01T00:00:00+00:00", "score": 0.5, "fact_scope": "project"}
+    meta["project"] = "b" if i % 50 == 7 else "a"
+    if i % 10 == 3:
+        meta["fact_scope"] = "user"
+    return parse_record(f"f{i}", "memory_bank", f"fact {i}", meta)
+
+
+def held_in_b(i: int) -> bool:
+    return i % 50 == 7 or i % 10 == 3
+
+
+@pytest.mark.parametrize("min_rows", [0, MIN_ROWS])  # exact scan, then through the ANN index
+def test_a_projects_query_takes_only_the_facts_that_hold_there(min_rows: int) -> None:
+    mirror = CollectionMirror("memory_bank", DIM, ann_min_rows=min_rows)
+    rows = vectors(ROWS, seed=3)
+    for i, row in enumerate(rows):
+        mirror.put(fact(i), row)
+    mirror.remove("f7")  # slots move: the scope column moves with them
+    if min_rows:
+        mirror.index_if_large()
+        exhaustive(mirror)
+    query = vectors(1, seed=4)[0]
+    k = 20
+    wanted = [i for i in np.argsort(-(rows @ query)).tolist() if held_in_b(i) and i != 7][:k]
+    top, cosines = mirror.top_slots(query, k, project="b")
+    assert mirror.rank_columns(top)[0] == [f"f{i}" for i in wanted]
+    assert np.allclose(cosines, rows[wanted] @ query, atol=1e-5)
+    unknown, _ = mirror.top_slots(query, k, project="never-seen")  # user-wide facts hold everywhere
+    assert all(int(name[1:]) % 10 == 3 for name in mirror.rank_columns(unknown)[0])
+    every, _ = mirror.top_slots(query, k)
+    assert mirror.rank_columns(every)[0] == [f"f{i}" for i in np.argsort(-(rows @ query)).tolist() if i != 7][:k]

@@ -47,6 +47,14 @@ def run_checks(user_home: Path, skip_model: bool = False) -> list[checks.Check]:
     return found
 
 
+def summary(failed: int, warned: int) -> str:
+    """The last line: a warning is advice, not a failure, but never hidden behind "all checks passed"."""
+    advice = f"{warned} warning(s) above, each with its fix" if warned else ""
+    if failed:
+        return f"{failed} problem(s) found" + (f"; {advice}" if advice else "")
+    return f"no problems; {advice}" if advice else "all checks passed"
+
+
 @app.command(epilog="Example: mnemex doctor --json")
 def doctor(
     json_output: bool = typer.Option(False, "--json", help="Print the checks as JSON."),
@@ -55,13 +63,14 @@ def doctor(
     """Check the stack, the offline model, ports, the data dir, client configs, hook latency and versions."""
     found = run_checks(Path.home(), skip_model=skip_model)
     failed = [c for c in found if c.status == "fail"]
+    warned = [c for c in found if c.status == "warn"]
     if json_output:
-        print_json({"ok": not failed, "checks": [asdict(c) for c in found]})
+        print_json({"ok": not failed, "warnings": len(warned), "checks": [asdict(c) for c in found]})
     else:
         for check in found:
             out.print(f"{MARK[check.status]} {escape(check.name)}: {escape(check.detail)}")
             if check.fix and check.status in ("fail", "warn"):
                 out.print(f"      fix: {escape(check.fix)}")
-        out.print(f"{len(failed)} problem(s) found" if failed else "all checks passed")
+        out.print(summary(len(failed), len(warned)))
     if failed:
         raise typer.Exit(1)

@@ -95,9 +95,12 @@ def list_projects(
         for line in change_exclusions(settings.home, exclude, include):
             out.print(escape(line))
         return
-    excluded = optout.load(settings.home).excluded
+    record = optout.load(settings.home)
+    excluded = record.excluded
     bindings = project_ids.load_bindings(settings.home)
     current = project_ids.resolve(os.getcwd(), settings.home)
+    here_excluded = optout.exclusion_reason(os.getcwd(), record)
+    here_paused = "mnemex is paused (mnemex resume)" if record.paused else None
     known: list[dict[str, Any]] = []
     problem = ""
     try:
@@ -106,7 +109,16 @@ def list_projects(
         problem = failure.message
     rows = project_report(known, bindings, current)
     if json_output:
-        print_json({"current": current, "projects": rows, "excluded": excluded, "error": problem or None})
+        print_json(
+            {
+                "current": current,
+                "current_excluded": here_excluded,
+                "paused": record.paused,
+                "projects": rows,
+                "excluded": excluded,
+                "error": problem or None,
+            }
+        )
         return
     if problem:
         err.print(f"[yellow]note:[/] showing bindings only; {escape(problem)}")
@@ -120,8 +132,13 @@ def list_projects(
     out.print(table)
     for directory in excluded:
         out.print(f"excluded: {escape(directory)}  (undo: mnemex projects --include {escape(directory)})")
-    if not any(r["current"] for r in rows):
+    if here_excluded is not None:
+        reason = escape(here_excluded)
+        out.print(f"[yellow]this directory is excluded:[/] {reason}; mnemex stores and injects nothing here")
+    elif not any(r["current"] for r in rows):
         out.print(f"this directory belongs to project {escape(current)} (no data yet)")
+    if here_paused is not None:
+        out.print(f"[yellow]note:[/] {here_paused}: nothing is stored or injected anywhere until then")
 
 
 @group.command(epilog="Example: mnemex projects bind . api")

@@ -1,0 +1,71 @@
+"""What a user cannot see is a surprise: `projects` says when the current directory is excluded or
+mnemex is paused (issue 37, item 6). Real files, the real CLI (CliRunner), no stack running."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from kernel import optout
+from mnemex.cli import app
+
+runner = CliRunner()
+CLOSED = "127.0.0.1:9"
+
+
+@pytest.fixture
+def user(tmp_path: Path) -> dict[str, str]:
+    return {"HOME": str(tmp_path / "user"), "MNEMEX_HOME": str(tmp_path / "data"), "MNEMEX_GATEWAY_ADDR": CLOSED}
+
+
+@pytest.fixture
+def inside(tmp_path: Path) -> Iterator[Path]:
+    repo = tmp_path / "repo"
+    (repo / "src").mkdir(parents=True)
+    (repo / optout.MARKER_FILE).write_text("")
+    before = os.getcwd()
+    os.chdir(repo / "src")
+    try:
+        yield repo
+    finally:
+        os.chdir(before)
+
+
+def test_projects_inside_an_ignored_folder_says_it_is_excluded(user: dict[str, str], inside: Path) -> None:
+    shown = runner.invoke(app, ["projects"], env=user)
+    assert shown.exit_code == 0, shown.output
+    assert "this directory is excluded" in shown.output and optout.MARKER_FILE in shown.output
+    assert "belongs to project" not in shown.output
+    listed = json.loads(runner.invoke(app, ["projects", "--json"], env=user).output)
+    assert optout.MARKER_FILE in listed["current_excluded"]
+
+
+def test_projects_elsewhere_says_nothing_is_excluded_and_names_a_pause(user: dict[str, str], tmp_path: Path) -> None:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    before = os.getcwd()
+    os.chdir(plain)
+    try:
+        quiet = runner.invoke(app, ["projects"], env=user)
+        optout.save(Path(user["MNEMEX_HOME"]), optout.OptOut(paused=True))
+        paused = runner.invoke(app, ["projects", "--json"], env=user)
+        told = runner.invoke(app, ["projects"], env=user)
+    finally:
+        os.chdir(before)
+    assert "excluded" not in quiet.output and "paused" not in quiet.output
+    assert json.loads(paused.output)["paused"] is True
+    assert "mnemex is paused (mnemex resume)" in told.output
+
+
+def test_doctor_never_says_all_checks_passed_over_a_warning() -> None:
+    from mnemex.cli.doctor_command import summary
+
+    assert summary(0, 0) == "all checks passed"
+    assert summary(0, 1) == "no problems; 1 warning(s) above, each with its fix"
+    assert summary(2, 1) == "2 problem(s) found; 1 warning(s) above, each with its fix"
+    assert summary(1, 0) == "1 problem(s) found"

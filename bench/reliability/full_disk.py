@@ -47,6 +47,10 @@ def run(workdir: Path) -> list[Row]:
             resumed = next((f for f in facts if f.name == "a stop is stored again once space is freed"), None)
             if resumed is not None:
                 notes.insert(0, f"stored again {resumed.detail.split(':', 1)[0]}")
+        if phase == "down":
+            took = next((f for f in facts if f.name.startswith("`mnemex down` on the full disk")), None)
+            if took is not None:
+                notes.insert(0, f"down took {took.detail.split(':', 1)[0]}")
         if not facts:
             notes.append("phase did not run")
         rows.append(

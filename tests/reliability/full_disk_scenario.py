@@ -290,6 +290,15 @@ class Scenario:
                 f"pid {pid}, parent {parent}, supervisor {supervisor}",
             )
         self.fact(phase, "the killed kg service was restarted", after.get("services.kg", (kg_pid, 0))[0] != kg_pid, "")
+        done = self.cli("status", "--json", timeout=60)
+        try:
+            report = json.loads(done.stdout)
+        except ValueError:
+            report = {}
+        running = report.get("running") and (report.get("supervisor") or {}).get("pid") == supervisor
+        self.fact(
+            phase, "`mnemex status` on the full disk names the running supervisor", bool(running), done.stdout[-300:]
+        )
         self.acknowledged_while_full = acknowledged
         return {name: pid for name, (pid, _) in after.items()}
 
@@ -351,8 +360,9 @@ class Scenario:
         kg_pid = self.processes().get("services.kg", (0, 0))[0]
         kill(kg_pid)
         time.sleep(2.0)
+        started = time.monotonic()
         done = self.cli("down", timeout=120)
-        said = " ".join((done.stdout + done.stderr).split())
+        said = f"{time.monotonic() - started:.1f} s: " + " ".join((done.stdout + done.stderr).split())
         self.fact(phase, "`mnemex down` on the full disk succeeds", done.returncode == 0, said[-400:])
         self.nothing_left(phase, "no process of the home and no port left after `mnemex down`")
         (self.disk / "filler").unlink()

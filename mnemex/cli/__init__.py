@@ -7,6 +7,7 @@
 - ``memories_command``: search, show, stats
 - ``projects_command``: projects [bind | unbind], --exclude / --include (per-project opt-out)
 - ``doctor_command``: doctor
+- ``logs_command``: logs (the services' last log lines, or follow them; no stack needed)
 - ``repair_command``: repair (salvage broken stores; the only command that opens storage itself, stack stopped)
 - ``transfer_command``: export, import, import-roampal
 - ``backfill_command``: backfill (past conversations of Claude Code and OpenCode)
@@ -29,6 +30,7 @@ from mnemex.cli import (
     backfill_command,
     books_command,
     doctor_command,
+    logs_command,
     memories_command,
     pause_command,
     projects_command,
@@ -81,6 +83,7 @@ for _module in (
     projects_command,
     pause_command,
     doctor_command,
+    logs_command,
     repair_command,
     transfer_command,
     backfill_command,

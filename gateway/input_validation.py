@@ -20,7 +20,7 @@ MAX_BOOK_BYTES = 10 * 1024 * 1024
 MAX_TITLE_CHARS = 300
 MAX_REASON_CHARS = 500  # the memory service keeps at most this much of an archive reason
 LIMIT_RANGE = (1, 100)
-DAYS_BACK_RANGE = (1, 365)
+DAYS_BACK_RANGE = (1, 3650)  # ten years: backfilled history is older than one
 
 
 def text(value: str | None, field: str, max_chars: int, *, required: bool = False) -> str:

@@ -86,7 +86,7 @@ class SearchBody(Body):
     cwd: str | None = _CWD
     session_id: str = _SESSION
     query: str | None = Field(default=None, max_length=v.MAX_QUERY_CHARS)
-    days_back: int | None = Field(default=None, ge=1, le=365)
+    days_back: int | None = Field(default=None, ge=v.DAYS_BACK_RANGE[0], le=v.DAYS_BACK_RANGE[1])
     id: str | None = Field(default=None, max_length=v.MAX_ID_CHARS)
     collections: list[CollectionName] | None = Field(default=None, max_length=5)
     limit: int = Field(default=10, ge=1, le=100)

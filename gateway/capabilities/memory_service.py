@@ -64,7 +64,7 @@ class MemoryService:
             input_validation.in_range(days_back, "days_back", input_validation.DAYS_BACK_RANGE)
         if not (query or days_back or lookup):
             raise InvalidInput(
-                "nothing to search for: pass query (text), days_back (1-365, e.g. 7 for last week's memories) "
+                "nothing to search for: pass query (text), days_back (1-3650, e.g. 7 for last week's memories) "
                 "or id (from an [id:...] tag)"
             )
         input_validation.in_range(limit, "limit", input_validation.LIMIT_RANGE)

@@ -97,7 +97,7 @@ def _register_reads(server: MCPServer, runner: ToolRunner, memories: MemoryServi
         query: Annotated[
             str | None, Field(max_length=limits.MAX_QUERY_CHARS, description="What to look for, in words")
         ] = None,
-        days_back: Annotated[int | None, Field(ge=1, le=365, description="Only memories from the last N days")] = None,
+        days_back: Annotated[int | None, Field(ge=1, le=3650, description="Only memories from the last N days")] = None,
         id: Annotated[str | None, Field(max_length=limits.MAX_ID_CHARS, description="Fetch one memory by id")] = None,
         collections: Annotated[
             list[CollectionName] | None, Field(max_length=5, description="Leave out to search all")
@@ -114,7 +114,7 @@ def _register_reads(server: MCPServer, runner: ToolRunner, memories: MemoryServi
             has_query = bool(query and query.strip())
             if not (has_query or days_back or (id and id.strip())):
                 raise InvalidInput(
-                    "give at least one of query (words to match by meaning), days_back (1-365, e.g. 7 for "
+                    "give at least one of query (words to match by meaning), days_back (1-3650, e.g. 7 for "
                     "the last week) or id (from an [id:...] tag)"
                 )
             order = sort_by or ("relevance" if has_query else "recency")

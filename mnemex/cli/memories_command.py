@@ -30,7 +30,9 @@ def _check_choice(value: str, choices: tuple[str, ...], option: str) -> str:
 @app.command(epilog='Example: mnemex search "flaky auth test" --days 14 --collection patterns --sort score')
 def search(
     query: str = typer.Argument("", help="What to look for (may be empty with --days)."),
-    days: int | None = typer.Option(None, "--days", min=1, max=365, help="Only memories from the last N days."),
+    days: int | None = typer.Option(
+        None, "--days", min=1, max=3650, help="Only memories from the last N days (up to ten years)."
+    ),
     collection: list[str] = typer.Option(
         [], "--collection", "-c", help=f"Limit to a collection (repeatable): {', '.join(COLLECTIONS)}."
     ),

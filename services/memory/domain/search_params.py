@@ -24,7 +24,7 @@ from services.memory.domain.naming import COLLECTIONS, check_collection, check_i
 
 DEFAULT_LIMIT = 10
 MAX_LIMIT = 100
-MAX_DAYS_BACK = 365
+MAX_DAYS_BACK = 3650  # ten years: backfilled history is older than one
 MAX_QUERY_CHARS = 10_000
 MAX_FILTER_JSON_CHARS = 4_000
 MAX_BOOST_IDS = 100
@@ -89,8 +89,8 @@ def build_search_params(
     memory_id = check_id(memory_id) if memory_id.strip() else ""
     if not (query or has_vector or days_back or memory_id):
         raise InvalidRequest(
-            "nothing to search for: pass at least one of query (text), days_back (1-365, e.g. 7 for the last "
-            "week) or id (a memory id such as patterns_<hex> from an [id:...] tag)"
+            "nothing to search for: pass at least one of query (text), days_back (1-3650, e.g. 7 for the "
+            "last week) or id (a memory id such as patterns_<hex> from an [id:...] tag)"
         )
     if limit == 0:
         limit = DEFAULT_LIMIT

@@ -236,3 +236,14 @@ def test_a_rerun_says_when_imported_exchanges_are_gone(
         assert lost.to_json()["exchanges"]["missing"] == first.sent
     finally:
         emptied.close()
+
+
+def test_history_older_than_a_year_is_listed_by_a_wide_enough_window(live: LiveStack, tmp_path: Path) -> None:
+    old = project(tmp_path, "archive")
+    two_years = exchange("old:m1", old, "how did we shard the audit log?", "By tenant id, 64 shards.")
+    two_years["started_at"] = "2024-06-01T09:00:00Z"
+    assert live.post("/api/backfill", {"exchanges": [two_years]})["stored"] == 1
+    within_a_year = live.post("/api/search", {"days_back": 365, "cwd": old, "sort_by": "recency"})["memories"]
+    ten_years = live.post("/api/search", {"days_back": 3650, "cwd": old, "sort_by": "recency"})["memories"]
+    assert not any("64 shards" in m["content"] for m in within_a_year)
+    assert any("64 shards" in m["content"] for m in ten_years)

@@ -52,7 +52,7 @@ def test_tools_and_annotations() -> None:
     ("tool", "arguments", "expected"),
     [
         ("search_memory", {}, "give at least one of query"),
-        ("search_memory", {"days_back": 400}, "days_back: Input should be less than or equal to 365"),
+        ("search_memory", {"days_back": 4000}, "days_back: Input should be less than or equal to 3650"),
         ("search_memory", {"query": "x", "sort_by": "best"}, "sort_by"),
         ("search_memory", {"query": "x", "collections": ["nope"]}, "collections"),
         ("search_memory", {"query": "x" * 2001}, "query"),

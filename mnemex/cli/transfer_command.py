@@ -168,8 +168,10 @@ def roampal_lines(directory: Path, tally: Any, merge_graph: bool = False) -> Ite
 
 @app.command("import-roampal", epilog="Example: mnemex import-roampal ~/AppData/Roaming/Roampal/data")
 def import_roampal(
-    directory: Path = typer.Argument(
-        ..., help="Roampal's data directory (holding chromadb/ and knowledge_graph.json)."
+    directory: Path | None = typer.Argument(
+        None,
+        help="Roampal's data directory (holding chromadb/ and knowledge_graph.json); "
+        "default: where Roampal keeps it on this system (~/.local/share/roampal/data on Linux).",
     ),
     dry_run: bool = typer.Option(False, "--dry-run", help="Read and convert, but import nothing."),
     merge_graph: bool = typer.Option(
@@ -191,6 +193,12 @@ def import_roampal(
 
     conversion = ConversionTally()
     try:
+        if directory is None:
+            from mnemex.roampal_import.reader import find_default
+
+            directory = find_default()
+            if not json_output:
+                out.print(f"Roampal data found in {escape(str(directory))}")
         if dry_run:
             lines = list(roampal_lines(directory, conversion, merge_graph))
             tally: dict[str, Any] = {key: 0 for key in TALLY_KEYS} | {"errors": [], "would_send": len(lines)}

@@ -12,9 +12,11 @@ metadata only: no embeddings are loaded and nothing is embedded.
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,6 +38,36 @@ class RoampalSource:
     kg_file: Path | None
 
 
+def default_directories(environ: Mapping[str, str] | None = None, home: Path | None = None) -> list[Path]:
+    """Where Roampal keeps its data when it was not told otherwise, on this platform: its release folder,
+    then its development one (``ROAMPAL_DEV``). Linux follows XDG_DATA_HOME, with lower-case folders."""
+    env = os.environ if environ is None else environ
+    user = Path.home() if home is None else home
+    if os.name == "nt":
+        base = Path(env.get("APPDATA") or user)
+        return [base / "Roampal" / "data", base / "Roampal_DEV" / "data"]
+    if sys.platform == "darwin":
+        base = user / "Library" / "Application Support"
+        return [base / "Roampal" / "data", base / "Roampal_DEV" / "data"]
+    base = Path(env.get("XDG_DATA_HOME") or user / ".local" / "share")
+    return [base / "roampal" / "data", base / "roampal_dev" / "data"]
+
+
+def find_default(environ: Mapping[str, str] | None = None, home: Path | None = None) -> Path:
+    """The first default directory holding Roampal data; else a RoampalDirError naming where it looked."""
+    places = default_directories(environ, home)
+    for place in places:
+        try:
+            locate(place)
+        except RoampalDirError:
+            continue
+        return place
+    raise RoampalDirError(
+        "found no Roampal data in " + " or ".join(str(p) for p in places) + ": pass Roampal's data directory "
+        "(the folder holding chromadb/ and knowledge_graph.json), e.g. mnemex import-roampal ~/roampal-data"
+    )
+
+
 def locate(directory: Path) -> RoampalSource:
     if not directory.is_dir():
         raise RoampalDirError(f"{directory} is not a directory: pass Roampal's data directory")
@@ -48,7 +80,8 @@ def locate(directory: Path) -> RoampalSource:
     if chroma is None and kg is None:
         raise RoampalDirError(
             f"no Roampal data in {directory}: expected chromadb/{CHROMA_FILE} or {KG_FILE} "
-            "(Roampal keeps them in its data directory, e.g. %APPDATA%/Roampal/data)"
+            "(Roampal keeps them in its data directory: ~/.local/share/roampal/data on Linux, "
+            "~/Library/Application Support/Roampal/data on macOS, %APPDATA%/Roampal/data on Windows)"
         )
     return RoampalSource(chroma, kg)
 

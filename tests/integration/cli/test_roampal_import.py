@@ -78,3 +78,22 @@ def test_import_roampal_keeps_scores_metadata_and_graph(stack: RunningStack, tmp
 def test_import_roampal_rejects_a_directory_without_roampal_data(stack: RunningStack, tmp_path: Path) -> None:
     result = stack.invoke(tmp_path, "import-roampal", str(tmp_path))
     assert result.exit_code == 1 and "no Roampal data" in result.output
+
+
+def test_import_roampal_finds_roampals_own_linux_folder_by_itself(tmp_path: Path) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from mnemex.cli import app
+    from mnemex.roampal_import.reader import default_directories
+
+    xdg = tmp_path / "xdg"
+    env = {"HOME": str(tmp_path / "user"), "XDG_DATA_HOME": str(xdg), "MNEMEX_HOME": str(tmp_path / "data")}
+    assert default_directories(env, tmp_path / "user")[0] == xdg / "roampal" / "data"
+    missing = CliRunner().invoke(app, ["import-roampal", "--dry-run"], env=env)
+    assert missing.exit_code == 1 and str(xdg / "roampal" / "data") in missing.output
+    build_roampal_dir(xdg / "roampal" / "data")
+    found = CliRunner().invoke(app, ["import-roampal", "--dry-run", "--json"], env=env)
+    assert found.exit_code == 0, found.output
+    assert json.loads(found.output)["would_send"] == 8

@@ -17,6 +17,7 @@ from gateway.capabilities.hook_service import HookService
 from gateway.capabilities.library_service import LibraryService
 from gateway.capabilities.memory_service import MemoryService
 from gateway.capabilities.portability_service import PortabilityService
+from gateway.capabilities.problem_service import ProblemService
 from gateway.prompt_context import Deadlines
 from gateway.rpc import Rpc
 from gateway.user_tokens import UserTokens
@@ -38,6 +39,7 @@ class Gateway:
     backfill: BackfillService
     consolidation: ConsolidationService
     browse: BrowseService
+    problems: ProblemService
 
     @classmethod
     def build(cls, settings: Settings, rpc: Rpc, deadlines: Deadlines | None = None) -> Gateway:
@@ -56,4 +58,5 @@ class Gateway:
             backfill=BackfillService(rpc, settings),
             consolidation=ConsolidationService(rpc, settings),
             browse=BrowseService(rpc, settings),
+            problems=ProblemService(rpc),
         )

@@ -215,6 +215,24 @@ Automatic supersede, for reference: when you store a memory_bank fact that gives
 
 Only merge memories you have read and understood; never merge to save space alone."""
 
+LIST_PROBLEMS = """\
+List the known problems of this project: the problems mnemex learned from past sessions (a problem, the attempts that failed, the fix that worked), which it recognises when they come back and answers with their fixes. Each shows its id, its statement (the first prompt that told it), and how many fixes, failed attempts and episodes it holds; merges that hold are listed with the call that undoes each.
+
+mnemex files a new episode under a known problem only on clear evidence (a shared error, rare shared terms, a clear lead in wording), never by one similarity score, so one problem told two different ways can end up as two known problems, each with half the fixes. Call this when the user asks what mnemex knows about recurring problems, or when a lesson seems to miss a fix you know was found before; then merge_problems makes two into one.
+- limit: at most this many problems, most recently seen first (1-200, default 50)."""
+
+MERGE_PROBLEMS = """\
+Merge two known problems of this project that are really one: `merge` is folded into `keep`. `keep` keeps its id and statement and takes the other's wordings, error signatures, fixes and failed attempts; `merge` is no longer recognised on its own, so a recurrence of either is answered with all their fixes.
+
+Only merge problems you are sure are the same (the same cause, the same fix would do): check the statements from list_problems, and ask the user when unsure. Problems that merely share words stay apart on purpose.
+- keep: the id of the problem that stays (e.g. p3). merge: the id of the one folded into it (e.g. p7). Both from list_problems, both of this project.
+The reply gives the merge's id and the exact unmerge_problems call that undoes it."""
+
+UNMERGE_PROBLEMS = """\
+Undo a merge of two known problems (merge_problems): the merged problem comes back exactly as it was, with its own fixes, and the kept one loses what it got from it. Whatever the kept problem learned after the merge (a new fix, another failed attempt) stays with it.
+- merge_id: the merge's id (e.g. m2), from merge_problems' reply or list_problems.
+Use it when the user disagrees with a merge or the merged fixes turn out to belong to different problems."""
+
 SELF_AUDIT = """\
 SELF-AUDIT: look over the memory_bank facts above. If any is outdated, wrong or redundant, fix it with update_memory or retire it with archive_memory now; for facts that contradict or repeat each other, find_consolidation_candidates lists them and consolidate_memories merges them. Keeping your memory accurate is part of the job."""
 
@@ -229,6 +247,9 @@ TEMPLATES = {
     "query_kg": QUERY_KG,
     "find_consolidation_candidates": FIND_CONSOLIDATION_CANDIDATES,
     "consolidate_memories": CONSOLIDATE_MEMORIES,
+    "list_problems": LIST_PROBLEMS,
+    "merge_problems": MERGE_PROBLEMS,
+    "unmerge_problems": UNMERGE_PROBLEMS,
 }
 
 

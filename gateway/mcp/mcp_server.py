@@ -29,6 +29,7 @@ from gateway.mcp.descriptions import SERVER_INSTRUCTIONS, tool_texts
 from gateway.mcp.facts import DEFAULT_FACTS, FactsCache
 from gateway.mcp.graph_tools import register_graph_tools
 from gateway.mcp.memory_tools import register_memory_tools
+from gateway.mcp.problem_tools import register_problem_tools
 from gateway.mcp.tool_runner import Ready, ToolRunner, error_result
 from gateway.rules import Rules
 from kernel import __version__
@@ -91,4 +92,5 @@ def build_server(
     register_memory_tools(server, runner, gateway.memories, texts)
     register_graph_tools(server, runner, gateway.library, texts)
     register_consolidation_tools(server, runner, gateway.consolidation, texts)
+    register_problem_tools(server, runner, gateway.problems, texts)
     return server

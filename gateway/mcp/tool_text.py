@@ -18,6 +18,8 @@ from kernel import display
 LIST_CONTENT_CHARS = 1_500
 FULL_CONTENT_CHARS = 20_000
 MAX_GRAPH_LINES = 60
+# Their ids are not memory ids: the kg's message says where to find them (list_problems).
+PROBLEM_TOOLS = ("merge_problems", "unmerge_problems")
 
 
 def _safe(memory: Mapping[str, Any], limit: int) -> dict[str, Any]:
@@ -166,6 +168,8 @@ def error_text(tool: str, exc: BaseException) -> str:
     """What went wrong and what the assistant should do next."""
     if isinstance(exc, InvalidInput):
         return f"{tool}: invalid input: {exc.message}. Fix the arguments and call {tool} again."
+    if isinstance(exc, NotFound) and tool in PROBLEM_TOOLS:
+        return f"{tool}: {exc.message}."
     if isinstance(exc, NotFound):
         return (
             f"{tool}: {exc.message}. Copy the id exactly from an [id:...] tag, or find it with "

@@ -47,6 +47,9 @@ TOOL_NAMES = (
     "query_kg",
     "find_consolidation_candidates",
     "consolidate_memories",
+    "list_problems",
+    "merge_problems",
+    "unmerge_problems",
 )
 
 # Claude Code event -> (hook script in <mnemex home>/client/hooks/, timeout seconds, matcher).
@@ -200,6 +203,10 @@ def opencode_config_path(config_dir: Path) -> Path:
     return commented if commented.exists() and not plain.exists() else plain
 
 
+def opencode_plugin_path(config_dir: Path) -> Path:
+    return config_dir / "plugins" / "mnemex.ts"
+
+
 def opencode_targets(launch: Launch) -> list[Target]:
     config_dir = launch.home / ".config" / "opencode"
     server = {"type": "local", "command": launch.mcp_command, "enabled": True, "environment": launch.mcp_env}
@@ -207,7 +214,7 @@ def opencode_targets(launch: Launch) -> list[Target]:
         FileTarget(
             "opencode",
             "OpenCode plugin",
-            config_dir / "plugins" / "mnemex.ts",
+            opencode_plugin_path(config_dir),
             opencode_plugin_source(launch.gateway_url, launch.connection_file),
         ),
         JsonTarget(

@@ -17,6 +17,7 @@ Afterwards every victim memory must be unchanged: same content, no uses, not arc
 from __future__ import annotations
 
 import json
+import struct
 from dataclasses import dataclass
 from typing import Any
 
@@ -262,6 +263,92 @@ def test_every_mcp_tool_refuses_the_victims_ids(who: str, attackers: list[Attack
         _assert_no_victim(text_of(result) + json.dumps(result.structured_content or {}), forbidden, "mcp read")
 
 
+@dataclass
+class VictimProblems:
+    ids: dict[str, str]  # statement -> known problem id
+    merge_id: str
+    listing: dict[str, Any]  # list_problems from the victim's project
+
+
+PROBLEMS = (
+    (f"the {MARKER} queue worker crashes with KafkaTimeoutError when the broker restarts", "kafka.errors <n>"),
+    (f"{MARKER} nightly snapshot job exits 137 because the database dump runs out of memory", "exit <n> oom"),
+)
+
+
+def _vector(axis: int) -> bytes:
+    """A wording of its own: unit vector ``axis`` of 16, packed float32."""
+    return struct.pack("<16f", *[1.0 if i == axis else 0.0 for i in range(16)])
+
+
+@pytest.fixture(scope="module")
+def victim_problems(stack: InprocStack, victim: Victim) -> VictimProblems:
+    """Two known problems of the victim's project, taught to the kg, and a merge of them that holds."""
+    import grpc
+
+    from gateway.caller import CallerResolver
+    from protos.mnemex.common.v1 import common_pb2 as common_pb
+    from protos.mnemex.kg.v1 import kg_service_pb2 as kg_pb
+    from protos.mnemex.kg.v1 import kg_service_pb2_grpc as kg_grpc
+    from tests.reliability.inproc import settings_for
+
+    settings = settings_for(stack.home, "tester", stack.embedding_addr, stack.memory_addr, stack.kg_addr)
+    scope = CallerResolver(settings).resolve(PROJECT_B).scope
+    with grpc.insecure_channel(stack.kg_addr) as channel:
+        kg = kg_grpc.KnowledgeGraphServiceStub(channel)
+        for axis, (statement, error) in enumerate(PROBLEMS):
+            session = f"victim-problem-{axis}"
+            kg.RecordToolError(
+                kg_pb.RecordToolErrorRequest(scope=scope, session_id=session, command="make", output=error)
+            )
+            for prompt, outcome, answer in (
+                (statement, common_pb.OUTCOME_FAILED, "Restarted it."),
+                ("fixed", common_pb.OUTCOME_WORKED, f"The {MARKER} fix number {axis}."),
+            ):
+                kg.RecordTurn(
+                    kg_pb.RecordTurnRequest(
+                        scope=scope,
+                        session_id=session,
+                        prompt=prompt,
+                        prompt_vector=_vector(axis) if outcome == common_pb.OUTCOME_FAILED else b"",
+                        outcome=outcome,
+                        answer=answer,
+                    )
+                )
+    (listed,) = call_tools(stack.gateway.url, PROJECT_B, [("list_problems", {})])
+    ids = {p["statement"]: p["id"] for p in (listed.structured_content or {})["problems"]}
+    assert {s for s, _ in PROBLEMS} <= set(ids), ids
+    (merged,) = call_tools(
+        stack.gateway.url, PROJECT_B, [("merge_problems", {"keep": ids[PROBLEMS[0][0]], "merge": ids[PROBLEMS[1][0]]})]
+    )
+    assert not merged.is_error, text_of(merged)
+    (listing,) = call_tools(stack.gateway.url, PROJECT_B, [("list_problems", {})])
+    return VictimProblems(ids, (merged.structured_content or {})["merge"]["id"], listing.structured_content or {})
+
+
+@pytest.mark.parametrize("who", ATTACKERS)
+def test_the_victims_known_problems_cannot_be_listed_merged_or_unmerged_from_elsewhere(
+    who: str, stack: InprocStack, attackers: list[Attacker], victim_problems: VictimProblems
+) -> None:
+    attacker = _attacker(attackers, who)
+    first, second = victim_problems.ids[PROBLEMS[0][0]], victim_problems.ids[PROBLEMS[1][0]]
+    listed, merged, unmerged = call_tools(
+        attacker.gateway.url,
+        attacker.cwd,
+        [
+            ("list_problems", {"limit": 200}),
+            ("merge_problems", {"keep": second, "merge": first}),
+            ("unmerge_problems", {"merge_id": victim_problems.merge_id}),
+        ],
+    )
+    shown = text_of(listed) + json.dumps(listed.structured_content or {})
+    assert MARKER not in shown and victim_problems.merge_id + ":" not in text_of(listed), shown
+    assert merged.is_error and "no known problem" in text_of(merged), text_of(merged)
+    assert unmerged.is_error and "no merge" in text_of(unmerged), text_of(unmerged)
+    (again,) = call_tools(stack.gateway.url, PROJECT_B, [("list_problems", {})])
+    assert again.structured_content == victim_problems.listing
+
+
 def test_every_mcp_tool_was_tried(stack: InprocStack) -> None:
     from tests.reliability.mcp_client import tool_names
 
@@ -276,6 +363,9 @@ def test_every_mcp_tool_was_tried(stack: InprocStack) -> None:
         "add_to_memory_bank",
         "find_consolidation_candidates",
         "consolidate_memories",
+        "list_problems",  # and the other two: test_the_victims_known_problems_cannot_be_..._from_elsewhere
+        "merge_problems",
+        "unmerge_problems",
     }
     assert set(tool_names(stack.gateway.url)) <= tried
 

@@ -62,7 +62,7 @@ def test_mnemex_mcp_writes_nothing_but_json_rpc_to_stdout(mcp_stack: McpStack, p
             proc.wait()
     assert [r["id"] for r in replies] == [1, 2, 3] and all(r["jsonrpc"] == "2.0" for r in replies)
     assert replies[0]["result"]["serverInfo"]["name"] == "mnemex"
-    assert len(replies[1]["result"]["tools"]) == 10
+    assert len(replies[1]["result"]["tools"]) == 13
     assert replies[2]["result"]["isError"] is False
     assert rest.strip() == b"", f"stray output on stdout: {rest[:200]!r}"
 
@@ -91,7 +91,7 @@ def test_mcp_starts_the_stack_when_it_is_not_running(tmp_path: Path, project: Pa
             async with connect(stack, "stdio", project) as client:
                 listed = await client.list_tools()
                 assert time.monotonic() - started < 30, "the handshake does not wait for the stack"
-                assert len(listed.tools) == 10
+                assert len(listed.tools) == 13
                 return ok(await client.call_tool("add_to_memory_bank", {"content": "Autostarted stacks work"}))
 
         added = run_async(go, timeout=240)

@@ -135,7 +135,7 @@ def test_stack_down_gives_an_actionable_error_quickly(mcp_stack: McpStack, proje
         down = {f"MNEMEX_{name}_ADDR": "127.0.0.1:9" for name in ("EMBEDDING", "MEMORY", "KG")}
         async with connect(mcp_stack, "stdio", project, **down) as client:
             tools = await client.list_tools()
-            assert len(tools.tools) == 10, "the handshake never waits for the stack"
+            assert len(tools.tools) == 13, "the handshake never waits for the stack"
             result = await client.call_tool("search_memory", {"query": "anything"})
             assert result.is_error
             return text_of(result)

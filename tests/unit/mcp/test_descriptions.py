@@ -37,7 +37,7 @@ def test_the_fallback_rules_are_what_a_default_memory_service_reports() -> None:
 
 
 def test_every_tool_has_a_description_and_client_setup_knows_them_all() -> None:
-    assert set(DEFAULTS) == set(TOOL_NAMES) and len(TOOL_NAMES) == 10
+    assert set(DEFAULTS) == set(TOOL_NAMES) and len(TOOL_NAMES) == 13
     assert all(len(text) > 200 for text in DEFAULTS.values())
 
 

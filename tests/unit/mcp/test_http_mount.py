@@ -31,7 +31,7 @@ def test_mcp_survives_two_lifespans_of_the_same_app(tmp_path: Path) -> None:
             assert client.post("/mcp", json=INITIALIZE, headers=HEADERS).status_code == 200
             reply = client.post("/mcp", json=LIST, headers=HEADERS)
             assert reply.status_code == 200
-            assert len(reply.json()["result"]["tools"]) == 10
+            assert len(reply.json()["result"]["tools"]) == 13
 
 
 def test_outside_a_lifespan_the_endpoint_answers_503(tmp_path: Path) -> None:

@@ -1,0 +1,76 @@
+"""list_problems, merge_problems and unmerge_problems through the real MCP client and the real stack.
+
+Two alembic failures (tests/integration/kg/test_known_problems_apart.py) are taught to the stack's
+real kg in the project's scope; they stay two known problems. The MCP tools list them, merge them
+(a recurrence of either is then answered with both fixes), and undo the merge.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import grpc
+import pytest
+
+from gateway.caller import CallerResolver
+from protos.mnemex.kg.v1 import kg_service_pb2 as pb
+from protos.mnemex.kg.v1 import kg_service_pb2_grpc as pb_grpc
+from tests.integration.kg.test_known_problems_apart import HEADS, MISSING, lessons, solve
+from tests.integration.mcp.clients import connect, ok, text_of
+from tests.integration.mcp.conftest import McpStack, run_async
+from tests.integration.mcp.test_tools import expect_error
+
+pytestmark = [pytest.mark.integration]
+
+
+def fixes_for(stub: Any, encoder: Any, scope: Any, session: str, prompt: str) -> set[str]:
+    return {x.text for x in lessons(stub, encoder, scope, session, prompt) if x.kind == "solution"}
+
+
+def test_merge_and_unmerge_two_known_problems_over_mcp(mcp_stack: McpStack, project: Path, encoder: Any) -> None:
+    scope = CallerResolver(mcp_stack.settings).resolve(str(project)).scope
+    with grpc.insecure_channel(mcp_stack.env["MNEMEX_KG_ADDR"]) as channel:
+        kg = pb_grpc.KnowledgeGraphServiceStub(channel)
+        solve(kg, encoder, scope, "s1", MISSING)
+        solve(kg, encoder, scope, "s2", HEADS)
+
+        async def listed_and_merged() -> tuple[dict[str, Any], dict[str, Any], str]:
+            async with connect(mcp_stack, "http", project) as client:
+                listed = ok(await client.call_tool("list_problems", {}))
+                ids = {p["statement"]: p["id"] for p in listed["problems"]}
+                merged = await client.call_tool("merge_problems", {"keep": ids[MISSING[0]], "merge": ids[HEADS[0]]})
+                return listed, ok(merged), text_of(merged)
+
+        listed, merged, said = run_async(listed_and_merged)
+        assert listed["total"] == 2 and listed["merges"] == []
+        assert all(p["fixes"] == 1 and p["episodes"] == 1 for p in listed["problems"])
+        ids = {p["statement"]: p["id"] for p in listed["problems"]}
+        missing, heads = ids[MISSING[0]], ids[HEADS[0]]
+        merge_id = merged["merge"]["id"]
+        assert merged["problem"]["id"] == missing and merged["problem"]["fixes"] == 2
+        undo = f'unmerge_problems(merge_id="{merge_id}")'
+        assert merged["merge"]["undo"] == undo
+        assert f"Merged {heads} into {missing}" in said and f"To undo it, call {undo}." in said
+        for session, prompt in (("s3", HEADS[0]), ("s4", MISSING[0])):
+            assert fixes_for(kg, encoder, scope, session, prompt) == {MISSING[3], HEADS[3]}
+
+        async def listed_refused_and_undone() -> tuple[dict[str, Any], str, dict[str, Any]]:
+            async with connect(mcp_stack, "http", project) as client:
+                after = ok(await client.call_tool("list_problems", {}))
+                await expect_error(client, "merge_problems", {"keep": missing, "merge": missing}, "same problem")
+                await expect_error(client, "merge_problems", {"keep": missing, "merge": "p99999"}, "list_problems")
+                await expect_error(client, "merge_problems", {"keep": missing, "merge": "billing"}, "not a known")
+                await expect_error(client, "merge_problems", {"keep": missing}, "merge")
+                undone = await client.call_tool("unmerge_problems", {"merge_id": merge_id})
+                await expect_error(client, "unmerge_problems", {"merge_id": merge_id}, "already undone")
+                await expect_error(client, "unmerge_problems", {"merge_id": "m99999"}, "no merge")
+                return after, text_of(undone), ok(undone)
+
+        after, undone_text, undone = run_async(listed_refused_and_undone)
+        assert [p["id"] for p in after["problems"]] == [missing] and after["merges"][0]["undo"] == undo
+        assert undone["restored"]["id"] == heads and undone["kept"]["fixes"] == 1
+        assert f"Undone merge {merge_id}" in undone_text
+        assert fixes_for(kg, encoder, scope, "s5", HEADS[0]) == {HEADS[3]}
+        assert fixes_for(kg, encoder, scope, "s6", MISSING[0]) == {MISSING[3]}
+        assert kg.Stats(pb.StatsRequest(scope=scope), timeout=5).counts["episode_problems"] == 2

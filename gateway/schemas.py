@@ -92,6 +92,7 @@ class SearchBody(Body):
     limit: int = Field(default=10, ge=1, le=100)
     sort_by: SortBy = "relevance"
     metadata: dict[str, Any] | None = None
+    all_projects: bool = False  # every project of the user, the best of all, each with its project
 
 
 class MemoryBankAddBody(Body):
@@ -117,6 +118,17 @@ class ArchiveBody(Body):
     cwd: str | None = _CWD
     id: str = MemoryId
     reason: str = Field(default="", max_length=v.MAX_REASON_CHARS)
+
+
+class MergeProblemsBody(Body):
+    cwd: str | None = _CWD
+    keep: str = Field(min_length=1, max_length=32, description="the known problem that stays, e.g. p3")
+    merge: str = Field(min_length=1, max_length=32, description="the known problem folded into it, e.g. p7")
+
+
+class UnmergeProblemsBody(Body):
+    cwd: str | None = _CWD
+    merge_id: str = Field(min_length=1, max_length=32, description="the merge to undo, e.g. m2")
 
 
 class IngestJsonBody(Body):

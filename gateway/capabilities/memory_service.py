@@ -8,8 +8,9 @@ Best effort: it never fails the tool. REST searches (a UI browsing memories) rec
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import grpc
@@ -49,6 +50,7 @@ class MemoryService:
         limit: int = 10,
         sort_by: str = "relevance",
         metadata: dict[str, Any] | None = None,
+        all_projects: bool = False,
     ) -> JSON:
         """Semantic, time-window or id lookup. A read only: the MCP tool records what it shows
         (``remember_shown``); REST searches (a UI browsing memories) score nothing.
@@ -57,7 +59,10 @@ class MemoryService:
         ``duplicates`` (how many copies were collapsed into it) and ``duplicate_ids``, and the
         limit counts distinct memories. With a query, only memories that pass the memory
         service's relevance floor come back and ``relevant`` is their count (0: nothing stored
-        is relevant to the query); without one (a time window, an id) ``relevant`` is None."""
+        is relevant to the query); without one (a time window, an id) ``relevant`` is None.
+
+        ``all_projects``: every project of the caller's user is searched (each as its own scope, so each
+        applies its own relevance floor), and the best ``limit`` of all come back, each with its project."""
         query = input_validation.text(query, "query", input_validation.MAX_QUERY_CHARS).strip()
         lookup = input_validation.memory_id(id) if id else ""
         if days_back is not None:
@@ -69,7 +74,6 @@ class MemoryService:
             )
         input_validation.in_range(limit, "limit", input_validation.LIMIT_RANGE)
         request = mem_pb.SearchRequest(
-            scope=caller.scope,
             query=query,
             collections=proto_dicts.collections(collections),
             limit=limit,
@@ -79,15 +83,35 @@ class MemoryService:
             metadata_filters_json=input_validation.metadata_json(metadata),
             distinct_relevant=True,
         )
-        reply: mem_pb.SearchResponse = await self.rpc.unary("memory", self.rpc.memory(caller.user).Search, request)
-        memories = proto_dicts.memories_to_dicts(reply.memories)
+        if all_projects:
+            projects = await self._projects_of(caller.user)
+            found = await asyncio.gather(
+                *(self._search_scope(Caller(caller.user, p, caller.remote), request) for p in projects)
+            )
+            memories, judged = _best_of(found, sort_by, limit), any(j for _, j in found)
+        else:
+            memories, judged = await self._search_scope(caller, request)
         if lookup and not memories:
             raise NotFound(f"no memory with id {lookup!r} in this project or your memory_bank")
+        return {"memories": memories, "relevant": len(memories) if judged else None}
+
+    async def _search_scope(self, caller: Caller, request: mem_pb.SearchRequest) -> tuple[list[JSON], bool]:
+        scoped = mem_pb.SearchRequest()
+        scoped.CopyFrom(request)
+        scoped.scope.CopyFrom(caller.scope)
+        reply: mem_pb.SearchResponse = await self.rpc.unary("memory", self.rpc.memory(caller.user).Search, scoped)
+        memories = proto_dicts.memories_to_dicts(reply.memories)
         for memory in memories:
             copies = list(reply.duplicate_ids[memory["id"]].ids) if memory["id"] in reply.duplicate_ids else []
             memory["duplicates"] = len(copies)
             memory["duplicate_ids"] = copies
-        return {"memories": memories, "relevant": len(memories) if reply.relevance_judged else None}
+        return memories, reply.relevance_judged
+
+    async def _projects_of(self, user: str) -> list[str]:
+        """Every project holding this user's memories (the memory_bank's user-wide scope included)."""
+        methods = [stub.ListScopes for stub in self.rpc.memory_shards()]
+        reply = await self.rpc.fan_out("memory", methods, mem_pb.ListScopesRequest(), mem_pb.ListScopesResponse())
+        return sorted({info.scope.project for info in reply.scopes if info.scope.user == user})
 
     async def insights(self, caller: Caller, *, query: str) -> JSON:
         """Routing, solutions, failures, action effectiveness, top memories and facts (gateway/insights.py)."""
@@ -245,3 +269,21 @@ class MemoryService:
         )
         reply: mem_pb.StoreResponse = await self.rpc.unary("memory", self.rpc.memory(caller.user).Store, request)
         return {"memory": proto_dicts.memory_to_dict(reply.memory), "deduplicated": reply.deduplicated}
+
+
+_SORT_KEYS: dict[str, Callable[[JSON], Any]] = {
+    "relevance": lambda m: m.get("final_rank_score", m.get("embedding_similarity", 0.0)),
+    "recency": lambda m: m.get("created_at", ""),
+    "score": lambda m: m.get("score", 0.0),
+}
+
+
+def _best_of(found: Sequence[tuple[list[JSON], bool]], sort_by: str, limit: int) -> list[JSON]:
+    """The best ``limit`` memories of several projects' answers, each once (the user-wide memory_bank
+    answers in every project)."""
+    seen: dict[str, JSON] = {}
+    for memories, _ in found:
+        for memory in memories:
+            seen.setdefault(memory["id"], memory)
+    key = _SORT_KEYS.get(sort_by, _SORT_KEYS["relevance"])
+    return sorted(seen.values(), key=key, reverse=True)[:limit]

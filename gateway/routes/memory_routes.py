@@ -47,6 +47,7 @@ async def search(
         limit=body.limit,
         sort_by=body.sort_by,
         metadata=body.metadata,
+        all_projects=body.all_projects,
     )
 
 

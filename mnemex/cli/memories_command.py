@@ -38,6 +38,9 @@ def search(
     ),
     sort: str = typer.Option("relevance", "--sort", help="relevance, recency or score."),
     limit: int = typer.Option(10, "--limit", "-k", min=1, max=100, help="How many results."),
+    all_projects: bool = typer.Option(
+        False, "--all-projects", "-a", help="Search every project of yours; each result names its project."
+    ),
     json_output: bool = typer.Option(False, "--json", help="Print the normalized memories as JSON."),
 ) -> None:
     """Search this project's memories (and your memory_bank), printed like the MCP search_memory tool.
@@ -55,6 +58,7 @@ def search(
         "limit": limit,
         "sort_by": sort,
         "collections": collection or None,
+        "all_projects": all_projects,
     }
     reply = GatewayClient(load_settings()).post("/api/search", body)
     found = reply.get("memories", [])
@@ -67,8 +71,9 @@ def search(
         return
     if relevant is not None:
         out.print(f"{relevant} relevant memor{'y' if relevant == 1 else 'ies'}")
-    for line in memory_lines(found):
-        out.print(escape(line))
+    for memory, line in zip(found, memory_lines(found), strict=True):
+        where = f"[{memory.get('project') or 'user-wide'}] " if all_projects else ""
+        out.print(escape(where + line))
 
 
 @app.command(epilog="Example: mnemex show patterns_3f2a9c")

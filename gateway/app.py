@@ -32,6 +32,7 @@ from gateway.routes import (
     hook_routes,
     memory_routes,
     portability_routes,
+    problem_routes,
     system_routes,
 )
 from gateway.rpc import Rpc
@@ -110,6 +111,7 @@ def create_app(settings: Settings, rpc: Rpc | None = None, *, deadlines: Deadlin
         admin_routes,
         portability_routes,
         backfill_routes,
+        problem_routes,
     ):
         app.include_router(module.router)
     mcp_http.mount(app, gateway)

@@ -20,6 +20,7 @@ from gateway.capabilities.hook_service import HookService
 from gateway.capabilities.library_service import LibraryService
 from gateway.capabilities.memory_service import MemoryService
 from gateway.capabilities.portability_service import PortabilityService
+from gateway.capabilities.problem_service import ProblemService
 from gateway.gateway_composition import Gateway
 from kernel.config import Settings
 
@@ -59,3 +60,7 @@ async def portability_service(request: Request) -> PortabilityService:
 
 async def backfill_service(request: Request) -> BackfillService:
     return gateway_of(request).backfill
+
+
+async def problem_service(request: Request) -> ProblemService:
+    return gateway_of(request).problems

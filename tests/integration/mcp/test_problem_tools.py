@@ -7,6 +7,10 @@ real kg in the project's scope; they stay two known problems. The MCP tools list
 
 from __future__ import annotations
 
+import json
+import urllib.error
+import urllib.parse
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -74,3 +78,15 @@ def test_merge_and_unmerge_two_known_problems_over_mcp(mcp_stack: McpStack, proj
         assert fixes_for(kg, encoder, scope, "s5", HEADS[0]) == {HEADS[3]}
         assert fixes_for(kg, encoder, scope, "s6", MISSING[0]) == {MISSING[3]}
         assert kg.Stats(pb.StatsRequest(scope=scope), timeout=5).counts["episode_problems"] == 2
+
+    # The same over REST, as `mnemex problems` uses it.
+    query = urllib.parse.urlencode({"cwd": str(project)})
+    with urllib.request.urlopen(f"{mcp_stack.gateway_url}/api/problems?{query}", timeout=30) as reply:
+        assert json.loads(reply.read())["total"] == 2
+    again = mcp_stack.post("/api/problems/merge", {"cwd": str(project), "keep": missing, "merge": heads})
+    assert again["merge"]["undo"] == f'unmerge_problems(merge_id="{again["merge"]["id"]}")' != undo
+    back = mcp_stack.post("/api/problems/unmerge", {"cwd": str(project), "merge_id": again["merge"]["id"]})
+    assert back["restored"]["id"] == heads
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        mcp_stack.post("/api/problems/unmerge", {"cwd": str(project), "merge_id": again["merge"]["id"]})
+    assert refused.value.code == 422 and "already undone" in refused.value.read().decode()

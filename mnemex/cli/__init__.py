@@ -6,15 +6,17 @@
 - ``books_command``: ingest, books, remove
 - ``memories_command``: search, show, stats
 - ``projects_command``: projects [bind | unbind], --exclude / --include (per-project opt-out)
+- ``problems_command``: problems list | merge | unmerge (the project's known problems)
 - ``doctor_command``: doctor
 - ``logs_command``: logs (the services' last log lines, or follow them; no stack needed)
 - ``repair_command``: repair (salvage broken stores; the only command that opens storage itself, stack stopped)
 - ``transfer_command``: export, import, import-roampal
 - ``backfill_command``: backfill (past conversations of Claude Code and OpenCode)
 - ``viewer_command``: ui (the web viewer in a browser)
+- ``upgrade_command``: migrate, reembed (a home to this mnemex's schema, its memories to another model; stack stopped)
 
 Every data command goes through the gateway's HTTP API (``gateway_client``);
-none opens mnemex's storage directly, except ``repair`` (and ``doctor``'s store
+none opens mnemex's storage directly, except ``repair``, ``migrate`` and ``reembed`` (and ``doctor``'s store
 checks), which refuse or hold back while the stack runs. Exit codes: 0 ok, 1 failure, 2 usage.
 """
 
@@ -33,12 +35,14 @@ from mnemex.cli import (
     logs_command,
     memories_command,
     pause_command,
+    problems_command,
     projects_command,
     repair_command,
     stack_command,
     tokens_command,
     transfer_command,
     uninstall_command,
+    upgrade_command,
     viewer_command,
 )
 from mnemex.cli.output import CliFailure, report_failure
@@ -81,6 +85,7 @@ for _module in (
     books_command,
     memories_command,
     projects_command,
+    problems_command,
     pause_command,
     doctor_command,
     logs_command,
@@ -89,6 +94,7 @@ for _module in (
     backfill_command,
     viewer_command,
     tokens_command,
+    upgrade_command,
 ):
     app.add_typer(_module.app)
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import grpc
 
-from kernel import __version__
+from kernel import __version__, home_schema
 from kernel.grpc_call_policy import ErrorTable
 from kernel.grpc_service import RpcContext, RunningService, start_service
 from kernel.service_main import run_service
@@ -406,7 +406,10 @@ class KnowledgeGraphServicer(pb_grpc.KnowledgeGraphServiceServicer):
 
 
 async def create_server(settings: KgSettings, *, store: KgStore | None = None) -> RunningService[KgStore]:
-    """Start the kg service; ``store`` defaults to the SQLite journal under ``settings.home``."""
+    """Start the kg service; ``store`` defaults to the SQLite journal under ``settings.home``, once
+    that home's kg schema is today's (``kernel.home_schema``: migrated, or refused)."""
+    if store is None:
+        home_schema.ensure_current(settings.home, "kg")
     store = store or KgStore(
         Journal(settings.db_path, synchronous=settings.synchronous),
         snapshot_every=settings.snapshot_every,

@@ -24,7 +24,9 @@ import contextlib
 import logging
 from collections.abc import Callable
 from datetime import datetime
+from pathlib import Path
 
+from kernel import home_schema, vector_model
 from kernel.embedding_client import EmbeddingClient
 from kernel.grpc_channel import channel
 from kernel.grpc_service import RunningService, start_service
@@ -67,6 +69,7 @@ from services.memory.usecases.prepare_context import PrepareContext
 from services.memory.usecases.request_scopes import RequestScopes
 from services.memory.usecases.turn_recording import SessionTurns
 from services.memory.usecases.turn_write_queue import TurnWrites
+from services.memory.usecases.vector_model_watch import ModelInfo, watch_vector_model
 from services.memory.usecases.viewer_reads import ViewerReads
 
 log = logging.getLogger("mnemex.memory")
@@ -84,6 +87,8 @@ class MemoryUseCases:
     ) -> None:
         limit_blas_threads()
         self.settings = settings
+        self.embedder = embedder
+        self.vector_model_problem: str | None = None  # the stored vectors' model is not the one serving
         self.clock = timefmt.Clock(clock)  # every use case holds this one clock; tests replace its source
         clock = self.clock
         self.io = BlockingIO(settings.io_threads)
@@ -178,6 +183,7 @@ class MemoryUseCases:
         )
         self._sweeper: asyncio.Task[None] | None = None
         self._warmer: asyncio.Task[None] | None = None
+        self._model_watch: asyncio.Task[None] | None = None
 
     def now(self) -> datetime:
         return self.clock()
@@ -219,6 +225,15 @@ class MemoryUseCases:
         except Exception:
             log.exception("warming the search mirrors failed")
 
+    def watch_vector_model(self, info: ModelInfo) -> None:
+        """Record the embedding service's model for the stored vectors, or name a switch (kernel.vector_model)."""
+
+        async def watch() -> None:
+            self.vector_model_problem = await watch_vector_model(self.settings.home, info)
+
+        if self._model_watch is None:
+            self._model_watch = asyncio.get_running_loop().create_task(watch(), name="memory-vector-model")
+
     async def _sweep_forever(self) -> None:
         interval = self.settings.maintenance_interval_s
         await asyncio.sleep(min(interval, FIRST_SWEEP_AFTER_S))
@@ -231,12 +246,12 @@ class MemoryUseCases:
             await asyncio.sleep(interval)
 
     async def close(self) -> None:
-        for task in (self._sweeper, self._warmer):
+        for task in (self._sweeper, self._warmer, self._model_watch):
             if task is not None:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
-        self._sweeper = self._warmer = None
+        self._sweeper = self._warmer = self._model_watch = None
         await self.intake.close()  # what it has not stored stays journaled for the next start
         await self.turn_writes.settle()
         await asyncio.to_thread(self.io.close)
@@ -269,11 +284,14 @@ async def create_server(
 ) -> RunningService[MemoryUseCases]:
     """Start the memory service: Chroma under ``settings.home`` (or ``settings.chroma_url``) unless
     ``chroma`` is given, the embedding service at ``settings.embedding_addr`` unless ``embedder`` is."""
+    await asyncio.to_thread(open_home, settings.home)
     if chroma is None:
         client = await asyncio.to_thread(open_client, settings.home, settings.chroma_url)
         chroma = ChromaStore(client, None if settings.chroma_url else settings.home / "chroma")
     memory = MemoryUseCases(settings, chroma, embedder if embedder is not None else default_embedder(settings))
     await memory.start()
+    if isinstance(memory.embedder, ModelInfo):
+        memory.watch_vector_model(memory.embedder)
     servicer = build_servicer(memory)
     return await start_service(
         settings,
@@ -284,6 +302,12 @@ async def create_server(
         what="the memory service",
         health_check=lambda: store_health_problem(memory, chroma),
     )
+
+
+def open_home(home: Path) -> None:
+    """The home's memory store at today's schema (or refused), and no reembed left half done."""
+    home_schema.ensure_current(home, "memory")
+    vector_model.check_no_unfinished_reembed(home)
 
 
 def store_health_problem(memory: MemoryUseCases, chroma: ChromaStore) -> str | None:

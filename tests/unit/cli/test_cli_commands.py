@@ -81,6 +81,8 @@ def test_every_command_has_help_with_an_example() -> None:
         "stats",
         "doctor",
         "repair",
+        "migrate",
+        "reembed",
         "export",
         "import",
         "import-roampal",

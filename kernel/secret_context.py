@@ -62,7 +62,7 @@ def _keep_low_entropy(group: int) -> Callable[[re.Match[str]], bool]:
 
 _SECRET_FLAG_WORDS = (
     r"password|passwd|passphrase|pass|pwd|secret|secret-?key|token|api-?key|apikey|auth-?key|authkey|"
-    r"access-?key|private-?key|client-?secret"
+    r"access-?key|private-?key|client-?secret|requirepass|masterauth|masterpass"
 )
 _WEAK_FLAG = re.compile(r"(?i)token|key")
 
@@ -265,7 +265,7 @@ CONTEXT: list[tuple[str, str, int | tuple[int, ...], Callable[[re.Match[str]], b
     ),
     (
         "assignment",
-        r"(?i)(?<![a-z])(pass)(\s{0,8}(?:=|:)\s{0,8})"
+        r"(?i)(?<![a-z])(pass)([\"']?\s{0,8}(?:=>|=|:)\s{0,8})"
         r"(\"[^\"\n]{1,256}\"|'[^'\n]{1,256}'|(?![$%{<\[])[^\s\"'`<>,;]{1,256})",
         3,
         _keep_pass_key,

@@ -14,7 +14,10 @@ import math
 import re
 from collections import Counter
 
-_WORDS = re.compile(r"[a-z]{7,}|[A-Z][a-z]{5,}[A-Z-]|/[a-z]{3,}")
+_LOWER_RUN = re.compile(r"[a-z]{7,}|(?<=[A-Z])[a-z]{6,}(?=[A-Z-])")
+_PATH_SEGMENT = re.compile(r"/[a-z]{3,}")
+_CONSONANTS = re.compile(r"[^aeiouy]{4,}")
+_NAME_PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 _HEX_TOKEN = re.compile(r"[0-9a-f]{24,128}|[0-9A-F]{24,128}")
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 
@@ -28,6 +31,24 @@ def shannon(value: str) -> float:
     return -sum(n / len(value) * math.log2(n / len(value)) for n in counts.values())
 
 
+def _wordlike(run: str) -> bool:
+    """A run of lower-case letters that reads as a word ("transformers", "sentence"), not as random letters
+    ("kkpdhiq"): a quarter of it vowels, and no four consonants in a row. A random token of 40 characters holds a
+    run of 6 or more lower-case letters about one time in four; counting every such run as a word missed those."""
+    vowels = sum(c in "aeiouy" for c in run)
+    return vowels * 4 >= len(run) and _CONSONANTS.search(run) is None
+
+
+def _mostly_words(value: str) -> bool:
+    """Two thirds of the value is camel-case or separated words of three letters or more that read as words."""
+    words = sum(
+        len(part)
+        for part in _NAME_PARTS.findall(value)
+        if len(part) >= 3 and part.isalpha() and _wordlike(part.lower())
+    )
+    return words * 3 >= len(value) * 2
+
+
 def high_entropy(value: str) -> bool:
     """A random token (mixed case and digits, many distinct characters), not a hash, UUID, path or word."""
     value = unquote(value)
@@ -36,10 +57,14 @@ def high_entropy(value: str) -> bool:
     upper = sum(c.isupper() for c in value)
     lower = sum(c.islower() for c in value)
     digits = sum(c.isdigit() for c in value)
-    if upper < 2 or lower < 2 or digits < 2:
+    if upper < 2 or lower < 2:
         return False  # hex digests, UUIDs and git SHAs are one case
-    if _WORDS.search(value):
+    if digits < (2 if len(value) < 24 else 1 if len(value) < 32 else 0):
+        return False  # a long token may hold few digits (a quarter of random 24-character ones hold one or none)
+    if _PATH_SEGMENT.search(value) or any(_wordlike(run) for run in _LOWER_RUN.findall(value)):
         return False  # words or path segments: a model name, a module path
+    if _mostly_words(value):
+        return False  # an identifier made of words: TestCaseForTheLoginFlow42
     return shannon(value) >= min(4.0, 0.8 * math.log2(len(value)))
 
 

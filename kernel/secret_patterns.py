@@ -172,7 +172,7 @@ _QUOTED = _quoted(1)
 _MORE_WORDS = r"(?:[ \t]+(?![A-Za-z0-9_.-]{1,60}[ \t]*[:=])(?!#|//|\||&&|;)[^\s\"'`<>]{1,128}){0,8}"
 
 STRONG_SPACED = re.compile(
-    rf"(?i)({_key(_STRONG_KEYS)})([ \t]{{0,8}}(?:=|:)[ \t]{{1,8}}){_VALUE_START}"
+    rf"(?i)({_key(_STRONG_KEYS)})([ \t]{{0,8}}(?:=>|=|:)[ \t]{{1,8}}){_VALUE_START}"
     rf"(?:{_QUOTED}|({_BARE}{_MORE_WORDS}))"
 )
 STRONG_TIGHT = re.compile(rf"(?i)({_key(_STRONG_KEYS)})({_SEPARATOR}){_VALUE_START}(?:{_QUOTED}|({_BARE}))")

@@ -34,6 +34,7 @@ _NAME_CHARS = r"[\w.:/-]"
 _LAST_WORDS = frozenset(
     "password passwd pwd pass passphrase secret token key apikey auth credential credentials".split()
 )
+_STRONG_NAME = re.compile(r"(?i)pass|pwd|secret|api[_-]?key|access[_-]?key|private[_-]?key")
 _SETTINGS = frozenset("yes no on off true false enabled disabled 0 1".split())
 _NAME_PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 
@@ -54,9 +55,18 @@ def _keep_url_token(match: re.Match[str]) -> bool:
 
 
 def _keep_named_value(match: re.Match[str]) -> bool:
-    """Keep ``<add key="PasswordLength" value="12"/>`` and ``set -x TOKEN_FILE ~/.t``: about a secret, or code."""
-    name = match.group(1).strip("\"'")
-    return not _names_a_secret(name) or about_a_secret(name) or _code(match.group(2))
+    """Keep ``<add key="PasswordLength" value="12"/>`` and ``set -x TOKEN_FILE ~/.t``: about a secret, or code.
+
+    A name whose last word is not a secret's (SECRET_KEY_BASE, SECRET_MANAGER) counts only with a token-shaped value.
+    """
+    name, value = match.group(1).strip("\"'"), match.group(2)
+    if about_a_secret(name) or _code(value):
+        return True
+    if _names_a_secret(name) and _STRONG_NAME.search(name):
+        return False  # DB_PASSWORD, client_secret, apiKey: any value
+    # MNEMEX_TOKEN, SECRET_KEY_BASE: a value that looks like a token ("operator-token-for-the-team" does not)
+    bare = unquote(value)
+    return not (token_shaped(bare) or (len(bare) >= 16 and looks_random(bare)))
 
 
 def _keep_setter(match: re.Match[str]) -> bool:
@@ -260,5 +270,73 @@ PLACES: list[Place] = [
         2,
         lambda match: _code(match.group(2)),
         line_words=("psk", "passwort", "kennwort", "contrase", "senha", "wachtwoord", "mot de passe", "mot_de_passe"),
+    ),
+    # code: os.environ["API_KEY"] = "...", config["db"]["password"] = '...', ENV['SECRET_KEY_BASE'] = '...'
+    Place(
+        "assignment",
+        rf"\[[ \t]{{0,4}}[\"']({_NAME_CHARS}{{0,60}}(?i:{_SECRET_NAME}){_NAME_CHARS}{{0,60}})[\"'][ \t]{{0,4}}\]"
+        r"[ \t]{0,8}=(?!=)[ \t]{0,8}(\"[^\"\n]{1,256}\"|'[^'\n]{1,256}')",
+        2,
+        _keep_named_value,
+        line_words=("]",),
+        gate=re.compile(r"\][ \t]{0,8}=[^=]"),
+    ),
+    # code: a call that takes the name and the value, props.put("password", "..."), setenv("API_TOKEN", "..."),
+    # headers.set("X-Api-Key", "..."), System.setProperty("javax.net.ssl.keyStorePassword", "...")
+    Place(
+        "assignment",
+        rf"(?i)\b(?:put|setProperty|setenv|putenv|setdefault|set|add|append|setHeader|header|add_header|setItem|insert)"
+        rf"[ \t]{{0,4}}\([ \t]{{0,4}}[\"']({_NAME_CHARS}{{0,60}}{_SECRET_NAME}{_NAME_CHARS}{{0,60}})[\"'][ \t]{{0,4}},"
+        r"[ \t]{0,4}(\"[^\"\n]{1,256}\"|'[^'\n]{1,256}')",
+        2,
+        _keep_named_value,
+        line_words=("put", "set", "add", "append", "header", "insert"),
+    ),
+    # code: a setter or builder named for the secret, ds.setPassword("..."), .api_key("..."), opts.WithToken("...")
+    Place(
+        "assignment",
+        r"(?i)\.(?:set_?|with_?)?((?:[a-z]{1,20}_?)?(?:password|passwd|passphrase|secret|api_?key|token|access_?key|"
+        r"credentials?))[ \t]{0,4}\([ \t]{0,4}(\"[^\"\n]{1,256}\"|'[^'\n]{1,256}')[ \t]{0,4}\)",
+        2,
+        _keep_named_value,
+        line_words=("pass", "secret", "key", "token", "credential"),
+    ),
+    # an expect script: the line sent after a password prompt
+    Place(
+        "expect-password",
+        r"(?i)\bexpect[ \t]+(?:-\w{1,8}[ \t]+)?[\"'{][^\"'}\n]{0,60}(?:assword|assphrase|PIN)[^\"'}\n]{0,60}"
+        r"[\"'}][ \t]*"
+        r"(?:\r?\n[ \t]{0,40}|;[ \t]{0,8})send[ \t]+(?:--[ \t]+)?\"((?:[^\"\\\n]|\\[^rn])+)(?:\\r|\\n){0,2}\"",
+        1,
+        _keep_first_value,
+        text_words=("expect",),
+    ),
+    # PuTTY's plink/pscp/psftp -pw, dsadd/dsmod -pwd, lftp -u user,PW, mosquitto -P, snmp v3 -A/-X
+    Place(
+        "cli-password",
+        r"(?i)(?:\b(?:plink|pscp|psftp|kitty)(?:\.exe)?\b[^\n|;&]{0,200}?[ \t]-pw[ \t]+|"
+        r"\bds(?:add|mod)\b[^\n|;&]{0,300}?[ \t]-pwd[ \t]+|\blftp\b[^\n|;&]{0,200}?[ \t]-u[ \t]+[^\s,'\"]{1,64},|"
+        r"\bmosquitto_(?:pub|sub|rr)\b[^\n|&]{0,200}?[ \t]-P[ \t]+|"
+        r"\bsnmp[a-z]{0,12}\b[^\n|;&]{0,200}?[ \t](?-i:-[AX])[ \t]+)" + _VALUE,
+        1,
+        _keep_first_value,
+        line_words=("plink", "pscp", "psftp", "kitty", "dsadd", "dsmod", "lftp", "mosquitto_", "snmp"),
+    ),
+    # SQL*Plus CONNECT user/PW@db
+    Place(
+        "oracle-password",
+        r"(?i)\bconn(?:ect)?[ \t]+[A-Za-z0-9_$#]{1,30}/([^\s@/'\"]{1,128})@[\w.:/-]{1,128}",
+        1,
+        _keep_first_value,
+        line_words=("conn",),
+    ),
+    # a label on one line and the password alone on the next, or beside it in a table (tab or '|')
+    Place(
+        "labelled-password",
+        r"(?im)^[ \t|]{0,8}(?:password|passwd|passphrase|passcode|pwd)[ \t]*:?[ \t]*(?:\r?\n[ \t]{0,8}|\t[ \t]*|"
+        r"[ \t]*\|[ \t]*)([^\s|]{4,128})[ \t|]*$",
+        1,
+        _keep_prose_value,
+        text_words=("pass", "pwd"),
     ),
 ]

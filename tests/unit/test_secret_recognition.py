@@ -124,6 +124,21 @@ def test_random_tokens_are_high_entropy(value: str) -> None:
     assert high_entropy(value)
 
 
+def test_most_random_tokens_are_high_entropy_whatever_runs_of_letters_they_hold() -> None:
+    """A run of lower-case letters counts as a word only when it reads as one ("kkpdhiq" does not)."""
+    tokens = [_alnum(f"entropy-{n}", 40) for n in range(400)]
+    assert sum(high_entropy(t) for t in tokens) >= 0.95 * len(tokens)
+    assert high_entropy("DNxril3RavGD5MfvJ7NScUykT8C8UBkkpdhiG37L")
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["TestCaseForTheLoginFlow42", "AbstractSingletonProxyFactoryBean", "MNEMEX_EMBEDDING_PRECISION=fp32"],
+)
+def test_identifiers_made_of_words_are_not_high_entropy(value: str) -> None:
+    assert not high_entropy(value)
+
+
 def test_a_random_flag_value_is_redacted_but_a_digest_is_not() -> None:
     assert "Xk9Lm2Pq7Rt4Vw8Yz3Ab6Cd" not in redact("acme deploy --credential Xk9Lm2Pq7Rt4Vw8Yz3Ab6Cd")
     digest = "pip download --hash sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
@@ -243,6 +258,23 @@ PLACE_CASES = {
     "german-key": (f"Passwort: {_PW}", _PW),
     "auth-token-hex-prose": (f"Twilio auth token {_hex('tw', 32)}", _hex("tw", 32)),
     "secret-value-prose": (f"the app's secret value is {_TOKEN}", _TOKEN),
+    "php-array": (f"'password' => '{_PW}',", _PW),
+    "json-pass-key": (f'{{"auth": {{"user": "bob", "pass": "{_PW}"}}}}', _PW),
+    "env-subscript": (f'os.environ["API_KEY"] = "{_TOKEN}"', _TOKEN),
+    "ruby-env-subscript": (f"ENV['SECRET_KEY_BASE'] = '{_TOKEN}'", _TOKEN),
+    "props-put": (f'props.put("password", "{_PW}");', _PW),
+    "set-property": (f'System.setProperty("javax.net.ssl.keyStorePassword", "{_PW}");', _PW),
+    "header-set": (f'headers.set("X-Api-Key", "{_TOKEN}")', _TOKEN),
+    "java-setter": (f'ds.setPassword("{_PW}");', _PW),
+    "builder": (f'Client::builder().api_key("{_TOKEN}").build()', _TOKEN),
+    "expect-send": (f'expect "*assword:*"\nsend "{_PW}\\r"', _PW),
+    "plink": (f"plink -ssh bob@h -pw {_PW} uptime", _PW),
+    "lftp": (f"lftp -u bob,{_PW} ftp.acme.dev", _PW),
+    "mosquitto": (f"mosquitto_pub -h broker -u bob -P {_PW} -t x -m y", _PW),
+    "sqlplus-connect": (f"CONNECT hr/{_PW}@orcl", _PW),
+    "label-then-value": (f"Username: bob\nPassword:\n{_PW}\n", _PW),
+    "tab-separated": (f"user\tbob\npassword\t{_PW}", _PW),
+    "redis-server-flag": (f"command: redis-server --requirepass {_PW}", _PW),
     "basic-auth-b64": (f"Proxy-Authorization: Basic {base64.b64encode(_PW.encode()).decode()}", "UXY3O216KUxwMg=="),
 }
 
@@ -303,6 +335,15 @@ LOOK_ALIKES = [
     "alembic.util.exc.CommandError: Can't locate revision identified by '4f9c2a1e7b3d'",
     "pw = patch_width // 2",
     "# autosimplification if base is a number and exp odd/even",
+    'env["MNEMEX_TOKEN"] = "operator-token-for-the-team-gateway"',
+    'monkeypatch.setenv("MNEMEX_TOKEN", "operator-" + suffix)',
+    'lexer.token("IDENT")',
+    'os.environ["SECRET_MANAGER"] = "aws"',
+    'props.put("password.policy", "strict");',
+    "Password:\n  must be 12 characters or more",
+    "password\trequired\tstring",
+    "connect to/from the server",
+    "--b-env MNEMEX_EMBEDDING_PRECISION=fp32",
 ]
 
 

@@ -1,4 +1,5 @@
-"""list_problems, merge_problems and unmerge_problems through the real MCP client and the real stack.
+"""list_problems, merge_problems and unmerge_problems through the real MCP client and the real stack,
+and the same over REST and ``mnemex problems``.
 
 Two alembic failures (tests/integration/kg/test_known_problems_apart.py) are taught to the stack's
 real kg in the project's scope; they stay two known problems. The MCP tools list them, merge them
@@ -8,6 +9,8 @@ real kg in the project's scope; they stay two known problems. The MCP tools list
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -90,3 +93,41 @@ def test_merge_and_unmerge_two_known_problems_over_mcp(mcp_stack: McpStack, proj
     with pytest.raises(urllib.error.HTTPError) as refused:
         mcp_stack.post("/api/problems/unmerge", {"cwd": str(project), "merge_id": again["merge"]["id"]})
     assert refused.value.code == 422 and "already undone" in refused.value.read().decode()
+
+
+def cli(stack: McpStack, project: Path, *args: str) -> Any:
+    done = subprocess.run(
+        [sys.executable, "-m", "mnemex.cli", "problems", *args, "--json"],
+        cwd=project,
+        env=stack.env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_mnemex_problems_lists_merges_and_unmerges(mcp_stack: McpStack, project: Path, encoder: Any) -> None:
+    scope = CallerResolver(mcp_stack.settings).resolve(str(project)).scope
+    with grpc.insecure_channel(mcp_stack.env["MNEMEX_KG_ADDR"]) as channel:
+        kg = pb_grpc.KnowledgeGraphServiceStub(channel)
+        solve(kg, encoder, scope, "s1", MISSING)
+        solve(kg, encoder, scope, "s2", HEADS)
+    ids = {p["statement"]: p["id"] for p in cli(mcp_stack, project, "list")["problems"]}
+    missing, heads = ids[MISSING[0]], ids[HEADS[0]]
+    merged = cli(mcp_stack, project, "merge", missing, heads)
+    assert merged["problem"]["fixes"] == 2 and [p["id"] for p in cli(mcp_stack, project, "list")["problems"]] == [
+        missing
+    ]
+    undone = cli(mcp_stack, project, "unmerge", merged["merge"]["id"])
+    assert undone["restored"]["id"] == heads and undone["kept"]["fixes"] == 1
+    refused = subprocess.run(
+        [sys.executable, "-m", "mnemex.cli", "problems", "unmerge", merged["merge"]["id"]],
+        cwd=project,
+        env=mcp_stack.env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert refused.returncode == 1 and "already undone" in refused.stderr, refused.stderr

@@ -179,7 +179,7 @@ def unmerge_problems(book: EpisodeBook, project: str, merge_id: str, ts: float) 
     record = check_unmerge(book, project, merge_id)
     kept = book.problems.get(record.keep)
     if kept is not None:
-        _take_back(kept, record)
+        _take_back(kept, record, _brought_by_others(book, record))
         book.put_problem(kept)
     restored = problem_of(record.original)
     book.put_problem(restored)
@@ -191,15 +191,21 @@ def unmerge_problems(book: EpisodeBook, project: str, merge_id: str, ts: float) 
     return record
 
 
-def _take_back(kept: KnownProblem, record: ProblemMerge) -> None:
+def _brought_by_others(book: EpisodeBook, record: ProblemMerge) -> set[str]:
+    """Signatures and terms that another merge into the same problem brought too: they stay."""
+    others = [m for m in merges_holding(book, record.project) if m.keep == record.keep and m.id != record.id]
+    return {str(x) for m in others for key in ("signatures", "terms") for x in m.original.get(key, [])}
+
+
+def _take_back(kept: KnownProblem, record: ProblemMerge, keep_too: set[str]) -> None:
     if record.took_vector:
         kept.vector = None
     _drop_vectors(kept.phrasings, record.phrasings)
     _drop_vectors(kept.symptoms, record.symptoms)
     if kept.vector is None and kept.phrasings:  # told in other words since: its first rewording leads
         kept.vector = kept.phrasings.pop(0)
-    kept.signatures[:] = [s for s in kept.signatures if s not in record.signatures]
-    kept.terms[:] = [t for t in kept.terms if t not in record.terms]
+    kept.signatures[:] = [s for s in kept.signatures if s not in record.signatures or s in keep_too]
+    kept.terms[:] = [t for t in kept.terms if t not in record.terms or t in keep_too]
     for fix in record.fixes:
         same = next((f for f in kept.fixes if f.text == fix.text), None)
         if same is not None:

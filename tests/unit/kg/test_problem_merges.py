@@ -146,6 +146,20 @@ def test_a_fix_both_had_is_counted_back(two: tuple[Book, str, str]) -> None:
     assert [(f.text, f.worked) for f in book.book.problems[webhook].fixes] == [(PAYMENT_FIX, 1)]
 
 
+def test_undoing_one_of_two_merges_into_a_problem_keeps_what_the_other_brought(two: tuple[Book, str, str]) -> None:
+    book, payment, webhook = two
+    third = book.solve("s5", SHOP, "stripe webhook retries flood the orders queue", 3, "retry storm <n>", "Deduped.")
+    assert third not in (payment, webhook)
+    shared = "webhook signature verification failed <n>"
+    book.book.problems[third].signatures.append(shared)  # its episodes saw the webhook's error too
+    first = merge_problems(book.book, SHOP, payment, webhook, book.tick())
+    merge_problems(book.book, SHOP, payment, third, book.tick())
+    unmerge_problems(book.book, SHOP, first.id, book.tick())
+    kept = book.book.problems[payment]
+    assert shared in kept.signatures and "webhook" in kept.terms
+    assert {f.text for f in kept.fixes} == {PAYMENT_FIX, "Deduped."}
+
+
 def test_an_open_episode_follows_the_merge_and_its_undo(two: tuple[Book, str, str]) -> None:
     book, payment, webhook = two
     failed: dict[str, Any] = {"outcome": "failed", "answer": "Rotated the key.", "prompt": WEBHOOK}

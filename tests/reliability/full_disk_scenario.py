@@ -41,6 +41,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+import uuid
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -50,6 +51,29 @@ DISK_MB = 64
 FACT_PREFIX = "FACT "
 STOPS_WHILE_FULL = 8
 UP_TIMEOUT = "180"
+# One topic per stop: two stops on one topic are near-duplicates, and the second refreshes the first's memory.
+TOPICS = (
+    "rotate the staging signing key with scripts/rotate_key.sh before the nightly deploy.",
+    "the flaky checkout test waits on a mocked clock; pin the timezone to UTC in conftest.",
+    "Postgres vacuum stalls because a replication slot is idle; drop slot analytics_old.",
+    "the iOS build needs Xcode 15.2; the CI image still ships 15.0, so bump the runner label.",
+    "webpack chunk names collide after the rename; set output.chunkFilename with a content hash.",
+    "the Helm chart's readiness probe hits /healthz before migrations finish; add an initContainer.",
+    "Kafka consumer lag spikes at midnight when the compaction job runs; move it to 03:00.",
+    "the Rust crate fails on musl because openssl-sys wants pkg-config; enable the vendored feature.",
+    "Terraform plans drift on the S3 bucket ACL; import the ownership controls resource first.",
+    "the Go race detector flags the metrics map; guard it with a sync.RWMutex in recorder.go.",
+    "Gradle daemon runs out of metaspace on the monorepo; raise org.gradle.jvmargs to 4g.",
+    "the React form loses focus on each keystroke because the input key changes; use a stable id.",
+    "nginx returns 413 for large uploads; set client_max_body_size 50m in the api server block.",
+    "the Celery beat schedule double-fires after deploys; run a single beat with a redis lock.",
+    "Django migrations deadlock on the orders table; split the index creation into its own step.",
+    "the Redis cache evicts session keys first; switch maxmemory-policy to volatile-lru.",
+    "Python wheels for arm64 are missing; add aarch64 to the cibuildwheel archs in pyproject.",
+    "the Elasticsearch heap is too small for the reindex; give the data nodes 8 GB and retry.",
+    "GitHub Actions cache misses because the key hashes the lockfile path; hash its content.",
+    "the cron job uses local time and skips the DST hour; schedule it in UTC instead.",
+)
 
 
 @dataclass(frozen=True)
@@ -133,7 +157,7 @@ class Scenario:
         self.gateway = "http://" + self.env["MNEMEX_GATEWAY_ADDR"]
         self.cwd = "/srv/full-disk"
         self.serial = 0
-        self.acknowledged_while_full: list[tuple[str, str]] = []  # (exchange id, answer) of 200s on the full disk
+        self.acknowledged_stops: list[tuple[str, str]] = []  # (exchange id, answer): 200s before the refill
 
     # -- recording --------------------------------------------------------------------------------------------
     def fact(self, phase: str, name: str, ok: bool, detail: str = "", lost: int = 0) -> bool:
@@ -195,7 +219,8 @@ class Scenario:
     def stop(self) -> tuple[int, Any, str]:
         """One Stop hook call with a new answer: (status, reply, the answer sent)."""
         self.serial += 1
-        answer = f"Answer {self.serial}: rotate the staging key with the runbook step {self.serial * 13}."
+        topic = TOPICS[(self.serial - 1) % len(TOPICS)]
+        answer = f"Answer {self.serial} ({uuid.uuid4().hex[:10]}): {topic}"
         body = {
             "session_id": f"full-disk-{self.serial}",
             "cwd": self.cwd,
@@ -206,9 +231,14 @@ class Scenario:
         return status, reply, answer
 
     def readable(self, memory_id: str, answer: str) -> bool:
+        return self.read_back(memory_id, answer)[0]
+
+    def read_back(self, memory_id: str, answer: str) -> tuple[bool, str]:
+        """Whether the memory ``memory_id`` holds ``answer``, and what the search by id answered."""
         status, reply = self.post("/api/search", {"id": memory_id, "cwd": self.cwd})
         memories = reply.get("memories", []) if status == 200 and isinstance(reply, dict) else []
-        return any(answer in str(m.get("content", "")) for m in memories)
+        found = any(answer in str(m.get("content", "")) for m in memories)
+        return found, f"{status} {str(reply)[:300]}"
 
     def kg_write(self, number: int) -> tuple[str, int]:
         """One kg RecordAction straight to the service: (status code name, the action's stored total)."""
@@ -259,10 +289,12 @@ class Scenario:
             return None
         status, reply, answer = self.stop()
         self.fact(phase, "a stop is stored before the disk fills", status == 200, f"{status} {reply}")
+        acknowledged: list[tuple[str, str]] = []
+        if status == 200 and isinstance(reply, dict):
+            acknowledged.append((str(reply.get("exchange_id")), answer))
         before = self.processes()
         supervisor = self.supervisor_pid()
         fill(self.disk)
-        acknowledged: list[tuple[str, str]] = []
         for _ in range(STOPS_WHILE_FULL):
             status, reply, answer = self.stop()
             if status == 200 and isinstance(reply, dict):
@@ -299,7 +331,7 @@ class Scenario:
         self.fact(
             phase, "`mnemex status` on the full disk names the running supervisor", bool(running), done.stdout[-300:]
         )
-        self.acknowledged_while_full = acknowledged
+        self.acknowledged_stops = acknowledged
         return {name: pid for name, (pid, _) in after.items()}
 
     def freed(self, pids: dict[str, int]) -> None:
@@ -320,12 +352,13 @@ class Scenario:
             status, reply, answer = self.stop()
             ok = status == 200 and isinstance(reply, dict) and self.readable(str(reply["exchange_id"]), answer)
             self.fact(phase, "the next stops are stored and read back", ok, f"{status} {str(reply)[:200]}")
-        lost = [memory_id for memory_id, text in self.acknowledged_while_full if not self.readable(memory_id, text)]
+        reads = {memory_id: self.read_back(memory_id, text) for memory_id, text in self.acknowledged_stops}
+        lost = [f"{memory_id} ({why})" for memory_id, (found, why) in reads.items() if not found]
         self.fact(
             phase,
-            "stops acknowledged on the full disk are all readable",
+            "every stop acknowledged before and on the full disk is readable",
             not lost,
-            f"{len(self.acknowledged_while_full)} acknowledged while full; not found: {lost}",
+            f"{len(self.acknowledged_stops)} acknowledged; not found: {lost}",
             lost=len(lost),
         )
         deadline = time.monotonic() + 30

@@ -329,8 +329,17 @@ def _formats_and_commands() -> list[Recogniser]:
             keep = _keep_url_password
         elif bounded and kind not in _ANYWHERE:
             keep = _inside_a_word
-        out.append(Recogniser(kind, re.compile(body, flags), groups, keep))
+        out.append(Recogniser(kind, re.compile(body, flags), groups, keep, text_words=_TEXT_WORDS.get(kind, ())))
     return out
+
+
+# The literal every match holds, for patterns whose start is no literal (they would try every position).
+_TEXT_WORDS: dict[str, tuple[str, ...]] = {
+    "url-password": ("://",),
+    "telegram-bot-token": (":aa",),
+    "terraform-token": ("atlasv1",),
+    "stripe-key": ("_live_", "_test_", "whsec_"),
+}
 
 
 def _mixed(value: str) -> bool:
@@ -423,7 +432,13 @@ def recognisers() -> list[Recogniser]:
         Recogniser("assignment", STRONG_TIGHT, value_groups, _keep_strong, strong),
         Recogniser("keyed-token", WEAK, value_groups, _keep_weak, weak),
         Recogniser("xml-secret", XML_SECRET, (2,), lambda m: value_is_code(m.group(2))),
-        Recogniser("prose", PROSE, (1,), lambda m: _inside_a_word(m) or _keep_prose(m)),
+        Recogniser(
+            "prose",
+            PROSE,
+            (1,),
+            lambda m: _inside_a_word(m) or _keep_prose(m),
+            text_words=("pass", "pin", "secret", "api", "token"),
+        ),
     ]
     # A pattern that starts with a literal is skipped on a text without it (a substring test of the whole text).
     return [

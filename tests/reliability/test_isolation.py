@@ -345,6 +345,11 @@ def test_the_victims_known_problems_cannot_be_listed_merged_or_unmerged_from_els
     assert MARKER not in shown and victim_problems.merge_id + ":" not in text_of(listed), shown
     assert merged.is_error and "no known problem" in text_of(merged), text_of(merged)
     assert unmerged.is_error and "no merge" in text_of(unmerged), text_of(unmerged)
+    g, cwd = attacker.gateway, attacker.cwd
+    rest = g.get("/api/problems", cwd=cwd, limit=200)
+    assert rest.status_code == 200 and MARKER not in rest.text, rest.text
+    assert g.post("/api/problems/merge", {"cwd": cwd, "keep": second, "merge": first}).status_code == 404
+    assert g.post("/api/problems/unmerge", {"cwd": cwd, "merge_id": victim_problems.merge_id}).status_code == 404
     (again,) = call_tools(stack.gateway.url, PROJECT_B, [("list_problems", {})])
     assert again.structured_content == victim_problems.listing
 

@@ -22,7 +22,7 @@ from gateway import input_validation, ui
 from gateway.gateway_composition import Gateway
 from gateway.gateway_errors import GatewayError
 from gateway.mcp import http as mcp_http
-from gateway.middleware import BearerAuth, BodyLimit
+from gateway.middleware import BearerAuth, BodyLimit, HomeHeader
 from gateway.prompt_context import Deadlines
 from gateway.routes import (
     admin_routes,
@@ -40,7 +40,7 @@ from gateway.safe_json import echo_of, json_safe
 from gateway.web_guard import HostRule, WebGuard
 from gateway.work_slots import WorkSlots
 from kernel import __version__
-from kernel.config import Settings, split_host_port
+from kernel.config import Settings, home_id, split_host_port
 
 log = logging.getLogger("mnemex.gateway")
 
@@ -135,6 +135,7 @@ def create_app(settings: Settings, rpc: Rpc | None = None, *, deadlines: Deadlin
             delegate=(ui.PREFIX,),  # the viewer checks its own
             users=gateway.user_tokens,
         )
+    app.add_middleware(HomeHeader, home_id=home_id(settings.home))
     # Outermost: a rebinding or cross-site request is refused before anything else looks at it.
     bind_host = split_host_port(settings.gateway_addr, "MNEMEX_GATEWAY_ADDR")[0]
     app.add_middleware(WebGuard, rule=HostRule(bind_host, settings.allowed_hosts))

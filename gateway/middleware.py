@@ -157,3 +157,24 @@ class BodyLimit:
             # The client went away (or the server dropped a body too slow to wait for) before its body was in:
             # there is no one to answer, and it is no error of the gateway's, so no traceback in the log.
             return
+
+
+class HomeHeader:
+    """Every reply says which home this gateway serves (``X-Mnemex-Home``: ``kernel.config.home_id``), so a CLI
+    whose MNEMEX_HOME differs (a typo) is told another home's stack answered instead of reading its memories."""
+
+    def __init__(self, app: ASGIApp, home_id: str) -> None:
+        self.app = app
+        self.header = (b"x-mnemex-home", home_id.encode("ascii"))
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_header(message: Message) -> None:
+            if message.get("type") == "http.response.start":
+                message = {**message, "headers": [*message.get("headers", []), self.header]}
+            await send(message)
+
+        await self.app(scope, receive, send_with_header)

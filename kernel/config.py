@@ -52,6 +52,14 @@ def default_home() -> Path:
     return Path(platformdirs.user_data_dir("mnemex", appauthor=False))
 
 
+def home_id(home: Path) -> str:
+    """A short fingerprint of a home's absolute path: the gateway sends it with every reply
+    (``X-Mnemex-Home``), so a CLI pointed at one home can tell when another home's stack answered."""
+    import hashlib
+
+    return hashlib.sha256(str(home.expanduser().absolute()).encode("utf-8")).hexdigest()[:16]
+
+
 def _safe_user(name: str) -> str:
     cleaned = re.sub(r"[^A-Za-z0-9_.-]", "_", name).strip("._-")
     return cleaned or "default"

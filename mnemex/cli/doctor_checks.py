@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -208,10 +209,40 @@ def ports(settings: Settings) -> list[Check]:
     return checks
 
 
-def data_dir(home: Path) -> Check:
+# A client's hook command runs ``<mnemex home>/client/hooks/<script>``: the home a client is set up for.
+_CLIENT_HOME = re.compile(r"""([^"'\s]+?)[/\\]client[/\\]hooks[/\\]""")
+
+
+def client_homes(user_home: Path) -> set[Path]:
+    """The mnemex homes the clients' configs point at (from their hook commands)."""
+    from mnemex.client_setup import targets
+
+    return client_homes_of(list(targets(user_home)))
+
+
+def data_dir(home: Path, user_home: Path | None = None) -> Check:
+    """The home is there and writable; a home that does not exist is reported, never created here (a
+    mistyped MNEMEX_HOME must not become a second, empty home), with the homes the clients use."""
     name = f"data dir {home}"
+    if not home.exists():
+        others = sorted(str(h) for h in client_homes(user_home or Path.home()) if h != home and h.is_dir())
+        if others:
+            return Check(
+                name,
+                "fail",
+                f"does not exist; your clients use {', '.join(others)}",
+                f"a typo in MNEMEX_HOME? set it to {others[0]} (or unset it); `mnemex up` creates a new home",
+            )
+        parent = next((p for p in home.parents if p.exists()), None)
+        if parent is None or not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
+            return Check(
+                name,
+                "fail",
+                f"does not exist and cannot be created ({parent} is not a writable directory)",
+                "set MNEMEX_HOME to a directory you can write to",
+            )
+        return Check(name, "warn", "does not exist yet", "`mnemex up` creates it")
     try:
-        home.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile(dir=home, prefix=".doctor-", delete=True) as probe:
             probe.write(b"ok")
             probe.flush()
@@ -231,8 +262,23 @@ def data_dir(home: Path) -> Check:
     return Check(name, "ok", detail)
 
 
-def client_configs(user_home: Path) -> list[Check]:
-    """Each client's config files parse and hold this mnemex's entries (as `mnemex init` writes them)."""
+def client_homes_of(client_targets: list[Any]) -> set[Path]:
+    from mnemex.client_setup import SetupError
+    from mnemex.client_setup.files import read_text
+
+    found: set[Path] = set()
+    for target in client_targets:
+        try:
+            text = read_text(target.path) or ""
+        except SetupError:
+            continue
+        found.update(Path(match) for match in _CLIENT_HOME.findall(text))
+    return found
+
+
+def client_configs(user_home: Path, home: Path | None = None) -> list[Check]:
+    """Each client's config files parse and hold this mnemex's entries (as `mnemex init` writes them);
+    ``home``: this mnemex's home, to tell a client set up for another home from one not set up."""
     from mnemex.client_setup import SetupError, targets
     from mnemex.client_setup.client_entries import FileTarget
     from mnemex.client_setup.files import parse_object, read_text
@@ -271,8 +317,20 @@ def client_configs(user_home: Path) -> list[Check]:
         if problems == ["__reported__"]:
             continue
         label = f"{client} config"
+        elsewhere = sorted(str(h) for h in client_homes_of(client_targets) if h != home) if home else []
         if present == 0:
             checks.append(Check(label, "warn", "not set up", fix))
+        elif problems and elsewhere:
+            # Set up for another home: `init` here would move the client to this (maybe mistyped) one.
+            checks.append(
+                Check(
+                    label,
+                    "warn",
+                    f"set up for another mnemex home: {', '.join(elsewhere)}",
+                    f"if that is your data, set MNEMEX_HOME={elsewhere[0]} (or unset it); "
+                    f"`mnemex init --client {client}` moves the client to {home} instead",
+                )
+            )
         elif problems:
             checks.append(Check(label, "fail", "; ".join(problems), fix))
         else:

@@ -36,11 +36,11 @@ def run_checks(user_home: Path, skip_model: bool = False) -> list[checks.Check]:
     else:
         found.append(checks.embedding_offline(versions))
     found += checks.ports(settings)
-    found.append(checks.data_dir(settings.home))
+    found.append(checks.data_dir(settings.home, user_home))
     found.append(checks.home_privacy(settings.home))
     answering = any(s["healthy"] or s.get("problem") for s in status["services"].values())
     found += checks.stores(settings.home, stack_running=status["running"] or answering)
-    found += checks.client_configs(user_home)
+    found += checks.client_configs(user_home, settings.home)
     found.append(checks.hook_latency(settings, user_home, status["healthy"]))
     found.append(checks.opt_outs(settings.home, os.getcwd()))
     found.append(checks.versions(versions))

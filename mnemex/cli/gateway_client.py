@@ -17,10 +17,11 @@ import urllib.request
 from collections.abc import Iterable, Iterator, Mapping
 from typing import IO, Any
 
-from kernel.config import Settings
-from mnemex.cli.output import CliFailure
+from kernel.config import Settings, home_id
+from mnemex.cli.output import CliFailure, err, escape
 
 DEFAULT_TIMEOUT = 30.0
+_home_noted = False  # the other-home note is printed once per command
 Body = bytes | IO[bytes] | Iterable[bytes]
 
 
@@ -113,11 +114,41 @@ class GatewayClient:
             headers = {**headers, "Authorization": f"Bearer {self.settings.token}"}
         request = urllib.request.Request(self.url(path, params), data=data, headers=headers, method=method)
         try:
-            return urllib.request.urlopen(request, timeout=timeout or self.timeout)
+            reply = urllib.request.urlopen(request, timeout=timeout or self.timeout)
         except urllib.error.HTTPError as exc:
+            self._check_home(exc.headers.get("x-mnemex-home"))
             raise http_failure(exc.code, exc.read(), self.settings) from None
         except (urllib.error.URLError, ConnectionError, TimeoutError) as exc:
             raise unreachable(self.base_url, exc) from None
+        try:
+            self._check_home(reply.headers.get("x-mnemex-home"))
+        except CliFailure:
+            reply.close()
+            raise
+        return reply
+
+    def _check_home(self, served: str | None) -> None:
+        """Another home's stack answered: refuse when MNEMEX_HOME names a home that does not exist (a typo,
+        whose answers would silently be another home's memories); else say so once."""
+        global _home_noted
+        mine = home_id(self.settings.home)
+        if not served or served == mine:
+            return
+        explicit_home = bool(os.environ.get("MNEMEX_HOME"))
+        if explicit_home and not self.settings.home.exists():
+            raise CliFailure(
+                f"MNEMEX_HOME is {self.settings.home}, which does not exist, and the stack answering at "
+                f"{self.base_url} serves another home: check MNEMEX_HOME for a typo (or unset it); "
+                "`mnemex status` shows which home runs"
+            )
+        if not _home_noted and not (os.environ.get("MNEMEX_GATEWAY_ADDR") or os.environ.get("MNEMEX_GATEWAY_PORT")):
+            _home_noted = True
+            home = escape(str(self.settings.home))
+            err.print(
+                f"[yellow]note:[/] the stack at {escape(self.base_url)} serves another mnemex home than {home}; "
+                "these answers come from that home (set MNEMEX_HOME to match it, or MNEMEX_GATEWAY_ADDR to another "
+                "stack)"
+            )
 
     @staticmethod
     def _json(reply: Any) -> Any:

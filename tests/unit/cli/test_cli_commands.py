@@ -36,7 +36,7 @@ def stopped_stack(monkeypatch: pytest.MonkeyPatch) -> None:
         ["nonsense"],
         ["search", "x", "--collection", "diary"],
         ["ingest"],
-        ["search", "x", "--days", "400"],
+        ["search", "x", "--days", "4000"],
     ],
 )
 def test_usage_errors_exit_2(args: list[str]) -> None:

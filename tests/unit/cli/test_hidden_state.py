@@ -69,3 +69,27 @@ def test_doctor_never_says_all_checks_passed_over_a_warning() -> None:
     assert summary(0, 1) == "no problems; 1 warning(s) above, each with its fix"
     assert summary(2, 1) == "2 problem(s) found; 1 warning(s) above, each with its fix"
     assert summary(1, 0) == "1 problem(s) found"
+
+
+def test_a_mistyped_home_is_named_with_the_home_the_clients_use_and_never_created(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mnemex.cli.doctor_checks import client_configs, data_dir
+
+    user_home = tmp_path / "user"
+    (user_home / ".claude").mkdir(parents=True)
+    real, typo = tmp_path / "mnemex-data", tmp_path / "mnemex-dta"
+    env = {"HOME": str(user_home), "MNEMEX_HOME": str(real), "PATH": str(tmp_path / "no-binaries")}
+    assert runner.invoke(app, ["init", "--client", "claude"], env=env).exit_code == 0
+    assert real.is_dir()
+
+    monkeypatch.setenv("MNEMEX_HOME", str(typo))
+    found = data_dir(typo, user_home)
+    assert found.status == "fail" and str(real) in found.detail and str(real) in (found.fix or "")
+    assert not typo.exists()
+    (claude,) = [c for c in client_configs(user_home, typo) if c.name == "claude config"]
+    assert claude.status == "warn" and str(real) in claude.detail
+    assert f"MNEMEX_HOME={real}" in (claude.fix or "")
+    monkeypatch.setenv("MNEMEX_HOME", str(real))
+    (here,) = [c for c in client_configs(user_home, real) if c.name == "claude config"]
+    assert here.status == "ok", here

@@ -1,0 +1,37 @@
+"""A CLI pointed at one home never reads another home's memories without saying so (issue 37, item 1):
+every gateway reply names its home (X-Mnemex-Home), and the CLI's gateway client compares it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kernel.config import Settings, home_id
+from mnemex.cli.gateway_client import GatewayClient
+from mnemex.cli.output import CliFailure
+from tests.integration.gateway.live_stack import LiveStack
+
+pytestmark = pytest.mark.integration
+
+
+def cli_settings(home: Path, url: str) -> Settings:
+    return Settings.from_env({"MNEMEX_HOME": str(home), "MNEMEX_GATEWAY_ADDR": url.removeprefix("http://")})
+
+
+def test_every_reply_names_the_home_it_serves(live: LiveStack) -> None:
+    assert live.client.get("/api/health").headers["x-mnemex-home"] == home_id(live.home)
+    assert live.client.post("/api/search", json={}).headers["x-mnemex-home"] == home_id(live.home)  # a 422 too
+
+
+def test_a_mistyped_home_is_refused_and_the_right_one_answers(
+    live: LiveStack, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    typo = tmp_path / "mnemex-dta"
+    monkeypatch.setenv("MNEMEX_HOME", str(typo))
+    with pytest.raises(CliFailure) as refused:
+        GatewayClient(cli_settings(typo, live.url)).get("/api/projects")
+    assert "does not exist" in refused.value.message and "typo" in refused.value.message
+    assert not typo.exists()
+    monkeypatch.setenv("MNEMEX_HOME", str(live.home))
+    assert "projects" in GatewayClient(cli_settings(live.home, live.url)).get("/api/projects")

@@ -43,11 +43,11 @@ FORMAT = "mnemex-home"
 MIGRATE_COMMAND = "mnemex down && mnemex migrate"
 
 
-class HomeTooNew(StoreUnreadable):
+class HomeTooNewError(StoreUnreadable):
     """The store was written by a newer mnemex; this one refuses to open it."""
 
 
-class MigrationNeeded(StoreUnreadable):
+class MigrationNeededError(StoreUnreadable):
     """The store needs a step that does not run at start-up; the message names the command."""
 
 
@@ -140,12 +140,12 @@ def read_schema(home: Path, registry: Registry = REGISTRY) -> HomeSchema:
     return HomeSchema(stores, str(written_by) if written_by else None, data is not None)
 
 
-def _write_schema(home: Path, stores: Mapping[str, int]) -> None:
+def _write_schema(home: Path, stores: Mapping[str, int], written_by: str | None) -> None:
     path = home / MARKER
     payload = {
         "format": FORMAT,
         "stores": dict(sorted(stores.items())),
-        "written_by": __version__,
+        "written_by": written_by,
         "updated_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
     }
     tmp = path.with_name(f".{path.name}.tmp")
@@ -201,22 +201,25 @@ def ensure_current(home: Path, store: str, *, registry: Registry = REGISTRY, man
         schema = read_schema(home, registry)
         found, current = schema.stores[store], registry.current[store]
         if found > current:
-            raise HomeTooNew(too_new_message(home, store, found, current, schema.written_by))
+            raise HomeTooNewError(too_new_message(home, store, found, current, schema.written_by))
         steps = registry.steps(store, found)
         held_back = [step for step in steps if not step.automatic and not manual]
         if held_back:
-            raise MigrationNeeded(
+            raise MigrationNeededError(
                 f"the {store} store in {home} is at schema {found} and needs a step that does not run while "
                 f"the stack starts ({held_back[0].summary}); run `{MIGRATE_COMMAND}`, then start the stack again"
             )
         stores = dict(schema.stores)
+        # Another store at a schema newer than this code: the version that wrote it stays named.
+        newer = any(version > registry.current.get(name, version) for name, version in stores.items())
+        written_by = schema.written_by if newer else __version__
         for step in steps:
             _back_up(home, step)
             step.apply(home)
             stores[store] = step.version + 1
-            _write_schema(home, stores)
-        if not schema.marked or (schema.written_by != __version__ and not steps):
-            _write_schema(home, stores)  # stamp an unmarked home; name the version that last opened it
+            _write_schema(home, stores, written_by)
+        if not schema.marked or (schema.written_by != written_by and not steps):
+            _write_schema(home, stores, written_by)  # stamp an unmarked home; name the version that last opened it
         return steps
 
 

@@ -29,7 +29,7 @@ PROGRESS = Path("memory") / "reembed.json"
 REEMBED_COMMAND = "mnemex down && mnemex reembed"
 
 
-class ReembedUnfinished(StoreUnreadable):
+class ReembedUnfinishedError(StoreUnreadable):
     """A reembed was interrupted: the memories hold vectors of two models."""
 
 
@@ -124,7 +124,7 @@ def check_no_unfinished_reembed(home: Path) -> None:
     progress = read_progress(home)
     if progress is not None:
         model, done = progress
-        raise ReembedUnfinished(
+        raise ReembedUnfinishedError(
             f"a `mnemex reembed` with {model or 'another model'} was interrupted in {home} "
             f"({len(done)} collections done): the memories hold vectors of two models; run `{REEMBED_COMMAND}` "
             "again to finish it"

@@ -409,7 +409,8 @@ async def create_server(settings: KgSettings, *, store: KgStore | None = None) -
     """Start the kg service; ``store`` defaults to the SQLite journal under ``settings.home``, once
     that home's kg schema is today's (``kernel.home_schema``: migrated, or refused)."""
     if store is None:
-        home_schema.ensure_current(settings.home, "kg")
+        for step in home_schema.ensure_current(settings.home, "kg"):
+            log.warning("migrated the kg store in %s to schema %d: %s", settings.home, step.version + 1, step.summary)
     store = store or KgStore(
         Journal(settings.db_path, synchronous=settings.synchronous),
         snapshot_every=settings.snapshot_every,

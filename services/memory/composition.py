@@ -306,7 +306,8 @@ async def create_server(
 
 def open_home(home: Path) -> None:
     """The home's memory store at today's schema (or refused), and no reembed left half done."""
-    home_schema.ensure_current(home, "memory")
+    for step in home_schema.ensure_current(home, "memory"):
+        log.warning("migrated the memory store in %s to schema %d: %s", home, step.version + 1, step.summary)
     vector_model.check_no_unfinished_reembed(home)
 
 

@@ -188,7 +188,7 @@ def test_a_home_written_by_a_newer_mnemex_is_refused_untouched(loop_thread, enco
     home, _ = old_home
     (home / home_schema.MARKER).write_text('{"format": "mnemex-home", "stores": {"memory": 9}, "written_by": "9.0"}')
     files = sorted(p.relative_to(home) for p in home.rglob("*"))
-    with pytest.raises(home_schema.HomeTooNew, match=r"schema 9, written by mnemex 9\.0.*upgrade mnemex"):
+    with pytest.raises(home_schema.HomeTooNewError, match=r"schema 9, written by mnemex 9\.0.*upgrade mnemex"):
         start(loop_thread, home, encoder)
     assert sorted(p.relative_to(home) for p in home.rglob("*")) == files
     shutil.rmtree(home)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from kernel import __version__, home_schema, vector_model
-from kernel.home_schema import HomeTooNew, Migration, MigrationNeeded, Registry
+from kernel.home_schema import HomeTooNewError, Migration, MigrationNeededError, Registry
 
 
 def _home_with_data(home: Path) -> Path:
@@ -45,11 +45,15 @@ def test_a_store_newer_than_the_code_is_refused_and_left_alone(tmp_path: Path) -
     home = _home_with_data(tmp_path)
     marker = '{"format": "mnemex-home", "stores": {"memory": 7, "kg": 1}, "written_by": "3.1.0"}'
     (home / home_schema.MARKER).write_text(marker)
-    with pytest.raises(HomeTooNew) as refused:
+    with pytest.raises(HomeTooNewError) as refused:
         home_schema.ensure_current(home, "memory")
     assert "schema 7, written by mnemex 3.1.0" in str(refused.value)
     assert "reads up to schema 2: upgrade mnemex" in str(refused.value)
     assert (home / home_schema.MARKER).read_text() == marker
+    home_schema.ensure_current(home, "kg")  # the kg service beside it starts, and keeps the name
+    assert _marker(home)["written_by"] == "3.1.0"
+    with pytest.raises(HomeTooNewError, match=r"written by mnemex 3\.1\.0"):
+        home_schema.ensure_current(home, "memory")
 
 
 def _registry(calls: list[str], *, automatic: bool = True, fail: bool = False) -> Registry:
@@ -91,7 +95,7 @@ def test_an_interrupted_step_goes_on_from_the_last_finished_one(tmp_path: Path) 
 def test_a_step_left_to_the_user_is_refused_at_start_with_the_command(tmp_path: Path) -> None:
     home, calls = _home_with_data(tmp_path), []  # type: ignore[var-annotated]
     registry = _registry(calls, automatic=False)
-    with pytest.raises(MigrationNeeded, match=r"rewrite rows.*run `mnemex down && mnemex migrate`"):
+    with pytest.raises(MigrationNeededError, match=r"rewrite rows.*run `mnemex down && mnemex migrate`"):
         home_schema.ensure_current(home, "memory", registry=registry)
     assert calls == [] and not (home / home_schema.MARKER).exists()
     ran = home_schema.migrate_home(home, registry=registry)
@@ -105,7 +109,7 @@ def test_a_switch_of_model_is_named_with_the_command(tmp_path: Path) -> None:
     problem = vector_model.switch_problem(tmp_path, old, new)
     assert problem is not None and "run `mnemex down && mnemex reembed`" in problem
     vector_model.write_progress(tmp_path, new, ["mx-a"])
-    with pytest.raises(vector_model.ReembedUnfinished, match=r"mpnet \(768 dimensions\) was interrupted"):
+    with pytest.raises(vector_model.ReembedUnfinishedError, match=r"mpnet \(768 dimensions\) was interrupted"):
         vector_model.check_no_unfinished_reembed(tmp_path)
     vector_model.finish(tmp_path, new)
     vector_model.check_no_unfinished_reembed(tmp_path)

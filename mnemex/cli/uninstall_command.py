@@ -1,10 +1,13 @@
 """``mnemex uninstall``: take mnemex off this machine before removing the package.
 
 Stops the stack, removes every client entry ``init`` made (hooks, MCP servers,
-tool permissions, the OpenCode plugin and the packages OpenCode installed for
-it), and, with ``--delete-data`` or a yes at the prompt, the data folder and
-the model cache. It prints what it removed (``--json`` for scripts). Then the
-package itself goes with ``pipx uninstall mnemex`` (or pip/uv).
+tool permissions, the OpenCode plugin, and the packages OpenCode installed for
+it when no other plugin shares them), and, with ``--delete-data`` or a yes at
+the prompt, the data folder and the model cache. Files mnemex only added
+entries to keep everything else. It prints what it did (``--json`` for
+scripts: ``removed`` lists deleted paths, ``cleaned`` the files mnemex's
+entries were taken out of). Then the package itself goes with
+``pipx uninstall mnemex`` (or pip/uv).
 """
 
 from __future__ import annotations
@@ -68,20 +71,28 @@ def uninstall(
     from mnemex.supervisor import control
 
     settings = load_settings()
-    report: dict[str, Any] = {"stopped": None, "removed": [], "notes": [], "data": None, "kept": []}
+    report: dict[str, Any] = {"stopped": None, "removed": [], "cleaned": [], "notes": [], "data": None, "kept": []}
+    lines: list[str] = []  # what was done, in words, in order
     report["stopped"] = control.down(settings)
     try:
         result = client_setup.uninit(Path.home(), clients=client_setup.CLIENTS)
     except client_setup.SetupError as exc:
         fail(f"{exc}; nothing else was removed")
-    report["removed"] += [str(change.path) for change in result.changes if change.changed]
-    report["removed"] += [str(folder.directory) for folder in result.folders if folder.remove]
-    report["removed"] += [str(path) for path in result.removed_backups]
+    for change in (c for c in result.changes if c.changed):
+        report["removed" if change.deleted else "cleaned"].append(str(change.path))
+        lines.append(change.outcome(dry_run=False))
+    for folder in (f for f in result.folders if f.remove and f.changed):
+        report["removed"].append(str(folder.directory))
+        lines.append(f"removed the hook scripts and connection file in {folder.directory}")
+    for path in result.removed_backups:
+        report["removed"].append(str(path))
+        lines.append(f"removed {path} (the backup init made; no longer needed)")
     report["notes"] = list(result.notes) + [f"{c} left unchanged: {why}" for c, why in result.skipped.items()]
     if _wants_data_deleted(delete_data, json_output, settings.home):
         deleted = [str(path) for path in (settings.home, model_cache_dir()) if _delete(path)]
         report["data"] = "deleted"
         report["removed"] += deleted
+        lines += [f"removed {path}" for path in deleted]
     else:
         report["data"] = "kept"
         report["kept"] = [str(settings.home)]
@@ -90,8 +101,8 @@ def uninstall(
     else:
         if report["stopped"]:
             out.print(f"stopped the stack (supervisor pid {report['stopped']})")
-        for path in report["removed"]:
-            out.print(f"removed {escape(path)}")
+        for line in lines:
+            out.print(escape(line))
         for note in report["notes"]:
             out.print(f"note: {escape(note)}")
         if report["data"] == "kept":

@@ -13,13 +13,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+from mnemex.client_setup.jsonc import JsoncError, has_comments, parse_document
+from mnemex.client_setup.jsonc_edit import EditFailed, patch
+
 
 class SetupError(Exception):
     """A config file cannot be merged safely; the message says what to do."""
-
-
-class CommentsWouldBeLost(SetupError):
-    """A JSONC config has comments; rewriting it would lose them, so that client is skipped."""
 
 
 def read_text(path: Path) -> str | None:
@@ -35,34 +34,51 @@ def parse_object(path: Path, text: str | None, *, jsonc: bool = False) -> dict[s
     """The JSON object in ``text`` ({} for a missing or blank file).
 
     ``jsonc``: the file may be JSON with comments and trailing commas (OpenCode's
-    config). Trailing commas are accepted; comments raise :class:`CommentsWouldBeLost`,
-    because writing the merged object back would drop them.
+    config); ``mnemex.client_setup.jsonc_edit`` changes such a file keeping them.
     """
     if text is None or not text.strip():
         return {}
-    source = text
+    data: Any
     if jsonc:
-        from mnemex.client_setup.jsonc import strip_jsonc
-
-        source, comments = strip_jsonc(text)
-        if comments:
-            raise CommentsWouldBeLost(
-                f"{path} has comments, which mnemex cannot keep when it rewrites the file, "
-                "so it left the file alone. Remove the comments, or add mnemex's entry yourself "
-                "(`mnemex init --dry-run` shows it), then run the command again."
-            )
-    try:
-        data = json.loads(source)
-    except json.JSONDecodeError as exc:
-        allowed = "comments are not allowed" if not jsonc else "JSON with trailing commas is accepted"
-        raise SetupError(
-            f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}). "
-            f"mnemex will not overwrite it: fix the file ({allowed}), "
-            "or move it aside, then run the command again."
-        ) from exc
+        try:
+            data = parse_document(text).value
+        except JsoncError as exc:
+            raise SetupError(
+                f"{path} is not valid JSONC (line {exc.line}, column {exc.column}: {exc.message}). "
+                "mnemex changed nothing. Fix the file there (comments and trailing commas are fine), "
+                "or move it aside, then run the command again."
+            ) from exc
+    else:
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise SetupError(
+                f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}). "
+                "mnemex changed nothing. Fix the file there (comments are not allowed in it), "
+                "or move it aside, then run the command again."
+            ) from exc
     if not isinstance(data, dict):
         raise SetupError(f"{path} holds a JSON {type(data).__name__}, expected an object; fix or move it aside.")
     return data
+
+
+def render_object(path: Path, before: str | None, data: dict[str, Any], *, jsonc: bool = False) -> str:
+    """The text of ``path`` holding ``data``.
+
+    JSONC (``jsonc``): ``before`` edited in place, so comments and layout stay. Plain JSON, which
+    cannot hold comments, is written out afresh (two-space indent).
+    """
+    if not jsonc or before is None or not before.strip():
+        return dump_object(data)
+    try:
+        return patch(before, data)
+    except EditFailed as exc:
+        if not has_comments(before):
+            return dump_object(data)
+        raise SetupError(
+            f"{path}: mnemex could not change its entries without losing the comments in this file, "
+            "so it changed nothing. Move the comments away from mnemex's entries, then run the command again."
+        ) from exc
 
 
 def dump_object(data: dict[str, Any]) -> str:

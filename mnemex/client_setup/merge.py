@@ -3,9 +3,11 @@
 ``install_json`` first undoes what the previous ``init`` recorded for the
 file, then applies the wanted entries, so running ``init`` twice changes
 nothing and a changed interpreter path replaces the old entry instead of
-adding a second one. ``remove_json`` undoes the record and, when the file is
-back to exactly what the backup holds, returns the backup's text so the
-original formatting comes back byte for byte.
+adding a second one. ``remove_json`` undoes the record. A JSONC file
+(OpenCode's) is edited in place both ways (``jsonc_edit``), so its comments
+and layout stay; a plain JSON file is written out afresh, or, when it is back
+to exactly what init's backup holds, gets the backup's text, so the original
+formatting comes back byte for byte.
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mnemex.client_setup.files import SetupError, dump_object, parse_object
+from mnemex.client_setup.files import SetupError, parse_object, render_object
+from mnemex.client_setup.jsonc import has_comments
 from mnemex.client_setup.jsondoc import Applied, DocumentConflict, Entry, apply_all, describe, undo
 
 
@@ -64,6 +67,7 @@ class Merged:
     after: str | None
     record: FileRecord | None
     notes: list[str] = field(default_factory=list)
+    left: bool = False  # uninit: something mnemex added stays in the file (edited since)
 
 
 def install_json(
@@ -81,7 +85,7 @@ def install_json(
         raise SetupError(
             f"{path}: {exc}; mnemex will not rewrite it. Fix that entry, then run the command again."
         ) from exc
-    after = before if doc == original else dump_object(doc)
+    after = before if doc == original else render_object(path, before, doc, jsonc=jsonc)
     created = previous.created_file if previous is not None else before is None
     backup = previous.backup if previous is not None else None
     dirs = previous.created_dirs if previous is not None else ()
@@ -90,6 +94,7 @@ def install_json(
 
 
 def remove_json(path: Path, before: str | None, record: FileRecord, backup_text: str | None) -> Merged:
+    """``before`` without mnemex's recorded entries: edited in place, so the user's other content stays as it is."""
     if before is None:
         return Merged(None, None, [f"{path} no longer exists; nothing to remove"])
     doc = parse_object(path, before, jsonc=record.jsonc)
@@ -98,17 +103,19 @@ def remove_json(path: Path, before: str | None, record: FileRecord, backup_text:
     notes = [
         f"{path}: left '{describe(e.path)}' in place because it was edited after init" for e in report.kept_modified
     ]
+    left = bool(report.kept_modified)
     if doc == original:
-        return Merged(before, None, notes)
+        return Merged(before, None, notes, left)
     if record.created_file and not doc:
-        return Merged(None, None, notes)
-    if backup_text is not None:
+        return Merged(None, None, notes, left)
+    if backup_text is not None and not has_comments(before):
+        # Written by an older mnemex that reformatted the file: the backup has the user's own layout.
         try:
             if parse_object(path, backup_text, jsonc=record.jsonc) == doc:
-                return Merged(backup_text, None, notes)
+                return Merged(backup_text, None, notes, left)
         except (ValueError, SetupError):
             pass
-    return Merged(dump_object(doc), None, notes)
+    return Merged(render_object(path, before, doc, jsonc=record.jsonc), None, notes, left)
 
 
 def install_file(path: Path, before: str | None, previous: FileRecord | None, content: str) -> Merged:
@@ -122,7 +129,8 @@ def remove_file(path: Path, before: str | None, record: FileRecord, backup_text:
     if before is None:
         return Merged(None, None)
     if record.content_sha256 != sha256(before):
-        return Merged(before, None, [f"{path} was edited after init; left in place (delete it yourself if unwanted)"])
+        note = f"{path} was edited after init; left in place (delete it yourself if unwanted)"
+        return Merged(before, None, [note], left=True)
     if record.created_file or backup_text is None:
         return Merged(None, None)
     return Merged(backup_text, None)

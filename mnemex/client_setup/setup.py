@@ -12,12 +12,13 @@ changes nothing. The client folder ``<mnemex home>/client`` (hook copies and
 ``connection.json``, see ``hook_install``) goes with the last client using it.
 
 Backups: ``init`` saves a file it is about to change for the first time as
-``<file>.mnemex-backup-<time>`` (same mode as the file); later inits reuse
-that one. ``uninit`` deletes that backup once the file is back to exactly
-its content. Where it cannot be (the file was edited after init, so
-``uninit`` only takes mnemex's entries out), it keeps init's backup and saves
-the file as it was before ``uninit`` in a second one. So an init/uninit round
-trip on unedited files leaves no backup behind.
+``<file>.mnemex-backup-<time>`` (same mode as the file) and names it in its
+report; later inits reuse that one, so there is at most one per file.
+``uninit`` writes none: it only takes mnemex's own entries out, editing the
+file in place (comments and layout kept). When it has taken all of them out
+it deletes init's backup, which by then is stale; where it had to leave one
+of mnemex's entries in place (edited after init), it keeps the backup and
+says where it is. So uninit leaves no backup behind on a clean removal.
 """
 
 from __future__ import annotations
@@ -32,8 +33,17 @@ from pathlib import Path
 from typing import Any
 
 from mnemex.client_setup import hook_install, plugin_deps
-from mnemex.client_setup.client_entries import BUILDERS, CLIENTS, FileTarget, Launch, Target, check_clients, targets_for
-from mnemex.client_setup.files import CommentsWouldBeLost, SetupError, make_backup, read_text, write_atomic
+from mnemex.client_setup.client_entries import (
+    BUILDERS,
+    CLIENTS,
+    FileTarget,
+    Launch,
+    Target,
+    check_clients,
+    opencode_plugin_path,
+    targets_for,
+)
+from mnemex.client_setup.files import SetupError, make_backup, read_text, write_atomic
 from mnemex.client_setup.hook_install import ClientFolder, missing_dirs
 from mnemex.client_setup.merge import FileRecord, Merged, install_file, install_json, remove_file, remove_json
 from mnemex.client_setup.result import FileChange, SetupResult
@@ -111,11 +121,13 @@ def _backups(change: FileChange, action: str, result: SetupResult) -> FileRecord
             record = replace(record, backup=str(backup)) if record is not None else None
         return record
     old = change.previous.backup if change.previous is not None else None
-    if change.drop_backup and old is not None:
+    if old is None or not Path(old).exists():
+        return record
+    if change.drop_backup:
         Path(old).unlink(missing_ok=True)
         result.removed_backups.append(Path(old))
-    elif change.changed and change.before is not None and change.after is not None:
-        result.backups.append(make_backup(change.path, change.before))
+    else:
+        result.notes.append(f"kept the copy of {change.path} from before mnemex's init: {old}")
     return record
 
 
@@ -220,9 +232,10 @@ def init(
     """Install mnemex into ``clients`` (default: Claude Code; ``cursor``/``opencode`` add those).
 
     ``environ`` (default ``os.environ``) names the stack: its ``MNEMEX_*`` settings
-    go into ``<mnemex home>/client/connection.json``. A client whose config has
-    comments mnemex cannot keep is skipped (``result.skipped``); the others
-    proceed. ValueError for an unknown client name, before anything is read.
+    go into ``<mnemex home>/client/connection.json``. SetupError, before anything
+    is written, when a config cannot be read or merged (its message names the
+    file, line and column, and how to set up the other clients meanwhile).
+    ValueError for an unknown client name, before anything is read.
     """
     home = home or Path.home()
     environ = os.environ if environ is None else environ
@@ -257,8 +270,10 @@ def uninit(home: Path | None = None, *, dry_run: bool = False, clients: tuple[st
     done = _plan_clients(chosen, result, lambda client: _plan_removals(client, manifest))
     if "opencode" in done and OPENCODE_BEFORE in manifest:
         before = manifest.pop(OPENCODE_BEFORE)
-        caused = plugin_deps.remove_caused(opencode_dir(home), list(before or []), dry_run=dry_run)
-        result.notes += [f"removed {path} (OpenCode installed it for mnemex's plugin)" for path in caused]
+        config_dir = opencode_dir(home)
+        ours = opencode_plugin_path(config_dir)
+        cleanup = plugin_deps.clean_up(config_dir, ours, list(before or []), dry_run=dry_run)
+        result.notes += cleanup.notes(dry_run)
     result.folders, folders, dirs = _plan_folders(manifest, tuple(done), None, os.environ)
     if not dry_run:
         _apply(home, manifest, result, folders)
@@ -270,15 +285,22 @@ Planned = list[tuple[FileChange, list[str]]]
 
 
 def _plan_clients(chosen: tuple[str, ...], result: SetupResult, plan: Callable[[str], Planned]) -> list[str]:
-    """Each client's planned changes into ``result``; a client whose file would lose its comments is skipped
-    whole, with the reason. Returns the clients planned."""
+    """Each client's planned changes into ``result``; returns the clients planned.
+
+    A file that cannot be read or merged stops the whole command before anything is written; for ``init``
+    the message adds how to set up the other clients meanwhile.
+    """
     done: list[str] = []
     for client in chosen:
         try:
             planned = plan(client)
-        except CommentsWouldBeLost as exc:
-            result.skipped[client] = str(exc)
-            continue
+        except SetupError as exc:
+            others = [c for c in chosen if c != client]
+            if result.action != "init" or not others:
+                raise
+            dry = " --dry-run" if result.dry_run else ""
+            rest = f"mnemex init --client {','.join(others)}{dry}"
+            raise SetupError(f"{exc} Or leave {client} out for now: {rest}") from exc
         done.append(client)
         for change, notes in planned:
             result.changes.append(change)
@@ -298,7 +320,7 @@ def _plan_removals(client: str, manifest: dict[str, Any]) -> Planned:
         merged = remover(path, before, record, backup_text)
         change = FileChange(path, f"{client} config", before, merged.after, client, None, record.created_dirs)
         change.previous = record
-        change.drop_backup = backup_text is not None and merged.after == backup_text
+        change.drop_backup = not merged.left
         planned.append((change, merged.notes))
     return planned
 

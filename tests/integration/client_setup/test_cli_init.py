@@ -94,13 +94,30 @@ def test_client_option_installs_and_removes_only_the_named_clients(tmp_path: Pat
     assert not (home / "data" / "client").exists()
 
 
-def test_a_commented_opencode_config_fails_only_opencode(tmp_path: Path) -> None:
+def test_a_commented_opencode_config_is_set_up_with_its_comments_kept(tmp_path: Path) -> None:
     home = tmp_path / "home"
-    config = home / ".config" / "opencode" / "opencode.json"
+    config = home / ".config" / "opencode" / "opencode.jsonc"
     config.parent.mkdir(parents=True)
-    config.write_text('{\n  // mine\n  "theme": "dark"\n}\n')
+    config.write_text('{\n  // mine\n  "theme": "dark",\n}\n')
+    result = mnemex(home, "init", "--client", "claude,opencode")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "opencode: connected" in result.stdout
+    text = config.read_text()
+    assert text.startswith('{\n  // mine\n  "theme": "dark",\n') and '"mnemex": {' in text
+    assert mnemex(home, "uninit").returncode == 0
+    assert config.read_text() == '{\n  // mine\n  "theme": "dark",\n}\n'
+
+
+def test_a_broken_opencode_config_is_reported_once_with_a_next_step_that_works(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    config = home / ".config" / "opencode" / "opencode.jsonc"
+    config.parent.mkdir(parents=True)
+    broken = '{\n  // mine\n  "theme": "dark"\n  "url": "x"\n}\n'
+    config.write_text(broken)
     result = mnemex(home, "init", "--client", "claude,opencode")
     assert result.returncode == 1
-    assert "opencode was left unchanged" in result.stderr and "comments" in result.stderr
-    assert (home / ".claude" / "settings.json").exists()
-    assert config.read_text() == '{\n  // mine\n  "theme": "dark"\n}\n'
+    output = result.stdout + result.stderr
+    assert output.count("opencode.jsonc") == 1, output
+    assert "line 4, column 3" in output and "mnemex init --client claude" in output
+    assert mnemex(home, "init", "--client", "claude").returncode == 0, "the suggested command works"
+    assert config.read_text() == broken

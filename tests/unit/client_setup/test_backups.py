@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import stat
 from pathlib import Path
 
@@ -60,17 +61,29 @@ def test_init_uninit_twice_leaves_no_backups_and_the_files_as_they_were(tmp_path
         assert {p: p.read_bytes() for p in home.rglob("*") if p.is_file()} == original
 
 
-def test_uninit_keeps_backups_when_the_file_was_edited_after_init(tmp_path: Path) -> None:
+def test_uninit_writes_no_backup_and_removes_inits_when_it_took_out_all_of_mnemex(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    write_user_configs(home)
+    init(home, clients=ALL, gateway_url=GATEWAY)
+    settings = home / ".claude" / "settings.json"
+    settings.write_text(settings.read_text().replace('"model": "opus"', '"model": "sonnet"'))
+    result = uninit(home)
+    assert result.backups == [], "uninit only takes mnemex's entries out: nothing of the user's to back up"
+    assert backups(home) == [], "init's backups go once mnemex is out of every file"
+    assert len(result.removed_backups) == 4
+    assert json.loads(settings.read_text()) == {"model": "sonnet"}, "the user's edit after init stays"
+
+
+def test_uninit_keeps_inits_backup_and_names_it_when_a_mnemex_entry_was_edited(tmp_path: Path) -> None:
     home = tmp_path / "home"
     write_user_configs(home)
     init(home, gateway_url=GATEWAY)
+    (made,) = [b for b in backups(home) if b.name.startswith("settings.json")]
     settings = home / ".claude" / "settings.json"
-    settings.write_text(settings.read_text().replace('"model": "opus"', '"model": "sonnet"'))
-    before_uninit = settings.read_text()
+    data = json.loads(settings.read_text())
+    data["hooks"]["Stop"][0]["hooks"][0]["timeout"] = 30  # the user tuned mnemex's hook: it stays
+    settings.write_text(json.dumps(data))
     result = uninit(home)
-    kept = [b for b in backups(home) if b.name.startswith("settings.json")]
-    assert len(kept) == 2  # init's (the original) and uninit's (the file as it was just before)
-    assert {b.read_text() for b in kept} == {'{"model": "opus"}', before_uninit}
-    assert [b.name for b in result.removed_backups] == [
-        b.name for b in result.removed_backups if b.name.startswith(".claude.json")
-    ]
+    assert [b for b in backups(home) if b.name.startswith("settings.json")] == [made]
+    assert any(str(made) in note and str(settings) in note for note in result.notes), result.notes
+    assert result.backups == []

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from mnemex.client_setup import init, uninit
+from mnemex.client_setup import SetupError, init, uninit
 from mnemex.client_setup.client_entries import CURSOR_HOOKS
+from mnemex.client_setup.jsonc import parse_document
 
 GATEWAY = "http://127.0.0.1:27399"
 CLAUDE_FILES = (".claude/settings.json", ".claude.json")
@@ -78,25 +79,44 @@ def test_opencode_config_with_trailing_commas_is_merged_and_restored_exactly(hom
     original = '{\n  "theme": "dark",\n  "url": "http://example.com/a,}",\n  "plugin": ["x",],\n}\n'
     config.write_text(original)
     init(home, clients=("opencode",), gateway_url=GATEWAY)
-    data = json.loads(config.read_text())
+    data = parse_document(config.read_text()).value
     assert data["theme"] == "dark" and data["url"] == "http://example.com/a,}" and data["plugin"] == ["x"]
     assert "mnemex" in data["mcp"]
     uninit(home, clients=("opencode",))
     assert config.read_text() == original
 
 
-def test_opencode_config_with_comments_skips_only_opencode(home: Path) -> None:
-    config = home / ".config" / "opencode" / "opencode.json"
+def test_opencode_config_with_comments_keeps_them_through_init_and_uninit(home: Path) -> None:
+    config = home / ".config" / "opencode" / "opencode.jsonc"
     config.parent.mkdir(parents=True)
-    commented = '{\n  // my theme\n  "theme": "dark", /* keep "this" */\n  "url": "http://x//y"\n}\n'
+    commented = (
+        '{\n  // my theme\n  "theme": "dark", /* keep "this" */\n  "url": "http://x//y",\n'
+        '  "mcp": {\n    // a server of mine\n    "other": {"type": "remote", "url": "https://x"},\n  },\n}\n'
+    )
     config.write_text(commented)
     result = init(home, clients=("claude", "opencode"), gateway_url=GATEWAY)
-    assert set(result.skipped) == {"opencode"} and "comments" in result.skipped["opencode"]
-    assert str(config) in result.skipped["opencode"]
-    assert config.read_text() == commented, "the user's comments are never lost"
-    assert not (home / ".config" / "opencode" / "plugins").exists()
-    assert (home / ".claude" / "settings.json").exists(), "the other clients proceed"
-    assert "skipped opencode" in result.summary()
+    assert result.skipped == {}
+    text = config.read_text()
+    for comment in ("// my theme", '/* keep "this" */', "// a server of mine"):
+        assert comment in text
+    data = parse_document(text).value
+    assert data["mcp"]["mnemex"]["type"] == "local" and data["mcp"]["other"]["type"] == "remote"
+    assert text.startswith(commented[: commented.index('    "other"')]), "only mnemex's entry was added"
+    assert init(home, clients=("opencode",), gateway_url=GATEWAY).changed is False
+    uninit(home, clients=("opencode",))
+    assert config.read_text() == commented
+
+
+def test_an_unparseable_opencode_config_names_line_and_column_and_a_way_on(home: Path) -> None:
+    config = home / ".config" / "opencode" / "opencode.jsonc"
+    config.parent.mkdir(parents=True)
+    config.write_text('{\n  // mine\n  "theme": "dark"\n  "url": "x"\n}\n')
+    with pytest.raises(SetupError) as caught:
+        init(home, clients=("claude", "opencode"), gateway_url=GATEWAY)
+    message = str(caught.value)
+    assert str(config) in message and "line 4, column 3" in message
+    assert "mnemex init --client claude" in message
+    assert not (home / ".claude").exists(), "nothing is written when one file cannot be read"
 
 
 def test_opencode_jsonc_is_used_when_it_is_the_only_config(home: Path) -> None:
@@ -105,6 +125,6 @@ def test_opencode_jsonc_is_used_when_it_is_the_only_config(home: Path) -> None:
     (config_dir / "opencode.jsonc").write_text('{"theme": "dark",}')
     init(home, clients=("opencode",), gateway_url=GATEWAY)
     assert not (config_dir / "opencode.json").exists()
-    assert "mnemex" in json.loads((config_dir / "opencode.jsonc").read_text())["mcp"]
+    assert "mnemex" in parse_document((config_dir / "opencode.jsonc").read_text()).value["mcp"]
     uninit(home, clients=("opencode",))
     assert (config_dir / "opencode.jsonc").read_text() == '{"theme": "dark",}'

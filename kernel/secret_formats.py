@@ -9,7 +9,9 @@ Perplexity, xAI, Docker Hub, Vercel, RubyGems, NuGet, Clojars, PlanetScale,
 Contentful, Frame.io, Shippo, EasyPost, Flutterwave, LangSmith, Tavily,
 Pinecone, PostHog (personal keys), JFrog reference tokens, Microsoft Teams
 incoming webhooks, Resend, Prefect, Buildkite, Scalingo, Typeform, Intercom,
-Render and OpenRouter. Each is a prefix the provider chose so that scanners
+Render, OpenRouter, Alibaba Cloud, Tencent Cloud, Scaleway, Braintree, Asana,
+Twitter/X bearer tokens, Facebook, 1Password, CircleCI, SonarQube, ElevenLabs,
+crates.io and Plaid. Each is a prefix the provider chose so that scanners
 find it. Plain data.
 """
 
@@ -71,6 +73,26 @@ FORMATS: list[tuple[str, str]] = [
     ("intercom-token", r"\bdG9rOj[A-Za-z0-9+/]{40,}={0,2}"),
     ("render-key", r"\brnd_[A-Za-z0-9]{32}\b"),
     ("openrouter-key", r"\bsk-or-v1-[a-f0-9]{64}\b"),
+    ("alibaba-access-key", r"\bLTAI[A-Za-z0-9]{12,20}\b"),
+    ("tencent-secret-id", r"\bAKID[A-Za-z0-9]{32}\b"),
+    ("scaleway-access-key", r"\bSCW[A-Z0-9]{17}\b"),
+    ("braintree-token", r"\baccess_token\$(?:production|sandbox)\$[a-z0-9]{16}\$[a-f0-9]{32}\b"),
+    ("asana-token", r"(?<![\w/])[0-9]{1,2}/[0-9]{13,20}:[a-f0-9]{32}\b"),
+    ("twitter-bearer", r"\bAAAAAAAAAAAAAAAAAAAAA[A-Za-z0-9%]{30,}"),
+    ("facebook-token", r"\bEAA[A-Z][A-Za-z0-9]{90,}"),
+    ("onepassword-token", r"\bops_eyJ[A-Za-z0-9+/=_-]{40,}"),
+    (
+        "onepassword-secret-key",
+        r"\bA3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}\b",
+    ),
+    ("circleci-token", r"\bCCIPAT_[A-Za-z0-9]{22}_[a-f0-9]{40}\b"),
+    ("sonar-token", r"\bsq[pua]_[a-f0-9]{40}\b"),
+    ("elevenlabs-key", r"\bsk_[a-f0-9]{48}\b"),
+    ("crates-token", r"\bcio[A-Za-z0-9]{32}\b"),
+    (
+        "plaid-token",
+        r"\b(?:access|public)-(?:sandbox|development|production)-[a-f0-9]{8}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{12}\b",
+    ),
 ]
 
 
@@ -89,4 +111,6 @@ FORMAT_GATES: dict[str, tuple[str, ...]] = {
     "easypost-key": ("ezak", "eztk"),
     "jfrog-token": ("cmvmdgtu",),
     "teams-webhook": (".webhook.office.com",),
+    "asana-token": ("/",),
+    "plaid-token": ("-sandbox-", "-development-", "-production-"),
 }

@@ -339,4 +339,22 @@ PLACES: list[Place] = [
         _keep_prose_value,
         text_words=("pass", "pwd"),
     ),
+    # a JSON Web Key's private members ("kty" names the key; "d", "p", "q", "dp", "dq", "qi" and "k" are secret)
+    Place(
+        "jwk-private",
+        r"([\"'])(?:d|p|q|dp|dq|qi|k)\1[ \t]{0,4}:[ \t]{0,4}[\"']([A-Za-z0-9_-]{16,})[\"']",
+        2,
+        None,
+        text_words=('"kty"', "'kty'"),
+    ),
+    # a wallet's recovery words: twelve to twenty-four lower-case words after their name
+    Place(
+        "seed-phrase",
+        r"(?i)\b(?:mnemonic|seed[ _-]?phrase|seed[ _-]?words|recovery[ _-]?phrase|recovery[ _-]?words|"
+        r"secret[ _-]?recovery[ _-]?phrase)[\"']?(?:[ \t]+(?:is|was))?[ \t]{0,4}[:=]?[ \t]{0,4}[\"']?"
+        r"((?-i:[a-z]{3,8})(?:[ \t]+(?-i:[a-z]{3,8})){11,23})",
+        1,
+        None,
+        text_words=("mnemonic", "seed", "recovery"),
+    ),
 ]

@@ -203,6 +203,15 @@ FORMAT_CASES = {
     "pinecone": "pcsk_" + _alnum("pc1", 6) + "_" + _alnum("pc2", 60),
     "posthog-personal": "phx_" + _alnum("phx", 43),
     "openrouter": "sk-or-v1-" + _hex("or", 64),
+    "alibaba": "LTAI" + _alnum("ali", 20),
+    "tencent": "AKID" + _alnum("tc", 32),
+    "braintree": "access_token$production$" + _alnum("bt", 16).lower() + "$" + _hex("bt2", 32),
+    "asana": "1/" + "1204" + "0" * 12 + ":" + _hex("asana", 32),
+    "onepassword-service": "ops_eyJ" + _alnum("ops", 60),
+    "circleci": "CCIPAT_" + _alnum("cci", 22) + "_" + _hex("cci2", 40),
+    "sonar": "sqp_" + _hex("sonar", 40),
+    "plaid": "access-production-"
+    + "-".join((_hex("p1", 8), _hex("p2", 4), _hex("p3", 4), _hex("p4", 4), _hex("p5", 12))),
     "teams-webhook": "https://acme.webhook.office.com/webhookb2/"
     + "-".join((_hex("t1", 8), _hex("t2", 4), _hex("t3", 4), _hex("t4", 4), _hex("t5", 12)))
     + "@"
@@ -275,6 +284,11 @@ PLACE_CASES = {
     "label-then-value": (f"Username: bob\nPassword:\n{_PW}\n", _PW),
     "tab-separated": (f"user\tbob\npassword\t{_PW}", _PW),
     "redis-server-flag": (f"command: redis-server --requirepass {_PW}", _PW),
+    "jwk-private": (f'{{"kty": "EC", "crv": "P-256", "x": "f83O", "d": "{_alnum("jwk", 43)}"}}', _alnum("jwk", 43)),
+    "seed-phrase": (
+        "mnemonic: abandon ability able about above absent absorb abstract absurd abuse access accident",
+        "abandon ability able",
+    ),
     "basic-auth-b64": (f"Proxy-Authorization: Basic {base64.b64encode(_PW.encode()).decode()}", "UXY3O216KUxwMg=="),
 }
 
@@ -344,6 +358,9 @@ LOOK_ALIKES = [
     "password\trequired\tstring",
     "connect to/from the server",
     "--b-env MNEMEX_EMBEDDING_PRECISION=fp32",
+    '{"kty": "RSA", "n": "0vx7agoebGcQSuuPiLJXZptN9nndrQmbXEps2aiAFbWhM78LhWx4", "e": "AQAB"}',
+    "the seed phrase is written on paper in the safe",
+    "see page 1/2024 of the report",
 ]
 
 

@@ -85,7 +85,7 @@ WHEN NOT TO: general knowledge questions (use what you know), or when the contex
 
 PARAMETERS (give at least one of query, days_back, id)
 - query: what you are looking for, in words; matched by meaning and by its rarer words. Only memories relevant to it come back, so "No memory is relevant" means memory holds nothing on it.
-- days_back: only memories created in the last N days (1-365). Works without a query: days_back=7 lists this week's memories, newest first; days_back=1 with collections=["working"] is today's working memory. Add a query to search within the window: query="auth", days_back=14.
+- days_back: only memories created in the last N days (1-3650). Works without a query: days_back=7 lists this week's memories, newest first; days_back=1 with collections=["working"] is today's working memory. Add a query to search within the window: query="auth", days_back=14.
 - id: fetch one memory with every field (e.g. id="patterns_ab12"); query and days_back are then ignored.
 - collections: any of working (new, {F.working_hours} h), history (scored, {F.history_days} days), patterns (proven, permanent), memory_bank (durable facts), books (documents). Leave it out to search all of them with learned routing; that is usually best.
 - sort_by: relevance (default with a query), recency (default without one) or score.

@@ -30,6 +30,7 @@ def up(
     ),
     wait: bool = typer.Option(True, "--wait/--no-wait", help="With --detach: wait until the stack is healthy."),
     ready_timeout: float = typer.Option(120.0, "--ready-timeout", help="Seconds to wait for health before giving up."),
+    json_output: bool = typer.Option(False, "--json", help="With --detach: print the stack's status as JSON."),
 ) -> None:
     """Start the embedding, memory and kg services and the gateway on loopback.
 
@@ -38,11 +39,12 @@ def up(
     """
     from kernel.config import ConfigError
     from kernel.home_safety import protect_home
-    from mnemex.supervisor import control
     from mnemex.supervisor.launch import StackOptions, run_stack
-    from mnemex.supervisor.state import RunPaths, running_supervisor_pid
 
     settings = load_settings()
+    if json_output and not detach:
+        fail("--json needs --detach: a foreground stack runs until Ctrl-C (use `mnemex status --json`)", EXIT_USAGE)
+    say = err if json_output else out  # with --json, stdout holds the JSON alone
     try:
         protect_home(settings.home)  # a read-only or shared home: one line that says the fix, not a traceback
     except ConfigError as exc:
@@ -51,41 +53,11 @@ def up(
         from services.embedding.first_start import prepare_model
 
         try:  # first start: not 30 s of silence
-            prepare_model(report=lambda line: out.print(escape(f"mnemex: {line}")))
+            prepare_model(report=lambda line: say.print(escape(f"mnemex: {line}")))
         except ConfigError as exc:  # no model installed, or damaged weights: one line with the fix
             fail(f"mnemex cannot start: {exc}")
     if detach:
-        paths = RunPaths(settings.home)
-        pid = running_supervisor_pid(paths)
-        if pid is not None:
-            out.print(f"mnemex is already running (supervisor pid {pid}); gateway {settings.gateway_url}")
-            out.print(f"viewer: {settings.gateway_url}/ui")
-            return
-        started = time.monotonic()
-        pid = control.start_detached(settings, only, ready_timeout)
-        if not wait:
-            out.print(f"mnemex supervisor started in the background (pid {pid}); logs in {paths.logs_dir}")
-            return
-        settled = control.wait_settled(settings, ready_timeout)
-        report = control.collect_status(settings)
-        if settled == "degraded":
-            _print_rows(report)
-            fail(
-                "mnemex started without "
-                + "; ".join(control.broken_services(report))
-                + ". Run `mnemex doctor`; `mnemex repair` mends a broken store (stop the stack first: mnemex down)"
-            )
-        if settled != "running":
-            from mnemex.supervisor.launch import log_tail
-
-            why = "; ".join(control.broken_services(report)) if report["services"] else ""
-            fail(
-                f"mnemex did not start ({settled}): {why or 'see the log'}; supervisor log "
-                f"{paths.log_file('supervisor')}:\n{log_tail(str(paths.log_file('supervisor')), 8)}"
-            )
-        out.print(f"mnemex is ready in {time.monotonic() - started:.1f} s (supervisor pid {pid}, detached)")
-        _print_rows(report)
-        out.print(f"viewer: {settings.gateway_url}/ui   (or: mnemex ui)")
+        _up_detached(settings, only, wait, ready_timeout, json_output, say)
         return
 
     if hand_over_foreground:
@@ -110,8 +82,96 @@ def up(
         raise typer.Exit(code)
 
 
+def _up_detached(settings: Any, only: list[str], wait: bool, ready_timeout: float, json_output: bool, say: Any) -> None:
+    from mnemex.supervisor import control
+    from mnemex.supervisor.state import RunPaths, running_supervisor_pid
+
+    paths = RunPaths(settings.home)
+    pid = running_supervisor_pid(paths)
+    if pid is not None:
+        if json_output:
+            print_json(control.collect_status(settings))
+            return
+        out.print(f"mnemex is already running (supervisor pid {pid}); gateway {settings.gateway_url}")
+        out.print(f"viewer: {settings.gateway_url}/ui")
+        return
+    _refuse_taken_ports(settings, only, say)
+    started = time.monotonic()
+    pid = control.start_detached(settings, only, ready_timeout)
+    if not wait:
+        if json_output:
+            print_json({"supervisor_pid": pid, "logs": str(paths.logs_dir), "ready": None})
+            return
+        out.print(f"mnemex supervisor started in the background (pid {pid}); logs in {paths.logs_dir}")
+        return
+    settled = control.wait_settled(settings, ready_timeout)
+    report = control.collect_status(settings)
+    if json_output and settled == "running":
+        print_json({**report, "ready_seconds": round(time.monotonic() - started, 1)})
+        return
+    if settled == "degraded":
+        _print_rows(report)
+        fail(
+            "mnemex started without "
+            + "; ".join(control.broken_services(report))
+            + ". Run `mnemex doctor`; `mnemex repair` mends a broken store (stop the stack first: mnemex down)"
+        )
+    if settled != "running":
+        from mnemex.supervisor.launch import log_tail
+
+        why = "; ".join(control.broken_services(report)) if report["services"] else ""
+        fail(
+            f"mnemex did not start ({settled}): {why or 'see the log'}; supervisor log "
+            f"{paths.log_file('supervisor')}:\n{log_tail(str(paths.log_file('supervisor')), 8)}"
+        )
+    out.print(f"mnemex is ready in {time.monotonic() - started:.1f} s (supervisor pid {pid}, detached)")
+    _print_rows(report)
+    out.print(f"viewer: {settings.gateway_url}/ui   (or: mnemex ui)")
+    out.print(escape(next_step()))
+
+
+def _refuse_taken_ports(settings: Any, only: list[str], say: Any) -> None:
+    """Before a detached start: a port another program holds is the one line the user needs, not a table of
+    services that never came up. Processes this home's dead supervisor left behind are stopped first."""
+    from mnemex.supervisor.launch import busy_ports, port_conflict_message, reclaim_leftovers
+    from mnemex.supervisor.specs import stack_specs
+
+    leftovers = reclaim_leftovers(settings)
+    if leftovers:
+        say.print(
+            escape(
+                f"stopped {len(leftovers)} process(es) of {settings.home} that a stopped supervisor left running: "
+                + ", ".join(p.describe() for p in leftovers)
+            )
+        )
+    conflicts = busy_ports(stack_specs(settings, tuple(only)))
+    if conflicts:
+        fail("mnemex cannot start: " + " ".join(port_conflict_message(spec) for spec in conflicts))
+
+
+def next_step() -> str:
+    """The README's next step, as this shell can run it: ``mnemex`` when it is on PATH, else its path."""
+    import shutil
+
+    beside = Path(sys.executable).parent / "mnemex"
+    on_path = shutil.which("mnemex")
+    if on_path and (not beside.exists() or Path(on_path).resolve() == beside.resolve()):
+        command = "mnemex"
+    elif beside.exists():
+        try:
+            command = str(beside.relative_to(Path.cwd()))
+        except ValueError:
+            command = str(beside)
+    else:
+        command = f"{sys.executable} -m mnemex.cli"
+    return f"next: connect your coding assistants with `{command} init` (then `{command} doctor`)"
+
+
 @app.command(epilog="Example: mnemex down")
-def down(timeout: float = typer.Option(20.0, help="Seconds to wait for a clean stop before killing.")) -> None:
+def down(
+    timeout: float = typer.Option(20.0, help="Seconds to wait for a clean stop before killing."),
+    json_output: bool = typer.Option(False, "--json", help="Print what was stopped as JSON."),
+) -> None:
     """Stop a stack started with `mnemex up --detach` (or a foreground one, from another shell).
 
     Also stops any process of this home that no supervisor watches any more (found by its
@@ -121,6 +181,17 @@ def down(timeout: float = typer.Option(20.0, help="Seconds to wait for a clean s
 
     settings = load_settings()
     stopped = control.stop_home(settings, timeout=timeout)
+    if json_output:
+        print_json(
+            {
+                "home": str(settings.home),
+                "stopped": stopped.anything,
+                "supervisor_pid": stopped.supervisor_pid,
+                "leftovers": [{"pid": p.pid, "name": p.name} for p in stopped.leftovers],
+                "message": stopped.describe(settings.home),
+            }
+        )
+        return
     out.print(escape(stopped.describe(settings.home)))
 
 
@@ -139,6 +210,9 @@ def status(json_output: bool = typer.Option(False, "--json", help="Print machine
 
     settings = load_settings()
     report = collect_status(settings)
+    report["opt_out"] = _opt_out(settings)
+    if not report["running"]:
+        report["other_home_at"] = _other_home_answering(settings)
     if json_output:
         print_json(report)
     else:
@@ -149,7 +223,17 @@ def status(json_output: bool = typer.Option(False, "--json", help="Print machine
             out.print(f"supervisor: pid {sup['pid']} ({mode}), {sup['status']}{since}; data in {settings.home}")
         else:
             out.print(f"supervisor: not running for {settings.home}")
+            if report.get("other_home_at"):
+                err.print(
+                    f"[yellow]note:[/] a mnemex stack of another home answers at {escape(report['other_home_at'])}: "
+                    "is MNEMEX_HOME mistyped? (`mnemex doctor` names the home your clients use)"
+                )
         _print_rows(report)
+        opt_out = report["opt_out"]
+        if opt_out["paused"]:
+            out.print("[yellow]paused:[/] mnemex stores and injects nothing until `mnemex resume`")
+        if opt_out["here_excluded"]:
+            out.print(f"[yellow]this directory is excluded:[/] {escape(opt_out['here_excluded'])}")
         if not report["healthy"]:
             named = [s for s in report["services"].values() if s.get("problem")]
             if named:
@@ -166,6 +250,35 @@ def status(json_output: bool = typer.Option(False, "--json", help="Print machine
                 )
     if not report["healthy"]:
         raise typer.Exit(EXIT_FAILURE)
+
+
+def _opt_out(settings: Any) -> dict[str, Any]:
+    from kernel import optout
+
+    record = optout.load(settings.home)
+    return {
+        "paused": record.paused,
+        "paused_sessions": list(record.paused_sessions),
+        "excluded": list(record.excluded),
+        "here_excluded": optout.exclusion_reason(os.getcwd(), record),
+    }
+
+
+def _other_home_answering(settings: Any) -> str | None:
+    """The gateway URL when a mnemex gateway of another home answers on this home's address."""
+    import urllib.error
+    import urllib.request
+
+    from kernel.config import home_id
+
+    try:
+        with urllib.request.urlopen(f"{settings.gateway_url}/api/health", timeout=0.5) as reply:
+            served = reply.headers.get("x-mnemex-home")
+    except urllib.error.HTTPError as exc:
+        served = exc.headers.get("x-mnemex-home")
+    except (OSError, ValueError):
+        return None
+    return str(settings.gateway_url) if served and served != home_id(settings.home) else None
 
 
 def _since(started_at: str | None) -> str:
@@ -231,6 +344,7 @@ def init(
     cursor: bool = typer.Option(False, "--cursor", help="Also set up Cursor (same as --client cursor)."),
     opencode: bool = typer.Option(False, "--opencode", help="Also set up OpenCode (same as --client opencode)."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Show the changes as a diff; write nothing."),
+    json_output: bool = typer.Option(False, "--json", help="Print what was (or would be) changed as JSON."),
 ) -> None:
     """Install mnemex hooks, MCP server and tool permissions into Claude Code, Cursor and/or OpenCode.
 
@@ -248,6 +362,12 @@ def init(
         result = client_setup.init(Path.home(), clients=clients, dry_run=dry_run)
     except client_setup.SetupError as exc:
         fail(str(exc))
+    if json_output:
+        lines = client_lines(found, clients, result.skipped, dry_run)
+        print_json({**result.as_json(), "clients": lines})
+        if result.skipped:
+            raise typer.Exit(EXIT_FAILURE)
+        return
     out.print(escape(result.render()))
     for line in client_lines(found, clients, result.skipped, dry_run):
         out.print(escape(line))
@@ -289,6 +409,7 @@ def _offer_backfill() -> None:
 def uninit(
     client: list[str] = typer.Option([], "--client", "-c", help=CLIENT_HELP + " Default: all."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Show what would be removed; write nothing."),
+    json_output: bool = typer.Option(False, "--json", help="Print what was (or would be) removed as JSON."),
 ) -> None:
     """Remove exactly what `mnemex init` added to the named client configurations (and its backups)."""
     from mnemex import client_setup
@@ -298,4 +419,7 @@ def uninit(
         result = client_setup.uninit(Path.home(), clients=clients, dry_run=dry_run)
     except client_setup.SetupError as exc:
         fail(str(exc))
+    if json_output:
+        print_json(result.as_json())
+        return
     _report(result)

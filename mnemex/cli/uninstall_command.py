@@ -95,7 +95,7 @@ def uninstall(
         lines += [f"removed {path}" for path in deleted]
     else:
         report["data"] = "kept"
-        report["kept"] = [str(settings.home)]
+        report["kept"] = [str(path) for path in (settings.home, model_cache_dir()) if path.exists()]
     if json_output:
         print_json(report)
     else:
@@ -106,7 +106,10 @@ def uninstall(
         for note in report["notes"]:
             out.print(f"note: {escape(note)}")
         if report["data"] == "kept":
-            out.print(f"kept the data in {escape(str(settings.home))} (delete it with: mnemex uninstall --delete-data)")
+            cache = str(model_cache_dir())
+            kept = [f"{'the model cache' if p == cache else 'the data'} in {escape(p)}" for p in report["kept"]]
+            if kept:
+                out.print(f"kept {' and '.join(kept)} (delete them with: mnemex uninstall --delete-data)")
         out.print("mnemex is off this machine's clients; remove the package with: pipx uninstall mnemex")
     if result.skipped:
         raise typer.Exit(1)

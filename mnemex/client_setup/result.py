@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from mnemex.client_setup.hook_install import ClientFolder
 from mnemex.client_setup.merge import FileRecord
@@ -85,6 +86,34 @@ class SetupResult:
 
     def render(self) -> str:
         return (self.diff() + "\n" + self.summary()) if self.dry_run and self.changed else self.summary()
+
+    def as_json(self) -> dict[str, Any]:
+        """What ``--json`` prints: each file changed, the hook folders, backups and notes (never a diff of the
+        connection file, which may hold a token)."""
+        files = [
+            {
+                "client": c.client,
+                "label": c.label,
+                "path": str(c.path),
+                "deleted": c.deleted,
+                "created": c.before is None,
+                **({"outcome": c.outcome(self.dry_run)} if self.action != "init" else {}),
+            }
+            for c in self.changes
+            if c.changed
+        ]
+        return {
+            "action": self.action,
+            "dry_run": self.dry_run,
+            "changed": self.changed,
+            "files": files,
+            "folders": [line for folder in self.folders for line in folder.summary(self.dry_run)],
+            "backups": [str(b) for b in self.backups],
+            "removed_backups": [str(b) for b in self.removed_backups],
+            "notes": list(self.notes),
+            "skipped": dict(self.skipped),
+            **({"diff": self.diff()} if self.dry_run else {}),
+        }
 
 
 # The first key of an entry's path, as a user would name it.

@@ -14,7 +14,7 @@ import contextlib
 import os
 import signal
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from kernel.config import ConfigError, Settings, require_token_for, split_host_port
@@ -70,11 +70,21 @@ def busy_ports(specs: Sequence[ServiceSpec]) -> list[ServiceSpec]:
     return [spec for spec in specs if port_accepts(spec.address, timeout=0.2)]
 
 
-def port_conflict_message(spec: ServiceSpec) -> str:
-    variable = "MNEMEX_GATEWAY_ADDR" if spec.name == "gateway" else f"MNEMEX_{spec.name.upper()}_ADDR"
+def address_variable(name: str, environ: Mapping[str, str] | None = None) -> str:
+    """The setting that chose a service's address, as the user wrote it: ``MNEMEX_GATEWAY_PORT`` when that
+    set the gateway's port, else the service's ``_ADDR`` (the gateway's port, when nothing was set)."""
+    env = os.environ if environ is None else environ
+    if name == "gateway" and (env.get("MNEMEX_GATEWAY_PORT") or not env.get("MNEMEX_GATEWAY_ADDR")):
+        return "MNEMEX_GATEWAY_PORT"
+    return f"MNEMEX_{name.upper()}_ADDR"
+
+
+def port_conflict_message(spec: ServiceSpec, environ: Mapping[str, str] | None = None) -> str:
+    variable = address_variable(spec.name, environ)
+    free = "a free port" if variable.endswith("_PORT") else "a free address"
     return (
         f"{spec.address} ({spec.name}) is already in use by another process. Stop that process "
-        f"(a mnemex service started by hand, or another program), or set {variable} to a free address."
+        f"(a mnemex service started by hand, or another program), or set {variable} to {free}."
     )
 
 

@@ -35,3 +35,19 @@ def test_a_mistyped_home_is_refused_and_the_right_one_answers(
     assert not typo.exists()
     monkeypatch.setenv("MNEMEX_HOME", str(live.home))
     assert "projects" in GatewayClient(cli_settings(live.home, live.url)).get("/api/projects")
+
+
+def test_status_of_a_mistyped_home_names_the_other_homes_stack(live: LiveStack, tmp_path: Path) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from mnemex.cli import app
+
+    env = {"MNEMEX_HOME": str(tmp_path / "mnemex-dta"), "MNEMEX_GATEWAY_ADDR": live.url.removeprefix("http://")}
+    shown = CliRunner().invoke(app, ["status"], env=env)
+    assert shown.exit_code == 1 and "a mnemex stack of another home answers" in shown.output
+    report = json.loads(CliRunner().invoke(app, ["status", "--json"], env=env).output)
+    assert report["other_home_at"] == live.url
+    own = json.loads(CliRunner().invoke(app, ["status", "--json"], env={**env, "MNEMEX_HOME": str(live.home)}).output)
+    assert own.get("other_home_at") is None

@@ -93,3 +93,82 @@ def test_a_mistyped_home_is_named_with_the_home_the_clients_use_and_never_create
     monkeypatch.setenv("MNEMEX_HOME", str(real))
     (here,) = [c for c in client_configs(user_home, real) if c.name == "claude config"]
     assert here.status == "ok", here
+
+
+def test_status_shows_a_pause_and_an_excluded_directory(user: dict[str, str], inside: Path) -> None:
+    optout.save(Path(user["MNEMEX_HOME"]), optout.OptOut(paused=True))
+    shown = runner.invoke(app, ["status"], env=user)
+    assert "paused:" in shown.output and "mnemex resume" in shown.output
+    assert "this directory is excluded" in shown.output
+    report = json.loads(runner.invoke(app, ["status", "--json"], env=user).output)
+    assert report["opt_out"]["paused"] is True and optout.MARKER_FILE in report["opt_out"]["here_excluded"]
+
+
+def test_down_and_up_speak_json(user: dict[str, str]) -> None:
+    stopped = json.loads(runner.invoke(app, ["down", "--json"], env=user).output)
+    assert stopped["stopped"] is False and stopped["supervisor_pid"] is None and "not running" in stopped["message"]
+    refused = runner.invoke(app, ["up", "--json"], env=user)
+    assert refused.exit_code == 2 and "--json needs --detach" in refused.output
+
+
+def test_a_taken_port_is_named_with_the_variable_that_chose_it(tmp_path: Path) -> None:
+    import socket
+
+    from kernel.config import Settings
+    from mnemex.cli.output import CliFailure
+    from mnemex.cli.stack_command import _refuse_taken_ports
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        env = {"MNEMEX_HOME": str(tmp_path / "data"), "MNEMEX_GATEWAY_PORT": str(port)}
+        settings = Settings.from_env(env)
+        before = dict(os.environ)
+        os.environ.update(env)
+        try:
+            with pytest.raises(CliFailure) as refused:
+                _refuse_taken_ports(settings, ["gateway"], None)
+        finally:
+            os.environ.clear()
+            os.environ.update(before)
+    message = refused.value.message
+    assert f"127.0.0.1:{port} (gateway) is already in use" in message
+    assert "set MNEMEX_GATEWAY_PORT to a free port" in message and "MNEMEX_GATEWAY_ADDR" not in message
+
+
+def test_the_next_step_is_a_command_this_shell_can_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from mnemex.cli.stack_command import next_step
+
+    monkeypatch.setenv("PATH", "/nonexistent")
+    beside = Path(sys.executable).parent / "mnemex"
+    assert beside.exists()  # the console script of this installation
+    shown = next_step()
+    assert "init`" in shown and "`mnemex init`" not in shown and "mnemex init" in shown
+    monkeypatch.setenv("PATH", str(beside.parent))
+    assert "`mnemex init`" in next_step()
+
+
+def test_init_and_uninit_speak_json_and_uninstall_names_the_model_cache_it_keeps(tmp_path: Path) -> None:
+    user_home = tmp_path / "user"
+    (user_home / ".claude").mkdir(parents=True)
+    cache = tmp_path / "cache" / "mnemex"
+    (cache / "onnx").mkdir(parents=True)
+    env = {
+        "HOME": str(user_home),
+        "MNEMEX_HOME": str(tmp_path / "data"),
+        "PATH": str(tmp_path / "no-binaries"),
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+    }
+    planned = json.loads(runner.invoke(app, ["init", "--client", "claude", "--dry-run", "--json"], env=env).output)
+    assert planned["action"] == "init" and planned["dry_run"] is True and planned["files"]
+    assert all(f["client"] == "claude" for f in planned["files"]) and "diff" in planned
+    done = json.loads(runner.invoke(app, ["init", "--client", "claude", "--json"], env=env).output)
+    assert done["changed"] is True and any(f["path"].endswith("settings.json") for f in done["files"])
+    undone = json.loads(runner.invoke(app, ["uninit", "--client", "claude", "--json"], env=env).output)
+    assert undone["action"] == "uninit" and all("outcome" in f for f in undone["files"])
+    kept = runner.invoke(app, ["uninstall", "--keep-data"], env=env)
+    assert kept.exit_code == 0, kept.output
+    assert f"the model cache in {cache}" in kept.output

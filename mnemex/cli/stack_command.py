@@ -13,7 +13,7 @@ import typer
 
 from mnemex.cli.output import EXIT_FAILURE, EXIT_USAGE, err, escape, fail, out, print_json
 from mnemex.cli.settings import load_settings
-from mnemex.supervisor.foreground import announce_ready, ready_table
+from mnemex.supervisor.foreground import announce_ready, next_step, ready_table
 
 app = typer.Typer()
 
@@ -147,24 +147,6 @@ def _refuse_taken_ports(settings: Any, only: list[str], say: Any) -> None:
     conflicts = busy_ports(stack_specs(settings, tuple(only)))
     if conflicts:
         fail("mnemex cannot start: " + " ".join(port_conflict_message(spec) for spec in conflicts))
-
-
-def next_step() -> str:
-    """The README's next step, as this shell can run it: ``mnemex`` when it is on PATH, else its path."""
-    import shutil
-
-    beside = Path(sys.executable).parent / "mnemex"
-    on_path = shutil.which("mnemex")
-    if on_path and (not beside.exists() or Path(on_path).resolve() == beside.resolve()):
-        command = "mnemex"
-    elif beside.exists():
-        try:
-            command = str(beside.relative_to(Path.cwd()))
-        except ValueError:
-            command = str(beside)
-    else:
-        command = f"{sys.executable} -m mnemex.cli"
-    return f"next: connect your coding assistants with `{command} init` (then `{command} doctor`)"
 
 
 @app.command(epilog="Example: mnemex down")

@@ -12,6 +12,7 @@ on stderr; rich is imported only to draw the table.
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kernel import offline
@@ -69,6 +70,25 @@ def announce_ready(settings: Settings, supervisor: Supervisor) -> None:
     out.print(ready_table(rows))
     out.print(f"gateway: {settings.gateway_url}   logs: {settings.home / 'logs'}   Ctrl-C to stop")
     out.print(f"viewer: {settings.gateway_url}/ui   (or: mnemex ui)")
+    out.print(escape(next_step()))
+
+
+def next_step() -> str:
+    """The README's next step, as this shell can run it: ``mnemex`` when it is on PATH, else its path."""
+    import shutil
+
+    beside = Path(sys.executable).parent / "mnemex"
+    on_path = shutil.which("mnemex")
+    if on_path and (not beside.exists() or Path(on_path).resolve() == beside.resolve()):
+        command = "mnemex"
+    elif beside.exists():
+        try:
+            command = str(beside.relative_to(Path.cwd()))
+        except ValueError:
+            command = str(beside)
+    else:
+        command = f"{sys.executable} -m mnemex.cli"
+    return f"next: connect your coding assistants with `{command} init` (then `{command} doctor`)"
 
 
 def report(message: str) -> None:

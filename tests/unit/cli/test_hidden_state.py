@@ -140,7 +140,7 @@ def test_a_taken_port_is_named_with_the_variable_that_chose_it(tmp_path: Path) -
 def test_the_next_step_is_a_command_this_shell_can_run(monkeypatch: pytest.MonkeyPatch) -> None:
     import sys
 
-    from mnemex.cli.stack_command import next_step
+    from mnemex.supervisor.foreground import next_step
 
     monkeypatch.setenv("PATH", "/nonexistent")
     beside = Path(sys.executable).parent / "mnemex"

@@ -31,8 +31,9 @@ HOOK_MODULES = ("hook_client.py", "hook_events.py", "hook_json.py", "hook_main.p
 EVENT_SCRIPTS = ("session_start.py", "user_prompt_submit.py", "post_tool_use.py", "pre_compact.py", "stop.py")
 HOOK_FILES = HOOK_MODULES + EVENT_SCRIPTS  # at least these; every module of the package is copied
 HOOKS_DIR = "hooks"
-PRIVATE = 0o600  # the connection file can hold MNEMEX_TOKEN
-READABLE = 0o644
+PRIVATE = 0o600  # the connection file can hold MNEMEX_TOKEN; the hook copies live in the home, the user's alone
+READABLE = PRIVATE  # the hooks run as `python3 -S <file>`: their owner reads them, nobody else needs to
+PRIVATE_DIR = 0o700
 
 
 def mnemex_home(home: Path, environ: Mapping[str, str]) -> Path:
@@ -170,6 +171,10 @@ def missing_dirs(path: Path) -> tuple[str, ...]:
 
 
 def apply(folder: ClientFolder) -> None:
+    if any(item.after is not None and item.changed for item in folder.files):
+        for directory in (folder.directory, folder.directory / HOOKS_DIR):
+            directory.mkdir(mode=PRIVATE_DIR, parents=True, exist_ok=True)
+            os.chmod(directory, PRIVATE_DIR)  # the home is the user's alone (mnemex doctor checks it)
     for item in folder.files:
         if not item.changed:
             continue

@@ -172,3 +172,17 @@ def test_init_and_uninit_speak_json_and_uninstall_names_the_model_cache_it_keeps
     kept = runner.invoke(app, ["uninstall", "--keep-data"], env=env)
     assert kept.exit_code == 0, kept.output
     assert f"the model cache in {cache}" in kept.output
+
+
+def test_the_hook_files_init_writes_keep_the_home_private(tmp_path: Path) -> None:
+    from mnemex.cli.doctor_checks import home_privacy
+
+    user_home = tmp_path / "user"
+    (user_home / ".claude").mkdir(parents=True)
+    data = tmp_path / "data"
+    data.mkdir(mode=0o700)
+    env = {"HOME": str(user_home), "MNEMEX_HOME": str(data), "PATH": str(tmp_path / "no-binaries")}
+    assert runner.invoke(app, ["init", "--client", "claude"], env=env).exit_code == 0
+    assert (data / "client" / "hooks").is_dir()
+    check = home_privacy(data)
+    assert check.status == "ok", check

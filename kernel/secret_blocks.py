@@ -5,7 +5,8 @@ complete ``-----BEGIN ... PRIVATE KEY-----`` block is already a marker; what is
 left is a body whose BEGIN line was not pasted (the base64 lines above an END
 line, or a body that starts with a private key's DER or openssh-key-v1 header),
 the values of a ``kind: Secret`` manifest's ``data:``/``stringData:`` (YAML or
-JSON), and the password of a ``host:port:db:user:password`` line. Plain module.
+JSON), the password of a ``host:port:db:user:password`` line, and the credential
+columns of tables (``kernel.secret_tables``). Plain module.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import re
 from collections.abc import Callable
 
 from kernel.secret_patterns import value_is_code
+from kernel.secret_tables import redact_tables
 
 PGPASS = re.compile(
     r"(?m)^[ \t]{0,16}(?:[A-Za-z0-9_.-]{1,253}|\*|\[[0-9a-fA-F:]{2,45}\]):(?:\d{1,5}|\*):[^\s:]{1,128}:"
@@ -99,4 +101,4 @@ def redact_blocks(text: str, placeholder: Callable[[str], str]) -> str:
     text = _private_key_bodies(text, placeholder("private-key"))
     if "Secret" in text:
         text = _k8s_secret_data(text, placeholder("k8s-secret"))
-    return text
+    return redact_tables(text, placeholder("table-secret"))

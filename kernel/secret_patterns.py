@@ -134,7 +134,7 @@ _COMMANDS: list[tuple[str, str, int | tuple[int, ...]]] = [
     (
         "typed-default",
         r"(?i)\b\w{0,40}(?:password|passwd|secret|token|api_?key)\w{0,40}[ \t]*:[ \t]*"
-        r"[A-Za-z_][\w\[\]., |]{0,60}?=[ \t]*(?:'([^'\n]{1,256})'|\"([^\"\n]{1,256})\")",
+        r"&?(?:'static[ \t]+)?[A-Za-z_][\w\[\]., |<>]{0,60}?=[ \t]*(?:'([^'\n]{1,256})'|\"([^\"\n]{1,256})\")",
         (1, 2),
     ),
 ]
@@ -215,6 +215,8 @@ def about_a_secret(name: str) -> bool:
 
 _SECRETISH_NAME = re.compile(r"(?i)pass|pwd|secret|token|key|cred|auth")
 _YAML_TAG = re.compile(r"(?i)!(?:vault|ref|sub|getatt|env|secret|include|import|join|select|base64|findinmap)")
+_PARTLY_MASKED = re.compile(r"[*•]{3,}[^\s*•]{0,4}|[^\s*•]{0,4}[*•]{3,}")  # ****f9x1: a log's masked value
+_BLOCK_SCALAR = frozenset(("|", ">", "|-", ">-", "|+", ">+"))  # YAML: the value is on the lines below
 _MASK = re.compile(r"[*xX.•#-]{3,}|<[^>]*>|\.\.\.")
 _TRAILING = ".,;:)]}!?"
 
@@ -226,8 +228,10 @@ def value_is_code(value: str) -> bool:
     if not head:
         return True
     lowered = head.lower()
-    if lowered in CODE_WORDS or _MASK.fullmatch(head):
+    if lowered in CODE_WORDS or _MASK.fullmatch(head) or _PARTLY_MASKED.fullmatch(head):
         return True
+    if head in _BLOCK_SCALAR:
+        return True  # "password: |": kernel.secret_places takes the lines below
     if head[0] in "$%{<~/[" or head.startswith(("./", "../")):
         return True  # a variable, a template, a placeholder, a path or a list
     if _YAML_TAG.fullmatch(head):

@@ -35,6 +35,7 @@ _LAST_WORDS = frozenset(
     "password passwd pwd pass passphrase secret token key apikey auth credential credentials".split()
 )
 _STRONG_NAME = re.compile(r"(?i)pass|pwd|secret|api[_-]?key|access[_-]?key|private[_-]?key")
+_PLACEHOLDER = re.compile(r"[A-Za-z_][\w.\[\]'\"]{0,80}")  # {password}, {cfg.db_pass}: a template's field
 _SETTINGS = frozenset("yes no on off true false enabled disabled 0 1".split())
 _NAME_PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 
@@ -356,5 +357,31 @@ PLACES: list[Place] = [
         1,
         None,
         text_words=("mnemonic", "seed", "recovery"),
+    ),
+    # YAML block scalar: "password: |" (or >, |-, >-), then the value on the lines indented below
+    Place(
+        "assignment",
+        rf"(?m)^([ \t]{{0,40}})[\"']?({_NAME_CHARS}{{0,60}}(?i:{_SECRET_NAME}){_NAME_CHARS}{{0,60}})[\"']?[ \t]*:[ \t]*"
+        r"[|>][-+]?[ \t]*\r?\n(\1[ \t]{1,16}\S[^\n]{0,2000}(?:\n\1[ \t]{1,16}\S[^\n]{0,2000}){0,39})",
+        3,
+        lambda match: about_a_secret(match.group(2)),
+        text_words=(": |", ": >", ":|", ":>"),
+    ),
+    # an ODBC value in braces, which may hold ';': PWD={p;ss}
+    Place(
+        "assignment",
+        r"(?i)(?:^|[;\"'\s])(?:pwd|password)[ \t]{0,4}=[ \t]{0,4}\{([^{}\n]{1,256})\}(?=[;\"'\s]|$)",
+        1,
+        lambda match: _keep_first_value(match) or _PLACEHOLDER.fullmatch(match.group(1)) is not None,
+        text_words=("={", "= {"),
+    ),
+    # HTTPie: http -a user:PW
+    Place(
+        "cli-password",
+        r"\bhttps?(?:[ \t][^\n|;&]{0,300}?)?[ \t](?:-a|--auth)(?:[ \t]+|=)[\"']?[^:\s'\"/]{1,128}:(?!//)"
+        r"([^\s'\"]{1,256})",
+        1,
+        _keep_first_value,
+        line_words=("http",),
     ),
 ]

@@ -166,6 +166,10 @@ HOSTILE = {
     "end-lines": ("A" * 50 + "\n") * 400 + "-----END RSA PRIVATE KEY-----\n" * 400,
     "k8s-data": "kind: Secret\ndata:\n" + "  a: b\n" * 6_000,
     "npm-slashes": "//a/:_authToken=" + "//" * 20_000,
+    "csv-headers": "password,x\n" * 4_000,
+    "csv-rows": "user,password\n" + "bob,Hx9!q\n" * 4_000,
+    "sql-values": "INSERT INTO t (password) VALUES (" + "'a'," * 10_000 + ")",
+    "yaml-blocks": "password: |\n" * 4_000,
 }
 
 
@@ -289,6 +293,17 @@ PLACE_CASES = {
         "mnemonic: abandon ability able about above absent absorb abstract absurd abuse access accident",
         "abandon ability able",
     ),
+    "csv-password-column": (f"username,password,email\nbob,{_PW},bob@acme.dev\n", _PW),
+    "markdown-table": (f"| user | password |\n|---|---|\n| bob | {_PW} |\n", _PW),
+    "aws-console-csv": (
+        f"User name,Password,Access key ID,Secret access key\nbob,{_PW},AKIA{_alnum('csv', 16).upper()},{_TOKEN}\n",
+        _PW,
+    ),
+    "sql-insert": (f"INSERT INTO users (name, password) VALUES ('bob', '{_PW}');", _PW),
+    "yaml-block-scalar": (f"db:\n  password: |\n    {_PW}\n  user: bob\n", _PW),
+    "odbc-braces": (f"Driver={{PostgreSQL}};Server=db;UID=bob;PWD={{{_PW}}};", _PW),
+    "httpie-auth": (f"http -a bob:{_PW} GET https://api.acme.dev", _PW),
+    "rust-const": (f'const API_TOKEN: &str = "{_TOKEN}";', _TOKEN),
     "basic-auth-b64": (f"Proxy-Authorization: Basic {base64.b64encode(_PW.encode()).decode()}", "UXY3O216KUxwMg=="),
 }
 
@@ -361,6 +376,14 @@ LOOK_ALIKES = [
     '{"kty": "RSA", "n": "0vx7agoebGcQSuuPiLJXZptN9nndrQmbXEps2aiAFbWhM78LhWx4", "e": "AQAB"}',
     "the seed phrase is written on paper in the safe",
     "see page 1/2024 of the report",
+    "Field,Type,Required\npassword,string,yes\ntoken,string,no",
+    "name,token_count\nbob,12",
+    "def f(user, password):\n    return user, password",
+    'f"Server=db;PWD={password};"',
+    'log.info(f"password={pw}")',
+    'password="****1234"',
+    "description: |\n  our password policy is strict\n",
+    "INSERT INTO users (name, password) VALUES ('bob', crypt('x', gen_salt('bf')));",
 ]
 
 

@@ -1,0 +1,146 @@
+"""Secrets in tables: a CSV (or tab- or ';'-separated) column named for a credential, and SQL ``INSERT`` rows.
+
+A header line whose cells are all names, one of them a credential's (``password``,
+``secret access key``, ``api_key``, ``token``), makes the same column of the rows
+below it (same number of cells, up to a blank line) a secret: the AWS console's
+credentials CSV, a users export, a spreadsheet pasted as text. An ``INSERT INTO
+t (name, password) VALUES ('bob', '...')`` redacts the quoted values of such
+columns. Called by ``kernel.secret_blocks``. Plain module.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+
+from kernel.secret_patterns import MARKER_PREFIX, value_is_code
+
+_SECRET_COLUMN = re.compile(
+    r"(?i)^(?:[a-z ]{0,20}[ _-])?(?:password|passwd|pwd|pass|passphrase|secret|secret[ _-]access[ _-]key|"
+    r"api[ _-]?key|access[ _-]?token|auth[ _-]?token|token|client[ _-]?secret|private[ _-]?key)$"
+)
+_NAME_CELL = re.compile(r"[A-Za-z][A-Za-z0-9 _.-]{0,40}")
+_WORDS = ("password", "passwd", "pwd", "pass", "secret", "api", "token", "private")
+_INSERT = re.compile(
+    r"(?i)\binsert[ \t]+into[ \t]+[\w.\"`\[\]]{1,128}[ \t]*\(([^()\n]{1,1000})\)[ \t]*values[ \t]*\(([^\n]{1,4000}?)\)"
+    r"[ \t]*(?:;|$)",
+    re.MULTILINE,
+)
+_SQL_VALUE = re.compile(r"[ \t]*(?:'(?:[^'\n]|'')*'|[^,']*)[ \t]*")
+
+
+def _cells(line: str, separator: str) -> list[str]:
+    return next(csv.reader([line], delimiter=separator)) if '"' in line else line.split(separator)
+
+
+def _looks_secret(value: str) -> bool:
+    """A cell that could be a password: not a marker, not code, and not a plain word ("string", "required")."""
+    if value.startswith(MARKER_PREFIX) or value_is_code(value):
+        return False
+    return len(value) >= 12 or any(not c.isalpha() for c in value)
+
+
+def _secret_columns(line: str) -> tuple[str, set[int]] | None:
+    for separator in (",", "\t", ";", "|"):
+        if line.count(separator) < 1:
+            continue
+        cells = [c.strip().strip('"') for c in _cells(line.strip().strip("|"), separator)]
+        if len(cells) < 2 or not all(_NAME_CELL.fullmatch(c) for c in cells):
+            continue
+        columns = {n for n, c in enumerate(cells) if _SECRET_COLUMN.match(c)}
+        if columns:
+            return separator, columns
+    return None
+
+
+def _all_names(previous: str, line: str) -> bool:
+    """``previous`` is a line of names with as many cells as ``line`` has, for one of the separators."""
+    for separator in (",", "\t", ";", "|"):
+        if line.count(separator) and previous.count(separator) == line.count(separator):
+            cells = [c.strip().strip('"') for c in previous.strip().strip("|").split(separator)]
+            if all(_NAME_CELL.fullmatch(c) for c in cells):
+                return True
+    return False
+
+
+def _redact_row(line: str, separator: str, columns: set[int], count: int, marker: str) -> str | None:
+    """``line`` with its secret cells replaced, or None when it is not a row of the table."""
+    framed = line.strip().startswith("|") and separator == "|"
+    body = line.strip().strip("|") if framed else line
+    cells = _cells(body, separator)
+    # a row whose cells a recogniser already joined into one marker ("AKIA...,secret" is one key pair) is shorter
+    if len(cells) != count and not (MARKER_PREFIX in line and 2 <= len(cells) < count):
+        return None
+    joined_at = next((n for n, c in enumerate(cells) if MARKER_PREFIX in c), len(cells))
+    changed = False
+    for n in columns:
+        # past a joined cell, the columns no longer line up with the header's
+        value = cells[n].strip().strip('"') if n < len(cells) and (len(cells) == count or n < joined_at) else ""
+        if value and not set(value) <= set("-: ") and _looks_secret(value):
+            cells[n] = cells[n].replace(value, marker) if value in cells[n] else marker
+            changed = True
+    if not changed:
+        return line
+    joined = separator.join(c if separator not in c else f'"{c}"' for c in cells)
+    return f"|{joined}|" if framed else joined
+
+
+def redact_tables(text: str, marker: str) -> str:
+    """The credential columns of CSV-like tables and of SQL INSERT rows, replaced by ``marker``."""
+    lowered = text.lower()
+    if not any(word in lowered for word in _WORDS):
+        return text
+    if "insert" in lowered and "values" in lowered:
+        text = _INSERT.sub(lambda m: _insert(m, marker), text)
+    if "\n" not in text:
+        return text
+    lines = text.split("\n")
+    table: tuple[str, set[int], int] | None = None
+    for number, line in enumerate(lines):
+        if table is not None:
+            redacted = _redact_row(line, *table, marker) if line.strip() else None
+            if redacted is not None:
+                lines[number] = redacted
+                continue
+            table = None
+        if len(line) <= 400 and any(word in line.lower() for word in _WORDS):
+            if number and _secret_columns(lines[number - 1]) is None and _all_names(lines[number - 1], line):
+                continue  # a row of names under a header of names (a schema: "password,string,yes"), not a header
+            header = _secret_columns(line)
+            if header is not None:
+                separator, columns = header
+                table = (separator, columns, len(_cells(line.strip().strip("|"), separator)))
+    return "\n".join(lines)
+
+
+def _sql_values(values: str) -> list[str]:
+    """The comma-separated values of a VALUES list, a quoted value's commas and doubled quotes kept in it."""
+    out: list[str] = []
+    at = 0
+    while at <= len(values):
+        value = _SQL_VALUE.match(values, at)
+        assert value is not None  # the pattern matches the empty string
+        out.append(value.group(0))
+        at = value.end()
+        if at < len(values) and values[at] != ",":
+            return []  # not a plain list (a call, a sub-select): left as it is
+        at += 1
+    return out
+
+
+def _insert(match: re.Match[str], marker: str) -> str:
+    names = [n.strip().strip('"`[]').lower() for n in match.group(1).split(",")]
+    columns = {n for n, name in enumerate(names) if _SECRET_COLUMN.match(name)}
+    if not columns:
+        return match.group(0)
+    values = _sql_values(match.group(2))
+    if len(values) != len(names):
+        return match.group(0)
+    out = [
+        v.replace(v.strip(), f"'{marker}'") if n in columns and v.strip().startswith("'") and v.strip() != "''" else v
+        for n, v in enumerate(values)
+    ]
+    start = match.start(2) - match.start()
+    end = match.end(2) - match.start()
+    whole = match.group(0)
+    return whole[:start] + ",".join(out) + whole[end:]

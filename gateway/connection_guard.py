@@ -22,9 +22,10 @@ the C parser uvicorn picks by default) replaces that count with these rules:
   longest (more than ``SLOW_BODY_GRACE_S``: a real client sends its body at once)
   is answered 408 and closed to make room; with none, the newcomer gets a 503.
 - **Connections.** Past ``MAX_CONNECTIONS`` open, the connection that has waited
-  longest without a request in progress (an idle keep-alive or a half-sent head)
-  is closed, else the slowest body; one remote address (not loopback, which every
-  local client shares) may hold ``PER_CLIENT_CONNECTIONS``.
+  longest without a request in progress (an idle keep-alive, or a head still not
+  sent ``FRESH_GRACE_S`` after connecting) is closed, else the slowest body; one
+  remote address (not loopback, which every local client shares) may hold
+  ``PER_CLIENT_CONNECTIONS``.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ HEAD_TIMEOUT_S = 10.0
 BODY_TIMEOUT_S = 10.0
 BODY_BYTES_PER_S = 256 * 1024  # time allowed for a large declared body (books, backfill batches) on top
 HOOK_BODY_TIMEOUT_S = 2.0
+FRESH_GRACE_S = 0.5
 SLOW_BODY_GRACE_S = 0.1  # a real client sends its body in milliseconds; an attacker must outpace ten a second a slot
 HOOK_PREFIX = b"/api/hooks/"
 HOOK_REQUESTS = 128
@@ -94,6 +96,7 @@ class GuardedHttpProtocol(HttpToolsProtocol):
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         super().connection_made(transport)  # type: ignore[arg-type]  # uvicorn's own annotation is narrower
         self.idle_since = time.monotonic()
+        self.answered = 0  # requests this connection has been answered
         self.receiving_since: float | None = None  # when an admitted request's body began to arrive
         self.hook = False
         self.head_timer: asyncio.TimerHandle | None = None
@@ -139,6 +142,7 @@ class GuardedHttpProtocol(HttpToolsProtocol):
 
     def on_response_complete(self) -> None:
         self.idle_since = time.monotonic()
+        self.answered += 1
         self.receiving_since = None
         self._cancel_body_timer()
         super().on_response_complete()
@@ -222,7 +226,14 @@ class GuardedHttpProtocol(HttpToolsProtocol):
 
 
 def _close_longest_idle(connections: list[GuardedHttpProtocol]) -> bool:
-    idle = [c for c in connections if c.waiting_for_head() and not c.transport.is_closing()]
+    """Close the connection idle the longest: a kept-alive one, or one that has not sent a head for
+    ``FRESH_GRACE_S`` (a real client sends it at once: a connection just opened is never the one closed)."""
+    now = time.monotonic()
+    idle = [
+        c
+        for c in connections
+        if c.waiting_for_head() and not c.transport.is_closing() and (c.answered or now - c.idle_since > FRESH_GRACE_S)
+    ]
     if not idle:
         return False
     min(idle, key=lambda c: c.idle_since).transport.close()

@@ -30,6 +30,7 @@ import os
 import queue
 import statistics
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -297,7 +298,9 @@ def held_streams_row(url: str, headers: dict[str, str]) -> Row:
         len(statuses),
         bad + int(p95 > GET_CONTEXT_P95_MS),
         note=(
-            f"{len(statuses) - bad}/{len(statuses)} answered 200, p50 {quantile(latencies, 0.5):.0f} / p95 {p95:.0f}"
+            f"{len(statuses) - bad}/{len(statuses)} answered 200"
+            + (f" (others: {dict(Counter(s for s in statuses if s != 200))})" if bad else "")
+            + f", p50 {quantile(latencies, 0.5):.0f} / p95 {p95:.0f}"
             f" / max {max(latencies):.0f} ms; streams: {streams.opened} opened, statuses {streams.statuses};"
             f" slow bodies: {bodies.opened} opened, {bodies.closed_by_server} closed by the gateway,"
             f" at most {bodies.most_held} held at once, statuses {bodies.statuses}"

@@ -10,10 +10,11 @@ before anything else sees it. What a secret looks like is in
 ``kernel.secret_patterns`` (self-naming formats, commands, keyed values),
 ``kernel.secret_rules`` (detect-secrets' rules, as data),
 ``kernel.secret_formats`` (provider formats neither covers),
-``kernel.secret_context`` and ``kernel.secret_places`` (context rules: command
-lines, config, URLs, SQL, prose; entropy in context from ``kernel.secret_entropy``)
-and ``kernel.secret_blocks`` (``.pgpass`` lines, Kubernetes Secret data, key
-bodies without a BEGIN line).
+``kernel.secret_context``, ``kernel.secret_places`` and ``kernel.secret_code``
+(context rules: command lines, config, URLs, SQL, prose, source code; entropy in
+context from ``kernel.secret_entropy``) and ``kernel.secret_blocks`` (``.pgpass``
+lines, Kubernetes Secret data, key bodies without a BEGIN line, and the credential
+columns of tables from ``kernel.secret_tables``).
 Plain module.
 """
 

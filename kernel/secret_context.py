@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from kernel.secret_code import CODE
 from kernel.secret_entropy import high_entropy, unquote
 from kernel.secret_formats import FORMAT_GATES, FORMATS
 from kernel.secret_patterns import Recogniser, literal_gate, value_is_code
@@ -361,7 +362,7 @@ def context_recognisers() -> list[Recogniser]:
         body, keep = _guarded(pattern, None)
         gate = FORMAT_GATES.get(kind) or literal_gate(body)
         out.append(Recogniser(kind, re.compile(body), keep=keep, text_words=gate))
-    places = [Place(kind, pattern, group, keep, words) for kind, pattern, group, keep, words in CONTEXT] + PLACES
+    places = [Place(kind, pattern, group, keep, words) for kind, pattern, group, keep, words in CONTEXT] + PLACES + CODE
     for place in places:
         # a rule that spans lines writes its line break out (\n), which one_line leaves as it is
         body, keep = _guarded(one_line(place.pattern), place.keep)

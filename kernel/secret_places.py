@@ -11,7 +11,13 @@
   where NAME says it holds a secret;
 - **a named credential in prose with a hex value**: "auth token 9a1e...", "api key: 3f0c...":
   hex is how hashes look, so only after a name that says credential (auth/api/access/secret
-  token or key), never after "hash", "sha" or "commit".
+  token or key), never after "hash", "sha" or "commit";
+- **more**: two-line name/value pairs (Kubernetes env, ECS), terraform variable defaults,
+  URL-encoded JSON, query parameters, SQL ``IDENTIFIED BY``/``PASSWORD '...'``, redis
+  directives and ``AUTH``, tools whose password flag is their own (plink ``-pw``, lftp
+  ``-u user,PW``, ...), ``SSHPASS=``-style variables, Wi-Fi QR strings, "use X as the
+  password", a password under or beside its label, YAML block scalars, ODBC ``{...}``
+  values, wallet recovery phrases.
 
 Each rule is gated on the words (or the regex) its matches hold. Plain data and keep checks.
 """
@@ -27,8 +33,8 @@ from kernel.secret_entropy import token_shaped, unquote
 from kernel.secret_patterns import about_a_secret, looks_random, value_is_code
 
 _VALUE = r"(\"[^\"\n]{1,256}\"|'[^'\n]{1,256}'|(?![#])[^\s'\"|&;<>]{1,256})"
-_SECRET_NAME = r"(?:password|passwd|pwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|auth|credential)"
-_NAME_CHARS = r"[\w.:/-]"
+SECRET_NAME = r"(?:password|passwd|pwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|auth|credential)"
+NAME_CHARS = r"[\w.:/-]"
 
 
 _LAST_WORDS = frozenset(
@@ -55,7 +61,7 @@ def _keep_url_token(match: re.Match[str]) -> bool:
     return not token_shaped(match.group(1))
 
 
-def _keep_named_value(match: re.Match[str]) -> bool:
+def keep_named_value(match: re.Match[str]) -> bool:
     """Keep ``<add key="PasswordLength" value="12"/>`` and ``set -x TOKEN_FILE ~/.t``: about a secret, or code.
 
     A name whose last word is not a secret's (SECRET_KEY_BASE, SECRET_MANAGER) counts only with a token-shaped value.
@@ -75,14 +81,11 @@ def _keep_setter(match: re.Match[str]) -> bool:
     # a variable's name, not a word of prose ("set password expiry to 90 days"): it has a separator or is upper case
     if not (re.search(r"[_.:/-]", name) or name.isupper()):
         return True
-    return _keep_named_value(match)
+    return keep_named_value(match)
 
 
-def _keep_first_value(match: re.Match[str]) -> bool:
+def keep_first_value(match: re.Match[str]) -> bool:
     return _code(match.group(1))
-
-
-_keep_oracle = _keep_first_value
 
 
 def _keep_word(match: re.Match[str]) -> bool:
@@ -140,24 +143,24 @@ PLACES: list[Place] = [
         r"(?i)(?:\bjdbc:oracle:[a-z]{1,8}:@?|\b(?:sqlplus|expdp|impdp|sqlldr|dgmgrl|rman\s+target)"
         r"(?:\s+-[a-z]{1,2})*\s+|\buserid\s*=\s*)[\"']?[A-Za-z0-9_$#]{1,30}/(?!/)([^\s@/'\"]{1,128})(?=@|\s|['\"]|$)",
         1,
-        _keep_oracle,
+        keep_first_value,
         line_words=("oracle", "sqlplus", "userid", "expdp", "impdp", "sqlldr", "dgmgrl", "rman"),
     ),
     Place(
         "xml-secret",
-        rf"(?i)<[\w:.-]{{1,40}}\s[^>\n]{{0,200}}?\b(?:key|name|id)\s*=\s*[\"']({_NAME_CHARS}{{0,60}}{_SECRET_NAME}"
-        rf"{_NAME_CHARS}{{0,60}})[\"']\s+(?:[\w:-]{{1,40}}\s*=\s*[\"'][^\"'\n]{{0,200}}[\"']\s+){{0,3}}"
+        rf"(?i)<[\w:.-]{{1,40}}\s[^>\n]{{0,200}}?\b(?:key|name|id)\s*=\s*[\"']({NAME_CHARS}{{0,60}}{SECRET_NAME}"
+        rf"{NAME_CHARS}{{0,60}})[\"']\s+(?:[\w:-]{{1,40}}\s*=\s*[\"'][^\"'\n]{{0,200}}[\"']\s+){{0,3}}"
         r"value\s*=\s*(\"[^\"\n]{1,256}\"|'[^'\n]{1,256}')",
         2,
-        _keep_named_value,
+        keep_named_value,
         line_words=('value="', "value='", "value =", "value  ="),
     ),
     Place(
         "setter",
         rf"(?i)(?<![\w-])(?:setenv|setx|set(?:\s+-[a-z]{{1,3}}){{1,2}}|(?:config|configure|user-secrets)\s+set|"
-        rf"config:set)\s+(\"{_NAME_CHARS}{{0,60}}{_SECRET_NAME}{_NAME_CHARS}{{0,60}}\"|"
-        rf"'{_NAME_CHARS}{{0,60}}{_SECRET_NAME}{_NAME_CHARS}{{0,60}}'|{_NAME_CHARS}{{0,60}}{_SECRET_NAME}"
-        rf"{_NAME_CHARS}{{0,60}})[ \t]+(?!=)" + _VALUE,
+        rf"config:set)\s+(\"{NAME_CHARS}{{0,60}}{SECRET_NAME}{NAME_CHARS}{{0,60}}\"|"
+        rf"'{NAME_CHARS}{{0,60}}{SECRET_NAME}{NAME_CHARS}{{0,60}}'|{NAME_CHARS}{{0,60}}{SECRET_NAME}"
+        rf"{NAME_CHARS}{{0,60}})[ \t]+(?!=)" + _VALUE,
         2,
         _keep_setter,
         line_words=("setenv", "setx", "set -", "config set", "configure set", "config:set", "secrets set"),
@@ -176,29 +179,29 @@ PLACES: list[Place] = [
     # a name/value pair on two lines: Kubernetes env, ECS task definitions ({"name": "X", "value": "..."})
     Place(
         "name-value",
-        rf"\bname[\"']?[ \t]*[:=][ \t]*[\"']?({_NAME_CHARS}{{0,60}}(?i:{_SECRET_NAME}){_NAME_CHARS}{{0,60}})[\"']?"
+        rf"\bname[\"']?[ \t]*[:=][ \t]*[\"']?({NAME_CHARS}{{0,60}}(?i:{SECRET_NAME}){NAME_CHARS}{{0,60}})[\"']?"
         r"[ \t]*,?[ \t]*(?:\r?\n[ \t]{0,40}-?[ \t]{0,4})?[\"']?value[\"']?[ \t]*[:=][ \t]*" + _VALUE,
         2,
-        _keep_named_value,
+        keep_named_value,
         text_words=("value",),
         gate=re.compile(r"name[\"']?[ \t]*[:=]"),
     ),
     # terraform: variable "db_password" { ... default = "..." }
     Place(
         "terraform-default",
-        rf"\bvariable[ \t]+\"({_NAME_CHARS}{{0,60}}{_SECRET_NAME}{_NAME_CHARS}{{0,60}})\"[ \t]*\{{[^{{}}]{{0,400}}?"
+        rf"\bvariable[ \t]+\"({NAME_CHARS}{{0,60}}{SECRET_NAME}{NAME_CHARS}{{0,60}})\"[ \t]*\{{[^{{}}]{{0,400}}?"
         r"\bdefault[ \t]*=[ \t]*(\"[^\"\n]{1,256}\")",
         2,
-        _keep_named_value,
+        keep_named_value,
         text_words=("variable",),
     ),
     # the same JSON with its quotes, colons and spaces URL-encoded: %22password%22%3A%20%22...%22
     Place(
         "url-encoded-secret",
-        rf"(?i)(?:%22|%27)({_NAME_CHARS}{{0,40}}{_SECRET_NAME}{_NAME_CHARS}{{0,40}})(?:%22|%27)(?:%3A|%3D)(?:%20|\+){{0,4}}"
+        rf"(?i)(?:%22|%27)({NAME_CHARS}{{0,40}}{SECRET_NAME}{NAME_CHARS}{{0,40}})(?:%22|%27)(?:%3A|%3D)(?:%20|\+){{0,4}}"
         r"(?:%22|%27)((?:[A-Za-z0-9._~!*()+-]|%(?!22|27)[0-9A-Fa-f]{2}){1,256})(?:%22|%27)",
         2,
-        _keep_named_value,
+        keep_named_value,
         text_words=("%22", "%27"),
     ),
     # a query parameter named for a credential; a weak name (key, token, appid) only with a token-shaped value
@@ -218,7 +221,7 @@ PLACES: list[Place] = [
         r"set[ \t]+password[ \t]*(?:for[ \t]+\S{1,128}[ \t]*)?=[ \t]*(?:password[ \t]*\()?)[ \t]*"
         r"(\"[^\"\n]{1,256}\"|'[^'\n]{1,256}')",
         1,
-        _keep_first_value,
+        keep_first_value,
         line_words=("identified", "password '", 'password "', "password=", "password =", "password("),
     ),
     # redis.conf directives and AUTH at a redis prompt or on redis-cli's line
@@ -236,7 +239,7 @@ PLACES: list[Place] = [
         r"\bnmcli\b[^\n|;&]{0,200}?[ \t]password|"
         r"\bgh[ \t]+secret[ \t]+set[ \t]+\S{1,128}[ \t]+(?:-b|--body))[ \t=]+" + _VALUE,
         1,
-        _keep_first_value,
+        keep_first_value,
         line_words=("passwd", "nmcli", "gh secret"),
     ),
     # variables some tools read a password from, whose names do not say so
@@ -244,14 +247,14 @@ PLACES: list[Place] = [
         "env-password",
         r"(?<![\w$])(?:SSHPASS|REDISCLI_AUTH|PGPASS|LFTP_PASSWORD|ISQL_PASSWORD|SQLCMDPASSWORD)=" + _VALUE,
         1,
-        _keep_first_value,
+        keep_first_value,
         text_words=("sshpass", "rediscli_auth", "pgpass", "sqlcmdpassword", "lftp"),
     ),
     Place(
         "wifi-password",
         r"\bWIFI:(?:[A-Z]:[^;\n]{0,64};){0,4}P:([^;\n]{1,64});",
         1,
-        _keep_first_value,
+        keep_first_value,
         text_words=("wifi:",),
     ),
     # "use X as the password", "X is the password for ..."
@@ -272,46 +275,6 @@ PLACES: list[Place] = [
         lambda match: _code(match.group(2)),
         line_words=("psk", "passwort", "kennwort", "contrase", "senha", "wachtwoord", "mot de passe", "mot_de_passe"),
     ),
-    # code: os.environ["API_KEY"] = "...", config["db"]["password"] = '...', ENV['SECRET_KEY_BASE'] = '...'
-    Place(
-        "assignment",
-        rf"\[[ \t]{{0,4}}[\"']({_NAME_CHARS}{{0,60}}(?i:{_SECRET_NAME}){_NAME_CHARS}{{0,60}})[\"'][ \t]{{0,4}}\]"
-        r"[ \t]{0,8}=(?!=)[ \t]{0,8}(\"[^\"\n]{1,256}\"|'[^'\n]{1,256}')",
-        2,
-        _keep_named_value,
-        line_words=("]",),
-        gate=re.compile(r"\][ \t]{0,8}=[^=]"),
-    ),
-    # code: a call that takes the name and the value, props.put("password", "..."), setenv("API_TOKEN", "..."),
-    # headers.set("X-Api-Key", "..."), System.setProperty("javax.net.ssl.keyStorePassword", "...")
-    Place(
-        "assignment",
-        rf"(?i)\b(?:put|setProperty|setenv|putenv|setdefault|set|add|append|setHeader|header|add_header|setItem|insert)"
-        rf"[ \t]{{0,4}}\([ \t]{{0,4}}[\"']({_NAME_CHARS}{{0,60}}{_SECRET_NAME}{_NAME_CHARS}{{0,60}})[\"'][ \t]{{0,4}},"
-        r"[ \t]{0,4}(\"[^\"\n]{1,256}\"|'[^'\n]{1,256}')",
-        2,
-        _keep_named_value,
-        line_words=("put", "set", "add", "append", "header", "insert"),
-    ),
-    # code: a setter or builder named for the secret, ds.setPassword("..."), .api_key("..."), opts.WithToken("...")
-    Place(
-        "assignment",
-        r"(?i)\.(?:set_?|with_?)?((?:[a-z]{1,20}_?)?(?:password|passwd|passphrase|secret|api_?key|token|access_?key|"
-        r"credentials?))[ \t]{0,4}\([ \t]{0,4}(\"[^\"\n]{1,256}\"|'[^'\n]{1,256}')[ \t]{0,4}\)",
-        2,
-        _keep_named_value,
-        line_words=("pass", "secret", "key", "token", "credential"),
-    ),
-    # an expect script: the line sent after a password prompt
-    Place(
-        "expect-password",
-        r"(?i)\bexpect[ \t]+(?:-\w{1,8}[ \t]+)?[\"'{][^\"'}\n]{0,60}(?:assword|assphrase|PIN)[^\"'}\n]{0,60}"
-        r"[\"'}][ \t]*"
-        r"(?:\r?\n[ \t]{0,40}|;[ \t]{0,8})send[ \t]+(?:--[ \t]+)?\"((?:[^\"\\\n]|\\[^rn])+)(?:\\r|\\n){0,2}\"",
-        1,
-        _keep_first_value,
-        text_words=("expect",),
-    ),
     # PuTTY's plink/pscp/psftp -pw, dsadd/dsmod -pwd, lftp -u user,PW, mosquitto -P, snmp v3 -A/-X
     Place(
         "cli-password",
@@ -320,7 +283,7 @@ PLACES: list[Place] = [
         r"\bmosquitto_(?:pub|sub|rr)\b[^\n|&]{0,200}?[ \t]-P[ \t]+|"
         r"\bsnmp[a-z]{0,12}\b[^\n|;&]{0,200}?[ \t](?-i:-[AX])[ \t]+)" + _VALUE,
         1,
-        _keep_first_value,
+        keep_first_value,
         line_words=("plink", "pscp", "psftp", "kitty", "dsadd", "dsmod", "lftp", "mosquitto_", "snmp"),
     ),
     # SQL*Plus CONNECT user/PW@db
@@ -328,7 +291,7 @@ PLACES: list[Place] = [
         "oracle-password",
         r"(?i)\bconn(?:ect)?[ \t]+[A-Za-z0-9_$#]{1,30}/([^\s@/'\"]{1,128})@[\w.:/-]{1,128}",
         1,
-        _keep_first_value,
+        keep_first_value,
         line_words=("conn",),
     ),
     # a label on one line and the password alone on the next, or beside it in a table (tab or '|')
@@ -339,14 +302,6 @@ PLACES: list[Place] = [
         1,
         _keep_prose_value,
         text_words=("pass", "pwd"),
-    ),
-    # a JSON Web Key's private members ("kty" names the key; "d", "p", "q", "dp", "dq", "qi" and "k" are secret)
-    Place(
-        "jwk-private",
-        r"([\"'])(?:d|p|q|dp|dq|qi|k)\1[ \t]{0,4}:[ \t]{0,4}[\"']([A-Za-z0-9_-]{16,})[\"']",
-        2,
-        None,
-        text_words=('"kty"', "'kty'"),
     ),
     # a wallet's recovery words: twelve to twenty-four lower-case words after their name
     Place(
@@ -361,7 +316,7 @@ PLACES: list[Place] = [
     # YAML block scalar: "password: |" (or >, |-, >-), then the value on the lines indented below
     Place(
         "assignment",
-        rf"(?m)^([ \t]{{0,40}})[\"']?({_NAME_CHARS}{{0,60}}(?i:{_SECRET_NAME}){_NAME_CHARS}{{0,60}})[\"']?[ \t]*:[ \t]*"
+        rf"(?m)^([ \t]{{0,40}})[\"']?({NAME_CHARS}{{0,60}}(?i:{SECRET_NAME}){NAME_CHARS}{{0,60}})[\"']?[ \t]*:[ \t]*"
         r"[|>][-+]?[ \t]*\r?\n(\1[ \t]{1,16}\S[^\n]{0,2000}(?:\n\1[ \t]{1,16}\S[^\n]{0,2000}){0,39})",
         3,
         lambda match: about_a_secret(match.group(2)),
@@ -372,7 +327,7 @@ PLACES: list[Place] = [
         "assignment",
         r"(?i)(?:^|[;\"'\s])(?:pwd|password)[ \t]{0,4}=[ \t]{0,4}\{([^{}\n]{1,256})\}(?=[;\"'\s]|$)",
         1,
-        lambda match: _keep_first_value(match) or _PLACEHOLDER.fullmatch(match.group(1)) is not None,
+        lambda match: keep_first_value(match) or _PLACEHOLDER.fullmatch(match.group(1)) is not None,
         text_words=("={", "= {"),
     ),
     # HTTPie: http -a user:PW
@@ -381,7 +336,7 @@ PLACES: list[Place] = [
         r"\bhttps?(?:[ \t][^\n|;&]{0,300}?)?[ \t](?:-a|--auth)(?:[ \t]+|=)[\"']?[^:\s'\"/]{1,128}:(?!//)"
         r"([^\s'\"]{1,256})",
         1,
-        _keep_first_value,
+        keep_first_value,
         line_words=("http",),
     ),
 ]

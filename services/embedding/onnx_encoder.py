@@ -1,7 +1,7 @@
 """Serve the exported ONNX graph with onnxruntime and a fast tokenizer.
 
-No torch in this process. The session runs a copy of the cached graph whose
-large weights onnxruntime maps from disk (``onnx_mapped``: about 35 MB less
+No torch in this process. The session runs the cached graph whose large weights
+onnxruntime maps from disk (``onnx_cache``, ``onnx_mapped``: about 35 MB less
 resident for MiniLM). Texts in a batch are sorted by token length and
 encoded in chunks, so short prompts never pay for padding up to a long document.
 ``precision`` picks the fp32 graph or its int8 derivative (see onnx_export).
@@ -24,8 +24,8 @@ from typing import Any
 
 import numpy as np
 
-from services.embedding.onnx_export import OnnxUnsupported, check_supported, ensure_exported, ensure_row_quantized
-from services.embedding.onnx_mapped import drop_mapped, ensure_mapped
+from services.embedding.onnx_cache import Served, ensure_served
+from services.embedding.onnx_export import check_supported
 
 CHUNK = 64
 INT8_CHUNK = 16  # measured best for ~60-token texts on 2 cores
@@ -36,32 +36,9 @@ BATCHING_ENV = "MNEMEX_EMBEDDING_INT8_BATCHING"
 log = logging.getLogger("mnemex.embedding")
 
 
-def _check_or_drop(ort: Any, onnx_file: Path) -> None:
-    """Drop ``onnx_file`` from the cache if onnxruntime cannot load it (the next export rebuilds it)."""
-    try:
-        ort.InferenceSession(str(onnx_file), providers=["CPUExecutionProvider"])
-    except Exception:  # same as above: onnxruntime's own error types
-        onnx_file.unlink(missing_ok=True)
-        drop_mapped(onnx_file)
-
-
-def open_session(ort: Any, onnx_file: Path, options: Any) -> Any:
-    """A session over the memory-mapped copy of ``onnx_file`` (``onnx_mapped``), else over the file itself.
-
-    A copy onnxruntime cannot read (torn by a crash or a full disk) is written again, once.
-    Raises what onnxruntime raises when ``onnx_file`` itself cannot be loaded."""
-    providers = ["CPUExecutionProvider"]
-    try:
-        mapped = ensure_mapped(onnx_file)
-        try:
-            return ort.InferenceSession(str(mapped), options, providers=providers)
-        except Exception:  # onnxruntime's own error types
-            drop_mapped(onnx_file)
-            return ort.InferenceSession(str(ensure_mapped(onnx_file)), options, providers=providers)
-    except Exception as exc:  # OnnxUnsupported (no copy could be written), or onnxruntime's again
-        log.warning("serving %s with its weights in memory: %s", onnx_file.name, exc)
-        drop_mapped(onnx_file)
-    return ort.InferenceSession(str(onnx_file), options, providers=providers)
+def open_session(ort: Any, graph: Path, options: Any) -> Any:
+    """An onnxruntime CPU session over ``graph`` (its weights mapped from the cache's ``.weights`` file)."""
+    return ort.InferenceSession(str(graph), options, providers=["CPUExecutionProvider"])
 
 
 @dataclass
@@ -75,8 +52,7 @@ class OnnxEncoder:
     # onnxruntime.InferenceSession and tokenizers.Tokenizer, imported lazily at load
     _session: Any
     _tokenizer: Any
-    _model_dir: Path | None = None
-    _cache: Path | None = None
+    _served: Served | None = None
     _options: Any = None
     _rows_session: Any = field(default=None, repr=False)
     int8_batching: bool = True
@@ -90,7 +66,7 @@ class OnnxEncoder:
         from tokenizers import Tokenizer
 
         max_len = check_supported(model_dir)
-        onnx_file = ensure_exported(model_dir, cache, precision=precision)
+        served = ensure_served(model_dir, cache, precision)
         tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
         tokenizer.enable_truncation(max_len)
         pad_id = tokenizer.token_to_id("[PAD]")
@@ -104,16 +80,13 @@ class OnnxEncoder:
         if threads > 0:
             options.intra_op_num_threads = threads
         try:
-            session = open_session(ort, onnx_file, options)
-        except Exception as exc:  # onnxruntime's own error types: a truncated or corrupt cached graph
-            # The cache holds only derived files: rebuild this one once rather than refuse to start.
-            log.warning("cached ONNX graph %s is unreadable (%s); rebuilding it", onnx_file, exc)
-            onnx_file.unlink(missing_ok=True)
-            drop_mapped(onnx_file)
-            if precision != "fp32":  # the int8 graph is derived from the fp32 one, which may be the bad file
-                _check_or_drop(ort, ensure_exported(model_dir, cache, precision="fp32"))
-            onnx_file = ensure_exported(model_dir, cache, precision=precision)
-            session = open_session(ort, onnx_file, options)
+            session = open_session(ort, served.single, options)
+        except Exception as exc:  # onnxruntime's own error types: a truncated or corrupt cached file
+            # The cache holds only derived files: rebuild them once rather than refuse to start.
+            log.warning("cached ONNX graph %s is unreadable (%s); rebuilding it", served.single, exc)
+            served.drop()
+            served = ensure_served(model_dir, cache, precision)
+            session = open_session(ort, served.single, options)
         encoder = cls(
             model_id=model_id,
             dimension=0,
@@ -123,8 +96,7 @@ class OnnxEncoder:
             precision=precision,
             _session=session,
             _tokenizer=tokenizer,
-            _model_dir=model_dir,
-            _cache=cache,
+            _served=served,
             _options=options,
             int8_batching=os.environ.get(BATCHING_ENV, "1").strip() != "0",
         )
@@ -132,14 +104,14 @@ class OnnxEncoder:
         return encoder
 
     def _rows(self) -> Any:
-        """The per-sequence int8 session, loaded on the first batch (None: one text per call)."""
-        if self._rows_session is None and self.int8_batching and self._model_dir is not None:
+        """The per-sequence int8 session, opened on the first batch (None: one text per call)."""
+        rows = self._served.rows if self._served is not None else None
+        if self._rows_session is None and self.int8_batching and rows is not None:
             import onnxruntime as ort
 
             try:
-                path = ensure_row_quantized(self._model_dir, self._cache)
-                self._rows_session = open_session(ort, path, self._options)
-            except (OnnxUnsupported, OSError) as exc:
+                self._rows_session = open_session(ort, rows, self._options)
+            except Exception as exc:  # onnxruntime's own error types: a file damaged since the load
                 log.warning("int8 batches fall back to one text per call: %s", exc)
                 self.int8_batching = False
         return self._rows_session

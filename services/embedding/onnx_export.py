@@ -9,9 +9,11 @@ with torch when the ``mnemex[torch]`` extra is installed, and served by
 sentence-transformers otherwise. Serving the graph needs only onnxruntime and
 tokenizers, which start in a fraction of a second.
 
-The build runs in a child process (``python -m services.embedding.onnx_export``)
-so the embedding service never keeps ``onnx`` resident. It writes to a temporary
-name and renames, so concurrent builders cannot leave a torn file.
+The service serves these graphs from the cache that ``onnx_cache`` builds (in a child
+process, so the service never keeps ``onnx`` resident), keeping only the served files.
+This module's command writes one graph, with its weights inside, to a file of your
+choosing (``--out``), under a temporary name then renamed; without ``--out`` it
+prepares the cache as the service would.
 
 Precision ``int8`` (the CPU default) derives a second file from the fp32 graph:
 every MatMul weight quantized per output channel, activations quantized on the
@@ -22,7 +24,7 @@ stay within cosine 0.99 (mean) of the fp32 ones; LoCoMo recall@10 stayed at
 0.745, recall@5 0.664 -> 0.659 (BENCHMARKS.md). Per-tensor quantization was measured too and
 dropped: cosine 0.95, too lossy.
 
-    python -m services.embedding.onnx_export [--model PATH] [--precision int8|fp32] [--json]
+    python -m services.embedding.onnx_export [--model PATH] [--precision int8|fp32] [--out FILE] [--json]
 """
 
 from __future__ import annotations
@@ -32,12 +34,11 @@ import importlib.util
 import json
 import logging
 import os
-import subprocess
 import sys
 import warnings
 from pathlib import Path
 
-EXPORT_FORMAT = "mnemex-onnx-3"  # bump when the exported graph changes (3: built from safetensors, no torch)
+EXPORT_FORMAT = "mnemex-onnx-4"  # bump when the cached files change (3: built from safetensors; 4: one shared .weights)
 OPSET = 17
 PRECISIONS = ("int8", "fp32")
 ROWS = "int8-rows"  # derived from int8 for batches (row_quantization); not a precision users pick
@@ -86,20 +87,6 @@ def model_digest(model_dir: Path) -> str:
 def cached_model_path(model_dir: Path, root: Path | None = None, precision: str = "fp32") -> Path:
     suffix = "" if precision == "fp32" else f"-{precision}"
     return (root or cache_root()) / f"{model_dir.name}-{model_digest(model_dir)}{suffix}.onnx"
-
-
-def ensure_row_quantized(model_dir: Path, root: Path | None = None, timeout: float = 300.0) -> Path:
-    """The int8 graph with per-sequence activation scales (built in a child process if absent)."""
-    target = cached_model_path(model_dir, root, ROWS)
-    if target.exists():
-        return target
-    source = ensure_exported(model_dir, root, timeout, precision="int8")
-    cmd = [sys.executable, "-m", "services.embedding.row_quantization", "--src", str(source), "--out", str(target)]
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False)
-    if done.returncode != 0 or not target.exists():
-        tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
-        raise OnnxUnsupported(f"per-sequence int8 graph of {model_dir} failed: {tail[0]}")
-    return target
 
 
 def quantize(fp32_file: Path, out: Path) -> Path:
@@ -192,30 +179,14 @@ def trace_with_torch(model_dir: Path, out: Path) -> Path:
     return out
 
 
-def ensure_exported(model_dir: Path, root: Path | None = None, timeout: float = 300.0, precision: str = "fp32") -> Path:
-    """Return the cached ONNX file for ``model_dir``, exporting it in a child process if absent."""
-    if precision not in PRECISIONS:
-        raise ValueError(f"precision {precision!r}: choose one of {', '.join(PRECISIONS)}")
-    target = cached_model_path(model_dir, root, precision)
-    if target.exists():
-        return target
-    check_supported(model_dir)
-    cmd = [
-        sys.executable,
-        "-m",
-        "services.embedding.onnx_export",
-        "--model",
-        str(model_dir),
-        "--out",
-        str(target),
-        "--precision",
-        precision,
-    ]
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False)
-    if done.returncode != 0 or not target.exists():
-        tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
-        raise OnnxUnsupported(f"ONNX export of {model_dir} failed: {tail[0]}")
-    return target
+def write_graph(model_dir: Path, out: Path, precision: str) -> Path:
+    """Write the ``precision`` graph of ``model_dir`` to ``out``, weights inside (int8: the fp32 one beside it)."""
+    if precision == "fp32":
+        return export(model_dir, out)
+    fp32 = cached_model_path(model_dir, out.parent)
+    if not fp32.exists():
+        export(model_dir, fp32)
+    return quantize(fp32, out)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -225,12 +196,15 @@ def main(argv: list[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(description="Export the embedding model to the ONNX cache.")
     parser.add_argument("--model", default=None, help="sentence-transformers directory (default: packaged MiniLM)")
-    parser.add_argument("--out", default=None, help="output file (default: the cache path)")
+    parser.add_argument(
+        "--out", default=None, help="write this one graph, weights inside (default: prepare the served cache)"
+    )
     parser.add_argument(
         "--precision",
         choices=PRECISIONS,
         default=os.environ.get("MNEMEX_EMBEDDING_PRECISION") or "int8",
-        help="int8 also builds the fp32 file it is derived from (default: MNEMEX_EMBEDDING_PRECISION, else int8)",
+        help="with --out, int8 also writes the fp32 graph it derives from beside it (default: "
+        "MNEMEX_EMBEDDING_PRECISION, else int8)",
     )
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     args = parser.parse_args(argv)
@@ -241,16 +215,16 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:  # ModelMissing: the line says what to install
         print(f"mnemex: {exc}", file=sys.stderr)
         return 1
-    out = Path(args.out) if args.out else cached_model_path(model_dir, precision=args.precision)
     try:
-        if not out.exists():
-            if args.precision == "fp32":
-                export(model_dir, out)
-            else:
-                fp32 = cached_model_path(model_dir, out.parent)
-                if not fp32.exists():
-                    export(model_dir, fp32)
-                quantize(fp32, out)
+        if args.out:
+            out = Path(args.out)
+            if not out.exists():
+                write_graph(model_dir, out, args.precision)
+        else:
+            from services.embedding.onnx_cache import build_served, served_files
+
+            served = served_files(model_dir, args.precision)
+            out = served.single if served.exists() else build_served(model_dir, args.precision).single
     except (OnnxUnsupported, OSError, ImportError, ValueError, RuntimeError) as exc:
         print(f"mnemex: cannot export {model_dir} to ONNX ({args.precision}): {exc}", file=sys.stderr)
         return 1

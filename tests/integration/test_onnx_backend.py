@@ -100,7 +100,6 @@ def test_int8_vectors_stay_close_to_fp32_and_keep_the_neighbours(encoder, fp32_e
 def test_int8_is_derived_from_the_fp32_export_into_its_own_file(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     model = Path(packaged_model_path())
     fp32 = cached_model_path(model, tmp_path)
-    shutil.copy(cached_model_path(model), fp32)  # reuse the installed export: no torch trace in this test
     out = cached_model_path(model, tmp_path, "int8")
     assert out != fp32 and not out.exists()
     assert main(["--out", str(out), "--precision", "int8", "--json"]) == 0
@@ -178,12 +177,14 @@ def test_without_an_int8_graph_the_fp32_graph_serves(monkeypatch: pytest.MonkeyP
 
 
 def test_a_corrupt_cached_graph_is_rebuilt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The cache holds derived files only: a truncated int8 graph is rebuilt from the fp32 one at load."""
+    """The cache holds derived files only: a truncated served graph is rebuilt at load."""
+    from services.embedding.onnx_cache import served_files
+
     model = Path(packaged_model_path())
-    shutil.copy(cached_model_path(model), cached_model_path(model, tmp_path))
-    broken = cached_model_path(model, tmp_path, "int8")
-    broken.write_bytes(b"not an onnx graph, cut short by a full disk")
     monkeypatch.setenv("MNEMEX_MODEL_CACHE", str(tmp_path))
+    load_encoder()
+    broken = served_files(model, "int8").single
+    broken.write_bytes(b"not an onnx graph, cut short by a full disk")
     served = load_encoder()
     assert (served.backend, served.precision) == ("onnx", "int8")
     assert broken.stat().st_size > 1_000_000
@@ -205,29 +206,62 @@ def test_int8_batches_run_per_sequence_scales_and_match_each_text_alone(encoder)
     assert np.array_equal(rows_alone, alone)
 
 
-def test_the_served_graph_maps_its_weights_and_gives_the_same_vectors(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    """The session runs the memory-mapped copy (weights in a .data file beside it), bit for bit
-    the vectors of the graph with its weights inside; a torn copy is rebuilt at the next load."""
+def test_the_cache_keeps_only_the_served_files_and_they_give_the_built_graphs_vectors(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, encoder
+) -> None:  # type: ignore[no-untyped-def]
+    """At int8 the cache holds the two served graphs and the one weights file they share (the
+    30,522 x 384 fp32 word embeddings, mapped from disk), under 100 MB and nothing else: no fp32
+    export, no graph with its weights inside. Their vectors are those of the int8 graph with its
+    weights inside, bit for bit; a torn weights file is rebuilt at the next load."""
     import onnxruntime as ort
 
-    from services.embedding.onnx_mapped import data_path, mapped_path
+    from services.embedding.onnx_cache import served_files
 
     model = Path(packaged_model_path())
-    source = cached_model_path(model, tmp_path, "int8")
-    shutil.copy(cached_model_path(model, precision="int8"), source)
-    monkeypatch.setenv("MNEMEX_MODEL_CACHE", str(tmp_path))
+    monkeypatch.setenv("MNEMEX_MODEL_CACHE", str(tmp_path / "cache"))
     served = load_encoder()
-    mapped = mapped_path(source)
-    assert data_path(mapped).stat().st_size > 40_000_000  # the 30,522 x 384 fp32 word embeddings
-    assert mapped.stat().st_size < source.stat().st_size - 40_000_000
-    inside = ort.InferenceSession(str(source), providers=["CPUExecutionProvider"])
-    for text in TEXTS:
-        assert np.array_equal(served.encode([text]), served._feed(served._arrays([text]), inside))
+    files = served_files(model, "int8")
+    assert sorted((tmp_path / "cache").iterdir()) == sorted(files.files())
+    assert sum(p.stat().st_size for p in files.files()) <= 100_000_000
+    assert files.weights.stat().st_size > 40_000_000  # the word embeddings, once for both graphs
+    assert files.single.stat().st_size < 15_000_000 and files.rows is not None
+    assert files.rows.stat().st_size < 15_000_000
 
-    data_path(mapped).write_bytes(b"cut short")
+    inside = cached_model_path(model, tmp_path, "int8")
+    assert main(["--out", str(inside), "--precision", "int8"]) == 0
+    with_weights = ort.InferenceSession(str(inside), providers=["CPUExecutionProvider"])
+    for text in TEXTS:
+        assert np.array_equal(served.encode([text]), served._feed(served._arrays([text]), with_weights))
+    texts = TEXTS + SENTENCES
+    assert np.array_equal(served.encode(texts), encoder.encode(texts))  # batches: the shared rows graph
+
+    expected = served.encode(TEXTS[:2])
+    del served, with_weights  # a session reading a file cut short under it dies of SIGBUS
+    files.weights.unlink()
+    files.weights.write_bytes(b"cut short")
     again = load_encoder()
-    assert data_path(mapped).stat().st_size > 40_000_000
-    assert np.array_equal(again.encode(TEXTS[:2]), served.encode(TEXTS[:2]))
+    assert files.weights.stat().st_size > 40_000_000
+    assert np.array_equal(again.encode(TEXTS[:2]), expected)
+
+
+def test_fp32_is_built_on_demand_into_its_own_served_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from services.embedding.onnx_cache import served_files
+
+    model = Path(packaged_model_path())
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("MNEMEX_MODEL_CACHE", str(cache))
+    served = load_encoder(precision="fp32")
+    files = served_files(model, "fp32")
+    assert files.rows is None
+    assert sorted(cache.iterdir()) == sorted(files.files())
+    assert sum(p.stat().st_size for p in files.files()) <= 100_000_000
+    inside = tmp_path / "inside" / "fp32.onnx"
+    assert main(["--out", str(inside), "--precision", "fp32"]) == 0
+    import onnxruntime as ort
+
+    with_weights = ort.InferenceSession(str(inside), providers=["CPUExecutionProvider"])
+    for text in TEXTS:
+        assert np.array_equal(served.encode([text]), served._feed(served._arrays([text]), with_weights))
 
 
 def _varied_texts(count: int) -> list[str]:
@@ -256,11 +290,10 @@ def test_the_graph_built_without_torch_matches_sentence_transformers(tmp_path: P
     from services.embedding.onnx_encoder import OnnxEncoder
 
     model = Path(packaged_model_path())
-    out = cached_model_path(model, tmp_path)
     blocked = "import sys; sys.modules['torch'] = None; sys.modules['transformers'] = None; "
-    run = "from services.embedding.onnx_export import main; raise SystemExit(main(sys.argv[1:]))"
+    run = "from services.embedding.onnx_cache import main; raise SystemExit(main(sys.argv[1:]))"
     done = subprocess.run(
-        [sys.executable, "-c", blocked + run, "--out", str(out), "--precision", "fp32"],
+        [sys.executable, "-c", blocked + run, "--model", str(model), "--root", str(tmp_path), "--precision", "fp32"],
         capture_output=True,
         text=True,
         timeout=300,
@@ -284,23 +317,61 @@ def test_the_torch_backend_without_torch_names_the_extra(monkeypatch: pytest.Mon
 
 
 def test_the_first_start_builds_the_graphs_and_says_so_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """`mnemex up` prepares what the embedding service opens: a start line and a done line while the
-    cache is empty, nothing at later starts, and nothing for a backend that serves no ONNX."""
+    """`mnemex up` prepares what the embedding service opens: a start and a done line while the
+    cache is empty, nothing at later starts, and nothing for a backend that serves no ONNX; the
+    cache then holds the served files alone, 100 MB at most."""
     from services.embedding.first_start import prepare_model, served_graphs
-    from services.embedding.onnx_mapped import mapped_path
 
-    monkeypatch.setenv("MNEMEX_MODEL_CACHE", str(tmp_path))
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("MNEMEX_MODEL_CACHE", str(cache))
     monkeypatch.delenv("MNEMEX_EMBEDDING_PRECISION", raising=False)  # the default's graphs
     lines: list[str] = []
     assert prepare_model(lines.append)
     assert len(lines) == 2, lines
     assert "preparing the embedding model for its first start" in lines[0] and "s;" in lines[0]
     assert lines[1].startswith("embedding model ready in ")
-    for graph in served_graphs(Path(packaged_model_path()), "int8"):
-        assert graph.exists() and mapped_path(graph).exists()
+    served = served_graphs(Path(packaged_model_path()), "int8")
+    assert served.exists()
+    assert sorted(cache.iterdir()) == sorted(served.files())
+    assert sum(p.stat().st_size for p in cache.iterdir()) <= 100_000_000
     assert prepare_model(lines.append) and len(lines) == 2  # a later start: silent
 
     monkeypatch.setenv("MNEMEX_MODEL_CACHE", str(tmp_path / "other"))
     monkeypatch.setenv("MNEMEX_EMBEDDING_BACKEND", "torch")
     assert prepare_model(lines.append) and len(lines) == 2
     assert not (tmp_path / "other").exists()
+
+
+def test_the_first_start_removes_what_an_older_version_or_another_precision_left(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An older mnemex kept five variants (fp32, int8, int8-rows, their mapped copies with .data files)
+    under an older export's digest; switching precision leaves the other one's files. `mnemex up`
+    removes them, says how much it freed, and leaves another model's files and a build in progress."""
+    from services.embedding.first_start import prepare_model, served_graphs
+
+    model = Path(packaged_model_path())
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("MNEMEX_MODEL_CACHE", str(cache))
+    monkeypatch.setenv("MNEMEX_EMBEDDING_PRECISION", "fp32")
+    assert prepare_model(lambda line: None)
+    fp32 = served_graphs(model, "fp32")
+    fp32_bytes = sum(p.stat().st_size for p in fp32.files())
+    old = [f"{model.name}-fcf18bbf45299038{variant}" for variant in (".onnx", "-int8.onnx", "-int8-rows.onnx")] + [
+        f"{model.name}-fcf18bbf45299038{v}-mapped.onnx{d}" for v in ("", "-int8", "-int8-rows") for d in ("", ".data")
+    ]
+    for name in old:
+        (cache / name).write_bytes(b"x" * 1_000_000)
+    (cache / "other-model-0123456789abcdef.onnx").write_bytes(b"another model's graph")
+    (cache / f".{model.name}-build.xyz").mkdir()  # a staging folder: a build in progress
+
+    monkeypatch.delenv("MNEMEX_EMBEDDING_PRECISION")
+    lines: list[str] = []
+    assert prepare_model(lines.append)
+    int8 = served_graphs(model, "int8")
+    assert int8.exists() and not any(p.exists() for p in fp32.files())
+    assert not any((cache / name).exists() for name in old)
+    assert (cache / "other-model-0123456789abcdef.onnx").exists()
+    assert (cache / f".{model.name}-build.xyz").is_dir()
+    assert "removed 11 cached ONNX file(s)" in lines[-1], lines
+    assert f"{(9_000_000 + fp32_bytes) / 1e6:.0f} MB freed from {cache}" in lines[-1], lines

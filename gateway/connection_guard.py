@@ -221,18 +221,18 @@ class GuardedHttpProtocol(HttpToolsProtocol):
             if len(own) >= self.per_client and not _close_longest_idle(own):
                 self.transport.close()
                 return
-        if len(peers) >= self.max_connections and not _close_longest_idle(peers):
+        if len(peers) >= self.max_connections and not _close_longest_idle(peers, FRESH_GRACE_S):
             _drop_slowest_body(peers)
 
 
-def _close_longest_idle(connections: list[GuardedHttpProtocol]) -> bool:
-    """Close the connection idle the longest: a kept-alive one, or one that has not sent a head for
-    ``FRESH_GRACE_S`` (a real client sends it at once: a connection just opened is never the one closed)."""
+def _close_longest_idle(connections: list[GuardedHttpProtocol], grace: float = 0.0) -> bool:
+    """Close the connection idle the longest: a kept-alive one, or one that has not sent a head for ``grace``
+    (for the global ceiling, ``FRESH_GRACE_S``: a connection just opened, the hook's own, is never the one)."""
     now = time.monotonic()
     idle = [
         c
         for c in connections
-        if c.waiting_for_head() and not c.transport.is_closing() and (c.answered or now - c.idle_since > FRESH_GRACE_S)
+        if c.waiting_for_head() and not c.transport.is_closing() and (c.answered or now - c.idle_since > grace)
     ]
     if not idle:
         return False

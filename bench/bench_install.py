@@ -15,7 +15,11 @@ its PyPI release) it creates a fresh venv and installs twice:
 
 It reports the wall time of the ``pip install`` commands (for mnemex, both summed), the size of the venv (``du``,
 bytes on disk, the venv's own pip and setuptools included), the download size,
-and whether torch ended up in the venv.
+and whether torch ended up in the venv. For mnemex it also reports the model cache
+(``model MB``): what the installed mnemex builds into an empty ``MNEMEX_MODEL_CACHE``
+at its first start (``python -m services.embedding.onnx_export``, offline), the files the
+embedding service serves at the default precision. The peer's model is a download from
+the Hugging Face hub at its first start, which this machine cannot make: not measured.
 
 ``--index pypi`` (the default) runs pip ``--isolated`` against PyPI alone, as a
 user's machine would (this machine's pip configuration adds local mirrors);
@@ -81,10 +85,24 @@ def install_once(
     return {"seconds": round(seconds, 1), "venv_mb": round(du_bytes(venv) / 1e6), "torch": torch}
 
 
+def model_cache_mb(python: Path, cache: Path) -> int:
+    """Size of what the installed mnemex builds into the empty model cache ``cache``, as at a first start."""
+    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
+    env.update(MNEMEX_MODEL_CACHE=str(cache), HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
+    env.pop("MNEMEX_EMBEDDING_PRECISION", None)  # the default's files
+    command = [str(python), "-m", "services.embedding.onnx_export"]
+    done = subprocess.run(command, env=env, cwd=cache.parent, capture_output=True, text=True, check=False)
+    if done.returncode != 0:  # cwd outside the checkout: the installed wheel's code runs, not this tree's
+        raise RuntimeError(f"building the model cache failed:\n{done.stderr[-2000:]}")
+    return round(du_bytes(cache) / 1e6)
+
+
 def measure(name: str, steps: list[list[str]], work: Path, index: str) -> list[dict[str, object]]:
     cache, wheelhouse = work / f"{name}-pip-cache", work / f"{name}-downloads"
     cold = install_once(steps, work / f"{name}-cold-venv", cache, index, None)
     python = work / f"{name}-cold-venv" / "bin" / "python"
+    if name == "mnemex":
+        cold["model_mb"] = model_cache_mb(python, work / "mnemex-model-cache")
     for step in steps:
         fill = pip_command(python, "download", index, "--cache-dir", str(cache), "-d", str(wheelhouse), *step)
         subprocess.run(fill, capture_output=True, text=True, check=True)
@@ -117,12 +135,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0
-    print(f"{'package':<10} {'cache':<6} {'install s':>9} {'venv MB':>8} {'download MB':>12} {'torch':>6}")
+    print(
+        f"{'package':<10} {'cache':<6} {'install s':>9} {'venv MB':>8} {'download MB':>12} {'torch':>6} {'model MB':>9}"
+    )
     for row in rows:
-        download_mb = row.get("download_mb", "")
+        download_mb, model_mb = row.get("download_mb", ""), row.get("model_mb", "")
         print(
             f"{row['package']:<10} {row['cache']:<6} {row['seconds']:>9} {row['venv_mb']:>8} {download_mb!s:>12} "
-            f"{'yes' if row['torch'] else 'no':>6}"
+            f"{'yes' if row['torch'] else 'no':>6} {model_mb!s:>9}"
         )
     return 0
 

@@ -31,7 +31,7 @@ import queue
 import statistics
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -83,9 +83,13 @@ def _host_port(url: str) -> tuple[str, int]:
     return host, int(port)
 
 
-async def _held_stream(url: str, headers: dict[str, str], pressure: Pressure, stop: asyncio.Event) -> None:
+Attempt = Callable[[asyncio.StreamReader, asyncio.StreamWriter, str, Pressure, asyncio.Event], Awaitable[bool]]
+
+
+async def _keep_reopening(url: str, attempt: Attempt, pressure: Pressure, stop: asyncio.Event) -> None:
+    """Open a connection and run ``attempt`` on it (True: the server closed it), then again a moment after
+    it ends, until ``stop``: the pressure stays steady however the gateway answers."""
     host, port = _host_port(url)
-    extra = "".join(f"{k}: {v}\r\n" for k, v in headers.items())
     while not stop.is_set():
         try:
             reader, writer = await asyncio.open_connection(host, port)
@@ -95,20 +99,7 @@ async def _held_stream(url: str, headers: dict[str, str], pressure: Pressure, st
         pressure.hold()
         by_server = False
         try:
-            writer.write(
-                f"GET /mcp HTTP/1.1\r\nHost: {host}:{port}\r\nAccept: text/event-stream\r\n{extra}\r\n".encode()
-            )
-            await writer.drain()
-            first = await _until_stop(reader.readline(), stop)
-            if first is not None:
-                pressure.status(first)
-                while not stop.is_set():  # hold it: read whatever comes until the server closes
-                    chunk = await _until_stop(reader.read(4096), stop)
-                    if chunk is None:
-                        break
-                    if not chunk:
-                        by_server = True
-                        break
+            by_server = await attempt(reader, writer, f"{host}:{port}", pressure, stop)
         except OSError:
             by_server = True
         finally:
@@ -117,41 +108,52 @@ async def _held_stream(url: str, headers: dict[str, str], pressure: Pressure, st
         await asyncio.sleep(REOPEN_AFTER_S)
 
 
-async def _slow_body(url: str, path: str, headers: dict[str, str], pressure: Pressure, stop: asyncio.Event) -> None:
-    host, port = _host_port(url)
+def held_stream(headers: dict[str, str]) -> Attempt:
     extra = "".join(f"{k}: {v}\r\n" for k, v in headers.items())
-    while not stop.is_set():
-        try:
-            reader, writer = await asyncio.open_connection(host, port)
-        except OSError:
-            await asyncio.sleep(0.2)
-            continue
-        pressure.hold()
-        by_server = False
-        try:
-            writer.write(
-                f"POST {path} HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\n"
-                f"Accept: application/json, text/event-stream\r\nContent-Length: 100000\r\n{extra}\r\n".encode()
-            )
-            writer.write(b"{")
+
+    async def attempt(
+        reader: asyncio.StreamReader, writer: asyncio.StreamWriter, host: str, pressure: Pressure, stop: asyncio.Event
+    ) -> bool:
+        writer.write(f"GET /mcp HTTP/1.1\r\nHost: {host}\r\nAccept: text/event-stream\r\n{extra}\r\n".encode())
+        await writer.drain()
+        first = await _until_stop(reader.readline(), stop)
+        if first is None:
+            return False
+        pressure.status(first)
+        while not stop.is_set():  # hold it: read whatever comes until the server closes
+            chunk = await _until_stop(reader.read(4096), stop)
+            if chunk is None:
+                return False
+            if not chunk:
+                return True
+        return False
+
+    return attempt
+
+
+def slow_body(path: str, headers: dict[str, str]) -> Attempt:
+    extra = "".join(f"{k}: {v}\r\n" for k, v in headers.items())
+
+    async def attempt(
+        reader: asyncio.StreamReader, writer: asyncio.StreamWriter, host: str, pressure: Pressure, stop: asyncio.Event
+    ) -> bool:
+        writer.write(
+            f"POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
+            f"Accept: application/json, text/event-stream\r\nContent-Length: 100000\r\n{extra}\r\n{{".encode()
+        )
+        await writer.drain()
+        while not stop.is_set():
+            got = await _until_stop(reader.read(4096), stop, timeout=0.5)
+            if got == b"":
+                return True
+            if got:
+                pressure.status(got.split(b"\r\n", 1)[0])
+                return True
+            writer.write(b" ")  # one byte every half second: a body that never ends
             await writer.drain()
-            while not stop.is_set():
-                got = await _until_stop(reader.read(4096), stop, timeout=0.5)
-                if got == b"":
-                    by_server = True
-                    break
-                if got:
-                    pressure.status(got.split(b"\r\n", 1)[0])
-                    by_server = True
-                    break
-                writer.write(b" ")  # one byte every half second: a body that never ends
-                await writer.drain()
-        except OSError:
-            by_server = True
-        finally:
-            pressure.release(by_server)
-            writer.close()
-        await asyncio.sleep(REOPEN_AFTER_S)
+        return False
+
+    return attempt
 
 
 async def _until_stop(awaitable: Any, stop: asyncio.Event, timeout: float | None = None) -> Any:
@@ -195,10 +197,11 @@ def streams_and_bodies(url: str, headers: dict[str, str], streams: int, bodies: 
 
     async def attack() -> None:
         ended = asyncio.Event()
-        tasks = [asyncio.ensure_future(_held_stream(url, headers, pressure[0], ended)) for _ in range(streams)]
+        streaming = held_stream(headers)
+        tasks = [asyncio.ensure_future(_keep_reopening(url, streaming, pressure[0], ended)) for _ in range(streams)]
         for number in range(bodies):  # opened at a steady pace, as the probe did
             path = "/mcp" if number % 2 else "/api/hooks/stop"
-            tasks.append(asyncio.ensure_future(_slow_body(url, path, headers, pressure[1], ended)))
+            tasks.append(asyncio.ensure_future(_keep_reopening(url, slow_body(path, headers), pressure[1], ended)))
             await asyncio.sleep(0.01)
         while not stop.is_set():
             await asyncio.sleep(0.2)

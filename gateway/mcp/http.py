@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 from fastapi import FastAPI
 from starlette.routing import Route
 
+from gateway.middleware import send_json
 from kernel.config import is_loopback, split_host_port
 
 if TYPE_CHECKING:
@@ -41,11 +42,11 @@ if TYPE_CHECKING:
 
 MCP_PATH = "/mcp"
 ASGIApp = Callable[[MutableMapping[str, Any], Any, Any], Awaitable[None]]
-NOT_RUNNING = b'{"error": "the MCP endpoint is not running (gateway starting or stopping)"}'
-NO_STREAM = (
-    b'{"error": "this MCP endpoint is stateless: it answers each POST with JSON and offers no event stream (GET) '
-    b'and no session to end (DELETE)"}'
-)
+NOT_RUNNING = {"error": "the MCP endpoint is not running (gateway starting or stopping)"}
+NO_STREAM = {
+    "error": "this MCP endpoint is stateless: it answers each POST with JSON and offers no event stream (GET) "
+    "and no session to end (DELETE)"
+}
 
 
 class _LazyEndpoint:
@@ -81,28 +82,13 @@ class _LazyEndpoint:
         if scope.get("method") != "POST":
             # The transport allows a server without a GET stream to say 405; a held stream would only
             # carry pings here (no server-initiated messages in stateless mode) and hold a connection.
-            await _reply(send, 405, NO_STREAM, [(b"allow", b"POST")])
+            await send_json(send, 405, NO_STREAM, [(b"allow", b"POST")])
             return
         app = await self._running_app()
         if app is None:
-            await _reply(send, 503, NOT_RUNNING)
+            await send_json(send, 503, NOT_RUNNING)
             return
         await app(scope, receive, send)
-
-
-async def _reply(send: Any, status: int, body: bytes, headers: list[tuple[bytes, bytes]] | None = None) -> None:
-    await send(
-        {
-            "type": "http.response.start",
-            "status": status,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(body)).encode()),
-                *(headers or []),
-            ],
-        }
-    )
-    await send({"type": "http.response.body", "body": body})
 
 
 def _transport_security(gateway_addr: str | None, names: tuple[str, ...] = ()) -> TransportSecuritySettings:

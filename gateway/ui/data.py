@@ -23,6 +23,7 @@ from gateway.capabilities.library_service import LibraryService
 from gateway.capabilities.memory_service import MemoryService
 from gateway.gateway_errors import InvalidInput, NotFound
 from gateway.ui import graph_view
+from gateway.ui.project_scope import Facts, scoped_counts, shown_in
 from kernel import projects
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
 
@@ -43,6 +44,8 @@ KINDS = {
 PAGE_SIZE = 20
 BULK_LIMIT = PAGE_SIZE  # bulk archive acts on the rows of one page
 SEARCH_POOL = 100  # a search ranks this many, then the page is cut from them
+BROWSE_CHUNK = 100  # the memory service's Browse answers at most this many at a time
+MAX_FACTS_READ = 2_000  # facts read to know which belong to other projects (20 Browse calls)
 MAX_PAGE = 500
 TURNS_SHOWN = 100
 GRAPH_NODES = 500  # the kg view's own cap; graph.js switches layout above 200
@@ -162,62 +165,153 @@ class ViewerData:
     # -- pages ----------------------------------------------------------------------------
     async def overview(self, project: str) -> JSON:
         caller = self.caller(project)
-        reply, scopes = await asyncio.gather(self.browser.overview(caller), self.projects())
+        reply, scopes, facts = await asyncio.gather(self.browser.overview(caller), self.projects(), self.facts(caller))
+        counts = dict(reply.counts)
+        # memory_bank holds every project's facts: another project's neither shows nor counts here
+        active, archived = facts.foreign_counts(caller.project)
+        counts["memory_bank"] = max(0, counts.get("memory_bank", 0) - active)
+        counts["archived"] = max(0, counts.get("archived", 0) - archived)
         stats = {
-            "counts": dict(reply.counts),
+            "counts": counts,
             "score_histogram": dict(reply.score_histogram),
             "events": dict(reply.events),
             "events_by_day": proto_dicts._json_object(reply.events_by_day_json),
         }
-        return {"project": caller.project, "stats": stats, "projects": scopes}
+        return {"project": caller.project, "stats": stats, "projects": scoped_counts(scopes, facts)}
+
+    async def project_table(self) -> list[JSON]:
+        """``projects`` with each memory_bank fact counted on the row of the project it belongs to."""
+        scopes, facts = await asyncio.gather(self.projects(), self.facts(self.caller("")))
+        return scoped_counts(scopes, facts)
+
+    async def facts(self, caller: Caller, *, tag: str = "", archived: str = "all") -> Facts:
+        """The user's memory_bank facts (those with ``tag``, in ``archived`` state), reduced to their scope."""
+        found = await self._browse_all(caller, ["memory_bank"], tag=tag, archived=archived, limit=MAX_FACTS_READ)
+        return Facts.of(proto_dicts.memories_to_dicts(found))
+
+    async def _browse_all(
+        self,
+        caller: Caller,
+        collections: list[str],
+        *,
+        tag: str,
+        archived: str,
+        limit: int,
+        sort: str = "recency",
+        kind: str = "",
+        skip: frozenset[str] = frozenset(),
+    ) -> list[mem_pb.Memory]:
+        """The first ``limit`` memories of a browse not in ``skip``, read a chunk at a time."""
+        kept: list[mem_pb.Memory] = []
+        offset = 0
+        while len(kept) < limit:
+            reply = await self.browser.browse(
+                caller,
+                collections=collections,
+                tag=tag,
+                sort=sort,
+                limit=BROWSE_CHUNK,
+                offset=offset,
+                archived=archived,
+                kind=kind,
+            )
+            kept += [m for m in reply.memories if m.id not in skip]
+            offset += BROWSE_CHUNK
+            if offset >= reply.total or not reply.memories:
+                break
+        return kept[:limit]
 
     async def memories(self, project: str, q: MemoryQuery) -> JSON:
+        """A page of memories: the search's relevant ones for a query, else the browsed list.
+
+        Another project's facts neither show nor count. A search answers as the REST search does
+        (``MemoryService.search``): only memories above the relevance floor, copies of one text
+        collapsed into one row (``duplicates``); ``relevant`` is how many passed the floor here.
+        """
         caller = self.caller(project)
         q = q.checked()
-        collections = [q.collection] if q.collection else []
-        offset = (q.page - 1) * PAGE_SIZE
         if q.query:
-            metadata = {"tags": {"$contains": q.tag}} if q.tag else None
-            found = await self.memory_service.search(
-                caller,
-                query=q.query,
-                collections=collections or None,
-                limit=SEARCH_POOL,
-                sort_by="relevance",
-                metadata=metadata,
-            )
-            hits = found["memories"]
-            if q.archived == "archived":
-                hits = [m for m in hits if m["archived"]]
-            if q.kind:
-                hits = [m for m in hits if kind_of(m) == q.kind]
-            sort = q.sort or "relevance"
-            if sort != "relevance":
-                hits.sort(key=lambda m: _sort_key(sort, m), reverse=True)
-            tags = sorted({t for m in hits for t in m["tags"]})
-            return {
-                "memories": hits[offset : offset + PAGE_SIZE],
-                "total": len(hits),
-                "capped": len(found["memories"]) >= SEARCH_POOL,  # the ranking stopped at the pool: more may match
-                "tags": tags,
-                "sort": sort,
-            }
-        reply = await self.browser.browse(
-            caller,
-            collections=collections,
-            tag=q.tag,
-            sort=q.sort if q.sort in BROWSE_SORTS else "recency",  # no query: nothing to be relevant to
-            limit=PAGE_SIZE,
-            offset=offset,
-            archived=q.archived,
-            kind=q.kind,
+            return await self._search(caller, q)
+        collections = [q.collection] if q.collection else []
+        sort = q.sort if q.sort in BROWSE_SORTS else "recency"  # no query: nothing to be relevant to
+        offset = (q.page - 1) * PAGE_SIZE
+        with_facts = (not collections or "memory_bank" in collections) and q.kind in ("", "fact")
+        foreign = (
+            (await self.facts(caller, tag=q.tag, archived=q.archived)).foreign_ids(caller.project)
+            if with_facts
+            else frozenset()
         )
+        if foreign:  # read from the top, skipping them, so every page and the total leave them out
+            reply = await self.browser.browse(
+                caller,
+                collections=collections,
+                tag=q.tag,
+                sort=sort,
+                limit=1,
+                offset=0,
+                archived=q.archived,
+                kind=q.kind,
+            )
+            kept = await self._browse_all(
+                caller,
+                collections,
+                tag=q.tag,
+                archived=q.archived,
+                limit=offset + PAGE_SIZE,
+                sort=sort,
+                kind=q.kind,
+                skip=foreign,
+            )
+            memories, total = kept[offset:], max(0, reply.total - len(foreign))
+        else:
+            reply = await self.browser.browse(
+                caller,
+                collections=collections,
+                tag=q.tag,
+                sort=sort,
+                limit=PAGE_SIZE,
+                offset=offset,
+                archived=q.archived,
+                kind=q.kind,
+            )
+            memories, total = list(reply.memories), reply.total
         return {
-            "memories": proto_dicts.memories_to_dicts(reply.memories),
-            "total": reply.total,
+            "memories": proto_dicts.memories_to_dicts(memories),
+            "total": total,
+            "relevant": None,
             "capped": False,
             "tags": list(reply.tags),
-            "sort": q.sort if q.sort in BROWSE_SORTS else "recency",
+            "sort": sort,
+        }
+
+    async def _search(self, caller: Caller, q: MemoryQuery) -> JSON:
+        found = await self.memory_service.search(
+            caller,
+            query=q.query,
+            collections=[q.collection] if q.collection else None,
+            limit=SEARCH_POOL,
+            sort_by="relevance",
+            metadata={"tags": {"$contains": q.tag}} if q.tag else None,
+        )
+        judged = found["relevant"] is not None
+        relevant = shown_in(found["memories"], caller.project)
+        hits = relevant
+        if q.archived == "archived":
+            hits = [m for m in hits if m["archived"]]
+        if q.kind:
+            hits = [m for m in hits if kind_of(m) == q.kind]
+        sort = q.sort or "relevance"
+        if sort != "relevance":
+            hits = sorted(hits, key=lambda m: _sort_key(sort, m), reverse=True)
+        offset = (q.page - 1) * PAGE_SIZE
+        return {
+            "memories": hits[offset : offset + PAGE_SIZE],
+            "total": len(hits),
+            # how many passed the relevance floor in this project, before the kind and state filters
+            "relevant": len(relevant) if judged else None,
+            "capped": len(found["memories"]) >= SEARCH_POOL,  # the ranking stopped at the pool: more may match
+            "tags": sorted({t for m in hits for t in m["tags"]}),
+            "sort": sort,
         }
 
     async def get_memory(self, project: str, memory_id: str) -> JSON:

@@ -17,12 +17,14 @@ from gateway.ui.data import (
     COLLECTIONS,
     KINDS,
     PAGE_SIZE,
+    SEARCH_POOL,
     SEARCH_SORTS,
     MemoryQuery,
     ViewerData,
     kind_of,
 )
 from gateway.ui.page_render import UiRoute, is_htmx, render, url
+from gateway.ui.project_scope import user_wide
 from gateway.ui.viewer_deps import mutation, viewer
 
 router = APIRouter(route_class=UiRoute)
@@ -75,6 +77,8 @@ async def memories(
         "collections": COLLECTIONS,
         "kinds": KINDS,
         "kind_of": kind_of,
+        "user_wide": user_wide,
+        "search_pool": SEARCH_POOL,
         "sorts": SEARCH_SORTS if query.query else BROWSE_SORTS,  # no query: nothing to rank by relevance
         "sort_labels": SORT_LABELS,
         "filtered": bool(query.query or collection or kind or tag or archived != "active"),

@@ -9,6 +9,7 @@ from fastapi.responses import HTMLResponse
 
 from gateway.ui.data import COLLECTIONS, ViewerData
 from gateway.ui.page_render import UiRoute, render
+from gateway.ui.project_scope import display_names
 from gateway.ui.viewer_deps import gateway_of, identify, viewer
 from kernel import optout
 
@@ -58,6 +59,7 @@ async def overview(
         collections=COLLECTIONS,
         stats=found["stats"],
         projects=found["projects"],
+        project_labels=display_names(names),
         chart_data=chart_data(found["stats"]),
         opt_outs=opt_outs(request),
         # memory_bank facts are user-wide: a project with only those has nothing of its own yet
@@ -68,7 +70,7 @@ async def overview(
 @router.get("/ui/projects", include_in_schema=False)
 async def all_projects(request: Request, data: ViewerData = Depends(viewer)) -> HTMLResponse:
     """Every project of this user with its counts: the switcher's "All projects"."""
-    scopes = await data.projects()
+    scopes = await data.project_table()
     names = [p["name"] for p in scopes if p["name"]]
     return render(
         request,
@@ -78,4 +80,5 @@ async def all_projects(request: Request, data: ViewerData = Depends(viewer)) -> 
         project_names=names,
         collections=COLLECTIONS,
         projects=scopes,
+        project_labels=display_names(names),
     )

@@ -1,0 +1,89 @@
+"""One project at a time: which memory_bank facts belong to a project's pages, and project names for people.
+
+A fact belongs to the project where it was stated unless it was stated user-wide
+(``gateway.capabilities.top_facts.holds_in``, the rule of services/memory/domain/fact_scope.py).
+The memory service keeps every fact of a user in one user-wide collection, so its
+Browse, Overview and scope counts include other projects' facts; ``Facts`` is what the
+viewer subtracts so that another project's fact neither shows nor counts on a page.
+
+Project ids are ``<folder>-<hash>`` (``kernel.projects``) or a bound name. ``display_names``
+shows the folder name alone, keeping the id where two projects share a folder name. Only
+what is shown changes: links and forms carry the stored id.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from gateway.capabilities.top_facts import holds_in
+
+JSON = dict[str, Any]
+_HASHED = re.compile(r"^(?P<folder>.+)-[0-9a-f]{8}$")
+
+
+def folder_name(project: str) -> str:
+    """``ledger-1a2b3c4d`` -> ``ledger``; a bound name (no hash) stays as it is."""
+    found = _HASHED.match(project)
+    return found.group("folder") if found else project
+
+
+def display_names(projects: Iterable[str]) -> dict[str, str]:
+    """Each project id -> the name shown: its folder name, or the id itself when that name is not unique."""
+    ids = sorted(set(projects))
+    folders = Counter(folder_name(p) for p in ids)
+    return {p: folder_name(p) if folders[folder_name(p)] == 1 else p for p in ids}
+
+
+def user_wide(memory: JSON) -> bool:
+    """A memory_bank fact that holds in every project of its user."""
+    return memory.get("collection") == "memory_bank" and (memory.get("metadata") or {}).get("fact_scope") != "project"
+
+
+@dataclass(frozen=True)
+class Facts:
+    """A user's memory_bank facts, reduced to what scoping needs: (id, project it belongs to or "", archived)."""
+
+    rows: tuple[tuple[str, str, bool], ...] = ()
+
+    @classmethod
+    def of(cls, memories: Sequence[JSON]) -> Facts:
+        return cls(
+            tuple(
+                (str(m["id"]), "" if user_wide(m) else str(m.get("project") or ""), bool(m.get("archived")))
+                for m in memories
+            )
+        )
+
+    def foreign_ids(self, project: str) -> frozenset[str]:
+        """Facts that belong to another project than ``project``."""
+        return frozenset(i for i, owner, _ in self.rows if owner and owner != project)
+
+    def foreign_counts(self, project: str) -> tuple[int, int]:
+        """(active, archived) facts of other projects."""
+        flags = [archived for _, owner, archived in self.rows if owner and owner != project]
+        return flags.count(False), flags.count(True)
+
+    def active_per_project(self) -> Counter[str]:
+        """Active facts per owning project ("" : user-wide)."""
+        return Counter(owner for _, owner, archived in self.rows if not archived)
+
+
+def shown_in(memories: Sequence[JSON], project: str) -> list[JSON]:
+    """``memories`` less the facts of other projects (a search hit carries its fact's scope)."""
+    return [m for m in memories if m.get("collection") != "memory_bank" or holds_in(m, project)]
+
+
+def scoped_counts(scopes: Sequence[JSON], facts: Facts) -> list[JSON]:
+    """The scope rows (``ViewerData.projects``) with memory_bank counted where each fact belongs:
+    a project's own facts on its row, user-wide ones on the user-wide row; a project that holds
+    only facts (stored in the user-wide scope) gets a row of its own."""
+    per_project = facts.active_per_project()
+    rows = [{**s, "counts": {**s["counts"], "memory_bank": per_project.get(s["name"], 0)}} for s in scopes]
+    listed = {s["name"] for s in scopes}
+    for name in sorted(n for n in per_project if n not in listed):
+        rows.append({"project": name or "(user-wide)", "name": name, "counts": {"memory_bank": per_project[name]}})
+    return rows

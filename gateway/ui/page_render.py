@@ -22,7 +22,7 @@ from fastapi.routing import APIRoute
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from gateway.gateway_errors import GatewayError
-from gateway.ui import security, ui_display
+from gateway.ui import injection_story, memory_titles, security, ui_display
 from gateway.ui.viewer_deps import gateway_of
 
 HERE = Path(__file__).parent
@@ -49,6 +49,16 @@ env.filters.update(
     highlight=ui_display.highlight,
     clipped=ui_display.clipped,
     client_name=ui_display.client_name,
+    plain_value=ui_display.plain_value,
+    label=memory_titles.label_of,
+    key_name=memory_titles.key_name,
+    collection_name=memory_titles.collection_name,
+)
+env.globals.update(
+    why_shown=injection_story.why_shown,
+    relevance_of=injection_story.relevance_of,
+    floor_of=injection_story.floor_of,
+    left_out_reason=injection_story.left_out_reason,
 )
 ALL_PROJECTS = "/ui/projects"
 

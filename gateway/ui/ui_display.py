@@ -81,3 +81,17 @@ def client_name(client: str) -> str:
 def clipped(text: str, limit: int) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+ISO_TIME = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d")
+
+
+def plain_value(value: object) -> Markup:
+    """A metadata value for people: a time as ``when``, yes / no, a list joined; always escaped."""
+    if isinstance(value, bool):
+        return Markup("yes") if value else Markup("no")
+    if isinstance(value, str) and ISO_TIME.match(value):
+        return when(value)
+    if isinstance(value, list):
+        return escape(", ".join(str(v) for v in value) or "—")
+    return escape("—" if value in (None, "") else str(value))

@@ -69,9 +69,11 @@ def test_a_turn_shows_the_rank_parts_get_context_returned_and_the_answer(
         assert 0.0 < expected["dense"] <= 1.0 and expected["final"] > 0.0
 
     details = tab.locator("[data-testid='answer']")
-    assert details.count() == 1 and details.get_attribute("open") is None  # collapsed until asked
-    tab.locator("[data-testid='answer'] summary").click()
+    assert details.count() == 1 and details.get_attribute("open") is not None  # shown, not collapsed
     assert tab.locator("[data-testid='answer'] .answer-text").inner_text() == answer  # as text, not markup
+    assert not shown.first.is_visible()  # the rank parts wait behind "How it ranked"
+    tab.locator("details.rank-details summary").first.click()
+    assert shown.first.is_visible()
     screenshot(tab, "session-why", tmp_path)
     no_trouble(page)
 

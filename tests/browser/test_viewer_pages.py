@@ -24,7 +24,7 @@ def test_every_page_loads(seeded: Seeded, page: Watched, tmp_path: Path) -> None
     tab.goto(seeded.url("/ui"))
     tab.wait_for_selector("body[data-charts='ready']")
     assert tab.locator("[data-testid='count-memory_bank']").inner_text() == "4"
-    assert tab.locator("#projects").inner_text().count(seeded.project) == 1
+    assert tab.locator("#projects a.project-link").all_inner_texts().count("ledger") == 1  # its folder name
     events = tab.evaluate("JSON.parse(document.getElementById('overview-data').textContent).events.series")
     assert sum(events["promoted"]) >= 1 and sum(events["deleted"]) >= 1
     screenshot(tab, "overview", tmp_path)
@@ -109,8 +109,8 @@ def test_follow_a_memory_from_a_session_turn(seeded: Seeded, page: Watched) -> N
     assert "how do I deploy the ledger service?" in turn.locator("pre.prompt").inner_text()
     links = turn.locator("a.injected-link")
     assert links.count() == len(seeded.injected)
-    rows = turn.locator("table.injected tbody tr")
-    assert rows.first.locator("td").first.inner_text() == "1"  # rank
+    rows = turn.locator("li.injected-memory")
+    assert rows.first.locator(".rank").inner_text() == "1"
     assert "worked" in rows.first.inner_text()  # the outcome it got afterwards
     links.first.click()
     tab.wait_for_url(re.compile(rf"/ui/memories/{re.escape(seeded.injected[0])}"))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from gateway.activity_feed import ActivityFeed
 from gateway.caller import CallerResolver
 from gateway.capabilities.admin_service import AdminService
 from gateway.capabilities.backfill_service import BackfillService
@@ -31,6 +32,7 @@ class Gateway:
     callers: CallerResolver
     # MNEMEX_USER_TOKENS: per-user tokens; a request made with one acts as its user (gateway/user_tokens.py)
     user_tokens: UserTokens | None
+    activity: ActivityFeed  # the viewer's live feed: the hook and memory services publish to it
     hooks: HookService
     memories: MemoryService
     library: LibraryService
@@ -45,13 +47,15 @@ class Gateway:
     def build(cls, settings: Settings, rpc: Rpc, deadlines: Deadlines | None = None) -> Gateway:
         """``deadlines`` bounds get-context (default: 1.5 s overall)."""
         bounds = deadlines or Deadlines()
+        activity = ActivityFeed()
         return cls(
             settings=settings,
             rpc=rpc,
             callers=CallerResolver(settings),
             user_tokens=UserTokens(settings.user_tokens_file) if settings.user_tokens_file else None,
-            hooks=HookService(rpc, settings, bounds),
-            memories=MemoryService(rpc, settings, bounds),
+            activity=activity,
+            hooks=HookService(rpc, settings, bounds, activity),
+            memories=MemoryService(rpc, settings, bounds, activity),
             library=LibraryService(rpc, settings),
             admin=AdminService(rpc, settings),
             portability=PortabilityService(rpc, settings),

@@ -11,7 +11,9 @@ costs nothing, for a slot. Hook requests (``/api/hooks/...``) and the health
 check never wait. A request takes its slot once its body is in (a slow body
 holds no slot: ``gateway.connection_guard`` times it out), or at once when it
 has no body, and gives it back when its reply starts: the work of a JSON reply
-is done by then, and a client that reads a large reply slowly holds no slot.
+is done by then, and a client that reads a large reply slowly holds no slot;
+nor does a stream (the viewer's live feed): once its reply has started it
+never takes a slot again, though it keeps reading for the client's disconnect.
 """
 
 from __future__ import annotations
@@ -51,10 +53,11 @@ class WorkSlots:
             return
         slots = self.semaphore()
         held = False
+        replied = False
 
         async def take() -> None:
             nonlocal held
-            if not held:
+            if not held and not replied:
                 await slots.acquire()
                 held = True
 
@@ -71,7 +74,9 @@ class WorkSlots:
             return message
 
         async def send_and_give_back(message: Message) -> None:
+            nonlocal replied
             if message.get("type") == "http.response.start":
+                replied = True
                 give_back()
             await send(message)
 

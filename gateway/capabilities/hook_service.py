@@ -22,7 +22,7 @@ from typing import Any
 
 import grpc
 
-from gateway import formatting, input_validation, prompt_context, proto_dicts, teaching
+from gateway import activity_feed, formatting, input_validation, prompt_context, proto_dicts, teaching
 from gateway.caller import Caller
 from gateway.capabilities.top_facts import top_facts
 from gateway.rpc import Rpc
@@ -54,10 +54,17 @@ PRE_COMPACT_USER_NOTICE = (
 
 
 class HookService:
-    def __init__(self, rpc: Rpc, settings: Settings, deadlines: prompt_context.Deadlines) -> None:
+    def __init__(
+        self,
+        rpc: Rpc,
+        settings: Settings,
+        deadlines: prompt_context.Deadlines,
+        feed: activity_feed.ActivityFeed | None = None,
+    ) -> None:
         self.rpc = rpc
         self.settings = settings
         self.deadlines = deadlines
+        self.feed = feed or activity_feed.ActivityFeed()  # the viewer's live activity (fire and forget)
 
     # -- the prompt hot path -------------------------------------------------
     async def get_context(
@@ -77,7 +84,9 @@ class HookService:
             use_kg=self.settings.kg_context,
             client=client,
         )
-        return await prompt_context.within_deadline(pipeline, self.deadlines.total)
+        result = await prompt_context.within_deadline(pipeline, self.deadlines.total)
+        self.feed.publish(lambda: activity_feed.prompt_event(caller.user, caller.project, session_id, prompt, result))
+        return result
 
     # -- turns -----------------------------------------------------------------
     async def begin_turn(self, caller: Caller, *, session_id: str, prompt: str, client: str = "") -> JSON:
@@ -88,6 +97,7 @@ class HookService:
             return {"recorded": False}
         request = mem_pb.RecordInjectionRequest(scope=caller.scope, session_id=session_id, prompt=prompt, client=client)
         await self.rpc.unary("memory", self.rpc.memory(caller.user).RecordInjection, request)
+        self.feed.publish(lambda: activity_feed.prompt_event(caller.user, caller.project, session_id, prompt, {}))
         return {"recorded": True}
 
     async def stop(
@@ -121,6 +131,12 @@ class HookService:
         reply: mem_pb.RecordExchangeResponse = await self.rpc.unary(
             "memory", self.rpc.memory(caller.user).RecordExchange, request
         )
+        if not reply.already_recorded:
+            self.feed.publish(
+                lambda: activity_feed.stored_event(
+                    caller.user, caller.project, session_id, assistant_text, reply.exchange_id
+                )
+            )
         return {"exchange_id": reply.exchange_id, "already_recorded": reply.already_recorded}
 
     # -- session start and compaction ------------------------------------------

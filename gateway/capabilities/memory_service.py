@@ -15,7 +15,7 @@ from typing import Any
 
 import grpc
 
-from gateway import input_validation, insights, prompt_context, proto_dicts, teaching
+from gateway import activity_feed, input_validation, insights, prompt_context, proto_dicts, teaching
 from gateway.caller import Caller
 from gateway.capabilities.top_facts import top_facts
 from gateway.gateway_errors import InvalidInput, NotFound
@@ -34,7 +34,14 @@ SHOWN_TIMEOUT = 1.0
 
 
 class MemoryService:
-    def __init__(self, rpc: Rpc, settings: Settings, deadlines: prompt_context.Deadlines) -> None:
+    def __init__(
+        self,
+        rpc: Rpc,
+        settings: Settings,
+        deadlines: prompt_context.Deadlines,
+        activity: activity_feed.ActivityFeed | None = None,
+    ) -> None:
+        self.activity = activity or activity_feed.ActivityFeed()  # scores reach the viewer's live activity
         self.rpc = rpc
         self.settings = settings
         self.deadlines = deadlines
@@ -243,8 +250,12 @@ class MemoryService:
             request.related.CopyFrom(mem_pb.IdList(ids=input_validation.ids(related, "related")))
         reply: mem_pb.ScoreResponse = await self.rpc.unary("memory", self.rpc.memory(caller.user).Score, request)
         kg = await teaching.teach(self.rpc, scope, reply, exchange_outcome, session_id)
+        scored = [proto_dicts.scored_to_dict(s) for s in reply.scored]
+        self.activity.publish(
+            lambda: activity_feed.scored_event(caller.user, caller.project, session_id, outcome, scored)
+        )
         return {
-            "scored": [proto_dicts.scored_to_dict(s) for s in reply.scored],
+            "scored": scored,
             "not_found": list(reply.not_found),
             "exchange_id": reply.exchange_id,
             "kg": kg,

@@ -17,7 +17,15 @@ from fastapi.staticfiles import StaticFiles
 
 from gateway.ui import security
 from gateway.ui.page_render import STATIC
-from gateway.ui.pages import auth_page, books_page, graph_page, memories_page, overview_page, sessions_page
+from gateway.ui.pages import (
+    auth_page,
+    books_page,
+    graph_page,
+    live_page,
+    memories_page,
+    overview_page,
+    sessions_page,
+)
 
 PREFIX = "/ui"
 UPLOAD_PATH = "/ui/books/upload"
@@ -25,7 +33,7 @@ UPLOAD_PATH = "/ui/books/upload"
 
 def mount(app: FastAPI) -> None:
     """Add the viewer's routes, its static files and its security headers to the gateway app."""
-    for module in (auth_page, overview_page, memories_page, sessions_page, graph_page, books_page):
+    for module in (auth_page, overview_page, memories_page, sessions_page, live_page, graph_page, books_page):
         app.include_router(module.router)
     app.mount(f"{PREFIX}/static", StaticFiles(directory=STATIC), name="ui-static")
     app.add_middleware(security.UiHeaders, prefix=PREFIX)

@@ -74,3 +74,43 @@ def test_a_request_whose_body_never_ends_holds_no_slot() -> None:
         return reply.status_code
 
     assert asyncio.run(scenario()) == 200
+
+
+def test_a_stream_that_reads_after_its_reply_started_holds_no_slot() -> None:
+    """The viewer's live feed: its reply starts at once, then it reads on (for the disconnect) for minutes."""
+
+    async def scenario() -> int:
+        busy = Busy()
+        busy.release.set()
+        closed = asyncio.Event()
+        messages = [{"type": "http.request", "body": b"", "more_body": False}]
+
+        async def receive() -> dict[str, Any]:
+            if messages:
+                return messages.pop()
+            await closed.wait()
+            return {"type": "http.disconnect"}
+
+        async def app(scope: Any, receive_: Any, send: Any) -> None:
+            if scope["path"] != "/ui/live/events":
+                await busy(scope, receive_, send)
+                return
+            await send({"type": "http.response.start", "status": 200, "headers": []})
+            await receive_()  # the request message read only now: it must not take a slot back
+            await receive_()
+
+        async def ignore(message: Any) -> None:
+            return None
+
+        slots = WorkSlots(app, slots=1)
+        scope = {"type": "http", "method": "GET", "path": "/ui/live/events", "headers": []}
+        streaming = asyncio.ensure_future(slots(scope, receive, ignore))
+        await asyncio.sleep(0.1)
+        transport = httpx.ASGITransport(app=slots)
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
+            reply = await asyncio.wait_for(client.get("/ui/memories"), 2.0)
+        closed.set()
+        await streaming
+        return reply.status_code
+
+    assert asyncio.run(scenario()) == 200

@@ -1,0 +1,140 @@
+"""Issue 38 (1, 9) in a real headless Chromium: the live activity feed (server-sent events) shows a prompt
+driven through the hooks within 2 s, the sessions list and the open session page update themselves
+without moving keyboard focus, and sessions imported with backfill are listed with an "imported" badge."""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from playwright.sync_api import expect
+
+from kernel import projects
+from tests.browser.conftest import Seeded, Watched, no_trouble, screenshot
+from tests.integration.gateway.live_stack import _serve_gateway
+
+pytestmark = pytest.mark.integration
+FEED_WITHIN_S = 2.0
+
+
+def _project(seeded: Seeded, root: Path, name: str) -> tuple[str, str]:
+    work = root / name
+    (work / ".git").mkdir(parents=True)
+    cwd = str(work)
+    seeded.live.post("/api/memory-bank/add", {"content": f"The {name} service deploys with Helm", "cwd": cwd})
+    return projects.resolve(cwd, seeded.live.home), cwd
+
+
+def test_the_feed_shows_a_prompt_driven_through_the_hooks_within_2_s(
+    seeded: Seeded, page: Watched, tmp_path: Path
+) -> None:
+    name, cwd = _project(seeded, tmp_path, "feedproj")
+    tab = page.page
+    tab.goto(f"{seeded.live.url}/ui/sessions?project={name}")
+    expect(tab.locator("#live-status")).to_have_attribute("data-state", "live")
+    prompt = "How do I deploy the feedproj service? <img src=x onerror=\"window.__pwned='feed'\">"
+    sent = time.perf_counter()
+    seeded.live.post("/api/hooks/get-context", {"session_id": "feed-1", "prompt": prompt, "cwd": cwd})
+    item = tab.locator("#activity li[data-kind='prompt']")
+    expect(item).to_have_count(1, timeout=FEED_WITHIN_S * 1000)
+    assert time.perf_counter() - sent <= FEED_WITHIN_S
+    assert prompt in item.inner_text()  # shown as text, never markup
+    assert "Helm" in item.locator("ul").inner_text()  # what was injected
+    assert "relevance" in item.inner_text() and "tokens" in item.inner_text()
+    seeded.live.post("/api/hooks/stop", {"session_id": "feed-1", "cwd": cwd, "assistant_text": "Use Helm."})
+    expect(tab.locator("#activity li[data-kind='stored']")).to_have_count(1, timeout=FEED_WITHIN_S * 1000)
+    seeded.live.post("/api/hooks/get-context", {"session_id": "feed-1", "prompt": "thanks", "cwd": cwd})
+    seeded.live.post("/api/record-outcome", {"session_id": "feed-1", "cwd": cwd, "outcome": "worked"})
+    scored = tab.locator("#activity li[data-kind='scored']")
+    expect(scored).to_have_count(1, timeout=FEED_WITHIN_S * 1000)
+    assert "worked" in scored.inner_text()
+    _, other_cwd = _project(seeded, tmp_path, "elsewhere")  # another project's prompt stays out
+    seeded.live.post("/api/hooks/get-context", {"session_id": "else-1", "prompt": "other", "cwd": other_cwd})
+    expect(tab.locator("#sessions tr[data-session='feed-1']")).to_have_count(1)
+    assert tab.locator("#activity li[data-session='else-1']").count() == 0
+    assert page.pwned() is None
+    screenshot(tab, "live", tmp_path)
+    no_trouble(page)
+
+
+def test_the_sessions_list_updates_without_moving_focus(seeded: Seeded, page: Watched, tmp_path: Path) -> None:
+    name, cwd = _project(seeded, tmp_path, "focusproj")
+    seeded.live.post("/api/hooks/turn-start", {"session_id": "focus-1", "prompt": "first one", "cwd": cwd})
+    tab = page.page
+    tab.goto(f"{seeded.live.url}/ui/sessions?project={name}")
+    expect(tab.locator("#live-status")).to_have_attribute("data-state", "live")
+    tab.locator("#sessions tr[data-session='focus-1'] a.session-link").focus()
+    seeded.live.post("/api/hooks/turn-start", {"session_id": "focus-2", "prompt": "second one", "cwd": cwd})
+    expect(tab.locator("#sessions tr[data-session='focus-2']")).to_have_count(1, timeout=4_000)  # before the poll
+    focused = "() => document.activeElement.closest('tr') && document.activeElement.closest('tr').dataset.session"
+    assert tab.evaluate(focused) == "focus-1"
+    tab.wait_for_timeout(5_500)  # a poll too
+    assert tab.evaluate(focused) == "focus-1"
+    no_trouble(page)
+
+
+def test_the_open_session_page_updates_itself_without_moving_focus(
+    seeded: Seeded, page: Watched, tmp_path: Path
+) -> None:
+    name, cwd = _project(seeded, tmp_path, "sessionproj")
+    turn = {"session_id": "open-1", "cwd": cwd}
+    seeded.live.post("/api/hooks/get-context", {**turn, "prompt": "How does sessionproj deploy?"})
+    tab = page.page
+    tab.goto(f"{seeded.live.url}/ui/session?project={name}&id=open-1")
+    assert tab.locator("section.turn[data-turn]").count() == 1
+    tab.wait_for_timeout(300)  # the feed connects
+    first = tab.locator("section.turn[data-turn] a[href], section.turn[data-turn] summary").first
+    first.focus()
+    before = tab.evaluate("() => document.activeElement.outerHTML")
+    seeded.live.post("/api/hooks/stop", {**turn, "assistant_text": "With Helm, from the blue cluster."})
+    seeded.live.post("/api/hooks/get-context", {**turn, "prompt": "And how do I roll it back?"})
+    expect(tab.locator("section.turn[data-turn]")).to_have_count(2, timeout=4_000)  # no reload
+    expect(tab.locator("main")).to_contain_text("roll it back")
+    assert tab.evaluate("() => document.activeElement.outerHTML") == before
+    assert tab.evaluate("() => document.activeElement !== document.body")
+    no_trouble(page)
+
+
+def test_backfilled_sessions_are_listed_with_an_imported_badge(seeded: Seeded, page: Watched, tmp_path: Path) -> None:
+    name, cwd = _project(seeded, tmp_path, "importproj")
+    exchange = {
+        "client": "claude",
+        "session_id": "imported-1",
+        "cwd": cwd,
+        "started_at": "2026-01-05T10:00:00+00:00",
+        "user_text": "Why does the importproj build fail on <b>arm64</b>?",
+        "assistant_text": "The wheel cache was built for x86_64; clear it.",
+    }
+    seeded.live.post("/api/backfill", {"exchanges": [{**exchange, "source_id": "a-1"}]})
+    later = {**exchange, "source_id": "a-2", "started_at": "2026-01-05T10:05:00+00:00", "user_text": "And now?"}
+    seeded.live.post("/api/backfill", {"exchanges": [later]})
+    seeded.live.post("/api/hooks/turn-start", {"session_id": "live-1", "prompt": "a live one", "cwd": cwd})
+    tab = page.page
+    tab.goto(f"{seeded.live.url}/ui/sessions?project={name}")
+    row = tab.locator("#sessions tr[data-session='imported-1']")
+    expect(row).to_have_count(1)
+    assert row.locator("[data-testid='session-imported']").inner_text() == "imported"
+    assert "Why does the importproj build fail on <b>arm64</b>?" in row.inner_text()  # its first prompt
+    assert row.locator("td.num").inner_text() == "2"
+    live = tab.locator("#sessions tr[data-session='live-1']")
+    assert live.locator("[data-testid='session-imported']").count() == 0
+    row.locator("a.session-link").click()
+    tab.wait_for_url(lambda u: "id=imported-1" in u)
+    assert tab.locator("section.imported-exchange").count() == 2
+    assert "wheel cache" in tab.locator("main").inner_text()
+    assert tab.locator("h1 [data-testid='session-imported']").count() == 1
+    no_trouble(page)
+
+
+def test_the_feed_needs_the_viewers_sign_in(seeded: Seeded, loop_thread: Any) -> None:
+    settings = dataclasses.replace(seeded.live.settings, token="live-" + "t0k3n" * 8)
+    stop, url = loop_thread.run(_serve_gateway(settings))
+    try:
+        reply = httpx.get(f"{url}/ui/live/events?project={seeded.project}", timeout=10)
+        assert reply.status_code == 303 and "/ui/login" in reply.headers["location"]
+    finally:
+        loop_thread.run(stop())

@@ -49,6 +49,7 @@ class PromptRpcs:
             request.prompt,
             lesson_ids=list(request.lesson_ids),
             client=check_client(request.client),
+            preview=request.preview,
         )
         required, ids, exchange_id = prepared.state
         return pb.PrepareContextResponse(

@@ -91,11 +91,12 @@ class PrepareContext:
         prompt: str,
         lesson_ids: Sequence[str] = (),
         client: str = "",
+        preview: bool = False,
     ) -> Prepared:
         """What to inject for a prompt, with the reason behind every result kept or left out and the lessons read:
         they are shown with the results (a result repeating one is collapsed into it) and recorded
         as injected with them; ``client``: the checked name of the client that sent the prompt,
-        kept with the turn."""
+        kept with the turn. ``preview``: the same answer, with nothing recorded (the viewer's preview)."""
         session_id = check_session_id(session_id)
         beside = await self._reads.find_many(scope, list(lesson_ids)) if lesson_ids else []
         writes = self._turn_writes
@@ -128,7 +129,8 @@ class PrepareContext:
             )
             found = [await self._with_previous(scope, m) for m in found]
         injected = list(dict.fromkeys([m.id for m in found] + [m.id for m in beside]))
-        writes.defer(scope, session_id, self._record(scope, session_id, injected, prompt, choices, client))
+        if not preview:
+            writes.defer(scope, session_id, self._record(scope, session_id, injected, prompt, choices, client))
         return Prepared(found, state, choices, beside)
 
     async def _record(

@@ -144,3 +144,19 @@ def test_the_deferred_record_keeps_the_turns_choices_and_client(stub, scope) -> 
     (turn,) = [t for t in turns if t.prompt == "how do I set up the env?"]
     assert list(turn.injected_ids) == [uv.id] and turn.client == "claude"
     assert [(c["id"], c["kept"]) for c in json.loads(turn.choices_json)] == [(uv.id, True)]
+
+
+def test_a_preview_answers_the_same_and_records_nothing(stub, scope) -> None:  # type: ignore[no-untyped-def]
+    store(stub, scope, "Migrations run with alembic upgrade head before each deploy")
+    first = prepare(stub, scope, "p5", query="how do migrations run?")
+    exchange(stub, scope, "p5")
+    request = pb.PrepareContextRequest(scope=scope, session_id="p5", prompt="and migrations?", preview=True)
+    request.search.CopyFrom(pb.SearchRequest(query="how do migrations run?", limit=3))
+    shown = stub.PrepareContext(request, timeout=30)
+    assert [m.id for m in shown.memories] == [m.id for m in first.memories]
+    assert shown.scoring_required and list(shown.injected_ids) == [m.id for m in first.memories]
+    # Nothing was recorded: the next real prompt still owes the score of the first turn, and no turn was opened.
+    again = prepare(stub, scope, "p5", query="how do migrations run?")
+    assert again.scoring_required and list(again.injected_ids) == [m.id for m in first.memories]
+    turns = stub.ListTurns(pb.ListTurnsRequest(scope=scope, session_id="p5", limit=10), timeout=10).turns
+    assert [t.prompt for t in turns].count("and migrations?") == 0

@@ -401,20 +401,22 @@ class RecordInjectionResponse(_message.Message):
     def __init__(self) -> None: ...
 
 class PrepareContextRequest(_message.Message):
-    __slots__ = ("scope", "session_id", "search", "prompt", "lesson_ids", "client")
+    __slots__ = ("scope", "session_id", "search", "prompt", "lesson_ids", "client", "preview")
     SCOPE_FIELD_NUMBER: _ClassVar[int]
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
     SEARCH_FIELD_NUMBER: _ClassVar[int]
     PROMPT_FIELD_NUMBER: _ClassVar[int]
     LESSON_IDS_FIELD_NUMBER: _ClassVar[int]
     CLIENT_FIELD_NUMBER: _ClassVar[int]
+    PREVIEW_FIELD_NUMBER: _ClassVar[int]
     scope: _common_pb2.Scope
     session_id: str
     search: SearchRequest
     prompt: str
     lesson_ids: _containers.RepeatedScalarFieldContainer[str]
     client: str
-    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., session_id: _Optional[str] = ..., search: _Optional[_Union[SearchRequest, _Mapping]] = ..., prompt: _Optional[str] = ..., lesson_ids: _Optional[_Iterable[str]] = ..., client: _Optional[str] = ...) -> None: ...
+    preview: bool
+    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., session_id: _Optional[str] = ..., search: _Optional[_Union[SearchRequest, _Mapping]] = ..., prompt: _Optional[str] = ..., lesson_ids: _Optional[_Iterable[str]] = ..., client: _Optional[str] = ..., preview: _Optional[bool] = ...) -> None: ...
 
 class PrepareContextResponse(_message.Message):
     __slots__ = ("memories", "scoring_required", "injected_ids", "exchange_id", "lessons", "choices")

@@ -61,6 +61,8 @@ def test_memories_read_as_titled_cards_with_no_raw_times_or_keys(seeded: Seeded,
     assert "memory bank" in tab.locator("[data-testid='memory-facts']").inner_text()
     _reads_as_words(tab, "a fact")
     screenshot(tab, "memory-card", tmp_path)
+    tab.goto(seeded.url(f"/ui/memories/{seeded.facts[FACTS[0]]}"))
+    screenshot(tab, "memory", tmp_path)
     tab.goto(seeded.url(f"/ui/memories/{seeded.exchange_id}"))
     assert tab.locator("[data-testid='memory-title']").inner_text().startswith("how do I deploy the ledger service?")
     assert tab.locator("[data-testid='memory-gist']").inner_text().startswith("Use Helm on the blue cluster.")
@@ -99,6 +101,9 @@ def test_each_injected_memory_gets_one_sentence_and_one_relevance(
         assert "relevance floor" in tab.locator("[data-testid='left-out'] summary").inner_text()
     _reads_as_words(tab, "a session")
     screenshot(tab, "session-lines", tmp_path)
+    tab.goto(seeded.url("/ui/session", id=SESSION))
+    _reads_as_words(tab, "the seeded session")
+    screenshot(tab, "session", tmp_path)
     no_trouble(page)
 
 
@@ -160,6 +165,7 @@ def test_bulk_bar_select_all_labels_and_result_beside_the_button(seeded: Seeded,
     result = tab.locator("[data-testid='bulk-result']")
     expect(result).to_have_text(re.compile("Archived 2 memories"))
     expect(tab.locator("tr.memory-row")).to_have_count(2)
+    expect(bar.locator("button.undo")).to_be_visible()  # in the bar, beside the button
     button, undo = tab.locator("button.bulk-archive").bounding_box(), tab.locator("button.undo").bounding_box()
     assert button is not None and undo is not None and abs(button["y"] - undo["y"]) < 120  # beside the button
     screenshot(tab, "bulk-bar", tmp_path)

@@ -92,6 +92,8 @@
       target.parentNode.insertBefore(status, target);
     }
   });
+  // afterSwap: before the browser paints the new list, so the result never shows away from its bar
+  document.body.addEventListener("htmx:afterSwap", function (event) { setUp(event.detail.elt || document); });
   document.body.addEventListener("htmx:afterSettle", function (event) { setUp(event.detail.elt || document); });
   setUp(document);
 })();

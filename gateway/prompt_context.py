@@ -159,8 +159,11 @@ async def build(
     deadlines: Deadlines,
     use_kg: bool,
     client: str,
+    preview: bool = False,
 ) -> dict[str, Any]:
-    """Run the pipeline: two calls side by side, then one memory call (``client``: kept with the turn)."""
+    """Run the pipeline: two calls side by side, then one memory call (``client``: kept with the turn).
+
+    ``preview``: the same reply, but the memory service records nothing (no turn, no injection)."""
     md = rpc.metadata
     degraded: list[str] = []
     timings: dict[str, float] = {}
@@ -170,7 +173,7 @@ async def build(
     routing = Recalled()
     learned: list[lessons.Lesson] = []
     prepare = mem_pb.PrepareContextRequest(
-        scope=scope, session_id=session_id, prompt=prompt[:RECORDED_PROMPT_CHARS], client=client
+        scope=scope, session_id=session_id, prompt=prompt[:RECORDED_PROMPT_CHARS], client=client, preview=preview
     )
     if query:
         embed_r, routing_r = await asyncio.gather(

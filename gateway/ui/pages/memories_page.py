@@ -24,10 +24,12 @@ from gateway.ui.data import (
     kind_of,
 )
 from gateway.ui.page_render import UiRoute, is_htmx, render, url
+from gateway.ui.pages import preview_page
 from gateway.ui.project_scope import user_wide
 from gateway.ui.viewer_deps import mutation, viewer
 
 router = APIRouter(route_class=UiRoute)
+router.include_router(preview_page.router)  # what the next prompt would get: the search's companion
 SORT_LABELS = {
     "relevance": "relevance",
     "recency": "recent first",

@@ -11,6 +11,11 @@ keep-alive client, after two warm-up requests. Server time is the gateway's own
 ``Server-Timing: app;dur=`` header (request in to answer start); wall time is
 what the client saw. Targets (issue 18): every page p95 <= 150 ms, the memories
 list with a search p95 <= 300 ms.
+
+The live activity feed (issue 38): with the sessions page's stream open
+(``/ui/live/events``), ``FEED_PROMPTS`` prompts through get-context; each one's
+delay is the time from get-context's reply to its event reaching the stream
+(negative: the event came first). Target: <= 1 s.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ import asyncio
 import random
 import re
 import statistics
+import threading
 import time
 from dataclasses import dataclass
 
@@ -30,6 +36,8 @@ from bench.common import percentile
 
 PAGE_TARGET_MS = 150.0
 SEARCH_TARGET_MS = 300.0
+FEED_TARGET_MS = 1000.0
+FEED_PROMPTS = 30
 SESSIONS = 8
 TURNS_PER_SESSION = 5
 
@@ -91,6 +99,43 @@ def time_page(client: httpx.Client, name: str, urls: list[str], requests: int, t
     return timing
 
 
+def feed_delays(url: str, project: str, cwd: str, prompts: int = FEED_PROMPTS) -> list[float]:
+    """ms from each get-context reply to its event on an open feed stream (see the module doc)."""
+    arrived: dict[str, float] = {}
+    ready = threading.Event()
+
+    def listen() -> None:
+        with (
+            httpx.Client(base_url=url, timeout=None) as reader,
+            reader.stream("GET", "/ui/live/events", params={"project": project}) as stream,
+        ):
+            ready.set()
+            for line in stream.iter_lines():
+                match = re.search(r'"session_id":"(bench-feed-[0-9]+)"', line)
+                if line.startswith("data:") and '"kind":"prompt"' in line and match:
+                    arrived.setdefault(match.group(1), time.perf_counter())
+                    if len(arrived) == prompts:
+                        return
+
+    listener = threading.Thread(target=listen, daemon=True)
+    listener.start()
+    ready.wait(10)
+    time.sleep(0.2)
+    returned: dict[str, float] = {}
+    with httpx.Client(base_url=url, timeout=60) as client:
+        for n in range(prompts):
+            session = f"bench-feed-{n}"
+            body = {"session_id": session, "prompt": f"how did we handle {TOPICS[n % len(TOPICS)]}?", "cwd": cwd}
+            client.post("/api/hooks/get-context", json=body).raise_for_status()
+            returned[session] = time.perf_counter()
+            time.sleep(0.05)
+    listener.join(10)
+    missing = sorted(set(returned) - set(arrived))
+    if missing:
+        raise RuntimeError(f"{len(missing)} prompt(s) never reached the feed: {missing[:5]}")
+    return [(arrived[s] - returned[s]) * 1000 for s in returned]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--size", type=int, default=10_000)
@@ -142,6 +187,13 @@ def main() -> None:
                 print(timing.row(), flush=True)
                 over += percentile(timing.server_ms, 95) > target
             print("\nall pages within target" if not over else f"\n{over} page(s) over target")
+        delays = feed_delays(stack.url, name, str(project))
+        p50, p95, worst = statistics.median(delays), percentile(delays, 95), max(delays)
+        verdict = "ok" if worst <= FEED_TARGET_MS else "OVER"
+        print(
+            f"\nlive feed: {len(delays)} prompts, event after the hook's reply p50 {p50:.1f} ms, "
+            f"p95 {p95:.1f} ms, max {worst:.1f} ms (target <= {FEED_TARGET_MS:.0f} ms)  {verdict}"
+        )
 
 
 if __name__ == "__main__":

@@ -30,7 +30,7 @@ TEXT_CHARS = 300  # what a feed line shows of a prompt, an answer or a memory
 
 
 def clip(text: str, limit: int = TEXT_CHARS) -> str:
-    text = " ".join(text.split())
+    text = " ".join(text[: limit * 4].split())  # only the start is shown: a long text costs no more
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

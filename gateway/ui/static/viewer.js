@@ -137,6 +137,7 @@
   }
 
   var KIND_WORDS = { prompt: "prompt", stored: "answer stored", scored: "scored" };
+  var memoryText = {}; // id -> text from earlier events: a scored memory is shown by its text when known
 
   function renderActivity(panel, event) {
     var list = document.getElementById("activity");
@@ -173,7 +174,10 @@
       event.items.forEach(function (m) {
         var row = el("li");
         var href = memoryBase + encodeURIComponent(m.id) + "?" + new URLSearchParams({ project: project }).toString();
-        row.appendChild(link(href, m.text || m.id));
+        var label = event.kind === "stored" ? "the stored exchange" : m.text || memoryText[m.id] || m.id;
+        row.appendChild(link(href, label));
+        if (m.text) memoryText[m.id] = m.text;
+        if (event.kind === "stored" && event.text) memoryText[m.id] = "answer: " + event.text;
         var detail = [];
         if (m.relevance !== null && m.relevance !== undefined) detail.push("relevance " + m.relevance.toFixed(2));
         if (m.outcome) detail.push(m.outcome);

@@ -13,6 +13,7 @@ import httpx
 import pytest
 from playwright.sync_api import expect
 
+from gateway.user_tokens import add_token
 from kernel import projects
 from tests.browser.conftest import Seeded, Watched, no_trouble, screenshot
 from tests.integration.gateway.live_stack import _serve_gateway
@@ -136,5 +137,37 @@ def test_the_feed_needs_the_viewers_sign_in(seeded: Seeded, loop_thread: Any) ->
     try:
         reply = httpx.get(f"{url}/ui/live/events?project={seeded.project}", timeout=10)
         assert reply.status_code == 303 and "/ui/login" in reply.headers["location"]
+    finally:
+        loop_thread.run(stop())
+
+
+def test_a_user_tokens_feed_carries_only_that_users_prompts(
+    seeded: Seeded, loop_thread: Any, page: Watched, tmp_path: Path
+) -> None:
+    tokens_file = tmp_path / "user_tokens"
+    tokens = {user: add_token(tokens_file, user) for user in ("alice", "bob")}
+    settings = dataclasses.replace(seeded.live.settings, token="operator-" + "t0k3n" * 8, user_tokens_file=tokens_file)
+    stop, url = loop_thread.run(_serve_gateway(settings))
+    cwd = "/home/alice/work/shared-repo"  # both users' machines have a repo at this path
+    name = projects.resolve_remote(cwd, settings.home)
+
+    def prompt(user: str, text: str) -> None:
+        headers = {"Authorization": f"Bearer {tokens[user]}"}
+        body = {"session_id": f"{user}-1", "prompt": text, "cwd": cwd}
+        httpx.post(f"{url}/api/hooks/get-context", json=body, headers=headers, timeout=30).raise_for_status()
+
+    try:
+        tab = page.page
+        tab.goto(f"{url}/ui/login?next=/ui/sessions%3Fproject%3D{name}")
+        tab.fill("input[name='token']", tokens["alice"])
+        tab.click("button[type='submit']")
+        tab.wait_for_url(lambda u: "/ui/sessions" in u)
+        expect(tab.locator("#live-status")).to_have_attribute("data-state", "live")
+        prompt("bob", "bob's private question")
+        prompt("alice", "alice's own question")
+        expect(tab.locator("#activity li[data-session='alice-1']")).to_have_count(1, timeout=FEED_WITHIN_S * 1000)
+        assert tab.locator("#activity li[data-session='bob-1']").count() == 0
+        assert "bob's private" not in tab.locator("#live").inner_text()
+        no_trouble(page)
     finally:
         loop_thread.run(stop())

@@ -23,7 +23,7 @@ from gateway.capabilities.library_service import LibraryService
 from gateway.capabilities.memory_service import MemoryService
 from gateway.gateway_errors import InvalidInput, NotFound
 from gateway.ui import graph_view
-from gateway.ui.project_scope import Facts, scoped_counts, shown_in
+from gateway.ui.project_scope import Facts, scoped_counts, shown_in, without_memories
 from kernel import projects
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
 
@@ -445,8 +445,8 @@ class ViewerData:
         """
         caller = self.caller(project)
         find = input_validation.text(find, "find", input_validation.MAX_ID_CHARS).strip()
-        base, export = await asyncio.gather(
-            self.library.kg_graph(caller, limit=GRAPH_NODES), self.browser.kg_export(caller)
+        base, export, facts = await asyncio.gather(
+            self.library.kg_graph(caller, limit=GRAPH_NODES), self.browser.kg_export(caller), self.facts(caller)
         )
         problems = graph_view.problems_of(export.graph_json)
         rates = graph_view.rates_of(base.get("routing") or {})
@@ -462,6 +462,7 @@ class ViewerData:
             top = [n["label"] for n in base["nodes"] if n["kind"] not in graph_view.NOT_ENTITIES][:FOCUS_ENTITIES]
             focused = await self.library.kg_graph(caller, entities=top, limit=GRAPH_NODES) if top else {}
             elements = graph_view.elements(base, focused, problems, rates)
+        elements = without_memories(elements, facts.foreign_ids(caller.project))  # another project's facts
         await self._label_memories(caller, elements)
         return {
             "elements": elements,

@@ -87,3 +87,13 @@ def scoped_counts(scopes: Sequence[JSON], facts: Facts) -> list[JSON]:
     for name in sorted(n for n in per_project if n not in listed):
         rows.append({"project": name or "(user-wide)", "name": name, "counts": {"memory_bank": per_project[name]}})
     return rows
+
+
+def without_memories(elements: JSON, ids: frozenset[str]) -> JSON:
+    """The graph less the nodes of these memories (another project's facts) and the edges that touched them."""
+    if not ids:
+        return elements
+    nodes = [n for n in elements["nodes"] if n["data"].get("memory") not in ids]
+    live = {n["data"]["id"] for n in nodes}
+    edges = [e for e in elements["edges"] if e["data"]["source"] in live and e["data"]["target"] in live]
+    return {**elements, "nodes": nodes, "edges": edges}

@@ -14,6 +14,7 @@ from tests.browser.conftest import FACTS, Seeded, Watched, no_trouble
 pytestmark = pytest.mark.integration
 FOREIGN = "The orchard service pins its tangerine cache to forty seconds"
 USER_WIDE = "The user writes commit messages in the imperative mood"
+FOREIGN_ID: list[str] = []
 
 
 @pytest.fixture(scope="module")
@@ -22,7 +23,9 @@ def orchard(seeded: Seeded, tmp_path_factory: pytest.TempPathFactory) -> str:
     work = tmp_path_factory.mktemp("scope") / "orchard"
     (work / ".git").mkdir(parents=True)
     cwd = str(work)
-    seeded.live.post("/api/memory-bank/add", {"content": FOREIGN, "cwd": cwd, "tags": ["ledger"]})
+    FOREIGN_ID.append(
+        seeded.live.post("/api/memory-bank/add", {"content": FOREIGN, "cwd": cwd, "tags": ["ledger"]})["memory"]["id"]
+    )
     turn = {"session_id": "orchard-1", "cwd": cwd}
     seeded.live.post("/api/hooks/turn-start", {**turn, "prompt": "Where do the orchard pickers log in?"})
     seeded.live.post("/api/hooks/stop", {**turn, "assistant_text": "At the packing shed kiosk."})
@@ -80,6 +83,11 @@ def test_a_project_page_never_shows_another_projects_fact(seeded: Seeded, page: 
     assert _count(tab, "memory_bank") == 2  # its fact and the user-wide one
     tab.goto(f"{seeded.live.url}/ui/memories?project={orchard}&q=orchard+tangerine+cache+seconds")
     assert FOREIGN in tab.locator("#results").inner_text()
+    # The graph: the fact is a node of its own project's graph only.
+    tab.goto(seeded.url("/ui/graph"))
+    assert FOREIGN_ID[0] not in tab.locator("#graph-data").text_content()
+    tab.goto(f"{seeded.live.url}/ui/graph?project={orchard}")
+    assert FOREIGN_ID[0] in tab.locator("#graph-data").text_content()
     # All projects: each fact counts on its project's row, user-wide ones on their own row.
     tab.goto(f"{seeded.live.url}/ui/projects")
     names = tab.locator("#projects a.project-link").all_inner_texts()

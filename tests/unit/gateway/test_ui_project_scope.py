@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from gateway.ui.project_scope import Facts, display_names, folder_name, scoped_counts, shown_in, user_wide
+from gateway.ui.project_scope import (
+    Facts,
+    display_names,
+    folder_name,
+    scoped_counts,
+    shown_in,
+    user_wide,
+    without_memories,
+)
 
 
 def _fact(id: str, project: str, scope: str | None, archived: bool = False) -> dict[str, Any]:
@@ -50,3 +58,21 @@ def test_the_projects_table_counts_each_fact_on_its_own_row() -> None:
     ]
     rows = {r["name"]: r["counts"] for r in scoped_counts(scopes, facts)}
     assert rows == {"ledger": {"working": 3, "memory_bank": 1}, "": {"memory_bank": 1}, "orchard": {"memory_bank": 1}}
+
+
+def test_the_graph_loses_another_projects_fact_and_its_edges() -> None:
+    elements = {
+        "nodes": [
+            {"data": {"id": "helm", "kind": "entity"}},
+            {"data": {"id": "fact:a", "kind": "fact", "memory": "a"}},
+            {"data": {"id": "fact:b", "kind": "fact", "memory": "b"}},
+        ],
+        "edges": [
+            {"data": {"id": "e0", "source": "helm", "target": "fact:a"}},
+            {"data": {"id": "e1", "source": "helm", "target": "fact:b"}},
+        ],
+    }
+    kept = without_memories(elements, frozenset({"b"}))
+    assert [n["data"]["id"] for n in kept["nodes"]] == ["helm", "fact:a"]
+    assert [e["data"]["id"] for e in kept["edges"]] == ["e0"]
+    assert without_memories(elements, frozenset()) is elements

@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gateway import input_validation, proto_dicts
+from gateway import formatting, input_validation, proto_dicts
 from gateway.caller import Caller, CallerResolver
 from gateway.capabilities.browse_service import BrowseService
 from gateway.capabilities.library_service import LibraryService
@@ -51,6 +51,7 @@ TURNS_SHOWN = 100
 GRAPH_NODES = 500  # the kg view's own cap; graph.js switches layout above 200
 FOCUS_ENTITIES = 15
 LABELLED_MEMORIES = 30
+DEFAULT_CONTEXT_LIMIT = 5  # get-context's default number of lines (schemas.GetContextBody.limit)
 
 
 @dataclass(frozen=True)
@@ -419,6 +420,7 @@ class ViewerData:
                 for rank, i in enumerate(turn["injected"], start=1)
             ]
             turn["left_out"] = [c for c in turn["choices"] if not c.get("kept")]
+            turn["tokens"] = injected_tokens([m["memory"] for m in turn["memories"] if m["memory"]])
         return {"session_id": session_id, "turns": turns}
 
     async def _label_memories(self, caller: Caller, elements: JSON) -> None:
@@ -482,6 +484,18 @@ class ViewerData:
 
     async def remove_book(self, project: str, title: str) -> JSON:
         return await self.library.remove_book(self.caller(project), title=title)
+
+
+def injected_tokens(memories: Sequence[JSON]) -> int:
+    """About what a turn's injected memories cost the model: the KNOWN CONTEXT block get-context formats for
+    them (default budget, each line cut as injected), in tokens. The block itself is not kept with the turn,
+    so this is read from the memories' text now (0: nothing injected)."""
+    if not memories:
+        return 0
+    block = formatting.known_context(
+        memories, budget=formatting.block_chars(DEFAULT_CONTEXT_LIMIT), content_limit=formatting.INJECTED_MEMORY_CHARS
+    )
+    return formatting.token_cost(block)
 
 
 def _outcome(entry: mem_pb.OutcomeEntry) -> JSON:

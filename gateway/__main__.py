@@ -49,7 +49,7 @@ def main() -> None:
     except TokensFileError as exc:  # a missing or malformed MNEMEX_USER_TOKENS file: one line, not a traceback
         print(f"mnemex gateway: {exc} (fix the file, or add tokens with `mnemex tokens add USER`)", file=sys.stderr)
         raise SystemExit(2) from None
-    serve(server_config(app, host, port))
+    serve(server_config(app, host, port), on_exit=app.state.gateway.activity.close)
 
 
 if __name__ == "__main__":

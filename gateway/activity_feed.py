@@ -81,6 +81,7 @@ class Subscription:
         self.project = project
         self.session_id = session_id
         self.dropped = 0
+        self.closed = False  # the gateway is stopping: the stream ends at once
         self._queue: deque[Activity] = deque(maxlen=QUEUE_SIZE)
         self._ready = asyncio.Event()
         self._loop = asyncio.get_running_loop()
@@ -103,6 +104,14 @@ class Subscription:
         else:
             self._loop.call_soon_threadsafe(self._put, event)
 
+    def close(self) -> None:
+        """Called by ``ActivityFeed.close`` in any thread: ``next`` returns None from now on."""
+        self._loop.call_soon_threadsafe(self._close)
+
+    def _close(self) -> None:
+        self.closed = True
+        self._ready.set()
+
     def _put(self, event: Activity) -> None:
         if len(self._queue) == self._queue.maxlen:
             self.dropped += 1  # the deque drops the oldest
@@ -111,13 +120,13 @@ class Subscription:
 
     async def next(self, timeout: float) -> Activity | None:
         """The oldest waiting event, or None after ``timeout`` seconds without one (time for a heartbeat)."""
-        if not self._queue:
+        if not self._queue and not self.closed:
             self._ready.clear()
             try:
                 await asyncio.wait_for(self._ready.wait(), timeout)
             except TimeoutError:
                 return None
-        return self._queue.popleft() if self._queue else None
+        return self._queue.popleft() if self._queue and not self.closed else None
 
 
 class FeedFull(Exception):
@@ -130,6 +139,7 @@ class ActivityFeed:
         self._subscribers: tuple[Subscription, ...] = ()
         self._lock = threading.Lock()
         self._seq = itertools.count(1)
+        self._closed = False
 
     @property
     def subscribers(self) -> int:
@@ -139,6 +149,8 @@ class ActivityFeed:
         """A new stream's queue, or ``FeedFull`` past ``max_subscribers``. Call ``unsubscribe`` when it ends."""
         subscription = Subscription(user, project, session_id)
         with self._lock:
+            if self._closed:
+                raise FeedFull("the gateway is stopping")
             if len(self._subscribers) >= self.max_subscribers:
                 raise FeedFull(f"{self.max_subscribers} live feeds are open already; close one and reload")
             self._subscribers = (*self._subscribers, subscription)
@@ -147,6 +159,17 @@ class ActivityFeed:
     def unsubscribe(self, subscription: Subscription) -> None:
         with self._lock:
             self._subscribers = tuple(s for s in self._subscribers if s is not subscription)
+
+    def close(self) -> None:
+        """End every stream now (the gateway is stopping: its streams would hold the shutdown back)."""
+        with self._lock:
+            self._closed = True
+            subscribers, self._subscribers = self._subscribers, ()
+        for subscription in subscribers:
+            try:
+                subscription.close()
+            except RuntimeError:  # its loop is closed already
+                pass
 
     def publish(self, event: Activity | Callable[[], Activity]) -> None:
         """Hand ``event`` (or what ``event()`` builds, only when someone watches) to every subscriber that

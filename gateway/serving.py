@@ -17,6 +17,7 @@ still drains and exits without delay.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from types import FrameType
 from typing import Any
 
@@ -46,8 +47,14 @@ def server_config(app: Any, host: str, port: int, **overrides: Any) -> uvicorn.C
 
 
 class QuietServer(uvicorn.Server):
+    """``on_exit``: called when a shutdown begins, before open requests drain (streams end there)."""
+
     _wake: asyncio.Event | None = None
     _loop: asyncio.AbstractEventLoop | None = None
+
+    def __init__(self, config: uvicorn.Config, on_exit: Callable[[], None] | None = None) -> None:
+        super().__init__(config)
+        self.on_exit = on_exit
 
     async def main_loop(self) -> None:
         self._loop = asyncio.get_running_loop()
@@ -61,6 +68,8 @@ class QuietServer(uvicorn.Server):
             except TimeoutError:
                 pass
             should_exit = await self.on_tick(counter)
+        if self.on_exit is not None:
+            self.on_exit()
 
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
         super().handle_exit(sig, frame)
@@ -71,8 +80,9 @@ class QuietServer(uvicorn.Server):
 STARTUP_FAILURE = 3  # uvicorn.run's exit code when the server never started (e.g. the port is taken)
 
 
-def serve(config: uvicorn.Config) -> None:
-    server = QuietServer(config)
+def serve(config: uvicorn.Config, on_exit: Callable[[], None] | None = None) -> None:
+    """Run until a signal; ``on_exit`` ends what would hold the drain back (the viewer's live streams)."""
+    server = QuietServer(config, on_exit)
     server.run()
     if not server.started:
         raise SystemExit(STARTUP_FAILURE)

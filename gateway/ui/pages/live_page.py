@@ -6,7 +6,8 @@ every project of the user) streams ``gateway.activity_feed`` events as
 applies, and a stream carries only its own user's events. A comment every
 ``HEARTBEAT_S`` keeps proxies and the browser from timing it out; a stream ends
 after ``STREAM_S`` (the browser's ``EventSource`` reconnects by itself, after
-``retry``), so no connection is held for ever. Past ``ActivityFeed.max_subscribers``
+``retry``), so no connection is held for ever, and every stream ends at once
+when the gateway stops (``ActivityFeed.close``). Past ``ActivityFeed.max_subscribers``
 streams a new one is refused with 503.
 
 The reply starts at once, so the stream holds none of ``gateway.work_slots``'s
@@ -64,6 +65,8 @@ async def stream(
         yield f"retry: {RETRY_MS}\n: live activity\n\n".encode()
         while (left := ends - time.monotonic()) > 0:
             event = await subscription.next(min(heartbeat_s, left))
+            if subscription.closed:
+                return
             if event is None:
                 yield b": heartbeat\n\n"
                 continue

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 
 import pytest
 
@@ -110,3 +111,20 @@ def test_events_from_hook_replies_and_the_stream_bytes() -> None:
     assert lines[0] == "id: 1" and lines[1] == "event: activity"
     body = json.loads(lines[2].removeprefix("data: "))
     assert body["kind"] == "prompt" and "user" not in body and body["text"] == "<script>x</script>"
+
+
+def test_closing_the_feed_ends_every_stream_at_once() -> None:
+    async def scenario() -> tuple[list[bytes], float]:
+        feed = ActivityFeed()
+        subscription = feed.subscribe("alice")
+        chunks = stream(feed, subscription, heartbeat_s=30, lasts_s=300)
+        first = await anext(chunks)
+        started = time.perf_counter()
+        asyncio.get_running_loop().call_later(0.05, feed.close)
+        rest = [chunk async for chunk in chunks]
+        with pytest.raises(FeedFull):
+            feed.subscribe("alice")
+        return [first, *rest], time.perf_counter() - started
+
+    chunks, took = asyncio.run(scenario())
+    assert len(chunks) == 1 and took < 1.0

@@ -14,7 +14,8 @@ before anything else sees it. What a secret looks like is in
 (context rules: command lines, config, URLs, SQL, prose, source code; entropy in
 context from ``kernel.secret_entropy``) and ``kernel.secret_blocks`` (``.pgpass``
 lines, Kubernetes Secret data, key bodies without a BEGIN line, and the credential
-columns of tables from ``kernel.secret_tables``).
+columns of tables from ``kernel.secret_tables``); backslash-continued shell lines are read joined as
+well, and the rest of a value wrapped onto the next line is redacted with it (``kernel.secret_continued``).
 Plain module.
 """
 
@@ -24,6 +25,7 @@ import re
 from typing import Any
 
 from kernel.secret_blocks import redact_blocks
+from kernel.secret_continued import redact_continued, redact_wrapped
 from kernel.secret_patterns import MARKER_PREFIX, Recogniser, recognisers
 
 PLACEHOLDER = MARKER_PREFIX + "{kind}]"
@@ -89,7 +91,13 @@ def redact(text: str) -> str:
     """Drop <private> blocks, then replace every recognised secret with ``[REDACTED:<kind>]``."""
     if not text:
         return text
-    out = _INVISIBLE_IN_TOKEN.sub("", strip_private(text))
+    out = _recognise(_INVISIBLE_IN_TOKEN.sub("", strip_private(text)))
+    out = redact_wrapped(redact_continued(out, _recognise))
+    return redact_blocks(out, lambda kind: PLACEHOLDER.format(kind=kind))
+
+
+def _recognise(out: str) -> str:
+    """``out`` with what every line recogniser finds replaced."""
     lowered = out.lower()
     for recogniser in _RECOGNISERS:
         if recogniser.text_words and not any(word in lowered for word in recogniser.text_words):
@@ -102,7 +110,7 @@ def redact(text: str) -> str:
             out = _redact_lines(recogniser, out)
         else:
             out = recogniser.pattern.sub(lambda m, r=recogniser: _replacement(r, m), out)  # type: ignore[misc]
-    return redact_blocks(out, lambda kind: PLACEHOLDER.format(kind=kind))
+    return out
 
 
 def _redact_lines(recogniser: Recogniser, text: str) -> str:

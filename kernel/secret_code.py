@@ -6,7 +6,15 @@
 - **setters and builders named for the secret**: ``ds.setPassword("...")``,
   ``.api_key("...")``, ``opts.WithToken("...")``;
 - **expect scripts**: the line sent after a password prompt;
-- **JSON Web Keys**: the private members of a key that names its ``"kty"``.
+- **JSON Web Keys**: the private members of a key that names its ``"kty"``;
+- **positional credentials**: the password of ``mysqli_connect(host, user, PW, db)``,
+  ``new PDO(dsn, user, PW)``, ``getConnection(url, user, PW)``, ``ftp_login``/``ldap_bind``
+  (always the third argument), and a token-shaped string given to a client's constructor
+  (``Client(sid, TOKEN)``, ``cohere.Client(KEY)``, ``new Client(KEY)``);
+- **Groovy/Gradle settings without '='**: ``keyPassword "..."``, ``storePassword '...'``;
+- **split strings**: ``"sk-proj-" + "..."``, a token cut in two literals;
+- **logins and unseal keys**: ``cargo login TOKEN``-style positional tokens,
+  ``vault operator unseal KEY``, ``Unseal Key 1: KEY``.
 
 A name whose last word is not a secret's counts only with a token-shaped value
 (``keep_named_value``). Plain data.
@@ -16,7 +24,62 @@ from __future__ import annotations
 
 import re
 
+from kernel.secret_entropy import high_entropy, token_shaped
+from kernel.secret_patterns import looks_random, value_is_code
 from kernel.secret_places import NAME_CHARS, SECRET_NAME, Place, keep_first_value, keep_named_value
+from kernel.secret_prose import password_shaped
+
+_ARG = r"(?:\"[^\"\n]{0,256}\"|'[^'\n]{0,256}'|[\w$.\[\]>:-]{1,128})"
+_QUOTED = r"(\"[^\"\n]{1,256}\"|'[^'\n]{1,256}')"
+# functions whose third argument is the password, whatever it looks like
+_PASSWORD_THIRD = (
+    r"mysqli?_p?connect|mysqli|PDO|getConnection|ftp_login|ldap_bind|ldap_sasl_bind|imap_open|ssh2_auth_password|"
+    r"FTP|FTP_TLS|pymysql\.connect|MySQLdb\.connect|mysql\.connector\.connect|pymssql\.connect|connect_db"
+)
+
+
+_KNOWN_CALL = re.compile(rf"(?i)(?:^|[.>:$])(?:{_PASSWORD_THIRD})[ \t]*\($")
+_LOGIN_CALL = re.compile(r"(?i)(?:connect|login|bind|auth\w{0,20})[ \t]*\($")
+
+
+def _keep_third(match: re.Match[str]) -> bool:
+    """Any third argument of a known function; of another connect/login call, only a password-shaped one."""
+    value = match.group(2)[1:-1]
+    if not value or value_is_code(value):
+        return True
+    if _KNOWN_CALL.search(match.group(1)):
+        return False
+    return _LOGIN_CALL.search(match.group(1)) is None or not password_shaped(value)
+
+
+_NAME_BEFORE = re.compile(r"[\w.$-]{0,41}\Z")
+
+
+def _keep_setting(match: re.Match[str]) -> bool:
+    """``keyPassword "..."`` is a setting; a bare ``secret "db-creds"`` is prose, unless its value looks like a
+    password; ``obj.token "x"`` and ``$token "x"`` are code."""
+    before = _NAME_BEFORE.search(match.string, max(0, match.start() - 41), match.start())
+    prefix = before.group(0) if before else ""
+    if any(c in prefix for c in ".$-") or len(prefix) > 40 or prefix[:1].isdigit():
+        return True
+    value = match.group(2)[1:-1]
+    if keep_named_value(match) or not value:
+        return True
+    return not prefix and not password_shaped(value)
+
+
+def _keep_client_token(match: re.Match[str]) -> bool:
+    return not token_shaped(match.group(1))
+
+
+def _keep_split(match: re.Match[str]) -> bool:
+    """Keep ``"abc" + "defghijklmnopqrstuvwxyz"``: only a random tail, or a token prefix then a random-looking tail."""
+    head, tail = match.group(1), match.group(2)
+    if high_entropy(tail):
+        return False
+    prefixed = re.fullmatch(r"[A-Za-z]{2,10}[-_](?:[A-Za-z]{2,10}[-_])?", head) is not None
+    return not (prefixed and len(tail) >= 20 and looks_random(tail))
+
 
 CODE: list[Place] = [
     # code: os.environ["API_KEY"] = "...", config["db"]["password"] = '...', ENV['SECRET_KEY_BASE'] = '...'
@@ -66,5 +129,60 @@ CODE: list[Place] = [
         2,
         None,
         text_words=('"kty"', "'kty'"),
+    ),
+    # mysqli_connect(host, user, PW, db), new PDO(dsn, user, PW), and a password-shaped PW of any connect(h, u, PW)
+    Place(
+        "positional-password",
+        # any call (its name possessive, so a line is read once), the name checked by the keep function
+        rf"(?i)(?<![\w.>$:-])([\w.>$:-]{{1,60}}+[ \t]*\()[ \t]*{_ARG}[ \t]*,[ \t]*{_ARG}[ \t]*,[ \t]*{_QUOTED}",
+        2,
+        _keep_third,
+        line_words=("connect", "pdo", "login", "bind", "auth", "imap_open", "mysqli", "ftp"),
+    ),
+    # Client("AC...", "TOKEN"), cohere.Client("KEY"), new Client(KEY): a token-shaped literal given to a client
+    Place(
+        "client-token",
+        r"(?i)\b(?:client|api|sdk|session|auth)[ \t]*\("
+        r"(?:[ \t]*(?:\"[^\"\n]{0,256}\"|'[^'\n]{0,256}'|[\w.$]{1,60})[ \t]*,){0,3}"
+        r"[ \t]*[\"']([A-Za-z0-9._~+/=-]{16,256})[\"']",
+        1,
+        _keep_client_token,
+        line_words=("client", "api", "sdk", "session", "auth"),
+    ),
+    # Gradle/Groovy: keyPassword "...", storePassword '...', a setting named for a secret then a quoted value; the
+    # regex starts at the secret's word, the name before it is read by the keep function
+    Place(
+        "assignment",
+        r"(?i)(p(?:assword|asswd|assphrase)|secret|token|api_?key)[ \t]+(\"[^\"\n]{1,256}\"|'[^'\n]{1,256}')"
+        r"(?![ \t]*[+.,:\]])",
+        2,
+        _keep_setting,
+        line_words=("pass", "secret", "token", "key"),
+    ),
+    # a token in two literals: "sk-proj-" + "...", 'ghp_' . '...', "abc" "..." (implicit concatenation)
+    Place(
+        "split-secret",
+        r"[\"']([A-Za-z0-9_.-]{2,40})[\"'](?:[ \t]*(?:\+|\.\.?|\|\||&)[ \t]*|[ \t]+)"
+        r"[\"']([A-Za-z0-9_~+/=.-]{16,512})[\"']",
+        2,
+        _keep_split,
+        gate=re.compile(r"[\"'][ \t]*(?:\+|\.\.?|\|\||&)?[ \t]*[\"'][A-Za-z0-9_~+/=.-]{16}"),
+    ),
+    # cargo login TOKEN, "<tool> auth login TOKEN", vault operator unseal KEY: a token-shaped positional argument
+    Place(
+        "login-token",
+        r"(?i)\b(?:login|auth|authenticate|unseal)[ \t]+(?:--?[\w-]{1,30}(?:[ \t]+|=)(?!-)\S{1,128}[ \t]+){0,3}"
+        r"[\"']?([A-Za-z0-9._~+/=-]{16,256})[\"']?(?![\w/+=-])",
+        1,
+        _keep_client_token,
+        line_words=("login", "auth", "unseal"),
+    ),
+    # HashiCorp Vault's init output: "Unseal Key 1: ...", "Recovery Key 2: ..."
+    Place(
+        "vault-key",
+        r"(?i)\b(?:unseal|recovery)[ \t]+key(?:[ \t]+\d{1,2})?[ \t]*:[ \t]*([A-Za-z0-9+/=]{16,256})",
+        1,
+        keep_first_value,
+        line_words=("unseal", "recovery"),
     ),
 ]

@@ -27,8 +27,10 @@ from collections.abc import Callable
 from kernel.secret_code import CODE
 from kernel.secret_entropy import high_entropy, unquote
 from kernel.secret_formats import FORMAT_GATES, FORMATS
+from kernel.secret_headers import HEADERS
 from kernel.secret_patterns import Recogniser, literal_gate, value_is_code
 from kernel.secret_places import PLACES, Place
+from kernel.secret_prose import PROSE
 
 # -- context rules ---------------------------------------------------------------------------------
 # A value on a command line: quoted, or bare up to a shell separator (a bare value never starts with '#').
@@ -274,7 +276,9 @@ CONTEXT: list[tuple[str, str, int | tuple[int, ...], Callable[[re.Match[str]], b
     ),
     (
         "authorization",
-        r"(?i)\bauthorization[\"']?\s*[:=]\s*[\"']?(?:(?:token|ssws|key|apikey|api-key|sharedkey|hmac)\s*=?\s*)?"
+        r"(?i)\bauthorization[\"']?(?:\s*[:=]\s*[\"']?|[ \t]+[\"'])"
+        r"(?:(?:token|ssws|key|apikey|api-key|sharedkey|hmac)\s*=?\s*|"
+        r"(?!bearer|basic)[A-Za-z][A-Za-z0-9_-]{1,30}[ \t]+(?:[a-z]{1,20}=)?)?"
         r"([A-Za-z0-9._~+/=:-]{16,512})",
         1,
         _keep_value(1),
@@ -362,7 +366,8 @@ def context_recognisers() -> list[Recogniser]:
         body, keep = _guarded(pattern, None)
         gate = FORMAT_GATES.get(kind) or literal_gate(body)
         out.append(Recogniser(kind, re.compile(body), keep=keep, text_words=gate))
-    places = [Place(kind, pattern, group, keep, words) for kind, pattern, group, keep, words in CONTEXT] + PLACES + CODE
+    places = [Place(kind, pattern, group, keep, words) for kind, pattern, group, keep, words in CONTEXT]
+    places += PLACES + CODE + HEADERS + PROSE
     for place in places:
         # a rule that spans lines writes its line break out (\n), which one_line leaves as it is
         body, keep = _guarded(one_line(place.pattern), place.keep)

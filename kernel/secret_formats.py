@@ -77,7 +77,7 @@ FORMATS: list[tuple[str, str]] = [
     ("tencent-secret-id", r"\bAKID[A-Za-z0-9]{32}\b"),
     ("scaleway-access-key", r"\bSCW[A-Z0-9]{17}\b"),
     ("braintree-token", r"\baccess_token\$(?:production|sandbox)\$[a-z0-9]{16}\$[a-f0-9]{32}\b"),
-    ("asana-token", r"(?<![\w/])[0-9]{1,2}/[0-9]{13,20}:[a-f0-9]{32}\b"),
+    ("asana-token", r"(?<![\w/])[0-9]{1,2}/[0-9]{13,20}(?:/[0-9]{13,20})?:[a-f0-9]{32}\b"),
     ("twitter-bearer", r"\bAAAAAAAAAAAAAAAAAAAAA[A-Za-z0-9%]{30,}"),
     ("facebook-token", r"\bEAA[A-Z][A-Za-z0-9]{90,}"),
     ("onepassword-token", r"\bops_eyJ[A-Za-z0-9+/=_-]{40,}"),

@@ -63,7 +63,11 @@ _FORMATS: list[tuple[str, str]] = [
     ("putty-key", r"PuTTY-User-Key-File-\d+:.*?(?:Private-(?:MAC|Hash):[ \t]*[0-9A-Fa-f]+|\Z)"),
     ("age-key", r"\bAGE-SECRET-KEY-1[0-9A-Z]{50,70}\b"),
     # a key pair on one line (the console's credentials CSV: "AKIA...,<40-char secret>")
-    ("aws-key-pair", r"\b(?:AKIA|ASIA)[A-Z0-9]{16}[ \t]*[,;:|\t][ \t]*[A-Za-z0-9/+=]{40}(?![A-Za-z0-9/+=])"),
+    (
+        "aws-key-pair",
+        r"\b(?:AKIA|ASIA)[A-Z0-9]{16}(?:[ \t]*[,;:|\t][ \t]*|[ \t]+(?:/[ \t]+|and[ \t]+)?)[A-Za-z0-9/+=]{40}"
+        r"(?![A-Za-z0-9/+=])",
+    ),
     ("aws-access-key", r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA|ABIA|ACCA)[A-Z0-9]{16}\b"),
     ("github-token", r"\b(?:gh[pousr]_[A-Za-z0-9]{30,255}|github_pat_[A-Za-z0-9_]{22,255})"),
     ("gitlab-token", r"\bgl(?:pat|dt|rt|ptt|cbt|imt|soat|ffct|oas)-[A-Za-z0-9_-]{20,}"),
@@ -106,7 +110,8 @@ _COMMANDS: list[tuple[str, str, int | tuple[int, ...]]] = [
     ),
     ("azure-key", r"(?i)\b(?:AccountKey|SharedAccessKey|sig)=([A-Za-z0-9%+/=]{20,})", 1),
     ("bearer", r"(?i)\bbearer\s+([A-Za-z0-9._~+/=-]{16,})", 1),
-    ("basic-auth", r"(?i)\bauthorization:\s*basic\s+([A-Za-z0-9+/=]{8,})", 1),
+    # "Authorization: Basic ...", and a server's header directive: proxy_set_header Authorization "Basic ..."
+    ("basic-auth", r"(?i)\bauthorization[\"']?(?:[ \t]*[:=][ \t]*|[ \t]+)[\"']?basic\s+([A-Za-z0-9+/=]{8,})", 1),
     # mysql -pPW (no space: "-p PW" makes mysql prompt and PW a database name)
     ("mysql-cli", r"\b(?:mysql|mysqldump|mysqladmin|mariadb|mysqlsh)\b[^\n|;&]{0,200}?\s-p" + _QUOTED_OR_BARE, 1),
     ("sshpass", r"\bsshpass\b[^\n|;&]{0,200}?\s-p\s*" + _QUOTED_OR_BARE, 1),
@@ -147,24 +152,26 @@ _STRONG_KEYS = (
     r"client[_-]?key[_-]?data|connection[_-]?string|conn[_-]?str|_auth\b"
 )
 # A name that often holds a secret, but also counts (max_tokens) or paths: only random-looking values.
-_WEAK_KEYS = r"token|key|sig|signature|credentials?|auth|cookie|license"
+_WEAK_KEYS = r"token|key|sig|signature|credentials?|auth|cookie|license|(?<![a-z])pat(?![a-z])"
 _KEY_CHARS = r"[A-Za-z0-9_.-]"
 
 
 def _key(words: str) -> str:
     """A name holding one of ``words`` (DB_PASSWORD, --api-key, "client_secret"), with its closing quote."""
-    return rf"(?<![A-Za-z0-9_.-]){_KEY_CHARS}{{0,40}}?(?:{words}){_KEY_CHARS}{{0,40}}(?:\\?[\"'])?"
+    return rf"(?<![A-Za-z0-9_.-]){_KEY_CHARS}{{0,40}}?(?:{words}){_KEY_CHARS}{{0,40}}(?:\\{{0,7}}[\"'])?"
 
 
-_SEPARATOR = r"[ \t]{0,8}(?::=|=>|=(?!=)|:(?![:/\\]))"
+# (a colon before backslashes and a quote: JSON inside a JSON string, escaped once or more)
+_SEPARATOR = r"[ \t]{0,8}(?::=|=>|=(?!=)|:(?![:/\\])|:(?=\\{1,7}\"))"
 _VALUE_START = r"(?!\[REDACTED:)(?![$%{<])"
 _BARE = r"[^\s\"'`<>]{1,512}"
 
 
 def _quoted(least: int) -> str:
-    """A quoted value, four groups: '...', "...", `...`, and \\"...\\" (inside a JSON or repr() string)."""
+    """A quoted value, four groups: '...', "...", `...`, and \\"...\\" (inside a JSON or repr() string, escaped once
+    or more: JSON in a JSON string)."""
     n = f"{{{least},512}}"
-    return rf"'([^'\n]{n})'|\"([^\"\n]{n})\"|`([^`\n]{n})`|\\\"([^\"\\\n]{n})\\\""
+    return rf"'([^'\n]{n})'|\"([^\"\n]{n})\"|`([^`\n]{n})`|\\{{1,7}}\"([^\"\\\n]{n})\\{{1,7}}\""
 
 
 _QUOTED = _quoted(1)
@@ -182,8 +189,10 @@ WEAK = re.compile(
 )
 XML_SECRET = re.compile(rf"(?i)<((?:{_STRONG_KEYS}|token))>([^<\n]{{1,512}})</")
 PROSE = re.compile(  # starts at a word's start: checked by the recogniser (see _inside_a_word)
-    r"(?i)(?:password|passwd|passphrase|passcode|pass\s?code|pin|secret|api\s?key|token)"
-    r"(?:\s+for\s+[\w.@-]{1,60})?\s+(?:is|was|is\s+now|was\s+changed\s+to|is\s+set\s+to|set\s+to|changed\s+to|reset\s+to)"
+    # the nouns share their first letters (p...): written as a tree, the engine rejects a position sooner
+    r"(?i)(?:p(?:ass(?:word|wd|phrase|code|\s?code)|in|wd?)|secret|api\s?key|token)"
+    r"(?:[ \t]+(?:for|on|of|to|at|in)[ \t]+(?:[\w.@-]{1,40}[ \t]+){0,3}?[\w.@-]{1,40})?"
+    r"\s+(?:is\s+now|was\s+changed\s+to|is\s+set\s+to|set\s+to|changed\s+to|reset\s+to|is|was|è|é|ist|est|es|är|er|lautet)"
     r"\s+[\"'`]?([^\s\"'`]{3,256})"
 )
 
@@ -203,8 +212,8 @@ _CODE_OBJECTS = frozenset(
 # Names about a secret rather than holding one: password_min_length, secret_name, api_key_id, password_hash.
 _ABOUT_A_SECRET = re.compile(
     r"(?i)(?:min|max|len|length|count|size|timeout|ttl|expir|age|rounds|attempts|retries|policy|hash|file|path|dir|"
-    r"url|field|column|prompt|hint|label|reset|name|id|header|env|var|type|format|version|prefix|mode|enabled|required)"
-    r"[\"']?$"
+    r"url|field|column|prompt|hint|label|reset|name|id|header|env|var|type|format|version|prefix|mode|enabled|required|changed|updated|created|rotated|used)"
+    r"(?:y|es|ed|ation|s)?(?:[_.-]?(?:in|at|on|seconds?|secs?|ms|days?|hours?|minutes?|mins?))?(?:\\{0,7}[\"'])?$"
 )
 
 
@@ -230,6 +239,8 @@ def value_is_code(value: str) -> bool:
     lowered = head.lower()
     if lowered in CODE_WORDS or _MASK.fullmatch(head) or _PARTLY_MASKED.fullmatch(head):
         return True
+    if head == "\\":
+        return True  # a shell line continued: the value is on the next line (kernel.secret_continued)
     if head in _BLOCK_SCALAR:
         return True  # "password: |": kernel.secret_places takes the lines below
     if head[0] in "$%{<~/[" or head.startswith(("./", "../")):
@@ -247,6 +258,9 @@ def value_is_code(value: str) -> bool:
     )
 
 
+_NAMED_HASH = re.compile(r"[a-z]+(?:[_-][a-z]+)*[_.-](?=[0-9a-f]{0,15}[a-f])(?=[0-9a-f]{0,15}\d)[0-9a-f]{6,16}")
+
+
 def looks_random(value: str) -> bool:
     """A token rather than a word, a count or a path: letters and digits mixed, no path shape."""
     if value[:1] in "/.~$%{<" or "://" in value:
@@ -257,6 +271,8 @@ def looks_random(value: str) -> bool:
         return False
     if re.fullmatch(r"[a-z]+(?:[_-][a-z]+)*[_-]?\d{1,4}", value):  # model_v2, cache-key-1
         return False
+    if _NAMED_HASH.fullmatch(value) and not re.search(r"token|secret|pass|pwd", value):
+        return False  # deps-1a7c60a500fdaca8: a cache key, a build id
     return not re.fullmatch(r"[\w-]+\.(?:json|ya?ml|txt|pem|key|crt|toml|ini|env|cfg|conf|py)", value, re.IGNORECASE)
 
 
@@ -268,9 +284,15 @@ def _keep_strong(match: re.Match[str]) -> bool:
     return bool(_ABOUT_A_SECRET.search(match.group(1))) or value_is_code(_keyed_value(match))
 
 
+# A template or a regular expression ("{hex}:{hex}", "(?:...)", "%(name)s"): a value built by code, not a token.
+_TEMPLATE = re.compile(r"\{[\w.]*\}|\(\?|%\(\w+\)s")
+
+
 def _keep_weak(match: re.Match[str]) -> bool:
     value = _keyed_value(match)
-    return bool(_ABOUT_A_SECRET.search(match.group(1))) or value_is_code(value) or not looks_random(value)
+    if _ABOUT_A_SECRET.search(match.group(1)) or value_is_code(value) or not looks_random(value):
+        return True
+    return _TEMPLATE.search(value) is not None
 
 
 def _keep_prose(match: re.Match[str]) -> bool:
@@ -322,6 +344,15 @@ def _keep_url_password(match: re.Match[str]) -> bool:
     return match.group(1)[:1] in "${<" or value_is_code(match.group(1))
 
 
+def _keep_plain_word(match: re.Match[str]) -> bool:
+    value = match.group(1)
+    return value.isalpha() and (value.islower() or value.isupper() or value.istitle())
+
+
+def _keep_command_value(match: re.Match[str]) -> bool:
+    return _inside_a_word(match) or _keep_url_password(match)
+
+
 def _formats_and_commands() -> list[Recogniser]:
     out = []
     for kind, pattern, group in [(k, p, 0) for k, p in _FORMATS] + _COMMANDS:
@@ -331,6 +362,10 @@ def _formats_and_commands() -> list[Recogniser]:
         keep: Callable[[re.Match[str]], bool] | None = None
         if kind == "url-password":
             keep = _keep_url_password
+        elif kind == "basic-auth":
+            keep = _keep_plain_word  # "authorization basic authentication" is prose
+        elif kind in ("curl-user", "cli-flag"):
+            keep = _keep_command_value  # curl -u "$USER:$TOKEN", --token \ (a continued line): no value here
         elif bounded and kind not in _ANYWHERE:
             keep = _inside_a_word
         out.append(Recogniser(kind, re.compile(body, flags), groups, keep, text_words=_TEXT_WORDS.get(kind, ())))
@@ -425,7 +460,7 @@ def recognisers() -> list[Recogniser]:
     """Every recogniser, in the order they are applied."""
     value_groups = (3, 4, 5, 6, 7)
     strong = ("pass", "pwd", "secret", "key", "token", "conn", "_auth")
-    weak = ("token", "key", "sig", "cred", "auth", "cookie", "license")
+    weak = ("token", "key", "sig", "cred", "auth", "cookie", "license", "pat")
     from kernel.secret_context import context_recognisers
 
     out = [replace(r, line_words=strong) if r.kind == "typed-default" else r for r in _formats_and_commands()]
@@ -441,7 +476,7 @@ def recognisers() -> list[Recogniser]:
             PROSE,
             (1,),
             lambda m: _inside_a_word(m) or _keep_prose(m),
-            text_words=("pass", "pin", "secret", "api", "token"),
+            text_words=("pass", "pin", "pw", "secret", "api", "token"),
         ),
     ]
     # A pattern that starts with a literal is skipped on a text without it (a substring test of the whole text).

@@ -8,16 +8,12 @@ these tests only measure. Each prints its figure and the forms or texts behind i
 
 from __future__ import annotations
 
-import pytest
-
 from kernel.privacy import redact
 from tests.reliability.secrets_corpus import Secret
 from tests.reliability.secrets_fresh import FRESH_FAMILIES, FRESH_ORDINARY, FRESH_SECRETS, family_of
 
 FOUND_BAR = 0.98
-# Measured on 2026-11-27 before the rules of issue 36 were improved; the marks go when the rules meet the bar.
-FOUND_TODAY = "found 204 of 224 (91.1 %)"
-CHANGED_TODAY = "changed 3 of 200"
+# 2026-11-27: found 208 of 224 (92.9 %) and 3 of 200 changed before the second round of rules; 224 of 224 and 0 after.
 
 
 def _survives(secret: Secret) -> bool:
@@ -45,7 +41,6 @@ def test_the_fresh_corpus_has_the_shape_the_acceptance_asks_for() -> None:
     assert len(set(FRESH_ORDINARY)) == 200
 
 
-@pytest.mark.xfail(strict=True, reason=f"{FOUND_TODAY} on 2026-11-27; the rules are being improved")
 def test_at_least_98_percent_of_the_fresh_forms_never_survive_redaction() -> None:
     missed = missed_forms()
     found = len(FRESH_SECRETS) - len(missed)
@@ -56,7 +51,6 @@ def test_at_least_98_percent_of_the_fresh_forms_never_survive_redaction() -> Non
     assert share >= FOUND_BAR, [s.name for s in missed]
 
 
-@pytest.mark.xfail(strict=True, reason=f"{CHANGED_TODAY} on 2026-11-27; the rules are being improved")
 def test_no_fresh_ordinary_text_is_changed() -> None:
     changed = changed_texts()
     print(f"fresh corpus: {len(changed)} of {len(FRESH_ORDINARY)} ordinary texts changed")

@@ -398,3 +398,126 @@ def test_a_marker_is_never_redacted_again() -> None:
     cleaned = redact(text)
     assert "[REDACTED:detect-secrets:TwilioKeyDetector]" in cleaned
     assert redact(cleaned) == cleaned
+
+
+_TOK = _alnum("family", 40)
+_UUID = "-".join((_hex("f1", 8), _hex("f2", 4), _hex("f3", 4), _hex("f4", 4), _hex("f5", 12)))
+# The families behind the fresh corpus's misses, written with other words, tools and vendors.
+FAMILY_CASES = {
+    "aws-pair-slash": (f"AKIA{_alnum('pair', 16).upper()} / {_alnum('pair2', 40)}", _alnum("pair2", 40)),
+    "aws-pair-and": (f"key AKIA{_alnum('pair3', 16).upper()} and {_alnum('pair4', 40)}", _alnum("pair4", 40)),
+    "pat-variable": (f"GITEA_PAT={_hex('pat', 20)}{_alnum('pat2', 12).lower()}", _hex("pat", 20)),
+    "vendor-header": (f"curl -H 'X-Acme-Api: {_TOK}' https://acme.dev", _TOK),
+    "vendor-header-hex": (f"-H 'X-Service-Token: {_hex('hdr', 32)}'", _hex("hdr", 32)),
+    "otel-headers": (f"OTEL_EXPORTER_OTLP_HEADERS=x-acme-key={_TOK},x-other=1", _TOK),
+    "authorization-scheme": (f'-H "Authorization: GenieKey {_UUID}"', _UUID),
+    "authorization-directive": (
+        f'RequestHeader set Authorization "Basic {base64.b64encode(b"ops:Zq8-k2").decode()}"',
+        "b3BzOlpxOC1rMg==",
+    ),
+    "asana-v2": ("2/" + "1204" + "1" * 12 + "/" + "9" * 16 + ":" + _hex("asana2", 32), _hex("asana2", 32)),
+    "session-cookie": (
+        f"Cookie: lang=en; PHPSESSID={_hex('sess', 8)}q{_alnum('sess', 17).lower()}; x=1",
+        _alnum("sess", 17).lower(),
+    ),
+    "set-cookie": (f"Set-Cookie: remember_token={_TOK}; Path=/; HttpOnly", _TOK),
+    "html-escaped-json": ("&quot;db_password&quot;:&quot;Kx9!vR2m&quot;", "Kx9!vR2m"),
+    "pw-is": ("fyi the vpn pw is Lantern-Otter-77", "Lantern-Otter-77"),
+    "password-for-several-words": ("our password for the build farm ui is Mx4.pq-Zr9", "Mx4.pq-Zr9"),
+    "password-on-is-now": ("admin password on the old NAS is now Tk8#wq!Lm2", "Tk8#wq!Lm2"),
+    "login-slash": ("jenkins login: deploy / Rq7.vLm2xZ", "Rq7.vLm2xZ"),
+    "creds-are": ("creds are ci-bot / Hw3!kZp9", "Hw3!kZp9"),
+    "credentials-and": ("the credentials for staging are qa@acme.dev and Vb6_tRk2!", "Vb6_tRk2!"),
+    "password-after-comma": ("the backup is encrypted, passphrase Cobalt-River-Stone19", "Cobalt-River-Stone19"),
+    "passphrase-words": ("enter passphrase amber cloud violet ember74 when asked", "amber cloud violet ember74"),
+    "german": ("das Passwort ist Hz7-kLm2q!", "Hz7-kLm2q!"),
+    "spanish": ("la contraseña es Pq9!xMz3", "Pq9!xMz3"),
+    "italian": ("la password è Rt5-vBn8w", "Rt5-vBn8w"),
+    "russian": ("пароль: Kd7-wQx2z", "Kd7-wQx2z"),
+    "chinese": ("密码是Wm4!zRt8q", "Wm4!zRt8q"),
+    "app-password-flag": ("mutt -p abcd-efgh-ijkl-mnop", "abcd-efgh-ijkl-mnop"),
+    "app-password-spaced": ("app password: wxyz abcd efgh ijkl", "wxyz abcd efgh ijkl"),
+    "mysqli-connect": ('$db = mysqli_connect("db", "shop", "plainpass", "shop");', "plainpass"),
+    "pdo": ("$pdo = new PDO($dsn, 'app', 'appsecret');", "appsecret"),
+    "connect-password-shaped": ('conn = pymssql.connect("db", "sa", "Yk8!pLq2")', "Yk8!pLq2"),
+    "client-positional": (f'client = Client("AC{_hex("sid", 32)}", "{_hex("tw", 32)}")', _hex("tw", 32)),
+    "client-one-key": (f'co = cohere.Client("{_TOK}")', _TOK),
+    "new-client": (f'const c = new Client("{_TOK}");', _TOK),
+    "gradle-key-password": ("keyPassword \"Jm3-pQ8z\"\nstorePassword 'Jm3-pQ8y'", "Jm3-pQ8z"),
+    "split-token": (f'KEY = "ghx_" + "{_TOK}"', _TOK),
+    "split-prefix": (f'token = "sk-live-" + "{_hex("split", 24)}"', _hex("split", 24)),
+    "login-positional": (f"acme-cli login {_TOK}", _TOK),
+    "vault-unseal": (f"vault operator unseal {_TOK}=", _TOK),
+    "vault-init-output": (f"Unseal Key 2: {_TOK}", _TOK),
+    "spanish-clave": ("la clave es Nv5!qTz8w", "Nv5!qTz8w"),
+    "username-then-password": ("username deploy password Gx5-wLq9!", "Gx5-wLq9!"),
+    "json-in-json": (f'{{"body": "{{\\"client_secret\\": \\"{_TOK}\\"}}"}}', _TOK),
+    "json-in-json-tight": (f'"{{\\"password\\":\\"{_PW}\\"}}"', _PW),
+    "continued-mysql": (f"mysql -h db \\\n  -u root \\\n  -p{_PW} shop", _PW),
+    "continued-flag": (f"acme deploy \\\n  --client-secret \\\n  {_TOK}", _TOK),
+    "continued-env": (f"export API_SECRET=\\\n  {_TOK}", _TOK),
+    "wrapped-value": (f"the api token is {_TOK[:24]}\n{_TOK[24:]}", _TOK[24:]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FAMILY_CASES))
+def test_each_family_of_the_fresh_corpus_is_redacted(name: str) -> None:
+    text, secret = FAMILY_CASES[name]
+    cleaned = redact(text)
+    assert secret not in cleaned, cleaned
+    assert redact(cleaned) == cleaned
+    inside = redact(f"log line 1\n{text}\nlog line 3")
+    assert secret not in inside and inside.startswith("log line 1\n") and inside.endswith("\nlog line 3")
+
+
+# Ordinary text that looks like those families and must stay exactly as it is.
+FAMILY_LOOK_ALIKES = [
+    "cache key: deps-1a7c60a500fdaca8",
+    "restore key: node-modules-9f3e2a",
+    'curl -u "$JENKINS_USER:$JENKINS_TOKEN" https://ci.acme.dev/api/json',
+    "curl -u ${USER}:${API_TOKEN} https://ci.acme.dev",
+    "refresh_token_expires_in: 2592000",
+    "password_changed_at: 2024-05-01",
+    "access_token_ttl_seconds = 3600",
+    "X-Request-Id: 0a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9",
+    "X-Api-Version: 2024-01-01",
+    "X-RateLimit-Remaining: 4999",
+    "Cookie: theme=dark; lang=en-US; _ga=GA1.2.1234567890.1700000000",
+    "Authorization: required for every route",
+    "the authorization header carries a bearer token",
+    "proxy_set_header Authorization $http_authorization;",
+    '_HEX_PAT = "(?:{hex}:{hex}|{ipv4})"',
+    "PATH=/usr/local/bin:/usr/bin",
+    "login page / dashboard_v2",
+    "login: yes / no",
+    "credentials are read from the environment and rotated weekly",
+    "the password reset flow is new",
+    "encrypted, password protected",
+    "password policy v2 is live",
+    "use password managers when possible",
+    "das Passwort ist zu kurz",
+    "la contraseña es obligatoria",
+    "git add -p then commit the rest",
+    "app password: xxxx-xxxx-xxxx-xxxx",
+    'conn = psycopg.connect("db", 5432, "mydb")',
+    'sock.connect("localhost", 8080, "tcp")',
+    'client = Client("https://api.acme.dev")',
+    'Error: secret "db-creds" not found',
+    'lexer.Token "IDENT"',
+    'greeting = "hello" + "world, how are you today"',
+    'url = "https://" + "acme.dev/some/long/path/here"',
+    "npm login --registry https://npm.acme.dev",
+    "vault operator unseal",
+    "This module is self-contained: it only handles the token exchange.",
+    "la clave es obligatoria",
+    "username deploy password reset pending",
+    '{"body": "{\\"password_policy\\": \\"strict\\"}"}',
+    "ls -la \\\n  /tmp/build \\\n  --color=auto",
+    "docker run \\\n  -e DB_PASSWORD=$DB_PASSWORD \\\n  app",
+    "token: [REDACTED:assignment]\nnext step: deploy",
+]
+
+
+@pytest.mark.parametrize("text", FAMILY_LOOK_ALIKES, ids=[t[:40] for t in FAMILY_LOOK_ALIKES])
+def test_look_alikes_of_the_fresh_families_stay_intact(text: str) -> None:
+    assert redact(text) == text

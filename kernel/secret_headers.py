@@ -1,0 +1,74 @@
+"""Secrets in HTTP headers and cookies (issue 36), beside ``kernel.secret_places``.
+
+- **vendor headers**: an ``X-...`` header whose value is a random token
+  (``X-JFrog-Art-Api: ...``, ``X-Postmark-Server-Token: ...``), or whose name says
+  credential (api, key, token, auth, secret, team, session) with a token-shaped value;
+  also in the ``name=value`` lists of ``OTEL_EXPORTER_OTLP_HEADERS``;
+- **cookies**: the pairs of a ``Cookie:``/``Set-Cookie:`` line (or ``--cookie``) named
+  for a session or a credential, or whose value is a random token (a Django
+  ``sessionid``, a Rails ``_session``, a ``remember_token``);
+- **HTML-escaped JSON**: ``&quot;password&quot;:&quot;...&quot;``, as a page's
+  embedded state or an escaped log shows it.
+
+Header and cookie values must look like tokens: request ids, trace ids and plain
+settings (``X-Request-Id: <uuid>``, ``theme=dark``) stay. Plain data and keep checks.
+"""
+
+from __future__ import annotations
+
+import re
+
+from kernel.secret_entropy import high_entropy, token_shaped
+from kernel.secret_patterns import looks_random, value_is_code
+from kernel.secret_places import NAME_CHARS, SECRET_NAME, Place, keep_named_value
+
+_CREDENTIAL_NAME = re.compile(r"(?i)api|key|token|auth|secret|pass|sig|session|sess|sid|team|cred|license|jwt|remember")
+_ABOUT = re.compile(r"(?i)(?:^|[-_])(?:id|ids|request|trace|span|correlation|version|type|length|expires?|ttl)$")
+
+
+def _keep_header(match: re.Match[str]) -> bool:
+    """Keep ``X-Request-Id: <uuid>`` and ``X-Api-Version: 2024-01-01``; not ``X-JFrog-Art-Api: <token>``."""
+    name, value = match.group(1), match.group(2)
+    if value_is_code(value) or _ABOUT.search(name):
+        return True
+    if high_entropy(value):
+        return False
+    return not (_CREDENTIAL_NAME.search(name[2:]) and (token_shaped(value) or looks_random(value)))
+
+
+def _keep_cookie(match: re.Match[str]) -> bool:
+    """Keep ``theme=dark`` and ``_ga=GA1.2.1234.5678``; not ``sessionid=<random>``."""
+    name, value = match.group(1), match.group(2)
+    if value_is_code(value) or not looks_random(value) or re.fullmatch(r"[\d.]+|GA\d[\d.]+", value):
+        return True
+    return not (high_entropy(value) or token_shaped(value) or _CREDENTIAL_NAME.search(name))
+
+
+_TOKEN = r"([A-Za-z0-9._~+/=-]{16,512})(?![A-Za-z0-9._~+/=-])"
+_QUOTE = r"&(?:quot|#34|#x22);"
+
+HEADERS: list[Place] = [
+    Place(
+        "header-token",
+        r"(?i)(?<![\w-])(x-[a-z0-9-]{1,60})[\"']?[ \t]*[:=][ \t]*[\"']?" + _TOKEN,
+        2,
+        _keep_header,
+        line_words=("x-",),
+    ),
+    Place(
+        "cookie",
+        r"(?i)(?:\bcookie[\"']?[ \t]*[:=][ \t]*[\"']?|--cookie[ \t]+[\"']?|-b[ \t]+[\"']|;[ \t]*)"
+        r"([A-Za-z0-9_.-]{1,60})=([^;\s'\"]{16,512})",
+        2,
+        _keep_cookie,
+        line_words=("cookie", "-b "),
+    ),
+    Place(
+        "assignment",
+        rf"(?i){_QUOTE}({NAME_CHARS}{{0,40}}{SECRET_NAME}{NAME_CHARS}{{0,40}}){_QUOTE}[ \t]*:[ \t]*{_QUOTE}"
+        rf"((?:(?!{_QUOTE})[^\n]){{1,256}}){_QUOTE}",
+        2,
+        keep_named_value,
+        text_words=("&quot;", "&#34;", "&#x22;"),
+    ),
+]

@@ -1,0 +1,146 @@
+"""Credentials written in prose (issue 36), beside the prose rules of ``kernel.secret_context``.
+
+- **a user and a password side by side**: "grafana login: admin / PW", "creds are admin / PW",
+  "the credentials for the test tenant are ops@acme.dev and PW";
+- **a password right after its noun, with no verb**: "encrypted, password PW",
+  "use passphrase WORDS when gpg asks" (four words or more, one with a digit);
+- **other languages**: "das Passwort ist ...", "le mot de passe est ...", "la contraseña es ...",
+  "a senha é ...", "het wachtwoord is ...", "la password è ...", "пароль: ...", "密码是...";
+- **app passwords**: the four groups of four letters Google and Apple give (``-p xxxx-xxxx-xxxx-xxxx``).
+
+Without a verb or a colon the value must look like a password (letters, and digits or
+symbols, in mixed case or with a symbol), so "password reset flow" and "login page /
+dashboard_v2" stay. Plain data and keep checks.
+"""
+
+from __future__ import annotations
+
+import re
+
+from kernel.secret_patterns import value_is_code
+from kernel.secret_places import Place
+
+_STOP_WORDS = frozenset(
+    "a an the of to for in on at by with from is are be it this that and or not as if when then so".split()
+)
+_VALUE_END = r"(?=[,;.!?)]?(?:\s|$))"
+_WORD_VALUE = r"[\"'`«]?([^\s\"'`«»]{4,128}?)[\"'`»]?" + _VALUE_END
+
+
+def password_shaped(value: str) -> bool:
+    """Letters with digits or symbols, mixed case or a symbol: ``Fae4oJckbGnqRq1``, ``cinder83!``; not a path,
+    a URL, a call, a version (``dashboard_v2``, ``sha256:...``) or a plain word."""
+    value = value.rstrip(".,;:!?")
+    if len(value) < 6 or value_is_code(value) or re.search(r"[/:=()\\]", value):
+        return False
+    letters = any(c.isalpha() for c in value)
+    digits = any(c.isdigit() for c in value)
+    symbols = any(not c.isalnum() and c not in "-_." for c in value)
+    mixed = any(c.isupper() for c in value) and any(c.islower() for c in value)
+    return letters and (digits or symbols) and (mixed or symbols)
+
+
+def _keep_word(match: re.Match[str]) -> bool:
+    return not password_shaped(match.group(1))
+
+
+def _keep_phrase(match: re.Match[str]) -> bool:
+    """One word that looks like a password, or four plain lower-case words or more, one of them with a digit."""
+    words = match.group(1).split()
+    if len(words) == 1:
+        return not password_shaped(words[0])
+    if len(words) < 4 or any(w.lower() in _STOP_WORDS for w in words):
+        return True
+    return not (all(re.fullmatch(r"[a-z0-9-]{2,24}", w) for w in words) and any(c.isdigit() for w in words for c in w))
+
+
+# What may stand right before a password's noun that has no verb: a line's start, punctuation, or a verb of use.
+_BEFORE_THE_NOUN = re.compile(
+    r"(?i)(?:^|[,;(:—–-][ \t]*|(?<![\w-])(?:use|enter|type|try|with|new|temp|temporary|default|initial|one-time)"
+    r"[ \t]+(?:(?:the|a|this)[ \t]+)?|(?<![\w-])(?:user(?:name)?|login)[ \t:=]+[\w.@+-]{1,64}[ \t]+)\Z"
+)
+_BEFORE_APP_PASSWORD = re.compile(r"(?i)(?:(?<![\w-])-p[ \t]+|pass(?:word)?[\"']?[ \t]*[:=][ \t]*)[\"']?\Z")
+_PLACE_WORDS = r"(?:[ \t]+(?:for|on|of|to|at)[ \t]+(?:[\w.@-]{1,40}[ \t]+){0,3}?[\w.@-]{1,40})?"
+_FOREIGN_NOUNS = (
+    r"passwort|kennwort|mot[ \t]de[ \t]passe|contrase[ñn]a|clave|senha|wachtwoord|hasło|haslo|heslo|salasana|"
+    r"lösenord|losenord|passord|adgangskode|şifre|parol[ae]|пароль|パスワード|密码|密碼|비밀번호"
+)
+# a verb (a whole word), a colon or a dash; Chinese, Japanese and Korean join the value without a space
+_FOREIGN_VERBS = r"(?:ist|lautet|est|es|é|e|è|is|to|je|on|är|er)[ \t]+|[:：=—][ \t]*|(?:は|是|为|는|은)[ \t]*"
+
+PROSE: list[Place] = [
+    # "login: admin / Pw", "creds are admin / Pw", "credentials for the tenant are ops@acme.dev and Pw"
+    Place(
+        "prose-password",
+        r"(?i)\b(?:log[ \t-]?ins?|creds|credentials?|user(?:name)?[ \t]*/[ \t]*pass(?:word)?)" + _PLACE_WORDS + r""
+        r"(?:[ \t]+(?:is|are|was|were)[ \t]+|[ \t]*[:=-][ \t]*|[ \t]+)[\"'`]?[\w.@+-]{1,64}[\"'`]?"
+        r"[ \t]*(?:/|,|[ \t]and)[ \t]*" + _WORD_VALUE,
+        1,
+        _keep_word,
+        line_words=("login", "log in", "log-in", "creds", "credential", "user"),
+    ),
+    # "encrypted, password PW", "use passphrase WORDS when ...": the regex starts at the noun (a tree of its
+    # letters, fast to reject); what stands before it (a line's start, punctuation, a verb) is checked by the keep
+    Place(
+        "prose-password",
+        r"(?i)p(?:ass(?:word|wd|phrase|code)|wd?)[ \t]+"
+        r"[\"'`]?([^\s\"'`]{3,64}(?:[ \t]+[^\s\"'`]{2,64}){0,7}?)[\"'`]?"
+        r"(?=[ \t]+(?:when|to|for|if|and|on|at|so|then|because|as|while|before|after|in|or)\b|[,;.!?)]?[ \t]*$|"
+        r"[,;!?)]|\.[ \t])",
+        1,
+        lambda match: (
+            not _BEFORE_THE_NOUN.search(match.string, max(0, match.start() - 60), match.start()) or _keep_phrase(match)
+        ),
+        line_words=("pass", "pw"),
+    ),
+    # other languages: "das Passwort ist X", "la contraseña es X", "пароль: X"
+    Place(
+        "prose-password",
+        rf"(?i)(?<![\w-])(?:(?:{_FOREIGN_NOUNS})(?:[ \t]+(?:\w{{1,12}}[ \t]+){{0,3}}?)?[ \t]*(?:{_FOREIGN_VERBS}))"
+        + _WORD_VALUE,
+        1,
+        _keep_word,
+        line_words=(
+            "passwort",
+            "kennwort",
+            "passe",
+            "contrase",
+            "clave",
+            "senha",
+            "wachtwoord",
+            "hasło",
+            "haslo",
+            "heslo",
+            "salasana",
+            "senord",
+            "passord",
+            "adgangskode",
+            "ifre",
+            "parol",
+            "пароль",
+            "パスワード",
+            "密码",
+            "密碼",
+            "비밀번호",
+        ),
+    ),
+    # an app password (four groups of four lower-case letters) after -p or a password's name, or "app password"
+    Place(
+        "app-password",
+        r"(?<![\w-])([a-z]{4}-[a-z]{4}-[a-z]{4}-[a-z]{4})(?![\w-])",
+        1,
+        lambda match: (
+            not _BEFORE_APP_PASSWORD.search(match.string, max(0, match.start() - 40), match.start())
+            or value_is_code(match.group(1))
+        ),
+        gate=re.compile(r"[a-z]{4}-[a-z]{4}-[a-z]{4}-[a-z]{4}"),
+    ),
+    Place(
+        "app-password",
+        r"(?i)app[ \t_-]?(?:specific[ \t_-])?password[\"']?[ \t]*[:=]?[ \t]*[\"']?((?-i:[a-z]{4}(?:[ -][a-z]{4}){3}))"
+        r"(?![\w-])",
+        1,
+        lambda match: value_is_code(match.group(1)),
+        line_words=("app password", "app-password", "app_password", "apppassword", "app specific", "app-specific"),
+    ),
+]

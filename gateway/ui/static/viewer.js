@@ -215,7 +215,7 @@
         var last = null;
         for (var i = 0; i < turns.length; i++) {
           var now = document.getElementById(turns[i].id);
-          if (now && now.innerHTML === turns[i].innerHTML) { last = now; continue; }
+          if (now && now.textContent === turns[i].textContent) { last = now; continue; }
           var incoming = document.adoptNode(turns[i]);
           if (now) {
             var locator = focusLocator(now);

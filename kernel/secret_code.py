@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 
 from kernel.secret_entropy import high_entropy, token_shaped
-from kernel.secret_patterns import looks_random, value_is_code
+from kernel.secret_patterns import about_a_secret, looks_random, value_is_code
 from kernel.secret_places import NAME_CHARS, SECRET_NAME, Place, keep_first_value, keep_named_value
 from kernel.secret_prose import password_shaped
 
@@ -53,19 +53,44 @@ def _keep_third(match: re.Match[str]) -> bool:
 
 
 _NAME_BEFORE = re.compile(r"[\w.$-]{0,41}\Z")
+_SETTING_NAME = re.compile(r"(?i)(?:password|passwd|passphrase|secret|token|api_?key)\Z")
+_BARE_WORDS = frozenset("password passwd passphrase secret token apikey api_key".split())
+# The secret word of a setting's name without its first letter ("keyPassword" holds "assword"): each a literal the
+# regex engine finds fast, where one case-blind alternation would try every position of every line.
+_SETTING_CORES = (
+    "assword",
+    "ASSWORD",
+    "asswd",
+    "ASSWD",
+    "assphrase",
+    "ecret",
+    "ECRET",
+    "oken",
+    "OKEN",
+    "pi_key",
+    "piKey",
+    "PI_KEY",
+    "pikey",
+    "PIKEY",
+)
 
 
 def _keep_setting(match: re.Match[str]) -> bool:
     """``keyPassword "..."`` is a setting; a bare ``secret "db-creds"`` is prose, unless its value looks like a
-    password; ``obj.token "x"`` and ``$token "x"`` are code."""
+    password; ``obj.token "x"``, ``$token "x"`` and ``broken "x"`` are not settings of a secret."""
     before = _NAME_BEFORE.search(match.string, max(0, match.start() - 41), match.start())
     prefix = before.group(0) if before else ""
-    if any(c in prefix for c in ".$-") or len(prefix) > 40 or prefix[:1].isdigit():
+    name = prefix + match.group(1)
+    if any(c in prefix for c in ".$-") or prefix[:1].isdigit() or not _SETTING_NAME.search(name):
         return True
     value = match.group(2)[1:-1]
-    if keep_named_value(match) or not value:
+    if not value or value_is_code(value) or about_a_secret(name):
         return True
-    return not prefix and not password_shaped(value)
+    if name.lower() in _BARE_WORDS:
+        return not password_shaped(value)
+    if name.lower().endswith("token"):
+        return not (token_shaped(value) or (len(value) >= 16 and looks_random(value)))
+    return False
 
 
 def _keep_client_token(match: re.Match[str]) -> bool:
@@ -137,7 +162,7 @@ CODE: list[Place] = [
         rf"(?i)(?<![\w.>$:-])([\w.>$:-]{{1,60}}+[ \t]*\()[ \t]*{_ARG}[ \t]*,[ \t]*{_ARG}[ \t]*,[ \t]*{_QUOTED}",
         2,
         _keep_third,
-        line_words=("connect", "pdo", "login", "bind", "auth", "imap_open", "mysqli", "ftp"),
+        line_words=("connect", "pdo", "login(", "login (", "bind(", "bind (", "auth", "imap_open", "mysqli", "ftp"),
     ),
     # Client("AC...", "TOKEN"), cohere.Client("KEY"), new Client(KEY): a token-shaped literal given to a client
     Place(
@@ -149,15 +174,15 @@ CODE: list[Place] = [
         _keep_client_token,
         line_words=("client", "api", "sdk", "session", "auth"),
     ),
-    # Gradle/Groovy: keyPassword "...", storePassword '...', a setting named for a secret then a quoted value; the
-    # regex starts at the secret's word, the name before it is read by the keep function
-    Place(
-        "assignment",
-        r"(?i)(p(?:assword|asswd|assphrase)|secret|token|api_?key)[ \t]+(\"[^\"\n]{1,256}\"|'[^'\n]{1,256}')"
-        r"(?![ \t]*[+.,:\]])",
-        2,
-        _keep_setting,
-        line_words=("pass", "secret", "token", "key"),
+    # Gradle/Groovy: keyPassword "...", storePassword '...', a setting named for a secret then a quoted value
+    *(
+        Place(
+            "assignment",
+            rf"({core})[ \t]+(\"[^\"\n]{{1,256}}\"|'[^'\n]{{1,256}}')(?![ \t]*[+.,:\]])",
+            2,
+            _keep_setting,
+        )
+        for core in _SETTING_CORES
     ),
     # a token in two literals: "sk-proj-" + "...", 'ghp_' . '...', "abc" "..." (implicit concatenation)
     Place(

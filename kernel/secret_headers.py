@@ -50,7 +50,7 @@ _QUOTE = r"&(?:quot|#34|#x22);"
 HEADERS: list[Place] = [
     Place(
         "header-token",
-        r"(?i)(?<![\w-])(x-[a-z0-9-]{1,60})[\"']?[ \t]*[:=][ \t]*[\"']?" + _TOKEN,
+        r"(?<![\w-])([xX]-[A-Za-z0-9-]{1,60})[\"']?[ \t]*[:=][ \t]*[\"']?" + _TOKEN,
         2,
         _keep_header,
         line_words=("x-",),

@@ -103,7 +103,8 @@ PROSE: list[Place] = [
         line_words=(
             "passwort",
             "kennwort",
-            "passe",
+            "de passe",
+            "de_passe",
             "contrase",
             "clave",
             "senha",
@@ -133,7 +134,7 @@ PROSE: list[Place] = [
             not _BEFORE_APP_PASSWORD.search(match.string, max(0, match.start() - 40), match.start())
             or value_is_code(match.group(1))
         ),
-        gate=re.compile(r"[a-z]{4}-[a-z]{4}-[a-z]{4}-[a-z]{4}"),
+        line_words=("-p ", "-p\t", "pass"),
     ),
     Place(
         "app-password",

@@ -21,6 +21,7 @@ from gateway.caller import Caller, CallerResolver
 from gateway.capabilities.browse_service import BrowseService
 from gateway.capabilities.library_service import LibraryService
 from gateway.capabilities.memory_service import MemoryService
+from gateway.capabilities.preview_service import PreviewService
 from gateway.gateway_errors import InvalidInput, NotFound
 from gateway.ui import graph_view
 from gateway.ui.project_scope import Facts, scoped_counts, shown_in, without_memories
@@ -110,12 +111,24 @@ class ViewerData:
     """The viewer's one service: each page's data, for a caller pinned to the page's project."""
 
     def __init__(
-        self, callers: CallerResolver, browse: BrowseService, memories: MemoryService, library: LibraryService
+        self,
+        callers: CallerResolver,
+        browse: BrowseService,
+        memories: MemoryService,
+        library: LibraryService,
+        previews: PreviewService | None = None,
     ) -> None:
         self.callers = callers
         self.browser = browse
         self.memory_service = memories
         self.library = library
+        self.previews = previews
+
+    async def preview(self, caller: Caller, prompt: str) -> dict[str, Any]:
+        """The block the next prompt of ``caller``'s project would get (``PreviewService``: records nothing)."""
+        if self.previews is None:
+            raise InvalidInput("the preview is not available in this viewer")
+        return await self.previews.preview(caller, prompt=prompt)
 
     # -- scope ----------------------------------------------------------------------------
     def default_project(self) -> str:

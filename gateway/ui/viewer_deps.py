@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from fastapi import Request
 
+from gateway.capabilities.preview_service import PreviewService
 from gateway.gateway_composition import Gateway
 from gateway.ui import security, signin
 from gateway.ui.data import ViewerData
@@ -24,7 +25,8 @@ def _data(request: Request) -> ViewerData:
     data: ViewerData | None = getattr(request.app.state, "viewer_data", None)
     if data is None:
         gateway = gateway_of(request)
-        data = ViewerData(gateway.callers, gateway.browse, gateway.memories, gateway.library)
+        previews = PreviewService(gateway.rpc, gateway.settings, gateway.hooks.deadlines)
+        data = ViewerData(gateway.callers, gateway.browse, gateway.memories, gateway.library, previews)
         request.app.state.viewer_data = data
     return data
 

@@ -204,6 +204,8 @@ def test_the_service_classes_are_found() -> None:
         "LibraryService",
         "MemoryService",
         "PortabilityService",
+        "PreviewService",
+        "ProblemService",
         "ViewerData",
     }
     assert dependencies["hook_service"] == "HookService" and dependencies["viewer"] == "ViewerData"

@@ -1,5 +1,6 @@
 """Preview: type a prompt, see exactly the KNOWN CONTEXT block the next prompt in this project would get,
-with its token cost (``PreviewService``: get-context's own pipeline, recording nothing).
+with its token cost (through ``ViewerData``, the viewer's one service, to ``PreviewService``: get-context's
+own pipeline, recording nothing).
 
 A GET form, so a preview is a link and works without script; htmx swaps only the result.
 Mounted through the memories page's router (``memories_page``), beside the search it previews.
@@ -14,18 +15,12 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse
 
 from gateway import input_validation
-from gateway.capabilities.preview_service import PreviewService
 from gateway.ui.data import ViewerData
 from gateway.ui.page_render import UiRoute, is_htmx, render
-from gateway.ui.viewer_deps import gateway_of, viewer
+from gateway.ui.viewer_deps import viewer
 
 router = APIRouter(route_class=UiRoute)
 RESULT_ID = "preview-result"
-
-
-def previews(request: Request) -> PreviewService:
-    gateway = gateway_of(request)
-    return PreviewService(gateway.rpc, gateway.settings, gateway.hooks.deadlines)
 
 
 @router.get("/ui/preview", include_in_schema=False)
@@ -34,12 +29,11 @@ async def preview(
     project: str = Query("", max_length=64),
     prompt: str = Query("", max_length=input_validation.MAX_PROMPT_CHARS),
     data: ViewerData = Depends(viewer),
-    service: PreviewService = Depends(previews),
 ) -> HTMLResponse:
     caller = data.caller(project)
     result: dict[str, Any] | None = None
     if prompt.strip():
-        result, names = await asyncio.gather(service.preview(caller, prompt=prompt), data.project_names())
+        result, names = await asyncio.gather(data.preview(caller, prompt), data.project_names())
     else:
         names = await data.project_names()
     template = (

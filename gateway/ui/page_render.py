@@ -23,6 +23,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from gateway.gateway_errors import GatewayError
 from gateway.ui import injection_story, memory_titles, security, ui_display
+from gateway.ui.project_scope import display_names
 from gateway.ui.viewer_deps import gateway_of
 
 HERE = Path(__file__).parent
@@ -100,6 +101,8 @@ def render(
         page=page,
         nav=NAV,
         project_names=names,
+        # folder names; the full id only where two folders share a name (a page may pass its own, wider set)
+        project_labels=context.pop("project_labels", None) or display_names(names),
         switch_path=section_path(page),
         all_projects=ALL_PROJECTS,
         token_set=bool(settings.token) or gateway_of(request).user_tokens is not None,

@@ -53,13 +53,14 @@ def test_project_switcher_keeps_every_link_and_lands_on_the_active_project(
     tab.goto(seeded.url("/ui/memories"))
     tab.select_option("#project-switch select[name='project']", other)
     tab.wait_for_url(lambda u: f"project={other}" in u)
-    assert tab.locator("[data-testid='project']").inner_text() == other
+    shown = tab.locator("[data-testid='project']")
+    assert (shown.inner_text(), shown.get_attribute("title")) == ("billing", other)  # its folder name; the id
     assert set(_project_of(tab, "header.top a")) == {other}  # brand and every nav link
     assert "Billing retries" in tab.locator("#results").inner_text()
     for path in ("/ui/sessions", "/ui/graph", "/ui/books"):  # every page keeps the project in its links
         tab.goto(f"{seeded.live.url}{path}?project={other}")
         assert set(_project_of(tab, "header.top a")) == {other}, path
-        assert tab.locator("[data-testid='project']").inner_text() == other
+        assert tab.locator("[data-testid='project']").get_attribute("title") == other
         if path == "/ui/sessions":  # titled by the first prompt
             assert "Billing retries failed card charges" in tab.locator("#sessions").inner_text()
     tab.select_option("#project-switch select[name='project']", "")  # All projects
@@ -68,7 +69,7 @@ def test_project_switcher_keeps_every_link_and_lands_on_the_active_project(
     assert "ledger" in listed and "billing" in listed  # folder names; the ids are in the links
     assert {seeded.project, other} <= set(_project_of(tab, "#projects a.project-link"))
     tab.goto(f"{seeded.live.url}/ui")  # no project named: the one with the latest session turn
-    assert tab.locator("[data-testid='project']").inner_text() == other
+    assert tab.locator("[data-testid='project']").get_attribute("title") == other
     no_trouble(page)
 
 

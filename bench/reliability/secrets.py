@@ -18,11 +18,11 @@ hashes, UUIDs...) is stored the same way, and the note says how many came
 back changed (false positives).
 
 The held-out corpora of issue 36 (``tests/reliability/secrets_heldout.py``,
-``secrets_fresh.py``, ``secrets_final.py``: each written blind, each with 200
-ordinary texts) go through the memory bank and the prompt hook into projects of
-their own, and are read back through search, export and get-context; the first
-is also looked for in every file under MNEMEX_HOME. Only ``final`` was never
-tuned on: its row is the figure the issue's acceptance reads.
+``secrets_fresh.py``, ``secrets_final.py``, ``secrets_blind4.py``: each written
+blind, each with 200 ordinary texts) go through the memory bank and the prompt
+hook into projects of their own, and are read back through search, export and
+get-context; the first is also looked for in every file under MNEMEX_HOME. Only
+``blind4`` was never tuned on: its row is the figure the issue's acceptance reads.
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ import httpx
 from bench.reliability import Row
 from kernel.privacy import redact
 from tests.reliability.mcp_client import call_tools, text_of
+from tests.reliability.secrets_blind4 import BLIND4_ORDINARY, BLIND4_SECRETS
 from tests.reliability.secrets_corpus import ORDINARY, SECRETS, Secret
 from tests.reliability.secrets_final import FINAL_ORDINARY, FINAL_SECRETS
 from tests.reliability.secrets_fresh import FRESH_ORDINARY, FRESH_SECRETS
@@ -50,11 +51,12 @@ TOKEN_CWD = f"/srv/acme-checkouts/{NAME_TOKEN}"
 ORDINARY_CWD = "/srv/acme-ordinary"
 HELDOUT_CWD = "/srv/acme-heldout"
 HeldOut = tuple[str, list[Secret], list[str], str]
-# Written blind for issue 36 after the rules were tuned on the first held-out corpus: "fresh" was then
-# tuned on in turn; "final" never was, and is the figure the issue's acceptance reads.
+# Each written blind for issue 36 after the rules were tuned on the corpora before it: "fresh" and "final"
+# were then tuned on in turn; "blind4" never was, and is the figure the issue's acceptance reads.
 LATER_CORPORA: list[HeldOut] = [
     ("fresh", FRESH_SECRETS, FRESH_ORDINARY, "/srv/acme-fresh"),
     ("final", FINAL_SECRETS, FINAL_ORDINARY, "/srv/acme-final"),
+    ("blind4", BLIND4_SECRETS, BLIND4_ORDINARY, "/srv/acme-blind4"),
 ]
 NDJSON = {"Content-Type": "application/x-ndjson"}
 # Tokens that name themselves, so a tag holding one bare is still recognisable (a bare password is not).

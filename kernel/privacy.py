@@ -10,8 +10,8 @@ before anything else sees it. What a secret looks like is in
 ``kernel.secret_patterns`` (self-naming formats, commands, keyed values),
 ``kernel.secret_rules`` (detect-secrets' rules, as data),
 ``kernel.secret_formats`` (provider formats neither covers),
-``kernel.secret_context``, ``kernel.secret_places`` and ``kernel.secret_code``
-(context rules: command lines, config, URLs, SQL, prose, source code; entropy in
+``kernel.secret_context``, ``kernel.secret_places``, ``kernel.secret_code`` and ``kernel.secret_tools``
+(context rules: command lines, config, URLs, SQL, prose, source code, CI logs and secret stores; entropy in
 context from ``kernel.secret_entropy``) and ``kernel.secret_blocks`` (``.pgpass``
 lines, Kubernetes Secret data, key bodies without a BEGIN line, and the credential
 columns of tables from ``kernel.secret_tables``); backslash-continued shell lines are read joined as

@@ -12,7 +12,8 @@
   (always the third argument), and a token-shaped string given to a client's constructor
   (``Client(sid, TOKEN)``, ``cohere.Client(KEY)``, ``new Client(KEY)``);
 - **Groovy/Gradle settings without '='**: ``keyPassword "..."``, ``storePassword '...'``;
-- **split strings**: ``"sk-proj-" + "..."``, a token cut in two literals;
+- **split strings**: ``"sk-proj-" + "..."``, a token cut in two literals or more (``"sk_live_" + "..." + "..."``,
+  a joiner that ends its line, a start already redacted);
 - **logins and unseal keys**: ``cargo login TOKEN``-style positional tokens,
   ``vault operator unseal KEY``, ``Unseal Key 1: KEY``.
 
@@ -97,12 +98,21 @@ def _keep_client_token(match: re.Match[str]) -> bool:
     return not token_shaped(match.group(1))
 
 
+# Between two literals: '+', '.', '..', '||', '&' (a joiner, which may end its line), or only spaces.
+_JOINER = r"(?:[ \t]*(?:\+|\.\.?|\|\||&)[ \t]*(?:\r?\n[ \t]*)?|[ \t]+)"
+# A token's prefix: "sk-proj-", "sk_live_", "xoxb-1234567890-" (a word, then up to three more parts, each cut off)
+_TOKEN_PREFIX = re.compile(r"[A-Za-z]{2,10}[-_](?:[A-Za-z0-9]{2,20}[-_]){0,3}")
+
+
 def _keep_split(match: re.Match[str]) -> bool:
-    """Keep ``"abc" + "defghijklmnopqrstuvwxyz"``: only a random tail, or a token prefix then a random-looking tail."""
-    head, tail = match.group(1), match.group(2)
+    """Keep ``"abc" + "defghijklmnopqrstuvwxyz"``: only a random tail, or a token prefix then a random-looking tail
+    (the tail's pieces read joined)."""
+    head, tail = match.group(1), re.sub(r"[\"'](?:[ \t]*(?:\+|\.\.?|\|\||&)?\s*)[\"']", "", match.group(2))
+    if len(tail) < 16:
+        return True
     if high_entropy(tail):
         return False
-    prefixed = re.fullmatch(r"[A-Za-z]{2,10}[-_](?:[A-Za-z]{2,10}[-_])?", head) is not None
+    prefixed = _TOKEN_PREFIX.fullmatch(head) or head.startswith("[REDACTED:")  # a token's start already redacted
     return not (prefixed and len(tail) >= 20 and looks_random(tail))
 
 
@@ -185,13 +195,14 @@ CODE: list[Place] = [
         for core in _SETTING_CORES
     ),
     # a token in two literals: "sk-proj-" + "...", 'ghp_' . '...', "abc" "..." (implicit concatenation)
+    # (the tail may itself be cut again, "sk_live_" + "..." + "...", and a joiner may end its line)
     Place(
         "split-secret",
-        r"[\"']([A-Za-z0-9_.-]{2,40})[\"'](?:[ \t]*(?:\+|\.\.?|\|\||&)[ \t]*|[ \t]+)"
-        r"[\"']([A-Za-z0-9_~+/=.-]{16,512})[\"']",
+        rf"[\"']([A-Za-z0-9_.-]{{2,40}}|\[REDACTED:[\w:-]{{1,60}}\])[\"']{_JOINER}"
+        rf"[\"']([A-Za-z0-9_~+/=.-]{{8,512}}(?:[\"']{_JOINER}[\"'][A-Za-z0-9_~+/=.-]{{4,512}}){{0,6}})[\"']",
         2,
         _keep_split,
-        gate=re.compile(r"[\"'][ \t]*(?:\+|\.\.?|\|\||&)?[ \t]*[\"'][A-Za-z0-9_~+/=.-]{16}"),
+        gate=re.compile(r"[\"'][ \t]*(?:\+|\.\.?|\|\||&)?[ \t]*(?:\r?\n[ \t]*)?[\"'][A-Za-z0-9_~+/=.-]{8}"),
     ),
     # cargo login TOKEN, "<tool> auth login TOKEN", vault operator unseal KEY: a token-shaped positional argument
     Place(

@@ -31,6 +31,7 @@ from kernel.secret_headers import HEADERS
 from kernel.secret_patterns import Recogniser, literal_gate, value_is_code
 from kernel.secret_places import PLACES, Place
 from kernel.secret_prose import PROSE
+from kernel.secret_tools import TOOLS
 
 # -- context rules ---------------------------------------------------------------------------------
 # A value on a command line: quoted, or bare up to a shell separator (a bare value never starts with '#').
@@ -367,7 +368,7 @@ def context_recognisers() -> list[Recogniser]:
         gate = FORMAT_GATES.get(kind) or literal_gate(body)
         out.append(Recogniser(kind, re.compile(body), keep=keep, text_words=gate))
     places = [Place(kind, pattern, group, keep, words) for kind, pattern, group, keep, words in CONTEXT]
-    places += PLACES + CODE + HEADERS + PROSE
+    places += PLACES + CODE + HEADERS + PROSE + TOOLS
     for place in places:
         # a rule that spans lines writes its line break out (\n), which one_line leaves as it is
         body, keep = _guarded(one_line(place.pattern), place.keep)

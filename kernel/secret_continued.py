@@ -8,7 +8,7 @@ placed (it spans the break), the block is given back joined, redacted.
 
 A value wrapped at a terminal's or a mail's width goes on at the start of the
 next line: a line that holds only a random-looking run of token characters,
-right after a line that ends with a redacted value, is that value's rest.
+right after a line that ends with a redacted value (or with one and a shell's backslash), is that value's rest.
 Called by ``kernel.privacy``. Plain module.
 """
 
@@ -72,7 +72,8 @@ def redact_continued(text: str, recognise: Callable[[str], str]) -> str:
     return _CONTINUED.sub(block, text)
 
 
-_WRAPPED = re.compile(r"(\[REDACTED:[^\]\n]{1,80}\])(\r?\n)([A-Za-z0-9+/=_.~-]{8,512})(?=\r?\n|$)")
+# a shell's backslash may end the first line: "TOKEN=ghp_abc\\" then "def..." is one value cut in two
+_WRAPPED = re.compile(r"(\[REDACTED:[^\]\n]{1,80}\])(\\?\r?\n)([A-Za-z0-9+/=_.~-]{8,512})(?=\r?\n|$)")
 
 
 def redact_wrapped(text: str) -> str:

@@ -200,7 +200,7 @@ PROSE = re.compile(  # starts at a word's start: checked by the recogniser (see 
 CODE_WORDS = frozenset(
     "none null nil true false str string int integer bool boolean bytes optional undefined any object secretstr "
     "required empty unset redacted hidden masked omitted placeholder env environ getenv default dict list "
-    "os.environ os.getenv process.env self this".split()
+    "os.environ os.getenv process.env self this yes no".split()
 )
 # A call or an index (getpass(), os.environ[, config.get("x")), or a dotted name on a known object.
 _CODE_CALL = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*[(\[][\w\"'.,\[ =:]*[)\]]?")
@@ -212,7 +212,7 @@ _CODE_OBJECTS = frozenset(
 # Names about a secret rather than holding one: password_min_length, secret_name, api_key_id, password_hash.
 _ABOUT_A_SECRET = re.compile(
     r"(?i)(?:min|max|len|length|count|size|timeout|ttl|expir|age|rounds|attempts|retries|policy|hash|file|path|dir|"
-    r"url|field|column|prompt|hint|label|reset|name|id|header|env|var|type|format|version|prefix|mode|enabled|required|changed|updated|created|rotated|used)"
+    r"url|field|column|prompt|hint|label|reset|name|id|header|env|var|type|format|version|prefix|mode|enabled|required|changed|updated|created|rotated|used|history|store|vault|manager|backend|provider)"
     r"(?:y|es|ed|ation|s)?(?:[_.-]?(?:in|at|on|seconds?|secs?|ms|days?|hours?|minutes?|mins?))?(?:\\{0,7}[\"'])?$"
 )
 
@@ -226,6 +226,7 @@ _SECRETISH_NAME = re.compile(r"(?i)pass|pwd|secret|token|key|cred|auth")
 _YAML_TAG = re.compile(r"(?i)!(?:vault|ref|sub|getatt|env|secret|include|import|join|select|base64|findinmap)")
 _PARTLY_MASKED = re.compile(r"[*•]{3,}[^\s*•]{0,4}|[^\s*•]{0,4}[*•]{3,}")  # ****f9x1: a log's masked value
 _BLOCK_SCALAR = frozenset(("|", ">", "|-", ">-", "|+", ">+"))  # YAML: the value is on the lines below
+_PERCENT_TEMPLATE = re.compile(r"%(?:\w+%|\(\w+\)[a-z]|[a-z]\b|\{|$)")
 _MASK = re.compile(r"[*xX.•#-]{3,}|<[^>]*>|\.\.\.")
 _TRAILING = ".,;:)]}!?"
 
@@ -243,8 +244,10 @@ def value_is_code(value: str) -> bool:
         return True  # a shell line continued: the value is on the next line (kernel.secret_continued)
     if head in _BLOCK_SCALAR:
         return True  # "password: |": kernel.secret_places takes the lines below
-    if head[0] in "$%{<~/[" or head.startswith(("./", "../")):
+    if head[0] in "${</[" or head.startswith(("./", "../", "~/")) or head == "~":
         return True  # a variable, a template, a placeholder, a path or a list
+    if head[0] == "%" and _PERCENT_TEMPLATE.match(head):
+        return True  # %s, %(password)s, %DB_PASSWORD%, %{pass}; not a password that starts with '%'
     if _YAML_TAG.fullmatch(head):
         return True  # password: !vault |
     if _CODE_CALL.fullmatch(head):
@@ -280,8 +283,15 @@ def _keyed_value(match: re.Match[str]) -> str:
     return next((g for g in match.groups()[2:] if g is not None), "")
 
 
+# A Go or Kubernetes type named in a log ("failed to list *v1.Secret: ..."): a kind of object, not a key.
+_TYPE_NAME = re.compile(r"[a-z]+\d*\.[A-Z][a-z]+")
+
+
 def _keep_strong(match: re.Match[str]) -> bool:
-    return bool(_ABOUT_A_SECRET.search(match.group(1))) or value_is_code(_keyed_value(match))
+    name = match.group(1)
+    if _TYPE_NAME.fullmatch(name) and match.string[match.start() - 1 : match.start()] in ("*", "]"):
+        return True
+    return bool(_ABOUT_A_SECRET.search(name)) or value_is_code(_keyed_value(match))
 
 
 # A template or a regular expression ("{hex}:{hex}", "(?:...)", "%(name)s"): a value built by code, not a token.

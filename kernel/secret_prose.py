@@ -2,6 +2,8 @@
 
 - **a user and a password side by side**: "grafana login: admin / PW", "creds are admin / PW",
   "the credentials for the test tenant are ops@acme.dev and PW";
+- **a noun, a note or a few words, a colon, a token**: "API key (prod): KEY", "the token for CI: KEY",
+  "wifi: Guest / PW";
 - **a password right after its noun, with no verb**: "encrypted, password PW",
   "use passphrase WORDS when gpg asks" (four words or more, one with a digit);
 - **other languages**: "das Passwort ist ...", "le mot de passe est ...", "la contraseña es ...",
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import re
 
+from kernel.secret_entropy import high_entropy
 from kernel.secret_patterns import value_is_code
 from kernel.secret_places import Place
 
@@ -54,6 +57,13 @@ def _keep_phrase(match: re.Match[str]) -> bool:
     return not (all(re.fullmatch(r"[a-z0-9-]{2,24}", w) for w in words) and any(c.isdigit() for w in words for c in w))
 
 
+def _keep_prose_token(match: re.Match[str]) -> bool:
+    value = match.group(2)
+    if match.group(1).lower().startswith("pass"):
+        return not password_shaped(value)
+    return not high_entropy(value)
+
+
 # What may stand right before a password's noun that has no verb: a line's start, punctuation, or a verb of use.
 _BEFORE_THE_NOUN = re.compile(
     r"(?i)(?:^|[,;(:—–-][ \t]*|(?<![\w-])(?:use|enter|type|try|with|new|temp|temporary|default|initial|one-time)"
@@ -66,25 +76,41 @@ _FOREIGN_NOUNS = (
     r"lösenord|losenord|passord|adgangskode|şifre|parol[ae]|пароль|パスワード|密码|密碼|비밀번호"
 )
 # a verb (a whole word), a colon or a dash; Chinese, Japanese and Korean join the value without a space
-_FOREIGN_VERBS = r"(?:ist|lautet|est|es|é|e|è|is|to|je|on|är|er)[ \t]+|[:：=—][ \t]*|(?:は|是|为|는|은)[ \t]*"
+_FOREIGN_VERBS = (
+    r"(?:(?<=[ \t])(?:ist|lautet|est|es|é|e|è|is|to|je|on|är|er)[ \t]+|[:：=—][ \t]*|(?:は|是|为|는|은)[ \t]*)"
+)
 
 PROSE: list[Place] = [
     # "login: admin / Pw", "creds are admin / Pw", "credentials for the tenant are ops@acme.dev and Pw"
     Place(
         "prose-password",
-        r"(?i)\b(?:log[ \t-]?ins?|creds|credentials?|user(?:name)?[ \t]*/[ \t]*pass(?:word)?)" + _PLACE_WORDS + r""
+        r"(?i)\b(?:log[ \t-]?ins?|creds|credentials?|user(?:name)?[ \t]*/[ \t]*pass(?:word)?|wi-?fi|wlan|vpn)"
+        + _PLACE_WORDS
+        + r""
         r"(?:[ \t]+(?:is|are|was|were)[ \t]+|[ \t]*[:=-][ \t]*|[ \t]+)[\"'`]?[\w.@+-]{1,64}[\"'`]?"
         r"[ \t]*(?:/|,|[ \t]and)[ \t]*" + _WORD_VALUE,
         1,
         _keep_word,
-        line_words=("login", "log in", "log-in", "creds", "credential", "user"),
+        line_words=("login", "log in", "log-in", "creds", "credential", "user", "wifi", "wi-fi", "wlan", "vpn"),
+    ),
+    # "API key (prod): KEY", "use this token for the API calls: KEY": a noun, a note or a few words, a colon, a
+    # random token (or, after a password's noun, a password-shaped value)
+    Place(
+        "prose-token",
+        r"(?i)\b(api[ \t_-]?key|access[ \t_-]?key|token|secret|pass(?:word|phrase)?)"
+        r"(?:[ \t]*\([\w .-]{1,24}\)|[ \t]+(?:for|of|to|on|in)[ \t]+(?:[\w.@-]{1,30}[ \t]+){0,4}?[\w.@-]{1,30})"
+        r"[ \t]*:[ \t]*[\"'`]?([A-Za-z0-9_~+/=.*!#$%&@^-]{8,256}?)[\"'`]?(?=[,;.!?)]?(?:\s|$))",
+        2,
+        _keep_prose_token,
+        line_words=("key", "token", "secret", "pass"),
     ),
     # "encrypted, password PW", "use passphrase WORDS when ...": the regex starts at the noun (a tree of its
     # letters, fast to reject); what stands before it (a line's start, punctuation, a verb) is checked by the keep
     Place(
         "prose-password",
         r"(?i)p(?:ass(?:word|wd|phrase|code)|wd?)[ \t]+"
-        r"[\"'`]?([^\s\"'`]{3,64}(?:[ \t]+[^\s\"'`]{2,64}){0,7}?)[\"'`]?"
+        # a question's '?' ends the value ("with password PW? the hash ..."); one inside it does not
+        r"[\"'`]?((?:[^\s\"'`?]|\?(?=[^\s\"'`])){3,64}(?:[ \t]+[^\s\"'`]{2,64}){0,7}?)[\"'`]?"
         r"(?=[ \t]+(?:when|to|for|if|and|on|at|so|then|because|as|while|before|after|in|or)\b|[,;.!?)]?[ \t]*$|"
         r"[,;!?)]|\.[ \t])",
         1,
@@ -96,8 +122,7 @@ PROSE: list[Place] = [
     # other languages: "das Passwort ist X", "la contraseña es X", "пароль: X"
     Place(
         "prose-password",
-        rf"(?i)(?<![\w-])(?:(?:{_FOREIGN_NOUNS})(?:[ \t]+(?:\w{{1,12}}[ \t]+){{0,3}}?)?[ \t]*(?:{_FOREIGN_VERBS}))"
-        + _WORD_VALUE,
+        rf"(?i)(?<![\w-])(?:(?:{_FOREIGN_NOUNS})(?:[ \t]+\w{{1,12}}){{0,3}}?(?:[ \t]*{_FOREIGN_VERBS}))" + _WORD_VALUE,
         1,
         _keep_word,
         line_words=(

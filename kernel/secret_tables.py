@@ -29,13 +29,17 @@ _INSERT = re.compile(
 _SQL_VALUE = re.compile(r"[ \t]*(?:'(?:[^'\n]|'')*'|[^,']*)[ \t]*")
 
 
+# A note in brackets instead of a value: "(in vault)", "(see 1Password)", "(ask ops)".
+_NOTE = re.compile(r"\((?:[\w.-]+ )+[\w.-]+\)")
+
+
 def _cells(line: str, separator: str) -> list[str]:
     return next(csv.reader([line], delimiter=separator)) if '"' in line else line.split(separator)
 
 
 def _looks_secret(value: str) -> bool:
     """A cell that could be a password: not a marker, not code, and not a plain word ("string", "required")."""
-    if value.startswith(MARKER_PREFIX) or value_is_code(value):
+    if value.startswith(MARKER_PREFIX) or value_is_code(value) or _NOTE.fullmatch(value):
         return False
     return len(value) >= 12 or any(not c.isalpha() for c in value)
 

@@ -521,3 +521,76 @@ FAMILY_LOOK_ALIKES = [
 @pytest.mark.parametrize("text", FAMILY_LOOK_ALIKES, ids=[t[:40] for t in FAMILY_LOOK_ALIKES])
 def test_look_alikes_of_the_fresh_families_stay_intact(text: str) -> None:
     assert redact(text) == text
+
+
+# Families of the third tuning round (each in other words and for other tools or vendors than the corpus).
+_RANDOM = "Qm7xK2pLw9ZtR4vN8sJd3HfY6bGc1Ae5"  # mixed case and digits, as a provider's token is
+THIRD_ROUND_CASES = {
+    "ci-debug-result": (
+        "##[debug]Evaluating: secrets.DEPLOY_TOKEN\n##[debug]Result: '" + _RANDOM + "'",
+        _RANDOM,
+    ),
+    "ci-debug-result-in-an-expression": (
+        "##[debug]Evaluating: format('{0}', secrets.NPM_AUTH)\n##[debug]Result: 'Pw-" + _RANDOM[:12] + "'",
+        "Pw-" + _RANDOM[:12],
+    ),
+    "pulumi-secret-flag-after": ("pulumi config set smtpPassword Tulip#harbor77 --secret", "Tulip#harbor77"),
+    "doppler-secret": ("doppler secrets set SENDGRID_KEY " + _RANDOM, _RANDOM),
+    "password-starting-with-percent": ("pymysql.connect('db', 'app', '%Kq8=vR2*tLm')", "%Kq8=vR2*tLm"),
+    "password-starting-with-tilde": ('DB_PASS="~mK4.wQ9zP!r2"', "~mK4.wQ9zP!r2"),
+    "long-key-first-to-a-client": ('svc = new ApiClient("' + _RANDOM * 2 + '", Mode.TEST);', _RANDOM * 2),
+    "three-part-bot-token": ("bot.run('" + _RANDOM[:26] + ".Xk9_Pq." + _RANDOM + "Zz7')", _RANDOM[:26]),
+    "wallet-key": ("privateKey: '0x" + "8c2f41e7d09ab3" * 4 + "91aa1c27'", "8c2f41e7d09ab3" * 4),
+    "token-after-words-and-a-colon": ("here is the token for the staging bucket: gsk_" + _RANDOM, _RANDOM),
+    "key-with-a-note": ("Access key (sandbox): " + _RANDOM, _RANDOM),
+    "vpn-login": ("vpn: j.doe / Marble!fox93", "Marble!fox93"),
+    "password-in-a-question": ("should I try password Lantern#owl58? it was the old one", "Lantern#owl58"),
+    "foreign-noun-words-colon": ("Kennwort für den Server: Birke&Stein73", "Birke&Stein73"),
+    "token-cut-in-three-literals": ('k = "rk_test_" + "' + _RANDOM[:16] + '" + "' + _RANDOM[16:] + '"', _RANDOM[:16]),
+    "token-cut-across-lines": ("t = 'xoxp-2718281828-' +\n    '3141592653-" + _RANDOM + "'", _RANDOM),
+    "token-cut-by-a-shell-backslash": (
+        "export NPM_TOKEN=npm_" + _RANDOM[:14] + "\\\n" + _RANDOM[14:] + "Ab12",
+        _RANDOM[14:],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(THIRD_ROUND_CASES))
+def test_each_family_of_the_third_round_is_redacted(name: str) -> None:
+    text, secret = THIRD_ROUND_CASES[name]
+    cleaned = redact(text)
+    assert secret not in cleaned, cleaned
+    assert redact(cleaned) == cleaned
+
+
+THIRD_ROUND_LOOK_ALIKES = [
+    "password_history = 24",
+    "secret_backend: hashicorp-vault",
+    "token_provider: oidc",
+    "credentials_store: osxkeychain",
+    "ERROR 1045 (28000): Access denied for user 'app'@'10.0.0.7' (using password: NO)",
+    "W1127 08:01:02.000001   1 reflector.go:324] failed to watch *v1.Secret: the server is unavailable",
+    "| service | user | password |\n|---|---|---|\n| billing | svc | (see 1Password) |",
+    "pulumi config set aws:region eu-west-1",
+    "pulumi config set --stack dev replicas 3",
+    "##[debug]Evaluating: secrets.GITHUB_TOKEN\n##[debug]Result: '***'",
+    "##[debug]Evaluating: env.NODE_VERSION\n##[debug]Result: '20'",
+    "accounts: ['0xa0Ee7A142d267C1f36714E4a8F75612F20a79720']",
+    "tx hash: 0x" + "5b2e9c" * 10 + "d1f4",
+    "logger.info.configure.something_long_enough_here_too",
+    'client = Client("https://api.example.dev/v1/organisations/default")',
+    "the token for the API calls: see the vault",
+    "API key (prod): rotate monthly",
+    "wifi: guest network / no password",
+    "why does the password reset mail never arrive?",
+    "Passwort für den Testaccount ändern",
+    'msg = "hello " + "world and more words" + "ok"',
+    'path = "src/" + "kernel/privacy.py"',
+    "printf '%s\\n' \"$PASSWORD\"",
+    "cd ~/projects && ls",
+]
+
+
+@pytest.mark.parametrize("text", THIRD_ROUND_LOOK_ALIKES, ids=[t[:40] for t in THIRD_ROUND_LOOK_ALIKES])
+def test_look_alikes_of_the_third_round_stay_intact(text: str) -> None:
+    assert redact(text) == text

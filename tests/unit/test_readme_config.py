@@ -16,7 +16,10 @@ from services.memory.settings import MemorySettings
 ROOT = Path(__file__).resolve().parents[2]
 CONFIGURATION = "docs/CONFIGURATION.md"  # the table of every MNEMEX_* variable
 CODE = ("kernel", "services", "gateway", "mnemex", "hooks")
-INTERNAL = {"MNEMEX_SUPERVISOR_PID", "MNEMEX_SUPERVISOR_LIFELINE"}  # set by the supervisor for its children, not by users
+INTERNAL = {
+    "MNEMEX_SUPERVISOR_PID",
+    "MNEMEX_SUPERVISOR_LIFELINE",
+}  # set by the supervisor for its children, not by users
 VARIABLE = re.compile(r"MNEMEX_[A-Z0-9_]+")
 ROW = re.compile(r"^\| `(MNEMEX_[A-Z0-9_*]+)` \| (.+?) \| (.+?) \|$")
 

@@ -193,6 +193,7 @@ def status(json_output: bool = typer.Option(False, "--json", help="Print machine
     settings = load_settings()
     report = collect_status(settings)
     report["opt_out"] = _opt_out(settings)
+    report["disk_free_bytes"] = _disk_free(settings.home)
     if not report["running"]:
         report["other_home_at"] = _other_home_answering(settings)
     if json_output:
@@ -211,6 +212,12 @@ def status(json_output: bool = typer.Option(False, "--json", help="Print machine
                     "is MNEMEX_HOME mistyped? (`mnemex doctor` names the home your clients use)"
                 )
         _print_rows(report)
+        free = report["disk_free_bytes"]
+        if free is not None and free < LOW_DISK_BYTES:
+            err.print(
+                f"[red]disk nearly full:[/] {free / 1_048_576:.0f} MB free for {escape(str(settings.home))}; "
+                "writes are refused (HTTP 507) until space is freed, and resume by themselves"
+            )
         opt_out = report["opt_out"]
         if opt_out["paused"]:
             out.print("[yellow]paused:[/] mnemex stores and injects nothing until `mnemex resume`")
@@ -232,6 +239,19 @@ def status(json_output: bool = typer.Option(False, "--json", help="Print machine
                 )
     if not report["healthy"]:
         raise typer.Exit(EXIT_FAILURE)
+
+
+LOW_DISK_BYTES = 64 * 1024 * 1024  # below this the stores refuse writes soon, or already do
+
+
+def _disk_free(home: Path) -> int | None:
+    import shutil
+
+    where = next((p for p in (home, *home.parents) if p.exists()), None)  # a home not made yet: its disk
+    try:
+        return shutil.disk_usage(where).free if where is not None else None
+    except OSError:
+        return None
 
 
 def _opt_out(settings: Any) -> dict[str, Any]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -186,3 +187,23 @@ def test_the_hook_files_init_writes_keep_the_home_private(tmp_path: Path) -> Non
     assert (data / "client" / "hooks").is_dir()
     check = home_privacy(data)
     assert check.status == "ok", check
+
+
+def test_status_says_when_the_disk_is_nearly_full(user: dict[str, str], tmp_path: Path) -> None:
+    import subprocess
+
+    probe = subprocess.run(["unshare", "--user", "--map-root-user", "--mount", "true"], capture_output=True)
+    if probe.returncode != 0:
+        pytest.fail(f"this test needs unprivileged mount namespaces (unshare): {probe.stderr.decode()[:200]}")
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    script = (
+        f"mount -t tmpfs -o size=8m tmpfs {disk} && "
+        f"MNEMEX_HOME={disk}/home MNEMEX_GATEWAY_ADDR=127.0.0.1:9 HOME={user['HOME']} "
+        f"{sys.executable} -m mnemex.cli status --json"
+    )
+    done = subprocess.run(
+        ["unshare", "--user", "--map-root-user", "--mount", "sh", "-c", script], capture_output=True, text=True
+    )
+    report = json.loads(done.stdout)
+    assert report["disk_free_bytes"] is not None and report["disk_free_bytes"] < 64 * 1024 * 1024

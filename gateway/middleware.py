@@ -134,9 +134,10 @@ class BodyLimit:
                 if seen > limit:
                     if not started and not refused:
                         # Answered here, before the app can turn the exception into a reply of its own
-                        # (the MCP SDK answered a 500); the rest of the body is never read.
+                        # (the MCP SDK answered a 500). The connection stays open while the client finishes
+                        # sending (the server discards the rest), so the client reads the 413, not a reset.
                         refused = True
-                        await send_json(send, 413, message, [(b"connection", b"close")])
+                        await send_json(send, 413, message)
                     raise BodyTooLarge()
             return msg
 

@@ -20,7 +20,7 @@ UNKNOWN = "working_" + "0" * 32
     [
         ("Search", pb.SearchRequest(scope=S), "pass at least one of query"),
         ("Search", pb.SearchRequest(scope=S, query="x", limit=500), "limit=500"),
-        ("Search", pb.SearchRequest(scope=S, days_back=400), "days_back=400"),
+        ("Search", pb.SearchRequest(scope=S, days_back=4000), "days_back=4000"),
         ("Search", pb.SearchRequest(scope=S, query="x", collections=["notes"]), "unknown collection"),
         ("Search", pb.SearchRequest(scope=S, query="x", metadata_filters_json="{oops"), "not valid JSON"),
         ("Search", pb.SearchRequest(scope=S, query_vector=b"\x00" * 12), "expected 1536"),

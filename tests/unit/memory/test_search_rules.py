@@ -27,7 +27,7 @@ def test_neither_query_nor_days_back_nor_id_says_what_to_pass() -> None:
     ("kwargs", "fragment"),
     [
         ({"query": "x", "limit": 101}, "limit=101"),
-        ({"query": "x", "days_back": 366}, "days_back=366"),
+        ({"query": "x", "days_back": 3651}, "days_back=3651"),
         ({"query": "x", "sort_by": "newest"}, "sort_by"),
         ({"query": "x", "collections": ["notes"]}, "unknown collection"),
         ({"query": "x" * 10_001}, "characters"),

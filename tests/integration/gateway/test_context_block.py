@@ -79,6 +79,7 @@ def test_the_session_page_shows_why_each_line_was_kept_and_what_was_left_out(liv
     page = live.client.get("/ui/session", params={"id": "viewer-1", "project": scope.project})
     assert page.status_code == 200, page.text
     html = page.text
-    assert "kept: relevance" in html and "collapsed with:" in html and kept[0]["merged_ids"][0] in html
-    assert "duplicate of " + kept[0]["id"] in html
-    assert "below relevance floor" in html
+    # One sentence per kept line (why it was shown, its copies folded in); the left-out line with its text,
+    # its relevance and the floor in force.
+    assert "Shown because it matched" in html and "1 copy of it folded in" in html
+    assert "thanks!" in html and "below the relevance floor" in html and "data-testid=\"floor\"" in html

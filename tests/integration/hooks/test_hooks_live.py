@@ -219,7 +219,7 @@ def test_the_hooks_name_their_client_on_the_turns_they_record(
     rows = {
         line.split('data-session="')[1].split('"')[0]: line
         for line in page.text.split("<tr ")
-        if "data-session" in line
+        if 'data-session="' in line
     }
     assert 'data-testid="session-client">Claude Code<' in rows[session]
     assert 'data-testid="session-client">Cursor<' in rows["cur-client"]

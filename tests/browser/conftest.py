@@ -206,3 +206,17 @@ def screenshot(page: Any, name: str, tmp_path: Path) -> Path:
     page.screenshot(path=str(path), full_page=False)
     assert path.stat().st_size > 5_000
     return path
+
+
+def new_project(seeded: Seeded, root: Path, name: str, facts: list[str], session: str) -> tuple[str, str]:
+    """A project of its own (a git folder under ``root``) holding one exchange per fact; (project id, cwd)."""
+    work = root / name
+    (work / ".git").mkdir(parents=True)
+    cwd = str(work)
+    # Each prompt and answer becomes one exchange (a working memory) of this project. turn-start, not
+    # get-context: nothing is injected, so the shared seeded facts get no uses or outcomes from here.
+    for content in facts:
+        turn = {"session_id": session, "cwd": cwd}
+        seeded.live.post("/api/hooks/turn-start", {**turn, "prompt": content})
+        seeded.live.post("/api/hooks/stop", {**turn, "assistant_text": f"Noted: {content}"})
+    return projects.resolve(cwd, seeded.live.home), cwd

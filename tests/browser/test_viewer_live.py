@@ -148,7 +148,7 @@ def test_a_user_tokens_feed_carries_only_that_users_prompts(
     tokens = {user: add_token(tokens_file, user) for user in ("alice", "bob")}
     settings = dataclasses.replace(seeded.live.settings, token="operator-" + "t0k3n" * 8, user_tokens_file=tokens_file)
     stop, url = loop_thread.run(_serve_gateway(settings))
-    cwd = "/home/alice/work/shared-repo"  # both users' machines have a repo at this path
+    cwd = str(tmp_path / "work" / "shared-repo")  # both users' machines have a repo at this path
     name = projects.resolve_remote(cwd, settings.home)
 
     def prompt(user: str, text: str) -> None:

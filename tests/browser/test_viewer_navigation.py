@@ -19,7 +19,7 @@ from kernel import projects
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.kg.v1 import kg_service_pb2 as kg_pb
 from protos.mnemex.kg.v1 import kg_service_pb2_grpc as kg_grpc
-from tests.browser.conftest import FACTS, Seeded, Watched, no_trouble, screenshot
+from tests.browser.conftest import FACTS, Seeded, Watched, new_project, no_trouble, screenshot
 
 pytestmark = pytest.mark.integration
 NOISE = ("doesn", "get", "head", "the")
@@ -30,23 +30,10 @@ def _project_of(tab: Any, selector: str) -> list[str]:
     return [parse_qs(urlparse(h).query).get("project", [""])[0] for h in hrefs]
 
 
-def _new_project(seeded: Seeded, root: Path, name: str, facts: list[str], session: str) -> tuple[str, str]:
-    work = root / name
-    (work / ".git").mkdir(parents=True)
-    cwd = str(work)
-    # Each prompt and answer becomes one exchange (a working memory) of this project. turn-start, not
-    # get-context: nothing is injected, so the shared seeded facts get no uses or outcomes from here.
-    for content in facts:
-        turn = {"session_id": session, "cwd": cwd}
-        seeded.live.post("/api/hooks/turn-start", {**turn, "prompt": content})
-        seeded.live.post("/api/hooks/stop", {**turn, "assistant_text": f"Noted: {content}"})
-    return projects.resolve(cwd, seeded.live.home), cwd
-
-
 def test_project_switcher_keeps_every_link_and_lands_on_the_active_project(
     seeded: Seeded, page: Watched, tmp_path: Path
 ) -> None:
-    other, _ = _new_project(
+    other, _ = new_project(
         seeded, tmp_path, "billing", ["Billing retries failed card charges three times"], session="billing-1"
     )
     tab = page.page
@@ -173,7 +160,7 @@ def test_the_graph_at_500_nodes(seeded: Seeded, page: Watched, tmp_path: Path) -
 
 def test_bulk_archive_and_undo(seeded: Seeded, page: Watched, tmp_path: Path) -> None:
     texts = [f"Bulk note {i}: the {w} cache is warmed at boot" for i, w in enumerate(("red", "green", "blue"))]
-    name, cwd = _new_project(seeded, tmp_path, "bulk", texts, session="bulk-1")
+    name, cwd = new_project(seeded, tmp_path, "bulk", texts, session="bulk-1")
     tab = page.page
     tab.goto(f"{seeded.live.url}/ui/memories?project={name}&collection=working")
     rows = tab.locator("tr.memory-row")
@@ -264,7 +251,7 @@ def test_420_px_wide_nothing_overflows(seeded: Seeded, browser: Any, tmp_path: P
 
 
 def test_the_sessions_list_refreshes_itself_as_turns_arrive(seeded: Seeded, page: Watched, tmp_path: Path) -> None:
-    name, cwd = _new_project(seeded, tmp_path, "live", ["Where is the release checklist kept?"], session="live-1")
+    name, cwd = new_project(seeded, tmp_path, "live", ["Where is the release checklist kept?"], session="live-1")
     tab = page.page
     tab.goto(f"{seeded.live.url}/ui/sessions?project={name}")
     assert tab.locator("#sessions tr[data-session]").count() == 1

@@ -12,8 +12,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import FACTS, SESSION, Seeded, Watched, no_trouble, screenshot
-from tests.browser.test_viewer_navigation import _new_project
+from tests.browser.conftest import FACTS, SESSION, Seeded, Watched, new_project, no_trouble, screenshot
 
 pytestmark = pytest.mark.integration
 ISO = re.compile(r"\d{4}-\d\d-\d\dT")
@@ -144,7 +143,7 @@ def test_at_420_px_lists_are_cards_and_no_cell_is_narrower_than_8_characters(
 
 def test_bulk_bar_select_all_labels_and_result_beside_the_button(seeded: Seeded, page: Watched, tmp_path: Path) -> None:
     texts = [f"Sticky note {i}: the {w} queue drains at night" for i, w in enumerate(("red", "green", "blue", "gold"))]
-    name, _ = _new_project(seeded, tmp_path, "stickybar", texts, session="sticky-1")
+    name, _ = new_project(seeded, tmp_path, "stickybar", texts, session="sticky-1")
     tab = page.page
     tab.set_viewport_size({"width": 1280, "height": 500})
     tab.goto(f"{seeded.live.url}/ui/memories?project={name}&collection=working")

@@ -82,4 +82,4 @@ def test_the_session_page_shows_why_each_line_was_kept_and_what_was_left_out(liv
     # One sentence per kept line (why it was shown, its copies folded in); the left-out line with its text,
     # its relevance and the floor in force.
     assert "Shown because it matched" in html and "1 copy of it folded in" in html
-    assert "thanks!" in html and "below the relevance floor" in html and "data-testid=\"floor\"" in html
+    assert "thanks!" in html and "below the relevance floor" in html and 'data-testid="floor"' in html

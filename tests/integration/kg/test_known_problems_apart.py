@@ -9,57 +9,13 @@ gRPC server, and the counts that Stats reports for the project.
 
 from __future__ import annotations
 
-from typing import Any
-
-import numpy as np
 import pytest
 
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.kg.v1 import kg_service_pb2 as pb
+from tests.integration.kg.known_problems import HEADS, MISSING, lessons, solve
 
 pytestmark = pytest.mark.integration
-
-MISSING = (
-    "alembic upgrade head fails after I rebased onto main: Can't locate revision identified by 'a81f2c0e'",
-    "alembic upgrade head",
-    "alembic.util.exc.CommandError: Can't locate revision identified by 'a81f2c0e'",
-    "Restored the deleted migration file a81f2c0e from main and reran alembic upgrade head.",
-)
-HEADS = (
-    "alembic upgrade head fails after I merged the feature branch: Multiple head revisions are present",
-    "alembic upgrade head",
-    "alembic.util.exc.CommandError: Multiple head revisions are present for given argument 'head'",
-    "Ran alembic merge heads -m 'merge branches' to join the two heads, then alembic upgrade head.",
-)
-
-
-def vec(encoder: Any, text: str) -> bytes:
-    return np.asarray(encoder.encode([text])[0], dtype="<f4").tobytes()
-
-
-def solve(stub: Any, encoder: Any, scope: common_pb.Scope, session: str, problem: tuple[str, ...]) -> None:
-    statement, command, error, fix = problem
-    stub.RecordToolError(
-        pb.RecordToolErrorRequest(
-            scope=scope, session_id=session, command=command, output=error, error_vector=vec(encoder, error)
-        ),
-        timeout=5,
-    )
-    for prompt, outcome, answer in (
-        (statement, common_pb.OUTCOME_FAILED, "Tried alembic stamp head."),
-        ("that fixed it", common_pb.OUTCOME_WORKED, fix),
-    ):
-        stub.RecordTurn(
-            pb.RecordTurnRequest(
-                scope=scope,
-                session_id=session,
-                prompt=prompt,
-                prompt_vector=vec(encoder, prompt),
-                outcome=outcome,
-                answer=answer,
-            ),
-            timeout=5,
-        )
 
 
 def test_two_alembic_failures_stay_two_problems_each_with_its_own_fix(stub, scope, encoder) -> None:  # type: ignore[no-untyped-def]
@@ -84,16 +40,6 @@ def test_two_alembic_failures_stay_two_problems_each_with_its_own_fix(stub, scop
     found = lessons(stub, encoder, scope, "s4", told)
     assert [x.text for x in found if x.kind == "solution"] == [HEADS[3]]
     assert all(x.why.startswith("same error: commanderror: multiple head revisions") for x in found)
-
-
-def lessons(stub: Any, encoder: Any, scope: common_pb.Scope, session: str, prompt: str) -> list[Any]:
-    reply = stub.EpisodeLessons(
-        pb.EpisodeLessonsRequest(
-            scope=scope, session_id=session, query_vector=vec(encoder, prompt), prompt=prompt, limit=6
-        ),
-        timeout=5,
-    )
-    return list(reply.lessons)
 
 
 def test_stats_count_a_projects_known_problems_not_the_users(stub, scope, encoder) -> None:  # type: ignore[no-untyped-def]

@@ -18,7 +18,7 @@ import pytest
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.kg.v1 import kg_service_pb2 as pb
 from protos.mnemex.kg.v1 import kg_service_pb2_grpc as pb_grpc
-from tests.integration.kg.test_known_problems_apart import HEADS, MISSING, lessons, solve
+from tests.integration.kg.known_problems import HEADS, MISSING, lessons, solve
 
 pytestmark = pytest.mark.integration
 

@@ -39,3 +39,12 @@ def ok(result: CallToolResult) -> dict[str, Any]:
     assert not result.is_error, text_of(result)
     assert result.structured_content is not None
     return result.structured_content
+
+
+async def expect_error(client: Client, tool: str, arguments: dict, *needles: str) -> str:
+    result = await client.call_tool(tool, arguments)
+    text = text_of(result)
+    assert result.is_error, f"{tool}({arguments}) should fail: {text}"
+    for needle in needles:
+        assert needle in text, text
+    return text

@@ -23,10 +23,9 @@ import pytest
 from gateway.caller import CallerResolver
 from protos.mnemex.kg.v1 import kg_service_pb2 as pb
 from protos.mnemex.kg.v1 import kg_service_pb2_grpc as pb_grpc
-from tests.integration.kg.test_known_problems_apart import HEADS, MISSING, lessons, solve
-from tests.integration.mcp.clients import connect, ok, text_of
+from tests.integration.kg.known_problems import HEADS, MISSING, lessons, solve
+from tests.integration.mcp.clients import connect, expect_error, ok, text_of
 from tests.integration.mcp.conftest import McpStack, run_async
-from tests.integration.mcp.test_tools import expect_error
 
 pytestmark = [pytest.mark.integration]
 

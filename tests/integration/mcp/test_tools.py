@@ -6,23 +6,13 @@ import re
 from pathlib import Path
 
 import pytest
-from mcp import Client
 
-from tests.integration.mcp.clients import TRANSPORTS, connect, ok, text_of
+from tests.integration.mcp.clients import TRANSPORTS, connect, expect_error, ok, text_of
 from tests.integration.mcp.conftest import McpStack, run_async
 
 pytestmark = [pytest.mark.integration]
 
 ID = re.compile(r"\[id:([A-Za-z0-9_]+)\]")
-
-
-async def expect_error(client: Client, tool: str, arguments: dict, *needles: str) -> str:
-    result = await client.call_tool(tool, arguments)
-    text = text_of(result)
-    assert result.is_error, f"{tool}({arguments}) should fail: {text}"
-    for needle in needles:
-        assert needle in text, text
-    return text
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)

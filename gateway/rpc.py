@@ -46,6 +46,7 @@ from kernel.internal_token import grpc_token
 from kernel.sharding import shard_of
 from kernel.store_health import DISK_FULL, DISK_READ_ONLY
 from protos.mnemex.kg.v1 import kg_service_pb2_grpc as kg_grpc
+from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
 from protos.mnemex.memory.v1 import memory_service_pb2_grpc as memory_grpc
 
 Req = TypeVar("Req")
@@ -239,6 +240,11 @@ class Rpc:
         for reply in replies:
             merged.MergeFrom(reply)
         return merged
+
+    async def scopes(self) -> mem_pb.ListScopesResponse:
+        """Every scope (user, project) of every memory shard, with its counts."""
+        methods = [stub.ListScopes for stub in self.memory_shards()]
+        return await self.fan_out("memory", methods, mem_pb.ListScopesRequest(), mem_pb.ListScopesResponse())
 
     # -- lifecycle -------------------------------------------------------------
     async def health(self, timeout: float = HEALTH_TIMEOUT) -> dict[str, dict[str, str]]:

@@ -48,8 +48,7 @@ class AdminService:
     async def projects(self, caller: Caller, *, cwd_given: bool) -> JSON:
         """This user's scopes with their counts, the project the request's cwd resolves to (``cwd_given``),
         and the bindings."""
-        methods = [stub.ListScopes for stub in self.rpc.memory_shards()]
-        reply = await self.rpc.fan_out("memory", methods, mem_pb.ListScopesRequest(), mem_pb.ListScopesResponse())
+        reply = await self.rpc.scopes()
         scopes = [
             {"user": info.scope.user, "project": info.scope.project, "counts": dict(info.counts)}
             for info in reply.scopes

@@ -26,8 +26,7 @@ class BrowseService:
 
     async def scopes(self) -> mem_pb.ListScopesResponse:
         """Every scope with its counts, from every shard (the viewer keeps its own user's)."""
-        methods = [stub.ListScopes for stub in self.rpc.memory_shards()]
-        return await self.rpc.fan_out("memory", methods, mem_pb.ListScopesRequest(), mem_pb.ListScopesResponse())
+        return await self.rpc.scopes()
 
     async def overview(self, caller: Caller) -> mem_pb.OverviewResponse:
         request = mem_pb.OverviewRequest(scope=caller.scope)

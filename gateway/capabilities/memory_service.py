@@ -116,8 +116,7 @@ class MemoryService:
 
     async def _projects_of(self, user: str) -> list[str]:
         """Every project holding this user's memories (the memory_bank's user-wide scope included)."""
-        methods = [stub.ListScopes for stub in self.rpc.memory_shards()]
-        reply = await self.rpc.fan_out("memory", methods, mem_pb.ListScopesRequest(), mem_pb.ListScopesResponse())
+        reply = await self.rpc.scopes()
         return sorted({info.scope.project for info in reply.scopes if info.scope.user == user})
 
     async def insights(self, caller: Caller, *, query: str) -> JSON:

@@ -42,8 +42,7 @@ class PortabilityService:
         """JSONL lines of every memory of the caller's user (all projects and the memory_bank), then each
         project's graph. A memory service that is down fails here, before the first line; a failure later
         ends the lines with an ``error`` line instead of ``end``."""
-        methods = [stub.ListScopes for stub in self.rpc.memory_shards()]
-        listed = await self.rpc.fan_out("memory", methods, mem_pb.ListScopesRequest(), mem_pb.ListScopesResponse())
+        listed = await self.rpc.scopes()
         return self._export_lines(caller.user, listed)
 
     async def _export_lines(self, user: str, listed: mem_pb.ListScopesResponse) -> AsyncIterator[bytes]:

@@ -27,6 +27,7 @@ from datetime import datetime
 from pathlib import Path
 
 from kernel import home_schema, vector_model
+from kernel.blocking_io import BlockingIO
 from kernel.embedding_client import EmbeddingClient
 from kernel.grpc_channel import channel
 from kernel.grpc_service import RunningService, start_service
@@ -38,7 +39,6 @@ from services.memory.retrieval.embedding_calls import Embedder, Vectors
 from services.memory.retrieval.mirror_text import MirrorTexts
 from services.memory.retrieval.searcher import Searcher
 from services.memory.settings import MemorySettings
-from services.memory.storage.blocking_io import BlockingIO
 from services.memory.storage.chroma_store import ChromaStore, open_client
 from services.memory.storage.keyed_locks import KeyedLocks
 from services.memory.storage.memory_store import MemoryStore

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from kernel.blocking_io import BlockingIO
 from services.memory.domain.fact_scope import holds_in
 from services.memory.domain.naming import Scope
 from services.memory.domain.record import MemoryRecord
@@ -42,7 +43,6 @@ from services.memory.retrieval.hybrid import lexical_shares
 from services.memory.retrieval.lexical import MAX_QUERY_CHARS, MAX_QUERY_TERMS
 from services.memory.retrieval.mirror_text import MirrorText, MirrorTexts
 from services.memory.retrieval.text import query_terms
-from services.memory.storage.blocking_io import BlockingIO
 from services.memory.storage.collection_mirror import CollectionMirror
 from services.memory.storage.memory_store import MemoryStore
 from services.memory.storage.mirror_registry import Mirrors

@@ -21,6 +21,7 @@ from datetime import datetime
 
 import numpy as np
 
+from kernel.blocking_io import BlockingIO
 from services.memory.domain.filters import matches, within
 from services.memory.domain.memory_view import NormalizedMemory, view
 from services.memory.domain.naming import Scope
@@ -31,7 +32,6 @@ from services.memory.retrieval.candidates import Candidate, CandidateQuery, gath
 from services.memory.retrieval.hybrid import QueryPlan, RetrievalSettings, hybrid_relevance
 from services.memory.retrieval.mirror_text import MirrorTexts
 from services.memory.retrieval.session_boost import Around, boost, context_factors
-from services.memory.storage.blocking_io import BlockingIO
 from services.memory.storage.memory_store import MemoryStore
 from services.memory.storage.session_neighbours import Place
 

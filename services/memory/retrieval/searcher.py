@@ -19,6 +19,7 @@ from datetime import datetime, timedelta
 
 import numpy as np
 
+from kernel.blocking_io import BlockingIO
 from services.memory.domain.distinct_results import DEFAULT_LISTING, Listed, ListingRules
 from services.memory.domain.memory_errors import EmbeddingUnavailable
 from services.memory.domain.memory_view import NormalizedMemory, view
@@ -31,7 +32,6 @@ from services.memory.retrieval.full_ranking import rank_every_candidate
 from services.memory.retrieval.hybrid import QueryPlan, RetrievalSettings
 from services.memory.retrieval.listing import Listing, list_distinct
 from services.memory.retrieval.mirror_text import MirrorTexts
-from services.memory.storage.blocking_io import BlockingIO
 from services.memory.storage.memory_store import MemoryStore
 
 log = logging.getLogger("mnemex.memory.search")

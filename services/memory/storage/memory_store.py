@@ -18,11 +18,11 @@ from typing import Any
 
 import numpy as np
 
+from kernel.blocking_io import BlockingIO
 from services.memory.domain.memory_errors import InvalidRequest
 from services.memory.domain.naming import COLLECTIONS, Scope, memory_id, split_id
 from services.memory.domain.ranking import RankingWeights
 from services.memory.domain.record import MemoryRecord
-from services.memory.storage.blocking_io import BlockingIO
 from services.memory.storage.chroma_store import ChromaStore, StoredRow
 from services.memory.storage.group_commit import GroupCommit
 from services.memory.storage.mirror_registry import Mirrors

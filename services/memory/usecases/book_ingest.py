@@ -24,6 +24,7 @@ from datetime import datetime
 
 import numpy as np
 
+from kernel.blocking_io import BlockingIO
 from kernel.privacy import redact
 from services.memory.domain import timefmt
 from services.memory.domain.chunking import (
@@ -39,7 +40,6 @@ from services.memory.domain.memory_errors import InvalidRequest, MemoryNotFound
 from services.memory.domain.naming import BOOKS, Scope, memory_id, new_uid
 from services.memory.domain.record import MemoryRecord
 from services.memory.retrieval.embedding_calls import Vectors
-from services.memory.storage.blocking_io import BlockingIO
 from services.memory.storage.keyed_locks import KeyedLocks
 from services.memory.storage.memory_store import MemoryStore
 

@@ -53,9 +53,9 @@ import time
 from collections import deque
 from collections.abc import Hashable
 
+from kernel.blocking_io import BlockingIO
 from services.memory.domain.memory_errors import InvalidRequest
 from services.memory.domain.naming import WORKING
-from services.memory.storage.blocking_io import BlockingIO
 from services.memory.storage.memory_store import MemoryStore
 from services.memory.storage.session_state import IntakeEntry, SessionState
 from services.memory.usecases.memory_writes import MemoryWrites

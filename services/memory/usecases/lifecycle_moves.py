@@ -14,10 +14,10 @@ from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
 
+from kernel.blocking_io import BlockingIO
 from services.memory.domain.lifecycle import Action, LifecycleConfig, Transition, expiry_clock, sweep
 from services.memory.domain.naming import Scope, split_id
 from services.memory.domain.record import MemoryRecord
-from services.memory.storage.blocking_io import BlockingIO
 from services.memory.storage.keyed_locks import KeyedLocks
 from services.memory.storage.memory_store import MemoryStore
 from services.memory.storage.session_state import LifecycleEvent, SessionState

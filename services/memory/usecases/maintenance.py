@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from kernel.blocking_io import BlockingIO
 from services.memory.domain.lifecycle import Action, LifecycleConfig
 from services.memory.domain.naming import (
     COLLECTIONS,
@@ -24,7 +25,6 @@ from services.memory.domain.naming import (
     USER_WIDE_PROJECT,
     Scope,
 )
-from services.memory.storage.blocking_io import BlockingIO
 from services.memory.storage.memory_store import MemoryStore
 from services.memory.storage.session_state import SessionState
 from services.memory.usecases.lifecycle_moves import LifecycleMoves

@@ -41,7 +41,7 @@ from services.memory.domain.write_rules import (
     new_record,
     parse_extra_metadata,
 )
-from services.memory.storage.batch_queue import BatchQueue
+from services.memory.usecases.batch_queue import BatchQueue
 from services.memory.usecases.content_writes import ContentWrites
 from services.memory.usecases.fact_subject_index import active_fact_count
 from services.memory.usecases.supersession import kept_apart, supersede_older_facts

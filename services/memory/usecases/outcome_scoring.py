@@ -12,13 +12,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
+from kernel.blocking_io import BlockingIO
 from services.memory.domain import timefmt
 from services.memory.domain.lifecycle import Action, LifecycleConfig, Transition, after_outcome
 from services.memory.domain.memory_errors import InvalidRequest
 from services.memory.domain.naming import SCORED_COLLECTIONS, Scope, check_id, split_id
 from services.memory.domain.outcomes import Outcome
 from services.memory.domain.scoring import apply_outcome
-from services.memory.storage.blocking_io import BlockingIO
 from services.memory.storage.keyed_locks import KeyedLocks
 from services.memory.storage.memory_store import MemoryStore
 from services.memory.storage.session_state import SessionState

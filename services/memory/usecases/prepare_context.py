@@ -27,6 +27,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from kernel.blocking_io import BlockingIO
 from services.memory.domain.context_selection import (
     DEFAULT_SELECTION,
     STALE_VALUE_OF,
@@ -39,7 +40,6 @@ from services.memory.domain.memory_view import NormalizedMemory
 from services.memory.domain.naming import Scope
 from services.memory.domain.search_params import SearchParams
 from services.memory.retrieval.searcher import Searcher
-from services.memory.storage.blocking_io import BlockingIO
 from services.memory.storage.memory_store import MemoryStore
 from services.memory.storage.session_state import SessionState
 from services.memory.storage.turn_history import TurnHistory

@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from datetime import datetime
 
+from kernel.blocking_io import BlockingIO
 from kernel.privacy import redact
 from services.memory.domain.memory_errors import InvalidRequest
 from services.memory.domain.naming import WORKING, Scope, check_id, memory_id, new_uid
-from services.memory.storage.blocking_io import BlockingIO
 from services.memory.storage.session_state import MAX_SESSION_ID_CHARS, SessionState
 from services.memory.storage.turn_records import Turn
 from services.memory.usecases.exchange_intake import ExchangeIntake

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 
+from kernel.blocking_io import BlockingIO
 from services.memory.domain import browse as browsing
 from services.memory.domain.client_names import check_client
 from services.memory.domain.memory_errors import InvalidRequest
@@ -17,7 +18,6 @@ from services.memory.domain.memory_view import NormalizedMemory, view
 from services.memory.domain.naming import COLLECTIONS, SCORED_COLLECTIONS, Scope, check_id
 from services.memory.domain.ranking import RankingWeights, RankInput, final_rank
 from services.memory.domain.record import MemoryRecord
-from services.memory.storage.blocking_io import BlockingIO
 from services.memory.storage.memory_store import MemoryStore
 from services.memory.storage.session_state import MAX_SESSION_ID_CHARS, SessionState
 from services.memory.storage.turn_history import TurnHistory

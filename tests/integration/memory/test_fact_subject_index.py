@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 from chromadb.config import Settings as ChromaSettings
 
+from kernel.blocking_io import BlockingIO
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 from services.memory.composition import MemoryUseCases
 from services.memory.domain import timefmt
@@ -28,7 +29,6 @@ from services.memory.domain.ranking import DEFAULT_WEIGHTS
 from services.memory.domain.record import MemoryRecord
 from services.memory.retrieval.embedding_calls import Vectors
 from services.memory.settings import MemorySettings
-from services.memory.storage.blocking_io import BlockingIO
 from services.memory.storage.chroma_store import ChromaStore
 from services.memory.storage.keyed_locks import KeyedLocks
 from services.memory.storage.memory_store import MemoryStore

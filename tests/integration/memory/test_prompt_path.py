@@ -6,7 +6,8 @@ limit 5 and a session id, over a store of a few dozen memories with facts and le
 It goes over real gRPC to the real servicer of a service started for this test: once
 cold (the first request after the service started and warmed its mirrors) and once warm
 (the same prompt again). ``CallTrace`` records every function of the package entered on
-the event loop's thread.
+the event loop's thread, from the request until the turn it deferred past the reply
+(``TurnWrites``) is written.
 
 The layers rank transport > usecases > retrieval > storage > domain. A call from a
 module to one of a higher layer (a callback, an injected bound method, storage running
@@ -95,6 +96,8 @@ def check_the_path(trace: CallTrace) -> None:
     order = first_entries(trace)
     assert order[:2] == ["transport", "usecases"], order
     assert order.index("usecases") < order.index("retrieval") and order.index("usecases") < order.index("storage")
+    deferred = [e for e in trace.entries if e.function == "write_injection"]
+    assert deferred and deferred[0].module == "usecases/turn_recording.py", "the deferred write was not traced"
     violations = layer_violations(trace.entries, rank)
     assert violations == [], "\n".join(violations)
 
@@ -151,14 +154,16 @@ def test_the_production_prompt_request_only_calls_down_the_layers(loop_thread, e
                 traces = []
                 for _ in ("cold", "warm"):
                     trace = CallTrace(PACKAGE)
-                    reply = await trace.run(lambda: stub.PrepareContext(request, timeout=30))
+
+                    async def answer_then_record() -> pb.PrepareContextResponse:
+                        reply = await stub.PrepareContext(request, timeout=30)
+                        await running.core.turn_writes.settle()  # the write deferred past the reply, traced too
+                        return reply
+
+                    reply = await trace.run(answer_then_record)
                     assert len(reply.memories) == 5
                     assert [m.id for m in reply.lessons] == lesson_ids[:2]
                     traces.append(trace)
-                    # the session's next read waits for this prompt's deferred write: none of it is traced
-                    await stub.GetScoringState(
-                        pb.GetScoringStateRequest(scope=SCOPE, session_id="traced-session"), timeout=10
-                    )
             return traces[0], traces[1]
         finally:
             await running.stop(0)

@@ -6,8 +6,8 @@ import asyncio
 
 import pytest
 
-from services.memory.storage.batch_queue import BatchQueue
 from services.memory.storage.keyed_locks import KeyedLocks
+from services.memory.usecases.batch_queue import BatchQueue
 
 
 def test_writers_queued_meanwhile_share_the_next_batch_and_get_their_own_results() -> None:

@@ -6,13 +6,12 @@ titles, tags, session ids, updates, imports), by the kg service on every
 journal op (``redact_json``), by every log line
 (``kernel.logs``), and by ``kernel.projects`` on the names project
 ids are made of. Text between ``<private>`` and ``</private>`` is dropped
-before anything else sees it. What a secret looks like is in
-``kernel.secret_patterns`` (self-naming formats, commands, keyed values),
-``kernel.secret_rules`` (detect-secrets' rules, as data),
-``kernel.secret_formats`` (provider formats neither covers),
-``kernel.secret_context``, ``kernel.secret_places``, ``kernel.secret_code`` and ``kernel.secret_tools``
-(context rules: command lines, config, URLs, SQL, prose, source code, CI logs and secret stores; entropy in
-context from ``kernel.secret_entropy``) and ``kernel.secret_blocks`` (``.pgpass``
+before anything else sees it. The recognisers are listed, in order, by
+``kernel.secret_patterns``: self-naming tokens (``kernel.secret_tokens``, ``kernel.secret_formats``),
+commands (``kernel.secret_commands``), detect-secrets' rules (``kernel.secret_rules``), context rules
+(``kernel.secret_context`` compiles them: code, headers, places, prose, tools) and keyed values
+(``kernel.secret_keyed``); what counts as a reference to a secret rather than one is in
+``kernel.secret_values``. Then ``kernel.secret_blocks`` takes what spans lines (``.pgpass``
 lines, Kubernetes Secret data, key bodies without a BEGIN line, and the credential
 columns of tables from ``kernel.secret_tables``); backslash-continued shell lines are read joined as
 well, and the rest of a value wrapped onto the next line is redacted with it (``kernel.secret_continued``).
@@ -26,7 +25,8 @@ from typing import Any
 
 from kernel.secret_blocks import redact_blocks
 from kernel.secret_continued import redact_continued, redact_wrapped
-from kernel.secret_patterns import MARKER_PREFIX, Recogniser, recognisers
+from kernel.secret_patterns import recognisers
+from kernel.secret_recogniser import MARKER_PREFIX, Recogniser
 
 PLACEHOLDER = MARKER_PREFIX + "{kind}]"
 

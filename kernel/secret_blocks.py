@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from kernel.secret_patterns import value_is_code
 from kernel.secret_tables import redact_tables
+from kernel.secret_values import value_is_code
 
 PGPASS = re.compile(
     r"(?m)^[ \t]{0,16}(?:[A-Za-z0-9_.-]{1,253}|\*|\[[0-9a-fA-F:]{2,45}\]):(?:\d{1,5}|\*):[^\s:]{1,128}:"

@@ -26,9 +26,9 @@ from __future__ import annotations
 import re
 
 from kernel.secret_entropy import high_entropy, token_shaped
-from kernel.secret_patterns import about_a_secret, looks_random, value_is_code
 from kernel.secret_places import NAME_CHARS, SECRET_NAME, Place, keep_first_value, keep_named_value
 from kernel.secret_prose import password_shaped
+from kernel.secret_values import about_a_secret, keep_value, looks_random, value_is_code
 
 _ARG = r"(?:\"[^\"\n]{0,256}\"|'[^'\n]{0,256}'|[\w$.\[\]>:-]{1,128})"
 _QUOTED = r"(\"[^\"\n]{1,256}\"|'[^'\n]{1,256}')"
@@ -220,5 +220,27 @@ CODE: list[Place] = [
         1,
         keep_first_value,
         line_words=("unseal", "recovery"),
+    ),
+]
+
+
+# requests' auth=("user", "pw"), HTTPBasicAuth("user", "pw"), smtp.login("user", "pw"); PHP define('DB_PASSWORD', ...)
+CREDENTIAL_CALLS: list[Place] = [
+    Place(
+        "auth-call",
+        r"(?:\bauth\s*=\s*[(\[]|\b(?:HTTPBasicAuth|HTTPDigestAuth|HTTPProxyAuth|BasicAuth|DigestAuth)\s*\(|"
+        r"\.(?:login|authenticate|basic_auth|with_basic_auth|set_credentials)\s*\()\s*"
+        r"(?:\"[^\"\n]{0,128}\"|'[^'\n]{0,128}'|[\w.\[\]'\"]{1,128})\s*,\s*(\"[^\"\n]{1,256}\"|'[^'\n]{1,256}')",
+        1,
+        keep_value(1),
+        line_words=("auth=", "auth =", "auth(", "auth (", "login(", "login (", "authenticate(", "credentials("),
+    ),
+    Place(
+        "define-secret",
+        r"(?i)\bdefine\s*\(\s*['\"]\w{0,40}(?:password|passwd|pass|secret|key|salt|token|auth)\w{0,40}['\"]\s*,\s*"
+        r"(\"[^\"\n]{1,256}\"|'[^'\n]{1,256}')",
+        1,
+        keep_value(1),
+        line_words=("define",),
     ),
 ]

@@ -17,7 +17,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from kernel.secret_patterns import MARKER_PREFIX, looks_random
+from kernel.secret_recogniser import MARKER_PREFIX
+from kernel.secret_values import looks_random
 
 _CONTINUED = re.compile(r"(?m)^[^\n]{0,4000}\\\r?\n(?:[^\n]{0,4000}\\\r?\n){0,100}[^\n]{0,4000}")
 _BREAK = re.compile(r"[ \t]*\\\r?\n[ \t]*")

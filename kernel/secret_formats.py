@@ -1,4 +1,4 @@
-"""Provider token formats that neither ``kernel.secret_patterns`` nor detect-secrets' rules cover.
+"""Provider token formats that neither ``kernel.secret_tokens`` nor detect-secrets' rules cover.
 
 Written from the providers' documented token shapes (the ones gitleaks' rule
 list also names): Bitbucket app passwords, Slack app tokens, Square, Firebase

@@ -19,8 +19,8 @@ from __future__ import annotations
 import re
 
 from kernel.secret_entropy import high_entropy, token_shaped
-from kernel.secret_patterns import looks_random, value_is_code
 from kernel.secret_places import NAME_CHARS, SECRET_NAME, Place, keep_named_value
+from kernel.secret_values import keep_value, looks_random, value_is_code
 
 _CREDENTIAL_NAME = re.compile(r"(?i)api|key|token|auth|secret|pass|sig|session|sess|sid|team|cred|license|jwt|remember")
 _ABOUT = re.compile(r"(?i)(?:^|[-_])(?:id|ids|request|trace|span|correlation|version|type|length|expires?|ttl)$")
@@ -71,4 +71,21 @@ HEADERS: list[Place] = [
         keep_named_value,
         text_words=("&quot;", "&#34;", "&#x22;"),
     ),
+]
+
+
+# "Authorization: <scheme> TOKEN" for the schemes that are not Bearer or Basic (kernel.secret_commands has
+# those), and Okta's "SSWS TOKEN"
+AUTHORIZATION: list[Place] = [
+    Place(
+        "authorization",
+        r"(?i)\bauthorization[\"']?(?:\s*[:=]\s*[\"']?|[ \t]+[\"'])"
+        r"(?:(?:token|ssws|key|apikey|api-key|sharedkey|hmac)\s*=?\s*|"
+        r"(?!bearer|basic)[A-Za-z][A-Za-z0-9_-]{1,30}[ \t]+(?:[a-z]{1,20}=)?)?"
+        r"([A-Za-z0-9._~+/=:-]{16,512})",
+        1,
+        keep_value(1),
+        line_words=("authorization",),
+    ),
+    Place("okta-token", r"\bSSWS\s+([A-Za-z0-9_-]{30,})", 1, None, line_words=("ssws",)),
 ]

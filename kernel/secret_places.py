@@ -1,4 +1,4 @@
-"""Secrets recognised by the place they are written in (issue 36), beside ``kernel.secret_context``.
+"""Secrets recognised by the place they are written in (issue 36); ``kernel.secret_context`` compiles them.
 
 - **a URL's user part** that is a token (``https://<key>@o1.ingest.sentry.io/2``,
   ``https://<token>@git.acme.dev``): a Sentry DSN, a token used as a user name;
@@ -30,7 +30,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from kernel.secret_entropy import token_shaped, unquote
-from kernel.secret_patterns import about_a_secret, looks_random, value_is_code
+from kernel.secret_values import about_a_secret, looks_random, value_is_code
 
 _VALUE = r"(\"[^\"\n]{1,256}\"|'[^'\n]{1,256}'|(?![#])[^\s'\"|&;<>]{1,256})"
 SECRET_NAME = r"(?:password|passwd|pwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|auth|credential)"
@@ -119,7 +119,7 @@ def _keep_not_hex_token(match: re.Match[str]) -> bool:
 
 class Place(NamedTuple):
     """A context rule: ``text_words`` gate the whole text, ``line_words`` the lines a pattern that never spans lines
-    runs on, ``gate`` (a regex) the whole text; see ``kernel.secret_patterns.Recogniser``."""
+    runs on, ``gate`` (a regex) the whole text; see ``kernel.secret_recogniser.Recogniser``."""
 
     kind: str
     pattern: str

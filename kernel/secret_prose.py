@@ -1,4 +1,4 @@
-"""Credentials written in prose (issue 36), beside the prose rules of ``kernel.secret_context``.
+"""Credentials written in prose (issue 36), beside ``kernel.secret_passphrase`` ("my password is ...").
 
 - **a user and a password side by side**: "grafana login: admin / PW", "creds are admin / PW",
   "the credentials for the test tenant are ops@acme.dev and PW";
@@ -20,8 +20,8 @@ from __future__ import annotations
 import re
 
 from kernel.secret_entropy import high_entropy
-from kernel.secret_patterns import value_is_code
 from kernel.secret_places import Place
+from kernel.secret_values import value_is_code
 
 _STOP_WORDS = frozenset(
     "a an the of to for in on at by with from is are be it this that and or not as if when then so".split()

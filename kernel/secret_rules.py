@@ -10,7 +10,7 @@ package (a dev dependency, pinned), so a version bump that changes a rule
 fails there until the table is refreshed with ``python -m kernel.secret_rules``.
 
 Left out, on purpose: ``PrivateKeyDetector`` (it matches only the BEGIN line;
-``kernel.secret_patterns`` removes the whole block), ``IPPublicDetector``
+``kernel.secret_tokens`` removes the whole block), ``IPPublicDetector``
 (an address is not a secret), and the keyword and high-entropy plugins
 (``kernel.secret_context`` does keyword, flag and entropy work in context).
 Plain module.
@@ -107,7 +107,7 @@ DETECT_SECRETS_RULES: tuple[tuple[str, str, int], ...] = (
 LEFT_OUT = ("PrivateKeyDetector", "IPPublicDetector")
 
 # The keyword-shaped rules of these plugins (``cloudant_password = ...``, ``iam_api_key: ...``) are not applied:
-# ``kernel.secret_patterns``' keyed values already take any value of a *password/*secret/*api_key name and a
+# ``kernel.secret_keyed``' keyed values already take any value of a *password/*secret/*api_key name and a
 # random value of a *key/*token name, and these patterns try every position of the text. Their URL rules are.
 KEYWORD_RULES = frozenset({"CloudantDetector", "IbmCloudIamDetector", "IbmCosHmacDetector", "SoftlayerDetector"})
 

@@ -13,7 +13,8 @@ from __future__ import annotations
 import csv
 import re
 
-from kernel.secret_patterns import MARKER_PREFIX, value_is_code
+from kernel.secret_recogniser import MARKER_PREFIX
+from kernel.secret_values import value_is_code
 
 _SECRET_COLUMN = re.compile(
     r"(?i)^(?:[a-z ]{0,20}[ _-])?(?:password|passwd|pwd|pass|passphrase|secret|secret[ _-]access[ _-]key|"

@@ -16,8 +16,8 @@ from __future__ import annotations
 import re
 
 from kernel.secret_entropy import high_entropy, token_shaped
-from kernel.secret_patterns import about_a_secret, value_is_code
 from kernel.secret_places import SECRET_NAME, Place
+from kernel.secret_values import about_a_secret, value_is_code
 
 _SECRET_NAME = re.compile(rf"(?i){SECRET_NAME}")
 

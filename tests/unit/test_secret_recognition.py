@@ -1,6 +1,6 @@
 """Redaction recognises secrets, not a list (issue 36 item 2): the held-out corpus as assertions.
 
-``tests/reliability/secrets_heldout.py`` was written before the recognisers
+``tests/support/secrets_heldout.py`` was written before the recognisers
 changed. Before issue 36, ``redact`` kept 70 of its 120 secret forms (41.7 %
 never kept) and changed 4 of its 200 ordinary texts; it is a tuning set now
 (a fresh held-out corpus is measured apart). The families added for issue 36
@@ -19,10 +19,10 @@ import urllib.parse
 import pytest
 
 from kernel.privacy import contains_secret, redact
-from kernel.secret_context import high_entropy
+from kernel.secret_entropy import high_entropy
 from kernel.secret_rules import DETECT_SECRETS_RULES
-from tests.reliability.secrets_corpus import Secret
-from tests.reliability.secrets_heldout import HELDOUT_ORDINARY, HELDOUT_SECRETS, changed_ordinary, kept_secrets
+from tests.support.secrets_corpus import Secret
+from tests.support.secrets_heldout import HELDOUT_ORDINARY, HELDOUT_SECRETS, changed_ordinary, kept_secrets
 
 # The form the recognisers still miss, left as it is: a Twilio SID written reversed (hex, then "AC") as the first
 # argument of a call. Only the call could give it away, and a 32-hex argument is how a digest looks too.

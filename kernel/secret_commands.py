@@ -1,0 +1,215 @@
+"""Passwords handed to a tool on a command line (issue 36).
+
+- **a tool's own password flag**: ``mysql -pPW``, ``sshpass -p PW``, ``docker login -p PW``,
+  ``redis-cli -a PW``, ``curl -u user:PW``, ``sqlcmd -P``, ``ldapsearch -w``, ``7z -pPW``,
+  ``openssl -passin pass:``, ``keytool -storepass``, ``az login -p``, ``smbclient -U user%PW``,
+  ``xfreerdp /p:PW``, ``rabbitmqctl add_user NAME PW``, ``htpasswd -b FILE NAME PW``,
+  ``net user NAME PW``, ``ConvertTo-SecureString PW -AsPlainText``;
+- **a password piped to a tool**: ``echo PW | sudo -S``, ``... | docker login --password-stdin``;
+- **any flag named for a secret** (``--password PW``, ``--db-token=PW``), and any flag whose value
+  is a high-entropy token;
+- **netrc lines**, a password in a URL's userinfo, and typed defaults (``password: str = "..."``).
+
+A value that refers to a secret (``$VAR``, ``env:X``, ``-``, a call) is kept. Plain data.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from kernel.secret_entropy import unquote
+from kernel.secret_places import Place
+from kernel.secret_values import keep_low_entropy, keep_value
+
+# Matched anywhere (kind, pattern, secret group); ``kernel.secret_patterns`` compiles them with the token formats.
+_QUOTED_OR_BARE = r"('[^'\n]{1,256}'|\"[^\"\n]{1,256}\"|[^\s'\"]{1,256})"
+COMMANDS: list[tuple[str, str, int | tuple[int, ...]]] = [
+    # scheme://user:PASSWORD@host: the password may hold '/', '@', '%40' (up to the last '@' before a host);
+    # a port (digits, then '/' or the end) is not a password
+    (
+        "url-password",
+        r"(?i)\b[a-z][a-z0-9+.-]{0,20}://[^\s:/@?#'\"]{0,256}:(?!\d{1,5}(?:[/?#\s'\"]|$))"
+        r"([^\s'\"]{1,256})@[A-Za-z0-9_.-]+(?=[:/?#\s'\")\]>,;]|$)",
+        1,
+    ),
+    ("azure-key", r"(?i)\b(?:AccountKey|SharedAccessKey|sig)=([A-Za-z0-9%+/=]{20,})", 1),
+    ("bearer", r"(?i)\bbearer\s+([A-Za-z0-9._~+/=-]{16,})", 1),
+    # "Authorization: Basic ...", and a server's header directive: proxy_set_header Authorization "Basic ..."
+    ("basic-auth", r"(?i)\bauthorization[\"']?(?:[ \t]*[:=][ \t]*|[ \t]+)[\"']?basic\s+([A-Za-z0-9+/=]{8,})", 1),
+    # mysql -pPW (no space: "-p PW" makes mysql prompt and PW a database name)
+    ("mysql-cli", r"\b(?:mysql|mysqldump|mysqladmin|mariadb|mysqlsh)\b[^\n|;&]{0,200}?\s-p" + _QUOTED_OR_BARE, 1),
+    ("sshpass", r"\bsshpass\b[^\n|;&]{0,200}?\s-p\s*" + _QUOTED_OR_BARE, 1),
+    (
+        "registry-login",
+        r"\b(?:docker|podman|buildah|skopeo|nerdctl|helm\s+registry|oras)\s+login\b[^\n|;&]{0,200}?\s-p(?:\s+|=)"
+        + _QUOTED_OR_BARE,
+        1,
+    ),
+    ("redis-cli", r"\bredis-cli\b[^\n|;&]{0,200}?\s-a\s+" + _QUOTED_OR_BARE, 1),
+    (
+        "curl-user",
+        r"\b(?:curl|wget|http)\b[^\n|;&]{0,300}?\s(?:-u|--user)\s*['\"]?[^:\s'\"]{1,128}:([^\s'\"]{1,256})",
+        1,
+    ),
+    (
+        "cli-flag",
+        r"(?i)\b--(?:password|passwd|pass|db-password|token|api-key|apikey|access-token|auth-token|"
+        r"client-secret|secret|secret-key)(?:[ \t]+|=)(?![-$~/.<{])" + _QUOTED_OR_BARE,
+        1,
+    ),
+    # netrc, on one line or several: "machine h login u password PW"
+    ("netrc", r"(?i)\b(?:machine|login|account)\s+\S{1,256}\s+password\s+(\S{1,256})", 1),
+    # typed defaults: "password: str = 'hunter2'"
+    (
+        "typed-default",
+        r"(?i)\b\w{0,40}(?:password|passwd|secret|token|api_?key)\w{0,40}[ \t]*:[ \t]*"
+        r"&?(?:'static[ \t]+)?[A-Za-z_][\w\[\]., |<>]{0,60}?=[ \t]*(?:'([^'\n]{1,256})'|\"([^\"\n]{1,256})\")",
+        (1, 2),
+    ),
+]
+
+
+# A value on a command line: quoted, or bare up to a shell separator (a bare value never starts with '#').
+VALUE = r"(\"[^\"\n]{1,256}\"|'[^'\n]{1,256}'|(?![#])[^\s'\"|&;<>]{1,256})"
+_ARGS = r"[^\n|;&]{0,200}?"
+
+
+def _tool(tools: str, flag: str) -> str:
+    """``flag`` and its value, after one of ``tools`` on the same command."""
+    return rf"(?<![\w/.-])(?:{tools})(?:\.exe)?(?![\w-]){_ARGS}\s{flag}{VALUE}"
+
+
+_SECRET_FLAG_WORDS = (
+    r"password|passwd|passphrase|pass|pwd|secret|secret-?key|token|api-?key|apikey|auth-?key|authkey|"
+    r"access-?key|private-?key|client-?secret|requirepass|masterauth|masterpass"
+)
+_WEAK_FLAG = re.compile(r"(?i)token|key")
+
+
+_KEEP_SECOND = keep_value(2)
+
+
+def _keep_flag(match: re.Match[str]) -> bool:
+    value = unquote(match.group(2) or "")
+    if _KEEP_SECOND(match):
+        return True
+    # --max-token 5, --key id_rsa.pub: a token or key flag keeps counts and file names
+    return bool(_WEAK_FLAG.search(match.group(1))) and (value.isdigit() or bool(re.search(r"\.\w{2,4}$", value)))
+
+
+_RULES: list[tuple[str, str, int, Callable[[re.Match[str]], bool] | None, tuple[str, ...]]] = [
+    (
+        "cli-password",
+        _tool(r"sqlcmd|bcp|osql|isql|ipmitool|zip|unzip|zipcloak", r"-P\s*"),
+        1,
+        keep_value(1),
+        ("sqlcmd", "bcp", "osql", "isql", "ipmitool", "zip"),
+    ),
+    ("cli-password", _tool(r"7z|7za|7zz|7zr|rar|unrar|winrar", r"-p(?=[^\s-])"), 1, keep_value(1), ("7z", "rar")),
+    ("cli-password", _tool(r"ldap[a-z]{0,12}", r"-w\s*"), 1, keep_value(1), ("ldap",)),
+    (
+        "cli-password",
+        _tool(
+            r"psexec|psexec64|paexec|rdesktop|winexe|mongo|mongosh|mongodump|mongorestore|mongoimport|mongoexport",
+            r"-p\s*",
+        ),
+        1,
+        keep_value(1),
+        ("psexec", "paexec", "rdesktop", "winexe", "mongo"),
+    ),
+    (
+        "cli-password",
+        _tool(
+            r"az\s+login|oc\s+login|cf\s+login|argocd\s+login|influx|heroku\s+login|vault\s+login",
+            r"(?:-p|-password|--password)(?:\s+|=)",
+        ),
+        1,
+        keep_value(1),
+        ("login", "influx"),
+    ),
+    ("cli-password", _tool(r"ssh-keygen", r"-[NP]\s*"), 1, keep_value(1), ("ssh-keygen",)),
+    ("cli-password", _tool(r"openssl", r"-k\s+"), 1, keep_value(1), ("openssl",)),
+    (
+        "cli-password",
+        _tool(r"smbclient|rpcclient|smbmap|smbget|smbcacls|crackmapexec|nxc|netexec", r"-U\s*[^%\s'\"]{1,128}%"),
+        1,
+        keep_value(1),
+        ("smb", "rpcclient", "crackmapexec", "nxc", "netexec"),
+    ),
+    (
+        "cli-password",
+        _tool(r"xfreerdp|wfreerdp|sdl-freerdp|freerdp|wmic|cmdkey", r"/p(?:ass(?:word)?)?:"),
+        1,
+        keep_value(1),
+        ("freerdp", "wmic", "cmdkey"),
+    ),
+    (
+        "cli-password",
+        r"(?<=\s)-(?:passin|passout|pass|password|passphrase|storepass|keypass|srcstorepass|deststorepass|"
+        r"srckeypass|destkeypass|kspass|keystorepass|truststorepass)(?:\s+|=|:)(?:pass:)?" + VALUE,
+        1,
+        keep_value(1),
+        ("-pass", "storepass", "keypass", "kspass"),
+    ),
+    (
+        "cli-password",
+        r"\brabbitmqctl\s+(?:-\S{1,40}\s+){0,4}(?:add_user|change_password)\s+\S{1,128}\s+" + VALUE,
+        1,
+        keep_value(1),
+        ("rabbitmqctl",),
+    ),
+    (
+        "cli-password",
+        r"\bhtpasswd\s+-[a-zA-Z]{0,4}b[a-zA-Z]{0,4}(?:\s+-[a-zA-Z]{1,4}){0,3}\s+\S{1,256}\s+[^\s'\"]{1,128}\s+" + VALUE,
+        1,
+        keep_value(1),
+        ("htpasswd",),
+    ),
+    (
+        "cli-password",
+        r"(?i)\bnet\s+user\s+(?!/)[^\s/]{1,64}\s+(?![/*])" + VALUE,
+        1,
+        keep_value(1),
+        ("net",),
+    ),
+    (
+        "cli-password",
+        r"(?i)\bnet\s+use\s+(?:[A-Z]:\s+|\*\s+)?\\\\\S{1,256}\s+(?![/*])" + VALUE,
+        1,
+        keep_value(1),
+        ("net",),
+    ),
+    (
+        "piped-password",
+        r"\b(?:echo|printf)\s+(?:-[a-z]{1,3}\s+)?(?:'%s\\n'\s+)?" + VALUE + r"\s*\|\s*"
+        r"(?:sudo\b[^|\n]{0,80}?\s-[a-zA-Z]{0,4}S\b|[^|\n]{0,200}?--password-stdin\b|[^|\n]{0,40}?\bchpasswd\b|"
+        r"passwd\b[^|\n]{0,60}--stdin|[^|\n]{0,80}?\bsecrets?\s+(?:put|set|create)\b)",
+        1,
+        keep_value(1),
+        ("echo", "printf"),
+    ),
+    (
+        "cli-password",
+        r"(?i)\bConvertTo-SecureString\s+(?:-String\s+)?" + VALUE + r"\s+-AsPlainText",
+        1,
+        keep_value(1),
+        ("convertto-securestring",),
+    ),
+    (
+        "cli-flag",
+        rf"(?i)(?<![\w-])--(?!no-)((?:[a-z0-9]{{1,20}}-){{0,3}}(?:{_SECRET_FLAG_WORDS}))(?:\s+|=)" + VALUE,
+        2,
+        _keep_flag,
+        ("--",),
+    ),
+    # any flag whose value is a random token
+    (
+        "cli-token",
+        r"(?<![\w-])--?[A-Za-z][\w-]{0,30}(?:\s+|=)[\"']?([A-Za-z0-9+/_~.=-]{20,256})(?![\w+/~=.-])",
+        1,
+        keep_low_entropy(1),
+        ("-",),
+    ),
+]
+COMMAND_LINES = [Place(kind, pattern, group, keep, line_words=words) for kind, pattern, group, keep, words in _RULES]

@@ -1,0 +1,154 @@
+"""A value given to a name that says it is secret (issue 36): ``DB_PASSWORD=...``, ``"api_key": "..."``,
+``password = correct horse battery``, ``GITHUB_TOKEN=<40 hex>``, ``<password>...</password>``, ``pass: ...``,
+and prose ("the db password is P@ss...", "grafana token glsa_...").
+
+A strong name (password, secret, api key) takes any value, short ones included; a weak one (token, key, auth,
+cookie) only a random-looking one. A value that is code (``password=None``, ``password: str``, ``$DB_PASSWORD``,
+``settings.SECRET_KEY``, ``getpass()``) is left alone, so notes about code survive (``kernel.secret_values``).
+Plain module.
+"""
+
+from __future__ import annotations
+
+import re
+
+from kernel.secret_entropy import unquote
+from kernel.secret_places import Place
+from kernel.secret_recogniser import Recogniser, inside_a_word
+from kernel.secret_values import about_a_secret, keep_low_entropy, keep_value, looks_random, value_is_code
+
+# A name that says its value is secret: any value at all is redacted (short ones included).
+_STRONG_KEYS = (
+    r"password|passwd|passphrase|pwd|secret|api[_-]?key|apikey|access[_-]?token|auth[_-]?token|refresh[_-]?token|"
+    r"session[_-]?token|id[_-]?token|client[_-]?secret|private[_-]?key|secret[_-]?key|access[_-]?key|"
+    r"client[_-]?key[_-]?data|connection[_-]?string|conn[_-]?str|_auth\b"
+)
+# A name that often holds a secret, but also counts (max_tokens) or paths: only random-looking values.
+_WEAK_KEYS = r"token|key|sig|signature|credentials?|auth|cookie|license|(?<![a-z])pat(?![a-z])"
+_KEY_CHARS = r"[A-Za-z0-9_.-]"
+
+
+def _key(words: str) -> str:
+    """A name holding one of ``words`` (DB_PASSWORD, --api-key, "client_secret"), with its closing quote."""
+    return rf"(?<![A-Za-z0-9_.-]){_KEY_CHARS}{{0,40}}?(?:{words}){_KEY_CHARS}{{0,40}}(?:\\{{0,7}}[\"'])?"
+
+
+# (a colon before backslashes and a quote: JSON inside a JSON string, escaped once or more)
+_SEPARATOR = r"[ \t]{0,8}(?::=|=>|=(?!=)|:(?![:/\\])|:(?=\\{1,7}\"))"
+_VALUE_START = r"(?!\[REDACTED:)(?![$%{<])"
+_BARE = r"[^\s\"'`<>]{1,512}"
+
+
+def _quoted(least: int) -> str:
+    """A quoted value, four groups: '...', "...", `...`, and \\"...\\" (inside a JSON or repr() string, escaped once
+    or more: JSON in a JSON string)."""
+    n = f"{{{least},512}}"
+    return rf"'([^'\n]{n})'|\"([^\"\n]{n})\"|`([^`\n]{n})`|\\{{1,7}}\"([^\"\\\n]{n})\\{{1,7}}\""
+
+
+_QUOTED = _quoted(1)
+# More words of the same value after "key: " or "key = " (not after "KEY=", the shell's env prefix).
+_MORE_WORDS = r"(?:[ \t]+(?![A-Za-z0-9_.-]{1,60}[ \t]*[:=])(?!#|//|\||&&|;)[^\s\"'`<>]{1,128}){0,8}"
+
+STRONG_SPACED = re.compile(
+    rf"(?i)({_key(_STRONG_KEYS)})([ \t]{{0,8}}(?:=>|=|:)[ \t]{{1,8}}){_VALUE_START}"
+    rf"(?:{_QUOTED}|({_BARE}{_MORE_WORDS}))"
+)
+STRONG_TIGHT = re.compile(rf"(?i)({_key(_STRONG_KEYS)})({_SEPARATOR}){_VALUE_START}(?:{_QUOTED}|({_BARE}))")
+WEAK = re.compile(
+    rf"(?i)({_key(_WEAK_KEYS)})({_SEPARATOR}[ \t]{{0,8}}){_VALUE_START}"
+    rf"(?:{_quoted(16)}|([^\s\"'`<>,;()\\]{{16,512}}))"
+)
+XML_SECRET = re.compile(rf"(?i)<((?:{_STRONG_KEYS}|token))>([^<\n]{{1,512}})</")
+PROSE = re.compile(  # starts at a word's start: checked by the recogniser (see inside_a_word)
+    # the nouns share their first letters (p...): written as a tree, the engine rejects a position sooner
+    r"(?i)(?:p(?:ass(?:word|wd|phrase|code|\s?code)|in|wd?)|secret|api\s?key|token)"
+    r"(?:[ \t]+(?:for|on|of|to|at|in)[ \t]+(?:[\w.@-]{1,40}[ \t]+){0,3}?[\w.@-]{1,40})?"
+    r"\s+(?:is\s+now|was\s+changed\s+to|is\s+set\s+to|set\s+to|changed\s+to|reset\s+to|is|was|è|é|ist|est|es|är|er|lautet)"
+    r"\s+[\"'`]?([^\s\"'`]{3,256})"
+)
+
+
+def _keyed_value(match: re.Match[str]) -> str:
+    return next((g for g in match.groups()[2:] if g is not None), "")
+
+
+# A Go or Kubernetes type named in a log ("failed to list *v1.Secret: ..."): a kind of object, not a key.
+_TYPE_NAME = re.compile(r"[a-z]+\d*\.[A-Z][a-z]+")
+
+
+def _keep_strong(match: re.Match[str]) -> bool:
+    name = match.group(1)
+    if _TYPE_NAME.fullmatch(name) and match.string[match.start() - 1 : match.start()] in ("*", "]"):
+        return True
+    return about_a_secret(name) or value_is_code(_keyed_value(match))
+
+
+# A template or a regular expression ("{hex}:{hex}", "(?:...)", "%(name)s"): a value built by code, not a token.
+_TEMPLATE = re.compile(r"\{[\w.]*\}|\(\?|%\(\w+\)s")
+
+
+def _keep_weak(match: re.Match[str]) -> bool:
+    value = _keyed_value(match)
+    if about_a_secret(match.group(1)) or value_is_code(value) or not looks_random(value):
+        return True
+    return _TEMPLATE.search(value) is not None
+
+
+def _keep_prose(match: re.Match[str]) -> bool:
+    value = match.group(1).rstrip(".,;:)]}!?")
+    has_digit = any(c.isdigit() for c in value)
+    has_symbol = any(not c.isalnum() for c in value)
+    return value_is_code(value) or not (has_digit or has_symbol) or not any(c.isalpha() for c in value)
+
+
+_KEEP_PASS_VALUES = frozenset("ok fail failed passed skip skipped true false yes no none null on off".split())
+_KEEP_THIRD = keep_value(3)
+
+
+def _keep_pass_key(match: re.Match[str]) -> bool:
+    value = unquote(match.group(3))
+    return value.isdigit() or value.lower() in _KEEP_PASS_VALUES or _KEEP_THIRD(match)
+
+
+# Context rules (compiled by ``kernel.secret_context``): a key named only "pass", and a token named in prose or
+# config with a random value ("grafana token glsa_...", "secret: Xy7...").
+NAMED_VALUES: list[Place] = [
+    Place(
+        "assignment",
+        r"(?i)(?<![a-z])(pass)([\"']?\s{0,8}(?:=>|=|:)\s{0,8})"
+        r"(\"[^\"\n]{1,256}\"|'[^'\n]{1,256}'|(?![$%{<\[])[^\s\"'`<>,;]{1,256})",
+        3,
+        _keep_pass_key,
+        line_words=("pass",),
+    ),
+    Place(
+        "named-token",
+        r"(?i)\b(?:token|secret|password|passcode|credential|key|pat|personal\s+access\s+token|app\s?password)s?"
+        r"(?:\s+(?:value|string))?(?:\s+(?:is|was|for\s+[\w.@-]{1,40}))?\s{0,4}[:=]?\s{0,4}[\"'`]?"
+        r"([A-Za-z0-9+/_~.=-]{20,256})",
+        1,
+        keep_low_entropy(1),
+        line_words=("token", "secret", "pass", "credential", "key", "pat ", "pat:", "pat="),
+    ),
+]
+
+
+def keyed_recognisers() -> list[Recogniser]:
+    """The keyed values, strong names first, then the prose forms; they run after every other recogniser."""
+    value_groups = (3, 4, 5, 6, 7)
+    strong = ("pass", "pwd", "secret", "key", "token", "conn", "_auth")
+    weak = ("token", "key", "sig", "cred", "auth", "cookie", "license", "pat")
+    return [
+        Recogniser("assignment", STRONG_SPACED, value_groups, _keep_strong, strong),
+        Recogniser("assignment", STRONG_TIGHT, value_groups, _keep_strong, strong),
+        Recogniser("keyed-token", WEAK, value_groups, _keep_weak, weak),
+        Recogniser("xml-secret", XML_SECRET, (2,), lambda m: value_is_code(m.group(2))),
+        Recogniser(
+            "prose",
+            PROSE,
+            (1,),
+            lambda m: inside_a_word(m) or _keep_prose(m),
+            text_words=("pass", "pin", "pw", "secret", "api", "token"),
+        ),
+    ]

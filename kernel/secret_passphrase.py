@@ -1,0 +1,79 @@
+"""A password written as a sentence (issue 36): "my password is purple monkey dishwasher" (several plain
+words), "the wifi password is Fae4oJck!", "I changed my password to ...". The words after the verb are the
+password unless they describe it ("is too short", "is hashed with argon2", "is correct"). Beside
+``kernel.secret_prose`` (the forms with no verb, and other languages). Plain data and keep checks.
+"""
+
+from __future__ import annotations
+
+import re
+
+from kernel.secret_entropy import unquote
+from kernel.secret_places import Place
+from kernel.secret_values import value_is_code
+
+# Words that say the words after "my password is" describe it instead of being it.
+_PREDICATES = frozenset(
+    """a an the to of in on at by with from for and or not never no none only too very be been being it its this that
+    these those than as if when after before every each all still now also just same different stored hashed saved
+    kept checked required optional wrong incorrect invalid correct expired empty blank missing weak strong long short
+    sensitive case-sensitive unknown new old fine ok okay set unset there here gone good bad secure insecure mandatory
+    visible hidden encrypted plaintext plain right valid changed reset rotated managed needed used shown sent what
+    where how why who which something anything nothing characters chars digits letters words somewhere written
+    generated random unique locked disabled enabled protected about around under over into""".split()
+)
+
+
+def _keep_prose_words(match: re.Match[str]) -> bool:
+    """Keep "my password is too short", "the password is hashed with argon2"; not "my password is purple monkey"."""
+    quoted, token, phrase = match.group(2), match.group(3), match.group(4)
+    if quoted or token:
+        return value_is_code(unquote(quoted or token))  # a quoted value, or a word with digits or symbols
+    words = phrase.split()
+    lowered = [w.lower().strip(".,;:!?") for w in words]
+    if any(w in _PREDICATES for w in lowered[1:]):
+        return True
+    first = lowered[0]
+    if first in _PREDICATES:
+        # "is correct", "is wrong again": words about the password; "correct horse battery staple" is one (an
+        # adjective, then three or more words none of which describes anything)
+        return not (first in _ADJECTIVES and len(words) >= 4)
+    if len(first) > 4 and (first.endswith(("ed", "ing", "ly"))):
+        return True  # "is hashed ...", "is expiring", "is usually ..."
+    # "the password is Foo": one plain word is left to the prose rule; a phrase of words is a passphrase
+    return match.group(1).lower() == "the" and len(words) == 1
+
+
+_ADJECTIVES = frozenset(
+    "wrong incorrect invalid correct weak strong long short new old fine good bad secure insecure right valid".split()
+)
+
+
+_CLOSE = r"(?=[,;!?()\]]|\.(?:\s|$)|\s+(?:and|but|so|because|which|please|don't|do\s+not|ok)\b|\n|$)"
+# a quoted value; a word holding a digit or a symbol (the password, whatever follows); or plain words to the
+# clause's end (a passphrase, or words about the password: the keep check tells which)
+_PROSE_VALUE = (
+    r"(?:(\"[^\"\n]{1,128}\"|'[^'\n]{1,128}')|(?=[^\s]{0,127}[0-9!@#$%^&*_+=~])([^\s\"'`]{3,128}?)(?=[,;.!?)]?(?:\s|$))|"
+    rf"([^\s,.;!?()\"'][^,;!?()\"'\n]{{0,127}}?){_CLOSE})"
+)
+_SECRET_NOUN = r"(?:password|passphrase|pass\s?phrase|passcode|pin(?:\s+code)?)"
+
+PASSPHRASES: list[Place] = [
+    Place(
+        "prose-password",
+        rf"(?i)\b(my|our|your|his|her|their|the)\s+(?:[a-z0-9-]{{1,20}}\s+){{0,2}}?{_SECRET_NOUN}"
+        r"(?:\s+(?:for|to|on|of)\s+(?:the\s+|my\s+|our\s+)?[\w.@-]{1,40}(?:\s+[\w.@-]{1,40})?)?\s+"
+        r"(?:is|was|is\s+now|has\s+been|is\s+set\s+to|was\s+set\s+to|was\s+changed\s+to|became)\s*:?\s+" + _PROSE_VALUE,
+        (2, 3, 4),
+        _keep_prose_words,
+        line_words=("pass", "pin ", "pin\t"),
+    ),
+    Place(
+        "prose-password",
+        rf"(?i)\b(?:changed|set|reset|updated|switched)\s+(my|our|your|his|her|their|the)\s+"
+        rf"(?:[a-z0-9-]{{1,20}}\s+){{0,2}}?{_SECRET_NOUN}\s+to\s+" + _PROSE_VALUE,
+        (2, 3, 4),
+        _keep_prose_words,
+        line_words=("pass", "pin ", "pin\t"),
+    ),
+]

@@ -1,0 +1,117 @@
+"""Values that refer to a secret instead of being one (issue 36): ``None``, ``self.password``, ``$DB_PASSWORD``,
+``getpass()``, ``***``, ``<your-key>``; names about a secret rather than holding one (``password_min_length``);
+and whether a value looks random enough to be a token (``looks_random``). Every rule module asks these before
+it redacts. Plain module.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from kernel.secret_entropy import high_entropy, unquote
+
+# Values that are code or placeholders, not secrets.
+CODE_WORDS = frozenset(
+    "none null nil true false str string int integer bool boolean bytes optional undefined any object secretstr "
+    "required empty unset redacted hidden masked omitted placeholder env environ getenv default dict list "
+    "os.environ os.getenv process.env self this yes no".split()
+)
+# A call or an index (getpass(), os.environ[, config.get("x")), or a dotted name on a known object.
+_CODE_CALL = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*[(\[][\w\"'.,\[ =:]*[)\]]?")
+_CODE_ATTRIBUTE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
+_CODE_OBJECTS = frozenset(
+    "self cls this settings config cfg conf args opts options env os process secrets credentials creds params "
+    "request req ctx context app vault keyring props values".split()
+)
+# Names about a secret rather than holding one: password_min_length, secret_name, api_key_id, password_hash.
+_ABOUT_A_SECRET = re.compile(
+    r"(?i)(?:min|max|len|length|count|size|timeout|ttl|expir|age|rounds|attempts|retries|policy|hash|file|path|dir|"
+    r"url|field|column|prompt|hint|label|reset|name|id|header|env|var|type|format|version|prefix|mode|enabled|required|changed|updated|created|rotated|used|history|store|vault|manager|backend|provider)"
+    r"(?:y|es|ed|ation|s)?(?:[_.-]?(?:in|at|on|seconds?|secs?|ms|days?|hours?|minutes?|mins?))?(?:\\{0,7}[\"'])?$"
+)
+
+
+def about_a_secret(name: str) -> bool:
+    """True for a name about a secret rather than holding one (``password_min_length``, ``api_key_id``)."""
+    return bool(_ABOUT_A_SECRET.search(name))
+
+
+_SECRETISH_NAME = re.compile(r"(?i)pass|pwd|secret|token|key|cred|auth")
+_YAML_TAG = re.compile(r"(?i)!(?:vault|ref|sub|getatt|env|secret|include|import|join|select|base64|findinmap)")
+_PARTLY_MASKED = re.compile(r"[*•]{3,}[^\s*•]{0,4}|[^\s*•]{0,4}[*•]{3,}")  # ****f9x1: a log's masked value
+_BLOCK_SCALAR = frozenset(("|", ">", "|-", ">-", "|+", ">+"))  # YAML: the value is on the lines below
+_PERCENT_TEMPLATE = re.compile(r"%(?:\w+%|\(\w+\)[a-z]|[a-z]\b|\{|$)")
+_MASK = re.compile(r"[*xX.•#-]{3,}|<[^>]*>|\.\.\.")
+_TRAILING = ".,;:)]}!?"
+
+
+def value_is_code(value: str) -> bool:
+    """True for a value that refers to a secret instead of being one (``None``, ``self.password``, ``***``)."""
+    head = value.split()[0] if value.split() else value
+    head = head.rstrip(_TRAILING)
+    if not head:
+        return True
+    lowered = head.lower()
+    if lowered in CODE_WORDS or _MASK.fullmatch(head) or _PARTLY_MASKED.fullmatch(head):
+        return True
+    if head == "\\":
+        return True  # a shell line continued: the value is on the next line (kernel.secret_continued)
+    if head in _BLOCK_SCALAR:
+        return True  # "password: |": kernel.secret_places takes the lines below
+    if head[0] in "${</[" or head.startswith(("./", "../", "~/")) or head == "~":
+        return True  # a variable, a template, a placeholder, a path or a list
+    if head[0] == "%" and _PERCENT_TEMPLATE.match(head):
+        return True  # %s, %(password)s, %DB_PASSWORD%, %{pass}; not a password that starts with '%'
+    if _YAML_TAG.fullmatch(head):
+        return True  # password: !vault |
+    if _CODE_CALL.fullmatch(head):
+        return True  # getpass(), os.environ["X"], config.get("db")
+    if _CODE_ATTRIBUTE.fullmatch(head):  # self.password, settings.SECRET_KEY; not "Abc.def9"
+        parts = head.split(".")
+        return parts[0].lower() in _CODE_OBJECTS or bool(_SECRETISH_NAME.search(parts[-1]))
+    # password=password, password=db_password, secret=SECRET: a variable named for what it holds
+    return bool(re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", head) and _SECRETISH_NAME.search(head) and "_" in head) or (
+        lowered in {"password", "passwd", "pwd", "secret", "token", "key", "pass"}
+    )
+
+
+_NAMED_HASH = re.compile(r"[a-z]+(?:[_-][a-z]+)*[_.-](?=[0-9a-f]{0,15}[a-f])(?=[0-9a-f]{0,15}\d)[0-9a-f]{6,16}")
+
+
+def looks_random(value: str) -> bool:
+    """A token rather than a word, a count or a path: letters and digits mixed, no path shape."""
+    if value[:1] in "/.~$%{<" or "://" in value:
+        return False
+    has_digit = any(c.isdigit() for c in value)
+    has_alpha = any(c.isalpha() for c in value)
+    if not (has_digit and has_alpha):
+        return False
+    if re.fullmatch(r"[a-z]+(?:[_-][a-z]+)*[_-]?\d{1,4}", value):  # model_v2, cache-key-1
+        return False
+    if _NAMED_HASH.fullmatch(value) and not re.search(r"token|secret|pass|pwd", value):
+        return False  # deps-1a7c60a500fdaca8: a cache key, a build id
+    return not re.fullmatch(r"[\w-]+\.(?:json|ya?ml|txt|pem|key|crt|toml|ini|env|cfg|conf|py)", value, re.IGNORECASE)
+
+
+def keep_url_password(match: re.Match[str]) -> bool:
+    """Keep ``scheme://user:$PASS@host``: the password group (1) is a variable or a template."""
+    return match.group(1)[:1] in "${<" or value_is_code(match.group(1))
+
+
+_NOT_A_PASSWORD = re.compile(r"(?i)(?:env|file|fd|stdin|prompt):.*|-.*|stdin|prompt|\*|''|\"\"")
+
+
+def keep_value(group: int) -> Callable[[re.Match[str]], bool]:
+    """Keep a match whose value (``group``) refers to a secret instead of being one: $VAR, env:X, -, a call."""
+
+    def keep(match: re.Match[str]) -> bool:
+        value = unquote(match.group(group) or "")
+        return not value or bool(_NOT_A_PASSWORD.fullmatch(value)) or value_is_code(value)
+
+    return keep
+
+
+def keep_low_entropy(group: int) -> Callable[[re.Match[str]], bool]:
+    """Keep a match whose value (``group``) is not a random token."""
+    return lambda match: not high_entropy(match.group(group) or "")

@@ -6,6 +6,7 @@ from typing import Any
 
 from gateway import formatting
 from gateway.ui.data import DEFAULT_CONTEXT_LIMIT, injected_tokens
+from gateway.ui.page_render import ALL_PROJECTS, NAV, env, static_url, url
 
 
 def _memory(id: str, content: str) -> dict[str, Any]:
@@ -22,3 +23,35 @@ def test_a_turns_tokens_are_those_of_the_block_get_context_formats() -> None:
     assert block and injected_tokens(memories) == formatting.token_cost(block)
     assert injected_tokens(memories) < formatting.token_cost("x" * 900)  # each line is cut as injected
     assert injected_tokens([]) == 0
+
+
+def test_the_session_page_shows_each_injections_tokens() -> None:
+    memory = _memory("memory_bank_1", "Deploy with Helm on the blue cluster")
+    tokens = injected_tokens([memory])
+    turn: dict[str, Any] = {
+        **dict.fromkeys(("exchange_id", "outcome", "client"), ""),
+        "id": 1,
+        "prompt": "how do we deploy?",
+        "started_at": "2026-11-27T10:00:00Z",
+        "completed": True,
+        "choices": [],
+        "left_out": [],
+        "tokens": tokens,
+        "memories": [{"rank": 1, "id": memory["id"], "memory": memory, "outcome": None, "choice": None}],
+    }
+    html = env.get_template("session.html").render(
+        csrf="",
+        project="p",
+        page="Sessions",
+        nav=NAV,
+        project_names=["p"],
+        project_labels={"p": "p"},
+        switch_path="/ui/sessions",
+        all_projects=ALL_PROJECTS,
+        token_set=False,
+        static=static_url,
+        link=lambda path, **params: url(path, project="p", **params),
+        session_id="s",
+        turns=[turn],
+    )
+    assert f'data-testid="turn-tokens">· about {tokens} tokens<' in html and tokens > 0

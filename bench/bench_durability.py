@@ -4,7 +4,7 @@
 
 Starts ``python -m services.memory`` and ``python -m services.kg`` as real
 processes (memory gets explicit vectors, so no embedding service is
-needed), drives the write mix of ``tests/reliability/durability.py`` and
+needed), drives the write mix of ``tests/support/durability.py`` and
 SIGKILLs each service ``--kills`` times at evenly spaced points, restarting
 it on the same port. Then checks every acknowledged write is present exactly
 once and every counter adds up. Prints the counts and restart times; exit
@@ -30,12 +30,12 @@ def main() -> None:
     parser.add_argument("--kills", type=int, default=1, help="kills per service, spread over the run")
     args = parser.parse_args()
     offline.apply()
-    from tests.reliability.durability import (
+    from tests.support.durability import (
         MemoryReport,
         kg_durability,
         memory_durability,
     )
-    from tests.reliability.procstack import kill9, restart, wait_up
+    from tests.support.procstack import kill9, restart, wait_up
     from tests.support.stack import make_stack
 
     home = Path(tempfile.mkdtemp(prefix="mnemex-bench-durability-"))

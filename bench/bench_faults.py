@@ -53,8 +53,8 @@ def main() -> None:
     parser.add_argument("--services", default="embedding,memory,kg,gateway")
     args = parser.parse_args()
     offline.apply()
-    from tests.reliability.hookrun import HookLoad, hook_env, valid_context_output
-    from tests.reliability.procstack import kill9, post, restart, start_stack
+    from tests.support.hookrun import HookLoad, hook_env, valid_context_output
+    from tests.support.procstack import kill9, post, restart, start_stack
 
     home = Path(tempfile.mkdtemp(prefix="mnemex-bench-faults-"))
     stack = start_stack(home / "home", MNEMEX_GET_CONTEXT_BUDGET_MS="1500")

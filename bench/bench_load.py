@@ -33,8 +33,8 @@ def main() -> None:
     )
     args = parser.parse_args()
     offline.apply()
-    from tests.reliability.load import run_load, seed_facts
-    from tests.reliability.procstack import start_stack
+    from tests.support.load import run_load, seed_facts
+    from tests.support.procstack import start_stack
 
     stack = None
     home = Path(tempfile.mkdtemp(prefix="mnemex-bench-load-"))

@@ -31,8 +31,8 @@ from collections import defaultdict
 from pathlib import Path
 
 from bench.bench_get_context import ProcessStack, populate
-from tests.e2e.clients import CLAUDE_BIN, ClaudeCode
 from tests.support.fake_models import AnthropicServer, always
+from tests.support.real_clients import CLAUDE_BIN, ClaudeCode
 
 HOOK_LINE = re.compile(r"Hooks: (\w+)(?::\w+)? \[(.+?)\] finished with status (\d+) \((\d+)ms\)")
 MCP_LINE = re.compile(r'MCP server "mnemex": Successfully connected \(transport: stdio\) in (\d+)ms')

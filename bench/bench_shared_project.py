@@ -249,7 +249,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     offline.apply()
-    from tests.reliability.procstack import start_stack
+    from tests.support.procstack import start_stack
 
     stack = None
     home = Path(tempfile.mkdtemp(prefix="mnemex-bench-shared-"))

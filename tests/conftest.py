@@ -1,4 +1,4 @@
-"""Shared fixtures: an isolated MNEMEX_HOME, offline env, the real model once."""
+"""Shared fixtures: an isolated MNEMEX_HOME, offline env, the real model once; markers by directory."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from kernel import offline
+from tests.support import suites
 
 offline.apply()
 
@@ -58,3 +59,20 @@ def embedding_addr(encoder, loop_thread) -> Iterator[str]:  # type: ignore[no-un
 
 def pytest_configure(config: pytest.Config) -> None:
     os.environ.setdefault("MNEMEX_TEST", "1")
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest's own hook deselects by `-m`
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark every test by its directory (tests/support/suites.py), so `-m unit` selects exactly tests/unit.
+
+    A test module outside the known parts, or a unit test that starts a service, stops the run."""
+    wrong: list[str] = []
+    for item in items:
+        problem = suites.misplaced(item.path, getattr(item, "fixturenames", ()))
+        if problem is not None:
+            wrong.append(problem)
+            continue
+        for name in suites.markers_for(item.path):
+            item.add_marker(name)
+    if wrong:
+        raise pytest.UsageError("tests in the wrong part of the suite:\n" + "\n".join(sorted(set(wrong))))

@@ -1,6 +1,6 @@
 """Tokens, viewer sessions, public binds and a shared project under load (issue 27, defects 5, 13, 14).
 
-One real stack (the four processes, ``tests/reliability/procstack.py``) with a
+One real stack (the four processes, ``tests/support/procstack.py``) with a
 shared token and a per-user tokens file:
 
 - **revocation**: after ``mnemex tokens revoke`` (the real CLI), a line removed
@@ -42,7 +42,7 @@ LOAD_SECONDS = 10.0  # a saturating burst: its journal backlog takes minutes to 
 
 
 def run(workdir: Path) -> list[Row]:
-    from tests.reliability.procstack import start_stack
+    from tests.support.procstack import start_stack
 
     tokens_file = workdir / "user_tokens"
     tokens = {user: add_token(tokens_file, user) for user in ("alice", "bob", "carol", "mallory")}

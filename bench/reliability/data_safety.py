@@ -7,7 +7,7 @@ One real stack (the four processes of ``tests.support.stack``, home under ``work
   ``POST /api/backfill``; the memory service's maintenance pass runs twice (what runs
   30 s after every start and every 15 min); every imported id is then looked up.
   ``lost`` counts the ones gone.
-- **consolidation** (``tests/reliability/consolidation_kills.py``): 6 rounds of
+- **consolidation** (``tests/support/consolidation_kills.py``): 6 rounds of
   consolidations from 3 client threads; memory is SIGKILLed 0.2-1.5 s after a round's
   first answered merge and restarted on its port. ``failed`` counts half-applied
   merges after the restart (the merged memory active while a source still is),
@@ -45,7 +45,7 @@ ACCEPTED_REFUSALS = {grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.NOT_FOUND
 
 
 def run(workdir: Path) -> list[Row]:
-    from tests.reliability.procstack import start_stack
+    from tests.support.procstack import start_stack
 
     stack = start_stack(workdir / "home")
     try:
@@ -66,7 +66,7 @@ def _run_maintenance(address: str, home: Path) -> Any:
 
 def _backfill_then_sweep(stack: Any) -> Row:
     from gateway.capabilities.backfill_service import backfill_id
-    from tests.reliability.procstack import post
+    from tests.support.procstack import post
 
     cwd = stack.home / "imported-project"
     (cwd / ".git").mkdir(parents=True, exist_ok=True)
@@ -119,8 +119,8 @@ def _backfill_then_sweep(stack: Any) -> Row:
 
 # -- kill -9 of memory during consolidations ------------------------------------------------------
 def _kill_during_consolidations(stack: Any) -> Row:
-    from tests.reliability.consolidation_kills import consolidations_across_kills
-    from tests.reliability.procstack import kill9, restart
+    from tests.support.consolidation_kills import consolidations_across_kills
+    from tests.support.procstack import kill9, restart
 
     report = consolidations_across_kills(
         stack.addr("memory"),

@@ -4,7 +4,7 @@ The real CLI and the four services plus their supervisor run with
 ``MNEMEX_HOME`` on a 64 MB tmpfs mounted in a private mount namespace
 (``unshare --user --map-root-user --mount``); the disk is filled to the last
 byte while stops arrive through the hook endpoint. The scenario and what each
-phase checks are in ``tests/reliability/full_disk_scenario.py``; the pytest
+phase checks are in ``tests/support/full_disk_scenario.py``; the pytest
 form is ``tests/reliability/test_full_disk.py``.
 
 One row per phase: ``tried`` is the expectations checked, ``failed`` those
@@ -29,7 +29,7 @@ CASES = (
 
 
 def run(workdir: Path) -> list[Row]:
-    from tests.reliability.full_disk_scenario import NamespaceUnavailable, ScenarioResult, run_scenario
+    from tests.support.full_disk_scenario import NamespaceUnavailable, ScenarioResult, run_scenario
 
     try:
         result: ScenarioResult = run_scenario(workdir)

@@ -331,7 +331,7 @@ def _store_as_alice(address: str, token: str) -> str:
 
 def run(workdir: Path) -> list[Row]:
     from kernel.internal_token import token_path
-    from tests.reliability.procstack import wait_up
+    from tests.support.procstack import wait_up
     from tests.support.stack import make_stack
 
     home = workdir / "home"

@@ -7,7 +7,7 @@
   belongs to another user and give the ``chown`` that fixes it, a traceback,
   or anything written into the home.
 - A request's ``cwd`` cannot probe for ``.mnemex-ignore``: the four real
-  processes (``tests.reliability.procstack``) answer get-context and stop
+  processes (``tests.support.procstack``) answer get-context and stop
   for folders of another user with a marker, below a marker, without one, a
   path that does not exist and a link into the marked folder; failed = any
   of them answered differently from the plain folder (status, error text, the
@@ -55,7 +55,7 @@ def _files(home: Path) -> list[str]:
 
 
 def _foreign_home(workdir: Path) -> Row:
-    from tests.integration.supervisor.helpers import stack_env
+    from tests.support.supervisor import stack_env
 
     case = "MNEMEX_HOME owned by another user (uid 65534): mnemex up and each process started alone"
     if os.geteuid() != 0:
@@ -237,7 +237,7 @@ def _huge_mcp(stack: Any) -> Row:
 
 
 def run(workdir: Path) -> list[Row]:
-    from tests.reliability.procstack import start_stack
+    from tests.support.procstack import start_stack
 
     rows = [_foreign_home(workdir)]
     stack = start_stack(workdir / "home")

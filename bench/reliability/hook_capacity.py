@@ -346,7 +346,7 @@ def _seed(url: str, headers: dict[str, str]) -> None:
 
 
 def run(workdir: Path) -> list[Row]:
-    from tests.reliability.procstack import start_stack
+    from tests.support.procstack import start_stack
 
     stack = start_stack(workdir / "home")
     headers: dict[str, str] = {}

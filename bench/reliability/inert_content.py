@@ -1,7 +1,7 @@
 """Reliability part: memory content that hides instructions from a reader reaches KNOWN CONTEXT inert
 (issue 36, item 5).
 
-The four real processes (``tests.reliability.procstack``). Each hostile form
+The four real processes (``tests.support.procstack``). Each hostile form
 is stored twice, each copy in a project of its own so that it is the memory
 get-context shows there: through the stop hook (``/api/hooks/stop``, as the
 assistant's text) and through MCP (``add_to_memory_bank``, the official
@@ -143,8 +143,8 @@ def structure_problem(context: str) -> str | None:
 
 
 def _store(stack: Any, path: str, cwd: str, content: str, subject: str) -> bool:
-    from tests.reliability.mcp_client import call_tools, text_of
-    from tests.reliability.procstack import post
+    from tests.support.mcp_client import call_tools, text_of
+    from tests.support.procstack import post
 
     if path == "stop hook":
         status, _ = post(
@@ -164,7 +164,7 @@ def _store(stack: Any, path: str, cwd: str, content: str, subject: str) -> bool:
 
 def _shown_line(stack: Any, cwd: str, marker: str, subject: str) -> tuple[str | None, str | None]:
     """(the marker's line in the injected block, a structure problem of the reply)."""
-    from tests.reliability.procstack import post
+    from tests.support.procstack import post
 
     status, reply = post(
         stack, "/api/hooks/get-context", {"session_id": "reader" + cwd.replace("/", "-"), "cwd": cwd, "prompt": subject}
@@ -177,7 +177,7 @@ def _shown_line(stack: Any, cwd: str, marker: str, subject: str) -> tuple[str | 
 
 
 def run(workdir: Path) -> list[Row]:
-    from tests.reliability.procstack import start_stack
+    from tests.support.procstack import start_stack
 
     stack = start_stack(workdir / "home")
     rows = []

@@ -1,6 +1,6 @@
 """kill -9 of every service while writes are in flight: is any acknowledged write lost?
 
-- memory and kg: the concurrent write mixes of ``tests/reliability/durability.py``
+- memory and kg: the concurrent write mixes of ``tests/support/durability.py``
   (stores and scores; facts and actions), each service SIGKILLed mid-stream and
   restarted on its port; every acknowledged write must be there exactly once.
 - embedding and gateway: stops (finished exchanges) posted through the hook
@@ -27,8 +27,8 @@ PROJECT_CWD = "/srv/kills-project"
 
 
 def _grpc_service(workdir: Path, service: str) -> Row:
-    from tests.reliability.durability import MemoryReport, kg_durability, memory_durability
-    from tests.reliability.procstack import kill9, restart, wait_up
+    from tests.support.durability import MemoryReport, kg_durability, memory_durability
+    from tests.support.procstack import kill9, restart, wait_up
     from tests.support.stack import make_stack
 
     home = workdir / f"home-{service}"
@@ -59,7 +59,7 @@ def _grpc_service(workdir: Path, service: str) -> Row:
 
 
 def _front_service(stack: object, service: str) -> Row:
-    from tests.reliability.procstack import kill9, post, restart
+    from tests.support.procstack import kill9, post, restart
 
     acked: list[str] = []
     tried = [0]
@@ -105,7 +105,7 @@ def _front_service(stack: object, service: str) -> Row:
 
 def _missing(stack: object, ids: list[str], settle_s: float = 30.0) -> list[str]:
     """The acknowledged ids not found by id (retried for ``settle_s``: a write may still be landing)."""
-    from tests.reliability.procstack import post
+    from tests.support.procstack import post
 
     pending = list(dict.fromkeys(ids))
     deadline = time.monotonic() + settle_s
@@ -123,7 +123,7 @@ def _missing(stack: object, ids: list[str], settle_s: float = 30.0) -> list[str]
 
 
 def run(workdir: Path) -> list[Row]:
-    from tests.reliability.procstack import start_stack
+    from tests.support.procstack import start_stack
 
     rows = [_grpc_service(workdir, "memory"), _grpc_service(workdir, "kg")]
     stack = start_stack(workdir / "home-front")

@@ -64,7 +64,7 @@ def _memory_text(i: int) -> str:
 
 
 def _env(home: Path) -> dict[str, str]:
-    from tests.integration.supervisor.helpers import stack_env
+    from tests.support.supervisor import stack_env
 
     return stack_env(home)
 

@@ -1,7 +1,7 @@
 """Reliability part: the secrets corpus through every write path of a real stack, then every way back out.
 
 The four real processes (``tests/support/stack.py``, the README's way: no
-token, loopback) receive every credential of ``tests/reliability/secrets_corpus.py``
+token, loopback) receive every credential of ``tests/support/secrets_corpus.py``
 (86 forms, evasions included) through: memory-bank add, update and tags;
 the prompt hook (prompt and session id) and the stop hook; post-tool-use
 observations (Bash and WebSearch); the MCP tools record_response and
@@ -17,7 +17,7 @@ ordinary-text corpus (code and prose that merely mention passwords, commit
 hashes, UUIDs...) is stored the same way, and the note says how many came
 back changed (false positives).
 
-The held-out corpora of issue 36 (``tests/reliability/secrets_heldout.py``,
+The held-out corpora of issue 36 (``tests/support/secrets_heldout.py``,
 ``secrets_fresh.py``, ``secrets_final.py``, ``secrets_blind4.py``: each written
 blind, each with 200 ordinary texts) go through the memory bank and the prompt
 hook into projects of their own, and are read back through search, export and
@@ -36,12 +36,12 @@ import httpx
 
 from bench.reliability import Row
 from kernel.privacy import redact
-from tests.reliability.mcp_client import call_tools, text_of
-from tests.reliability.secrets_blind4 import BLIND4_ORDINARY, BLIND4_SECRETS
-from tests.reliability.secrets_corpus import ORDINARY, SECRETS, Secret
-from tests.reliability.secrets_final import FINAL_ORDINARY, FINAL_SECRETS
-from tests.reliability.secrets_fresh import FRESH_ORDINARY, FRESH_SECRETS
-from tests.reliability.secrets_heldout import HELDOUT_ORDINARY, HELDOUT_SECRETS
+from tests.support.mcp_client import call_tools, text_of
+from tests.support.secrets_blind4 import BLIND4_ORDINARY, BLIND4_SECRETS
+from tests.support.secrets_corpus import ORDINARY, SECRETS, Secret
+from tests.support.secrets_final import FINAL_ORDINARY, FINAL_SECRETS
+from tests.support.secrets_fresh import FRESH_ORDINARY, FRESH_SECRETS
+from tests.support.secrets_heldout import HELDOUT_ORDINARY, HELDOUT_SECRETS
 from tests.support.stack import Stack, make_stack
 
 FAMILY = "secrets"

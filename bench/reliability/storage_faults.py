@@ -55,7 +55,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _env(home: Path) -> dict[str, str]:
-    from tests.integration.supervisor.helpers import stack_env
+    from tests.support.supervisor import stack_env
 
     return stack_env(home)
 

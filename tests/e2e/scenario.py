@@ -10,7 +10,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from tests.e2e.conftest import User
+from tests.support.e2e_user import User
 
 FACT = "The shop service deploys with helm upgrade --atomic into the blue cluster"
 PROMPTS = (

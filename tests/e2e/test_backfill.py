@@ -20,12 +20,12 @@ import pytest
 from mnemex.backfill.exchange import Exchange
 from mnemex.backfill.reading import open_reading
 from mnemex.backfill.sources import discover
-from tests.e2e.clients import ClaudeCode, OpenCode, session_of
-from tests.e2e.conftest import User, dump, mnemex_cli
+from tests.support.e2e_user import User, dump, mnemex_cli
 from tests.support.fake_models import AnthropicServer, OpenAIServer, Reply, Request, Text
+from tests.support.real_clients import ClaudeCode, OpenCode, session_of
 from tests.support.stack import Stack
 
-pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+pytestmark = pytest.mark.slow
 
 CLAUDE_PROMPTS = ("Where do the shop service's logs go?", "How long are they kept?")
 OPENCODE_PROMPTS = ("Which queue does checkout use?", "What is its retry policy?")

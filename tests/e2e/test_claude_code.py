@@ -14,8 +14,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.clients import ClaudeCode
-from tests.e2e.conftest import User, dump, mnemex_cli
 from tests.e2e.scenario import FACT, PROMPTS, hanging_port
 from tests.e2e.scripted_model import (
     ANSWER,
@@ -26,10 +24,12 @@ from tests.e2e.scripted_model import (
     has_tool_result,
     unanswered_scoring,
 )
+from tests.support.e2e_user import User, dump, mnemex_cli
 from tests.support.fake_models import AnthropicServer, Request
+from tests.support.real_clients import ClaudeCode
 from tests.support.stack import Stack, free_port
 
-pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+pytestmark = pytest.mark.slow
 
 
 @dataclass

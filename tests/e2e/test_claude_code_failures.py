@@ -19,13 +19,13 @@ from dataclasses import dataclass
 import pytest
 
 from gateway.formatting import FAILURES_TITLE, SOLUTIONS_TITLE
-from tests.e2e.clients import ClaudeCode
-from tests.e2e.conftest import User, dump
 from tests.e2e.scenario import wait_for_exchange
 from tests.e2e.scripted_model import SCORE_TOOL, last_user_text, scores_this_turn, unanswered_scoring
+from tests.support.e2e_user import User, dump
 from tests.support.fake_models import AnthropicServer, Reply, Request, Text, ToolCall
+from tests.support.real_clients import ClaudeCode
 
-pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+pytestmark = pytest.mark.slow
 
 FIRST_TRY = "python3 -c 'import ledgerx_rates'"
 SECOND_TRY = "ls vendor/ledgerx_rates"

@@ -18,10 +18,10 @@ from typing import Any
 import pytest
 from mcp import Client, StdioServerParameters
 
-from tests.e2e.conftest import User, mnemex_cli, snapshot
 from tests.integration.mcp.clients import ok
+from tests.support.e2e_user import User, mnemex_cli, snapshot
 
-pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+pytestmark = pytest.mark.slow
 
 EARLIER = {
     ".claude/settings.json": {

@@ -7,12 +7,12 @@ import time
 import pytest
 
 from gateway.formatting import CONTEXT_START
-from tests.e2e.clients import ClaudeCode
-from tests.e2e.conftest import User, dump, mnemex_cli
 from tests.e2e.scripted_model import ObedientModel
+from tests.support.e2e_user import User, dump, mnemex_cli
 from tests.support.fake_models import AnthropicServer
+from tests.support.real_clients import ClaudeCode
 
-pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+pytestmark = pytest.mark.slow
 
 FACT = "The billing service deploys with kubectl rollout from the green cluster"
 

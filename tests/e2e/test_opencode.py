@@ -16,8 +16,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.clients import OpenCode, session_of
-from tests.e2e.conftest import User, dump, mnemex_cli
 from tests.e2e.scenario import FACT, PROMPTS, hanging_port
 from tests.e2e.scripted_model import (
     ANSWER,
@@ -29,10 +27,12 @@ from tests.e2e.scripted_model import (
     is_title_request,
     unanswered_scoring,
 )
+from tests.support.e2e_user import User, dump, mnemex_cli
 from tests.support.fake_models import OpenAIServer, Request
+from tests.support.real_clients import OpenCode, session_of
 from tests.support.stack import Stack, free_port
 
-pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+pytestmark = pytest.mark.slow
 
 
 @dataclass

@@ -12,13 +12,13 @@ from __future__ import annotations
 import pytest
 
 from gateway.formatting import FAILURES_TITLE
-from tests.e2e.clients import OpenCode, session_of
-from tests.e2e.conftest import User, dump
 from tests.e2e.scenario import wait_for_exchange
 from tests.e2e.scripted_model import has_tool_result, is_title_request, last_user_text
+from tests.support.e2e_user import User, dump
 from tests.support.fake_models import OpenAIServer, Reply, Request, Text, ToolCall
+from tests.support.real_clients import OpenCode, session_of
 
-pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+pytestmark = pytest.mark.slow
 
 PROBLEM = "the nightly ledger job crashes on startup: ModuleNotFoundError for the rates module"
 RECURRENCE = "the invoice job fails on startup, python cannot import the pricing module"

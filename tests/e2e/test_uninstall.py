@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import snapshot
-from tests.integration.supervisor.helpers import alive, cli, stack_env, state, wait_for
+from tests.support.e2e_user import snapshot
+from tests.support.supervisor import alive, cli, stack_env, state, wait_for
 
-pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+pytestmark = pytest.mark.slow
 
 
 def test_uninstall_stops_everything_and_leaves_the_clients_as_before_init(tmp_path: Path) -> None:

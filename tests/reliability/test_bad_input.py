@@ -18,7 +18,6 @@ from tests.reliability.inproc import InprocStack
 
 UPLOAD = {"X-Mnemex-Client": "test"}  # a multipart upload says it comes from a client (gateway/web_guard.py)
 
-pytestmark = pytest.mark.integration
 
 TEN_MB = 10 * 1024 * 1024
 PROJECT = "/srv/bad-input"

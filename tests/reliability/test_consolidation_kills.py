@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import pytest
 
-from tests.reliability.consolidation_kills import consolidations_across_kills
-from tests.reliability.procstack import kill9, restart
+from tests.support.consolidation_kills import consolidations_across_kills
+from tests.support.procstack import kill9, restart
 from tests.support.stack import Stack
 
-pytestmark = [pytest.mark.integration, pytest.mark.slow]
+pytestmark = pytest.mark.slow
 
 
 def test_no_consolidation_is_half_applied_or_duplicated_across_kill_9(procs: Stack) -> None:

@@ -22,15 +22,13 @@ import pytest
 
 from gateway.formatting import CONTEXT_END, CONTEXT_START, SCORE_TAG
 from tests.reliability import inproc
-from tests.reliability.hookrun import (
+from tests.reliability.inproc import InprocStack
+from tests.support.hookrun import (
     claude_prompt,
     claude_session_start,
     hook_env,
     run_hook,
 )
-from tests.reliability.inproc import InprocStack
-
-pytestmark = pytest.mark.integration
 
 PROJECT = "/srv/acme-billing"
 HOSTILE = [

@@ -1,7 +1,7 @@
 """Durability: ``kill -9`` the memory and kg services in the middle of about 100 concurrent writes.
 
 Every acknowledged write is present exactly once after the restart, and the
-counters add up (see ``tests/reliability/durability.py``). The 1,000-op
+counters add up (see ``tests/support/durability.py``). The 1,000-op
 version is ``bench/bench_durability.py``.
 """
 
@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import pytest
 
-from tests.reliability.durability import kg_durability, memory_durability
-from tests.reliability.procstack import kill9, restart
+from tests.support.durability import kg_durability, memory_durability
+from tests.support.procstack import kill9, restart
 from tests.support.stack import Stack
 
-pytestmark = [pytest.mark.integration, pytest.mark.slow]
+pytestmark = pytest.mark.slow
 
 OPS = 120
 

@@ -18,10 +18,10 @@ import uuid
 
 import pytest
 
-from tests.reliability.procstack import kill9, post, restart
+from tests.support.procstack import kill9, post, restart
 from tests.support.stack import Stack
 
-pytestmark = [pytest.mark.integration, pytest.mark.slow]
+pytestmark = pytest.mark.slow
 
 STOPS = 12
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from tests.reliability.hookrun import (
+from tests.support.hookrun import (
     HookLoad,
     HookRun,
     claude_turn,
@@ -28,10 +28,10 @@ from tests.reliability.hookrun import (
     run_hook,
     valid_context_output,
 )
-from tests.reliability.procstack import kill9, post, restart
+from tests.support.procstack import kill9, post, restart
 from tests.support.stack import Stack
 
-pytestmark = [pytest.mark.integration, pytest.mark.slow]
+pytestmark = pytest.mark.slow
 
 PROJECT = "/srv/fault-project"
 FACT = "The payments service is deployed with Argo CD from the gitops repository"

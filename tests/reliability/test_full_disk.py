@@ -6,7 +6,7 @@ its port; ``mnemex down`` then said nothing ran and ``mnemex up`` failed until
 that pid was killed by hand.
 
 The real stack runs with its home on a 64 MB tmpfs in a private mount namespace
-(``tests/reliability/full_disk_scenario.py`` says what each phase does). Needs
+(``tests/support/full_disk_scenario.py`` says what each phase does). Needs
 ``unshare`` and unprivileged user namespaces (util-linux, Linux CI as here):
 without them the test fails and says so, rather than passing by skipping.
 """
@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.reliability.full_disk_scenario import NamespaceUnavailable, ScenarioResult, run_scenario
+from tests.support.full_disk_scenario import NamespaceUnavailable, ScenarioResult, run_scenario
 
-pytestmark = [pytest.mark.integration, pytest.mark.slow]
+pytestmark = pytest.mark.slow
 
 PHASES = ("full", "freed", "down", "leftover")
 

@@ -12,7 +12,7 @@ import pytest
 from tests.reliability.fuzz_api import RAW_FUZZERS, FuzzReport, fuzz_openapi
 from tests.reliability.inproc import InprocStack
 
-pytestmark = [pytest.mark.integration, pytest.mark.slow]
+pytestmark = pytest.mark.slow
 
 EXAMPLES = 10  # per operation and mode; derandomized, so CI runs the same cases every time
 

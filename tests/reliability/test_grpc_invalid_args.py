@@ -22,8 +22,6 @@ from tests.reliability.inproc import InprocStack
 from tests.reliability.invalid_memory_requests import memory_cases
 from tests.reliability.invalid_requests import GOOD_ID, GOOD_M, NO_INPUT, SERVICES, Case, M, embedding_cases, kg_cases
 
-pytestmark = pytest.mark.integration
-
 CASES = memory_cases() + kg_cases() + embedding_cases()
 # Found by this suite; each is a BUG with the fix in the report.
 KNOWN_BUGS: dict[str, str] = {}

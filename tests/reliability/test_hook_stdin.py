@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.reliability.hookrun import (
+from tests.support.hookrun import (
     EXIT_BOUND_S,
     HOOKS,
     SCRIPTS,
@@ -29,8 +29,6 @@ from tests.reliability.hookrun import (
     hook_env,
     run_hook,
 )
-
-pytestmark = pytest.mark.integration
 
 MALFORMED: dict[str, bytes] = {
     "empty": b"",

@@ -24,9 +24,7 @@ from typing import Any
 import pytest
 
 from tests.reliability.inproc import Gateway, InprocStack
-from tests.reliability.mcp_client import call_tools, text_of
-
-pytestmark = pytest.mark.integration
+from tests.support.mcp_client import call_tools, text_of
 
 PROJECT_A = "/srv/isolation-a"
 PROJECT_B = "/srv/isolation-b"
@@ -355,7 +353,7 @@ def test_the_victims_known_problems_cannot_be_listed_merged_or_unmerged_from_els
 
 
 def test_every_mcp_tool_was_tried(stack: InprocStack) -> None:
-    from tests.reliability.mcp_client import tool_names
+    from tests.support.mcp_client import tool_names
 
     tried = {
         "search_memory",

@@ -28,7 +28,6 @@ def test_every_hostile_form_trips_a_detector_and_ordinary_text_none() -> None:
         assert inert_content.trips(form.format(m="walrus anchor ref1z")) == [], form
 
 
-@pytest.mark.integration
 @pytest.mark.skipif(os.geteuid() != 0, reason="dropping to another uid needs root")
 def test_no_process_without_the_secret_gets_a_grpc_answer_not_even_another_os_user(tmp_path: Path) -> None:
     rows = grpc_access.run(tmp_path)

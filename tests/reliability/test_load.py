@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import pytest
 
-from tests.reliability.load import run_load, seed_facts
+from tests.support.load import run_load, seed_facts
 from tests.support.stack import Stack
 
-pytestmark = [pytest.mark.integration, pytest.mark.slow]
+pytestmark = pytest.mark.slow
 
 
 def test_concurrent_sessions_lose_no_score_update(procs: Stack) -> None:

@@ -22,10 +22,8 @@ import pytest
 
 from tests.reliability import inproc
 from tests.reliability.inproc import InprocStack
-from tests.reliability.mcp_client import call_tools, text_of
-from tests.reliability.secrets_corpus import SECRETS, Secret
-
-pytestmark = pytest.mark.integration
+from tests.support.mcp_client import call_tools, text_of
+from tests.support.secrets_corpus import SECRETS, Secret
 
 SECRET_PROJECT = "/srv/acme-secrets"
 # Tokens that identify themselves (a tag carries the bare value, with no key name around it).

@@ -22,10 +22,10 @@ from typing import Any
 
 import pytest
 
-from tests.reliability.hookrun import claude_turn, hook_env, run_hook
+from tests.support.hookrun import claude_turn, hook_env, run_hook
 from tests.support.stack import ROOT, free_port
 
-pytestmark = [pytest.mark.integration, pytest.mark.slow]
+pytestmark = pytest.mark.slow
 
 PROJECT = "/srv/supervised-project"
 FACT = "Feature flags for the checkout service live in LaunchDarkly project shop-web"

@@ -26,8 +26,6 @@ import pytest
 from gateway.user_tokens import add_token
 from tests.reliability import inproc
 
-pytestmark = pytest.mark.integration
-
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = "operator-" + "Zq8vK2mW" * 4
 

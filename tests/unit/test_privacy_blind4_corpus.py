@@ -1,4 +1,4 @@
-"""The fourth held-out secrets corpus of issue 36 (``tests/reliability/secrets_blind4.py``).
+"""The fourth held-out secrets corpus of issue 36 (``tests/support/secrets_blind4.py``).
 
 Written blind, never used to tune rules: these tests only measure.  Issue 36 asks that at least
 98 % of the forms are never stored or shown and that none of the 200 ordinary texts changes; a bar
@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from kernel.privacy import redact
-from tests.reliability.secrets_blind4 import BLIND4_ORDINARY, BLIND4_SECRETS, family_of
+from tests.support.secrets_blind4 import BLIND4_ORDINARY, BLIND4_SECRETS, family_of
 
 FOUND_BAR = 0.98
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from kernel.privacy import contains_secret, redact
-from tests.reliability.secrets_corpus import ORDINARY, SECRETS, Secret
+from tests.support.secrets_corpus import ORDINARY, SECRETS, Secret
 
 MISSED: dict[str, str] = {}  # every format in the corpus is recognised now
 

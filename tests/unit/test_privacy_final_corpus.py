@@ -1,4 +1,4 @@
-"""Issue 36's acceptance, measured on the final held-out corpus (``tests/reliability/secrets_final.py``).
+"""Issue 36's acceptance, measured on the final held-out corpus (``tests/support/secrets_final.py``).
 
 The corpus was written blind and is never tuned on. A form counts as found when its ``evidence``
 (the needle, with a little context when the needle is short) is gone from ``redact(text)``, the
@@ -12,7 +12,7 @@ so the corpus cannot be tuned on through this test's output.
 from __future__ import annotations
 
 from kernel.privacy import redact
-from tests.reliability.secrets_final import FINAL_ORDINARY, FINAL_SECRETS, family_of
+from tests.support.secrets_final import FINAL_ORDINARY, FINAL_SECRETS, family_of
 
 FOUND_BAR = 0.98
 

@@ -1,4 +1,4 @@
-"""Issue 36's acceptance on the fresh, blind corpus (``tests/reliability/secrets_fresh.py``).
+"""Issue 36's acceptance on the fresh, blind corpus (``tests/support/secrets_fresh.py``).
 
 The bar: at least 98 % of the corpus's credential forms never survive ``kernel.privacy.redact``
 (alone, and inside a longer message), and none of its 200 ordinary developer texts is changed.
@@ -9,8 +9,8 @@ these tests only measure. Each prints its figure and the forms or texts behind i
 from __future__ import annotations
 
 from kernel.privacy import redact
-from tests.reliability.secrets_corpus import Secret
-from tests.reliability.secrets_fresh import FRESH_FAMILIES, FRESH_ORDINARY, FRESH_SECRETS, family_of
+from tests.support.secrets_corpus import Secret
+from tests.support.secrets_fresh import FRESH_FAMILIES, FRESH_ORDINARY, FRESH_SECRETS, family_of
 
 FOUND_BAR = 0.98
 # 2026-11-27: found 208 of 224 (92.9 %) and 3 of 200 changed before the second round of rules; 224 of 224 and 0 after.

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from kernel.privacy import PLACEHOLDER, redact, strip_private
-from tests.reliability.secrets_corpus import SECRETS
+from tests.support.secrets_corpus import SECRETS
 
 ROOT = Path(__file__).resolve().parents[2]
 FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

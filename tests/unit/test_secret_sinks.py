@@ -15,7 +15,7 @@ from services.kg.journal import Journal
 from services.kg.keys import Outcome
 from services.kg.store import KgStore, ScopeKey
 from services.memory.usecases.turn_recording import check_session_id
-from tests.reliability.secrets_corpus import SECRETS
+from tests.support.secrets_corpus import SECRETS
 
 TOKEN = next(s for s in SECRETS if s.name == "github-pat-classic").needle
 KEYED = next(s for s in SECRETS if s.name == "password-short")

@@ -13,11 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
-from tests.integration.supervisor.helpers import ROOT, free_port, stack_env
-
-pytestmark = pytest.mark.integration
+from tests.support.supervisor import ROOT, free_port, stack_env
 
 
 def backfill_process(env: dict[str, str], *args: str) -> subprocess.Popen[str]:

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.cli.conftest import RunningStack, start_stack
-from tests.integration.supervisor.helpers import cli
+from tests.support.cli_stack import RunningStack, start_stack
+from tests.support.supervisor import cli
 
-pytestmark = [pytest.mark.integration, pytest.mark.slow]
+pytestmark = pytest.mark.slow
 
 LINE = re.compile(r"^1\. \[books\] \((?:[^)]*, )?book:deploy\) \[id:(books_[0-9a-f]+)\] # Deploy guide")
 

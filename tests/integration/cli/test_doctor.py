@@ -7,10 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.cli.conftest import RunningStack
-from tests.integration.supervisor.helpers import cli, stack_env
-
-pytestmark = pytest.mark.integration
+from tests.support.cli_stack import RunningStack
+from tests.support.supervisor import cli, stack_env
 
 
 def checks_by_name(report: dict) -> dict[str, dict]:

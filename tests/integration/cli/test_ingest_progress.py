@@ -15,9 +15,9 @@ from mnemex.cli.books_command import chunk_progress, ingest_display, upload
 from mnemex.cli.gateway_client import GatewayClient
 from mnemex.cli.ingest_files import classify
 from services.memory.usecases.book_ingest import EMBED_BATCH
-from tests.integration.cli.conftest import RunningStack
+from tests.support.cli_stack import RunningStack
 
-pytestmark = [pytest.mark.integration, pytest.mark.slow]
+pytestmark = pytest.mark.slow
 
 
 def runbook(sections: int = 45) -> str:

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.supervisor.helpers import cli, stack_env
 from tests.support.store_damage import CHROMA_ROWS, damage, seed_home
+from tests.support.supervisor import cli, stack_env
 
-pytestmark = [pytest.mark.integration, pytest.mark.slow]
+pytestmark = pytest.mark.slow
 
 
 def test_doctor_names_each_broken_file_and_repair_salvages_it_keeping_the_original(tmp_path: Path) -> None:

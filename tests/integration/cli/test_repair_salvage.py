@@ -30,10 +30,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.supervisor.helpers import ROOT, cli, stack_env
 from tests.support.store_damage import GARBAGE, checkpoint_sqlite, seed_home
+from tests.support.supervisor import ROOT, cli, stack_env
 
-pytestmark = [pytest.mark.integration, pytest.mark.slow]
+pytestmark = pytest.mark.slow
 
 PAGE = 4096
 MEMORIES = 806

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from tests.fixtures.roampal.build import build_roampal_dir
-from tests.integration.cli.conftest import RunningStack
+from tests.support.cli_stack import RunningStack
 
-pytestmark = [pytest.mark.integration, pytest.mark.slow]
+pytestmark = pytest.mark.slow
 
 
 def tree_digest(root: Path) -> dict[str, str]:

@@ -4,12 +4,8 @@ from __future__ import annotations
 
 import urllib.request
 
-import pytest
-
-from tests.integration.cli.conftest import RunningStack
-from tests.integration.supervisor.helpers import cli
-
-pytestmark = pytest.mark.integration
+from tests.support.cli_stack import RunningStack
+from tests.support.supervisor import cli
 
 
 def test_up_prints_the_viewer_address(stack: RunningStack) -> None:

@@ -16,11 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
-
 from tests.integration.client_setup.fake_gateway import FAKE_CONTEXT, fake_gateway
-
-pytestmark = [pytest.mark.integration]
 
 ROOT = Path(__file__).resolve().parents[3]
 

@@ -19,10 +19,10 @@ from typing import ClassVar
 import pytest
 
 from mnemex.client_setup import init
-from tests.integration.mcp.conftest import McpStack, mcp_stack  # noqa: F401 - fixture (real services)
 from tests.integration.mcp.node_tools import PLUGIN_TYPES, ensure_packages, require_node
+from tests.support.mcp_stack import McpStack
 
-pytestmark = [pytest.mark.integration, pytest.mark.slow]
+pytestmark = pytest.mark.slow
 
 TSC_FLAGS = [
     "--ignoreConfig",
@@ -178,7 +178,7 @@ def test_plugin_fails_open_when_the_gateway_is_down(toolchain: Path, tmp_path: P
     assert result["ms"] < 3_000 and time.monotonic() - started < 60
 
 
-def test_plugin_against_the_real_gateway(toolchain: Path, mcp_stack: McpStack, tmp_path: Path) -> None:  # noqa: F811
+def test_plugin_against_the_real_gateway(toolchain: Path, mcp_stack: McpStack, tmp_path: Path) -> None:
     project = tmp_path / "project"
     (project / ".git").mkdir(parents=True)
     fact = mcp_stack.post(

@@ -12,8 +12,6 @@ from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
 from protos.mnemex.memory.v1 import memory_service_pb2_grpc as mem_grpc
 from tests.integration.gateway.live_stack import LiveStack
 
-pytestmark = pytest.mark.integration
-
 STARTED = "2025-03-04T10:15:00Z"
 
 

@@ -12,13 +12,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from bench.experience.block import lines
 from gateway.formatting import BLOCK_TOKENS, CONTEXT_END, CONTEXT_START, PREAMBLE, token_cost
 from tests.integration.gateway.live_stack import LiveStack
-
-pytestmark = pytest.mark.integration
 
 CI_FACT = "The CI provider is GitLab CI."
 TABS_FACT = "I prefer tabs over spaces for indentation."

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import grpc
-import pytest
 
 from gateway.formatting import BLOCK_TOKENS
 from kernel import projects
@@ -13,8 +12,6 @@ from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 from protos.mnemex.memory.v1 import memory_service_pb2_grpc as pb_grpc
 from tests.integration.gateway.live_stack import LiveStack
-
-pytestmark = pytest.mark.integration
 
 
 def project(tmp_path: Path, name: str) -> str:

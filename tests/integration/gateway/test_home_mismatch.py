@@ -12,8 +12,6 @@ from mnemex.cli.gateway_client import GatewayClient
 from mnemex.cli.output import CliFailure
 from tests.integration.gateway.live_stack import LiveStack
 
-pytestmark = pytest.mark.integration
-
 
 def cli_settings(home: Path, url: str) -> Settings:
     return Settings.from_env({"MNEMEX_HOME": str(home), "MNEMEX_GATEWAY_ADDR": url.removeprefix("http://")})

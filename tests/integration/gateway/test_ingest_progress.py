@@ -9,7 +9,6 @@ import os
 from pathlib import Path
 from typing import Any
 
-import pytest
 from fastapi.testclient import TestClient
 
 from gateway.app import create_app
@@ -18,8 +17,6 @@ from kernel import __version__
 from services.memory.usecases.book_ingest import EMBED_BATCH
 from tests.integration.gateway.live_stack import LiveStack, gateway_settings
 from tests.support.dead_backends import closed_port
-
-pytestmark = pytest.mark.integration
 
 RUNBOOK = "\n\n".join(
     f"Section {i}. " + " ".join(f"When queue worker {i}-{j} stalls, drain it and restart the pool." for j in range(16))

@@ -28,8 +28,6 @@ from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
 from protos.mnemex.memory.v1 import memory_service_pb2_grpc as mem_grpc
 from tests.integration.gateway.live_stack import LiveStack, _serve_gateway
 
-pytestmark = pytest.mark.integration
-
 PROBLEM = "pytest fails again with sqlite3.OperationalError: database is locked in test_orders"
 PARAPHRASE = "test_orders keeps failing: sqlite3.OperationalError database is locked under pytest"
 WAL_FIX = "When the test database is locked, switch SQLite to WAL mode in the test settings."

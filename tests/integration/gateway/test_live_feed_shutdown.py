@@ -9,13 +9,10 @@ import time
 from pathlib import Path
 
 import httpx
-import pytest
 
 from gateway.app import create_app
 from gateway.serving import QuietServer, server_config
 from kernel.config import Settings
-
-pytestmark = pytest.mark.integration
 
 
 def test_stopping_ends_open_feed_streams_at_once(tmp_path: Path) -> None:

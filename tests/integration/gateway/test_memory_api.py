@@ -5,14 +5,11 @@ from __future__ import annotations
 import base64
 from pathlib import Path
 
-import pytest
 from fastapi.testclient import TestClient
 
 from gateway.app import create_app
 from tests.integration.gateway.live_stack import LiveStack, gateway_settings
 from tests.support.dead_backends import closed_port
-
-pytestmark = pytest.mark.integration
 
 
 def project(tmp_path: Path) -> str:

@@ -5,11 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from tests.integration.gateway.live_stack import LiveStack
-
-pytestmark = pytest.mark.integration
 
 
 def repo(tmp_path: Path, name: str) -> str:

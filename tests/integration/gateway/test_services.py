@@ -11,8 +11,6 @@ from gateway.gateway_errors import InvalidInput, NotFound
 from gateway.rpc import Rpc
 from tests.integration.gateway.live_stack import LiveStack
 
-pytestmark = pytest.mark.integration
-
 
 def test_insights_takeaway_score_and_kg_view(live: LiveStack, loop_thread, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     cwd = str(tmp_path / "svc")

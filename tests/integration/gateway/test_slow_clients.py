@@ -26,8 +26,6 @@ from gateway.serving import server_config
 from kernel.config import Settings
 from mnemex.backfill.plan import MAX_BATCH_BYTES
 
-pytestmark = pytest.mark.integration
-
 CLOSED = "127.0.0.1:9"
 HALF_HEAD = b"GET /openapi.json HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: slow"
 

@@ -1,10 +1,6 @@
 from __future__ import annotations
 
-import pytest
-
 from tests.integration.gateway.live_stack import LiveStack
-
-pytestmark = pytest.mark.integration
 
 
 def test_health_is_ok(live: LiveStack) -> None:

@@ -11,8 +11,6 @@ import pytest
 from gateway.formatting import CONTEXT_END, CONTEXT_START
 from tests.integration.gateway.live_stack import LiveStack
 
-pytestmark = pytest.mark.integration
-
 
 def project(tmp_path: Path, name: str = "proj") -> str:
     path = tmp_path / name

@@ -18,8 +18,6 @@ import pytest
 
 from tests.integration.gateway.live_stack import LiveStack
 
-pytestmark = pytest.mark.integration
-
 EVIL = "http://evil.example"
 
 

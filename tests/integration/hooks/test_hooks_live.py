@@ -10,10 +10,8 @@ import pytest
 
 from kernel import projects
 from tests.integration.gateway.live_stack import LiveStack
-from tests.integration.hooks.conftest import HookRunner
+from tests.support.hook_runner import HookRunner
 from tests.unit.gateway.cl100k import count
-
-pytestmark = pytest.mark.integration
 
 
 def claude(event: str, session: str, cwd: str, **fields: object) -> dict[str, object]:

@@ -14,8 +14,6 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.integration
-
 HOOKS = Path(__file__).resolve().parents[3] / "hooks"
 PROMPT = {
     "session_id": "9f2c-down",

@@ -8,9 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.integration.gateway.live_stack import LiveStack
-from tests.integration.hooks.conftest import HookRunner
-
-pytestmark = pytest.mark.integration
+from tests.support.hook_runner import HookRunner
 
 
 def repo(tmp_path: Path) -> str:

@@ -25,8 +25,6 @@ from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.kg.v1 import kg_service_pb2 as pb
 from protos.mnemex.kg.v1 import kg_service_pb2_grpc as pb_grpc
 
-pytestmark = pytest.mark.integration
-
 
 @pytest.fixture()
 def small_disk(tmp_path: Path) -> Iterator[Path]:

@@ -21,7 +21,6 @@ from protos.mnemex.kg.v1 import kg_service_pb2 as pb
 from protos.mnemex.kg.v1 import kg_service_pb2_grpc as pb_grpc
 from tests.support.grpc_token import home_channel
 
-pytestmark = pytest.mark.integration
 ROOT = Path(__file__).parents[3]
 SCOPE = common_pb.Scope(user="tester", project="durable")
 

@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-import pytest
-
 from kernel import __version__
 from protos.mnemex.kg.v1 import kg_service_pb2 as pb
-
-pytestmark = pytest.mark.integration
 
 
 def test_info_names_the_service_and_its_version(stub) -> None:  # type: ignore[no-untyped-def]

@@ -14,7 +14,6 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.kg.v1 import kg_service_pb2 as pb
 
-pytestmark = pytest.mark.integration
 FIXTURE = Path(__file__).parents[2] / "unit" / "kg" / "data" / "roampal_knowledge_graph.json"
 
 

@@ -9,13 +9,9 @@ gRPC server, and the counts that Stats reports for the project.
 
 from __future__ import annotations
 
-import pytest
-
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.kg.v1 import kg_service_pb2 as pb
 from tests.integration.kg.known_problems import HEADS, MISSING, lessons, solve
-
-pytestmark = pytest.mark.integration
 
 
 def test_two_alembic_failures_stay_two_problems_each_with_its_own_fix(stub, scope, encoder) -> None:  # type: ignore[no-untyped-def]

@@ -20,8 +20,6 @@ from protos.mnemex.kg.v1 import kg_service_pb2 as pb
 from protos.mnemex.kg.v1 import kg_service_pb2_grpc as pb_grpc
 from tests.integration.kg.known_problems import HEADS, MISSING, lessons, solve
 
-pytestmark = pytest.mark.integration
-
 TOLD = "migrations are broken again, alembic says there are multiple heads after the merge"
 LATER_FIX = "Checked out the missing revision file from the release branch and ran alembic upgrade head."
 

@@ -12,7 +12,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult
 
-from tests.integration.mcp.conftest import McpStack
+from tests.support.mcp_stack import McpStack
 
 TRANSPORTS = ("stdio", "http")
 

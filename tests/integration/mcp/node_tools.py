@@ -5,7 +5,7 @@ with pinned versions. ``MNEMEX_NODE_TOOLS`` points at a pre-populated
 directory instead. Without node or npm, or when the install fails or times
 out (e.g. no registry access), a test FAILS with a message that says what to
 install or run: it never skips, so the only type-check of ``mnemex.ts``
-cannot pass without running (as ``tests/e2e/clients.py`` does for the e2e
+cannot pass without running (as ``tests/support/real_clients.py`` does for the e2e
 clients).
 """
 

@@ -17,9 +17,7 @@ import pytest
 from mcp import Client
 
 from tests.integration.mcp.clients import TRANSPORTS, connect, ok, text_of
-from tests.integration.mcp.conftest import McpStack, run_async
-
-pytestmark = [pytest.mark.integration]
+from tests.support.mcp_stack import McpStack, run_async
 
 
 def stored(stack: McpStack, project: Path, memory_id: str) -> dict[str, Any]:

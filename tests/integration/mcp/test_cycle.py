@@ -14,9 +14,7 @@ import pytest
 from mcp import Client
 
 from tests.integration.mcp.clients import TRANSPORTS, connect, ok
-from tests.integration.mcp.conftest import McpStack, run_async
-
-pytestmark = [pytest.mark.integration]
+from tests.support.mcp_stack import McpStack, run_async
 
 PROMPT = "how do I deploy the billing service to staging?"
 

@@ -15,13 +15,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from gateway.formatting import FAILURES_TITLE, SOLUTIONS_TITLE
 from tests.integration.mcp.clients import connect, ok
-from tests.integration.mcp.conftest import McpStack, run_async
-
-pytestmark = [pytest.mark.integration]
+from tests.support.mcp_stack import McpStack, run_async
 
 PROBLEM = "the nightly invoice export job crashes: UnicodeDecodeError 'utf-8' codec can't decode byte 0xff in the csv"
 RECURRENCE = "loading the supplier spreadsheet blows up with a decode error about an invalid start byte"

@@ -4,12 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from tests.integration.mcp.clients import connect, ok
-from tests.integration.mcp.conftest import McpStack, run_async
-
-pytestmark = [pytest.mark.integration]
+from tests.support.mcp_stack import McpStack, run_async
 
 
 def test_add_to_memory_bank_stores_the_scope_it_was_given(mcp_stack: McpStack, project: Path) -> None:

@@ -10,12 +10,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from tests.integration.mcp.clients import connect, ok, text_of
-from tests.integration.mcp.conftest import McpStack, run_async
-
-pytestmark = [pytest.mark.integration]
+from tests.support.mcp_stack import McpStack, run_async
 
 PROBLEM = "pytest fails again with sqlite3.OperationalError: database is locked in test_orders"
 QUERY = "test_orders keeps failing: sqlite3.OperationalError database is locked under pytest"

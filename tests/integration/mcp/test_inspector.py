@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 
 from mnemex.client_setup.client_entries import TOOL_NAMES
-from tests.integration.mcp.conftest import McpStack
 from tests.integration.mcp.node_tools import INSPECTOR, ensure_packages
+from tests.support.mcp_stack import McpStack
 
-pytestmark = [pytest.mark.integration, pytest.mark.slow]
+pytestmark = pytest.mark.slow
 
 PACKAGE = "@modelcontextprotocol/inspector"
 TOOL_ERROR_EXIT = 5  # the Inspector CLI's exit status for an isError result

@@ -14,9 +14,7 @@ from typing import Any
 import pytest
 
 from tests.integration.mcp.clients import TRANSPORTS, connect
-from tests.integration.mcp.conftest import McpStack, run_async
-
-pytestmark = [pytest.mark.integration]
+from tests.support.mcp_stack import McpStack, run_async
 
 SNAPSHOT = Path(__file__).parent / "snapshots" / "list_tools.json"
 

@@ -25,9 +25,7 @@ from protos.mnemex.kg.v1 import kg_service_pb2 as pb
 from protos.mnemex.kg.v1 import kg_service_pb2_grpc as pb_grpc
 from tests.integration.kg.known_problems import HEADS, MISSING, lessons, solve
 from tests.integration.mcp.clients import connect, expect_error, ok, text_of
-from tests.integration.mcp.conftest import McpStack, run_async
-
-pytestmark = [pytest.mark.integration]
+from tests.support.mcp_stack import McpStack, run_async
 
 
 def fixes_for(stub: Any, encoder: Any, scope: Any, session: str, prompt: str) -> set[str]:

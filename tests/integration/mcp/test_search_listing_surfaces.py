@@ -17,9 +17,7 @@ from typer.testing import CliRunner
 
 from mnemex.cli import app
 from tests.integration.mcp.clients import connect, ok, text_of
-from tests.integration.mcp.conftest import McpStack, run_async
-
-pytestmark = [pytest.mark.integration]
+from tests.support.mcp_stack import McpStack, run_async
 
 ABSENT = "terraform state lock"
 ABOUT_THE_COPIES = "useEffect runs twice in development"

@@ -15,9 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.integration.mcp.clients import TRANSPORTS, connect, ok
-from tests.integration.mcp.conftest import McpStack, run_async
-
-pytestmark = [pytest.mark.integration]
+from tests.support.mcp_stack import McpStack, run_async
 
 
 def score_of(stack: McpStack, project: Path, memory_id: str) -> float:

@@ -13,9 +13,7 @@ import pytest
 
 from kernel.config import Settings
 from tests.integration.mcp.clients import connect, ok
-from tests.integration.mcp.conftest import ROOT, McpStack, run_async
-
-pytestmark = [pytest.mark.integration]
+from tests.support.mcp_stack import ROOT, McpStack, run_async
 
 INITIALIZE = {
     "jsonrpc": "2.0",
@@ -69,8 +67,8 @@ def test_mnemex_mcp_writes_nothing_but_json_rpc_to_stdout(mcp_stack: McpStack, p
 
 @pytest.mark.slow
 def test_mcp_starts_the_stack_when_it_is_not_running(tmp_path: Path, project: Path) -> None:
-    from bench.common import free_port
     from mnemex.supervisor import down
+    from tests.support.stack import free_port
 
     env = {
         "PATH": "/usr/bin:/bin",

@@ -8,9 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.integration.mcp.clients import TRANSPORTS, connect, expect_error, ok, text_of
-from tests.integration.mcp.conftest import McpStack, run_async
-
-pytestmark = [pytest.mark.integration]
+from tests.support.mcp_stack import McpStack, run_async
 
 ID = re.compile(r"\[id:([A-Za-z0-9_]+)\]")
 

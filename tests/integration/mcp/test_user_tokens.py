@@ -23,9 +23,7 @@ from mcp.client.streamable_http import streamable_http_client
 from gateway.user_tokens import add_token
 from kernel.config import Settings
 from tests.integration.mcp.clients import ok, text_of
-from tests.integration.mcp.conftest import McpStack, _serve_gateway, run_async
-
-pytestmark = [pytest.mark.integration]
+from tests.support.mcp_stack import McpStack, run_async, serve_gateway
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +35,7 @@ def team_gateway(
     tokens = {user: add_token(tokens_file, user) for user in ("alice", "bob")}
     env = {**mcp_stack.env, "MNEMEX_HOME": str(home), "MNEMEX_USER_TOKENS": str(tokens_file)}
     env["MNEMEX_TOKEN"] = "operator-token-for-the-team-gateway"
-    server, task, port = loop_thread.run(_serve_gateway(Settings.from_env(env)))
+    server, task, port = loop_thread.run(serve_gateway(Settings.from_env(env)))
     try:
         yield {"url": f"http://127.0.0.1:{port}", **tokens}
     finally:

@@ -7,47 +7,13 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass
-from pathlib import Path
 
 import grpc
 import pytest
 
-from kernel.grpc_service import RunningService
 from protos.mnemex.common.v1 import common_pb2 as common_pb
-from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 from protos.mnemex.memory.v1 import memory_service_pb2_grpc as pb_grpc
-from services.memory.composition import MemoryUseCases
-
-
-@dataclass
-class MemoryService:
-    address: str
-    memory: MemoryUseCases
-    home: Path
-
-
-async def start_memory_service(home: Path, embedding_addr: str, **overrides: object) -> RunningService[MemoryUseCases]:
-    import chromadb
-    from chromadb.config import Settings as ChromaSettings
-
-    from kernel.embedding_client import EmbeddingClient
-    from kernel.grpc_channel import channel
-    from services.memory.composition import create_server
-    from services.memory.settings import MemorySettings
-    from services.memory.storage.chroma_store import ChromaStore
-
-    options: dict[str, object] = {
-        "address": "127.0.0.1:0",
-        "home": home,
-        "default_user": "tester",
-        "embedding_addr": embedding_addr,
-        "maintenance_interval_s": 0,
-    }
-    options.update(overrides)
-    settings = MemorySettings(**options)  # type: ignore[arg-type]
-    client = chromadb.PersistentClient(path=str(home / "chroma"), settings=ChromaSettings(anonymized_telemetry=False))
-    return await create_server(settings, chroma=ChromaStore(client), embedder=EmbeddingClient(channel(embedding_addr)))
+from tests.support.memory_service import MemoryService, start_memory_service
 
 
 @pytest.fixture(scope="session")
@@ -67,10 +33,3 @@ def stub(memory_service: MemoryService) -> Iterator[pb_grpc.MemoryServiceStub]:
 @pytest.fixture()
 def scope() -> common_pb.Scope:
     return common_pb.Scope(user=f"u{uuid.uuid4().hex[:10]}", project=f"p{uuid.uuid4().hex[:10]}")
-
-
-def store(
-    stub: pb_grpc.MemoryServiceStub, scope: common_pb.Scope, content: str, collection: str = "working", **kw: object
-) -> pb.Memory:
-    reply = stub.Store(pb.StoreRequest(scope=scope, collection=collection, content=content, **kw), timeout=30)
-    return reply.memory

@@ -7,9 +7,7 @@ import pytest
 
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
-from tests.integration.memory.conftest import store
-
-pytestmark = pytest.mark.integration
+from tests.support.memory_service import store
 
 S = common_pb.Scope(user="tester", project="bad-input")
 UNKNOWN = "working_" + "0" * 32
@@ -97,7 +95,7 @@ def test_ids_from_another_scope_are_not_found(stub, scope) -> None:  # type: ign
 
 def test_memory_bank_cap_is_failed_precondition(loop_thread, embedding_addr, tmp_path) -> None:  # type: ignore[no-untyped-def]
     from protos.mnemex.memory.v1 import memory_service_pb2_grpc as pb_grpc
-    from tests.integration.memory.conftest import start_memory_service
+    from tests.support.memory_service import start_memory_service
 
     server = loop_thread.run(start_memory_service(tmp_path, embedding_addr, memory_bank_cap=2))
     port = server.port

@@ -18,8 +18,6 @@ from kernel import __version__
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 from services.memory.usecases.book_ingest import EMBED_BATCH
 
-pytestmark = pytest.mark.integration
-
 
 def handbook(edition: int, sections: int) -> bytes:
     """About 1.25 chunks (1000 characters each) per section."""

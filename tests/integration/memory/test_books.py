@@ -2,12 +2,8 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 from tests.support.pdf_samples import minimal_pdf
-
-pytestmark = pytest.mark.integration
 
 GUIDE = (
     "\n\n".join(

@@ -16,7 +16,7 @@ from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 from protos.mnemex.memory.v1 import memory_service_pb2_grpc as pb_grpc
 
-pytestmark = [pytest.mark.integration, pytest.mark.slow]
+pytestmark = pytest.mark.slow
 
 
 def test_store_search_and_restart_through_a_chroma_server(tmp_path: Path, loop_thread, embedding_addr) -> None:  # type: ignore[no-untyped-def]

@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 import grpc
-import pytest
 
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
@@ -27,9 +26,7 @@ from protos.mnemex.memory.v1 import memory_service_pb2_grpc as pb_grpc
 from services.memory.domain.merge_key import merge_uid
 from services.memory.domain.naming import memory_id, split_id
 from services.memory.storage.merge_journal import MergeIntent, MergeJournal
-from tests.integration.memory.conftest import start_memory_service
-
-pytestmark = pytest.mark.integration
+from tests.support.memory_service import start_memory_service
 
 SCOPE = common_pb.Scope(user="merger", project="shop")
 

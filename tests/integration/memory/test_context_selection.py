@@ -7,12 +7,8 @@ off-topic lines filling k, 8-10 % of lines being turns of the current session.
 
 from __future__ import annotations
 
-import pytest
-
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
-from tests.integration.memory.conftest import store
-
-pytestmark = pytest.mark.integration
+from tests.support.memory_service import store
 
 FIX_EXCHANGE = (
     "User: running the test suite gives ModuleNotFoundError for billing.utils\n"

@@ -10,15 +10,12 @@ from __future__ import annotations
 import json
 
 import numpy as np
-import pytest
 
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 from services.memory.domain.naming import MEMORY_BANK, memory_id, new_uid
 from services.memory.domain.write_rules import new_record
-from tests.integration.memory.conftest import store
-
-pytestmark = pytest.mark.integration
+from tests.support.memory_service import store
 
 
 def other_project(scope: common_pb.Scope, name: str) -> common_pb.Scope:

@@ -14,8 +14,6 @@ from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 from protos.mnemex.memory.v1 import memory_service_pb2_grpc as pb_grpc
 
-pytestmark = pytest.mark.integration
-
 HUGE = "x" * (8 * 1024 * 1024)
 HUGE_SPACED = "y " * (4 * 1024 * 1024)  # not a valid id either, and not one word
 

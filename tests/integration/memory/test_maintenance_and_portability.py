@@ -9,9 +9,7 @@ import pytest
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 from protos.mnemex.memory.v1 import memory_service_pb2_grpc as pb_grpc
-from tests.integration.memory.conftest import start_memory_service, store
-
-pytestmark = pytest.mark.integration
+from tests.support.memory_service import start_memory_service, store
 
 
 def ago(**delta: float) -> str:

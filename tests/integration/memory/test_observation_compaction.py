@@ -7,13 +7,9 @@ import json
 from datetime import timedelta
 from pathlib import Path
 
-import pytest
-
 from services.memory.composition import MemoryUseCases
 from services.memory.domain.naming import Scope
 from tests.support.memory_core import make_core
-
-pytestmark = pytest.mark.integration
 
 
 async def observe(core: MemoryUseCases, scope: Scope, text: str, kind: str, session: str) -> str:

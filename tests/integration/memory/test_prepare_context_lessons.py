@@ -10,9 +10,7 @@ import pytest
 
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
-from tests.integration.memory.conftest import store
-
-pytestmark = pytest.mark.integration
+from tests.support.memory_service import store
 
 
 def prepare(stub, scope, session, lesson_ids, prompt="why is the db locked?"):  # type: ignore[no-untyped-def]

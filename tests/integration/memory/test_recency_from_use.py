@@ -19,7 +19,6 @@ from services.memory.domain.outcomes import Outcome
 from services.memory.domain.search_params import build_search_params
 from tests.support.memory_core import make_core, unit
 
-pytestmark = pytest.mark.integration
 EVERYTHING = json.dumps({"collection": {"$in": ["working", "history", "patterns", "memory_bank", "books"]}})
 
 

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from gateway.capabilities.admin_service import AdminService
 from gateway.mcp.descriptions import tool_texts
 from gateway.mcp.facts import DEFAULT_FACTS, FactsCache
@@ -19,9 +17,7 @@ from gateway.rules import DEFAULT_RULES, rules_from_proto
 from kernel.config import Settings
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 from services.memory.domain.lifecycle import LifecycleConfig
-from tests.integration.memory.conftest import start_memory_service
-
-pytestmark = pytest.mark.integration
+from tests.support.memory_service import start_memory_service
 
 
 def test_a_default_memory_service_reports_the_gateways_fallback_rules(stub) -> None:  # type: ignore[no-untyped-def]

@@ -6,9 +6,7 @@ import pytest
 
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
-from tests.integration.memory.conftest import store
-
-pytestmark = pytest.mark.integration
+from tests.support.memory_service import store
 
 
 def inject(stub, scope, session, ids, prompt="a question"):  # type: ignore[no-untyped-def]

@@ -19,7 +19,6 @@ from services.memory.domain.outcomes import Outcome
 from services.memory.domain.search_params import build_search_params
 from tests.support.memory_core import make_core, unit
 
-pytestmark = pytest.mark.integration
 RNG = np.random.default_rng(5)
 WORDS = [
     "alpha",

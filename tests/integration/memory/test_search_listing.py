@@ -13,14 +13,10 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime, timedelta
 
-import pytest
-
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 from protos.mnemex.memory.v1 import memory_service_pb2_grpc as pb_grpc
 from services.memory.domain.distinct_results import text_key
-
-pytestmark = pytest.mark.integration
 
 REPEATED_EXCHANGE = (
     "why does useEffect run twice in development?",

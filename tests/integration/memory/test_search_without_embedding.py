@@ -11,7 +11,7 @@ import pytest
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 from protos.mnemex.memory.v1 import memory_service_pb2_grpc as pb_grpc
-from tests.integration.memory.conftest import start_memory_service
+from tests.support.memory_service import start_memory_service
 
 NOTES = [
     "The billing export runs from cron at 02:00 and writes parquet files",

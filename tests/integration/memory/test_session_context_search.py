@@ -14,13 +14,10 @@ from datetime import timedelta
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 from services.memory.domain.search_params import build_search_params
 from services.memory.retrieval.hybrid import RetrievalSettings
 from tests.support.memory_core import make_core, unit
-
-pytestmark = pytest.mark.integration
 
 
 def vectors() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

@@ -23,9 +23,7 @@ from protos.mnemex.kg.v1 import kg_service_pb2 as kg_pb
 from protos.mnemex.kg.v1 import kg_service_pb2_grpc as kg_grpc
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 from protos.mnemex.memory.v1 import memory_service_pb2_grpc as pb_grpc
-from tests.integration.memory.conftest import start_memory_service
-
-pytestmark = pytest.mark.integration
+from tests.support.memory_service import start_memory_service
 
 THIS_SHARD = Shard(0, 2)
 OWNED = next(f"owned{i}" for i in range(100) if shard_of(f"owned{i}", 2) == 0)

@@ -19,15 +19,12 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from bench.bench_shared_project import SENTENCES
 from services.memory.domain.naming import WORKING, Scope
-from tests.integration.memory.conftest import MemoryService
 from tests.reliability import inproc
-from tests.reliability.hookrun import HOOK_TIMEOUT_S, claude_stop, closed_port, hook_env, run_hook
+from tests.support.hookrun import HOOK_TIMEOUT_S, claude_stop, closed_port, hook_env, run_hook
+from tests.support.memory_service import MemoryService
 
-pytestmark = pytest.mark.integration
 GATEWAY_DEADLINE_S = HOOK_TIMEOUT_S + 0.5  # the gateway waits on memory a little longer than the hook on it
 
 TOPICS = [

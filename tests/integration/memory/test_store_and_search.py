@@ -7,9 +7,7 @@ import pytest
 
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
-from tests.integration.memory.conftest import store
-
-pytestmark = pytest.mark.integration
+from tests.support.memory_service import store
 
 
 def iso_days_ago(days: float) -> str:

@@ -17,7 +17,6 @@ from services.memory.domain.memory_errors import InvalidRequest
 from services.memory.domain.outcomes import Outcome
 from tests.support.memory_core import make_core, unit
 
-pytestmark = pytest.mark.integration
 RNG = np.random.default_rng(17)
 
 

@@ -10,13 +10,9 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 from services.memory.domain.naming import MEMORY_BANK
-from tests.integration.memory.conftest import store
-
-pytestmark = pytest.mark.integration
+from tests.support.memory_service import store
 
 
 def fact(stub, scope, text: str) -> pb.StoreResponse:  # type: ignore[no-untyped-def]

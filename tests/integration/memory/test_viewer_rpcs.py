@@ -8,9 +8,7 @@ import pytest
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 from protos.mnemex.memory.v1 import memory_service_pb2_grpc as pb_grpc
-from tests.integration.memory.conftest import store
-
-pytestmark = pytest.mark.integration
+from tests.support.memory_service import store
 
 
 def _turn(stub: pb_grpc.MemoryServiceStub, scope: common_pb.Scope, session: str, ids: list[str], prompt: str) -> None:

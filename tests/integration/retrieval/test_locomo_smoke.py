@@ -9,8 +9,6 @@ import pytest
 
 from bench.locomo.__main__ import main
 
-pytestmark = pytest.mark.integration
-
 FILLER = [
     "That sounds lovely, tell me more!",
     "Thanks, I really appreciate you saying that.",

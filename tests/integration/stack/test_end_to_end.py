@@ -11,7 +11,7 @@ import pytest
 
 from tests.support.stack import Stack, make_stack
 
-pytestmark = [pytest.mark.integration, pytest.mark.slow]
+pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")

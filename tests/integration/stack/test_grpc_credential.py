@@ -34,8 +34,6 @@ from protos.mnemex.kg.v1 import kg_service_pb2_grpc as kg_grpc
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
 from protos.mnemex.memory.v1 import memory_service_pb2_grpc as mem_grpc
 
-pytestmark = pytest.mark.integration
-
 SCOPE = common_pb.Scope(user="alice", project="secret-project")
 
 

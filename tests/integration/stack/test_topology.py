@@ -36,7 +36,7 @@ from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
 from protos.mnemex.memory.v1 import memory_service_pb2_grpc as mem_grpc
 from tests.support.stack import ROOT, free_port, stop_all
 
-pytestmark = [pytest.mark.integration, pytest.mark.slow]
+pytestmark = pytest.mark.slow
 
 SERVICE_TOKEN = "topology-service-token-0123456789"
 

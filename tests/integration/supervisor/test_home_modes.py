@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.supervisor.helpers import cli, stack_env
+from tests.support.supervisor import cli, stack_env
 
-pytestmark = [pytest.mark.integration, pytest.mark.slow]
+pytestmark = pytest.mark.slow
 
 
 def modes(home: Path) -> dict[str, int]:

@@ -25,8 +25,6 @@ from mnemex.supervisor.state import RunPaths, SupervisorState
 from mnemex.supervisor.supervisor_loop import Supervisor, Timing
 from tests.support.stack import free_port
 
-pytestmark = [pytest.mark.integration]
-
 # A stand-in service: answers 200 to any GET, as the gateway's /api/health does when its backends serve.
 HEALTHY_HTTP = """
 import http.server, sys

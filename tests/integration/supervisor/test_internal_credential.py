@@ -26,9 +26,9 @@ from protos.mnemex.kg.v1 import kg_service_pb2 as kg_pb
 from protos.mnemex.kg.v1 import kg_service_pb2_grpc as kg_grpc
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
 from protos.mnemex.memory.v1 import memory_service_pb2_grpc as mem_grpc
-from tests.integration.supervisor.helpers import cli, log_tails, stack_env
+from tests.support.supervisor import cli, log_tails, stack_env
 
-pytestmark = [pytest.mark.integration, pytest.mark.slow]
+pytestmark = pytest.mark.slow
 
 SCOPE = common_pb.Scope(user="tester", project="p")
 

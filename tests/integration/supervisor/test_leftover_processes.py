@@ -20,15 +20,11 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
-
 from mnemex.supervisor.child import LIFELINE_ENV
 from mnemex.supervisor.home_processes import alive, home_processes, stop_processes, unsupervised
 from mnemex.supervisor.state import RunPaths, SupervisorState, running_supervisor_pid
 from mnemex.supervisor.supervisor_loop import Supervisor, quiet
-from tests.integration.supervisor.helpers import ROOT, wait_for
-
-pytestmark = pytest.mark.integration
+from tests.support.supervisor import ROOT, wait_for
 
 IGNORES_TERM = "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
 

@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from tests.integration.supervisor.helpers import cli, stack_env, wait_for
 from tests.support.store_damage import damage, seed_home
+from tests.support.supervisor import cli, stack_env, wait_for
 
-pytestmark = [pytest.mark.integration, pytest.mark.slow]
+pytestmark = pytest.mark.slow
 
 
 def status(env: dict[str, str]) -> dict[str, Any]:

@@ -19,9 +19,9 @@ import pytest
 
 from kernel.config import Settings
 from mnemex.supervisor.control import ensure_running, stack_ready
-from tests.integration.supervisor.helpers import ROOT, alive, cli, log_tails, stack_env, state, wait_for
+from tests.support.supervisor import ROOT, alive, cli, log_tails, stack_env, state, wait_for
 
-pytestmark = [pytest.mark.integration, pytest.mark.slow]
+pytestmark = pytest.mark.slow
 
 
 def test_up_restarts_a_killed_service_and_stops_cleanly_on_sigterm(tmp_path: Path) -> None:

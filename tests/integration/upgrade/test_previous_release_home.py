@@ -29,8 +29,6 @@ from protos.mnemex.kg.v1 import kg_service_pb2_grpc as kg_grpc
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 from protos.mnemex.memory.v1 import memory_service_pb2_grpc as pb_grpc
 
-pytestmark = pytest.mark.integration
-
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "homes" / "schema1"
 SCORE_FIELDS = ("score", "wilson_score", "uses", "success_count", "learned_score", "last_outcome", "outcome_history")
 

@@ -30,8 +30,6 @@ from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 from protos.mnemex.memory.v1 import memory_service_pb2_grpc as pb_grpc
 
-pytestmark = pytest.mark.integration
-
 SCOPE = common_pb.Scope(user="tester", project="reembed")
 MEMORIES = (
     ("working", "The staging deploy needs the VPN up before make deploy can reach the registry.", 1),

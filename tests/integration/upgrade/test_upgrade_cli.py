@@ -6,12 +6,8 @@ import json
 import shutil
 from pathlib import Path
 
-import pytest
-
 from kernel import home_schema, vector_model
-from tests.integration.supervisor.helpers import cli, stack_env
-
-pytestmark = pytest.mark.integration
+from tests.support.supervisor import cli, stack_env
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "homes" / "schema1"
 

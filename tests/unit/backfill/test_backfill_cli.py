@@ -16,7 +16,7 @@ from typer.testing import CliRunner, Result
 
 from mnemex.backfill import plan
 from mnemex.cli import app
-from tests.unit.backfill.conftest import CLAUDE_SESSION, install_claude
+from tests.support.backfill_homes import CLAUDE_SESSION, install_claude
 from tests.unit.backfill.fake_backfill_gateway import FakeBackfillGateway, fake_backfill_gateway
 
 

@@ -10,7 +10,7 @@ from rich.console import Console
 
 from mnemex.backfill.sources import discover
 from mnemex.cli.backfill_command import BackfillDisplay
-from tests.unit.backfill.conftest import install_opencode
+from tests.support.backfill_homes import install_opencode
 
 
 def test_an_opencode_session_is_labelled_by_its_first_prompt_not_its_title(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ from typing import Any
 from mnemex.backfill.claude_reader import read_claude_transcript
 from mnemex.backfill.exchange import Exchange
 from mnemex.backfill.jsonl import LineStats
-from tests.unit.backfill.conftest import CLAUDE_SESSION, FIXTURES
+from tests.support.backfill_homes import CLAUDE_SESSION, FIXTURES
 
 
 def read(path: Path) -> tuple[list[Exchange], LineStats]:

@@ -9,7 +9,7 @@ from pathlib import Path
 from mnemex.backfill.exchange import Exchange
 from mnemex.backfill.opencode_reader import list_sessions, read_opencode_session
 from mnemex.backfill.sources import discover
-from tests.unit.backfill.conftest import OPENCODE_SESSION, install_opencode
+from tests.support.backfill_homes import OPENCODE_SESSION, install_opencode
 
 
 def read_all(db: Path) -> list[Exchange]:

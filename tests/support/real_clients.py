@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-E2E_DIR = Path(__file__).resolve().parent
+E2E_DIR = Path(__file__).resolve().parents[1] / "e2e"
 NODE_MODULES = E2E_DIR / "node_modules"
 CLAUDE_BIN = NODE_MODULES / "@anthropic-ai" / "claude-code-linux-x64" / "claude"
 OPENCODE_BIN = NODE_MODULES / ".bin" / "opencode"

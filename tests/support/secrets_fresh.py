@@ -2,8 +2,8 @@
 
 Written for the acceptance of issue 36 by someone who did not read the recognisers
 (``kernel/secret_*.py``, ``kernel/privacy.py``), the tuning corpus
-(``tests/reliability/secrets_corpus.py``) or the entries of the first held-out corpus
-(``tests/reliability/secrets_heldout.py``): every form comes from what real credentials look
+(``tests/support/secrets_corpus.py``) or the entries of the first held-out corpus
+(``tests/support/secrets_heldout.py``): every form comes from what real credentials look
 like and how developers paste them. It must never be used to tune rules: a rule written to
 make one of these entries pass makes this corpus worthless as a test. Entries are not edited
 to match what ``redact`` does; a miss is a miss, and is reported as one.
@@ -31,7 +31,7 @@ import hashlib
 import json
 from urllib.parse import quote
 
-from tests.reliability.secrets_corpus import Secret
+from tests.support.secrets_corpus import Secret
 
 _UPPER = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 _LOWER = "abcdefghijklmnopqrstuvwxyz"

@@ -2,7 +2,7 @@
 
 Written before the recognisers of issue 36 were changed, from the forms a
 held-out probe found stored verbatim and the ones users paste alongside them,
-and kept apart from the tuning corpus (``tests/reliability/secrets_corpus.py``).
+and kept apart from the tuning corpus (``tests/support/secrets_corpus.py``).
 Once measured, its entries are not edited to match what ``redact`` does: a
 miss is a miss, and is reported as one.
 
@@ -21,7 +21,7 @@ import base64
 import hashlib
 from collections.abc import Callable
 
-from tests.reliability.secrets_corpus import Secret
+from tests.support.secrets_corpus import Secret
 
 _ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 

@@ -26,7 +26,7 @@ import hashlib
 import json
 import urllib.parse
 
-from tests.reliability.secrets_corpus import Secret
+from tests.support.secrets_corpus import Secret
 
 _LOWER = "abcdefghijklmnopqrstuvwxyz"
 _UPPER = _LOWER.upper()

@@ -1,6 +1,6 @@
 """A full disk under the real stack, end to end (issue 36, item 4): the scenario and its launcher.
 
-``run_scenario(workdir)`` starts ``python -m tests.reliability.full_disk_scenario DIR``
+``run_scenario(workdir)`` starts ``python -m tests.support.full_disk_scenario DIR``
 inside ``unshare --user --map-root-user --mount`` after mounting a small tmpfs
 on ``DIR``, so the disk that fills is the stack's alone and nothing on the
 machine runs short. Inside, ``main`` runs the real CLI and stack (``mnemex up
@@ -112,7 +112,7 @@ def run_scenario(workdir: Path, disk_mb: int = DISK_MB, timeout: float = 900.0) 
     disk.mkdir(parents=True, exist_ok=True)
     script = (
         f'mount -t tmpfs -o size={disk_mb}m,mode=0700 tmpfs "$1" || exit 97; '
-        f'exec "$2" -m tests.reliability.full_disk_scenario "$1"'
+        f'exec "$2" -m tests.support.full_disk_scenario "$1"'
     )
     done = subprocess.run(
         [unshare, "--user", "--map-root-user", "--mount", "sh", "-c", script, "sh", str(disk), sys.executable],
@@ -148,7 +148,7 @@ def fill(disk: Path) -> Path:
 
 class Scenario:
     def __init__(self, disk: Path) -> None:
-        from tests.integration.supervisor.helpers import stack_env
+        from tests.support.supervisor import stack_env
 
         self.disk = disk
         self.home = disk / "home"
@@ -167,7 +167,7 @@ class Scenario:
 
     # -- the stack from outside -------------------------------------------------------------------------------
     def cli(self, *args: str, timeout: float = 240.0) -> subprocess.CompletedProcess[str]:
-        from tests.integration.supervisor.helpers import cli
+        from tests.support.supervisor import cli
 
         return cli(self.env, *args, timeout=timeout)
 
@@ -375,7 +375,7 @@ class Scenario:
         kg_now = now.get("services.kg", (0, 0))[0]
 
         def state_current() -> bool:
-            from tests.integration.supervisor.helpers import state
+            from tests.support.supervisor import state
 
             recorded = state(self.home)
             return (recorded.get("supervisor") or {}).get("pid") == supervisor and (

@@ -13,7 +13,7 @@ from __future__ import annotations
 import base64
 import hashlib
 
-from tests.reliability.secrets_corpus import Secret
+from tests.support.secrets_corpus import Secret
 
 _ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 _LOWER_NUM = "abcdefghijklmnopqrstuvwxyz0123456789"

@@ -10,7 +10,7 @@
 - ``observation`` / ``record_observation`` / ``learn_tool_use``: what a PostToolUse event is
   worth remembering, stored in working memory, and taught to the kg (run in the background).
 
-The memory service owns the turn state (``services.memory.storage.session_state``); these
+The memory service owns the turn state (``services.memory.storage.turns``); these
 calls only report to it.
 """
 

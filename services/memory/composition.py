@@ -41,10 +41,12 @@ from services.memory.retrieval.searcher import Searcher
 from services.memory.settings import MemorySettings
 from services.memory.storage.chroma_store import ChromaStore, open_client
 from services.memory.storage.keyed_locks import KeyedLocks
+from services.memory.storage.lifecycle_events import LifecycleEvents
 from services.memory.storage.memory_store import MemoryStore
 from services.memory.storage.merge_journal import MergeJournal
-from services.memory.storage.session_state import SessionState
-from services.memory.storage.turn_history import TurnHistory
+from services.memory.storage.outcome_log import OutcomeLog
+from services.memory.storage.state_db import StateDb
+from services.memory.storage.turns import TurnStore
 from services.memory.transport import grpc_surface
 from services.memory.transport.admin_rpcs import AdminRpcs
 from services.memory.transport.grpc_surface import ERRORS, SERVICE_NAME, MemoryServicer
@@ -92,8 +94,10 @@ class MemoryUseCases:
         self.clock = timefmt.Clock(clock)  # every use case holds this one clock; tests replace its source
         clock = self.clock
         self.io = BlockingIO(settings.io_threads)
-        self.state = SessionState(settings.state_path)
-        self.history = TurnHistory(self.state.db)  # the same state.db handle
+        self.state_db = StateDb(settings.state_path)  # one connection, shared by its three stores
+        self.turn_store = TurnStore(self.state_db)
+        self.outcome_log = OutcomeLog(self.state_db)
+        self.events = LifecycleEvents(self.state_db)
         self.store = MemoryStore(
             chroma,
             self.io,
@@ -108,7 +112,7 @@ class MemoryUseCases:
             embedder, dim=settings.vector_dim, max_chars=settings.max_embed_chars, timeout_s=settings.embed_timeout_s
         )
         moves = LifecycleMoves(
-            self.store, self.state, self.io, locks=self.locks, lifecycle=settings.lifecycle, clock=clock
+            self.store, self.events, self.io, locks=self.locks, lifecycle=settings.lifecycle, clock=clock
         )
         content = ContentWrites(self.store, vectors, self.locks, clock)
         self.writes = MemoryWrites(
@@ -128,35 +132,37 @@ class MemoryUseCases:
             weights=settings.ranking,
             clock=clock,
         )
-        self.intake = ExchangeIntake(self.state, self.io, self.writes, self.store, self.turn_writes)
-        self.turns = SessionTurns(self.state, self.io, self.turn_writes, self.writes, self.intake, clock=clock)
+        self.intake = ExchangeIntake(self.turn_store, self.io, self.writes, self.store, self.turn_writes)
+        self.turns = SessionTurns(self.turn_store, self.io, self.turn_writes, self.writes, self.intake, clock=clock)
         self.prepare = PrepareContext(
-            self.state,
+            self.turn_store,
             self.turns,
             self.turn_writes,
             self.searcher,
             self.reads,
             self.store,
-            history=self.history,
             io=self.io,
         )
         self.scoring = OutcomeScoring(
             self.store,
-            self.state,
+            self.turn_store,
             self.io,
             self.locks,
             moves,
             self.turn_writes,
             lifecycle=settings.lifecycle,
             clock=clock,
-            history=self.history,
+            outcome_log=self.outcome_log,
         )
-        self.viewer = ViewerReads(self.store, self.state, self.history, self.io, weights=settings.ranking, clock=clock)
+        self.viewer = ViewerReads(
+            self.store, self.turn_store, self.outcome_log, self.events, self.io, weights=settings.ranking, clock=clock
+        )
         self.restore = MemoryRestore(self.store, self.locks, weights=settings.ranking, clock=clock)
         self.books = Books(self.store, vectors, self.locks, self.io, clock=clock)
         self.maintenance = Maintenance(
             self.store,
-            self.state,
+            self.turn_store,
+            self.events,
             self.io,
             moves,
             lifecycle=settings.lifecycle,
@@ -255,7 +261,7 @@ class MemoryUseCases:
         await self.intake.close()  # what it has not stored stays journaled for the next start
         await self.turn_writes.settle()
         await asyncio.to_thread(self.io.close)
-        await asyncio.to_thread(self.state.close)
+        await asyncio.to_thread(self.state_db.close)
 
 
 def build_servicer(memory: MemoryUseCases) -> MemoryServicer:

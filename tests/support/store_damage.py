@@ -28,7 +28,8 @@ def seed_home(home: Path, rows: int = CHROMA_ROWS, events: int = KG_EVENTS) -> N
     from services.kg.journal import Journal
     from services.memory.domain.naming import Scope
     from services.memory.storage.chroma_store import ChromaStore, StoredRow, open_client
-    from services.memory.storage.session_state import SessionState
+    from services.memory.storage.state_db import StateDb
+    from services.memory.storage.turns import TurnStore
 
     rng = np.random.default_rng(7)
     store = ChromaStore(open_client(home, None), home / "chroma")
@@ -41,8 +42,8 @@ def seed_home(home: Path, rows: int = CHROMA_ROWS, events: int = KG_EVENTS) -> N
     for i in range(events):
         journal.append("tester|proj", {"kind": "noop", "i": i, "pad": "x" * 200})
     journal.close()
-    state = SessionState(home / "memory" / "state.db")
-    state.record_injection(Scope("tester", "proj"), "s1", ["a"], "a prompt", 1.0)
+    state = StateDb(home / "memory" / "state.db")
+    TurnStore(state).record_injection(Scope("tester", "proj"), "s1", ["a"], "a prompt", 1.0)
     state.close()
 
 

@@ -7,7 +7,8 @@ from datetime import UTC, datetime
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 from services.memory.domain import timefmt
 from services.memory.domain.rank_parts import RankParts
-from services.memory.storage.turn_records import OutcomeRow, SessionRow, Turn
+from services.memory.storage.outcome_log import OutcomeRow
+from services.memory.storage.turns import SessionRow, Turn
 
 FIRST_PROMPT_CHARS = 300  # a session's title: the list shows a line of it
 

@@ -5,7 +5,7 @@ Storing an exchange means embedding it (the largest cost of a stop, about
 and adding it to Chroma. With many clients stopping in one project, waiting
 for that on every stop made stops queue behind each other. So RecordExchange
 journals the exchange and completes its turn in one fsynced SQLite commit
-(``SessionState.journal_exchange``), and this worker stores the journal's
+(``TurnStore.journal_exchange``), and this worker stores the journal's
 entries in order, removing each only after its store call returned.
 
 What a stop's reply promises:
@@ -57,7 +57,7 @@ from kernel.blocking_io import BlockingIO
 from services.memory.domain.memory_errors import InvalidRequest
 from services.memory.domain.naming import WORKING
 from services.memory.storage.memory_store import MemoryStore
-from services.memory.storage.session_state import IntakeEntry, SessionState
+from services.memory.storage.turns import IntakeEntry, TurnStore
 from services.memory.usecases.memory_writes import MemoryWrites
 from services.memory.usecases.turn_write_queue import TurnWrites
 
@@ -79,7 +79,7 @@ RETRY_AFTER_S = 1.0
 class ExchangeIntake:
     def __init__(
         self,
-        state: SessionState,
+        turn_store: TurnStore,
         io: BlockingIO,
         writes: MemoryWrites,
         store: MemoryStore,
@@ -88,7 +88,7 @@ class ExchangeIntake:
         wait_s: float = WAIT_S,
         max_pending: int = MAX_PENDING,
     ) -> None:
-        self._state = state
+        self._turn_store = turn_store
         self._io = io
         self._writes = writes
         self._store = store
@@ -150,7 +150,7 @@ class ExchangeIntake:
         """Queue what the journal still holds (a previous run's acknowledged exchanges); how many."""
         after, count = 0, 0
         while True:
-            page = await self._io.run(self._state.pending_intake, after, REPLAY_PAGE)
+            page = await self._io.run(self._turn_store.pending_intake, after, REPLAY_PAGE)
             for entry in page:
                 if entry.id not in self._stored:
                     self._enqueue(entry, keep_id=True, replayed=True)
@@ -224,7 +224,7 @@ class ExchangeIntake:
                 retry.append(entry)
         forget = [(entry, actual) for entry, actual in done if actual]
         try:
-            await self._io.run(self._state.finish_intake, forget)
+            await self._io.run(self._turn_store.finish_intake, forget)
         except Exception:
             log.exception("dropping stored exchanges from the intake journal failed; a restart re-checks them")
         for entry, actual in done:

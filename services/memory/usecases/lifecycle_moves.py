@@ -19,15 +19,15 @@ from services.memory.domain.lifecycle import Action, LifecycleConfig, Transition
 from services.memory.domain.naming import Scope, split_id
 from services.memory.domain.record import MemoryRecord
 from services.memory.storage.keyed_locks import KeyedLocks
+from services.memory.storage.lifecycle_events import LifecycleEvent, LifecycleEvents
 from services.memory.storage.memory_store import MemoryStore
-from services.memory.storage.session_state import LifecycleEvent, SessionState
 
 
 class LifecycleMoves:
     def __init__(
         self,
         store: MemoryStore,
-        state: SessionState,
+        events: LifecycleEvents,
         io: BlockingIO,
         *,
         locks: KeyedLocks,
@@ -35,7 +35,7 @@ class LifecycleMoves:
         clock: Callable[[], datetime],
     ) -> None:
         self._store = store
-        self._state = state
+        self._events = events
         self._io = io
         self._locks = locks
         self._lifecycle = lifecycle
@@ -100,4 +100,4 @@ class LifecycleMoves:
         return moved.collection, moved.id
 
     async def _log(self, scope: Scope, event: LifecycleEvent) -> None:
-        await self._io.run(self._state.add_events, scope, [event], self._clock().timestamp())
+        await self._io.run(self._events.add, scope, [event], self._clock().timestamp())

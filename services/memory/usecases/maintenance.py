@@ -25,8 +25,9 @@ from services.memory.domain.naming import (
     USER_WIDE_PROJECT,
     Scope,
 )
+from services.memory.storage.lifecycle_events import LifecycleEvents
 from services.memory.storage.memory_store import MemoryStore
-from services.memory.storage.session_state import SessionState
+from services.memory.storage.turns import TurnStore
 from services.memory.usecases.lifecycle_moves import LifecycleMoves
 from services.memory.usecases.observation_compaction import ObservationCompaction
 
@@ -71,7 +72,8 @@ class Maintenance:
     def __init__(
         self,
         store: MemoryStore,
-        state: SessionState,
+        turns: TurnStore,
+        events: LifecycleEvents,
         io: BlockingIO,
         moves: LifecycleMoves,
         *,
@@ -82,7 +84,8 @@ class Maintenance:
     ) -> None:
         self._compaction = compaction
         self._store = store
-        self._state = state
+        self._turns = turns
+        self._events = events
         self._io = io
         self._moves = moves
         self._lifecycle = lifecycle
@@ -106,7 +109,7 @@ class Maintenance:
 
     async def prune_logs(self) -> int:
         cutoff = self._clock() - timedelta(days=self._lifecycle.exchange_log_ttl_days)
-        return await self._io.run(self._state.prune, cutoff.timestamp())
+        return await self._io.run(self._turns.prune, cutoff.timestamp())
 
     async def project_scopes(self, user: str = "") -> list[Scope]:
         owners = await self._store.owner_scopes()
@@ -135,7 +138,7 @@ class Maintenance:
                 if collection in SCORED_COLLECTIONS:
                     bucket = min(9, int(record.counters.score * 10))
                     histogram[f"0.{bucket}"] += 1
-        totals, by_day = await self._io.run(self._state.event_summary, scope)
+        totals, by_day = await self._io.run(self._events.summary, scope)
         events = {kind: totals.get(kind, 0) for kind in ("promoted", "demoted", "deleted", "expired")}
         home = self._home
         data = await self._io.run(lambda: _dir_bytes(home / "chroma") + _dir_bytes(home / "memory"))

@@ -21,9 +21,8 @@ from services.memory.domain.outcomes import Outcome
 from services.memory.domain.scoring import apply_outcome
 from services.memory.storage.keyed_locks import KeyedLocks
 from services.memory.storage.memory_store import MemoryStore
-from services.memory.storage.session_state import SessionState
-from services.memory.storage.turn_history import TurnHistory
-from services.memory.storage.turn_records import OutcomeRow, Turn
+from services.memory.storage.outcome_log import OutcomeLog, OutcomeRow
+from services.memory.storage.turns import Turn, TurnStore
 from services.memory.usecases.lifecycle_moves import LifecycleMoves
 from services.memory.usecases.turn_recording import check_session_id
 from services.memory.usecases.turn_write_queue import TurnWrites
@@ -60,7 +59,7 @@ class OutcomeScoring:
     def __init__(
         self,
         store: MemoryStore,
-        state: SessionState,
+        turn_store: TurnStore,
         io: BlockingIO,
         locks: KeyedLocks,
         moves: LifecycleMoves,
@@ -68,11 +67,11 @@ class OutcomeScoring:
         *,
         lifecycle: LifecycleConfig,
         clock: Callable[[], datetime],
-        history: TurnHistory | None = None,
+        outcome_log: OutcomeLog | None = None,
     ) -> None:
-        self._history = history  # the outcome log the viewer reads; None: not kept
+        self._outcome_log = outcome_log  # what the viewer reads of each score; None: not kept
         self._store = store
-        self._state = state
+        self._turn_store = turn_store
         self._io = io
         self._locks = locks
         self._moves = moves
@@ -135,7 +134,7 @@ class OutcomeScoring:
             raise InvalidRequest(f"{len(given)} ids given; score at most {MAX_SCORED_IDS} at once")
         for memory_id in given:
             check_id(memory_id)
-        target = await self._io.run(self._state.scoring_target, scope, session_id)
+        target = await self._io.run(self._turn_store.scoring_target, scope, session_id)
         plan: dict[str, Outcome] = {}
         summary = ScoreSummary()
         if target is not None:
@@ -157,14 +156,14 @@ class OutcomeScoring:
             else:
                 summary.scored.append(result)
         if target is not None:
-            await self._io.run(self._state.mark_scored, target.id, self._clock().timestamp())
+            await self._io.run(self._turn_store.mark_scored, target.id, self._clock().timestamp())
         await self._log(scope, session_id, target, outcome, summary)
         return summary
 
     async def _log(
         self, scope: Scope, session_id: str, target: Turn | None, outcome: Outcome | None, summary: ScoreSummary
     ) -> None:
-        if self._history is None or not (summary.scored or target is not None):
+        if self._outcome_log is None or not (summary.scored or target is not None):
             return
         now = self._clock().timestamp()
         session = target.session_id if target is not None else session_id
@@ -186,5 +185,5 @@ class OutcomeScoring:
         ]
         turn_outcome = outcome.value if outcome is not None and target is not None else ""
         await self._io.run(
-            self._history.record, scope, session, target.id if target is not None else 0, turn_outcome, rows, now
+            self._outcome_log.record, scope, session, target.id if target is not None else 0, turn_outcome, rows, now
         )

@@ -41,8 +41,7 @@ from services.memory.domain.naming import Scope
 from services.memory.domain.search_params import SearchParams
 from services.memory.retrieval.searcher import Searcher
 from services.memory.storage.memory_store import MemoryStore
-from services.memory.storage.session_state import SessionState
-from services.memory.storage.turn_history import TurnHistory
+from services.memory.storage.turns import TurnStore
 from services.memory.usecases.memory_reads import MemoryReads
 from services.memory.usecases.turn_recording import ScoringState, SessionTurns, check_session_id, scoring_state_of
 from services.memory.usecases.turn_write_queue import TurnWrites
@@ -62,24 +61,22 @@ class Prepared:
 class PrepareContext:
     def __init__(
         self,
-        state: SessionState,
+        turn_store: TurnStore,
         turns: SessionTurns,
         turn_writes: TurnWrites,
         searcher: Searcher,
         reads: MemoryReads,
         store: MemoryStore | None = None,
         selection: SelectionRules = DEFAULT_SELECTION,
-        history: TurnHistory | None = None,
         io: BlockingIO | None = None,
     ) -> None:
-        self._state = state
+        self._turn_store = turn_store
         self._turns = turns
         self._turn_writes = turn_writes
         self._reads = reads
         self._searcher = searcher
         self._store = store  # the mirrors hold the vectors collapsing compares; None: no collapsing
         self._selection = selection
-        self._history = history  # keeps each turn's choices for the viewer; None: not kept
         self._io = io
 
     async def select(
@@ -103,7 +100,7 @@ class PrepareContext:
         await writes.settle(scope, session_id)
         # A read of about 30 microseconds under the session store's own lock: done inline, it
         # cannot queue behind Chroma writes in the I/O pool when many sessions are busy.
-        state = scoring_state_of(self._state.scoring_state(scope, session_id))
+        state = scoring_state_of(self._turn_store.scoring_state(scope, session_id))
         found: list[NormalizedMemory] = []
         choices: list[Choice] = []
         if params is not None:
@@ -138,9 +135,9 @@ class PrepareContext:
     ) -> None:
         """The injection, then (in the same deferred write, so after its turn exists) the choices and client."""
         then: Callable[[], object] | None = None
-        if self._history is not None and self._io is not None and (choices or client) and session_id:
+        if self._io is not None and (choices or client) and session_id:
             text = json.dumps([c.as_dict() for c in choices], ensure_ascii=False) if choices else ""
-            then = functools.partial(self._history.record_choices, scope, session_id, text, client)
+            then = functools.partial(self._turn_store.record_choices, scope, session_id, text, client)
         await self._turns.write_injection(scope, session_id, injected, prompt, then=then)
 
     async def _current_facts(self, scope: Scope, ranked: Sequence[NormalizedMemory]) -> list[NormalizedMemory]:

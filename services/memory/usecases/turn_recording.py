@@ -1,6 +1,6 @@
 """Use cases of a session's turns: record what was injected, record the exchange, read the scoring state.
 
-A turn is one prompt and its answer (``storage.session_state``). Every call
+A turn is one prompt and its answer (``storage.turns``). Every call
 first waits for the session's writes still in flight (``TurnWrites.settle``),
 so a turn is recorded before the next operation on it reads it.
 """
@@ -14,8 +14,7 @@ from kernel.blocking_io import BlockingIO
 from kernel.privacy import redact
 from services.memory.domain.memory_errors import InvalidRequest
 from services.memory.domain.naming import WORKING, Scope, check_id, memory_id, new_uid
-from services.memory.storage.session_state import MAX_SESSION_ID_CHARS, SessionState
-from services.memory.storage.turn_records import Turn
+from services.memory.storage.turns import MAX_SESSION_ID_CHARS, Turn, TurnStore
 from services.memory.usecases.exchange_intake import ExchangeIntake
 from services.memory.usecases.memory_writes import MemoryWrites
 from services.memory.usecases.turn_write_queue import TurnWrites
@@ -51,7 +50,7 @@ def exchange_text(user_text: str, assistant_text: str) -> str:
 class SessionTurns:
     def __init__(
         self,
-        state: SessionState,
+        turn_store: TurnStore,
         io: BlockingIO,
         turn_writes: TurnWrites,
         writes: MemoryWrites,
@@ -59,7 +58,7 @@ class SessionTurns:
         *,
         clock: Callable[[], datetime],
     ) -> None:
-        self._state = state
+        self._turn_store = turn_store
         self._io = io
         self.turn_writes = turn_writes
         self._writes = writes
@@ -69,7 +68,7 @@ class SessionTurns:
     async def scoring_state(self, scope: Scope, session_id: str) -> ScoringState:
         session_id = check_session_id(session_id)
         await self.turn_writes.settle(scope, session_id)
-        return scoring_state_of(await self._io.run(self._state.scoring_state, scope, session_id))
+        return scoring_state_of(await self._io.run(self._turn_store.scoring_state, scope, session_id))
 
     async def record_injection(self, scope: Scope, session_id: str, ids: Sequence[str], prompt: str) -> None:
         session_id = check_session_id(session_id)
@@ -93,7 +92,7 @@ class SessionTurns:
         now = self._clock().timestamp()
 
         def write() -> None:
-            self._state.record_injection(scope, session_id, clean, prompt, now)
+            self._turn_store.record_injection(scope, session_id, clean, prompt, now)
             if then is not None:
                 then()
 
@@ -129,12 +128,12 @@ class SessionTurns:
         """
         session_id = check_session_id(session_id)
         await self.turn_writes.settle(scope, session_id, stored=False)  # the turn, not the last exchange
-        turn = await self._io.run(self._state.open_turn, scope, session_id)
+        turn = await self._io.run(self._turn_store.open_turn, scope, session_id)
         user = redact(user_text).strip() or (turn.prompt if turn else "")
         answer = redact(assistant_text).strip()
         content = self._writes.check_content(exchange_text(user, answer)) if user or answer else ""
         entry = await self._io.run(
-            self._state.journal_exchange,
+            self._turn_store.journal_exchange,
             scope,
             session_id,
             key,

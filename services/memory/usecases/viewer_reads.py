@@ -2,7 +2,7 @@
 
 ``browse`` pages through the active memories from the search mirrors (built
 on first use, as for search), and archived ones from the store. The turn and
-outcome reads come from ``storage.turn_history``.
+outcome reads come from ``storage.turns`` and ``storage.outcome_log``.
 """
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ from services.memory.domain.memory_view import NormalizedMemory, view
 from services.memory.domain.naming import COLLECTIONS, SCORED_COLLECTIONS, Scope, check_id
 from services.memory.domain.ranking import RankingWeights, RankInput, final_rank
 from services.memory.domain.record import MemoryRecord
+from services.memory.storage.lifecycle_events import LifecycleEvents
 from services.memory.storage.memory_store import MemoryStore
-from services.memory.storage.session_state import MAX_SESSION_ID_CHARS, SessionState
-from services.memory.storage.turn_history import TurnHistory
-from services.memory.storage.turn_records import OutcomeRow, SessionRow, Turn
+from services.memory.storage.outcome_log import OutcomeLog, OutcomeRow
+from services.memory.storage.turns import MAX_SESSION_ID_CHARS, SessionRow, Turn, TurnStore
 
 MAX_HISTORY_ROWS = 500
 
@@ -30,16 +30,18 @@ class ViewerReads:
     def __init__(
         self,
         store: MemoryStore,
-        state: SessionState,
-        history: TurnHistory,
+        turns: TurnStore,
+        outcome_log: OutcomeLog,
+        events: LifecycleEvents,
         io: BlockingIO,
         *,
         weights: RankingWeights,
         clock: Callable[[], datetime],
     ) -> None:
         self._store = store
-        self._state = state
-        self._history = history
+        self._turns = turns
+        self._outcome_log = outcome_log
+        self._events = events
         self._io = io
         self._weights = weights
         self._clock = clock
@@ -61,7 +63,6 @@ class ViewerReads:
         records: list[MemoryRecord] = []
         for collection in query.collections:
             records += await self._records(scope, collection, query.archived)
-        records = browsing.in_project(records, scope.project)  # another project's facts are not this one's
         chosen, total = browsing.select(records, query)
         now = self._clock()
         weights = self._weights
@@ -70,14 +71,6 @@ class ViewerReads:
             for r in chosen
         ]
         return shown, total, browsing.top_tags(records)
-
-    def _fact_owners(self, scope: Scope) -> list[browsing.FactOwner]:
-        with self._store.mirrors.read(scope, browsing.FACTS) as mirror:
-            return browsing.fact_owners(mirror.records())
-
-    async def facts(self, scope: Scope) -> list[browsing.FactOwner]:
-        """Every memory_bank fact of the scope's user with the project it belongs to, archived ones included."""
-        return await self._io.run(self._fact_owners, scope)
 
     def _counted(self, scope: Scope, collection: str) -> tuple[int, int, list[float]]:
         """(active rows, archived rows, the active rows' scores) of one collection's mirror."""
@@ -95,11 +88,11 @@ class ViewerReads:
             counts["archived"] += archived
             if collection in SCORED_COLLECTIONS:
                 scores += found
-        totals, by_day = await self._io.run(self._state.event_summary, scope)
+        totals, by_day = await self._io.run(self._events.summary, scope)
         return browsing.Overview(counts, browsing.score_histogram(scores), totals, by_day)
 
     async def sessions(self, scope: Scope, limit: int) -> list[SessionRow]:
-        return await self._io.run(self._history.sessions, scope, _limit(limit))
+        return await self._io.run(self._turns.sessions, scope, _limit(limit))
 
     async def turns(self, scope: Scope, *, session_id: str, memory_id: str, limit: int) -> list[Turn]:
         session_id = session_id.strip()
@@ -110,21 +103,21 @@ class ViewerReads:
         elif not session_id:
             raise InvalidRequest("pass session_id (a session's turns) or memory_id (the turns it was injected into)")
         return await self._io.run(
-            self._history.turns, scope, session_id=session_id, memory_id=memory_id, limit=_limit(limit)
+            self._turns.turns, scope, session_id=session_id, memory_id=memory_id, limit=_limit(limit)
         )
 
     async def written_by(self, scope: Scope, memory_id: str) -> str:
         """The client whose turn stored ``memory_id`` as its exchange ("" when unknown)."""
-        return await self._io.run(self._history.written_by, scope, check_id(memory_id))
+        return await self._io.run(self._turns.written_by, scope, check_id(memory_id))
 
     async def record_client(self, scope: Scope, session_id: str, client: str) -> None:
         """Name the client of the session's latest turn (a turn-start or a stop that said it)."""
         client = check_client(client)
         if client and session_id.strip():
-            await self._io.run(self._history.record_client, scope, session_id.strip(), client)
+            await self._io.run(self._turns.record_client, scope, session_id.strip(), client)
 
     async def outcome_log(self, scope: Scope, memory_id: str, limit: int) -> list[OutcomeRow]:
-        return await self._io.run(self._history.outcome_log, scope, check_id(memory_id), _limit(limit))
+        return await self._io.run(self._outcome_log.of_memory, scope, check_id(memory_id), _limit(limit))
 
 
 def _limit(limit: int) -> int:

@@ -96,7 +96,7 @@ def test_a_replayed_entry_already_stored_is_not_stored_twice(memory_service: Mem
         [record] = [r for r in await memory.store.scan(scope, WORKING) if r.id == stored_id]
         # the journal entry a crash would have left behind after the store call returned
         await memory.io.run(
-            memory.state.journal_exchange,
+            memory.turn_store.journal_exchange,
             scope,
             "s-replay",
             "",
@@ -113,4 +113,4 @@ def test_a_replayed_entry_already_stored_is_not_stored_twice(memory_service: Mem
     replayed, ids = loop_thread.run(scenario())
     assert replayed >= 1
     assert len(ids) == 1, ids
-    assert loop_thread.run(memory.io.run(memory.state.intake_count)) == 0
+    assert loop_thread.run(memory.io.run(memory.turn_store.intake_count)) == 0

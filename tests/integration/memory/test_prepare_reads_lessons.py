@@ -40,7 +40,7 @@ def test_the_use_case_reads_and_records_the_named_lessons(tmp_path: Path) -> Non
         assert [m.id for m in prepared.lessons] == [lesson, other]
         assert [m.id for m in prepared.memories] == [note]
         await core.turn_writes.settle(scope, "s1")
-        turn = core.state.open_turn(scope, "s1")
+        turn = core.turn_store.open_turn(scope, "s1")
         assert turn is not None and set(turn.injected_ids) == {note, lesson, other}
         await core.close()
 

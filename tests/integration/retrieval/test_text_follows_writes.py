@@ -91,7 +91,7 @@ def test_a_lexical_only_query_finds_what_every_write_path_wrote(tmp_path: Path) 
 
         # lifecycle: a promotion moves the memory to another collection (a new id), a deletion removes it
         moves = LifecycleMoves(
-            core.store, core.state, core.io, locks=core.locks, lifecycle=core.settings.lifecycle, clock=core.clock
+            core.store, core.events, core.io, locks=core.locks, lifecycle=core.settings.lifecycle, clock=core.clock
         )
         record = await core.store.locate(scope, stored)
         assert record is not None

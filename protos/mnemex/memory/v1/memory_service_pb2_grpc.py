@@ -367,8 +367,7 @@ class MemoryServiceServicer:
     def Browse(self, request, context):
         """The web viewer's reads and curation.
         One page of memories across collections, filtered by tag, sorted by score,
-        Wilson, uses or recency; archived ones on request. A memory_bank fact that
-        belongs to another project than the scope's is not listed (fact_scope.holds_in).
+        Wilson, uses or recency; archived ones on request.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -427,9 +426,7 @@ class MemoryServiceServicer:
 
     def Overview(self, request, context):
         """The viewer's overview: counts, score histogram and lifecycle events, from the
-        in-memory search mirrors (Stats scans the store and sizes the data directory);
-        the counts leave out other projects' facts, and every fact of the user is
-        listed with the project it belongs to.
+        in-memory search mirrors (Stats scans the store and sizes the data directory).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -1,21 +1,13 @@
-"""Per-session turn state and lifecycle events, in a small SQLite database.
-
-Not Chroma's own SQLite file: ``$MNEMEX_HOME/memory/state.db``, in WAL mode
-with ``synchronous=NORMAL``: a committed write is in the log before the call
-returns, so it survives ``kill -9`` of the service (the OS still holds it);
-only a power cut can lose the last few turns' bookkeeping, which costs at
-most one scoring prompt. (``FULL`` added an fsync to every prompt's
-RecordInjection: about 1 ms of CPU and more of wall time on the hot path.)
-Plain module (sqlite3 only); methods are synchronous and run on worker
-threads under one lock.
-
-A *turn* is one user prompt and the assistant's answer:
+"""A turn, one user prompt and the assistant's answer, in state.db: its record and every read and write of it.
 
 - ``record_injection`` with a prompt starts a new turn (the hook's
   get-context); without a prompt it adds ids to the current open turn (an MCP
   search during the answer). An empty session id means the scope's most
   recently active session.
-- ``complete_turn`` (the Stop hook, via RecordExchange) marks it completed.
+- ``complete_turn`` (the Stop hook, via RecordExchange) marks it completed;
+  ``journal_exchange`` does so with the exchange to store journaled in the
+  same fsynced commit (``exchange_intake``), so an acknowledged stop survives
+  a kill -9 and a power cut until the intake stored it (``finish_intake``).
 - ``claim_turn_key``: a client that reports one answer from several hooks
   (Cursor: afterAgentResponse, then stop) names the turn; the first claim of
   a key in a session wins, atomically, so the exchange is stored once.
@@ -26,51 +18,59 @@ A *turn* is one user prompt and the assistant's answer:
   turn if it is unscored, else none. Never the turn in progress: a score
   sent while answering (a model that obeys a scoring prompt twice, or scores
   on its own) must not promote the memories it is being shown right now.
+- What became of a turn, for the viewer: why each search result was injected
+  or left out (``record_choices``), the client that sent it, its exchange
+  outcome and the outcome log of its memories (``outcome_log``), read back by
+  ``turns`` and ``sessions``.
+
+Tables (created by ``state_db``): ``sessions``, ``turns``, ``turn_keys``,
+``exchange_intake``, ``turn_choices``, ``turn_clients``, and ``turn_outcomes``,
+which the outcome log writes with a Score. Plain module (sqlite3 only);
+methods are synchronous and run on worker threads under the state.db lock.
 """
 
 from __future__ import annotations
 
 import json
-from collections import defaultdict
-from collections.abc import Iterable
-from dataclasses import dataclass
-from datetime import UTC, datetime
-from pathlib import Path
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
-from services.memory.domain.naming import Scope
-from services.memory.storage.turn_records import TURN_COLUMNS, StateDb, Turn, turn_from_row
+from services.memory.domain.naming import Scope, split_id
+from services.memory.storage.outcome_log import MAX_ROWS, OutcomeRow, outcomes_by_turn
+from services.memory.storage.state_db import StateDb
 
 DEFAULT_SESSION = "default"
 MAX_SESSION_ID_CHARS = 200
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS sessions (
-    user TEXT NOT NULL, project TEXT NOT NULL, session_id TEXT NOT NULL, last_activity REAL NOT NULL,
-    PRIMARY KEY (user, project, session_id));
-CREATE INDEX IF NOT EXISTS sessions_recent ON sessions (user, project, last_activity);
-CREATE TABLE IF NOT EXISTS turns (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    user TEXT NOT NULL, project TEXT NOT NULL, session_id TEXT NOT NULL,
-    prompt TEXT NOT NULL DEFAULT '', injected_ids TEXT NOT NULL DEFAULT '[]',
-    completed INTEGER NOT NULL DEFAULT 0, scored INTEGER NOT NULL DEFAULT 0,
-    exchange_id TEXT NOT NULL DEFAULT '', assistant_text TEXT NOT NULL DEFAULT '',
-    started_at REAL NOT NULL, last_activity REAL NOT NULL);
-CREATE INDEX IF NOT EXISTS turns_session ON turns (user, project, session_id, id);
-CREATE INDEX IF NOT EXISTS turns_age ON turns (last_activity);
-CREATE TABLE IF NOT EXISTS events (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    user TEXT NOT NULL, project TEXT NOT NULL, at REAL NOT NULL, day TEXT NOT NULL,
-    kind TEXT NOT NULL, memory_id TEXT NOT NULL, from_collection TEXT NOT NULL, to_collection TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS events_scope ON events (user, project, day);
-CREATE TABLE IF NOT EXISTS turn_keys (
-    user TEXT NOT NULL, project TEXT NOT NULL, session_id TEXT NOT NULL, turn_key TEXT NOT NULL,
-    at REAL NOT NULL, PRIMARY KEY (user, project, session_id, turn_key));
-CREATE INDEX IF NOT EXISTS turn_keys_age ON turn_keys (at);
-CREATE TABLE IF NOT EXISTS exchange_intake (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    user TEXT NOT NULL, project TEXT NOT NULL, session_id TEXT NOT NULL,
-    memory_id TEXT NOT NULL, content TEXT NOT NULL, at REAL NOT NULL);
-"""
+# the columns of a turn as ``turn_from_row`` reads them, from ``turns t``
+TURN_COLUMNS = "t.id, t.session_id, t.prompt, t.injected_ids, t.completed, t.scored, t.exchange_id, t.started_at"
+
+
+@dataclass(frozen=True)
+class Turn:
+    id: int
+    session_id: str
+    prompt: str
+    injected_ids: list[str]
+    completed: bool
+    scored: bool
+    exchange_id: str
+    started_at: float
+    # what became of it, for the viewer (``TurnStore.turns``); empty where not read
+    outcome: str = ""
+    outcomes: list[OutcomeRow] = field(default_factory=list)
+    choices: str = ""  # JSON: why each search result was injected or left out (PrepareContext)
+    client: str = ""  # the client that sent it (claude, cursor, opencode); "" when not said
+
+
+@dataclass(frozen=True)
+class SessionRow:
+    session_id: str
+    last_activity: float
+    turns: int
+    first_prompt: str = ""
+    clients: tuple[str, ...] = ()  # the clients its turns came from, by name
 
 
 @dataclass(frozen=True)
@@ -84,25 +84,37 @@ class IntakeEntry:
     content: str
 
 
-@dataclass(frozen=True)
-class LifecycleEvent:
-    kind: str  # promoted, demoted, deleted, expired
-    memory_id: str
-    from_collection: str
-    to_collection: str = ""
+def turn_from_row(
+    row: Sequence[Any],
+    *,
+    outcome: str = "",
+    outcomes: list[OutcomeRow] | None = None,
+    choices: str = "",
+    client: str = "",
+) -> Turn:
+    """A ``Turn`` from a row that starts with ``TURN_COLUMNS``."""
+    return Turn(
+        id=row[0],
+        session_id=row[1],
+        prompt=row[2],
+        injected_ids=json.loads(row[3]),
+        completed=bool(row[4]),
+        scored=bool(row[5]),
+        exchange_id=row[6],
+        started_at=row[7],
+        outcome=outcome,
+        outcomes=outcomes if outcomes is not None else [],
+        choices=choices,
+        client=client,
+    )
 
 
-class SessionState:
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.db = StateDb(path, _SCHEMA)  # the one handle on state.db; the turn history shares it
-        self._lock = self.db.lock
-        self._db = self.db.conn
+class TurnStore:
+    def __init__(self, db: StateDb) -> None:
+        self._lock = db.lock
+        self._db = db.conn
 
-    def close(self) -> None:
-        self.db.close()
-
-    # -- helpers ----------------------------------------------------------------
+    # -- helpers (the caller holds the lock) --------------------------------------------
     def _latest_session(self, scope: Scope) -> str | None:
         row = self._db.execute(
             "SELECT session_id FROM sessions WHERE user=? AND project=? ORDER BY last_activity DESC LIMIT 1",
@@ -128,7 +140,14 @@ class SessionState:
         ).fetchone()
         return None if row is None else turn_from_row(row)
 
-    # -- turns ------------------------------------------------------------------
+    def _latest_turn_id(self, scope: Scope, session_id: str) -> int | None:
+        row = self._db.execute(
+            "SELECT id FROM turns WHERE user=? AND project=? AND session_id=? ORDER BY id DESC LIMIT 1",
+            (scope.user, scope.project, session_id),
+        ).fetchone()
+        return None if row is None else int(row[0])
+
+    # -- the turn as it happens -----------------------------------------------------------
     def resolve_session(self, scope: Scope, session_id: str) -> str:
         with self._lock:
             return self._resolve(scope, session_id)
@@ -151,6 +170,39 @@ class SessionState:
                     "UPDATE turns SET injected_ids=?, last_activity=? WHERE id=?", (json.dumps(merged), now, latest.id)
                 )
             return session
+
+    def record_choices(self, scope: Scope, session_id: str, choices: str, client: str = "") -> None:
+        """Keep ``choices`` (JSON; "" for none) and ``client`` (if said) with the session's latest turn,
+        the one PrepareContext just recorded."""
+        with self._lock, self._db:
+            self._db.execute("BEGIN IMMEDIATE")
+            turn_id = self._latest_turn_id(scope, session_id)
+            if turn_id is None:
+                return
+            if choices:
+                self._db.execute(
+                    "INSERT INTO turn_choices VALUES (?,?) "
+                    "ON CONFLICT (turn_id) DO UPDATE SET choices=excluded.choices",
+                    (turn_id, choices),
+                )
+            if client:
+                self._db.execute(
+                    "INSERT INTO turn_clients VALUES (?,?) ON CONFLICT (turn_id) DO UPDATE SET client=excluded.client",
+                    (turn_id, client),
+                )
+
+    def record_client(self, scope: Scope, session_id: str, client: str) -> None:
+        """Name the client of the session's latest turn, unless the turn already has one (a stop
+        or turn-start after get-context said it already)."""
+        if not client:
+            return
+        with self._lock:
+            turn_id = self._latest_turn_id(scope, session_id)
+            if turn_id is None or self._db.execute("SELECT 1 FROM turn_clients WHERE turn_id=?", (turn_id,)).fetchone():
+                return  # the usual case after get-context: a read, no write
+            with self._db:
+                self._db.execute("BEGIN IMMEDIATE")
+                self._db.execute("INSERT OR IGNORE INTO turn_clients VALUES (?,?)", (turn_id, client))
 
     def open_turn(self, scope: Scope, session_id: str) -> Turn | None:
         with self._lock:
@@ -185,7 +237,24 @@ class SessionState:
                 (scope.user, scope.project, session, user_text, exchange_id, assistant_text, now, now),
             )
 
-    # -- the exchange intake journal ----------------------------------------------------
+    def claim_turn_key(self, scope: Scope, session_id: str, turn_key: str, now: float) -> bool:
+        """True the first time ``turn_key`` is claimed in the session, False ever after."""
+        with self._lock, self._db:
+            inserted = self._db.execute(
+                "INSERT OR IGNORE INTO turn_keys VALUES (?,?,?,?,?)",
+                (scope.user, scope.project, session_id, turn_key, now),
+            ).rowcount
+            return bool(inserted)
+
+    def release_turn_key(self, scope: Scope, session_id: str, turn_key: str) -> None:
+        """Undo a claim whose exchange could not be stored, so a later report can store it."""
+        with self._lock, self._db:
+            self._db.execute(
+                "DELETE FROM turn_keys WHERE user=? AND project=? AND session_id=? AND turn_key=?",
+                (scope.user, scope.project, session_id, turn_key),
+            )
+
+    # -- the exchange intake journal --------------------------------------------------------
     def journal_exchange(
         self,
         scope: Scope,
@@ -257,23 +326,7 @@ class SessionState:
         with self._lock:
             return int(self._db.execute("SELECT COUNT(*) FROM exchange_intake").fetchone()[0])
 
-    def claim_turn_key(self, scope: Scope, session_id: str, turn_key: str, now: float) -> bool:
-        """True the first time ``turn_key`` is claimed in the session, False ever after."""
-        with self._lock, self._db:
-            inserted = self._db.execute(
-                "INSERT OR IGNORE INTO turn_keys VALUES (?,?,?,?,?)",
-                (scope.user, scope.project, session_id, turn_key, now),
-            ).rowcount
-            return bool(inserted)
-
-    def release_turn_key(self, scope: Scope, session_id: str, turn_key: str) -> None:
-        """Undo a claim whose exchange could not be stored, so a later report can store it."""
-        with self._lock, self._db:
-            self._db.execute(
-                "DELETE FROM turn_keys WHERE user=? AND project=? AND session_id=? AND turn_key=?",
-                (scope.user, scope.project, session_id, turn_key),
-            )
-
+    # -- scoring ------------------------------------------------------------------------------
     def scoring_state(self, scope: Scope, session_id: str) -> Turn | None:
         """The latest turn when it completed and is unscored (scoring required), else None."""
         with self._lock:
@@ -290,46 +343,78 @@ class SessionState:
         with self._lock, self._db:
             self._db.execute("UPDATE turns SET scored=1, last_activity=? WHERE id=?", (now, turn_id))
 
+    # -- keeping it bounded -------------------------------------------------------------------
     def prune(self, older_than: float) -> int:
-        """Drop turn logs (prompts, answers) and sessions idle since before ``older_than``."""
+        """Drop turns (prompts, answers, what became of them) and sessions idle since before ``older_than``."""
         with self._lock, self._db:
             self._db.execute("BEGIN IMMEDIATE")
             removed = self._db.execute("DELETE FROM turns WHERE last_activity < ?", (older_than,)).rowcount
             self._db.execute("DELETE FROM sessions WHERE last_activity < ?", (older_than,))
             self._db.execute("DELETE FROM turn_keys WHERE at < ?", (older_than,))
+            for table in ("turn_outcomes", "turn_choices", "turn_clients"):
+                self._db.execute(f"DELETE FROM {table} WHERE turn_id NOT IN (SELECT id FROM turns)")
             return int(removed)
 
     def turn_count(self) -> int:
         with self._lock:
             return int(self._db.execute("SELECT COUNT(*) FROM turns").fetchone()[0])
 
-    # -- lifecycle events ---------------------------------------------------------
-    def add_events(self, scope: Scope, events: Iterable[LifecycleEvent], now: float) -> None:
-        day = datetime.fromtimestamp(now, UTC).date().isoformat()
-        rows = [
-            (scope.user, scope.project, now, day, e.kind, e.memory_id, e.from_collection, e.to_collection)
-            for e in events
-        ]
-        if not rows:
-            return
-        with self._lock, self._db:
-            self._db.execute("BEGIN IMMEDIATE")
-            self._db.executemany(
-                "INSERT INTO events (user, project, at, day, kind, memory_id, from_collection, to_collection) "
-                "VALUES (?,?,?,?,?,?,?,?)",
-                rows,
-            )
-
-    def event_summary(self, scope: Scope) -> tuple[dict[str, int], dict[str, dict[str, int]]]:
-        """(totals per kind, {day: {kind: count}}) for the scope."""
+    # -- past turns, for the viewer -------------------------------------------------------------
+    def sessions(self, scope: Scope, limit: int) -> list[SessionRow]:
         with self._lock:
             rows = self._db.execute(
-                "SELECT day, kind, COUNT(*) FROM events WHERE user=? AND project=? GROUP BY day, kind ORDER BY day",
-                (scope.user, scope.project),
+                "SELECT s.session_id, s.last_activity, "
+                "(SELECT COUNT(*) FROM turns t WHERE t.user=s.user AND t.project=s.project "
+                "AND t.session_id=s.session_id), "
+                "(SELECT t.prompt FROM turns t WHERE t.user=s.user AND t.project=s.project "
+                "AND t.session_id=s.session_id AND t.prompt != '' ORDER BY t.id LIMIT 1), "
+                "(SELECT group_concat(DISTINCT c.client) FROM turns t JOIN turn_clients c ON c.turn_id=t.id "
+                "WHERE t.user=s.user AND t.project=s.project AND t.session_id=s.session_id) "
+                "FROM sessions s WHERE s.user=? AND s.project=? "
+                "ORDER BY s.last_activity DESC LIMIT ?",
+                (scope.user, scope.project, min(limit, MAX_ROWS)),
             ).fetchall()
-        totals: dict[str, int] = defaultdict(int)
-        by_day: dict[str, dict[str, int]] = defaultdict(dict)
-        for day, kind, count in rows:
-            totals[kind] += count
-            by_day[day][kind] = count
-        return dict(totals), dict(by_day)
+        return [
+            SessionRow(r[0], r[1], r[2], r[3] or "", tuple(sorted(c for c in (r[4] or "").split(",") if c)))
+            for r in rows
+        ]
+
+    def written_by(self, scope: Scope, memory_id: str) -> str:
+        """The client of the turn that stored ``memory_id`` (any collection it moved to) as its exchange."""
+        uid = split_id(memory_id)[1]
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT t.exchange_id, k.client FROM turns t JOIN turn_clients k ON k.turn_id=t.id "
+                "WHERE t.user=? AND t.project=? AND t.exchange_id LIKE ? ORDER BY t.id DESC LIMIT 5",
+                (scope.user, scope.project, f"%{uid}"),  # '_' may over-match: checked below
+            ).fetchall()
+        return next((str(client) for exchange_id, client in rows if split_id(exchange_id)[1] == uid), "")
+
+    def turns(self, scope: Scope, *, session_id: str = "", memory_id: str = "", limit: int = 100) -> list[Turn]:
+        """A session's turns in order, or the latest turns ``memory_id`` was injected into (newest first)."""
+        limit = min(limit, MAX_ROWS)
+        columns = f"{TURN_COLUMNS}, o.outcome, c.choices, k.client"
+        joins = (
+            "LEFT JOIN turn_outcomes o ON o.turn_id=t.id LEFT JOIN turn_choices c ON c.turn_id=t.id "
+            "LEFT JOIN turn_clients k ON k.turn_id=t.id"
+        )
+        with self._lock:
+            if memory_id:
+                uid = split_id(memory_id)[1]
+                rows = self._db.execute(
+                    f"SELECT {columns} FROM turns t {joins} "
+                    "WHERE t.user=? AND t.project=? AND t.injected_ids LIKE ? ORDER BY t.id DESC LIMIT ?",
+                    (scope.user, scope.project, f'%{uid}"%', limit),  # '_' may over-match: checked below
+                ).fetchall()
+                rows = [r for r in rows if any(split_id(i)[1] == uid for i in json.loads(r[3]))]
+            else:
+                rows = self._db.execute(
+                    f"SELECT {columns} FROM turns t {joins} "
+                    "WHERE t.user=? AND t.project=? AND t.session_id=? ORDER BY t.id LIMIT ?",
+                    (scope.user, scope.project, session_id, limit),
+                ).fetchall()
+            by_turn = outcomes_by_turn(self._db, [r[0] for r in rows])
+        return [
+            turn_from_row(r, outcome=r[8] or "", outcomes=by_turn.get(r[0], []), choices=r[9] or "", client=r[10] or "")
+            for r in rows
+        ]

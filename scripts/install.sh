@@ -27,6 +27,21 @@ install_e2e_clients() {
   (cd "$dir" && npm install --no-audit --no-fund --loglevel=error)  # versions pinned exactly in package.json
   touch "$marker"
 }
+# axe-core, the accessibility checker the viewer's browser tests inject into each page (offline),
+# pinned in tests/browser/package-lock.json and installed into tests/browser/node_modules.
+install_axe() {
+  local dir=tests/browser marker=tests/browser/node_modules/.mnemex-installed
+  if [ -f "$marker" ] && [ "$marker" -nt "$dir/package-lock.json" ]; then
+    return 0
+  fi
+  if ! command -v npm >/dev/null 2>&1; then
+    echo "mnemex: npm is needed for the browser tests' accessibility check (axe-core);" \
+      "install Node.js 20+ (for example: apt-get install nodejs npm) and run this again" >&2
+    exit 1
+  fi
+  (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)  # exactly the lock file's versions
+  touch "$marker"
+}
 # The browser the viewer's tests drive (tests/browser): Debian's chromium, never a browser download.
 install_browser() {
   if [ -x /usr/bin/chromium ] || [ -n "${MNEMEX_CHROMIUM:-}" ]; then
@@ -57,6 +72,7 @@ install_browser() {
 }
 [ -n "$extra" ] && install_e2e_clients
 [ -n "$extra" ] && install_browser
+[ -n "$extra" ] && install_axe
 if [ -f "$stamp" ] && [ "$stamp" -nt pyproject.toml ]; then
   exit 0
 fi

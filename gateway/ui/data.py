@@ -45,8 +45,6 @@ KINDS = {
 PAGE_SIZE = 20
 BULK_LIMIT = PAGE_SIZE  # bulk archive acts on the rows of one page
 SEARCH_POOL = 100  # a search ranks this many, then the page is cut from them
-BROWSE_CHUNK = 100  # the memory service's Browse answers at most this many at a time
-MAX_FACTS_READ = 2_000  # facts read to know which belong to other projects (20 Browse calls)
 MAX_PAGE = 500
 TURNS_SHOWN = 100
 GRAPH_NODES = 500  # the kg view's own cap; graph.js switches layout above 200
@@ -155,22 +153,22 @@ class ViewerData:
     async def project_names(self) -> list[str]:
         return sorted({s["name"] for s in await self.projects() if s["name"]})
 
-    async def most_active_project(self) -> str:
+    async def most_active_project(self, scopes: Sequence[JSON] | None = None) -> str:
         """The project whose latest session turn is newest; else the one with the most memories; else the default.
 
         ``/ui`` lands here, so a user with full projects never lands on an empty "default".
         """
-        scopes = [s for s in await self.projects() if s["name"]]
-        if not scopes:
+        named = [s for s in (await self.projects() if scopes is None else scopes) if s["name"]]
+        if not named:
             return self.default_project()
 
         async def last_activity(name: str) -> str:
             reply = await self.browser.sessions(self.callers.pinned(name), limit=1)
             return reply.sessions[0].last_activity if reply.sessions else ""
 
-        latest = await asyncio.gather(*(last_activity(s["name"]) for s in scopes))
+        latest = await asyncio.gather(*(last_activity(s["name"]) for s in named))
         ranked = sorted(
-            zip(scopes, latest, strict=True),
+            zip(named, latest, strict=True),
             key=lambda pair: (pair[1], sum(pair[0]["counts"].values()), pair[0]["name"]),
             reverse=True,
         )
@@ -178,120 +176,58 @@ class ViewerData:
 
     # -- pages ----------------------------------------------------------------------------
     async def overview(self, project: str) -> JSON:
-        caller = self.caller(project)
-        reply, scopes, facts = await asyncio.gather(self.browser.overview(caller), self.projects(), self.facts(caller))
-        counts = dict(reply.counts)
-        # memory_bank holds every project's facts: another project's neither shows nor counts here
-        active, archived = facts.foreign_counts(caller.project)
-        counts["memory_bank"] = max(0, counts.get("memory_bank", 0) - active)
-        counts["archived"] = max(0, counts.get("archived", 0) - archived)
+        """The project's counts (the memory service leaves other projects' facts out), score histogram,
+        lifecycle events, and every project's row; no ``project``: the most active one."""
+        if project:
+            caller = self.caller(project)
+            reply, scopes = await asyncio.gather(self.browser.overview(caller), self.projects())
+        else:
+            scopes = await self.projects()
+            caller = self.caller(await self.most_active_project(scopes))
+            reply = await self.browser.overview(caller)
         stats = {
-            "counts": counts,
+            "counts": dict(reply.counts),
             "score_histogram": dict(reply.score_histogram),
             "events": dict(reply.events),
             "events_by_day": proto_dicts._json_object(reply.events_by_day_json),
         }
-        return {"project": caller.project, "stats": stats, "projects": scoped_counts(scopes, facts)}
+        return {"project": caller.project, "stats": stats, "projects": scoped_counts(scopes, _facts(reply))}
 
     async def project_table(self) -> list[JSON]:
         """``projects`` with each memory_bank fact counted on the row of the project it belongs to."""
         scopes, facts = await asyncio.gather(self.projects(), self.facts(self.caller("")))
         return scoped_counts(scopes, facts)
 
-    async def facts(self, caller: Caller, *, tag: str = "", archived: str = "all") -> Facts:
-        """The user's memory_bank facts (those with ``tag``, in ``archived`` state), reduced to their scope."""
-        found = await self._browse_all(caller, ["memory_bank"], tag=tag, archived=archived, limit=MAX_FACTS_READ)
-        return Facts.of(proto_dicts.memories_to_dicts(found))
-
-    async def _browse_all(
-        self,
-        caller: Caller,
-        collections: list[str],
-        *,
-        tag: str,
-        archived: str,
-        limit: int,
-        sort: str = "recency",
-        kind: str = "",
-        skip: frozenset[str] = frozenset(),
-    ) -> list[mem_pb.Memory]:
-        """The first ``limit`` memories of a browse not in ``skip``, read a chunk at a time."""
-        kept: list[mem_pb.Memory] = []
-        offset = 0
-        while len(kept) < limit:
-            reply = await self.browser.browse(
-                caller,
-                collections=collections,
-                tag=tag,
-                sort=sort,
-                limit=BROWSE_CHUNK,
-                offset=offset,
-                archived=archived,
-                kind=kind,
-            )
-            kept += [m for m in reply.memories if m.id not in skip]
-            offset += BROWSE_CHUNK
-            if offset >= reply.total or not reply.memories:
-                break
-        return kept[:limit]
+    async def facts(self, caller: Caller) -> Facts:
+        """The user's memory_bank facts (archived ones too), each with the project it belongs to."""
+        return _facts(await self.browser.overview(caller))
 
     async def memories(self, project: str, q: MemoryQuery) -> JSON:
         """A page of memories: the search's relevant ones for a query, else the browsed list.
 
-        Another project's facts neither show nor count. A search answers as the REST search does
-        (``MemoryService.search``): only memories above the relevance floor, copies of one text
-        collapsed into one row (``duplicates``); ``relevant`` is how many passed the floor here.
+        Another project's facts neither show nor count: the memory service's Browse leaves them out
+        before paging. A search answers as the REST search does (``MemoryService.search``): only
+        memories above the relevance floor, copies of one text collapsed into one row
+        (``duplicates``); ``relevant`` is how many passed the floor here.
         """
         caller = self.caller(project)
         q = q.checked()
         if q.query:
             return await self._search(caller, q)
-        collections = [q.collection] if q.collection else []
         sort = q.sort if q.sort in BROWSE_SORTS else "recency"  # no query: nothing to be relevant to
-        offset = (q.page - 1) * PAGE_SIZE
-        with_facts = (not collections or "memory_bank" in collections) and q.kind in ("", "fact")
-        foreign = (
-            (await self.facts(caller, tag=q.tag, archived=q.archived)).foreign_ids(caller.project)
-            if with_facts
-            else frozenset()
+        reply = await self.browser.browse(
+            caller,
+            collections=[q.collection] if q.collection else [],
+            tag=q.tag,
+            sort=sort,
+            limit=PAGE_SIZE,
+            offset=(q.page - 1) * PAGE_SIZE,
+            archived=q.archived,
+            kind=q.kind,
         )
-        if foreign:  # read from the top, skipping them, so every page and the total leave them out
-            reply = await self.browser.browse(
-                caller,
-                collections=collections,
-                tag=q.tag,
-                sort=sort,
-                limit=1,
-                offset=0,
-                archived=q.archived,
-                kind=q.kind,
-            )
-            kept = await self._browse_all(
-                caller,
-                collections,
-                tag=q.tag,
-                archived=q.archived,
-                limit=offset + PAGE_SIZE,
-                sort=sort,
-                kind=q.kind,
-                skip=foreign,
-            )
-            memories, total = kept[offset:], max(0, reply.total - len(foreign))
-        else:
-            reply = await self.browser.browse(
-                caller,
-                collections=collections,
-                tag=q.tag,
-                sort=sort,
-                limit=PAGE_SIZE,
-                offset=offset,
-                archived=q.archived,
-                kind=q.kind,
-            )
-            memories, total = list(reply.memories), reply.total
         return {
-            "memories": proto_dicts.memories_to_dicts(memories),
-            "total": total,
+            "memories": proto_dicts.memories_to_dicts(reply.memories),
+            "total": reply.total,
             "relevant": None,
             "capped": False,
             "tags": list(reply.tags),
@@ -497,6 +433,10 @@ class ViewerData:
 
     async def remove_book(self, project: str, title: str) -> JSON:
         return await self.library.remove_book(self.caller(project), title=title)
+
+
+def _facts(overview: mem_pb.OverviewResponse) -> Facts:
+    return Facts(tuple((f.id, f.project, f.archived) for f in overview.facts))
 
 
 def injected_tokens(memories: Sequence[JSON]) -> int:

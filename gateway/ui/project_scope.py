@@ -2,9 +2,11 @@
 
 A fact belongs to the project where it was stated unless it was stated user-wide
 (``gateway.capabilities.top_facts.holds_in``, the rule of services/memory/domain/fact_scope.py).
-The memory service keeps every fact of a user in one user-wide collection, so its
-Browse, Overview and scope counts include other projects' facts; ``Facts`` is what the
-viewer subtracts so that another project's fact neither shows nor counts on a page.
+The memory service keeps every fact of a user in one user-wide collection. Its Browse and
+Overview already leave other projects' facts out of a project's lists and counts; its scope
+counts (ListScopes) and the kg do not, so ``Facts`` (every fact with the project it belongs to,
+from Overview) is what the viewer uses to count each fact on its own project's row and to
+take another project's facts out of the graph. A search hit carries its fact's scope (``shown_in``).
 
 Project ids are ``<folder>-<hash>`` (``kernel.projects``) or a bound name. ``display_names``
 shows the folder name alone, keeping the id where two projects share a folder name. Only
@@ -49,23 +51,9 @@ class Facts:
 
     rows: tuple[tuple[str, str, bool], ...] = ()
 
-    @classmethod
-    def of(cls, memories: Sequence[JSON]) -> Facts:
-        return cls(
-            tuple(
-                (str(m["id"]), "" if user_wide(m) else str(m.get("project") or ""), bool(m.get("archived")))
-                for m in memories
-            )
-        )
-
     def foreign_ids(self, project: str) -> frozenset[str]:
         """Facts that belong to another project than ``project``."""
         return frozenset(i for i, owner, _ in self.rows if owner and owner != project)
-
-    def foreign_counts(self, project: str) -> tuple[int, int]:
-        """(active, archived) facts of other projects."""
-        flags = [archived for _, owner, archived in self.rows if owner and owner != project]
-        return flags.count(False), flags.count(True)
 
     def active_per_project(self) -> Counter[str]:
         """Active facts per owning project ("" : user-wide)."""

@@ -8,6 +8,8 @@ and a book.
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
 import os
 import shutil
 from collections.abc import Iterator
@@ -19,7 +21,7 @@ import pytest
 
 from gateway.formatting import CONTEXT_END, CONTEXT_START
 from kernel import projects
-from tests.integration.gateway.live_stack import LiveStack, start_live_stack
+from tests.integration.gateway.live_stack import LiveStack, _serve_gateway, start_live_stack
 
 pytestmark = pytest.mark.integration
 
@@ -220,3 +222,85 @@ def new_project(seeded: Seeded, root: Path, name: str, facts: list[str], session
         seeded.live.post("/api/hooks/turn-start", {**turn, "prompt": content})
         seeded.live.post("/api/hooks/stop", {**turn, "assistant_text": f"Noted: {content}"})
     return projects.resolve(cwd, seeded.live.home), cwd
+
+
+# The tour: every page of the viewer, for the accessibility check and the screenshots in docs/screenshots.
+TOUR_TOKEN = "tour-" + "t0k3n" * 8
+WIDTHS = (1280, 420)
+
+
+@dataclass(frozen=True)
+class Stop:
+    """One page of the tour: its name (the screenshot's file name), its address, and what shows it drawn."""
+
+    name: str
+    url: str
+    ready: str = "main"
+    feed_cwd: str = ""  # the sessions page: a prompt goes through the hooks once its feed is live
+
+
+@dataclass
+class Tour:
+    live: LiveStack
+    stops: list[Stop]
+    turns: Iterator[int] = field(default_factory=itertools.count)
+
+    def visit(self, tab: Any, stop: Stop) -> None:
+        """Open the page and wait until it is drawn; on the sessions page, until the feed shows a prompt."""
+        tab.goto(stop.url)
+        tab.wait_for_selector(stop.ready)
+        if stop.feed_cwd:
+            tab.wait_for_selector("#live-status[data-state='live']")
+            turn = {"session_id": f"tour-{next(self.turns)}", "cwd": stop.feed_cwd}
+            prompt = "How do I roll back the atlas deploy?"
+            self.live.post("/api/hooks/get-context", {**turn, "prompt": prompt})
+            self.live.post("/api/hooks/stop", {**turn, "assistant_text": "Run helm rollback atlas 1."})
+            tab.wait_for_selector("#activity li[data-kind='stored']")
+
+
+def _tour_project(seeded: Seeded, root: Path) -> tuple[str, str]:
+    """A project of its own for the live feed and an imported session (the seeded one stays as it is)."""
+    work = root / "atlas"
+    (work / ".git").mkdir(parents=True)
+    cwd = str(work)
+    seeded.live.post("/api/memory-bank/add", {"content": "The atlas service deploys with Helm", "cwd": cwd})
+    imported = {
+        "client": "claude",
+        "session_id": "tour-imported",
+        "cwd": cwd,
+        "source_id": "tour-1",
+        "started_at": "2026-01-05T10:00:00+00:00",
+        "user_text": "Why does the atlas build fail on arm64?",
+        "assistant_text": "The wheel cache was built for x86_64; clear it and build again.",
+    }
+    seeded.live.post("/api/backfill", {"exchanges": [imported]})
+    return projects.resolve(cwd, seeded.live.home), cwd
+
+
+@pytest.fixture(scope="package")
+def tour(seeded: Seeded, loop_thread: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Tour]:
+    """Every viewer page, in the seeded project; the sign-in page comes from a second gateway with a token."""
+    atlas, atlas_cwd = _tour_project(seeded, tmp_path_factory.mktemp("tour"))
+    stop_gateway, guarded = loop_thread.run(_serve_gateway(dataclasses.replace(seeded.live.settings, token=TOUR_TOKEN)))
+    base = seeded.live.url
+    try:
+        yield Tour(
+            seeded.live,
+            [
+                Stop("overview", seeded.url("/ui")),
+                Stop("projects", seeded.url("/ui/projects")),
+                Stop("memories", seeded.url("/ui/memories")),
+                Stop("search", seeded.url("/ui/memories", q="ledger helm deploy")),
+                Stop("memory", seeded.url(f"/ui/memories/{seeded.facts[FACTS[0]]}")),
+                Stop("live", f"{base}/ui/sessions?project={atlas}", feed_cwd=atlas_cwd),
+                Stop("session", seeded.url("/ui/session", id=SESSION)),
+                Stop("imported-session", f"{base}/ui/session?project={atlas}&id=tour-imported"),
+                Stop("graph", seeded.url("/ui/graph"), ready="#graph:not([data-rendered='0'])"),
+                Stop("books", seeded.url("/ui/books")),
+                Stop("preview", seeded.url("/ui/preview", prompt="how do I deploy the ledger service with helm?")),
+                Stop("sign-in", f"{guarded}/ui/login?next=/ui"),
+                Stop("error", seeded.url("/ui/memories/history_123456789012")),
+            ],
+        )
+    finally:
+        loop_thread.run(stop_gateway())

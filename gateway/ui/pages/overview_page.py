@@ -48,7 +48,7 @@ def chart_data(stats: dict[str, Any]) -> dict[str, Any]:
 async def overview(
     request: Request, project: str = Query("", max_length=64), data: ViewerData = Depends(viewer)
 ) -> HTMLResponse:
-    found = await data.overview(project or await data.most_active_project())
+    found = await data.overview(project)  # none: the most active project
     names = [p["name"] for p in found["projects"] if p["name"]]
     return render(
         request,

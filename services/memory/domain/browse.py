@@ -2,17 +2,21 @@
 
 Pure module. The viewer's memory list uses it when no search text is given.
 It works on ``MemoryRecord``s, not views, so a page of 10k memories sorts
-on the counters alone and only the page shown is turned into views.
+on the counters alone and only the page shown is turned into views. A
+project's pages list and count only the facts that hold there
+(``fact_scope.holds_in``): ``in_project`` drops the others before paging.
 """
 
 from __future__ import annotations
 
 import heapq
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import cache
 
+from services.memory.domain.fact_scope import holds_in, scope_key
 from services.memory.domain.memory_errors import InvalidRequest
 from services.memory.domain.naming import BOOKS, COLLECTIONS, MEMORY_BANK, check_collection
 from services.memory.domain.record import MemoryRecord
@@ -107,16 +111,17 @@ def build_browse_query(
     return BrowseQuery(chosen, tag, chosen_kind, order, which, limit, offset)
 
 
-def _key(sort: BrowseSort, record: MemoryRecord) -> tuple[float, ...]:
-    counters = record.counters
-    created = record.created_ts
+def _keys(sort: BrowseSort) -> Callable[[MemoryRecord], tuple[float | str, ...]]:
+    """The sort key of one record, best last, ties by id. The Wilson bound is worked out once per
+    (successes, uses) pair: 10k memories hold only a few such pairs."""
     if sort is BrowseSort.SCORE:
-        return (counters.score, created)
-    if sort is BrowseSort.WILSON:
-        return (wilson_lower_bound(counters.success_count, counters.uses), counters.score, created)
+        return lambda r: (r.counters.score, r.created_ts, r.id)
     if sort is BrowseSort.USES:
-        return (float(counters.uses), counters.score, created)
-    return (created,)
+        return lambda r: (r.counters.uses, r.counters.score, r.created_ts, r.id)
+    if sort is BrowseSort.WILSON:
+        wilson = cache(wilson_lower_bound)
+        return lambda r: (wilson(r.counters.success_count, r.counters.uses), r.counters.score, r.created_ts, r.id)
+    return lambda r: (r.created_ts, r.id)
 
 
 def select(records: Sequence[MemoryRecord], query: BrowseQuery) -> tuple[list[MemoryRecord], int]:
@@ -128,11 +133,47 @@ def select(records: Sequence[MemoryRecord], query: BrowseQuery) -> tuple[list[Me
     chosen = [r for r in records if query.tag in r.tags] if query.tag else records
     if query.kind is not None:
         chosen = [r for r in chosen if kind_of(r) is query.kind]
-    best = heapq.nlargest(query.offset + query.limit, chosen, key=lambda r: (*_key(query.sort, r), r.id))
+    best = heapq.nlargest(query.offset + query.limit, chosen, key=_keys(query.sort))
     return best[query.offset :], len(chosen)
 
 
+def in_project(records: Iterable[MemoryRecord], project: str) -> list[MemoryRecord]:
+    """``records`` less the facts that belong to another project than ``project``."""
+    return [r for r in records if r.collection != MEMORY_BANK or holds_in(r, project)]
+
+
 EVENT_KINDS = ("promoted", "demoted", "deleted", "expired")
+
+
+@dataclass(frozen=True)
+class FactOwner:
+    """A memory_bank fact reduced to where it counts: its id, the project it belongs to ("" user-wide)."""
+
+    id: str
+    project: str
+    archived: bool
+
+    @classmethod
+    def of(cls, record: MemoryRecord) -> FactOwner:
+        return cls(record.id, scope_key(record), record.archived)
+
+
+FACTS = MEMORY_BANK  # the collection ``fact_owners`` reads
+
+
+def fact_owners(records: Iterable[MemoryRecord]) -> list[FactOwner]:
+    """The memory_bank facts among ``records``, each with the project it belongs to."""
+    return [FactOwner.of(r) for r in records if r.collection == MEMORY_BANK]
+
+
+def project_counts(counts: dict[str, int], facts: Sequence[FactOwner], project: str) -> dict[str, int]:
+    """Overview ``counts`` as ``project`` sees them: memory_bank and archived less the facts of other projects."""
+    foreign = [f.archived for f in facts if f.project and f.project != project]
+    return {
+        **counts,
+        MEMORY_BANK: max(0, counts.get(MEMORY_BANK, 0) - foreign.count(False)),
+        "archived": max(0, counts.get("archived", 0) - foreign.count(True)),
+    }
 
 
 @dataclass(frozen=True)

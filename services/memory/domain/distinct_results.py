@@ -143,18 +143,19 @@ def distinct(
     ``relevant[i]``: whether ``ranked[i]`` may be shown. A copy of a result shown joins it
     whether or not it passed the floor itself; results past the limit still join as copies.
     """
-    groups: list[tuple[NormalizedMemory, np.ndarray | None, list[str]]] = []
+    groups: list[tuple[NormalizedMemory, list[str]]] = []
     by_key: dict[str, int] = {}
     sequences: dict[int, tuple[str, ...]] = {}  # group -> its word sequence, computed when first needed
+    # the groups' vectors as rows (one product per result, not one dot per pair); a group without one: row of 0
+    matrix: np.ndarray | None = None
     for i, memory in enumerate(ranked):
         key = text_key(memory.content)
         twin = by_key.get(key)
         vector = vectors[i] if i < len(vectors) else None
-        if twin is None and vector is not None:
+        if twin is None and vector is not None and groups and matrix is not None:
             words: tuple[str, ...] | None = None
-            for g, (_, other, _) in enumerate(groups):
-                if other is None or float(np.dot(vector, other)) < rules.duplicate_min:
-                    continue
+            close = np.flatnonzero(matrix[: len(groups)] @ vector >= rules.duplicate_min)
+            for g in close.tolist():
                 words = word_sequence(memory.content) if words is None else words
                 if g not in sequences:
                     sequences[g] = word_sequence(groups[g][0].content)
@@ -162,9 +163,13 @@ def distinct(
                     twin = g
                     break
         if twin is not None:
-            groups[twin][2].append(memory.id)
+            groups[twin][1].append(memory.id)
             continue
         if relevant[i] and len(groups) < limit:
+            if vector is not None:
+                if matrix is None:
+                    matrix = np.zeros((limit, len(vector)), dtype=np.asarray(vector).dtype)
+                matrix[len(groups)] = vector
             by_key[key] = len(groups)
-            groups.append((memory, vector, []))
-    return [Listed(memory, tuple(copies)) for memory, _, copies in groups]
+            groups.append((memory, []))
+    return [Listed(memory, tuple(copies)) for memory, copies in groups]

@@ -105,10 +105,12 @@ class MemoryRecord:
     chunk_index: int | None = None
     chunk_count: int | None = None
     extra: Mapping[str, Scalar] = field(default_factory=dict)
+    # ``created`` as a timestamp (-inf when unknown): the key every listing sorts 10k records by, worked out once
+    created_ts: float = field(init=False, repr=False, compare=False)
 
-    @property
-    def created_ts(self) -> float:
-        return self.created.timestamp() if self.created is not None else float("-inf")
+    def __post_init__(self) -> None:
+        created = self.created.timestamp() if self.created is not None else float("-inf")
+        object.__setattr__(self, "created_ts", created)
 
     @property
     def recency_ts(self) -> float:

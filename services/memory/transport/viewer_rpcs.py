@@ -9,7 +9,7 @@ import json
 
 from kernel.grpc_service import RpcContext
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
-from services.memory.domain.browse import EVENT_KINDS, build_browse_query
+from services.memory.domain.browse import EVENT_KINDS, build_browse_query, project_counts
 from services.memory.transport import memory_protos as protos
 from services.memory.transport import viewer_protos
 from services.memory.usecases.request_scopes import RequestScopes
@@ -47,12 +47,15 @@ class ViewerRpcs:
         return pb.ListTurnsResponse(turns=[viewer_protos.turn(t) for t in found], written_by=writer)
 
     async def Overview(self, request: pb.OverviewRequest, context: RpcContext) -> pb.OverviewResponse:
-        found = await self._viewer.overview(protos.scope(self._scopes, request.scope))
+        scope = protos.scope(self._scopes, request.scope)
+        found = await self._viewer.overview(scope)
+        facts = await self._viewer.facts(scope)
         return pb.OverviewResponse(
-            counts=found.counts,
+            counts=project_counts(found.counts, facts, scope.project),
             score_histogram=found.score_histogram,
             events={kind: found.events.get(kind, 0) for kind in EVENT_KINDS},
             events_by_day_json=json.dumps(found.events_by_day, sort_keys=True),
+            facts=[pb.FactOwner(id=f.id, project=f.project, archived=f.archived) for f in facts],
         )
 
     async def OutcomeLog(self, request: pb.OutcomeLogRequest, context: RpcContext) -> pb.OutcomeLogResponse:

@@ -63,6 +63,7 @@ class ViewerReads:
         records: list[MemoryRecord] = []
         for collection in query.collections:
             records += await self._records(scope, collection, query.archived)
+        records = browsing.in_project(records, scope.project)  # another project's facts are not this one's
         chosen, total = browsing.select(records, query)
         now = self._clock()
         weights = self._weights
@@ -71,6 +72,14 @@ class ViewerReads:
             for r in chosen
         ]
         return shown, total, browsing.top_tags(records)
+
+    def _fact_owners(self, scope: Scope) -> list[browsing.FactOwner]:
+        with self._store.mirrors.read(scope, browsing.FACTS) as mirror:
+            return browsing.fact_owners(mirror.records())
+
+    async def facts(self, scope: Scope) -> list[browsing.FactOwner]:
+        """Every memory_bank fact of the scope's user with the project it belongs to, archived ones included."""
+        return await self._io.run(self._fact_owners, scope)
 
     def _counted(self, scope: Scope, collection: str) -> tuple[int, int, list[float]]:
         """(active rows, archived rows, the active rows' scores) of one collection's mirror."""

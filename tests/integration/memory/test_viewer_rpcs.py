@@ -157,3 +157,23 @@ def test_the_client_of_each_turn_is_kept_and_shown(stub: pb_grpc.MemoryServiceSt
     assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT and "claude, cursor, opencode" in str(
         refused.value.details()
     )
+
+
+def test_a_projects_browse_and_overview_leave_out_another_projects_facts(
+    stub: pb_grpc.MemoryServiceStub, scope: common_pb.Scope
+) -> None:
+    other = common_pb.Scope(user=scope.user, project=scope.project + "-other")
+    own = store(stub, scope, "the ledger service deploys with helm", collection="memory_bank")
+    theirs = store(stub, other, "the orchard service deploys with nomad", collection="memory_bank")
+    everyone = store(
+        stub, other, "the user writes commit messages in English", collection="memory_bank", user_wide=True
+    )
+    listed = stub.Browse(pb.BrowseRequest(scope=scope, collections=["memory_bank"]), timeout=10)
+    assert {m.id for m in listed.memories} == {own.id, everyone.id} and listed.total == 2
+    overview = stub.Overview(pb.OverviewRequest(scope=scope), timeout=10)
+    assert overview.counts["memory_bank"] == 2 and overview.counts["archived"] == 0
+    owners = {f.id: f.project for f in overview.facts}
+    assert owners == {own.id: scope.project, theirs.id: other.project, everyone.id: ""}
+    stub.Archive(pb.ArchiveRequest(scope=other, id=theirs.id, reason="stale"), timeout=10)
+    assert stub.Overview(pb.OverviewRequest(scope=scope), timeout=10).counts["archived"] == 0
+    assert stub.Overview(pb.OverviewRequest(scope=other), timeout=10).counts["archived"] == 1

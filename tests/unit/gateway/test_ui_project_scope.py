@@ -43,15 +43,16 @@ def test_another_projects_fact_is_left_out_and_not_counted() -> None:
         {"id": "x", "collection": "working", "project": "orchard", "metadata": {}},
     ]
     assert [m["id"] for m in shown_in(memories, "ledger")] == ["own", "everyone", "old", "x"]
-    facts = Facts.of(memories[:5])
+    facts = Facts(
+        (("own", "ledger", False), ("other", "orchard", False), ("gone", "orchard", True), ("all", "", False))
+    )
     assert facts.foreign_ids("ledger") == {"other", "gone"}
-    assert facts.foreign_counts("ledger") == (1, 1)
-    assert facts.foreign_counts("orchard") == (1, 0)
+    assert facts.foreign_ids("orchard") == {"own"}
     assert user_wide(memories[3]) and user_wide(memories[4]) and not user_wide(memories[0])
 
 
 def test_the_projects_table_counts_each_fact_on_its_own_row() -> None:
-    facts = Facts.of([_fact("a", "ledger", "project"), _fact("b", "orchard", "project"), _fact("c", "x", "user")])
+    facts = Facts((("a", "ledger", False), ("b", "orchard", False), ("c", "", False)))
     scopes = [
         {"project": "ledger", "name": "ledger", "counts": {"working": 3}},
         {"project": "(user-wide)", "name": "", "counts": {"memory_bank": 3}},

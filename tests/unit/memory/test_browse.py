@@ -6,7 +6,17 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from services.memory.domain.browse import BrowseSort, build_browse_query, score_histogram, select, top_tags
+from services.memory.domain.browse import (
+    BrowseSort,
+    FactOwner,
+    build_browse_query,
+    fact_owners,
+    in_project,
+    project_counts,
+    score_histogram,
+    select,
+    top_tags,
+)
 from services.memory.domain.memory_errors import InvalidRequest
 from services.memory.domain.record import MemoryRecord
 from services.memory.domain.scoring import Counters
@@ -122,3 +132,38 @@ def test_the_kind_filter_keeps_only_that_kind(kind: str, contents: set[str]) -> 
 def test_an_unknown_kind_is_refused_with_the_choices() -> None:
     with pytest.raises(InvalidRequest, match="kind='exchanges' is unknown: use exchange, observation"):
         query(kind="exchanges")
+
+
+def _fact(uid: str, project: str, scope: str | None, archived: bool = False) -> MemoryRecord:
+    extra = {"fact_scope": scope} if scope else {}
+    return MemoryRecord(
+        id=f"memory_bank_{uid}",
+        collection="memory_bank",
+        content=uid,
+        created=T0,
+        project=project,
+        extra=extra,
+        archived=archived,
+    )
+
+
+def test_a_project_lists_and_counts_only_the_facts_that_hold_there() -> None:
+    facts = [
+        _fact("own", "ledger", "project"),
+        _fact("other", "orchard", "project"),
+        _fact("gone", "orchard", "project", archived=True),
+        _fact("everyone", "orchard", "user"),
+        _fact("old", "orchard", None),  # stored before facts had a scope: user-wide
+    ]
+    note = MemoryRecord(id="working_x", collection="working", content="x", created=T0, project="orchard")
+    assert [r.content for r in in_project([*facts, note], "ledger")] == ["own", "everyone", "old", "x"]
+    owners = fact_owners([*facts, note])
+    assert owners[:3] == [
+        FactOwner("memory_bank_own", "ledger", False),
+        FactOwner("memory_bank_other", "orchard", False),
+        FactOwner("memory_bank_gone", "orchard", True),
+    ]
+    assert [o.project for o in owners[3:]] == ["", ""]  # user-wide
+    counts = {"working": 1, "memory_bank": 4, "archived": 1}
+    assert project_counts(counts, owners, "ledger") == {"working": 1, "memory_bank": 3, "archived": 0}
+    assert project_counts(counts, owners, "orchard") == {"working": 1, "memory_bank": 3, "archived": 1}

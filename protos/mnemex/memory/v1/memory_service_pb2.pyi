@@ -993,7 +993,7 @@ class OverviewRequest(_message.Message):
     def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ...) -> None: ...
 
 class OverviewResponse(_message.Message):
-    __slots__ = ("counts", "score_histogram", "events", "events_by_day_json")
+    __slots__ = ("counts", "score_histogram", "events", "events_by_day_json", "facts")
     class CountsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -1019,8 +1019,20 @@ class OverviewResponse(_message.Message):
     SCORE_HISTOGRAM_FIELD_NUMBER: _ClassVar[int]
     EVENTS_FIELD_NUMBER: _ClassVar[int]
     EVENTS_BY_DAY_JSON_FIELD_NUMBER: _ClassVar[int]
+    FACTS_FIELD_NUMBER: _ClassVar[int]
     counts: _containers.ScalarMap[str, int]
     score_histogram: _containers.ScalarMap[str, int]
     events: _containers.ScalarMap[str, int]
     events_by_day_json: str
-    def __init__(self, counts: _Optional[_Mapping[str, int]] = ..., score_histogram: _Optional[_Mapping[str, int]] = ..., events: _Optional[_Mapping[str, int]] = ..., events_by_day_json: _Optional[str] = ...) -> None: ...
+    facts: _containers.RepeatedCompositeFieldContainer[FactOwner]
+    def __init__(self, counts: _Optional[_Mapping[str, int]] = ..., score_histogram: _Optional[_Mapping[str, int]] = ..., events: _Optional[_Mapping[str, int]] = ..., events_by_day_json: _Optional[str] = ..., facts: _Optional[_Iterable[_Union[FactOwner, _Mapping]]] = ...) -> None: ...
+
+class FactOwner(_message.Message):
+    __slots__ = ("id", "project", "archived")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    PROJECT_FIELD_NUMBER: _ClassVar[int]
+    ARCHIVED_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    project: str
+    archived: bool
+    def __init__(self, id: _Optional[str] = ..., project: _Optional[str] = ..., archived: _Optional[bool] = ...) -> None: ...

@@ -367,7 +367,8 @@ class MemoryServiceServicer:
     def Browse(self, request, context):
         """The web viewer's reads and curation.
         One page of memories across collections, filtered by tag, sorted by score,
-        Wilson, uses or recency; archived ones on request.
+        Wilson, uses or recency; archived ones on request. A memory_bank fact that
+        belongs to another project than the scope's is not listed (fact_scope.holds_in).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -426,7 +427,9 @@ class MemoryServiceServicer:
 
     def Overview(self, request, context):
         """The viewer's overview: counts, score histogram and lifecycle events, from the
-        in-memory search mirrors (Stats scans the store and sizes the data directory).
+        in-memory search mirrors (Stats scans the store and sizes the data directory);
+        the counts leave out other projects' facts, and every fact of the user is
+        listed with the project it belongs to.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

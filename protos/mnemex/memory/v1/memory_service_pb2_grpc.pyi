@@ -90,7 +90,8 @@ class MemoryServiceStub:
     Browse: _grpc.UnaryUnaryMultiCallable[_memory_service_pb2.BrowseRequest, _memory_service_pb2.BrowseResponse]
     """The web viewer's reads and curation.
     One page of memories across collections, filtered by tag, sorted by score,
-    Wilson, uses or recency; archived ones on request.
+    Wilson, uses or recency; archived ones on request. A memory_bank fact that
+    belongs to another project than the scope's is not listed (fact_scope.holds_in).
     """
     Restore: _grpc.UnaryUnaryMultiCallable[_memory_service_pb2.RestoreRequest, _memory_service_pb2.RestoreResponse]
     """Undo Archive: the memory surfaces again."""
@@ -112,7 +113,9 @@ class MemoryServiceStub:
     """Reverse a Consolidate (or an automatic supersede): restore the sources; a merged memory is archived."""
     Overview: _grpc.UnaryUnaryMultiCallable[_memory_service_pb2.OverviewRequest, _memory_service_pb2.OverviewResponse]
     """The viewer's overview: counts, score histogram and lifecycle events, from the
-    in-memory search mirrors (Stats scans the store and sizes the data directory).
+    in-memory search mirrors (Stats scans the store and sizes the data directory);
+    the counts leave out other projects' facts, and every fact of the user is
+    listed with the project it belongs to.
     """
 
 @_typing.type_check_only
@@ -175,7 +178,8 @@ class MemoryServiceAsyncStub(MemoryServiceStub):
     Browse: _aio.UnaryUnaryMultiCallable[_memory_service_pb2.BrowseRequest, _memory_service_pb2.BrowseResponse]  # type: ignore[assignment]
     """The web viewer's reads and curation.
     One page of memories across collections, filtered by tag, sorted by score,
-    Wilson, uses or recency; archived ones on request.
+    Wilson, uses or recency; archived ones on request. A memory_bank fact that
+    belongs to another project than the scope's is not listed (fact_scope.holds_in).
     """
     Restore: _aio.UnaryUnaryMultiCallable[_memory_service_pb2.RestoreRequest, _memory_service_pb2.RestoreResponse]  # type: ignore[assignment]
     """Undo Archive: the memory surfaces again."""
@@ -197,7 +201,9 @@ class MemoryServiceAsyncStub(MemoryServiceStub):
     """Reverse a Consolidate (or an automatic supersede): restore the sources; a merged memory is archived."""
     Overview: _aio.UnaryUnaryMultiCallable[_memory_service_pb2.OverviewRequest, _memory_service_pb2.OverviewResponse]  # type: ignore[assignment]
     """The viewer's overview: counts, score histogram and lifecycle events, from the
-    in-memory search mirrors (Stats scans the store and sizes the data directory).
+    in-memory search mirrors (Stats scans the store and sizes the data directory);
+    the counts leave out other projects' facts, and every fact of the user is
+    listed with the project it belongs to.
     """
 
 class MemoryServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -401,7 +407,8 @@ class MemoryServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_memory_service_pb2.BrowseResponse, _abc.Awaitable[_memory_service_pb2.BrowseResponse]]:
         """The web viewer's reads and curation.
         One page of memories across collections, filtered by tag, sorted by score,
-        Wilson, uses or recency; archived ones on request.
+        Wilson, uses or recency; archived ones on request. A memory_bank fact that
+        belongs to another project than the scope's is not listed (fact_scope.holds_in).
         """
 
     @_abc_1.abstractmethod
@@ -471,7 +478,9 @@ class MemoryServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_memory_service_pb2.OverviewResponse, _abc.Awaitable[_memory_service_pb2.OverviewResponse]]:
         """The viewer's overview: counts, score histogram and lifecycle events, from the
-        in-memory search mirrors (Stats scans the store and sizes the data directory).
+        in-memory search mirrors (Stats scans the store and sizes the data directory);
+        the counts leave out other projects' facts, and every fact of the user is
+        listed with the project it belongs to.
         """
 
 def add_MemoryServiceServicer_to_server(servicer: MemoryServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -1,6 +1,7 @@
-"""The gateway composed: one ``Rpc``, the caller resolver and one service per capability.
+"""The gateway composed: one ``Rpc``, the backends over it, the caller resolver and one service per capability.
 
-``Gateway.build(settings, rpc)`` wires them; ``gateway.app.create_app`` builds one and
+``Gateway.build(settings, rpc)`` wires them (the prompt path and teaching call the backends through
+the protocols of ``gateway/backends.py``, here the adapters over ``rpc``); ``gateway.app.create_app`` builds one and
 the stdio MCP server another. Cross-capability needs are constructor arguments.
 """
 
@@ -8,7 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from gateway import rpc_backends
 from gateway.activity_feed import ActivityFeed
+from gateway.backends import Backends
 from gateway.caller import CallerResolver
 from gateway.capabilities.admin_service import AdminService
 from gateway.capabilities.backfill_service import BackfillService
@@ -29,6 +32,7 @@ from kernel.config import Settings
 class Gateway:
     settings: Settings
     rpc: Rpc
+    backends: Backends  # memory, kg and embedding as get-context and teaching see them
     callers: CallerResolver
     # MNEMEX_USER_TOKENS: per-user tokens; a request made with one acts as its user (gateway/user_tokens.py)
     user_tokens: UserTokens | None
@@ -48,14 +52,16 @@ class Gateway:
         """``deadlines`` bounds get-context (default: 1.5 s overall)."""
         bounds = deadlines or Deadlines()
         activity = ActivityFeed()
+        backends = rpc_backends.over(rpc)
         return cls(
             settings=settings,
             rpc=rpc,
+            backends=backends,
             callers=CallerResolver(settings),
             user_tokens=UserTokens(settings.user_tokens_file) if settings.user_tokens_file else None,
             activity=activity,
-            hooks=HookService(rpc, settings, bounds, activity),
-            memories=MemoryService(rpc, settings, bounds, activity),
+            hooks=HookService(rpc, backends, settings, bounds, activity),
+            memories=MemoryService(rpc, settings, bounds, backends, activity),
             library=LibraryService(rpc, settings),
             admin=AdminService(rpc, settings),
             portability=PortabilityService(rpc, settings),

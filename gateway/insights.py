@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Mapping
 from typing import Any
 
 from gateway import formatting, inert_text, prompt_context, proto_dicts
+from gateway.backends import Backends
 from gateway.lessons import Lesson, episode_lessons, merge
 from gateway.rpc import Rpc
 from protos.mnemex.common.v1 import common_pb2 as common_pb
@@ -77,15 +78,16 @@ async def _effectiveness(rpc: Rpc, scope: common_pb.Scope, timeout: float) -> li
 
 
 async def _episode_lessons(
-    rpc: Rpc, scope: common_pb.Scope, query: str, deadlines: prompt_context.Deadlines
+    backends: Backends, scope: common_pb.Scope, query: str, deadlines: prompt_context.Deadlines
 ) -> list[Lesson]:
     """The episodes' fixes and failed attempts for the query (embedded here: the tool has no vector)."""
-    vector = (await rpc.embedding.embed([query[: prompt_context.EMBED_CHARS]], timeout=deadlines.embed))[0]
-    return await episode_lessons(rpc, scope, "", query, vector, deadlines.kg * 3)
+    vector = (await backends.embedding.embed([query[: prompt_context.EMBED_CHARS]], deadlines.embed))[0]
+    return await episode_lessons(backends, scope, "", query, vector, deadlines.kg * 3)
 
 
 async def insights(
     rpc: Rpc,
+    backends: Backends,
     deadlines: prompt_context.Deadlines,
     scope: common_pb.Scope,
     query: str,
@@ -103,11 +105,11 @@ async def insights(
         mem_pb.SearchRequest(scope=scope, query=query, limit=5, sort_by=mem_pb.SORT_BY_RELEVANCE),
     )
     recall_r, search_r, facts_r, actions_r, episodes_r = await asyncio.gather(
-        prompt_context.recall(rpc, scope, query, kg_deadlines),
+        prompt_context.recall(backends, scope, query, kg_deadlines),
         search,
         top_facts,
         _effectiveness(rpc, scope, kg_deadlines.kg),
-        _episode_lessons(rpc, scope, query, deadlines),
+        _episode_lessons(backends, scope, query, deadlines),
         return_exceptions=True,
     )
     if isinstance(search_r, BaseException):

@@ -26,12 +26,11 @@ import logging
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-import grpc
 import numpy as np
 
 from gateway import problem_vector
+from gateway.backends import BackendError, Backends, MemoryBackend
 from gateway.proto_dicts import COLLECTIONS
-from gateway.rpc import Rpc
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.kg.v1 import kg_service_pb2 as kg_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
@@ -133,20 +132,16 @@ def combine(
     return [x for x in ordered if x.kind == "solution"] + [x for x in ordered if x.kind == "failure"]
 
 
-async def _get(rpc: Rpc, scope: common_pb.Scope, doc_id: str, timeout: float) -> mem_pb.Memory | None:
+async def _get(memory: MemoryBackend, scope: common_pb.Scope, doc_id: str, timeout: float) -> mem_pb.Memory | None:
     try:
-        reply: mem_pb.GetResponse = await rpc.call(
-            rpc.memory(scope.user).Get, mem_pb.GetRequest(scope=scope, id=doc_id), timeout=timeout
-        )
-    except grpc.aio.AioRpcError as exc:
-        if exc.code() != grpc.StatusCode.NOT_FOUND:
-            log.info("lesson %s not read: %s", doc_id, exc.code().name)
+        return await memory.get(mem_pb.GetRequest(scope=scope, id=doc_id), timeout)
+    except BackendError as exc:
+        log.info("lesson %s not read: %s", doc_id, exc.code)
         return None
-    return reply.memory
 
 
 async def resolve(
-    rpc: Rpc,
+    memory: MemoryBackend,
     scope: common_pb.Scope,
     solutions: Sequence[kg_pb.Solution],
     failures: Sequence[kg_pb.Solution],
@@ -154,7 +149,7 @@ async def resolve(
 ) -> list[Lesson]:
     """``combine`` with the memories read one ``Get`` each, side by side; never raises for a memory."""
     ids = wanted_ids(solutions, failures)
-    found = await asyncio.gather(*(_get(rpc, scope, doc_id, timeout) for doc_id in ids))
+    found = await asyncio.gather(*(_get(memory, scope, doc_id, timeout) for doc_id in ids))
     return combine(solutions, failures, [m for m in found if m is not None])
 
 
@@ -168,13 +163,15 @@ def _is_exchange(memory: mem_pb.Memory) -> bool:
 
 # -- episodes: lessons the kg holds as its own short text ----------------------------------
 async def episode_lessons(
-    rpc: Rpc, kg_scope: common_pb.Scope, session_id: str, prompt: str, vector: object, timeout: float
+    backends: Backends, kg_scope: common_pb.Scope, session_id: str, prompt: str, vector: object, timeout: float
 ) -> list[Lesson]:
     """Fixes and failed attempts of the known problems matching the prompt's vector and the session's
     recent tool errors (kg EpisodeLessons). Their text lives in the kg, so a lesson outlives the
     exchange it came from. A lesson from another project carries that project. Never raises."""
     if vector is not None:  # the kg judges a statement by the whole prompt and its head line together
-        vector = await problem_vector.statement_vector(rpc, prompt, timeout, whole=np.asarray(vector, np.float32))
+        vector = await problem_vector.statement_vector(
+            backends.embedding, prompt, timeout, whole=np.asarray(vector, np.float32)
+        )
     packed = b"" if vector is None else np.asarray(vector, dtype="<f4").tobytes()
     request = kg_pb.EpisodeLessonsRequest(
         scope=kg_scope,
@@ -184,9 +181,9 @@ async def episode_lessons(
         prompt=prompt[:PROMPT_CHARS],
     )
     try:
-        reply = await rpc.kg(kg_scope.user).EpisodeLessons(request, timeout=timeout, metadata=rpc.metadata)
-    except grpc.aio.AioRpcError as exc:
-        log.info("episode lessons skipped: %s", exc.code().name)
+        found = await backends.kg.episode_lessons(request, timeout)
+    except BackendError as exc:
+        log.info("episode lessons skipped: %s", exc.code)
         return []
     return [
         Lesson(
@@ -201,13 +198,13 @@ async def episode_lessons(
             doc_id=x.doc_id,
             why=x.why,
         )
-        for x in reply.lessons
+        for x in found
         if x.kind in ("solution", "failure") and x.text.strip()
     ]
 
 
 def start_episode_lessons(
-    rpc: Rpc,
+    backends: Backends,
     kg_scope: common_pb.Scope,
     session_id: str,
     prompt: str,
@@ -218,7 +215,7 @@ def start_episode_lessons(
 ) -> asyncio.Future[list[Lesson]]:
     """``episode_lessons`` started now (side by side with the memory call), or an empty result."""
     if enabled:
-        return asyncio.ensure_future(episode_lessons(rpc, kg_scope, session_id, prompt, vector, timeout))
+        return asyncio.ensure_future(episode_lessons(backends, kg_scope, session_id, prompt, vector, timeout))
     done: asyncio.Future[list[Lesson]] = asyncio.get_running_loop().create_future()
     done.set_result([])
     return done

@@ -18,11 +18,10 @@ from __future__ import annotations
 import logging
 import re
 
-import grpc
 import numpy as np
 import numpy.typing as npt
 
-from gateway.rpc import Rpc
+from gateway.backends import BackendError, EmbeddingBackend
 
 log = logging.getLogger("mnemex.gateway.problem_vector")
 
@@ -57,7 +56,7 @@ def combined(whole: npt.NDArray[np.float32], statement: npt.NDArray[np.float32] 
 
 
 async def statement_vector(
-    rpc: Rpc, prompt: str, timeout: float, whole: npt.NDArray[np.float32] | None = None
+    embedding: EmbeddingBackend, prompt: str, timeout: float, whole: npt.NDArray[np.float32] | None = None
 ) -> npt.NDArray[np.float32] | None:
     """The kg's vector of ``prompt`` (``whole``: its vector, when already embedded); None when the
     embedding service cannot answer and no whole vector is at hand."""
@@ -66,9 +65,9 @@ async def statement_vector(
     if not texts:
         return whole
     try:
-        rows = await rpc.embedding.embed(texts, timeout=timeout)
-    except grpc.aio.AioRpcError as exc:
-        log.info("statement vector from the whole prompt only: %s", exc.code().name)
+        rows = await embedding.embed(texts, timeout)
+    except BackendError as exc:
+        log.info("statement vector from the whole prompt only: %s", exc.code)
         return whole
     base = whole if whole is not None else np.asarray(rows[0], dtype=np.float32)
     return combined(base, np.asarray(rows[-1], dtype=np.float32) if statement else None)

@@ -16,24 +16,24 @@ all: no routing, no facts, no lessons.
 Every backend call has its own short deadline and the whole pipeline an
 overall one; a failing kg means search without routing, a failing embedding
 means a keyword search, a failing memory service means an empty context.
-Nothing here raises to the hook.
+Nothing here raises to the hook. The backends come in as ``Backends``
+(``gateway/backends.py``): the gRPC ones wait a short grace for a channel that
+is reconnecting after a restart (``gateway.rpc.reconnecting``).
 """
 
 from __future__ import annotations
 
 import asyncio
-import functools
 import logging
 import time
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-import grpc
 import numpy as np
 
 from gateway import formatting, lessons, proto_dicts
-from gateway.rpc import Rpc
+from gateway.backends import BackendError, Backends, KgBackend
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.kg.v1 import kg_service_pb2 as kg_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
@@ -45,26 +45,6 @@ EMBED_CHARS = 2_000  # MiniLM reads ~256 tokens; more text only costs time
 CONCEPT_CHARS = 4_000
 RECORDED_PROMPT_CHARS = 8_000
 MAX_ENTITIES = 20
-
-
-RECONNECT_GRACE = 0.5  # seconds a call waits for a channel that is reconnecting
-
-
-async def reconnecting(call: Callable[..., Awaitable[T]], timeout: float) -> T:
-    """``call(timeout=..., wait_for_ready=...)``, retried once on UNAVAILABLE with wait_for_ready.
-
-    A channel whose backend just restarted can still be in reconnect backoff:
-    the first call fails at once with UNAVAILABLE although the backend is up.
-    The retry waits (at most ``RECONNECT_GRACE``) for the channel, so the first
-    prompt after a restart gets its context; while a backend is really down,
-    each prompt pays at most that grace, inside the pipeline's overall deadline.
-    """
-    try:
-        return await call(timeout=timeout, wait_for_ready=False)
-    except grpc.aio.AioRpcError as exc:
-        if exc.code() != grpc.StatusCode.UNAVAILABLE:
-            raise
-    return await call(timeout=min(timeout, RECONNECT_GRACE), wait_for_ready=True)
 
 
 @dataclass(frozen=True)
@@ -110,13 +90,15 @@ class Recalled:
         return {**proto_dicts.routing_to_dict(self.route, self.concepts, self.context_type), "fact_ids": self.fact_ids}
 
 
-async def kg_recall(rpc: Rpc, scope: common_pb.Scope, text: str, timeout: float, lesson_limit: int = 0) -> Recalled:
+async def kg_recall(
+    kg: KgBackend, scope: common_pb.Scope, text: str, timeout: float, lesson_limit: int = 0
+) -> Recalled:
     """Concepts -> (collection weights, memory_bank facts for the entities, and with
     ``lesson_limit`` the solutions and failures of matching problems), in one kg round trip.
 
-    Raises gRPC errors."""
+    Raises ``BackendError``."""
     request = kg_pb.RecallRequest(scope=scope, text=text[:CONCEPT_CHARS], fact_limit=5, lesson_limit=lesson_limit)
-    reply = await reconnecting(functools.partial(rpc.kg(scope.user).Recall, request, metadata=rpc.metadata), timeout)
+    reply = await kg.recall(request, timeout)
     extracted = reply.extraction
     concepts = list(extracted.concepts)
     entities = list(dict.fromkeys([e.name for e in extracted.entities] + concepts))[:MAX_ENTITIES]
@@ -131,26 +113,26 @@ async def kg_recall(rpc: Rpc, scope: common_pb.Scope, text: str, timeout: float,
 
 
 async def recall(
-    rpc: Rpc, scope: common_pb.Scope, text: str, deadlines: Deadlines
+    backends: Backends, scope: common_pb.Scope, text: str, deadlines: Deadlines
 ) -> tuple[Recalled, list[lessons.Lesson]]:
     """kg Recall with lessons, their text read with one memory ``Get`` each (get_context_insights;
     get-context has PrepareContext return them instead)."""
-    routing = await kg_recall(rpc, scope, text, deadlines.kg, lessons.KG_LESSON_LIMIT)
+    routing = await kg_recall(backends.kg, scope, text, deadlines.kg, lessons.KG_LESSON_LIMIT)
     if not routing.solutions and not routing.failures:
         return routing, []
-    return routing, await lessons.resolve(rpc, scope, routing.solutions, routing.failures, deadlines.kg)
+    return routing, await lessons.resolve(backends.memory, scope, routing.solutions, routing.failures, deadlines.kg)
 
 
 def _failed(service: str, exc: BaseException, degraded: list[str]) -> None:
     degraded.append(service)
-    if isinstance(exc, grpc.aio.AioRpcError):
-        log.info("get-context: %s degraded: %s", service, exc.code().name)
+    if isinstance(exc, BackendError):
+        log.info("get-context: %s degraded: %s", service, exc.code)
     else:
         log.info("get-context: %s degraded: %r", service, exc)
 
 
 async def build(
-    rpc: Rpc,
+    backends: Backends,
     scope: common_pb.Scope,
     *,
     session_id: str,
@@ -164,7 +146,6 @@ async def build(
     """Run the pipeline: two calls side by side, then one memory call (``client``: kept with the turn).
 
     ``preview``: the same reply, but the memory service records nothing (no turn, no injection)."""
-    md = rpc.metadata
     degraded: list[str] = []
     timings: dict[str, float] = {}
     started = time.perf_counter()
@@ -180,9 +161,9 @@ async def build(
             timed(
                 "embed",
                 timings,
-                reconnecting(functools.partial(rpc.embedding.embed, [query[:EMBED_CHARS]]), deadlines.embed),
+                backends.embedding.embed([query[:EMBED_CHARS]], deadlines.embed, reconnect=True),
             ),
-            timed("kg", timings, kg_recall(rpc, scope, query, deadlines.kg, lessons.KG_LESSON_LIMIT))
+            timed("kg", timings, kg_recall(backends.kg, scope, query, deadlines.kg, lessons.KG_LESSON_LIMIT))
             if use_kg
             else _no_kg(),
             return_exceptions=True,
@@ -212,17 +193,16 @@ async def build(
     scoring_ids: list[str] = []
     scoring_required = False
     episodes = lessons.start_episode_lessons(
-        rpc, scope, session_id, query, vector, deadlines.kg, enabled=use_kg and bool(query) and routing.episodes
+        backends, scope, session_id, query, vector, deadlines.kg, enabled=use_kg and bool(query) and routing.episodes
     )
     try:
-        call = functools.partial(rpc.memory(scope.user).PrepareContext, prepare, metadata=md)
-        reply = await timed("memory", timings, reconnecting(call, deadlines.memory))
+        reply = await timed("memory", timings, backends.memory.prepare_context(prepare, deadlines.memory))
         memories = proto_dicts.memories_to_dicts(reply.memories)[:limit]
         scoring_required = reply.scoring_required
         scoring_ids = list(reply.injected_ids)
         learned = lessons.combine(routing.solutions, routing.failures, reply.lessons)
         choices = [proto_dicts.choice_to_dict(c) for c in reply.choices]
-    except grpc.aio.AioRpcError as exc:
+    except BackendError as exc:
         _failed("memory", exc, degraded)
 
     # With episodes known, the kg's judge decides whether this prompt is a known problem at all.

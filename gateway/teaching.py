@@ -1,7 +1,8 @@
 """After a score: teach the knowledge graph what helped and what misled.
 
 Best effort: the score is already applied in the memory service, so a kg
-failure here is logged and reported, never raised.
+failure here is logged and reported, never raised. The backends come in as
+``Backends`` (``gateway/backends.py``).
 """
 
 from __future__ import annotations
@@ -16,11 +17,10 @@ from collections.abc import Awaitable
 from dataclasses import dataclass
 from typing import Any, cast
 
-import grpc
 import numpy as np
 
 from gateway import problem_vector
-from gateway.rpc import Rpc
+from gateway.backends import BackendError, Backends, EmbeddingBackend, MemoryBackend
 from gateway.tool_observations import primary_command, run_summary
 from kernel.error_signature import of_output
 from kernel.privacy import redact
@@ -48,34 +48,34 @@ class ScoredExchange:
     session_id: str = ""  # the session it belongs to (an MCP score names none: memory picks the latest)
 
 
-async def exchange_parts(rpc: Rpc, scope: common_pb.Scope, exchange_id: str) -> ScoredExchange:
+async def exchange_parts(memory: MemoryBackend, scope: common_pb.Scope, exchange_id: str) -> ScoredExchange:
     """The user prompt, the assistant answer and the session of the scored exchange, from its memory."""
     if not exchange_id:
         return ScoredExchange()
     try:
-        reply = await rpc.memory(scope.user).Get(
-            mem_pb.GetRequest(scope=scope, id=exchange_id), timeout=TIMEOUT, metadata=rpc.metadata
-        )
-    except grpc.aio.AioRpcError:
+        found = await memory.get(mem_pb.GetRequest(scope=scope, id=exchange_id), TIMEOUT)
+    except BackendError:
+        return ScoredExchange()
+    if found is None:
         return ScoredExchange()
     try:
-        metadata = json.loads(reply.memory.metadata_json or "{}")
+        metadata = json.loads(found.metadata_json or "{}")
     except ValueError:
         metadata = {}
     if not isinstance(metadata, dict):
         metadata = {}
-    answer = assistant_part(reply.memory.content)
+    answer = assistant_part(found.content)
     session = str(metadata.get("session_id") or "")[:MAX_SESSION_CHARS]
     for key in ("prompt", "user_text", "user"):
         value = metadata.get(key)
         if isinstance(value, str) and value.strip():
             return ScoredExchange(value[:PROBLEM_CHARS], answer, session)
-    return ScoredExchange(user_part(reply.memory.content)[:PROBLEM_CHARS], answer, session)
+    return ScoredExchange(user_part(found.content)[:PROBLEM_CHARS], answer, session)
 
 
-async def problem_text(rpc: Rpc, scope: common_pb.Scope, exchange_id: str) -> str:
+async def problem_text(memory: MemoryBackend, scope: common_pb.Scope, exchange_id: str) -> str:
     """The user prompt of the scored exchange (or its stored text)."""
-    return (await exchange_parts(rpc, scope, exchange_id)).prompt
+    return (await exchange_parts(memory, scope, exchange_id)).prompt
 
 
 def assistant_part(exchange: str) -> str:
@@ -86,28 +86,28 @@ def assistant_part(exchange: str) -> str:
     return answer.strip()[:ANSWER_CHARS]
 
 
-async def _embedded(rpc: Rpc, text: str) -> bytes:
+async def _embedded(embedding: EmbeddingBackend, text: str) -> bytes:
     """The text's vector as packed float32 for the kg, or b"" when the embedding service cannot answer."""
     if not text.strip():
         return b""
     try:
-        vector = await rpc.embedding.embed([text[:EMBED_CHARS]], timeout=TIMEOUT)
-    except grpc.aio.AioRpcError as exc:
-        log.info("episode turn without a vector: %s", exc.code().name)
+        vector = await embedding.embed([text[:EMBED_CHARS]], TIMEOUT)
+    except BackendError as exc:
+        log.info("episode turn without a vector: %s", exc.code)
         return b""
     return np.asarray(vector[0], dtype="<f4").tobytes()
 
 
-async def _statement(rpc: Rpc, prompt: str) -> bytes:
+async def _statement(embedding: EmbeddingBackend, prompt: str) -> bytes:
     """The prompt's statement vector for the kg (problem_vector.py), or b"" without the embedding service."""
     if not prompt.strip():
         return b""
-    vector = await problem_vector.statement_vector(rpc, prompt, TIMEOUT)
+    vector = await problem_vector.statement_vector(embedding, prompt, TIMEOUT)
     return b"" if vector is None else np.asarray(vector, dtype="<f4").tobytes()
 
 
 async def record_turn(
-    rpc: Rpc,
+    backends: Backends,
     kg_scope: common_pb.Scope,
     session_id: str,
     prompt: str,
@@ -122,19 +122,16 @@ async def record_turn(
         scope=kg_scope,
         session_id=session_id,
         prompt=prompt[:PROBLEM_CHARS],
-        prompt_vector=await _statement(rpc, prompt),
+        prompt_vector=await _statement(backends.embedding, prompt),
         outcome=outcome,
         answer=answer[:ANSWER_CHARS],
         doc_id=exchange_id,
     )
     try:
-        reply: kg_pb.RecordTurnResponse = await rpc.kg(kg_scope.user).RecordTurn(
-            request, timeout=TIMEOUT, metadata=rpc.metadata
-        )
-    except grpc.aio.AioRpcError as exc:
-        log.info("episode turn not recorded: %s %s", exc.code().name, exc.details())
+        return await backends.kg.record_turn(request, TIMEOUT)
+    except BackendError as exc:
+        log.info("episode turn not recorded: %s %s", exc.code, exc.details)
         return None
-    return reply
 
 
 def _outcome(item: mem_pb.ScoredMemory, fallback: int) -> int:
@@ -152,7 +149,7 @@ def user_part(exchange: str) -> str:
 
 
 async def teach(
-    rpc: Rpc,
+    backends: Backends,
     scope: common_pb.Scope,
     reply: mem_pb.ScoreResponse,
     exchange_outcome: common_pb.Outcome,
@@ -160,10 +157,9 @@ async def teach(
 ) -> dict[str, Any]:
     """The turn to the session's episode (RecordTurn), then RecordOutcome per outcome group (concepts of
     the episode's problem statement -> collections, doc ids) and RecordAction per memory."""
-    md = rpc.metadata
     # The kg rejects texts over 20k characters; the head of a prompt carries its concepts. The turn's
     # own prompt comes first: the exchange may have been merged into an older near-duplicate.
-    stored = await exchange_parts(rpc, scope, reply.exchange_id)
+    stored = await exchange_parts(backends.memory, scope, reply.exchange_id)
     prompt = (reply.prompt[:PROBLEM_CHARS] or stored.prompt)[:KG_TEXT_CHARS]
     # The scored turn's session as the memory service picked it: the exchange memory's own session
     # may be an older near-duplicate's ("still broken" said the same way in another session).
@@ -172,7 +168,7 @@ async def teach(
     # otherwise at the exchange itself.
     credited = [i.id for i in reply.scored if i.id != reply.exchange_id and _outcome(i, 0) == common_pb.OUTCOME_WORKED]
     fix_doc = credited[0] if credited else reply.exchange_id
-    episode = await record_turn(rpc, scope, session, prompt, stored.answer, exchange_outcome, fix_doc)
+    episode = await record_turn(backends, scope, session, prompt, stored.answer, exchange_outcome, fix_doc)
     # Teach on the episode's problem statement: in a multi-turn fix the scored turn's own prompt is
     # the complaint ("still broken, same traceback"), not the problem.
     problem = (episode.problem if episode is not None and episode.problem.strip() else prompt)[:KG_TEXT_CHARS]
@@ -180,16 +176,14 @@ async def teach(
     context_type = ""
     try:
         if problem:
-            extracted = await rpc.kg_any().ExtractConcepts(
-                kg_pb.ExtractConceptsRequest(text=problem), timeout=TIMEOUT, metadata=md
-            )
+            extracted = await backends.kg.extract_concepts(problem, TIMEOUT)
             concepts = list(extracted.concepts)
             context_type = extracted.context_type
         groups: dict[int, list[mem_pb.ScoredMemory]] = defaultdict(list)
         for item in reply.scored:
             groups[_outcome(item, exchange_outcome)].append(item)
         calls: list[Awaitable[object]] = [
-            rpc.kg(scope.user).RecordOutcome(
+            backends.kg.record_outcome(
                 kg_pb.RecordOutcomeRequest(
                     scope=scope,
                     concepts=concepts,
@@ -200,13 +194,12 @@ async def teach(
                     context_type=context_type,
                     problem=problem,
                 ),
-                timeout=TIMEOUT,
-                metadata=md,
+                TIMEOUT,
             )
             for outcome, items in groups.items()
         ]
         calls += [
-            rpc.kg(scope.user).RecordAction(
+            backends.kg.record_action(
                 kg_pb.RecordActionRequest(
                     scope=scope,
                     context_type=context_type or "general",
@@ -215,15 +208,14 @@ async def teach(
                     outcome=cast(common_pb.Outcome, _outcome(item, exchange_outcome)),
                     doc_id=item.id,
                 ),
-                timeout=TIMEOUT,
-                metadata=md,
+                TIMEOUT,
             )
             for item in list(reply.scored)[:MAX_ACTIONS]
         ]
         await asyncio.gather(*calls)
-    except grpc.aio.AioRpcError as exc:
-        log.info("kg teaching skipped: %s %s", exc.code().name, exc.details())
-        return {"taught": False, "concepts": concepts, "error": exc.code().name}
+    except BackendError as exc:
+        log.info("kg teaching skipped: %s %s", exc.code, exc.details)
+        return {"taught": False, "concepts": concepts, "error": exc.code}
     return {
         "taught": True,
         "concepts": concepts,
@@ -310,7 +302,7 @@ def attempted(tool_name: str, tool_input: Any) -> str:
 
 
 async def teach_tool_use(
-    rpc: Rpc,
+    backends: Backends,
     kg_scope: common_pb.Scope,
     tool_name: str,
     tool_input: Any,
@@ -324,32 +316,30 @@ async def teach_tool_use(
         return {"taught": False}
     outcome = tool_outcome(tool_response)
     result: dict[str, Any] = {"taught": False}
-    md = rpc.metadata
     try:
         if outcome == common_pb.OUTCOME_FAILED and session_id:
             output = failure_output(tool_response)
             line, signature = of_output(redact(output))  # the line the kg keeps, secrets masked
-            error = await rpc.kg(kg_scope.user).RecordToolError(
+            signature_filed = await backends.kg.record_tool_error(
                 kg_pb.RecordToolErrorRequest(
                     scope=kg_scope,
                     session_id=session_id,
                     command=attempted(tool_name, tool_input),
                     output=output,
                     # The telling error line's vector: a later prompt told by this symptom recalls the problem.
-                    error_vector=await _embedded(rpc, line) if signature else b"",
+                    error_vector=await _embedded(backends.embedding, line) if signature else b"",
                 ),
-                timeout=TIMEOUT,
-                metadata=md,
+                TIMEOUT,
             )
-            result.update(error_signature=error.signature)
+            result.update(error_signature=signature_filed)
         action = command_action(str(tool_input.get("command") or "")) if tool_name == "Bash" else ""
         if action and outcome is not None:
             request = kg_pb.RecordActionRequest(
                 scope=kg_scope, context_type=TOOL_CONTEXT, action=action, collection="", outcome=outcome
             )
-            reply = await rpc.kg(kg_scope.user).RecordAction(request, timeout=TIMEOUT, metadata=md)
+            reply = await backends.kg.record_action(request, TIMEOUT)
             result.update(taught=True, action=action, success_rate=reply.success_rate, total=reply.total)
-    except grpc.aio.AioRpcError as exc:
-        log.info("tool outcome not taught: %s %s", exc.code().name, exc.details())
-        return {**result, "error": exc.code().name}
+    except BackendError as exc:
+        log.info("tool outcome not taught: %s %s", exc.code, exc.details)
+        return {**result, "error": exc.code}
     return result

@@ -23,6 +23,7 @@ from typing import Any
 import grpc
 
 from gateway import activity_feed, formatting, input_validation, prompt_context, proto_dicts, teaching
+from gateway.backends import Backends
 from gateway.caller import Caller
 from gateway.capabilities.top_facts import top_facts
 from gateway.rpc import Rpc
@@ -57,11 +58,13 @@ class HookService:
     def __init__(
         self,
         rpc: Rpc,
+        backends: Backends,
         settings: Settings,
         deadlines: prompt_context.Deadlines,
         feed: activity_feed.ActivityFeed | None = None,
     ) -> None:
         self.rpc = rpc
+        self.backends = backends  # what get-context and tool teaching call (gateway/backends.py)
         self.settings = settings
         self.deadlines = deadlines
         self.feed = feed or activity_feed.ActivityFeed()  # the viewer's live activity (fire and forget)
@@ -75,7 +78,7 @@ class HookService:
         input_validation.text(prompt, "prompt", input_validation.MAX_PROMPT_CHARS)
         input_validation.text(session_id, "session_id", input_validation.MAX_ID_CHARS)
         pipeline = prompt_context.build(
-            self.rpc,
+            self.backends,
             caller.scope,
             session_id=session_id,
             prompt=prompt,
@@ -197,7 +200,9 @@ class HookService:
         self, caller: Caller, *, tool_name: str, tool_input: Any, tool_response: Any, session_id: str = ""
     ) -> JSON:
         """Teach the kg a tool call's outcome (its episode, and the action graph; run in the background)."""
-        return await teaching.teach_tool_use(self.rpc, caller.scope, tool_name, tool_input, tool_response, session_id)
+        return await teaching.teach_tool_use(
+            self.backends, caller.scope, tool_name, tool_input, tool_response, session_id
+        )
 
     async def record_observation(self, caller: Caller, *, session_id: str, observation: Observation) -> JSON:
         """Store an observation in working memory (run in the background by the route)."""

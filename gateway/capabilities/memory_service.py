@@ -16,6 +16,7 @@ from typing import Any
 import grpc
 
 from gateway import activity_feed, input_validation, insights, prompt_context, proto_dicts, teaching
+from gateway.backends import Backends
 from gateway.caller import Caller
 from gateway.capabilities.top_facts import top_facts
 from gateway.gateway_errors import InvalidInput, NotFound
@@ -39,10 +40,12 @@ class MemoryService:
         rpc: Rpc,
         settings: Settings,
         deadlines: prompt_context.Deadlines,
+        backends: Backends,
         activity: activity_feed.ActivityFeed | None = None,
     ) -> None:
         self.activity = activity or activity_feed.ActivityFeed()  # scores reach the viewer's live activity
         self.rpc = rpc
+        self.backends = backends  # what insights and teaching call (gateway/backends.py)
         self.settings = settings
         self.deadlines = deadlines
 
@@ -123,7 +126,9 @@ class MemoryService:
         """Routing, solutions, failures, action effectiveness, top memories and facts (gateway/insights.py)."""
         input_validation.text(query, "query", input_validation.MAX_QUERY_CHARS, required=True)
         scope = caller.scope
-        return await insights.insights(self.rpc, self.deadlines, scope, query, top_facts(self.rpc, scope, 5))
+        return await insights.insights(
+            self.rpc, self.backends, self.deadlines, scope, query, top_facts(self.rpc, scope, 5)
+        )
 
     async def remember_shown(self, caller: Caller, *, ids: Iterable[str], session_id: str = "") -> bool:
         """Add ``ids`` to the turn in progress (``session_id`` empty: the scope's latest session).
@@ -248,7 +253,7 @@ class MemoryService:
         if related is not None:
             request.related.CopyFrom(mem_pb.IdList(ids=input_validation.ids(related, "related")))
         reply: mem_pb.ScoreResponse = await self.rpc.unary("memory", self.rpc.memory(caller.user).Score, request)
-        kg = await teaching.teach(self.rpc, scope, reply, exchange_outcome, session_id)
+        kg = await teaching.teach(self.backends, scope, reply, exchange_outcome, session_id)
         scored = [proto_dicts.scored_to_dict(s) for s in reply.scored]
         self.activity.publish(
             lambda: activity_feed.scored_event(caller.user, caller.project, session_id, outcome, scored)

@@ -124,11 +124,8 @@ class PortabilityService:
             # RpcError, for a stream that ends before a dead server is noticed.)
             reply = mem_pb.ImportResponse()
         else:
-            reply = await self.rpc.translated(
-                "memory",
-                self.rpc.memory_import().Import(
-                    _prepend(first, requests), timeout=EXPORT_TIMEOUT, metadata=self.rpc.metadata
-                ),
+            reply = await self.rpc.send_stream(
+                "memory", self.rpc.memory_import().Import, _prepend(first, requests), EXPORT_TIMEOUT
             )
         if stopped:
             done = f" ({reply.imported} records before it were imported)" if reply.imported else ""

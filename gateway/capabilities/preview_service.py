@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gateway import input_validation, prompt_context
+from gateway import input_validation, prompt_context, rpc_backends
 from gateway.caller import Caller
 from gateway.rpc import Rpc
 from kernel.config import Settings
@@ -24,6 +24,7 @@ PREVIEW_SESSION = "mnemex-viewer-preview"
 class PreviewService:
     def __init__(self, rpc: Rpc, settings: Settings, deadlines: prompt_context.Deadlines) -> None:
         self.rpc = rpc
+        self.backends = rpc_backends.over(rpc)  # the backends get-context calls (gateway/backends.py)
         self.settings = settings
         self.deadlines = deadlines
 
@@ -32,7 +33,7 @@ class PreviewService:
         input_validation.in_range(limit, "limit", input_validation.LIMIT_RANGE)
         prompt = input_validation.text(prompt, "prompt", input_validation.MAX_PROMPT_CHARS)
         pipeline = prompt_context.build(
-            self.rpc,
+            self.backends,
             caller.scope,
             session_id=PREVIEW_SESSION,
             prompt=prompt,

@@ -44,6 +44,8 @@ class BrowseService:
         offset: int,
         archived: str,
         kind: str,
+        session_id: str = "",
+        ids: Sequence[str] = (),
     ) -> mem_pb.BrowseResponse:
         request = mem_pb.BrowseRequest(
             scope=caller.scope,
@@ -54,6 +56,8 @@ class BrowseService:
             offset=offset,
             archived=archived,
             kind=kind,
+            session_id=session_id,
+            ids=ids,
         )
         reply: mem_pb.BrowseResponse = await self.rpc.unary("memory", self.rpc.memory(caller.user).Browse, request)
         return reply

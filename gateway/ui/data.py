@@ -43,6 +43,7 @@ KINDS = {
     "other": "other",
 }
 PAGE_SIZE = 20
+LOOKUP_CHUNK = 100  # ids named in one Browse (the memory service's page limit)
 BULK_LIMIT = PAGE_SIZE  # bulk archive acts on the rows of one page
 SEARCH_POOL = 100  # a search ranks this many, then the page is cut from them
 MAX_PAGE = 500
@@ -356,9 +357,7 @@ class ViewerData:
             raise NotFound(f"no turns recorded for session {session_id!r} in this project")
         turns = [_turn(t) for t in reply.turns]
         exchanges = [t["exchange_id"] for t in turns if t["exchange_id"]]
-        ids = list(dict.fromkeys([*(i for t in turns for i in t["injected"]), *exchanges]))
-        found = await asyncio.gather(*(self._lookup(caller, i) for i in ids))
-        known = dict(zip(ids, found, strict=True))
+        known = await self.lookup(caller, [*(i for t in turns for i in t["injected"]), *exchanges])
         for turn in turns:
             exchange = known.get(turn["exchange_id"]) if turn["exchange_id"] else None
             turn["answer"] = answer_of(exchange["content"], turn["prompt"]) if exchange else None
@@ -377,12 +376,38 @@ class ViewerData:
         ``graph_view`` names them by: the entities or problem they link to)."""
         nodes = [n["data"] for n in elements["nodes"] if n["data"]["kind"] in ("solution", "fact")]
         nodes = sorted(nodes, key=lambda n: n["kind"] != "solution")[:LABELLED_MEMORIES]  # solutions first
-        found = await asyncio.gather(*(self._lookup(caller, n["memory"]) for n in nodes))
-        for node, memory in zip(nodes, found, strict=True):
+        found = await self.lookup(caller, [n["memory"] for n in nodes])
+        for node in nodes:
+            memory = found.get(node["memory"])
             if memory is not None:
                 node["label"] = graph_view.short(memory["content"])
 
-    async def _lookup(self, caller: Caller, memory_id: str) -> JSON | None:
+    async def lookup(self, caller: Caller, ids: Sequence[str]) -> dict[str, JSON]:
+        """The memories of ``ids`` still stored, archived ones too, by id: the active ones in one Browse per
+        hundred (the memory service's mirrors), a Get for each of the rest (archived, or another project's fact)."""
+        wanted = list(dict.fromkeys(ids))
+        found: dict[str, JSON] = {}
+        for start in range(0, len(wanted), LOOKUP_CHUNK):
+            chunk = wanted[start : start + LOOKUP_CHUNK]
+            reply = await self.browser.browse(
+                caller,
+                collections=[],
+                tag="",
+                sort="recency",
+                limit=len(chunk),
+                offset=0,
+                archived="active",
+                kind="",
+                ids=chunk,
+            )
+            found.update((m["id"], m) for m in proto_dicts.memories_to_dicts(reply.memories))
+        rest = [i for i in wanted if i not in found]
+        for memory_id, memory in zip(rest, await asyncio.gather(*(self._get(caller, i) for i in rest)), strict=True):
+            if memory is not None:
+                found[memory_id] = memory
+        return found
+
+    async def _get(self, caller: Caller, memory_id: str) -> JSON | None:
         try:
             memory = await self.browser.get(caller, memory_id)
         except NotFound:

@@ -16,13 +16,11 @@ from typing import Any
 
 from gateway.caller import Caller
 from gateway.capabilities.browse_service import BrowseService
-from gateway.capabilities.memory_service import MemoryService
 from gateway.ui import ui_display
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
 
 SCANNED = 100  # the newest imported exchanges the list is built from (one Browse page)
-EXCHANGES_SHOWN = 100
-WHOLE_HISTORY_DAYS = 3650
+EXCHANGES_SHOWN = 100  # the memory service's Browse page limit
 
 
 @dataclass(frozen=True)
@@ -85,21 +83,24 @@ async def imported_sessions(browse: BrowseService, caller: Caller) -> list[dict[
     return rows
 
 
-async def imported_exchanges(memories: MemoryService, caller: Caller, session_id: str) -> list[ImportedExchange]:
-    """An imported session's exchanges, oldest first (empty when the session has none)."""
-    found = await memories.search(
+async def imported_exchanges(browse: BrowseService, caller: Caller, session_id: str) -> list[ImportedExchange]:
+    """An imported session's newest exchanges, oldest first (empty when the session has none): one Browse of
+    the history collection filtered on the session."""
+    reply = await browse.browse(
         caller,
-        days_back=WHOLE_HISTORY_DAYS,
         collections=["history"],
+        tag="",
+        sort="recency",
         limit=EXCHANGES_SHOWN,
-        sort_by="recency",
-        metadata={"session_id": session_id},
+        offset=0,
+        archived="active",
+        kind="",
+        session_id=session_id,
     )
     exchanges = []
-    for memory in found["memories"]:
-        metadata = memory.get("metadata") or {}
-        if not metadata.get("imported_at"):
+    for memory in reply.memories:
+        if not _metadata(memory).get("imported_at"):
             continue
-        prompt, answer = split_exchange(str(memory.get("content", "")))
-        exchanges.append(ImportedExchange(str(memory["id"]), str(memory.get("created_at", "")), prompt, answer))
+        prompt, answer = split_exchange(memory.content)
+        exchanges.append(ImportedExchange(memory.id, memory.created_at, prompt, answer))
     return sorted(exchanges, key=lambda e: e.created_at)

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
-from gateway.gateway_errors import NotFound
 from gateway.ui.data import ViewerData
 
 MAX_LOOKUPS = 80  # a session page looks up at most this many left-out lines (the rest show their reason only)
@@ -14,12 +12,4 @@ MAX_LOOKUPS = 80  # a session page looks up at most this many left-out lines (th
 async def left_out_memories(data: ViewerData, project: str, turns: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """``{id: memory}`` for the lines left out of ``turns`` that are still stored."""
     ids = list(dict.fromkeys(str(c.get("id")) for t in turns for c in t.get("left_out", [])))[:MAX_LOOKUPS]
-
-    async def one(memory_id: str) -> dict[str, Any] | None:
-        try:
-            return await data.get_memory(project, memory_id)
-        except NotFound:
-            return None
-
-    found = await asyncio.gather(*(one(i) for i in ids))
-    return {i: m for i, m in zip(ids, found, strict=True) if m is not None}
+    return await data.lookup(data.caller(project), ids)

@@ -296,6 +296,9 @@ def memory_cases() -> list[Case]:
             "unknown-sort": lambda: M.BrowseRequest(scope=GOOD_M, sort="alphabetical"),
             "unknown-archived": lambda: M.BrowseRequest(scope=GOOD_M, archived="sometimes"),
             "limit-too-high": lambda: M.BrowseRequest(scope=GOOD_M, limit=100_000),
+            "malformed-id": lambda: M.BrowseRequest(scope=GOOD_M, ids=["../../x"]),
+            "too-many-ids": lambda: M.BrowseRequest(scope=GOOD_M, ids=[GOOD_ID] * 101),
+            "session-too-long": lambda: M.BrowseRequest(scope=GOOD_M, session_id="s" * 201),
         },
         "Restore": {
             "bad-scope": lambda: M.RestoreRequest(scope=BAD_M, id=GOOD_ID),

@@ -49,7 +49,7 @@ async def session(
     try:
         found = await data.session(project, id)
     except NotFound:
-        exchanges = await imported_exchanges(gateway_of(request).memories, data.caller(project), id.strip())
+        exchanges = await imported_exchanges(gateway_of(request).browse, data.caller(project), id.strip())
         if not exchanges:
             raise
         return render(

@@ -18,13 +18,14 @@ from functools import cache
 
 from services.memory.domain.fact_scope import holds_in, scope_key
 from services.memory.domain.memory_errors import InvalidRequest
-from services.memory.domain.naming import BOOKS, COLLECTIONS, MEMORY_BANK, check_collection
+from services.memory.domain.naming import BOOKS, COLLECTIONS, MEMORY_BANK, check_collection, check_id
 from services.memory.domain.record import MemoryRecord
 from services.memory.domain.scoring import wilson_lower_bound
 
 MAX_PAGE = 100
 MAX_OFFSET = 1_000_000
 MAX_TAG_CHARS = 100
+MAX_SESSION_CHARS = 200  # as storage.turns.MAX_SESSION_ID_CHARS
 TOP_TAGS = 50
 
 
@@ -77,13 +78,30 @@ class BrowseQuery:
     archived: ArchivedFilter = ArchivedFilter.ACTIVE
     limit: int = 20
     offset: int = 0
+    session_id: str = ""  # only memories written in this session
+    ids: frozenset[str] = frozenset()  # only these memories
 
 
 def build_browse_query(
-    *, collections: Sequence[str], tag: str, sort: str, archived: str, limit: int, offset: int, kind: str = ""
+    *,
+    collections: Sequence[str],
+    tag: str,
+    sort: str,
+    archived: str,
+    limit: int,
+    offset: int,
+    kind: str = "",
+    session_id: str = "",
+    ids: Sequence[str] = (),
 ) -> BrowseQuery:
     """Check a browse request; the message says how to fix a bad one."""
     chosen = tuple(check_collection(c) for c in dict.fromkeys(collections)) or COLLECTIONS
+    session_id = session_id.strip()
+    if len(session_id) > MAX_SESSION_CHARS:
+        raise InvalidRequest(f"session_id is longer than {MAX_SESSION_CHARS} characters")
+    if len(ids) > MAX_PAGE:
+        raise InvalidRequest(f"{len(ids)} ids: name at most {MAX_PAGE} memories at a time")
+    wanted = frozenset(check_id(i) for i in ids)
     try:
         order = BrowseSort(sort or BrowseSort.RECENCY)
     except ValueError:
@@ -108,7 +126,7 @@ def build_browse_query(
     tag = tag.strip()
     if len(tag) > MAX_TAG_CHARS:
         raise InvalidRequest(f"tag is longer than {MAX_TAG_CHARS} characters")
-    return BrowseQuery(chosen, tag, chosen_kind, order, which, limit, offset)
+    return BrowseQuery(chosen, tag, chosen_kind, order, which, limit, offset, session_id, wanted)
 
 
 def _keys(sort: BrowseSort) -> Callable[[MemoryRecord], tuple[float | str, ...]]:
@@ -130,7 +148,11 @@ def select(records: Sequence[MemoryRecord], query: BrowseQuery) -> tuple[list[Me
     Only the records up to the end of the page are ordered (a heap), so the first
     pages of 10k memories cost one key per record, not a sort.
     """
-    chosen = [r for r in records if query.tag in r.tags] if query.tag else records
+    chosen = [r for r in records if r.id in query.ids] if query.ids else records
+    if query.session_id:
+        chosen = [r for r in chosen if r.session_id == query.session_id]
+    if query.tag:
+        chosen = [r for r in chosen if query.tag in r.tags]
     if query.kind is not None:
         chosen = [r for r in chosen if kind_of(r) is query.kind]
     best = heapq.nlargest(query.offset + query.limit, chosen, key=_keys(query.sort))

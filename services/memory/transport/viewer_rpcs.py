@@ -30,6 +30,8 @@ class ViewerRpcs:
             limit=request.limit,
             offset=request.offset,
             kind=request.kind,
+            session_id=request.session_id,
+            ids=list(request.ids),
         )
         shown, total, tags = await self._viewer.browse(protos.scope(self._scopes, request.scope), query)
         return pb.BrowseResponse(memories=[protos.memory(m) for m in shown], total=total, tags=tags)

@@ -167,3 +167,18 @@ def test_a_project_lists_and_counts_only_the_facts_that_hold_there() -> None:
     counts = {"working": 1, "memory_bank": 4, "archived": 1}
     assert project_counts(counts, owners, "ledger") == {"working": 1, "memory_bank": 3, "archived": 0}
     assert project_counts(counts, owners, "orchard") == {"working": 1, "memory_bank": 3, "archived": 1}
+
+
+def test_a_session_and_named_ids_narrow_the_list() -> None:
+    records = [
+        MemoryRecord(id=f"history_{i}", collection="history", content=str(i), created=T0, session_id=f"s{i % 2}")
+        for i in range(6)
+    ]
+    chosen, total = select(records, query(session_id=" s1 "))  # type: ignore[arg-type]
+    assert {r.id for r in chosen} == {"history_1", "history_3", "history_5"} and total == 3
+    chosen, total = select(records, query(ids=["history_0", "history_3", "history_9"]))  # type: ignore[arg-type]
+    assert {r.id for r in chosen} == {"history_0", "history_3"} and total == 2
+    with pytest.raises(InvalidRequest, match="at most 100 memories"):
+        query(ids=[f"history_{i}" for i in range(101)])
+    with pytest.raises(InvalidRequest, match="malformed"):
+        query(ids=["../x"])

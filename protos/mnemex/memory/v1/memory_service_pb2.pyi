@@ -751,7 +751,7 @@ class GetRulesResponse(_message.Message):
     def __init__(self, lifecycle: _Optional[_Union[LifecycleRules, _Mapping]] = ..., outcomes: _Optional[_Iterable[_Union[OutcomeRule, _Mapping]]] = ..., default_initial_score: _Optional[float] = ..., age_half_weight_days: _Optional[float] = ..., fixed_quality_wilson_share: _Optional[float] = ..., fixed_quality_wilson_after_uses: _Optional[int] = ..., failures_to_delete_from_top: _Optional[int] = ..., failures_to_demote_from_top: _Optional[int] = ...) -> None: ...
 
 class BrowseRequest(_message.Message):
-    __slots__ = ("scope", "collections", "tag", "sort", "limit", "offset", "archived", "kind")
+    __slots__ = ("scope", "collections", "tag", "sort", "limit", "offset", "archived", "kind", "session_id", "ids")
     SCOPE_FIELD_NUMBER: _ClassVar[int]
     COLLECTIONS_FIELD_NUMBER: _ClassVar[int]
     TAG_FIELD_NUMBER: _ClassVar[int]
@@ -760,6 +760,8 @@ class BrowseRequest(_message.Message):
     OFFSET_FIELD_NUMBER: _ClassVar[int]
     ARCHIVED_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    IDS_FIELD_NUMBER: _ClassVar[int]
     scope: _common_pb2.Scope
     collections: _containers.RepeatedScalarFieldContainer[str]
     tag: str
@@ -768,7 +770,9 @@ class BrowseRequest(_message.Message):
     offset: int
     archived: str
     kind: str
-    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., collections: _Optional[_Iterable[str]] = ..., tag: _Optional[str] = ..., sort: _Optional[str] = ..., limit: _Optional[int] = ..., offset: _Optional[int] = ..., archived: _Optional[str] = ..., kind: _Optional[str] = ...) -> None: ...
+    session_id: str
+    ids: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., collections: _Optional[_Iterable[str]] = ..., tag: _Optional[str] = ..., sort: _Optional[str] = ..., limit: _Optional[int] = ..., offset: _Optional[int] = ..., archived: _Optional[str] = ..., kind: _Optional[str] = ..., session_id: _Optional[str] = ..., ids: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class BrowseResponse(_message.Message):
     __slots__ = ("memories", "total", "tags")

@@ -237,6 +237,7 @@ class Stop:
     url: str
     ready: str = "main"
     feed_cwd: str = ""  # the sessions page: a prompt goes through the hooks once its feed is live
+    pictured: bool = True  # in docs/screenshots; a page's other states are only checked
 
 
 @dataclass
@@ -258,12 +259,16 @@ class Tour:
             tab.wait_for_selector("#activity li[data-kind='stored']")
 
 
-def _tour_project(seeded: Seeded, root: Path) -> tuple[str, str]:
-    """A project of its own for the live feed and an imported session (the seeded one stays as it is)."""
+def _tour_project(seeded: Seeded, root: Path) -> tuple[str, str, str]:
+    """A project of its own for the live feed, an imported session and an archived fact (the seeded one stays
+    as it is); (project id, cwd, the archived fact's id)."""
     work = root / "atlas"
     (work / ".git").mkdir(parents=True)
     cwd = str(work)
     seeded.live.post("/api/memory-bank/add", {"content": "The atlas service deploys with Helm", "cwd": cwd})
+    old = seeded.live.post("/api/memory-bank/add", {"content": "The atlas service deployed with Ansible", "cwd": cwd})
+    archived = old["memory"]["id"]
+    seeded.live.post("/api/memory-bank/archive", {"id": archived, "cwd": cwd, "reason": "moved to Helm"})
     imported = {
         "client": "claude",
         "session_id": "tour-imported",
@@ -274,13 +279,13 @@ def _tour_project(seeded: Seeded, root: Path) -> tuple[str, str]:
         "assistant_text": "The wheel cache was built for x86_64; clear it and build again.",
     }
     seeded.live.post("/api/backfill", {"exchanges": [imported]})
-    return projects.resolve(cwd, seeded.live.home), cwd
+    return projects.resolve(cwd, seeded.live.home), cwd, archived
 
 
 @pytest.fixture(scope="package")
 def tour(seeded: Seeded, loop_thread: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Tour]:
     """Every viewer page, in the seeded project; the sign-in page comes from a second gateway with a token."""
-    atlas, atlas_cwd = _tour_project(seeded, tmp_path_factory.mktemp("tour"))
+    atlas, atlas_cwd, archived = _tour_project(seeded, tmp_path_factory.mktemp("tour"))
     stop_gateway, guarded = loop_thread.run(_serve_gateway(dataclasses.replace(seeded.live.settings, token=TOUR_TOKEN)))
     base = seeded.live.url
     try:
@@ -300,6 +305,8 @@ def tour(seeded: Seeded, loop_thread: Any, tmp_path_factory: pytest.TempPathFact
                 Stop("preview", seeded.url("/ui/preview", prompt="how do I deploy the ledger service with helm?")),
                 Stop("sign-in", f"{guarded}/ui/login?next=/ui"),
                 Stop("error", seeded.url("/ui/memories/history_123456789012")),
+                Stop("archived", f"{base}/ui/memories?project={atlas}&archived=all", pictured=False),
+                Stop("archived-memory", f"{base}/ui/memories/{archived}?project={atlas}", pictured=False),
             ],
         )
     finally:

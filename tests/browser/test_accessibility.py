@@ -44,6 +44,7 @@ def axe_violations(tab: Any) -> list[dict[str, Any]]:
             f"axe-core is not installed ({AXE} is missing): run `scripts/install.sh --dev`, which installs "
             "tests/browser/package.json's pinned axe-core with npm"
         )
+    tab.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")  # what they hide too
     if not tab.evaluate("typeof window.axe !== 'undefined'"):
         tab.add_script_tag(path=str(AXE))
     found: list[dict[str, Any]] = tab.evaluate(RUN_AXE)

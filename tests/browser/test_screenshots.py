@@ -24,7 +24,7 @@ def test_a_screenshot_of_every_page(tour: Tour, browser: Any, width: int, tmp_pa
     errors: list[str] = []
     tab.on("pageerror", lambda exc: errors.append(str(exc)))
     try:
-        for stop in tour.stops:
+        for stop in (s for s in tour.stops if s.pictured):
             tour.visit(tab, stop)
             tab.evaluate("document.activeElement && document.activeElement.blur()")  # no focus ring in the picture
             screenshot(tab, stop.name if width > 600 else f"{stop.name}-420px", tmp_path)

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from gateway import formatting, input_validation, proto_dicts
 from gateway.caller import Caller, CallerResolver
@@ -29,6 +29,7 @@ from kernel import projects
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
 
 JSON = dict[str, Any]
+T = TypeVar("T")
 COLLECTIONS = ("working", "history", "patterns", "memory_bank", "books")
 BROWSE_SORTS = ("recency", "score", "wilson", "uses")
 SEARCH_SORTS = ("relevance", *BROWSE_SORTS)
@@ -106,6 +107,24 @@ def _sort_key(sort: str, memory: JSON) -> tuple[Any, ...]:
     return (memory.get("final_rank_score") or 0.0,)
 
 
+class SharedReads:
+    """One call for identical reads made at the same time (the graph page asks for the whole graph and the
+    one around a concept at once, and both read the same kg view, export and facts). Only a call in flight
+    is shared: no answer outlives it, so nothing goes stale."""
+
+    def __init__(self) -> None:
+        self._in_flight: dict[tuple[str, ...], asyncio.Future[Any]] = {}
+
+    async def read(self, key: tuple[str, ...], read: Callable[[], Awaitable[T]]) -> T:
+        running = self._in_flight.get(key)
+        if running is None:
+            running = asyncio.ensure_future(read())
+            self._in_flight[key] = running
+            running.add_done_callback(lambda _: self._in_flight.pop(key, None))
+        found: T = await asyncio.shield(running)
+        return found
+
+
 class ViewerData:
     """The viewer's one service: each page's data, for a caller pinned to the page's project."""
 
@@ -122,6 +141,7 @@ class ViewerData:
         self.memory_service = memories
         self.library = library
         self.previews = previews
+        self._shared = SharedReads()
 
     async def preview(self, caller: Caller, prompt: str) -> dict[str, Any]:
         """The block the next prompt of ``caller``'s project would get (``PreviewService``: records nothing)."""
@@ -421,8 +441,11 @@ class ViewerData:
         """
         caller = self.caller(project)
         find = input_validation.text(find, "find", input_validation.MAX_ID_CHARS).strip()
+        who = (caller.user, caller.project)
         base, export, facts = await asyncio.gather(
-            self.library.kg_graph(caller, limit=GRAPH_NODES), self.browser.kg_export(caller), self.facts(caller)
+            self._shared.read(("kg_graph", *who), lambda: self.library.kg_graph(caller, limit=GRAPH_NODES)),
+            self._shared.read(("kg_export", *who), lambda: self.browser.kg_export(caller)),
+            self._shared.read(("facts", *who), lambda: self.facts(caller)),
         )
         problems = graph_view.problems_of(export.graph_json)
         rates = graph_view.rates_of(base.get("routing") or {})

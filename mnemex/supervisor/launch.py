@@ -25,7 +25,7 @@ from mnemex.supervisor.home_processes import HomeProcess, home_processes, stop_p
 from mnemex.supervisor.probes import port_accepts
 from mnemex.supervisor.specs import ServiceSpec, child_env, stack_specs
 from mnemex.supervisor.state import RunPaths, SupervisorLock, SupervisorState, now_iso, read_pid
-from mnemex.supervisor.supervisor_loop import Report, Supervisor, Timing, describe_broken, quiet
+from mnemex.supervisor.supervisor_loop import Report, Supervisor, Timing, degraded_advice, describe_broken, quiet
 
 DEFAULT_READY_TIMEOUT = 120.0
 EXIT_OK, EXIT_FAILED = 0, 1
@@ -184,7 +184,7 @@ def _supervise(
             supervisor.info.status = "degraded"
             for child in broken:
                 report(f"mnemex started without {child.spec.name}: {describe_broken(child)}")
-            report("hooks run without what it serves; see `mnemex doctor` and `mnemex repair` to mend a store")
+            report(degraded_advice([child.state.problem or "" for child in broken]))
         supervisor.save()
         with contextlib.suppress(OSError):  # the ready table on a full disk's log: supervise anyway
             on_ready(supervisor)

@@ -408,3 +408,15 @@ class Supervisor:
 def describe_broken(child: Managed) -> str:
     """``<problem> (log: <path>)`` for one broken child."""
     return f"{child.state.problem or child.state.status} (log: {child.state.log})"
+
+
+# A refusal that already says what to do: a store written by a newer mnemex, or one waiting for a migration.
+# `mnemex repair` would be the wrong advice for them: it sets a store aside, and neither is damaged.
+_OWN_NEXT_STEP = ("upgrade mnemex", "mnemex migrate")
+
+
+def degraded_advice(problems: list[str]) -> str:
+    """The line after the services that did not start: what to run, unless each problem named its own step."""
+    if problems and all(any(step in problem for step in _OWN_NEXT_STEP) for problem in problems):
+        return "hooks run without what it serves; do what the line above says, then restart with `mnemex up`"
+    return "hooks run without what it serves; see `mnemex doctor` and `mnemex repair` to mend a store"

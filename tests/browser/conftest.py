@@ -12,7 +12,7 @@ import dataclasses
 import itertools
 import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -238,6 +238,7 @@ class Stop:
     ready: str = "main"
     feed_cwd: str = ""  # the sessions page: a prompt goes through the hooks once its feed is live
     pictured: bool = True  # in docs/screenshots; a page's other states are only checked
+    act: Callable[[Any], None] | None = None  # what the user does first (on the open tab)
 
 
 @dataclass
@@ -250,6 +251,8 @@ class Tour:
         """Open the page and wait until it is drawn; on the sessions page, until the feed shows a prompt."""
         tab.goto(stop.url)
         tab.wait_for_selector(stop.ready)
+        if stop.act:
+            stop.act(tab)
         if stop.feed_cwd:
             tab.wait_for_selector("#live-status[data-state='live']")
             turn = {"session_id": f"tour-{next(self.turns)}", "cwd": stop.feed_cwd}
@@ -257,6 +260,17 @@ class Tour:
             self.live.post("/api/hooks/get-context", {**turn, "prompt": prompt})
             self.live.post("/api/hooks/stop", {**turn, "assistant_text": "Run helm rollback atlas 1."})
             tab.wait_for_selector("#activity li[data-kind='stored']")
+
+
+def _wrong_token(tab: Any) -> None:
+    tab.fill("input[name='token']", "not-the-token")
+    tab.click("button[type='submit']")
+    tab.wait_for_selector("p.error")
+
+
+def _select_a_row(tab: Any) -> None:
+    tab.locator("input[name='ids']").first.check()
+    tab.wait_for_selector(".bulk-count:not(:empty)")
 
 
 def _tour_project(seeded: Seeded, root: Path) -> tuple[str, str, str]:
@@ -286,6 +300,8 @@ def _tour_project(seeded: Seeded, root: Path) -> tuple[str, str, str]:
 def tour(seeded: Seeded, loop_thread: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Tour]:
     """Every viewer page, in the seeded project; the sign-in page comes from a second gateway with a token."""
     atlas, atlas_cwd, archived = _tour_project(seeded, tmp_path_factory.mktemp("tour"))
+    books = seeded.live.post("/api/search", {"query": "ledger runbook helm rollback", "cwd": seeded.cwd})
+    book_passage = next(m["id"] for m in books["memories"] if m["collection"] == "books")
     stop_gateway, guarded = loop_thread.run(_serve_gateway(dataclasses.replace(seeded.live.settings, token=TOUR_TOKEN)))
     base = seeded.live.url
     try:
@@ -307,6 +323,13 @@ def tour(seeded: Seeded, loop_thread: Any, tmp_path_factory: pytest.TempPathFact
                 Stop("error", seeded.url("/ui/memories/history_123456789012")),
                 Stop("archived", f"{base}/ui/memories?project={atlas}&archived=all", pictured=False),
                 Stop("archived-memory", f"{base}/ui/memories/{archived}?project={atlas}", pictured=False),
+                Stop("selected", f"{base}/ui/memories?project={atlas}", pictured=False, act=_select_a_row),
+                Stop("exchange", seeded.url(f"/ui/memories/{seeded.exchange_id}"), pictured=False),
+                Stop("book-passage", seeded.url(f"/ui/memories/{book_passage}"), pictured=False),
+                Stop("no-match", seeded.url("/ui/memories", q="zebra saxophone quantum"), pictured=False),
+                Stop("no-preview", seeded.url("/ui/preview", prompt="zebra saxophone quantum"), pictured=False),
+                Stop("empty-project", f"{base}/ui?project=fresh-start", pictured=False),
+                Stop("wrong-token", f"{guarded}/ui/login?next=/ui", pictured=False, act=_wrong_token),
             ],
         )
     finally:

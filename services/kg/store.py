@@ -52,6 +52,23 @@ def episodes_scope(user: str) -> ScopeKey:
     return ScopeKey(user, EPISODES_PROJECT)
 
 
+# The fields of an op (at any depth: a known problem in an import) that hold base64 of float32s, never text.
+VECTOR_FIELDS = frozenset({"vector", "phrasings", "symptoms"})
+
+
+def redacted_op(value: Any) -> Any:
+    """``value`` with every string redacted but its vectors: their base64 is long and random, a secret rule
+    can match it by chance, and a redacted vector no longer decodes."""
+    if isinstance(value, dict):
+        return {
+            redact(k) if isinstance(k, str) else k: v if k in VECTOR_FIELDS else redacted_op(v)
+            for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [redacted_op(v) for v in value]
+    return redact_json(value)
+
+
 class KgStore:
     def __init__(
         self,
@@ -85,7 +102,7 @@ class KgStore:
     def _mutate(self, scope: ScopeKey, op: dict[str, Any], *, snapshot_now: bool = False) -> Any:
         graphs = self.graphs(scope)
         key = str(scope)
-        op = redact_json(op)  # nothing reaches the journal, the graph or a snapshot unredacted
+        op = redacted_op(op)  # nothing reaches the journal, the graph or a snapshot unredacted
         self.journal.append(key, op)
         result = graphs.apply_op(op)
         self._pending[key] = self._pending.get(key, 0) + 1

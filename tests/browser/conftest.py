@@ -227,6 +227,7 @@ def new_project(seeded: Seeded, root: Path, name: str, facts: list[str], session
 # The tour: every page of the viewer, for the accessibility check and the screenshots in docs/screenshots.
 TOUR_TOKEN = "tour-" + "t0k3n" * 8
 WIDTHS = (1280, 420)
+GRAPH_DRAWN = "#graph:not([data-rendered='0'])"
 
 
 @dataclass(frozen=True)
@@ -249,7 +250,10 @@ class Tour:
 
     def visit(self, tab: Any, stop: Stop) -> None:
         """Open the page and wait until it is drawn; on the sessions page, until the feed shows a prompt."""
-        tab.goto(stop.url)
+        answer = tab.goto(stop.url)
+        assert answer is not None and answer.status < 500, (
+            f"{stop.name}: {stop.url} answered {answer and answer.status}"
+        )
         tab.wait_for_selector(stop.ready)
         if stop.act:
             stop.act(tab)
@@ -271,6 +275,14 @@ def _wrong_token(tab: Any) -> None:
 def _select_a_row(tab: Any) -> None:
     tab.locator("input[name='ids']").first.check()
     tab.wait_for_selector(".bulk-count:not(:empty)")
+
+
+def _pick_a_node(tab: Any) -> None:
+    """The graph's details panel, open on its first labelled node (when the page lists them)."""
+    node = tab.locator("#graph-nodes button")
+    if node.count():
+        node.first.click()
+        tab.wait_for_timeout(300)
 
 
 def _tour_project(seeded: Seeded, root: Path) -> tuple[str, str, str]:
@@ -316,13 +328,14 @@ def tour(seeded: Seeded, loop_thread: Any, tmp_path_factory: pytest.TempPathFact
                 Stop("live", f"{base}/ui/sessions?project={atlas}", feed_cwd=atlas_cwd),
                 Stop("session", seeded.url("/ui/session", id=SESSION)),
                 Stop("imported-session", f"{base}/ui/session?project={atlas}&id=tour-imported"),
-                Stop("graph", seeded.url("/ui/graph"), ready="#graph:not([data-rendered='0'])"),
+                Stop("graph", seeded.url("/ui/graph"), ready=GRAPH_DRAWN),
                 Stop("books", seeded.url("/ui/books")),
                 Stop("preview", seeded.url("/ui/preview", prompt="how do I deploy the ledger service with helm?")),
                 Stop("sign-in", f"{guarded}/ui/login?next=/ui"),
                 Stop("error", seeded.url("/ui/memories/history_123456789012")),
                 Stop("archived", f"{base}/ui/memories?project={atlas}&archived=all", pictured=False),
                 Stop("archived-memory", f"{base}/ui/memories/{archived}?project={atlas}", pictured=False),
+                Stop("graph-details", seeded.url("/ui/graph"), ready=GRAPH_DRAWN, pictured=False, act=_pick_a_node),
                 Stop("selected", f"{base}/ui/memories?project={atlas}", pictured=False, act=_select_a_row),
                 Stop("exchange", seeded.url(f"/ui/memories/{seeded.exchange_id}"), pictured=False),
                 Stop("book-passage", seeded.url(f"/ui/memories/{book_passage}"), pictured=False),

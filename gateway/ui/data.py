@@ -396,15 +396,15 @@ class ViewerData:
         ``graph_view`` names them by: the entities or problem they link to)."""
         nodes = [n["data"] for n in elements["nodes"] if n["data"]["kind"] in ("solution", "fact")]
         nodes = sorted(nodes, key=lambda n: n["kind"] != "solution")[:LABELLED_MEMORIES]  # solutions first
-        found = await self.lookup(caller, [n["memory"] for n in nodes])
+        found = await self.lookup(caller, [n["memory"] for n in nodes], archived=False)
         for node in nodes:
             memory = found.get(node["memory"])
             if memory is not None:
                 node["label"] = graph_view.short(memory["content"])
 
-    async def lookup(self, caller: Caller, ids: Sequence[str]) -> dict[str, JSON]:
-        """The memories of ``ids`` still stored, archived ones too, by id: the active ones in one Browse per
-        hundred (the memory service's mirrors), a Get for each of the rest (archived, or another project's fact)."""
+    async def lookup(self, caller: Caller, ids: Sequence[str], *, archived: bool = True) -> dict[str, JSON]:
+        """The memories of ``ids`` still stored, by id: the active ones in one Browse per hundred (the memory
+        service's mirrors), then (``archived``) a Get for each of the rest (archived, or another project's fact)."""
         wanted = list(dict.fromkeys(ids))
         found: dict[str, JSON] = {}
         for start in range(0, len(wanted), LOOKUP_CHUNK):
@@ -421,7 +421,7 @@ class ViewerData:
                 ids=chunk,
             )
             found.update((m["id"], m) for m in proto_dicts.memories_to_dicts(reply.memories))
-        rest = [i for i in wanted if i not in found]
+        rest = [i for i in wanted if i not in found] if archived else []
         for memory_id, memory in zip(rest, await asyncio.gather(*(self._get(caller, i) for i in rest)), strict=True):
             if memory is not None:
                 found[memory_id] = memory

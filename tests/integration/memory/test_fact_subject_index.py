@@ -17,7 +17,6 @@ from typing import Any
 
 import chromadb
 import numpy as np
-import pytest
 from chromadb.config import Settings as ChromaSettings
 
 from kernel.blocking_io import BlockingIO
@@ -36,7 +35,6 @@ from services.memory.usecases.content_writes import ContentWrites
 from services.memory.usecases.memory_writes import MemoryWrites, WriteLimits
 from tests.support.memory_core import HashEmbedder
 
-pytestmark = pytest.mark.integration
 MARKS = ("possibly_superseded_by", "superseded_by", "stale_value_superseded_by")
 TWO_SERVICES = [
     "Service s1 uses port 8001",

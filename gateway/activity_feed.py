@@ -22,6 +22,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
+from gateway.replies import ScoredMemory
+
 log = logging.getLogger("mnemex.gateway.activity")
 
 MAX_SUBSCRIBERS = 16
@@ -233,18 +235,16 @@ def stored_event(user: str, project: str, session_id: str, answer: str, exchange
     return Activity(kind="stored", user=user, project=project, session_id=session_id, text=clip(answer), items=items)
 
 
-def scored_event(
-    user: str, project: str, session_id: str, outcome: str, scored: Sequence[Mapping[str, Any]]
-) -> Activity:
+def scored_event(user: str, project: str, session_id: str, outcome: str, scored: Sequence[ScoredMemory]) -> Activity:
     """An outcome: the turn's, and what it did to each memory (score and collection before and after)."""
     items = tuple(
         ActivityItem(
-            id=str(s["id"]),
-            collection=str(s.get("collection_after", "")),
-            outcome=str(s.get("outcome", "")),
-            transition=str(s.get("transition", "")),
-            score_before=s.get("score_before"),
-            score_after=s.get("score_after"),
+            id=s.id,
+            collection=s.collection_after,
+            outcome=s.outcome,
+            transition=s.transition,
+            score_before=s.score_before,
+            score_after=s.score_after,
         )
         for s in scored
     )

@@ -1,14 +1,16 @@
-"""Translate between memory/kg protobuf messages and the gateway's plain dicts.
+"""Request words as proto enums (outcomes, sort orders, collections), and the prompt path's proto replies
+as the dicts its JSON reply is built from (a context choice, the kg's route, a memory: ``replies.Memory``'s
+JSON). Every other reply becomes a frozen dataclass of ``gateway.replies``.
 
 Imports only generated protobuf modules (no grpc runtime, no fastapi).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from typing import Any
 
+from gateway import replies
 from gateway.gateway_errors import InvalidInput
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.kg.v1 import kg_service_pb2 as kg_pb
@@ -77,13 +79,7 @@ def collections(names: Iterable[str] | None) -> list[str]:
 
 
 def _json_object(text: str) -> dict[str, Any]:
-    if not text:
-        return {}
-    try:
-        value = json.loads(text)
-    except (ValueError, TypeError):
-        return {}
-    return value if isinstance(value, dict) else {}
+    return replies.json_object(text)
 
 
 def choice_to_dict(choice: mem_pb.ContextChoice) -> dict[str, Any]:
@@ -105,53 +101,12 @@ def _rank_parts(parts: mem_pb.RankParts) -> dict[str, Any]:
 
 
 def memory_to_dict(memory: mem_pb.Memory) -> dict[str, Any]:
-    """The normalized memory shape shared by REST, MCP and the CLI."""
-    out: dict[str, Any] = {
-        "id": memory.id,
-        "collection": memory.collection,
-        "content": memory.content,
-        "created_at": memory.created_at,
-        "age": memory.age,
-        "score": round(memory.score, 4),
-        "wilson_score": round(memory.wilson_score, 4),
-        "uses": memory.uses,
-        "success_count": memory.success_count,
-        "learned_score": round(memory.learned_score, 4),
-        "last_outcome": memory.last_outcome,
-        "outcome_history": memory.outcome_history,
-        "tags": list(memory.tags),
-        "metadata": _json_object(memory.metadata_json),
-        "project": memory.project,
-        "archived": memory.archived,
-        "worked_count": memory.worked_count,
-        "partial_count": memory.partial_count,
-        "failed_count": memory.failed_count,
-    }
-    if memory.collection == "memory_bank":
-        out["importance"] = memory.importance if memory.HasField("importance") else None
-        out["confidence"] = memory.confidence if memory.HasField("confidence") else None
-    if memory.HasField("embedding_similarity"):
-        out["embedding_similarity"] = round(memory.embedding_similarity, 4)
-    if memory.HasField("final_rank_score"):
-        out["final_rank_score"] = round(memory.final_rank_score, 4)
-    return out
+    """The normalized memory shape shared by REST, MCP and the CLI (``replies.Memory``'s JSON)."""
+    return replies.Memory.from_proto(memory).to_json()
 
 
 def memories_to_dicts(memories: Iterable[mem_pb.Memory]) -> list[dict[str, Any]]:
     return [memory_to_dict(m) for m in memories]
-
-
-def scored_to_dict(item: mem_pb.ScoredMemory) -> dict[str, Any]:
-    return {
-        "id": item.id,
-        "collection_before": item.collection_before,
-        "collection_after": item.collection_after,
-        "score_before": round(item.score_before, 4),
-        "score_after": round(item.score_after, 4),
-        "outcome": outcome_from_proto(item.outcome),
-        "transition": item.transition,
-        "new_id": item.new_id,
-    }
 
 
 def routing_to_dict(
@@ -175,19 +130,4 @@ def routing_to_dict(
         "concepts": list(concepts),
         "context_type": context_type,
         "available": True,
-    }
-
-
-def graph_to_dict(reply: kg_pb.GraphResponse) -> dict[str, Any]:
-    routing: Any
-    try:
-        routing = json.loads(reply.routing_json) if reply.routing_json else {}
-    except ValueError:
-        routing = {}
-    return {
-        "nodes": [{"id": n.id, "kind": n.kind, "label": n.label, "weight": n.weight} for n in reply.nodes],
-        "edges": [
-            {"source": e.source, "target": e.target, "relation": e.relation, "weight": e.weight} for e in reply.edges
-        ],
-        "routing": routing if isinstance(routing, dict) else {"facts": routing},
     }

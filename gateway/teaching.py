@@ -19,7 +19,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from gateway import problem_vector
+from gateway import problem_vector, replies
 from gateway.backends import BackendError, Backends, EmbeddingBackend, MemoryBackend
 from gateway.tool_observations import primary_command, run_summary
 from kernel.error_signature import of_output
@@ -154,7 +154,7 @@ async def teach(
     reply: mem_pb.ScoreResponse,
     exchange_outcome: common_pb.Outcome,
     session_id: str = "",
-) -> dict[str, Any]:
+) -> replies.Teaching:
     """The turn to the session's episode (RecordTurn), then RecordOutcome per outcome group (concepts of
     the episode's problem statement -> collections, doc ids) and RecordAction per memory."""
     # The kg rejects texts over 20k characters; the head of a prompt carries its concepts. The turn's
@@ -215,14 +215,14 @@ async def teach(
         await asyncio.gather(*calls)
     except BackendError as exc:
         log.info("kg teaching skipped: %s %s", exc.code, exc.details)
-        return {"taught": False, "concepts": concepts, "error": exc.code}
-    return {
-        "taught": True,
-        "concepts": concepts,
-        "context_type": context_type,
-        "outcome_groups": len(groups),
-        "episode": {"problem": episode.problem[:200], "status": episode.status} if episode is not None else None,
-    }
+        return replies.Teaching(taught=False, concepts=tuple(concepts), error=exc.code)
+    return replies.Teaching(
+        taught=True,
+        concepts=tuple(concepts),
+        context_type=context_type,
+        outcome_groups=len(groups),
+        episode=replies.Episode(episode.problem[:200], episode.status) if episode is not None else None,
+    )
 
 
 # -- tool use: what a command's own output says about its outcome ------------------

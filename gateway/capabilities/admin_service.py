@@ -8,7 +8,7 @@ from typing import Any
 
 import grpc
 
-from gateway import proto_dicts
+from gateway import replies
 from gateway.caller import Caller
 from gateway.gateway_errors import NotFound
 from gateway.rpc import Rpc
@@ -33,7 +33,7 @@ class AdminService:
         ok = all(s["status"] == "SERVING" for s in services.values())
         return {"status": "ok" if ok else "degraded", "services": services}
 
-    async def show_memory(self, caller: Caller, *, id: str) -> JSON:
+    async def show_memory(self, caller: Caller, *, id: str) -> replies.Memory:
         """One memory with every field; archived memories too (``archived: true``): search hides them, show does not."""
         request = mem_pb.GetRequest(scope=caller.scope, id=id)
         try:
@@ -43,7 +43,7 @@ class AdminService:
                 f"no memory with id {id!r} in this project or your memory_bank: "
                 "copy an id from an [id:...] tag or from `mnemex search`"
             ) from None
-        return proto_dicts.memory_to_dict(reply.memory)
+        return replies.Memory.from_proto(reply.memory)
 
     async def projects(self, caller: Caller, *, cwd_given: bool) -> JSON:
         """This user's scopes with their counts, the project the request's cwd resolves to (``cwd_given``),

@@ -9,16 +9,14 @@ the work (``services/memory/usecases/memory_merges.py``).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
-from gateway import input_validation, proto_dicts
+from gateway import input_validation, replies
 from gateway.caller import Caller
 from gateway.gateway_errors import InvalidInput
 from gateway.rpc import Rpc
 from kernel.config import Settings
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
 
-JSON = dict[str, Any]
 KINDS = ("duplicate", "contradiction", "stale")
 MAX_CLUSTERS = 50
 MAX_SOURCES = 20
@@ -31,7 +29,7 @@ class ConsolidationService:
 
     async def consolidation_candidates(
         self, caller: Caller, *, kinds: Sequence[str] | None = None, limit: int = 10
-    ) -> JSON:
+    ) -> replies.Candidates:
         """Clusters that need a decision: ``{"clusters": [{kind, reason, similarity, memories}], "scanned": n}``."""
         chosen = [k for k in kinds or () if k]
         unknown = [k for k in chosen if k not in KINDS]
@@ -42,16 +40,16 @@ class ConsolidationService:
         reply: mem_pb.FindConsolidationCandidatesResponse = await self.rpc.unary(
             "memory", self.rpc.memory(caller.user).FindConsolidationCandidates, request
         )
-        clusters = [
-            {
-                "kind": c.kind,
-                "reason": c.reason,
-                "similarity": c.similarity if c.HasField("similarity") else None,
-                "memories": proto_dicts.memories_to_dicts(c.memories),
-            }
+        clusters = tuple(
+            replies.Cluster(
+                kind=c.kind,
+                reason=c.reason,
+                similarity=c.similarity if c.HasField("similarity") else None,
+                memories=replies.memories(c.memories),
+            )
             for c in reply.clusters
-        ]
-        return {"clusters": clusters, "scanned": reply.scanned}
+        )
+        return replies.Candidates(clusters=clusters, scanned=reply.scanned)
 
     async def consolidate(
         self,
@@ -64,7 +62,7 @@ class ConsolidationService:
         importance: float | None = None,
         confidence: float | None = None,
         reason: str = "",
-    ) -> JSON:
+    ) -> replies.Consolidation:
         """One merged memory citing ``source_ids``; the sources archived: ``{"merged": ..., "archived": [...]}``."""
         ids = input_validation.ids(source_ids, "source_ids")
         if not ids or len(ids) > MAX_SOURCES:
@@ -83,18 +81,16 @@ class ConsolidationService:
         reply: mem_pb.ConsolidateResponse = await self.rpc.unary(
             "memory", self.rpc.memory(caller.user).Consolidate, request
         )
-        return {
-            "merged": proto_dicts.memory_to_dict(reply.merged),
-            "archived": proto_dicts.memories_to_dicts(reply.archived),
-        }
+        return replies.Consolidation(
+            merged=replies.Memory.from_proto(reply.merged), archived=replies.memories(reply.archived)
+        )
 
-    async def undo_consolidation(self, caller: Caller, *, id: str) -> JSON:
+    async def undo_consolidation(self, caller: Caller, *, id: str) -> replies.Consolidation:
         """Reverse a merge (or an automatic supersede): ``{"restored": [...], "merged": ...}``."""
         request = mem_pb.UndoConsolidationRequest(scope=caller.scope, id=input_validation.memory_id(id, "undo"))
         reply: mem_pb.UndoConsolidationResponse = await self.rpc.unary(
             "memory", self.rpc.memory(caller.user).UndoConsolidation, request
         )
-        return {
-            "restored": proto_dicts.memories_to_dicts(reply.restored),
-            "merged": proto_dicts.memory_to_dict(reply.merged),
-        }
+        return replies.Consolidation(
+            merged=replies.Memory.from_proto(reply.merged), restored=replies.memories(reply.restored)
+        )

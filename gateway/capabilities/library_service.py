@@ -9,7 +9,7 @@ from typing import Any
 
 import grpc
 
-from gateway import input_validation, proto_dicts
+from gateway import input_validation, replies
 from gateway.caller import Caller
 from gateway.gateway_errors import NotFound
 from gateway.rpc import Rpc, translate
@@ -31,12 +31,16 @@ class LibraryService:
         self.settings = settings
 
     # -- knowledge graph ---------------------------------------------------------
-    async def kg_graph(self, caller: Caller, *, entities: Sequence[str] | None = None, limit: int = 50) -> JSON:
+    async def graph(self, caller: Caller, *, entities: Sequence[str] | None = None, limit: int = 50) -> replies.KgGraph:
         names = [input_validation.text(e, "entity", input_validation.MAX_ID_CHARS) for e in entities or () if e]
         input_validation.in_range(limit, "limit", (1, 500))
         request = kg_pb.GraphRequest(scope=caller.scope, entities=names, limit=limit)
         reply: kg_pb.GraphResponse = await self.rpc.unary("kg", self.rpc.kg(caller.user).Graph, request)
-        return proto_dicts.graph_to_dict(reply)
+        return replies.KgGraph.from_proto(reply)
+
+    async def kg_graph(self, caller: Caller, *, entities: Sequence[str] | None = None, limit: int = 50) -> JSON:
+        """``graph`` as the viewer's graph page reads it (its JSON), until the viewer takes ``replies.KgGraph``."""
+        return (await self.graph(caller, entities=entities, limit=limit)).to_json()
 
     # -- books -------------------------------------------------------------------
     def _book_request(
@@ -146,7 +150,7 @@ class LibraryService:
                 "score_histogram": dict(memory_r.score_histogram),
                 "events": dict(memory_r.events),
                 "data_bytes": memory_r.data_bytes,
-                "events_by_day": proto_dicts._json_object(memory_r.events_by_day_json),
+                "events_by_day": replies.json_object(memory_r.events_by_day_json),
             },
             "kg": {"counts": dict(kg_r.counts)} if not isinstance(kg_r, BaseException) else {"error": str(kg_r)},
         }

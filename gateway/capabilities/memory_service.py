@@ -15,7 +15,7 @@ from typing import Any
 
 import grpc
 
-from gateway import activity_feed, input_validation, insights, prompt_context, proto_dicts, teaching
+from gateway import activity_feed, input_validation, insights, prompt_context, proto_dicts, replies, teaching
 from gateway.backends import Backends
 from gateway.caller import Caller
 from gateway.capabilities.top_facts import top_facts
@@ -27,6 +27,7 @@ from protos.mnemex.kg.v1 import kg_service_pb2 as kg_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
 
 JSON = dict[str, Any]
+ViewerJSON = dict[str, Any]  # what the viewer reads by key (see ``search`` below)
 log = logging.getLogger("mnemex.gateway.memories")
 
 INDEX_FACT_TIMEOUT = 1.0
@@ -49,7 +50,7 @@ class MemoryService:
         self.settings = settings
         self.deadlines = deadlines
 
-    async def search(
+    async def find(
         self,
         caller: Caller,
         *,
@@ -59,9 +60,9 @@ class MemoryService:
         collections: Sequence[str] | None = None,
         limit: int = 10,
         sort_by: str = "relevance",
-        metadata: dict[str, Any] | None = None,
+        metadata: Mapping[str, object] | None = None,
         all_projects: bool = False,
-    ) -> JSON:
+    ) -> replies.SearchReply:
         """Semantic, time-window or id lookup. A read only: the MCP tool records what it shows
         (``remember_shown``); REST searches (a UI browsing memories) score nothing.
 
@@ -103,19 +104,23 @@ class MemoryService:
             memories, judged = await self._search_scope(caller, request)
         if lookup and not memories:
             raise NotFound(f"no memory with id {lookup!r} in this project or your memory_bank")
-        return {"memories": memories, "relevant": len(memories) if judged else None}
+        return replies.SearchReply(hits=tuple(memories), relevant=len(memories) if judged else None)
 
-    async def _search_scope(self, caller: Caller, request: mem_pb.SearchRequest) -> tuple[list[JSON], bool]:
+    async def _search_scope(
+        self, caller: Caller, request: mem_pb.SearchRequest
+    ) -> tuple[list[replies.SearchHit], bool]:
         scoped = mem_pb.SearchRequest()
         scoped.CopyFrom(request)
         scoped.scope.CopyFrom(caller.scope)
         reply: mem_pb.SearchResponse = await self.rpc.unary("memory", self.rpc.memory(caller.user).Search, scoped)
-        memories = proto_dicts.memories_to_dicts(reply.memories)
-        for memory in memories:
-            copies = list(reply.duplicate_ids[memory["id"]].ids) if memory["id"] in reply.duplicate_ids else []
-            memory["duplicates"] = len(copies)
-            memory["duplicate_ids"] = copies
-        return memories, reply.relevance_judged
+        hits = [
+            replies.SearchHit(
+                memory,
+                tuple(reply.duplicate_ids[memory.id].ids) if memory.id in reply.duplicate_ids else (),
+            )
+            for memory in replies.memories(reply.memories)
+        ]
+        return hits, reply.relevance_judged
 
     async def _projects_of(self, user: str) -> list[str]:
         """Every project holding this user's memories (the memory_bank's user-wide scope included)."""
@@ -157,7 +162,7 @@ class MemoryService:
         importance: float = 0.7,
         confidence: float = 0.7,
         user_wide: bool = False,
-    ) -> JSON:
+    ) -> replies.StoredFact:
         content = input_validation.text(content, "content", input_validation.MAX_CONTENT_CHARS, required=True)
         request = mem_pb.StoreRequest(
             scope=caller.scope,
@@ -169,14 +174,14 @@ class MemoryService:
             user_wide=bool(user_wide),
         )
         reply: mem_pb.StoreResponse = await self.rpc.unary("memory", self.rpc.memory(caller.user).Store, request)
-        memory = proto_dicts.memory_to_dict(reply.memory)
-        entities = await self._index_fact(caller, memory["id"], memory["content"])
-        return {
-            "memory": memory,
-            "deduplicated": reply.deduplicated,
-            "entities": entities,
-            "superseded": list(reply.superseded_ids),
-        }
+        memory = replies.Memory.from_proto(reply.memory)
+        entities = await self._index_fact(caller, memory.id, memory.content)
+        return replies.StoredFact(
+            memory=memory,
+            deduplicated=reply.deduplicated,
+            entities=tuple(entities),
+            superseded=tuple(reply.superseded_ids),
+        )
 
     async def _index_fact(self, caller: Caller, fact_id: str, text: str) -> list[str]:
         request = kg_pb.IndexFactRequest(scope=caller.scope, fact_id=fact_id, text=text[:20_000])
@@ -189,7 +194,7 @@ class MemoryService:
             return []
         return [e.name for e in reply.entities]
 
-    async def update_memory(
+    async def update(
         self,
         caller: Caller,
         *,
@@ -198,7 +203,7 @@ class MemoryService:
         tags: Sequence[str] | None = None,
         importance: float | None = None,
         confidence: float | None = None,
-    ) -> JSON:
+    ) -> replies.MemoryChange:
         memory_id = input_validation.memory_id(id)
         if content is None and tags is None and importance is None and confidence is None:
             raise InvalidInput("nothing to update: pass content, tags, importance or confidence")
@@ -214,19 +219,44 @@ class MemoryService:
             confidence=input_validation.unit(confidence, "confidence"),
         )
         reply: mem_pb.UpdateResponse = await self.rpc.unary("memory", self.rpc.memory(caller.user).Update, request)
-        memory = proto_dicts.memory_to_dict(reply.memory)
-        if content is not None and memory["collection"] == "memory_bank":
-            await self._index_fact(caller, memory["id"], memory["content"])
-        return {"memory": memory}
+        memory = replies.Memory.from_proto(reply.memory)
+        if content is not None and memory.collection == "memory_bank":
+            await self._index_fact(caller, memory.id, memory.content)
+        return replies.MemoryChange(memory)
 
-    async def archive_memory(self, caller: Caller, *, id: str, reason: str = "") -> JSON:
+    async def archive(self, caller: Caller, *, id: str, reason: str = "") -> replies.MemoryChange:
         request = mem_pb.ArchiveRequest(
             scope=caller.scope,
             id=input_validation.memory_id(id),
             reason=input_validation.text(reason, "reason", input_validation.MAX_REASON_CHARS),
         )
         reply: mem_pb.ArchiveResponse = await self.rpc.unary("memory", self.rpc.memory(caller.user).Archive, request)
-        return {"memory": proto_dicts.memory_to_dict(reply.memory)}
+        return replies.MemoryChange(replies.Memory.from_proto(reply.memory))
+
+    # -- the viewer's JSON: gateway/ui/data.py indexes these replies by key (``ViewerJSON``, whose
+    # ``Any`` lets it) until it takes the records; then these three go.
+    async def search(
+        self,
+        caller: Caller,
+        *,
+        query: str | None = None,
+        collections: Sequence[str] | None = None,
+        limit: int = 10,
+        sort_by: str = "relevance",
+        metadata: Mapping[str, object] | None = None,
+    ) -> ViewerJSON:
+        found = await self.find(
+            caller, query=query, collections=collections, limit=limit, sort_by=sort_by, metadata=metadata
+        )
+        return found.to_json()
+
+    async def update_memory(
+        self, caller: Caller, *, id: str, content: str | None = None, tags: Sequence[str] | None = None
+    ) -> ViewerJSON:
+        return (await self.update(caller, id=id, content=content, tags=tags)).to_json()
+
+    async def archive_memory(self, caller: Caller, *, id: str, reason: str = "") -> ViewerJSON:
+        return (await self.archive(caller, id=id, reason=reason)).to_json()
 
     # -- outcomes --------------------------------------------------------------
     async def score(
@@ -237,7 +267,7 @@ class MemoryService:
         outcome: str,
         memory_scores: Mapping[str, str] | None = None,
         related: Sequence[str] | None = None,
-    ) -> JSON:
+    ) -> replies.ScoreReply:
         """Score the session's last exchange; ``related`` None = all injected, [] = none, list = exactly those."""
         exchange_outcome = proto_dicts.memory_outcome(outcome)
         per_memory: dict[str, common_pb.Outcome] = {
@@ -254,20 +284,17 @@ class MemoryService:
             request.related.CopyFrom(mem_pb.IdList(ids=input_validation.ids(related, "related")))
         reply: mem_pb.ScoreResponse = await self.rpc.unary("memory", self.rpc.memory(caller.user).Score, request)
         kg = await teaching.teach(self.backends, scope, reply, exchange_outcome, session_id)
-        scored = [proto_dicts.scored_to_dict(s) for s in reply.scored]
+        scored = tuple(
+            replies.ScoredMemory.from_proto(s, proto_dicts.outcome_from_proto(s.outcome)) for s in reply.scored
+        )
         self.activity.publish(
             lambda: activity_feed.scored_event(caller.user, caller.project, session_id, outcome, scored)
         )
-        return {
-            "scored": scored,
-            "not_found": list(reply.not_found),
-            "exchange_id": reply.exchange_id,
-            "kg": kg,
-        }
+        return replies.ScoreReply(scored=scored, not_found=tuple(reply.not_found), exchange_id=reply.exchange_id, kg=kg)
 
     async def record_takeaway(
         self, caller: Caller, *, session_id: str, key_takeaway: str, initial_score: str | None = None
-    ) -> JSON:
+    ) -> replies.MemoryChange:
         content = input_validation.text(key_takeaway, "key_takeaway", input_validation.MAX_CONTENT_CHARS, required=True)
         initial = (
             proto_dicts.memory_outcome(initial_score, "initial_score")
@@ -283,22 +310,31 @@ class MemoryService:
             metadata_json='{"type": "takeaway"}',
         )
         reply: mem_pb.StoreResponse = await self.rpc.unary("memory", self.rpc.memory(caller.user).Store, request)
-        return {"memory": proto_dicts.memory_to_dict(reply.memory), "deduplicated": reply.deduplicated}
+        return replies.MemoryChange(replies.Memory.from_proto(reply.memory), deduplicated=reply.deduplicated)
 
 
-_SORT_KEYS: dict[str, Callable[[JSON], Any]] = {
-    "relevance": lambda m: m.get("final_rank_score", m.get("embedding_similarity", 0.0)),
-    "recency": lambda m: m.get("created_at", ""),
-    "score": lambda m: m.get("score", 0.0),
+def _relevance(hit: replies.SearchHit) -> float:
+    m = hit.memory
+    if m.final_rank_score is not None:
+        return m.final_rank_score
+    return m.embedding_similarity if m.embedding_similarity is not None else 0.0
+
+
+_SORT_KEYS: dict[str, Callable[[replies.SearchHit], float | str]] = {
+    "relevance": _relevance,
+    "recency": lambda h: h.memory.created_at,
+    "score": lambda h: h.memory.score,
 }
 
 
-def _best_of(found: Sequence[tuple[list[JSON], bool]], sort_by: str, limit: int) -> list[JSON]:
+def _best_of(
+    found: Sequence[tuple[list[replies.SearchHit], bool]], sort_by: str, limit: int
+) -> list[replies.SearchHit]:
     """The best ``limit`` memories of several projects' answers, each once (the user-wide memory_bank
     answers in every project)."""
-    seen: dict[str, JSON] = {}
-    for memories, _ in found:
-        for memory in memories:
-            seen.setdefault(memory["id"], memory)
+    seen: dict[str, replies.SearchHit] = {}
+    for hits, _ in found:
+        for hit in hits:
+            seen.setdefault(hit.memory.id, hit)
     key = _SORT_KEYS.get(sort_by, _SORT_KEYS["relevance"])
     return sorted(seen.values(), key=key, reverse=True)[:limit]

@@ -11,7 +11,7 @@ cluster reasons (which quote fact values) are neutralised before they are shown.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult, ToolAnnotations
@@ -25,6 +25,7 @@ from gateway.inert_text import neutralize
 from gateway.mcp import tool_text
 from gateway.mcp.models import CandidatesOut, ConsolidateOut
 from gateway.mcp.tool_runner import MAX_CWD_CHARS, ToolRunner
+from gateway.replies import Candidates, Consolidation, JsonObject
 
 CLUSTER_CONTENT_CHARS = 400
 Kind = Literal["contradiction", "duplicate", "stale"]
@@ -35,17 +36,17 @@ Cwd = Annotated[
 ]
 
 
-def candidates_text(result: Mapping[str, Any]) -> str:
-    clusters = list(result.get("clusters") or [])
+def candidates_text(result: Candidates) -> str:
+    clusters = result.clusters
     if not clusters:
         return (
-            f"Nothing needs consolidating ({result.get('scanned', 0)} memories examined): no contradictions, "
+            f"Nothing needs consolidating ({result.scanned} memories examined): no contradictions, "
             "near-duplicates or stale entries."
         )
-    lines = [f"{len(clusters)} group(s) to review ({result.get('scanned', 0)} memories examined):"]
+    lines = [f"{len(clusters)} group(s) to review ({result.scanned} memories examined):"]
     for number, cluster in enumerate(clusters, 1):
-        lines.append(f"\n{number}. {cluster.get('kind', '?')}: {neutralize(str(cluster.get('reason', '')), 300)}")
-        lines += ["   " + line for line in tool_text.memory_lines(cluster.get("memories") or [], CLUSTER_CONTENT_CHARS)]
+        lines.append(f"\n{number}. {cluster.kind}: {neutralize(cluster.reason, 300)}")
+        lines += ["   " + line for line in tool_text.memory_lines(cluster.memories, CLUSTER_CONTENT_CHARS)]
     lines.append(
         "\nDecide per group: merge with consolidate_memories(source_ids=[...], merged_content=...), retire a wrong "
         "memory with archive_memory, or leave it."
@@ -53,22 +54,22 @@ def candidates_text(result: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def consolidate_text(result: Mapping[str, Any]) -> str:
-    merged = result.get("merged") or {}
-    archived = [m.get("id", "?") for m in result.get("archived") or []]
-    line = tool_text.memory_lines([merged])[0] if merged else ""
+def consolidate_text(result: Consolidation) -> str:
+    merged = result.merged
+    archived = [m.id for m in result.archived]
+    line = tool_text.memory_lines([merged])[0]
     return (
         f"Merged into:\n{line}\nArchived {len(archived)} source(s): {', '.join(archived)}. "
-        f'To reverse this, call consolidate_memories(undo="{merged.get("id", "?")}").'
+        f'To reverse this, call consolidate_memories(undo="{merged.id}").'
     )
 
 
-def undo_text(result: Mapping[str, Any]) -> str:
-    restored = list(result.get("restored") or [])
-    merged = result.get("merged") or {}
-    state = "archived" if merged.get("archived") else "kept active"
+def undo_text(result: Consolidation) -> str:
+    restored = list(result.restored or ())
+    merged = result.merged
+    state = "archived" if merged.archived else "kept active"
     count = f"{len(restored)} memor{'y' if len(restored) == 1 else 'ies'}"
-    head = f"Undone: {count} restored; [id:{merged.get('id', '?')}] {state}."
+    head = f"Undone: {count} restored; [id:{merged.id}] {state}."
     return "\n".join([head, *tool_text.memory_lines(restored)])
 
 
@@ -87,9 +88,9 @@ def register_consolidation_tools(
         limit: Annotated[int, Field(ge=1, le=50)] = 10,
         cwd: Cwd = None,
     ) -> Annotated[CallToolResult, CandidatesOut]:
-        async def work(caller: Caller) -> tuple[str, dict[str, Any]]:
+        async def work(caller: Caller) -> tuple[str, JsonObject]:
             result = await consolidation.consolidation_candidates(caller, kinds=kinds, limit=limit)
-            return candidates_text(result), result
+            return candidates_text(result), result.to_json()
 
         return await runner.run("find_consolidation_candidates", ctx, cwd, work)
 
@@ -120,12 +121,12 @@ def register_consolidation_tools(
         ] = None,
         cwd: Cwd = None,
     ) -> Annotated[CallToolResult, ConsolidateOut]:
-        async def work(caller: Caller) -> tuple[str, dict[str, Any]]:
+        async def work(caller: Caller) -> tuple[str, JsonObject]:
             if undo:
                 if source_ids or merged_content:
                     raise InvalidInput("pass either undo (alone) or source_ids with merged_content, not both")
                 result = await consolidation.undo_consolidation(caller, id=undo)
-                return undo_text(result), result
+                return undo_text(result), result.to_json()
             if not source_ids or not (merged_content or "").strip():
                 raise InvalidInput(
                     "pass source_ids (the ids to merge) and merged_content (the merged text), or undo=<merged id>"
@@ -140,6 +141,6 @@ def register_consolidation_tools(
                 confidence=confidence,
                 reason=reason,
             )
-            return consolidate_text(result), result
+            return consolidate_text(result), result.to_json()
 
         return await runner.run("consolidate_memories", ctx, cwd, work)

@@ -1,9 +1,9 @@
-"""The knowledge-graph tool: ``query_kg``, a thin translation onto ``LibraryService.kg_graph``."""
+"""The knowledge-graph tool: ``query_kg``, a thin translation onto ``LibraryService.graph``."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated, Any
+from typing import Annotated
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult
@@ -16,6 +16,7 @@ from gateway.mcp import tool_text
 from gateway.mcp.memory_tools import READ_ONLY, Cwd
 from gateway.mcp.models import GraphOut
 from gateway.mcp.tool_runner import ToolRunner
+from gateway.replies import JsonObject
 
 
 def register_graph_tools(
@@ -33,8 +34,8 @@ def register_graph_tools(
         limit: Annotated[int, Field(ge=1, le=500)] = 50,
         cwd: Cwd = None,
     ) -> Annotated[CallToolResult, GraphOut]:
-        async def work(caller: Caller) -> tuple[str, dict[str, Any]]:
-            result = await library.kg_graph(caller, entities=entities, limit=limit)
-            return tool_text.graph_text(result), result
+        async def work(caller: Caller) -> tuple[str, JsonObject]:
+            result = await library.graph(caller, entities=entities, limit=limit)
+            return tool_text.graph_text(result), result.to_json()
 
         return await runner.run("query_kg", ctx, cwd, work)

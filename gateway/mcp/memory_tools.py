@@ -29,6 +29,7 @@ from gateway.mcp import descriptions as text
 from gateway.mcp import tool_text
 from gateway.mcp.models import InsightsOut, MemoryResultOut, ScoreOut, SearchOut
 from gateway.mcp.tool_runner import MAX_CWD_CHARS, ToolRunner
+from gateway.replies import JsonObject
 
 CollectionName = Literal["working", "history", "patterns", "memory_bank", "books"]
 OutcomeWord = Literal["worked", "failed", "partial", "unknown"]
@@ -78,7 +79,7 @@ def _register_reads(server: MCPServer, runner: ToolRunner, memories: MemoryServi
         ],
         cwd: Cwd = None,
     ) -> Annotated[CallToolResult, InsightsOut]:
-        async def work(caller: Caller) -> tuple[str, dict[str, Any]]:
+        async def work(caller: Caller) -> tuple[str, JsonObject]:
             result = await memories.insights(caller, query=query)
             shown = result.get("memories") or []
             learned = (result.get("solutions") or []) + (result.get("failures") or [])
@@ -110,7 +111,7 @@ def _register_reads(server: MCPServer, runner: ToolRunner, memories: MemoryServi
         metadata: Annotated[dict[str, Any] | None, Field(description="Filters on stored fields")] = None,
         cwd: Cwd = None,
     ) -> Annotated[CallToolResult, SearchOut]:
-        async def work(caller: Caller) -> tuple[str, dict[str, Any]]:
+        async def work(caller: Caller) -> tuple[str, JsonObject]:
             has_query = bool(query and query.strip())
             if not (has_query or days_back or (id and id.strip())):
                 raise InvalidInput(
@@ -118,7 +119,7 @@ def _register_reads(server: MCPServer, runner: ToolRunner, memories: MemoryServi
                     "the last week) or id (from an [id:...] tag)"
                 )
             order = sort_by or ("relevance" if has_query else "recency")
-            result = await memories.search(
+            result = await memories.find(
                 caller,
                 query=query,
                 days_back=days_back,
@@ -128,12 +129,11 @@ def _register_reads(server: MCPServer, runner: ToolRunner, memories: MemoryServi
                 sort_by=order,
                 metadata=metadata,
             )
-            found = result.get("memories") or []
-            await memories.remember_shown(caller, ids=[m["id"] for m in found])
+            await memories.remember_shown(caller, ids=[hit.memory.id for hit in result.hits])
             says = tool_text.search_text(
-                found, query=query, days_back=days_back, memory_id=id, relevant=result.get("relevant")
+                result.hits, query=query, days_back=days_back, memory_id=id, relevant=result.relevant
             )
-            return says, result
+            return says, result.to_json()
 
         return await runner.run("search_memory", ctx, cwd, work)
 
@@ -159,7 +159,7 @@ def _register_edits(server: MCPServer, runner: ToolRunner, memories: MemoryServi
         ] = False,
         cwd: Cwd = None,
     ) -> Annotated[CallToolResult, MemoryResultOut]:
-        async def work(caller: Caller) -> tuple[str, dict[str, Any]]:
+        async def work(caller: Caller) -> tuple[str, JsonObject]:
             result = await memories.add_memory_bank(
                 caller,
                 content=content,
@@ -168,7 +168,7 @@ def _register_edits(server: MCPServer, runner: ToolRunner, memories: MemoryServi
                 confidence=confidence,
                 user_wide=user_wide,
             )
-            return tool_text.saved_text("Stored in memory_bank", result), result
+            return tool_text.saved_text("Stored in memory_bank", result), result.to_json()
 
         return await runner.run("add_to_memory_bank", ctx, cwd, work)
 
@@ -189,11 +189,11 @@ def _register_edits(server: MCPServer, runner: ToolRunner, memories: MemoryServi
         confidence: Unit | None = None,
         cwd: Cwd = None,
     ) -> Annotated[CallToolResult, MemoryResultOut]:
-        async def work(caller: Caller) -> tuple[str, dict[str, Any]]:
-            result = await memories.update_memory(
+        async def work(caller: Caller) -> tuple[str, JsonObject]:
+            result = await memories.update(
                 caller, id=id, content=content, tags=tags, importance=importance, confidence=confidence
             )
-            return tool_text.saved_text("Updated", result), result
+            return tool_text.saved_text("Updated", result), result.to_json()
 
         return await runner.run("update_memory", ctx, cwd, work)
 
@@ -211,9 +211,9 @@ def _register_edits(server: MCPServer, runner: ToolRunner, memories: MemoryServi
         reason: Annotated[str, Field(max_length=limits.MAX_REASON_CHARS, description="Why it is retired")] = "",
         cwd: Cwd = None,
     ) -> Annotated[CallToolResult, MemoryResultOut]:
-        async def work(caller: Caller) -> tuple[str, dict[str, Any]]:
-            result = await memories.archive_memory(caller, id=id, reason=reason)
-            return tool_text.archived_text(result), result
+        async def work(caller: Caller) -> tuple[str, JsonObject]:
+            result = await memories.archive(caller, id=id, reason=reason)
+            return tool_text.archived_text(result), result.to_json()
 
         return await runner.run("archive_memory", ctx, cwd, work)
 
@@ -244,7 +244,7 @@ def _register_outcomes(
         ] = None,
         cwd: Cwd = None,
     ) -> Annotated[CallToolResult, ScoreOut]:
-        async def work(caller: Caller) -> tuple[str, dict[str, Any]]:
+        async def work(caller: Caller) -> tuple[str, JsonObject]:
             result = await memories.score(
                 caller,
                 session_id="",
@@ -252,7 +252,7 @@ def _register_outcomes(
                 memory_scores=dict(memory_scores) if memory_scores is not None else None,
                 related=related,
             )
-            return tool_text.score_text(result), result
+            return tool_text.score_text(result), result.to_json()
 
         return await runner.run("score_response", ctx, cwd, work)
 
@@ -271,10 +271,10 @@ def _register_outcomes(
         ] = None,
         cwd: Cwd = None,
     ) -> Annotated[CallToolResult, MemoryResultOut]:
-        async def work(caller: Caller) -> tuple[str, dict[str, Any]]:
+        async def work(caller: Caller) -> tuple[str, JsonObject]:
             result = await memories.record_takeaway(
                 caller, session_id="", key_takeaway=key_takeaway, initial_score=initial_score
             )
-            return tool_text.takeaway_text(result), result
+            return tool_text.takeaway_text(result), result.to_json()
 
         return await runner.run("record_response", ctx, cwd, work)

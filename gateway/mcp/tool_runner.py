@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult, TextContent
@@ -18,6 +17,7 @@ from gateway.caller import Caller, CallerResolver
 from gateway.gateway_errors import GatewayError
 from gateway.mcp import tool_text
 from gateway.mcp.audit import SelfAuditTrigger
+from gateway.replies import JsonObject
 
 log = logging.getLogger("mnemex.mcp")
 
@@ -25,7 +25,7 @@ CWD_HEADER = "x-mnemex-cwd"
 MAX_CWD_CHARS = 4_096
 
 Ready = Callable[[], Awaitable[None]]
-Work = Callable[[Caller], Awaitable[tuple[str, dict[str, Any]]]]
+Work = Callable[[Caller], Awaitable[tuple[str, JsonObject]]]
 
 
 class ToolRunner:

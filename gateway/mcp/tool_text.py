@@ -13,6 +13,7 @@ from typing import Any
 
 from gateway.gateway_errors import BackendUnavailable, GatewayError, InvalidInput, NotFound
 from gateway.inert_text import neutralize
+from gateway.replies import KgGraph, Memory, MemoryChange, ScoredMemory, ScoreReply, SearchHit, StoredFact
 from kernel import display
 
 LIST_CONTENT_CHARS = 1_500
@@ -22,16 +23,19 @@ MAX_GRAPH_LINES = 60
 PROBLEM_TOOLS = ("merge_problems", "unmerge_problems")
 
 
-def _safe(memory: Mapping[str, Any], limit: int) -> dict[str, Any]:
-    return {**memory, "content": neutralize(str(memory.get("content", "")), limit)}
+def _safe(memory: Memory | SearchHit, limit: int) -> dict[str, Any]:
+    """The shared one-line format reads the memory's JSON (``kernel.display`` serves the CLI too)."""
+    shown = memory.to_json()
+    content = memory.memory.content if isinstance(memory, SearchHit) else memory.content
+    return {**shown, "content": neutralize(content, limit)}
 
 
-def memory_lines(memories: Sequence[Mapping[str, Any]], limit: int = LIST_CONTENT_CHARS) -> list[str]:
+def memory_lines(memories: Sequence[Memory | SearchHit], limit: int = LIST_CONTENT_CHARS) -> list[str]:
     return [display.memory_line(_safe(m, limit), i) for i, m in enumerate(memories, 1)]
 
 
 def search_text(
-    memories: Sequence[Mapping[str, Any]],
+    hits: Sequence[SearchHit],
     *,
     query: str | None,
     days_back: int | None,
@@ -41,18 +45,18 @@ def search_text(
     """The search result as the assistant reads it. ``relevant``: the search judged relevance to the
     query (``MemoryService.search``), so the header counts relevant memories and none means none is."""
     if memory_id:
-        if not memories:
+        if not hits:
             return f"No memory with id {memory_id}."
-        memory = memories[0]
-        lines = memory_lines([memory], FULL_CONTENT_CHARS)
+        lines = memory_lines([hits[0]], FULL_CONTENT_CHARS)
+        memory = hits[0].memory
         extra = []
-        if memory.get("tags"):
-            extra.append("tags: " + ", ".join(map(str, memory["tags"])))
-        if memory.get("created_at"):
-            extra.append(f"created: {memory['created_at']}")
-        if memory.get("last_outcome"):
-            extra.append(f"last outcome: {memory['last_outcome']}")
-        if memory.get("archived"):
+        if memory.tags:
+            extra.append("tags: " + ", ".join(memory.tags))
+        if memory.created_at:
+            extra.append(f"created: {memory.created_at}")
+        if memory.last_outcome:
+            extra.append(f"last outcome: {memory.last_outcome}")
+        if memory.archived:
             extra.append("archived: yes")
         return "\n".join(lines + extra)
     what = []
@@ -61,66 +65,65 @@ def search_text(
     if days_back:
         what.append(f"last {days_back} day{'s' if days_back != 1 else ''}")
     scope = " and ".join(what) or "this search"
-    if not memories and relevant is not None:
+    if not hits and relevant is not None:
         return (
             f"No memory is relevant to {scope}: nothing stored is close to it in meaning or shares its rarer "
             "words. Try other words or leave out collections; if the user expects you to remember this, "
             "say you have no record of it."
         )
-    if not memories:
+    if not hits:
         return (
             f"No memories match {scope}. Try other words, a larger days_back, or leave out collections; "
             "if the user expects you to remember this, say you have no record of it."
         )
     kind = "relevant " if relevant is not None else ""
-    head = f"{len(memories)} {kind}memor{'y' if len(memories) == 1 else 'ies'} for {scope}:"
-    return "\n".join([head, *memory_lines(memories)])
+    head = f"{len(hits)} {kind}memor{'y' if len(hits) == 1 else 'ies'} for {scope}:"
+    return "\n".join([head, *memory_lines(hits)])
 
 
-def saved_text(verb: str, result: Mapping[str, Any]) -> str:
-    memory = result.get("memory") or {}
-    line = memory_lines([memory])[0] if memory else ""
-    if result.get("deduplicated"):
+def saved_text(verb: str, result: StoredFact | MemoryChange) -> str:
+    memory = result.memory
+    line = memory_lines([memory])[0]
+    if result.deduplicated:
         return f"A near-duplicate already existed, so it was refreshed instead of adding a copy:\n{line}"
-    superseded = [str(i) for i in result.get("superseded") or []]
+    superseded = list(result.superseded) if isinstance(result, StoredFact) else []
     if superseded:
         return (
             f"{verb}:\n{line}\nIt gives a new value for what {', '.join(superseded)} stated, so "
             f"{'that fact was' if len(superseded) == 1 else 'those facts were'} archived (superseded). If both "
-            f'should stand, call consolidate_memories(undo="{memory.get("id", "?")}").'
+            f'should stand, call consolidate_memories(undo="{memory.id}").'
         )
     return f"{verb}:\n{line}"
 
 
-def archived_text(result: Mapping[str, Any]) -> str:
-    memory = result.get("memory") or {}
+def archived_text(result: MemoryChange) -> str:
     return (
-        f"Archived [id:{memory.get('id', '?')}]: it no longer appears in context or search. "
+        f"Archived [id:{result.memory.id}]: it no longer appears in context or search. "
         "If it was replaced by a corrected fact, make sure that fact is stored (add_to_memory_bank)."
     )
 
 
-def _transition(item: Mapping[str, Any]) -> str:
-    kind = item.get("transition") or ""
+def _transition(item: ScoredMemory) -> str:
+    kind = item.transition
     if kind == "deleted":
         return " -> deleted"
     if kind in ("promoted", "demoted"):
-        where = item.get("collection_after") or "?"
-        new_id = f", now [id:{item['new_id']}]" if item.get("new_id") and item.get("new_id") != item.get("id") else ""
+        where = item.collection_after or "?"
+        new_id = f", now [id:{item.new_id}]" if item.new_id and item.new_id != item.id else ""
         return f" -> {kind} to {where}{new_id}"
     return ""
 
 
-def score_text(result: Mapping[str, Any]) -> str:
-    scored = list(result.get("scored") or [])
+def score_text(result: ScoreReply) -> str:
+    scored = result.scored
     lines = [f"Scored {len(scored)} memor{'y' if len(scored) == 1 else 'ies'}."]
     for item in scored:
         lines.append(
-            f"- [id:{item.get('id')}] {item.get('outcome', '?')}: "
-            f"{display.number(item.get('score_before'))} -> {display.number(item.get('score_after'))}"
+            f"- [id:{item.id}] {item.outcome or '?'}: "
+            f"{display.number(item.score_before)} -> {display.number(item.score_after)}"
             f"{_transition(item)}"
         )
-    missing = list(result.get("not_found") or [])
+    missing = list(result.not_found)
     if missing:
         lines.append(
             "Not found (ignored): "
@@ -136,29 +139,28 @@ def score_text(result: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def takeaway_text(result: Mapping[str, Any]) -> str:
-    memory = result.get("memory") or {}
+def takeaway_text(result: MemoryChange) -> str:
+    memory = result.memory
     return (
-        f"Recorded in working memory [id:{memory.get('id', '?')}] with score {display.number(memory.get('score'))}. "
+        f"Recorded in working memory [id:{memory.id}] with score {display.number(memory.score)}. "
         "It will be promoted if later scores show it helps."
     )
 
 
-def graph_text(result: Mapping[str, Any]) -> str:
-    nodes = list(result.get("nodes") or [])
-    edges = list(result.get("edges") or [])
-    if not nodes and not edges and not result.get("routing"):
+def graph_text(result: KgGraph) -> str:
+    nodes, edges = result.nodes, result.edges
+    if not nodes and not edges and not result.routing:
         return "The knowledge graph has nothing for this yet; it grows as memories are stored and scored."
     lines = [f"{len(nodes)} nodes, {len(edges)} edges."]
     for node in nodes[:MAX_GRAPH_LINES]:
-        label = neutralize(str(node.get("label") or node.get("id", "")), 120)
-        lines.append(f"- {node.get('kind', '?')}: {label} (weight {display.number(node.get('weight'))})")
+        label = neutralize(node.label or node.id, 120)
+        lines.append(f"- {node.kind}: {label} (weight {display.number(node.weight)})")
     for edge in edges[:MAX_GRAPH_LINES]:
         lines.append(
-            f"- {neutralize(str(edge.get('source')), 80)} --{edge.get('relation', '?')}--> "
-            f"{neutralize(str(edge.get('target')), 80)} ({display.number(edge.get('weight'))})"
+            f"- {neutralize(edge.source, 80)} --{edge.relation}--> "
+            f"{neutralize(edge.target, 80)} ({display.number(edge.weight)})"
         )
-    routing = result.get("routing") or {}
+    routing = dict(result.routing)
     if routing:
         lines.append("Routing: " + neutralize(str(routing), 2_000))
     return "\n".join(lines)

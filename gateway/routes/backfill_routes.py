@@ -8,6 +8,7 @@ from fastapi import APIRouter, Depends
 
 from gateway.caller import CallerResolver
 from gateway.capabilities.backfill_service import BackfillService
+from gateway.reply_models import BackfillOut
 from gateway.routes.json_route import JSONRoute
 from gateway.schemas import BackfillBody
 from gateway.service_deps import backfill_service, caller_resolver
@@ -15,7 +16,7 @@ from gateway.service_deps import backfill_service, caller_resolver
 router = APIRouter(prefix="/api", tags=["backfill"], route_class=JSONRoute)
 
 
-@router.post("/backfill")
+@router.post("/backfill", response_model=BackfillOut, response_model_exclude_unset=True)
 async def backfill(
     body: BackfillBody,
     backfills: BackfillService = Depends(backfill_service),

@@ -38,6 +38,7 @@ from gateway.caller import Caller, CallerResolver
 from gateway.capabilities.library_service import LibraryService
 from gateway.gateway_errors import InvalidInput
 from gateway.input_validation import MAX_BOOK_BYTES
+from gateway.reply_models import BooksOut, IngestOut, RemovedBookOut
 from gateway.routes.json_route import JSONRoute
 from gateway.safe_json import TooDeep, UnrepresentableNumber, decode_json
 from gateway.schemas import IngestJsonBody, RemoveBookBody
@@ -86,7 +87,16 @@ async def _from_json(request: Request) -> tuple[dict[str, Any], bytes]:
     return {"title": body.title, "filename": filename, "source": body.source, "cwd": body.cwd}, data
 
 
-@router.post("/ingest", response_model=None)
+@router.post(
+    "/ingest",
+    response_model=IngestOut,
+    responses={
+        200: {
+            "content": {"application/x-ndjson": {}},
+            "description": "With progress=ndjson: progress lines, then the result",
+        }
+    },
+)
 async def ingest(
     request: Request,
     progress: Literal["ndjson"] | None = Query(
@@ -135,7 +145,7 @@ async def _ingest_with_progress(
     return StreamingResponse((_line(event) async for event in events), media_type="application/x-ndjson")
 
 
-@router.get("/books")
+@router.get("/books", response_model=BooksOut)
 async def list_books(
     cwd: str | None = Query(default=None, max_length=4096),
     library: LibraryService = Depends(library_service),
@@ -144,7 +154,7 @@ async def list_books(
     return await library.list_books(callers.resolve(cwd))
 
 
-@router.post("/books/remove")
+@router.post("/books/remove", response_model=RemovedBookOut)
 async def remove_book(
     body: RemoveBookBody,
     library: LibraryService = Depends(library_service),

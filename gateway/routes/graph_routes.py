@@ -8,13 +8,14 @@ from fastapi import APIRouter, Depends, Query
 
 from gateway.caller import CallerResolver
 from gateway.capabilities.library_service import LibraryService
+from gateway.reply_models import GraphOut, StatsOut
 from gateway.routes.json_route import JSONRoute
 from gateway.service_deps import caller_resolver, library_service
 
 router = APIRouter(prefix="/api", tags=["system"], route_class=JSONRoute)
 
 
-@router.get("/stats")
+@router.get("/stats", response_model=StatsOut, response_model_exclude_unset=True)
 async def stats(
     cwd: str | None = Query(default=None, max_length=4096),
     library: LibraryService = Depends(library_service),
@@ -23,7 +24,7 @@ async def stats(
     return await library.stats(callers.resolve(cwd))
 
 
-@router.get("/kg")
+@router.get("/kg", response_model=GraphOut)
 async def kg(
     cwd: str | None = Query(default=None, max_length=4096),
     entities: str = Query(default="", max_length=2000, description="comma-separated entity names"),
@@ -32,4 +33,4 @@ async def kg(
     callers: CallerResolver = Depends(caller_resolver),
 ) -> dict[str, Any]:
     names = [e.strip() for e in entities.split(",") if e.strip()]
-    return await library.kg_graph(callers.resolve(cwd), entities=names, limit=limit)
+    return (await library.graph(callers.resolve(cwd), entities=names, limit=limit)).to_json()

@@ -10,6 +10,14 @@ from fastapi.responses import JSONResponse
 
 from gateway.caller import CallerResolver
 from gateway.capabilities.hook_service import HookService
+from gateway.reply_models import (
+    ContextOut,
+    PostToolUseOut,
+    PreCompactOut,
+    SessionStartOut,
+    StopOut,
+    TurnStartOut,
+)
 from gateway.routes.json_route import HookJSONRoute
 from gateway.schemas import (
     GetContextBody,
@@ -49,7 +57,7 @@ router = APIRouter(
 )
 
 
-@router.post("/get-context", response_class=JSONResponse)
+@router.post("/get-context", response_class=JSONResponse, response_model=ContextOut)
 async def get_context(
     body: GetContextBody,
     hooks: HookService = Depends(hook_service),
@@ -69,7 +77,7 @@ async def get_context(
     )
 
 
-@router.post("/turn-start")
+@router.post("/turn-start", response_model=TurnStartOut)
 async def turn_start(
     body: TurnStartBody,
     hooks: HookService = Depends(hook_service),
@@ -81,7 +89,7 @@ async def turn_start(
     )
 
 
-@router.post("/stop")
+@router.post("/stop", response_model=StopOut)
 async def stop(
     body: StopBody,
     hooks: HookService = Depends(hook_service),
@@ -98,7 +106,7 @@ async def stop(
     )
 
 
-@router.post("/session-start")
+@router.post("/session-start", response_model=SessionStartOut, response_model_exclude_unset=True)
 async def session_start(
     body: SessionStartBody,
     hooks: HookService = Depends(hook_service),
@@ -108,7 +116,7 @@ async def session_start(
     return await hooks.session_start(callers.resolve(body.cwd), session_id=body.session_id, source=body.source)
 
 
-@router.post("/pre-compact")
+@router.post("/pre-compact", response_model=PreCompactOut)
 async def pre_compact(
     body: PreCompactBody,
     hooks: HookService = Depends(hook_service),
@@ -118,7 +126,7 @@ async def pre_compact(
     return await hooks.pre_compact(callers.resolve(body.cwd), session_id=body.session_id, trigger=body.trigger)
 
 
-@router.post("/post-tool-use")
+@router.post("/post-tool-use", response_model=PostToolUseOut)
 async def post_tool_use(
     body: PostToolUseBody,
     background: BackgroundTasks,

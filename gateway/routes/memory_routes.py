@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter, Depends
 
 from gateway.caller import CallerResolver
 from gateway.capabilities.memory_service import MemoryService
+from gateway.replies import JsonObject
+from gateway.reply_models import MemoryChangeOut, ScoreOut, SearchOut, StoredFactOut
 from gateway.routes.json_route import JSONRoute
 from gateway.schemas import ArchiveBody, MemoryBankAddBody, MemoryBankUpdateBody, RecordOutcomeBody, SearchBody
 from gateway.service_deps import caller_resolver, memory_service
@@ -15,30 +15,31 @@ from gateway.service_deps import caller_resolver, memory_service
 router = APIRouter(prefix="/api", tags=["memory"], route_class=JSONRoute)
 
 
-@router.post("/record-outcome")
+@router.post("/record-outcome", response_model=ScoreOut, response_model_exclude_unset=True)
 async def record_outcome(
     body: RecordOutcomeBody,
     memories: MemoryService = Depends(memory_service),
     callers: CallerResolver = Depends(caller_resolver),
-) -> dict[str, Any]:
+) -> JsonObject:
     """Score the last exchange; ``related`` omitted = all injected memories, [] = none, list = exactly those."""
     related = body.related if "related" in body.model_fields_set else None
-    return await memories.score(
+    reply = await memories.score(
         callers.resolve(body.cwd),
         session_id=body.session_id,
         outcome=body.outcome,
         memory_scores=body.memory_scores,
         related=related,
     )
+    return reply.to_json()
 
 
-@router.post("/search")
+@router.post("/search", response_model=SearchOut, response_model_exclude_unset=True)
 async def search(
     body: SearchBody,
     memories: MemoryService = Depends(memory_service),
     callers: CallerResolver = Depends(caller_resolver),
-) -> dict[str, Any]:
-    return await memories.search(
+) -> JsonObject:
+    reply = await memories.find(
         callers.resolve(body.cwd),
         query=body.query,
         days_back=body.days_back,
@@ -49,15 +50,16 @@ async def search(
         metadata=body.metadata,
         all_projects=body.all_projects,
     )
+    return reply.to_json()
 
 
-@router.post("/memory-bank/add")
+@router.post("/memory-bank/add", response_model=StoredFactOut, response_model_exclude_unset=True)
 async def memory_bank_add(
     body: MemoryBankAddBody,
     memories: MemoryService = Depends(memory_service),
     callers: CallerResolver = Depends(caller_resolver),
-) -> dict[str, Any]:
-    return await memories.add_memory_bank(
+) -> JsonObject:
+    reply = await memories.add_memory_bank(
         callers.resolve(body.cwd),
         content=body.content,
         tags=body.tags,
@@ -65,15 +67,16 @@ async def memory_bank_add(
         confidence=body.confidence,
         user_wide=body.user_wide,
     )
+    return reply.to_json()
 
 
-@router.post("/memory-bank/update")
+@router.post("/memory-bank/update", response_model=MemoryChangeOut, response_model_exclude_unset=True)
 async def memory_bank_update(
     body: MemoryBankUpdateBody,
     memories: MemoryService = Depends(memory_service),
     callers: CallerResolver = Depends(caller_resolver),
-) -> dict[str, Any]:
-    return await memories.update_memory(
+) -> JsonObject:
+    reply = await memories.update(
         callers.resolve(body.cwd),
         id=body.id,
         content=body.content,
@@ -81,12 +84,14 @@ async def memory_bank_update(
         importance=body.importance,
         confidence=body.confidence,
     )
+    return reply.to_json()
 
 
-@router.post("/memory-bank/archive")
+@router.post("/memory-bank/archive", response_model=MemoryChangeOut, response_model_exclude_unset=True)
 async def memory_bank_archive(
     body: ArchiveBody,
     memories: MemoryService = Depends(memory_service),
     callers: CallerResolver = Depends(caller_resolver),
-) -> dict[str, Any]:
-    return await memories.archive_memory(callers.resolve(body.cwd), id=body.id, reason=body.reason)
+) -> JsonObject:
+    reply = await memories.archive(callers.resolve(body.cwd), id=body.id, reason=body.reason)
+    return reply.to_json()

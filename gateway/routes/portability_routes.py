@@ -17,6 +17,7 @@ from fastapi.responses import StreamingResponse
 from gateway.caller import CallerResolver
 from gateway.capabilities.portability_service import PortabilityService
 from gateway.export_format import jsonl_lines
+from gateway.reply_models import ImportOut
 from gateway.routes.json_route import JSONRoute
 from gateway.service_deps import caller_resolver, portability_service
 
@@ -33,7 +34,7 @@ async def export(
     return StreamingResponse(lines, media_type="application/x-ndjson")
 
 
-@router.post("/import")
+@router.post("/import", response_model=ImportOut)
 async def import_lines(
     request: Request,
     cwd: str | None = Query(default=None, max_length=4096),

@@ -9,6 +9,7 @@ import time
 import pytest
 
 from gateway.activity_feed import QUEUE_SIZE, Activity, ActivityFeed, FeedFull, prompt_event, scored_event
+from gateway.replies import ScoredMemory
 from gateway.ui.pages.live_page import stream
 
 
@@ -91,7 +92,8 @@ def test_events_from_hook_replies_and_the_stream_bytes() -> None:
     }
     event = prompt_event("alice", "p", "s", "<script>x</script>", reply)
     assert event.items[0].relevance == 0.612 and len(event.items[0].text) == 160 and event.tokens == 120
-    scored = scored_event("alice", "p", "s", "worked", [{"id": "m1", "outcome": "worked", "score_before": 0.5}])
+    moved = ScoredMemory("m1", "working", "history", 0.5, 0.7, "worked", "promoted", "")
+    scored = scored_event("alice", "p", "s", "worked", [moved])
     assert scored.items[0].score_before == 0.5
 
     async def scenario() -> list[bytes]:

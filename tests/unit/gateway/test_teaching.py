@@ -36,7 +36,7 @@ def scored(exchange_id: str) -> mem_pb.ScoreResponse:
 
 
 def teach(fakes: Fakes, reply: mem_pb.ScoreResponse, outcome: common_pb.Outcome = WORKED) -> dict[str, Any]:
-    return asyncio.run(teaching.teach(fakes.backends, SCOPE, reply, outcome))
+    return asyncio.run(teaching.teach(fakes.backends, SCOPE, reply, outcome)).to_json()
 
 
 def test_a_score_records_the_turn_and_teaches_each_outcome_group() -> None:

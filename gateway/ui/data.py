@@ -31,6 +31,7 @@ from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
 JSON = dict[str, Any]
 T = TypeVar("T")
 COLLECTIONS = ("working", "history", "patterns", "memory_bank", "books")
+BY_LENGTH = sorted(COLLECTIONS, key=len, reverse=True)  # longest first: "memory_bank_" before any shorter name
 BROWSE_SORTS = ("recency", "score", "wilson", "uses")
 SEARCH_SORTS = ("relevance", *BROWSE_SORTS)
 ARCHIVED = ("active", "archived", "all")
@@ -411,7 +412,7 @@ class ViewerData:
             chunk = wanted[start : start + LOOKUP_CHUNK]
             reply = await self.browser.browse(
                 caller,
-                collections=[],
+                collections=collections_of(chunk),
                 tag="",
                 sort="recency",
                 limit=len(chunk),
@@ -481,6 +482,13 @@ class ViewerData:
 
     async def remove_book(self, project: str, title: str) -> JSON:
         return await self.library.remove_book(self.caller(project), title=title)
+
+
+def collections_of(ids: Sequence[str]) -> list[str]:
+    """The collections these ids name (an id starts with its collection: ``memory_bank_<uid>``), so a lookup
+    reads only their mirrors; [] (every collection) when one names none of them."""
+    named = [next((c for c in BY_LENGTH if i.startswith(c + "_")), "") for i in ids]
+    return [] if "" in named else sorted(set(named))
 
 
 def _facts(overview: mem_pb.OverviewResponse) -> Facts:

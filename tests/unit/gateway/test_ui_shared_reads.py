@@ -1,10 +1,10 @@
-"""The viewer shares a read between callers only while it is in flight."""
+"""How the viewer reads less: a read shared only while in flight, a lookup that reads only the collections its ids name."""
 
 from __future__ import annotations
 
 import asyncio
 
-from gateway.ui.data import SharedReads
+from gateway.ui.data import SharedReads, collections_of
 
 
 def test_reads_at_the_same_time_make_one_call_and_a_later_read_makes_its_own() -> None:
@@ -23,3 +23,8 @@ def test_reads_at_the_same_time_make_one_call_and_a_later_read_makes_its_own() -
 
     together, later = asyncio.run(scenario())
     assert together == ["answer 1"] * 3 and later == "answer 2" and calls == ["read", "read"]
+
+
+def test_a_lookup_reads_only_the_collections_its_ids_name() -> None:
+    assert collections_of(["memory_bank_1", "history_2", "history_3"]) == ["history", "memory_bank"]
+    assert collections_of(["patterns_9", "legacy-id"]) == []  # an id naming no collection: read them all

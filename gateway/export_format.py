@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from gateway.gateway_errors import InvalidInput
@@ -40,6 +40,9 @@ class ImportTally:
     kg_nodes: int = 0
     kg_edges: int = 0
     errors: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, object]:
+        return asdict(self)
 
     def reject(self, number: int, why: str) -> None:
         self.invalid += 1

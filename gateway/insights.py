@@ -13,7 +13,7 @@ import asyncio
 from collections.abc import Awaitable, Mapping
 from typing import Any
 
-from gateway import formatting, inert_text, prompt_context, proto_dicts
+from gateway import formatting, inert_text, prompt_context, proto_dicts, replies
 from gateway.backends import Backends
 from gateway.lessons import Lesson, episode_lessons, merge
 from gateway.rpc import Rpc
@@ -91,12 +91,12 @@ async def insights(
     deadlines: prompt_context.Deadlines,
     scope: common_pb.Scope,
     query: str,
-    top_facts: Awaitable[list[JSON]],
+    top_facts: Awaitable[tuple[replies.Memory, ...]],
 ) -> JSON:
     """Routing, known solutions and past failures, action effectiveness, memories and top facts."""
     kg_deadlines = prompt_context.Deadlines(kg=deadlines.kg * 3)
     recall_r: tuple[prompt_context.Recalled, list[Lesson]] | BaseException
-    facts_r: list[JSON] | BaseException
+    facts_r: tuple[replies.Memory, ...] | BaseException
     actions_r: list[JSON] | BaseException
     episodes_r: list[Lesson] | BaseException
     search = rpc.unary(
@@ -118,10 +118,10 @@ async def insights(
     lessons = merge(lessons, episodes_r if isinstance(episodes_r, list) else [])
     actions = actions_r if isinstance(actions_r, list) else []
     memories = proto_dicts.memories_to_dicts(search_r.memories)
-    facts = facts_r if isinstance(facts_r, list) else []
+    facts = facts_r if isinstance(facts_r, tuple) else ()
     seen = {m["id"] for m in memories} | {x.id for x in lessons}
     combined = [m for m in memories if m["id"] not in {x.id for x in lessons}]
-    combined += [f for f in facts if f["id"] not in seen]
+    combined += [f.to_json() for f in facts if f.id not in seen]
     route = routing.as_dict()
     text = insights_text(route, lessons, actions, formatting.known_context(combined))
     return {

@@ -360,3 +360,240 @@ class Consolidation:
         if self.restored is not None:
             return {"restored": memories_json(self.restored), "merged": self.merged.to_json()}
         return {"merged": self.merged.to_json(), "archived": memories_json(self.archived)}
+
+
+# -- the hooks -------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class TurnStarted:
+    recorded: bool  # False for an empty prompt
+
+    def to_json(self) -> JsonObject:
+        return {"recorded": self.recorded}
+
+
+@dataclass(frozen=True, slots=True)
+class ExchangeStored:
+    exchange_id: str
+    already_recorded: bool  # the turn_key was seen before: nothing stored
+
+    def to_json(self) -> JsonObject:
+        return {"exchange_id": self.exchange_id, "already_recorded": self.already_recorded}
+
+
+@dataclass(frozen=True, slots=True)
+class SessionSeed:
+    context: str
+    memories: tuple[Memory, ...]  # top facts, then recent, then proven memories
+
+    def to_json(self) -> JsonObject:
+        return {"context": self.context, "memories": memories_json(self.memories)}
+
+
+@dataclass(frozen=True, slots=True)
+class CompactReminder:
+    context: str  # for a client that passes it to the model
+    user_message: str  # for a client that shows it to the user only
+
+    def to_json(self) -> JsonObject:
+        return {"context": self.context, "user_message": self.user_message}
+
+
+@dataclass(frozen=True, slots=True)
+class ObservationStored:
+    stored: bool
+    id: str = ""
+    deduplicated: bool = False
+
+    def to_json(self) -> JsonObject:
+        if not self.stored:
+            return {"stored": False}
+        return {"stored": True, "id": self.id, "deduplicated": self.deduplicated}
+
+
+# -- books and stats -------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Book:
+    title: str
+    source: str
+    chunks: int
+    created_at: str
+    content_hash: str
+
+    def to_json(self) -> JsonObject:
+        return {
+            "title": self.title,
+            "source": self.source,
+            "chunks": self.chunks,
+            "created_at": self.created_at,
+            "content_hash": self.content_hash,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Books:
+    books: tuple[Book, ...]
+
+    def to_json(self) -> JsonObject:
+        return {"books": [b.to_json() for b in self.books]}
+
+
+@dataclass(frozen=True, slots=True)
+class Ingested:
+    title: str
+    chunks: int
+    skipped_unchanged: bool
+    ids: tuple[str, ...]
+
+    def to_json(self) -> JsonObject:
+        return {
+            "title": self.title,
+            "chunks": self.chunks,
+            "skipped_unchanged": self.skipped_unchanged,
+            "ids": list(self.ids),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class BookRemoved:
+    title: str
+    removed_chunks: int
+    removed_ids: tuple[str, ...]
+    kg_references_removed: int
+
+    def to_json(self) -> JsonObject:
+        return {
+            "title": self.title,
+            "removed_chunks": self.removed_chunks,
+            "removed_ids": list(self.removed_ids),
+            "kg_references_removed": self.kg_references_removed,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryStats:
+    counts: Mapping[str, int]
+    score_histogram: Mapping[str, int]
+    events: Mapping[str, int]
+    data_bytes: int
+    events_by_day: Mapping[str, object]
+
+    def to_json(self) -> JsonObject:
+        return {
+            "counts": dict(self.counts),
+            "score_histogram": dict(self.score_histogram),
+            "events": dict(self.events),
+            "data_bytes": self.data_bytes,
+            "events_by_day": dict(self.events_by_day),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectStats:
+    user: str
+    project: str
+    memory: MemoryStats
+    kg_counts: Mapping[str, int] | None  # None: the kg did not answer (``kg_error`` says why)
+    kg_error: str = ""
+
+    def to_json(self) -> JsonObject:
+        kg: JsonObject = {"counts": dict(self.kg_counts)} if self.kg_counts is not None else {"error": self.kg_error}
+        return {"user": self.user, "project": self.project, "memory": self.memory.to_json(), "kg": kg}
+
+
+# -- admin -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ServiceHealth:
+    status: str  # SERVING, NOT_SERVING, ..., or DOWN when the probe failed
+    detail: str = ""  # the probe's gRPC code when it failed
+
+    def to_json(self) -> JsonObject:
+        return {"status": self.status, "detail": self.detail} if self.detail else {"status": self.status}
+
+
+@dataclass(frozen=True, slots=True)
+class Health:
+    services: Mapping[str, ServiceHealth]
+
+    @property
+    def ok(self) -> bool:
+        return all(s.status == "SERVING" for s in self.services.values())
+
+    def to_json(self) -> JsonObject:
+        services: JsonObject = {name: s.to_json() for name, s in self.services.items()}
+        return {"status": "ok" if self.ok else "degraded", "services": services}
+
+
+@dataclass(frozen=True, slots=True)
+class ScopeCounts:
+    user: str
+    project: str
+    counts: Mapping[str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Projects:
+    user: str
+    current: str | None  # the project the request's cwd resolves to; None without a cwd
+    projects: tuple[ScopeCounts, ...]
+    bindings: Mapping[str, str]  # directory -> project
+
+    def to_json(self) -> JsonObject:
+        return {
+            "user": self.user,
+            "current": self.current,
+            "projects": [{"user": p.user, "project": p.project, "counts": dict(p.counts)} for p in self.projects],
+            "bindings": dict(self.bindings),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Versions:
+    """The gateway's version, what each backend reports about itself (or ``{"error": <gRPC code>}``), health."""
+
+    gateway: str
+    backends: Mapping[str, Mapping[str, str | int]]
+    health: Health
+
+    def to_json(self) -> JsonObject:
+        out: JsonObject = {"gateway": {"version": self.gateway}}
+        out.update((name, dict(info)) for name, info in self.backends.items())
+        out.update(self.health.to_json())
+        return out
+
+
+# -- history and portability -----------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectTally:
+    stored: int
+    existing: int
+
+
+@dataclass(frozen=True, slots=True)
+class BackfillTally:
+    """What a backfill batch stored now and found stored by an earlier run, per project too."""
+
+    stored: int
+    existing: int
+    observations: int
+    projects: Mapping[str, ProjectTally]
+    kg_taught: int | None = None  # exchanges taught to the kg; None on a dry run or with nothing new
+
+    def to_json(self) -> JsonObject:
+        projects: JsonObject = {name: {"stored": p.stored, "existing": p.existing} for name, p in self.projects.items()}
+        out: JsonObject = {
+            "stored": self.stored,
+            "existing": self.existing,
+            "observations": self.observations,
+            "projects": projects,
+        }
+        if self.kg_taught is not None:
+            out["kg_taught"] = self.kg_taught
+        return out

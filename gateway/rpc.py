@@ -45,6 +45,7 @@ from google.protobuf.message import Message
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from gateway.gateway_errors import BackendUnavailable, GatewayError, InvalidInput, NotFound, StorageProblem
+from gateway.replies import ServiceHealth
 from kernel.config import ConfigError, Settings
 from kernel.embedding_client import EmbeddingClient
 from kernel.grpc_auth import client_metadata
@@ -295,17 +296,16 @@ class Rpc:
         return await self.fan_out("memory", methods, mem_pb.ListScopesRequest(), mem_pb.ListScopesResponse())
 
     # -- lifecycle -------------------------------------------------------------
-    async def health(self, timeout: float = HEALTH_TIMEOUT) -> dict[str, dict[str, str]]:
+    async def health(self, timeout: float = HEALTH_TIMEOUT) -> dict[str, ServiceHealth]:
         """grpc.health.v1 Check on every service and shard, concurrently, with a short deadline."""
 
-        async def check(name: str, chan: grpc.aio.Channel) -> tuple[str, dict[str, str]]:
+        async def check(name: str, chan: grpc.aio.Channel) -> tuple[str, ServiceHealth]:
             stub = health_pb2_grpc.HealthStub(chan)
             try:
                 reply = await stub.Check(health_pb2.HealthCheckRequest(service=""), timeout=timeout)
             except grpc.aio.AioRpcError as exc:
-                return name, {"status": "DOWN", "detail": exc.code().name}
-            status = health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status)
-            return name, {"status": status}
+                return name, ServiceHealth("DOWN", exc.code().name)
+            return name, ServiceHealth(health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status))
 
         results = await asyncio.gather(*(check(n, c) for n, c in self.channels().by_name.items()))
         return dict(results)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 import grpc
 
@@ -19,7 +18,7 @@ from kernel.config import Settings
 from protos.mnemex.kg.v1 import kg_service_pb2 as kg_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
 
-JSON = dict[str, Any]
+Info = dict[str, str | int]  # what a backend reports about itself, or {"error": <gRPC code>}
 PROBE_TIMEOUT = 2.0
 
 
@@ -28,10 +27,8 @@ class AdminService:
         self.rpc = rpc
         self.settings = settings
 
-    async def health(self) -> JSON:
-        services = await self.rpc.health()
-        ok = all(s["status"] == "SERVING" for s in services.values())
-        return {"status": "ok" if ok else "degraded", "services": services}
+    async def health(self) -> replies.Health:
+        return replies.Health(await self.rpc.health())
 
     async def show_memory(self, caller: Caller, *, id: str) -> replies.Memory:
         """One memory with every field; archived memories too (``archived: true``): search hides them, show does not."""
@@ -45,23 +42,23 @@ class AdminService:
             ) from None
         return replies.Memory.from_proto(reply.memory)
 
-    async def projects(self, caller: Caller, *, cwd_given: bool) -> JSON:
+    async def projects(self, caller: Caller, *, cwd_given: bool) -> replies.Projects:
         """This user's scopes with their counts, the project the request's cwd resolves to (``cwd_given``),
         and the bindings."""
         reply = await self.rpc.scopes()
-        scopes = [
-            {"user": info.scope.user, "project": info.scope.project, "counts": dict(info.counts)}
+        scopes = tuple(
+            replies.ScopeCounts(info.scope.user, info.scope.project, dict(info.counts))
             for info in reply.scopes
             if info.scope.user == caller.user
-        ]
-        return {
-            "user": caller.user,
-            "current": caller.project if cwd_given else None,
-            "projects": scopes,
-            "bindings": project_ids.load_bindings(self.settings.home),
-        }
+        )
+        return replies.Projects(
+            user=caller.user,
+            current=caller.project if cwd_given else None,
+            projects=scopes,
+            bindings=project_ids.load_bindings(self.settings.home),
+        )
 
-    async def versions(self) -> JSON:
+    async def versions(self) -> replies.Versions:
         """The gateway's package version, what each backend reports about itself, and health.
 
         A backend that cannot answer gets ``{"error": "<gRPC code>"}`` (a probe's
@@ -69,7 +66,7 @@ class AdminService:
         mnemex, from before its Info RPC, which ``mnemex doctor`` tells apart.
         """
 
-        async def embedding() -> JSON:
+        async def embedding() -> Info:
             info = await self.rpc.embedding.info(timeout=PROBE_TIMEOUT)
             return {
                 "version": info.version,
@@ -80,26 +77,24 @@ class AdminService:
                 "precision": info.precision,
             }
 
-        async def memory() -> JSON:
+        async def memory() -> Info:
             info: mem_pb.InfoResponse = await self.rpc.call(
                 self.rpc.memory_any().Info, mem_pb.InfoRequest(), PROBE_TIMEOUT
             )
             return {"version": info.version, "service": info.service}
 
-        async def kg() -> JSON:
+        async def kg() -> Info:
             info: kg_pb.InfoResponse = await self.rpc.call(self.rpc.kg_any().Info, kg_pb.InfoRequest(), PROBE_TIMEOUT)
             return {"version": info.version, "service": info.service}
 
-        async def ask(name: str, probe: Callable[[], Awaitable[JSON]]) -> tuple[str, JSON]:
+        async def ask(name: str, probe: Callable[[], Awaitable[Info]]) -> tuple[str, Info]:
             try:
                 return name, await probe()
             except grpc.aio.AioRpcError as exc:
                 return name, {"error": exc.code().name}
 
-        out: JSON = {"gateway": {"version": __version__}}
-        out.update(await asyncio.gather(ask("embedding", embedding), ask("memory", memory), ask("kg", kg)))
-        out.update(await self.health())
-        return out
+        backends = await asyncio.gather(ask("embedding", embedding), ask("memory", memory), ask("kg", kg))
+        return replies.Versions(gateway=__version__, backends=dict(backends), health=await self.health())
 
     async def rules(self, timeout: float | None = None) -> Rules:
         """The numbers the memory service learns by, as it is configured (for the MCP tool descriptions)."""

@@ -24,11 +24,13 @@ import asyncio
 import hashlib
 import json
 import logging
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
 import grpc
 
+from gateway import replies
 from gateway.caller import Caller
 from gateway.rpc import Rpc
 from gateway.schemas import BackfillExchange
@@ -62,7 +64,9 @@ class BackfillService:
         self.rpc = rpc
         self.settings = settings
 
-    async def backfill(self, exchanges: Sequence[tuple[Caller, BackfillExchange]], *, dry_run: bool = False) -> JSON:
+    async def backfill(
+        self, exchanges: Sequence[tuple[Caller, BackfillExchange]], *, dry_run: bool = False
+    ) -> replies.BackfillTally:
         """Store past exchanges (each with the caller its ``cwd`` resolved to) and their observations;
         counts per project (see the module doc)."""
         request = mem_pb.BackfillRequest(dry_run=dry_run)
@@ -107,22 +111,18 @@ class BackfillService:
         reply: mem_pb.BackfillResponse = await self.rpc.unary(
             "memory", self.rpc.memory(user).Backfill, request, BACKFILL_TIMEOUT
         )
-        projects: dict[str, JSON] = {}
         stored = [i for i in reply.stored_ids if i in exchange_of]
         existing = [i for i in reply.existing_ids if i in exchange_of]
-        for ids, key in ((stored, "stored"), (existing, "existing")):
-            for item_id in ids:
-                counts = projects.setdefault(project_of[item_id], {"stored": 0, "existing": 0})
-                counts[key] += 1
-        result: JSON = {
-            "stored": len(stored),
-            "existing": len(existing),
-            "observations": len(reply.stored_ids) - len(stored),
-            "projects": projects,
-        }
-        if not dry_run and stored:
-            result["kg_taught"] = await self._teach_history([(i, *exchange_of[i]) for i in stored])
-        return result
+        new_in = Counter(project_of[i] for i in stored)
+        old_in = Counter(project_of[i] for i in existing)
+        taught = await self._teach_history([(i, *exchange_of[i]) for i in stored]) if not dry_run and stored else None
+        return replies.BackfillTally(
+            stored=len(stored),
+            existing=len(existing),
+            observations=len(reply.stored_ids) - len(stored),
+            projects={p: replies.ProjectTally(new_in[p], old_in[p]) for p in dict.fromkeys([*new_in, *old_in])},
+            kg_taught=taught,
+        )
 
     async def _teach_history(self, stored: list[tuple[str, BackfillExchange, common_pb.Scope]]) -> int:
         """RecordOutcome(unknown) per new exchange with a prompt, at most ``KG_IN_FLIGHT`` at once."""

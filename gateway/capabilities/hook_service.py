@@ -22,7 +22,7 @@ from typing import Any
 
 import grpc
 
-from gateway import activity_feed, formatting, input_validation, prompt_context, proto_dicts, teaching
+from gateway import activity_feed, formatting, input_validation, prompt_context, replies, teaching
 from gateway.backends import Backends
 from gateway.caller import Caller
 from gateway.capabilities.top_facts import top_facts
@@ -92,16 +92,18 @@ class HookService:
         return result
 
     # -- turns -----------------------------------------------------------------
-    async def begin_turn(self, caller: Caller, *, session_id: str, prompt: str, client: str = "") -> JSON:
+    async def begin_turn(
+        self, caller: Caller, *, session_id: str, prompt: str, client: str = ""
+    ) -> replies.TurnStarted:
         """Open the session's next turn with its prompt and nothing injected."""
         input_validation.text(session_id, "session_id", input_validation.MAX_ID_CHARS)
         prompt = input_validation.text(prompt, "prompt", input_validation.MAX_PROMPT_CHARS)
         if not prompt.strip():
-            return {"recorded": False}
+            return replies.TurnStarted(recorded=False)
         request = mem_pb.RecordInjectionRequest(scope=caller.scope, session_id=session_id, prompt=prompt, client=client)
         await self.rpc.unary("memory", self.rpc.memory(caller.user).RecordInjection, request)
         self.feed.publish(lambda: activity_feed.prompt_event(caller.user, caller.project, session_id, prompt, {}))
-        return {"recorded": True}
+        return replies.TurnStarted(recorded=True)
 
     async def stop(
         self,
@@ -112,7 +114,7 @@ class HookService:
         user_text: str = "",
         turn_key: str = "",
         client: str = "",
-    ) -> JSON:
+    ) -> replies.ExchangeStored:
         """Store the finished exchange in working memory and mark the turn completed.
 
         ``user_text`` may be empty: the memory service then uses the prompt
@@ -140,10 +142,10 @@ class HookService:
                     caller.user, caller.project, session_id, assistant_text, reply.exchange_id
                 )
             )
-        return {"exchange_id": reply.exchange_id, "already_recorded": reply.already_recorded}
+        return replies.ExchangeStored(exchange_id=reply.exchange_id, already_recorded=reply.already_recorded)
 
     # -- session start and compaction ------------------------------------------
-    async def session_start(self, caller: Caller, *, session_id: str, source: str = "startup") -> JSON:
+    async def session_start(self, caller: Caller, *, session_id: str, source: str = "startup") -> replies.SessionSeed:
         """A bounded startup seed: top memory_bank facts, recent and proven project memories.
 
         Each part degrades on its own; a dead memory service gives an empty seed.
@@ -151,9 +153,9 @@ class HookService:
         input_validation.text(session_id, "session_id", input_validation.MAX_ID_CHARS)
         scope = caller.scope
         memory = self.rpc.memory(caller.user)
-        facts: list[JSON] = []
-        recent: list[JSON] = []
-        proven: list[JSON] = []
+        facts: tuple[replies.Memory, ...] = ()
+        recent: tuple[replies.Memory, ...] = ()
+        proven: tuple[replies.Memory, ...] = ()
         try:
             facts = await top_facts(self.rpc, scope, SEED_FACTS)
         except Exception as exc:
@@ -167,7 +169,7 @@ class HookService:
                 sort_by=mem_pb.SORT_BY_RECENCY,
             )
             reply: mem_pb.SearchResponse = await self.rpc.call(memory.Search, request, SEED_TIMEOUT)
-            recent = proto_dicts.memories_to_dicts(reply.memories)
+            recent = replies.memories(reply.memories)
         except grpc.aio.AioRpcError as exc:
             log.info("session-start recent skipped: %s", exc.code().name)
         try:
@@ -175,18 +177,20 @@ class HookService:
                 scope=scope, collection="patterns", limit=SEED_PROVEN, sort_by=mem_pb.SORT_BY_SCORE
             )
             reply_list: mem_pb.ListResponse = await self.rpc.call(memory.List, listing, SEED_TIMEOUT)
-            proven = proto_dicts.memories_to_dicts(reply_list.memories)
+            proven = replies.memories(reply_list.memories)
         except grpc.aio.AioRpcError as exc:
             log.info("session-start proven skipped: %s", exc.code().name)
-        seed = formatting.session_seed(facts, recent, proven)
+        seed = formatting.session_seed(
+            replies.memories_json(facts), replies.memories_json(recent), replies.memories_json(proven)
+        )
         text = formatting.compose(POST_COMPACT_REMINDER, seed) if source == "compact" else seed
-        return {"context": text, "memories": facts + recent + proven}
+        return replies.SessionSeed(context=text, memories=facts + recent + proven)
 
-    async def pre_compact(self, caller: Caller, *, session_id: str, trigger: str = "") -> JSON:
+    async def pre_compact(self, caller: Caller, *, session_id: str, trigger: str = "") -> replies.CompactReminder:
         """The reminder before compaction: ``context`` for a client that passes it to the model
         (Claude Code does not: it gets it from SessionStart "compact"), ``user_message`` for the user."""
         input_validation.text(session_id, "session_id", input_validation.MAX_ID_CHARS)
-        return {"context": formatting.PRE_COMPACT_REMINDER, "user_message": PRE_COMPACT_USER_NOTICE}
+        return replies.CompactReminder(context=formatting.PRE_COMPACT_REMINDER, user_message=PRE_COMPACT_USER_NOTICE)
 
     # -- tool uses -------------------------------------------------------------
     def observation(
@@ -204,7 +208,9 @@ class HookService:
             self.backends, caller.scope, tool_name, tool_input, tool_response, session_id
         )
 
-    async def record_observation(self, caller: Caller, *, session_id: str, observation: Observation) -> JSON:
+    async def record_observation(
+        self, caller: Caller, *, session_id: str, observation: Observation
+    ) -> replies.ObservationStored:
         """Store an observation in working memory (run in the background by the route)."""
         metadata = {"type": "observation", "kind": observation.kind, "files": ",".join(observation.files)}
         request = mem_pb.StoreRequest(
@@ -220,5 +226,5 @@ class HookService:
             )
         except grpc.aio.AioRpcError as exc:
             log.info("observation not stored: %s", exc.code().name)
-            return {"stored": False}
-        return {"stored": True, "id": reply.memory.id, "deduplicated": reply.deduplicated}
+            return replies.ObservationStored(stored=False)
+        return replies.ObservationStored(stored=True, id=reply.memory.id, deduplicated=reply.deduplicated)

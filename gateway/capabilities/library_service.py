@@ -57,17 +57,16 @@ class LibraryService:
             skip_if_unchanged=True,
         )
 
-    async def ingest_book(self, caller: Caller, *, title: str, filename: str, data: bytes, source: str = "") -> JSON:
+    async def ingest_book(
+        self, caller: Caller, *, title: str, filename: str, data: bytes, source: str = ""
+    ) -> replies.Ingested:
         request = self._book_request(caller, title=title, filename=filename, data=data, source=source)
         reply: mem_pb.IngestBookResponse = await self.rpc.unary(
             "memory", self.rpc.memory(caller.user).IngestBook, request, INGEST_TIMEOUT
         )
-        return {
-            "title": reply.title,
-            "chunks": reply.chunks,
-            "skipped_unchanged": reply.skipped_unchanged,
-            "ids": list(reply.ids),
-        }
+        return replies.Ingested(
+            title=reply.title, chunks=reply.chunks, skipped_unchanged=reply.skipped_unchanged, ids=tuple(reply.ids)
+        )
 
     async def ingest_book_progress(
         self, caller: Caller, *, title: str, filename: str, data: bytes, source: str = ""
@@ -84,25 +83,24 @@ class LibraryService:
         first = await self.rpc.translated("memory", stream.read())
         return _ingest_events(stream, first)
 
-    async def list_books(self, caller: Caller) -> JSON:
+    async def books(self, caller: Caller) -> replies.Books:
         request = mem_pb.ListBooksRequest(scope=caller.scope)
         reply: mem_pb.ListBooksResponse = await self.rpc.unary(
             "memory", self.rpc.memory(caller.user).ListBooks, request
         )
-        return {
-            "books": [
-                {
-                    "title": b.title,
-                    "source": b.source,
-                    "chunks": b.chunks,
-                    "created_at": b.created_at,
-                    "content_hash": b.content_hash,
-                }
-                for b in reply.books
-            ]
-        }
+        return replies.Books(
+            tuple(replies.Book(b.title, b.source, b.chunks, b.created_at, b.content_hash) for b in reply.books)
+        )
+
+    async def list_books(self, caller: Caller) -> JSON:
+        """``books`` as the viewer's books page reads it (its JSON), until the viewer takes ``replies.Books``."""
+        return (await self.books(caller)).to_json()
 
     async def remove_book(self, caller: Caller, *, title: str) -> JSON:
+        """``remove`` as the viewer's books page reads it (its JSON), until the viewer takes ``replies.BookRemoved``."""
+        return (await self.remove(caller, title=title)).to_json()
+
+    async def remove(self, caller: Caller, *, title: str) -> replies.BookRemoved:
         title = input_validation.text(title, "title", input_validation.MAX_TITLE_CHARS, required=True).strip()
         missing = NotFound(
             f"no book titled {title!r} in this project: list titles with GET /api/books or `mnemex books`"
@@ -127,33 +125,31 @@ class LibraryService:
             references = kg_reply.references_removed
         except grpc.aio.AioRpcError as exc:
             log.warning("kg RemoveDocs after removing %r failed: %s", title, exc.code().name)
-        return {
-            "title": title,
-            "removed_chunks": reply.removed_chunks,
-            "removed_ids": list(reply.removed_ids),
-            "kg_references_removed": references,
-        }
+        return replies.BookRemoved(
+            title=title,
+            removed_chunks=reply.removed_chunks,
+            removed_ids=tuple(reply.removed_ids),
+            kg_references_removed=references,
+        )
 
     # -- state -------------------------------------------------------------------
-    async def stats(self, caller: Caller) -> JSON:
+    async def stats(self, caller: Caller) -> replies.ProjectStats:
         scope = caller.scope
         memory_stats = self.rpc.unary("memory", self.rpc.memory(caller.user).Stats, mem_pb.StatsRequest(scope=scope))
         kg_stats = self.rpc.unary("kg", self.rpc.kg(caller.user).Stats, kg_pb.StatsRequest(scope=scope))
         memory_r, kg_r = await asyncio.gather(memory_stats, kg_stats, return_exceptions=True)
         if isinstance(memory_r, BaseException):
             raise memory_r
-        return {
-            "user": scope.user,
-            "project": scope.project,
-            "memory": {
-                "counts": dict(memory_r.counts),
-                "score_histogram": dict(memory_r.score_histogram),
-                "events": dict(memory_r.events),
-                "data_bytes": memory_r.data_bytes,
-                "events_by_day": replies.json_object(memory_r.events_by_day_json),
-            },
-            "kg": {"counts": dict(kg_r.counts)} if not isinstance(kg_r, BaseException) else {"error": str(kg_r)},
-        }
+        memory = replies.MemoryStats(
+            counts=dict(memory_r.counts),
+            score_histogram=dict(memory_r.score_histogram),
+            events=dict(memory_r.events),
+            data_bytes=memory_r.data_bytes,
+            events_by_day=replies.json_object(memory_r.events_by_day_json),
+        )
+        if isinstance(kg_r, BaseException):
+            return replies.ProjectStats(scope.user, scope.project, memory, kg_counts=None, kg_error=str(kg_r))
+        return replies.ProjectStats(scope.user, scope.project, memory, kg_counts=dict(kg_r.counts))
 
 
 def _ingest_event(message: mem_pb.IngestBookStreamResponse) -> JSON:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import AsyncIterator
-from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import Any
 
@@ -90,7 +89,9 @@ class PortabilityService:
                 yield encode_line({"type": "kg", "scope": {"user": owner, "project": project}, "graph": graph})
         yield encode_line({"type": "end", "memories": memories, "graphs": graphs})
 
-    async def import_lines(self, caller: Caller, *, lines: AsyncIterator[bytes], keep_user: bool = False) -> JSON:
+    async def import_lines(
+        self, caller: Caller, *, lines: AsyncIterator[bytes], keep_user: bool = False
+    ) -> ImportTally:
         """Import a batch of JSONL lines into the caller's project (records and graphs without a scope).
         Ids already present are skipped, so re-running duplicates nothing."""
         if keep_user and caller.remote:
@@ -145,7 +146,7 @@ class PortabilityService:
             tally.graphs += 1
             tally.kg_nodes += kg_reply.nodes
             tally.kg_edges += kg_reply.edges
-        return asdict(tally)
+        return tally
 
     async def _graph_already_there(self, scope: common_pb.Scope, graph: dict[str, Any]) -> bool:
         """kg.Import merges (counts add up), so a replayed file must not be merged twice.

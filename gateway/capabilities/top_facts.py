@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gateway import proto_dicts
+from gateway import replies
 from gateway.rpc import Rpc
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
@@ -19,10 +19,15 @@ def holds_in(fact: JSON, project: str) -> bool:
     return (fact.get("metadata") or {}).get("fact_scope") != "project" or fact.get("project") == project
 
 
-async def top_facts(rpc: Rpc, scope: common_pb.Scope, limit: int) -> list[JSON]:
+def fact_holds_in(fact: replies.Memory, project: str) -> bool:
+    """``holds_in`` for a typed memory."""
+    return (fact.metadata or {}).get("fact_scope") != "project" or fact.project == project
+
+
+async def top_facts(rpc: Rpc, scope: common_pb.Scope, limit: int) -> tuple[replies.Memory, ...]:
     """memory_bank facts that hold in ``scope.project``, ranked by importance x confidence."""
     request = mem_pb.ListRequest(scope=scope, collection="memory_bank", limit=50, sort_by=mem_pb.SORT_BY_SCORE)
     reply: mem_pb.ListResponse = await rpc.unary("memory", rpc.memory(scope.user).List, request)
-    facts = [f for f in proto_dicts.memories_to_dicts(reply.memories) if holds_in(f, scope.project)]
-    facts.sort(key=lambda f: -((f.get("importance") or 0.0) * (f.get("confidence") or 0.0)))
-    return facts[:limit]
+    facts = [f for f in replies.memories(reply.memories) if fact_holds_in(f, scope.project)]
+    facts.sort(key=lambda f: -((f.importance or 0.0) * (f.confidence or 0.0)))
+    return tuple(facts[:limit])

@@ -69,7 +69,7 @@ class StackGate:
 
     async def _healthy(self) -> bool:
         health = await self.rpc.health(timeout=0.5)
-        return all(health.get(name, {}).get("status") == "SERVING" for name in SERVICES)
+        return all(name in health and health[name].status == "SERVING" for name in SERVICES)
 
     async def _bring_up(self) -> bool:
         self._ready = await self._healthy()

@@ -7,8 +7,6 @@ GET  /api/versions               package and service versions (for ``mnemex doct
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter, Depends, Path, Query
 
 from gateway.caller import CallerResolver
@@ -38,11 +36,11 @@ async def list_projects(
     cwd: str | None = _CWD,
     admin: AdminService = Depends(admin_service),
     callers: CallerResolver = Depends(caller_resolver),
-) -> dict[str, Any]:
-    return await admin.projects(callers.resolve(cwd), cwd_given=bool(cwd))
+) -> JsonObject:
+    return (await admin.projects(callers.resolve(cwd), cwd_given=bool(cwd))).to_json()
 
 
 @router.get("/versions", response_model=VersionsOut, response_model_exclude_unset=True)
-async def versions(admin: AdminService = Depends(admin_service)) -> dict[str, Any]:
+async def versions(admin: AdminService = Depends(admin_service)) -> JsonObject:
     """The gateway's version and each backend's; a backend that cannot answer gets ``{"error": "<gRPC code>"}``."""
-    return await admin.versions()
+    return (await admin.versions()).to_json()

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter, Depends
 
 from gateway.caller import CallerResolver
 from gateway.capabilities.backfill_service import BackfillService
+from gateway.replies import JsonObject
 from gateway.reply_models import BackfillOut
 from gateway.routes.json_route import JSONRoute
 from gateway.schemas import BackfillBody
@@ -21,7 +20,7 @@ async def backfill(
     body: BackfillBody,
     backfills: BackfillService = Depends(backfill_service),
     callers: CallerResolver = Depends(caller_resolver),
-) -> dict[str, Any]:
+) -> JsonObject:
     """Store up to 256 past exchanges as memories dated when they happened; replays store nothing twice."""
     exchanges = [(callers.resolve(exchange.cwd or None), exchange) for exchange in body.exchanges]
-    return await backfills.backfill(exchanges, dry_run=body.dry_run)
+    return (await backfills.backfill(exchanges, dry_run=body.dry_run)).to_json()

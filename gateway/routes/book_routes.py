@@ -27,7 +27,8 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import Literal
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import JSONResponse, StreamingResponse
@@ -38,6 +39,7 @@ from gateway.caller import Caller, CallerResolver
 from gateway.capabilities.library_service import LibraryService
 from gateway.gateway_errors import InvalidInput
 from gateway.input_validation import MAX_BOOK_BYTES
+from gateway.replies import JsonObject
 from gateway.reply_models import BooksOut, IngestOut, RemovedBookOut
 from gateway.routes.json_route import JSONRoute
 from gateway.safe_json import TooDeep, UnrepresentableNumber, decode_json
@@ -49,7 +51,18 @@ router = APIRouter(prefix="/api", tags=["books"], route_class=JSONRoute)
 TOO_LARGE = {"error": f"the file is larger than {MAX_BOOK_BYTES:,} bytes (10 MB); split it or ingest a smaller file"}
 
 
-async def _from_multipart(request: Request) -> tuple[dict[str, Any], bytes]:
+@dataclass(frozen=True)
+class _Upload:
+    """What an ingest request names: the book's title and file name, its source, the caller's cwd."""
+
+    title: str = ""
+    filename: str = ""
+    source: str = ""
+    cwd: str | None = None
+    too_large: bool = False  # the base64 text alone is past the limit: nothing was decoded
+
+
+async def _from_multipart(request: Request) -> tuple[_Upload, bytes]:
     form = await request.form(max_files=1, max_fields=10)
     upload = form.get("file")
     if not isinstance(upload, UploadFile):
@@ -57,12 +70,11 @@ async def _from_multipart(request: Request) -> tuple[dict[str, Any], bytes]:
     data = await upload.read(MAX_BOOK_BYTES + 1)
     filename = upload.filename or ""
     fields = {key: str(form.get(key) or "") for key in ("title", "source", "cwd")}
-    fields["filename"] = filename
-    fields["title"] = fields["title"] or filename.rsplit("/", 1)[-1]
-    return fields, data
+    title = fields["title"] or filename.rsplit("/", 1)[-1]
+    return _Upload(title=title, filename=filename, source=fields["source"], cwd=fields["cwd"]), data
 
 
-async def _from_json(request: Request) -> tuple[dict[str, Any], bytes]:
+async def _from_json(request: Request) -> tuple[_Upload, bytes]:
     try:
         body = IngestJsonBody.model_validate(decode_json(await request.body()))
     except (UnrepresentableNumber, TooDeep) as exc:
@@ -74,7 +86,7 @@ async def _from_json(request: Request) -> tuple[dict[str, Any], bytes]:
         raise InvalidInput(f"{'.'.join(map(str, first['loc'])) or 'body'}: {first['msg']}") from None
     if body.data_base64 is not None:
         if len(body.data_base64) > MAX_BOOK_BYTES * 4 // 3 + 8:
-            return {"too_large": True}, b""
+            return _Upload(too_large=True), b""
         try:
             data = base64.b64decode(body.data_base64, validate=True)
         except (binascii.Error, ValueError):
@@ -84,7 +96,7 @@ async def _from_json(request: Request) -> tuple[dict[str, Any], bytes]:
     else:
         raise InvalidInput("pass the document as 'text' (plain text) or 'data_base64' (any file, e.g. a PDF)")
     filename = body.filename or f"{body.title}.txt"
-    return {"title": body.title, "filename": filename, "source": body.source, "cwd": body.cwd}, data
+    return _Upload(title=body.title, filename=filename, source=body.source, cwd=body.cwd), data
 
 
 @router.post(
@@ -104,43 +116,40 @@ async def ingest(
     ),
     library: LibraryService = Depends(library_service),
     callers: CallerResolver = Depends(caller_resolver),
-) -> dict[str, Any] | JSONResponse | StreamingResponse:
+) -> JsonObject | JSONResponse | StreamingResponse:
     content_type = request.headers.get("content-type", "")
     if content_type.startswith("multipart/form-data"):
-        fields, data = await _from_multipart(request)
+        upload, data = await _from_multipart(request)
     elif content_type.startswith("application/json"):
-        fields, data = await _from_json(request)
+        upload, data = await _from_json(request)
     else:
         raise InvalidInput(
             "send multipart/form-data with a 'file' part, or application/json with 'text' or 'data_base64'"
         )
-    if fields.get("too_large") or len(data) > MAX_BOOK_BYTES:
+    if upload.too_large or len(data) > MAX_BOOK_BYTES:
         return JSONResponse(TOO_LARGE, status_code=413)
-    caller = callers.resolve(fields.get("cwd") or None)
+    caller = callers.resolve(upload.cwd or None)
     if progress == "ndjson":
-        return await _ingest_with_progress(library, caller, fields, data)
-    return await library.ingest_book(
-        caller,
-        title=fields["title"],
-        filename=fields["filename"],
-        data=data,
-        source=fields.get("source", ""),
+        return await _ingest_with_progress(library, caller, upload, data)
+    ingested = await library.ingest_book(
+        caller, title=upload.title, filename=upload.filename, data=data, source=upload.source
     )
+    return ingested.to_json()
 
 
-def _line(event: dict[str, Any]) -> bytes:
+def _line(event: JsonObject) -> bytes:
     return json.dumps(event, ensure_ascii=False).encode("utf-8") + b"\n"
 
 
 async def _ingest_with_progress(
-    library: LibraryService, caller: Caller, fields: dict[str, Any], data: bytes
+    library: LibraryService, caller: Caller, upload: _Upload, data: bytes
 ) -> StreamingResponse:
     events = await library.ingest_book_progress(
         caller,
-        title=fields["title"],
-        filename=fields["filename"],
+        title=upload.title,
+        filename=upload.filename,
         data=data,
-        source=fields.get("source", ""),
+        source=upload.source,
     )
     return StreamingResponse((_line(event) async for event in events), media_type="application/x-ndjson")
 
@@ -150,8 +159,8 @@ async def list_books(
     cwd: str | None = Query(default=None, max_length=4096),
     library: LibraryService = Depends(library_service),
     callers: CallerResolver = Depends(caller_resolver),
-) -> dict[str, Any]:
-    return await library.list_books(callers.resolve(cwd))
+) -> JsonObject:
+    return (await library.books(callers.resolve(cwd))).to_json()
 
 
 @router.post("/books/remove", response_model=RemovedBookOut)
@@ -159,6 +168,6 @@ async def remove_book(
     body: RemoveBookBody,
     library: LibraryService = Depends(library_service),
     callers: CallerResolver = Depends(caller_resolver),
-) -> dict[str, Any]:
+) -> JsonObject:
     """Remove every chunk of a book and the knowledge graph's references to them."""
-    return await library.remove_book(callers.resolve(body.cwd), title=body.title)
+    return (await library.remove(callers.resolve(body.cwd), title=body.title)).to_json()

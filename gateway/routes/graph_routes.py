@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter, Depends, Query
 
 from gateway.caller import CallerResolver
 from gateway.capabilities.library_service import LibraryService
+from gateway.replies import JsonObject
 from gateway.reply_models import GraphOut, StatsOut
 from gateway.routes.json_route import JSONRoute
 from gateway.service_deps import caller_resolver, library_service
@@ -20,8 +19,8 @@ async def stats(
     cwd: str | None = Query(default=None, max_length=4096),
     library: LibraryService = Depends(library_service),
     callers: CallerResolver = Depends(caller_resolver),
-) -> dict[str, Any]:
-    return await library.stats(callers.resolve(cwd))
+) -> JsonObject:
+    return (await library.stats(callers.resolve(cwd))).to_json()
 
 
 @router.get("/kg", response_model=GraphOut)
@@ -31,6 +30,6 @@ async def kg(
     limit: int = Query(default=50, ge=1, le=500),
     library: LibraryService = Depends(library_service),
     callers: CallerResolver = Depends(caller_resolver),
-) -> dict[str, Any]:
+) -> JsonObject:
     names = [e.strip() for e in entities.split(",") if e.strip()]
     return (await library.graph(callers.resolve(cwd), entities=names, limit=limit)).to_json()

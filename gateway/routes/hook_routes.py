@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import functools
-from typing import Any
 
 from fastapi import APIRouter, BackgroundTasks, Depends, HTTPException, Request
 from fastapi.responses import JSONResponse
 
 from gateway.caller import CallerResolver
 from gateway.capabilities.hook_service import HookService
+from gateway.replies import JsonObject
 from gateway.reply_models import (
     ContextOut,
     PostToolUseOut,
@@ -82,11 +82,12 @@ async def turn_start(
     body: TurnStartBody,
     hooks: HookService = Depends(hook_service),
     callers: CallerResolver = Depends(caller_resolver),
-) -> dict[str, Any]:
+) -> JsonObject:
     """A prompt that gets no context (Cursor's beforeSubmitPrompt): open the turn with it."""
-    return await hooks.begin_turn(
+    started = await hooks.begin_turn(
         callers.resolve(body.cwd), session_id=body.session_id, prompt=body.prompt, client=body.client
     )
+    return started.to_json()
 
 
 @router.post("/stop", response_model=StopOut)
@@ -94,9 +95,9 @@ async def stop(
     body: StopBody,
     hooks: HookService = Depends(hook_service),
     callers: CallerResolver = Depends(caller_resolver),
-) -> dict[str, Any]:
+) -> JsonObject:
     """The assistant finished: store the exchange (once per ``turn_key``) and mark the turn completed."""
-    return await hooks.stop(
+    stored = await hooks.stop(
         callers.resolve(body.cwd),
         session_id=body.session_id,
         assistant_text=body.assistant_text,
@@ -104,6 +105,7 @@ async def stop(
         turn_key=body.turn_key,
         client=body.client,
     )
+    return stored.to_json()
 
 
 @router.post("/session-start", response_model=SessionStartOut, response_model_exclude_unset=True)
@@ -111,9 +113,10 @@ async def session_start(
     body: SessionStartBody,
     hooks: HookService = Depends(hook_service),
     callers: CallerResolver = Depends(caller_resolver),
-) -> dict[str, Any]:
+) -> JsonObject:
     """A bounded startup seed: top user facts, recent and proven project memories."""
-    return await hooks.session_start(callers.resolve(body.cwd), session_id=body.session_id, source=body.source)
+    seed = await hooks.session_start(callers.resolve(body.cwd), session_id=body.session_id, source=body.source)
+    return seed.to_json()
 
 
 @router.post("/pre-compact", response_model=PreCompactOut)
@@ -121,9 +124,10 @@ async def pre_compact(
     body: PreCompactBody,
     hooks: HookService = Depends(hook_service),
     callers: CallerResolver = Depends(caller_resolver),
-) -> dict[str, Any]:
+) -> JsonObject:
     """A short reminder to record key takeaways before the context is compacted."""
-    return await hooks.pre_compact(callers.resolve(body.cwd), session_id=body.session_id, trigger=body.trigger)
+    reminder = await hooks.pre_compact(callers.resolve(body.cwd), session_id=body.session_id, trigger=body.trigger)
+    return reminder.to_json()
 
 
 @router.post("/post-tool-use", response_model=PostToolUseOut)
@@ -132,7 +136,7 @@ async def post_tool_use(
     background: BackgroundTasks,
     hooks: HookService = Depends(hook_service),
     callers: CallerResolver = Depends(caller_resolver),
-) -> dict[str, Any]:
+) -> JsonObject:
     """Answers at once; the deterministic observation is stored after the response is sent."""
     caller = callers.resolve(body.cwd)
     observation = hooks.observation(

@@ -9,14 +9,13 @@ record or graph without a scope goes to the caller's project (``cwd``).
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import StreamingResponse
 
 from gateway.caller import CallerResolver
 from gateway.capabilities.portability_service import PortabilityService
 from gateway.export_format import jsonl_lines
+from gateway.replies import JsonObject
 from gateway.reply_models import ImportOut
 from gateway.routes.json_route import JSONRoute
 from gateway.service_deps import caller_resolver, portability_service
@@ -43,8 +42,9 @@ async def import_lines(
     ),
     portability: PortabilityService = Depends(portability_service),
     callers: CallerResolver = Depends(caller_resolver),
-) -> dict[str, Any]:
+) -> JsonObject:
     """Import a batch of JSONL lines. Ids already present are skipped, so re-running duplicates nothing."""
-    return await portability.import_lines(
+    tally = await portability.import_lines(
         callers.resolve(cwd), lines=jsonl_lines(request.stream()), keep_user=keep_user
     )
+    return tally.to_json()

@@ -17,4 +17,4 @@ router = APIRouter(prefix="/api", tags=["system"], route_class=JSONRoute)
 async def health(admin: AdminService = Depends(admin_service)) -> JSONResponse:
     """Each backend's grpc.health.v1 status; 200 when all serve, else 503. Needs no token."""
     report = await admin.health()
-    return JSONResponse(report, status_code=200 if report["status"] == "ok" else 503)
+    return JSONResponse(report.to_json(), status_code=200 if report.ok else 503)

@@ -3,17 +3,20 @@
 // is filled with textContent.
 // - Colours come from the colour key's swatches (graph.css), so the key and the drawing always agree.
 // - Only the nodes the server marked (data "shown") carry a label; every node has its title for the panel.
-// - Each linked cluster is laid out on its own and the clusters packed in rows; lone nodes go in grids.
+// - Each linked cluster is laid out on its own (its core by force, its leaves fanned around their parents)
+//   and the clusters packed in rows; lone nodes go in grids.
 // - The list of labelled nodes (buttons) opens the panel from the keyboard; so do the panel's own links.
 // - The kind boxes hide kinds at once, keep the count in step and write the kinds into the URL.
 // - When the layout is done and a frame is painted, #graph gets data-rendered (nodes drawn) and
 //   data-drawn-ms (milliseconds since navigation): the benchmark and the tests wait for them
-//   (data-layout-ms: how long the layout itself took).
+//   (data-script-ms: when this script started, data-laid-out-ms: when it was done, data-layout-ms: how long
+//   the layout itself took).
 (function () {
   "use strict";
   var scriptStart = Math.round(performance.now());
   var MAX_FIT_ZOOM = 1.4; // a few nodes are not blown up to fill the box
   var MAX_LINKS = 30; // links listed in the side panel
+  var MANY_LINKS = 250;
   var LABEL_PX = 12; // the labels' size on screen once the whole drawing is fitted in view
   var container = document.getElementById("graph");
   var elements = JSON.parse(document.getElementById("graph-data").textContent);
@@ -24,6 +27,7 @@
   });
   var ink = getComputedStyle(document.body).color;
   var paper = getComputedStyle(container).backgroundColor;
+  var many = elements.edges.length > MANY_LINKS;
   var degree = {};
   elements.edges.forEach(function (e) {
     degree[e.data.source] = (degree[e.data.source] || 0) + 1;
@@ -55,8 +59,10 @@
       {
         selector: "edge",
         style: {
-          width: 1, "line-color": "#b0bec5", "target-arrow-shape": "triangle", "arrow-scale": 0.6,
-          "target-arrow-color": "#b0bec5", "curve-style": "straight", opacity: 0.7,
+          width: 1, "line-color": "#b0bec5", opacity: 0.7,
+          // Many links: haystack lines, the cheapest to draw (no arrows; the side panel gives each direction).
+          "curve-style": many ? "haystack" : "straight",
+          "target-arrow-shape": many ? "none" : "triangle", "arrow-scale": 0.6, "target-arrow-color": "#b0bec5",
         },
       },
       { selector: "node:selected", style: { "border-width": 4, "border-color": "#ff6f00", label: "data(label)" } },
@@ -68,36 +74,56 @@
   });
 
   // -- the layout: each linked cluster on its own, packed in rows; the lone nodes in grids after them ------
-  // A cluster of three or more gets a force layout (a star: rings around its hub), started on a spiral in
-  // the server's order so it ends the same way on every load; nodes with no link go in grids, the labelled
+  // A cluster of four or more gets a force layout, started on a spiral in the server's order so it ends the
+  // same way on every load; nodes with no link go in grids, the labelled
   // ones with room for their titles. Clusters are packed left to right, biggest first, in rows about as
   // wide as the drawing is, so one long strip of small clusters never shrinks the rest to dots.
   // A cluster is its nodes and its edges: a layout run on nodes alone ignores the links between them.
+  // Its leaves (one link, to a node with more: a concept routed to one collection, a fact naming one
+  // entity) are taken out first and fanned around their parent once the core is placed: the force layout
+  // then moves a few dozen nodes, not hundreds, and each parent's leaves sit together around it.
+  function sunflower(centre, leaves, step) {
+    var c = centre.position();
+    leaves.forEach(function (x, i) {
+      var angle = i * 2.39996, radius = step * Math.sqrt(i + 1.5);
+      x.position({ x: c.x + radius * Math.cos(angle), y: c.y + radius * Math.sin(angle) });
+    });
+  }
+
   function arrangeCluster(cluster) {
     var nodes = cluster.nodes();
-    var n = nodes.length;
-    var hub = nodes.filter(function (x) { return x.degree(false) >= n - 1; });
-    if (n <= 3) {
+    if (nodes.length <= 3) {
       cluster.layout({ name: "circle", animate: false, fit: false, radius: 28, startAngle: 0 }).run();
-    } else if (hub.length && cluster.edges().length === n - 1) {
-      // A star (a collection and the concepts routed to it): its leaves on a sunflower around the hub.
-      hub = hub[0];
-      hub.position({ x: 0, y: 0 });
-      nodes.difference(hub).forEach(function (x, i) {
-        var angle = i * 2.39996, radius = 26 * Math.sqrt(i + 1.5);
+      return;
+    }
+    var leaves = nodes.filter(function (x) { return x.degree(false) === 1 && x.neighborhood("node").degree(false) > 1; });
+    var core = nodes.difference(leaves);
+    var fan = {};
+    leaves.forEach(function (x) {
+      var parent = x.neighborhood("node")[0].id();
+      (fan[parent] = fan[parent] || []).push(x);
+    });
+    var room = function (x) { return fan[x.id()] ? 14 * Math.sqrt(fan[x.id()].length + 1.5) : 0; };
+    if (core.length > 1) {
+      core.forEach(function (x, i) {
+        var angle = i * 2.39996, radius = 40 * Math.sqrt(i);
         x.position({ x: radius * Math.cos(angle), y: radius * Math.sin(angle) });
       });
-    } else {
-      nodes.forEach(function (x, i) {
-        var angle = i * 2.39996, radius = 30 * Math.sqrt(i);
-        x.position({ x: radius * Math.cos(angle), y: radius * Math.sin(angle) });
-      });
-      cluster.layout({
-        name: "cose", animate: false, randomize: false, numIter: 600, fit: false,
-        nodeRepulsion: function () { return 16000; }, idealEdgeLength: function () { return 45; },
+      core.union(core.edgesWith(core)).layout({
+        name: "cose", animate: false, randomize: false, numIter: 400, fit: false, nodeDimensionsIncludeLabels: true,
+        nodeRepulsion: function (x) { return 16000 + 4000 * room(x); },
+        idealEdgeLength: function (e) { return 45 + room(e.source()) + room(e.target()); },
         nodeOverlap: 8, gravity: 1, padding: 10,
       }).run();
+    } else {
+      core.position({ x: 0, y: 0 });
     }
+    core.forEach(function (x) {
+      var around = fan[x.id()];
+      if (!around) return;
+      var named = around.some(function (leaf) { return leaf.data("shown"); });
+      sunflower(x, around, named ? 45 : 14); // labelled leaves need room for their titles
+    });
   }
 
   function arrangeGrid(nodes, cell, width) {
@@ -143,8 +169,13 @@
   if (cy.zoom() > MAX_FIT_ZOOM) { cy.zoom(MAX_FIT_ZOOM); cy.center(); }
   // Fitting 200 nodes zooms far out: the few labels are drawn larger in the graph's units so that they
   // read at LABEL_PX on screen (and grow as the user zooms in).
+  // Only the labelled nodes get it (a style rule for every node would restyle all of them); a node the
+  // panel opens, and its neighbours, get it when their labels show (readable()).
   var scale = Math.max(1, 1 / cy.zoom());
-  cy.style().selector("node").style({ "font-size": LABEL_PX * scale, "text-max-width": 170 * scale }).update();
+  function readable(nodes) {
+    nodes.style({ "font-size": LABEL_PX * scale, "text-max-width": 170 * scale });
+  }
+  cy.batch(function () { readable(cy.nodes("[shown != '']")); });
   container.setAttribute("data-script-ms", String(scriptStart));
   container.setAttribute("data-layout-ms", String(Math.round(performance.now() - layoutStart)));
 
@@ -192,6 +223,7 @@
     node.select();
     node.connectedEdges().addClass("near");
     node.neighborhood("node").addClass("near");
+    cy.batch(function () { readable(node.closedNeighborhood("node")); });
     panel.title.textContent = node.data("label");
     panel.hint.hidden = true;
     panel.facts.textContent = "";
@@ -279,6 +311,7 @@
   container.setAttribute("data-visible", String(cy.nodes().length));
   window.mnemexGraph = cy;
   // Drawn: the layout ran synchronously above; two frames later the canvas has painted it.
+  container.setAttribute("data-laid-out-ms", String(Math.round(performance.now())));
   window.requestAnimationFrame(function () {
     window.requestAnimationFrame(function () {
       container.setAttribute("data-drawn-ms", String(Math.round(performance.now())));

@@ -16,12 +16,8 @@ import time
 import uuid
 from typing import Any
 
-import pytest
-
 from services.memory.domain.naming import WORKING, Scope
-from tests.integration.memory.conftest import MemoryService
-
-pytestmark = pytest.mark.integration
+from tests.support.memory_service import MemoryService
 
 FIX = "Fixed the flaky CI job by pinning numpy to 1.26 in requirements/ci.txt"
 

@@ -11,12 +11,9 @@ import asyncio
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 from services.memory.domain.search_params import build_search_params
 from tests.support.memory_core import make_core, unit
-
-pytestmark = pytest.mark.integration
 
 
 def test_the_use_case_reads_and_records_the_named_lessons(tmp_path: Path) -> None:

@@ -30,8 +30,8 @@ from kernel.grpc_channel import channel
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 from protos.mnemex.memory.v1 import memory_service_pb2_grpc as pb_grpc
-from tests.integration.memory.conftest import start_memory_service
 from tests.support.call_trace import CallTrace, first_component, layer_violations, print_summary
+from tests.support.memory_service import start_memory_service
 
 pytestmark = pytest.mark.integration
 

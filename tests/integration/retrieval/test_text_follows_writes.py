@@ -17,7 +17,6 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 from services.memory.composition import MemoryUseCases
 from services.memory.domain.lifecycle import Action, Transition
@@ -26,8 +25,6 @@ from services.memory.domain.search_params import build_search_params
 from services.memory.storage.collection_mirror import CHANGE_FEED
 from services.memory.usecases.lifecycle_moves import LifecycleMoves
 from tests.support.memory_core import HashEmbedder, make_core, unit
-
-pytestmark = pytest.mark.integration
 
 QUERY_MARK = "lookup:"  # texts the embedder refuses: the query, so the search answers from keywords alone
 

@@ -22,7 +22,6 @@ from pathlib import Path
 
 import grpc
 import numpy as np
-import pytest
 
 import services.memory
 from kernel.embedding_client import EmbeddingClient
@@ -32,8 +31,6 @@ from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 from protos.mnemex.memory.v1 import memory_service_pb2_grpc as pb_grpc
 from tests.support.call_trace import CallTrace, first_component, layer_violations, print_summary
 from tests.support.memory_service import start_memory_service
-
-pytestmark = pytest.mark.integration
 
 LAYERS = ("domain", "storage", "retrieval", "usecases", "transport")  # bottom to top
 RANK = {layer: i for i, layer in enumerate(LAYERS)}

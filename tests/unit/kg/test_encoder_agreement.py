@@ -22,8 +22,7 @@ import pytest
 from services.embedding.model import load_encoder
 from services.kg.journal import Journal
 from services.kg.store import KgStore, episodes_scope
-from tests.unit.kg import test_episode_symptoms as symptoms
-from tests.unit.kg import test_problem_match_calibration as pairs
+from tests.unit.kg import taught_books
 from tests.unit.kg.problem_pairs import EPISODE_NEAR_MISSES, EPISODE_SYMPTOMS, NEAR_MISSES
 
 
@@ -33,23 +32,23 @@ def encoders() -> dict[str, Any]:
 
 
 def pair_decisions(encoder: Any) -> list[str]:
-    book, recurrences = pairs.filed_book(encoder)
+    book, recurrences = taught_books.filed_book(encoder)
     near = [b for _, b in NEAR_MISSES] + [t for _, t in EPISODE_NEAR_MISSES]
     decisions = [f"filed:{len(book.problems)}"]
     for i, text in enumerate([*recurrences, *near]):
-        lessons = book.lessons(pairs.vector(encoder, text), f"q{i}", pairs.PROJECT, 10_000.0, prompt=text)
+        lessons = book.lessons(taught_books.vector(encoder, text), f"q{i}", taught_books.PROJECT, 10_000.0, prompt=text)
         decisions.append(lessons[0].problem_id if lessons else "-")
     return decisions
 
 
 def symptom_decisions(encoder: Any, home: Path) -> list[str]:
-    store = KgStore(Journal(home / "kg.sqlite3"), clock=symptoms.Clock())
-    symptoms.learn_every_episode(store, encoder)
-    book = store.graphs(episodes_scope(symptoms.SCOPE.user)).episodes
+    store = KgStore(Journal(home / "kg.sqlite3"), clock=taught_books.Clock())
+    taught_books.learn_every_episode(store, encoder)
+    book = store.graphs(episodes_scope(taught_books.SYMPTOM_SCOPE.user)).episodes
     decisions = [f"filed:{len(book.problems)}"]
     for i, (_, _, recurrence) in enumerate(EPISODE_SYMPTOMS):
-        vector = pairs.vector(encoder, recurrence)
-        lessons = book.lessons(vector, f"later-{i}", symptoms.SCOPE.project, 2_000_000.0, prompt=recurrence)
+        vector = taught_books.vector(encoder, recurrence)
+        lessons = book.lessons(vector, f"later-{i}", taught_books.SYMPTOM_SCOPE.project, 2_000_000.0, prompt=recurrence)
         decisions.append(lessons[0].problem_id if lessons else "-")
     store.close()
     return decisions

@@ -17,54 +17,11 @@ import pytest
 from kernel.error_signature import of_output
 from services.kg.episodes import EpisodeBook
 from services.kg.journal import Journal
-from services.kg.keys import Outcome
-from services.kg.store import KgStore, ScopeKey, episodes_scope
+from services.kg.store import KgStore, episodes_scope
 from tests.unit.kg.problem_pairs import EPISODE_SYMPTOMS
-
-SCOPE = ScopeKey("tester", "ops-4c5d")
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_000_000.0
-
-    def __call__(self) -> float:
-        self.now += 1.0
-        return self.now
-
-
-def vec(encoder: Any, text: str) -> bytes:
-    return np.asarray(encoder.encode([text])[0], dtype="<f4").tobytes()
-
-
-def fix_of(i: int) -> str:
-    return f"applied remedy number {i} and reran the check"
-
-
-def learn_every_episode(store: KgStore, encoder: Any) -> None:
-    for i, (statement, output, _) in enumerate(EPISODE_SYMPTOMS):
-        session = f"episode-{i}"
-        line, signature = of_output(output)
-        store.record_tool_error(
-            SCOPE,
-            session_id=session,
-            command=f"first guess {i}",
-            output=output,
-            vector=vec(encoder, line) if signature else b"",  # as gateway/teaching.py sends it
-        )
-        for prompt, outcome, answer in (
-            (statement, Outcome.FAILED, f"tried first guess {i}"),
-            ("that did it, thanks", Outcome.WORKED, fix_of(i)),
-        ):
-            store.record_turn(
-                SCOPE,
-                session_id=session,
-                prompt=prompt,
-                vector=vec(encoder, prompt),
-                outcome=outcome,
-                answer=answer,
-                doc_id="",
-            )
+from tests.unit.kg.taught_books import SYMPTOM_SCOPE as SCOPE
+from tests.unit.kg.taught_books import Clock, learn_every_episode
+from tests.unit.kg.taught_books import symptom_fix as fix_of
 
 
 def recalled(book: EpisodeBook, encoder: Any) -> tuple[int, int]:

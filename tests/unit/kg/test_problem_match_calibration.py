@@ -12,10 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 import pytest
 
-from kernel.error_signature import of_output
 from services.kg.episode_records import encode_vector
 from services.kg.episodes import EpisodeBook
 from services.kg.problem_match import (
@@ -28,58 +26,10 @@ from services.kg.problem_match import (
 )
 from tests.unit.kg.problem_pairs import (
     EPISODE_NEAR_MISSES,
-    EPISODE_SYMPTOMS,
     NEAR_MISSES,
-    PARAPHRASES,
-    SYMPTOM_PARAPHRASES,
 )
-
-PROJECT = "shop-1a2b"
-ON = MatchRules()
-
-
-def fix_of(i: int) -> str:
-    return f"remedy {i}: changed the setting and reran the check"
-
-
-def vector(encoder: Any, text: str) -> Any:
-    return np.asarray(encoder.encode([text])[0], dtype=np.float32)
-
-
-def filed_book(encoder: Any, rules: MatchRules = ON) -> tuple[EpisodeBook, list[str]]:
-    """Every calibration problem solved once (a failed attempt, then its own fix), in one project;
-    returns the book and each problem's recurrence."""
-    book = EpisodeBook(rules)
-    problems = [(a, "", b) for a, b in PARAPHRASES + SYMPTOM_PARAPHRASES] + list(EPISODE_SYMPTOMS)
-    ts = 1_000.0
-    for i, (statement, output, _) in enumerate(problems):
-        session = f"episode-{i}"
-        line, signature = of_output(output) if output else ("", "")
-        if signature:
-            book.apply_tool_error(
-                {
-                    "session_id": session,
-                    "command": f"first guess {i}",
-                    "line": line,
-                    "signature": signature,
-                    "ts": ts,
-                    "vector": encode_vector(vector(encoder, line)),
-                }
-            )
-        for prompt, outcome, answer in ((statement, "failed", f"tried guess {i}"), ("ok", "worked", fix_of(i))):
-            ts += 1
-            book.apply_turn(
-                {
-                    "ts": ts,
-                    "session_id": session,
-                    "project": PROJECT,
-                    "prompt": prompt,
-                    "outcome": outcome,
-                    "answer": answer,
-                    "vector": encode_vector(vector(encoder, prompt)) if outcome == "failed" else "",
-                }
-            )
-    return book, [r for _, _, r in problems]
+from tests.unit.kg.taught_books import ON, PROJECT, filed_book, vector
+from tests.unit.kg.taught_books import calibration_fix as fix_of
 
 
 def shown_fixes(book: EpisodeBook, encoder: Any, prompt: str, session: str) -> list[str]:

@@ -79,7 +79,8 @@ def imported_test_modules(path: Path, source: str) -> list[str]:
     for node in ast.walk(ast.parse(source, filename=str(path))):
         names = []
         if isinstance(node, ast.ImportFrom) and node.module:
-            names = [node.module]
+            # ``from pkg.test_x import y`` and ``from pkg import test_x`` both import a test module
+            names = [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
         elif isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
         found += [name for name in names if name.split(".")[-1].startswith("test_")]
@@ -109,8 +110,14 @@ def test_the_duplicate_checker_reports_a_copied_run_and_ignores_imports_and_comm
 
 
 def test_the_import_checker_reports_a_test_module_import() -> None:
-    source = "from tests.unit.gateway.test_app_edges import closed_port\nfrom tests.support.stack import x\n"
-    assert imported_test_modules(Path("t.py"), source) == ["tests.unit.gateway.test_app_edges"]
+    source = (
+        "from tests.unit.gateway.test_app_edges import closed_port\nfrom tests.support.stack import x\n"
+        "from tests.unit.kg import test_episode_symptoms as symptoms\n"
+    )
+    assert imported_test_modules(Path("t.py"), source) == [
+        "tests.unit.gateway.test_app_edges",
+        "tests.unit.kg.test_episode_symptoms",
+    ]
 
 
 # -- the tree ------------------------------------------------------------------------------------

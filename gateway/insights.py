@@ -10,36 +10,94 @@ degrades on its own except the search, whose error is the tool's error.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Mapping
+from collections.abc import Awaitable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from gateway import formatting, inert_text, prompt_context, proto_dicts, replies
+from gateway import formatting, inert_text, prompt_context, replies
 from gateway.backends import Backends
 from gateway.lessons import Lesson, episode_lessons, merge
+from gateway.replies import JsonObject, Memory, memories_json
 from gateway.rpc import Rpc
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.kg.v1 import kg_service_pb2 as kg_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
 
-JSON = dict[str, Any]
 ACTION_LIMIT = 8
 
 
-def action_line(action: Mapping[str, Any]) -> str:
+@dataclass(frozen=True, slots=True)
+class ActionEffect:
+    """How often an action (a command, or scoring memories of a collection) worked in this project."""
+
+    context_type: str
+    action: str
+    collection: str
+    worked: int
+    partial: int
+    failed: int
+    unknown: int
+    success_rate: float
+
+    def to_json(self) -> JsonObject:
+        return {
+            "context_type": self.context_type,
+            "action": self.action,
+            "collection": self.collection,
+            "worked": self.worked,
+            "partial": self.partial,
+            "failed": self.failed,
+            "unknown": self.unknown,
+            "success_rate": self.success_rate,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Insights:
+    """What ``get_context_insights`` tells: its text, and the memories, route, lessons and actions behind it."""
+
+    text: str
+    memories: tuple[Memory, ...]  # the search's, then the top facts not shown already
+    routing: Mapping[str, object]  # the kg's route for the query (``Recalled.as_dict``)
+    lessons: tuple[Lesson, ...]
+    actions: tuple[ActionEffect, ...]
+
+    @property
+    def solutions(self) -> list[Lesson]:
+        return [x for x in self.lessons if x.kind == "solution"]
+
+    @property
+    def failures(self) -> list[Lesson]:
+        return [x for x in self.lessons if x.kind == "failure"]
+
+    def to_json(self) -> JsonObject:
+        return {
+            "text": self.text,
+            "memories": memories_json(self.memories),
+            "routing": dict(self.routing),
+            "solutions": [x.as_dict() for x in self.solutions],
+            "failures": [x.as_dict() for x in self.failures],
+            "actions": [a.to_json() for a in self.actions],
+        }
+
+
+def action_line(action: ActionEffect) -> str:
     """'`pytest -x` worked 9 of 10 times (coding)'; memory scores read as 'memories from patterns ...'."""
-    worked, partial, failed = int(action["worked"]), int(action["partial"]), int(action["failed"])
+    worked, partial, failed = action.worked, action.partial, action.failed
     graded = worked + partial + failed
     tail = f"worked {worked} of {graded} times" + (f" ({partial} partly)" if partial else "")
-    context_type = inert_text.neutralize(str(action.get("context_type") or ""), 40)
+    context_type = inert_text.neutralize(action.context_type, 40)
     where = f" ({context_type})" if context_type and context_type != "general" else ""
-    if action["action"] == "score_response":
-        collection = inert_text.neutralize(str(action.get("collection") or ""), 40)
+    if action.action == "score_response":
+        collection = inert_text.neutralize(action.collection, 40)
         return f"• memories from {collection}, when scored: {tail}{where}"
-    name = inert_text.neutralize(str(action["action"]), 80).replace("`", "'")
+    name = inert_text.neutralize(action.action, 80).replace("`", "'")
     return f"• `{name}` {tail}{where}"
 
 
-def insights_text(route: Mapping[str, Any], lessons: list[Lesson], actions: list[JSON], known: str) -> str:
+def insights_text(
+    route: Mapping[str, Any], lessons: Sequence[Lesson], actions: Sequence[ActionEffect], known: str
+) -> str:
     lines: list[str] = []
     if route.get("has_preference"):
         lines.append("Collections that helped for these concepts: " + ", ".join(route["recommended"]))
@@ -59,22 +117,15 @@ def insights_text(route: Mapping[str, Any], lessons: list[Lesson], actions: list
     return "\n".join([*lines, known]).strip()
 
 
-async def _effectiveness(rpc: Rpc, scope: common_pb.Scope, timeout: float) -> list[JSON]:
+async def _effectiveness(rpc: Rpc, scope: common_pb.Scope, timeout: float) -> tuple[ActionEffect, ...]:
     request = kg_pb.EffectivenessRequest(scope=scope, limit=ACTION_LIMIT)
     reply: kg_pb.EffectivenessResponse = await rpc.call(rpc.kg(scope.user).Effectiveness, request, timeout)
-    return [
-        {
-            "context_type": a.context_type,
-            "action": a.action,
-            "collection": a.collection,
-            "worked": a.worked,
-            "partial": a.partial,
-            "failed": a.failed,
-            "unknown": a.unknown,
-            "success_rate": round(a.success_rate, 4),
-        }
+    return tuple(
+        ActionEffect(
+            a.context_type, a.action, a.collection, a.worked, a.partial, a.failed, a.unknown, round(a.success_rate, 4)
+        )
         for a in reply.actions
-    ]
+    )
 
 
 async def _episode_lessons(
@@ -91,13 +142,13 @@ async def insights(
     deadlines: prompt_context.Deadlines,
     scope: common_pb.Scope,
     query: str,
-    top_facts: Awaitable[tuple[replies.Memory, ...]],
-) -> JSON:
+    top_facts: Awaitable[tuple[Memory, ...]],
+) -> Insights:
     """Routing, known solutions and past failures, action effectiveness, memories and top facts."""
     kg_deadlines = prompt_context.Deadlines(kg=deadlines.kg * 3)
     recall_r: tuple[prompt_context.Recalled, list[Lesson]] | BaseException
-    facts_r: tuple[replies.Memory, ...] | BaseException
-    actions_r: list[JSON] | BaseException
+    facts_r: tuple[Memory, ...] | BaseException
+    actions_r: tuple[ActionEffect, ...] | BaseException
     episodes_r: list[Lesson] | BaseException
     search = rpc.unary(
         "memory",
@@ -116,19 +167,12 @@ async def insights(
         raise search_r
     routing, lessons = recall_r if isinstance(recall_r, tuple) else (prompt_context.Recalled(), [])
     lessons = merge(lessons, episodes_r if isinstance(episodes_r, list) else [])
-    actions = actions_r if isinstance(actions_r, list) else []
-    memories = proto_dicts.memories_to_dicts(search_r.memories)
+    actions = actions_r if isinstance(actions_r, tuple) else ()
+    memories = replies.memories(search_r.memories)
     facts = facts_r if isinstance(facts_r, tuple) else ()
-    seen = {m["id"] for m in memories} | {x.id for x in lessons}
-    combined = [m for m in memories if m["id"] not in {x.id for x in lessons}]
-    combined += [f.to_json() for f in facts if f.id not in seen]
+    learned = {x.id for x in lessons}
+    seen = {m.id for m in memories} | learned
+    combined = (*(m for m in memories if m.id not in learned), *(f for f in facts if f.id not in seen))
     route = routing.as_dict()
-    text = insights_text(route, lessons, actions, formatting.known_context(combined))
-    return {
-        "text": text,
-        "memories": combined,
-        "routing": route,
-        "solutions": [x.as_dict() for x in lessons if x.kind == "solution"],
-        "failures": [x.as_dict() for x in lessons if x.kind == "failure"],
-        "actions": actions,
-    }
+    text = insights_text(route, lessons, actions, formatting.known_context(memories_json(combined)))
+    return Insights(text=text, memories=combined, routing=route, lessons=tuple(lessons), actions=actions)

@@ -14,7 +14,7 @@ import re
 import shlex
 from collections import defaultdict
 from collections.abc import Awaitable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, cast
 
 import numpy as np
@@ -301,6 +301,29 @@ def attempted(tool_name: str, tool_input: Any) -> str:
     return f"{tool_name} {target}".strip()[:ATTEMPT_CHARS]
 
 
+@dataclass(frozen=True, slots=True)
+class ToolTeaching:
+    """What a tool call taught the kg: the error signature its failure was filed under, the action's
+    statistics (``taught``), or the kg's gRPC code when it could not be taught (``error``)."""
+
+    taught: bool = False
+    error_signature: str | None = None
+    action: str = ""
+    success_rate: float = 0.0
+    total: int = 0
+    error: str | None = None
+
+    def to_json(self) -> replies.JsonObject:
+        out: replies.JsonObject = {"taught": self.taught}
+        if self.error_signature is not None:
+            out["error_signature"] = self.error_signature
+        if self.taught:
+            out.update(action=self.action, success_rate=self.success_rate, total=self.total)
+        if self.error is not None:
+            out["error"] = self.error
+        return out
+
+
 async def teach_tool_use(
     backends: Backends,
     kg_scope: common_pb.Scope,
@@ -308,14 +331,14 @@ async def teach_tool_use(
     tool_input: Any,
     tool_response: Any,
     session_id: str = "",
-) -> dict[str, Any]:
+) -> ToolTeaching:
     """A tool call's outcome, for any tool and any command (build, migration, git, HTTP, install...):
     a failure goes to the session's episode with its error output (RecordToolError); a shell command
     whose outcome is known also feeds the action graph's tool statistics (RecordAction)."""
     if not tool_name or not isinstance(tool_input, dict):
-        return {"taught": False}
+        return ToolTeaching()
     outcome = tool_outcome(tool_response)
-    result: dict[str, Any] = {"taught": False}
+    result = ToolTeaching()
     try:
         if outcome == common_pb.OUTCOME_FAILED and session_id:
             output = failure_output(tool_response)
@@ -331,15 +354,15 @@ async def teach_tool_use(
                 ),
                 TIMEOUT,
             )
-            result.update(error_signature=signature_filed)
+            result = replace(result, error_signature=signature_filed)
         action = command_action(str(tool_input.get("command") or "")) if tool_name == "Bash" else ""
         if action and outcome is not None:
             request = kg_pb.RecordActionRequest(
                 scope=kg_scope, context_type=TOOL_CONTEXT, action=action, collection="", outcome=outcome
             )
             reply = await backends.kg.record_action(request, TIMEOUT)
-            result.update(taught=True, action=action, success_rate=reply.success_rate, total=reply.total)
+            result = replace(result, taught=True, action=action, success_rate=reply.success_rate, total=reply.total)
     except BackendError as exc:
         log.info("tool outcome not taught: %s %s", exc.code, exc.details)
-        return {**result, "error": exc.code}
+        return replace(result, error=exc.code)
     return result

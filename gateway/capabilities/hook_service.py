@@ -202,7 +202,7 @@ class HookService:
 
     async def learn_tool_use(
         self, caller: Caller, *, tool_name: str, tool_input: Any, tool_response: Any, session_id: str = ""
-    ) -> JSON:
+    ) -> teaching.ToolTeaching:
         """Teach the kg a tool call's outcome (its episode, and the action graph; run in the background)."""
         return await teaching.teach_tool_use(
             self.backends, caller.scope, tool_name, tool_input, tool_response, session_id

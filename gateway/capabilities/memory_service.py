@@ -127,7 +127,7 @@ class MemoryService:
         reply = await self.rpc.scopes()
         return sorted({info.scope.project for info in reply.scopes if info.scope.user == user})
 
-    async def insights(self, caller: Caller, *, query: str) -> JSON:
+    async def insights(self, caller: Caller, *, query: str) -> insights.Insights:
         """Routing, solutions, failures, action effectiveness, top memories and facts (gateway/insights.py)."""
         input_validation.text(query, "query", input_validation.MAX_QUERY_CHARS, required=True)
         scope = caller.scope

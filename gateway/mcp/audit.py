@@ -19,8 +19,7 @@ reminder. Plain module.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Iterable
 
 EVERY = 5
 MAX_SCOPES = 10_000
@@ -34,9 +33,10 @@ class SelfAuditTrigger:
         self._calls: dict[str, int] = {}
         self._lock = threading.Lock()
 
-    def observe(self, scope: str, memories: Iterable[Mapping[str, Any]]) -> bool:
-        """Record one call for ``scope``; True when this answer should carry the reminder."""
-        has_facts = any(m.get("collection") == "memory_bank" for m in memories)
+    def observe(self, scope: str, collections: Iterable[str]) -> bool:
+        """Record one call for ``scope`` that showed memories of ``collections``; True when this answer
+        should carry the reminder."""
+        has_facts = "memory_bank" in collections
         with self._lock:
             if scope not in self._calls and len(self._calls) >= MAX_SCOPES:
                 self._calls.clear()

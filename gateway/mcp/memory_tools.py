@@ -81,14 +81,13 @@ def _register_reads(server: MCPServer, runner: ToolRunner, memories: MemoryServi
     ) -> Annotated[CallToolResult, InsightsOut]:
         async def work(caller: Caller) -> tuple[str, JsonObject]:
             result = await memories.insights(caller, query=query)
-            shown = result.get("memories") or []
-            learned = (result.get("solutions") or []) + (result.get("failures") or [])
-            await memories.remember_shown(caller, ids=[m["id"] for m in learned + shown])
-            audit = runner.audit.observe(caller.project, shown)
-            body = result.get("text") or "Nothing in memory about this yet."
+            learned = [x.id for x in result.solutions + result.failures]
+            await memories.remember_shown(caller, ids=learned + [m.id for m in result.memories])
+            audit = runner.audit.observe(caller.project, (m.collection for m in result.memories))
+            body = result.text or "Nothing in memory about this yet."
             if audit:
                 body = f"{body}\n\n{text.SELF_AUDIT}"
-            return body, {**result, "self_audit": audit}
+            return body, {**result.to_json(), "self_audit": audit}
 
         return await runner.run("get_context_insights", ctx, cwd, work)
 

@@ -38,7 +38,12 @@ def test_insights_takeaway_score_and_kg_view(live: LiveStack, loop_thread, tmp_p
                 await memories.archive_memory(caller, id="history_" + "1" * 32)
             with pytest.raises(InvalidInput, match="days_back"):
                 await memories.search(caller)
-            return {"fact": fact.to_json(), "takeaway": takeaway.to_json(), "insights": insights, "graph": graph}
+            return {
+                "fact": fact.to_json(),
+                "takeaway": takeaway.to_json(),
+                "insights": insights.to_json(),
+                "graph": graph,
+            }
         finally:
             await gateway.rpc.close()
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from gateway import formatting
 from gateway.formatting import CONTEXT_END, FAILURES_TITLE, SOLUTIONS_TITLE, known_context
-from gateway.insights import action_line
+from gateway.insights import ActionEffect, action_line
 from gateway.lessons import Lesson, merge
 from gateway.teaching import command_action, tool_outcome
 from protos.mnemex.common.v1 import common_pb2 as common_pb
@@ -101,9 +103,9 @@ def test_an_episode_fix_replaces_the_exchanges_credited_as_solutions() -> None:
 
 
 def test_action_lines() -> None:
-    row = {"action": "pytest -x", "context_type": "coding", "collection": "*", "worked": 9, "partial": 0, "failed": 1}
+    row = ActionEffect("coding", "pytest -x", "*", worked=9, partial=0, failed=1, unknown=0, success_rate=0.9)
     assert action_line(row) == "• `pytest -x` worked 9 of 10 times (coding)"
-    scored = {**row, "action": "score_response", "collection": "patterns", "context_type": "general", "partial": 2}
+    scored = dataclasses.replace(row, action="score_response", collection="patterns", context_type="general", partial=2)
     assert action_line(scored) == "• memories from patterns, when scored: worked 9 of 12 times (2 partly)"
 
 

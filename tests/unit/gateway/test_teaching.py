@@ -151,7 +151,7 @@ COMMAND = "cd app && uv run pytest -x -q tests/test_orders.py"
 def teach_tool(
     fakes: Fakes, tool: str, tool_input: dict[str, Any], response: Any, session: str = "s1"
 ) -> dict[str, Any]:
-    return asyncio.run(teaching.teach_tool_use(fakes.backends, SCOPE, tool, tool_input, response, session))
+    return asyncio.run(teaching.teach_tool_use(fakes.backends, SCOPE, tool, tool_input, response, session)).to_json()
 
 
 def test_a_failed_command_files_its_error_and_counts_against_the_action() -> None:

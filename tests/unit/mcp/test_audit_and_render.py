@@ -9,8 +9,8 @@ from gateway.mcp import tool_text
 from gateway.mcp.audit import EVERY, SelfAuditTrigger
 from gateway.replies import Memory, ScoredMemory, ScoreReply, SearchHit, Teaching
 
-FACT = {"collection": "memory_bank"}
-PATTERN = {"collection": "patterns"}
+FACT = "memory_bank"  # the collection of a memory a tool showed
+PATTERN = "patterns"
 
 
 def test_reminder_every_fifth_call_with_facts_then_restarts() -> None:

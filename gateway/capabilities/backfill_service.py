@@ -26,7 +26,6 @@ import json
 import logging
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any
 
 import grpc
 
@@ -41,7 +40,6 @@ from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.kg.v1 import kg_service_pb2 as kg_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
 
-JSON = dict[str, Any]
 log = logging.getLogger("mnemex.gateway.backfill")
 
 UID_SPACE = 10**15  # services.memory.domain.naming: new uids are 15 decimal digits

@@ -194,14 +194,14 @@ class HookService:
 
     # -- tool uses -------------------------------------------------------------
     def observation(
-        self, *, cwd: str | None, tool_name: str, tool_input: Any, tool_response: Any
+        self, *, cwd: str | None, tool_name: str, tool_input: object, tool_response: object
     ) -> Observation | None:
         """Pure and fast: what a PostToolUse event is worth remembering, if anything (``cwd`` makes paths
         relative; it is the event's own field, not a scope)."""
         return observe(tool_name, tool_input, tool_response, cwd)
 
     async def learn_tool_use(
-        self, caller: Caller, *, tool_name: str, tool_input: Any, tool_response: Any, session_id: str = ""
+        self, caller: Caller, *, tool_name: str, tool_input: object, tool_response: object, session_id: str = ""
     ) -> teaching.ToolTeaching:
         """Teach the kg a tool call's outcome (its episode, and the action graph; run in the background)."""
         return await teaching.teach_tool_use(

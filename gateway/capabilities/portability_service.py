@@ -24,7 +24,6 @@ from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.kg.v1 import kg_service_pb2 as kg_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
 
-JSON = dict[str, Any]
 log = logging.getLogger("mnemex.gateway.portability")
 
 EXPORT_TIMEOUT = 600.0

@@ -98,24 +98,28 @@ def redact(text: str) -> str:
 
 def _recognise(out: str) -> str:
     """``out`` with what every line recogniser finds replaced."""
-    lowered = out.lower()
+    lowered = out.lower()  # the gates read the text as it came in (a marker's words open no gate)
+    holds = lowered.__contains__  # (any(map(...)) over a bound method: about twice as fast as a generator)
+    current, current_lowered = out, lowered  # the text as it now is, lower-cased once per change
     for recogniser in _RECOGNISERS:
-        if recogniser.text_words and not any(word in lowered for word in recogniser.text_words):
+        if recogniser.text_words and not any(map(holds, recogniser.text_words)):
             continue
-        if recogniser.line_words and not any(word in lowered for word in recogniser.line_words):
+        if recogniser.line_words and not any(map(holds, recogniser.line_words)):
             continue  # no line holds one of its words
         if recogniser.gate is not None and recogniser.gate.search(out) is None:
             continue
         if recogniser.line_words:
-            out = _redact_lines(recogniser, out)
+            if current is not out:
+                current, current_lowered = out, out.lower()
+            out = _redact_lines(recogniser, out, current_lowered)
         else:
             out = recogniser.pattern.sub(lambda m, r=recogniser: _replacement(r, m), out)  # type: ignore[misc]
     return out
 
 
-def _redact_lines(recogniser: Recogniser, text: str) -> str:
-    """``recogniser`` (whose pattern never spans lines) applied to the lines that hold one of its words."""
-    lowered = text.lower()
+def _redact_lines(recogniser: Recogniser, text: str, lowered: str) -> str:
+    """``recogniser`` (whose pattern never spans lines) applied to the lines that hold one of its words
+    (``lowered``: ``text`` lower-cased)."""
     if len(lowered) != len(text):  # a character whose lower case is longer: positions differ, go line by line
         lines = text.split("\n")
         for number, line in enumerate(lines):
@@ -133,12 +137,18 @@ def _redact_lines(recogniser: Recogniser, text: str) -> str:
         return text
     parts: list[str] = []
     done = 0
+    changed = False
     for start in sorted(starts):
         end = text.find("\n", start)
         end = len(text) if end == -1 else end
         parts.append(text[done:start])
-        parts.append(recogniser.pattern.sub(lambda m: _replacement(recogniser, m), text[start:end]))
+        line = text[start:end]
+        redacted = recogniser.pattern.sub(lambda m: _replacement(recogniser, m), line)
+        changed = changed or redacted is not line
+        parts.append(redacted)
         done = end
+    if not changed:
+        return text  # the same object: the caller keeps its lower-cased copy
     parts.append(text[done:])
     return "".join(parts)
 

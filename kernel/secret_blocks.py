@@ -4,7 +4,8 @@
 complete ``-----BEGIN ... PRIVATE KEY-----`` block is already a marker; what is
 left is a body whose BEGIN line was not pasted (the base64 lines above an END
 line, or a body that starts with a private key's DER or openssh-key-v1 header),
-the values of a ``kind: Secret`` manifest's ``data:``/``stringData:`` (YAML or
+a body whose armour lines were stripped (base64 lines of PEM's width under a line that names a private
+key), the values of a ``kind: Secret`` manifest's ``data:``/``stringData:`` (YAML or
 JSON), the password of a ``host:port:db:user:password`` line, and the credential
 columns of tables (``kernel.secret_tables``). Plain module.
 """
@@ -36,6 +37,39 @@ _JSON_DATA = re.compile(r"\"(?:data|stringData)\"\s*:\s*\{([^{}]{0,100000})\}")
 _JSON_ENTRY = re.compile(r"(\"[\w.-]{1,253}\"\s*:\s*)\"([^\"]{1,20000})\"")
 
 
+# A line above a body that says it is a private key; one that says certificate or public says it is not.
+_KEY_HEADING = re.compile(r"(?i)private[ _-]?key|secret[ _-]?key|signing[ _-]?key|ssh[ _-]?key|\bkey\b")
+_PEM_RUN = re.compile(r"(?m)^[ \t]*[A-Za-z0-9+/]{64}(?:[A-Za-z0-9+/]{12})?[ \t]*\r?\n[ \t]*[A-Za-z0-9+/]{64}")
+_PUBLIC_HEADING = re.compile(r"(?i)certificate|public|\bcert\b|\.crt\b|\.pub\b|fingerprint")
+
+
+def _headed_key_bodies(text: str, marker: str) -> str:
+    """A key body with its BEGIN/END lines stripped and no DER header to know it by: three lines or more of
+    base64 cut at one width (64, as PEM writes it, or 76), right under a line that names a private key."""
+    lines = text.split("\n")
+    out: list[str] = []
+    at = 0
+    while at < len(lines):
+        end = at
+        while end < len(lines) and _B64_LINE.fullmatch(lines[end].strip()):
+            end += 1
+        widths = {len(line.strip()) for line in lines[at : end - 1]}
+        heading = "\n".join(lines[max(0, at - 2) : at])
+        if (
+            end - at >= 3
+            and len(widths) == 1
+            and widths <= {64, 76}
+            and _KEY_HEADING.search(heading)
+            and not _PUBLIC_HEADING.search(heading)
+        ):
+            out.append(marker)
+            at = end
+            continue
+        out.extend(lines[at : max(end, at + 1)])
+        at = max(end, at + 1)
+    return "\n".join(out)
+
+
 def _private_key_bodies(text: str, marker: str) -> str:
     if "PRIVATE KEY" in text and "-----END" in text:
         lines = text.split("\n")
@@ -51,6 +85,8 @@ def _private_key_bodies(text: str, marker: str) -> str:
         text = "\n".join(kept)
     if any(word in text for word in _MAGIC_WORDS):
         text = _KEY_MAGIC.sub(marker, text)
+    if "\n" in text and _PEM_RUN.search(text) and "key" in text.lower():
+        text = _headed_key_bodies(text, marker)
     return text
 
 

@@ -14,6 +14,7 @@
 - **Groovy/Gradle settings without '='**: ``keyPassword "..."``, ``storePassword '...'``;
 - **split strings**: ``"sk-proj-" + "..."``, a token cut in two literals or more (``"sk_live_" + "..." + "..."``,
   a joiner that ends its line, a start already redacted);
+- **a token given to any call** on a line that names a key or a token (``search('APP', '<hex>'); // admin key``);
 - **logins and unseal keys**: ``cargo login TOKEN``-style positional tokens,
   ``vault operator unseal KEY``, ``Unseal Key 1: KEY``.
 
@@ -98,6 +99,15 @@ def _keep_client_token(match: re.Match[str]) -> bool:
     return not token_shaped(match.group(1))
 
 
+_NAMES_A_CREDENTIAL = re.compile(r"(?i)key|token|secret|credential")
+
+
+def _keep_unnamed_call_token(match: re.Match[str]) -> bool:
+    text = match.string
+    line = text[text.rfind("\n", 0, match.start()) + 1 : (text.find("\n", match.end()) + 1 or len(text) + 1) - 1]
+    return not token_shaped(match.group(1)) or _NAMES_A_CREDENTIAL.search(line.replace(match.group(1), "")) is None
+
+
 # Between two literals: '+', '.', '..', '||', '&' (a joiner, which may end its line), or only spaces.
 _JOINER = r"(?:[ \t]*(?:\+|\.\.?|\|\||&)[ \t]*(?:\r?\n[ \t]*)?|[ \t]+)"
 # A token's prefix: "sk-proj-", "sk_live_", "xoxb-1234567890-" (a word, then up to three more parts, each cut off)
@@ -108,6 +118,10 @@ def _keep_split(match: re.Match[str]) -> bool:
     """Keep ``"abc" + "defghijklmnopqrstuvwxyz"``: only a random tail, or a token prefix then a random-looking tail
     (the tail's pieces read joined)."""
     head, tail = match.group(1), re.sub(r"[\"'](?:[ \t]*(?:\+|\.\.?|\|\||&)?\s*)[\"']", "", match.group(2))
+    # a token's start with some of its body ("sk_live_0FRlf3" + "5Udgj3..."): the rest needs fewer characters
+    started = _TOKEN_PREFIX.match(head)
+    if started and len(tail) >= 12 and looks_random(head[started.end() :] + tail):
+        return False
     if len(tail) < 16:
         return True
     if high_entropy(tail):
@@ -184,6 +198,18 @@ CODE: list[Place] = [
         _keep_client_token,
         line_words=("client", "api", "sdk", "session", "auth"),
     ),
+    # algoliasearch('APP_ID', 'KEY'); // admin key: a token-shaped literal after the first argument of any call, on a
+    # line that names a key, a token or a secret
+    Place(
+        "client-token",
+        # (the match starts at the call's '(', a literal the engine finds fast; the call's name is not needed)
+        r"\((?:[ \t]*(?:\"[^\"\n]{0,256}\"|'[^'\n]{0,256}'|[\w.$]{1,60})[ \t]*,){1,3}"
+        r"[ \t]*[\"']([A-Za-z0-9._~+/=-]{20,256})[\"']",
+        1,
+        _keep_unnamed_call_token,
+        line_words=("key", "token", "secret", "credential"),
+        gate=re.compile(r",[ \t]*[\"'][A-Za-z0-9._~+/=-]{20}"),
+    ),
     # Gradle/Groovy: keyPassword "...", storePassword '...', a setting named for a secret then a quoted value
     *(
         Place(
@@ -233,7 +259,7 @@ CREDENTIAL_CALLS: list[Place] = [
         r"(?:\"[^\"\n]{0,128}\"|'[^'\n]{0,128}'|[\w.\[\]'\"]{1,128})\s*,\s*(\"[^\"\n]{1,256}\"|'[^'\n]{1,256}')",
         1,
         keep_value(1),
-        line_words=("auth=", "auth =", "auth(", "auth (", "login(", "login (", "authenticate(", "credentials("),
+        text_words=("auth=", "auth =", "auth(", "auth (", "login(", "login (", "authenticate(", "credentials("),
     ),
     Place(
         "define-secret",
@@ -241,6 +267,6 @@ CREDENTIAL_CALLS: list[Place] = [
         r"(\"[^\"\n]{1,256}\"|'[^'\n]{1,256}')",
         1,
         keep_value(1),
-        line_words=("define",),
+        text_words=("define",),
     ),
 ]

@@ -8,6 +8,8 @@
 - **a password piped to a tool**: ``echo PW | sudo -S``, ``... | docker login --password-stdin``;
 - **any flag named for a secret** (``--password PW``, ``--db-token=PW``), and any flag whose value
   is a high-entropy token;
+- **a package manager's credential setting**: ``poetry config http-basic.REPO USER PW``,
+  ``composer config github-oauth.HOST TOKEN``; a one-letter token flag given a UUID or hex (``-t <uuid>``);
 - **netrc lines**, a password in a URL's userinfo, and typed defaults (``password: str = "..."``).
 
 A value that refers to a secret (``$VAR``, ``env:X``, ``-``, a call) is kept. Plain data.
@@ -18,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from kernel.secret_entropy import unquote
+from kernel.secret_entropy import token_shaped, unquote
 from kernel.secret_places import Place
 from kernel.secret_values import keep_low_entropy, keep_value
 
@@ -96,6 +98,10 @@ def _keep_flag(match: re.Match[str]) -> bool:
         return True
     # --max-token 5, --key id_rsa.pub: a token or key flag keeps counts and file names
     return bool(_WEAK_FLAG.search(match.group(1))) and (value.isdigit() or bool(re.search(r"\.\w{2,4}$", value)))
+
+
+def _keep_not_token_shaped(match: re.Match[str]) -> bool:
+    return not token_shaped(match.group(1))
 
 
 _RULES: list[tuple[str, str, int, Callable[[re.Match[str]], bool] | None, tuple[str, ...]]] = [
@@ -203,7 +209,17 @@ _RULES: list[tuple[str, str, int, Callable[[re.Match[str]], bool] | None, tuple[
         _keep_flag,
         ("--",),
     ),
-    # any flag whose value is a random token
+    # a package manager's credential setting: poetry/composer config http-basic.REPO USER PW, pypi-token.REPO TOKEN
+    (
+        "cli-password",
+        r"(?i)\b(?:poetry|composer|pdm)\s+config\s+(?:--?[\w-]{1,20}\s+){0,3}"
+        r"(?:http-basic\.\S{1,128}\s+\S{1,128}|(?:pypi-token|github-oauth|gitlab-token|gitlab-oauth|bearer)\.\S{1,128})\s+"
+        + VALUE,
+        1,
+        keep_value(1),
+        ("poetry", "composer", "pdm"),
+    ),
+    # any flag whose value is a random token (each rule here runs only on a text that holds one of its words)
     (
         "cli-token",
         r"(?<![\w-])--?[A-Za-z][\w-]{0,30}(?:\s+|=)[\"']?([A-Za-z0-9+/_~.=-]{20,256})(?![\w+/~=.-])",
@@ -212,4 +228,15 @@ _RULES: list[tuple[str, str, int, Callable[[re.Match[str]], bool] | None, tuple[
         ("-",),
     ),
 ]
-COMMAND_LINES = [Place(kind, pattern, group, keep, line_words=words) for kind, pattern, group, keep, words in _RULES]
+COMMAND_LINES = [Place(kind, pattern, group, keep, text_words=words) for kind, pattern, group, keep, words in _RULES]
+# a one-letter token or key flag (-t, -k) given a UUID or a long hex: codecov's -t, an uploader's -k
+COMMAND_LINES.append(
+    Place(
+        "cli-token",
+        r"(?<![\w-])-[tkTK](?:\s+|=)[\"']?([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|"
+        r"[0-9a-fA-F]{32,64})(?![\w-])",
+        1,
+        _keep_not_token_shaped,
+        gate=re.compile(r"-[tkTK][ \t=]+[\"']?[0-9a-fA-F]{8}"),
+    )
+)

@@ -9,7 +9,10 @@ No format can say that ``hunter2`` is a password; its place can. The rules live 
 - ``kernel.secret_keyed``: a key named ``pass``, a token named in prose or config;
 - ``kernel.secret_passphrase`` and ``kernel.secret_prose``: passwords written in sentences;
 - ``kernel.secret_places``: URLs, XML pairs, setters, SQL, query strings...;
-- ``kernel.secret_tools``: CI logs and secret stores.
+- ``kernel.secret_urls``: a token as a URL's path segment, an OAuth code in a redirect;
+- ``kernel.secret_tools``: CI logs and secret stores;
+- ``kernel.secret_otp``: one-time-password seeds and recovery codes;
+- ``kernel.secret_tables``: the rows of a name/value table.
 
 Entropy (``kernel.secret_entropy``) is used only in those contexts, so hashes, UUIDs and ids in ordinary
 text stay as they are. Every pattern stays on one line (``one_line``) and every quantifier is bounded;
@@ -26,11 +29,15 @@ from kernel.secret_commands import COMMAND_LINES
 from kernel.secret_formats import FORMAT_GATES, FORMATS
 from kernel.secret_headers import AUTHORIZATION, HEADERS
 from kernel.secret_keyed import NAMED_VALUES
+from kernel.secret_otp import OTP
 from kernel.secret_passphrase import PASSPHRASES
 from kernel.secret_places import PLACES
 from kernel.secret_prose import PROSE
 from kernel.secret_recogniser import Recogniser, literal_gate
+from kernel.secret_tables import NAME_VALUE_ROWS
+from kernel.secret_tokens import TOKEN_PIECES
 from kernel.secret_tools import TOOLS
+from kernel.secret_urls import URL_SECRETS
 
 _LEADING = re.compile(r"^(\(\?i\))?(\\b|\(\?<!\[[^\]]{1,20}\]\))")
 
@@ -84,7 +91,7 @@ def context_recognisers() -> list[Recogniser]:
         gate = FORMAT_GATES.get(kind) or literal_gate(body)
         out.append(Recogniser(kind, re.compile(body), keep=keep, text_words=gate))
     places = COMMAND_LINES + CREDENTIAL_CALLS + AUTHORIZATION + NAMED_VALUES + PASSPHRASES
-    places += PLACES + CODE + HEADERS + PROSE + TOOLS
+    places += PLACES + URL_SECRETS + CODE + HEADERS + PROSE + TOOLS + OTP + NAME_VALUE_ROWS + TOKEN_PIECES
     for place in places:
         # a rule that spans lines writes its line break out (\n), which one_line leaves as it is
         body, keep = _guarded(one_line(place.pattern), place.keep)

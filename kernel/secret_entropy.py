@@ -39,7 +39,7 @@ def _wordlike(run: str) -> bool:
     return vowels * 4 >= len(run) and _CONSONANTS.search(run) is None
 
 
-def _mostly_words(value: str) -> bool:
+def mostly_words(value: str) -> bool:
     """Two thirds of the value is camel-case or separated words of three letters or more that read as words."""
     words = sum(
         len(part)
@@ -63,7 +63,7 @@ def high_entropy(value: str) -> bool:
         return False  # a long token may hold few digits (a quarter of random 24-character ones hold one or none)
     if _PATH_SEGMENT.search(value) or any(_wordlike(run) for run in _LOWER_RUN.findall(value)):
         return False  # words or path segments: a model name, a module path
-    if _mostly_words(value):
+    if mostly_words(value):
         return False  # an identifier made of words: TestCaseForTheLoginFlow42
     return shannon(value) >= min(4.0, 0.8 * math.log2(len(value)))
 

@@ -10,6 +10,9 @@
 - **HTML-escaped JSON**: ``&quot;password&quot;:&quot;...&quot;``, as a page's
   embedded state or an escaped log shows it.
 
+- **a session cookie anywhere** (``connect.sid=s%3A...``, ``PHPSESSID=...`` in a log or a note);
+- **an API client's export** (Postman, Insomnia): the ``"value"`` inside an ``"auth"`` object.
+
 Header and cookie values must look like tokens: request ids, trace ids and plain
 settings (``X-Request-Id: <uuid>``, ``theme=dark``) stay. Plain data and keep checks.
 """
@@ -17,6 +20,7 @@ settings (``X-Request-Id: <uuid>``, ``theme=dark``) stay. Plain data and keep ch
 from __future__ import annotations
 
 import re
+import urllib.parse
 
 from kernel.secret_entropy import high_entropy, token_shaped
 from kernel.secret_places import NAME_CHARS, SECRET_NAME, Place, keep_named_value
@@ -42,6 +46,21 @@ def _keep_cookie(match: re.Match[str]) -> bool:
     if value_is_code(value) or not looks_random(value) or re.fullmatch(r"[\d.]+|GA\d[\d.]+", value):
         return True
     return not (high_entropy(value) or token_shaped(value) or _CREDENTIAL_NAME.search(name))
+
+
+def _keep_not_token(match: re.Match[str]) -> bool:
+    return not token_shaped(match.group(1))
+
+
+def _keep_session(match: re.Match[str]) -> bool:
+    """Keep a session cookie's value that is not random: ``sid=none``, ``session=expired``; a signed Express
+    cookie (``s%3A<id>.<signature>``) is read decoded."""
+    value = urllib.parse.unquote(match.group(2)).removeprefix("s:")
+    if value_is_code(value) or not looks_random(value):
+        return True
+    if re.fullmatch(r"[a-z0-9]{20,128}|[A-Z0-9]{20,128}", value) and sum(c.isdigit() for c in value) >= 4:
+        return False  # PHP's and Java's session ids are one case
+    return not (high_entropy(value) or token_shaped(value) or high_entropy(value.split(".")[0]))
 
 
 _TOKEN = r"([A-Za-z0-9._~+/=-]{16,512})(?![A-Za-z0-9._~+/=-])"
@@ -77,6 +96,26 @@ HEADERS: list[Place] = [
 # "Authorization: <scheme> TOKEN" for the schemes that are not Bearer or Basic (kernel.secret_commands has
 # those), and Okta's "SSWS TOKEN"
 AUTHORIZATION: list[Place] = [
+    # an API client's export (Postman, Insomnia): the "value" inside an "auth" object ({"key":"value","value":"..."})
+    Place(
+        "auth-value",
+        r"(?i)\"(?:auth|apikey|api_key|bearer|basic|oauth2|credentials?)\"[ \t]*:[ \t]*[\[{][^\n]{0,400}?"
+        r"\"value\"[ \t]*:[ \t]*\"([^\"\n]{8,512})\"",
+        1,
+        _keep_not_token,
+        line_words=('"value"',),
+    ),
+    # a session cookie outside a Cookie: header, as a log, a console or a note shows it: connect.sid=s%3A...,
+    # PHPSESSID=..., sessionid=..., laravel_session=...
+    Place(
+        "session-cookie",
+        r"(?i)(?<![\w.-])((?:[\w.-]{0,30}[._-])?(?:sid|sessid|session(?:[_-]?id)?|sess))[ \t]*=[ \t]*"
+        r"([^;\s&'\"<>,]{16,512})",
+        2,
+        _keep_session,
+        line_words=("sid=", "sess=", "sessid=", "session=", "sessionid=", "session_id=", "session-id="),
+        gate=re.compile(r"=[ \t]*[^;\s&'\"<>,]{16}"),
+    ),
     Place(
         "authorization",
         r"(?i)\bauthorization[\"']?(?:\s*[:=]\s*[\"']?|[ \t]+[\"'])"
@@ -85,7 +124,7 @@ AUTHORIZATION: list[Place] = [
         r"([A-Za-z0-9._~+/=:-]{16,512})",
         1,
         keep_value(1),
-        line_words=("authorization",),
+        text_words=("authorization",),
     ),
-    Place("okta-token", r"\bSSWS\s+([A-Za-z0-9_-]{30,})", 1, None, line_words=("ssws",)),
+    Place("okta-token", r"\bSSWS\s+([A-Za-z0-9_-]{30,})", 1, None, text_words=("ssws",)),
 ]

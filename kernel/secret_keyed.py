@@ -15,7 +15,14 @@ import re
 from kernel.secret_entropy import unquote
 from kernel.secret_places import Place
 from kernel.secret_recogniser import Recogniser, inside_a_word
-from kernel.secret_values import about_a_secret, keep_low_entropy, keep_value, looks_random, value_is_code
+from kernel.secret_values import (
+    about_a_secret,
+    keep_low_entropy,
+    keep_value,
+    looks_random,
+    named_public,
+    value_is_code,
+)
 
 # A name that says its value is secret: any value at all is redacted (short ones included).
 _STRONG_KEYS = (
@@ -81,7 +88,7 @@ def _keep_strong(match: re.Match[str]) -> bool:
     name = match.group(1)
     if _TYPE_NAME.fullmatch(name) and match.string[match.start() - 1 : match.start()] in ("*", "]"):
         return True
-    return about_a_secret(name) or value_is_code(_keyed_value(match))
+    return about_a_secret(name) or named_public(match) or value_is_code(_keyed_value(match))
 
 
 # A template or a regular expression ("{hex}:{hex}", "(?:...)", "%(name)s"): a value built by code, not a token.
@@ -90,7 +97,7 @@ _TEMPLATE = re.compile(r"\{[\w.]*\}|\(\?|%\(\w+\)s")
 
 def _keep_weak(match: re.Match[str]) -> bool:
     value = _keyed_value(match)
-    if about_a_secret(match.group(1)) or value_is_code(value) or not looks_random(value):
+    if about_a_secret(match.group(1)) or named_public(match) or value_is_code(value) or not looks_random(value):
         return True
     return _TEMPLATE.search(value) is not None
 
@@ -120,7 +127,7 @@ NAMED_VALUES: list[Place] = [
         r"(\"[^\"\n]{1,256}\"|'[^'\n]{1,256}'|(?![$%{<\[])[^\s\"'`<>,;]{1,256})",
         3,
         _keep_pass_key,
-        line_words=("pass",),
+        text_words=("pass",),
     ),
     Place(
         "named-token",
@@ -129,7 +136,7 @@ NAMED_VALUES: list[Place] = [
         r"([A-Za-z0-9+/_~.=-]{20,256})",
         1,
         keep_low_entropy(1),
-        line_words=("token", "secret", "pass", "credential", "key", "pat ", "pat:", "pat="),
+        text_words=("token", "secret", "pass", "credential", "key", "pat ", "pat:", "pat="),
     ),
 ]
 

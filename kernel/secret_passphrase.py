@@ -66,7 +66,7 @@ PASSPHRASES: list[Place] = [
         r"(?:is|was|is\s+now|has\s+been|is\s+set\s+to|was\s+set\s+to|was\s+changed\s+to|became)\s*:?\s+" + _PROSE_VALUE,
         (2, 3, 4),
         _keep_prose_words,
-        line_words=("pass", "pin ", "pin\t"),
+        text_words=("pass", "pin ", "pin\t"),
     ),
     Place(
         "prose-password",
@@ -74,6 +74,6 @@ PASSPHRASES: list[Place] = [
         rf"(?:[a-z0-9-]{{1,20}}\s+){{0,2}}?{_SECRET_NOUN}\s+to\s+" + _PROSE_VALUE,
         (2, 3, 4),
         _keep_prose_words,
-        line_words=("pass", "pin ", "pin\t"),
+        text_words=("pass", "pin ", "pin\t"),
     ),
 ]

@@ -8,11 +8,15 @@
   "use passphrase WORDS when gpg asks" (four words or more, one with a digit);
 - **other languages**: "das Passwort ist ...", "le mot de passe est ...", "la contraseña es ...",
   "a senha é ...", "het wachtwoord is ...", "la password è ...", "пароль: ...", "密码是...";
-- **app passwords**: the four groups of four letters Google and Apple give (``-p xxxx-xxxx-xxxx-xxxx``).
+- **app passwords**: the four groups of four letters Google and Apple give (``-p xxxx-xxxx-xxxx-xxxx``);
+- **a noun, a few words, a colon or a verb, a value**, in any of those languages: "root pw on the new box: PW",
+  "the keystore pass is PW", "creds for the test account are user@host:PW", "mdp : PW" (unless the words
+  between say the value is about the password: policy, hash, length...), and "I reset it to PW" on a line
+  that speaks of a login or credentials.
 
 Without a verb or a colon the value must look like a password (letters, and digits or
-symbols, in mixed case or with a symbol), so "password reset flow" and "login page /
-dashboard_v2" stay. Plain data and keep checks.
+symbols, in mixed case or with a symbol; or random letters whose case switches, ``FAPLaHmQGI``), so
+"password reset flow", "login page / dashboard_v2" and "PostgreSQL" stay. Plain data and keep checks.
 """
 
 from __future__ import annotations
@@ -40,7 +44,23 @@ def password_shaped(value: str) -> bool:
     digits = any(c.isdigit() for c in value)
     symbols = any(not c.isalnum() and c not in "-_." for c in value)
     mixed = any(c.isupper() for c in value) and any(c.islower() for c in value)
-    return letters and (digits or symbols) and (mixed or symbols)
+    return (letters and (digits or symbols) and (mixed or symbols)) or random_letters(value)
+
+
+_CASE_RUN = re.compile(r"[A-Z]+|[a-z]+")
+# Words joined in camel case, an acronym before a word or at the end: HTTPSConnectionPool, JavaScript, PostgreSQL.
+# (each word holds a vowel: "Vh" and "Bb" are no words)
+_CAMEL_CASE = re.compile(
+    r"[a-z]{0,16}(?:[A-Z]{2,6}(?=[A-Z][a-z]{2})|[AEIOUY][a-z]{1,16}|[A-Z](?=[a-z]{0,15}[aeiouy])[a-z]{1,16})*[A-Z]{0,6}"
+)
+
+
+def random_letters(value: str) -> bool:
+    """Letters only, the case switching three times or more, not words in camel case: ``FAPLaHmQGI``,
+    ``hyixLNupwY``; not ``PostgreSQL``, ``HTTPSConnectionPool``, ``iPhone``."""
+    if len(value) < 8 or not value.isascii() or not value.isalpha():
+        return False
+    return len(_CASE_RUN.findall(value)) >= 4 and not _CAMEL_CASE.fullmatch(value)
 
 
 def _keep_word(match: re.Match[str]) -> bool:
@@ -80,6 +100,69 @@ _FOREIGN_VERBS = (
     r"(?:(?<=[ \t])(?:ist|lautet|est|es|é|e|è|is|to|je|on|är|er)[ \t]+|[:：=—][ \t]*|(?:は|是|为|는|은)[ \t]*)"
 )
 
+# The foreign nouns' lines: the rules that read them run only there.
+_FOREIGN_WORDS = (
+    "passwort",
+    "kennwort",
+    "de passe",
+    "de_passe",
+    "contrase",
+    "clave",
+    "senha",
+    "wachtwoord",
+    "hasło",
+    "haslo",
+    "heslo",
+    "salasana",
+    "senord",
+    "passord",
+    "adgangskode",
+    "ifre",
+    "parol",
+    "пароль",
+    "パスワード",
+    "密码",
+    "密碼",
+    "비밀번호",
+)
+# The English nouns (and French "mdp") as a tree of their letters: the engine rejects a position on its first one.
+# (case-blind after a first letter in a class: a case-blind start would make the engine try every position)
+_ENGLISH_NOUN = r"[Pp](?i:ass(?:word|wd|phrase|code)?|wd?)|[Cc](?i:red(?:s|entials?))|[Ll](?i:og[ \t-]?in)|[Mm](?i:dp)"
+# A few words, a colon or a verb, a user's name maybe ("qa@acme.io:", "admin /"), then the value.
+_ENGLISH_WORDS = ("pass", "pw", "cred", "login", "log in", "log-in", "mdp")
+_NOUN_VALUE = (
+    r"((?:[ \t]+[^\s:=]{1,24}){0,4}?)"
+    r"(?:[ \t]*[:=：][ \t]*|[ \t]+(?i:is|are|was|ist|est|es|è|é|er|är|lautet|to)[ \t]*:?[ \t]*)"
+    r"(?:[\w.+-]{1,64}(?:@[\w.-]{1,64})?(?:[ \t]*/[ \t]*|:))?" + _WORD_VALUE.replace("{4,128}", "{6,128}")
+)
+# Words (their start) between the noun and the value that make it something about the password, not the password.
+_ABOUT_THE_PASSWORD = re.compile(
+    r"(?i)polic|hash|algorithm|algo|length|min|max|reset|manager|field|prompt|rule|format|requirement|strength|"
+    r"expir|rotation|hint|type|scheme|salt|encod|encrypt|stor|version|flow|page|url|link|form|file|path|env|"
+    r"variable|var|setting|config|option|regex|pattern|complexity|history|character|chars|label|name|length|"
+    r"example|sample|placeholder|default|format|prefix|attempt|count|screen|dialog|button|handler|method"
+)
+# Words on the line that say a credential is meant: "... invalid credentials", "the admin login", "my password".
+_CREDENTIAL_ON_THE_LINE = re.compile(r"(?i)pass|pw|credential|creds|login|log in|sign in|secret|account")
+
+
+def _keep_noun_value(match: re.Match[str]) -> bool:
+    at = match.start()
+    if at and (match.string[at - 1].isalnum() or match.string[at - 1] in "_-"):
+        return True  # inside a word: "bypass", "compass"
+    if any(_ABOUT_THE_PASSWORD.match(word) for word in match.group(1).split()):
+        return True
+    return not password_shaped(match.group(2))
+
+
+def _keep_reset_value(match: re.Match[str]) -> bool:
+    text = match.string
+    if match.start() and (text[match.start() - 1].isalnum() or text[match.start() - 1] in "_-"):
+        return True  # inside a word ("upset it to")
+    line = text[text.rfind("\n", 0, match.start()) + 1 : (text.find("\n", match.end()) + 1 or len(text) + 1) - 1]
+    return _CREDENTIAL_ON_THE_LINE.search(line) is None or not password_shaped(match.group(1))
+
+
 PROSE: list[Place] = [
     # "login: admin / Pw", "creds are admin / Pw", "credentials for the tenant are ops@acme.dev and Pw"
     Place(
@@ -108,16 +191,33 @@ PROSE: list[Place] = [
     # letters, fast to reject); what stands before it (a line's start, punctuation, a verb) is checked by the keep
     Place(
         "prose-password",
-        r"(?i)p(?:ass(?:word|wd|phrase|code)|wd?)[ \t]+"
+        r"(?i)p(?:ass(?:word|wd|phrase|code)?|wd?)[ \t]+"
         # a question's '?' ends the value ("with password PW? the hash ..."); one inside it does not
         r"[\"'`]?((?:[^\s\"'`?]|\?(?=[^\s\"'`])){3,64}(?:[ \t]+[^\s\"'`]{2,64}){0,7}?)[\"'`]?"
         r"(?=[ \t]+(?:when|to|for|if|and|on|at|so|then|because|as|while|before|after|in|or)\b|[,;.!?)]?[ \t]*$|"
         r"[,;!?)]|\.[ \t])",
         1,
         lambda match: (
-            not _BEFORE_THE_NOUN.search(match.string, max(0, match.start() - 60), match.start()) or _keep_phrase(match)
+            not _BEFORE_THE_NOUN.search(match.string, max(0, match.start() - 60), match.start())
+            or _keep_phrase(match)
+            or (match.group(0)[4:5].isspace() and " " in match.group(1))  # "pass" alone: one word only
         ),
         line_words=("pass", "pw"),
+    ),
+    # a password's noun, a few words, a colon or a verb, then a password-shaped value (after a user's name, maybe):
+    # "root pw on the new box: PW", "the keystore pass is PW", "creds for the test account are qa@acme.io:PW",
+    # "the new pwd works: PW", "la password dell'utente admin è PW", "mdp : PW"
+    # (no look-behind at the start, so the engine skips to the nouns' first letters: the keep checks the boundary)
+    Place("prose-password", rf"(?:{_ENGLISH_NOUN})" + _NOUN_VALUE, 2, _keep_noun_value, line_words=_ENGLISH_WORDS),
+    Place("prose-password", rf"(?i)(?:{_FOREIGN_NOUNS})" + _NOUN_VALUE, 2, _keep_noun_value, line_words=_FOREIGN_WORDS),
+    # "I reset it to PW but the app still says invalid credentials": a password-shaped value a credential was set to
+    Place(
+        "prose-password",
+        r"(?i)(?:reset|changed?|set|rotated|updated)[ \t]+(?:it|that|this|them|mine)[ \t]+to[ \t]+"
+        + _WORD_VALUE.replace("{4,128}", "{8,128}"),
+        1,
+        _keep_reset_value,
+        line_words=(" it to ", " that to ", " this to ", " them to ", " mine to "),
     ),
     # other languages: "das Passwort ist X", "la contraseña es X", "пароль: X"
     Place(
@@ -125,30 +225,7 @@ PROSE: list[Place] = [
         rf"(?i)(?<![\w-])(?:(?:{_FOREIGN_NOUNS})(?:[ \t]+\w{{1,12}}){{0,3}}?(?:[ \t]*{_FOREIGN_VERBS}))" + _WORD_VALUE,
         1,
         _keep_word,
-        line_words=(
-            "passwort",
-            "kennwort",
-            "de passe",
-            "de_passe",
-            "contrase",
-            "clave",
-            "senha",
-            "wachtwoord",
-            "hasło",
-            "haslo",
-            "heslo",
-            "salasana",
-            "senord",
-            "passord",
-            "adgangskode",
-            "ifre",
-            "parol",
-            "пароль",
-            "パスワード",
-            "密码",
-            "密碼",
-            "비밀번호",
-        ),
+        line_words=_FOREIGN_WORDS,
     ),
     # an app password (four groups of four lower-case letters) after -p or a password's name, or "app password"
     Place(

@@ -5,7 +5,9 @@ A header line whose cells are all names, one of them a credential's (``password`
 below it (same number of cells, up to a blank line) a secret: the AWS console's
 credentials CSV, a users export, a spreadsheet pasted as text. An ``INSERT INTO
 t (name, password) VALUES ('bob', '...')`` redacts the quoted values of such
-columns. Called by ``kernel.secret_blocks``. Plain module.
+columns, in each row of a dump that writes one row to a line. Called by ``kernel.secret_blocks``.
+``NAME_VALUE_ROWS`` (a context rule) takes the rows of a name/value table instead: ``| DB_PASSWORD | ... |``,
+a Markdown or tab-separated row whose first cell names the secret. Plain module.
 """
 
 from __future__ import annotations
@@ -13,8 +15,10 @@ from __future__ import annotations
 import csv
 import re
 
+from kernel.secret_entropy import unquote
+from kernel.secret_places import Place
 from kernel.secret_recogniser import MARKER_PREFIX
-from kernel.secret_values import value_is_code
+from kernel.secret_values import about_a_secret, looks_random, value_is_code
 
 _SECRET_COLUMN = re.compile(
     r"(?i)^(?:[a-z ]{0,20}[ _-])?(?:password|passwd|pwd|pass|passphrase|secret|secret[ _-]access[ _-]key|"
@@ -23,10 +27,12 @@ _SECRET_COLUMN = re.compile(
 _NAME_CELL = re.compile(r"[A-Za-z][A-Za-z0-9 _.-]{0,40}")
 _WORDS = ("password", "passwd", "pwd", "pass", "secret", "api", "token", "private")
 _INSERT = re.compile(
-    r"(?i)\binsert[ \t]+into[ \t]+[\w.\"`\[\]]{1,128}[ \t]*\(([^()\n]{1,1000})\)[ \t]*values[ \t]*\(([^\n]{1,4000}?)\)"
-    r"[ \t]*(?:;|$)",
+    r"(?i)\binsert[ \t]+into[ \t]+[\w.\"`\[\]]{1,128}[ \t]*\(([^()\n]{1,1000})\)[ \t]*values[ \t]*\r?\n?[ \t]*"
+    # one row, or a dump's rows one to a line: "(1, 'a'),\n(2, 'b');"
+    r"\(((?:[^\n]{1,4000}\)[ \t]*,[ \t]*\r?\n[ \t]*\(){0,1000}[^\n]{1,4000}?)\)[ \t]*(?:;|$)",
     re.MULTILINE,
 )
+_NEXT_ROW = re.compile(r"\)[ \t]*,[ \t]*\r?\n[ \t]*\(")
 _SQL_VALUE = re.compile(r"[ \t]*(?:'(?:[^'\n]|'')*'|[^,']*)[ \t]*")
 
 
@@ -138,14 +144,43 @@ def _insert(match: re.Match[str], marker: str) -> str:
     columns = {n for n, name in enumerate(names) if _SECRET_COLUMN.match(name)}
     if not columns:
         return match.group(0)
-    values = _sql_values(match.group(2))
-    if len(values) != len(names):
-        return match.group(0)
-    out = [
-        v.replace(v.strip(), f"'{marker}'") if n in columns and v.strip().startswith("'") and v.strip() != "''" else v
-        for n, v in enumerate(values)
-    ]
+    rows = _NEXT_ROW.split(match.group(2))
+    separators = _NEXT_ROW.findall(match.group(2))
+    for number, row in enumerate(rows):
+        values = _sql_values(row)
+        if len(values) == len(names):
+            rows[number] = ",".join(
+                v.replace(v.strip(), f"'{marker}'")
+                if n in columns and v.strip().startswith("'") and v.strip() != "''"
+                else v
+                for n, v in enumerate(values)
+            )
     start = match.start(2) - match.start()
     end = match.end(2) - match.start()
     whole = match.group(0)
-    return whole[:start] + ",".join(out) + whole[end:]
+    joined = rows[0] + "".join(sep + row for sep, row in zip(separators, rows[1:], strict=True))
+    return whole[:start] + joined + whole[end:]
+
+
+# A row of a name/value table: "| AWS_SECRET_ACCESS_KEY | `...` |", "DB_PASSWORD<TAB>..." (the name names the secret).
+_STRONG_CELL = re.compile(r"(?i)pass|pwd|secret|api[ _-]?key|private[ _-]?key|access[ _-]?key|credential")
+
+
+def _keep_row(match: re.Match[str]) -> bool:
+    name, value = match.group(1).strip(), unquote(match.group(2).strip().strip("`"))
+    if about_a_secret(name) or value_is_code(value) or not _looks_secret(value):
+        return True
+    return _STRONG_CELL.search(name) is None and not looks_random(value)
+
+
+NAME_VALUE_ROWS: list[Place] = [
+    Place(
+        "table-secret",
+        r"(?im)^[ \t]{0,8}\|?[ \t]{0,8}`?([A-Za-z][\w .:-]{0,60}?(?:pass\w{0,12}|pwd|secret\w{0,12}|token|"
+        r"api[ _-]?key|private[ _-]?key|access[ _-]?key|credentials?|auth)[\w .-]{0,20}?)`?[ \t]{0,8}(?:\||\t)"
+        r"[ \t]{0,8}([`\"']?[^|`\"'\s][^|`\"'\t]{0,255}?[`\"']?)[ \t]{0,8}(?:\||\t|$)",
+        2,
+        _keep_row,
+        line_words=("|", "\t"),
+    ),
+]

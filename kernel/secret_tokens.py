@@ -1,9 +1,15 @@
 """Tokens that name themselves (issue 36): ``ghp_``, ``AKIA``, ``xoxb-``, ``sk-ant-``, PEM and PuTTY key
 blocks, JWTs... Matched anywhere, whatever surrounds them; ``kernel.secret_formats`` adds the provider formats
-written later. Plain data.
+written later. A known prefix with its body cut short (one part of a token split in two) or spaced out
+("sk_live_ 0FRl f35U dgj3...", to slip past a scanner) is a token too (``TOKEN_PIECES``). Plain data.
 """
 
 from __future__ import annotations
+
+import re
+
+from kernel.secret_places import Place
+from kernel.secret_values import looks_random, value_is_code
 
 TOKEN_FORMATS: list[tuple[str, str]] = [
     (
@@ -46,6 +52,18 @@ TOKEN_FORMATS: list[tuple[str, str]] = [
     ("terraform-token", r"(?<=[A-Za-z0-9]{14}\.)atlasv1\.[A-Za-z0-9_=-]{50,}"),
     ("pulumi-token", r"\bpul-[a-f0-9]{40}\b"),
     ("telegram-bot-token", r"(?<!\d)\d{8,10}:AA[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])"),
+    # a password hash in crypt(3) or a framework's format: crackable offline, so as secret as the password
+    # (bcrypt, Apache's apr1, md5-crypt, sha256/512-crypt, yescrypt, argon2, Django's pbkdf2, LDAP's {SSHA})
+    # (every alternative starts with a literal, so the engine skips to the '$', 'p', 's', 'b' and '{' of a text)
+    (
+        "password-hash",
+        r"\$(?:2[abxy]?\$\d{2}\$[./A-Za-z0-9]{53}|(?:apr1|1)\$[./A-Za-z0-9]{1,8}\$[./A-Za-z0-9]{22}|"
+        r"[56]\$(?:rounds=\d{1,9}\$)?[./A-Za-z0-9]{1,16}\$[./A-Za-z0-9]{43,86}|"
+        r"y\$[./A-Za-z0-9]{1,16}\$[./A-Za-z0-9]{1,64}\$[./A-Za-z0-9]{43}|"
+        r"argon2(?:id|i|d)\$v=\d{1,3}\$m=\d{1,8},t=\d{1,4},p=\d{1,3}\$[A-Za-z0-9+/]{8,128}\$[A-Za-z0-9+/]{16,256})|"
+        r"(?:pbkdf2_sha(?:1|256|512)|scrypt|bcrypt_sha256)\$[^\s$]{1,64}\$[^\s$]{1,64}\$?[A-Za-z0-9+/=]{16,256}|"
+        r"\{(?:SSHA|SHA|SMD5|SSHA256|SSHA512|CRYPT)\}[A-Za-z0-9+/=$.]{20,256}",
+    ),
     ("jwt", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
 ]
 
@@ -64,4 +82,97 @@ TEXT_WORDS: dict[str, tuple[str, ...]] = {
     "telegram-bot-token": (":aa",),
     "terraform-token": ("atlasv1",),
     "stripe-key": ("_live_", "_test_", "whsec_"),
+    "password-hash": (
+        "$2a$",
+        "$2b$",
+        "$2y$",
+        "$2x$",
+        "$2$",
+        "$1$",
+        "$apr1$",
+        "$5$",
+        "$6$",
+        "$y$",
+        "$argon2",
+        "pbkdf2_",
+        "scrypt$",
+        "bcrypt_",
+        "{ssha",
+        "{sha",
+        "{smd5",
+        "{crypt",
+    ),
 }
+
+
+# Prefixes distinctive enough that what follows them is a token even when it is too short for the whole format.
+_PREFIXES = (
+    r"gh[pousr]_|github_pat_|gl(?:pat|ptt|dt|rt)-|sk_(?:live|test)_|rk_(?:live|test)_|sk-(?:ant|proj)-|xox[abpre]-|xapp-|hf_|npm_|"
+    r"pypi-|do[por]_v1_|shp(?:at|ss|ca|pa)_|AKIA|AIza|ya29\.|glsa_|lin_api_|hv[sbr]\.|ATATT3|whsec_"
+)
+
+
+# The prefixes in lower case: a text holding none of them is skipped with a substring test.
+_PREFIX_WORDS = (
+    "ghp_",
+    "gho_",
+    "ghu_",
+    "ghs_",
+    "ghr_",
+    "github_pat_",
+    "glpat-",
+    "glptt-",
+    "gldt-",
+    "glrt-",
+    "sk_live_",
+    "rk_live_",
+    "sk_test_",
+    "rk_test_",
+    "sk-ant-",
+    "sk-proj-",
+    "xoxa-",
+    "xoxb-",
+    "xoxp-",
+    "xoxr-",
+    "xoxe-",
+    "xapp-",
+    "hf_",
+    "npm_",
+    "pypi-",
+    "dop_v1_",
+    "doo_v1_",
+    "dor_v1_",
+    "shpat_",
+    "shpss_",
+    "shpca_",
+    "shppa_",
+    "akia",
+    "aiza",
+    "ya29.",
+    "glsa_",
+    "lin_api_",
+    "hvs.",
+    "hvb.",
+    "hvr.",
+    "atatt3",
+    "whsec_",
+)
+
+
+def _not_a_token(match: re.Match[str]) -> bool:
+    """Keep a prefix followed by too little, by words or by a placeholder ("ghp_ tokens", "sk_live_xxxx")."""
+    body = re.sub(r"[ \t]", "", match.group(2))
+    return len(body) < 10 or value_is_code(body) or not looks_random(body)
+
+
+TOKEN_PIECES: list[Place] = [
+    Place(
+        "token-piece",
+        # the prefix, a body joined to it, then parts after single spaces (each with a digit, so words stay)
+        rf"(?<![A-Za-z0-9_])((?:{_PREFIXES})"
+        r"([A-Za-z0-9_-]{0,64}(?:[ \t](?=[A-Za-z_-]{0,63}\d)[A-Za-z0-9_-]{3,64}){0,12}))",
+        1,
+        _not_a_token,
+        line_words=_PREFIX_WORDS,
+    ),
+]

@@ -6,7 +6,9 @@
   ``fly secrets set NAME=VALUE`` (a store's value is a secret whatever its name);
 - **wallet keys**: a 64-digit hex private key in a wallet's list (``accounts: ['0x...']``) or named for one;
 - **three-part bot tokens**: ``<id>.<time>.<hmac>`` (Discord's shape), random in each part;
-- **a long random key given first to a client**: ``new Client("<key of 40 characters or more>", ...)``.
+- **a long random key given first to a client**: ``new Client("<key of 40 characters or more>", ...)``;
+- **a secret file shown**: the token on the line after ``cat config/master.key``, ``type token.txt``,
+  ``Get-Content .vault-pass`` (a file named for a key, a token, a secret or a password).
 
 Plain data and keep checks.
 """
@@ -35,7 +37,51 @@ def _keep_store_value(match: re.Match[str]) -> bool:
     return False
 
 
+# A file named for what it holds: master.key, *.key, token.txt, .vault_pass, credentials, secrets.txt, *.pem
+_SECRET_FILE = (
+    r"[^\s|;&<>]{0,200}?(?:\.key|key\.txt|token|secret|credential|passw(?:or)?d|pass(?:phrase)?\.txt|vault[_-]?pass\w{0,12}|"
+    r"\.pem|id_(?:rsa|dsa|ecdsa|ed25519))[^\s|;&<>/]{0,40}"
+)
+
+
+def _keep_shown(match: re.Match[str]) -> bool:
+    value = match.group(1)
+    return value_is_code(value) or not (
+        token_shaped(value) or high_entropy(value) or (len(value) >= 16 and _mixed(value))
+    )
+
+
+def _mixed(value: str) -> bool:
+    return any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
+
+
 TOOLS: list[Place] = [
+    # the contents of a secret file, shown by a command on the line above (a prompt before it, maybe)
+    Place(
+        "shown-secret",
+        r"(?im)^[^\n]{0,60}?(?<![\w-])(?:cat|type|more|less|head|tail|bat|get-content|gc)[ \t]+"
+        r"(?:-\w{1,12}[ \t]+){0,3}"
+        rf"{_SECRET_FILE}[ \t]*\r?\n[ \t]*([A-Za-z0-9+/=_.~-]{{16,512}})[ \t]*$",
+        1,
+        _keep_shown,
+        text_words=(
+            ".key",
+            "key.txt",
+            "token",
+            "secret",
+            "credential",
+            "passw",
+            "pass.txt",
+            "phrase.txt",
+            "vault",
+            ".pem",
+            "id_rsa",
+            "id_dsa",
+            "id_ecdsa",
+            "id_ed25519",
+        ),
+        gate=re.compile(r"\n[ \t]*[A-Za-z0-9+/=_.~-]{16,512}[ \t]*(?:\r?\n|\Z)"),  # a line that is one token
+    ),
     # a CI runner's debug log: "##[debug]Evaluating: secrets.API_KEY" then "##[debug]Result: '...'"
     Place(
         "ci-secret",

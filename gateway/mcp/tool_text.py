@@ -13,7 +13,7 @@ from typing import Any
 
 from gateway.gateway_errors import BackendUnavailable, GatewayError, InvalidInput, NotFound
 from gateway.inert_text import neutralize
-from gateway.replies import KgGraph, Memory, MemoryChange, ScoredMemory, ScoreReply, SearchHit, StoredFact
+from gateway.replies import JsonObject, KgGraph, Memory, MemoryChange, ScoredMemory, ScoreReply, SearchHit, StoredFact
 from kernel import display
 
 LIST_CONTENT_CHARS = 1_500
@@ -23,7 +23,7 @@ MAX_GRAPH_LINES = 60
 PROBLEM_TOOLS = ("merge_problems", "unmerge_problems")
 
 
-def _safe(memory: Memory | SearchHit, limit: int) -> dict[str, Any]:
+def _safe(memory: Memory | SearchHit, limit: int) -> JsonObject:
     """The shared one-line format reads the memory's JSON (``kernel.display`` serves the CLI too)."""
     shown = memory.to_json()
     content = memory.memory.content if isinstance(memory, SearchHit) else memory.content

@@ -597,3 +597,32 @@ class BackfillTally:
         if self.kg_taught is not None:
             out["kg_taught"] = self.kg_taught
         return out
+
+
+@dataclass(frozen=True, slots=True)
+class IngestProgress:
+    chunks_total: int
+    chunks_done: int
+
+    def to_json(self) -> JsonObject:
+        return {"type": "progress", "chunks_total": self.chunks_total, "chunks_done": self.chunks_done}
+
+
+@dataclass(frozen=True, slots=True)
+class IngestDone:
+    result: Ingested
+
+    def to_json(self) -> JsonObject:
+        return {"type": "result", **self.result.to_json()}
+
+
+@dataclass(frozen=True, slots=True)
+class IngestFailed:
+    status: int  # the HTTP status the failure maps to
+    error: str
+
+    def to_json(self) -> JsonObject:
+        return {"type": "error", "status": self.status, "error": self.error}
+
+
+IngestEvent = IngestProgress | IngestDone | IngestFailed  # one NDJSON line of a streamed ingest

@@ -71,6 +71,14 @@ class LibraryService:
     async def ingest_book_progress(
         self, caller: Caller, *, title: str, filename: str, data: bytes, source: str = ""
     ) -> AsyncIterator[JSON]:
+        """``ingest_progress`` as the viewer's books page streams it (each event's JSON), until it takes
+        ``replies.IngestEvent``."""
+        events = await self.ingest_progress(caller, title=title, filename=filename, data=data, source=source)
+        return (event.to_json() async for event in events)
+
+    async def ingest_progress(
+        self, caller: Caller, *, title: str, filename: str, data: bytes, source: str = ""
+    ) -> AsyncIterator[replies.IngestEvent]:
         """``ingest_book`` as events: ``progress`` ones while the chunks are embedded and stored, then
         ``result``. Bad input or a memory service that is down fails here, before the first event; a
         failure later ends the events with ``{"type": "error", "status": <HTTP status>, "error": ...}``."""
@@ -152,24 +160,19 @@ class LibraryService:
         return replies.ProjectStats(scope.user, scope.project, memory, kg_counts=dict(kg_r.counts))
 
 
-def _ingest_event(message: mem_pb.IngestBookStreamResponse) -> JSON:
+def _ingest_event(message: mem_pb.IngestBookStreamResponse) -> replies.IngestEvent:
     if message.HasField("progress"):
-        done = message.progress
-        return {"type": "progress", "chunks_total": done.chunks_total, "chunks_done": done.chunks_done}
+        return replies.IngestProgress(message.progress.chunks_total, message.progress.chunks_done)
     result = message.result
-    return {
-        "type": "result",
-        "title": result.title,
-        "chunks": result.chunks,
-        "skipped_unchanged": result.skipped_unchanged,
-        "ids": list(result.ids),
-    }
+    return replies.IngestDone(
+        replies.Ingested(result.title, result.chunks, result.skipped_unchanged, tuple(result.ids))
+    )
 
 
 async def _ingest_events(
     stream: grpc.aio.UnaryStreamCall[mem_pb.IngestBookStreamRequest, mem_pb.IngestBookStreamResponse],
     first: object,
-) -> AsyncIterator[JSON]:
+) -> AsyncIterator[replies.IngestEvent]:
     """The stream's messages as events (``first`` already read); ends at the stream's EOF."""
     message = first
     try:
@@ -178,6 +181,6 @@ async def _ingest_events(
             message = await stream.read()
     except grpc.aio.AioRpcError as exc:
         failure = translate("memory", exc)
-        yield {"type": "error", "status": failure.http_status, "error": failure.message}
+        yield replies.IngestFailed(failure.http_status, failure.message)
     finally:
         stream.cancel()  # a client that went away stops the ingest (no-op once it is complete)

@@ -144,14 +144,14 @@ def _line(event: JsonObject) -> bytes:
 async def _ingest_with_progress(
     library: LibraryService, caller: Caller, upload: _Upload, data: bytes
 ) -> StreamingResponse:
-    events = await library.ingest_book_progress(
+    events = await library.ingest_progress(
         caller,
         title=upload.title,
         filename=upload.filename,
         data=data,
         source=upload.source,
     )
-    return StreamingResponse((_line(event) async for event in events), media_type="application/x-ndjson")
+    return StreamingResponse((_line(event.to_json()) async for event in events), media_type="application/x-ndjson")
 
 
 @router.get("/books", response_model=BooksOut)

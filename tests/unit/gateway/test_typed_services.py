@@ -24,8 +24,7 @@ STILL_UNTYPED = {
     "library_service.py:LibraryService.kg_graph": "the viewer's JSON of LibraryService.graph",
     "library_service.py:LibraryService.list_books": "the viewer's JSON of LibraryService.books",
     "library_service.py:LibraryService.remove_book": "the viewer's JSON of LibraryService.remove",
-    # The ingest progress events are NDJSON lines as the route streams them.
-    "library_service.py:LibraryService.ingest_book_progress": "the NDJSON progress events",
+    "library_service.py:LibraryService.ingest_book_progress": "the viewer's JSON of LibraryService.ingest_progress",
     "top_facts.py:holds_in": "the viewer's memory JSON (gateway/ui/project_scope.py)",
 }
 

@@ -93,13 +93,14 @@ def context_recognisers() -> list[Recogniser]:
     places = COMMAND_LINES + CREDENTIAL_CALLS + AUTHORIZATION + NAMED_VALUES + PASSPHRASES
     places += PLACES + URL_SECRETS + CODE + HEADERS + PROSE + TOOLS + OTP + NAME_VALUE_ROWS + TOKEN_PIECES
     for place in places:
-        # a rule that spans lines writes its line break out (\n), which one_line leaves as it is
+        # a rule that spans lines writes its line break out (\n), which one_line leaves as it is; and as a rule is
+        # about one line, its ^ and $ are a line's ends (MULTILINE), also where it runs over the whole text
         body, keep = _guarded(one_line(place.pattern), place.keep)
         groups = place.group if isinstance(place.group, tuple) else (place.group,)
         out.append(
             Recogniser(
                 place.kind,
-                re.compile(body),
+                re.compile(body, re.MULTILINE),
                 groups,
                 keep,
                 line_words=place.line_words,

@@ -106,3 +106,15 @@ def test_a_form_of_each_class_is_redacted(text: str, secret: str) -> None:
 @pytest.mark.parametrize("text", KEPT)
 def test_ordinary_text_near_each_class_is_kept(text: str) -> None:
     assert redact(text) == text
+
+
+def test_a_rule_ends_its_value_at_the_line_end_on_any_line_of_a_longer_text() -> None:
+    """A whole-text rule's ``$`` is a line's end: the value of the middle line is taken whole, as it is when
+    the line stands alone (before, the value stopped at its ';' unless its line was the text's last)."""
+    value_end = "Falcon26#orbit"
+    line = f"the root password is Juniper21*orbit;{value_end}"
+    assert value_end not in redact(line)
+    text = "\n".join(["Server=sql01;User Id=app;Password=x;", line, "export DB_PASS='Falcon16*tango;fu41fs'"])
+    redacted = redact(text)
+    assert value_end not in redacted and "Juniper21" not in redacted
+    assert redacted.splitlines()[0].startswith("Server=sql01;User Id=app;")

@@ -17,12 +17,14 @@ ordinary-text corpus (code and prose that merely mention passwords, commit
 hashes, UUIDs...) is stored the same way, and the note says how many came
 back changed (false positives).
 
-The held-out corpora of issue 36 (``tests/support/secrets_heldout.py``,
-``secrets_fresh.py``, ``secrets_final.py``, ``secrets_blind4.py``: each written
+The held-out corpora (``tests/support/secrets_heldout.py``, ``secrets_fresh.py``,
+``secrets_final.py``, ``secrets_blind4.py``, ``secrets_blind5.py``: each written
 blind, each with 200 ordinary texts) go through the memory bank and the prompt
 hook into projects of their own, and are read back through search, export and
-get-context; the first is also looked for in every file under MNEMEX_HOME. Only
-``blind4`` was never tuned on: its row is the figure the issue's acceptance reads.
+get-context; the first is also looked for in every file under MNEMEX_HOME. The
+rules were tuned on each of the first four in turn after it was measured; only
+``blind5`` was never tuned on, so its row is the one that says how redaction
+does on forms nobody listed.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from bench.reliability import Row
 from kernel.privacy import redact
 from tests.support.mcp_client import call_tools, text_of
 from tests.support.secrets_blind4 import BLIND4_ORDINARY, BLIND4_SECRETS
+from tests.support.secrets_blind5 import BLIND5_ORDINARY, BLIND5_SECRETS
 from tests.support.secrets_corpus import ORDINARY, SECRETS, Secret
 from tests.support.secrets_final import FINAL_ORDINARY, FINAL_SECRETS
 from tests.support.secrets_fresh import FRESH_ORDINARY, FRESH_SECRETS
@@ -51,13 +54,15 @@ TOKEN_CWD = f"/srv/acme-checkouts/{NAME_TOKEN}"
 ORDINARY_CWD = "/srv/acme-ordinary"
 HELDOUT_CWD = "/srv/acme-heldout"
 HeldOut = tuple[str, list[Secret], list[str], str]
-# Each written blind for issue 36 after the rules were tuned on the corpora before it: "fresh" and "final"
-# were then tuned on in turn; "blind4" never was, and is the figure the issue's acceptance reads.
+# Each written blind after the rules were tuned on the corpora before it; "fresh", "final" and "blind4" were
+# then tuned on in turn; "blind5" never was.
 LATER_CORPORA: list[HeldOut] = [
     ("fresh", FRESH_SECRETS, FRESH_ORDINARY, "/srv/acme-fresh"),
     ("final", FINAL_SECRETS, FINAL_ORDINARY, "/srv/acme-final"),
     ("blind4", BLIND4_SECRETS, BLIND4_ORDINARY, "/srv/acme-blind4"),
+    ("blind5", BLIND5_SECRETS, BLIND5_ORDINARY, "/srv/acme-blind5"),
 ]
+NEVER_TUNED = "blind5"
 NDJSON = {"Content-Type": "application/x-ndjson"}
 # Tokens that name themselves, so a tag holding one bare is still recognisable (a bare password is not).
 TAGGABLE = [s for s in SECRETS if redact(s.needle) != s.needle and len(s.needle) <= 60]
@@ -332,11 +337,11 @@ def run(workdir: Path) -> list[Row]:
         rows.append(
             Row(
                 FAMILY,
-                "held-out corpus (issue 36) stored and read back (search, export, get-context)",
+                "held-out corpus stored and read back (search, export, get-context)",
                 len(HELDOUT_SECRETS) + len(HELDOUT_ORDINARY),
                 len(heldout_changed) + len(heldout_failed),
                 len(heldout_shown),
-                f"{len(HELDOUT_SECRETS)} forms never tuned on: shown {len(heldout_shown)} "
+                f"{len(HELDOUT_SECRETS)} forms (a tuning set now): shown {len(heldout_shown)} "
                 f"({', '.join(heldout_shown) or 'none'}); ordinary changed {len(heldout_changed)} of {len(HELDOUT_ORDINARY)}"
                 + (f"; not 200: {', '.join(heldout_failed[:3])}" if heldout_failed else ""),
             )
@@ -345,7 +350,8 @@ def run(workdir: Path) -> list[Row]:
             rows.append(
                 Row(
                     FAMILY,
-                    f"{name} corpus (issue 36, written blind) stored and read back (search, export, get-context)",
+                    f"{name} corpus ({'written blind, never tuned on' if name == NEVER_TUNED else 'written blind, tuned on since'}) "
+                    "stored and read back (search, export, get-context)",
                     len(secrets) + len(ordinary),
                     len(changed) + len(failed),
                     len(shown),
@@ -374,7 +380,7 @@ def run(workdir: Path) -> list[Row]:
     rows.append(
         Row(
             FAMILY,
-            "held-out corpus (issue 36) in any file under MNEMEX_HOME after stop",
+            "held-out corpus in any file under MNEMEX_HOME after stop",
             len(HELDOUT_SECRETS),
             0,
             len(heldout_lost),

@@ -38,14 +38,14 @@ def test_no_needle_inside_an_ordinary_text() -> None:
     assert clashes == 0, f"{clashes} needles occur in ordinary texts"
 
 
-@pytest.mark.xfail(strict=True, reason="281 of 305 found (92.1 %) on 2026-11-27")
+@pytest.mark.xfail(strict=True, reason="284 of 305 found (93.1 %) on 2026-11-27")
 def test_found_share_meets_the_bar() -> None:
     found = sum(1 for s in BLIND5_SECRETS if s.evidence not in redact(s.text))
     share = found / len(BLIND5_SECRETS)
     assert share >= FOUND_BAR, f"{found} of {len(BLIND5_SECRETS)} found ({share:.1%})"
 
 
-@pytest.mark.xfail(strict=True, reason="12 of 200 ordinary texts changed on 2026-11-27")
+@pytest.mark.xfail(strict=True, reason="9 of 200 ordinary texts changed on 2026-11-27")
 def test_no_ordinary_text_changes() -> None:
     changed = sum(1 for text in BLIND5_ORDINARY if redact(text) != text)
     assert changed == 0, f"{changed} of {len(BLIND5_ORDINARY)} ordinary texts changed"

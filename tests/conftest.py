@@ -5,11 +5,16 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from kernel import offline
 from tests.support import suites
+from tests.support.loop_thread import LoopThread
+
+if TYPE_CHECKING:
+    from services.embedding.model import Encoder
 
 offline.apply()
 
@@ -27,7 +32,7 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.fixture(scope="session")
-def encoder():  # type: ignore[no-untyped-def]
+def encoder() -> Encoder:
     """The real all-MiniLM-L6-v2, loaded once per test session, at the precision the services use
     (MNEMEX_EMBEDDING_PRECISION, int8 by default): `MNEMEX_EMBEDDING_PRECISION=fp32 make test` runs
     the whole suite on the exact encoder."""
@@ -37,16 +42,14 @@ def encoder():  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture(scope="session")
-def loop_thread() -> Iterator[object]:
-    from tests.support.loop_thread import LoopThread
-
+def loop_thread() -> Iterator[LoopThread]:
     lt = LoopThread()
     yield lt
     lt.close()
 
 
 @pytest.fixture(scope="session")
-def embedding_addr(encoder, loop_thread) -> Iterator[str]:  # type: ignore[no-untyped-def]
+def embedding_addr(encoder: Encoder, loop_thread: LoopThread) -> Iterator[str]:
     """A real embedding gRPC server on 127.0.0.1:<ephemeral>, shared by the session."""
     from services.embedding.embedding_servicer import create_server
     from services.embedding.settings import EmbeddingSettings

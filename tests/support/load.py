@@ -129,7 +129,8 @@ def _session(
                 if reply.status_code != 200:
                     report.errors.append(f"{path}: {reply.status_code} {reply.text[:200]}")
                     return None
-            return reply.json()  # type: ignore[no-any-return]
+            answer: dict[str, Any] | None = reply.json()
+            return answer
 
         for turn in range(turns):
             prompt = rng.choice(PROMPTS) + f" (turn {turn})"

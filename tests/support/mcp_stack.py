@@ -19,9 +19,12 @@ from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from kernel.config import Settings
+
+if TYPE_CHECKING:
+    from mcp import StdioServerParameters
 
 T = TypeVar("T")
 ROOT = Path(__file__).resolve().parents[2]
@@ -46,9 +49,10 @@ class McpStack:
             method="POST",
         )
         with urllib.request.urlopen(request, timeout=timeout) as reply:
-            return json.loads(reply.read())  # type: ignore[no-any-return]
+            answer: dict[str, Any] = json.loads(reply.read())
+        return answer
 
-    def stdio_params(self, cwd: Path, **extra_env: str):  # type: ignore[no-untyped-def]
+    def stdio_params(self, cwd: Path, **extra_env: str) -> StdioServerParameters:
         from mcp import StdioServerParameters
 
         return StdioServerParameters(
@@ -115,4 +119,4 @@ def running_mcp_stack(embedding_addr: str, loop_thread: Any, home: Path) -> Iter
 
 def run_async(make: Callable[[], Awaitable[T]], timeout: float = 120.0) -> T:
     """Run an MCP client coroutine on a fresh loop in the test's thread."""
-    return asyncio.run(asyncio.wait_for(make(), timeout))  # type: ignore[arg-type]
+    return asyncio.run(asyncio.wait_for(make(), timeout))

@@ -21,7 +21,8 @@ from services.memory.storage.chroma_store import ChromaStore
 
 
 def unit(v: np.ndarray) -> bytes:
-    return (v / np.linalg.norm(v)).astype("<f4").tobytes()
+    scaled: np.ndarray = v / np.linalg.norm(v)
+    return scaled.astype("<f4").tobytes()
 
 
 class HashEmbedder:
@@ -30,7 +31,8 @@ class HashEmbedder:
     async def embed(self, texts: list[str], timeout: float | None = None) -> np.ndarray:
         rows = [np.random.default_rng(abs(hash(t)) % 2**32).standard_normal(384) for t in texts]
         out = np.asarray(rows, dtype=np.float32)
-        return out / np.linalg.norm(out, axis=1, keepdims=True)
+        normed: np.ndarray = out / np.linalg.norm(out, axis=1, keepdims=True)
+        return normed
 
 
 def make_core(

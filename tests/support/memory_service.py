@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from kernel.grpc_service import RunningService
 from protos.mnemex.common.v1 import common_pb2 as common_pb
@@ -23,7 +24,8 @@ class MemoryService:
     home: Path
 
 
-async def start_memory_service(home: Path, embedding_addr: str, **overrides: object) -> RunningService[MemoryUseCases]:
+async def start_memory_service(home: Path, embedding_addr: str, **overrides: Any) -> RunningService[MemoryUseCases]:
+    # overrides: MemorySettings fields of several types, by name; the settings check them.
     import chromadb
     from chromadb.config import Settings as ChromaSettings
 
@@ -33,7 +35,7 @@ async def start_memory_service(home: Path, embedding_addr: str, **overrides: obj
     from services.memory.settings import MemorySettings
     from services.memory.storage.chroma_store import ChromaStore
 
-    options: dict[str, object] = {
+    options: dict[str, Any] = {
         "address": "127.0.0.1:0",
         "home": home,
         "default_user": "tester",
@@ -41,13 +43,14 @@ async def start_memory_service(home: Path, embedding_addr: str, **overrides: obj
         "maintenance_interval_s": 0,
     }
     options.update(overrides)
-    settings = MemorySettings(**options)  # type: ignore[arg-type]
+    settings = MemorySettings(**options)
     client = chromadb.PersistentClient(path=str(home / "chroma"), settings=ChromaSettings(anonymized_telemetry=False))
     return await create_server(settings, chroma=ChromaStore(client), embedder=EmbeddingClient(channel(embedding_addr)))
 
 
 def store(
-    stub: pb_grpc.MemoryServiceStub, scope: common_pb.Scope, content: str, collection: str = "working", **kw: object
+    stub: pb_grpc.MemoryServiceStub, scope: common_pb.Scope, content: str, collection: str = "working", **kw: Any
 ) -> pb.Memory:
+    # kw holds StoreRequest fields of several types; the message constructor checks them.
     reply = stub.Store(pb.StoreRequest(scope=scope, collection=collection, content=content, **kw), timeout=30)
     return reply.memory

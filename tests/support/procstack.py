@@ -53,7 +53,7 @@ def grpc_serving(address: str, timeout: float = 0.5) -> bool:
             )
         except grpc.RpcError:
             return False
-    return reply.status == health_pb2.HealthCheckResponse.SERVING
+    return bool(reply.status == health_pb2.HealthCheckResponse.SERVING)
 
 
 def gateway_answers(stack: Stack, timeout: float = 0.5) -> bool:

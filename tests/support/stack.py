@@ -13,6 +13,7 @@ import urllib.request
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVICE_MODULES = {
@@ -52,7 +53,8 @@ class Stack:
             stderr=subprocess.STDOUT,
         )
 
-    def post(self, path: str, body: dict, timeout: float = 30.0) -> dict:
+    # Gateway replies are JSON objects read as they come: their values stay untyped.
+    def post(self, path: str, body: dict[str, Any], timeout: float = 30.0) -> dict[str, Any]:
         request = urllib.request.Request(
             self.gateway_url + path,
             data=json.dumps(body).encode(),
@@ -60,13 +62,15 @@ class Stack:
             method="POST",
         )
         with urllib.request.urlopen(request, timeout=timeout) as reply:
-            return json.loads(reply.read())
+            answer: dict[str, Any] = json.loads(reply.read())
+        return answer
 
-    def get(self, path: str, timeout: float = 10.0) -> dict:
+    def get(self, path: str, timeout: float = 10.0) -> dict[str, Any]:
         with urllib.request.urlopen(self.gateway_url + path, timeout=timeout) as reply:
-            return json.loads(reply.read())
+            answer: dict[str, Any] = json.loads(reply.read())
+        return answer
 
-    def wait_healthy(self, timeout: float = 90.0) -> dict:
+    def wait_healthy(self, timeout: float = 90.0) -> dict[str, Any]:
         end = time.monotonic() + timeout
         last: object = None
         while time.monotonic() < end:

@@ -51,7 +51,8 @@ def cli(env: dict[str, str], *args: str, timeout: float = 180.0) -> subprocess.C
 
 def state(home: Path) -> dict[str, Any]:
     try:
-        return json.loads((home / "run" / "state.json").read_text())
+        saved: dict[str, Any] = json.loads((home / "run" / "state.json").read_text())
+        return saved
     except (FileNotFoundError, ValueError):
         return {}
 

@@ -7,6 +7,8 @@ import importlib
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.support.call_trace import CallTrace, Entry, first_component, layer_violations
 
 RANK = {"api": 1, "storage": 0}
@@ -24,7 +26,7 @@ FILES = {
 }
 
 
-def test_a_lower_layer_calling_back_up_is_reported(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_a_lower_layer_calling_back_up_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     for name, text in FILES.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(text, encoding="utf-8")

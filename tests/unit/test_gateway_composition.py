@@ -81,12 +81,13 @@ def service_classes(service_sources: dict[str, str]) -> set[str]:
 
 def dependency_functions(dependency_sources: dict[str, str], services: set[str]) -> dict[str, str]:
     """Dependency function name -> the service class it returns (its return annotation)."""
-    found = {}
+    found: dict[str, str] = {}
     for text in dependency_sources.values():
         for node in ast.parse(text).body:
-            returns = node.returns if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) else None
-            if isinstance(returns, ast.Name) and returns.id in services:
-                found[node.name] = returns.id
+            if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            if isinstance(node.returns, ast.Name) and node.returns.id in services:
+                found[node.name] = node.returns.id
     return found
 
 
@@ -135,7 +136,7 @@ def composition_violations(source: str, services: set[str], dependencies: dict[s
 def _gateway_names(tree: ast.Module) -> tuple[set[str], set[str]]:
     """(classes defined here or imported from gateway modules, gateway modules imported as names)."""
     classes = {node.name for node in ast.walk(tree) if isinstance(node, ast.ClassDef)}
-    modules = set()
+    modules: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "gateway":
             for alias in node.names:

@@ -61,5 +61,5 @@ def test_shared_types_are_defined_once() -> None:
         assert "Outcome" not in module.DESCRIPTOR.enum_types_by_name, module.DESCRIPTOR.name
     score = memory_service_pb2.ScoreRequest.DESCRIPTOR.fields_by_name["outcome"]
     route = kg_service_pb2.RouteRequest.DESCRIPTOR.fields_by_name["scope"]
-    assert score.enum_type.full_name == "mnemex.common.v1.Outcome"
-    assert route.message_type.full_name == "mnemex.common.v1.Scope"
+    assert score.enum_type is not None and score.enum_type.full_name == "mnemex.common.v1.Outcome"
+    assert route.message_type is not None and route.message_type.full_name == "mnemex.common.v1.Scope"

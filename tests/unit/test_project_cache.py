@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from kernel import projects
 
 
@@ -22,13 +24,18 @@ def repo(tmp_path: Path, name: str) -> Path:
     return root
 
 
-def test_answers_as_resolve_does_and_reuses_the_answer(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_answers_as_resolve_does_and_reuses_the_answer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     home, root = tmp_path / "home", repo(tmp_path, "app")
     cached = projects.CachedResolver(home, clock=Clock())
     expected = projects.resolve(root / "src", home)
     assert cached(str(root / "src")) == expected and cached(None) == projects.DEFAULT_PROJECT
     calls: list[object] = []
-    monkeypatch.setattr(projects, "resolve", lambda cwd, h: calls.append(cwd) or "walked")
+
+    def walked(cwd: str | None, home: Path) -> str:
+        calls.append(cwd)
+        return "walked"
+
+    monkeypatch.setattr(projects, "resolve", walked)
     assert cached(str(root / "src")) == expected and calls == []  # no filesystem walk the second time
 
 

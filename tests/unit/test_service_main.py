@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from kernel import offline, service_main
+from kernel import logs, offline, service_main
 from kernel.config import ConfigError
 from kernel.grpc_service import RunningService, start_service
 
@@ -37,7 +37,7 @@ def test_a_bad_setting_exits_2_before_the_server_is_created(monkeypatch: pytest.
         created.append(settings)
         raise AssertionError("not reached")
 
-    monkeypatch.setattr(service_main.logs, "configure", lambda: None)
+    monkeypatch.setattr(logs, "configure", lambda: None)
     with pytest.raises(SystemExit) as exited:
         service_main.run_service(broken, create, lambda s, r: None, env_name="MNEMEX_X_ADDR", what="x service")
     assert exited.value.code == 2 and created == []
@@ -46,7 +46,7 @@ def test_a_bad_setting_exits_2_before_the_server_is_created(monkeypatch: pytest.
 def test_the_service_starts_reports_and_stops_cleanly_on_sigterm(monkeypatch: pytest.MonkeyPatch) -> None:
     for key in offline.OFFLINE_ENV:
         monkeypatch.delenv(key, raising=False)
-    monkeypatch.setattr(service_main.logs, "configure", lambda: None)
+    monkeypatch.setattr(logs, "configure", lambda: None)
     started: list[int] = []
     core = Core()
 

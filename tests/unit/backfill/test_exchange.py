@@ -44,11 +44,12 @@ def test_tool_values_keep_the_head_of_inputs_and_the_tail_of_outputs() -> None:
     stdout = used["tool_response"]["stdout"]
     assert len(stdout) == MAX_TOOL_RESPONSE_STRING and stdout.endswith("12 passed, 1 failed")
     assert tool_use("Read", "raw", None)["tool_input"] == {"value": "raw"}
-    deep: dict = {}
+    deep: dict[str, object] = {}
     node = deep
     for _ in range(20):
-        node["k"] = {}
-        node = node["k"]
+        child: dict[str, object] = {}
+        node["k"] = child
+        node = child
     assert "k" in str(cap_value(deep, 100))
 
 

@@ -19,7 +19,9 @@ def read_all(db: Path) -> list[Exchange]:
     return exchanges
 
 
-def add_message(db: Path, message_id: str, role: str, created: int, parts: list[dict], **info: object) -> None:
+def add_message(
+    db: Path, message_id: str, role: str, created: int, parts: list[dict[str, object]], **info: object
+) -> None:
     with sqlite3.connect(db) as connection:
         data = {"role": role, "time": {"created": created, "completed": created + 500}, **info}
         connection.execute(

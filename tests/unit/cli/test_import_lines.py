@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -12,9 +13,16 @@ from gateway.gateway_errors import InvalidInput
 DEFAULT = {"user": "me", "project": "here-1234"}
 
 
-def classify(obj: object, keep_user: bool = False, tally: ImportTally | None = None) -> dict | None:
+def classify(obj: object, keep_user: bool = False, tally: ImportTally | None = None) -> dict[str, Any] | None:
     raw = obj if isinstance(obj, bytes) else json.dumps(obj).encode()
     return classify_line(raw, 1, DEFAULT, keep_user=keep_user, tally=tally or ImportTally())
+
+
+def classified(obj: object, keep_user: bool = False, tally: ImportTally | None = None) -> dict[str, Any]:
+    """A line that is imported: its JSON record, untyped as it came."""
+    line = classify(obj, keep_user, tally)
+    assert line is not None
+    return line
 
 
 def test_memory_without_scope_goes_to_the_callers_project() -> None:
@@ -27,20 +35,20 @@ def test_memory_without_scope_goes_to_the_callers_project() -> None:
 
 def test_user_is_always_the_gateways_and_keep_user_refuses_foreign_records() -> None:
     record = {"collection": "memory_bank", "content": "x", "scope": {"user": "alice", "project": ""}}
-    assert classify({"type": "memory", "record": record})["record"]["scope"] == {"user": "me", "project": ""}
+    assert classified({"type": "memory", "record": record})["record"]["scope"] == {"user": "me", "project": ""}
     tally = ImportTally()
     assert classify({"type": "memory", "record": record}, keep_user=True, tally=tally) is None
     assert tally.invalid == 1 and "belongs to user 'alice'" in tally.errors[0]
     assert classify({"type": "kg", "scope": {"user": "alice", "project": "p"}, "graph": {}}, keep_user=True) is None
     own = {**record, "scope": {"user": "me", "project": "p-1"}}
-    assert classify({"type": "memory", "record": own}, keep_user=True)["record"]["scope"] == {
+    assert classified({"type": "memory", "record": own}, keep_user=True)["record"]["scope"] == {
         "user": "me",
         "project": "p-1",
     }
 
 
 def test_kg_header_end_and_bad_lines() -> None:
-    assert classify({"type": "kg", "graph": {"routing_patterns": {}}})["scope"] == DEFAULT
+    assert classified({"type": "kg", "graph": {"routing_patterns": {}}})["scope"] == DEFAULT
     assert classify({"type": "header", "format": "mnemex-export", "version": 1}) is None
     assert classify({"type": "end", "memories": 1}) is None
     tally = ImportTally()
@@ -55,5 +63,5 @@ def test_kg_header_end_and_bad_lines() -> None:
 
 
 def test_roampal_graph_lines_keep_their_merge_condition() -> None:
-    assert classify({"type": "kg", "graph": {"routing_patterns": {}}, "when": "empty"})["when"] == "empty"
-    assert classify({"type": "kg", "graph": {"format": "mnemex-kg"}})["when"] == "always"
+    assert classified({"type": "kg", "graph": {"routing_patterns": {}}, "when": "empty"})["when"] == "empty"
+    assert classified({"type": "kg", "graph": {"format": "mnemex-kg"}})["when"] == "always"

@@ -7,6 +7,7 @@ import os
 import stat
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -38,8 +39,10 @@ def stack_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return data
 
 
-def read_json(path: Path) -> dict:
-    return json.loads(path.read_text())
+def read_json(path: Path) -> dict[str, Any]:
+    """A client's config file: JSON, so its values stay untyped."""
+    document: dict[str, Any] = json.loads(path.read_text())
+    return document
 
 
 def test_init_records_the_shells_stack_in_a_private_connection_file(home: Path, stack_home: Path) -> None:

@@ -6,11 +6,13 @@ import json
 import os
 import shlex
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from mnemex.client_setup import SetupError, init, manifest_path, uninit
 from mnemex.client_setup.client_entries import CLAUDE_HOOKS, CURSOR_HOOKS, TOOL_NAMES
+from mnemex.client_setup.result import SetupResult
 
 GATEWAY = "http://127.0.0.1:27399"
 PYTHON = "/opt/py env/bin/python3"  # a space, to prove commands are quoted
@@ -29,8 +31,16 @@ def home(tmp_path: Path) -> Path:
     return h
 
 
-def run_init(home: Path, **flags: bool):  # type: ignore[no-untyped-def]
-    return init(home, python=PYTHON, hook_python=HOOK_PYTHON, gateway_url=GATEWAY, **flags)
+def run_init(home: Path, *, cursor: bool = False, opencode: bool = False, dry_run: bool = False) -> SetupResult:
+    return init(
+        home,
+        python=PYTHON,
+        hook_python=HOOK_PYTHON,
+        gateway_url=GATEWAY,
+        cursor=cursor,
+        opencode=opencode,
+        dry_run=dry_run,
+    )
 
 
 def snapshot(root: Path) -> dict[str, str]:
@@ -42,8 +52,10 @@ def snapshot(root: Path) -> dict[str, str]:
     }
 
 
-def read_json(path: Path) -> dict:
-    return json.loads(path.read_text())
+def read_json(path: Path) -> dict[str, Any]:
+    """A client's config file: JSON, so its values stay untyped."""
+    document: dict[str, Any] = json.loads(path.read_text())
+    return document
 
 
 def test_init_writes_valid_json_with_hooks_mcp_and_permissions(home: Path) -> None:

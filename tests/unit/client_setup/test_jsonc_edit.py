@@ -24,7 +24,9 @@ COMMENTED = """{
 
 
 def with_server(data: dict[str, object]) -> dict[str, object]:
-    mcp = dict(data.get("mcp") or {})  # type: ignore[call-overload]
+    current = data.get("mcp") or {}
+    assert isinstance(current, dict)
+    mcp = dict(current)
     return {**data, "mcp": {**mcp, "mnemex": SERVER}}
 
 

@@ -6,11 +6,11 @@ import copy
 
 import pytest
 
-from mnemex.client_setup.jsondoc import Applied, DocumentConflict, Entry, apply_all, apply_entry, undo
+from mnemex.client_setup.jsondoc import JSON, Applied, DocumentConflict, Entry, apply_all, apply_entry, undo
 
 
 def test_key_into_empty_document_creates_and_prunes_containers() -> None:
-    doc: dict = {}
+    doc: dict[str, JSON] = {}
     record = apply_entry(doc, Entry("key", ("mcpServers", "mnemex"), {"command": "py"}))
     assert doc == {"mcpServers": {"mnemex": {"command": "py"}}}
     assert record is not None and record.created == (("mcpServers",),)
@@ -45,7 +45,7 @@ def test_item_appends_once_and_undo_keeps_foreign_items() -> None:
 
 
 def test_user_edited_value_survives_undo_and_is_reported() -> None:
-    doc: dict = {}
+    doc: dict[str, JSON] = {}
     record = apply_entry(doc, Entry("key", ("mcpServers", "mnemex"), {"command": "py"}))
     assert record is not None
     doc["mcpServers"]["mnemex"]["command"] = "edited by the user"
@@ -57,7 +57,7 @@ def test_user_edited_value_survives_undo_and_is_reported() -> None:
 def test_default_is_set_only_when_missing_and_removed_only_when_alone() -> None:
     doc = {"version": 2}
     assert apply_entry(doc, Entry("default", ("version",), 1)) is None
-    fresh: dict = {}
+    fresh: dict[str, JSON] = {}
     records = apply_all(fresh, [Entry("default", ("version",), 1), Entry("item", ("hooks", "stop"), {"command": "c"})])
     assert fresh == {"version": 1, "hooks": {"stop": [{"command": "c"}]}}
     fresh["hooks"]["sessionStart"] = [{"command": "theirs"}]  # the user adds a hook of their own

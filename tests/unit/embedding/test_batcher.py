@@ -8,11 +8,15 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+from collections.abc import Coroutine
+from typing import Any, TypeVar
 
 import numpy as np
 import pytest
 
 from services.embedding.batcher import MicroBatcher
+
+T = TypeVar("T")
 
 
 class RecordingEncoder:
@@ -21,6 +25,7 @@ class RecordingEncoder:
     device = "cpu"
     backend = "fake"
     max_seq_length = 16
+    precision = "fp32"
 
     def __init__(self, delay: float = 0.0, fail: bool = False) -> None:
         self.calls: list[list[str]] = []
@@ -37,7 +42,7 @@ class RecordingEncoder:
         return np.array([[len(t), i, 0, 1] for i, t in enumerate(texts)], dtype=np.float32)
 
 
-def run(coro):  # type: ignore[no-untyped-def]
+def run(coro: Coroutine[Any, Any, T]) -> T:
     return asyncio.run(coro)
 
 
@@ -124,7 +129,9 @@ def test_max_batch_is_respected() -> None:
 def test_an_encoder_failure_reaches_every_waiting_caller() -> None:
     async def scenario() -> list[object]:
         batcher = MicroBatcher(RecordingEncoder(fail=True))
-        results = await asyncio.gather(*(batcher.embed(["x"]) for _ in range(3)), return_exceptions=True)
+        results: list[object] = list(
+            await asyncio.gather(*(batcher.embed(["x"]) for _ in range(3)), return_exceptions=True)
+        )
         await batcher.close()
         return results
 

@@ -3,12 +3,15 @@ that leaves no dangling references anywhere."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from pathlib import Path
+
 from services.kg.graphs import ScopeGraphs
 from services.kg.keys import Outcome
 from services.kg.store import KgStore, ScopeKey
 
 
-def fact_op(fact_id: str, entities: list[tuple[str, str]], relations: list[list[str]] = ()) -> dict:  # type: ignore[assignment,type-arg]
+def fact_op(fact_id: str, entities: list[tuple[str, str]], relations: Sequence[list[str]] = ()) -> dict[str, object]:
     return {"op": "fact", "fact_id": fact_id, "entities": [list(e) for e in entities], "relations": list(relations)}
 
 
@@ -52,7 +55,7 @@ def test_spreading_activation_decays_with_distance() -> None:
     assert "celery" not in shallow
 
 
-def test_removing_a_book_leaves_no_dangling_references(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_removing_a_book_leaves_no_dangling_references(tmp_path: Path) -> None:
     from services.kg.journal import Journal
 
     store = KgStore(Journal(tmp_path / "kg.sqlite3"))

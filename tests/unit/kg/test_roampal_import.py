@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -16,19 +17,21 @@ FIXTURE = Path(__file__).parent / "data" / "roampal_knowledge_graph.json"
 
 
 @pytest.fixture(scope="module")
-def roampal() -> dict:  # type: ignore[type-arg]
-    return json.loads(FIXTURE.read_text(encoding="utf-8"))
+def roampal() -> dict[str, Any]:
+    """Roampal's export, read as JSON: its values stay untyped."""
+    export: dict[str, Any] = json.loads(FIXTURE.read_text(encoding="utf-8"))
+    return export
 
 
 @pytest.fixture(scope="module")
-def imported(roampal: dict) -> ScopeGraphs:  # type: ignore[type-arg]
+def imported(roampal: dict[str, Any]) -> ScopeGraphs:
     graphs = ScopeGraphs()
     assert looks_like_roampal(roampal)
     graphs.load_json(convert(roampal))
     return graphs
 
 
-def native_equivalent(roampal: dict) -> ScopeGraphs:  # type: ignore[type-arg]
+def native_equivalent(roampal: dict[str, Any]) -> ScopeGraphs:
     """Record, outcome by outcome, what each Roampal counter says happened."""
     graphs = ScopeGraphs()
     for concept, pattern in roampal["routing_patterns"].items():
@@ -55,11 +58,13 @@ def native_equivalent(roampal: dict) -> ScopeGraphs:  # type: ignore[type-arg]
         ["python", "docker_compose"],
     ],
 )
-def test_imported_routing_equals_natively_learned(roampal: dict, imported: ScopeGraphs, concepts: list[str]) -> None:  # type: ignore[type-arg]
+def test_imported_routing_equals_natively_learned(
+    roampal: dict[str, Any], imported: ScopeGraphs, concepts: list[str]
+) -> None:
     assert imported.routing.route(concepts) == native_equivalent(roampal).routing.route(concepts)
 
 
-def test_recommendation_agrees_with_roampal_best_collection(roampal: dict, imported: ScopeGraphs) -> None:  # type: ignore[type-arg]
+def test_recommendation_agrees_with_roampal_best_collection(roampal: dict[str, Any], imported: ScopeGraphs) -> None:
     for concept, pattern in roampal["routing_patterns"].items():
         answer = imported.routing.route([concept])
         assert answer.has_preference

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 from gateway.gateway_errors import BackendUnavailable, InvalidInput, NotFound
 from gateway.mcp import tool_text
@@ -46,7 +47,8 @@ PATTERN_MEMORY = Memory(
 )
 
 
-def scored(**extra: object) -> Memory:
+def scored(**extra: Any) -> Memory:
+    # extra: Memory fields of several types, by name; dataclasses.replace checks the names.
     return dataclasses.replace(PATTERN_MEMORY, **extra)
 
 

@@ -79,7 +79,9 @@ def test_initial_scores_of_record_response_match_the_code() -> None:
 
 def test_pruning_claim_is_true_for_the_real_arithmetic() -> None:
     text = DEFAULTS["score_response"]
-    count = int(re.search(r"(\d+) failed scores take even a perfect memory", text).group(1))  # type: ignore[union-attr]
+    claim = re.search(r"(\d+) failed scores take even a perfect memory", text)
+    assert claim is not None
+    count = int(claim.group(1))
     counters = Counters(score=1.0)
     for _ in range(count - 1):
         counters = apply_outcome(counters, Outcome.FAILED, age_days=0.0)

@@ -32,7 +32,8 @@ def run_python(code: str, tmp_path: Path) -> dict[str, bool]:
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+    answer: dict[str, bool] = json.loads(done.stdout.strip().splitlines()[-1])
+    return answer
 
 
 def test_creating_and_starting_the_gateway_app_loads_no_mcp_sdk(tmp_path: Path) -> None:

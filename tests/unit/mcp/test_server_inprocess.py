@@ -5,10 +5,12 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import pytest
 from mcp import Client
+from mcp.server.mcpserver import Context
+from mcp.types import CallToolResult, TextContent, Tool, ToolAnnotations
 
 from gateway.caller import CallerResolver
 from gateway.gateway_composition import Gateway
@@ -34,13 +36,24 @@ def run(make: Callable[[Client], Coroutine[Any, Any, T]]) -> T:
     return asyncio.run(main())
 
 
+def tool_annotations(tool: Tool) -> ToolAnnotations:
+    assert tool.annotations is not None
+    return tool.annotations
+
+
+def first_text(result: CallToolResult) -> str:
+    block = result.content[0]
+    assert isinstance(block, TextContent)
+    return block.text
+
+
 def test_tools_and_annotations() -> None:
     tools = {t.name: t for t in run(lambda c: c.list_tools()).tools}
     assert set(tools) == set(TOOL_NAMES)
     for name in ("search_memory", "get_context_insights", "query_kg"):
-        assert tools[name].annotations.read_only_hint is True
-    assert tools["archive_memory"].annotations.destructive_hint is True
-    assert tools["add_to_memory_bank"].annotations.read_only_hint is False
+        assert tool_annotations(tools[name]).read_only_hint is True
+    assert tool_annotations(tools["archive_memory"]).destructive_hint is True
+    assert tool_annotations(tools["add_to_memory_bank"]).read_only_hint is False
     for tool in tools.values():
         assert tool.output_schema and tool.output_schema["type"] == "object"
         assert "cwd" in tool.input_schema["properties"]
@@ -65,16 +78,18 @@ def test_tools_and_annotations() -> None:
         ("query_kg", {"limit": 0}, "limit"),
     ],
 )
-def test_invalid_arguments_are_error_results_that_say_how_to_fix(tool: str, arguments: dict, expected: str) -> None:
+def test_invalid_arguments_are_error_results_that_say_how_to_fix(
+    tool: str, arguments: dict[str, object], expected: str
+) -> None:
     result = run(lambda c: c.call_tool(tool, arguments))
     assert result.is_error
-    text = result.content[0].text
+    text = first_text(result)
     assert expected in text and f"call {tool} again" in text
 
 
 def test_unknown_tool_lists_the_real_ones() -> None:
     result = run(lambda c: c.call_tool("delete_memory", {"id": "x"}))
-    assert result.is_error and "archive_memory" in result.content[0].text
+    assert result.is_error and "archive_memory" in first_text(result)
 
 
 class FakeContext:
@@ -82,16 +97,21 @@ class FakeContext:
         self.headers = headers
 
 
+def context(headers: dict[str, str] | None) -> Context:
+    """A stand-in for the MCP request context: ToolRunner.cwd reads only its headers."""
+    return cast("Context", FakeContext(headers))
+
+
 def test_project_scope_precedence(tmp_path: Path) -> None:
     async def ready() -> None:
         return None
 
     runner = ToolRunner(ready, CallerResolver(_SETTINGS), default_cwd="/srv/default", audit=SelfAuditTrigger())
-    header = FakeContext({"x-mnemex-cwd": str(tmp_path)})
+    header = context({"x-mnemex-cwd": str(tmp_path)})
     assert runner.cwd(header, "/explicit") == "/explicit"
     assert runner.cwd(header, None) == str(tmp_path)
-    assert runner.cwd(FakeContext(None), None) == "/srv/default"
-    assert runner.cwd(FakeContext({"x-mnemex-cwd": "x" * 5000}), None) == "/srv/default"
+    assert runner.cwd(context(None), None) == "/srv/default"
+    assert runner.cwd(context({"x-mnemex-cwd": "x" * 5000}), None) == "/srv/default"
 
 
 def test_stdio_project_dir_uses_mnemex_project_dir_only_when_it_is_a_directory(tmp_path: Path) -> None:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 
 from services.memory.domain.browse import (
+    BrowseQuery,
     BrowseSort,
     FactOwner,
     build_browse_query,
@@ -45,10 +47,11 @@ RECORDS = [
 ]
 
 
-def query(**kw: object) -> object:
-    base = {"collections": [], "tag": "", "sort": "", "archived": "", "limit": 20, "offset": 0}
+def query(**kw: Any) -> BrowseQuery:
+    # kw: build_browse_query's arguments, of several types, by name; it checks them.
+    base: dict[str, Any] = {"collections": [], "tag": "", "sort": "", "archived": "", "limit": 20, "offset": 0}
     base.update(kw)
-    return build_browse_query(**base)  # type: ignore[arg-type]
+    return build_browse_query(**base)
 
 
 @pytest.mark.parametrize(
@@ -56,16 +59,16 @@ def query(**kw: object) -> object:
     [("recency", "cbda"), ("score", "acdb"), ("wilson", "bcad"), ("uses", "bdac")],
 )
 def test_each_sort_puts_the_best_first(sort: str, order: str) -> None:
-    chosen, total = select(RECORDS, query(sort=sort))  # type: ignore[arg-type]
+    chosen, total = select(RECORDS, query(sort=sort))
     assert "".join(r.content for r in chosen) == order and total == 4
 
 
 def test_tag_filter_and_pages() -> None:
-    first, total = select(RECORDS, query(tag="y", limit=1, sort="score"))  # type: ignore[arg-type]
-    second, _ = select(RECORDS, query(tag="y", limit=1, offset=1, sort="score"))  # type: ignore[arg-type]
+    first, total = select(RECORDS, query(tag="y", limit=1, sort="score"))
+    second, _ = select(RECORDS, query(tag="y", limit=1, offset=1, sort="score"))
     assert ([r.content for r in first], [r.content for r in second], total) == (["d"], ["b"], 2)
     ties = [rec(f"{i:02d}", score=0.5) for i in range(30)]
-    pages = [select(ties, query(sort="score", limit=10, offset=o))[0] for o in (0, 10, 20)]  # type: ignore[arg-type]
+    pages = [select(ties, query(sort="score", limit=10, offset=o))[0] for o in (0, 10, 20)]
     assert [r.content for p in pages for r in p] == sorted((f"{i:02d}" for i in range(30)), reverse=True)
 
 
@@ -76,7 +79,7 @@ def test_top_tags_most_used_first() -> None:
 
 def test_defaults_cover_every_collection() -> None:
     q = query()
-    assert q.sort is BrowseSort.RECENCY and len(q.collections) == 5 and q.archived.value == "active"  # type: ignore[attr-defined]
+    assert q.sort is BrowseSort.RECENCY and len(q.collections) == 5 and q.archived.value == "active"
 
 
 @pytest.mark.parametrize(
@@ -125,7 +128,7 @@ def _kinded() -> list[MemoryRecord]:
     ],
 )
 def test_the_kind_filter_keeps_only_that_kind(kind: str, contents: set[str]) -> None:
-    chosen, total = select(_kinded(), query(kind=kind))  # type: ignore[arg-type]
+    chosen, total = select(_kinded(), query(kind=kind))
     assert {r.content for r in chosen} == contents and total == len(contents)
 
 
@@ -174,9 +177,9 @@ def test_a_session_and_named_ids_narrow_the_list() -> None:
         MemoryRecord(id=f"history_{i}", collection="history", content=str(i), created=T0, session_id=f"s{i % 2}")
         for i in range(6)
     ]
-    chosen, total = select(records, query(session_id=" s1 "))  # type: ignore[arg-type]
+    chosen, total = select(records, query(session_id=" s1 "))
     assert {r.id for r in chosen} == {"history_1", "history_3", "history_5"} and total == 3
-    chosen, total = select(records, query(ids=["history_0", "history_3", "history_9"]))  # type: ignore[arg-type]
+    chosen, total = select(records, query(ids=["history_0", "history_3", "history_9"]))
     assert {r.id for r in chosen} == {"history_0", "history_3"} and total == 2
     with pytest.raises(InvalidRequest, match="at most 100 memories"):
         query(ids=[f"history_{i}" for i in range(101)])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from services.memory.domain.context_selection import STALE_VALUE_OF, SelectionRules, covers_fact, select, states_fact
@@ -9,9 +11,10 @@ from services.memory.domain.memory_view import NormalizedMemory
 
 
 def memory(
-    mid: str, content: str, collection: str = "history", similarity: float = 0.7, **extra: object
+    mid: str, content: str, collection: str = "history", similarity: float | None = 0.7, **extra: Any
 ) -> NormalizedMemory:
-    fields: dict = {  # type: ignore[type-arg]
+    # NormalizedMemory's fields have several types; its constructor takes them by name.
+    fields: dict[str, Any] = {
         "id": mid,
         "collection": collection,
         "content": content,

@@ -40,7 +40,11 @@ def test_a_partly_shared_subject_is_only_possible() -> None:
 
 def test_slots_name_kind_value_and_subject() -> None:
     read = slot("Staging DB now listens on port 6543")
-    assert read is not None and (read.kind, read.value, read.subject) == ("port", "6543", {"staging", "database"})
+    assert read is not None and (read.kind, read.value, read.subject) == (
+        "port",
+        "6543",
+        frozenset({"staging", "database"}),
+    )
 
 
 def test_a_turn_asserts_the_old_value_only_when_it_names_it_and_its_subject() -> None:

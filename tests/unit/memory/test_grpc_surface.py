@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from types import MethodType
+
 import pytest
 
 from services.memory.transport.admin_rpcs import AdminRpcs
@@ -31,6 +33,7 @@ def test_an_rpc_no_group_answers_or_two_groups_answer_is_refused_at_construction
         MemoryServicer(_Prompt())
     everything = [object.__new__(g) for g in GROUPS]  # bound methods only: nothing is called
     servicer = MemoryServicer(*everything)
-    assert servicer.handlers["PrepareContext"].__self__ is everything[0]
+    handler = servicer.handlers["PrepareContext"]
+    assert isinstance(handler, MethodType) and handler.__self__ is everything[0]
     with pytest.raises(ValueError, match="PrepareContext is answered by 2 RPC groups"):
         MemoryServicer(*everything, _Prompt())

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import pytest
 
@@ -10,7 +10,15 @@ from services.memory.domain.outcomes import Outcome
 from services.memory.domain.scoring import Counters, apply_outcome
 
 CFG = LifecycleConfig()
-NOW = timefmt.parse("2025-06-01T12:00:00+00:00")
+
+
+def moment(text: str) -> datetime:
+    parsed = timefmt.parse(text)
+    assert parsed is not None
+    return parsed
+
+
+NOW = moment("2025-06-01T12:00:00+00:00")
 assert NOW is not None
 
 

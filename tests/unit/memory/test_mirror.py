@@ -42,12 +42,20 @@ def patch(
     embedding: np.ndarray | None = None,
     *,
     content: str | None = None,
-    **counters: float,
+    score: float | None = None,
+    uses: int | None = None,
+    success_count: float | None = None,
 ) -> None:
     """An update as the store makes it: the mirrored record with some fields changed, put back
     (without ``embedding`` the row keeps its vector)."""
     before = stored(mirror, memory_id)
-    after = dataclasses.replace(before, counters=dataclasses.replace(before.counters, **counters))
+    counters = dataclasses.replace(
+        before.counters,
+        score=before.counters.score if score is None else score,
+        uses=before.counters.uses if uses is None else uses,
+        success_count=before.counters.success_count if success_count is None else success_count,
+    )
+    after = dataclasses.replace(before, counters=counters)
     if content is not None:
         after = dataclasses.replace(after, content=content)
     mirror.put(after, embedding)

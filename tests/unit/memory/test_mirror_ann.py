@@ -23,7 +23,8 @@ MIN_ROWS = 1000
 
 def vectors(n: int, seed: int) -> np.ndarray:
     rows = np.random.default_rng(seed).standard_normal((n, DIM)).astype(np.float32)
-    return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+    normed: np.ndarray = rows / np.linalg.norm(rows, axis=1, keepdims=True)
+    return normed
 
 
 def record(i: int) -> MemoryRecord:

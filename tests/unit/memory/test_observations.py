@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
+from functools import partial
 
 import pytest
 
@@ -15,13 +16,13 @@ from services.memory.domain.observation_rules import (
     summaries,
     with_observation_importance,
 )
-from services.memory.domain.record import MemoryRecord
+from services.memory.domain.record import MemoryRecord, Scalar
 from services.memory.domain.scoring import Counters
 
 NOW = datetime(2026, 3, 1, 12, tzinfo=UTC)
 
 
-def observation(text: str, kind: str, minutes_ago: float, **extra: object) -> MemoryRecord:
+def observation(text: str, kind: str, minutes_ago: float, **extra: Scalar) -> MemoryRecord:
     return MemoryRecord(
         id=f"working_{abs(hash((text, minutes_ago)))}",
         collection="working",
@@ -29,7 +30,7 @@ def observation(text: str, kind: str, minutes_ago: float, **extra: object) -> Me
         created=NOW - timedelta(minutes=minutes_ago),
         kind=kind,
         session_id="s1",
-        extra={"type": "observation", "kind": kind, **extra},  # type: ignore[dict-item]
+        extra={"type": "observation", "kind": kind, **extra},
     )
 
 
@@ -58,13 +59,13 @@ def test_the_importance_is_stamped_only_on_observations_without_one() -> None:
 
 
 def test_what_is_compactable() -> None:
-    rule = {"now": NOW, "after_hours": 2.0, "below": 0.5}
-    assert compactable(observation("Used X", "other", 180), **rule)
-    assert not compactable(observation("Used X", "other", 60), **rule)  # too recent
-    assert not compactable(observation("Edited a.py", "change", 180), **rule)  # important enough
+    rule = partial(compactable, now=NOW, after_hours=2.0, below=0.5)
+    assert rule(observation("Used X", "other", 180))
+    assert not rule(observation("Used X", "other", 60))  # too recent
+    assert not rule(observation("Edited a.py", "change", 180))  # important enough
     scored = replace(observation("Used X", "other", 180), counters=Counters(uses=1))
-    assert not compactable(scored, **rule)  # a scored observation has earned its place
-    assert not compactable(observation("Session activity", "summary", 600), **rule)
+    assert not rule(scored)  # a scored observation has earned its place
+    assert not rule(observation("Session activity", "summary", 600))
 
 
 def test_a_summary_keeps_every_distinct_text_with_its_count() -> None:

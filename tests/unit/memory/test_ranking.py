@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import numpy as np
 import pytest
@@ -21,8 +22,9 @@ from services.memory.domain.scoring import wilson_lower_bound
 W = RankingWeights()
 
 
-def item(**kwargs: object) -> RankInput:
-    base: dict[str, object] = {
+def item(**kwargs: Any) -> RankInput:
+    # kwargs: RankInput fields of several types, by name; the constructor checks them.
+    base: dict[str, Any] = {
         "collection": "history",
         "score": 0.5,
         "uses": 0,
@@ -31,7 +33,7 @@ def item(**kwargs: object) -> RankInput:
         "relevance": 0.5,
     }
     base.update(kwargs)
-    return RankInput(**base)  # type: ignore[arg-type]
+    return RankInput(**base)
 
 
 def test_the_documented_formula_with_a_query() -> None:
@@ -141,7 +143,9 @@ _unit = st.floats(0.0, 1.0)
     gain=st.floats(0.0, 1.0),
     share=_unit,
 )
-def test_the_column_formula_is_final_rank(rows: list[tuple], gain: float, share: float) -> None:  # type: ignore[type-arg]
+def test_the_column_formula_is_final_rank(
+    rows: list[tuple[str, float, int, float, float, float, float, float, float]], gain: float, share: float
+) -> None:
     """``final_ranks`` (numpy, the prompt path's estimate) agrees with ``final_rank`` row by row."""
     weights = RankingWeights(max_trust_gain=gain, recency_share=share)
     items = [

@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime
+from typing import Any
 
 import pytest
 
@@ -12,7 +14,14 @@ from services.memory.domain.naming import COLLECTIONS
 from services.memory.domain.search_params import SortBy, build_search_params, parse_filters
 from services.memory.storage.record_codec import parse_record
 
-NOW = timefmt.parse("2025-06-10T00:00:00+00:00")
+
+def moment(text: str) -> datetime:
+    parsed = timefmt.parse(text)
+    assert parsed is not None
+    return parsed
+
+
+NOW = moment("2025-06-10T00:00:00+00:00")
 assert NOW is not None
 
 
@@ -38,9 +47,10 @@ def test_neither_query_nor_days_back_nor_id_says_what_to_pass() -> None:
         ({"memory_id": "no spaces allowed"}, "malformed"),
     ],
 )
-def test_bad_parameters_are_explained(kwargs: dict[str, object], fragment: str) -> None:
+def test_bad_parameters_are_explained(kwargs: dict[str, Any], fragment: str) -> None:
+    # kwargs: build_search_params' arguments, bad on purpose, of several types.
     with pytest.raises(InvalidRequest) as err:
-        build_search_params(**kwargs)  # type: ignore[arg-type]
+        build_search_params(**kwargs)
     assert fragment in str(err.value)
 
 

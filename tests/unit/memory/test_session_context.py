@@ -75,9 +75,10 @@ def factors(
     relevance: list[float], sessions: list[str | None], around: list[tuple[str | None, str | None]]
 ) -> list[float]:
     ids = [f"m{i}" for i in range(len(relevance))]
-    return context_factors(
+    out: list[float] = context_factors(
         ids, np.asarray(relevance), sessions, around, neighbour_weight=0.5, session_weight=0.4
     ).tolist()
+    return out
 
 
 def test_a_memory_alone_keeps_its_relevance() -> None:
@@ -108,7 +109,7 @@ def test_context_never_lowers_relevance_and_stays_in_unit_range() -> None:
         n = int(rng.integers(1, 30))
         relevance = rng.uniform(0, 1, n)
         sessions: list[str | None] = [str(rng.integers(0, 4)) if rng.random() < 0.8 else None for _ in range(n)]
-        around = [
+        around: list[tuple[str | None, str | None]] = [
             (f"m{rng.integers(0, n)}" if rng.random() < 0.5 else None, f"m{rng.integers(0, n + 5)}") for _ in range(n)
         ]
         out = factors(relevance.tolist(), sessions, around)

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime
 
 import pytest
 
@@ -8,7 +9,14 @@ from services.memory.domain import timefmt
 from services.memory.domain.memory_view import NormalizedMemory, view
 from services.memory.storage.record_codec import parse_record
 
-NOW = timefmt.parse("2025-06-03T12:00:00+00:00")
+
+def moment(text: str) -> datetime:
+    parsed = timefmt.parse(text)
+    assert parsed is not None
+    return parsed
+
+
+NOW = moment("2025-06-03T12:00:00+00:00")
 assert NOW is not None
 
 
@@ -71,7 +79,7 @@ def test_scored_memory_reports_wilson_and_outcome_history() -> None:
 
 
 def test_collection_is_inferred_from_the_id_and_garbage_is_tolerated() -> None:
-    meta = {"score": "not a number", "uses": "3", "tags": "a, b", "created_at": "yesterday"}
+    meta: dict[str, object] = {"score": "not a number", "uses": "3", "tags": "a, b", "created_at": "yesterday"}
     memory = normalize("memory_bank_abc", None, "t", meta)
     assert memory.collection == "memory_bank"
     assert memory.score == 1.0  # memory_bank default when the stored score is unreadable

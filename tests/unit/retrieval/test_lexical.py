@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import string
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -196,7 +197,7 @@ def test_cached_term_parts_never_outlive_a_write(ops: list[tuple[str, int, str]]
             assert all(abs(a - b) < 1e-9 for (_, a), (_, b) in zip(got, want, strict=True))
 
 
-def test_the_term_cache_is_bounded(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_the_term_cache_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     import services.memory.retrieval.lexical as lexical
 
     monkeypatch.setattr(lexical, "MAX_CACHED_POSTINGS", 50)

@@ -74,7 +74,8 @@ def _registry(calls: list[str], *, automatic: bool = True, fail: bool = False) -
 
 
 def test_steps_run_in_order_after_a_backup_of_what_they_change(tmp_path: Path) -> None:
-    home, calls = _home_with_data(tmp_path), []  # type: ignore[var-annotated]
+    home = _home_with_data(tmp_path)
+    calls: list[str] = []
     home_schema.ensure_current(home, "memory", registry=_registry(calls))
     assert calls == ["2", "3"] and _marker(home)["stores"] == {"memory": 3, "kg": 1}
     (backup,) = (home / home_schema.BACKUPS).iterdir()
@@ -83,7 +84,8 @@ def test_steps_run_in_order_after_a_backup_of_what_they_change(tmp_path: Path) -
 
 
 def test_an_interrupted_step_goes_on_from_the_last_finished_one(tmp_path: Path) -> None:
-    home, calls = _home_with_data(tmp_path), []  # type: ignore[var-annotated]
+    home = _home_with_data(tmp_path)
+    calls: list[str] = []
     with pytest.raises(OSError):
         home_schema.ensure_current(home, "memory", registry=_registry(calls, fail=True))
     assert _marker(home)["stores"] == {"memory": 2, "kg": 1}  # step one held; the failed one did not count
@@ -93,7 +95,8 @@ def test_an_interrupted_step_goes_on_from_the_last_finished_one(tmp_path: Path) 
 
 
 def test_a_step_left_to_the_user_is_refused_at_start_with_the_command(tmp_path: Path) -> None:
-    home, calls = _home_with_data(tmp_path), []  # type: ignore[var-annotated]
+    home = _home_with_data(tmp_path)
+    calls: list[str] = []
     registry = _registry(calls, automatic=False)
     with pytest.raises(MigrationNeededError, match=r"rewrite rows.*run `mnemex down && mnemex migrate`"):
         home_schema.ensure_current(home, "memory", registry=registry)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -37,8 +38,9 @@ class Conversation:
     user: User
     fact_id: str
     model: ObedientModel
-    fact_before: dict
-    fact_after_turn2: dict = field(default_factory=dict)
+    # The fact as the gateway's JSON reply gives it.
+    fact_before: dict[str, Any]
+    fact_after_turn2: dict[str, Any] = field(default_factory=dict)
     turns: list[list[Request]] = field(default_factory=list)
     session_id: str = ""
 

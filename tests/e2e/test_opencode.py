@@ -13,6 +13,7 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -40,8 +41,9 @@ class Conversation:
     user: User
     fact_id: str
     model: ObedientModel
-    fact_before: dict
-    fact_after_turn2: dict = field(default_factory=dict)
+    # The fact as the gateway's JSON reply gives it.
+    fact_before: dict[str, Any]
+    fact_after_turn2: dict[str, Any] = field(default_factory=dict)
     turns: list[list[Request]] = field(default_factory=list)
     titles: list[Request] = field(default_factory=list)
 

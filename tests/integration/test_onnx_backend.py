@@ -7,11 +7,13 @@ import json
 import os
 import shutil
 from pathlib import Path
+from typing import NoReturn
 
 import numpy as np
 import pytest
 
-from services.embedding.model import load_encoder
+from services.embedding.model import Encoder, load_encoder
+from services.embedding.onnx_encoder import OnnxEncoder
 from services.embedding.onnx_export import OnnxUnsupported, cached_model_path, check_supported, main, model_digest
 from services.embedding.packaged_model import packaged_model_path
 
@@ -24,27 +26,33 @@ TEXTS = [
 ]
 
 
+def onnx_graph(encoder: Encoder) -> OnnxEncoder:
+    """The ONNX encoder behind the seam, for the tests that read its graphs."""
+    assert isinstance(encoder, OnnxEncoder)
+    return encoder
+
+
 @pytest.fixture(scope="module")
-def torch_encoder():  # type: ignore[no-untyped-def]
+def torch_encoder() -> Encoder:
     return load_encoder(backend="torch")
 
 
 @pytest.fixture(scope="module")
-def fp32_encoder():  # type: ignore[no-untyped-def]
+def fp32_encoder() -> Encoder:
     return load_encoder(precision="fp32")
 
 
 @pytest.fixture(scope="module")
-def encoder():  # type: ignore[no-untyped-def]
+def encoder() -> Encoder:
     """The default (int8) graph, here even when the suite runs at fp32 (MNEMEX_EMBEDDING_PRECISION)."""
     return load_encoder()
 
 
-def test_the_default_is_the_int8_onnx_graph(encoder) -> None:  # type: ignore[no-untyped-def]
+def test_the_default_is_the_int8_onnx_graph(encoder: Encoder) -> None:
     assert (encoder.backend, encoder.precision) == ("onnx", "int8")
 
 
-def test_onnx_matches_sentence_transformers(fp32_encoder, torch_encoder) -> None:  # type: ignore[no-untyped-def]
+def test_onnx_matches_sentence_transformers(fp32_encoder: Encoder, torch_encoder: Encoder) -> None:
     encoder = fp32_encoder
     assert (encoder.backend, encoder.precision) == ("onnx", "fp32")
     batch = encoder.encode(TEXTS * 3)
@@ -58,7 +66,7 @@ def test_onnx_matches_sentence_transformers(fp32_encoder, torch_encoder) -> None
 
 
 @pytest.mark.parametrize("precision", ["fp32", "int8"])
-def test_a_vector_depends_on_its_text_alone(precision: str, encoder, fp32_encoder) -> None:  # type: ignore[no-untyped-def]
+def test_a_vector_depends_on_its_text_alone(precision: str, encoder: Encoder, fp32_encoder: Encoder) -> None:
     """Batched or alone, in any order: the same text gives the same vector (int8 included,
     whose activation scales would otherwise be taken over the whole batch)."""
     chosen = fp32_encoder if precision == "fp32" else encoder
@@ -80,7 +88,7 @@ SENTENCES = [
 ]
 
 
-def test_int8_vectors_stay_close_to_fp32_and_keep_the_neighbours(encoder, fp32_encoder) -> None:  # type: ignore[no-untyped-def]
+def test_int8_vectors_stay_close_to_fp32_and_keep_the_neighbours(encoder: Encoder, fp32_encoder: Encoder) -> None:
     """The speed is bought with a bounded error: cosine to the exact vector, and the same
     nearest neighbour for paraphrases (the retrieval cost is measured on LoCoMo)."""
     exact, fast = fp32_encoder.encode(SENTENCES), encoder.encode(SENTENCES)
@@ -97,7 +105,9 @@ def test_int8_vectors_stay_close_to_fp32_and_keep_the_neighbours(encoder, fp32_e
     assert list((encoder.encode(queries) @ fast.T).argmax(axis=1)) == expected
 
 
-def test_int8_is_derived_from_the_fp32_export_into_its_own_file(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_int8_is_derived_from_the_fp32_export_into_its_own_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     model = Path(packaged_model_path())
     fp32 = cached_model_path(model, tmp_path)
     out = cached_model_path(model, tmp_path, "int8")
@@ -109,7 +119,9 @@ def test_int8_is_derived_from_the_fp32_export_into_its_own_file(tmp_path: Path, 
     assert not list(tmp_path.glob(".*.tmp"))  # written under a temporary name, then renamed
 
 
-def test_an_unknown_precision_is_refused_with_the_choices(monkeypatch: pytest.MonkeyPatch, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_an_unknown_precision_is_refused_with_the_choices(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setenv("MNEMEX_EMBEDDING_PRECISION", "fp16")
     with pytest.raises(SystemExit) as exited:
         main(["--json"])
@@ -152,23 +164,31 @@ def test_unsupported_pooling_is_refused_or_served_by_torch(tmp_path: Path) -> No
     assert fallback.encode(["hello"]).shape == (1, 384)
 
 
-def test_without_an_int8_graph_the_fp32_graph_serves(monkeypatch: pytest.MonkeyPatch, caplog) -> None:  # type: ignore[no-untyped-def]
+def test_without_an_int8_graph_the_fp32_graph_serves(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
     """A failed quantization (the seam faked here) falls back to exact ONNX, never to torch."""
-    from services.embedding.onnx_encoder import OnnxEncoder
+    real_load = OnnxEncoder.load
 
-    real_load = OnnxEncoder.load.__func__  # type: ignore[attr-defined]
-
-    def load(cls, *args, precision: str = "int8", **kwargs):  # type: ignore[no-untyped-def]
+    def load(
+        cls: type[OnnxEncoder],
+        /,
+        model_dir: Path,
+        model_id: str,
+        cache: Path | None = None,
+        threads: int = 0,
+        precision: str = "int8",
+    ) -> OnnxEncoder:
         if precision == "int8":
             raise OnnxUnsupported("quantization failed: simulated")
-        return real_load(cls, *args, precision=precision, **kwargs)
+        return real_load(model_dir, model_id, cache, threads, precision)
 
     monkeypatch.setattr(OnnxEncoder, "load", classmethod(load))
     served = load_encoder()
     assert (served.backend, served.precision) == ("onnx", "fp32")
     assert "int8 ONNX unavailable" in caplog.text
 
-    def refuse(cls, *args, **kwargs):  # type: ignore[no-untyped-def]
+    def refuse(cls: type[OnnxEncoder], /, *args: object, **kwargs: object) -> NoReturn:
         raise OnnxUnsupported("simulated: no ONNX graph at all")
 
     monkeypatch.setattr(OnnxEncoder, "load", classmethod(refuse))
@@ -191,10 +211,11 @@ def test_a_corrupt_cached_graph_is_rebuilt(tmp_path: Path, monkeypatch: pytest.M
     assert served.encode(["hello"]).shape == (1, 384)
 
 
-def test_int8_batches_run_per_sequence_scales_and_match_each_text_alone(encoder) -> None:  # type: ignore[no-untyped-def]
+def test_int8_batches_run_per_sequence_scales_and_match_each_text_alone(encoder: Encoder) -> None:
     """Batched int8 rows are the text-alone vectors: mixed lengths (padding inside each chunk),
     any order; the per-sequence graph run on one text is the original graph's vector bit for bit."""
     texts = TEXTS + SENTENCES + [f"{'step ' * (i * 13 % 90)}fix {i}: retry the flaky {i % 5} test" for i in range(40)]
+    encoder = onnx_graph(encoder)
     together = encoder.encode(texts)
     reversed_ = encoder.encode(texts[::-1])[::-1]
     alone = np.concatenate([encoder.encode([t]) for t in texts])  # the graph quantize_dynamic wrote
@@ -207,8 +228,8 @@ def test_int8_batches_run_per_sequence_scales_and_match_each_text_alone(encoder)
 
 
 def test_the_cache_keeps_only_the_served_files_and_they_give_the_built_graphs_vectors(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, encoder
-) -> None:  # type: ignore[no-untyped-def]
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, encoder: Encoder
+) -> None:
     """At int8 the cache holds the two served graphs and the one weights file they share (the
     30,522 x 384 fp32 word embeddings, mapped from disk), under 100 MB and nothing else: no fp32
     export, no graph with its weights inside. Their vectors are those of the int8 graph with its
@@ -219,7 +240,7 @@ def test_the_cache_keeps_only_the_served_files_and_they_give_the_built_graphs_ve
 
     model = Path(packaged_model_path())
     monkeypatch.setenv("MNEMEX_MODEL_CACHE", str(tmp_path / "cache"))
-    served = load_encoder()
+    served = onnx_graph(load_encoder())
     files = served_files(model, "int8")
     assert sorted((tmp_path / "cache").iterdir()) == sorted(files.files())
     assert sum(p.stat().st_size for p in files.files()) <= 100_000_000
@@ -250,7 +271,7 @@ def test_fp32_is_built_on_demand_into_its_own_served_files(tmp_path: Path, monke
     model = Path(packaged_model_path())
     cache = tmp_path / "cache"
     monkeypatch.setenv("MNEMEX_MODEL_CACHE", str(cache))
-    served = load_encoder(precision="fp32")
+    served = onnx_graph(load_encoder(precision="fp32"))
     files = served_files(model, "fp32")
     assert files.rows is None
     assert sorted(cache.iterdir()) == sorted(files.files())
@@ -281,13 +302,11 @@ def _varied_texts(count: int) -> list[str]:
     return texts
 
 
-def test_the_graph_built_without_torch_matches_sentence_transformers(tmp_path: Path, torch_encoder) -> None:  # type: ignore[no-untyped-def]
+def test_the_graph_built_without_torch_matches_sentence_transformers(tmp_path: Path, torch_encoder: Encoder) -> None:
     """The fp32 graph written from the safetensors weights (in a process where torch cannot be
     imported) gives sentence-transformers' vectors: cosine >= 0.9999 over 300 varied texts."""
     import subprocess
     import sys
-
-    from services.embedding.onnx_encoder import OnnxEncoder
 
     model = Path(packaged_model_path())
     blocked = "import sys; sys.modules['torch'] = None; sys.modules['transformers'] = None; "

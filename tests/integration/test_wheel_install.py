@@ -17,6 +17,7 @@ import sys
 import sysconfig
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -103,7 +104,8 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def _post(url: str, body: dict) -> dict:
+def _post(url: str, body: dict[str, Any]) -> dict[str, Any]:
+    """POST JSON to the installed gateway; its reply is JSON, untyped."""
     import urllib.request
 
     request = urllib.request.Request(

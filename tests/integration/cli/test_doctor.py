@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -11,7 +12,8 @@ from tests.support.cli_stack import RunningStack
 from tests.support.supervisor import cli, stack_env
 
 
-def checks_by_name(report: dict) -> dict[str, dict]:
+def checks_by_name(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The doctor's JSON report, by check name."""
     return {c["name"]: c for c in report["checks"]}
 
 

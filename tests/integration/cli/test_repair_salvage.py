@@ -41,7 +41,7 @@ MEMORIES = 806
 
 def _chroma_memories(folder: Path) -> dict[str, tuple[str, dict[str, object]]]:
     import chromadb
-    from chromadb.api.client import SharedSystemClient
+    from chromadb.api.shared_system_client import SharedSystemClient
     from chromadb.config import Settings
 
     SharedSystemClient.clear_system_cache()
@@ -49,7 +49,9 @@ def _chroma_memories(folder: Path) -> dict[str, tuple[str, dict[str, object]]]:
     found: dict[str, tuple[str, dict[str, object]]] = {}
     for collection in client.list_collections():
         got = client.get_collection(collection.name, embedding_function=None).get(include=["documents", "metadatas"])
-        for row_id, document, metadata in zip(got["ids"], got["documents"], got["metadatas"], strict=True):
+        documents, metadatas = got["documents"], got["metadatas"]
+        assert documents is not None and metadatas is not None  # both asked for in include
+        for row_id, document, metadata in zip(got["ids"], documents, metadatas, strict=True):
             found[row_id] = (document, dict(metadata or {}))
     SharedSystemClient.clear_system_cache()
     return found

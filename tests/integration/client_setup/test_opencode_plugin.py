@@ -14,7 +14,7 @@ import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import pytest
 
@@ -65,8 +65,9 @@ console.log(JSON.stringify({
 
 
 class Recorder(BaseHTTPRequestHandler):
-    calls: ClassVar[list[tuple[str, dict]]] = []
-    reply: ClassVar[dict] = {}
+    # What the plugin posted and what the fake gateway answers: JSON bodies, untyped.
+    calls: ClassVar[list[tuple[str, dict[str, Any]]]] = []
+    reply: ClassVar[dict[str, Any]] = {}
 
     def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
@@ -122,7 +123,7 @@ def test_installed_plugin_type_checks_against_opencode_types(toolchain: Path, tm
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
-def run_driver(toolchain: Path, plugin: Path, tmp_path: Path, project: Path | None = None) -> dict:
+def run_driver(toolchain: Path, plugin: Path, tmp_path: Path, project: Path | None = None) -> dict[str, Any]:
     node, _ = require_node()
     out = tmp_path / "js"
     proc = compile_plugin(toolchain, plugin, out, emit=True)
@@ -142,7 +143,8 @@ def run_driver(toolchain: Path, plugin: Path, tmp_path: Path, project: Path | No
         },
     )
     assert run.returncode == 0, run.stderr
-    return json.loads(run.stdout.strip().splitlines()[-1])
+    outcome: dict[str, Any] = json.loads(run.stdout.strip().splitlines()[-1])
+    return outcome
 
 
 def test_plugin_attaches_context_to_the_users_message_and_reports_stop(

@@ -10,10 +10,11 @@ import pytest
 
 from tests.integration.gateway.live_stack import LiveStack, start_live_stack
 from tests.support.hook_runner import HookRunner
+from tests.support.loop_thread import LoopThread
 
 
 @pytest.fixture(scope="session")
-def live(loop_thread, embedding_addr, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveStack]:  # type: ignore[no-untyped-def]
+def live(loop_thread: LoopThread, embedding_addr: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveStack]:
     stack = start_live_stack(loop_thread, embedding_addr, tmp_path_factory.mktemp("hooks-live"))
     yield stack
     stack.close()

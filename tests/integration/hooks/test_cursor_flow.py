@@ -25,7 +25,9 @@ def repo(tmp_path: Path) -> str:
     return str(path)
 
 
-def cursor(event: str, conversation: str, generation: str, cwd: str, transcript: Path, **fields: object) -> dict:  # type: ignore[type-arg]
+def cursor(
+    event: str, conversation: str, generation: str, cwd: str, transcript: Path, **fields: object
+) -> dict[str, object]:
     return {
         "conversation_id": conversation,
         "generation_id": generation,

@@ -150,7 +150,7 @@ def test_cursor_session_start_speaks_json_and_cursor_payloads_skip_the_claude_pa
         "/api/memory-bank/add",
         {"content": "The user runs Cursor with the vim extension", "cwd": cwd, "importance": 0.95},
     )
-    cursor = {
+    cursor: dict[str, object] = {
         "conversation_id": "cur-1",
         "generation_id": "g1",
         "hook_event_name": "sessionStart",
@@ -200,7 +200,7 @@ def test_the_hooks_name_their_client_on_the_turns_they_record(
         "stop.py", claude("Stop", session, cwd, stop_hook_active=False, last_assistant_message="Port 27300.")
     )
     assert asked.returncode == 0 and answered.returncode == 0
-    cursor = {
+    cursor: dict[str, object] = {
         "conversation_id": "cur-client",
         "generation_id": "g1",
         "workspace_roots": [cwd],

@@ -14,10 +14,11 @@ import pytest
 
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.kg.v1 import kg_service_pb2_grpc as pb_grpc
+from tests.support.loop_thread import LoopThread
 
 
 @pytest.fixture(scope="module")
-def kg_server(loop_thread, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:  # type: ignore[no-untyped-def]
+def kg_server(loop_thread: LoopThread, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
     from services.kg.kg_servicer import create_server
     from services.kg.settings import KgSettings
 

@@ -68,7 +68,7 @@ def kg_process(tmp_path: Path) -> Iterator[tuple[Path, int, list[subprocess.Pope
             proc.stderr.close()
 
 
-def test_learning_survives_kill_9(kg_process) -> None:  # type: ignore[no-untyped-def]
+def test_learning_survives_kill_9(kg_process: tuple[Path, int, list[subprocess.Popen[bytes]]]) -> None:
     home, port, procs = kg_process
     procs.append(start_kg(home, port))
     with home_channel(f"127.0.0.1:{port}", home) as channel:
@@ -98,7 +98,7 @@ def test_learning_survives_kill_9(kg_process) -> None:  # type: ignore[no-untype
     assert [f.fact_id for f in facts.facts] == ["mb_1"]
 
 
-def test_sigterm_stops_cleanly_and_keeps_state(kg_process) -> None:  # type: ignore[no-untyped-def]
+def test_sigterm_stops_cleanly_and_keeps_state(kg_process: tuple[Path, int, list[subprocess.Popen[bytes]]]) -> None:
     home, port, procs = kg_process
     procs.append(start_kg(home, port))
     with home_channel(f"127.0.0.1:{port}", home) as channel:

@@ -4,20 +4,30 @@ shared runtime, and INVALID_ARGUMENT for bad input."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import grpc
 import pytest
+from google.protobuf.message import Message
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.kg.v1 import kg_service_pb2 as pb
+from protos.mnemex.kg.v1.kg_service_pb2_grpc import KnowledgeGraphServiceStub
 
 FIXTURE = Path(__file__).parents[2] / "unit" / "kg" / "data" / "roampal_knowledge_graph.json"
 
 
-def learn(stub, scope, concepts, collection, outcome, times=1):  # type: ignore[no-untyped-def]
+def learn(
+    stub: KnowledgeGraphServiceStub,
+    scope: common_pb.Scope,
+    concepts: list[str],
+    collection: str,
+    outcome: common_pb.Outcome,
+    times: int = 1,
+) -> None:
     for _ in range(times):
         stub.RecordOutcome(
             pb.RecordOutcomeRequest(
@@ -32,7 +42,7 @@ def learn(stub, scope, concepts, collection, outcome, times=1):  # type: ignore[
         )
 
 
-def test_reflection_and_health_come_from_the_shared_runtime(kg_server) -> None:  # type: ignore[no-untyped-def]
+def test_reflection_and_health_come_from_the_shared_runtime(kg_server: tuple[str, Path]) -> None:
     with grpc.insecure_channel(kg_server[0]) as channel:
         health = health_pb2_grpc.HealthStub(channel).Check(
             health_pb2.HealthCheckRequest(service="mnemex.kg.v1.KnowledgeGraphService"), timeout=5
@@ -46,7 +56,7 @@ def test_reflection_and_health_come_from_the_shared_runtime(kg_server) -> None: 
     assert "mnemex.kg.v1.KnowledgeGraphService" in names and "grpc.health.v1.Health" in names
 
 
-def test_extract_concepts(stub) -> None:  # type: ignore[no-untyped-def]
+def test_extract_concepts(stub: KnowledgeGraphServiceStub) -> None:
     reply = stub.ExtractConcepts(
         pb.ExtractConceptsRequest(text="Fix the KeyError in services/kg/kg_servicer.py"), timeout=5
     )
@@ -55,7 +65,9 @@ def test_extract_concepts(stub) -> None:  # type: ignore[no-untyped-def]
     assert "keyerror" in reply.concepts
 
 
-def test_route_learns_prefers_books_and_failures_lower_it(stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_route_learns_prefers_books_and_failures_lower_it(
+    stub: KnowledgeGraphServiceStub, scope: common_pb.Scope
+) -> None:
     concepts = ["python", "asyncio"]
     empty = stub.Route(pb.RouteRequest(scope=scope, concepts=concepts), timeout=5)
     assert not empty.has_preference and dict(empty.weights) == {} and list(empty.recommended) == []
@@ -70,7 +82,7 @@ def test_route_learns_prefers_books_and_failures_lower_it(stub, scope) -> None: 
     assert lowered.weights["books"] < 1.0 and "books" not in lowered.recommended
 
 
-def test_actions_facts_solutions_graph_and_stats(stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_actions_facts_solutions_graph_and_stats(stub: KnowledgeGraphServiceStub, scope: common_pb.Scope) -> None:
     first = stub.RecordAction(
         pb.RecordActionRequest(
             scope=scope,
@@ -131,7 +143,7 @@ def test_actions_facts_solutions_graph_and_stats(stub, scope) -> None:  # type: 
     assert counts["facts"] == 1 and counts["actions"] >= 1 and counts["outcomes_recorded"] == 1
 
 
-def test_recall_is_extract_route_and_facts_in_one_call(stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_recall_is_extract_route_and_facts_in_one_call(stub: KnowledgeGraphServiceStub, scope: common_pb.Scope) -> None:
     text = "Why is PostgreSQL slow in the billing service with asyncio?"
     fresh = stub.Recall(pb.RecallRequest(scope=scope, text=text), timeout=5)
     assert fresh.extraction == stub.ExtractConcepts(pb.ExtractConceptsRequest(text=text), timeout=5)
@@ -150,14 +162,14 @@ def test_recall_is_extract_route_and_facts_in_one_call(stub, scope) -> None:  # 
     assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
 
 
-def test_remove_docs_over_grpc(stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_remove_docs_over_grpc(stub: KnowledgeGraphServiceStub, scope: common_pb.Scope) -> None:
     stub.IndexFact(pb.IndexFactRequest(scope=scope, fact_id="book_7", text="Chapter on Redis streams."), timeout=5)
     removed = stub.RemoveDocs(pb.RemoveDocsRequest(scope=scope, doc_ids=["book_7", "never_seen"]), timeout=5)
     assert removed.references_removed >= 1
     assert stub.FactsForEntities(pb.FactsForEntitiesRequest(scope=scope, entities=["Redis"]), timeout=5).facts == []
 
 
-def test_roampal_import_and_export_round_trip(stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_roampal_import_and_export_round_trip(stub: KnowledgeGraphServiceStub, scope: common_pb.Scope) -> None:
     reply = stub.Import(pb.ImportRequest(scope=scope, graph_json=FIXTURE.read_text(encoding="utf-8")), timeout=5)
     assert reply.format == "roampal" and reply.nodes > 0 and reply.edges > 0
     routed = stub.Route(pb.RouteRequest(scope=scope, concepts=["python"]), timeout=5)
@@ -186,10 +198,14 @@ def test_roampal_import_and_export_round_trip(stub, scope) -> None:  # type: ign
         ),
         (
             "RecordOutcome",
-            lambda s: pb.RecordOutcomeRequest(scope=s, collections=["books"], outcome=1),
+            lambda s: pb.RecordOutcomeRequest(scope=s, collections=["books"], outcome=common_pb.OUTCOME_WORKED),
             "nothing to learn",
         ),
-        ("RecordAction", lambda s: pb.RecordActionRequest(scope=s, action="x", outcome=1), "context_type is empty"),
+        (
+            "RecordAction",
+            lambda s: pb.RecordActionRequest(scope=s, action="x", outcome=common_pb.OUTCOME_WORKED),
+            "context_type is empty",
+        ),
         ("IndexFact", lambda s: pb.IndexFactRequest(scope=s, text="hello"), "fact_id is empty"),
         ("Traverse", lambda s: pb.TraverseRequest(scope=s, seeds=["a"], decay=1.5), "decay"),
         ("Traverse", lambda s: pb.TraverseRequest(scope=s, seeds=["a"], max_depth=50), "max_depth"),
@@ -199,20 +215,26 @@ def test_roampal_import_and_export_round_trip(stub, scope) -> None:  # type: ign
         ("RemoveDocs", lambda s: pb.RemoveDocsRequest(scope=s), "doc_ids is empty"),
     ],
 )
-def test_bad_input_is_invalid_argument(stub, scope, call, request_factory, fragment) -> None:  # type: ignore[no-untyped-def]
+def test_bad_input_is_invalid_argument(
+    stub: KnowledgeGraphServiceStub,
+    scope: common_pb.Scope,
+    call: str,
+    request_factory: Callable[[common_pb.Scope], Message],
+    fragment: str,
+) -> None:
     with pytest.raises(grpc.RpcError) as err:
         getattr(stub, call)(request_factory(scope), timeout=5)
     assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
-    assert fragment in err.value.details()
+    assert fragment in (err.value.details() or "")
 
 
-def test_unknown_entities_give_empty_results(stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_unknown_entities_give_empty_results(stub: KnowledgeGraphServiceStub, scope: common_pb.Scope) -> None:
     assert stub.Neighbors(pb.NeighborsRequest(scope=scope, entity="ghost"), timeout=5).edges == []
     assert stub.Traverse(pb.TraverseRequest(scope=scope, seeds=["ghost"]), timeout=5).nodes == []
     assert stub.SolutionsFor(pb.SolutionsForRequest(scope=scope, problem="anything at all"), timeout=5).solutions == []
 
 
-def test_recall_says_when_no_episode_is_known(stub) -> None:  # type: ignore[no-untyped-def]
+def test_recall_says_when_no_episode_is_known(stub: KnowledgeGraphServiceStub) -> None:
     fresh = common_pb.Scope(user="nobody-taught-yet", project="p")
     problem = "pytest fails with ModuleNotFoundError: No module named 'billing'"
     assert stub.Recall(pb.RecallRequest(scope=fresh, text=problem), timeout=5).no_episodes

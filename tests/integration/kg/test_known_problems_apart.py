@@ -11,10 +11,14 @@ from __future__ import annotations
 
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.kg.v1 import kg_service_pb2 as pb
+from protos.mnemex.kg.v1.kg_service_pb2_grpc import KnowledgeGraphServiceStub
+from services.embedding.model import Encoder
 from tests.integration.kg.known_problems import HEADS, MISSING, lessons, solve
 
 
-def test_two_alembic_failures_stay_two_problems_each_with_its_own_fix(stub, scope, encoder) -> None:  # type: ignore[no-untyped-def]
+def test_two_alembic_failures_stay_two_problems_each_with_its_own_fix(
+    stub: KnowledgeGraphServiceStub, scope: common_pb.Scope, encoder: Encoder
+) -> None:
     solve(stub, encoder, scope, "s1", MISSING)
     solve(stub, encoder, scope, "s2", HEADS)
     counts = stub.Stats(pb.StatsRequest(scope=scope), timeout=5).counts
@@ -38,7 +42,9 @@ def test_two_alembic_failures_stay_two_problems_each_with_its_own_fix(stub, scop
     assert all(x.why.startswith("same error: commanderror: multiple head revisions") for x in found)
 
 
-def test_stats_count_a_projects_known_problems_not_the_users(stub, scope, encoder) -> None:  # type: ignore[no-untyped-def]
+def test_stats_count_a_projects_known_problems_not_the_users(
+    stub: KnowledgeGraphServiceStub, scope: common_pb.Scope, encoder: Encoder
+) -> None:
     """Known problems live in the user's episode book; Stats read the project's own graphs, so it
     always said 0."""
     solve(stub, encoder, scope, "s1", MISSING)

@@ -8,39 +8,46 @@ learned meanwhile stays with it. Real all-MiniLM-L6-v2 vectors, a real kg gRPC s
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import grpc
 import pytest
+from google.protobuf.message import Message
 
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.kg.v1 import kg_service_pb2 as pb
 from protos.mnemex.kg.v1 import kg_service_pb2_grpc as pb_grpc
+from services.embedding.model import Encoder
 from tests.integration.kg.known_problems import HEADS, MISSING, lessons, solve
+from tests.support.loop_thread import LoopThread
 
 TOLD = "migrations are broken again, alembic says there are multiple heads after the merge"
 LATER_FIX = "Checked out the missing revision file from the release branch and ran alembic upgrade head."
 
 
-def problem_ids(stub: Any, scope: common_pb.Scope) -> dict[str, str]:
+def problem_ids(stub: pb_grpc.KnowledgeGraphServiceStub, scope: common_pb.Scope) -> dict[str, str]:
     """Statement -> id of the project's known problems."""
     listed = stub.ListProblems(pb.ListProblemsRequest(scope=scope), timeout=5)
     return {p.statement: p.id for p in listed.problems}
 
 
-def fixes(stub: Any, encoder: Any, scope: common_pb.Scope, session: str, prompt: str) -> set[str]:
+def fixes(
+    stub: pb_grpc.KnowledgeGraphServiceStub, encoder: Encoder, scope: common_pb.Scope, session: str, prompt: str
+) -> set[str]:
     return {x.text for x in lessons(stub, encoder, scope, session, prompt) if x.kind == "solution"}
 
 
-def refused(call: Any, request: Any) -> tuple[grpc.StatusCode, str]:
+def refused(call: Callable[..., object], request: Message) -> tuple[grpc.StatusCode, str]:
     with pytest.raises(grpc.RpcError) as caught:
         call(request, timeout=5)
     return caught.value.code(), caught.value.details() or ""
 
 
-def test_merged_problems_share_their_fixes_until_the_merge_is_undone(stub, scope, encoder) -> None:  # type: ignore[no-untyped-def]
+def test_merged_problems_share_their_fixes_until_the_merge_is_undone(
+    stub: pb_grpc.KnowledgeGraphServiceStub, scope: common_pb.Scope, encoder: Encoder
+) -> None:
     solve(stub, encoder, scope, "s1", MISSING)
     solve(stub, encoder, scope, "s2", HEADS)
     ids = problem_ids(stub, scope)
@@ -78,7 +85,7 @@ def test_merged_problems_share_their_fixes_until_the_merge_is_undone(stub, scope
 
 
 @pytest.fixture()
-def restartable(loop_thread, tmp_path: Path) -> Iterator[Any]:  # type: ignore[no-untyped-def]
+def restartable(loop_thread: LoopThread, tmp_path: Path) -> Iterator[Callable[[], pb_grpc.KnowledgeGraphServiceStub]]:
     """start() -> a stub of a fresh kg server on the same home; the previous one is stopped first."""
     from services.kg.kg_servicer import create_server
     from services.kg.settings import KgSettings
@@ -100,7 +107,9 @@ def restartable(loop_thread, tmp_path: Path) -> Iterator[Any]:  # type: ignore[n
         loop_thread.run(service.stop(0))
 
 
-def test_a_merge_and_its_undo_survive_restarts(restartable, encoder) -> None:  # type: ignore[no-untyped-def]
+def test_a_merge_and_its_undo_survive_restarts(
+    restartable: Callable[[], pb_grpc.KnowledgeGraphServiceStub], encoder: Encoder
+) -> None:
     scope = common_pb.Scope(user="tester", project="merge-restart")
     stub = restartable()
     solve(stub, encoder, scope, "s1", MISSING)

@@ -37,11 +37,12 @@ def text_of(result: CallToolResult) -> str:
 
 def ok(result: CallToolResult) -> dict[str, Any]:
     assert not result.is_error, text_of(result)
-    assert result.structured_content is not None
-    return result.structured_content
+    content: dict[str, Any] | None = result.structured_content
+    assert content is not None
+    return content
 
 
-async def expect_error(client: Client, tool: str, arguments: dict, *needles: str) -> str:
+async def expect_error(client: Client, tool: str, arguments: dict[str, Any], *needles: str) -> str:
     result = await client.call_tool(tool, arguments)
     text = text_of(result)
     assert result.is_error, f"{tool}({arguments}) should fail: {text}"

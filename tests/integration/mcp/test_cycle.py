@@ -27,7 +27,8 @@ def turn(stack: McpStack, project: Path, session: str, answer: str = "Run helm u
 
 
 async def memory(client: Client, memory_id: str) -> dict[str, Any]:
-    return ok(await client.call_tool("search_memory", {"id": memory_id}))["memories"][0]  # type: ignore[no-any-return]
+    answer: dict[str, Any] = ok(await client.call_tool("search_memory", {"id": memory_id}))["memories"][0]
+    return answer
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
@@ -99,15 +100,15 @@ def test_related_omitted_empty_and_explicit_are_distinct(mcp_stack: McpStack, pr
 
             turn(mcp_stack, project, f"rel-empty-{transport}")
             ok(await client.call_tool("score_response", {"outcome": "worked", "related": []}))
-            assert await scores() == (pytest.approx(0.5), pytest.approx(0.5)), "related=[] scores no memory"
+            assert await scores() == pytest.approx((0.5, 0.5)), "related=[] scores no memory"
 
             turn(mcp_stack, project, f"rel-omitted-{transport}")
             ok(await client.call_tool("score_response", {"outcome": "partial"}))
-            assert await scores() == (pytest.approx(0.55), pytest.approx(0.55)), "omitted scores every injected one"
+            assert await scores() == pytest.approx((0.55, 0.55)), "omitted scores every injected one"
 
             turn(mcp_stack, project, f"rel-list-{transport}")
             ok(await client.call_tool("score_response", {"outcome": "failed", "related": [a["id"]]}))
-            assert await scores() == (pytest.approx(0.25), pytest.approx(0.55)), "a list scores exactly those"
+            assert await scores() == pytest.approx((0.25, 0.55)), "a list scores exactly those"
 
     run_async(go, timeout=180)
 

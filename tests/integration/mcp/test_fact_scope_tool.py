@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from tests.integration.mcp.clients import connect, ok
 from tests.support.mcp_stack import McpStack, run_async
 
 
 def test_add_to_memory_bank_stores_the_scope_it_was_given(mcp_stack: McpStack, project: Path) -> None:
-    async def go() -> tuple[dict, dict]:  # type: ignore[type-arg]
+    async def go() -> tuple[dict[str, Any], dict[str, Any]]:
         async with connect(mcp_stack, "stdio", project) as client:
             local = ok(await client.call_tool("add_to_memory_bank", {"content": "The ledger API listens on port 8040"}))
             wide = ok(

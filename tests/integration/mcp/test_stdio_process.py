@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -24,7 +25,7 @@ INITIALIZE = {
 
 
 def test_mnemex_mcp_writes_nothing_but_json_rpc_to_stdout(mcp_stack: McpStack, project: Path) -> None:
-    messages = [
+    messages: list[dict[str, object]] = [
         INITIALIZE,
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
@@ -85,7 +86,7 @@ def test_mcp_starts_the_stack_when_it_is_not_running(tmp_path: Path, project: Pa
     started = time.monotonic()
     try:
 
-        async def go() -> dict:
+        async def go() -> dict[str, Any]:
             async with connect(stack, "stdio", project) as client:
                 listed = await client.list_tools()
                 assert time.monotonic() - started < 30, "the handshake does not wait for the stack"

@@ -51,7 +51,8 @@ def rest(url: str, path: str, body: dict[str, Any], token: str) -> dict[str, Any
         method="POST",
     )
     with urllib.request.urlopen(request, timeout=30) as reply:
-        return json.loads(reply.read())  # type: ignore[no-any-return]
+        answer: dict[str, Any] = json.loads(reply.read())
+        return answer
 
 
 async def search_as(gateway: dict[str, str], token: str, project: Path, query: str) -> tuple[bool, dict[str, Any]]:

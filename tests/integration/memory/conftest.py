@@ -13,11 +13,14 @@ import pytest
 
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2_grpc as pb_grpc
+from tests.support.loop_thread import LoopThread
 from tests.support.memory_service import MemoryService, start_memory_service
 
 
 @pytest.fixture(scope="session")
-def memory_service(loop_thread, embedding_addr, tmp_path_factory) -> Iterator[MemoryService]:  # type: ignore[no-untyped-def]
+def memory_service(
+    loop_thread: LoopThread, embedding_addr: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[MemoryService]:
     home = tmp_path_factory.mktemp("memory-service")
     running = loop_thread.run(start_memory_service(home, embedding_addr))
     yield MemoryService(f"127.0.0.1:{running.port}", running.core, home)

@@ -22,8 +22,10 @@ from kernel.grpc_service import RunningService
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 from protos.mnemex.memory.v1 import memory_service_pb2_grpc as pb_grpc
+from services.embedding.model import Encoder
 from services.memory.composition import MemoryUseCases
 from services.memory.domain.naming import Scope
+from tests.support.loop_thread import LoopThread
 
 SUBJECTS = [
     "the auth service", "the billing worker", "the React dashboard", "the Postgres schema", "the CI pipeline",
@@ -56,7 +58,9 @@ class Side:
 
 
 @pytest.fixture(scope="module")
-def sides(loop_thread, embedding_addr, tmp_path_factory) -> Iterator[dict[str, Side]]:  # type: ignore[no-untyped-def]
+def sides(
+    loop_thread: LoopThread, embedding_addr: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[dict[str, Side]]:
     import chromadb
     from chromadb.config import Settings as ChromaSettings
 
@@ -122,7 +126,7 @@ def indexed_rows(side: Side, scope: common_pb.Scope) -> int:
         return len(index)
 
 
-def test_ann_search_matches_exact_through_writes_and_a_rebuild(sides, encoder) -> None:  # type: ignore[no-untyped-def]
+def test_ann_search_matches_exact_through_writes_and_a_rebuild(sides: dict[str, Side], encoder: Encoder) -> None:
     ann, exact = sides["ann"], sides["exact"]
     scope = common_pb.Scope(user=f"u{uuid.uuid4().hex[:8]}", project=f"p{uuid.uuid4().hex[:8]}")
     rows = populate(ann.stub, scope)

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import cast
+
 import grpc
 import pytest
+from google.protobuf.message import Message
 
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
+from protos.mnemex.memory.v1.memory_service_pb2_grpc import MemoryServiceStub
+from tests.support.loop_thread import LoopThread
 from tests.support.memory_service import store
 
+# Out-of-range enum numbers go in through cast: the stubs admit only the named values.
 S = common_pb.Scope(user="tester", project="bad-input")
 UNKNOWN = "working_" + "0" * 32
 
@@ -22,7 +29,7 @@ UNKNOWN = "working_" + "0" * 32
         ("Search", pb.SearchRequest(scope=S, query="x", collections=["notes"]), "unknown collection"),
         ("Search", pb.SearchRequest(scope=S, query="x", metadata_filters_json="{oops"), "not valid JSON"),
         ("Search", pb.SearchRequest(scope=S, query_vector=b"\x00" * 12), "expected 1536"),
-        ("Search", pb.SearchRequest(scope=S, query="x", sort_by=9), "SortBy"),
+        ("Search", pb.SearchRequest(scope=S, query="x", sort_by=cast("pb.SortBy", 9)), "SortBy"),
         ("Search", pb.SearchRequest(scope=common_pb.Scope(user="bad user!", project="p"), query="x"), "scope.user"),
         ("Store", pb.StoreRequest(scope=S, collection="working", content="   "), "content is empty"),
         ("Store", pb.StoreRequest(scope=S, collection="scratch", content="x"), "unknown collection"),
@@ -41,7 +48,7 @@ UNKNOWN = "working_" + "0" * 32
             pb.ScoreRequest(scope=S, memory_scores={UNKNOWN: common_pb.OUTCOME_UNSPECIFIED}),
             "OUTCOME_UNSPECIFIED",
         ),
-        ("Score", pb.ScoreRequest(scope=S, outcome=7), "not an Outcome"),
+        ("Score", pb.ScoreRequest(scope=S, outcome=cast("common_pb.Outcome", 7)), "not an Outcome"),
         ("Update", pb.UpdateRequest(scope=S, id=UNKNOWN), "nothing to update"),
         ("Get", pb.GetRequest(scope=S, id=""), "id is empty"),
         ("List", pb.ListRequest(scope=S, collection="working", limit=1000), "limit=1000"),
@@ -61,11 +68,11 @@ UNKNOWN = "working_" + "0" * 32
         ("IngestBook", pb.IngestBookRequest(scope=S, title="t", filename="a\x00b.md", data=b"x"), "base name"),
     ],
 )
-def test_bad_input_is_invalid_argument(stub, method, request_, fragment) -> None:  # type: ignore[no-untyped-def]
+def test_bad_input_is_invalid_argument(stub: MemoryServiceStub, method: str, request_: Message, fragment: str) -> None:
     with pytest.raises(grpc.RpcError) as err:
         getattr(stub, method)(request_, timeout=30)
     assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT, err.value.details()
-    assert fragment in err.value.details()
+    assert fragment in (err.value.details() or "")
 
 
 @pytest.mark.parametrize(
@@ -77,13 +84,13 @@ def test_bad_input_is_invalid_argument(stub, method, request_, fragment) -> None
         ("RemoveBook", pb.RemoveBookRequest(scope=S, title="No Such Book")),
     ],
 )
-def test_unknown_ids_are_not_found(stub, method, request_) -> None:  # type: ignore[no-untyped-def]
+def test_unknown_ids_are_not_found(stub: MemoryServiceStub, method: str, request_: Message) -> None:
     with pytest.raises(grpc.RpcError) as err:
         getattr(stub, method)(request_, timeout=30)
     assert err.value.code() == grpc.StatusCode.NOT_FOUND
 
 
-def test_ids_from_another_scope_are_not_found(stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_ids_from_another_scope_are_not_found(stub: MemoryServiceStub, scope: common_pb.Scope) -> None:
     note = store(stub, scope, "Scope-private note about the payment service")
     other = common_pb.Scope(user=scope.user, project=scope.project + "-b")
     with pytest.raises(grpc.RpcError) as err:
@@ -93,7 +100,7 @@ def test_ids_from_another_scope_are_not_found(stub, scope) -> None:  # type: ign
     assert list(reply.not_found) == [note.id]
 
 
-def test_memory_bank_cap_is_failed_precondition(loop_thread, embedding_addr, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_memory_bank_cap_is_failed_precondition(loop_thread: LoopThread, embedding_addr: str, tmp_path: Path) -> None:
     from protos.mnemex.memory.v1 import memory_service_pb2_grpc as pb_grpc
     from tests.support.memory_service import start_memory_service
 
@@ -106,7 +113,7 @@ def test_memory_bank_cap_is_failed_precondition(loop_thread, embedding_addr, tmp
             store(client, S, "User owns a bicycle", "memory_bank")
             with pytest.raises(grpc.RpcError) as err:
                 store(client, S, "User speaks Portuguese", "memory_bank")
-            assert err.value.code() == grpc.StatusCode.FAILED_PRECONDITION and "archive" in err.value.details()
+            assert err.value.code() == grpc.StatusCode.FAILED_PRECONDITION and "archive" in (err.value.details() or "")
             client.Archive(pb.ArchiveRequest(scope=S, id=first.id), timeout=10)
             assert store(client, S, "User speaks Portuguese", "memory_bank").id
     finally:

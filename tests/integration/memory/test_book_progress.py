@@ -15,8 +15,12 @@ import grpc
 import pytest
 
 from kernel import __version__
+from protos.mnemex.common.v1.common_pb2 import Scope
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
+from protos.mnemex.memory.v1.memory_service_pb2_grpc import MemoryServiceStub
 from services.memory.usecases.book_ingest import EMBED_BATCH
+from tests.support.loop_thread import LoopThread
+from tests.support.memory_service import MemoryService
 
 
 def handbook(edition: int, sections: int) -> bytes:
@@ -28,17 +32,19 @@ def handbook(edition: int, sections: int) -> bytes:
     ).encode()
 
 
-def stream(stub, scope, data: bytes, title: str = "Handbook", filename: str = "handbook.md"):  # type: ignore[no-untyped-def]
+def stream(
+    stub: MemoryServiceStub, scope: Scope, data: bytes, title: str = "Handbook", filename: str = "handbook.md"
+) -> grpc._CallIterator[pb.IngestBookStreamResponse]:
     book = pb.IngestBookRequest(scope=scope, title=title, filename=filename, data=data, skip_if_unchanged=True)
     return stub.IngestBookStream(pb.IngestBookStreamRequest(book=book), timeout=300)
 
 
-def books_of(stub, scope) -> list[tuple[str, int, str]]:  # type: ignore[no-untyped-def]
+def books_of(stub: MemoryServiceStub, scope: Scope) -> list[tuple[str, int, str]]:
     reply = stub.ListBooks(pb.ListBooksRequest(scope=scope), timeout=30)
     return [(b.title, b.chunks, b.content_hash) for b in reply.books]
 
 
-def test_progress_counts_every_batch_then_the_result(stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_progress_counts_every_batch_then_the_result(stub: MemoryServiceStub, scope: Scope) -> None:
     messages = list(stream(stub, scope, handbook(1, sections=55)))
     *progress, last = messages
     assert all(m.WhichOneof("event") == "progress" for m in progress)
@@ -56,15 +62,17 @@ def test_progress_counts_every_batch_then_the_result(stub, scope) -> None:  # ty
     assert again[0].result.skipped_unchanged and again[0].result.chunks == total
 
 
-def test_bad_input_fails_the_stream_with_invalid_argument(stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_bad_input_fails_the_stream_with_invalid_argument(stub: MemoryServiceStub, scope: Scope) -> None:
     with pytest.raises(grpc.RpcError) as failed:
         list(stream(stub, scope, b"MZ\x90\x00", title="setup", filename="setup.exe"))
     assert failed.value.code() == grpc.StatusCode.INVALID_ARGUMENT
-    assert ".txt" in failed.value.details()
+    assert ".txt" in (failed.value.details() or "")
     assert books_of(stub, scope) == []
 
 
-def test_a_failed_ingest_leaves_the_previous_version_whole(memory_service, loop_thread, stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_a_failed_ingest_leaves_the_previous_version_whole(
+    memory_service: MemoryService, loop_thread: LoopThread, stub: MemoryServiceStub, scope: Scope
+) -> None:
     first = list(stream(stub, scope, handbook(1, sections=2)))[-1].result
     before = books_of(stub, scope)
     seen: list[int] = []
@@ -93,7 +101,7 @@ def test_a_failed_ingest_leaves_the_previous_version_whole(memory_service, loop_
     assert before == [("Handbook", first.chunks, hashlib.sha256(handbook(1, sections=2)).hexdigest())]
 
 
-def test_a_cancelled_stream_stops_the_ingest_and_removes_its_chunks(stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_a_cancelled_stream_stops_the_ingest_and_removes_its_chunks(stub: MemoryServiceStub, scope: Scope) -> None:
     first = list(stream(stub, scope, handbook(1, sections=2)))[-1].result
     before = books_of(stub, scope)
     call = stream(stub, scope, handbook(2, sections=400))
@@ -108,6 +116,6 @@ def test_a_cancelled_stream_stops_the_ingest_and_removes_its_chunks(stub, scope)
     assert before == [("Handbook", first.chunks, hashlib.sha256(handbook(1, sections=2)).hexdigest())]
 
 
-def test_info_names_the_service_and_its_version(stub) -> None:  # type: ignore[no-untyped-def]
+def test_info_names_the_service_and_its_version(stub: MemoryServiceStub) -> None:
     info = stub.Info(pb.InfoRequest(), timeout=10)
     assert (info.service, info.version) == ("memory", __version__)

@@ -2,7 +2,9 @@ from __future__ import annotations
 
 import json
 
+from protos.mnemex.common.v1.common_pb2 import Scope
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
+from protos.mnemex.memory.v1.memory_service_pb2_grpc import MemoryServiceStub
 from tests.support.pdf_samples import minimal_pdf
 
 GUIDE = (
@@ -15,13 +17,23 @@ GUIDE = (
 )
 
 
-def ingest(stub, scope, title, filename, data, **kw):  # type: ignore[no-untyped-def]
-    return stub.IngestBook(
-        pb.IngestBookRequest(scope=scope, title=title, filename=filename, data=data, **kw), timeout=120
+def ingest(
+    stub: MemoryServiceStub,
+    scope: Scope,
+    title: str,
+    filename: str,
+    data: bytes,
+    *,
+    source: str = "",
+    skip_if_unchanged: bool = False,
+) -> pb.IngestBookResponse:
+    request = pb.IngestBookRequest(
+        scope=scope, title=title, filename=filename, data=data, source=source, skip_if_unchanged=skip_if_unchanged
     )
+    return stub.IngestBook(request, timeout=120)
 
 
-def test_ingest_list_search_and_remove(stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_ingest_list_search_and_remove(stub: MemoryServiceStub, scope: Scope) -> None:
     reply = ingest(stub, scope, "Deploy Guide", "deploy.md", GUIDE.encode(), source="wiki/deploy")
     assert reply.chunks >= 5 and len(reply.ids) == reply.chunks and not reply.skipped_unchanged
     pdf = ingest(stub, scope, "", "Incident Handbook.pdf", minimal_pdf("Page the on-call engineer through PagerDuty"))
@@ -54,7 +66,9 @@ def test_ingest_list_search_and_remove(stub, scope) -> None:  # type: ignore[no-
     assert all("flip-traffic" not in m.content for m in after.memories)
 
 
-def test_unchanged_files_are_skipped_and_changed_ones_replace_their_chunks(stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_unchanged_files_are_skipped_and_changed_ones_replace_their_chunks(
+    stub: MemoryServiceStub, scope: Scope
+) -> None:
     first = ingest(stub, scope, "Notes", "notes.txt", b"Version one of the notes about caching.")
     same = ingest(stub, scope, "Notes", "notes.txt", b"Version one of the notes about caching.", skip_if_unchanged=True)
     assert same.skipped_unchanged and list(same.ids) == list(first.ids)
@@ -64,7 +78,7 @@ def test_unchanged_files_are_skipped_and_changed_ones_replace_their_chunks(stub,
     assert [(b.title, b.chunks) for b in books] == [("Notes", 1)]
 
 
-def test_book_text_is_redacted(stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_book_text_is_redacted(stub: MemoryServiceStub, scope: Scope) -> None:
     reply = ingest(
         stub, scope, "Ops", "ops.txt", b"Connect with postgres://admin:s3cretpassw0rd@db.internal/app please."
     )

@@ -15,11 +15,14 @@ import pytest
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 from protos.mnemex.memory.v1 import memory_service_pb2_grpc as pb_grpc
+from tests.support.loop_thread import LoopThread
 
 pytestmark = pytest.mark.slow
 
 
-def test_store_search_and_restart_through_a_chroma_server(tmp_path: Path, loop_thread, embedding_addr) -> None:  # type: ignore[no-untyped-def]
+def test_store_search_and_restart_through_a_chroma_server(
+    tmp_path: Path, loop_thread: LoopThread, embedding_addr: str
+) -> None:
     from services.memory.composition import create_server
     from services.memory.settings import MemorySettings
 

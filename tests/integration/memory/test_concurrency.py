@@ -9,7 +9,7 @@ import grpc
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 from protos.mnemex.memory.v1 import memory_service_pb2_grpc as pb_grpc
-from tests.support.memory_service import store
+from tests.support.memory_service import MemoryService, store
 
 WRITERS = 8
 CALLS_PER_WRITER = 5
@@ -38,7 +38,9 @@ TOPICS = [
 ]
 
 
-def test_eight_writers_apply_a_thousand_outcomes_and_uses_add_up(memory_service, stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_eight_writers_apply_a_thousand_outcomes_and_uses_add_up(
+    memory_service: MemoryService, stub: pb_grpc.MemoryServiceStub, scope: common_pb.Scope
+) -> None:
     ids = [store(stub, scope, f"Team practice: {topic}", vector=b"", allow_duplicate=True).id for topic in TOPICS]
     ids += [store(stub, scope, f"User preference number {i}: {t}", "memory_bank").id for i, t in enumerate(TOPICS[:5])]
     assert len(ids) == IDS_PER_CALL

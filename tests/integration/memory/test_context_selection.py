@@ -7,7 +7,9 @@ off-topic lines filling k, 8-10 % of lines being turns of the current session.
 
 from __future__ import annotations
 
+from protos.mnemex.common.v1.common_pb2 import Scope
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
+from protos.mnemex.memory.v1.memory_service_pb2_grpc import MemoryServiceStub
 from tests.support.memory_service import store
 
 FIX_EXCHANGE = (
@@ -18,17 +20,19 @@ FIX_TAKEAWAY = "Fix for ModuleNotFoundError on billing imports in tests: install
 PROMPT = "pytest fails with ModuleNotFoundError: No module named 'billing.utils' when I run the tests"
 
 
-def prepare(stub, scope, session, query, limit=5):  # type: ignore[no-untyped-def]
+def prepare(
+    stub: MemoryServiceStub, scope: Scope, session: str, query: str, limit: int = 5
+) -> pb.PrepareContextResponse:
     request = pb.PrepareContextRequest(scope=scope, session_id=session, prompt=query)
     request.search.CopyFrom(pb.SearchRequest(query=query, limit=limit))
     return stub.PrepareContext(request, timeout=30)
 
 
-def reasons(reply) -> dict[str, str]:  # type: ignore[no-untyped-def]
+def reasons(reply: pb.PrepareContextResponse) -> dict[str, str]:
     return {c.id: c.reason for c in reply.choices}
 
 
-def test_copies_of_one_fix_collapse_into_one_line_with_their_ids(stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_copies_of_one_fix_collapse_into_one_line_with_their_ids(stub: MemoryServiceStub, scope: Scope) -> None:
     exchange = store(stub, scope, FIX_EXCHANGE, "working", allow_duplicate=True)
     promoted_copy = store(stub, scope, FIX_EXCHANGE, "history", allow_duplicate=True)
     takeaway = store(stub, scope, FIX_TAKEAWAY, "working", allow_duplicate=True)
@@ -42,7 +46,7 @@ def test_copies_of_one_fix_collapse_into_one_line_with_their_ids(stub, scope) ->
         assert reasons(reply)[other] == f"duplicate of {kept.id}"
 
 
-def test_off_topic_lines_do_not_fill_the_slots(stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_off_topic_lines_do_not_fill_the_slots(stub: MemoryServiceStub, scope: Scope) -> None:
     fix = store(stub, scope, FIX_EXCHANGE, "history")
     chatter = store(stub, scope, "User: thanks, that's great!\nAssistant: You're welcome, glad it helped.")
     branch = store(stub, scope, "User: how do I rename a git branch?\nAssistant: git branch -m old new")
@@ -53,7 +57,7 @@ def test_off_topic_lines_do_not_fill_the_slots(stub, scope) -> None:  # type: ig
     assert reasons(reply)[branch.id].startswith("below relevance floor")
 
 
-def test_turns_of_the_asking_session_are_left_out(stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_turns_of_the_asking_session_are_left_out(stub: MemoryServiceStub, scope: Scope) -> None:
     stub.PrepareContext(pb.PrepareContextRequest(scope=scope, session_id="s-echo", prompt=PROMPT), timeout=30)
     exchange_id = stub.RecordExchange(
         pb.RecordExchangeRequest(scope=scope, session_id="s-echo", assistant_text="Run pip install -e . first."),
@@ -66,7 +70,7 @@ def test_turns_of_the_asking_session_are_left_out(stub, scope) -> None:  # type:
     assert exchange_id in [m.id for m in other_session.memories]
 
 
-def test_a_wrong_fix_and_the_right_fix_for_one_problem_stay_two_lines(stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_a_wrong_fix_and_the_right_fix_for_one_problem_stay_two_lines(stub: MemoryServiceStub, scope: Scope) -> None:
     # Cosine 0.91 between these two: as close as an exchange and its takeaway. They differ
     # in what they tell the model to do, so both are shown.
     wrong = store(

@@ -52,7 +52,8 @@ def start(home: Path, port: int) -> subprocess.Popen[bytes]:
         health = health_pb2_grpc.HealthStub(chan)
         while time.monotonic() < deadline:
             if proc.poll() is not None:
-                raise AssertionError(f"memory service exited: {proc.stderr.read().decode()[-2000:]}")  # type: ignore[union-attr]
+                assert proc.stderr is not None  # started with stderr=PIPE
+                raise AssertionError(f"memory service exited: {proc.stderr.read().decode()[-2000:]}")
             try:
                 if health.Check(health_pb2.HealthCheckRequest(service=""), timeout=1).status == 1:
                     return proc
@@ -64,7 +65,8 @@ def start(home: Path, port: int) -> subprocess.Popen[bytes]:
 
 def unit_vector(rng: np.random.Generator) -> bytes:
     v = rng.standard_normal(384).astype("<f4")
-    return (v / np.linalg.norm(v)).astype("<f4").tobytes()
+    scaled: np.ndarray = v / np.linalg.norm(v)
+    return scaled.astype("<f4").tobytes()
 
 
 def test_kill_9_mid_stream_loses_and_duplicates_no_acknowledged_write(tmp_path: Path) -> None:

@@ -15,14 +15,16 @@ import pytest
 
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
-from tests.support.memory_service import store
+from protos.mnemex.memory.v1.memory_service_pb2_grpc import MemoryServiceStub
+from tests.support.loop_thread import LoopThread
+from tests.support.memory_service import MemoryService, store
 
 
 def days_ago(days: float) -> datetime:
     return datetime.now(UTC) - timedelta(days=days)
 
 
-def test_bug1_empty_query_results_are_scored_and_normalized(stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_bug1_empty_query_results_are_scored_and_normalized(stub: MemoryServiceStub, scope: common_pb.Scope) -> None:
     note = store(stub, scope, "Used ruff instead of flake8 for linting")
     for outcome in (common_pb.OUTCOME_WORKED, common_pb.OUTCOME_WORKED, common_pb.OUTCOME_FAILED):
         stub.Score(pb.ScoreRequest(scope=scope, memory_scores={note.id: outcome}), timeout=10)
@@ -37,7 +39,9 @@ def test_bug1_empty_query_results_are_scored_and_normalized(stub, scope) -> None
     assert memory.created_at and memory.age
 
 
-def test_bug2_recency_sort_reads_created_at_with_timestamp_fallback(stub, scope, memory_service, loop_thread) -> None:  # type: ignore[no-untyped-def]
+def test_bug2_recency_sort_reads_created_at_with_timestamp_fallback(
+    stub: MemoryServiceStub, scope: common_pb.Scope, memory_service: MemoryService, loop_thread: LoopThread
+) -> None:
     newest = store(
         stub,
         scope,
@@ -66,7 +70,7 @@ def test_bug2_recency_sort_reads_created_at_with_timestamp_fallback(stub, scope,
     assert by_score[0].id == "history_legacy0001"
 
 
-def test_bug3_days_back_without_query_filters_by_date(stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_bug3_days_back_without_query_filters_by_date(stub: MemoryServiceStub, scope: common_pb.Scope) -> None:
     recent = store(
         stub,
         scope,
@@ -92,7 +96,7 @@ def test_bug3_days_back_without_query_filters_by_date(stub, scope) -> None:  # t
     assert len(wider) == 3 and wider[-1].id == fact.id
 
 
-def test_empty_query_honours_metadata_filters_and_collections(stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_empty_query_honours_metadata_filters_and_collections(stub: MemoryServiceStub, scope: common_pb.Scope) -> None:
     keep = store(stub, scope, "Ticket 42: flaky test quarantined", metadata_json='{"ticket": 42}')
     store(stub, scope, "Ticket 43: docs typo", metadata_json='{"ticket": 43}')
     store(stub, scope, "User likes terse answers", "memory_bank")

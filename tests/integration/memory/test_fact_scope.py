@@ -13,20 +13,24 @@ import numpy as np
 
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
+from protos.mnemex.memory.v1.memory_service_pb2_grpc import MemoryServiceStub
 from services.memory.domain.naming import MEMORY_BANK, memory_id, new_uid
 from services.memory.domain.write_rules import new_record
-from tests.support.memory_service import store
+from tests.support.loop_thread import LoopThread
+from tests.support.memory_service import MemoryService, store
 
 
 def other_project(scope: common_pb.Scope, name: str) -> common_pb.Scope:
     return common_pb.Scope(user=scope.user, project=f"{scope.project}-{name}")
 
 
-def get(stub, scope, memory_id_: str) -> pb.Memory:  # type: ignore[no-untyped-def]
+def get(stub: MemoryServiceStub, scope: common_pb.Scope, memory_id_: str) -> pb.Memory:
     return stub.Get(pb.GetRequest(scope=scope, id=memory_id_), timeout=10).memory
 
 
-def test_a_fact_in_another_project_does_not_supersede_this_projects_fact(stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_a_fact_in_another_project_does_not_supersede_this_projects_fact(
+    stub: MemoryServiceStub, scope: common_pb.Scope
+) -> None:
     project_b = other_project(scope, "b")
     fact_a = store(stub, scope, "The staging database port is 5432", MEMORY_BANK)
     reply = stub.Store(
@@ -44,7 +48,9 @@ def test_a_fact_in_another_project_does_not_supersede_this_projects_fact(stub, s
     assert not get(stub, scope, fact_a.id).archived
 
 
-def test_user_wide_facts_supersede_each_other_but_not_project_facts(stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_user_wide_facts_supersede_each_other_but_not_project_facts(
+    stub: MemoryServiceStub, scope: common_pb.Scope
+) -> None:
     local = store(stub, scope, "The user's editor is vim", MEMORY_BANK)
     wide = stub.Store(
         pb.StoreRequest(scope=scope, collection=MEMORY_BANK, content="The user's editor is emacs", user_wide=True),
@@ -64,7 +70,9 @@ def test_user_wide_facts_supersede_each_other_but_not_project_facts(stub, scope)
     assert list(newer.superseded_ids) == [wide.id]
 
 
-def test_facts_stored_before_scopes_stay_user_wide(memory_service, loop_thread, stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_facts_stored_before_scopes_stay_user_wide(
+    memory_service: MemoryService, loop_thread: LoopThread, stub: MemoryServiceStub, scope: common_pb.Scope
+) -> None:
     """Migration: a fact without ``fact_scope`` was user-wide and stays so: a project fact leaves it
     alone, a user-wide fact with another value supersedes it, and no fact is hidden."""
     memory = memory_service.memory
@@ -101,7 +109,7 @@ def test_facts_stored_before_scopes_stay_user_wide(memory_service, loop_thread, 
     assert list(wide.superseded_ids) == [old_id]
 
 
-def test_another_projects_fact_is_never_injected(stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_another_projects_fact_is_never_injected(stub: MemoryServiceStub, scope: common_pb.Scope) -> None:
     """Issue 35 replaced the old rule (shown below the local lines, labelled with its project): a project
     fact holds only in its project, so another project's never reaches the block."""
     project_b = other_project(scope, "e")
@@ -119,7 +127,9 @@ def test_another_projects_fact_is_never_injected(stub, scope) -> None:  # type: 
 CITIES = ("Frankfurt", "Paris", "Madrid", "Milan", "Vienna", "Warsaw", "Zurich", "Oslo", "Lisbon", "Prague")
 
 
-def test_a_projects_own_fact_is_not_crowded_out_by_other_projects_facts(stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_a_projects_own_fact_is_not_crowded_out_by_other_projects_facts(
+    stub: MemoryServiceStub, scope: common_pb.Scope
+) -> None:
     """Ten facts of other projects, each closer to the prompt than this project's own: the search took the
     best few of all the user's facts and only then dropped the other projects', so the own fact never
     appeared. Now a project's facts (and user-wide ones) compete among themselves."""

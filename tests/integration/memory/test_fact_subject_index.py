@@ -20,7 +20,9 @@ import numpy as np
 from chromadb.config import Settings as ChromaSettings
 
 from kernel.blocking_io import BlockingIO
+from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
+from protos.mnemex.memory.v1.memory_service_pb2_grpc import MemoryServiceStub
 from services.memory.composition import MemoryUseCases
 from services.memory.domain import timefmt
 from services.memory.domain.naming import MEMORY_BANK, Scope
@@ -60,7 +62,7 @@ def marks_on(stub: Any, scope: Any, memory_id: str) -> dict[str, str]:
     return {key: metadata[key] for key in MARKS if metadata.get(key)} | ({"archived": "yes"} if stored.archived else {})
 
 
-def test_facts_about_two_services_never_mark_each_other(stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_facts_about_two_services_never_mark_each_other(stub: MemoryServiceStub, scope: common_pb.Scope) -> None:
     replies = [fact(stub, scope, text) for text in TWO_SERVICES]
     assert [list(r.superseded_ids) for r in replies] == [[]] * len(TWO_SERVICES)
     ids = [r.memory.id for r in replies]
@@ -71,7 +73,9 @@ def test_facts_about_two_services_never_mark_each_other(stub, scope) -> None:  #
     assert marks_on(stub, scope, ids[1]) == {}  # s2's port is not s1's
 
 
-def test_a_near_duplicate_wording_about_another_service_is_a_new_fact(stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_a_near_duplicate_wording_about_another_service_is_a_new_fact(
+    stub: MemoryServiceStub, scope: common_pb.Scope
+) -> None:
     first = fact(stub, scope, "The s7 worker keeps its data in /var/lib/s7")
     second = fact(stub, scope, "The s77 worker keeps its data in /var/lib/s77")  # cosine 0.98 to the first
     assert not second.deduplicated and second.memory.id != first.memory.id
@@ -174,7 +178,9 @@ def test_the_index_follows_archives_and_rewordings_and_is_rebuilt_on_restart(tmp
     asyncio.run(main())
 
 
-def test_a_lifecycle_sweep_after_facts_about_many_services_keeps_every_one(stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_a_lifecycle_sweep_after_facts_about_many_services_keeps_every_one(
+    stub: MemoryServiceStub, scope: common_pb.Scope
+) -> None:
     """Facts the user told are kept: supersession by subject archives only the one s1 port the user
     changed, and a maintenance sweep afterwards moves, expires or archives none of the others."""
     ids = [fact(stub, scope, text).memory.id for text in TWO_SERVICES]

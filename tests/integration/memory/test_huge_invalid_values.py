@@ -7,6 +7,8 @@ limit reaches the client as RESOURCE_EXHAUSTED instead of the real error.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import grpc
 import pytest
 
@@ -18,9 +20,9 @@ HUGE = "x" * (8 * 1024 * 1024)
 HUGE_SPACED = "y " * (4 * 1024 * 1024)  # not a valid id either, and not one word
 
 
-def _refusal(call: object) -> grpc.RpcError:
+def _refusal(call: Callable[[], object]) -> grpc.RpcError:
     with pytest.raises(grpc.RpcError) as refused:
-        call()  # type: ignore[operator]
+        call()
     return refused.value
 
 

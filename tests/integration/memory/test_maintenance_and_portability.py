@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import grpc
 import pytest
@@ -9,7 +10,8 @@ import pytest
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 from protos.mnemex.memory.v1 import memory_service_pb2_grpc as pb_grpc
-from tests.support.memory_service import start_memory_service, store
+from tests.support.loop_thread import LoopThread
+from tests.support.memory_service import MemoryService, start_memory_service, store
 
 
 def ago(**delta: float) -> str:
@@ -27,7 +29,9 @@ def record(scope: common_pb.Scope, collection: str, rid: str, content: str, **me
     return pb.ImportRequest(record_json=json.dumps(body))
 
 
-def test_maintenance_expires_promotes_and_records_events(stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_maintenance_expires_promotes_and_records_events(
+    stub: pb_grpc.MemoryServiceStub, scope: common_pb.Scope
+) -> None:
     stale = store(
         stub,
         scope,
@@ -85,7 +89,9 @@ def test_maintenance_expires_promotes_and_records_events(stub, scope) -> None:  
     assert by_day[datetime.now(UTC).date().isoformat()] == {"expired": 2, "promoted": 1}
 
 
-def test_exchange_logs_older_than_seven_days_are_pruned(memory_service, stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_exchange_logs_older_than_seven_days_are_pruned(
+    memory_service: MemoryService, stub: pb_grpc.MemoryServiceStub, scope: common_pb.Scope
+) -> None:
     memory = memory_service.memory
     stub.RecordInjection(
         pb.RecordInjectionRequest(scope=scope, session_id="old", ids=[], prompt="long ago"), timeout=10
@@ -108,7 +114,13 @@ def test_exchange_logs_older_than_seven_days_are_pruned(memory_service, stub, sc
     ).scoring_required
 
 
-def test_export_then_import_is_exact_and_idempotent(stub, scope, loop_thread, embedding_addr, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_export_then_import_is_exact_and_idempotent(
+    stub: pb_grpc.MemoryServiceStub,
+    scope: common_pb.Scope,
+    loop_thread: LoopThread,
+    embedding_addr: str,
+    tmp_path: Path,
+) -> None:
     note = store(stub, scope, "History: the queue switched from RabbitMQ to NATS")
     fact = store(stub, scope, "User prefers dark mode", "memory_bank", tags=["ui"], importance=0.8)
     stub.Score(pb.ScoreRequest(scope=scope, memory_scores={note.id: common_pb.OUTCOME_WORKED}), timeout=10)
@@ -147,7 +159,7 @@ def test_export_then_import_is_exact_and_idempotent(stub, scope, loop_thread, em
     assert listed[(scope.user, scope.project)] == {"working": 1, "memory_bank": 1}
 
 
-def test_health_and_reflection_are_served(memory_service) -> None:  # type: ignore[no-untyped-def]
+def test_health_and_reflection_are_served(memory_service: MemoryService) -> None:
     from grpc_health.v1 import health_pb2, health_pb2_grpc
     from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 

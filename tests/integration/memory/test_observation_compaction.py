@@ -4,12 +4,18 @@ from __future__ import annotations
 
 import asyncio
 import json
-from datetime import timedelta
+from collections.abc import Callable
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from services.memory.composition import MemoryUseCases
 from services.memory.domain.naming import Scope
 from tests.support.memory_core import make_core
+
+
+def frozen_at(moment: datetime) -> Callable[[], datetime]:
+    """A clock source that always reads ``moment``."""
+    return lambda: moment
 
 
 async def observe(core: MemoryUseCases, scope: Scope, text: str, kind: str, session: str) -> str:
@@ -31,7 +37,7 @@ def test_low_importance_observations_are_compacted_per_session(tmp_path: Path) -
             (185, "Fetched docs.python.org", "discovery"),
             (180, "Ran ls", "command"),
         ):
-            core.clock.source = lambda m=minutes: start - timedelta(minutes=m)
+            core.clock.source = frozen_at(start - timedelta(minutes=minutes))
             low.append(await observe(core, scope, text, kind, "s1"))
         kept = [
             await observe(core, scope, "Edited gateway/app.py", "change", "s1"),  # importance 0.6

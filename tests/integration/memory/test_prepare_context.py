@@ -13,23 +13,29 @@ import pytest
 
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
-from tests.support.memory_service import store
+from protos.mnemex.memory.v1.memory_service_pb2_grpc import MemoryServiceStub
+from tests.support.loop_thread import LoopThread
+from tests.support.memory_service import MemoryService, store
 
 
-def prepare(stub, scope, session, query="", prompt="a question"):  # type: ignore[no-untyped-def]
+def prepare(
+    stub: MemoryServiceStub, scope: common_pb.Scope, session: str, query: str = "", prompt: str = "a question"
+) -> pb.PrepareContextResponse:
     request = pb.PrepareContextRequest(scope=scope, session_id=session, prompt=prompt)
     if query:
         request.search.CopyFrom(pb.SearchRequest(query=query, limit=3))
     return stub.PrepareContext(request, timeout=30)
 
 
-def exchange(stub, scope, session, answer="done"):  # type: ignore[no-untyped-def]
+def exchange(stub: MemoryServiceStub, scope: common_pb.Scope, session: str, answer: str = "done") -> str:
     return stub.RecordExchange(
         pb.RecordExchangeRequest(scope=scope, session_id=session, assistant_text=answer), timeout=30
     ).exchange_id
 
 
-def test_one_call_answers_state_and_search_and_records_the_turn(stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_one_call_answers_state_and_search_and_records_the_turn(
+    stub: MemoryServiceStub, scope: common_pb.Scope
+) -> None:
     uv = store(stub, scope, "Use uv to manage the virtualenv of this repository")
     store(stub, scope, "The API gateway rate-limits at 100 requests per second")
     first = prepare(stub, scope, "p1", query="how do I manage the virtualenv?", prompt="how do I set up the env?")
@@ -47,7 +53,9 @@ def test_one_call_answers_state_and_search_and_records_the_turn(stub, scope) -> 
     assert {s.id for s in reply.scored} == {exchange_id, *found}
 
 
-def test_without_a_search_the_state_is_read_and_an_empty_turn_recorded(stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_without_a_search_the_state_is_read_and_an_empty_turn_recorded(
+    stub: MemoryServiceStub, scope: common_pb.Scope
+) -> None:
     blank = prepare(stub, scope, "p2")
     assert list(blank.memories) == [] and not blank.scoring_required
     exchange_id = exchange(stub, scope, "p2")
@@ -55,14 +63,14 @@ def test_without_a_search_the_state_is_read_and_an_empty_turn_recorded(stub, sco
     assert after.scoring_required and list(after.injected_ids) == [] and after.exchange_id == exchange_id
 
 
-def test_an_interrupted_turn_needs_no_scoring(stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_an_interrupted_turn_needs_no_scoring(stub: MemoryServiceStub, scope: common_pb.Scope) -> None:
     store(stub, scope, "Cache invalidation happens on deploy")
     prepare(stub, scope, "p3", query="when is the cache invalidated?")
     again = prepare(stub, scope, "p3", query="never mind, when do we deploy?")  # no stop in between
     assert not again.scoring_required
 
 
-def test_many_turns_back_to_back_stay_in_order(stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_many_turns_back_to_back_stay_in_order(stub: MemoryServiceStub, scope: common_pb.Scope) -> None:
     store(stub, scope, "Feature flags gate every rollout")
     previous_ids: list[str] | None = None
     previous_exchange = ""
@@ -77,8 +85,8 @@ def test_many_turns_back_to_back_stay_in_order(stub, scope) -> None:  # type: ig
         previous_exchange = exchange(stub, scope, "p4", answer=f"answer {turn}")
 
 
-def test_the_core_keeps_the_deferred_write_before_the_next_turn_operation(  # type: ignore[no-untyped-def]
-    memory_service, loop_thread, scope
+def test_the_core_keeps_the_deferred_write_before_the_next_turn_operation(
+    memory_service: MemoryService, loop_thread: LoopThread, scope: common_pb.Scope
 ) -> None:
     """No RPC round trip in between: the exchange is recorded the moment PrepareContext returns,
     before the deferred injection write has even started."""
@@ -98,7 +106,9 @@ def test_the_core_keeps_the_deferred_write_before_the_next_turn_operation(  # ty
     assert required and ids == [] and scored_exchange == exchange_id
 
 
-def test_kept_lines_carry_their_rank_parts_and_the_turn_records_the_same(stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_kept_lines_carry_their_rank_parts_and_the_turn_records_the_same(
+    stub: MemoryServiceStub, scope: common_pb.Scope
+) -> None:
     store(stub, scope, "Use uv to manage the virtualenv of this repository")
     store(stub, scope, "The virtualenv lives in .venv at the repository root")
     reply = prepare(stub, scope, "p-parts", query="how do I manage the virtualenv?", prompt="virtualenv?")
@@ -130,7 +140,9 @@ def test_kept_lines_carry_their_rank_parts_and_the_turn_records_the_same(stub, s
     }
 
 
-def test_the_deferred_record_keeps_the_turns_choices_and_client(stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_the_deferred_record_keeps_the_turns_choices_and_client(
+    stub: MemoryServiceStub, scope: common_pb.Scope
+) -> None:
     # One write behind the reply records the injection, then the choices and client with that turn.
     uv = store(stub, scope, "Use uv to manage the virtualenv of this repository")
     request = pb.PrepareContextRequest(scope=scope, session_id="c1", prompt="how do I set up the env?", client="claude")
@@ -144,7 +156,7 @@ def test_the_deferred_record_keeps_the_turns_choices_and_client(stub, scope) -> 
     assert [(c["id"], c["kept"]) for c in json.loads(turn.choices_json)] == [(uv.id, True)]
 
 
-def test_a_preview_answers_the_same_and_records_nothing(stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_a_preview_answers_the_same_and_records_nothing(stub: MemoryServiceStub, scope: common_pb.Scope) -> None:
     store(stub, scope, "Migrations run with alembic upgrade head before each deploy")
     first = prepare(stub, scope, "p5", query="how do migrations run?")
     exchange(stub, scope, "p5")

@@ -10,16 +10,25 @@ import pytest
 
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
+from protos.mnemex.memory.v1.memory_service_pb2_grpc import MemoryServiceStub
 from tests.support.memory_service import store
 
 
-def prepare(stub, scope, session, lesson_ids, prompt="why is the db locked?"):  # type: ignore[no-untyped-def]
+def prepare(
+    stub: MemoryServiceStub,
+    scope: common_pb.Scope,
+    session: str,
+    lesson_ids: list[str],
+    prompt: str = "why is the db locked?",
+) -> pb.PrepareContextResponse:
     request = pb.PrepareContextRequest(scope=scope, session_id=session, prompt=prompt, lesson_ids=lesson_ids)
     request.search.CopyFrom(pb.SearchRequest(query="rate limit of the gateway", limit=1))
     return stub.PrepareContext(request, timeout=30)
 
 
-def test_lessons_come_back_in_order_and_are_recorded_with_the_results(stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_lessons_come_back_in_order_and_are_recorded_with_the_results(
+    stub: MemoryServiceStub, scope: common_pb.Scope
+) -> None:
     store(stub, scope, "The API gateway rate-limits at 100 requests per second")
     wal = store(stub, scope, "Switch SQLite to WAL mode when the test database is locked", collection="history")
     busy = store(stub, scope, "Raise the busy timeout when the test database is locked", collection="history")
@@ -43,8 +52,8 @@ def test_lessons_come_back_in_order_and_are_recorded_with_the_results(stub, scop
     assert reply.prompt == "why is the db locked?"
 
 
-def test_too_many_lesson_ids_is_invalid(stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_too_many_lesson_ids_is_invalid(stub: MemoryServiceStub, scope: common_pb.Scope) -> None:
     with pytest.raises(grpc.RpcError) as caught:
         prepare(stub, scope, "l2", [f"history_{i}" for i in range(17)])
     assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
-    assert "at most 16" in caught.value.details()
+    assert "at most 16" in (caught.value.details() or "")

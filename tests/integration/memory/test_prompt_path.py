@@ -30,6 +30,7 @@ from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 from protos.mnemex.memory.v1 import memory_service_pb2_grpc as pb_grpc
 from tests.support.call_trace import CallTrace, first_component, layer_violations, print_summary
+from tests.support.loop_thread import LoopThread
 from tests.support.memory_service import start_memory_service
 
 LAYERS = ("domain", "storage", "retrieval", "usecases", "transport")  # bottom to top
@@ -99,7 +100,9 @@ def check_the_path(trace: CallTrace) -> None:
     assert violations == [], "\n".join(violations)
 
 
-def test_the_production_prompt_request_only_calls_down_the_layers(loop_thread, embedding_addr, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_the_production_prompt_request_only_calls_down_the_layers(
+    loop_thread: LoopThread, embedding_addr: str, tmp_path: Path
+) -> None:
     home = tmp_path / "memory-home"
 
     async def seed() -> tuple[bytes, list[str], list[str]]:

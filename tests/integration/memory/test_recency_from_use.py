@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-from datetime import timedelta
+from collections.abc import Callable
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import numpy as np
@@ -18,6 +19,12 @@ import pytest
 from services.memory.domain.outcomes import Outcome
 from services.memory.domain.search_params import build_search_params
 from tests.support.memory_core import make_core, unit
+
+
+def frozen_at(moment: datetime) -> Callable[[], datetime]:
+    """A clock source that always reads ``moment``."""
+    return lambda: moment
+
 
 EVERYTHING = json.dumps({"collection": {"$in": ["working", "history", "patterns", "memory_bank", "books"]}})
 
@@ -75,7 +82,7 @@ def test_same_counters_the_more_recent_use_wins(tmp_path: Path) -> None:
             for _ in range(2)
         ]
         for memory_id, days_ago in ((first, 59), (second, 1)):
-            core.clock.source = lambda days=days_ago: start - timedelta(days=days)
+            core.clock.source = frozen_at(start - timedelta(days=days_ago))
             await core.scoring.score(
                 scope, session_id="", outcome=None, related=None, memory_scores={memory_id: Outcome.UNKNOWN}
             )

@@ -16,16 +16,18 @@ from gateway.rpc import Rpc
 from gateway.rules import DEFAULT_RULES, rules_from_proto
 from kernel.config import Settings
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
+from protos.mnemex.memory.v1.memory_service_pb2_grpc import MemoryServiceStub
 from services.memory.domain.lifecycle import LifecycleConfig
+from tests.support.loop_thread import LoopThread
 from tests.support.memory_service import start_memory_service
 
 
-def test_a_default_memory_service_reports_the_gateways_fallback_rules(stub) -> None:  # type: ignore[no-untyped-def]
+def test_a_default_memory_service_reports_the_gateways_fallback_rules(stub: MemoryServiceStub) -> None:
     assert rules_from_proto(stub.GetRules(pb.GetRulesRequest(), timeout=10)) == DEFAULT_RULES
 
 
-def test_the_descriptions_follow_a_memory_service_configured_differently(  # type: ignore[no-untyped-def]
-    loop_thread, embedding_addr, tmp_path: Path
+def test_the_descriptions_follow_a_memory_service_configured_differently(
+    loop_thread: LoopThread, embedding_addr: str, tmp_path: Path
 ) -> None:
     lifecycle = LifecycleConfig(working_ttl_hours=48.0, delete_below=0.15)
     running = loop_thread.run(start_memory_service(tmp_path, embedding_addr, lifecycle=lifecycle))

@@ -6,22 +6,27 @@ import pytest
 
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
+from protos.mnemex.memory.v1.memory_service_pb2_grpc import MemoryServiceStub
 from tests.support.memory_service import store
 
 
-def inject(stub, scope, session, ids, prompt="a question"):  # type: ignore[no-untyped-def]
+def inject(
+    stub: MemoryServiceStub, scope: common_pb.Scope, session: str, ids: list[str], prompt: str = "a question"
+) -> None:
     stub.RecordInjection(pb.RecordInjectionRequest(scope=scope, session_id=session, ids=ids, prompt=prompt), timeout=10)
 
 
-def state(stub, scope, session):  # type: ignore[no-untyped-def]
+def state(stub: MemoryServiceStub, scope: common_pb.Scope, session: str) -> pb.GetScoringStateResponse:
     return stub.GetScoringState(pb.GetScoringStateRequest(scope=scope, session_id=session), timeout=10)
 
 
-def uses(stub, scope, memory_id):  # type: ignore[no-untyped-def]
+def uses(stub: MemoryServiceStub, scope: common_pb.Scope, memory_id: str) -> int:
     return stub.Get(pb.GetRequest(scope=scope, id=memory_id), timeout=10).memory.uses
 
 
-def test_turn_cycle_scoring_required_only_after_a_completed_turn(stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_turn_cycle_scoring_required_only_after_a_completed_turn(
+    stub: MemoryServiceStub, scope: common_pb.Scope
+) -> None:
     a = store(stub, scope, "Use uv to manage the virtualenv")
     b = store(stub, scope, "The API gateway rate-limits at 100 rps")
     assert not state(stub, scope, "s1").scoring_required
@@ -44,14 +49,14 @@ def test_turn_cycle_scoring_required_only_after_a_completed_turn(stub, scope) ->
     assert not state(stub, scope, "s1").scoring_required
 
 
-def test_interrupted_turn_needs_no_scoring(stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_interrupted_turn_needs_no_scoring(stub: MemoryServiceStub, scope: common_pb.Scope) -> None:
     a = store(stub, scope, "Cache invalidation happens on deploy")
     inject(stub, scope, "s2", [a.id], prompt="first question")
     inject(stub, scope, "s2", [a.id], prompt="never mind, another question")  # no stop in between
     assert not state(stub, scope, "s2").scoring_required
 
 
-def test_related_semantics_absent_empty_and_explicit(stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_related_semantics_absent_empty_and_explicit(stub: MemoryServiceStub, scope: common_pb.Scope) -> None:
     a, b, c = (
         store(stub, scope, text)
         for text in ("Use feature flags for rollouts", "Blue green deploys on Fridays", "Logs ship to Loki")
@@ -88,7 +93,7 @@ def test_related_semantics_absent_empty_and_explicit(stub, scope) -> None:  # ty
     assert (uses(stub, scope, a.id), uses(stub, scope, b.id), uses(stub, scope, c.id)) == (0, 0, 1)
 
 
-def test_memory_scores_take_precedence_per_id(stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_memory_scores_take_precedence_per_id(stub: MemoryServiceStub, scope: common_pb.Scope) -> None:
     good = store(stub, scope, "Run migrations with alembic upgrade head")
     bad = store(stub, scope, "Run migrations by editing the schema by hand")
     inject(stub, scope, "s3", [good.id, bad.id])
@@ -113,7 +118,7 @@ def test_memory_scores_take_precedence_per_id(stub, scope) -> None:  # type: ign
     assert set(reply.collections) == {"working"}
 
 
-def test_empty_session_id_scores_the_most_recent_session(stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_empty_session_id_scores_the_most_recent_session(stub: MemoryServiceStub, scope: common_pb.Scope) -> None:
     note = store(stub, scope, "Terraform state lives in S3 with DynamoDB locking")
     inject(stub, scope, "older", [])
     inject(stub, scope, "claude-session-xyz", [note.id])
@@ -128,7 +133,9 @@ def test_empty_session_id_scores_the_most_recent_session(stub, scope) -> None:  
     assert not state(stub, scope, "claude-session-xyz").scoring_required
 
 
-def test_promotion_to_history_then_patterns_and_demotion_keep_the_uid(stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_promotion_to_history_then_patterns_and_demotion_keep_the_uid(
+    stub: MemoryServiceStub, scope: common_pb.Scope
+) -> None:
     note = store(stub, scope, "Use pg_dump --format=custom for backups")
     uid = note.id.split("_", 1)[1]
     transitions = []
@@ -148,7 +155,7 @@ def test_promotion_to_history_then_patterns_and_demotion_keep_the_uid(stub, scop
     assert (events["promoted"], events["demoted"]) == (2, 1)
 
 
-def test_repeated_failures_delete_but_never_memory_bank(stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_repeated_failures_delete_but_never_memory_bank(stub: MemoryServiceStub, scope: common_pb.Scope) -> None:
     wrong = store(stub, scope, "Restart the server to clear the cache (wrong)")
     fact = store(stub, scope, "User's timezone is UTC+2", "memory_bank")
     for _ in range(3):
@@ -164,7 +171,7 @@ def test_repeated_failures_delete_but_never_memory_bank(stub, scope) -> None:  #
     assert stub.Stats(pb.StatsRequest(scope=scope), timeout=10).events["deleted"] == 1
 
 
-def test_a_score_names_the_session_of_the_turn_it_scored(stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_a_score_names_the_session_of_the_turn_it_scored(stub: MemoryServiceStub, scope: common_pb.Scope) -> None:
     """The kg's episode of a session is taught from this session id. The gateway used to take the
     session from the scored exchange's memory, which after a merge into an older near-duplicate
     (the same "still broken" turn said in another session) names that older session."""

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import json
-from datetime import timedelta
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -18,6 +20,12 @@ from services.memory.composition import MemoryUseCases
 from services.memory.domain.outcomes import Outcome
 from services.memory.domain.search_params import build_search_params
 from tests.support.memory_core import make_core, unit
+
+
+def frozen_at(moment: datetime) -> Callable[[], datetime]:
+    """A clock source that always reads ``moment``."""
+    return lambda: moment
+
 
 RNG = np.random.default_rng(5)
 WORDS = [
@@ -44,7 +52,7 @@ async def seed(core: MemoryUseCases, n: int) -> tuple[list[str], np.ndarray]:
     times, so recency (which decays from the last scored use) differs from age by creation."""
     scope = core.scope("u", "p")
     base = RNG.standard_normal((n, 384)).astype(np.float32)
-    ids = []
+    ids: list[str] = []
     collections = ["working", "history", "patterns", "memory_bank", "books"]
     real_clock = core.clock.source
     start = real_clock()
@@ -52,7 +60,7 @@ async def seed(core: MemoryUseCases, n: int) -> tuple[list[str], np.ndarray]:
     try:
         for i in range(n):
             text = " ".join(RNG.choice(WORDS, 6)) + f" item{i}" + (" yesterday" if i % 4 == 0 else "")
-            core.clock.source = lambda days=float(created_days_ago[i]): start - timedelta(days=days)
+            core.clock.source = frozen_at(start - timedelta(days=float(created_days_ago[i])))
             memory = (
                 await core.writes.store(
                     scope,
@@ -67,7 +75,7 @@ async def seed(core: MemoryUseCases, n: int) -> tuple[list[str], np.ndarray]:
             ids.append(memory.id)
         for i, memory_id in enumerate(ids[: n // 3]):  # give some memories outcome history
             used_days_ago = float(RNG.uniform(0, created_days_ago[i]))
-            core.clock.source = lambda days=used_days_ago: start - timedelta(days=days)
+            core.clock.source = frozen_at(start - timedelta(days=used_days_ago))
             await core.scoring.score(
                 scope,
                 session_id="",
@@ -103,17 +111,16 @@ def test_the_prompt_path_ranks_like_the_generic_path(tmp_path: Path, mode: str) 
             weights = {"history": 1.4, "books": 0.3} if i % 3 == 0 else {}
             boosts = [ids[int(j)] for j in RNG.choice(len(ids), 3, replace=False)] if i % 4 == 0 else []
             for limit in (1, 5, 12):
-                options = {
-                    "query": query,
-                    "has_vector": True,
-                    "limit": limit,
-                    "collection_weights": weights,
-                    "boost_ids": boosts,
-                }
-                fast = await core.searcher.search(scope, build_search_params(**options), vector)
-                full = await core.searcher.search(
-                    scope, build_search_params(**options, filters_json=everything), vector
+                params = partial(
+                    build_search_params,
+                    query=query,
+                    has_vector=True,
+                    limit=limit,
+                    collection_weights=weights,
+                    boost_ids=boosts,
                 )
+                fast = await core.searcher.search(scope, params(), vector)
+                full = await core.searcher.search(scope, params(filters_json=everything), vector)
                 assert [m.id for m in fast] == [m.id for m in full]
                 assert [m.final_rank_score for m in fast] == pytest.approx([m.final_rank_score for m in full])
                 assert [m.embedding_similarity for m in fast] == pytest.approx(
@@ -208,7 +215,9 @@ def test_a_temporal_query_lifts_the_memory_that_mentions_time(tmp_path: Path) ->
         both = await core.searcher.search(
             scope, build_search_params(query="what happened last week?", has_vector=True, limit=2), vector
         )
-        assert both[0].final_rank_score > both[1].final_rank_score and both[1].id == plain.id
+        first, second = both[0].final_rank_score, both[1].final_rank_score
+        assert first is not None and second is not None  # a search ranked both
+        assert first > second and both[1].id == plain.id
         neutral = await core.searcher.search(
             scope, build_search_params(query="what happened there?", has_vector=True, limit=2), vector
         )

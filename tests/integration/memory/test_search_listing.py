@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
@@ -127,9 +128,10 @@ def backfill(stub: pb_grpc.MemoryServiceStub, scope: common_pb.Scope) -> None:
     assert len(reply.stored_ids) == len(exchanges) + len(observations)
 
 
-def listed(stub: pb_grpc.MemoryServiceStub, scope: common_pb.Scope, **kw: object) -> pb.SearchResponse:
+def listed(stub: pb_grpc.MemoryServiceStub, scope: common_pb.Scope, **kw: Any) -> pb.SearchResponse:
+    # kw: SearchRequest fields of several types, by name; the message constructor checks them.
     reply: pb.SearchResponse = stub.Search(
-        pb.SearchRequest(scope=scope, limit=10, distinct_relevant=True, **kw),  # type: ignore[arg-type]
+        pb.SearchRequest(scope=scope, limit=10, distinct_relevant=True, **kw),
         timeout=30,
     )
     return reply
@@ -144,7 +146,9 @@ def assert_distinct(reply: pb.SearchResponse) -> None:
     assert len(keys) == len(set(keys)), [m.content[:60] for m in reply.memories]
 
 
-def test_copies_of_a_backfilled_exchange_come_back_once_with_their_count(stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_copies_of_a_backfilled_exchange_come_back_once_with_their_count(
+    stub: pb_grpc.MemoryServiceStub, scope: common_pb.Scope
+) -> None:
     backfill(stub, scope)
     reply = listed(stub, scope, query="useEffect runs twice in development")
     assert_distinct(reply)
@@ -156,7 +160,9 @@ def test_copies_of_a_backfilled_exchange_come_back_once_with_their_count(stub, s
     assert len(everything) == len(reply.memories) + sum(len(ids.ids) for ids in reply.duplicate_ids.values())
 
 
-def test_the_top_ten_is_ten_distinct_memories_when_the_store_has_them(stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_the_top_ten_is_ten_distinct_memories_when_the_store_has_them(
+    stub: pb_grpc.MemoryServiceStub, scope: common_pb.Scope
+) -> None:
     backfill(stub, scope)
     newest = listed(stub, scope, days_back=1)  # no query: every memory is listed, the copies first
     assert_distinct(newest)
@@ -169,7 +175,9 @@ def test_the_top_ten_is_ten_distinct_memories_when_the_store_has_them(stub, scop
     assert any(copies_of(about_react, m.id) for m in about_react.memories)
 
 
-def test_a_query_about_something_absent_finds_nothing_relevant(stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_a_query_about_something_absent_finds_nothing_relevant(
+    stub: pb_grpc.MemoryServiceStub, scope: common_pb.Scope
+) -> None:
     backfill(stub, scope)
     for query in ("terraform state lock", "kafka consumer lag", "postgres connection pool exhausted"):
         reply = listed(stub, scope, query=query)
@@ -177,7 +185,9 @@ def test_a_query_about_something_absent_finds_nothing_relevant(stub, scope) -> N
         assert [m.content for m in reply.memories] == [], query
 
 
-def test_a_relevant_query_still_returns_its_memory_first(stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_a_relevant_query_still_returns_its_memory_first(
+    stub: pb_grpc.MemoryServiceStub, scope: common_pb.Scope
+) -> None:
     backfill(stub, scope)
     dark_mode = listed(stub, scope, query="dark mode setting lost on refresh")
     assert "localStorage" in dark_mode.memories[0].content
@@ -187,7 +197,7 @@ def test_a_relevant_query_still_returns_its_memory_first(stub, scope) -> None:  
     assert identifier.memories[0].embedding_similarity < 0.3
 
 
-def test_a_plain_search_is_unchanged(stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_a_plain_search_is_unchanged(stub: pb_grpc.MemoryServiceStub, scope: common_pb.Scope) -> None:
     """Without ``distinct_relevant`` (get-context, the LoCoMo benchmark) the search ranks as before."""
     backfill(stub, scope)
     plain = stub.Search(pb.SearchRequest(scope=scope, query="terraform state lock", limit=10), timeout=30)

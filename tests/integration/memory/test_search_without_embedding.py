@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import grpc
@@ -11,6 +12,8 @@ import pytest
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 from protos.mnemex.memory.v1 import memory_service_pb2_grpc as pb_grpc
+from services.embedding.model import Encoder
+from tests.support.loop_thread import LoopThread
 from tests.support.memory_service import start_memory_service
 
 NOTES = [
@@ -21,7 +24,9 @@ NOTES = [
 
 
 @pytest.fixture()
-def dead_embedding_stub(loop_thread, encoder, tmp_path: Path):  # type: ignore[no-untyped-def]
+def dead_embedding_stub(
+    loop_thread: LoopThread, encoder: Encoder, tmp_path: Path
+) -> Iterator[tuple[pb_grpc.MemoryServiceStub, common_pb.Scope]]:
     # Port 9 (discard) is closed on loopback: every embed call is refused at once.
     server = loop_thread.run(start_memory_service(tmp_path, "127.0.0.1:9"))
     port = server.port
@@ -39,7 +44,9 @@ def dead_embedding_stub(loop_thread, encoder, tmp_path: Path):  # type: ignore[n
     loop_thread.run(server.stop(0))
 
 
-def test_keyword_matches_come_back_when_the_query_cannot_be_embedded(dead_embedding_stub) -> None:  # type: ignore[no-untyped-def]
+def test_keyword_matches_come_back_when_the_query_cannot_be_embedded(
+    dead_embedding_stub: tuple[pb_grpc.MemoryServiceStub, common_pb.Scope],
+) -> None:
     stub, scope = dead_embedding_stub
     reply = stub.Search(pb.SearchRequest(scope=scope, query="when does the billing export run?", limit=5), timeout=10)
     assert reply.memories, "no keyword fallback"
@@ -49,7 +56,9 @@ def test_keyword_matches_come_back_when_the_query_cannot_be_embedded(dead_embedd
     assert list(nothing.memories) == []
 
 
-def test_storing_without_a_vector_still_reports_the_embedding_outage(dead_embedding_stub) -> None:  # type: ignore[no-untyped-def]
+def test_storing_without_a_vector_still_reports_the_embedding_outage(
+    dead_embedding_stub: tuple[pb_grpc.MemoryServiceStub, common_pb.Scope],
+) -> None:
     stub, scope = dead_embedding_stub
     with pytest.raises(grpc.RpcError) as err:
         stub.Store(pb.StoreRequest(scope=scope, collection="history", content="needs a vector"), timeout=10)

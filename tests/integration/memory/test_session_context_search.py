@@ -10,7 +10,8 @@ weights at zero the order is the plain cosine order.
 from __future__ import annotations
 
 import asyncio
-from datetime import timedelta
+from collections.abc import Callable
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import numpy as np
@@ -18,6 +19,11 @@ import numpy as np
 from services.memory.domain.search_params import build_search_params
 from services.memory.retrieval.hybrid import RetrievalSettings
 from tests.support.memory_core import make_core, unit
+
+
+def frozen_at(moment: datetime) -> Callable[[], datetime]:
+    """A clock source that always reads ``moment``."""
+    return lambda: moment
 
 
 def vectors() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -46,7 +52,7 @@ async def ranked_ids(tmp_path: Path, env: dict[str, str]) -> tuple[list[str], di
     ]
     try:
         for name, text, vector, session, minute in rows:
-            core.clock.source = lambda minute=minute: start + timedelta(minutes=minute)
+            core.clock.source = frozen_at(start + timedelta(minutes=minute))
             memory = (
                 await core.writes.store(
                     scope, collection="history", content=text, vector=unit(vector), session_id=session

@@ -16,6 +16,8 @@ from typing import Any
 import grpc
 import pytest
 from google.protobuf import message_factory
+from google.protobuf.descriptor import MethodDescriptor
+from google.protobuf.message import Message
 
 from kernel.sharding import Shard, shard_of
 from protos.mnemex.common.v1 import common_pb2 as common_pb
@@ -52,9 +54,10 @@ def sharded_address(loop_thread: Any, embedding_addr: str, tmp_path_factory: pyt
     loop_thread.run(running.stop(0))
 
 
-def _foreign_request(method: Any) -> Any:
+def _foreign_request(method: MethodDescriptor) -> Message:
     """A request of ``method``'s type whose user is FOREIGN, wherever the user is carried."""
-    request = message_factory.GetMessageClass(method.input_type)()
+    # The message class is made from the descriptor at run time: its fields are set by name, untyped.
+    request: Any = message_factory.GetMessageClass(method.input_type)()
     scope = common_pb.Scope(user=FOREIGN, project="shop")
     if method.name == "Import":
         request.record_json = _record(FOREIGN, "000000000000001")
@@ -71,10 +74,11 @@ def _foreign_request(method: Any) -> Any:
         request.book.scope.CopyFrom(scope)
     else:
         request.scope.CopyFrom(scope)
-    return request
+    built: Message = request
+    return built
 
 
-def _call(channel: grpc.Channel, method: Any, request: Any) -> grpc.RpcError | None:
+def _call(channel: grpc.Channel, method: MethodDescriptor, request: Message) -> grpc.RpcError | None:
     reply_class = message_factory.GetMessageClass(method.output_type)
     path = f"/{method.containing_service.full_name}/{method.name}"
     kwargs: dict[str, Any] = {
@@ -130,7 +134,7 @@ def test_every_kg_rpc_refuses_a_user_of_another_shard(loop_thread: Any, tmp_path
     try:
         with grpc.insecure_channel(f"127.0.0.1:{running.port}") as channel:
             for method in kg_pb.DESCRIPTOR.services_by_name["KnowledgeGraphService"].methods:
-                request = message_factory.GetMessageClass(method.input_type)()
+                request: Any = message_factory.GetMessageClass(method.input_type)()  # fields set by name
                 if "scope" not in request.DESCRIPTOR.fields_by_name:
                     continue  # ExtractConcepts, Info: no user to check
                 request.scope.CopyFrom(common_pb.Scope(user=FOREIGN, project="shop"))

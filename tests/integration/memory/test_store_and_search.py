@@ -7,6 +7,7 @@ import pytest
 
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
+from protos.mnemex.memory.v1.memory_service_pb2_grpc import MemoryServiceStub
 from tests.support.memory_service import store
 
 
@@ -14,7 +15,9 @@ def iso_days_ago(days: float) -> str:
     return (datetime.now(UTC) - timedelta(days=days)).isoformat(timespec="seconds")
 
 
-def test_store_get_and_semantic_search_return_the_normalized_shape(stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_store_get_and_semantic_search_return_the_normalized_shape(
+    stub: MemoryServiceStub, scope: common_pb.Scope
+) -> None:
     fact = store(
         stub,
         scope,
@@ -27,7 +30,7 @@ def test_store_get_and_semantic_search_return_the_normalized_shape(stub, scope) 
     store(stub, scope, "Deploys go through the staging cluster every Friday")
     assert fact.id.startswith("memory_bank_") and fact.tags == ["preference"]
     got = stub.Get(pb.GetRequest(scope=scope, id=fact.id), timeout=10).memory
-    assert (got.content, got.importance, got.confidence) == (fact.content, pytest.approx(0.9), pytest.approx(0.8))
+    assert got.content == fact.content and (got.importance, got.confidence) == pytest.approx((0.9, 0.8))
     assert got.created_at and got.age == "now" and got.wilson_score == 0.5
     assert not got.HasField("embedding_similarity")
     found = stub.Search(
@@ -41,7 +44,7 @@ def test_store_get_and_semantic_search_return_the_normalized_shape(stub, scope) 
     assert not working.HasField("importance") and list(working.tags) == []
 
 
-def test_near_duplicate_refreshes_instead_of_creating(stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_near_duplicate_refreshes_instead_of_creating(stub: MemoryServiceStub, scope: common_pb.Scope) -> None:
     first = store(stub, scope, "Fixed the flaky CI job by pinning numpy to 1.26")
     again = stub.Store(
         pb.StoreRequest(scope=scope, collection="working", content="Fixed the flaky CI job by pinning numpy to 1.26."),
@@ -59,7 +62,7 @@ def test_near_duplicate_refreshes_instead_of_creating(stub, scope) -> None:  # t
     assert not different.deduplicated
 
 
-def test_memory_bank_update_rule_merges_tags(stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_memory_bank_update_rule_merges_tags(stub: MemoryServiceStub, scope: common_pb.Scope) -> None:
     first = store(
         stub,
         scope,
@@ -82,7 +85,9 @@ def test_memory_bank_update_rule_merges_tags(stub, scope) -> None:  # type: igno
     assert list(update.memory.tags) == ["identity", "team"] and update.memory.importance == pytest.approx(0.9)
 
 
-def test_memory_bank_is_shared_across_projects_but_working_is_not(stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_memory_bank_is_shared_across_projects_but_working_is_not(
+    stub: MemoryServiceStub, scope: common_pb.Scope
+) -> None:
     fact = store(stub, scope, "User writes Go at work and Rust at home", "memory_bank")
     note = store(stub, scope, "Project one uses a Makefile for builds")
     other = common_pb.Scope(user=scope.user, project=scope.project + "-other")
@@ -95,7 +100,7 @@ def test_memory_bank_is_shared_across_projects_but_working_is_not(stub, scope) -
     assert stub.Search(pb.SearchRequest(scope=stranger, query="languages and builds"), timeout=30).memories == []
 
 
-def test_id_lookup_bypasses_search(stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_id_lookup_bypasses_search(stub: MemoryServiceStub, scope: common_pb.Scope) -> None:
     note = store(stub, scope, "Redis runs on port 6380 in dev")
     found = stub.Search(pb.SearchRequest(scope=scope, id=note.id, query="totally unrelated", days_back=1), timeout=10)
     assert [m.id for m in found.memories] == [note.id]
@@ -103,7 +108,7 @@ def test_id_lookup_bypasses_search(stub, scope) -> None:  # type: ignore[no-unty
     assert list(missing.memories) == []
 
 
-def test_days_back_with_a_query_keeps_only_the_window(stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_days_back_with_a_query_keeps_only_the_window(stub: MemoryServiceStub, scope: common_pb.Scope) -> None:
     old = store(
         stub,
         scope,
@@ -117,7 +122,7 @@ def test_days_back_with_a_query_keeps_only_the_window(stub, scope) -> None:  # t
     assert {m.id for m in both.memories} == {old.id, new.id}
 
 
-def test_filters_collections_weights_and_boost_ids(stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_filters_collections_weights_and_boost_ids(stub: MemoryServiceStub, scope: common_pb.Scope) -> None:
     book_like = store(
         stub, scope, "Chapter 3: retries with exponential backoff", "books", metadata_json='{"title": "SRE"}'
     )
@@ -152,7 +157,7 @@ def test_filters_collections_weights_and_boost_ids(stub, scope) -> None:  # type
     assert fact.id in [m.id for m in boosted.memories] and note.id in [m.id for m in boosted.memories]
 
 
-def test_archived_memories_never_surface_in_search(stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_archived_memories_never_surface_in_search(stub: MemoryServiceStub, scope: common_pb.Scope) -> None:
     stale = store(stub, scope, "The staging database password rotates monthly", "memory_bank")
     archived = stub.Archive(pb.ArchiveRequest(scope=scope, id=stale.id, reason="outdated"), timeout=10).memory
     assert archived.archived
@@ -168,7 +173,7 @@ def test_archived_memories_never_surface_in_search(stub, scope) -> None:  # type
     assert stub.List(pb.ListRequest(scope=scope, collection="memory_bank"), timeout=10).total == 0
 
 
-def test_update_changes_content_embedding_and_attributes(stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_update_changes_content_embedding_and_attributes(stub: MemoryServiceStub, scope: common_pb.Scope) -> None:
     fact = store(stub, scope, "User prefers tabs for indentation", "memory_bank", tags=["style"])
     updated = stub.Update(
         pb.UpdateRequest(
@@ -190,7 +195,7 @@ def test_update_changes_content_embedding_and_attributes(stub, scope) -> None:  
     assert list(replaced.tags) == ["only"]
 
 
-def test_lexical_retrieval_finds_exact_identifiers(stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_lexical_retrieval_finds_exact_identifiers(stub: MemoryServiceStub, scope: common_pb.Scope) -> None:
     for i in range(12):
         store(stub, scope, f"General note {i} about refactoring services and writing tests", allow_duplicate=True)
     target = store(stub, scope, "ERR_SSL_PROTOCOL_ERROR came from the corporate proxy; set NODE_EXTRA_CA_CERTS")
@@ -198,7 +203,7 @@ def test_lexical_retrieval_finds_exact_identifiers(stub, scope) -> None:  # type
     assert found.memories[0].id == target.id
 
 
-def test_texts_longer_than_the_embedder_takes_are_stored_whole(stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_texts_longer_than_the_embedder_takes_are_stored_whole(stub: MemoryServiceStub, scope: common_pb.Scope) -> None:
     long_text = "Postmortem of the March outage. " + "Timeline entry with details. " * 1500  # ~45k characters
     note = store(stub, scope, long_text, allow_duplicate=True)
     assert stub.Get(pb.GetRequest(scope=scope, id=note.id), timeout=10).memory.content == long_text.strip()
@@ -206,7 +211,7 @@ def test_texts_longer_than_the_embedder_takes_are_stored_whole(stub, scope) -> N
     assert found.memories[0].id == note.id
 
 
-def test_privacy_redaction_applies_before_storage(stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_privacy_redaction_applies_before_storage(stub: MemoryServiceStub, scope: common_pb.Scope) -> None:
     note = store(stub, scope, "Deploy key is ghp_abcdefghijklmnopqrstuvwxyz0123456789 <private>my diary</private> done")
     got = stub.Get(pb.GetRequest(scope=scope, id=note.id), timeout=10).memory
     assert "ghp_" not in got.content and "diary" not in got.content and "[REDACTED:github-token]" in got.content

@@ -10,16 +10,20 @@ from __future__ import annotations
 
 import json
 
+from protos.mnemex.common.v1.common_pb2 import Scope
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
+from protos.mnemex.memory.v1.memory_service_pb2_grpc import MemoryServiceStub
 from services.memory.domain.naming import MEMORY_BANK
 from tests.support.memory_service import store
 
 
-def fact(stub, scope, text: str) -> pb.StoreResponse:  # type: ignore[no-untyped-def]
+def fact(stub: MemoryServiceStub, scope: Scope, text: str) -> pb.StoreResponse:
     return stub.Store(pb.StoreRequest(scope=scope, collection=MEMORY_BANK, content=text), timeout=30)
 
 
-def test_a_turn_stating_the_old_value_is_marked_and_gives_its_place_to_the_new_fact(stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_a_turn_stating_the_old_value_is_marked_and_gives_its_place_to_the_new_fact(
+    stub: MemoryServiceStub, scope: Scope
+) -> None:
     """Issue 35 replaced the old rule (the turn shown last, labelled "superseded by"): the turn is not
     shown, and the new fact's line notes the old value and since when."""
     turn = store(
@@ -48,7 +52,9 @@ def test_a_turn_stating_the_old_value_is_marked_and_gives_its_place_to_the_new_f
     assert left_out.reason == f"states a superseded value (the current one is {new.memory.id})"
 
 
-def test_a_turn_stating_the_old_value_brings_the_new_fact_when_the_search_missed_it(stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_a_turn_stating_the_old_value_brings_the_new_fact_when_the_search_missed_it(
+    stub: MemoryServiceStub, scope: Scope
+) -> None:
     turn = store(
         stub,
         scope,
@@ -70,7 +76,7 @@ def test_a_turn_stating_the_old_value_brings_the_new_fact_when_the_search_missed
     assert json.loads(reply.memories[0].metadata_json)["was_value"] == "6.2"
 
 
-def test_the_same_setting_in_other_words_supersedes(stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_the_same_setting_in_other_words_supersedes(stub: MemoryServiceStub, scope: Scope) -> None:
     port = fact(stub, scope, "The staging database port is 5432").memory
     moved = fact(stub, scope, "Staging DB now listens on port 6543")
     assert list(moved.superseded_ids) == [port.id]
@@ -81,7 +87,7 @@ def test_the_same_setting_in_other_words_supersedes(stub, scope) -> None:  # typ
     assert list(other.superseded_ids) == []  # another subject
 
 
-def test_consolidation_candidates_list_reworded_possible_contradictions(stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_consolidation_candidates_list_reworded_possible_contradictions(stub: MemoryServiceStub, scope: Scope) -> None:
     old = fact(stub, scope, "The frontend builds with Node 18").memory
     new = fact(stub, scope, "Build scripts need Node 20")
     assert list(new.superseded_ids) == []  # not sure enough to archive: left to the assistant
@@ -94,7 +100,9 @@ def test_consolidation_candidates_list_reworded_possible_contradictions(stub, sc
     assert "possibly contradictory" in cluster.reason and "'18'" in cluster.reason and "'20'" in cluster.reason
 
 
-def test_a_possible_update_in_other_words_keeps_the_old_fact_but_flags_it_and_its_turns(stub, scope) -> None:  # type: ignore[no-untyped-def]
+def test_a_possible_update_in_other_words_keeps_the_old_fact_but_flags_it_and_its_turns(
+    stub: MemoryServiceStub, scope: Scope
+) -> None:
     turn = store(
         stub,
         scope,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
@@ -69,7 +70,7 @@ def test_fact_added_through_gateway_comes_back_in_context(stack: Stack, tmp_path
         {"session_id": "e2e-3", "prompt": "what time does the coffee machine get cleaned?", "cwd": project},
     )
 
-    def rank(reply: dict) -> int:
+    def rank(reply: dict[str, Any]) -> int:
         ids = [m["id"] for m in reply["memories"]]
         return ids.index(fact_id) if fact_id in ids else len(ids) + 100
 

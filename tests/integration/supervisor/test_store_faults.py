@@ -20,7 +20,8 @@ pytestmark = pytest.mark.slow
 
 
 def status(env: dict[str, str]) -> dict[str, Any]:
-    return json.loads(cli(env, "status", "--json").stdout)
+    report: dict[str, Any] = json.loads(cli(env, "status", "--json").stdout)
+    return report
 
 
 def test_a_broken_store_stops_only_its_service_and_up_names_it(tmp_path: Path) -> None:

@@ -23,11 +23,15 @@ import numpy as np
 import pytest
 
 from kernel import home_schema, vector_model
+from kernel.grpc_service import RunningService
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.kg.v1 import kg_service_pb2 as kg_pb
 from protos.mnemex.kg.v1 import kg_service_pb2_grpc as kg_grpc
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 from protos.mnemex.memory.v1 import memory_service_pb2_grpc as pb_grpc
+from services.embedding.model import Encoder
+from services.memory.composition import MemoryUseCases
+from tests.support.loop_thread import LoopThread
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "homes" / "schema1"
 SCORE_FIELDS = ("score", "wilson_score", "uses", "success_count", "learned_score", "last_outcome", "outcome_history")
@@ -47,7 +51,7 @@ def home(tmp_path: Path) -> Path:
 
 
 @pytest.fixture()
-def services(loop_thread, embedding_addr, home: Path) -> Iterator[tuple[str, str, Any]]:  # type: ignore[no-untyped-def]
+def services(loop_thread: LoopThread, embedding_addr: str, home: Path) -> Iterator[tuple[str, str, MemoryUseCases]]:
     from kernel.embedding_client import EmbeddingClient
     from kernel.grpc_channel import channel
     from services.kg.kg_servicer import create_server as create_kg
@@ -59,7 +63,7 @@ def services(loop_thread, embedding_addr, home: Path) -> Iterator[tuple[str, str
         address="127.0.0.1:0", home=home, default_user="tester", embedding_addr=embedding_addr, maintenance_interval_s=0
     )
 
-    async def start_memory() -> Any:  # the client's channel belongs to the servers' loop
+    async def start_memory() -> RunningService[MemoryUseCases]:  # the client's channel belongs to the servers' loop
         return await create_memory(settings, embedder=EmbeddingClient(channel(embedding_addr)))
 
     memory = loop_thread.run(start_memory())
@@ -76,8 +80,8 @@ def test_the_fixture_is_an_unversioned_home_from_the_previous_release(expected: 
     assert any(m["uses"] for m in expected["memories"]) and expected["lessons"]
 
 
-def test_every_memory_score_and_lesson_survives_the_upgrade(  # type: ignore[no-untyped-def]
-    services, expected: dict[str, Any], home: Path, encoder
+def test_every_memory_score_and_lesson_survives_the_upgrade(
+    services: tuple[str, str, MemoryUseCases], expected: dict[str, Any], home: Path, encoder: Encoder
 ) -> None:
     memory_addr, kg_addr, memory = services
     scope = common_pb.Scope(user=expected["user"], project=expected["project"])

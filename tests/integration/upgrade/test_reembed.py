@@ -29,6 +29,8 @@ from mnemex.upgrade.reembed import reembed_home
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 from protos.mnemex.memory.v1 import memory_service_pb2_grpc as pb_grpc
+from services.embedding.model import Encoder
+from tests.support.loop_thread import LoopThread
 
 SCOPE = common_pb.Scope(user="tester", project="reembed")
 MEMORIES = (
@@ -108,14 +110,14 @@ def chroma(home: Path) -> Any:
 
 
 @pytest.fixture()
-def old_home(loop_thread, encoder, tmp_path: Path) -> Iterator[tuple[Path, list[Any]]]:  # type: ignore[no-untyped-def]
+def old_home(loop_thread: LoopThread, encoder: Encoder, tmp_path: Path) -> Iterator[tuple[Path, list[pb.Memory]]]:
     """A home whose memories were stored and scored with the first model."""
     home = tmp_path / "home"
     running = start(loop_thread, home, encoder)
     worked = common_pb.OUTCOME_WORKED
     with grpc.insecure_channel(f"127.0.0.1:{running.port}") as chan:
         stub = pb_grpc.MemoryServiceStub(chan)
-        ids = []
+        ids: list[str] = []
         for collection, content, wins in MEMORIES:
             memory_id = stub.Store(pb.StoreRequest(scope=SCOPE, collection=collection, content=content)).memory.id
             for _ in range(wins):
@@ -136,7 +138,9 @@ def old_home(loop_thread, encoder, tmp_path: Path) -> Iterator[tuple[Path, list[
     yield home, before
 
 
-def test_reembed_keeps_every_memory_findable_with_its_scores(loop_thread, encoder, old_home) -> None:  # type: ignore[no-untyped-def]
+def test_reembed_keeps_every_memory_findable_with_its_scores(
+    loop_thread: LoopThread, encoder: Encoder, old_home: tuple[Path, list[pb.Memory]]
+) -> None:
     home, before = old_home
     record = vector_model.read_record(home)
     assert record is not None and record.model == VectorModel("all-MiniLM-L6-v2", 384)
@@ -180,7 +184,9 @@ def test_reembed_keeps_every_memory_findable_with_its_scores(loop_thread, encode
         loop_thread.run(running.stop(0))
 
 
-def test_a_home_written_by_a_newer_mnemex_is_refused_untouched(loop_thread, encoder, old_home) -> None:  # type: ignore[no-untyped-def]
+def test_a_home_written_by_a_newer_mnemex_is_refused_untouched(
+    loop_thread: LoopThread, encoder: Encoder, old_home: tuple[Path, list[pb.Memory]]
+) -> None:
     from kernel import home_schema
 
     home, _ = old_home
@@ -192,7 +198,7 @@ def test_a_home_written_by_a_newer_mnemex_is_refused_untouched(loop_thread, enco
     shutil.rmtree(home)
 
 
-def test_a_swap_cut_short_is_finished_not_redone(encoder, old_home) -> None:  # type: ignore[no-untyped-def]
+def test_a_swap_cut_short_is_finished_not_redone(encoder: Encoder, old_home: tuple[Path, list[pb.Memory]]) -> None:
     """Killed between dropping a collection and renaming its filled sibling: the sibling is complete."""
     from mnemex.upgrade import reembed
 

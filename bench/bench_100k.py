@@ -33,8 +33,10 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import grpc
 import numpy as np
@@ -43,6 +45,9 @@ from bench.bench_memory_search import COLLECTION_SHARES
 from bench.common import percentile
 from bench.docstring_corpus import corpus
 from kernel import offline
+
+if TYPE_CHECKING:
+    from protos.mnemex.memory.v1.memory_service_pb2_grpc import MemoryServiceStub
 
 USER = "bench"
 PROJECT = "big-project"
@@ -113,17 +118,15 @@ def serve(home: Path, ann_min_rows: int | None) -> None:
     from services.memory.settings import MemorySettings
 
     offline.apply()
-    options: dict[str, object] = {}
-    if ann_min_rows is not None:
-        options["ann_min_rows"] = ann_min_rows
     settings = MemorySettings(
         address="127.0.0.1:0",
         home=home,
         default_user=USER,
         maintenance_interval_s=0,
         embedding_addr="127.0.0.1:9",  # never called: every request carries its vector
-        **options,  # type: ignore[arg-type]
     )
+    if ann_min_rows is not None:
+        settings = replace(settings, ann_min_rows=ann_min_rows)
 
     async def run() -> None:
         running = await create_server(settings)
@@ -160,7 +163,7 @@ def main() -> None:
     layout = "all in history" if args.one_collection else "spread over the five collections"
     print(f"{args.rows} memories ({layout}), {len(queries)} held-out queries; ANN from {DEFAULT_MIN_ROWS} rows")
 
-    def search(stub, i: int, limit: int) -> list[str]:  # type: ignore[no-untyped-def]
+    def search(stub: MemoryServiceStub, i: int, limit: int) -> list[str]:
         text, vector = queries[i % len(queries)]
         reply = stub.Search(pb.SearchRequest(scope=scope, query=text, query_vector=vector, limit=limit), timeout=120)
         return [m.id for m in reply.memories]

@@ -140,7 +140,7 @@ def encoder_ceiling(exchanges: list[dict[str, Any]]) -> tuple[float, int, int]:
 
 
 def book(chars: int, rng: random.Random) -> str:
-    paragraphs = []
+    paragraphs: list[str] = []
     while sum(len(p) for p in paragraphs) < chars:
         sentences = [
             f"The {rng.choice(TOPICS)} section was {rng.choice(VERBS)} {rng.choice(DETAILS)} in chapter {rng.randint(1, 40)}."

@@ -18,6 +18,7 @@ import time
 import numpy as np
 
 from kernel import offline
+from services.embedding.model import Encoder
 
 PROMPTS = [
     "why does the gateway return 503 when the memory service restarts",
@@ -27,7 +28,7 @@ PROMPTS = [
 ]
 
 
-def single_latencies(encoder, runs: int) -> list[float]:  # type: ignore[no-untyped-def]
+def single_latencies(encoder: Encoder, runs: int) -> list[float]:
     for p in PROMPTS:
         encoder.encode([p])
     out = []
@@ -38,7 +39,7 @@ def single_latencies(encoder, runs: int) -> list[float]:  # type: ignore[no-unty
     return out
 
 
-def batch_rate(encoder, texts: list[str]) -> float:  # type: ignore[no-untyped-def]
+def batch_rate(encoder: Encoder, texts: list[str]) -> float:
     start = time.perf_counter()
     encoder.encode(texts)
     return len(texts) / (time.perf_counter() - start)
@@ -58,19 +59,19 @@ def main() -> None:
         "torch": load_encoder(backend="torch"),
     }
     texts = [f"memory {i}: {PROMPTS[i % len(PROMPTS)]} and note number {i * 7}" for i in range(256)]
-    result: dict[str, dict[str, float]] = {}
+    result: dict[str, dict[str, list[float]]] = {}
     for _round in range(2):  # interleave so noise hits both
         for name, enc in encoders.items():
             lat = single_latencies(enc, args.runs // 2)
             rate = batch_rate(enc, texts)
-            row = result.setdefault(name, {"lat": [], "rate": []})  # type: ignore[dict-item]
-            row["lat"] += lat  # type: ignore[operator]
-            row["rate"].append(rate)  # type: ignore[attr-defined]
+            row = result.setdefault(name, {"lat": [], "rate": []})
+            row["lat"] += lat
+            row["rate"].append(rate)
     summary = {
         name: {
-            "single_p50_ms": statistics.median(r["lat"]),  # type: ignore[arg-type]
+            "single_p50_ms": statistics.median(r["lat"]),
             "single_p95_ms": float(np.percentile(r["lat"], 95)),
-            "batch_texts_per_s": statistics.median(r["rate"]),  # type: ignore[arg-type]
+            "batch_texts_per_s": statistics.median(r["rate"]),
         }
         for name, r in result.items()
     }

@@ -27,6 +27,7 @@ import grpc
 
 from bench.common import free_port, wait_until
 from kernel import offline
+from services.embedding.model import Encoder
 
 
 def corpus(n: int) -> list[str]:
@@ -45,7 +46,7 @@ def corpus(n: int) -> list[str]:
     return [f"note {i}: how to handle {topics[i % len(topics)]} when the build fails on step {i % 7}" for i in range(n)]
 
 
-def in_process_rate(encoder, texts: list[str]) -> float:  # type: ignore[no-untyped-def]
+def in_process_rate(encoder: Encoder, texts: list[str]) -> float:
     start = time.perf_counter()
     for i in range(0, len(texts), 64):
         encoder.encode(texts[i : i + 64])
@@ -111,6 +112,7 @@ def main() -> None:
             return True
 
         if not wait_until(ready, 60):
+            assert proc.stderr is not None  # started with stderr=PIPE
             raise SystemExit("embedding service did not start: " + proc.stderr.read().decode()[-2000:])
         local, remote = [], []
         for _ in range(args.rounds):

@@ -24,7 +24,8 @@ DIM = 384
 
 def unit(rng: np.random.Generator, n: int) -> np.ndarray:
     v = rng.standard_normal((n, DIM)).astype(np.float32)
-    return v / np.linalg.norm(v, axis=1, keepdims=True)
+    normed: np.ndarray = v / np.linalg.norm(v, axis=1, keepdims=True)
+    return normed
 
 
 def main() -> None:

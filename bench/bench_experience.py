@@ -128,7 +128,7 @@ def start_gateway(stack: ProcessStack, user: str, kg: bool) -> tuple[str, subpro
     url = "http://" + env["MNEMEX_GATEWAY_ADDR"]
 
     def healthy() -> bool:
-        return httpx.get(url + "/api/health", timeout=2).json().get("status") == "ok"
+        return bool(httpx.get(url + "/api/health", timeout=2).json().get("status") == "ok")
 
     if not wait_until(healthy, timeout=180, interval=0.2):
         proc.terminate()

@@ -27,10 +27,11 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -107,7 +108,7 @@ class ProcessStack:
             )
 
         def healthy() -> bool:
-            return httpx.get(self.url + "/api/health", timeout=2).json().get("status") == "ok"
+            return bool(httpx.get(self.url + "/api/health", timeout=2).json().get("status") == "ok")
 
         if not wait_until(healthy, timeout=120, interval=0.2):
             raise RuntimeError("stack did not become healthy; see logs in " + str(self.home))
@@ -195,19 +196,21 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def hook_poster(stack: ProcessStack):  # type: ignore[no-untyped-def]
+def hook_poster(stack: ProcessStack) -> Callable[[dict[str, Any]], dict[str, Any]]:
     """POST exactly as the hook does: hooks/hook_client.post_json, a fresh connection per prompt."""
     sys.path.insert(0, str(ROOT / "hooks"))
     import hook_client
 
     host, port_text = stack.env["MNEMEX_GATEWAY_ADDR"].rsplit(":", 1)
 
-    def post(body: dict) -> dict:  # type: ignore[type-arg]
+    def post(body: dict[str, Any]) -> dict[str, Any]:
+        """The gateway's JSON reply, untyped as it comes."""
         status, reply = hook_client.post_json(
             host, int(port_text), "/api/hooks/get-context", body, time.monotonic() + 10
         )
         assert status == 200, reply
-        return reply  # type: ignore[no-any-return]
+        answer: dict[str, Any] = reply
+        return answer
 
     return post
 

@@ -61,7 +61,7 @@ def start_side_b(stack: ProcessStack, extra_env: dict[str, str], root: Path) -> 
         )
 
     def healthy() -> bool:
-        return httpx.get(side.url + "/api/health", timeout=2).json().get("status") == "ok"
+        return bool(httpx.get(side.url + "/api/health", timeout=2).json().get("status") == "ok")
 
     if not wait_until(healthy, timeout=180, interval=0.2):
         raise RuntimeError("side B did not become healthy; see logs in " + str(side.home))

@@ -155,7 +155,7 @@ def start_off_gateway(stack: ProcessStack) -> tuple[ProcessStack, subprocess.Pop
     proc = subprocess.Popen([sys.executable, "-m", "gateway"], env=side.env, cwd=ROOT, stdout=log, stderr=log)
 
     def healthy() -> bool:
-        return httpx.get(side.url + "/api/health", timeout=2).json().get("status") == "ok"
+        return bool(httpx.get(side.url + "/api/health", timeout=2).json().get("status") == "ok")
 
     if not wait_until(healthy, timeout=120, interval=0.2):
         raise RuntimeError("the kg-off gateway did not become healthy; see " + str(stack.home / "gateway-off.log"))
@@ -312,21 +312,28 @@ def main() -> None:
 
 def report(sides: list[Side], turns: int, as_json: bool, fixes_in: str) -> None:
     start, end = ACCEPT
-    figures = {
+    carried = {side.name: share(side.carried, start, end) for side in sides}
+    windows = {
         side.name: {
-            "carried_41_60": share(side.carried, start, end),
-            "quoted_41_60": share(side.quoted, start, end),
-            "solved_41_60": share(side.solved, start, end),
             "carried_windows": [share(side.carried, s, s + WINDOW) for s in range(0, turns, WINDOW)],
             "quoted_windows": [share(side.quoted, s, s + WINDOW) for s in range(0, turns, WINDOW)],
             "solved_windows": [share(side.solved, s, s + WINDOW) for s in range(0, turns, WINDOW)],
+        }
+        for side in sides
+    }
+    figures = {
+        side.name: {
+            "carried_41_60": carried[side.name],
+            "quoted_41_60": share(side.quoted, start, end),
+            "solved_41_60": share(side.solved, start, end),
+            **windows[side.name],
             "searches": side.searches,
             "turns_with_lessons": side.lesson_turns,
         }
         for side in sides
     }
-    gap = figures["on"]["carried_41_60"] - figures["off"]["carried_41_60"]
-    met = figures["on"]["carried_41_60"] >= 0.9 and gap >= 0.3
+    gap = carried["on"] - carried["off"]
+    met = carried["on"] >= 0.9 and gap >= 0.3
     if as_json:
         print(json.dumps({"fixes_in": fixes_in, "figures": figures, "gap_41_60": gap, "acceptance_met": met}, indent=2))
         return
@@ -337,7 +344,7 @@ def report(sides: list[Side], turns: int, as_json: bool, fixes_in: str) -> None:
     print(f"{'turns':>7}  {'carried on':>10} {'off':>5}  {'quoted on':>9} {'off':>5}  {'solved on':>9} {'off':>5}")
     for i, s in enumerate(range(0, turns, WINDOW)):
         name = f"{s + 1}-{min(s + WINDOW, turns)}"
-        row = [figures[m][k][i] for k in ("carried_windows", "quoted_windows", "solved_windows") for m in ("on", "off")]
+        row = [windows[m][k][i] for k in ("carried_windows", "quoted_windows", "solved_windows") for m in ("on", "off")]
         print(
             f"{name:>7}  {row[0]:>10.2f} {row[1]:>5.2f}  {row[2]:>9.2f} {row[3]:>5.2f}  {row[4]:>9.2f} {row[5]:>5.2f}"
         )

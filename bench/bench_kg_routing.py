@@ -38,6 +38,7 @@ import random
 import statistics
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -253,7 +254,9 @@ def corpus(scenario: str) -> list[Doc]:
     return docs
 
 
-async def store_corpus(memory: mpb_grpc.MemoryServiceStub, scope: common_pb.Scope, docs: list[Doc]) -> dict[str, Doc]:
+async def store_corpus(
+    memory: mpb_grpc.MemoryServiceAsyncStub, scope: common_pb.Scope, docs: list[Doc]
+) -> dict[str, Doc]:
     by_id: dict[str, Doc] = {}
     for doc in docs:
         reply = await memory.Store(
@@ -269,9 +272,9 @@ async def play(
     docs: list[Doc],
     turns: int,
     seed: int,
-    memory: mpb_grpc.MemoryServiceStub,
-    kg: kpb_grpc.KnowledgeGraphServiceStub,
-    embed,  # type: ignore[no-untyped-def]
+    memory: mpb_grpc.MemoryServiceAsyncStub,
+    kg: kpb_grpc.KnowledgeGraphServiceAsyncStub,
+    embed: Callable[[str], Awaitable[bytes]],
 ) -> ArmResult:
     mscope = common_pb.Scope(user="bench", project=scope_name)
     kscope = common_pb.Scope(user="bench", project=scope_name)
@@ -378,8 +381,8 @@ def micro() -> None:
         concepts = [*rng.sample(vocabulary, 3), f"e{i}"]
         graphs.problems.record(signature_for(concepts), [f"doc{i % 700}"], rng.choice(list(Outcome)), "", float(i))
 
-    def timed(fn, n: int) -> list[float]:  # type: ignore[no-untyped-def]
-        samples = []
+    def timed(fn: Callable[[], object], n: int) -> list[float]:
+        samples: list[float] = []
         for _ in range(n):
             start = time.perf_counter()
             fn()
@@ -434,13 +437,13 @@ async def main(turns: int, seed: int) -> None:
         return pack((await embedder.embed([text]))[:1])
 
     memory = mpb_grpc.MemoryServiceStub(channels[1])
-    kg = kpb_grpc.KnowledgeGraphServiceStub(channels[2])
+    kg_stub = kpb_grpc.KnowledgeGraphServiceStub(channels[2])
     print(f"turns={turns} seed={seed} corpus={len(corpus('correlated'))} memories per scope, 20% misleading")
     try:
         for scenario in ("correlated", "uncorrelated"):
             docs = corpus(scenario)
             arms = {
-                arm: await play(arm, f"{scenario}-{arm}", docs, turns, seed, memory, kg, embed)
+                arm: await play(arm, f"{scenario}-{arm}", docs, turns, seed, memory, kg_stub, embed)
                 for arm in ("uniform", "kg")
             }
             report(scenario, arms)

@@ -36,15 +36,20 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any, TypeVar
 
 import grpc
 import numpy as np
 
 from bench.common import percentile
 from kernel import offline
+from services.embedding.model import Encoder
+
+T = TypeVar("T")
 
 USER = "bench"
 PROJECT = "search-bench"
@@ -118,7 +123,7 @@ class Loop:
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
         self.thread.start()
 
-    def run(self, coro):  # type: ignore[no-untyped-def]
+    def run(self, coro: Coroutine[Any, Any, T]) -> T:
         return asyncio.run_coroutine_threadsafe(coro, self.loop).result(3600)
 
 
@@ -185,7 +190,7 @@ def stats(measured: tuple[list[float], float]) -> dict[str, float]:
     }
 
 
-def run_size(loop: Loop, encoder, size: int, n_queries: int, home: Path) -> dict[str, dict[str, float]]:  # type: ignore[no-untyped-def]
+def run_size(loop: Loop, encoder: Encoder, size: int, n_queries: int, home: Path) -> dict[str, dict[str, float]]:
     import chromadb
     from chromadb.config import Settings as ChromaSettings
 
@@ -211,8 +216,9 @@ def run_size(loop: Loop, encoder, size: int, n_queries: int, home: Path) -> dict
             retrieval_mode="dense" if mode == "dense" else "hybrid",
             maintenance_interval_s=0,
             embedding_addr="127.0.0.1:9",
-            **({"neighbour_weight": 0.0, "session_weight": 0.0} if mode == "hybrid, no session context" else {}),
         )
+        if mode == "hybrid, no session context":
+            settings = replace(settings, neighbour_weight=0.0, session_weight=0.0)
         servers[mode] = loop.run(create_server(settings, chroma=store))
     channels = {mode: grpc.insecure_channel(f"127.0.0.1:{running.port}") for mode, running in servers.items()}
     stubs = {mode: pb_grpc.MemoryServiceStub(chan) for mode, chan in channels.items()}

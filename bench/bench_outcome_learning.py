@@ -32,13 +32,20 @@ import random
 import sys
 import tempfile
 import threading
+from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
+from typing import Any, TypeVar
 
 import grpc
 import numpy as np
 
 from kernel import offline
+from protos.mnemex.common.v1.common_pb2 import Scope
+from protos.mnemex.memory.v1.memory_service_pb2_grpc import MemoryServiceStub
+
+T = TypeVar("T")
 
 USER = "bench"
 TOP_K = 5
@@ -293,7 +300,7 @@ class Loop:
         self.loop = asyncio.new_event_loop()
         threading.Thread(target=self.loop.run_forever, daemon=True).start()
 
-    def run(self, coro):  # type: ignore[no-untyped-def]
+    def run(self, coro: Coroutine[Any, Any, T]) -> T:
         return asyncio.run_coroutine_threadsafe(coro, self.loop).result(3600)
 
 
@@ -365,7 +372,17 @@ def main() -> None:
     report(runs, args.turns, args.json)
 
 
-def simulate(stub, pb, common_pb, scope, label, turns, query_vectors, *, learn: bool) -> Run:  # type: ignore[no-untyped-def]  # bench script: stubs passed in untyped
+def simulate(
+    stub: MemoryServiceStub,
+    pb: ModuleType,  # memory_service_pb2, imported by main() alone
+    common_pb: ModuleType,  # common_pb2, likewise
+    scope: Scope,
+    label: dict[str, Item],
+    turns: list[tuple[int, str]],
+    query_vectors: np.ndarray,
+    *,
+    learn: bool,
+) -> Run:
     run = Run()
     session = f"bench-{scope.project}"
     asked: dict[int, int] = {}

@@ -23,6 +23,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 
@@ -68,7 +69,7 @@ async def run(size: int, queries: int) -> None:
         client = chromadb.PersistentClient(str(home / "chroma"), settings=ChromaSettings(anonymized_telemetry=False))
         core = MemoryUseCases(MemorySettings(home=home, maintenance_interval_s=0), ChromaStore(client), NoEmbedder())
 
-        async def records():  # type: ignore[no-untyped-def]
+        async def records() -> AsyncIterator[str]:
             for (collection, text), vector in zip(items, vectors, strict=True):
                 yield json.dumps(
                     {

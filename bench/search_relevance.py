@@ -34,16 +34,20 @@ import statistics
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from bench.locomo.dataset import DEFAULT_DATA, load
 from bench.locomo.memory_text import turn_content
-from bench.locomo.metrics import score_question, summarise
+from bench.locomo.metrics import QuestionResult, score_question, summarise
 from services.memory.domain.distinct_results import DEFAULT_LISTING
 from services.memory.retrieval.candidates import lexical_terms
 from services.memory.retrieval.lexical import LexicalIndex
 from services.memory.retrieval.listing import coverage
+
+if TYPE_CHECKING:
+    from protos.mnemex.memory.v1.memory_service_pb2 import SearchResponse
 
 FRONTEND = [
     "User: the Button component re-renders on every keystroke in the search form\nAssistant: Wrapped onSearch in "
@@ -217,7 +221,8 @@ SIMULATED_FLOORS = (0.0, 0.2, 0.25, 0.3, 0.35, 0.4)
 
 def _unit(vectors: np.ndarray) -> np.ndarray:
     vectors = np.asarray(vectors, dtype=np.float64)
-    return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+    normed: np.ndarray = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+    return normed
 
 
 def coding_figures() -> None:
@@ -272,7 +277,7 @@ async def locomo_figures(data: str, limit_conversations: int | None) -> None:
     conversations = load(data, limit_conversations)
     rules = DEFAULT_LISTING
     plain, listed = [], []
-    simulated: dict[float, list] = {floor: [] for floor in SIMULATED_FLOORS}
+    simulated: dict[float, list[QuestionResult]] = {floor: [] for floor in SIMULATED_FLOORS}
     nothing_relevant = 0
     evidence_cosines: list[float] = []  # each evidence turn's cosine to its question (categories 1-4)
     all_below: list[bool] = []  # per question: every evidence turn below the floor
@@ -282,7 +287,7 @@ async def locomo_figures(data: str, limit_conversations: int | None) -> None:
     with tempfile.TemporaryDirectory(prefix="mnemex-relevance-") as tmp:
         services = await start_services([CONFIGS["hybrid"]], Path(tmp))
         stub = services.memory_stubs["hybrid"]
-        embed = services.embed_client.embed  # type: ignore[attr-defined]
+        embed = services.embed_client.embed
         try:
             print(services.embedding)
             for convo in conversations:
@@ -307,7 +312,9 @@ async def locomo_figures(data: str, limit_conversations: int | None) -> None:
                 for i, question in enumerate(questions):
                     vector = pack(question_vectors[i : i + 1])
 
-                    async def search(limit: int, distinct: bool, q: str = question.question, v: bytes = vector):
+                    async def search(
+                        limit: int, distinct: bool, q: str = question.question, v: bytes = vector
+                    ) -> pb.SearchResponse:
                         request = pb.SearchRequest(
                             scope=common_pb.Scope(user=USER, project=convo.sample_id),  # noqa: B023 (awaited here)
                             query=q,
@@ -375,8 +382,8 @@ async def locomo_figures(data: str, limit_conversations: int | None) -> None:
     print(f"off-topic coding queries with a relevant result: {off_topic_hits} of {len(off_topic) * len(conversations)}")
 
 
-def _dias(reply: object, dia_of: dict[str, str]) -> list[str]:
-    return [dia_of.get(m.id, "") for m in reply.memories]  # type: ignore[attr-defined]
+def _dias(reply: SearchResponse, dia_of: dict[str, str]) -> list[str]:
+    return [dia_of.get(m.id, "") for m in reply.memories]
 
 
 def main(argv: list[str] | None = None) -> None:

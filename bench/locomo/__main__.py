@@ -17,6 +17,7 @@ import asyncio
 import os
 import sys
 import time
+from collections.abc import Callable
 
 from bench.locomo.dataset import DEFAULT_DATA
 from kernel import offline
@@ -71,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     except DatasetError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    log = (lambda *_: None) if args.json else (lambda line: print(line, flush=True))
+    log: Callable[[str], None] = (lambda *_: None) if args.json else (lambda line: print(line, flush=True))
     log(
         f"LoCoMo: {args.data}, {len(conversations)} conversations, configurations {', '.join(args.configs)}; "
         f"load average {load_average()} on {os.cpu_count()} CPUs"

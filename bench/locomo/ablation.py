@@ -91,7 +91,8 @@ class Embedder:
         key = hashlib.sha256("\x00".join(texts).encode()).hexdigest()[:24]
         path = self.cache_dir / f"{key}.npy"
         if path.exists():
-            return np.load(path)
+            cached: np.ndarray = np.load(path)
+            return cached
         vectors = self.encoder.encode(texts)
         np.save(path, vectors)
         return vectors

@@ -14,6 +14,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 # The benchmark data sits beside the checkout (../shared/data/locomo); LOCOMO_DATA or --data override it.
 DEFAULT_DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "locomo" / "locomo-dev.json"
@@ -71,7 +72,7 @@ def normalise_evidence(raw: object, known: set[str]) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _turn_text(turn: dict) -> str:
+def _turn_text(turn: dict[str, Any]) -> str:
     text = str(turn.get("text", "")).strip()
     caption = turn.get("blip_caption")
     if caption:
@@ -79,7 +80,8 @@ def _turn_text(turn: dict) -> str:
     return text
 
 
-def parse_sample(sample: dict) -> Conversation:
+def parse_sample(sample: dict[str, Any]) -> Conversation:
+    """One LoCoMo sample, as its JSON file holds it (untyped)."""
     try:
         sample_id = str(sample["sample_id"])
         convo = sample["conversation"]

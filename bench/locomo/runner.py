@@ -34,12 +34,14 @@ from __future__ import annotations
 import asyncio
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import grpc
+import numpy as np
 
 from bench.common import percentile
 from bench.locomo.dataset import Conversation, Question, Turn
@@ -49,6 +51,11 @@ from kernel.vectors import pack
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 from protos.mnemex.memory.v1 import memory_service_pb2_grpc as pb_grpc
+
+if TYPE_CHECKING:
+    from kernel.embedding_client import EmbeddingClient
+    from kernel.grpc_service import RunningService
+    from services.memory.composition import MemoryUseCases
 
 COLLECTION = "history"
 USER = "locomo"
@@ -86,9 +93,9 @@ class ModeResult:
 
 @dataclass
 class Services:
-    embed_client: object
-    memory_stubs: dict[str, pb_grpc.MemoryServiceStub]
-    closers: list = field(default_factory=list)
+    embed_client: EmbeddingClient
+    memory_stubs: dict[str, pb_grpc.MemoryServiceAsyncStub]
+    closers: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
     embedding: str = ""  # what the embedding service says it runs (model, backend, precision, device)
 
     async def close(self) -> None:
@@ -114,7 +121,7 @@ async def start_services(configs: Sequence[Config], home: Path, embedding_addr: 
         async def stop_embedding() -> None:
             await embedding.stop(0)
 
-        closers = [stop_embedding]
+        closers: list[Callable[[], Awaitable[None]]] = [stop_embedding]
     else:
         emb_addr, closers = embedding_addr, []
     emb_channel = channel(emb_addr)
@@ -141,7 +148,7 @@ async def start_services(configs: Sequence[Config], home: Path, embedding_addr: 
         chan = grpc.aio.insecure_channel(f"127.0.0.1:{port}")
         services.memory_stubs[config.name] = pb_grpc.MemoryServiceStub(chan)
 
-        async def stop_memory(server=server, chan=chan) -> None:  # type: ignore[no-untyped-def]
+        async def stop_memory(server: RunningService[MemoryUseCases] = server, chan: grpc.aio.Channel = chan) -> None:
             await chan.close()
             await server.stop(0)
 
@@ -158,7 +165,7 @@ def embedding_line(info: object) -> str:
 
 
 async def store_conversation(
-    stub: pb_grpc.MemoryServiceStub, convo: Conversation, contents: list[str], vectors: object
+    stub: pb_grpc.MemoryServiceAsyncStub, convo: Conversation, contents: list[str], vectors: np.ndarray
 ) -> dict[str, str]:
     """Store every turn; returns memory id -> dia_id.
 
@@ -179,7 +186,7 @@ async def store_conversation(
                     scope=scope,
                     collection=COLLECTION,
                     content=contents[index],
-                    vector=pack(vectors[index : index + 1]),  # type: ignore[index]
+                    vector=pack(vectors[index : index + 1]),
                     metadata_json=turn_metadata(turn, created),
                     allow_duplicate=True,
                     session_id=f"{convo.sample_id}/session-{turn.session}",
@@ -193,10 +200,10 @@ async def store_conversation(
 
 
 async def ask(
-    stub: pb_grpc.MemoryServiceStub,
+    stub: pb_grpc.MemoryServiceAsyncStub,
     convo: Conversation,
     questions: list[Question],
-    vectors: object,
+    vectors: np.ndarray,
     dia_of: dict[str, str],
 ) -> tuple[list[QuestionResult], list[float]]:
     scope = common_pb.Scope(user=USER, project=convo.sample_id)
@@ -208,7 +215,7 @@ async def ask(
             pb.SearchRequest(
                 scope=scope,
                 query=question.question,
-                query_vector=pack(vectors[index : index + 1]),  # type: ignore[index]
+                query_vector=pack(vectors[index : index + 1]),
                 limit=SEARCH_LIMIT,
             ),
             timeout=30,
@@ -230,7 +237,7 @@ async def run(
     configs = [CONFIGS[name] for name in config_names]
     with tempfile.TemporaryDirectory(prefix="mnemex-locomo-") as tmp:
         services = await start_services(configs, Path(home or tmp), embedding_addr)
-        embed = services.embed_client.embed  # type: ignore[attr-defined]
+        embed = services.embed_client.embed
         try:
             log(services.embedding)
             outcome = {config.name: ModeResult(config.name, embedding=services.embedding) for config in configs}

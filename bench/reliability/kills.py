@@ -18,8 +18,12 @@ import threading
 import time
 import uuid
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bench.reliability import Row
+
+if TYPE_CHECKING:
+    from tests.support.stack import Stack
 
 FAMILY = "kill -9 during writes"
 STOPS_PER_WRITER = 60
@@ -58,7 +62,7 @@ def _grpc_service(workdir: Path, service: str) -> Row:
     return Row(FAMILY, f"{service}: {kind}", outcomes.acked + outcomes.failed, len(report.problems), lost, note)
 
 
-def _front_service(stack: object, service: str) -> Row:
+def _front_service(stack: Stack, service: str) -> Row:
     from tests.support.procstack import kill9, post, restart
 
     acked: list[str] = []
@@ -78,7 +82,7 @@ def _front_service(stack: object, service: str) -> Row:
                 "assistant_text": f"Because fixture {uuid.uuid4().hex} was reused; recreate it per test.",
             }
             try:
-                status, reply = post(stack, "/api/hooks/stop", body, timeout=10)  # type: ignore[arg-type]
+                status, reply = post(stack, "/api/hooks/stop", body, timeout=10)
             except OSError:
                 status, reply = 0, None
             with lock:
@@ -91,9 +95,9 @@ def _front_service(stack: object, service: str) -> Row:
     for thread in threads:
         thread.start()
     time.sleep(2.0)
-    kill9(stack, service)  # type: ignore[arg-type]
+    kill9(stack, service)
     time.sleep(1.0)
-    restart_s = restart(stack, service)  # type: ignore[arg-type]
+    restart_s = restart(stack, service)
     time.sleep(3.0)
     halt.set()
     for thread in threads:
@@ -103,7 +107,7 @@ def _front_service(stack: object, service: str) -> Row:
     return Row(FAMILY, f"{service}: stops through the hook endpoint", tried[0], len(missing), len(missing), note)
 
 
-def _missing(stack: object, ids: list[str], settle_s: float = 30.0) -> list[str]:
+def _missing(stack: Stack, ids: list[str], settle_s: float = 30.0) -> list[str]:
     """The acknowledged ids not found by id (retried for ``settle_s``: a write may still be landing)."""
     from tests.support.procstack import post
 
@@ -112,7 +116,7 @@ def _missing(stack: object, ids: list[str], settle_s: float = 30.0) -> list[str]
     while pending and time.monotonic() < deadline:
         still = []
         for memory_id in pending:
-            status, reply = post(stack, "/api/search", {"cwd": PROJECT_CWD, "id": memory_id})  # type: ignore[arg-type]
+            status, reply = post(stack, "/api/search", {"cwd": PROJECT_CWD, "id": memory_id})
             found = status == 200 and isinstance(reply, dict) and bool(reply.get("results") or reply.get("memories"))
             if not found:
                 still.append(memory_id)

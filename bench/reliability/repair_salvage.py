@@ -105,7 +105,7 @@ def _seed_chroma(home: Path) -> None:
 
 def _chroma_memories(folder: Path) -> dict[str, str]:
     import chromadb
-    from chromadb.api.client import SharedSystemClient
+    from chromadb.api.shared_system_client import SharedSystemClient
     from chromadb.config import Settings
 
     SharedSystemClient.clear_system_cache()

@@ -10,14 +10,13 @@ degrades on its own except the search, whose error is the tool's error.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Mapping, Sequence
+from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from gateway import formatting, inert_text, prompt_context, replies
 from gateway.backends import Backends
 from gateway.lessons import Lesson, episode_lessons, merge
-from gateway.replies import JsonObject, Memory, memories_json
+from gateway.replies import JsonObject, KgRoute, Memory, memories_json
 from gateway.rpc import Rpc
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.kg.v1 import kg_service_pb2 as kg_pb
@@ -58,7 +57,7 @@ class Insights:
 
     text: str
     memories: tuple[Memory, ...]  # the search's, then the top facts not shown already
-    routing: Mapping[str, object]  # the kg's route for the query (``Recalled.as_dict``)
+    routing: KgRoute  # the kg's route for the query
     lessons: tuple[Lesson, ...]
     actions: tuple[ActionEffect, ...]
 
@@ -74,7 +73,7 @@ class Insights:
         return {
             "text": self.text,
             "memories": memories_json(self.memories),
-            "routing": dict(self.routing),
+            "routing": self.routing.to_json(),
             "solutions": [x.as_dict() for x in self.solutions],
             "failures": [x.as_dict() for x in self.failures],
             "actions": [a.to_json() for a in self.actions],
@@ -95,14 +94,12 @@ def action_line(action: ActionEffect) -> str:
     return f"• `{name}` {tail}{where}"
 
 
-def insights_text(
-    route: Mapping[str, Any], lessons: Sequence[Lesson], actions: Sequence[ActionEffect], known: str
-) -> str:
+def insights_text(route: KgRoute, lessons: Sequence[Lesson], actions: Sequence[ActionEffect], known: str) -> str:
     lines: list[str] = []
-    if route.get("has_preference"):
-        lines.append("Collections that helped for these concepts: " + ", ".join(route["recommended"]))
-    elif route.get("concepts"):
-        lines.append("No learned collection preference yet for: " + ", ".join(route["concepts"][:8]))
+    if route.has_preference:
+        lines.append("Collections that helped for these concepts: " + ", ".join(route.recommended))
+    elif route.concepts:
+        lines.append("No learned collection preference yet for: " + ", ".join(route.concepts[:8]))
     solutions = [x.as_dict() for x in lessons if x.kind == "solution"]
     failures = [x.as_dict() for x in lessons if x.kind == "failure"]
     if solutions:
@@ -173,6 +170,6 @@ async def insights(
     learned = {x.id for x in lessons}
     seen = {m.id for m in memories} | learned
     combined = (*(m for m in memories if m.id not in learned), *(f for f in facts if f.id not in seen))
-    route = routing.as_dict()
+    route = routing.as_route()
     text = insights_text(route, lessons, actions, formatting.known_context(memories_json(combined)))
     return Insights(text=text, memories=combined, routing=route, lessons=tuple(lessons), actions=actions)

@@ -32,7 +32,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from gateway import formatting, lessons, proto_dicts
+from gateway import formatting, lessons, proto_dicts, replies
 from gateway.backends import BackendError, Backends, KgBackend
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.kg.v1 import kg_service_pb2 as kg_pb
@@ -85,9 +85,12 @@ class Recalled:
             return {}
         return dict(self.route.weights)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_route(self) -> replies.KgRoute:
         """The route, plus the memory_bank fact ids the content graph linked to the prompt's entities."""
-        return {**proto_dicts.routing_to_dict(self.route, self.concepts, self.context_type), "fact_ids": self.fact_ids}
+        return replies.KgRoute.from_proto(self.route, self.concepts, self.context_type, self.fact_ids)
+
+    def as_dict(self) -> dict[str, Any]:
+        return self.as_route().to_json()
 
 
 async def kg_recall(

@@ -112,22 +112,4 @@ def memories_to_dicts(memories: Iterable[mem_pb.Memory]) -> list[dict[str, Any]]
 def routing_to_dict(
     reply: kg_pb.RouteResponse | None, concepts: Iterable[str] = (), context_type: str = ""
 ) -> dict[str, Any]:
-    if reply is None:
-        return {
-            "has_preference": False,
-            "weights": {},
-            "recommended": [],
-            "confidence": 0.0,
-            "concepts": list(concepts),
-            "context_type": context_type,
-            "available": False,
-        }
-    return {
-        "has_preference": reply.has_preference,
-        "weights": {k: round(v, 4) for k, v in reply.weights.items()},
-        "recommended": list(reply.recommended),
-        "confidence": round(reply.confidence, 4),
-        "concepts": list(concepts),
-        "context_type": context_type,
-        "available": True,
-    }
+    return replies.KgRoute.from_proto(reply, concepts, context_type).to_json()

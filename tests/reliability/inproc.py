@@ -37,7 +37,8 @@ class Gateway:
     def ok(self, path: str, body: Any = None) -> dict[str, Any]:
         reply = self.post(path, body)
         assert reply.status_code == 200, f"{path}: {reply.status_code} {reply.text[:500]}"
-        return reply.json()  # type: ignore[no-any-return]
+        answer: dict[str, Any] = reply.json()
+        return answer
 
     @property
     def port(self) -> int:

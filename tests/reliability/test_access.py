@@ -20,6 +20,7 @@ from typing import Any
 import grpc
 import httpx
 import pytest
+from google.protobuf.message import Message
 
 from kernel.config import DEFAULT_PORTS, Settings, is_loopback, split_host_port
 from protos.mnemex.common.v1 import common_pb2 as common_pb
@@ -347,7 +348,7 @@ def test_hooks_send_the_token(token_stack: dict[str, Any], tmp_path: Path) -> No
     assert without.returncode == 0 and without.stdout == ""
 
 
-GRPC_PROBES: dict[str, tuple[str, Any, Any]] = {
+GRPC_PROBES: dict[str, tuple[str, Message, type[Message]]] = {
     "embedding": ("/mnemex.embedding.v1.EmbeddingService/Info", emb_pb.InfoRequest(), emb_pb.InfoResponse),
     "memory": ("/mnemex.memory.v1.MemoryService/ListScopes", mem_pb.ListScopesRequest(), mem_pb.ListScopesResponse),
     "kg": (
@@ -364,7 +365,7 @@ def test_grpc_requires_the_token_but_health_stays_open(service: str, token_stack
 
     path, request, reply_class = GRPC_PROBES[service]
     with grpc.insecure_channel(token_stack[service]) as channel:
-        rpc = channel.unary_unary(
+        rpc: grpc.UnaryUnaryMultiCallable[Message, Message] = channel.unary_unary(
             path, request_serializer=lambda m: m.SerializeToString(), response_deserializer=reply_class.FromString
         )
         for metadata in (

@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 from collections.abc import Iterator
 
+import httpx
 import pytest
 
 from tests.reliability.inproc import InprocStack
@@ -51,9 +52,9 @@ def test_multipart_ingest_refuses_path_traversal(stack: InprocStack) -> None:
     assert reply.status_code == 422, reply.text
 
 
-def _assert_too_large(reply: object) -> None:
-    status = reply.status_code  # type: ignore[attr-defined]
-    text = reply.text  # type: ignore[attr-defined]
+def _assert_too_large(reply: httpx.Response) -> None:
+    status = reply.status_code
+    text = reply.text
     assert status == 413, (status, text[:300])
     assert "10 MB" in text or "10,485,760" in text, text[:300]
 

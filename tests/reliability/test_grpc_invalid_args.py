@@ -62,7 +62,8 @@ def call(channel: grpc.Channel, method: str, request: Message | list[Message]) -
     kwargs = {"request_serializer": lambda m: m.SerializeToString(), "response_deserializer": reply_class.FromString}
     try:
         if descriptor.client_streaming:
-            reply = channel.stream_unary(path, **kwargs)(iter(request), timeout=60)  # type: ignore[arg-type]
+            assert isinstance(request, list)  # a client stream is sent as its messages
+            reply = channel.stream_unary(path, **kwargs)(iter(request), timeout=60)
         elif descriptor.server_streaming:
             reply = list(channel.unary_stream(path, **kwargs)(request, timeout=60))
         else:

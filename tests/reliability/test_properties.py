@@ -380,8 +380,8 @@ def test_observe_accepts_any_tool_payload(tool: str, tool_input: Any, tool_respo
 def hook_modules() -> Any:
     sys.path.insert(0, str(HOOKS))
     try:
-        import hook_events  # type: ignore[import-not-found]
-        import hook_main  # type: ignore[import-not-found]
+        import hook_events
+        import hook_main
     finally:
         sys.path.remove(str(HOOKS))
     return hook_events, hook_main

@@ -34,7 +34,8 @@ PROMPT = "where do the checkout feature flags live?"
 
 def _state(home: Path) -> dict[str, Any]:
     try:
-        return json.loads((home / "run" / "state.json").read_text())  # type: ignore[no-any-return]
+        answer: dict[str, Any] = json.loads((home / "run" / "state.json").read_text())
+        return answer
     except (OSError, ValueError):
         return {}
 
@@ -105,7 +106,8 @@ def _post(port: int, path: str, body: dict[str, Any]) -> dict[str, Any]:
         method="POST",
     )
     with urllib.request.urlopen(request, timeout=30) as reply:
-        return json.loads(reply.read())  # type: ignore[no-any-return]
+        answer: dict[str, Any] = json.loads(reply.read())
+        return answer
 
 
 def test_supervisor_restarts_memory_with_backoff_and_hooks_survive(supervised: dict[str, Any], tmp_path: Path) -> None:

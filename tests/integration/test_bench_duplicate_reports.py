@@ -6,7 +6,6 @@ import asyncio
 import hashlib
 import random
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -14,6 +13,7 @@ from bench.duplicate_reports import dataset, figures, lessons
 from bench.duplicate_reports.client import Probe
 from bench.duplicate_reports.dataset import Report
 from bench.duplicate_reports.scenario import play
+from tests.support.loop_thread import LoopThread
 
 PAIRS = [("105", "101"), ("101", "120"), ("230", "211"), ("340", "377"), ("377", "399"), ("512", "500")]
 
@@ -117,7 +117,7 @@ def test_a_planted_fix_is_recognised_by_its_words_and_another_problems_is_not() 
 
 
 @pytest.mark.slow
-def test_a_tiny_run_end_to_end(loop_thread: Any, embedding_addr: str, tmp_path: Path) -> None:
+def test_a_tiny_run_end_to_end(loop_thread: LoopThread, embedding_addr: str, tmp_path: Path) -> None:
     from tests.reliability import inproc
 
     data = dataset.load() if dataset.DATA.exists() else synthetic()

@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import re
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -19,6 +18,7 @@ from bench.experience.backend_data import DETACHED, GREENLET
 from bench.experience.catalogue import BACKEND_PROBLEMS, PROBLEMS, PROJECTS
 from bench.experience.problems import BACKEND, CORS, LEDGER, POOL, TIDEWATER
 from bench.experience.record import Entry, Recurrence, Run, Seen
+from tests.support.loop_thread import LoopThread
 from tests.unit.kg import problem_pairs
 
 LOCAL_STATEMENT = "Under load the API stops answering and the logs say: sqlalchemy.exc.TimeoutError: QueuePool"
@@ -283,7 +283,7 @@ def test_known_problems_are_counted_per_project_from_the_export() -> None:
 
 
 @pytest.mark.slow
-def test_a_tiny_run_end_to_end(loop_thread: Any, embedding_addr: str, tmp_path: Path) -> None:
+def test_a_tiny_run_end_to_end(loop_thread: LoopThread, embedding_addr: str, tmp_path: Path) -> None:
     from tests.reliability import inproc
 
     stack = inproc.start(loop_thread, embedding_addr, tmp_path / "home")

@@ -8,11 +8,12 @@ from typing import Any
 import pytest
 
 from tests.reliability import inproc
+from tests.support.loop_thread import LoopThread
 
 
 @pytest.fixture(scope="module")
 def stack(
-    loop_thread: Any, embedding_addr: str, tmp_path_factory: pytest.TempPathFactory
+    loop_thread: LoopThread, embedding_addr: str, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[inproc.InprocStack]:
     """An in-process stack (memory, kg, a gateway per user) for one test module."""
     started = inproc.start(

@@ -20,6 +20,7 @@ from typing import Any
 import httpx
 
 from kernel.config import Settings
+from tests.support.loop_thread import LoopThread
 
 
 @dataclass
@@ -52,7 +53,7 @@ class InprocStack:
     memory_addr: str
     kg_addr: str
     gateways: dict[str, Gateway]
-    loop_thread: Any
+    loop_thread: LoopThread
     _stoppers: list[Any] = field(default_factory=list)
     stopped: bool = False
 
@@ -124,7 +125,9 @@ async def serve_gateway(settings: Settings, budget_s: float = 10.0, backend_time
     return stop, f"http://127.0.0.1:{port}"
 
 
-def start(loop_thread: Any, embedding_addr: str, home: Path, users: tuple[str, ...] = ("tester",)) -> InprocStack:
+def start(
+    loop_thread: LoopThread, embedding_addr: str, home: Path, users: tuple[str, ...] = ("tester",)
+) -> InprocStack:
     from services.kg.kg_servicer import create_server as create_kg
     from services.kg.settings import KgSettings
     from services.memory.composition import create_server as create_memory

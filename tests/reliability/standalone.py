@@ -7,12 +7,13 @@ from pathlib import Path
 from typing import Any
 
 from tests.reliability import inproc
+from tests.support.loop_thread import LoopThread
 
 
 @dataclass
 class Standalone:
     stack: inproc.InprocStack
-    loop_thread: Any
+    loop_thread: LoopThread
     embedding_stop: Any
 
     @property

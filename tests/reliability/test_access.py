@@ -27,8 +27,10 @@ from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.embedding.v1 import embedding_service_pb2 as emb_pb
 from protos.mnemex.kg.v1 import kg_service_pb2 as kg_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
+from services.embedding.model import Encoder
 from tests.reliability import inproc
 from tests.support.hookrun import claude_session_start, hook_env, run_hook
+from tests.support.loop_thread import LoopThread
 from tests.support.procstack import listening_addresses
 from tests.support.stack import SERVICE_MODULES, Stack, free_port
 
@@ -139,7 +141,9 @@ def test_refusal_is_one_clear_line_before_any_work(name: str, refusals: dict[str
 
 # -- token enforcement ----------------------------------------------------------
 @pytest.fixture(scope="module")
-def token_stack(loop_thread: Any, encoder: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+def token_stack(
+    loop_thread: LoopThread, encoder: Encoder, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[dict[str, Any]]:
     """embedding, memory, kg and a gateway, all requiring TOKEN, in-process on loopback."""
     from services.embedding.embedding_servicer import create_server as create_embedding
     from services.embedding.settings import EmbeddingSettings
@@ -384,7 +388,7 @@ def test_grpc_requires_the_token_but_health_stays_open(service: str, token_stack
 
 
 def test_a_user_token_signs_the_viewer_in_as_that_user_only(
-    token_stack: dict[str, Any], loop_thread: Any, tmp_path: Path
+    token_stack: dict[str, Any], loop_thread: LoopThread, tmp_path: Path
 ) -> None:
     """A per-user token signs the viewer in as that user: it sees her memories; the shared token sees its own."""
     import dataclasses

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -29,6 +28,7 @@ from tests.support.hookrun import (
     hook_env,
     run_hook,
 )
+from tests.support.loop_thread import LoopThread
 
 PROJECT = "/srv/acme-billing"
 HOSTILE = [
@@ -250,7 +250,7 @@ def test_the_session_start_seed_is_contained(stack: InprocStack, hostile_ids: li
 
 # -- a remote user's cwd -------------------------------------------------------
 def test_a_user_tokens_cwd_is_never_resolved_on_the_servers_filesystem(
-    stack: InprocStack, loop_thread: Any, tmp_path: Path
+    stack: InprocStack, loop_thread: LoopThread, tmp_path: Path
 ) -> None:
     """A per-user token's cwd names a directory on the user's machine: the gateway derives the project id from
     the string alone, so '/proc/self/cwd', '~user' or a server path with a .git above it reveal nothing."""

@@ -25,13 +25,14 @@ import pytest
 
 from gateway.user_tokens import add_token
 from tests.reliability import inproc
+from tests.support.loop_thread import LoopThread
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = "operator-" + "Zq8vK2mW" * 4
 
 
 @pytest.fixture()
-def team(stack: inproc.InprocStack, loop_thread: Any, tmp_path: Path) -> Iterator[dict[str, Any]]:
+def team(stack: inproc.InprocStack, loop_thread: LoopThread, tmp_path: Path) -> Iterator[dict[str, Any]]:
     """A gateway over the module's stack with a shared token and a tokens file of alice, bob and mallory."""
     tokens_file = tmp_path / "user_tokens"
     tokens = {user: add_token(tokens_file, user) for user in ("alice", "bob", "mallory")}

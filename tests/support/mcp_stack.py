@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from kernel.config import Settings
+from tests.support.loop_thread import LoopThread
 
 if TYPE_CHECKING:
     from mcp import StdioServerParameters
@@ -81,7 +82,7 @@ async def serve_gateway(settings: Settings) -> tuple[Any, asyncio.Task[None], in
 
 
 @contextmanager
-def running_mcp_stack(embedding_addr: str, loop_thread: Any, home: Path) -> Iterator[McpStack]:
+def running_mcp_stack(embedding_addr: str, loop_thread: LoopThread, home: Path) -> Iterator[McpStack]:
     """memory and kg in ``home``, and the gateway, on ``loop_thread``; stopped on exit."""
     from services.kg.kg_servicer import create_server as create_kg
     from services.kg.settings import KgSettings

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
 
+from tests.support.loop_thread import LoopThread
 from tests.support.mcp_stack import McpStack, running_mcp_stack
 
 
 @pytest.fixture(scope="session")
-def mcp_stack(embedding_addr: str, loop_thread: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[McpStack]:
+def mcp_stack(
+    embedding_addr: str, loop_thread: LoopThread, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[McpStack]:
     with running_mcp_stack(embedding_addr, loop_thread, tmp_path_factory.mktemp("mcp-stack-home")) as stack:
         yield stack

@@ -3,12 +3,12 @@ them: shared by the tests that keep them apart, merge them and unmerge them."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.kg.v1 import kg_service_pb2 as pb
+from protos.mnemex.kg.v1 import kg_service_pb2_grpc as pb_grpc
+from services.embedding.model import Encoder
 
 MISSING = (
     "alembic upgrade head fails after I rebased onto main: Can't locate revision identified by 'a81f2c0e'",
@@ -24,11 +24,17 @@ HEADS = (
 )
 
 
-def vec(encoder: Any, text: str) -> bytes:
+def vec(encoder: Encoder, text: str) -> bytes:
     return np.asarray(encoder.encode([text])[0], dtype="<f4").tobytes()
 
 
-def solve(stub: Any, encoder: Any, scope: common_pb.Scope, session: str, problem: tuple[str, ...]) -> None:
+def solve(
+    stub: pb_grpc.KnowledgeGraphServiceStub,
+    encoder: Encoder,
+    scope: common_pb.Scope,
+    session: str,
+    problem: tuple[str, ...],
+) -> None:
     statement, command, error, fix = problem
     stub.RecordToolError(
         pb.RecordToolErrorRequest(
@@ -53,7 +59,9 @@ def solve(stub: Any, encoder: Any, scope: common_pb.Scope, session: str, problem
         )
 
 
-def lessons(stub: Any, encoder: Any, scope: common_pb.Scope, session: str, prompt: str) -> list[Any]:
+def lessons(
+    stub: pb_grpc.KnowledgeGraphServiceStub, encoder: Encoder, scope: common_pb.Scope, session: str, prompt: str
+) -> list[pb.EpisodeLesson]:
     reply = stub.EpisodeLessons(
         pb.EpisodeLessonsRequest(
             scope=scope, session_id=session, query_vector=vec(encoder, prompt), prompt=prompt, limit=6

@@ -14,7 +14,6 @@ import os
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import grpc
 import pytest
@@ -24,6 +23,7 @@ from gateway.rpc import translate
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.kg.v1 import kg_service_pb2 as pb
 from protos.mnemex.kg.v1 import kg_service_pb2_grpc as pb_grpc
+from tests.support.loop_thread import LoopThread
 
 
 @pytest.fixture()
@@ -62,7 +62,7 @@ def record(scope: common_pb.Scope, i: int) -> pb.RecordActionRequest:
     )
 
 
-def test_a_write_on_a_full_disk_answers_disk_full_with_the_place(loop_thread: Any, small_disk: Path) -> None:
+def test_a_write_on_a_full_disk_answers_disk_full_with_the_place(loop_thread: LoopThread, small_disk: Path) -> None:
     from services.kg.kg_servicer import create_server
     from services.kg.settings import KgSettings
 

@@ -21,18 +21,22 @@ import grpc
 import pytest
 
 from gateway.caller import CallerResolver
+from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.kg.v1 import kg_service_pb2 as pb
 from protos.mnemex.kg.v1 import kg_service_pb2_grpc as pb_grpc
+from services.embedding.model import Encoder
 from tests.integration.kg.known_problems import HEADS, MISSING, lessons, solve
 from tests.integration.mcp.clients import connect, expect_error, ok, text_of
 from tests.support.mcp_stack import McpStack, run_async
 
 
-def fixes_for(stub: Any, encoder: Any, scope: Any, session: str, prompt: str) -> set[str]:
+def fixes_for(
+    stub: pb_grpc.KnowledgeGraphServiceStub, encoder: Encoder, scope: common_pb.Scope, session: str, prompt: str
+) -> set[str]:
     return {x.text for x in lessons(stub, encoder, scope, session, prompt) if x.kind == "solution"}
 
 
-def test_merge_and_unmerge_two_known_problems_over_mcp(mcp_stack: McpStack, project: Path, encoder: Any) -> None:
+def test_merge_and_unmerge_two_known_problems_over_mcp(mcp_stack: McpStack, project: Path, encoder: Encoder) -> None:
     scope = CallerResolver(mcp_stack.settings).resolve(str(project)).scope
     with grpc.insecure_channel(mcp_stack.env["MNEMEX_KG_ADDR"]) as channel:
         kg = pb_grpc.KnowledgeGraphServiceStub(channel)
@@ -105,7 +109,7 @@ def cli(stack: McpStack, project: Path, *args: str) -> Any:
     return json.loads(done.stdout)
 
 
-def test_mnemex_problems_lists_merges_and_unmerges(mcp_stack: McpStack, project: Path, encoder: Any) -> None:
+def test_mnemex_problems_lists_merges_and_unmerges(mcp_stack: McpStack, project: Path, encoder: Encoder) -> None:
     scope = CallerResolver(mcp_stack.settings).resolve(str(project)).scope
     with grpc.insecure_channel(mcp_stack.env["MNEMEX_KG_ADDR"]) as channel:
         kg = pb_grpc.KnowledgeGraphServiceStub(channel)

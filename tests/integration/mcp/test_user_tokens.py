@@ -23,12 +23,13 @@ from mcp.client.streamable_http import streamable_http_client
 from gateway.user_tokens import add_token
 from kernel.config import Settings
 from tests.integration.mcp.clients import ok, text_of
+from tests.support.loop_thread import LoopThread
 from tests.support.mcp_stack import McpStack, run_async, serve_gateway
 
 
 @pytest.fixture(scope="module")
 def team_gateway(
-    mcp_stack: McpStack, loop_thread: Any, tmp_path_factory: pytest.TempPathFactory
+    mcp_stack: McpStack, loop_thread: LoopThread, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[dict[str, str]]:
     home = tmp_path_factory.mktemp("team-gateway")
     tokens_file = home / "user_tokens"

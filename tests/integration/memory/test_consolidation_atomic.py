@@ -26,13 +26,16 @@ from protos.mnemex.memory.v1 import memory_service_pb2_grpc as pb_grpc
 from services.memory.domain.merge_key import merge_uid
 from services.memory.domain.naming import memory_id, split_id
 from services.memory.storage.merge_journal import MergeIntent, MergeJournal
+from tests.support.loop_thread import LoopThread
 from tests.support.memory_service import start_memory_service
 
 SCOPE = common_pb.Scope(user="merger", project="shop")
 
 
 @contextmanager
-def service(loop_thread: Any, embedding_addr: str, home: Path) -> Iterator[tuple[pb_grpc.MemoryServiceStub, Any]]:
+def service(
+    loop_thread: LoopThread, embedding_addr: str, home: Path
+) -> Iterator[tuple[pb_grpc.MemoryServiceStub, Any]]:
     """A memory service on ``home``: (stub, its MemoryUseCases); stopped on exit."""
     running = loop_thread.run(start_memory_service(home, embedding_addr))
     try:
@@ -66,7 +69,7 @@ def _sources(tag: str) -> list[tuple[str, str]]:
 
 
 def test_a_retried_consolidation_returns_the_merge_already_made(
-    loop_thread: Any, embedding_addr: str, tmp_path: Path
+    loop_thread: LoopThread, embedding_addr: str, tmp_path: Path
 ) -> None:
     with service(loop_thread, embedding_addr, tmp_path) as (stub, _):
         ids = [_store(stub, text, collection) for text, collection in _sources("retry")]
@@ -113,7 +116,7 @@ def _active(stub: pb_grpc.MemoryServiceStub, memory_id_: str) -> bool:
 
 
 def test_a_merge_killed_after_its_write_is_finished_at_the_next_start(
-    loop_thread: Any, embedding_addr: str, tmp_path: Path
+    loop_thread: LoopThread, embedding_addr: str, tmp_path: Path
 ) -> None:
     with service(loop_thread, embedding_addr, tmp_path) as (stub, _):
         ids = [_store(stub, text, collection) for text, collection in _sources("killed")]
@@ -131,7 +134,7 @@ def test_a_merge_killed_after_its_write_is_finished_at_the_next_start(
 
 
 def test_a_merge_killed_before_its_write_leaves_the_sources_as_they_were(
-    loop_thread: Any, embedding_addr: str, tmp_path: Path
+    loop_thread: LoopThread, embedding_addr: str, tmp_path: Path
 ) -> None:
     with service(loop_thread, embedding_addr, tmp_path) as (stub, _):
         ids = [_store(stub, text, collection) for text, collection in _sources("early")]
@@ -144,7 +147,7 @@ def test_a_merge_killed_before_its_write_leaves_the_sources_as_they_were(
 
 
 def test_a_retry_finishes_a_half_applied_merge_without_an_intent(
-    loop_thread: Any, embedding_addr: str, tmp_path: Path
+    loop_thread: LoopThread, embedding_addr: str, tmp_path: Path
 ) -> None:
     """Even with no intent on disk (a store restored from a backup), the merge key finds the merge."""
     with service(loop_thread, embedding_addr, tmp_path) as (stub, _):

@@ -14,9 +14,9 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from typing import Any
 
 from services.memory.domain.naming import WORKING, Scope
+from tests.support.loop_thread import LoopThread
 from tests.support.memory_service import MemoryService
 
 FIX = "Fixed the flaky CI job by pinning numpy to 1.26 in requirements/ci.txt"
@@ -27,7 +27,7 @@ def _scope() -> Scope:
 
 
 def test_a_near_duplicate_stop_answers_and_scores_with_the_memory_it_refreshed(
-    memory_service: MemoryService, loop_thread: Any
+    memory_service: MemoryService, loop_thread: LoopThread
 ) -> None:
     """Journaled under a fresh id, refreshed into the older memory: the reply and the turn name that one."""
     memory = memory_service.memory
@@ -45,7 +45,7 @@ def test_a_near_duplicate_stop_answers_and_scores_with_the_memory_it_refreshed(
 
 
 def test_a_stop_acknowledged_before_its_store_gets_an_id_that_names_a_memory(
-    memory_service: MemoryService, loop_thread: Any
+    memory_service: MemoryService, loop_thread: LoopThread
 ) -> None:
     """Others waiting in the intake: the reply carries the promised id, and a memory is stored under it."""
     memory = memory_service.memory
@@ -82,7 +82,9 @@ def test_a_stop_acknowledged_before_its_store_gets_an_id_that_names_a_memory(
     assert pointed == promised and "pinning numpy" in content
 
 
-def test_a_replayed_entry_already_stored_is_not_stored_twice(memory_service: MemoryService, loop_thread: Any) -> None:
+def test_a_replayed_entry_already_stored_is_not_stored_twice(
+    memory_service: MemoryService, loop_thread: LoopThread
+) -> None:
     memory = memory_service.memory
     scope = _scope()
     answer = "The nightly export job writes to s3://exports/nightly and keeps 14 days."

@@ -50,13 +50,13 @@ TWO_SERVICES = [
 ]
 
 
-def fact(stub: Any, scope: Any, text: str) -> pb.StoreResponse:
+def fact(stub: MemoryServiceStub, scope: common_pb.Scope, text: str) -> pb.StoreResponse:
     request = pb.StoreRequest(scope=scope, collection=MEMORY_BANK, content=text)
     reply: pb.StoreResponse = stub.Store(request, timeout=30)
     return reply
 
 
-def marks_on(stub: Any, scope: Any, memory_id: str) -> dict[str, str]:
+def marks_on(stub: MemoryServiceStub, scope: common_pb.Scope, memory_id: str) -> dict[str, str]:
     stored = stub.Get(pb.GetRequest(scope=scope, id=memory_id), timeout=10).memory
     metadata = json.loads(stored.metadata_json or "{}")
     return {key: metadata[key] for key in MARKS if metadata.get(key)} | ({"archived": "yes"} if stored.archived else {})

@@ -25,6 +25,7 @@ from protos.mnemex.kg.v1 import kg_service_pb2 as kg_pb
 from protos.mnemex.kg.v1 import kg_service_pb2_grpc as kg_grpc
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 from protos.mnemex.memory.v1 import memory_service_pb2_grpc as pb_grpc
+from tests.support.loop_thread import LoopThread
 from tests.support.memory_service import start_memory_service
 
 THIS_SHARD = Shard(0, 2)
@@ -47,7 +48,9 @@ def _record(user: str, uid: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def sharded_address(loop_thread: Any, embedding_addr: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def sharded_address(
+    loop_thread: LoopThread, embedding_addr: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
     home: Path = tmp_path_factory.mktemp("memory-shard0")
     running = loop_thread.run(start_memory_service(home, embedding_addr, shard=THIS_SHARD))
     yield f"127.0.0.1:{running.port}"
@@ -125,7 +128,7 @@ def test_import_stores_owned_users_and_refuses_a_foreign_one(sharded_address: st
         assert {s.scope.user for s in listed.scopes} == {OWNED}
 
 
-def test_every_kg_rpc_refuses_a_user_of_another_shard(loop_thread: Any, tmp_path: Path) -> None:
+def test_every_kg_rpc_refuses_a_user_of_another_shard(loop_thread: LoopThread, tmp_path: Path) -> None:
     from services.kg.kg_servicer import create_server
     from services.kg.settings import KgSettings
 

@@ -23,6 +23,7 @@ from bench.bench_shared_project import SENTENCES
 from services.memory.domain.naming import WORKING, Scope
 from tests.reliability import inproc
 from tests.support.hookrun import HOOK_TIMEOUT_S, claude_stop, closed_port, hook_env, run_hook
+from tests.support.loop_thread import LoopThread
 from tests.support.memory_service import MemoryService
 
 GATEWAY_DEADLINE_S = HOOK_TIMEOUT_S + 0.5  # the gateway waits on memory a little longer than the hook on it
@@ -45,7 +46,7 @@ def _texts(count: int) -> list[str]:
 
 
 def test_concurrent_stores_into_one_project_share_store_calls_and_all_land(
-    memory_service: MemoryService, loop_thread: Any
+    memory_service: MemoryService, loop_thread: LoopThread
 ) -> None:
     memory = memory_service.memory
     scope = Scope(f"u{uuid.uuid4().hex[:10]}", f"p{uuid.uuid4().hex[:10]}")
@@ -67,7 +68,9 @@ def test_concurrent_stores_into_one_project_share_store_calls_and_all_land(
     assert {r.id for r in stored} == {r.memory.id for r in results}
 
 
-def test_near_duplicates_arriving_together_make_one_memory(memory_service: MemoryService, loop_thread: Any) -> None:
+def test_near_duplicates_arriving_together_make_one_memory(
+    memory_service: MemoryService, loop_thread: LoopThread
+) -> None:
     memory = memory_service.memory
     scope = Scope(f"u{uuid.uuid4().hex[:10]}", f"p{uuid.uuid4().hex[:10]}")
     same = "Fixed the flaky CI job by pinning numpy to 1.26"
@@ -90,7 +93,7 @@ def test_near_duplicates_arriving_together_make_one_memory(memory_service: Memor
 
 
 def test_a_stop_the_hook_gave_up_on_is_still_stored(
-    memory_service: MemoryService, loop_thread: Any, embedding_addr: str, tmp_path: Path
+    memory_service: MemoryService, loop_thread: LoopThread, embedding_addr: str, tmp_path: Path
 ) -> None:
     """The collection is held past the hook's give-up and the gateway's gRPC deadline; it lands after."""
     memory = memory_service.memory

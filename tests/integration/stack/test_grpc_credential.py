@@ -33,6 +33,8 @@ from protos.mnemex.kg.v1 import kg_service_pb2 as kg_pb
 from protos.mnemex.kg.v1 import kg_service_pb2_grpc as kg_grpc
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
 from protos.mnemex.memory.v1 import memory_service_pb2_grpc as mem_grpc
+from services.embedding.model import Encoder
+from tests.support.loop_thread import LoopThread
 
 SCOPE = common_pb.Scope(user="alice", project="secret-project")
 
@@ -44,7 +46,7 @@ def stack_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def services(
-    stack_home: Path, loop_thread: Any, encoder: Any, tmp_path_factory: pytest.TempPathFactory
+    stack_home: Path, loop_thread: LoopThread, encoder: Encoder, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[dict[str, str]]:
     """embedding, kg and memory, loaded as their entrypoints load them; name -> address."""
     from services.embedding.embedding_servicer import create_server as create_embedding

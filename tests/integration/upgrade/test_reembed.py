@@ -16,13 +16,14 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, Protocol
 
 import grpc
 import numpy as np
 import pytest
 
 from kernel import vector_model
+from kernel.grpc_service import RunningService
 from kernel.store_health import StoreUnreadable
 from kernel.vector_model import VectorModel
 from mnemex.upgrade.reembed import reembed_home
@@ -30,6 +31,7 @@ from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 from protos.mnemex.memory.v1 import memory_service_pb2_grpc as pb_grpc
 from services.embedding.model import Encoder
+from services.memory.composition import MemoryUseCases
 from tests.support.loop_thread import LoopThread
 
 SCOPE = common_pb.Scope(user="tester", project="reembed")
@@ -44,10 +46,19 @@ MEMORIES = (
 SCORE_FIELDS = ("score", "wilson_score", "uses", "success_count", "learned_score", "last_outcome", "outcome_history")
 
 
+class TextEncoder(Protocol):
+    """What the memory service's embedder here reads of an encoder: the real one, or Projected."""
+
+    model_id: str
+    dimension: int
+
+    def encode(self, texts: list[str]) -> np.ndarray: ...
+
+
 class Projected:
     """Another model: the base model's vectors through a fixed orthonormal 384 -> 512 projection."""
 
-    def __init__(self, base: Any, dimension: int = 512, fail_after: int | None = None) -> None:
+    def __init__(self, base: Encoder, dimension: int = 512, fail_after: int | None = None) -> None:
         rng = np.random.default_rng(37)
         q, _ = np.linalg.qr(rng.standard_normal((dimension, int(base.dimension))))
         self._base, self._q = base, q.astype(np.float32)
@@ -67,7 +78,7 @@ class Projected:
 class InProcessEmbedder:
     """The memory service's embedder seam, with the embedding service's Info."""
 
-    def __init__(self, encoder: Any) -> None:
+    def __init__(self, encoder: TextEncoder) -> None:
         self._encoder = encoder
 
     async def embed(self, texts: list[str], timeout: float | None = None) -> np.ndarray:
@@ -77,7 +88,10 @@ class InProcessEmbedder:
         return SimpleNamespace(model_id=self._encoder.model_id, dimension=self._encoder.dimension)
 
 
-def start(loop_thread: Any, home: Path, encoder: Any, **overrides: Any) -> Any:
+def start(
+    loop_thread: LoopThread, home: Path, encoder: TextEncoder, **overrides: Any
+) -> RunningService[MemoryUseCases]:
+    # overrides: MemorySettings fields of several types, by name; the settings check them.
     from services.memory.composition import create_server
     from services.memory.settings import MemorySettings
 
@@ -93,7 +107,7 @@ def start(loop_thread: Any, home: Path, encoder: Any, **overrides: Any) -> Any:
     return loop_thread.run(create_server(MemorySettings(**options), embedder=InProcessEmbedder(encoder)))
 
 
-def wait_for_watch(memory: Any) -> None:
+def wait_for_watch(memory: MemoryUseCases) -> None:
     task = memory._model_watch
     assert task is not None
     for _ in range(200):

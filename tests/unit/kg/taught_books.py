@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from kernel.error_signature import of_output
+from services.embedding.model import Encoder
 from services.kg.episode_records import encode_vector
 from services.kg.episodes import EpisodeBook
 from services.kg.keys import Outcome
@@ -25,11 +26,11 @@ def calibration_fix(i: int) -> str:
     return f"remedy {i}: changed the setting and reran the check"
 
 
-def vector(encoder: Any, text: str) -> Any:
+def vector(encoder: Encoder, text: str) -> Any:
     return np.asarray(encoder.encode([text])[0], dtype=np.float32)
 
 
-def filed_book(encoder: Any, rules: MatchRules = ON) -> tuple[EpisodeBook, list[str]]:
+def filed_book(encoder: Encoder, rules: MatchRules = ON) -> tuple[EpisodeBook, list[str]]:
     """Every calibration problem solved once (a failed attempt, then its own fix), in one project;
     returns the book and each problem's recurrence."""
     book = EpisodeBook(rules)
@@ -80,7 +81,7 @@ class Clock:
         return self.now
 
 
-def vec(encoder: Any, text: str) -> bytes:
+def vec(encoder: Encoder, text: str) -> bytes:
     return np.asarray(encoder.encode([text])[0], dtype="<f4").tobytes()
 
 
@@ -88,7 +89,7 @@ def symptom_fix(i: int) -> str:
     return f"applied remedy number {i} and reran the check"
 
 
-def learn_every_episode(store: KgStore, encoder: Any) -> None:
+def learn_every_episode(store: KgStore, encoder: Encoder) -> None:
     for i, (statement, output, _) in enumerate(EPISODE_SYMPTOMS):
         session = f"episode-{i}"
         line, signature = of_output(output)

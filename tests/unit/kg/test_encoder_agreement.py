@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from services.embedding.model import load_encoder
+from services.embedding.model import Encoder, load_encoder
 from services.kg.journal import Journal
 from services.kg.store import KgStore, episodes_scope
 from tests.unit.kg import taught_books
@@ -31,7 +31,7 @@ def encoders() -> dict[str, Any]:
     return {precision: load_encoder(precision=precision) for precision in ("int8", "fp32")}
 
 
-def pair_decisions(encoder: Any) -> list[str]:
+def pair_decisions(encoder: Encoder) -> list[str]:
     book, recurrences = taught_books.filed_book(encoder)
     near = [b for _, b in NEAR_MISSES] + [t for _, t in EPISODE_NEAR_MISSES]
     decisions = [f"filed:{len(book.problems)}"]
@@ -41,7 +41,7 @@ def pair_decisions(encoder: Any) -> list[str]:
     return decisions
 
 
-def symptom_decisions(encoder: Any, home: Path) -> list[str]:
+def symptom_decisions(encoder: Encoder, home: Path) -> list[str]:
     store = KgStore(Journal(home / "kg.sqlite3"), clock=taught_books.Clock())
     taught_books.learn_every_episode(store, encoder)
     book = store.graphs(episodes_scope(taught_books.SYMPTOM_SCOPE.user)).episodes

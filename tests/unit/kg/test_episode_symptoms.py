@@ -9,12 +9,12 @@ with the error output, the turn is scored failed, the next one worked.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
 
 from kernel.error_signature import of_output
+from services.embedding.model import Encoder
 from services.kg.episodes import EpisodeBook
 from services.kg.journal import Journal
 from services.kg.store import KgStore, episodes_scope
@@ -24,7 +24,7 @@ from tests.unit.kg.taught_books import Clock, learn_every_episode
 from tests.unit.kg.taught_books import symptom_fix as fix_of
 
 
-def recalled(book: EpisodeBook, encoder: Any) -> tuple[int, int]:
+def recalled(book: EpisodeBook, encoder: Encoder) -> tuple[int, int]:
     """(recurrences whose own fix is shown first, recurrences shown another problem's fix)."""
     right = wrong = 0
     for i, (_, _, recurrence) in enumerate(EPISODE_SYMPTOMS):
@@ -41,7 +41,7 @@ def store(tmp_path: Path) -> KgStore:
     return KgStore(Journal(tmp_path / "kg.sqlite3"), clock=Clock())
 
 
-def test_a_recurrence_told_by_the_error_of_a_failed_attempt_recalls_its_fix(store: KgStore, encoder: Any) -> None:
+def test_a_recurrence_told_by_the_error_of_a_failed_attempt_recalls_its_fix(store: KgStore, encoder: Encoder) -> None:
     learn_every_episode(store, encoder)
     book = store.graphs(episodes_scope(SCOPE.user)).episodes
     assert len(book.problems) == len(EPISODE_SYMPTOMS)
@@ -56,7 +56,7 @@ def test_a_recurrence_told_by_the_error_of_a_failed_attempt_recalls_its_fix(stor
     assert wrong == 0
 
 
-def test_symptoms_survive_a_restart_and_a_snapshot(tmp_path: Path, encoder: Any) -> None:
+def test_symptoms_survive_a_restart_and_a_snapshot(tmp_path: Path, encoder: Encoder) -> None:
     first = KgStore(Journal(tmp_path / "kg.sqlite3"), clock=Clock())
     learn_every_episode(first, encoder)
     learned = recalled(first.graphs(episodes_scope(SCOPE.user)).episodes, encoder)

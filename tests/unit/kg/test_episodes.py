@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
 
+from services.embedding.model import Encoder
 from services.kg.journal import Journal
 from services.kg.keys import Outcome
 from services.kg.store import KgStore, ScopeKey, episodes_scope
@@ -43,12 +43,12 @@ def store(tmp_path: Path) -> KgStore:
     return KgStore(Journal(tmp_path / "kg.sqlite3"), clock=Clock())
 
 
-def vec(encoder: Any, text: str) -> bytes:
+def vec(encoder: Encoder, text: str) -> bytes:
     return np.asarray(encoder.encode([text])[0], dtype="<f4").tobytes()
 
 
 def turn(
-    store: KgStore, encoder: Any, scope: ScopeKey, session: str, prompt: str, outcome: Outcome, answer: str
+    store: KgStore, encoder: Encoder, scope: ScopeKey, session: str, prompt: str, outcome: Outcome, answer: str
 ) -> str:
     reply = store.record_turn(
         scope, session_id=session, prompt=prompt, vector=vec(encoder, prompt), outcome=outcome, answer=answer, doc_id=""
@@ -56,7 +56,7 @@ def turn(
     return str(reply["problem"])
 
 
-def solve_the_hard_way(store: KgStore, encoder: Any, scope: ScopeKey = SHOP, session: str = "s1") -> list[str]:
+def solve_the_hard_way(store: KgStore, encoder: Encoder, scope: ScopeKey = SHOP, session: str = "s1") -> list[str]:
     """Two wrong fixes fail with tool errors, the third works; returns the problem each score taught on."""
     taught = []
     store.record_tool_error(scope, session_id=session, command="pip install billing", output=TRACEBACK)
@@ -67,7 +67,9 @@ def solve_the_hard_way(store: KgStore, encoder: Any, scope: ScopeKey = SHOP, ses
     return taught
 
 
-def test_a_multi_turn_fix_is_taught_on_the_problem_statement_not_the_complaint(store: KgStore, encoder: Any) -> None:
+def test_a_multi_turn_fix_is_taught_on_the_problem_statement_not_the_complaint(
+    store: KgStore, encoder: Encoder
+) -> None:
     taught = solve_the_hard_way(store, encoder)
     assert taught == [PROBLEM, PROBLEM, PROBLEM]
     (problem,) = store.graphs(episodes_scope("tester")).episodes.problems.values()
@@ -78,7 +80,7 @@ def test_a_multi_turn_fix_is_taught_on_the_problem_statement_not_the_complaint(s
     assert problem.signatures == ["modulenotfounderror: no module named <name>"]
 
 
-def test_a_paraphrased_recurrence_gets_the_fix_and_the_failed_attempts(store: KgStore, encoder: Any) -> None:
+def test_a_paraphrased_recurrence_gets_the_fix_and_the_failed_attempts(store: KgStore, encoder: Encoder) -> None:
     solve_the_hard_way(store, encoder)
     found = store.episode_lessons(SHOP, session_id="s2", vector=vec(encoder, RECURRENCE), prompt=RECURRENCE, limit=6)
     assert [x.kind for x in found] == ["solution", "failure", "failure"]
@@ -87,12 +89,12 @@ def test_a_paraphrased_recurrence_gets_the_fix_and_the_failed_attempts(store: Kg
     assert all(x.project == SHOP.project for x in found)
 
 
-def test_a_near_miss_gets_no_lessons(store: KgStore, encoder: Any) -> None:
+def test_a_near_miss_gets_no_lessons(store: KgStore, encoder: Encoder) -> None:
     solve_the_hard_way(store, encoder)
     assert store.episode_lessons(SHOP, session_id="s2", vector=vec(encoder, NEAR_MISS), prompt=NEAR_MISS, limit=6) == []
 
 
-def test_the_sessions_own_tool_error_recognises_the_problem_without_words(store: KgStore, encoder: Any) -> None:
+def test_the_sessions_own_tool_error_recognises_the_problem_without_words(store: KgStore, encoder: Encoder) -> None:
     solve_the_hard_way(store, encoder)
     other = TRACEBACK.replace("billing", "ledger").replace("/home/dev/shop", "/srv/app")
     store.record_tool_error(SHOP, session_id="s3", command="pytest -q", output=other)
@@ -100,7 +102,7 @@ def test_the_sessions_own_tool_error_recognises_the_problem_without_words(store:
     assert found and found[0].text == FIX
 
 
-def test_failed_attempts_outlive_the_exchanges_and_a_restart(store: KgStore, encoder: Any, tmp_path: Path) -> None:
+def test_failed_attempts_outlive_the_exchanges_and_a_restart(store: KgStore, encoder: Encoder, tmp_path: Path) -> None:
     store.record_tool_error(SHOP, session_id="s1", command="pip install billing", output=TRACEBACK)
     turn(store, encoder, SHOP, "s1", PROBLEM, Outcome.FAILED, "Installed billing with pip.")
     turn(
@@ -120,7 +122,7 @@ def test_failed_attempts_outlive_the_exchanges_and_a_restart(store: KgStore, enc
     assert [(x.kind, x.text.split(" -> ")[0]) for x in found] == [("failure", "pip install billing")]
 
 
-def test_another_projects_lesson_only_when_this_project_knows_none(store: KgStore, encoder: Any) -> None:
+def test_another_projects_lesson_only_when_this_project_knows_none(store: KgStore, encoder: Encoder) -> None:
     """A project that solved the problem its own way is told only its own fix (the other project's
     used to follow it, and a cross-project trap's first attempt went wrong); a project that never
     met the problem is told the other project's, labelled with that project."""
@@ -135,7 +137,7 @@ def test_another_projects_lesson_only_when_this_project_knows_none(store: KgStor
     assert [(x.text, x.project) for x in solutions] == [(local_fix, BLOG.project)]
 
 
-def test_secrets_in_tool_output_never_reach_the_journal(store: KgStore, encoder: Any) -> None:
+def test_secrets_in_tool_output_never_reach_the_journal(store: KgStore, encoder: Encoder) -> None:
     token = "ghp_" + "a1B2" * 9
     store.record_tool_error(
         SHOP, session_id="s1", command=f"curl -H 'Authorization: token {token}' api", output=f"401 {token}"
@@ -144,7 +146,7 @@ def test_secrets_in_tool_output_never_reach_the_journal(store: KgStore, encoder:
     assert token not in str(store.graphs(episodes_scope("tester")).to_json())
 
 
-def test_a_task_answered_at_once_is_not_a_known_problem(store: KgStore, encoder: Any) -> None:
+def test_a_task_answered_at_once_is_not_a_known_problem(store: KgStore, encoder: Encoder) -> None:
     """Chatter scored ``worked`` (a task or question done in one turn) used to become a known
     problem whose "fix" was the answer, and near tasks merged into one such problem."""
     for session, task in (("t1", "Add a loading skeleton to the price tag."), ("t2", "Write a story for the cart.")):
@@ -156,7 +158,7 @@ def test_a_task_answered_at_once_is_not_a_known_problem(store: KgStore, encoder:
     assert [p.text for p in problems.values()] == [PROBLEM]
 
 
-def test_a_projects_known_problems_travel_with_its_export(store: KgStore, encoder: Any, tmp_path: Path) -> None:
+def test_a_projects_known_problems_travel_with_its_export(store: KgStore, encoder: Encoder, tmp_path: Path) -> None:
     """Export used to carry the project scope's own (always empty) episode book: the known problems,
     kept per user, were lost on a move to another machine."""
     solve_the_hard_way(store, encoder)
@@ -171,7 +173,7 @@ def test_a_projects_known_problems_travel_with_its_export(store: KgStore, encode
     assert found[0].text == FIX and all(x.project == moved.project for x in found)
 
 
-def test_the_store_knows_episodes_once_a_problem_is_learned_in_any_project(store: KgStore, encoder: Any) -> None:
+def test_the_store_knows_episodes_once_a_problem_is_learned_in_any_project(store: KgStore, encoder: Encoder) -> None:
     # With none known, Recall says so and get-context skips the EpisodeLessons call.
     assert not store.knows_episodes(SHOP)
     assert store.episode_lessons(SHOP, session_id="s2", vector=vec(encoder, PROBLEM), prompt=PROBLEM, limit=6) == []
@@ -179,7 +181,7 @@ def test_the_store_knows_episodes_once_a_problem_is_learned_in_any_project(store
     assert store.knows_episodes(SHOP) and store.knows_episodes(BLOG)  # episodes are the user's, across projects
 
 
-def test_a_recurrence_solved_by_the_same_fix_in_other_words_joins_its_problem(store: KgStore, encoder: Any) -> None:
+def test_a_recurrence_solved_by_the_same_fix_in_other_words_joins_its_problem(store: KgStore, encoder: Encoder) -> None:
     """An assistant never words a fix the same way twice: the recurrence's episode used to open a second
     known problem, and the twin then stood as the runner-up, so neither was ever recalled again."""
     turn(store, encoder, SHOP, "s1", PROBLEM, Outcome.FAILED, "Tried reinstalling the package.")

@@ -10,10 +10,9 @@ Real all-MiniLM-L6-v2 vectors; run with ``-s`` for the table.
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
+from services.embedding.model import Encoder
 from services.kg.episode_records import encode_vector
 from services.kg.episodes import EpisodeBook
 from services.kg.problem_match import (
@@ -32,13 +31,13 @@ from tests.unit.kg.taught_books import ON, PROJECT, filed_book, vector
 from tests.unit.kg.taught_books import calibration_fix as fix_of
 
 
-def shown_fixes(book: EpisodeBook, encoder: Any, prompt: str, session: str) -> list[str]:
+def shown_fixes(book: EpisodeBook, encoder: Encoder, prompt: str, session: str) -> list[str]:
     lessons = book.lessons(vector(encoder, prompt), session, PROJECT, 10_000.0, prompt=prompt)
     return [x.text for x in lessons if x.kind == "solution"]
 
 
 @pytest.fixture(scope="module")
-def filed(encoder: Any) -> tuple[EpisodeBook, list[str]]:
+def filed(encoder: Encoder) -> tuple[EpisodeBook, list[str]]:
     return filed_book(encoder)
 
 
@@ -48,7 +47,7 @@ def test_problems_that_share_a_vocabulary_are_never_merged(filed: tuple[EpisodeB
 
 
 def test_recurrences_recall_their_own_fix_and_near_misses_recall_nothing(
-    filed: tuple[EpisodeBook, list[str]], encoder: Any
+    filed: tuple[EpisodeBook, list[str]], encoder: Encoder
 ) -> None:
     book, recurrences = filed
     right = wrong = 0
@@ -69,7 +68,7 @@ def test_recurrences_recall_their_own_fix_and_near_misses_recall_nothing(
     assert recalled <= 0.16 * len(near)
 
 
-def test_without_the_margin_near_misses_recall_lessons(encoder: Any) -> None:
+def test_without_the_margin_near_misses_recall_lessons(encoder: Encoder) -> None:
     """The ablation the judge is measured against: the best problem over a fixed bar, no runner-up."""
     book, _ = filed_book(encoder, MatchRules(frozenset({"margin"})))
     near = [b for _, b in NEAR_MISSES] + [t for _, t in EPISODE_NEAR_MISSES]
@@ -79,7 +78,7 @@ def test_without_the_margin_near_misses_recall_lessons(encoder: Any) -> None:
     assert without > within
 
 
-def test_a_request_naming_the_same_cve_and_package_is_the_same_problem(encoder: Any) -> None:
+def test_a_request_naming_the_same_cve_and_package_is_the_same_problem(encoder: Encoder) -> None:
     """The request gate blocked real recurrences such as "Upgrade X ... CVE-..." (8 of 41 on real
     reports); a shared CVE id is hard evidence whatever the mood, and a request without one still
     recalls nothing."""

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from kernel.privacy import PLACEHOLDER, redact, strip_private
-from tests.support.secrets_corpus import SECRETS
+from tests.support.secrets_corpus import SECRETS, Secret
 
 ROOT = Path(__file__).resolve().parents[2]
 FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -38,7 +38,7 @@ def test_plain_prose_is_unchanged(text: str) -> None:
 
 @FUZZ
 @given(st.sampled_from(COVERED), ANY_TEXT, ANY_TEXT)
-def test_a_secret_anywhere_in_a_message_is_removed(secret, before: str, after: str) -> None:  # type: ignore[no-untyped-def]
+def test_a_secret_anywhere_in_a_message_is_removed(secret: Secret, before: str, after: str) -> None:
     message = f"{before}\n{secret.text}\n{after}"
     cleaned = redact(message)
     assert secret.needle not in cleaned
@@ -47,7 +47,7 @@ def test_a_secret_anywhere_in_a_message_is_removed(secret, before: str, after: s
 
 @pytest.mark.parametrize("secret", COVERED, ids=lambda s: s.name)
 @pytest.mark.parametrize("after", ["=0", "= x", ": x", "key=value"])
-def test_a_secret_before_a_line_that_looks_like_an_assignment_is_removed(secret, after: str) -> None:  # type: ignore[no-untyped-def]
+def test_a_secret_before_a_line_that_looks_like_an_assignment_is_removed(secret: Secret, after: str) -> None:
     """Found by the property above: the assignment rule's look-ahead crossed the newline and took the next
     line's "=0" for part of the value, so "X-Shopify-Access-Token: shpat_..." followed by "=0" survived."""
     cleaned = redact(f"\n{secret.text}\n{after}")
@@ -255,8 +255,8 @@ WORDS = st.lists(
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(generated_secret(), st.data(), WORDS, WORDS, ANY_TEXT)
-def test_a_generated_secret_never_survives_redaction(  # type: ignore[no-untyped-def]
-    secret: tuple[str, str], data, before: list[str], after: list[str], noise: str
+def test_a_generated_secret_never_survives_redaction(
+    secret: tuple[str, str], data: st.DataObject, before: list[str], after: list[str], noise: str
 ) -> None:
     written, material = secret
     assume(material not in noise)  # the surroundings may not carry the secret themselves

@@ -5,7 +5,7 @@ The regular expressions below are the ``denylist`` of Yelp's detect-secrets
 2.0, Copyright (c) 2018 Yelp, Inc.), copied verbatim so that redaction does
 not import the package (``import detect_secrets`` takes over a second and pulls
 in ``requests``; redaction runs in every process, logs included).
-``tests/unit/test_secret_rules.py`` compares this table with the installed
+``tests/unit/test_secret_recognition.py`` compares this table with the installed
 package (a dev dependency, pinned), so a version bump that changes a rule
 fails there until the table is refreshed with ``python -m kernel.secret_rules``.
 

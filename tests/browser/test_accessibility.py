@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.sync_api import Browser, Page
 
-from tests.browser.conftest import WIDTHS, Tour
+from tests.support.browser import WIDTHS, Scheme, Tour
 
-pytestmark = pytest.mark.integration
 AXE = Path(__file__).resolve().parent / "node_modules" / "axe-core" / "axe.min.js"
 BLOCKING = ("serious", "critical")
 # Each violation as plain data: which rule, how bad, and where (a CSS selector and axe's own summary per element).
@@ -27,6 +27,7 @@ RUN_AXE = """async () => {
 }"""
 
 
+# Any: an axe-core violation is JSON from the page (id, impact, help, url, nodes).
 def _described(where: str, violation: dict[str, Any]) -> str:
     lines = [f"{where}: {violation['id']} ({violation['impact']}): {violation['help']} <{violation['url']}>"]
     for node in violation["nodes"][:6]:
@@ -37,7 +38,7 @@ def _described(where: str, violation: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def axe_violations(tab: Any) -> list[dict[str, Any]]:
+def axe_violations(tab: Page) -> list[dict[str, Any]]:
     """axe-core's violations on the open page (its script injected from tests/browser/node_modules)."""
     if not AXE.is_file():
         pytest.fail(
@@ -54,7 +55,7 @@ def axe_violations(tab: Any) -> list[dict[str, Any]]:
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("width", WIDTHS)
 def test_no_serious_or_critical_accessibility_violation_on_any_page(
-    tour: Tour, browser: Any, width: int, scheme: str
+    tour: Tour, browser: Browser, width: int, scheme: Scheme
 ) -> None:
     context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme, bypass_csp=True)
     tab = context.new_page()
@@ -70,7 +71,7 @@ def test_no_serious_or_critical_accessibility_violation_on_any_page(
     assert not found, "axe-core found serious or critical violations:\n" + "\n".join(found)
 
 
-def test_the_check_finds_a_violation_it_is_shown(browser: Any) -> None:
+def test_the_check_finds_a_violation_it_is_shown(browser: Browser) -> None:
     """The harness itself: axe runs in the page and reports a known critical violation (an image without alt)."""
     context = browser.new_context()
     tab = context.new_page()

@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-import pytest
-
 from gateway.formatting import CONTEXT_END, CONTEXT_START
-from tests.browser.conftest import HOSTILE, HOSTILE_TITLE, SESSION, Seeded, Watched
-
-pytestmark = pytest.mark.integration
+from tests.support.browser import HOSTILE, HOSTILE_TITLE, SESSION, Seeded, Watched
 
 
 def test_the_payload_would_run_if_it_were_not_escaped(page: Watched) -> None:

@@ -7,17 +7,15 @@ test still checks that each page draws without a page error."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
+from playwright.sync_api import Browser
 
-from tests.browser.conftest import WIDTHS, Tour, screenshot
-
-pytestmark = pytest.mark.integration
+from tests.support.browser import WIDTHS, Tour, screenshot
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-def test_a_screenshot_of_every_page(tour: Tour, browser: Any, width: int, tmp_path: Path) -> None:
+def test_a_screenshot_of_every_page(tour: Tour, browser: Browser, width: int, tmp_path: Path) -> None:
     context = browser.new_context(viewport={"width": width, "height": 900 if width > 600 else 860})
     tab = context.new_page()
     tab.set_default_timeout(15_000)

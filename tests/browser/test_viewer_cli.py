@@ -10,11 +10,8 @@ import sys
 from pathlib import Path
 
 import httpx
-import pytest
 
-from tests.browser.conftest import Seeded
-
-pytestmark = pytest.mark.integration
+from tests.support.browser import Seeded
 
 
 def run_ui(seeded: Seeded, tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:

@@ -4,11 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
-from tests.browser.conftest import FACTS, Seeded, Watched, no_trouble, screenshot
-
-pytestmark = pytest.mark.integration
+from tests.support.browser import FACTS, Seeded, Watched, no_trouble, screenshot
 
 
 def _kinds_shown(page: Watched) -> list[str]:

@@ -16,15 +16,15 @@ from urllib.parse import parse_qs, urlparse
 
 import grpc
 import pytest
+from playwright.sync_api import Browser, Page
 
 from gateway.ui import graph_answer
 from kernel import projects
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.kg.v1 import kg_service_pb2 as kg_pb
 from protos.mnemex.kg.v1 import kg_service_pb2_grpc as kg_grpc
-from tests.browser.conftest import FACTS, Seeded, Watched, new_project, no_trouble, screenshot
+from tests.support.browser import FACTS, Seeded, Watched, new_project, no_trouble, screenshot
 
-pytestmark = pytest.mark.integration
 NOISE = ("doesn", "get", "head", "the")
 DRAWN = "#graph[data-drawn-ms]"
 DRAW_TARGET_MS = 2_000
@@ -39,6 +39,7 @@ HARBOR = [
 ]
 
 
+# Any: a knowledge graph in the mnemex-kg JSON format (nested dicts, lists, strings and numbers).
 def _big_graph(entities: int, facts: int) -> dict[str, Any]:
     names = [f"component{i:03d}" for i in range(entities)]
     content = {
@@ -79,7 +80,7 @@ def harbor(seeded: Seeded, tmp_path_factory: pytest.TempPathFactory) -> str:
 
 
 @pytest.fixture()
-def narrow(browser: Any) -> Iterator[Watched]:
+def narrow(browser: Browser) -> Iterator[Watched]:
     """A 420 px wide tab, its errors recorded like the ``page`` fixture's."""
     context = browser.new_context(viewport={"width": 420, "height": 900})
     tab = context.new_page()
@@ -91,18 +92,19 @@ def narrow(browser: Any) -> Iterator[Watched]:
     context.close()
 
 
-def _open(tab: Any, url: str) -> int:
+def _open(tab: Page, url: str) -> int:
     """Open the graph page and wait until the graph is drawn; the milliseconds it took from navigation."""
     tab.goto(url)
     tab.wait_for_selector(DRAWN)
     return int(tab.locator("#graph").get_attribute("data-drawn-ms") or 0)
 
 
-def _nodes(tab: Any) -> list[dict[str, Any]]:
+# Any: each node's data is JSON from cytoscape in the page.
+def _nodes(tab: Page) -> list[dict[str, Any]]:
     return list(tab.evaluate("window.mnemexGraph.nodes().map(n => n.data())"))
 
 
-def _count(tab: Any) -> int:
+def _count(tab: Page) -> int:
     return int(tab.locator("#graph-visible").inner_text())
 
 
@@ -252,6 +254,7 @@ def test_500_nodes_capped_labelled_and_drawn_within_2_s(
     small.locator("#graph-nodes button").first.click()
     assert small.evaluate("document.documentElement.scrollWidth") <= 420
     box, panel = small.locator("#graph").bounding_box(), small.locator("#graph-panel").bounding_box()
+    assert box is not None and panel is not None
     assert panel["y"] >= box["y"] + box["height"]
     screenshot(small, "graph-panel-420px", tmp_path)
     no_trouble(narrow)

@@ -7,18 +7,16 @@ from __future__ import annotations
 import dataclasses
 import time
 from pathlib import Path
-from typing import Any
 
 import httpx
-import pytest
 from playwright.sync_api import expect
 
 from gateway.user_tokens import add_token
 from kernel import projects
-from tests.browser.conftest import Seeded, Watched, no_trouble, screenshot
 from tests.integration.gateway.live_stack import _serve_gateway
+from tests.support.browser import Seeded, Watched, no_trouble, screenshot
+from tests.support.loop_thread import LoopThread
 
-pytestmark = pytest.mark.integration
 FEED_WITHIN_S = 2.0
 
 
@@ -131,7 +129,7 @@ def test_backfilled_sessions_are_listed_with_an_imported_badge(seeded: Seeded, p
     no_trouble(page)
 
 
-def test_the_feed_needs_the_viewers_sign_in(seeded: Seeded, loop_thread: Any) -> None:
+def test_the_feed_needs_the_viewers_sign_in(seeded: Seeded, loop_thread: LoopThread) -> None:
     settings = dataclasses.replace(seeded.live.settings, token="live-" + "t0k3n" * 8)
     stop, url = loop_thread.run(_serve_gateway(settings))
     try:
@@ -142,7 +140,7 @@ def test_the_feed_needs_the_viewers_sign_in(seeded: Seeded, loop_thread: Any) ->
 
 
 def test_a_user_tokens_feed_carries_only_that_users_prompts(
-    seeded: Seeded, loop_thread: Any, page: Watched, tmp_path: Path
+    seeded: Seeded, loop_thread: LoopThread, page: Watched, tmp_path: Path
 ) -> None:
     tokens_file = tmp_path / "user_tokens"
     tokens = {user: add_token(tokens_file, user) for user in ("alice", "bob")}

@@ -6,19 +6,15 @@ page. The graph at 500 nodes is tested in test_viewer_graph.py."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 from urllib.parse import parse_qs, urlparse
 
-import pytest
-from playwright.sync_api import expect
+from playwright.sync_api import Browser, Page, expect
 
 from gateway.capabilities.top_facts import holds_in
-from tests.browser.conftest import FACTS, Seeded, Watched, new_project, no_trouble, screenshot
-
-pytestmark = pytest.mark.integration
+from tests.support.browser import FACTS, Seeded, Watched, new_project, no_trouble, screenshot
 
 
-def _project_of(tab: Any, selector: str) -> list[str]:
+def _project_of(tab: Page, selector: str) -> list[str]:
     hrefs = tab.eval_on_selector_all(selector, "els => els.map(e => e.getAttribute('href'))")
     return [parse_qs(urlparse(h).query).get("project", [""])[0] for h in hrefs]
 
@@ -139,7 +135,7 @@ def test_memory_page_reads_as_words(seeded: Seeded, page: Watched) -> None:
     assert "worked" in outcomes and "[" not in outcomes
     assert "Wilson" in tab.locator("[data-testid='score-help']").inner_text()
     created = tab.locator("dl.meta time").first
-    assert created.inner_text().endswith(("ago", "just now")) and created.get_attribute("title").endswith("UTC")
+    assert created.inner_text().endswith(("ago", "just now")) and (created.get_attribute("title") or "").endswith("UTC")
     books = seeded.live.post("/api/search", {"query": "ledger runbook helm rollback", "cwd": seeded.cwd})
     chunk = next(m["id"] for m in books["memories"] if m["collection"] == "books")
     tab.goto(seeded.url(f"/ui/memories/{chunk}"))
@@ -148,7 +144,7 @@ def test_memory_page_reads_as_words(seeded: Seeded, page: Watched) -> None:
     no_trouble(page)
 
 
-def test_420_px_wide_nothing_overflows(seeded: Seeded, browser: Any, tmp_path: Path) -> None:
+def test_420_px_wide_nothing_overflows(seeded: Seeded, browser: Browser, tmp_path: Path) -> None:
     context = browser.new_context(viewport={"width": 420, "height": 860})
     tab = context.new_page()
     errors: list[str] = []

@@ -5,12 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import pytest
-
 from kernel import projects
-from tests.browser.conftest import FACTS, SESSION, Seeded, Watched, no_trouble, screenshot
-
-pytestmark = pytest.mark.integration
+from tests.support.browser import FACTS, SESSION, Seeded, Watched, no_trouble, screenshot
 
 
 def _no_trouble(page: Watched) -> None:

@@ -3,17 +3,14 @@ project gets (get-context's own pipeline), with its tokens, and records nothing.
 
 from __future__ import annotations
 
-from typing import Any
+from playwright.sync_api import Page
 
-import pytest
+from tests.support.browser import Seeded, Watched, no_trouble
 
-from tests.browser.conftest import Seeded, Watched, no_trouble
-
-pytestmark = pytest.mark.integration
 PROMPT = "how should I deploy the ledger service with helm?"
 
 
-def _sessions(seeded: Seeded, tab: Any) -> list[str]:
+def _sessions(seeded: Seeded, tab: Page) -> list[str]:
     tab.goto(seeded.url("/ui/sessions"))
     links: list[str] = tab.locator("a.session-link").all_inner_texts()
     return links

@@ -7,14 +7,12 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
 
 import pytest
-from playwright.sync_api import expect
+from playwright.sync_api import Browser, Page, expect
 
-from tests.browser.conftest import FACTS, SESSION, Seeded, Watched, new_project, no_trouble, screenshot
+from tests.support.browser import FACTS, SESSION, Scheme, Seeded, Watched, new_project, no_trouble, screenshot
 
-pytestmark = pytest.mark.integration
 ISO = re.compile(r"\d{4}-\d\d-\d\dT")
 SNAKE = re.compile(r"\b[a-z]+_[a-z_]+\b")
 # The page's own words: every visible text node outside memory text (.user-text) and identifiers.
@@ -42,11 +40,11 @@ NARROW_CELLS = """() => {
 }"""
 
 
-def _own_words(tab: Any) -> str:
+def _own_words(tab: Page) -> str:
     return str(tab.evaluate(OWN_WORDS))
 
 
-def _reads_as_words(tab: Any, where: str) -> None:
+def _reads_as_words(tab: Page, where: str) -> None:
     words = _own_words(tab)
     assert not ISO.search(words), f"{where}: raw time {ISO.search(words)}"
     assert not SNAKE.findall(words), f"{where}: snake_case {SNAKE.findall(words)}"
@@ -109,7 +107,7 @@ def test_each_injected_memory_gets_one_sentence_and_one_relevance(
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_at_420_px_lists_are_cards_and_no_cell_is_narrower_than_8_characters(
-    seeded: Seeded, browser: Any, tmp_path: Path, scheme: str
+    seeded: Seeded, browser: Browser, tmp_path: Path, scheme: Scheme
 ) -> None:
     context = browser.new_context(viewport={"width": 420, "height": 860}, color_scheme=scheme)
     tab = context.new_page()

@@ -4,37 +4,49 @@ marked, project names are folder names, and switching project keeps the search a
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterator
+from dataclasses import dataclass
 
 import pytest
+from playwright.sync_api import Page
 
 from gateway.capabilities.top_facts import holds_in
 from kernel import projects
-from tests.browser.conftest import FACTS, Seeded, Watched, no_trouble
+from tests.support.browser import FACTS, Seeded, Watched, no_trouble
 
-pytestmark = pytest.mark.integration
 FOREIGN = "The orchard service pins its tangerine cache to forty seconds"
 USER_WIDE = "The user writes commit messages in the imperative mood"
-FOREIGN_ID: list[str] = []
+
+
+@dataclass(frozen=True)
+class Orchard:
+    project: str
+    fact_id: str  # its own fact (FOREIGN)
 
 
 @pytest.fixture(scope="module")
-def orchard(seeded: Seeded, tmp_path_factory: pytest.TempPathFactory) -> str:
-    """Another project with one exchange and one fact of its own, and one user-wide fact stated there."""
+def orchard(seeded: Seeded, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Orchard]:
+    """Another project with one exchange and one fact of its own, and one user-wide fact stated there.
+
+    Both facts are archived afterwards: the seeded stack is shared, and a user-wide fact left behind would
+    count on every project's pages (test_viewer_pages counts the seeded project's facts)."""
     work = tmp_path_factory.mktemp("scope") / "orchard"
     (work / ".git").mkdir(parents=True)
     cwd = str(work)
-    FOREIGN_ID.append(
-        seeded.live.post("/api/memory-bank/add", {"content": FOREIGN, "cwd": cwd, "tags": ["ledger"]})["memory"]["id"]
-    )
+    foreign = seeded.live.post("/api/memory-bank/add", {"content": FOREIGN, "cwd": cwd, "tags": ["ledger"]})
     turn = {"session_id": "orchard-1", "cwd": cwd}
     seeded.live.post("/api/hooks/turn-start", {**turn, "prompt": "Where do the orchard pickers log in?"})
     seeded.live.post("/api/hooks/stop", {**turn, "assistant_text": "At the packing shed kiosk."})
-    seeded.live.post("/api/memory-bank/add", {"content": USER_WIDE, "cwd": cwd, "user_wide": True})
-    return projects.resolve(cwd, seeded.live.home)
+    user_wide = seeded.live.post("/api/memory-bank/add", {"content": USER_WIDE, "cwd": cwd, "user_wide": True})
+    try:
+        yield Orchard(projects.resolve(cwd, seeded.live.home), foreign["memory"]["id"])
+    finally:
+        for added in (user_wide, foreign):
+            archive = {"id": added["memory"]["id"], "cwd": cwd, "reason": "test_viewer_scope is done"}
+            seeded.live.post("/api/memory-bank/archive", archive)
 
 
-def _count(tab: Any, name: str) -> int:
+def _count(tab: Page, name: str) -> int:
     return int(tab.locator(f"[data-testid='count-{name}']").inner_text())
 
 
@@ -64,7 +76,7 @@ def test_nonsense_search_says_no_relevant_memory(seeded: Seeded, page: Watched) 
     no_trouble(page)
 
 
-def test_a_project_page_never_shows_another_projects_fact(seeded: Seeded, page: Watched, orchard: str) -> None:
+def test_a_project_page_never_shows_another_projects_fact(seeded: Seeded, page: Watched, orchard: Orchard) -> None:
     tab = page.page
     tab.goto(seeded.url("/ui"))
     own = _count(tab, "memory_bank")
@@ -81,32 +93,32 @@ def test_a_project_page_never_shows_another_projects_fact(seeded: Seeded, page: 
     tab.goto(seeded.url("/ui/memories", q="orchard tangerine cache seconds"))
     assert FOREIGN not in tab.locator("#results").inner_text()
     # Its own project shows it, and counts it.
-    tab.goto(f"{seeded.live.url}/ui?project={orchard}")
+    tab.goto(f"{seeded.live.url}/ui?project={orchard.project}")
     assert _count(tab, "memory_bank") == 2  # its fact and the user-wide one
-    tab.goto(f"{seeded.live.url}/ui/memories?project={orchard}&q=orchard+tangerine+cache+seconds")
+    tab.goto(f"{seeded.live.url}/ui/memories?project={orchard.project}&q=orchard+tangerine+cache+seconds")
     assert FOREIGN in tab.locator("#results").inner_text()
     # The graph: the fact is a node of its own project's graph only.
     tab.goto(seeded.url("/ui/graph"))
-    assert FOREIGN_ID[0] not in tab.locator("#graph-data").text_content()
-    tab.goto(f"{seeded.live.url}/ui/graph?project={orchard}")
-    assert FOREIGN_ID[0] in tab.locator("#graph-data").text_content()
+    assert orchard.fact_id not in (tab.locator("#graph-data").text_content() or "")
+    tab.goto(f"{seeded.live.url}/ui/graph?project={orchard.project}")
+    assert orchard.fact_id in (tab.locator("#graph-data").text_content() or "")
     # All projects: each fact counts on its project's row, user-wide ones on their own row.
     tab.goto(f"{seeded.live.url}/ui/projects")
     names = tab.locator("#projects a.project-link").all_inner_texts()
     assert "orchard" in names and "ledger" in names  # folder names, not ids
-    assert tab.locator("#projects a.project-link", has_text="orchard").get_attribute("title") == orchard
+    assert tab.locator("#projects a.project-link", has_text="orchard").get_attribute("title") == orchard.project
     assert tab.locator("[data-testid='user-wide-row']").count() == 1
     no_trouble(page)
 
 
-def test_switching_project_keeps_the_search_and_filters(seeded: Seeded, page: Watched, orchard: str) -> None:
+def test_switching_project_keeps_the_search_and_filters(seeded: Seeded, page: Watched, orchard: Orchard) -> None:
     tab = page.page
     tab.goto(seeded.url("/ui/memories"))
     tab.fill("input[name='q']", "orchard tangerine cache")
     tab.select_option("select[name='collection']", "memory_bank")
     tab.wait_for_selector("[data-testid='total']:has-text('orchard tangerine cache')")
-    tab.select_option("#project-switch select[name='project']", orchard)
-    tab.wait_for_url(lambda u: f"project={orchard}" in u)
+    tab.select_option("#project-switch select[name='project']", orchard.project)
+    tab.wait_for_url(lambda u: f"project={orchard.project}" in u)
     assert "q=orchard+tangerine+cache" in tab.url and "collection=memory_bank" in tab.url
     assert tab.locator("input[name='q']").input_value() == "orchard tangerine cache"
     assert FOREIGN in tab.locator("#results").inner_text()

@@ -5,19 +5,18 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
 
-from tests.browser.conftest import FACTS, Seeded, Watched
 from tests.integration.gateway.live_stack import _serve_gateway
+from tests.support.browser import FACTS, Seeded, Watched
+from tests.support.loop_thread import LoopThread
 
-pytestmark = pytest.mark.integration
 TOKEN = "viewer-" + "t0k3n" * 8
 
 
 @pytest.fixture(scope="module")
-def guarded(seeded: Seeded, loop_thread: Any) -> Iterator[str]:
+def guarded(seeded: Seeded, loop_thread: LoopThread) -> Iterator[str]:
     """A second gateway over the seeded services, this one with MNEMEX_TOKEN set; yields its URL."""
     settings = dataclasses.replace(seeded.live.settings, token=TOKEN)
     stop, url = loop_thread.run(_serve_gateway(settings))

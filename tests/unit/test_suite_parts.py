@@ -9,8 +9,6 @@ from pathlib import Path
 from tests.support import suites
 
 ROOT = Path(__file__).resolve().parents[2]
-# tests/browser is being reworked; its modules still import helpers from its conftest.py.
-CONFTEST_IMPORTS_PENDING = ("tests/browser/",)
 IMPORT_LINE = re.compile(r"^[ \t]*(?:from[ \t]+([\w.]+)[ \t]+import\b|import[ \t]+([\w.]+))", re.MULTILINE)
 
 
@@ -25,7 +23,7 @@ def wrong_imports(path: str, modules: list[str]) -> list[str]:
     wrong = []
     for module in modules:
         parts = module.split(".")
-        if parts[-1] == "conftest" and not path.startswith(CONFTEST_IMPORTS_PENDING):
+        if parts[-1] == "conftest":
             wrong.append(f"{path} imports {module}: fixtures stay in conftest.py, helpers go to tests/support")
         elif (
             path.startswith(("bench/", "tests/support/")) and parts[0] == "tests" and parts[:2] != ["tests", "support"]

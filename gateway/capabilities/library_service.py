@@ -100,14 +100,6 @@ class LibraryService:
             tuple(replies.Book(b.title, b.source, b.chunks, b.created_at, b.content_hash) for b in reply.books)
         )
 
-    async def list_books(self, caller: Caller) -> JSON:
-        """``books`` as the viewer's books page reads it (its JSON), until the viewer takes ``replies.Books``."""
-        return (await self.books(caller)).to_json()
-
-    async def remove_book(self, caller: Caller, *, title: str) -> JSON:
-        """``remove`` as the viewer's books page reads it (its JSON), until the viewer takes ``replies.BookRemoved``."""
-        return (await self.remove(caller, title=title)).to_json()
-
     async def remove(self, caller: Caller, *, title: str) -> replies.BookRemoved:
         title = input_validation.text(title, "title", input_validation.MAX_TITLE_CHARS, required=True).strip()
         missing = NotFound(

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
 
 import grpc
 
@@ -26,7 +25,6 @@ from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.kg.v1 import kg_service_pb2 as kg_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
 
-ViewerJSON = dict[str, Any]  # what the viewer reads by key (see ``search`` below)
 log = logging.getLogger("mnemex.gateway.memories")
 
 INDEX_FACT_TIMEOUT = 1.0
@@ -231,31 +229,6 @@ class MemoryService:
         )
         reply: mem_pb.ArchiveResponse = await self.rpc.unary("memory", self.rpc.memory(caller.user).Archive, request)
         return replies.MemoryChange(replies.Memory.from_proto(reply.memory))
-
-    # -- the viewer's JSON: gateway/ui/data.py indexes these replies by key (``ViewerJSON``, whose
-    # ``Any`` lets it) until it takes the records; then these three go.
-    async def search(
-        self,
-        caller: Caller,
-        *,
-        query: str | None = None,
-        collections: Sequence[str] | None = None,
-        limit: int = 10,
-        sort_by: str = "relevance",
-        metadata: Mapping[str, object] | None = None,
-    ) -> ViewerJSON:
-        found = await self.find(
-            caller, query=query, collections=collections, limit=limit, sort_by=sort_by, metadata=metadata
-        )
-        return found.to_json()
-
-    async def update_memory(
-        self, caller: Caller, *, id: str, content: str | None = None, tags: Sequence[str] | None = None
-    ) -> ViewerJSON:
-        return (await self.update(caller, id=id, content=content, tags=tags)).to_json()
-
-    async def archive_memory(self, caller: Caller, *, id: str, reason: str = "") -> ViewerJSON:
-        return (await self.archive(caller, id=id, reason=reason)).to_json()
 
     # -- outcomes --------------------------------------------------------------
     async def score(

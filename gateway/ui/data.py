@@ -257,7 +257,7 @@ class ViewerData:
         }
 
     async def _search(self, caller: Caller, q: MemoryQuery) -> JSON:
-        found = await self.memory_service.search(
+        reply = await self.memory_service.find(
             caller,
             query=q.query,
             collections=[q.collection] if q.collection else None,
@@ -265,6 +265,7 @@ class ViewerData:
             sort_by="relevance",
             metadata={"tags": {"$contains": q.tag}} if q.tag else None,
         )
+        found: JSON = reply.to_json()
         judged = found["relevant"] is not None
         relevant = shown_in(found["memories"], caller.project)
         hits = relevant
@@ -314,18 +315,12 @@ class ViewerData:
         }
 
     async def update(self, project: str, memory_id: str, *, content: str, tags: Sequence[str]) -> JSON:
-        result = await self.memory_service.update_memory(
-            self.caller(project), id=memory_id, content=content, tags=list(tags)
-        )
-        memory: JSON = result["memory"]
-        return memory
+        result = await self.memory_service.update(self.caller(project), id=memory_id, content=content, tags=list(tags))
+        return result.memory.to_json()
 
     async def archive(self, project: str, memory_id: str) -> JSON:
-        result = await self.memory_service.archive_memory(
-            self.caller(project), id=memory_id, reason="archived in the viewer"
-        )
-        memory: JSON = result["memory"]
-        return memory
+        result = await self.memory_service.archive(self.caller(project), id=memory_id, reason="archived in the viewer")
+        return result.memory.to_json()
 
     async def archive_many(self, project: str, memory_ids: Sequence[str]) -> list[str]:
         """Archive each id; returns those archived (an id already gone is skipped, not an error)."""
@@ -334,7 +329,7 @@ class ViewerData:
 
         async def one(memory_id: str) -> str:
             try:
-                await self.memory_service.archive_memory(caller, id=memory_id, reason="archived in bulk in the viewer")
+                await self.memory_service.archive(caller, id=memory_id, reason="archived in bulk in the viewer")
             except NotFound:
                 return ""
             return memory_id
@@ -471,7 +466,7 @@ class ViewerData:
         }
 
     async def books(self, project: str) -> JSON:
-        return await self.library.list_books(self.caller(project))
+        return (await self.library.books(self.caller(project))).to_json()
 
     async def ingest_book_progress(
         self, project: str, *, title: str, filename: str, data: bytes, source: str = ""
@@ -481,7 +476,7 @@ class ViewerData:
         )
 
     async def remove_book(self, project: str, title: str) -> JSON:
-        return await self.library.remove_book(self.caller(project), title=title)
+        return (await self.library.remove(self.caller(project), title=title)).to_json()
 
 
 def collections_of(ids: Sequence[str]) -> list[str]:

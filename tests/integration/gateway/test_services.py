@@ -35,9 +35,9 @@ def test_insights_takeaway_score_and_kg_view(live: LiveStack, loop_thread, tmp_p
             with pytest.raises(InvalidInput, match="worked, partial"):
                 await memories.score(caller, session_id="ops-1", outcome="meh")
             with pytest.raises(NotFound):
-                await memories.archive_memory(caller, id="history_" + "1" * 32)
+                await memories.archive(caller, id="history_" + "1" * 32)
             with pytest.raises(InvalidInput, match="days_back"):
-                await memories.search(caller)
+                await memories.find(caller)
             return {
                 "fact": fact.to_json(),
                 "takeaway": takeaway.to_json(),

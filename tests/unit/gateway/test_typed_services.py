@@ -18,12 +18,7 @@ STILL_UNTYPED = {
     # preview reads the same dict, so it turns typed with both.
     "hook_service.py:HookService.get_context": "the prompt path's reply (prompt_context.build)",
     # The viewer (gateway/ui/data.py) reads these by key; they go when it takes the typed replies.
-    "memory_service.py:MemoryService.search": "the viewer's JSON of MemoryService.find",
-    "memory_service.py:MemoryService.update_memory": "the viewer's JSON of MemoryService.update",
-    "memory_service.py:MemoryService.archive_memory": "the viewer's JSON of MemoryService.archive",
     "library_service.py:LibraryService.kg_graph": "the viewer's JSON of LibraryService.graph",
-    "library_service.py:LibraryService.list_books": "the viewer's JSON of LibraryService.books",
-    "library_service.py:LibraryService.remove_book": "the viewer's JSON of LibraryService.remove",
     "library_service.py:LibraryService.ingest_book_progress": "the viewer's JSON of LibraryService.ingest_progress",
     "top_facts.py:holds_in": "the viewer's memory JSON (gateway/ui/project_scope.py)",
 }

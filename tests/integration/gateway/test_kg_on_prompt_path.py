@@ -155,7 +155,10 @@ def test_learned_routing_changes_the_order_of_what_is_injected(
     with grpc.insecure_channel(live.kg_addr) as channel:
         kg = kg_grpc.KnowledgeGraphServiceStub(channel)
         concepts = list(kg.ExtractConcepts(kg_pb.ExtractConceptsRequest(text=prompt), timeout=10).concepts)
-        for collections, outcome in (([trailer_collection], common_pb.OUTCOME_WORKED), ([leader_collection], 4)):
+        for collections, outcome in (
+            ([trailer_collection], common_pb.OUTCOME_WORKED),
+            ([leader_collection], common_pb.OUTCOME_FAILED),
+        ):
             for _ in range(6):
                 kg.RecordOutcome(
                     kg_pb.RecordOutcomeRequest(

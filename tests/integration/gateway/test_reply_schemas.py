@@ -67,7 +67,8 @@ def _object_mismatches(value: Schema, schema: Schema, components: Schema, where:
 
 def documented(document: Schema, method: str, path: str) -> Schema:
     operation = document["paths"][path][method]
-    return operation["responses"]["200"]["content"]["application/json"]["schema"]
+    schema: Schema = operation["responses"]["200"]["content"]["application/json"]["schema"]
+    return schema
 
 
 def project(tmp_path: Path) -> str:

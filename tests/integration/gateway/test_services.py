@@ -48,12 +48,12 @@ def test_insights_takeaway_score_and_kg_view(live: LiveStack, loop_thread, tmp_p
             await gateway.rpc.close()
 
     result = loop_thread.run(scenario(), timeout=120)
-    takeaway = result["takeaway"]["memory"]  # type: ignore[index]
+    takeaway = result["takeaway"]["memory"]
     assert takeaway["collection"] == "working" and takeaway["score"] > 0.5
     insights = result["insights"]
-    ids = [m["id"] for m in insights["memories"]]  # type: ignore[index]
-    assert takeaway["id"] in ids and result["fact"]["memory"]["id"] in ids  # type: ignore[index]
-    assert "KNOWN CONTEXT" in insights["text"]  # type: ignore[index]
-    assert insights["routing"]["concepts"]  # type: ignore[index]
-    assert result["fact"]["entities"]  # type: ignore[index]
-    assert set(result["graph"]) >= {"nodes", "edges", "routing"}  # type: ignore[arg-type]
+    ids = [m["id"] for m in insights["memories"]]
+    assert takeaway["id"] in ids and result["fact"]["memory"]["id"] in ids
+    assert "KNOWN CONTEXT" in insights["text"]
+    assert insights["routing"]["concepts"]
+    assert result["fact"]["entities"]
+    assert set(result["graph"]) >= {"nodes", "edges", "routing"}

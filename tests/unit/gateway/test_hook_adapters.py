@@ -50,7 +50,7 @@ def test_claude_prompt_is_normalized() -> None:
         CLAUDE_PROMPT["prompt"],
     )
     with pytest.raises(AttributeError):
-        event.prompt = "changed"  # type: ignore[misc]
+        event.prompt = "changed"
 
 
 def test_cursor_payload_on_the_claude_path_is_ignored_so_nothing_fires_twice() -> None:

@@ -13,10 +13,10 @@ def test_edit_is_relative_to_the_project() -> None:
 
 
 def test_multi_edit_counts_edits_and_write_counts_lines() -> None:
-    assert (
-        observe("MultiEdit", {"file_path": "/r/a.py", "edits": [{}, {}, {}]}, {}, "/r").text == "Edited a.py (3 edits)"
-    )  # type: ignore[union-attr]
-    assert observe("Write", {"file_path": "/r/b.py", "content": "x\ny\nz"}, {}, "/r").text == "Wrote b.py (3 lines)"  # type: ignore[union-attr]
+    edited = observe("MultiEdit", {"file_path": "/r/a.py", "edits": [{}, {}, {}]}, {}, "/r")
+    assert edited is not None and edited.text == "Edited a.py (3 edits)"
+    wrote = observe("Write", {"file_path": "/r/b.py", "content": "x\ny\nz"}, {}, "/r")
+    assert wrote is not None and wrote.text == "Wrote b.py (3 lines)"
     assert observe("Write", {"file_path": "/r/b.py", "content_lines": 90}, {}, "/r").text == "Wrote b.py (90 lines)"  # type: ignore[union-attr]
 
 

@@ -31,7 +31,7 @@ def raw(payload: dict[str, object]) -> bytes:
 
 
 def test_a_claude_code_tool_failure_becomes_a_failed_tool_response() -> None:
-    payload = {
+    payload: dict[str, object] = {
         "session_id": "s",
         "cwd": "/r",
         "hook_event_name": "PostToolUseFailure",
@@ -72,7 +72,7 @@ def test_cursor_shell_and_tool_failures_are_read() -> None:
     event = hook_events.parse(raw(shell), "post_tool_use", "cursor")
     assert event is not None and event.tool_response["exit_code"] == 1
     assert teaching.tool_outcome(event.tool_response) == common_pb.OUTCOME_FAILED
-    failure = {
+    failure: dict[str, object] = {
         "conversation_id": "c",
         "generation_id": "g",
         "hook_event_name": "postToolUseFailure",

@@ -141,7 +141,6 @@ class MemoryUseCases:
             self.searcher,
             self.reads,
             self.store,
-            io=self.io,
         )
         self.scoring = OutcomeScoring(
             self.store,
@@ -155,7 +154,14 @@ class MemoryUseCases:
             outcome_log=self.outcome_log,
         )
         self.viewer = ViewerReads(
-            self.store, self.turn_store, self.outcome_log, self.events, self.io, weights=settings.ranking, clock=clock
+            self.store,
+            self.turn_store,
+            self.turn_writes,
+            self.outcome_log,
+            self.events,
+            self.io,
+            weights=settings.ranking,
+            clock=clock,
         )
         self.restore = MemoryRestore(self.store, self.locks, weights=settings.ranking, clock=clock)
         self.books = Books(self.store, vectors, self.locks, self.io, clock=clock)

@@ -19,7 +19,7 @@
   sent while answering (a model that obeys a scoring prompt twice, or scores
   on its own) must not promote the memories it is being shown right now.
 - What became of a turn, for the viewer: why each search result was injected
-  or left out (``record_choices``), the client that sent it, its exchange
+  or left out (recorded with the injection), the client that sent it, its exchange
   outcome and the outcome log of its memories (``outcome_log``), read back by
   ``turns`` and ``sessions``.
 
@@ -152,33 +152,38 @@ class TurnStore:
         with self._lock:
             return self._resolve(scope, session_id)
 
-    def record_injection(self, scope: Scope, session_id: str, ids: list[str], prompt: str, now: float) -> str:
+    def record_injection(
+        self,
+        scope: Scope,
+        session_id: str,
+        ids: list[str],
+        prompt: str,
+        now: float,
+        *,
+        choices: str = "",
+        client: str = "",
+    ) -> str:
+        """Record ``ids`` as injected into the session's turn (a new turn for a prompt), with ``choices``
+        (JSON: why each search result was injected or left out; "" for none) and ``client`` (if said),
+        in one transaction, so no reader sees the turn without why its lines were chosen."""
         with self._lock, self._db:
             self._db.execute("BEGIN IMMEDIATE")
             session = self._resolve(scope, session_id)
             self._touch(scope, session, now)
             latest = self._latest_turn(scope, session)
             if prompt or latest is None or latest.completed:
-                self._db.execute(
+                cursor = self._db.execute(
                     "INSERT INTO turns (user, project, session_id, prompt, injected_ids, started_at, last_activity) "
                     "VALUES (?,?,?,?,?,?,?)",
                     (scope.user, scope.project, session, prompt, json.dumps(list(dict.fromkeys(ids))), now, now),
                 )
+                turn_id = cursor.lastrowid
             else:
                 merged = list(dict.fromkeys([*latest.injected_ids, *ids]))
                 self._db.execute(
                     "UPDATE turns SET injected_ids=?, last_activity=? WHERE id=?", (json.dumps(merged), now, latest.id)
                 )
-            return session
-
-    def record_choices(self, scope: Scope, session_id: str, choices: str, client: str = "") -> None:
-        """Keep ``choices`` (JSON; "" for none) and ``client`` (if said) with the session's latest turn,
-        the one PrepareContext just recorded."""
-        with self._lock, self._db:
-            self._db.execute("BEGIN IMMEDIATE")
-            turn_id = self._latest_turn_id(scope, session_id)
-            if turn_id is None:
-                return
+                turn_id = latest.id
             if choices:
                 self._db.execute(
                     "INSERT INTO turn_choices VALUES (?,?) "
@@ -190,6 +195,7 @@ class TurnStore:
                     "INSERT INTO turn_clients VALUES (?,?) ON CONFLICT (turn_id) DO UPDATE SET client=excluded.client",
                     (turn_id, client),
                 )
+            return session
 
     def record_client(self, scope: Scope, session_id: str, client: str) -> None:
         """Name the client of the session's latest turn, unless the turn already has one (a stop

@@ -20,14 +20,12 @@ injected is recorded; every decision comes back as a ``Choice``.
 
 from __future__ import annotations
 
-import functools
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from kernel.blocking_io import BlockingIO
 from services.memory.domain.context_selection import (
     DEFAULT_SELECTION,
     STALE_VALUE_OF,
@@ -68,7 +66,6 @@ class PrepareContext:
         reads: MemoryReads,
         store: MemoryStore | None = None,
         selection: SelectionRules = DEFAULT_SELECTION,
-        io: BlockingIO | None = None,
     ) -> None:
         self._turn_store = turn_store
         self._turns = turns
@@ -77,7 +74,6 @@ class PrepareContext:
         self._searcher = searcher
         self._store = store  # the mirrors hold the vectors collapsing compares; None: no collapsing
         self._selection = selection
-        self._io = io
 
     async def select(
         self,
@@ -133,12 +129,9 @@ class PrepareContext:
     async def _record(
         self, scope: Scope, session_id: str, injected: list[str], prompt: str, choices: list[Choice], client: str = ""
     ) -> None:
-        """The injection, then (in the same deferred write, so after its turn exists) the choices and client."""
-        then: Callable[[], object] | None = None
-        if self._io is not None and (choices or client) and session_id:
-            text = json.dumps([c.as_dict() for c in choices], ensure_ascii=False) if choices else ""
-            then = functools.partial(self._turn_store.record_choices, scope, session_id, text, client)
-        await self._turns.write_injection(scope, session_id, injected, prompt, then=then)
+        """The injection with its choices and client, in one deferred write (one transaction)."""
+        text = json.dumps([c.as_dict() for c in choices], ensure_ascii=False) if choices and session_id else ""
+        await self._turns.write_injection(scope, session_id, injected, prompt, choices=text, client=client)
 
     async def _current_facts(self, scope: Scope, ranked: Sequence[NormalizedMemory]) -> list[NormalizedMemory]:
         """The facts that replaced a value a result states, where the search did not find them."""

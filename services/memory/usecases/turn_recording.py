@@ -7,6 +7,7 @@ so a turn is recorded before the next operation on it reads it.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from datetime import datetime
 
@@ -81,22 +82,22 @@ class SessionTurns:
         session_id: str,
         ids: Sequence[str],
         prompt: str,
-        then: Callable[[], object] | None = None,
+        *,
+        choices: str = "",
+        client: str = "",
     ) -> None:
-        """Record ``ids`` as injected into the session's turn (``session_id`` already checked and settled);
-        ``then``: a further write run right after it on the same I/O thread (one thread hop, not two)."""
+        """Record ``ids`` as injected into the session's turn (``session_id`` already checked and settled),
+        with ``choices`` (JSON, "" for none) and ``client`` in the same transaction."""
         if len(ids) > MAX_INJECTED_IDS:
             raise InvalidRequest(f"{len(ids)} ids given; record at most {MAX_INJECTED_IDS} per call")
         clean = [check_id(i) for i in ids]
         prompt = redact(prompt[:MAX_PROMPT_CHARS]).strip()
         now = self._clock().timestamp()
-
-        def write() -> None:
-            self._turn_store.record_injection(scope, session_id, clean, prompt, now)
-            if then is not None:
-                then()
-
-        await self._io.run(write)
+        await self._io.run(
+            functools.partial(
+                self._turn_store.record_injection, scope, session_id, clean, prompt, now, choices=choices, client=client
+            )
+        )
 
     async def record_exchange_once(
         self, scope: Scope, session_id: str, turn_key: str, user_text: str, assistant_text: str

@@ -22,6 +22,7 @@ from services.memory.storage.lifecycle_events import LifecycleEvents
 from services.memory.storage.memory_store import MemoryStore
 from services.memory.storage.outcome_log import OutcomeLog, OutcomeRow
 from services.memory.storage.turns import MAX_SESSION_ID_CHARS, SessionRow, Turn, TurnStore
+from services.memory.usecases.turn_write_queue import TurnWrites
 
 MAX_HISTORY_ROWS = 500
 
@@ -31,6 +32,7 @@ class ViewerReads:
         self,
         store: MemoryStore,
         turns: TurnStore,
+        turn_writes: TurnWrites,
         outcome_log: OutcomeLog,
         events: LifecycleEvents,
         io: BlockingIO,
@@ -40,6 +42,7 @@ class ViewerReads:
     ) -> None:
         self._store = store
         self._turns = turns
+        self._turn_writes = turn_writes
         self._outcome_log = outcome_log
         self._events = events
         self._io = io
@@ -111,6 +114,7 @@ class ViewerReads:
             memory_id = check_id(memory_id)
         elif not session_id:
             raise InvalidRequest("pass session_id (a session's turns) or memory_id (the turns it was injected into)")
+        await self._turn_writes.settle(scope, session_id, stored=False)  # a turn whose injection is still deferred
         return await self._io.run(
             self._turns.turns, scope, session_id=session_id, memory_id=memory_id, limit=_limit(limit)
         )

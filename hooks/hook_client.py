@@ -34,7 +34,9 @@ import hook_json
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from collections.abc import Callable
+
+    from hook_json import JSONObject, JSONValue
 
 DEFAULT_URL = "http://127.0.0.1:27300"
 MAX_RESPONSE_BYTES = 1024 * 1024
@@ -55,7 +57,7 @@ def apply_connection(env: dict[str, str] | os._Environ[str] = os.environ, path: 
         return []  # an environment that names its own stack is never mixed with the file
     try:
         with open(path or connection_path(env), encoding="utf-8") as handle:
-            data = hook_json.loads(handle.read(65536))
+            data: JSONValue = hook_json.loads(handle.read(65536))
     except (OSError, ValueError):
         return []  # no file (a checkout run, or never initialised), or a broken one: the defaults apply
     if not isinstance(data, dict):
@@ -132,8 +134,8 @@ def _connect(host: str, port: int, timeout: float) -> _socket.socket:
 
 
 def post_json(
-    host: str, port: int, path: str, payload: dict[str, Any], deadline: float, token: str = ""
-) -> tuple[int, Any]:
+    host: str, port: int, path: str, payload: JSONObject, deadline: float, token: str = ""
+) -> tuple[int, JSONValue]:
     """One POST with Connection: close; raises GatewayDown on any transport failure."""
     body = hook_json.dumps(payload).encode("utf-8")
     authority = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
@@ -326,7 +328,7 @@ def opted_out(cwd: str, session_id: str, env: dict[str, str] | os._Environ[str] 
     """True when this session is paused or ``cwd`` is in an excluded project: local files only, no network."""
     try:
         with open(optout_path(env), encoding="utf-8") as handle:
-            data = hook_json.loads(handle.read(262144))
+            data: JSONValue = hook_json.loads(handle.read(262144))
     except (OSError, ValueError):
         data = None
     if isinstance(data, dict):
@@ -351,7 +353,7 @@ def missing_install(command: list[str]) -> str:
     return ""
 
 
-def notice_missing_install(directory: str, command: list[str], write: Any = None) -> bool:
+def notice_missing_install(directory: str, command: list[str], write: Callable[[str], object] | None = None) -> bool:
     """Say once (per client folder) on stderr that the install is gone, with the clean-up command."""
     gone = missing_install(command)
     if not gone:

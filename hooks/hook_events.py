@@ -10,7 +10,7 @@ import hook_json
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from hook_json import JSONObject, JSONValue
 
 EVENTS = ("prompt", "stop", "session_start", "pre_compact", "post_tool_use")
 MAX_FIELD_CHARS = 4_000
@@ -55,8 +55,8 @@ class HookEvent:
     source: str
     trigger: str
     tool_name: str
-    tool_input: dict[str, Any]
-    tool_response: dict[str, Any]
+    tool_input: JSONObject
+    tool_response: JSONObject
     stop_hook_active: bool
     completed: bool
     transcript_path: str
@@ -81,7 +81,7 @@ class HookEvent:
         "trigger",
         "turn_key",
     )
-    _DEFAULTS: dict[str, Any] = {  # noqa: RUF012 - read-only; typing.ClassVar would cost an import
+    _DEFAULTS: dict[str, str | bool | None] = {  # noqa: RUF012 - read-only; typing.ClassVar would cost an import
         "session_id": "",
         "cwd": "",
         "prompt": "",
@@ -98,7 +98,7 @@ class HookEvent:
         "turn_key": "",  # the client's id for this prompt and its answer (Cursor: generation_id)
     }
 
-    def __init__(self, client: str, event: str, **fields: Any) -> None:
+    def __init__(self, client: str, event: str, **fields: object) -> None:
         unknown = set(fields) - set(self._DEFAULTS)
         if unknown:
             raise TypeError(f"unknown HookEvent fields: {sorted(unknown)}")
@@ -110,7 +110,7 @@ class HookEvent:
                 value = {}
             object.__setattr__(self, name, value)
 
-    def __setattr__(self, name: str, value: Any) -> None:
+    def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("HookEvent is immutable")
 
     def __eq__(self, other: object) -> bool:
@@ -120,12 +120,12 @@ class HookEvent:
         return "HookEvent(" + ", ".join(f"{n}={getattr(self, n)!r}" for n in self.__slots__) + ")"
 
 
-def looks_like_cursor(payload: dict[str, Any]) -> bool:
+def looks_like_cursor(payload: JSONObject) -> bool:
     """Cursor also runs Claude Code hooks; its payloads carry these fields."""
     return any(key in payload for key in _CURSOR_MARKERS)
 
 
-def _str(value: Any, limit: int = MAX_FIELD_CHARS) -> str:
+def _str(value: object, limit: int = MAX_FIELD_CHARS) -> str:
     text = value if isinstance(value, str) else ("" if value is None else str(value))
     return text[:limit]
 
@@ -138,7 +138,16 @@ def clip(text: str, limit: int = MAX_FIELD_CHARS) -> str:
     return text[:head] + "\n…\n" + text[-(limit - head - 3) :]
 
 
-def trim_tool_input(value: Any) -> dict[str, Any]:
+def _iterable(value: JSONValue) -> list[JSONValue] | str | JSONObject:
+    """``value`` when ``for _ in value`` works on it (an array, string or object).
+
+    A number raises TypeError as that loop would."""
+    if isinstance(value, (list, str, dict)):
+        return value
+    raise TypeError(f"'{type(value).__name__}' object is not iterable")
+
+
+def trim_tool_input(value: JSONValue) -> JSONObject:
     if isinstance(value, str):
         try:
             value = hook_json.loads(value)
@@ -146,23 +155,25 @@ def trim_tool_input(value: Any) -> dict[str, Any]:
             return {}
     if not isinstance(value, dict):
         return {}
-    out: dict[str, Any] = {k: _str(value[k], 2_000) for k in _KEEP_INPUT_KEYS if k in value}
-    if isinstance(value.get("edits"), list):
-        out["edits"] = [{} for _ in value["edits"][:100]]
-    if isinstance(value.get("content"), str):
-        out["content_lines"] = value["content"].count("\n") + 1
+    out: JSONObject = {k: _str(value[k], 2_000) for k in _KEEP_INPUT_KEYS if k in value}
+    edits, content = value.get("edits"), value.get("content")
+    if isinstance(edits, list):
+        out["edits"] = [{} for _ in edits[:100]]
+    if isinstance(content, str):
+        out["content_lines"] = content.count("\n") + 1
     return out
 
 
-def trim_tool_response(value: Any) -> dict[str, Any]:
+def trim_tool_response(value: JSONValue) -> JSONObject:
     if isinstance(value, str):
         return {"output": clip(value)}
     if not isinstance(value, dict):
         return {}
-    out: dict[str, Any] = {}
+    out: JSONObject = {}
     for key in _KEEP_RESPONSE_KEYS:
         if key in value:
-            out[key] = clip(value[key]) if isinstance(value[key], str) else bool(value[key])
+            field = value[key]
+            out[key] = clip(field) if isinstance(field, str) else bool(field)
     for key in _EXIT_CODE_KEYS:
         code = value.get(key)
         if isinstance(code, int) and not isinstance(code, bool):
@@ -171,12 +182,12 @@ def trim_tool_response(value: Any) -> dict[str, Any]:
     return out
 
 
-def failure_response(error: Any) -> dict[str, Any]:
+def failure_response(error: JSONValue) -> JSONObject:
     """The tool_response of a failed tool call: its error text, marked as a failure."""
     return {"error": clip(_str(error, 1_000_000)), "failed": True}
 
 
-def from_claude(event: str, payload: dict[str, Any]) -> HookEvent:
+def from_claude(event: str, payload: JSONObject) -> HookEvent:
     return HookEvent(
         client="claude",
         event=event,
@@ -197,17 +208,18 @@ def from_claude(event: str, payload: dict[str, Any]) -> HookEvent:
     )
 
 
-def from_cursor(event: str, payload: dict[str, Any]) -> HookEvent:
+def from_cursor(event: str, payload: JSONObject) -> HookEvent:
     roots = payload.get("workspace_roots")
     cwd = payload.get("cwd") or (roots[0] if isinstance(roots, list) and roots else "")
     name = _str(payload.get("hook_event_name"), 64)
-    tool_name, tool_input = "", {}
-    tool_response: dict[str, Any] = {}
+    tool_name = ""
+    tool_input: JSONObject = {}
+    tool_response: JSONObject = {}
     if name == "afterFileEdit":
         tool_name = "Edit"
         tool_input = {
             "file_path": _str(payload.get("file_path"), 2_000),
-            "edits": [{} for _ in payload.get("edits") or []][:100],
+            "edits": [{} for _ in _iterable(payload.get("edits") or [])][:100],
         }
     elif name == "afterShellExecution":
         tool_name = "Bash"
@@ -249,7 +261,7 @@ def parse(raw: bytes, event: str, client: str) -> HookEvent | None:
     if event not in EVENTS or not raw.strip():
         return None
     try:
-        payload = hook_json.loads(raw.decode("utf-8", errors="strict"))
+        payload: JSONValue = hook_json.loads(raw.decode("utf-8", errors="strict"))
     except (UnicodeDecodeError, ValueError, RecursionError):
         return None
     if not isinstance(payload, dict):

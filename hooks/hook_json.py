@@ -4,6 +4,9 @@ Uses CPython's ``_json`` accelerator directly; falls back to ``json`` where
 that is missing. ``loads`` accepts exactly what ``json.loads`` accepts
 (errors are ValueError); ``dumps`` writes ASCII JSON for dict/list/str/
 int/float/bool/None.
+
+``JSONValue`` and ``JSONObject`` name what ``loads`` returns, for annotations only: they
+exist under ``TYPE_CHECKING`` (``typing`` costs an import), so a hook imports them the same way.
 """
 
 from __future__ import annotations
@@ -12,6 +15,13 @@ try:
     import _json
 except ImportError:  # pragma: no cover - other interpreters
     _json = None  # type: ignore[assignment]  # the module or None: mypy types the import as the module
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    JSONValue: TypeAlias = "str | int | float | bool | list[JSONValue] | dict[str, JSONValue] | None"
+    JSONObject: TypeAlias = "dict[str, JSONValue]"
 
 _WHITESPACE = " \t\n\r"
 
@@ -32,18 +42,20 @@ class _Context:
 _scan = _json.make_scanner(_Context()) if _json is not None else None  # type: ignore[arg-type]  # _json is untyped; _Context has the attributes it reads
 
 
-def loads(text: str) -> object:
+def loads(text: str) -> JSONValue:
     if _scan is None:
         import json
 
-        return json.loads(text)
+        parsed: JSONValue = json.loads(text)
+        return parsed
     start = 0
     while start < len(text) and text[start] in _WHITESPACE:
         start += 1
     try:
-        value, end = _scan(text, start)
+        scanned: tuple[JSONValue, int] = _scan(text, start)
     except StopIteration:
         raise ValueError("not JSON") from None
+    value, end = scanned
     if text[end:].strip(_WHITESPACE):
         raise ValueError("extra data after JSON value")
     return value

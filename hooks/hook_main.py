@@ -27,7 +27,7 @@ except ImportError:  # pragma: no cover
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from hook_json import JSONObject, JSONValue
 
 MAX_STDIN_BYTES = 4 * 1024 * 1024
 MAX_OUTPUT_CHARS = 10_000
@@ -48,7 +48,7 @@ class HardTimeout(BaseException):
     pass
 
 
-def _on_alarm(signum: int, frame: Any) -> None:
+def _on_alarm(signum: int, frame: object) -> None:
     raise HardTimeout()
 
 
@@ -64,7 +64,7 @@ def last_assistant_text(transcript_path: str) -> str:
         return ""
     for line in reversed(tail.splitlines()):
         try:
-            entry = hook_json.loads(line)
+            entry: JSONValue = hook_json.loads(line)
         except ValueError:
             continue
         if not isinstance(entry, dict):
@@ -98,7 +98,7 @@ def _transcript_answer(event: HookEvent) -> str:
     return last_assistant_text(event.transcript_path) if event.transcript_path else ""
 
 
-def _stop_body(event: HookEvent, base: dict[str, Any]) -> dict[str, Any] | None:
+def _stop_body(event: HookEvent, base: JSONObject) -> JSONObject | None:
     if event.stop_hook_active or not event.completed:
         return None  # a continuation we already recorded, or an aborted turn
     if event.client != "cursor":
@@ -119,12 +119,12 @@ def _stop_body(event: HookEvent, base: dict[str, Any]) -> dict[str, Any] | None:
     return {**base, "assistant_text": text[: hook_events.MAX_ASSISTANT_CHARS], "turn_key": event.turn_key}
 
 
-def request_body(event: HookEvent) -> dict[str, Any] | None:
+def request_body(event: HookEvent) -> JSONObject | None:
     """What to send (to ``endpoint(event)``) for this event; None means nothing to do.
 
     The turn's requests (prompt, stop, session start) name the client, so the viewer can
     show which one wrote or read a memory; a gateway that predates the field ignores it."""
-    base = {"session_id": event.session_id, "cwd": event.cwd}
+    base: JSONObject = {"session_id": event.session_id, "cwd": event.cwd}
     if event.event in ("prompt", "stop", "session_start"):
         base["client"] = event.client
     if event.event == "prompt":
@@ -151,7 +151,7 @@ def request_body(event: HookEvent) -> dict[str, Any] | None:
     return None
 
 
-def _reply_text(reply: Any, key: str) -> str:
+def _reply_text(reply: JSONValue, key: str) -> str:
     text = reply.get(key, "") if isinstance(reply, dict) else ""
     text = text if isinstance(text, str) else ""
     if len(text) > MAX_OUTPUT_CHARS:
@@ -159,7 +159,7 @@ def _reply_text(reply: Any, key: str) -> str:
     return text
 
 
-def render(event: HookEvent, reply: Any) -> str:
+def render(event: HookEvent, reply: JSONValue) -> str:
     """Text to print: plain context for Claude Code, JSON for Cursor.
 
     Only what reaches the model is printed. Claude Code discards PreCompact output
@@ -187,7 +187,13 @@ def write_stdout(output: str) -> None:
         data = data[os.write(1, data) :]
 
 
-def run(event_name: str, client: str, raw: bytes, env: Any = os.environ, deadline: float | None = None) -> str:
+def run(
+    event_name: str,
+    client: str,
+    raw: bytes,
+    env: dict[str, str] | os._Environ[str] = os.environ,
+    deadline: float | None = None,
+) -> str:
     event = hook_events.parse(raw, event_name, client)
     if event is None:
         return ""

@@ -28,7 +28,8 @@ import os
 from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+
+from kernel.json_values import parse_value
 
 FILE_NAME = "connection.json"
 FILE_VARIABLE = "MNEMEX_CONNECTION_FILE"
@@ -48,7 +49,7 @@ class Connection:
 
     @classmethod
     def from_json(cls, text: str) -> Connection:
-        data: Any = json.loads(text)
+        data = parse_value(text)
         if not isinstance(data, dict):
             raise ValueError("not a JSON object")
         env = data.get("env") or {}

@@ -17,19 +17,30 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import SupportsFloat, SupportsIndex, SupportsInt
 
 SCORED_COLLECTIONS = ("working", "history", "patterns")
 _SPACE = re.compile(r"\s+")
 
 
-def number(value: Any, places: int = 2) -> str:
+def number(value: object, places: int = 2) -> str:
     """0.72 -> "0.72", 0.9 -> "0.9", 1 -> "1.0"; non-numbers -> "?"."""
+    if not isinstance(value, str | bytes | bytearray | SupportsFloat | SupportsIndex):
+        return "?"
     try:
         text = f"{float(value):.{places}f}".rstrip("0")
     except (TypeError, ValueError):
         return "?"
     return text + "0" if text.endswith(".") else text
+
+
+def _count(value: object) -> int:
+    """``int(value or 0)``: a count field; a value ``int`` cannot read raises as ``int`` does."""
+    if not value:
+        return 0
+    if isinstance(value, str | bytes | SupportsInt | SupportsIndex):
+        return int(value)
+    raise TypeError(f"int() cannot read a {type(value).__name__}")
 
 
 def one_line(text: str, max_chars: int | None = None) -> str:
@@ -39,17 +50,17 @@ def one_line(text: str, max_chars: int | None = None) -> str:
     return flat
 
 
-def signals(memory: Mapping[str, Any]) -> list[str]:
+def signals(memory: Mapping[str, object]) -> list[str]:
     """The parenthesised facts for one memory, without the parentheses; a search result with
     copies collapsed into it ends with "seen N times"."""
     parts = _collection_signals(memory)
-    copies = int(memory.get("duplicates") or 0)
+    copies = _count(memory.get("duplicates"))
     if copies > 0:
         parts.append(f"seen {copies + 1} times")
     return parts
 
 
-def _collection_signals(memory: Mapping[str, Any]) -> list[str]:
+def _collection_signals(memory: Mapping[str, object]) -> list[str]:
     collection = memory.get("collection", "")
     parts = [str(memory["age"])] if memory.get("age") else []
     if collection == "memory_bank":
@@ -59,13 +70,16 @@ def _collection_signals(memory: Mapping[str, Any]) -> list[str]:
             parts.append(f"conf:{number(memory['confidence'])}")
         return parts
     if collection == "books":
-        title = (memory.get("metadata") or {}).get("title")
+        metadata = memory.get("metadata") or {}
+        if not isinstance(metadata, Mapping):
+            raise TypeError(f"metadata is a {type(metadata).__name__}, not a mapping")
+        title = metadata.get("title")
         if title:
             parts.append(f"book:{one_line(str(title), 60)}")
         return parts
     parts.append(f"s:{number(memory.get('score', 0.5))}")
     parts.append(f"w:{number(memory.get('wilson_score', 0.5))}")
-    uses = int(memory.get("uses") or 0)
+    uses = _count(memory.get("uses"))
     parts.append(f"{uses} use" if uses == 1 else f"{uses} uses")
     history = memory.get("outcome_history")
     if history:
@@ -73,7 +87,7 @@ def _collection_signals(memory: Mapping[str, Any]) -> list[str]:
     return parts
 
 
-def memory_line(memory: Mapping[str, Any], position: int, max_content_chars: int | None = None) -> str:
+def memory_line(memory: Mapping[str, object], position: int, max_content_chars: int | None = None) -> str:
     """``N. [collection] (signals) [id:...] content`` on one line."""
     facts = signals(memory)
     head = f"{position}. [{memory.get('collection', '?')}]"
@@ -84,6 +98,6 @@ def memory_line(memory: Mapping[str, Any], position: int, max_content_chars: int
 
 
 def memory_lines(
-    memories: Iterable[Mapping[str, Any]], start: int = 1, max_content_chars: int | None = None
+    memories: Iterable[Mapping[str, object]], start: int = 1, max_content_chars: int | None = None
 ) -> list[str]:
     return [memory_line(m, i, max_content_chars) for i, m in enumerate(memories, start)]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import grpc
 
@@ -34,7 +33,7 @@ def channel(address: str) -> grpc.aio.Channel:
     """An aio channel to a peer; ``dns:///host:port`` gives round-robin over replicas.
 
     The token travels as call metadata (``kernel.grpc_auth.client_metadata``)."""
-    options: list[tuple[str, Any]] = [
+    options: list[tuple[str, int | str]] = [
         ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
         ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
         ("grpc.enable_retries", 1),

@@ -31,9 +31,9 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from kernel import __version__
+from kernel.json_values import JSONValue, parse_value
 from kernel.store_health import StoreUnreadable
 
 MARKER = "schema.json"
@@ -124,14 +124,15 @@ def read_schema(home: Path, registry: Registry = REGISTRY) -> HomeSchema:
     """The home's versions: the marker's, or inferred (schema 1 where a store has data)."""
     path = home / MARKER
     try:
-        data: Any = json.loads(path.read_text(encoding="utf-8"))
+        data: JSONValue = parse_value(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         data = None
     except (OSError, ValueError) as exc:
         raise StoreUnreadable(f"{path} is unreadable ({exc}); restore it from a backup or remove it") from exc
     stores: dict[str, int] = {}
-    if isinstance(data, dict) and isinstance(data.get("stores"), dict):
-        stores = {str(k): int(v) for k, v in data["stores"].items() if isinstance(v, int)}
+    recorded = data.get("stores") if isinstance(data, dict) else None
+    if isinstance(recorded, dict):
+        stores = {str(k): int(v) for k, v in recorded.items() if isinstance(v, int)}
     for store, files in registry.data_files.items():
         if store not in stores:
             has_data = any((home / name).exists() for name in files)

@@ -28,7 +28,8 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+
+from kernel.json_values import parse_value
 
 FILE_NAME = "optout.json"
 MARKER_FILE = ".mnemex-ignore"
@@ -48,7 +49,7 @@ class OptOut:
     paused_sessions: list[str] = field(default_factory=list)
 
     def to_json(self) -> str:
-        data: dict[str, Any] = {
+        data: dict[str, object] = {
             "version": VERSION,
             "excluded": sorted(set(self.excluded)),
             "paused": self.paused,
@@ -64,7 +65,7 @@ class OptOut:
 def load(mnemex_home: Path) -> OptOut:
     """The recorded opt-outs; an empty one when the file is missing or unreadable."""
     try:
-        data = json.loads(optout_path(mnemex_home).read_text(encoding="utf-8"))
+        data = parse_value(optout_path(mnemex_home).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return OptOut()
     if not isinstance(data, dict):

@@ -20,8 +20,8 @@ import os
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
+from kernel.json_values import JSONValue, parse_value
 from kernel.store_health import StoreUnreadable
 
 RECORD = Path("memory") / "vectors.json"
@@ -49,7 +49,7 @@ class Record:
     model: VectorModel | None
 
 
-def _write_json(path: Path, data: dict[str, Any]) -> None:
+def _write_json(path: Path, data: dict[str, object]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp")
     tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
@@ -58,16 +58,19 @@ def _write_json(path: Path, data: dict[str, Any]) -> None:
     os.replace(tmp, path)
 
 
-def _model_of(data: Any) -> VectorModel | None:
-    if isinstance(data, dict) and isinstance(data.get("model_id"), str) and isinstance(data.get("dimension"), int):
-        return VectorModel(data["model_id"], data["dimension"])
+def _model_of(data: JSONValue) -> VectorModel | None:
+    if not isinstance(data, dict):
+        return None
+    model_id, dimension = data.get("model_id"), data.get("dimension")
+    if isinstance(model_id, str) and isinstance(dimension, int):
+        return VectorModel(model_id, dimension)
     return None
 
 
 def read_record(home: Path) -> Record | None:
     """The home's record; None when it has none."""
     try:
-        data = json.loads((home / RECORD).read_text(encoding="utf-8"))
+        data = parse_value((home / RECORD).read_text(encoding="utf-8"))
     except FileNotFoundError:
         return None
     except (OSError, ValueError):
@@ -76,7 +79,7 @@ def read_record(home: Path) -> Record | None:
 
 
 def write_record(home: Path, model: VectorModel | None) -> None:
-    data: dict[str, Any] = {"model_id": None, "dimension": None}
+    data: dict[str, object] = {"model_id": None, "dimension": None}
     if model is not None:
         data = {"model_id": model.model_id, "dimension": model.dimension}
     data["recorded_at"] = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -100,7 +103,7 @@ def switch_problem(home: Path, recorded: VectorModel, serving: VectorModel) -> s
 def read_progress(home: Path) -> tuple[VectorModel | None, list[str]] | None:
     """(model it embeds with, Chroma collections finished) of an unfinished reembed; None when none."""
     try:
-        data = json.loads((home / PROGRESS).read_text(encoding="utf-8"))
+        data = parse_value((home / PROGRESS).read_text(encoding="utf-8"))
     except FileNotFoundError:
         return None
     except (OSError, ValueError):

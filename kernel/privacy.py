@@ -21,7 +21,6 @@ Plain module.
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from kernel.secret_blocks import redact_blocks
 from kernel.secret_continued import redact_continued, redact_wrapped
@@ -160,7 +159,7 @@ def contains_secret(text: str) -> bool:
     return redact(text) != _INVISIBLE_IN_TOKEN.sub("", text)
 
 
-def redact_json(value: Any) -> Any:
+def redact_json(value: object) -> object:
     """``value`` with every string in it (keys included) redacted; other values as they are."""
     if isinstance(value, str):
         return redact(value)

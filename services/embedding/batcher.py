@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
+import numpy.typing as npt
 
 from services.embedding.model import Encoder
 
@@ -38,7 +39,7 @@ class DeadlinePassed(TimeoutError):
 @dataclass
 class _Pending:
     texts: list[str]
-    future: asyncio.Future[np.ndarray]
+    future: asyncio.Future[npt.NDArray[np.float32]]
     deadline: float | None = None  # monotonic seconds
     enqueued: float = field(default_factory=time.monotonic)
 
@@ -82,7 +83,7 @@ class MicroBatcher:
                 pass
             self._worker = None
 
-    async def embed(self, texts: list[str], timeout: float | None = None) -> np.ndarray:
+    async def embed(self, texts: list[str], timeout: float | None = None) -> npt.NDArray[np.float32]:
         self.start()
         loop = asyncio.get_running_loop()
         deadline = None if timeout is None else self._clock() + timeout

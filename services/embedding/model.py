@@ -9,12 +9,16 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 import numpy as np
+import numpy.typing as npt
 
 from kernel import offline
 from services.embedding.packaged_model import check_packaged_weights, model_directory
+
+if TYPE_CHECKING:
+    from sentence_transformers import SentenceTransformer
 
 log = logging.getLogger("mnemex.embedding")
 
@@ -27,7 +31,7 @@ class Encoder(Protocol):
     max_seq_length: int
     precision: str  # "fp32", or "int8" for the quantized ONNX graph
 
-    def encode(self, texts: list[str]) -> np.ndarray:
+    def encode(self, texts: list[str]) -> npt.NDArray[np.float32]:
         """Return a (len(texts), dimension) float32 array of unit vectors."""
 
 
@@ -48,7 +52,7 @@ class SentenceTransformerEncoder:
     device: str
     backend: str
     max_seq_length: int
-    _model: Any  # a SentenceTransformer, imported lazily (torch loads only where this backend runs)
+    _model: SentenceTransformer  # imported lazily (torch loads only where this backend runs)
     precision: str = "fp32"
 
     @classmethod
@@ -85,7 +89,7 @@ class SentenceTransformerEncoder:
             _model=model,
         )
 
-    def encode(self, texts: list[str]) -> np.ndarray:
+    def encode(self, texts: list[str]) -> npt.NDArray[np.float32]:
         vectors = self._model.encode(
             texts,
             batch_size=64,

@@ -18,14 +18,19 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
+import numpy.typing as npt
 
 from services.embedding.onnx_cache import Served, ensure_served
 from services.embedding.onnx_export import check_supported
+
+if TYPE_CHECKING:
+    from tokenizers import Tokenizer
 
 CHUNK = 64
 INT8_CHUNK = 16  # measured best for ~60-token texts on 2 cores
@@ -36,9 +41,27 @@ BATCHING_ENV = "MNEMEX_EMBEDDING_INT8_BATCHING"
 log = logging.getLogger("mnemex.embedding")
 
 
-def open_session(ort: Any, graph: Path, options: Any) -> Any:
-    """An onnxruntime CPU session over ``graph`` (its weights mapped from the cache's ``.weights`` file)."""
-    return ort.InferenceSession(str(graph), options, providers=["CPUExecutionProvider"])
+TokenArrays = dict[str, npt.NDArray[np.int64]]
+
+
+class InferenceSession(Protocol):
+    """What this encoder calls on an ``onnxruntime.InferenceSession`` (onnxruntime ships no types).
+
+    Every graph it runs has one float32 output, ``embedding`` ([batch, hidden])."""
+
+    def run(
+        self, output_names: Sequence[str] | None, input_feed: Mapping[str, npt.NDArray[np.int64]]
+    ) -> Sequence[npt.NDArray[np.float32]]: ...
+
+
+def open_session(graph: Path, options: object) -> InferenceSession:
+    """An onnxruntime CPU session over ``graph`` (its weights mapped from the cache's ``.weights`` file).
+
+    ``options``: an ``onnxruntime.SessionOptions``."""
+    import onnxruntime as ort
+
+    session: InferenceSession = ort.InferenceSession(str(graph), options, providers=["CPUExecutionProvider"])
+    return session
 
 
 @dataclass
@@ -49,12 +72,12 @@ class OnnxEncoder:
     backend: str
     max_seq_length: int
     precision: str
-    # onnxruntime.InferenceSession and tokenizers.Tokenizer, imported lazily at load
-    _session: Any
-    _tokenizer: Any
+    # onnxruntime and tokenizers are imported lazily, at load
+    _session: InferenceSession
+    _tokenizer: Tokenizer
     _served: Served | None = None
-    _options: Any = None
-    _rows_session: Any = field(default=None, repr=False)
+    _options: object = None  # the onnxruntime.SessionOptions the sessions were opened with
+    _rows_session: InferenceSession | None = field(default=None, repr=False)
     int8_batching: bool = True
 
     @classmethod
@@ -80,13 +103,13 @@ class OnnxEncoder:
         if threads > 0:
             options.intra_op_num_threads = threads
         try:
-            session = open_session(ort, served.single, options)
+            session = open_session(served.single, options)
         except Exception as exc:  # onnxruntime's own error types: a truncated or corrupt cached file
             # The cache holds only derived files: rebuild them once rather than refuse to start.
             log.warning("cached ONNX graph %s is unreadable (%s); rebuilding it", served.single, exc)
             served.drop()
             served = ensure_served(model_dir, cache, precision)
-            session = open_session(ort, served.single, options)
+            session = open_session(served.single, options)
         encoder = cls(
             model_id=model_id,
             dimension=0,
@@ -103,23 +126,21 @@ class OnnxEncoder:
         encoder.dimension = int(encoder.encode(["dimension probe"]).shape[1])
         return encoder
 
-    def _rows(self) -> Any:
+    def _rows(self) -> InferenceSession | None:
         """The per-sequence int8 session, opened on the first batch (None: one text per call)."""
         rows = self._served.rows if self._served is not None else None
         if self._rows_session is None and self.int8_batching and rows is not None:
-            import onnxruntime as ort
-
             try:
-                self._rows_session = open_session(ort, rows, self._options)
+                self._rows_session = open_session(rows, self._options)
             except Exception as exc:  # onnxruntime's own error types: a file damaged since the load
                 log.warning("int8 batches fall back to one text per call: %s", exc)
                 self.int8_batching = False
         return self._rows_session
 
-    def _run(self, texts: list[str]) -> np.ndarray:
+    def _run(self, texts: list[str]) -> npt.NDArray[np.float32]:
         return self._feed(self._arrays(texts), self._session)
 
-    def _arrays(self, texts: list[str]) -> dict[str, np.ndarray]:
+    def _arrays(self, texts: list[str]) -> TokenArrays:
         """Token arrays of ``texts``, padded to the longest."""
         encodings = self._tokenizer.encode_batch(texts)
         return {
@@ -129,10 +150,10 @@ class OnnxEncoder:
         }
 
     @staticmethod
-    def _feed(feed: dict[str, np.ndarray], session: Any) -> np.ndarray:
+    def _feed(feed: TokenArrays, session: InferenceSession) -> npt.NDArray[np.float32]:
         return np.asarray(session.run(None, feed)[0])
 
-    def encode(self, texts: list[str]) -> np.ndarray:
+    def encode(self, texts: list[str]) -> npt.NDArray[np.float32]:
         if len(texts) <= 1:
             return np.ascontiguousarray(self._run(texts), dtype=np.float32)
         if self.precision == "int8":
@@ -144,7 +165,9 @@ class OnnxEncoder:
             return self._sorted_chunks(texts, INT8_CHUNK, rows, alone_above=INT8_BATCH_MAX_TOKENS)
         return self._sorted_chunks(texts, CHUNK, self._session)
 
-    def _sorted_chunks(self, texts: list[str], chunk: int, session: Any, alone_above: int = 0) -> np.ndarray:
+    def _sorted_chunks(
+        self, texts: list[str], chunk: int, session: InferenceSession, alone_above: int = 0
+    ) -> npt.NDArray[np.float32]:
         """Encode in chunks of similar token length (little padding), rows back in the callers' order.
 
         ``alone_above``: texts longer than this many tokens run one per call on the original graph

@@ -25,15 +25,21 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
+import numpy.typing as npt
+
+if TYPE_CHECKING:
+    from onnx import ModelProto, NodeProto, TensorProto
 
 OPSET = 17
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 OUTPUT = "embedding"
+Weights = dict[str, npt.NDArray[np.float32]]
 MASKED_SCORE = float(np.finfo(np.float32).min)  # what transformers adds to a padded position's score
 POOLING_EPS = 1e-9  # sentence-transformers clamps the token count at this
 NORMALIZE_EPS = 1e-12  # torch.nn.functional.normalize's default
@@ -76,7 +82,7 @@ def read_bert_shape(model_dir: Path) -> BertShape:
     return shape
 
 
-def read_weights(model_dir: Path) -> dict[str, np.ndarray]:
+def read_weights(model_dir: Path) -> Weights:
     """The encoder's float32 tensors by their BERT names (a ``bert.`` prefix, if any, removed)."""
     from safetensors.numpy import load_file
 
@@ -91,16 +97,25 @@ def read_weights(model_dir: Path) -> dict[str, np.ndarray]:
     }
 
 
+AttributeValue = int | float | Sequence[int]
+
+
+def make_node(op_type: str, inputs: list[str], outputs: list[str], name: str, **attrs: AttributeValue) -> NodeProto:
+    """``onnx.helper.make_node`` with typed attributes (its ``**kwargs`` would also take its own keywords)."""
+    from onnx import helper
+
+    node = helper.make_node(op_type, inputs, outputs, name=name)
+    node.attribute.extend(helper.make_attribute(key, value) for key, value in sorted(attrs.items()))
+    return node
+
+
 class _GraphWriter:
     """Collects nodes and initializers; every name it hands out is unique."""
 
-    def __init__(self, weights: dict[str, np.ndarray]) -> None:
-        import onnx
-
-        self.onnx = onnx
+    def __init__(self, weights: Weights) -> None:
         self.weights = weights
-        self.nodes: list[Any] = []
-        self.initializers: list[Any] = []
+        self.nodes: list[NodeProto] = []
+        self.initializers: list[TensorProto] = []
         self._constants: dict[tuple[str, bytes], str] = {}
         self._count = 0
 
@@ -108,18 +123,22 @@ class _GraphWriter:
         """The initializer of the model tensor ``name`` (transposed: a Linear weight for MatMul)."""
         if name not in self.weights:
             raise GraphUnsupported(f"the weights have no tensor {name!r}")
+        from onnx import numpy_helper
+
         value = self.weights[name]
         init_name = f"{name}.T" if transpose else name
         self.initializers.append(
-            self.onnx.numpy_helper.from_array(np.ascontiguousarray(value.T if transpose else value), init_name)
+            numpy_helper.from_array(np.ascontiguousarray(value.T if transpose else value), init_name)
         )
         return init_name
 
-    def const(self, value: np.ndarray) -> str:
+    def const(self, value: npt.NDArray[np.float32 | np.int64]) -> str:
+        from onnx import numpy_helper
+
         key = (str(value.dtype) + str(value.shape), value.tobytes())
         if key not in self._constants:
             name = f"const/{len(self._constants)}"
-            self.initializers.append(self.onnx.numpy_helper.from_array(value, name))
+            self.initializers.append(numpy_helper.from_array(value, name))
             self._constants[key] = name
         return self._constants[key]
 
@@ -129,10 +148,10 @@ class _GraphWriter:
     def i64(self, *values: int) -> str:
         return self.const(np.array(values, dtype=np.int64))
 
-    def op(self, op_type: str, inputs: list[str], scope: str, **attrs: Any) -> str:
+    def op(self, op_type: str, inputs: list[str], scope: str, **attrs: AttributeValue) -> str:
         self._count += 1
         out = f"{scope}/{op_type}_{self._count}"
-        self.nodes.append(self.onnx.helper.make_node(op_type, inputs, [out], name=out, **attrs))
+        self.nodes.append(make_node(op_type, inputs, [out], name=out, **attrs))
         return out
 
     def linear(self, x: str, prefix: str) -> str:
@@ -200,11 +219,11 @@ def _mean_pooled_unit(g: _GraphWriter, hidden: str) -> str:
     count = g.op("Clip", [g.op("ReduceSum", [mask, g.i64(1)], scope, keepdims=0), g.f32(POOLING_EPS)], scope)
     mean = g.op("Div", [total, count], scope)
     norm = g.op("Clip", [g.op("ReduceL2", [mean], scope, axes=[1], keepdims=1), g.f32(NORMALIZE_EPS)], scope)
-    g.nodes.append(g.onnx.helper.make_node("Div", [mean, norm], [OUTPUT], name="normalize"))
+    g.nodes.append(make_node("Div", [mean, norm], [OUTPUT], name="normalize"))
     return OUTPUT
 
 
-def build_bert_graph(model_dir: Path, weights: dict[str, np.ndarray] | None = None) -> Any:
+def build_bert_graph(model_dir: Path, weights: Weights | None = None) -> ModelProto:
     """The fp32 ONNX model (mean-pooled, normalised) of the BERT sentence encoder in ``model_dir``."""
     import onnx
     from onnx import TensorProto

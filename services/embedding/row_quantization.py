@@ -33,9 +33,15 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
+import numpy.typing as npt
+
+from services.embedding.onnx_graph import AttributeValue, make_node
+
+if TYPE_CHECKING:
+    from onnx import ModelProto, NodeProto, TensorProto
 
 MASK_INPUT = "attention_mask"
 UINT8_MAX = 255.0
@@ -45,40 +51,41 @@ class RewriteError(ValueError):
     """The graph is not the dynamic-int8 shape this rewrite knows."""
 
 
-def _node(onnx: Any, op: str, inputs: list[str], outputs: list[str], name: str, **attrs: Any) -> Any:
-    return onnx.helper.make_node(op, inputs, outputs, name=name, **attrs)
+def _node(op: str, inputs: list[str], outputs: list[str], name: str, **attrs: AttributeValue) -> NodeProto:
+    return make_node(op, inputs, outputs, name=name, **attrs)
 
 
-def _const(onnx: Any, name: str, value: np.ndarray) -> Any:
-    return onnx.numpy_helper.from_array(value, name=name)
+def _const(name: str, value: npt.NDArray[np.float32 | np.int32 | np.int64]) -> TensorProto:
+    from onnx import numpy_helper
+
+    return numpy_helper.from_array(value, name=name)
 
 
-def rewrite_per_sequence(model: Any) -> Any:
+def rewrite_per_sequence(model: ModelProto) -> ModelProto:
     """``model`` (an ``onnx.ModelProto`` from ``quantize_dynamic``) with per-sequence activation scales."""
-    import onnx
-    from onnx import TensorProto, numpy_helper
+    from onnx import TensorProto
 
     graph = model.graph
     if MASK_INPUT not in {i.name for i in graph.input}:
         raise RewriteError(f"the graph has no {MASK_INPUT!r} input")
     initializers = {init.name: init for init in graph.initializer}
-    consumers: dict[str, list[Any]] = {}
+    consumers: dict[str, list[NodeProto]] = {}
     for node in graph.node:
         for name in node.input:
             consumers.setdefault(name, []).append(node)
 
     shared = [
-        _const(onnx, "rowq/zero", np.array(0.0, dtype=np.float32)),
-        _const(onnx, "rowq/qmax", np.array(UINT8_MAX, dtype=np.float32)),
-        _const(onnx, "rowq/axis2", np.array([2], dtype=np.int64)),
-        _const(onnx, "rowq/flat", np.array([-1], dtype=np.int64)),
+        _const("rowq/zero", np.array(0.0, dtype=np.float32)),
+        _const("rowq/qmax", np.array(UINT8_MAX, dtype=np.float32)),
+        _const("rowq/axis2", np.array([2], dtype=np.int64)),
+        _const("rowq/flat", np.array([-1], dtype=np.int64)),
     ]
     prologue = [
-        _node(onnx, "Cast", [MASK_INPUT], ["rowq/mask_float"], "rowq/mask_cast", to=TensorProto.FLOAT),
-        _node(onnx, "Unsqueeze", ["rowq/mask_float", "rowq/axis2"], ["rowq/mask3"], "rowq/mask_unsqueeze"),
+        _node("Cast", [MASK_INPUT], ["rowq/mask_float"], "rowq/mask_cast", to=TensorProto.FLOAT),
+        _node("Unsqueeze", ["rowq/mask_float", "rowq/axis2"], ["rowq/mask3"], "rowq/mask_unsqueeze"),
     ]
-    new_nodes: list[Any] = []
-    replaced: dict[str, list[Any]] = {}  # name of a node to drop -> nodes to put in its place
+    new_nodes: list[NodeProto] = []
+    replaced: dict[str, list[NodeProto]] = {}  # name of a node to drop -> nodes to put in its place
     rewritten = 0
     for node in graph.node:
         if node.op_type != "DynamicQuantizeLinear":
@@ -87,31 +94,31 @@ def rewrite_per_sequence(model: Any) -> Any:
         q, a_scale, a_zp = node.output
         p = f"rowq/{rewritten}"
         sub = [
-            _node(onnx, "Mul", [x, "rowq/mask3"], [f"{p}/masked"], f"{p}/masked"),
-            _node(onnx, "ReduceMin", [f"{p}/masked"], [f"{p}/rmin"], f"{p}/rmin", axes=[1, 2], keepdims=1),
-            _node(onnx, "ReduceMax", [f"{p}/masked"], [f"{p}/rmax"], f"{p}/rmax", axes=[1, 2], keepdims=1),
-            _node(onnx, "Min", [f"{p}/rmin", "rowq/zero"], [f"{p}/lo"], f"{p}/lo"),
-            _node(onnx, "Max", [f"{p}/rmax", "rowq/zero"], [f"{p}/hi"], f"{p}/hi"),
-            _node(onnx, "Sub", [f"{p}/hi", f"{p}/lo"], [f"{p}/range"], f"{p}/range"),
-            _node(onnx, "Div", [f"{p}/range", "rowq/qmax"], [a_scale], f"{p}/scale"),
-            _node(onnx, "Div", [f"{p}/lo", a_scale], [f"{p}/lo_q"], f"{p}/lo_q"),
-            _node(onnx, "Sub", ["rowq/zero", f"{p}/lo_q"], [f"{p}/zp_raw"], f"{p}/zp_raw"),
-            _node(onnx, "Clip", [f"{p}/zp_raw", "rowq/zero", "rowq/qmax"], [f"{p}/zp_clip"], f"{p}/zp_clip"),
-            _node(onnx, "Round", [f"{p}/zp_clip"], [f"{p}/zp_float"], f"{p}/zp_round"),
-            _node(onnx, "Cast", [f"{p}/zp_float"], [a_zp], f"{p}/zp_u8", to=TensorProto.UINT8),
-            _node(onnx, "Cast", [f"{p}/zp_float"], [f"{p}/zp_i32"], f"{p}/zp_i32", to=TensorProto.INT32),
-            _node(onnx, "Reshape", [a_scale, "rowq/flat"], [f"{p}/scale_1d"], f"{p}/scale_1d"),
-            _node(onnx, "Reshape", [a_zp, "rowq/flat"], [f"{p}/zp_1d"], f"{p}/zp_1d"),
-            _node(onnx, "QuantizeLinear", [f"{p}/masked", f"{p}/scale_1d", f"{p}/zp_1d"], [q], f"{p}/quantize", axis=0),
+            _node("Mul", [x, "rowq/mask3"], [f"{p}/masked"], f"{p}/masked"),
+            _node("ReduceMin", [f"{p}/masked"], [f"{p}/rmin"], f"{p}/rmin", axes=[1, 2], keepdims=1),
+            _node("ReduceMax", [f"{p}/masked"], [f"{p}/rmax"], f"{p}/rmax", axes=[1, 2], keepdims=1),
+            _node("Min", [f"{p}/rmin", "rowq/zero"], [f"{p}/lo"], f"{p}/lo"),
+            _node("Max", [f"{p}/rmax", "rowq/zero"], [f"{p}/hi"], f"{p}/hi"),
+            _node("Sub", [f"{p}/hi", f"{p}/lo"], [f"{p}/range"], f"{p}/range"),
+            _node("Div", [f"{p}/range", "rowq/qmax"], [a_scale], f"{p}/scale"),
+            _node("Div", [f"{p}/lo", a_scale], [f"{p}/lo_q"], f"{p}/lo_q"),
+            _node("Sub", ["rowq/zero", f"{p}/lo_q"], [f"{p}/zp_raw"], f"{p}/zp_raw"),
+            _node("Clip", [f"{p}/zp_raw", "rowq/zero", "rowq/qmax"], [f"{p}/zp_clip"], f"{p}/zp_clip"),
+            _node("Round", [f"{p}/zp_clip"], [f"{p}/zp_float"], f"{p}/zp_round"),
+            _node("Cast", [f"{p}/zp_float"], [a_zp], f"{p}/zp_u8", to=TensorProto.UINT8),
+            _node("Cast", [f"{p}/zp_float"], [f"{p}/zp_i32"], f"{p}/zp_i32", to=TensorProto.INT32),
+            _node("Reshape", [a_scale, "rowq/flat"], [f"{p}/scale_1d"], f"{p}/scale_1d"),
+            _node("Reshape", [a_zp, "rowq/flat"], [f"{p}/zp_1d"], f"{p}/zp_1d"),
+            _node("QuantizeLinear", [f"{p}/masked", f"{p}/scale_1d", f"{p}/zp_1d"], [q], f"{p}/quantize", axis=0),
         ]
         replaced[node.name] = sub
         for matmul in consumers.get(q, []):
             if matmul.op_type != "MatMulInteger":
                 continue
             replaced[matmul.name] = _matmul_with_row_zero_point(
-                onnx, matmul, initializers, zp_i32=f"{p}/zp_i32", prefix=f"{p}/{matmul.name}"
+                matmul, initializers, zp_i32=f"{p}/zp_i32", prefix=f"{p}/{matmul.name}"
             )
-            shared.append(_colsum(onnx, matmul, initializers, numpy_helper))
+            shared.append(_colsum(matmul, initializers))
         rewritten += 1
     if not rewritten:
         raise RewriteError("no DynamicQuantizeLinear node: is this the dynamic int8 graph?")
@@ -123,18 +130,20 @@ def rewrite_per_sequence(model: Any) -> Any:
     return model
 
 
-def _colsum_name(matmul: Any) -> str:
+def _colsum_name(matmul: NodeProto) -> str:
     return f"rowq/colsum/{matmul.input[1]}"
 
 
-def _colsum(onnx: Any, matmul: Any, initializers: dict[str, Any], numpy_helper: Any) -> Any:
+def _colsum(matmul: NodeProto, initializers: dict[str, TensorProto]) -> TensorProto:
+    from onnx import numpy_helper
+
     weight = numpy_helper.to_array(initializers[matmul.input[1]]).astype(np.int64)
-    return _const(onnx, _colsum_name(matmul), weight.sum(axis=0).astype(np.int32))
+    return _const(_colsum_name(matmul), weight.sum(axis=0).astype(np.int32))
 
 
 def _matmul_with_row_zero_point(
-    onnx: Any, matmul: Any, initializers: dict[str, Any], *, zp_i32: str, prefix: str
-) -> list[Any]:
+    matmul: NodeProto, initializers: dict[str, TensorProto], *, zp_i32: str, prefix: str
+) -> list[NodeProto]:
     """``MatMulInteger(q, W, zp_a, zp_w)`` as ``MatMulInteger(q, W) - zp_a * colsum(W)``, in int32 (exact).
 
     ``MatMulInteger`` accepts one zero point for A only; the weights are symmetric (zero point 0).
@@ -147,9 +156,9 @@ def _matmul_with_row_zero_point(
             raise RewriteError(f"{matmul.name}: weight zero point is not 0 (asymmetric weights)")
     q, weight, out = matmul.input[0], matmul.input[1], matmul.output[0]
     return [
-        _node(onnx, "MatMulInteger", [q, weight], [f"{prefix}/raw"], f"{prefix}/raw"),
-        _node(onnx, "Mul", [zp_i32, _colsum_name(matmul)], [f"{prefix}/offset"], f"{prefix}/offset"),
-        _node(onnx, "Sub", [f"{prefix}/raw", f"{prefix}/offset"], [out], f"{prefix}/centred"),
+        _node("MatMulInteger", [q, weight], [f"{prefix}/raw"], f"{prefix}/raw"),
+        _node("Mul", [zp_i32, _colsum_name(matmul)], [f"{prefix}/offset"], f"{prefix}/offset"),
+        _node("Sub", [f"{prefix}/raw", f"{prefix}/offset"], [out], f"{prefix}/centred"),
     ]
 
 

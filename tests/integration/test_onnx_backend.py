@@ -219,11 +219,12 @@ def test_int8_batches_run_per_sequence_scales_and_match_each_text_alone(encoder:
     together = encoder.encode(texts)
     reversed_ = encoder.encode(texts[::-1])[::-1]
     alone = np.concatenate([encoder.encode([t]) for t in texts])  # the graph quantize_dynamic wrote
-    assert encoder._rows() is not None  # batches went through the per-sequence graph
+    rows_session = encoder._rows()
+    assert rows_session is not None  # batches went through the per-sequence graph
     for batched in (together, reversed_):
         assert np.abs(batched - alone).max() < 1e-6
         assert (batched * alone).sum(axis=1).min() >= 0.99999
-    rows_alone = np.concatenate([encoder._feed(encoder._arrays([t]), encoder._rows()) for t in texts])
+    rows_alone = np.concatenate([encoder._feed(encoder._arrays([t]), rows_session) for t in texts])
     assert np.array_equal(rows_alone, alone)
 
 

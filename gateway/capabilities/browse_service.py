@@ -1,22 +1,20 @@
 """The viewer's reads and its restore: the memory service's viewer RPCs (ListScopes, Overview, Browse, Get,
 OutcomeLog, ListTurns, ListSessions, Restore) and the kg's Export, each for one ``Caller``.
 
-Replies are the typed protos; ``gateway.ui.data.ViewerData`` shapes them for the pages.
+Replies are the typed protos (a restored memory: ``replies.Memory``); ``gateway.ui.data.ViewerData`` shapes
+them for the pages.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
-from gateway import proto_dicts
+from gateway import replies
 from gateway.caller import Caller
 from gateway.rpc import Rpc
 from kernel.config import Settings
 from protos.mnemex.kg.v1 import kg_service_pb2 as kg_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
-
-JSON = dict[str, Any]
 
 
 class BrowseService:
@@ -91,10 +89,10 @@ class BrowseService:
         )
         return reply
 
-    async def restore(self, caller: Caller, memory_id: str) -> JSON:
+    async def restore(self, caller: Caller, memory_id: str) -> replies.Memory:
         request = mem_pb.RestoreRequest(scope=caller.scope, id=memory_id)
         reply: mem_pb.RestoreResponse = await self.rpc.unary("memory", self.rpc.memory(caller.user).Restore, request)
-        return proto_dicts.memory_to_dict(reply.memory)
+        return replies.Memory.from_proto(reply.memory)
 
     async def kg_export(self, caller: Caller) -> kg_pb.ExportResponse:
         request = kg_pb.ExportRequest(scope=caller.scope)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator, Sequence
-from typing import Any
 
 import grpc
 
@@ -17,7 +16,6 @@ from kernel.config import Settings
 from protos.mnemex.kg.v1 import kg_service_pb2 as kg_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
 
-JSON = dict[str, Any]
 log = logging.getLogger("mnemex.gateway.library")
 INGEST_TIMEOUT = 60.0
 INGEST_STREAM_TIMEOUT = 600.0  # a whole 10 MB book on a slow CPU; the progress events show it is alive
@@ -37,10 +35,6 @@ class LibraryService:
         request = kg_pb.GraphRequest(scope=caller.scope, entities=names, limit=limit)
         reply: kg_pb.GraphResponse = await self.rpc.unary("kg", self.rpc.kg(caller.user).Graph, request)
         return replies.KgGraph.from_proto(reply)
-
-    async def kg_graph(self, caller: Caller, *, entities: Sequence[str] | None = None, limit: int = 50) -> JSON:
-        """``graph`` as the viewer's graph page reads it (its JSON), until the viewer takes ``replies.KgGraph``."""
-        return (await self.graph(caller, entities=entities, limit=limit)).to_json()
 
     # -- books -------------------------------------------------------------------
     def _book_request(
@@ -67,14 +61,6 @@ class LibraryService:
         return replies.Ingested(
             title=reply.title, chunks=reply.chunks, skipped_unchanged=reply.skipped_unchanged, ids=tuple(reply.ids)
         )
-
-    async def ingest_book_progress(
-        self, caller: Caller, *, title: str, filename: str, data: bytes, source: str = ""
-    ) -> AsyncIterator[JSON]:
-        """``ingest_progress`` as the viewer's books page streams it (each event's JSON), until it takes
-        ``replies.IngestEvent``."""
-        events = await self.ingest_progress(caller, title=title, filename=filename, data=data, source=source)
-        return (event.to_json() async for event in events)
 
     async def ingest_progress(
         self, caller: Caller, *, title: str, filename: str, data: bytes, source: str = ""

@@ -3,24 +3,15 @@ the insights overview."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from gateway import replies
 from gateway.rpc import Rpc
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
 
-JSON = dict[str, Any]
 
-
-def holds_in(fact: JSON, project: str) -> bool:
+def holds_in(fact: replies.Memory, project: str) -> bool:
     """Whether a fact applies in ``project``: user-wide (or stored before facts had a scope), or
     stated there (services/memory/domain/fact_scope.py); another project's fact is never shown."""
-    return (fact.get("metadata") or {}).get("fact_scope") != "project" or fact.get("project") == project
-
-
-def fact_holds_in(fact: replies.Memory, project: str) -> bool:
-    """``holds_in`` for a typed memory."""
     return (fact.metadata or {}).get("fact_scope") != "project" or fact.project == project
 
 
@@ -28,6 +19,6 @@ async def top_facts(rpc: Rpc, scope: common_pb.Scope, limit: int) -> tuple[repli
     """memory_bank facts that hold in ``scope.project``, ranked by importance x confidence."""
     request = mem_pb.ListRequest(scope=scope, collection="memory_bank", limit=50, sort_by=mem_pb.SORT_BY_SCORE)
     reply: mem_pb.ListResponse = await rpc.unary("memory", rpc.memory(scope.user).List, request)
-    facts = [f for f in replies.memories(reply.memories) if fact_holds_in(f, scope.project)]
+    facts = [f for f in replies.memories(reply.memories) if holds_in(f, scope.project)]
     facts.sort(key=lambda f: -((f.importance or 0.0) * (f.confidence or 0.0)))
     return tuple(facts[:limit])

@@ -5,30 +5,33 @@ project explicitly (``?project=``), so every call acts for a ``Caller`` pinned t
 that project (``CallerResolver.pinned``) instead of one resolved from a working
 directory. Searches, edits and archives go through ``MemoryService``, books and
 the kg view through ``LibraryService``, the viewer's own reads (Browse, Restore,
-ListSessions, ListTurns, OutcomeLog, kg Export) through ``BrowseService``.
+ListSessions, ListTurns, OutcomeLog, kg Export) through ``BrowseService``. Their typed replies become
+what the pages read here, at the viewer's edge: a memory is its JSON (``replies.Memory.to_json``), the
+other shapes are the TypedDicts and dataclasses below.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import NotRequired, TypedDict, TypeVar, cast
 
-from gateway import formatting, input_validation, proto_dicts
+from gateway import formatting, input_validation, replies
 from gateway.caller import Caller, CallerResolver
 from gateway.capabilities.browse_service import BrowseService
 from gateway.capabilities.library_service import LibraryService
 from gateway.capabilities.memory_service import MemoryService
 from gateway.capabilities.preview_service import PreviewService
+from gateway.context_reply import ContextReply
 from gateway.gateway_errors import InvalidInput, NotFound
 from gateway.ui import graph_view
-from gateway.ui.project_scope import Facts, scoped_counts, shown_in, without_memories
+from gateway.ui.project_scope import Facts, ScopeRow, scoped_counts, shows_in, without_memories
 from kernel import projects
+from kernel.json_values import JSONObject, as_list, as_object, object_at, parse_value, str_at
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
 
-JSON = dict[str, Any]
+MemoryJson = replies.JsonObject  # a memory as the pages read it: ``replies.Memory.to_json`` (a search hit's too)
 T = TypeVar("T")
 COLLECTIONS = ("working", "history", "patterns", "memory_bank", "books")
 BY_LENGTH = sorted(COLLECTIONS, key=len, reverse=True)  # longest first: "memory_bank_" before any shorter name
@@ -82,30 +85,126 @@ class MemoryQuery:
         return self
 
 
-def kind_of(memory: JSON) -> str:
-    """A search hit's kind, by the rule the memory service's Browse filters on (``browse.kind_of``)."""
-    collection = memory.get("collection", "")
+class MemoryPage(TypedDict):
+    memories: list[MemoryJson]
+    total: int
+    relevant: int | None  # how many passed a search's relevance floor; None: no search
+    capped: bool  # the search's ranking stopped at its pool: more may match
+    tags: list[str]
+    sort: str
+
+
+class OverviewStats(TypedDict):
+    counts: dict[str, int]
+    score_histogram: dict[str, int]
+    events: dict[str, int]
+    events_by_day: JSONObject  # {day: {event kind: count}}
+
+
+class Overview(TypedDict):
+    project: str
+    stats: OverviewStats
+    projects: list[ScopeRow]
+
+
+class OutcomeRow(TypedDict):
+    at: str
+    memory_id: str
+    outcome: str
+    score_before: float
+    score_after: float
+    collection_before: str
+    collection_after: str
+    transition: str
+    new_id: str
+    session_id: str
+    turn_id: int
+
+
+class InjectedLine(TypedDict):
+    """One memory a turn injected, with its rank, what it is now, the outcome it got and why it was chosen."""
+
+    rank: int
+    id: str
+    memory: MemoryJson | None  # None: no longer stored
+    outcome: OutcomeRow | None
+    choice: JSONObject | None  # PrepareContext's choice for it
+
+
+class TurnRow(TypedDict):
+    id: int
+    session_id: str
+    prompt: str
+    injected: list[str]
+    completed: bool
+    scored: bool
+    exchange_id: str
+    started_at: str
+    outcome: str
+    outcomes: list[OutcomeRow]
+    choices: list[JSONObject]  # PrepareContext's choices: kept or left out, and why
+    client: str
+    # set by ``ViewerData.session``
+    answer: NotRequired[str | None]
+    memories: NotRequired[list[InjectedLine]]
+    left_out: NotRequired[list[JSONObject]]
+    tokens: NotRequired[int]
+
+
+class MemoryView(TypedDict):
+    memory: MemoryJson
+    outcomes: list[OutcomeRow]
+    turns: list[TurnRow]
+    written_by: str
+
+
+class SessionRow(TypedDict):
+    session_id: str
+    last_activity: str
+    turns: int
+    title: str
+    clients: list[str]
+    imported: NotRequired[bool]  # imported by ``mnemex backfill`` (``imported_sessions``)
+
+
+class SessionView(TypedDict):
+    session_id: str
+    turns: list[TurnRow]
+
+
+class GraphView(TypedDict):
+    elements: graph_view.Elements
+    routing: list[graph_view.RoutingRow]
+    problems: list[graph_view.Problem]
+
+
+def memory_kind(collection: str, metadata: Mapping[str, object]) -> str:
+    """A memory's kind, by the rule the memory service's Browse filters on (``browse.kind_of``)."""
     if collection == "books":
         return "book"
     if collection == "memory_bank":
         return "fact"
-    metadata = memory.get("metadata") or {}
     if metadata.get("kind") == "exchange":
         return "exchange"
     marked = metadata.get("type")
-    return marked if marked in ("observation", "takeaway") else "other"
+    return str(marked) if marked in ("observation", "takeaway") else "other"
 
 
-def _sort_key(sort: str, memory: JSON) -> tuple[Any, ...]:
+def kind_of(memory: Mapping[str, object]) -> str:
+    """``memory_kind`` of a memory's JSON (the memories page's rows)."""
+    return memory_kind(str_at(memory, "collection"), object_at(memory, "metadata"))
+
+
+def _sort_key(sort: str, memory: replies.Memory) -> tuple[float, float, str]:
     if sort == "score":
-        return (memory["score"],)
+        return (memory.score, 0.0, "")
     if sort == "wilson":
-        return (memory["wilson_score"], memory["score"])
+        return (memory.wilson_score, memory.score, "")
     if sort == "uses":
-        return (memory["uses"], memory["score"])
+        return (memory.uses, memory.score, "")
     if sort == "recency":
-        return (memory["created_at"],)
-    return (memory.get("final_rank_score") or 0.0,)
+        return (0.0, 0.0, memory.created_at)
+    return (memory.final_rank_score or 0.0, 0.0, "")
 
 
 class SharedReads:
@@ -114,16 +213,21 @@ class SharedReads:
     is shared: no answer outlives it, so nothing goes stale."""
 
     def __init__(self) -> None:
-        self._in_flight: dict[tuple[str, ...], asyncio.Future[Any]] = {}
+        self._in_flight: dict[tuple[str, ...], asyncio.Future[object]] = {}
 
     async def read(self, key: tuple[str, ...], read: Callable[[], Awaitable[T]]) -> T:
+        """``read()``'s answer; a caller that names the same ``key`` as a read in flight shares it (the same
+        key always names the same read, so the answer has ``T``'s type)."""
+
+        async def reading() -> object:
+            return await read()
+
         running = self._in_flight.get(key)
         if running is None:
-            running = asyncio.ensure_future(read())
+            running = asyncio.ensure_future(reading())
             self._in_flight[key] = running
             running.add_done_callback(lambda _: self._in_flight.pop(key, None))
-        found: T = await asyncio.shield(running)
-        return found
+        return cast(T, await asyncio.shield(running))
 
 
 class ViewerData:
@@ -144,7 +248,7 @@ class ViewerData:
         self.previews = previews
         self._shared = SharedReads()
 
-    async def preview(self, caller: Caller, prompt: str) -> dict[str, Any]:
+    async def preview(self, caller: Caller, prompt: str) -> ContextReply:
         """The block the next prompt of ``caller``'s project would get (``PreviewService``: records nothing)."""
         if self.previews is None:
             raise InvalidInput("the preview is not available in this viewer")
@@ -162,12 +266,12 @@ class ViewerData:
             raise InvalidInput(f"project: {exc}") from None
         return self.callers.pinned(name)
 
-    async def projects(self) -> list[JSON]:
+    async def projects(self) -> list[ScopeRow]:
         """The current user's projects with their counts per collection (memory_bank is user-wide)."""
         reply = await self.browser.scopes()
         user = self.callers.user()
         return [
-            {"project": s.scope.project or "(user-wide)", "name": s.scope.project, "counts": dict(s.counts)}
+            ScopeRow(project=s.scope.project or "(user-wide)", name=s.scope.project, counts=dict(s.counts))
             for s in reply.scopes
             if s.scope.user == user
         ]
@@ -175,7 +279,7 @@ class ViewerData:
     async def project_names(self) -> list[str]:
         return sorted({s["name"] for s in await self.projects() if s["name"]})
 
-    async def most_active_project(self, scopes: Sequence[JSON] | None = None) -> str:
+    async def most_active_project(self, scopes: Sequence[ScopeRow] | None = None) -> str:
         """The project whose latest session turn is newest; else the one with the most memories; else the default.
 
         ``/ui`` lands here, so a user with full projects never lands on an empty "default".
@@ -194,10 +298,10 @@ class ViewerData:
             key=lambda pair: (pair[1], sum(pair[0]["counts"].values()), pair[0]["name"]),
             reverse=True,
         )
-        return str(ranked[0][0]["name"])
+        return ranked[0][0]["name"]
 
     # -- pages ----------------------------------------------------------------------------
-    async def overview(self, project: str) -> JSON:
+    async def overview(self, project: str) -> Overview:
         """The project's counts (the memory service leaves other projects' facts out), score histogram,
         lifecycle events, and every project's row; no ``project``: the most active one."""
         if project:
@@ -207,15 +311,15 @@ class ViewerData:
             scopes = await self.projects()
             caller = self.caller(await self.most_active_project(scopes))
             reply = await self.browser.overview(caller)
-        stats = {
-            "counts": dict(reply.counts),
-            "score_histogram": dict(reply.score_histogram),
-            "events": dict(reply.events),
-            "events_by_day": proto_dicts._json_object(reply.events_by_day_json),
-        }
-        return {"project": caller.project, "stats": stats, "projects": scoped_counts(scopes, _facts(reply))}
+        stats = OverviewStats(
+            counts=dict(reply.counts),
+            score_histogram=dict(reply.score_histogram),
+            events=dict(reply.events),
+            events_by_day=_json_object(reply.events_by_day_json),
+        )
+        return Overview(project=caller.project, stats=stats, projects=scoped_counts(scopes, _facts(reply)))
 
-    async def project_table(self) -> list[JSON]:
+    async def project_table(self) -> list[ScopeRow]:
         """``projects`` with each memory_bank fact counted on the row of the project it belongs to."""
         scopes, facts = await asyncio.gather(self.projects(), self.facts(self.caller("")))
         return scoped_counts(scopes, facts)
@@ -224,7 +328,7 @@ class ViewerData:
         """The user's memory_bank facts (archived ones too), each with the project it belongs to."""
         return _facts(await self.browser.overview(caller))
 
-    async def memories(self, project: str, q: MemoryQuery) -> JSON:
+    async def memories(self, project: str, q: MemoryQuery) -> MemoryPage:
         """A page of memories: the search's relevant ones for a query, else the browsed list.
 
         Another project's facts neither show nor count: the memory service's Browse leaves them out
@@ -247,16 +351,16 @@ class ViewerData:
             archived=q.archived,
             kind=q.kind,
         )
-        return {
-            "memories": proto_dicts.memories_to_dicts(reply.memories),
-            "total": reply.total,
-            "relevant": None,
-            "capped": False,
-            "tags": list(reply.tags),
-            "sort": sort,
-        }
+        return MemoryPage(
+            memories=replies.memories_json(replies.memories(reply.memories)),
+            total=reply.total,
+            relevant=None,
+            capped=False,
+            tags=list(reply.tags),
+            sort=sort,
+        )
 
-    async def _search(self, caller: Caller, q: MemoryQuery) -> JSON:
+    async def _search(self, caller: Caller, q: MemoryQuery) -> MemoryPage:
         reply = await self.memory_service.find(
             caller,
             query=q.query,
@@ -265,29 +369,28 @@ class ViewerData:
             sort_by="relevance",
             metadata={"tags": {"$contains": q.tag}} if q.tag else None,
         )
-        found: JSON = reply.to_json()
-        judged = found["relevant"] is not None
-        relevant = shown_in(found["memories"], caller.project)
+        judged = reply.relevant is not None
+        relevant = [h for h in reply.hits if shows_in(h.memory, caller.project)]
         hits = relevant
         if q.archived == "archived":
-            hits = [m for m in hits if m["archived"]]
+            hits = [h for h in hits if h.memory.archived]
         if q.kind:
-            hits = [m for m in hits if kind_of(m) == q.kind]
+            hits = [h for h in hits if memory_kind(h.memory.collection, h.memory.metadata or {}) == q.kind]
         sort = q.sort or "relevance"
         if sort != "relevance":
-            hits = sorted(hits, key=lambda m: _sort_key(sort, m), reverse=True)
+            hits = sorted(hits, key=lambda h: _sort_key(sort, h.memory), reverse=True)
         offset = (q.page - 1) * PAGE_SIZE
-        return {
-            "memories": hits[offset : offset + PAGE_SIZE],
-            "total": len(hits),
+        return MemoryPage(
+            memories=[h.to_json() for h in hits[offset : offset + PAGE_SIZE]],
+            total=len(hits),
             # how many passed the relevance floor in this project, before the kind and state filters
-            "relevant": len(relevant) if judged else None,
-            "capped": len(found["memories"]) >= SEARCH_POOL,  # the ranking stopped at the pool: more may match
-            "tags": sorted({t for m in hits for t in m["tags"]}),
-            "sort": sort,
-        }
+            relevant=len(relevant) if judged else None,
+            capped=len(reply.hits) >= SEARCH_POOL,  # the ranking stopped at the pool: more may match
+            tags=sorted({t for h in hits for t in h.memory.tags}),
+            sort=sort,
+        )
 
-    async def get_memory(self, project: str, memory_id: str) -> JSON:
+    async def get_memory(self, project: str, memory_id: str) -> MemoryJson:
         caller = self.caller(project)
         memory_id = input_validation.memory_id(memory_id)
         try:
@@ -297,9 +400,9 @@ class ViewerData:
                 f"no memory {memory_id!r} in project {caller.project!r}: it may belong to another project "
                 "(switch project at the top) or have been deleted; find it from the Memories page"
             ) from None
-        return proto_dicts.memory_to_dict(memory)
+        return replies.Memory.from_proto(memory).to_json()
 
-    async def memory_page(self, project: str, memory_id: str) -> JSON:
+    async def memory_page(self, project: str, memory_id: str) -> MemoryView:
         caller = self.caller(project)
         memory_id = input_validation.memory_id(memory_id)
         memory, log, turns = await asyncio.gather(
@@ -307,18 +410,18 @@ class ViewerData:
             self.browser.outcome_log(caller, memory_id),
             self.browser.turns(caller, memory_id=memory_id, limit=50),
         )
-        return {
-            "memory": memory,
-            "outcomes": [_outcome(e) for e in log.entries],
-            "turns": [_turn(t) for t in turns.turns],
-            "written_by": turns.written_by,
-        }
+        return MemoryView(
+            memory=memory,
+            outcomes=[_outcome(e) for e in log.entries],
+            turns=[_turn(t) for t in turns.turns],
+            written_by=turns.written_by,
+        )
 
-    async def update(self, project: str, memory_id: str, *, content: str, tags: Sequence[str]) -> JSON:
+    async def update(self, project: str, memory_id: str, *, content: str, tags: Sequence[str]) -> MemoryJson:
         result = await self.memory_service.update(self.caller(project), id=memory_id, content=content, tags=list(tags))
         return result.memory.to_json()
 
-    async def archive(self, project: str, memory_id: str) -> JSON:
+    async def archive(self, project: str, memory_id: str) -> MemoryJson:
         result = await self.memory_service.archive(self.caller(project), id=memory_id, reason="archived in the viewer")
         return result.memory.to_json()
 
@@ -348,23 +451,24 @@ class ViewerData:
 
         return [i for i in await asyncio.gather(*(one(i) for i in ids)) if i]
 
-    async def restore(self, project: str, memory_id: str) -> JSON:
-        return await self.browser.restore(self.caller(project), input_validation.memory_id(memory_id))
+    async def restore(self, project: str, memory_id: str) -> MemoryJson:
+        restored = await self.browser.restore(self.caller(project), input_validation.memory_id(memory_id))
+        return restored.to_json()
 
-    async def sessions(self, project: str) -> list[JSON]:
+    async def sessions(self, project: str) -> list[SessionRow]:
         reply = await self.browser.sessions(self.caller(project), limit=100)
         return [
-            {
-                "session_id": s.session_id,
-                "last_activity": s.last_activity,
-                "turns": s.turns,
-                "title": s.first_prompt,
-                "clients": list(s.clients),
-            }
+            SessionRow(
+                session_id=s.session_id,
+                last_activity=s.last_activity,
+                turns=s.turns,
+                title=s.first_prompt,
+                clients=list(s.clients),
+            )
             for s in reply.sessions
         ]
 
-    async def session(self, project: str, session_id: str) -> JSON:
+    async def session(self, project: str, session_id: str) -> SessionView:
         """The session's turns; each injected memory with its rank, what it is now and the outcome it got."""
         caller = self.caller(project)
         session_id = input_validation.text(session_id, "session", input_validation.MAX_ID_CHARS, required=True)
@@ -376,33 +480,34 @@ class ViewerData:
         known = await self.lookup(caller, [*(i for t in turns for i in t["injected"]), *exchanges])
         for turn in turns:
             exchange = known.get(turn["exchange_id"]) if turn["exchange_id"] else None
-            turn["answer"] = answer_of(exchange["content"], turn["prompt"]) if exchange else None
+            turn["answer"] = answer_of(str_at(exchange, "content"), turn["prompt"]) if exchange else None
             outcomes = {o["memory_id"]: o for o in turn["outcomes"]}
             chosen = {str(c.get("id")): c for c in turn["choices"]}
-            turn["memories"] = [
-                {"rank": rank, "id": i, "memory": known.get(i), "outcome": outcomes.get(i), "choice": chosen.get(i)}
+            lines = [
+                InjectedLine(rank=rank, id=i, memory=known.get(i), outcome=outcomes.get(i), choice=chosen.get(i))
                 for rank, i in enumerate(turn["injected"], start=1)
             ]
+            turn["memories"] = lines
             turn["left_out"] = [c for c in turn["choices"] if not c.get("kept")]
-            turn["tokens"] = injected_tokens([m["memory"] for m in turn["memories"] if m["memory"]])
-        return {"session_id": session_id, "turns": turns}
+            turn["tokens"] = injected_tokens([line["memory"] for line in lines if line["memory"]])
+        return SessionView(session_id=session_id, turns=turns)
 
-    async def _label_memories(self, caller: Caller, elements: JSON) -> None:
+    async def _label_memories(self, caller: Caller, elements: graph_view.Elements) -> None:
         """Label the first fact and solution nodes with their memories' text (the rest keep what
         ``graph_view`` names them by: the entities or problem they link to)."""
         nodes = [n["data"] for n in elements["nodes"] if n["data"]["kind"] in ("solution", "fact")]
         nodes = sorted(nodes, key=lambda n: n["kind"] != "solution")[:LABELLED_MEMORIES]  # solutions first
-        found = await self.lookup(caller, [n["memory"] for n in nodes], archived=False)
+        found = await self.lookup(caller, [n.get("memory", "") for n in nodes], archived=False)
         for node in nodes:
-            memory = found.get(node["memory"])
+            memory = found.get(node.get("memory", ""))
             if memory is not None:
-                node["label"] = graph_view.short(memory["content"])
+                node["label"] = graph_view.short(str_at(memory, "content"))
 
-    async def lookup(self, caller: Caller, ids: Sequence[str], *, archived: bool = True) -> dict[str, JSON]:
+    async def lookup(self, caller: Caller, ids: Sequence[str], *, archived: bool = True) -> dict[str, MemoryJson]:
         """The memories of ``ids`` still stored, by id: the active ones in one Browse per hundred (the memory
         service's mirrors), then (``archived``) a Get for each of the rest (archived, or another project's fact)."""
         wanted = list(dict.fromkeys(ids))
-        found: dict[str, JSON] = {}
+        found: dict[str, MemoryJson] = {}
         for start in range(0, len(wanted), LOOKUP_CHUNK):
             chunk = wanted[start : start + LOOKUP_CHUNK]
             reply = await self.browser.browse(
@@ -416,21 +521,21 @@ class ViewerData:
                 kind="",
                 ids=chunk,
             )
-            found.update((m["id"], m) for m in proto_dicts.memories_to_dicts(reply.memories))
+            found.update((m.id, m.to_json()) for m in replies.memories(reply.memories))
         rest = [i for i in wanted if i not in found] if archived else []
         for memory_id, memory in zip(rest, await asyncio.gather(*(self._get(caller, i) for i in rest)), strict=True):
             if memory is not None:
                 found[memory_id] = memory
         return found
 
-    async def _get(self, caller: Caller, memory_id: str) -> JSON | None:
+    async def _get(self, caller: Caller, memory_id: str) -> MemoryJson | None:
         try:
             memory = await self.browser.get(caller, memory_id)
         except NotFound:
             return None
-        return proto_dicts.memory_to_dict(memory)
+        return replies.Memory.from_proto(memory).to_json()
 
-    async def graph(self, project: str, find: str = "", hops: int = 1) -> JSON:
+    async def graph(self, project: str, find: str = "", hops: int = 1) -> GraphView:
         """Routing and the top entities (kg view), those entities' facts, and problem → solution links.
 
         With ``find``: the graph around that concept or problem instead, ``hops`` (1 or 2) entity hops out.
@@ -439,44 +544,38 @@ class ViewerData:
         find = input_validation.text(find, "find", input_validation.MAX_ID_CHARS).strip()
         who = (caller.user, caller.project)
         base, export, facts = await asyncio.gather(
-            self._shared.read(("kg_graph", *who), lambda: self.library.kg_graph(caller, limit=GRAPH_NODES)),
+            self._shared.read(("kg_graph", *who), lambda: self.library.graph(caller, limit=GRAPH_NODES)),
             self._shared.read(("kg_export", *who), lambda: self.browser.kg_export(caller)),
             self._shared.read(("facts", *who), lambda: self.facts(caller)),
         )
         problems = graph_view.problems_of(export.graph_json)
-        rates = graph_view.rates_of(base.get("routing") or {})
+        rates = graph_view.rates_of(base.routing)
         if find:
-            first = await self.library.kg_graph(caller, entities=[find], limit=GRAPH_NODES)
+            first = await self.library.graph(caller, entities=[find], limit=GRAPH_NODES)
             more = graph_view.hop_entities(first, {find}, FOCUS_ENTITIES) if hops > 1 else []
-            second = await self.library.kg_graph(caller, entities=more, limit=GRAPH_NODES) if more else {}
+            second = await self.library.graph(caller, entities=more, limit=GRAPH_NODES) if more else None
             shown = graph_view.matching_problems(problems, find)
-            if not first.get("nodes"):
-                first = {"nodes": [], "edges": []}
             elements = graph_view.elements(first, second, shown, rates)
         else:
-            top = [n["label"] for n in base["nodes"] if n["kind"] not in graph_view.NOT_ENTITIES][:FOCUS_ENTITIES]
-            focused = await self.library.kg_graph(caller, entities=top, limit=GRAPH_NODES) if top else {}
+            top = [n.label for n in base.nodes if n.kind not in graph_view.NOT_ENTITIES][:FOCUS_ENTITIES]
+            focused = await self.library.graph(caller, entities=top, limit=GRAPH_NODES) if top else None
             elements = graph_view.elements(base, focused, problems, rates)
         elements = without_memories(elements, facts.foreign_ids(caller.project))  # another project's facts
         await self._label_memories(caller, elements)
-        return {
-            "elements": elements,
-            "routing": graph_view.routing_rows(base.get("routing") or {}),
-            "problems": problems,
-        }
+        return GraphView(elements=elements, routing=graph_view.routing_rows(base.routing), problems=problems)
 
-    async def books(self, project: str) -> JSON:
-        return (await self.library.books(self.caller(project))).to_json()
+    async def books(self, project: str) -> replies.Books:
+        return await self.library.books(self.caller(project))
 
-    async def ingest_book_progress(
+    async def ingest_progress(
         self, project: str, *, title: str, filename: str, data: bytes, source: str = ""
-    ) -> AsyncIterator[JSON]:
-        return await self.library.ingest_book_progress(
+    ) -> AsyncIterator[replies.IngestEvent]:
+        return await self.library.ingest_progress(
             self.caller(project), title=title, filename=filename, data=data, source=source
         )
 
-    async def remove_book(self, project: str, title: str) -> JSON:
-        return (await self.library.remove(self.caller(project), title=title)).to_json()
+    async def remove_book(self, project: str, title: str) -> replies.BookRemoved:
+        return await self.library.remove(self.caller(project), title=title)
 
 
 def collections_of(ids: Sequence[str]) -> list[str]:
@@ -490,7 +589,7 @@ def _facts(overview: mem_pb.OverviewResponse) -> Facts:
     return Facts(tuple((f.id, f.project, f.archived) for f in overview.facts))
 
 
-def injected_tokens(memories: Sequence[JSON]) -> int:
+def injected_tokens(memories: Sequence[Mapping[str, object]]) -> int:
     """About what a turn's injected memories cost the model: the KNOWN CONTEXT block get-context formats for
     them (default budget, each line cut as injected), in tokens. The block itself is not kept with the turn,
     so this is read from the memories' text now (0: nothing injected)."""
@@ -502,37 +601,37 @@ def injected_tokens(memories: Sequence[JSON]) -> int:
     return formatting.token_cost(block)
 
 
-def _outcome(entry: mem_pb.OutcomeEntry) -> JSON:
-    return {
-        "at": entry.at,
-        "memory_id": entry.memory_id,
-        "outcome": entry.outcome,
-        "score_before": round(entry.score_before, 4),
-        "score_after": round(entry.score_after, 4),
-        "collection_before": entry.collection_before,
-        "collection_after": entry.collection_after,
-        "transition": entry.transition,
-        "new_id": entry.new_id,
-        "session_id": entry.session_id,
-        "turn_id": entry.turn_id,
-    }
+def _outcome(entry: mem_pb.OutcomeEntry) -> OutcomeRow:
+    return OutcomeRow(
+        at=entry.at,
+        memory_id=entry.memory_id,
+        outcome=entry.outcome,
+        score_before=round(entry.score_before, 4),
+        score_after=round(entry.score_after, 4),
+        collection_before=entry.collection_before,
+        collection_after=entry.collection_after,
+        transition=entry.transition,
+        new_id=entry.new_id,
+        session_id=entry.session_id,
+        turn_id=entry.turn_id,
+    )
 
 
-def _turn(turn: mem_pb.TurnRecord) -> JSON:
-    return {
-        "id": turn.id,
-        "session_id": turn.session_id,
-        "prompt": turn.prompt,
-        "injected": list(turn.injected_ids),
-        "completed": turn.completed,
-        "scored": turn.scored,
-        "exchange_id": turn.exchange_id,
-        "started_at": turn.started_at,
-        "outcome": turn.outcome,
-        "outcomes": [_outcome(o) for o in turn.outcomes],
-        "choices": _choices(turn.choices_json),
-        "client": turn.client,
-    }
+def _turn(turn: mem_pb.TurnRecord) -> TurnRow:
+    return TurnRow(
+        id=turn.id,
+        session_id=turn.session_id,
+        prompt=turn.prompt,
+        injected=list(turn.injected_ids),
+        completed=turn.completed,
+        scored=turn.scored,
+        exchange_id=turn.exchange_id,
+        started_at=turn.started_at,
+        outcome=turn.outcome,
+        outcomes=[_outcome(o) for o in turn.outcomes],
+        choices=_choices(turn.choices_json),
+        client=turn.client,
+    )
 
 
 ANSWER_MARK = "Assistant: "
@@ -549,10 +648,18 @@ def answer_of(exchange: str, prompt: str) -> str:
     return answer if found else ""
 
 
-def _choices(text: str) -> list[JSON]:
+def _choices(text: str) -> list[JSONObject]:
     """PrepareContext's choices for a turn (kept or left out, and why); [] when none were kept."""
     try:
-        value = json.loads(text) if text else []
+        value = parse_value(text) if text else []
     except ValueError:
         return []
-    return [c for c in value if isinstance(c, dict)] if isinstance(value, list) else []
+    return [c for c in as_list(value) if isinstance(c, dict)]
+
+
+def _json_object(text: str) -> JSONObject:
+    """A JSON object carried in a proto string field; anything else (empty, malformed, a list) is {}."""
+    try:
+        return as_object(parse_value(text)) if text else {}
+    except ValueError:
+        return {}

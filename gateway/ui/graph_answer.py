@@ -13,20 +13,20 @@ gives the memories that hold the words of ``find``. ``answer`` cuts them to what
 - Only the first ``LABELLED`` drawn nodes get a label on the canvas (``shown``); every node keeps its short
   title (``label``) for the side panel and the keyboard list.
 
-Pure functions over the Cytoscape element dicts and the viewer's memory dicts; deterministic.
+Pure functions over the Cytoscape elements (``graph_view.Elements``) and the viewer's memory JSON; deterministic.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from gateway.gateway_errors import InvalidInput
 from gateway.ui import memory_titles
+from gateway.ui.graph_view import Edge, EdgeData, Elements, Node, NodeData
+from kernel.json_values import str_at
 
-JSON = dict[str, Any]
 KINDS = ("concept", "collection", "entity", "fact", "problem", "solution", "memory")
 MEMORY_KINDS = frozenset({"fact", "solution", "memory"})
 CAP = 200  # nodes drawn at most: readable, and laid out by a force layout in well under a second
@@ -87,8 +87,8 @@ class GraphQuery:
 
 @dataclass(frozen=True)
 class Answer:
-    nodes: list[JSON]  # Cytoscape elements {"data": {...}}, drawn order
-    edges: list[JSON]
+    nodes: list[Node]  # Cytoscape elements {"data": {...}}, drawn order
+    edges: list[Edge]
     total: int  # nodes of the chosen kinds the question reached, before the cap
     seeds: int  # nodes that hold a word of ``find``
     available: dict[str, int] = field(default_factory=dict)  # per kind, before the kind filter and the cap
@@ -99,36 +99,36 @@ class Answer:
         return self.total > len(self.nodes)
 
     @property
-    def labelled(self) -> list[JSON]:
+    def labelled(self) -> list[NodeData]:
         """The labelled nodes' data, for the keyboard list."""
-        return [n["data"] for n in self.nodes if n["data"]["shown"]]
+        return [n["data"] for n in self.nodes if n["data"].get("shown")]
 
-    def elements(self) -> JSON:
-        return {"nodes": self.nodes, "edges": self.edges}
+    def elements(self) -> Elements:
+        return Elements(nodes=self.nodes, edges=self.edges)
 
 
-def merged(*graphs: JSON) -> JSON:
+def merged(*graphs: Elements) -> Elements:
     """One element set from several (the whole graph and the kg's own neighbourhood of ``find``): each node
     once, as the first set has it, each link once."""
-    nodes: dict[str, JSON] = {}
-    edges: dict[tuple[str, str, str], JSON] = {}
+    nodes: dict[str, Node] = {}
+    edges: dict[tuple[str, str, str], Edge] = {}
     for graph in graphs:
-        for n in graph.get("nodes", []):
+        for n in graph["nodes"]:
             nodes.setdefault(n["data"]["id"], n)
-        for e in graph.get("edges", []):
-            edges.setdefault((e["data"]["source"], e["data"]["target"], e["data"].get("relation", "")), e)
-    return {"nodes": list(nodes.values()), "edges": list(edges.values())}
+        for e in graph["edges"]:
+            edges.setdefault((e["data"]["source"], e["data"]["target"], e["data"]["relation"]), e)
+    return Elements(nodes=list(nodes.values()), edges=list(edges.values()))
 
 
-def answer(elements: JSON, memories: Sequence[JSON], query: GraphQuery) -> Answer:
+def answer(elements: Elements, memories: Sequence[Mapping[str, object]], query: GraphQuery) -> Answer:
     """The nodes and edges to draw for ``query`` (see the module docstring)."""
-    nodes: dict[str, JSON] = {}
-    for n in elements.get("nodes", []):
-        data = dict(n["data"])
-        label = str(data.get("label") or data["id"])
+    nodes: dict[str, NodeData] = {}
+    for n in elements["nodes"]:
+        data = NodeData(**n["data"])
+        label = data["label"] or data["id"]
         data["label"] = title_of(label) if data["kind"] in MEMORY_KINDS else memory_titles.clip(label, TITLE_CHARS)
         nodes[data["id"]] = data
-    edges = [dict(e["data"]) for e in elements.get("edges", []) if e["data"]["source"] != e["data"]["target"]]
+    edges = [EdgeData(**e["data"]) for e in elements["edges"] if e["data"]["source"] != e["data"]["target"]]
     words = query.words
     found = _found_memories(nodes, edges, memories, words) if words else []
     if words:
@@ -150,7 +150,7 @@ def answer(elements: JSON, memories: Sequence[JSON], query: GraphQuery) -> Answe
     drawn = kept[:CAP]
     live = set(drawn)
     drawn_counts: dict[str, int] = {}
-    out_nodes = []
+    out_nodes: list[Node] = []
     for rank, node_id in enumerate(drawn):
         data = nodes[node_id]
         data["group"] = kind_group(data["kind"])
@@ -158,16 +158,18 @@ def answer(elements: JSON, memories: Sequence[JSON], query: GraphQuery) -> Answe
         data["seed"] = node_id in first
         data["shown"] = data["label"] if rank < LABELLED else ""
         drawn_counts[data["group"]] = drawn_counts.get(data["group"], 0) + 1
-        out_nodes.append({"data": data})
+        out_nodes.append(Node(data=data))
     kept_edges = [e for e in edges if e["source"] in live and e["target"] in live]
-    out_edges = [{"data": {**e, "id": f"e{k}"}} for k, e in enumerate(kept_edges)]
+    out_edges = [Edge(data=EdgeData(**{**e, "id": f"e{k}"})) for k, e in enumerate(kept_edges)]
     return Answer(out_nodes, out_edges, len(kept), len(seeds), available, drawn_counts)
 
 
-def _found_memories(nodes: dict[str, JSON], edges: list[JSON], memories: Sequence[JSON], words: list[str]) -> list[str]:
+def _found_memories(
+    nodes: dict[str, NodeData], edges: list[EdgeData], memories: Sequence[Mapping[str, object]], words: list[str]
+) -> list[str]:
     """The node of each memory that holds a word of ``find``: its fact or solution node, else a new
     ``memory`` node linked to the entities and concepts it names. Adds them to ``nodes`` and ``edges``."""
-    by_memory = {str(d["memory"]): i for i, d in nodes.items() if d.get("memory")}
+    by_memory = {d["memory"]: i for i, d in nodes.items() if d.get("memory")}
     names = [
         (re.compile(r"(?<!\w)" + re.escape(d["label"].lower()) + r"(?!\w)"), i)
         for i, d in nodes.items()
@@ -175,26 +177,26 @@ def _found_memories(nodes: dict[str, JSON], edges: list[JSON], memories: Sequenc
     ]
     out: list[str] = []
     for memory in memories:
-        content = str(memory.get("content") or "")
+        content = str_at(memory, "content")
         if not held(content, words):
             continue
         title = memory_titles.clip(memory_titles.label_of(memory).title, TITLE_CHARS)
-        memory_id = str(memory["id"])
+        memory_id = str_at(memory, "id")
         node_id = by_memory.get(memory_id)
         if node_id is not None:
             nodes[node_id]["label"] = title
             out.append(node_id)
             continue
         node_id = f"memory:{memory_id}"
-        nodes[node_id] = {"id": node_id, "kind": "memory", "label": title, "memory": memory_id}
+        nodes[node_id] = NodeData(id=node_id, kind="memory", label=title, memory=memory_id)
         low = content.lower()
         named = [i for pattern, i in names if pattern.search(low)][:MENTIONS]
-        edges += [{"id": "", "source": node_id, "target": i, "relation": "mentions"} for i in named]
+        edges += [EdgeData(id="", source=node_id, target=i, relation="mentions") for i in named]
         out.append(node_id)
     return out
 
 
-def _adjacency(edges: list[JSON]) -> dict[str, list[str]]:
+def _adjacency(edges: list[EdgeData]) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     for e in edges:
         out.setdefault(e["source"], []).append(e["target"])
@@ -202,7 +204,7 @@ def _adjacency(edges: list[JSON]) -> dict[str, list[str]]:
     return out
 
 
-def _walk(nodes: dict[str, JSON], neighbours: dict[str, list[str]], seeds: list[str], hops: int) -> dict[str, int]:
+def _walk(nodes: dict[str, NodeData], neighbours: dict[str, list[str]], seeds: list[str], hops: int) -> dict[str, int]:
     """Each node reached from the seeds within ``hops`` links, with its distance; never on through a
     collection that was reached (a seed collection is walked from)."""
     level = dict.fromkeys(seeds, 0)

@@ -6,22 +6,87 @@ Three pictures in one graph, told apart by node kind:
 - entities → facts: the top entities, their links, and the memory_bank facts they appear in;
 - problem → solution: problems the kg saw solved, linked to the memories that solved them.
 
-Plain functions over dicts; ``ViewerData`` does the RPCs.
+Plain functions over the kg's typed view (``replies.KgGraph``) and its export; ``ViewerData`` does the RPCs.
+The elements are the dicts Cytoscape reads (``graph.js``), typed here.
 """
 
 from __future__ import annotations
 
-import json
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import NotRequired, TypedDict
 
-JSON = dict[str, Any]
+from gateway.replies import KgGraph
+from kernel.json_values import as_object, float_at, int_at, object_at, parse_value
+
+
+class NodeData(TypedDict):
+    id: str
+    kind: str
+    label: str
+    memory: NotRequired[str]  # a fact's or solution's memory id
+    rate: NotRequired[str]  # what its outcomes say, for the side panel
+    group: NotRequired[str]  # set by ``graph_answer``: the colour-key kind
+    level: NotRequired[int]  # hops from what holds the words looked for
+    seed: NotRequired[bool]  # holds them
+    shown: NotRequired[str]  # the label drawn on the canvas ("" : none)
+
+
+class EdgeData(TypedDict):
+    id: str
+    source: str
+    target: str
+    relation: str
+    label: NotRequired[str]
+
+
+class Node(TypedDict):
+    data: NodeData
+
+
+class Edge(TypedDict):
+    data: EdgeData
+
+
+class Elements(TypedDict):
+    nodes: list[Node]
+    edges: list[Edge]
+
+
+class Solution(TypedDict):
+    id: str
+    rate: float
+    uses: int
+
+
+class Problem(TypedDict):
+    signature: str
+    text: str
+    solutions: list[Solution]
+
+
+class RoutingRow(TypedDict):
+    concept: str
+    collection: str
+    rate: str
+    rate_value: float
+    uses: int
+
+
+NO_ELEMENTS = Elements(nodes=[], edges=[])
 MAX_PROBLEMS = 30
 MAX_SOLUTIONS = 5
 MAX_LABEL = 60
 # Every other node kind of the kg view is an entity, kinded by its type (identifier, path, library, ...).
 NOT_ENTITIES = frozenset({"concept", "collection", "fact", "problem", "solution"})
 ROUTING_PAGE = 25
-ROUTING_SORTS = {"concept": "concept", "collection": "collection", "rate": "rate_value", "uses": "uses"}
+RoutingKey = Callable[[RoutingRow], tuple[float, str, str]]
+# The routing table's columns, each with its sort key (ties broken by concept).
+ROUTING_SORTS: dict[str, RoutingKey] = {
+    "concept": lambda r: (0.0, r["concept"], r["concept"]),
+    "collection": lambda r: (0.0, r["collection"], r["concept"]),
+    "rate": lambda r: (r["rate_value"], "", r["concept"]),
+    "uses": lambda r: (float(r["uses"]), "", r["concept"]),
+}
 MIN_CONCEPT = 3
 # Words the routing table learned from prompts that name no topic: English function words, contraction
 # stems left by tokenizing "doesn't", and verbs too common to route on.
@@ -47,35 +112,34 @@ def short(text: str) -> str:
     return text if len(text) <= MAX_LABEL else text[: MAX_LABEL - 1] + "…"
 
 
-def success_rate(stats: JSON) -> float:
-    graded = sum(int(stats.get(k, 0)) for k in ("worked", "partial", "failed"))
-    return (stats.get("worked", 0) + 0.5 * stats.get("partial", 0)) / graded if graded else 0.5
+def success_rate(stats: Mapping[str, object]) -> float:
+    graded = sum(int_at(stats, k) for k in ("worked", "partial", "failed"))
+    return (int_at(stats, "worked") + 0.5 * int_at(stats, "partial")) / graded if graded else 0.5
 
 
-def problems_of(export_json: str) -> list[JSON]:
+def problems_of(export_json: str) -> list[Problem]:
     """[{"signature", "text", "solutions": [{"id", "rate", "uses"}]}] from a kg export, most used first."""
     try:
-        data = json.loads(export_json) if export_json else {}
+        data = as_object(parse_value(export_json)) if export_json else {}
     except ValueError:
         return []
-    table = ((data.get("problems") or {}).get("problems") or {}) if isinstance(data, dict) else {}
-    out: list[JSON] = []
-    for signature, entry in table.items():
-        if not isinstance(entry, dict):
+    table = object_at(object_at(data, "problems"), "problems")
+    out: list[Problem] = []
+    for signature, value in table.items():
+        if not isinstance(value, dict):
             continue
-        solutions: list[JSON] = [
-            {
-                "id": doc,
-                "rate": round(success_rate(s), 2),
-                "uses": sum(int(s.get(k, 0)) for k in ("worked", "partial", "unknown", "failed")),
-            }
-            for doc, s in (entry.get("solutions") or {}).items()
+        entry = as_object(value)
+        solutions = [
+            Solution(
+                id=doc,
+                rate=round(success_rate(s), 2),
+                uses=sum(int_at(s, k) for k in ("worked", "partial", "unknown", "failed")),
+            )
+            for doc, s in object_at(entry, "solutions").items()
             if isinstance(s, dict)
         ]
         solutions.sort(key=lambda s: (-s["uses"], s["id"]))
-        out.append(
-            {"signature": str(signature), "text": str(entry.get("text", "")), "solutions": solutions[:MAX_SOLUTIONS]}
-        )
+        out.append(Problem(signature=signature, text=str(entry.get("text", "")), solutions=solutions[:MAX_SOLUTIONS]))
     out.sort(key=lambda p: (-sum(s["uses"] for s in p["solutions"]), p["signature"]))
     return out[:MAX_PROBLEMS]
 
@@ -86,94 +150,91 @@ def is_noise(concept: str) -> bool:
     return len(word) < MIN_CONCEPT or word.isdigit() or word in STOP_CONCEPTS
 
 
-def routing_rows(routing: JSON) -> list[JSON]:
+def routing_rows(routing: Mapping[str, object]) -> list[RoutingRow]:
     """The routing table's rows, noise concepts left out, most used first."""
-    rows: list[JSON] = []
-    for concept, entry in routing.items():
-        if not isinstance(entry, dict) or is_noise(str(concept)):
+    rows: list[RoutingRow] = []
+    for concept, value in routing.items():
+        if not isinstance(value, dict) or is_noise(concept):
             continue
-        rate = float(entry.get("success_rate", 0.5))
+        entry = as_object(value)
+        rate = float_at(entry, "success_rate", 0.5)
         rows.append(
-            {
-                "concept": str(concept),
-                "collection": str(entry.get("best_collection", "")),
-                "rate": f"{rate:.0%}",
-                "rate_value": rate,
-                "uses": int(entry.get("uses", 0) or 0),
-            }
+            RoutingRow(
+                concept=concept,
+                collection=str(entry.get("best_collection", "")),
+                rate=f"{rate:.0%}",
+                rate_value=rate,
+                uses=int_at(entry, "uses"),
+            )
         )
     rows.sort(key=lambda r: (-r["uses"], r["concept"]))
     return rows
 
 
-def sorted_page(rows: list[JSON], sort: str, page: int) -> tuple[list[JSON], int]:
+def sorted_page(rows: list[RoutingRow], sort: str, page: int) -> tuple[list[RoutingRow], int]:
     """One page of routing rows sorted by ``sort`` (a ROUTING_SORTS key; "-" first means descending)."""
     descending = sort.startswith("-")
-    key = ROUTING_SORTS.get(sort.lstrip("-"), "uses")
-    ordered = sorted(rows, key=lambda r: (r[key], r["concept"]), reverse=descending)
+    key = ROUTING_SORTS.get(sort.lstrip("-"), ROUTING_SORTS["uses"])
+    ordered = sorted(rows, key=key, reverse=descending)
     pages = max(1, -(-len(ordered) // ROUTING_PAGE))
     page = min(max(page, 1), pages)
     return ordered[(page - 1) * ROUTING_PAGE : page * ROUTING_PAGE], pages
 
 
-def rates_of(routing: JSON) -> dict[str, str]:
+def rates_of(routing: Mapping[str, object]) -> dict[str, str]:
     """For a concept node's click: "routes to history, 80% of 5 uses"."""
     out = {}
-    for concept, entry in routing.items():
-        if isinstance(entry, dict):
-            rate = float(entry.get("success_rate", 0.5))
+    for concept, value in routing.items():
+        if isinstance(value, dict):
+            entry = as_object(value)
+            rate = float_at(entry, "success_rate", 0.5)
             out[f"concept:{concept}"] = (
                 f"routes to {entry.get('best_collection', '?')}: {rate:.0%} success over {entry.get('uses', 0)} uses"
             )
     return out
 
 
-def matching_problems(problems: list[JSON], term: str) -> list[JSON]:
+def matching_problems(problems: list[Problem], term: str) -> list[Problem]:
     words = [w for w in term.lower().split() if w]
     return [p for p in problems if all(w in (p["text"] or p["signature"]).lower() for w in words)]
 
 
-def hop_entities(graph: JSON, seen: set[str], limit: int) -> list[str]:
+def hop_entities(graph: KgGraph, seen: set[str], limit: int) -> list[str]:
     """Entity labels one hop out from a found graph, for a second hop (concepts and facts are not entities)."""
-    names = [n["label"] for n in graph.get("nodes", []) if n["kind"] not in NOT_ENTITIES and n["label"] not in seen]
+    names = [n.label for n in graph.nodes if n.kind not in NOT_ENTITIES and n.label not in seen]
     return list(dict.fromkeys(names))[:limit]
 
 
-def elements(base: JSON, focused: JSON, problems: list[JSON], rates: dict[str, str] | None = None) -> JSON:
+def elements(
+    base: KgGraph | None, focused: KgGraph | None, problems: list[Problem], rates: dict[str, str] | None = None
+) -> Elements:
     """Cytoscape nodes and edges (``{"nodes": [{"data": ...}], "edges": [...]}``), each node once."""
-    nodes: dict[str, JSON] = {}
-    edges: dict[tuple[str, str, str], JSON] = {}
+    nodes: dict[str, Node] = {}
+    edges: dict[tuple[str, str, str], Edge] = {}
 
-    def node(node_id: str, kind: str, label: str, **extra: Any) -> None:
-        nodes.setdefault(node_id, {"data": {"id": node_id, "kind": kind, "label": short(label), **extra}})
+    def node(node_id: str, kind: str, label: str, *, memory: str = "", rate: str = "") -> None:
+        data = NodeData(id=node_id, kind=kind, label=short(label))
+        if memory:
+            data["memory"] = memory
+        if rate:
+            data["rate"] = rate
+        nodes.setdefault(node_id, Node(data=data))
 
     def edge(source: str, target: str, relation: str, label: str = "") -> None:
         key = (source, target, relation)
-        edges.setdefault(
-            key,
-            {
-                "data": {
-                    "id": f"e{len(edges)}",
-                    "source": source,
-                    "target": target,
-                    "relation": relation,
-                    "label": label,
-                }
-            },
-        )
+        data = EdgeData(id=f"e{len(edges)}", source=source, target=target, relation=relation, label=label)
+        edges.setdefault(key, Edge(data=data))
 
     rates = rates or {}
     for graph in (base, focused):
-        for n in graph.get("nodes", []):
-            if n["kind"] == "concept" and is_noise(str(n["label"] or "")):
+        for n in graph.nodes if graph else ():
+            if n.kind == "concept" and is_noise(n.label or ""):
                 continue
-            extra: JSON = {"memory": n["id"].removeprefix("fact:")} if n["kind"] == "fact" else {}
-            if n["id"] in rates:
-                extra["rate"] = rates[n["id"]]
-            node(n["id"], n["kind"], n["label"] or n["id"], **extra)
-        for e in graph.get("edges", []):
-            label = f"{e['weight']:.0%}" if e["relation"] == "routes_to" else ""
-            edge(e["source"], e["target"], e["relation"], label)
+            memory = n.id.removeprefix("fact:") if n.kind == "fact" else ""
+            node(n.id, n.kind, n.label or n.id, memory=memory, rate=rates.get(n.id, ""))
+        for e in graph.edges if graph else ():
+            label = f"{e.weight:.0%}" if e.relation == "routes_to" else ""
+            edge(e.source, e.target, e.relation, label)
     for problem in problems:
         pid = f"problem:{problem['signature']}"
         node(pid, "problem", problem["text"] or problem["signature"])
@@ -185,10 +246,10 @@ def elements(base: JSON, focused: JSON, problems: list[JSON], rates: dict[str, s
     live = set(nodes)
     kept = [e for e in edges.values() if e["data"]["source"] in live and e["data"]["target"] in live]
     _label_by_neighbours(nodes, kept)
-    return {"nodes": list(nodes.values()), "edges": kept}
+    return Elements(nodes=list(nodes.values()), edges=kept)
 
 
-def _label_by_neighbours(nodes: dict[str, JSON], edges: list[JSON]) -> None:
+def _label_by_neighbours(nodes: dict[str, Node], edges: list[Edge]) -> None:
     """Fact and solution nodes are named by memory ids; until ``ViewerData`` puts the memory's own text on
     them (it looks up the first few), say what they are linked to: "fact about A, B", "solution to P"."""
     linked: dict[str, list[str]] = {}

@@ -9,14 +9,14 @@ sessions page lists them from the project's newest imported exchanges (with an
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from gateway.caller import Caller
 from gateway.capabilities.browse_service import BrowseService
 from gateway.ui import ui_display
+from gateway.ui.data import SessionRow
+from kernel.json_values import JSONObject, as_object, parse_value
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
 
 SCANNED = 100  # the newest imported exchanges the list is built from (one Browse page)
@@ -31,12 +31,11 @@ class ImportedExchange:
     answer: str
 
 
-def _metadata(memory: mem_pb.Memory) -> dict[str, Any]:
+def _metadata(memory: mem_pb.Memory) -> JSONObject:
     try:
-        found = json.loads(memory.metadata_json or "{}")
+        return as_object(parse_value(memory.metadata_json or "{}"))
     except ValueError:
         return {}
-    return found if isinstance(found, dict) else {}
 
 
 def split_exchange(content: str) -> tuple[str, str]:
@@ -47,7 +46,7 @@ def split_exchange(content: str) -> tuple[str, str]:
     return prompt.removeprefix("User: "), answer
 
 
-async def imported_sessions(browse: BrowseService, caller: Caller) -> list[dict[str, Any]]:
+async def imported_sessions(browse: BrowseService, caller: Caller) -> list[SessionRow]:
     """Rows for the sessions list (the shape of ``ViewerData.sessions`` plus ``imported``), newest first."""
     reply = await browse.browse(
         caller,
@@ -68,17 +67,17 @@ async def imported_sessions(browse: BrowseService, caller: Caller) -> list[dict[
             by_session.setdefault(session_id, []).append((stamp, memory.created_at, memory.content))
     for exchanges in by_session.values():
         exchanges.sort(key=lambda e: e[0])
-    rows: list[dict[str, Any]] = []
+    rows: list[SessionRow] = []
     for session_id, exchanges in sorted(by_session.items(), key=lambda item: item[1][-1][0], reverse=True):
         rows.append(
-            {
-                "session_id": session_id,
-                "last_activity": exchanges[-1][1],
-                "turns": len(exchanges),
-                "title": split_exchange(exchanges[0][2])[0],
-                "clients": [],
-                "imported": True,
-            }
+            SessionRow(
+                session_id=session_id,
+                last_activity=exchanges[-1][1],
+                turns=len(exchanges),
+                title=split_exchange(exchanges[0][2])[0],
+                clients=[],
+                imported=True,
+            )
         )
     return rows
 

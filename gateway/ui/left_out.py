@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from gateway.ui.data import ViewerData
+from gateway.ui.data import MemoryJson, TurnRow, ViewerData
 
 MAX_LOOKUPS = 80  # a session page looks up at most this many left-out lines (the rest show their reason only)
 
 
-async def left_out_memories(data: ViewerData, project: str, turns: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+async def left_out_memories(data: ViewerData, project: str, turns: list[TurnRow]) -> dict[str, MemoryJson]:
     """``{id: memory}`` for the lines left out of ``turns`` that are still stored."""
     ids = list(dict.fromkeys(str(c.get("id")) for t in turns for c in t.get("left_out", [])))[:MAX_LOOKUPS]
     return await data.lookup(data.caller(project), ids)

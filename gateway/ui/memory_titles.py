@@ -11,14 +11,16 @@ Derived when a page is drawn, from what the memory already holds, with no langua
 - ``outcome``: "worked twice, failed once", "not scored yet";
 - ``scope``: the project it belongs to, or "every project" for a user-wide fact.
 
-Pure functions over the viewer's memory dicts (``proto_dicts.memory_to_dict``); deterministic.
+Pure functions over the viewer's memory JSON (``replies.Memory.to_json``); deterministic.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+
+from kernel.json_values import int_at, object_at, str_at
 
 TITLE_CHARS = 80
 GIST_CHARS = 200
@@ -91,22 +93,22 @@ def split_exchange(content: str) -> tuple[str, str]:
     return question.strip(), answer.strip() if found else ""
 
 
-def outcome_words(memory: dict[str, Any]) -> str:
+def outcome_words(memory: Mapping[str, object]) -> str:
     """ "worked twice, failed once" from the memory's judged uses; "not scored yet" with none."""
     parts = []
     for key, word in (("worked_count", "worked"), ("partial_count", "partly worked"), ("failed_count", "failed")):
-        n = int(memory.get(key) or 0)
+        n = int_at(memory, key)
         if n:
             parts.append(f"{word} {COUNT_WORDS.get(n, f'{n} times')}")
     return ", ".join(parts) if parts else "not scored yet"
 
 
-def kind_of(memory: dict[str, Any], text: str) -> str:
-    collection = str(memory.get("collection") or "")
-    metadata = memory.get("metadata") or {}
+def kind_of(memory: Mapping[str, object], text: str) -> str:
+    collection = str_at(memory, "collection")
+    metadata = object_at(memory, "metadata")
     if collection == "books":
         return "book passage"
-    failed, worked = int(memory.get("failed_count") or 0), int(memory.get("worked_count") or 0)
+    failed, worked = int_at(memory, "failed_count"), int_at(memory, "worked_count")
     if collection in FAILED_COLLECTIONS and failed > worked:
         return "failed attempt"
     if BUG_FIX.search(text):
@@ -119,9 +121,9 @@ def kind_of(memory: dict[str, Any], text: str) -> str:
     return KIND_BY_SHAPE.get(str(shape), "note")
 
 
-def label_of(memory: dict[str, Any]) -> MemoryLabel:
+def label_of(memory: Mapping[str, object]) -> MemoryLabel:
     """The memory's title, kind, first useful sentence, track record and scope, for cards and lists."""
-    content = str(memory.get("content") or "")
+    content = str_at(memory, "content")
     question, answer = split_exchange(content)
     said = sentences(answer)
     if question:
@@ -130,14 +132,14 @@ def label_of(memory: dict[str, Any]) -> MemoryLabel:
         gist = said[0] if said else ""
     else:
         title, gist = (said[0], said[1] if len(said) > 1 else "") if said else (content, "")
-    project = str(memory.get("project") or "")
+    project = str_at(memory, "project")
     return MemoryLabel(
         title=clip(title, TITLE_CHARS) or "(empty)",
         kind=kind_of(memory, content),
         gist=clip(gist, GIST_CHARS),
         outcome=outcome_words(memory),
         scope=project or "every project",
-        collection=collection_name(str(memory.get("collection") or "")),
+        collection=collection_name(str_at(memory, "collection")),
     )
 
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any
 from urllib.parse import quote, urlencode
 
 from fastapi import Request, Response
@@ -68,7 +67,7 @@ def static_url(name: str) -> str:
     return f"/ui/static/{quote(name)}"
 
 
-def url(path: str, project: str = "", **params: Any) -> str:
+def url(path: str, project: str = "", **params: object) -> str:
     """``path`` with its query; ``project`` kept on every link so a page stays on its project."""
     query = {k: v for k, v in {"project": project, **params}.items() if v not in (None, "")}
     return quote(path) + ("?" + urlencode(query) if query else "")
@@ -91,7 +90,7 @@ def render(
     project: str = "",
     status: int = 200,
     project_names: list[str] | None = None,
-    **context: Any,
+    **context: object,
 ) -> HTMLResponse:
     settings = gateway_of(request).settings
     names = sorted(set(project_names or []) | ({project} if project else set()))
@@ -132,7 +131,7 @@ def _error_page(request: Request, exc: GatewayError) -> Response:
 class UiRoute(APIRoute):
     """Gateway errors become HTML: the error page, a fragment for htmx, or a redirect to sign in."""
 
-    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+    def get_route_handler(self) -> Callable[[Request], Coroutine[object, object, Response]]:
         handler = super().get_route_handler()
 
         async def guarded(request: Request) -> Response:

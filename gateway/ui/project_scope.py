@@ -6,7 +6,7 @@ The memory service keeps every fact of a user in one user-wide collection. Its B
 Overview already leave other projects' facts out of a project's lists and counts; its scope
 counts (ListScopes) and the kg do not, so ``Facts`` (every fact with the project it belongs to,
 from Overview) is what the viewer uses to count each fact on its own project's row and to
-take another project's facts out of the graph. A search hit carries its fact's scope (``shown_in``).
+take another project's facts out of the graph. A search hit carries its fact's scope (``shows_in``).
 
 Project ids are ``<folder>-<hash>`` (``kernel.projects``) or a bound name. ``display_names``
 shows the folder name alone, keeping the id where two projects share a folder name. Only
@@ -17,13 +17,24 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
+from gateway import replies
 from gateway.capabilities.top_facts import holds_in
+from gateway.ui.graph_view import Elements
+from kernel.json_values import object_at, str_at
 
-JSON = dict[str, Any]
+
+class ScopeRow(TypedDict):
+    """A row of the projects table: the name shown, the project id ("" : user-wide) and its counts."""
+
+    project: str
+    name: str
+    counts: dict[str, int]
+
+
 _HASHED = re.compile(r"^(?P<folder>.+)-[0-9a-f]{8}$")
 
 
@@ -40,9 +51,11 @@ def display_names(projects: Iterable[str]) -> dict[str, str]:
     return {p: folder_name(p) if folders[folder_name(p)] == 1 else p for p in ids}
 
 
-def user_wide(memory: JSON) -> bool:
-    """A memory_bank fact that holds in every project of its user."""
-    return memory.get("collection") == "memory_bank" and (memory.get("metadata") or {}).get("fact_scope") != "project"
+def user_wide(memory: Mapping[str, object]) -> bool:
+    """A memory_bank fact that holds in every project of its user (``memory``: a memory's JSON)."""
+    return (
+        str_at(memory, "collection") == "memory_bank" and object_at(memory, "metadata").get("fact_scope") != "project"
+    )
 
 
 @dataclass(frozen=True)
@@ -60,28 +73,29 @@ class Facts:
         return Counter(owner for _, owner, archived in self.rows if not archived)
 
 
-def shown_in(memories: Sequence[JSON], project: str) -> list[JSON]:
-    """``memories`` less the facts of other projects (a search hit carries its fact's scope)."""
-    return [m for m in memories if m.get("collection") != "memory_bank" or holds_in(m, project)]
+def shows_in(memory: replies.Memory, project: str) -> bool:
+    """Whether ``memory`` shows in ``project``'s pages: anything but another project's fact (a search hit
+    carries its fact's scope)."""
+    return memory.collection != "memory_bank" or holds_in(memory, project)
 
 
-def scoped_counts(scopes: Sequence[JSON], facts: Facts) -> list[JSON]:
+def scoped_counts(scopes: Sequence[ScopeRow], facts: Facts) -> list[ScopeRow]:
     """The scope rows (``ViewerData.projects``) with memory_bank counted where each fact belongs:
     a project's own facts on its row, user-wide ones on the user-wide row; a project that holds
     only facts (stored in the user-wide scope) gets a row of its own."""
     per_project = facts.active_per_project()
-    rows = [{**s, "counts": {**s["counts"], "memory_bank": per_project.get(s["name"], 0)}} for s in scopes]
+    rows = [ScopeRow(**{**s, "counts": {**s["counts"], "memory_bank": per_project.get(s["name"], 0)}}) for s in scopes]
     listed = {s["name"] for s in scopes}
     for name in sorted(n for n in per_project if n not in listed):
-        rows.append({"project": name or "(user-wide)", "name": name, "counts": {"memory_bank": per_project[name]}})
+        rows.append(ScopeRow(project=name or "(user-wide)", name=name, counts={"memory_bank": per_project[name]}))
     return rows
 
 
-def without_memories(elements: JSON, ids: frozenset[str]) -> JSON:
+def without_memories(elements: Elements, ids: frozenset[str]) -> Elements:
     """The graph less the nodes of these memories (another project's facts) and the edges that touched them."""
     if not ids:
         return elements
     nodes = [n for n in elements["nodes"] if n["data"].get("memory") not in ids]
     live = {n["data"]["id"] for n in nodes}
     edges = [e for e in elements["edges"] if e["data"]["source"] in live and e["data"]["target"] in live]
-    return {**elements, "nodes": nodes, "edges": edges}
+    return Elements(nodes=nodes, edges=edges)

@@ -23,11 +23,10 @@ from __future__ import annotations
 import hmac
 import secrets
 import time
-from collections.abc import MutableMapping
-from typing import Any
 from urllib.parse import urlsplit
 
 from fastapi import Request
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gateway.gateway_errors import GatewayError
 
@@ -83,7 +82,7 @@ def check_csrf(request: Request, submitted: str | None = None) -> None:
         raise CsrfRejected("request from another origin refused")
 
 
-def served_over_https(scope: MutableMapping[str, Any]) -> bool:
+def served_over_https(scope: Scope) -> bool:
     """TLS here, or a trusted proxy's ``X-Forwarded-Proto: https`` (uvicorn sets the scheme; module doc)."""
     return scope.get("scheme") in ("https", "wss")
 
@@ -99,25 +98,22 @@ def cookie_header(name: str, value: str, *, max_age: int | None, http_only: bool
     return "; ".join(parts).encode()
 
 
-Scope = MutableMapping[str, Any]
-
-
 class UiHeaders:
     """Pure ASGI middleware: the security headers on every /ui answer, the CSRF cookie when new, and
     ``Server-Timing: app;dur=<ms>`` (the time until the answer started: what bench/bench_ui.py reads)."""
 
-    def __init__(self, app: Any, prefix: str = COOKIE_PATH) -> None:
+    def __init__(self, app: ASGIApp, prefix: str = COOKIE_PATH) -> None:
         self.app = app
         self.prefix = prefix
 
-    async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = scope.get("path", "")
         if scope["type"] != "http" or not (path == self.prefix or path.startswith(self.prefix + "/")):
             await self.app(scope, receive, send)
             return
         started = time.perf_counter()
 
-        async def with_headers(message: MutableMapping[str, Any]) -> None:
+        async def with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
                 cache = REVALIDATE if path.startswith(self.prefix + "/static/") else NO_STORE
                 ours = {name for name, _ in (*HEADERS, cache)}

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any
 
 from fastapi import APIRouter, Depends, Form, Query, Request
 from fastapi.responses import HTMLResponse, StreamingResponse
 from starlette.datastructures import UploadFile
 
-from gateway import input_validation
+from gateway import input_validation, replies
 from gateway.gateway_errors import InvalidInput
 from gateway.ui.data import ViewerData
 from gateway.ui.page_render import UiRoute, render
@@ -35,13 +34,13 @@ async def books(
         page="Books",
         project=project or data.default_project(),
         project_names=names,
-        books=found["books"],
+        books=found.books,
         removed="",
     )
 
 
-def _line(event: dict[str, Any]) -> bytes:
-    return json.dumps(event, ensure_ascii=False).encode("utf-8") + b"\n"
+def _line(event: replies.IngestEvent) -> bytes:
+    return json.dumps(event.to_json(), ensure_ascii=False).encode("utf-8") + b"\n"
 
 
 @router.post("/ui/books/upload", include_in_schema=False)
@@ -55,9 +54,7 @@ async def upload(
     content = await file.read(input_validation.MAX_BOOK_BYTES + 1)
     filename = (file.filename or "").rsplit("/", 1)[-1]
     title = str(form.get("title") or "").strip() or filename
-    events = await data.ingest_book_progress(
-        project, title=title, filename=filename, data=content, source="viewer upload"
-    )
+    events = await data.ingest_progress(project, title=title, filename=filename, data=content, source="viewer upload")
     return StreamingResponse((_line(event) async for event in events), media_type="application/x-ndjson")
 
 
@@ -71,4 +68,4 @@ async def remove(
     pinned = data.caller(project).project
     await data.remove_book(project, title)
     found = await data.books(project)
-    return render(request, "books_list.html", project=pinned, books=found["books"], removed=title)
+    return render(request, "books_list.html", project=pinned, books=found.books, removed=title)

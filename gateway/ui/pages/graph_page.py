@@ -16,7 +16,7 @@ from fastapi.responses import HTMLResponse
 
 from gateway import input_validation
 from gateway.ui import graph_answer, graph_view
-from gateway.ui.data import MemoryQuery, ViewerData
+from gateway.ui.data import GraphView, MemoryJson, MemoryQuery, ViewerData
 from gateway.ui.page_render import UiRoute, render, url
 from gateway.ui.viewer_deps import viewer
 
@@ -32,7 +32,7 @@ KIND_NAMES = {
 }
 
 
-async def _memories(data: ViewerData, project: str, query: graph_answer.GraphQuery) -> list[graph_answer.JSON]:
+async def _memories(data: ViewerData, project: str, query: graph_answer.GraphQuery) -> list[MemoryJson]:
     """The project's memories that a search for ``find`` ranks above its relevance floor (none without find)."""
     if not query.words:
         return []
@@ -40,8 +40,8 @@ async def _memories(data: ViewerData, project: str, query: graph_answer.GraphQue
     return list(found["memories"])
 
 
-async def _nothing() -> graph_answer.JSON:
-    return {"elements": {}}
+async def _nothing() -> GraphView:
+    return GraphView(elements=graph_view.NO_ELEMENTS, routing=[], problems=[])
 
 
 @router.get("/ui/graph", include_in_schema=False)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 from fastapi import APIRouter, Depends, Form, Query, Request
 from fastapi.responses import HTMLResponse
@@ -19,7 +18,9 @@ from gateway.ui.data import (
     PAGE_SIZE,
     SEARCH_POOL,
     SEARCH_SORTS,
+    MemoryJson,
     MemoryQuery,
+    TurnRow,
     ViewerData,
     kind_of,
 )
@@ -70,29 +71,32 @@ async def memories(
             page=n,
         )
 
-    context: dict[str, Any] = {
-        "q": query,
-        "result": result,
-        "pages": pages,
-        "page_link": page_link,
-        "results_url": page_link(query.page),
-        "collections": COLLECTIONS,
-        "kinds": KINDS,
-        "kind_of": kind_of,
-        "user_wide": user_wide,
-        "search_pool": SEARCH_POOL,
-        "sorts": SEARCH_SORTS if query.query else BROWSE_SORTS,  # no query: nothing to rank by relevance
-        "sort_labels": SORT_LABELS,
-        "filtered": bool(query.query or collection or kind or tag or archived != "active"),
-        "archived_states": ARCHIVED,
-        "project_names": names,
-    }
     template = (
         "memories_results.html"
         if is_htmx(request) and request.headers.get("hx-target") == "results"
         else "memories.html"
     )
-    return render(request, template, page="Memories", project=project, **context)
+    return render(
+        request,
+        template,
+        page="Memories",
+        project=project,
+        project_names=names,
+        q=query,
+        result=result,
+        pages=pages,
+        page_link=page_link,
+        results_url=page_link(query.page),
+        collections=COLLECTIONS,
+        kinds=KINDS,
+        kind_of=kind_of,
+        user_wide=user_wide,
+        search_pool=SEARCH_POOL,
+        sorts=SEARCH_SORTS if query.query else BROWSE_SORTS,  # no query: nothing to rank by relevance
+        sort_labels=SORT_LABELS,
+        filtered=bool(query.query or collection or kind or tag or archived != "active"),
+        archived_states=ARCHIVED,
+    )
 
 
 @router.get("/ui/memories/{memory_id}", include_in_schema=False)
@@ -101,7 +105,7 @@ async def memory(
 ) -> HTMLResponse:
     found, names = await asyncio.gather(data.memory_page(project, memory_id), data.project_names())
 
-    def rank_of(turn: dict[str, Any]) -> str:
+    def rank_of(turn: TurnRow) -> str:
         ids = [i.split("_")[-1] for i in turn["injected"]]
         uid = memory_id.split("_")[-1]
         return str(ids.index(uid) + 1) if uid in ids else "—"
@@ -118,7 +122,7 @@ async def memory(
     )
 
 
-def _card(request: Request, project: str, memory: dict[str, Any], saved: str) -> HTMLResponse:
+def _card(request: Request, project: str, memory: MemoryJson, saved: str) -> HTMLResponse:
     return render(request, "memory_card.html", project=project, memory=memory, saved=saved)
 
 

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse
 
-from gateway.ui.data import COLLECTIONS, ViewerData
+from gateway.ui.data import COLLECTIONS, OverviewStats, ViewerData
 from gateway.ui.page_render import UiRoute, render
 from gateway.ui.project_scope import display_names
 from gateway.ui.viewer_deps import gateway_of, identify, viewer
 from kernel import optout
+from kernel.json_values import JSONObject, int_at, object_at
 
 router = APIRouter(route_class=UiRoute)
 EVENT_KINDS = ("promoted", "demoted", "deleted", "expired")
@@ -30,17 +29,15 @@ def opt_outs(request: Request) -> optout.OptOut | None:
     return optout.load(gateway_of(request).settings.home)
 
 
-def chart_data(stats: dict[str, Any]) -> dict[str, Any]:
-
-    histogram = stats.get("score_histogram") or {}
-    by_day = stats.get("events_by_day") or {}
+def chart_data(stats: OverviewStats) -> JSONObject:
+    """What overview.js draws: the score histogram, and each lifecycle event's count per day."""
+    histogram = stats["score_histogram"]
+    by_day = stats["events_by_day"]
     days = sorted(by_day)
+    series: JSONObject = {kind: [int_at(object_at(by_day, day), kind) for day in days] for kind in EVENT_KINDS}
     return {
-        "scores": {"labels": BUCKETS, "counts": [histogram.get(b, 0) for b in BUCKETS]},
-        "events": {
-            "labels": days,
-            "series": {kind: [int((by_day.get(day) or {}).get(kind, 0)) for day in days] for kind in EVENT_KINDS},
-        },
+        "scores": {"labels": list(BUCKETS), "counts": [histogram.get(b, 0) for b in BUCKETS]},
+        "events": {"labels": list(days), "series": series},
     }
 
 

@@ -31,7 +31,7 @@ def test_insights_takeaway_score_and_kg_view(live: LiveStack, loop_thread, tmp_p
                 initial_score="worked",
             )
             insights = await memories.insights(caller, query="how should the orders Redis cache evict keys?")
-            graph = await gateway.library.kg_graph(caller, limit=20)
+            graph = await gateway.library.graph(caller, limit=20)
             with pytest.raises(InvalidInput, match="worked, partial"):
                 await memories.score(caller, session_id="ops-1", outcome="meh")
             with pytest.raises(NotFound):
@@ -42,7 +42,7 @@ def test_insights_takeaway_score_and_kg_view(live: LiveStack, loop_thread, tmp_p
                 "fact": fact.to_json(),
                 "takeaway": takeaway.to_json(),
                 "insights": insights.to_json(),
-                "graph": graph,
+                "graph": graph.to_json(),
             }
         finally:
             await gateway.rpc.close()

@@ -1,8 +1,8 @@
 """The gateway's services take and return typed values: no ``dict[str, Any]`` (or an alias of it) and no
 ``Any`` in the signature of a public method of ``gateway/capabilities``.
 
-The few signatures that still carry one are named below with their reason; the viewer's own reads
-(``browse_service``, ``preview_service``) are the viewer's and not checked here.
+The few signatures that still carry one are named below with their reason; the viewer's own read
+(``preview_service``) is the viewer's and not checked here.
 """
 
 from __future__ import annotations
@@ -12,15 +12,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[3]
 CAPABILITIES = ROOT / "gateway" / "capabilities"
-NOT_CHECKED = {"browse_service.py", "preview_service.py"}  # the viewer's reads (gateway/ui) own their shapes
+NOT_CHECKED = {"preview_service.py"}  # the viewer's reads (gateway/ui) own their shapes
 STILL_UNTYPED = {
     # get-context's reply is built by gateway/prompt_context.py as the JSON the hooks print; the viewer's
     # preview reads the same dict, so it turns typed with both.
     "hook_service.py:HookService.get_context": "the prompt path's reply (prompt_context.build)",
-    # The viewer (gateway/ui/data.py) reads these by key; they go when it takes the typed replies.
-    "library_service.py:LibraryService.kg_graph": "the viewer's JSON of LibraryService.graph",
-    "library_service.py:LibraryService.ingest_book_progress": "the viewer's JSON of LibraryService.ingest_progress",
-    "top_facts.py:holds_in": "the viewer's memory JSON (gateway/ui/project_scope.py)",
 }
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from gateway.replies import GraphEdge, GraphNode, KgGraph
 from gateway.ui import graph_view, ui_display
 from gateway.ui.page_render import env
 
@@ -56,20 +57,25 @@ def test_routing_table_drops_noise_and_sorts_and_pages() -> None:
 
 
 def test_graph_nodes_are_labelled_with_text_not_ids() -> None:
-    base = {
-        "nodes": [
-            {"id": "concept:doesn", "kind": "concept", "label": "doesn", "weight": 1.0},
-            {"id": "concept:deploy", "kind": "concept", "label": "deploy", "weight": 1.0},
-            {"id": "entity:helm", "kind": "library", "label": "helm", "weight": 1.0},
-            {"id": "fact:memory_bank_1", "kind": "fact", "label": "memory_bank_1", "weight": 1.0},
-        ],
-        "edges": [{"source": "entity:helm", "target": "fact:memory_bank_1", "relation": "mentions", "weight": 1.0}],
-    }
+    base = KgGraph(
+        nodes=(
+            GraphNode("concept:doesn", "concept", "doesn", 1.0),
+            GraphNode("concept:deploy", "concept", "deploy", 1.0),
+            GraphNode("entity:helm", "library", "helm", 1.0),
+            GraphNode("fact:memory_bank_1", "fact", "memory_bank_1", 1.0),
+        ),
+        edges=(GraphEdge("entity:helm", "fact:memory_bank_1", "mentions", 1.0),),
+        routing={},
+    )
     problems = [
-        {"signature": "s", "text": "helm rollback hangs", "solutions": [{"id": "history_4047", "rate": 1.0, "uses": 2}]}
+        graph_view.Problem(
+            signature="s",
+            text="helm rollback hangs",
+            solutions=[graph_view.Solution(id="history_4047", rate=1.0, uses=2)],
+        )
     ]
     rates = graph_view.rates_of({"deploy": {"best_collection": "history", "success_rate": 0.75, "uses": 4}})
-    elements = graph_view.elements(base, {}, problems, rates)
+    elements = graph_view.elements(base, None, problems, rates)
     labels = {n["data"]["id"]: n["data"]["label"] for n in elements["nodes"]}
     assert "concept:doesn" not in labels  # noise concepts are not drawn
     assert labels["fact:memory_bank_1"] == "fact about helm"

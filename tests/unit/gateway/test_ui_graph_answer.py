@@ -2,25 +2,32 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from gateway.gateway_errors import InvalidInput
 from gateway.ui import graph_answer
 from gateway.ui.graph_answer import GraphQuery, answer
+from gateway.ui.graph_view import Edge, EdgeData, Elements, Node, NodeData
 
-JSON = dict[str, Any]
+
+def _node(node_id: str, kind: str, label: str, memories: dict[str, str]) -> Node:
+    data = NodeData(id=node_id, kind=kind, label=label)
+    if node_id in memories:
+        data["memory"] = memories[node_id]
+    return Node(data=data)
 
 
-def _graph(nodes: list[tuple[str, str, str]], edges: list[tuple[str, str]], **extra: JSON) -> JSON:
-    return {
-        "nodes": [{"data": {"id": i, "kind": k, "label": label, **extra.get(i, {})}} for i, k, label in nodes],
-        "edges": [
-            {"data": {"id": f"e{n}", "source": s, "target": t, "relation": "related", "label": ""}}
+def _graph(
+    nodes: list[tuple[str, str, str]], edges: list[tuple[str, str]], memories: dict[str, str] | None = None
+) -> Elements:
+    """Elements of these nodes and edges; ``memories``: node id -> the memory a fact node stands for."""
+    return Elements(
+        nodes=[_node(i, k, label, memories or {}) for i, k, label in nodes],
+        edges=[
+            Edge(data=EdgeData(id=f"e{n}", source=s, target=t, relation="related", label=""))
             for n, (s, t) in enumerate(edges)
         ],
-    }
+    )
 
 
 # A chain: memory text mentions "ledger"; ledger - cluster - region - zone; and a routing hub.
@@ -43,7 +50,7 @@ CHAIN = _graph(
         ("concept:billing", "collection:history"),
         ("fact:memory_bank_1", "ledger"),
     ],
-    **{"fact:memory_bank_1": {"memory": "memory_bank_1"}},
+    {"fact:memory_bank_1": "memory_bank_1"},
 )
 HELM = {
     "id": "history_9",

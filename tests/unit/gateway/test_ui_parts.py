@@ -8,6 +8,7 @@ import re
 
 import pytest
 
+from gateway.replies import GraphEdge, GraphNode, KgGraph
 from gateway.ui import graph_view, signin
 from gateway.ui.page_render import STATIC, TEMPLATES, env
 from gateway.ui.pages.auth_page import _safe_next
@@ -29,17 +30,19 @@ def test_problems_routing_and_elements_from_kg_data() -> None:
         {"id": "patterns_1", "rate": 0.75, "uses": 4}
     ]
     assert graph_view.problems_of("not json") == [] and graph_view.problems_of("") == []
-    base = {
-        "nodes": [
-            {"id": "concept:deploy", "kind": "concept", "label": "deploy", "weight": 2.0},
-            {"id": "collection:working", "kind": "collection", "label": "working", "weight": 0.8},
-        ],
-        "edges": [{"source": "concept:deploy", "target": "collection:working", "relation": "routes_to", "weight": 0.8}],
-    }
-    focused = {
-        "nodes": [{"id": "fact:memory_bank_1", "kind": "fact", "label": "memory_bank_1", "weight": 1.0}],
-        "edges": [{"source": "ghost", "target": "fact:memory_bank_1", "relation": "mentions", "weight": 1.0}],
-    }
+    base = KgGraph(
+        nodes=(
+            GraphNode("concept:deploy", "concept", "deploy", 2.0),
+            GraphNode("collection:working", "collection", "working", 0.8),
+        ),
+        edges=(GraphEdge("concept:deploy", "collection:working", "routes_to", 0.8),),
+        routing={},
+    )
+    focused = KgGraph(
+        nodes=(GraphNode("fact:memory_bank_1", "fact", "memory_bank_1", 1.0),),
+        edges=(GraphEdge("ghost", "fact:memory_bank_1", "mentions", 1.0),),
+        routing={},
+    )
     elements = graph_view.elements(base, focused, problems)
     ids = [n["data"]["id"] for n in elements["nodes"]]
     assert ids == [

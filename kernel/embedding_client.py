@@ -7,8 +7,6 @@ importing another service's package (tests/unit/test_architecture.py).
 
 from __future__ import annotations
 
-from typing import Any
-
 import grpc
 import numpy as np
 import numpy.typing as npt
@@ -29,12 +27,12 @@ class EmbeddingClient:
 
     async def embed(
         self, texts: list[str], timeout: float | None = None, wait_for_ready: bool = False
-    ) -> npt.NDArray[Any]:
+    ) -> npt.NDArray[np.float32]:
         """(len(texts), dim) float32 unit vectors. Batches of >128 are split.
 
         ``wait_for_ready``: wait (within ``timeout``) for a reconnecting channel
         instead of failing at once with UNAVAILABLE."""
-        rows: list[npt.NDArray[Any]] = []
+        rows: list[npt.NDArray[np.float32]] = []
         for start in range(0, len(texts), MAX_TEXTS_PER_CALL):
             reply: pb.EmbedResponse = await self._stub.Embed(
                 pb.EmbedRequest(texts=texts[start : start + MAX_TEXTS_PER_CALL]),
@@ -45,11 +43,11 @@ class EmbeddingClient:
             rows.append(unpack(reply.vectors, reply.dimension))
         if len(rows) == 1:
             return rows[0]
-        joined: npt.NDArray[Any] = np.concatenate(rows)
+        joined: npt.NDArray[np.float32] = np.concatenate(rows)
         return joined
 
-    async def embed_one(self, text: str, timeout: float | None = None) -> npt.NDArray[Any]:
-        row: npt.NDArray[Any] = (await self.embed([text], timeout))[0]
+    async def embed_one(self, text: str, timeout: float | None = None) -> npt.NDArray[np.float32]:
+        row: npt.NDArray[np.float32] = (await self.embed([text], timeout))[0]
         return row
 
     async def info(self, timeout: float | None = None) -> pb.InfoResponse:

@@ -34,7 +34,7 @@ import logging
 import signal
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Generic, Protocol, TypeVar
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -51,7 +51,7 @@ log = logging.getLogger("mnemex.service")
 HEALTH_CHECK_CACHE_S = 2.0
 StoreCheck = Callable[[], "str | None"]
 # The context a servicer method receives; gRPC types its two parameters (request, reply) loosely.
-RpcContext = grpc.aio.ServicerContext[Any, Any]
+RpcContext = grpc.aio.ServicerContext[object, object]
 
 
 def _metadata_safe(text: str, limit: int = 600) -> str:
@@ -98,7 +98,7 @@ class StoreHealthServicer(health.aio.HealthServicer):  # type: ignore[misc]  # g
             return self._problem
 
     async def Check(
-        self, request: health_pb2.HealthCheckRequest, context: grpc.aio.ServicerContext[Any, Any]
+        self, request: health_pb2.HealthCheckRequest, context: RpcContext
     ) -> health_pb2.HealthCheckResponse:
         reply = await super().Check(request, context)
         if reply is None or reply.status != health_pb2.HealthCheckResponse.SERVING:

@@ -8,8 +8,6 @@ service packs what it encodes; its clients unpack.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 import numpy.typing as npt
 
@@ -19,7 +17,7 @@ def pack(vectors: npt.ArrayLike) -> bytes:
     return np.ascontiguousarray(vectors, dtype="<f4").tobytes()
 
 
-def unpack(data: bytes, dimension: int) -> npt.NDArray[Any]:
+def unpack(data: bytes, dimension: int) -> npt.NDArray[np.float32]:
     """The (rows, dimension) float32 matrix ``data`` packs; a read-only view, no copy."""
     if dimension <= 0:
         raise ValueError("dimension must be positive")

@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING
 
 import grpc
 import numpy as np
+import numpy.typing as npt
 
 from bench.bench_memory_search import COLLECTION_SHARES
 from bench.common import percentile
@@ -53,7 +54,7 @@ USER = "bench"
 PROJECT = "big-project"
 
 
-def records(texts: list[str], vectors: np.ndarray, one_collection: bool, seed: int = 3) -> Iterator[str]:
+def records(texts: list[str], vectors: npt.NDArray[np.float32], one_collection: bool, seed: int = 3) -> Iterator[str]:
     rng = random.Random(seed)
     names = [name for name, _ in COLLECTION_SHARES]
     shares = [share for _, share in COLLECTION_SHARES]

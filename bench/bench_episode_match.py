@@ -15,6 +15,7 @@ import statistics
 import time
 
 import numpy as np
+import numpy.typing as npt
 
 from services.kg.episode_records import Attempt, Fix, KnownProblem
 from services.kg.episodes import EpisodeBook
@@ -22,9 +23,9 @@ from services.kg.episodes import EpisodeBook
 DIM = 384
 
 
-def unit(rng: np.random.Generator, n: int) -> np.ndarray:
+def unit(rng: np.random.Generator, n: int) -> npt.NDArray[np.float32]:
     v = rng.standard_normal((n, DIM)).astype(np.float32)
-    normed: np.ndarray = v / np.linalg.norm(v, axis=1, keepdims=True)
+    normed: npt.NDArray[np.float32] = v / np.linalg.norm(v, axis=1, keepdims=True)
     return normed
 
 

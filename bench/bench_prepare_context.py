@@ -41,6 +41,7 @@ def main() -> None:
 async def run(size: int, queries: int) -> None:
     import chromadb
     import numpy as np
+    import numpy.typing as npt
     from chromadb.config import Settings as ChromaSettings
 
     from bench.bench_get_context import DETAILS, TOPICS, corpus
@@ -61,7 +62,7 @@ async def run(size: int, queries: int) -> None:
     prompt_vectors = [encoder.encode([p])[0].astype("<f4").tobytes() for p in prompts]
 
     class NoEmbedder:  # every call below passes its vector
-        async def embed(self, texts: list[str], timeout: float | None = None) -> np.ndarray:
+        async def embed(self, texts: list[str], timeout: float | None = None) -> npt.NDArray[np.float32]:
             raise AssertionError("the benchmark passes vectors explicitly")
 
     with tempfile.TemporaryDirectory(prefix="mnemex-bench-prepare-") as tmp:

@@ -32,6 +32,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+import numpy.typing as npt
 
 MIN_CHARS, MAX_CHARS = 40, 400
 _SPACE = re.compile(r"\s+")
@@ -92,7 +93,9 @@ def _cache_dir() -> Path:
     return folder
 
 
-def corpus(n: int, queries: int, cache: Path | None = None) -> tuple[list[str], np.ndarray, list[str], np.ndarray]:
+def corpus(
+    n: int, queries: int, cache: Path | None = None
+) -> tuple[list[str], npt.NDArray[np.float32], list[str], npt.NDArray[np.float32]]:
     """(texts, unit vectors, query texts, query vectors): cached after the first call."""
     all_texts = texts(n + queries, cache=cache)
     key = hashlib.sha256("\n".join(all_texts).encode()).hexdigest()[:16]

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
+import numpy.typing as npt
 
 from bench.locomo.dataset import DEFAULT_DATA, load
 from bench.locomo.memory_text import turn_content
@@ -219,9 +220,9 @@ NOT_COPIES = [
 SIMULATED_FLOORS = (0.0, 0.2, 0.25, 0.3, 0.35, 0.4)
 
 
-def _unit(vectors: np.ndarray) -> np.ndarray:
+def _unit(vectors: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
     vectors = np.asarray(vectors, dtype=np.float64)
-    normed: np.ndarray = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+    normed: npt.NDArray[np.float32] = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
     return normed
 
 
@@ -234,7 +235,7 @@ def coding_figures() -> None:
     for name, texts in STORES.items():
         indexes[name].add_many((str(i), text) for i, text in enumerate(texts))
 
-    def scores(query: str, store: str) -> tuple[np.ndarray, list[float]]:
+    def scores(query: str, store: str) -> tuple[npt.NDArray[np.float32], list[float]]:
         cosines = vectors[store] @ _unit(encoder.encode([query]))[0]
         idf = {term: indexes[store].idf(term) for term in lexical_terms(query)}
         return cosines, [coverage(idf, text) for text in STORES[store]]

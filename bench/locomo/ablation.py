@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
+import numpy.typing as npt
 
 from bench.locomo.dataset import DEFAULT_DATA, Conversation, Turn, load
 from bench.locomo.memory_text import baseline_content, turn_content
@@ -87,11 +88,11 @@ class Embedder:
         self.cache_dir = Path(tempfile.gettempdir()) / "mnemex-locomo-emb"
         self.cache_dir.mkdir(exist_ok=True)
 
-    def embed(self, texts: list[str]) -> np.ndarray:
+    def embed(self, texts: list[str]) -> npt.NDArray[np.float32]:
         key = hashlib.sha256("\x00".join(texts).encode()).hexdigest()[:24]
         path = self.cache_dir / f"{key}.npy"
         if path.exists():
-            cached: np.ndarray = np.load(path)
+            cached: npt.NDArray[np.float32] = np.load(path)
             return cached
         vectors = self.encoder.encode(texts)
         np.save(path, vectors)
@@ -120,7 +121,7 @@ def rank(
     variant: Variant,
     question: str,
     ids: list[str],
-    sims: np.ndarray,
+    sims: npt.NDArray[np.float32],
     index: LexicalIndex | None,
     texts: dict[str, str],
     layout: tuple[dict[str, str], dict[str, Around]] | None = None,

@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING
 
 import grpc
 import numpy as np
+import numpy.typing as npt
 
 from bench.common import percentile
 from bench.locomo.dataset import Conversation, Question, Turn
@@ -165,7 +166,7 @@ def embedding_line(info: object) -> str:
 
 
 async def store_conversation(
-    stub: pb_grpc.MemoryServiceAsyncStub, convo: Conversation, contents: list[str], vectors: np.ndarray
+    stub: pb_grpc.MemoryServiceAsyncStub, convo: Conversation, contents: list[str], vectors: npt.NDArray[np.float32]
 ) -> dict[str, str]:
     """Store every turn; returns memory id -> dia_id.
 
@@ -203,7 +204,7 @@ async def ask(
     stub: pb_grpc.MemoryServiceAsyncStub,
     convo: Conversation,
     questions: list[Question],
-    vectors: np.ndarray,
+    vectors: npt.NDArray[np.float32],
     dia_of: dict[str, str],
 ) -> tuple[list[QuestionResult], list[float]]:
     scope = common_pb.Scope(user=USER, project=convo.sample_id)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import chromadb
 import numpy as np
+import numpy.typing as npt
 from chromadb.config import Settings as ChromaSettings
 
 from services.memory.composition import MemoryUseCases
@@ -20,18 +21,18 @@ from services.memory.settings import MemorySettings
 from services.memory.storage.chroma_store import ChromaStore
 
 
-def unit(v: np.ndarray) -> bytes:
-    scaled: np.ndarray = v / np.linalg.norm(v)
+def unit(v: npt.NDArray[np.float32]) -> bytes:
+    scaled: npt.NDArray[np.float32] = v / np.linalg.norm(v)
     return scaled.astype("<f4").tobytes()
 
 
 class HashEmbedder:
     """Deterministic vectors from the text's hash: the embedding service is not under test here."""
 
-    async def embed(self, texts: list[str], timeout: float | None = None) -> np.ndarray:
+    async def embed(self, texts: list[str], timeout: float | None = None) -> npt.NDArray[np.float32]:
         rows = [np.random.default_rng(abs(hash(t)) % 2**32).standard_normal(384) for t in texts]
         out = np.asarray(rows, dtype=np.float32)
-        normed: np.ndarray = out / np.linalg.norm(out, axis=1, keepdims=True)
+        normed: npt.NDArray[np.float32] = out / np.linalg.norm(out, axis=1, keepdims=True)
         return normed
 
 

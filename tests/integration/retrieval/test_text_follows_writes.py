@@ -17,6 +17,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import numpy as np
+import numpy.typing as npt
 
 from services.memory.composition import MemoryUseCases
 from services.memory.domain.lifecycle import Action, Transition
@@ -30,7 +31,7 @@ QUERY_MARK = "lookup:"  # texts the embedder refuses: the query, so the search a
 
 
 class QueryRefusingEmbedder(HashEmbedder):
-    async def embed(self, texts: list[str], timeout: float | None = None) -> np.ndarray:
+    async def embed(self, texts: list[str], timeout: float | None = None) -> npt.NDArray[np.float32]:
         if any(text.startswith(QUERY_MARK) for text in texts):
             raise ConnectionError("embedding service down")
         return await super().embed(texts, timeout)

@@ -30,6 +30,7 @@ from importlib import resources
 from pathlib import Path
 
 from kernel.connection import FILE_NAME, FILE_VARIABLE
+from kernel.json_values import JSONObject
 from mnemex.client_setup.hook_install import HOOKS_DIR
 from mnemex.client_setup.jsondoc import Entry
 
@@ -134,13 +135,18 @@ Target = JsonTarget | FileTarget
 def claude_targets(launch: Launch) -> list[Target]:
     hook_entries = []
     for event, (script, timeout, matcher) in CLAUDE_HOOKS.items():
-        group: dict[str, object] = {}
+        group: JSONObject = {}
         if matcher:
             group["matcher"] = matcher
         group["hooks"] = [{"type": "command", "command": launch.hook_command(script, "claude"), "timeout": timeout}]
         hook_entries.append(Entry("item", ("hooks", event), group))
     allow = [Entry("item", ("permissions", "allow"), f"mcp__{SERVER_NAME}__{tool}") for tool in TOOL_NAMES]
-    server = {"type": "stdio", "command": launch.python, "args": launch.mcp_command[1:], "env": launch.mcp_env}
+    server: JSONObject = {
+        "type": "stdio",
+        "command": launch.python,
+        "args": [*launch.mcp_command[1:]],
+        "env": {**launch.mcp_env},
+    }
     return [
         JsonTarget(
             "claude",
@@ -159,9 +165,9 @@ def claude_targets(launch: Launch) -> list[Target]:
 
 def cursor_targets(launch: Launch) -> list[Target]:
     # Cursor may start MCP servers outside the workspace; it expands ${workspaceFolder} in env.
-    server = {
+    server: JSONObject = {
         "command": launch.python,
-        "args": launch.mcp_command[1:],
+        "args": [*launch.mcp_command[1:]],
         "env": {**launch.mcp_env, "MNEMEX_PROJECT_DIR": "${workspaceFolder}"},
     }
     hooks = [
@@ -209,7 +215,12 @@ def opencode_plugin_path(config_dir: Path) -> Path:
 
 def opencode_targets(launch: Launch) -> list[Target]:
     config_dir = launch.home / ".config" / "opencode"
-    server = {"type": "local", "command": launch.mcp_command, "enabled": True, "environment": launch.mcp_env}
+    server: JSONObject = {
+        "type": "local",
+        "command": [*launch.mcp_command],
+        "enabled": True,
+        "environment": {**launch.mcp_env},
+    }
     return [
         FileTarget(
             "opencode",

@@ -11,8 +11,8 @@ import os
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
+from kernel.json_values import JSONObject, JSONValue, parse_value
 from mnemex.client_setup.jsonc import JsoncError, has_comments, parse_document
 from mnemex.client_setup.jsonc_edit import EditFailed, patch
 
@@ -30,7 +30,7 @@ def read_text(path: Path) -> str | None:
         raise SetupError(f"cannot read {path}: {exc.strerror}. Check its permissions.") from exc
 
 
-def parse_object(path: Path, text: str | None, *, jsonc: bool = False) -> dict[str, Any]:
+def parse_object(path: Path, text: str | None, *, jsonc: bool = False) -> JSONObject:
     """The JSON object in ``text`` ({} for a missing or blank file).
 
     ``jsonc``: the file may be JSON with comments and trailing commas (OpenCode's
@@ -38,7 +38,7 @@ def parse_object(path: Path, text: str | None, *, jsonc: bool = False) -> dict[s
     """
     if text is None or not text.strip():
         return {}
-    data: Any
+    data: JSONValue
     if jsonc:
         try:
             data = parse_document(text).value
@@ -50,7 +50,7 @@ def parse_object(path: Path, text: str | None, *, jsonc: bool = False) -> dict[s
             ) from exc
     else:
         try:
-            data = json.loads(text)
+            data = parse_value(text)
         except json.JSONDecodeError as exc:
             raise SetupError(
                 f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}). "
@@ -62,7 +62,7 @@ def parse_object(path: Path, text: str | None, *, jsonc: bool = False) -> dict[s
     return data
 
 
-def render_object(path: Path, before: str | None, data: dict[str, Any], *, jsonc: bool = False) -> str:
+def render_object(path: Path, before: str | None, data: JSONObject, *, jsonc: bool = False) -> str:
     """The text of ``path`` holding ``data``.
 
     JSONC (``jsonc``): ``before`` edited in place, so comments and layout stay. Plain JSON, which
@@ -81,7 +81,7 @@ def render_object(path: Path, before: str | None, data: dict[str, Any], *, jsonc
         ) from exc
 
 
-def dump_object(data: dict[str, Any]) -> str:
+def dump_object(data: JSONObject) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 

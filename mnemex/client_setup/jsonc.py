@@ -17,7 +17,8 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any
+
+from kernel.json_values import JSONArray, JSONObject, JSONValue
 
 WHITESPACE = " \t\n\r\ufeff"
 
@@ -42,7 +43,7 @@ class Node:
 
     start: int
     end: int
-    value: Any
+    value: JSONValue
     elements: list[Element] = field(default_factory=list)
 
     @property
@@ -141,25 +142,28 @@ class _Parser:
         if self.src[i] in "{[":
             return self.container(i)
         try:
-            value, end = _DECODER.raw_decode(self.src, i)
+            decoded: tuple[JSONValue, int] = _DECODER.raw_decode(self.src, i)
         except json.JSONDecodeError as exc:
             raise self.fail(exc.msg, exc.pos) from exc
+        value, end = decoded
         return Node(i, end, value)
 
     def container(self, start: int) -> Node:
         is_object = self.src[start] == "{"
         close = "}" if is_object else "]"
-        node = Node(start, start, {} if is_object else [])
+        members: JSONObject = {}
+        items: JSONArray = []
+        node = Node(start, start, members if is_object else items)
         i = self.skip(start + 1)
         while True:
             if i < len(self.src) and self.src[i] == close:
                 node.end = i + 1
                 return node
             element = self.member(i) if is_object else Element(i, self.value(i))
-            if isinstance(node.value, dict):
-                node.value[element.key] = element.node.value
+            if element.key is not None:  # an object member; an array item has no key
+                members[element.key] = element.node.value
             else:
-                node.value.append(element.node.value)
+                items.append(element.node.value)
             node.elements.append(element)
             i = self.skip(element.node.end)
             if i < len(self.src) and self.src[i] == ",":

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
 
+from kernel.json_values import JSONObject, JSONValue
 from mnemex.client_setup.jsonc import WHITESPACE, Element, JsoncError, Node, blank_comments, line_start, parse_document
 
 
@@ -32,7 +32,7 @@ class _Edit:
     text: str
 
 
-def patch(text: str, wanted: dict[str, Any]) -> str:
+def patch(text: str, wanted: JSONObject) -> str:
     """``text`` edited so that it parses to ``wanted``, with the rest of it kept."""
     root = parse_document(text)
     editor = _Editor(text)
@@ -62,11 +62,13 @@ class _Editor:
         line = self.text[start:position]
         return line if not line.strip() else line[: len(line) - len(line.lstrip())]
 
-    def render(self, value: Any, indent: str) -> str:
+    def render(self, value: JSONValue, indent: str) -> str:
         return json.dumps(value, indent=self.unit, ensure_ascii=False).replace("\n", "\n" + indent)
 
-    def container(self, node: Node, wanted: Any) -> None:
+    def container(self, node: Node, wanted: JSONValue) -> None:
         old = node.value
+        gone: list[Element]
+        added: list[tuple[str | None, JSONValue]]
         if isinstance(old, dict) and isinstance(wanted, dict):
             last = {el.key: el for el in node.elements}  # the last of duplicate keys is the one that counts
             gone = [el for el in node.elements if el.key not in wanted]
@@ -90,13 +92,13 @@ class _Editor:
         if added:
             self.append(node, [el for el in node.elements if el not in gone], added)
 
-    def value(self, node: Node, wanted: Any) -> None:
+    def value(self, node: Node, wanted: JSONValue) -> None:
         if node.is_container and type(node.value) is type(wanted):
             self.container(node, wanted)
         else:
             self.replace(node, wanted)
 
-    def replace(self, node: Node, wanted: Any) -> None:
+    def replace(self, node: Node, wanted: JSONValue) -> None:
         self.edits.append(_Edit(node.start, node.end, self.render(wanted, self.indent_at(node.start))))
 
     def cut(self, node: Node, gone: list[Element], *, added: bool) -> None:
@@ -150,7 +152,7 @@ class _Editor:
             end += 1
         self.edits.append(_Edit(start, end, ""))
 
-    def append(self, node: Node, kept: list[Element], items: list[tuple[str | None, Any]]) -> None:
+    def append(self, node: Node, kept: list[Element], items: list[tuple[str | None, JSONValue]]) -> None:
         trailing = bool(node.elements) and node.elements[-1].comma is not None
         close = node.end - 1
         if not kept:
@@ -178,7 +180,9 @@ class _Editor:
         else:
             self.edits.append(_Edit(after, after, f"{comma} {self.join(items, indent, trailing, inline=True)}"))
 
-    def join(self, items: list[tuple[str | None, Any]], indent: str, trailing: bool, *, inline: bool = False) -> str:
+    def join(
+        self, items: list[tuple[str | None, JSONValue]], indent: str, trailing: bool, *, inline: bool = False
+    ) -> str:
         parts = []
         for key, value in items:
             rendered = json.dumps(value, ensure_ascii=False) if inline else self.render(value, indent)

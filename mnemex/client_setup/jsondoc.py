@@ -19,11 +19,13 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
-JSON = Any
+from kernel.json_values import JSONArray, JSONObject, JSONValue
+
 Path = tuple[str, ...]
 EntryKind = Literal["key", "item", "default"]
+ENTRY_KINDS: tuple[EntryKind, ...] = ("key", "item", "default")
 
 
 class DocumentConflict(ValueError):
@@ -34,7 +36,7 @@ class DocumentConflict(ValueError):
 class Entry:
     kind: EntryKind
     path: Path
-    value: JSON
+    value: JSONValue
 
 
 @dataclass(frozen=True)
@@ -44,10 +46,10 @@ class Applied:
     entry: Entry
     created: tuple[Path, ...] = ()
     had_previous: bool = False
-    previous: JSON = None
+    previous: JSONValue = None
 
-    def to_json(self) -> dict[str, JSON]:
-        data: dict[str, JSON] = {
+    def to_json(self) -> JSONObject:
+        data: JSONObject = {
             "kind": self.entry.kind,
             "path": list(self.entry.path),
             "value": self.entry.value,
@@ -58,13 +60,14 @@ class Applied:
         return data
 
     @classmethod
-    def from_json(cls, data: dict[str, JSON]) -> Applied:
-        kind = data["kind"]
-        if kind not in ("key", "item", "default"):
-            raise ValueError(f"unknown entry kind {kind!r}")
+    def from_json(cls, data: JSONObject) -> Applied:
+        """The record ``to_json`` wrote; KeyError, TypeError or ValueError for a malformed one."""
+        kind = next((k for k in ENTRY_KINDS if k == data["kind"]), None)
+        if kind is None:
+            raise ValueError(f"unknown entry kind {data['kind']!r}")
         return cls(
-            entry=Entry(kind, tuple(str(p) for p in data["path"]), data.get("value")),
-            created=tuple(tuple(str(p) for p in c) for c in data.get("created", [])),
+            entry=Entry(kind, tuple(str(p) for p in elements(data["path"])), data.get("value")),
+            created=tuple(tuple(str(p) for p in elements(c)) for c in elements(data.get("created", []))),
             had_previous="previous" in data,
             previous=data.get("previous"),
         )
@@ -80,25 +83,49 @@ def describe(path: Path) -> str:
     return ".".join(path) if path else "(top level)"
 
 
-def _container(doc: dict[str, JSON], path: Path, leaf: type, created: list[Path]) -> Any:
-    """Walk to ``path``, creating dicts (and a final ``leaf``) where missing."""
-    node: Any = doc
+def elements(value: JSONValue) -> list[JSONValue]:
+    """What ``for _ in value`` walks: an array's items, a string's characters, an object's keys.
+
+    TypeError for a number, a boolean or null, as that loop would raise."""
+    if isinstance(value, list | str | dict):
+        return [item for item in value]  # a string gives its characters, an object its keys
+    raise TypeError(f"'{type(value).__name__}' object is not iterable")
+
+
+def _container(doc: JSONObject, path: Path, leaf_is_list: bool, created: list[Path]) -> JSONValue:
+    """Walk to ``path``, creating objects (and a final list, with ``leaf_is_list``) where missing."""
+    node: JSONValue = doc
     for depth, part in enumerate(path):
-        is_last = depth == len(path) - 1
-        want: type = leaf if is_last else dict
+        want_list = leaf_is_list and depth == len(path) - 1
         if not isinstance(node, dict):
             raise DocumentConflict(f"'{describe(path[:depth])}' is not a JSON object")
         if part not in node:
-            node[part] = want()
+            node[part] = [] if want_list else {}
             created.append(path[: depth + 1])
-        elif not isinstance(node[part], want):
-            kind = "an object" if want is dict else "a list"
+        elif not isinstance(node[part], list if want_list else dict):
+            kind = "a list" if want_list else "an object"
             raise DocumentConflict(f"'{describe(path[: depth + 1])}' is {type(node[part]).__name__}, expected {kind}")
         node = node[part]
     return node
 
 
-def _lookup(doc: JSON, path: Path) -> tuple[bool, JSON]:
+def _list_at(doc: JSONObject, path: Path, created: list[Path]) -> JSONArray:
+    """The list at ``path``, created (with the objects above it) where missing."""
+    node = _container(doc, path, True, created)
+    if not isinstance(node, list):
+        raise DocumentConflict(f"'{describe(path)}' is {type(node).__name__}, expected a list")
+    return node
+
+
+def _object_at(doc: JSONObject, path: Path, created: list[Path]) -> JSONObject:
+    """The object at ``path``, created (with the objects above it) where missing."""
+    node = _container(doc, path, False, created)
+    if not isinstance(node, dict):
+        raise DocumentConflict(f"'{describe(path)}' is {type(node).__name__}, expected an object")
+    return node
+
+
+def _lookup(doc: JSONValue, path: Path) -> tuple[bool, JSONValue]:
     node = doc
     for part in path:
         if not isinstance(node, dict) or part not in node:
@@ -107,17 +134,17 @@ def _lookup(doc: JSON, path: Path) -> tuple[bool, JSON]:
     return True, node
 
 
-def apply_entry(doc: dict[str, JSON], entry: Entry) -> Applied | None:
+def apply_entry(doc: JSONObject, entry: Entry) -> Applied | None:
     """Apply ``entry`` to ``doc`` in place; ``None`` when nothing had to change."""
     created: list[Path] = []
     if entry.kind == "item":
         found, current = _lookup(doc, entry.path)
         if found and isinstance(current, list) and entry.value in current:
             return None
-        target = _container(doc, entry.path, list, created)
+        target = _list_at(doc, entry.path, created)
         target.append(copy.deepcopy(entry.value))
         return Applied(entry, tuple(created))
-    parent = _container(doc, entry.path[:-1], dict, created)
+    parent = _object_at(doc, entry.path[:-1], created)
     key = entry.path[-1]
     if key in parent:
         if entry.kind == "default" or parent[key] == entry.value:
@@ -129,7 +156,7 @@ def apply_entry(doc: dict[str, JSON], entry: Entry) -> Applied | None:
     return Applied(entry, tuple(created))
 
 
-def _prune(doc: dict[str, JSON], created: tuple[Path, ...]) -> None:
+def _prune(doc: JSONObject, created: tuple[Path, ...]) -> None:
     """Remove containers we created, deepest first, if they ended up empty."""
     for path in sorted(created, key=len, reverse=True):
         found, node = _lookup(doc, path)
@@ -139,7 +166,7 @@ def _prune(doc: dict[str, JSON], created: tuple[Path, ...]) -> None:
                 del parent[path[-1]]
 
 
-def undo(doc: dict[str, JSON], applied: list[Applied]) -> UndoReport:
+def undo(doc: JSONObject, applied: list[Applied]) -> UndoReport:
     """Reverse ``applied`` (in reverse order) in place.
 
     A value the user changed since we wrote it is left alone and reported,
@@ -164,6 +191,7 @@ def undo(doc: dict[str, JSON], applied: list[Applied]) -> UndoReport:
             _prune(doc, record.created)
             continue
         _, parent = _lookup(doc, entry.path[:-1])
+        assert isinstance(parent, dict)  # the entry was found, so what holds it is an object
         if entry.kind == "default":
             siblings = [k for k in parent if k != entry.path[-1]]
             if siblings:
@@ -177,7 +205,7 @@ def undo(doc: dict[str, JSON], applied: list[Applied]) -> UndoReport:
     return report
 
 
-def apply_all(doc: dict[str, JSON], entries: list[Entry]) -> list[Applied]:
+def apply_all(doc: JSONObject, entries: list[Entry]) -> list[Applied]:
     records = []
     for entry in entries:
         record = apply_entry(doc, entry)

@@ -16,11 +16,11 @@ import copy
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
+from kernel.json_values import JSONObject, JSONValue
 from mnemex.client_setup.files import SetupError, parse_object, render_object
 from mnemex.client_setup.jsonc import has_comments
-from mnemex.client_setup.jsondoc import Applied, DocumentConflict, Entry, apply_all, describe, undo
+from mnemex.client_setup.jsondoc import Applied, DocumentConflict, Entry, apply_all, describe, elements, undo
 
 
 def sha256(text: str) -> str:
@@ -38,8 +38,8 @@ class FileRecord:
     created_dirs: tuple[str, ...] = ()  # parent directories init had to create, deepest last
     jsonc: bool = False  # the file is JSON with comments / trailing commas (OpenCode)
 
-    def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"created_file": self.created_file, "backup": self.backup}
+    def to_json(self) -> JSONObject:
+        data: JSONObject = {"created_file": self.created_file, "backup": self.backup}
         if self.created_dirs:
             data["created_dirs"] = list(self.created_dirs)
         if self.jsonc:
@@ -51,15 +51,29 @@ class FileRecord:
         return data
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> FileRecord:
+    def from_json(cls, data: JSONObject) -> FileRecord:
+        """The record ``to_json`` wrote; KeyError, TypeError or ValueError for a malformed one."""
         return cls(
             created_file=bool(data.get("created_file")),
-            backup=data.get("backup"),
-            applied=tuple(Applied.from_json(a) for a in data.get("applied", [])),
-            content_sha256=data.get("content_sha256"),
-            created_dirs=tuple(str(d) for d in data.get("created_dirs", [])),
+            backup=_optional_str(data, "backup"),
+            applied=tuple(Applied.from_json(_record(a)) for a in elements(data.get("applied", []))),
+            content_sha256=_optional_str(data, "content_sha256"),
+            created_dirs=tuple(str(d) for d in elements(data.get("created_dirs", []))),
             jsonc=bool(data.get("jsonc")),
         )
+
+
+def _optional_str(data: JSONObject, key: str) -> str | None:
+    value = data.get(key)
+    if value is not None and not isinstance(value, str):
+        raise TypeError(f"{key} is {type(value).__name__}, expected a string")
+    return value
+
+
+def _record(value: JSONValue) -> JSONObject:
+    if not isinstance(value, dict):
+        raise TypeError(f"an applied entry is {type(value).__name__}, expected an object")
+    return value
 
 
 @dataclass

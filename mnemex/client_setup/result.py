@@ -5,8 +5,8 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
+from kernel.json_values import JSONArray, JSONObject
 from mnemex.client_setup.hook_install import ClientFolder
 from mnemex.client_setup.merge import FileRecord
 
@@ -87,10 +87,10 @@ class SetupResult:
     def render(self) -> str:
         return (self.diff() + "\n" + self.summary()) if self.dry_run and self.changed else self.summary()
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self) -> JSONObject:
         """What ``--json`` prints: each file changed, the hook folders, backups and notes (never a diff of the
         connection file, which may hold a token)."""
-        files = [
+        files: JSONArray = [
             {
                 "client": c.client,
                 "label": c.label,

@@ -30,8 +30,8 @@ import sys
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
+from kernel.json_values import JSONObject, JSONValue, parse_value
 from mnemex.client_setup import hook_install, plugin_deps
 from mnemex.client_setup.client_entries import (
     BUILDERS,
@@ -45,6 +45,7 @@ from mnemex.client_setup.client_entries import (
 )
 from mnemex.client_setup.files import SetupError, make_backup, read_text, write_atomic
 from mnemex.client_setup.hook_install import ClientFolder, missing_dirs
+from mnemex.client_setup.jsondoc import elements
 from mnemex.client_setup.merge import FileRecord, Merged, install_file, install_json, remove_file, remove_json
 from mnemex.client_setup.result import FileChange, SetupResult
 
@@ -60,13 +61,13 @@ def manifest_path(home: Path) -> Path:
     return home / ".config" / "mnemex" / "client-setup.json"
 
 
-def _load_manifest(home: Path) -> dict[str, Any]:
+def _load_manifest(home: Path) -> JSONObject:
     path = manifest_path(home)
     text = read_text(path)
     if text is None:
         return {"version": MANIFEST_VERSION, "clients": {}, "folders": {}}
     try:
-        data = json.loads(text)
+        data = parse_value(text)
     except json.JSONDecodeError as exc:
         raise SetupError(f"{path} is corrupt ({exc.msg}); move it aside and run the command again") from exc
     if (
@@ -78,9 +79,29 @@ def _load_manifest(home: Path) -> dict[str, Any]:
     return data
 
 
-def _record_of(manifest: dict[str, Any], client: str, path: Path) -> FileRecord | None:
-    raw = manifest["clients"].get(client, {}).get(str(path))
-    return FileRecord.from_json(raw) if raw else None
+def _object(value: JSONValue) -> JSONObject:
+    """A table of the manifest; TypeError when the manifest holds something else there."""
+    if not isinstance(value, dict):
+        raise TypeError(f"the manifest holds a {type(value).__name__} where an object belongs")
+    return value
+
+
+def _table(data: JSONObject, key: str, *, create: bool = False) -> JSONObject:
+    """The table ``data[key]``: {} when missing (kept in ``data`` with ``create``)."""
+    return _object(data.setdefault(key, {}) if create else data.get(key, {}))
+
+
+def _strs(values: JSONValue) -> tuple[str, ...]:
+    """A list of paths in the manifest; TypeError for anything else in it."""
+    found = elements(values)
+    if not all(isinstance(value, str) for value in found):
+        raise TypeError("the manifest holds a non-string where a path belongs")
+    return tuple(str(value) for value in found)
+
+
+def _record_of(manifest: JSONObject, client: str, path: Path) -> FileRecord | None:
+    raw = _table(_table(manifest, "clients"), client).get(str(path))
+    return FileRecord.from_json(_object(raw)) if raw else None
 
 
 def _remove_dirs(dirs: set[str]) -> None:
@@ -91,23 +112,25 @@ def _remove_dirs(dirs: set[str]) -> None:
 
 
 def _reassign(
-    folders: dict[str, Any], clients: tuple[str, ...], target: Path | None
-) -> tuple[dict[str, Any], list[tuple[Path, tuple[str, ...]]]]:
+    folders: JSONObject, clients: tuple[str, ...], target: Path | None
+) -> tuple[JSONObject, list[tuple[Path, tuple[str, ...]]]]:
     """Move ``clients`` to folder ``target`` (none: out of every folder).
 
     Returns the new folder table and the folders no client uses any more, with the directories init created for them.
     """
-    table: dict[str, Any] = {}
-    for directory, entry in folders.items():
-        users = [c for c in entry.get("clients", []) if c not in clients]
-        table[directory] = {"clients": users, "created_dirs": list(entry.get("created_dirs", []))}
+    table: dict[str, tuple[list[JSONValue], list[JSONValue]]] = {}  # folder: (its clients, the dirs init created)
+    for directory, raw in folders.items():
+        entry = _object(raw)
+        users = [c for c in elements(entry.get("clients", [])) if c not in clients]
+        table[directory] = (users, elements(entry.get("created_dirs", [])))
     if target is not None and clients:
-        entry = table.setdefault(
-            str(target), {"clients": [], "created_dirs": list(missing_dirs(target / hook_install.HOOKS_DIR))}
-        )
-        entry["clients"] = [c for c in CLIENTS if c in entry["clients"] or c in clients]
-    emptied = [(Path(d), tuple(e["created_dirs"])) for d, e in table.items() if not e["clients"]]
-    return {d: e for d, e in table.items() if e["clients"]}, emptied
+        users, _ = table.setdefault(str(target), ([], [*missing_dirs(target / hook_install.HOOKS_DIR)]))
+        users[:] = [c for c in CLIENTS if c in users or c in clients]
+    emptied = [(Path(d), _strs(created)) for d, (users, created) in table.items() if not users]
+    kept: JSONObject = {
+        d: {"clients": users, "created_dirs": created} for d, (users, created) in table.items() if users
+    }
+    return kept, emptied
 
 
 def _backups(change: FileChange, action: str, result: SetupResult) -> FileRecord | None:
@@ -131,7 +154,7 @@ def _backups(change: FileChange, action: str, result: SetupResult) -> FileRecord
     return record
 
 
-def _apply(home: Path, manifest: dict[str, Any], result: SetupResult, folders: dict[str, Any]) -> None:
+def _apply(home: Path, manifest: JSONObject, result: SetupResult, folders: JSONObject) -> None:
     """Client folder first (hooks exist before a config names them), then configs, then the manifest."""
     emptied: set[str] = set()
     for folder in result.folders:
@@ -151,30 +174,31 @@ def _apply(home: Path, manifest: dict[str, Any], result: SetupResult, folders: d
     for folder in result.folders:
         if folder.remove:
             hook_install.apply(folder)
+    clients = _table(manifest, "clients")
     for change in result.changes:
-        files = manifest["clients"].setdefault(change.client, {})
+        files = _table(clients, change.client, create=True)
         if change.record is None:
             files.pop(str(change.path), None)
         else:
             files[str(change.path)] = change.record.to_json()
-    manifest["clients"] = {c: f for c, f in manifest["clients"].items() if f}
+    manifest["clients"] = {c: f for c, f in clients.items() if f}
     manifest["folders"] = folders
     path = manifest_path(home)
     if manifest["clients"] or manifest["folders"]:
         # The folders the manifest's own path needed (``~/.config`` in a bare home) go with it.
-        manifest.setdefault("manifest_dirs", list(missing_dirs(path)))
+        manifest.setdefault("manifest_dirs", [*missing_dirs(path)])
         write_atomic(path, json.dumps(manifest, indent=2) + "\n")
     else:
         path.unlink(missing_ok=True)
         emptied.add(str(path.parent))
-        emptied.update(str(d) for d in manifest.get("manifest_dirs") or [])
+        emptied.update(str(d) for d in elements(manifest.get("manifest_dirs") or []))
     _remove_dirs(emptied)
 
 
 def _plan_folders(
-    manifest: dict[str, Any], clients: tuple[str, ...], target: Path | None, environ: Mapping[str, str]
-) -> tuple[list[ClientFolder], dict[str, Any], set[str]]:
-    folders, emptied = _reassign(manifest["folders"], clients, target)
+    manifest: JSONObject, clients: tuple[str, ...], target: Path | None, environ: Mapping[str, str]
+) -> tuple[list[ClientFolder], JSONObject, set[str]]:
+    folders, emptied = _reassign(_table(manifest, "folders"), clients, target)
     plans = [hook_install.plan_install(target, environ)] if target is not None and clients else []
     dirs: set[str] = set()
     for directory, created in emptied:
@@ -204,7 +228,7 @@ def default_launch(
     )
 
 
-def _plan_install(target: Target, manifest: dict[str, Any]) -> tuple[FileChange, list[str]]:
+def _plan_install(target: Target, manifest: JSONObject) -> tuple[FileChange, list[str]]:
     before = read_text(target.path)
     previous = _record_of(manifest, target.client, target.path)
     merged: Merged
@@ -249,7 +273,7 @@ def init(
     )
     if "opencode" in done and OPENCODE_BEFORE not in manifest:
         # What OpenCode's config folder held before mnemex's plugin made it install packages there.
-        manifest[OPENCODE_BEFORE] = plugin_deps.snapshot(opencode_dir(home))
+        manifest[OPENCODE_BEFORE] = [*plugin_deps.snapshot(opencode_dir(home))]
     result.folders, folders, dirs = _plan_folders(manifest, tuple(done), launch.client_dir, environ)
     if not dry_run:
         _apply(home, manifest, result, folders)
@@ -272,7 +296,8 @@ def uninit(home: Path | None = None, *, dry_run: bool = False, clients: tuple[st
         before = manifest.pop(OPENCODE_BEFORE)
         config_dir = opencode_dir(home)
         ours = opencode_plugin_path(config_dir)
-        cleanup = plugin_deps.clean_up(config_dir, ours, list(before or []), dry_run=dry_run)
+        existed = [name for name in elements(before or []) if isinstance(name, str)]  # compared with file names
+        cleanup = plugin_deps.clean_up(config_dir, ours, existed, dry_run=dry_run)
         result.notes += cleanup.notes(dry_run)
     result.folders, folders, dirs = _plan_folders(manifest, tuple(done), None, os.environ)
     if not dry_run:
@@ -308,12 +333,12 @@ def _plan_clients(chosen: tuple[str, ...], result: SetupResult, plan: Callable[[
     return done
 
 
-def _plan_removals(client: str, manifest: dict[str, Any]) -> Planned:
+def _plan_removals(client: str, manifest: JSONObject) -> Planned:
     """What removing ``client``'s recorded entries does to each file ``init`` changed for it."""
     planned: Planned = []
-    for raw_path, raw in manifest["clients"].get(client, {}).items():
+    for raw_path, raw in _table(_table(manifest, "clients"), client).items():
         path = Path(raw_path)
-        record = FileRecord.from_json(raw)
+        record = FileRecord.from_json(_object(raw))
         before = read_text(path)
         backup_text = read_text(Path(record.backup)) if record.backup else None
         remover = remove_file if record.content_sha256 is not None else remove_json

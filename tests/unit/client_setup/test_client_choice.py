@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from kernel.json_values import as_object, object_at, str_at
 from mnemex.client_setup import SetupError, init, uninit
 from mnemex.client_setup.client_entries import CURSOR_HOOKS
 from mnemex.client_setup.jsonc import parse_document
@@ -79,9 +80,9 @@ def test_opencode_config_with_trailing_commas_is_merged_and_restored_exactly(hom
     original = '{\n  "theme": "dark",\n  "url": "http://example.com/a,}",\n  "plugin": ["x",],\n}\n'
     config.write_text(original)
     init(home, clients=("opencode",), gateway_url=GATEWAY)
-    data = parse_document(config.read_text()).value
+    data = as_object(parse_document(config.read_text()).value)
     assert data["theme"] == "dark" and data["url"] == "http://example.com/a,}" and data["plugin"] == ["x"]
-    assert "mnemex" in data["mcp"]
+    assert "mnemex" in object_at(data, "mcp")
     uninit(home, clients=("opencode",))
     assert config.read_text() == original
 
@@ -99,8 +100,9 @@ def test_opencode_config_with_comments_keeps_them_through_init_and_uninit(home: 
     text = config.read_text()
     for comment in ("// my theme", '/* keep "this" */', "// a server of mine"):
         assert comment in text
-    data = parse_document(text).value
-    assert data["mcp"]["mnemex"]["type"] == "local" and data["mcp"]["other"]["type"] == "remote"
+    servers = object_at(as_object(parse_document(text).value), "mcp")
+    assert str_at(object_at(servers, "mnemex"), "type") == "local"
+    assert str_at(object_at(servers, "other"), "type") == "remote"
     assert text.startswith(commented[: commented.index('    "other"')]), "only mnemex's entry was added"
     assert init(home, clients=("opencode",), gateway_url=GATEWAY).changed is False
     uninit(home, clients=("opencode",))
@@ -125,6 +127,6 @@ def test_opencode_jsonc_is_used_when_it_is_the_only_config(home: Path) -> None:
     (config_dir / "opencode.jsonc").write_text('{"theme": "dark",}')
     init(home, clients=("opencode",), gateway_url=GATEWAY)
     assert not (config_dir / "opencode.json").exists()
-    assert "mnemex" in parse_document((config_dir / "opencode.jsonc").read_text()).value["mcp"]
+    assert "mnemex" in object_at(as_object(parse_document((config_dir / "opencode.jsonc").read_text()).value), "mcp")
     uninit(home, clients=("opencode",))
     assert (config_dir / "opencode.jsonc").read_text() == '{"theme": "dark",}'

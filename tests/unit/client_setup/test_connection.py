@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -16,6 +14,7 @@ from kernel import connection
 from kernel.config import Settings
 from mnemex.client_setup import init, uninit
 from mnemex.client_setup.hook_install import HOOK_FILES, base_interpreter, start_command
+from tests.support.json_read import json_at, json_list, json_str, json_str_map, read_json_object
 
 GATEWAY = "http://127.0.0.1:27399"
 STACK = {"MNEMEX_GATEWAY_PORT": "31999", "MNEMEX_TOKEN": "s3cret-token", "MNEMEX_MEMORY_ADDR": "127.0.0.1:31998"}
@@ -39,26 +38,21 @@ def stack_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return data
 
 
-def read_json(path: Path) -> dict[str, Any]:
-    """A client's config file: JSON, so its values stay untyped."""
-    document: dict[str, Any] = json.loads(path.read_text())
-    return document
-
-
 def test_init_records_the_shells_stack_in_a_private_connection_file(home: Path, stack_home: Path) -> None:
     init(home, clients=("claude", "cursor", "opencode"), gateway_url=GATEWAY)
     path = stack_home / "client" / "connection.json"
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
-    recorded = read_json(path)
-    assert recorded["env"]["MNEMEX_HOME"] == str(stack_home)
+    recorded = read_json_object(path)
+    assert json_at(recorded, "env", "MNEMEX_HOME") == str(stack_home)
     for key, value in STACK.items():
-        assert recorded["env"][key] == value
-    assert recorded["start_command"][-2:] == ["up", "--detach"]
+        assert json_at(recorded, "env", key) == value
+    assert json_list(recorded, "start_command")[-2:] == ["up", "--detach"]
     assert recorded["start_command"] == list(start_command())
     # every MCP entry names the file, and none carries a secret or another MNEMEX_* setting
-    claude = read_json(home / ".claude.json")["mcpServers"]["mnemex"]["env"]
-    cursor = read_json(home / ".cursor" / "mcp.json")["mcpServers"]["mnemex"]["env"]
-    opencode = read_json(home / ".config" / "opencode" / "opencode.json")["mcp"]["mnemex"]["environment"]
+    claude = json_at(read_json_object(home / ".claude.json"), "mcpServers", "mnemex", "env")
+    cursor = json_at(read_json_object(home / ".cursor" / "mcp.json"), "mcpServers", "mnemex", "env")
+    opencode_config = read_json_object(home / ".config" / "opencode" / "opencode.json")
+    opencode = json_at(opencode_config, "mcp", "mnemex", "environment")
     assert claude == opencode == {"MNEMEX_CONNECTION_FILE": str(path)}
     assert cursor == {"MNEMEX_CONNECTION_FILE": str(path), "MNEMEX_PROJECT_DIR": "${workspaceFolder}"}
     for config in (home / ".claude.json", home / ".cursor" / "mcp.json", home / ".config/opencode/opencode.json"):
@@ -82,7 +76,8 @@ def test_hooks_are_copied_and_run_by_the_base_interpreter(home: Path, stack_home
     assert sorted(p.name for p in hooks.iterdir()) == expected
     for name in expected:
         assert (hooks / name).read_bytes() == (repo_hooks / name).read_bytes()
-    command = read_json(home / ".claude" / "settings.json")["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"]
+    settings = read_json_object(home / ".claude" / "settings.json")
+    command = json_str(settings, "hooks", "UserPromptSubmit", 0, "hooks", 0, "command")
     assert command.split(" -S ")[0] == base_interpreter()
     assert ".venv" not in command and str(repo_hooks) not in command
     assert sys.prefix == sys.base_prefix or not base_interpreter().startswith(sys.prefix)
@@ -100,7 +95,7 @@ def test_init_again_rewrites_a_changed_hook_copy(home: Path, stack_home: Path) -
 def test_apply_fills_a_minimal_environment_from_the_file(home: Path, stack_home: Path) -> None:
     """What `mnemex mcp` does first: an SDK-started server (HOME, PATH, ...) resolves the recorded stack."""
     init(home, gateway_url=GATEWAY)
-    entry_env = read_json(home / ".claude.json")["mcpServers"]["mnemex"]["env"]
+    entry_env = json_str_map(read_json_object(home / ".claude.json"), "mcpServers", "mnemex", "env")
     minimal = {"HOME": str(home), "PATH": "/usr/bin:/bin", "SHELL": "/bin/sh", "TERM": "dumb", **entry_env}
     assert connection.apply(minimal) is not None
     settings = Settings.from_env(minimal)

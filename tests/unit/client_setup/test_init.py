@@ -6,13 +6,13 @@ import json
 import os
 import shlex
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from mnemex.client_setup import SetupError, init, manifest_path, uninit
 from mnemex.client_setup.client_entries import CLAUDE_HOOKS, CURSOR_HOOKS, TOOL_NAMES
 from mnemex.client_setup.result import SetupResult
+from tests.support.json_read import json_at, json_list, json_object, json_str, parse_json_object, read_json_object
 
 GATEWAY = "http://127.0.0.1:27399"
 PYTHON = "/opt/py env/bin/python3"  # a space, to prove commands are quoted
@@ -52,30 +52,24 @@ def snapshot(root: Path) -> dict[str, str]:
     }
 
 
-def read_json(path: Path) -> dict[str, Any]:
-    """A client's config file: JSON, so its values stay untyped."""
-    document: dict[str, Any] = json.loads(path.read_text())
-    return document
-
-
 def test_init_writes_valid_json_with_hooks_mcp_and_permissions(home: Path) -> None:
     result = run_init(home)
     assert result.changed
-    settings = read_json(home / ".claude" / "settings.json")
-    assert set(settings["hooks"]) == set(CLAUDE_HOOKS)
+    settings = read_json_object(home / ".claude" / "settings.json")
+    assert set(json_object(settings, "hooks")) == set(CLAUDE_HOOKS)
     for event, (script, timeout, matcher) in CLAUDE_HOOKS.items():
-        (group,) = settings["hooks"][event]
-        (hook,) = group["hooks"]
-        argv = shlex.split(hook["command"])
+        (group,) = json_list(settings, "hooks", event)
+        (hook,) = json_list(group, "hooks")
+        argv = shlex.split(json_str(hook, "command"))
         assert argv[0] == HOOK_PYTHON and argv[1] == "-S"
         assert Path(argv[2]).is_absolute() and argv[2].endswith(f"client/hooks/{script}")
         assert Path(argv[2]).exists(), "init must point at the hook scripts it copied"
-        assert hook["timeout"] == timeout and group.get("matcher") == matcher
-    assert settings["permissions"]["allow"] == [f"mcp__mnemex__{t}" for t in TOOL_NAMES]
-    server = read_json(home / ".claude.json")["mcpServers"]["mnemex"]
+        assert json_at(hook, "timeout") == timeout and json_object(group).get("matcher") == matcher
+    assert json_at(settings, "permissions", "allow") == [f"mcp__mnemex__{t}" for t in TOOL_NAMES]
+    server = json_object(read_json_object(home / ".claude.json"), "mcpServers", "mnemex")
     assert server["command"] == PYTHON and server["args"] == ["-m", "mnemex.cli", "mcp"]
-    assert set(server["env"]) == {"MNEMEX_CONNECTION_FILE"}
-    assert Path(server["env"]["MNEMEX_CONNECTION_FILE"]).is_file()
+    assert set(json_object(server, "env")) == {"MNEMEX_CONNECTION_FILE"}
+    assert Path(json_str(server, "env", "MNEMEX_CONNECTION_FILE")).is_file()
 
 
 def test_existing_keys_are_preserved_and_a_backup_is_written_first(home: Path) -> None:
@@ -84,17 +78,17 @@ def test_existing_keys_are_preserved_and_a_backup_is_written_first(home: Path) -
     settings_path.write_text(EXISTING_SETTINGS)
     (home / ".claude.json").write_text('{"numStartups": 7, "mcpServers": {"git": {"command": "uvx"}}}')
     result = run_init(home)
-    settings = read_json(settings_path)
+    settings = read_json_object(settings_path)
     assert settings["model"] == "opus" and settings["env"] == {"FOO": "1"}
-    assert settings["permissions"]["deny"] == ["Read(.env)"]
-    assert settings["permissions"]["allow"][0] == "Bash(ls:*)"
-    assert settings["hooks"]["Stop"][0] == {"hooks": [{"type": "command", "command": "say done"}]}
-    assert len(settings["hooks"]["Stop"]) == 2
-    claude = read_json(home / ".claude.json")
-    assert claude["numStartups"] == 7 and claude["mcpServers"]["git"] == {"command": "uvx"}
+    assert json_at(settings, "permissions", "deny") == ["Read(.env)"]
+    assert json_at(settings, "permissions", "allow", 0) == "Bash(ls:*)"
+    assert json_at(settings, "hooks", "Stop", 0) == {"hooks": [{"type": "command", "command": "say done"}]}
+    assert len(json_list(settings, "hooks", "Stop")) == 2
+    claude = read_json_object(home / ".claude.json")
+    assert claude["numStartups"] == 7 and json_at(claude, "mcpServers", "git") == {"command": "uvx"}
     backups = {b.name.split(".mnemex-backup-")[0]: b.read_text() for b in result.backups}
     assert backups["settings.json"] == EXISTING_SETTINGS
-    assert json.loads(backups[".claude.json"])["numStartups"] == 7
+    assert parse_json_object(backups[".claude.json"])["numStartups"] == 7
 
 
 def test_running_init_twice_changes_nothing(home: Path) -> None:
@@ -138,12 +132,12 @@ def test_uninit_restores_the_original_files_byte_for_byte(home: Path) -> None:
 def test_uninit_removes_only_what_was_added_when_the_user_edited_since(home: Path) -> None:
     run_init(home)
     settings_path = home / ".claude" / "settings.json"
-    settings = read_json(settings_path)
+    settings = read_json_object(settings_path)
     settings["theme"] = "dark"  # a change of the user's after init
-    settings["permissions"]["allow"].append("Bash(git status)")
+    json_list(settings, "permissions", "allow").append("Bash(git status)")
     settings_path.write_text(json.dumps(settings))
     uninit(home)
-    assert read_json(settings_path) == {"theme": "dark", "permissions": {"allow": ["Bash(git status)"]}}
+    assert read_json_object(settings_path) == {"theme": "dark", "permissions": {"allow": ["Bash(git status)"]}}
     assert not (home / ".claude.json").exists()
 
 
@@ -152,34 +146,41 @@ def test_a_value_the_user_already_had_is_not_removed_by_uninit(home: Path) -> No
     (home / ".claude" / "settings.json").write_text('{"permissions": {"allow": ["mcp__mnemex__search_memory"]}}')
     run_init(home)
     uninit(home)
-    assert read_json(home / ".claude" / "settings.json") == {"permissions": {"allow": ["mcp__mnemex__search_memory"]}}
+    assert read_json_object(home / ".claude" / "settings.json") == {
+        "permissions": {"allow": ["mcp__mnemex__search_memory"]}
+    }
 
 
 def test_changed_interpreter_replaces_the_entries_instead_of_adding_more(home: Path) -> None:
     run_init(home)
     init(home, python="/usr/bin/python3", hook_python="/usr/bin/python3", gateway_url=GATEWAY)
-    settings = read_json(home / ".claude" / "settings.json")
+    settings = read_json_object(home / ".claude" / "settings.json")
     for event in CLAUDE_HOOKS:
-        (group,) = settings["hooks"][event]
-        assert group["hooks"][0]["command"].startswith("/usr/bin/python3 -S ")
-    assert read_json(home / ".claude.json")["mcpServers"]["mnemex"]["command"] == "/usr/bin/python3"
+        (group,) = json_list(settings, "hooks", event)
+        assert json_str(group, "hooks", 0, "command").startswith("/usr/bin/python3 -S ")
+    assert json_at(read_json_object(home / ".claude.json"), "mcpServers", "mnemex", "command") == "/usr/bin/python3"
     uninit(home)
     assert not (home / ".claude").exists() and not (home / ".claude.json").exists()
 
 
 def test_cursor_gets_mcp_and_its_own_hooks_marked_as_cursor(home: Path) -> None:
     run_init(home, cursor=True)
-    hooks = read_json(home / ".cursor" / "hooks.json")
+    hooks = read_json_object(home / ".cursor" / "hooks.json")
     assert hooks["version"] == 1
-    assert set(hooks["hooks"]) == set(CURSOR_HOOKS) >= {"sessionStart", "stop"}
+    assert set(json_object(hooks, "hooks")) == set(CURSOR_HOOKS) >= {"sessionStart", "stop"}
     for event, (script, _) in CURSOR_HOOKS.items():
-        argv = shlex.split(hooks["hooks"][event][0]["command"])
+        argv = shlex.split(json_str(hooks, "hooks", event, 0, "command"))
         assert argv[2].endswith(f"hooks/{script}") and argv[-2:] == ["--client", "cursor"]
-    settings = read_json(home / ".claude" / "settings.json")
-    assert all(g["hooks"][0]["command"].endswith("--client claude") for e in CLAUDE_HOOKS for g in settings["hooks"][e])
-    server = read_json(home / ".cursor" / "mcp.json")["mcpServers"]["mnemex"]
+    settings = read_json_object(home / ".claude" / "settings.json")
+    assert all(
+        json_str(g, "hooks", 0, "command").endswith("--client claude")
+        for e in CLAUDE_HOOKS
+        for g in json_list(settings, "hooks", e)
+    )
+    server = json_object(read_json_object(home / ".cursor" / "mcp.json"), "mcpServers", "mnemex")
     assert server["args"] == ["-m", "mnemex.cli", "mcp"]
-    connection_file = read_json(home / ".claude.json")["mcpServers"]["mnemex"]["env"]["MNEMEX_CONNECTION_FILE"]
+    claude = read_json_object(home / ".claude.json")
+    connection_file = json_str(claude, "mcpServers", "mnemex", "env", "MNEMEX_CONNECTION_FILE")
     assert server["env"] == {"MNEMEX_CONNECTION_FILE": connection_file, "MNEMEX_PROJECT_DIR": "${workspaceFolder}"}
 
 
@@ -191,10 +192,10 @@ def test_opencode_gets_plugin_and_mcp_entry(home: Path) -> None:
     plugin = (config / "plugins" / "mnemex.ts").read_text()
     assert GATEWAY in plugin and "__MNEMEX_GATEWAY_URL__" not in plugin
     assert "experimental.chat.messages.transform" in plugin and "session.idle" in plugin
-    data = read_json(config / "opencode.json")
+    data = read_json_object(config / "opencode.json")
     assert data["theme"] == "tokyonight"
     connection_file = str(Path(os.environ["MNEMEX_HOME"]) / "client" / "connection.json")
-    assert data["mcp"]["mnemex"] == {
+    assert json_at(data, "mcp", "mnemex") == {
         "type": "local",
         "command": [PYTHON, "-m", "mnemex.cli", "mcp"],
         "enabled": True,

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from kernel.json_values import JSONObject
 from mnemex.client_setup.jsonc import JsoncError, blank_comments, parse_document
 from mnemex.client_setup.jsonc_edit import patch
 
-SERVER = {"type": "local", "command": ["python", "-m", "mnemex.cli", "mcp"], "enabled": True}
+SERVER: JSONObject = {"type": "local", "command": ["python", "-m", "mnemex.cli", "mcp"], "enabled": True}
 
 COMMENTED = """{
   // OpenCode settings, kept by hand
@@ -23,7 +24,13 @@ COMMENTED = """{
 """
 
 
-def with_server(data: dict[str, object]) -> dict[str, object]:
+def document(text: str) -> JSONObject:
+    value = parse_document(text).value
+    assert isinstance(value, dict)
+    return value
+
+
+def with_server(data: JSONObject) -> JSONObject:
     current = data.get("mcp") or {}
     assert isinstance(current, dict)
     mcp = dict(current)
@@ -42,9 +49,9 @@ def test_blanking_comments_keeps_every_offset() -> None:
     [COMMENTED, "{}", '{"theme": "dark",}', '{\n\t"a": 1 // note\n}\n', '{\n  "mcp": {\n    // none yet\n  }\n}\n'],
 )
 def test_adding_then_removing_mnemexs_server_gives_back_the_text_byte_for_byte(text: str) -> None:
-    original = parse_document(text).value
+    original = document(text)
     added = patch(text, with_server(original))
-    assert parse_document(added).value == with_server(original)
+    assert document(added) == with_server(original)
     for comment in ("// OpenCode settings", '/* "not": a key */', "// my own server", "// theirs", "// note"):
         assert (comment in added) == (comment in text)
     assert patch(added, original) == text

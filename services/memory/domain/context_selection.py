@@ -52,6 +52,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from services.memory.domain.arrays import Vector
 from services.memory.domain.fact_scope import is_foreign_fact
 from services.memory.domain.memory_view import NormalizedMemory
 from services.memory.domain.naming import MEMORY_BANK, SCORED_COLLECTIONS
@@ -130,7 +131,7 @@ def _successor(memory: NormalizedMemory) -> str:
 
 def select(
     ranked: Sequence[NormalizedMemory],
-    vectors: Sequence[np.ndarray | None],
+    vectors: Sequence[Vector | None],
     *,
     session_id: str,
     project: str,
@@ -138,8 +139,8 @@ def select(
     rules: SelectionRules = DEFAULT_SELECTION,
     linked: frozenset[str] = frozenset(),
     prompt: str = "",
-    beside: Sequence[tuple[NormalizedMemory, np.ndarray | None]] = (),
-    current: Sequence[tuple[NormalizedMemory, np.ndarray | None]] = (),
+    beside: Sequence[tuple[NormalizedMemory, Vector | None]] = (),
+    current: Sequence[tuple[NormalizedMemory, Vector | None]] = (),
 ) -> tuple[list[NormalizedMemory], list[Choice]]:
     """(the memories to inject, best first, at most ``limit``; a choice for every result considered).
 
@@ -163,7 +164,7 @@ class _Sifting:
     results, then the current facts of superseded values; ``kept`` indexes them in display order."""
 
     lines: list[NormalizedMemory]
-    vectors: list[np.ndarray | None]
+    vectors: list[Vector | None]
     first: int
     cut: float
     residual: list[frozenset[str]]
@@ -180,9 +181,9 @@ class _Sifting:
     def of(
         cls,
         ranked: Sequence[NormalizedMemory],
-        vectors: Sequence[np.ndarray | None],
-        beside: Sequence[tuple[NormalizedMemory, np.ndarray | None]],
-        current: Sequence[tuple[NormalizedMemory, np.ndarray | None]],
+        vectors: Sequence[Vector | None],
+        beside: Sequence[tuple[NormalizedMemory, Vector | None]],
+        current: Sequence[tuple[NormalizedMemory, Vector | None]],
         prompt: str,
         rules: SelectionRules,
     ) -> _Sifting:
@@ -350,7 +351,7 @@ def _collapsible(kept: NormalizedMemory, other: NormalizedMemory) -> bool:
     return kept.collection in SCORED_COLLECTIONS and other.collection in SCORED_COLLECTIONS
 
 
-def _twin(i: int, kept: list[int], vectors: Sequence[np.ndarray | None], floor: float) -> int | None:
+def _twin(i: int, kept: list[int], vectors: Sequence[Vector | None], floor: float) -> int | None:
     mine = vectors[i] if i < len(vectors) else None
     if mine is None:
         return None

@@ -82,6 +82,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from services.memory.domain.arrays import Vector
 from services.memory.domain.memory_view import NormalizedMemory
 
 
@@ -132,7 +133,7 @@ def is_relevant(cosine: float | None, coverage: float, rules: ListingRules = DEF
 
 def distinct(
     ranked: Sequence[NormalizedMemory],
-    vectors: Sequence[np.ndarray | None],
+    vectors: Sequence[Vector | None],
     relevant: Sequence[bool],
     limit: int,
     rules: ListingRules = DEFAULT_LISTING,
@@ -147,7 +148,7 @@ def distinct(
     by_key: dict[str, int] = {}
     sequences: dict[int, tuple[str, ...]] = {}  # group -> its word sequence, computed when first needed
     # the groups' vectors as rows (one product per result, not one dot per pair); a group without one: row of 0
-    matrix: np.ndarray | None = None
+    matrix: Vector | None = None
     for i, memory in enumerate(ranked):
         key = text_key(memory.content)
         twin = by_key.get(key)

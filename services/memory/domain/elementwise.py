@@ -9,22 +9,24 @@ each keep their formula once this way.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, NamedTuple, TypeVar
+from typing import Generic, NamedTuple, TypeVar
 
 import numpy as np
 
-X = TypeVar("X", float, np.ndarray)  # one number, or a float64 column
+from services.memory.domain.arrays import Column
+
+X = TypeVar("X", float, Column)  # one number, or a float64 column
 
 
-class Ops(NamedTuple):
-    minimum: Callable[[Any, Any], Any]
-    maximum: Callable[[Any, Any], Any]
+class Ops(NamedTuple, Generic[X]):
+    minimum: Callable[[X, float], X]
+    maximum: Callable[[X, float], X]
 
 
-ONE = Ops(min, max)
-COLUMNS = Ops(np.minimum, np.maximum)
+ONE: Ops[float] = Ops(min, max)
+COLUMNS: Ops[Column] = Ops(np.minimum, np.maximum)
 
 
-def clip01(value: X, ops: Ops) -> X:
+def clip01(value: X, ops: Ops[X]) -> X:
     clipped: X = ops.minimum(ops.maximum(value, 0.0), 1.0)
     return clipped

@@ -32,6 +32,7 @@ from datetime import datetime
 import numpy as np
 
 from services.memory.domain import timefmt
+from services.memory.domain.arrays import Vector
 from services.memory.domain.fact_keys import Conflict, FactKey, conflict, fact_key
 from services.memory.domain.fact_scope import same_scope, scope_key
 from services.memory.domain.fact_slots import Slot, slot, slot_conflict
@@ -109,7 +110,7 @@ def _components(n: int, pairs: list[tuple[int, int]]) -> list[list[int]]:
     return list(groups.values())
 
 
-def _pairs(vectors: np.ndarray, floor: float) -> list[tuple[int, int, float]]:
+def _pairs(vectors: Vector, floor: float) -> list[tuple[int, int, float]]:
     if len(vectors) < 2:
         return []
     sims = vectors @ vectors.T
@@ -117,9 +118,7 @@ def _pairs(vectors: np.ndarray, floor: float) -> list[tuple[int, int, float]]:
     return [(int(a), int(b), float(sims[a, b])) for a, b in zip(rows.tolist(), cols.tolist(), strict=True)]
 
 
-def recent_first(
-    records: list[MemoryRecord], vectors: np.ndarray, max_rows: int
-) -> tuple[list[MemoryRecord], np.ndarray]:
+def recent_first(records: list[MemoryRecord], vectors: Vector, max_rows: int) -> tuple[list[MemoryRecord], Vector]:
     """At most ``max_rows`` records, the most recently active ones (the bound on the n x n product)."""
     if len(records) <= max_rows:
         return records, vectors
@@ -127,7 +126,7 @@ def recent_first(
     return [records[i] for i in order], vectors[order]
 
 
-def duplicates(records: list[MemoryRecord], vectors: np.ndarray, rules: CandidateRules) -> list[Cluster]:
+def duplicates(records: list[MemoryRecord], vectors: Vector, rules: CandidateRules) -> list[Cluster]:
     found = [(a, b, s) for a, b, s in _pairs(vectors, rules.duplicate_min) if same_scope(records[a], records[b])]
     lowest: dict[int, float] = {}
     for a, b, sim in found:
@@ -201,7 +200,7 @@ def reworded_contradictions(facts: list[MemoryRecord]) -> list[Cluster]:
     return clusters
 
 
-def failed_contradictions(records: list[MemoryRecord], vectors: np.ndarray, rules: CandidateRules) -> list[Cluster]:
+def failed_contradictions(records: list[MemoryRecord], vectors: Vector, rules: CandidateRules) -> list[Cluster]:
     """Close pairs where one memory was last scored failed and the other was not."""
     clusters = []
     for a, b, sim in sorted(_pairs(vectors, rules.contradiction_min), key=lambda p: -p[2]):

@@ -62,8 +62,7 @@ import math
 from dataclasses import dataclass
 from datetime import datetime
 
-import numpy as np
-
+from services.memory.domain.arrays import Column
 from services.memory.domain.elementwise import COLUMNS, ONE, Ops, X, clip01
 from services.memory.domain.naming import BOOKS, MEMORY_BANK
 from services.memory.domain.record import MemoryRecord
@@ -153,7 +152,7 @@ def learned_score(item: RankInput, weights: RankingWeights = DEFAULT_WEIGHTS) ->
     return (1.0 - evidence) * clamp01(item.score) + evidence * wilson
 
 
-def _trust(learned: X, weights: RankingWeights, ops: Ops) -> X:
+def _trust(learned: X, weights: RankingWeights, ops: Ops[X]) -> X:
     neutral = weights.neutral_quality
     clipped = clip01(learned, ops)
     below: X = ops.minimum(clipped, neutral) / neutral  # == clamp01(learned) / neutral below neutral, else 1.0
@@ -162,13 +161,13 @@ def _trust(learned: X, weights: RankingWeights, ops: Ops) -> X:
     return trust
 
 
-def _recency(age_days: X, weights: RankingWeights, ops: Ops) -> X:
+def _recency(age_days: X, weights: RankingWeights, ops: Ops[X]) -> X:
     exponent: X = ops.maximum(age_days, 0.0) / weights.recency_half_life_days
     recency: X = 0.5**exponent
     return recency
 
 
-def _query_rank(collection_weight: X, relevance: X, learned: X, age_days: X, weights: RankingWeights, ops: Ops) -> X:
+def _query_rank(collection_weight: X, relevance: X, learned: X, age_days: X, weights: RankingWeights, ops: Ops[X]) -> X:
     """``collection_weight * relevance * trust * (1 - share + share * recency)``: the one formula."""
     freshness = 1.0 - weights.recency_share + weights.recency_share * _recency(age_days, weights, ops)
     weight: X = ops.maximum(collection_weight, 0.0)
@@ -197,12 +196,12 @@ def final_rank(item: RankInput, weights: RankingWeights = DEFAULT_WEIGHTS) -> fl
 
 
 def final_ranks(
-    collection_weight: np.ndarray,
-    relevance: np.ndarray,
-    learned: np.ndarray,
-    age_days: np.ndarray,
+    collection_weight: Column,
+    relevance: Column,
+    learned: Column,
+    age_days: Column,
     weights: RankingWeights = DEFAULT_WEIGHTS,
-) -> np.ndarray:
+) -> Column:
     """``final_rank`` of many query candidates at once, from their learned scores (float64 arrays).
 
     The prompt path uses it to order and bound its exact work, never as the reported score."""

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from kernel.blocking_io import BlockingIO
+from services.memory.domain.arrays import Vector
 from services.memory.domain.fact_scope import holds_in
 from services.memory.domain.naming import Scope
 from services.memory.domain.record import MemoryRecord
@@ -91,7 +92,7 @@ class CandidateQuery:
 
     scope: Scope
     params: SearchParams
-    vector: np.ndarray | None
+    vector: Vector | None
     since_ts: float | None
     lexical_only: bool = False
 
@@ -153,7 +154,7 @@ async def gather_candidates(
 
 
 async def boosted(
-    store: MemoryStore, scope: Scope, params: SearchParams, vector: np.ndarray | None, known: set[str]
+    store: MemoryStore, scope: Scope, params: SearchParams, vector: Vector | None, known: set[str]
 ) -> list[Candidate]:
     """The ``boost_ids`` that are not candidates yet, read from the store, with their cosine."""
     found: list[Candidate] = []

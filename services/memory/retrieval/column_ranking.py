@@ -22,11 +22,15 @@ results equal to the generic path's, which ranks every candidate.
 from __future__ import annotations
 
 import heapq
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
+from typing import TypeVar
 
 import numpy as np
+import numpy.typing as npt
 
+from services.memory.domain.arrays import Column, Mask, Vector
 from services.memory.domain.memory_view import NormalizedMemory, view
 from services.memory.domain.naming import Scope
 from services.memory.domain.rank_parts import RankParts
@@ -52,11 +56,11 @@ class _Pool:
 
     collection: str
     ids: list[str]
-    cosine: np.ndarray
-    bm25: np.ndarray  # 0 where not a lexical hit
-    learned: np.ndarray
-    fresh: np.ndarray  # recency anchor, max(created, last used); -inf: unknown
-    cue: np.ndarray
+    cosine: Column
+    bm25: Column  # 0 where not a lexical hit
+    learned: Column
+    fresh: Column  # recency anchor, max(created, last used); -inf: unknown
+    cue: Mask
     dense: int  # the first ``dense`` entries are the dense top N
     sessions: list[str | None]  # each candidate's session ([] when session context is off)
     around: list[Around]  # its neighbours in that session
@@ -65,7 +69,7 @@ class _Pool:
 def _pool(
     mirror: CollectionMirror,
     text: MirrorText,
-    vector: np.ndarray,
+    vector: Vector,
     terms: list[str],
     n: int,
     with_sessions: bool,
@@ -117,7 +121,30 @@ def _pool(
     return pool, [score for _, score in hits]
 
 
-def _choose_extras(pools: list[_Pool], n: int) -> list[np.ndarray]:
+Kind = TypeVar("Kind", np.float64, np.bool_)
+
+
+def _cosine(pool: _Pool) -> Column:
+    return pool.cosine
+
+
+def _bm25(pool: _Pool) -> Column:
+    return pool.bm25
+
+
+def _learned(pool: _Pool) -> Column:
+    return pool.learned
+
+
+def _fresh(pool: _Pool) -> Column:
+    return pool.fresh
+
+
+def _cue(pool: _Pool) -> Mask:
+    return pool.cue
+
+
+def _choose_extras(pools: list[_Pool], n: int) -> list[Mask]:
     """Per pool, a mask of its candidates: the dense ones, plus the best ``n`` missed hits of all pools."""
     extras = [(-float(pool.bm25[i]), p, i) for p, pool in enumerate(pools) for i in range(pool.dense, len(pool.ids))]
     extras.sort(key=lambda item: item[0])  # stable: collection order, then hit order, among equal scores
@@ -132,7 +159,7 @@ async def rank_columns(
     texts: MirrorTexts,
     scope: Scope,
     params: SearchParams,
-    vector: np.ndarray,
+    vector: Vector,
     plan: QueryPlan | None,
     *,
     now: datetime,
@@ -161,10 +188,11 @@ async def rank_columns(
     owner = np.concatenate([np.full(int(k.sum()), p) for p, k in enumerate(keep)])
     index = np.concatenate([np.flatnonzero(k) for k in keep])
 
-    def column(name: str) -> np.ndarray:
-        return np.concatenate([getattr(pool, name)[k] for pool, k in zip(pools, keep, strict=True)])
+    def column(part: Callable[[_Pool], npt.NDArray[Kind]]) -> npt.NDArray[Kind]:
+        return np.concatenate([part(pool)[k] for pool, k in zip(pools, keep, strict=True)])
 
-    cosine, bm25, learned, fresh, cue = (column(c) for c in ("cosine", "bm25", "learned", "fresh", "cue"))
+    cosine, bm25, learned, fresh = (column(c) for c in (_cosine, _bm25, _learned, _fresh))
+    cue = column(_cue)
     share = bm25 / best_bm25 if best_bm25 > 0 else np.zeros_like(bm25)
     relevance = hybrid_relevances(cosine, share, cue, plan, retrieval)
     context = np.ones(len(relevance))

@@ -13,15 +13,16 @@ from typing import Protocol
 
 import numpy as np
 
+from services.memory.domain.arrays import Vector
 from services.memory.domain.memory_errors import EmbeddingUnavailable, InvalidRequest
 
 
 class Embedder(Protocol):
-    async def embed(self, texts: list[str], timeout: float | None = None) -> np.ndarray:
+    async def embed(self, texts: list[str], timeout: float | None = None) -> Vector:
         """(len(texts), dim) float32 unit vectors."""
 
 
-def vector_from_bytes(data: bytes, dim: int) -> np.ndarray:
+def vector_from_bytes(data: bytes, dim: int) -> Vector:
     if len(data) != dim * 4:
         raise InvalidRequest(
             f"vector has {len(data)} bytes; expected {dim * 4} (packed little-endian float32 x {dim}), "
@@ -43,7 +44,7 @@ class Vectors:
         self._max_chars = max_chars  # the model reads ~256 tokens; longer texts are stored whole
         self._timeout_s = timeout_s
 
-    async def embed(self, texts: list[str]) -> np.ndarray:
+    async def embed(self, texts: list[str]) -> Vector:
         if self._embedder is None:
             raise EmbeddingUnavailable("no embedding service configured: send vectors, or set MNEMEX_EMBEDDING_ADDR")
         clipped = [text[: self._max_chars] for text in texts]
@@ -59,10 +60,10 @@ class Vectors:
             )
         return vectors
 
-    async def vector_for(self, text: str, given: bytes = b"") -> np.ndarray:
+    async def vector_for(self, text: str, given: bytes = b"") -> Vector:
         """The caller's vector when given, else ``text`` embedded."""
         if given:
             return vector_from_bytes(given, self.dim)
         vectors = await self.embed([text])
-        first: np.ndarray = vectors[0]
+        first: Vector = vectors[0]
         return first

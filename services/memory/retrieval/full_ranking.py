@@ -22,6 +22,7 @@ from datetime import datetime
 import numpy as np
 
 from kernel.blocking_io import BlockingIO
+from services.memory.domain.arrays import Vector
 from services.memory.domain.filters import matches, within
 from services.memory.domain.memory_view import NormalizedMemory, view
 from services.memory.domain.naming import Scope
@@ -63,7 +64,7 @@ async def rank_every_candidate(
     scope: Scope,
     params: SearchParams,
     *,
-    vector: np.ndarray | None,
+    vector: Vector | None,
     plan: QueryPlan | None,
     lexical_only: bool,
     cutoff: datetime | None,

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from services.memory.domain.arrays import Column, Mask
 from services.memory.domain.elementwise import COLUMNS, ONE, Ops, X, clip01
 from services.memory.retrieval.query_expansion import mentions_time, temporal_hint
 
@@ -124,7 +125,7 @@ def lexical_shares(hits: Iterable[tuple[str, float]]) -> dict[str, float]:
     return {doc_id: score / top for doc_id, score in best.items()}
 
 
-def _blend(cosine: X, share: X, cue: X | float, temporal: bool, settings: RetrievalSettings, ops: Ops) -> X:
+def _blend(cosine: X, share: X, cue: X | float, temporal: bool, settings: RetrievalSettings, ops: Ops[X]) -> X:
     relevance: X = clip01(cosine, ops)
     if not settings.hybrid:
         return relevance
@@ -159,15 +160,16 @@ def hybrid_relevance(
 
 
 def hybrid_relevances(
-    cosine: np.ndarray,
-    lexical_share: np.ndarray,
-    mentions_time_: np.ndarray,
+    cosine: Column,
+    lexical_share: Column,
+    mentions_time_: Mask,
     plan: QueryPlan | None,
     settings: RetrievalSettings,
-) -> np.ndarray:
+) -> Column:
     """``hybrid_relevance`` of columns of candidates (``mentions_time_``: each content's time cue)."""
     temporal = plan is not None and plan.temporal
-    return _blend(cosine, lexical_share, mentions_time_, temporal, settings, COLUMNS)
+    cue = mentions_time_.astype(np.float64)  # 1.0 or 0.0: the same products as the flags themselves
+    return _blend(cosine, lexical_share, cue, temporal, settings, COLUMNS)
 
 
 def rank_candidates(

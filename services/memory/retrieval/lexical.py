@@ -34,7 +34,9 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 
 import numpy as np
+import numpy.typing as npt
 
+from services.memory.domain.arrays import Column
 from services.memory.retrieval.text import query_terms, terms
 
 MAX_DOC_CHARS = 100_000
@@ -78,7 +80,7 @@ class LexicalIndex:
         self._forget_term_parts()
 
     def _forget_term_parts(self) -> None:
-        self._term_parts: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self._term_parts: dict[str, tuple[npt.NDArray[np.int32], Column]] = {}
         self._cached_postings = 0
 
     def __len__(self) -> int:
@@ -219,7 +221,7 @@ class LexicalIndex:
             if n == 0:
                 return []
             avg_len = self._total_len / n or 1.0
-            scores: np.ndarray | None = None
+            scores: Column | None = None
             for term in dict.fromkeys(words):
                 entry = self._postings.get(term)
                 if entry is None:
@@ -235,7 +237,7 @@ class LexicalIndex:
                 return []
             return self._top(scores, k)
 
-    def _term_part(self, term: str, entry: _Postings, avg_len: float) -> tuple[np.ndarray, np.ndarray]:
+    def _term_part(self, term: str, entry: _Postings, avg_len: float) -> tuple[npt.NDArray[np.int32], Column]:
         """A term's postings slots and (k1 + 1) tf / (tf + k1 (1 - b + b len / avg_len)), 0 for dead slots."""
         cached = self._term_parts.get(term)
         if cached is not None:
@@ -253,7 +255,7 @@ class LexicalIndex:
         self._cached_postings += len(slots)
         return slots, part
 
-    def _top(self, scores: np.ndarray, k: int) -> list[tuple[str, float]]:
+    def _top(self, scores: Column, k: int) -> list[tuple[str, float]]:
         positive = np.flatnonzero(scores > 0)
         id_of = self._id_of
         if len(positive) > k:

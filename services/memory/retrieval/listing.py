@@ -19,8 +19,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-import numpy as np
-
+from services.memory.domain.arrays import Vector
 from services.memory.domain.distinct_results import DEFAULT_LISTING, Listed, ListingRules, distinct, is_relevant
 from services.memory.domain.memory_view import NormalizedMemory
 from services.memory.domain.naming import Scope
@@ -65,7 +64,7 @@ async def list_distinct(
         window = min(window * GROWTH, MAX_WINDOW)
 
 
-def _vectors(store: MemoryStore, scope: Scope, ranked: Sequence[NormalizedMemory]) -> list[np.ndarray | None]:
+def _vectors(store: MemoryStore, scope: Scope, ranked: Sequence[NormalizedMemory]) -> list[Vector | None]:
     """The mirrored unit vector of each result (None where its mirror is not built)."""
     by_collection: dict[str, list[str]] = {}
     for memory in ranked:

@@ -27,6 +27,7 @@ import weakref
 
 import numpy as np
 
+from services.memory.domain.arrays import Mask
 from services.memory.retrieval.lexical import LexicalIndex
 from services.memory.retrieval.query_expansion import mentions_time
 from services.memory.storage.collection_mirror import CollectionMirror
@@ -86,7 +87,7 @@ class MirrorText:
         """The BM25 top ``k`` (id, score) for these terms; none in dense mode."""
         return self.lexical.search_terms(terms, k) if terms and self.lexical is not None else []
 
-    def cue_column(self, ids: list[str]) -> np.ndarray:
+    def cue_column(self, ids: list[str]) -> Mask:
         """Whether each of these ids' text mentions time, as a column."""
         cues = self.cues
         return np.array([cues.get(memory_id, False) for memory_id in ids], dtype=bool)

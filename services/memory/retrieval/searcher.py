@@ -17,9 +17,8 @@ from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime, timedelta
 
-import numpy as np
-
 from kernel.blocking_io import BlockingIO
+from services.memory.domain.arrays import Vector
 from services.memory.domain.distinct_results import DEFAULT_LISTING, Listed, ListingRules
 from services.memory.domain.memory_errors import EmbeddingUnavailable
 from services.memory.domain.memory_view import NormalizedMemory, view
@@ -103,7 +102,7 @@ class Searcher:
             return []
         return [view(record, now=self._clock(), weights=self._weights)]
 
-    async def _query_vector(self, params: SearchParams, query_vector: bytes) -> tuple[np.ndarray | None, bool]:
+    async def _query_vector(self, params: SearchParams, query_vector: bytes) -> tuple[Vector | None, bool]:
         """(the query's unit vector, None without one; True when the query could not be embedded and hybrid
         mode answers from keyword matches alone)."""
         if query_vector:
@@ -119,7 +118,7 @@ class Searcher:
             return None, True
 
     async def _ranked(
-        self, scope: Scope, params: SearchParams, vector: np.ndarray | None, lexical_only: bool
+        self, scope: Scope, params: SearchParams, vector: Vector | None, lexical_only: bool
     ) -> list[NormalizedMemory]:
         now = self._clock()
         cutoff = now - timedelta(days=params.days_back) if params.days_back else None

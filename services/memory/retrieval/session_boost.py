@@ -32,22 +32,23 @@ from collections.abc import Sequence
 from typing import TypeVar
 
 import numpy as np
+import numpy.typing as npt
 
 PEERS = 3  # how many of a session's other candidates the peer signal averages
 
 Around = tuple[str | None, str | None]  # (written just before, written just after) in the session
-Value = TypeVar("Value", float, np.ndarray)
+Value = TypeVar("Value", float, npt.NDArray[np.float64])
 
 
 def context_factors(
     ids: Sequence[str],
-    relevance: np.ndarray,
+    relevance: npt.NDArray[np.float64],
     sessions: Sequence[str | None],
     around: Sequence[Around],
     *,
     neighbour_weight: float,
     session_weight: float,
-) -> np.ndarray:
+) -> npt.NDArray[np.float64]:
     """Per candidate, the factor ``f`` with boosted relevance ``1 - (1 - relevance) * f``.
 
     ``ids``, ``relevance``, ``sessions`` and ``around`` describe the same candidates,

@@ -29,6 +29,8 @@ from typing import Any
 
 import numpy as np
 
+from services.memory.domain.arrays import Labels, Vector
+
 DEFAULT_MIN_ROWS = 20_000  # below this many active rows a collection is scanned exactly (about 2 ms at 20k)
 OVERSAMPLE = 4  # candidates fetched per row needed, re-scored exactly
 MIN_FETCH = 64
@@ -47,7 +49,7 @@ def _faiss() -> Any:
 class AnnIndex:
     """A faiss HNSW inner-product index keyed by the mirror's stable row labels."""
 
-    def __init__(self, dim: int, vectors: np.ndarray, labels: np.ndarray) -> None:
+    def __init__(self, dim: int, vectors: Vector, labels: Labels) -> None:
         faiss = _faiss()
         self.dim = dim
         graph = faiss.IndexHNSWFlat(dim, NEIGHBOURS, faiss.METRIC_INNER_PRODUCT)
@@ -70,25 +72,25 @@ class AnnIndex:
     def ef_search(self, value: int) -> None:
         self._graph.hnsw.efSearch = max(1, int(value))
 
-    def add(self, vectors: np.ndarray, labels: np.ndarray) -> None:
+    def add(self, vectors: Vector, labels: Labels) -> None:
         if len(labels):
             self._index.add_with_ids(
                 np.ascontiguousarray(vectors, dtype=np.float32).reshape(-1, self.dim),
                 np.ascontiguousarray(labels, dtype=np.int64),
             )
 
-    def remove(self, labels: np.ndarray) -> None:
+    def remove(self, labels: Labels) -> None:
         """Tombstone: the caller no longer maps these labels to rows (or masks them)."""
         self.dead += len(labels)
 
-    def search(self, vector: np.ndarray, k: int) -> np.ndarray:
+    def search(self, vector: Vector, k: int) -> Labels:
         """Labels of up to ``k`` approximate nearest entries, dead ones included (unordered by exact score)."""
         k = min(k, int(self._index.ntotal))
         if k <= 0:
             return np.zeros(0, dtype=np.int64)
         query = np.ascontiguousarray(vector, dtype=np.float32).reshape(1, self.dim)
         _, labels = self._index.search(query, k)
-        found: np.ndarray = labels[0]
+        found: Labels = labels[0]
         return found[found >= 0]
 
     def stale(self) -> bool:

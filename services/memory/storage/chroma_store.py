@@ -28,6 +28,7 @@ import numpy as np
 from chromadb.config import Settings as ChromaSettings
 
 from kernel.store_health import CHROMA_DB_NAME, StoreUnreadable, chroma_files_problem, first_line
+from services.memory.domain.arrays import Vector
 from services.memory.domain.naming import COLLECTIONS, Scope
 
 SCAN_PAGE = 5000
@@ -44,7 +45,7 @@ class StoredRow:
     collection: str
     document: str
     metadata: dict[str, Any] = field(default_factory=dict)
-    embedding: np.ndarray | None = None
+    embedding: Vector | None = None
 
 
 @dataclass(frozen=True)
@@ -224,7 +225,7 @@ class ChromaStore:
         return self._rows(handle.get(include=include, limit=limit, offset=offset), collection, embeddings)
 
     def query(
-        self, scope: Scope, collection: str, vector: np.ndarray, n: int, where: dict[str, Any] | None = None
+        self, scope: Scope, collection: str, vector: Vector, n: int, where: dict[str, Any] | None = None
     ) -> list[Hit]:
         handle = self._handle(scope, collection, create=False)
         if handle is None or n <= 0:

@@ -48,6 +48,7 @@ from itertools import islice
 
 import numpy as np
 
+from services.memory.domain.arrays import Column, Mask, Positions, Vector
 from services.memory.domain.fact_scope import scope_key
 from services.memory.domain.ranking import DEFAULT_WEIGHTS, RankingWeights, RankInput, learned_score
 from services.memory.domain.record import MemoryRecord
@@ -125,7 +126,7 @@ class CollectionMirror:
         """Every row's record, archived ones included."""
         return list(self._records)
 
-    def put(self, record: MemoryRecord, embedding: np.ndarray | None = None) -> None:
+    def put(self, record: MemoryRecord, embedding: Vector | None = None) -> None:
         """Insert or replace a row; without ``embedding`` an existing row keeps its vector."""
         memory_id = record.id
         slot = self._slot.get(memory_id)
@@ -205,11 +206,11 @@ class CollectionMirror:
         slot = self._slot.get(memory_id)
         return None if slot is None else self._records[slot]
 
-    def vectors_of(self, memory_ids: list[str]) -> dict[str, np.ndarray]:
+    def vectors_of(self, memory_ids: list[str]) -> dict[str, Vector]:
         """The stored unit vectors of the ids this mirror holds (copies, safe outside the lock)."""
         return {m: self._matrix[self._slot[m]].copy() for m in memory_ids if m in self._slot}
 
-    def similarities(self, memory_ids: list[str], vector: np.ndarray) -> list[float]:
+    def similarities(self, memory_ids: list[str], vector: Vector) -> list[float]:
         """Cosine of each known id to ``vector``, in one product (ids must be in the mirror)."""
         if not memory_ids:
             return []
@@ -217,19 +218,19 @@ class CollectionMirror:
         cosines: list[float] = (self._matrix[slots] @ np.asarray(vector, dtype=np.float32)).tolist()
         return cosines
 
-    def holding_in(self, project: str | None) -> np.ndarray | None:
+    def holding_in(self, project: str | None) -> Mask | None:
         """Per slot, whether the row holds in ``project`` (``fact_scope.holds_in``: not a project's fact, or
         that project's); None when every row does (no project given, or no fact belongs to a project)."""
         if project is None or len(self._scope_codes) == 1:
             return None
         scopes = self._scope[: len(self._ids)]
         code = self._scope_codes.get(project)
-        held: np.ndarray = scopes == 0 if code is None else (scopes == 0) | (scopes == code)
+        held: Mask = scopes == 0 if code is None else (scopes == 0) | (scopes == code)
         return held
 
     def scan(
-        self, vector: np.ndarray, k: int, since_ts: float | None = None, project: str | None = None
-    ) -> tuple[np.ndarray, np.ndarray]:
+        self, vector: Vector, k: int, since_ts: float | None = None, project: str | None = None
+    ) -> tuple[Vector, Positions]:
         """(cosine of every row, slots of the ``k`` nearest active rows, best first), optionally only
         rows created at or after ``since_ts``, and only rows that hold in ``project``."""
         n = len(self._ids)
@@ -252,9 +253,9 @@ class CollectionMirror:
             top = slots[np.argpartition(sims[slots], live - k)[live - k :]] if k < live else slots
         return sims, top[np.argsort(-sims[top], kind="stable")]
 
-    def cosines(self, slots: np.ndarray, vector: np.ndarray) -> np.ndarray:
+    def cosines(self, slots: Positions, vector: Vector) -> Vector:
         """Exact cosine of these slots' rows to ``vector``."""
-        result: np.ndarray = self._matrix[slots] @ np.asarray(vector, dtype=np.float32)
+        result: Vector = self._matrix[slots] @ np.asarray(vector, dtype=np.float32)
         return result
 
     @property
@@ -287,8 +288,8 @@ class CollectionMirror:
         return self._ann
 
     def top_slots(
-        self, vector: np.ndarray, k: int, since_ts: float | None = None, project: str | None = None
-    ) -> tuple[np.ndarray, np.ndarray]:
+        self, vector: Vector, k: int, since_ts: float | None = None, project: str | None = None
+    ) -> tuple[Positions, Vector]:
         """(slots of the ``k`` nearest active rows, best first; their exact cosines), only rows that hold
         in ``project`` when it is given.
 
@@ -321,13 +322,13 @@ class CollectionMirror:
     def slot_of(self, memory_id: str) -> int | None:
         return self._slot.get(memory_id)
 
-    def rank_columns(self, slots: np.ndarray) -> tuple[list[str], np.ndarray, np.ndarray]:
+    def rank_columns(self, slots: Positions) -> tuple[list[str], Column, Column]:
         """(ids, learned scores, recency anchors) of these slots."""
         ids = self._ids
         return [ids[i] for i in slots.tolist()], self._learned[slots], self._fresh[slots]
 
     def nearest(
-        self, vector: np.ndarray, k: int, since_ts: float | None = None, project: str | None = None
+        self, vector: Vector, k: int, since_ts: float | None = None, project: str | None = None
     ) -> list[tuple[MemoryRecord, float]]:
         """Top ``k`` active rows by exact cosine (best first), optionally created at or after ``since_ts``,
         and holding in ``project``."""
@@ -335,7 +336,7 @@ class CollectionMirror:
         records = self._records
         return [(records[i], score) for i, score in zip(top.tolist(), cosines.tolist(), strict=True)]
 
-    def active_rows(self) -> tuple[list[MemoryRecord], np.ndarray]:
+    def active_rows(self) -> tuple[list[MemoryRecord], Vector]:
         """Every active row and its unit vector (a copy, safe to use after the lock is released)."""
         slots = np.flatnonzero(self._active[: len(self._ids)])
         return [self._records[i] for i in slots.tolist()], self._matrix[slots].copy()

@@ -16,9 +16,8 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 from typing import Any
 
-import numpy as np
-
 from kernel.blocking_io import BlockingIO
+from services.memory.domain.arrays import Vector
 from services.memory.domain.memory_errors import InvalidRequest
 from services.memory.domain.naming import COLLECTIONS, Scope, memory_id, split_id
 from services.memory.domain.ranking import RankingWeights
@@ -64,7 +63,7 @@ class MemoryStore:
             ann_min_rows=self._ann_min_rows,
         )
 
-    def _mirror_rows(self, scope: Scope, collection: str) -> list[tuple[MemoryRecord, np.ndarray]]:
+    def _mirror_rows(self, scope: Scope, collection: str) -> list[tuple[MemoryRecord, Vector]]:
         rows = self._chroma.scan(scope, collection, embeddings=True)
         return [(_record(r), r.embedding) for r in rows if r.embedding is not None]
 
@@ -93,7 +92,7 @@ class MemoryStore:
                 return _record(rows[0])
         return None
 
-    async def locate_with_vector(self, scope: Scope, memory_id_: str) -> tuple[MemoryRecord, np.ndarray | None] | None:
+    async def locate_with_vector(self, scope: Scope, memory_id_: str) -> tuple[MemoryRecord, Vector | None] | None:
         """Like ``locate``, read from the store with the memory's embedding."""
         for collection, candidate in self._probes(memory_id_):
             rows = await self._io.run(self._chroma.get, scope, collection, [candidate], embeddings=True)
@@ -119,40 +118,38 @@ class MemoryStore:
         rows = await self._io.run(self._chroma.scan, scope, collection, documents=content, where=where)
         return [_record(r) for r in rows]
 
-    async def nearest(
-        self, scope: Scope, collection: str, vector: np.ndarray, n: int
-    ) -> list[tuple[MemoryRecord, float]]:
+    async def nearest(self, scope: Scope, collection: str, vector: Vector, n: int) -> list[tuple[MemoryRecord, float]]:
         """The store's ``n`` nearest memories (HNSW), with their cosine."""
         hits = await self._io.run(self._chroma.query, scope, collection, vector, n)
         return [(_record(h.row), h.similarity) for h in hits]
 
     async def nearest_active(
-        self, scope: Scope, collection: str, vectors: list[np.ndarray], n: int
+        self, scope: Scope, collection: str, vectors: list[Vector], n: int
     ) -> list[list[tuple[MemoryRecord, float]]]:
         """For each unit vector, the ``n`` nearest active memories with their cosine, from the collection's
         mirror (built if needed): one thread hop and one lock for a whole batch of writes."""
         return await self._io.run(self._nearest_active, scope, collection, vectors, n)
 
     def _nearest_active(
-        self, scope: Scope, collection: str, vectors: list[np.ndarray], n: int
+        self, scope: Scope, collection: str, vectors: list[Vector], n: int
     ) -> list[list[tuple[MemoryRecord, float]]]:
         with self.mirrors.read(scope, collection) as mirror:
             return [mirror.nearest(vector, n) for vector in vectors]
 
-    def mirrored_vectors(self, scope: Scope, ids_by_collection: dict[str, list[str]]) -> dict[str, np.ndarray]:
+    def mirrored_vectors(self, scope: Scope, ids_by_collection: dict[str, list[str]]) -> dict[str, Vector]:
         """The unit vectors of these ids from their collections' mirrors, where already built (copies)."""
-        found: dict[str, np.ndarray] = {}
+        found: dict[str, Vector] = {}
         for collection, ids in ids_by_collection.items():
             if self.mirrors.all_built(scope, (collection,)):
                 with self.mirrors.read(scope, collection) as mirror:
                     found.update(mirror.vectors_of(ids))
         return found
 
-    async def active_rows(self, scope: Scope, collection: str) -> tuple[list[MemoryRecord], np.ndarray]:
+    async def active_rows(self, scope: Scope, collection: str) -> tuple[list[MemoryRecord], Vector]:
         """The collection's active memories and their unit vectors, from its mirror (built if needed)."""
         return await self._io.run(self._read_active, scope, collection)
 
-    def _read_active(self, scope: Scope, collection: str) -> tuple[list[MemoryRecord], np.ndarray]:
+    def _read_active(self, scope: Scope, collection: str) -> tuple[list[MemoryRecord], Vector]:
         with self.mirrors.read(scope, collection) as mirror:
             return mirror.active_rows()
 
@@ -165,7 +162,7 @@ class MemoryStore:
         return found if self._owns is None else [item for item in found if self._owns(item[0].user)]
 
     # -- writes -----------------------------------------------------------------------
-    async def add(self, scope: Scope, items: list[tuple[MemoryRecord, np.ndarray]]) -> list[MemoryRecord]:
+    async def add(self, scope: Scope, items: list[tuple[MemoryRecord, Vector]]) -> list[MemoryRecord]:
         """Store new memories; returns them as stored (parsed back from their metadata)."""
         rows = [StoredRow(r.id, r.collection, r.content, to_metadata(r), e) for r, e in items]
         await self.add_rows(scope, rows)
@@ -188,7 +185,7 @@ class MemoryStore:
             self.mirrors.put(scope, _record(row), row.embedding)
 
     async def update(
-        self, scope: Scope, before: MemoryRecord, after: MemoryRecord, embedding: np.ndarray | None = None
+        self, scope: Scope, before: MemoryRecord, after: MemoryRecord, embedding: Vector | None = None
     ) -> MemoryRecord:
         """Write ``after`` over ``before`` (the same memory): the changed metadata keys, plus the
         text and ``embedding`` when one is given (a new text needs its new embedding)."""

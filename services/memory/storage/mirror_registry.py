@@ -21,15 +21,14 @@ import contextlib
 import threading
 from collections.abc import Callable, Iterator
 
-import numpy as np
-
+from services.memory.domain.arrays import Vector
 from services.memory.domain.naming import Scope
 from services.memory.domain.ranking import DEFAULT_WEIGHTS, RankingWeights
 from services.memory.domain.record import MemoryRecord
 from services.memory.storage.collection_mirror import CollectionMirror
 
 # (scope, collection) -> [(record, embedding)]
-Loader = Callable[[Scope, str], list[tuple[MemoryRecord, np.ndarray]]]
+Loader = Callable[[Scope, str], list[tuple[MemoryRecord, Vector]]]
 
 
 class _Entry:
@@ -92,7 +91,7 @@ class Mirrors:
             if entry.mirror is not None:
                 change(entry.mirror)
 
-    def put(self, scope: Scope, record: MemoryRecord, embedding: np.ndarray | None = None) -> None:
+    def put(self, scope: Scope, record: MemoryRecord, embedding: Vector | None = None) -> None:
         """Insert or replace a row of a built mirror (without ``embedding``: a row it already holds)."""
 
         def change(mirror: CollectionMirror) -> None:

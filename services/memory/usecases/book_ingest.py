@@ -22,11 +22,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-import numpy as np
-
 from kernel.blocking_io import BlockingIO
 from kernel.privacy import redact
 from services.memory.domain import timefmt
+from services.memory.domain.arrays import Vector
 from services.memory.domain.chunking import (
     Chunk,
     book_title,
@@ -127,7 +126,7 @@ class Books:
         """Embed batch n+1 while batch n is written; on any failure, remove what this call wrote."""
         batches = [chunks[start : start + EMBED_BATCH] for start in range(0, len(chunks), EMBED_BATCH)]
 
-        def embed(batch: list[Chunk]) -> asyncio.Task[np.ndarray]:
+        def embed(batch: list[Chunk]) -> asyncio.Task[Vector]:
             return asyncio.ensure_future(self._vectors.embed([f"{name}\n{c.text}" for c in batch]))
 
         ids: list[str] = []

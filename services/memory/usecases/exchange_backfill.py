@@ -33,10 +33,9 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
-import numpy as np
-
 from kernel.privacy import redact
 from services.memory.domain import timefmt
+from services.memory.domain.arrays import Vector
 from services.memory.domain.memory_errors import InvalidRequest
 from services.memory.domain.naming import (
     COLLECTIONS,
@@ -112,7 +111,7 @@ class Backfill:
         if dry_run or not fresh:
             return report
         vectors = await self._vectors.embed([record.content for _, record in fresh])
-        by_scope: dict[Scope, list[tuple[MemoryRecord, np.ndarray]]] = {}
+        by_scope: dict[Scope, list[tuple[MemoryRecord, Vector]]] = {}
         for (scope, record), vector in zip(fresh, vectors, strict=True):
             by_scope.setdefault(scope, []).append((record, vector))
         for scope, items in by_scope.items():

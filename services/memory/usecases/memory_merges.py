@@ -32,6 +32,7 @@ import numpy as np
 
 from kernel.privacy import redact
 from services.memory.domain import merge_candidates as rules
+from services.memory.domain.arrays import Vector
 from services.memory.domain.memory_errors import InvalidRequest, MemoryNotFound
 from services.memory.domain.memory_view import NormalizedMemory, view
 from services.memory.domain.merge_candidates import CandidateRules, Cluster
@@ -102,7 +103,7 @@ class Consolidation:
     def _view(self, record: MemoryRecord) -> NormalizedMemory:
         return view(record, now=self._clock(), weights=self._weights)
 
-    async def _pool(self, scope: Scope, collections: tuple[str, ...]) -> tuple[list[MemoryRecord], np.ndarray]:
+    async def _pool(self, scope: Scope, collections: tuple[str, ...]) -> tuple[list[MemoryRecord], Vector]:
         groups = await asyncio.gather(*(self._store.active_rows(scope, c) for c in collections))
         records = [r for rows, _ in groups for r in rows]
         vectors = np.concatenate([v for _, v in groups]) if groups else np.zeros((0, 0), dtype=np.float32)
@@ -216,7 +217,7 @@ class Consolidation:
         importance: float | None,
         confidence: float | None,
         reason: str,
-    ) -> tuple[MemoryRecord, np.ndarray]:
+    ) -> tuple[MemoryRecord, Vector]:
         target = rules.merge_target(sources, requested)
         check_bank_attributes(target, importance, confidence)
         facts = [s for s in sources if s.collection == MEMORY_BANK]

@@ -23,6 +23,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from kernel.privacy import redact
+from services.memory.domain.arrays import Vector
 from services.memory.domain.dedup import Neighbour, decide, dedup_pool, merge_tags, refreshed
 from services.memory.domain.fact_scope import FACT_SCOPE, same_scope, scope_value
 from services.memory.domain.memory_errors import InvalidRequest, LimitReached, MemoryNotFound
@@ -63,7 +64,7 @@ class PendingStore:
     scope: Scope
     collection: str
     text: str
-    embedding: np.ndarray
+    embedding: Vector
     tags: list[str]
     importance: float | None
     confidence: float | None
@@ -147,7 +148,7 @@ class MemoryWrites:
             return [await _outcome(self._store_one(item)) for item in items]
         results: list[StoreResult | BaseException | None] = [None] * len(items)
         found = await self._nearest_of_batch(items)
-        waiting: list[tuple[int, MemoryRecord, np.ndarray]] = []  # new memories not stored yet
+        waiting: list[tuple[int, MemoryRecord, Vector]] = []  # new memories not stored yet
         stale = False  # some of this batch's memories were stored after ``found`` was read
         for index, item in enumerate(items):
             neighbours = found[index]
@@ -188,7 +189,7 @@ class MemoryWrites:
                         known += [Neighbour(r.id, r.collection, s, r.archived) for r, s in groups[position]]
         return found
 
-    def _near_any(self, embedding: np.ndarray, others: list[np.ndarray]) -> bool:
+    def _near_any(self, embedding: Vector, others: list[Vector]) -> bool:
         matrix = np.stack(others)
         norms = np.linalg.norm(matrix, axis=1) * (np.linalg.norm(embedding) or 1.0)
         similarity = (matrix @ embedding) / np.where(norms == 0, 1.0, norms)
@@ -213,11 +214,11 @@ class MemoryWrites:
     async def _add_waiting(
         self,
         items: list[PendingStore],
-        waiting: list[tuple[int, MemoryRecord, np.ndarray]],
+        waiting: list[tuple[int, MemoryRecord, Vector]],
         results: list[StoreResult | BaseException | None],
     ) -> None:
         """One store call per scope for the batch's new memories; each writer gets its memory or the error."""
-        by_scope: dict[Scope, list[tuple[int, MemoryRecord, np.ndarray]]] = {}
+        by_scope: dict[Scope, list[tuple[int, MemoryRecord, Vector]]] = {}
         for entry in waiting:
             by_scope.setdefault(items[entry[0]].scope, []).append(entry)
         for scope, group in by_scope.items():
@@ -260,7 +261,7 @@ class MemoryWrites:
         stored, superseded = await supersede_older_facts(self._store, self._locks, item.scope, stored, self._clock())
         return StoreResult(self._view(stored), False, tuple(superseded))
 
-    async def _nearest(self, scope: Scope, collection: str, vector: np.ndarray) -> list[Neighbour]:
+    async def _nearest(self, scope: Scope, collection: str, vector: Vector) -> list[Neighbour]:
         groups = await asyncio.gather(*(self._store.nearest(scope, c, vector, 2) for c in dedup_pool(collection)))
         return [
             Neighbour(record.id, record.collection, similarity, record.archived)
@@ -284,7 +285,7 @@ class MemoryWrites:
         scope: Scope,
         existing_id: str,
         text: str,
-        embedding: np.ndarray,
+        embedding: Vector,
         tags: list[str],
         importance: float | None,
         confidence: float | None,

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from kernel.privacy import redact
+from services.memory.domain.arrays import Vector
 from services.memory.domain.memory_errors import MemoryServiceError
 from services.memory.domain.naming import (
     COLLECTIONS,
@@ -95,7 +96,7 @@ def _redacted(given: dict[Any, Any]) -> dict[str, Any]:
     }
 
 
-def _embedding(data: dict[str, Any], dim: int) -> np.ndarray | None:
+def _embedding(data: dict[str, Any], dim: int) -> Vector | None:
     """The record's embedding when it is a finite, non-zero vector of this service's dimension."""
     if not isinstance(data.get("embedding"), str):
         return None

@@ -24,8 +24,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
-import numpy as np
-
+from services.memory.domain.arrays import Vector
 from services.memory.domain.context_selection import (
     DEFAULT_SELECTION,
     STALE_VALUE_OF,
@@ -149,7 +148,7 @@ class PrepareContext:
         older = [r for r in [await self._store.locate(scope, i) for i in ids] if r is not None]
         return with_previous(memory, older)
 
-    def _vectors(self, scope: Scope, ranked: Sequence[NormalizedMemory]) -> list[np.ndarray | None]:
+    def _vectors(self, scope: Scope, ranked: Sequence[NormalizedMemory]) -> list[Vector | None]:
         """The mirrored vector of each result (None where not mirrored): a few row copies."""
         if self._store is None or len(ranked) < 2:
             return [None] * len(ranked)

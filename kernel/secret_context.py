@@ -38,6 +38,7 @@ from kernel.secret_tables import NAME_VALUE_ROWS
 from kernel.secret_tokens import TOKEN_PIECES
 from kernel.secret_tools import TOOLS
 from kernel.secret_urls import URL_SECRETS
+from kernel.secret_values import placeholder_token
 
 _LEADING = re.compile(r"^(\(\?i\))?(\\b|\(\?<!\[[^\]]{1,20}\]\))")
 
@@ -83,11 +84,15 @@ def one_line(pattern: str) -> str:
     return "".join(out)
 
 
+def _keep_placeholder(match: re.Match[str]) -> bool:
+    return placeholder_token(match.group(0))
+
+
 def context_recognisers() -> list[Recogniser]:
     """The provider formats, then the context rules (each gated on its words)."""
     out = []
     for kind, pattern in FORMATS:
-        body, keep = _guarded(pattern, None)
+        body, keep = _guarded(pattern, _keep_placeholder)
         gate = FORMAT_GATES.get(kind) or literal_gate(body)
         out.append(Recogniser(kind, re.compile(body), keep=keep, text_words=gate))
     places = COMMAND_LINES + CREDENTIAL_CALLS + AUTHORIZATION + NAMED_VALUES + PASSPHRASES

@@ -84,11 +84,26 @@ def _keyed_value(match: re.Match[str]) -> str:
 _TYPE_NAME = re.compile(r"[a-z]+\d*\.[A-Z][a-z]+")
 
 
+# The first word of a value that says where the secret is instead of giving it: "password: see startup banner".
+_REFERRING_WORDS = frozenset(
+    """see check refer ask contact look read in from stored kept provided given sent set not same as via available
+    found shown printed logged displayed generated managed use using taken loaded fetched retrieved pulled injected
+    mounted rotated supplied passed""".split()
+)
+
+
 def _keep_strong(match: re.Match[str]) -> bool:
     name = match.group(1)
-    if _TYPE_NAME.fullmatch(name) and match.string[match.start() - 1 : match.start()] in ("*", "]"):
+    text, start = match.string, match.start()
+    if _TYPE_NAME.fullmatch(name) and text[start - 1 : start] in ("*", "]"):
         return True
-    return about_a_secret(name) or named_public(match) or value_is_code(_keyed_value(match))
+    value = _keyed_value(match)
+    if text[max(0, start - 2) : start] == "${" and value[:1] in "?+":
+        return True  # ${DB_PASSWORD:?must be set}: the shell's message when it is missing, or its alternative
+    words = value.split()
+    if len(words) >= 2 and words[0].lower() in _REFERRING_WORDS:
+        return True  # "password: see startup banner", "secret: stored in vault"
+    return about_a_secret(name) or named_public(match) or value_is_code(value)
 
 
 # A template or a regular expression ("{hex}:{hex}", "(?:...)", "%(name)s"): a value built by code, not a token.

@@ -22,7 +22,7 @@ from dataclasses import replace
 from kernel.secret_commands import COMMANDS
 from kernel.secret_recogniser import MARKER_PREFIX, Recogniser, inside_a_word, literal_gate, without_leading_boundary
 from kernel.secret_tokens import ANYWHERE, TEXT_WORDS, TOKEN_FORMATS
-from kernel.secret_values import keep_url_password
+from kernel.secret_values import keep_url_password, placeholder_token
 
 __all__ = ["MARKER_PREFIX", "Recogniser", "recognisers"]
 
@@ -51,8 +51,23 @@ def _formats_and_commands() -> list[Recogniser]:
             keep = _keep_command_value  # curl -u "$USER:$TOKEN", --token \ (a continued line): no value here
         elif bounded and kind not in ANYWHERE:
             keep = inside_a_word
+        if group == 0 and kind not in _BLOCKS:
+            keep = _or_placeholder(keep)
         out.append(Recogniser(kind, re.compile(body, flags), groups, keep, text_words=TEXT_WORDS.get(kind, ())))
     return out
+
+
+# Formats that span lines, whose bodies may repeat a character at length (an OpenSSH key's runs of 'A').
+_BLOCKS = frozenset(("private-key", "putty-key"))
+
+
+def _or_placeholder(keep: Callable[[re.Match[str]], bool] | None) -> Callable[[re.Match[str]], bool]:
+    """``keep``, and keep a token whose body is a placeholder (``ghp_xxxx...``, ``AKIAXXXXXXXXXXXXXXXX``)."""
+
+    def keep_placeholder(match: re.Match[str]) -> bool:
+        return placeholder_token(match.group(0)) or (keep is not None and keep(match))
+
+    return keep_placeholder
 
 
 def _mixed(value: str) -> bool:
@@ -92,6 +107,7 @@ def _borrowed() -> list[Recogniser]:
             keep = _not_mixed
         elif plugin == "BasicAuthDetector":
             keep = keep_url_password
+        keep = _or_placeholder(keep)
         gate: tuple[str, ...] = _BORROWED_GATES.get(plugin, ("aws",) if pattern.startswith("aws") else ())
         if plugin in KEYWORD_RULES:
             gate = ("cloudant.com", "softlayer.com")

@@ -70,13 +70,24 @@ _NAME_AS_VALUE = re.compile(r"(?=[A-Z0-9_]{0,32}(?:SECRET|TOKEN|KEY|PASSWORD|PAS
 # A size or a count instead of the value: "password:  24 bytes" (kubectl describe secret), "12 characters".
 _A_SIZE = re.compile(r"\d{1,6}[ \t]+(?:bytes?|chars?|characters?|digits?|letters?|words?|B|KB|KiB)\b.{0,40}")
 _TRAILING = ".,;:)]}!?"
+# '@' and a file's name or path: the value is read from that file (vault kv put, curl -d, az --value).
+_FILE_REFERENCE = re.compile(r"@(?:-|[\w.~-]{0,200}/[\w./~-]{1,200}|[\w.~-]{1,200}\.[A-Za-z]{2,5})")
+# A secret's name in lower-case words joined by '-' or '_', one of them the secret's noun: db-password, api_token.
+_SECRET_WORD = r"(?:password|passwd|pwd|pass|secret|secrets|token|key|apikey|credentials?|creds)"
+_SECRET_NAMED = re.compile(
+    rf"(?:[a-z][a-z0-9]{{0,20}}[-_]){{1,6}}{_SECRET_WORD}(?:[-_][a-z][a-z0-9]{{0,20}}){{0,4}}|"
+    rf"{_SECRET_WORD}(?:[-_][a-z][a-z0-9]{{0,20}}){{1,6}}"
+)
 _NEXT_PARAMETER = re.compile(r"&(?=[A-Za-z_][\w.-]{0,30}=)")
 
 
 def value_is_code(value: str) -> bool:
     """True for a value that refers to a secret instead of being one (``None``, ``self.password``, ``***``)."""
     head = value.split()[0] if value.split() else value
-    head = _NEXT_PARAMETER.split(head, 1)[0].rstrip(_TRAILING)  # secret=X&issuer=Y: X alone
+    head = _NEXT_PARAMETER.split(head, 1)[0]  # secret=X&issuer=Y: X alone
+    if _ELIDED.fullmatch(head):
+        return True  # sk-ant-...: a key shown elided (before its trailing dots are taken for punctuation)
+    head = head.rstrip(_TRAILING)
     if not head:
         return True
     lowered = head.lower()
@@ -86,12 +97,10 @@ def value_is_code(value: str) -> bool:
         return True
     if _NAME_AS_VALUE.fullmatch(head) and sum(c.isdigit() for c in head) <= 3:
         return True
-    if head == "\\":
-        return True  # a shell line continued: the value is on the next line (kernel.secret_continued)
-    if head in _BLOCK_SCALAR:
-        return True  # "password: |": kernel.secret_places takes the lines below
-    if head[0] in "${</[" or head.startswith(("./", "../", "~/")) or head == "~":
-        return True  # a variable, a template, a placeholder, a path or a list
+    if placeholder_token(head):
+        return True  # sk_test_xxxxxxxxxxxxxxxx: a token's shape in an example
+    if _stands_elsewhere(head):
+        return True
     if head[0] == "%" and _PERCENT_TEMPLATE.match(head):
         return True  # %s, %(password)s, %DB_PASSWORD%, %{pass}; not a password that starts with '%'
     if _YAML_TAG.fullmatch(head):
@@ -101,10 +110,23 @@ def value_is_code(value: str) -> bool:
     if _CODE_ATTRIBUTE.fullmatch(head):  # self.password, settings.SECRET_KEY; not "Abc.def9"
         parts = head.split(".")
         return parts[0].lower() in _CODE_OBJECTS or bool(_SECRETISH_NAME.search(parts[-1]))
+    if _SECRET_NAMED.fullmatch(head):
+        return True  # --secret=db-password, prod_api_token: the name a secret is kept under
     # password=password, password=db_password, secret=SECRET: a variable named for what it holds
     return bool(re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", head) and _SECRETISH_NAME.search(head) and "_" in head) or (
         lowered in {"password", "passwd", "pwd", "secret", "token", "key", "pass"}
     )
+
+
+def _stands_elsewhere(head: str) -> bool:
+    """The value is somewhere else: on the next line or the lines below, in a variable, a template, a path or a file."""
+    if head == "\\":
+        return True  # a shell line continued: the value is on the next line (kernel.secret_continued)
+    if head in _BLOCK_SCALAR:
+        return True  # "password: |": kernel.secret_places takes the lines below
+    if head[0] in "${</[" or head.startswith(("./", "../", "~/")) or head == "~":
+        return True  # a variable, a template, a placeholder, a path or a list
+    return _FILE_REFERENCE.fullmatch(head) is not None  # password=@pw.txt: vault, curl and az read that file
 
 
 _NAMED_HASH = re.compile(r"[a-z]+(?:[_-][a-z]+)*[_.-](?=[0-9a-f]{0,15}[a-f])(?=[0-9a-f]{0,15}\d)[0-9a-f]{6,16}")
@@ -129,6 +151,19 @@ def looks_random(value: str) -> bool:
     if _DOTTED_NUMBERS.fullmatch(value):
         return False  # GA1.2.1234567890.1700000000: an analytics cookie, a version, a timestamp
     return not re.fullmatch(r"[\w-]+\.(?:json|ya?ml|txt|pem|key|crt|toml|ini|env|cfg|conf|py)", value, re.IGNORECASE)
+
+
+def placeholder_token(token: str) -> bool:
+    """A token's shape filled in with the letters examples use, as a README shows it: it ends in nine x, y or z or
+    more, separators between them aside (``sk_test_xxxx...``, ``AKIAXXXX...``, ``.../XXX/YYY/ZZZ``). A random body
+    ends so about once in 10**9; a body of zeros or of one other letter is still taken for a token."""
+    letters = 0
+    for char in reversed(token):
+        if char in "xXyYzZ":
+            letters += 1
+        elif char not in "/_.:-":
+            break
+    return letters >= 9
 
 
 def keep_url_password(match: re.Match[str]) -> bool:

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any
 
+from gateway.context_reply import Lesson
 from gateway.inert_text import ELLIPSIS, MAX_MEMORY_CHARS, neutralize
 
 CONTEXT_START = "═══ KNOWN CONTEXT ═══"
@@ -49,7 +50,19 @@ def _safe_id(memory_id: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.:-]", "", memory_id)[:200]
 
 
-def evidence_label(memory: Mapping[str, Any]) -> str:
+def _count(value: object) -> int:
+    """A count read from a memory's JSON as ``int(value or 0)`` read it: a number or a numeric string, else 0."""
+    if not value or not isinstance(value, int | float | str):
+        return 0
+    return int(value)
+
+
+def _metadata(memory: Mapping[str, object]) -> Mapping[str, object]:
+    metadata = memory.get("metadata")
+    return metadata if isinstance(metadata, Mapping) else {}
+
+
+def evidence_label(memory: Mapping[str, object]) -> str:
     """What the outcomes say about a scored memory: "worked 4 of 4", "failed 2 of 3" or "unproven".
 
     Only outcomes that judged the memory count (worked, partial, failed among its
@@ -57,9 +70,9 @@ def evidence_label(memory: Mapping[str, Any]) -> str:
     nothing, so a memory with only unknowns (chatter that keeps surfacing) is
     "unproven" however often it was shown.
     """
-    worked = int(memory.get("worked_count") or 0)
-    partial = int(memory.get("partial_count") or 0)
-    failed = int(memory.get("failed_count") or 0)
+    worked = _count(memory.get("worked_count"))
+    partial = _count(memory.get("partial_count"))
+    failed = _count(memory.get("failed_count"))
     judged = worked + partial + failed
     if judged == 0:
         return "unproven"
@@ -68,21 +81,21 @@ def evidence_label(memory: Mapping[str, Any]) -> str:
     return f"worked {worked} of {judged}"
 
 
-def score_info(memory: Mapping[str, Any]) -> str:
+def score_info(memory: Mapping[str, object]) -> str:
     """Short evidence summary: importance for facts, the title for books, outcomes for the rest."""
     collection = memory.get("collection", "")
     if collection == "memory_bank":
         importance = memory.get("importance")
         return f"imp {importance:.1f}" if isinstance(importance, (int, float)) else ""
     if collection == "books":
-        title = (memory.get("metadata") or {}).get("title")
+        title = _metadata(memory).get("title")
         return f"from {neutralize(str(title), 60)}" if title else ""
     return evidence_label(memory)
 
 
-def context_notes(memory: Mapping[str, Any]) -> list[str]:
+def context_notes(memory: Mapping[str, object]) -> list[str]:
     """What the memory service said about where a line stands: a stale or possibly stale value."""
-    metadata = memory.get("metadata") or {}
+    metadata = _metadata(memory)
     notes = []
     if metadata.get("stale_value_superseded_by"):
         notes.append(f"superseded by [id:{_safe_id(str(metadata['stale_value_superseded_by']))}]")
@@ -104,11 +117,11 @@ def human_date(iso: str) -> str:
     return f"{moment.day} {_MONTHS[moment.month - 1]} {moment.year}"
 
 
-def was_note(memory: Mapping[str, Any]) -> str:
+def was_note(memory: Mapping[str, object]) -> str:
     """The note on a fact that replaced another value, ' (was 14 until 3 Mar 2026)' ('' on any other
     line): the superseded fact gets no line of its own (the memory service sets ``was_value`` /
     ``was_until``, ``services/memory/domain/fact_history.py``)."""
-    metadata = memory.get("metadata") or {}
+    metadata = _metadata(memory)
     value = neutralize(str(metadata.get("was_value") or ""), WAS_VALUE_CHARS)
     if not value:
         return ""
@@ -116,7 +129,7 @@ def was_note(memory: Mapping[str, Any]) -> str:
     return f" (was {value} until {until})" if until else f" (was {value})"
 
 
-def memory_line(memory: Mapping[str, Any], content_limit: int = MAX_MEMORY_CHARS) -> str:
+def memory_line(memory: Mapping[str, object], content_limit: int = MAX_MEMORY_CHARS) -> str:
     parts = (str(memory.get("age") or ""), score_info(memory), str(memory.get("collection") or ""))
     details = [d for d in parts if d] + context_notes(memory)
     content = neutralize(str(memory.get("content", "")), content_limit) + was_note(memory)
@@ -137,20 +150,19 @@ def _times(count: int) -> str:
     return "once" if count == 1 else f"{count} times"
 
 
-def lesson_line(lesson: Mapping[str, Any]) -> str:
+def lesson_line(lesson: Lesson) -> str:
     """One learned solution or failure: its text, its id and the outcome counts behind it."""
-    worked, failed = int(lesson.get("worked") or 0), int(lesson.get("failed") or 0)
+    worked, failed = lesson.worked, lesson.failed
     content_limit = LESSON_CHARS
-    if lesson.get("kind") == "failure":
+    if lesson.kind == "failure":
         content_limit = FAILURE_CHARS
         evidence = f"failed {_times(failed)}" + (f", worked {_times(worked)}" if worked else "")
     else:
         evidence = f"worked {_times(worked)}" + (f", failed {_times(failed)}" if failed else "")
-    content = neutralize(str(lesson.get("content", "")), content_limit)
-    project = neutralize(str(lesson.get("project") or ""), 60)
+    content = neutralize(lesson.content, content_limit)
+    project = neutralize(lesson.project, 60)
     where = f"[project {project}] " if project else ""
-    lesson_id = str(lesson.get("id") or "")
-    tag = f" [id:{_safe_id(lesson_id)}]" if lesson_id else ""  # episode lessons are the kg's text, not memories
+    tag = f" [id:{_safe_id(lesson.id)}]" if lesson.id else ""  # episode lessons are the kg's text, not memories
     return f"• {where}{content}{tag} ({evidence})"
 
 
@@ -159,32 +171,42 @@ ATTEMPT_SEPARATOR = " -> "  # an episode's failed attempt: "what was tried -> th
 TRIED_CHARS = 70
 
 
-def grouped_failures(lessons: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+@dataclass
+class _Attempts:
+    """Failed attempts of one project that ended in the same error: the first, what each tried, their failures."""
+
+    first: Lesson
+    error: str
+    tried: list[str] = field(default_factory=list)
+    failed: int = 0
+
+    def as_lesson(self) -> Lesson:
+        content = "; ".join(dict.fromkeys(self.tried)) + ATTEMPT_SEPARATOR + self.error
+        return replace(self.first, content=content, failed=self.failed)
+
+
+def grouped_failures(lessons: Sequence[Lesson]) -> list[Lesson]:
     """Failed attempts that ended in the same error (same project) as one lesson: "a; b -> error".
 
     Only the kg's own attempt lines (no memory id) are grouped; a memory keeps its own line and id.
     """
-    out: list[Mapping[str, Any]] = []
-    groups: dict[tuple[str, str], dict[str, Any]] = {}
+    out: list[Lesson | _Attempts] = []
+    groups: dict[tuple[str, str], _Attempts] = {}
     for lesson in lessons:
-        content = str(lesson.get("content", ""))
-        if lesson.get("kind") != "failure" or lesson.get("id") or ATTEMPT_SEPARATOR not in content:
+        if lesson.kind != "failure" or lesson.id or ATTEMPT_SEPARATOR not in lesson.content:
             out.append(lesson)
             continue
-        tried, error = content.split(ATTEMPT_SEPARATOR, 1)
-        key = (str(lesson.get("project") or ""), error)
-        group = groups.get(key)
+        tried, error = lesson.content.split(ATTEMPT_SEPARATOR, 1)
+        group = groups.get((lesson.project, error))
         if group is None:
-            group = groups[key] = {**lesson, "tried": [], "failed": 0}
+            group = groups[(lesson.project, error)] = _Attempts(lesson, error)
             out.append(group)
-        group["tried"].append(tried[:TRIED_CHARS])
-        group["failed"] += int(lesson.get("failed") or 0)
-    for (_, error), group in groups.items():
-        group["content"] = "; ".join(dict.fromkeys(group.pop("tried"))) + ATTEMPT_SEPARATOR + error
-    return out
+        group.tried.append(tried[:TRIED_CHARS])
+        group.failed += lesson.failed
+    return [x.as_lesson() if isinstance(x, _Attempts) else x for x in out]
 
 
-def lessons_section(lessons: Sequence[Mapping[str, Any]], budget: int = LESSONS_BUDGET) -> list[str]:
+def lessons_section(lessons: Sequence[Lesson], budget: int = LESSONS_BUDGET) -> list[str]:
     """The lines of what worked and what failed before, within ``budget`` characters: this project's
     fixes, then its failed attempts, then what another project learned (labelled with it), so a
     foreign lesson never takes the room of a local warning nor sits above a local line.
@@ -198,10 +220,10 @@ def lessons_section(lessons: Sequence[Mapping[str, Any]], budget: int = LESSONS_
         (True, "solution", FOREIGN_SOLUTIONS_TITLE),
         (True, "failure", FOREIGN_FAILURES_TITLE),
     ):
-        chosen = [x for x in grouped if x.get("kind") == kind and bool(x.get("project")) == foreign]
+        chosen = [x for x in grouped if x.kind == kind and bool(x.project) == foreign]
         items = [lesson_line(x) for x in chosen]
         # What made the prompt this problem (the kg's judge), said once, on the section's first title.
-        why = next((neutralize(str(x.get("why")), WHY_CHARS) for x in chosen if x.get("why")), "")
+        why = next((neutralize(x.why, WHY_CHARS) for x in chosen if x.why), "")
         heading = f"{title} [matched: {why}]" if why and not lines else title
         for i, line in enumerate(items):
             cost = len(line) + 1 + (len(heading) + 1 if i == 0 else 0)
@@ -221,14 +243,14 @@ def _lesson_words(text: str) -> set[str]:
     return {w for w in _LESSON_WORD.findall(text.lower()) if len(w) > 2}
 
 
-def repeats_lesson(memory: Mapping[str, Any], lessons: Sequence[Mapping[str, Any]]) -> bool:
+def repeats_lesson(memory: Mapping[str, object], lessons: Sequence[Lesson]) -> bool:
     """Whether a memory line would say again what a lesson line above it says: the lesson's
     text inside the memory's, or nearly all of its words there (an exchange that holds the fix
     a lesson states). Say each thing once: the lesson line stays, the memory line goes."""
     content = " ".join(str(memory.get("content", "")).lower().split())
     words = _lesson_words(content)
     for lesson in lessons:
-        text = " ".join(str(lesson.get("content", "")).lower().split())
+        text = " ".join(lesson.content.lower().split())
         if len(text) >= 24 and text in content:
             return True
         wanted = _lesson_words(text)
@@ -238,9 +260,9 @@ def repeats_lesson(memory: Mapping[str, Any], lessons: Sequence[Mapping[str, Any
 
 
 def known_context(
-    memories: Sequence[Mapping[str, Any]],
+    memories: Sequence[Mapping[str, object]],
     budget: int = MAX_OUTPUT_CHARS,
-    lessons: Sequence[Mapping[str, Any]] = (),
+    lessons: Sequence[Lesson] = (),
     content_limit: int = MAX_MEMORY_CHARS,
 ) -> str:
     """The KNOWN CONTEXT block; '' when there is nothing to show.
@@ -260,11 +282,11 @@ def known_context(
     # Lessons learned only in other projects go below this project's memories, in less room (their
     # room is kept): this project's own memories come first.
     below: list[str] = []
-    if lines and all(x.get("project") for x in lessons):
+    if lines and all(x.project for x in lessons):
         below, lines = lessons_section(lessons, min(room, FOREIGN_LESSONS_BUDGET)), []
     used += sum(len(line) + 1 for line in [*lines, *below])
     if lines or below:
-        shown = {str(x.get("id")) for x in lessons}
+        shown = {x.id for x in lessons}
         memories = [m for m in memories if str(m.get("id")) not in shown and not repeats_lesson(m, lessons)]
         if memories and lines:
             lines.append("Other memories:")
@@ -311,9 +333,9 @@ def compose(scoring: str, context: str, limit: int = MAX_OUTPUT_CHARS) -> str:
 
 
 def session_seed(
-    facts: Iterable[Mapping[str, Any]],
-    recent: Iterable[Mapping[str, Any]],
-    proven: Iterable[Mapping[str, Any]],
+    facts: Iterable[Mapping[str, object]],
+    recent: Iterable[Mapping[str, object]],
+    proven: Iterable[Mapping[str, object]],
     *,
     after_compact: bool = False,
     budget: int = 4_000,

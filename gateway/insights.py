@@ -15,7 +15,8 @@ from dataclasses import dataclass
 
 from gateway import formatting, inert_text, prompt_context, replies
 from gateway.backends import Backends
-from gateway.lessons import Lesson, episode_lessons, merge
+from gateway.context_reply import Lesson
+from gateway.lessons import episode_lessons, merge
 from gateway.replies import JsonObject, KgRoute, Memory, memories_json
 from gateway.rpc import Rpc
 from protos.mnemex.common.v1 import common_pb2 as common_pb
@@ -74,8 +75,8 @@ class Insights:
             "text": self.text,
             "memories": memories_json(self.memories),
             "routing": self.routing.to_json(),
-            "solutions": [x.as_dict() for x in self.solutions],
-            "failures": [x.as_dict() for x in self.failures],
+            "solutions": [x.to_json() for x in self.solutions],
+            "failures": [x.to_json() for x in self.failures],
             "actions": [a.to_json() for a in self.actions],
         }
 
@@ -100,8 +101,8 @@ def insights_text(route: KgRoute, lessons: Sequence[Lesson], actions: Sequence[A
         lines.append("Collections that helped for these concepts: " + ", ".join(route.recommended))
     elif route.concepts:
         lines.append("No learned collection preference yet for: " + ", ".join(route.concepts[:8]))
-    solutions = [x.as_dict() for x in lessons if x.kind == "solution"]
-    failures = [x.as_dict() for x in lessons if x.kind == "failure"]
+    solutions = [x for x in lessons if x.kind == "solution"]
+    failures = [x for x in lessons if x.kind == "failure"]
     if solutions:
         lines.append("Known solutions for this problem:")
         lines += [formatting.lesson_line(x) for x in solutions]

@@ -7,7 +7,7 @@ showing; on get-context their ids ride along in the one PrepareContext call
 (``lesson_ids``), which returns their memories and records them as injected,
 so lessons cost no extra round trip. ``resolve`` reads them with one ``Get``
 per id instead, for get_context_insights. ``combine`` turns the memories into
-``Lesson`` records: a memory that moved collection since it was scored comes
+``Lesson`` records (``gateway.context_reply``): a memory that moved collection since it was scored comes
 back under its new id, and kg entries for the same memory (scored before and
 after a promotion) merge. A memory that is gone or archived is dropped.
 
@@ -24,12 +24,13 @@ import asyncio
 import json
 import logging
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import replace
 
 import numpy as np
 
 from gateway import problem_vector
 from gateway.backends import BackendError, Backends, MemoryBackend
+from gateway.context_reply import Lesson
 from gateway.proto_dicts import COLLECTIONS
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.kg.v1 import kg_service_pb2 as kg_pb
@@ -46,37 +47,6 @@ KG_LESSON_LIMIT = 6  # asked of the kg, each
 EPISODE_LESSON_LIMIT = 6  # fixes and failed attempts of matching known problems, asked of the kg
 PROMPT_CHARS = 4_000
 _PREFIXES = sorted(COLLECTIONS, key=len, reverse=True)
-
-
-@dataclass
-class Lesson:
-    """One memory that worked (``kind`` "solution") or failed ("failure") for a matching problem."""
-
-    id: str
-    content: str
-    collection: str
-    kind: str
-    worked: int
-    failed: int
-    uses: int
-    exchange: bool = False  # a stored exchange (the turn itself), shown after other memories
-    # The project a lesson from the kg's episodes was learned in, when it is not this one ("" = here).
-    project: str = ""
-    doc_id: str = ""  # an episode's fix: the exchange it came from (it may be gone since)
-    why: str = ""  # an episode lesson: what made the prompt that problem (the kg's judge)
-
-    def as_dict(self) -> dict[str, object]:
-        return {
-            "id": self.id,
-            "content": self.content,
-            "collection": self.collection,
-            "kind": self.kind,
-            "worked": self.worked,
-            "failed": self.failed,
-            "uses": self.uses,
-            "project": self.project,
-            "why": self.why,
-        }
 
 
 def uid(memory_id: str) -> str:
@@ -125,9 +95,12 @@ def combine(
                     exchange=_is_exchange(memory),
                 )
             elif lesson.kind == kind:
-                lesson.worked += item.worked
-                lesson.failed += item.failed
-                lesson.uses += item.uses
+                merged[memory.id] = replace(
+                    lesson,
+                    worked=lesson.worked + item.worked,
+                    failed=lesson.failed + item.failed,
+                    uses=lesson.uses + item.uses,
+                )
     ordered = sorted(merged.values(), key=lambda x: x.exchange)  # stable: the kg's order within each group
     return [x for x in ordered if x.kind == "solution"] + [x for x in ordered if x.kind == "failure"]
 

@@ -28,12 +28,14 @@ import logging
 import time
 from collections.abc import Awaitable, Coroutine
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import numpy as np
+import numpy.typing as npt
 
-from gateway import formatting, lessons, proto_dicts, replies
+from gateway import formatting, lessons, replies
 from gateway.backends import BackendError, Backends, KgBackend
+from gateway.context_reply import ContextChoice, ContextReply, ContextTokens, Lesson
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.kg.v1 import kg_service_pb2 as kg_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
@@ -89,9 +91,6 @@ class Recalled:
         """The route, plus the memory_bank fact ids the content graph linked to the prompt's entities."""
         return replies.KgRoute.from_proto(self.route, self.concepts, self.context_type, self.fact_ids)
 
-    def as_dict(self) -> dict[str, Any]:
-        return self.as_route().to_json()
-
 
 async def kg_recall(
     kg: KgBackend, scope: common_pb.Scope, text: str, timeout: float, lesson_limit: int = 0
@@ -117,7 +116,7 @@ async def kg_recall(
 
 async def recall(
     backends: Backends, scope: common_pb.Scope, text: str, deadlines: Deadlines
-) -> tuple[Recalled, list[lessons.Lesson]]:
+) -> tuple[Recalled, list[Lesson]]:
     """kg Recall with lessons, their text read with one memory ``Get`` each (get_context_insights;
     get-context has PrepareContext return them instead)."""
     routing = await kg_recall(backends.kg, scope, text, deadlines.kg, lessons.KG_LESSON_LIMIT)
@@ -145,7 +144,7 @@ async def build(
     use_kg: bool,
     client: str,
     preview: bool = False,
-) -> dict[str, Any]:
+) -> ContextReply:
     """Run the pipeline: two calls side by side, then one memory call (``client``: kept with the turn).
 
     ``preview``: the same reply, but the memory service records nothing (no turn, no injection)."""
@@ -153,9 +152,9 @@ async def build(
     timings: dict[str, float] = {}
     started = time.perf_counter()
     query = prompt.strip()
-    vector: np.ndarray | None = None
+    vector: npt.NDArray[np.float32] | None = None
     routing = Recalled()
-    learned: list[lessons.Lesson] = []
+    learned: list[Lesson] = []
     prepare = mem_pb.PrepareContextRequest(
         scope=scope, session_id=session_id, prompt=prompt[:RECORDED_PROMPT_CHARS], client=client, preview=preview
     )
@@ -174,7 +173,7 @@ async def build(
         if isinstance(embed_r, BaseException):
             _failed("embedding", embed_r, degraded)
         else:
-            vector = embed_r[0]
+            vector = np.asarray(embed_r[0], dtype=np.float32)
         if isinstance(routing_r, BaseException):
             _failed("kg", routing_r, degraded)
         else:
@@ -191,8 +190,8 @@ async def build(
         )
         prepare.lesson_ids.extend(lessons.wanted_ids(routing.solutions, routing.failures))
 
-    memories: list[dict[str, Any]] = []
-    choices: list[dict[str, Any]] = []
+    memories: tuple[replies.Memory, ...] = ()
+    choices: tuple[ContextChoice, ...] = ()
     scoring_ids: list[str] = []
     scoring_required = False
     episodes = lessons.start_episode_lessons(
@@ -200,40 +199,39 @@ async def build(
     )
     try:
         reply = await timed("memory", timings, backends.memory.prepare_context(prepare, deadlines.memory))
-        memories = proto_dicts.memories_to_dicts(reply.memories)[:limit]
+        memories = replies.memories(reply.memories)[:limit]
         scoring_required = reply.scoring_required
         scoring_ids = list(reply.injected_ids)
         learned = lessons.combine(routing.solutions, routing.failures, reply.lessons)
-        choices = [proto_dicts.choice_to_dict(c) for c in reply.choices]
+        choices = tuple(ContextChoice.from_proto(c) for c in reply.choices)
     except BackendError as exc:
         _failed("memory", exc, degraded)
 
     # With episodes known, the kg's judge decides whether this prompt is a known problem at all.
     learned = lessons.merge(learned, await episodes, judged=use_kg and bool(query) and routing.episodes)
-    lesson_dicts = [x.as_dict() for x in learned]
     scoring = formatting.scoring_prompt(scoring_ids) if scoring_required else ""
     known = formatting.known_context(
-        memories,
+        replies.memories_json(memories),
         budget=min(formatting.block_chars(limit), formatting.MAX_OUTPUT_CHARS - len(scoring) - 2),
-        lessons=lesson_dicts,
+        lessons=learned,
         content_limit=formatting.INJECTED_MEMORY_CHARS,
     )
     context = formatting.compose(scoring, known)
-    return {
-        "context": context,
-        "known_context": known,
+    return ContextReply(
+        context=context,
+        known_context=known,
         # chars / 4: what the block and the whole injection cost the model
-        "tokens": {"known_context": formatting.token_cost(known), "context": formatting.token_cost(context)},
-        "memories": memories,
-        "choices": choices,
-        "lessons": lesson_dicts,
-        "scoring_required": scoring_required,
-        "scoring_ids": scoring_ids if scoring_required else [],
-        "scoring_prompt": scoring,
-        "routing": routing.as_dict(),
-        "degraded": sorted(set(degraded)),
-        "timings_ms": {**timings, "total": round((time.perf_counter() - started) * 1000, 2)},
-    }
+        tokens=ContextTokens(known_context=formatting.token_cost(known), context=formatting.token_cost(context)),
+        memories=memories,
+        choices=choices,
+        lessons=tuple(learned),
+        scoring_required=scoring_required,
+        scoring_ids=tuple(scoring_ids) if scoring_required else (),
+        scoring_prompt=scoring,
+        routing=routing.as_route(),
+        degraded=tuple(sorted(set(degraded))),
+        timings_ms={**timings, "total": round((time.perf_counter() - started) * 1000, 2)},
+    )
 
 
 async def _no_kg() -> Recalled:
@@ -249,27 +247,10 @@ async def timed(name: str, timings: dict[str, float], awaitable: Awaitable[T]) -
         timings[name] = round((time.perf_counter() - started) * 1000, 2)
 
 
-def empty_result(degraded: list[str]) -> dict[str, Any]:
-    return {
-        "context": "",
-        "known_context": "",
-        "tokens": {"known_context": 0, "context": 0},
-        "memories": [],
-        "choices": [],
-        "lessons": [],
-        "scoring_required": False,
-        "scoring_ids": [],
-        "scoring_prompt": "",
-        "routing": proto_dicts.routing_to_dict(None),
-        "degraded": degraded,
-        "timings_ms": {},
-    }
-
-
-async def within_deadline(pipeline: Coroutine[Any, Any, dict[str, Any]], total: float) -> dict[str, Any]:
+async def within_deadline(pipeline: Coroutine[object, None, ContextReply], total: float) -> ContextReply:
     """``pipeline`` (a ``build``) under the overall deadline (``Deadlines.total``); on overrun, an empty context."""
     try:
         return await asyncio.wait_for(pipeline, total)
     except TimeoutError:
         log.warning("get-context: overall deadline of %.1fs passed; returning no context", total)
-        return empty_result(["timeout"])
+        return ContextReply.empty(("timeout",))

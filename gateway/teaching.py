@@ -15,7 +15,7 @@ import shlex
 from collections import defaultdict
 from collections.abc import Awaitable
 from dataclasses import dataclass, replace
-from typing import Any, cast
+from typing import cast
 
 import numpy as np
 
@@ -253,7 +253,7 @@ def command_action(command: str) -> str:
     return name[:80]
 
 
-def tool_outcome(tool_response: Any) -> common_pb.Outcome | None:
+def tool_outcome(tool_response: object) -> common_pb.Outcome | None:
     """worked / failed from the tool's own report (a failure event, exit code, interruption, a test
     tally); None when it says nothing."""
     if isinstance(tool_response, dict):
@@ -278,7 +278,7 @@ def tool_outcome(tool_response: Any) -> common_pb.Outcome | None:
     return None
 
 
-def failure_output(tool_response: Any) -> str:
+def failure_output(tool_response: object) -> str:
     """The error text of a failed tool call: the failure event's error, else stderr, else the output's tail."""
     if isinstance(tool_response, str):
         return tool_response[-ERROR_OUTPUT_CHARS:]
@@ -291,7 +291,7 @@ def failure_output(tool_response: Any) -> str:
     return ""
 
 
-def attempted(tool_name: str, tool_input: Any) -> str:
+def attempted(tool_name: str, tool_input: object) -> str:
     """What a tool call tried, in a few words: the command line, or the tool and its file or URL."""
     data = tool_input if isinstance(tool_input, dict) else {}
     command = str(data.get("command") or "").strip()
@@ -328,8 +328,8 @@ async def teach_tool_use(
     backends: Backends,
     kg_scope: common_pb.Scope,
     tool_name: str,
-    tool_input: Any,
-    tool_response: Any,
+    tool_input: object,
+    tool_response: object,
     session_id: str = "",
 ) -> ToolTeaching:
     """A tool call's outcome, for any tool and any command (build, migration, git, HTTP, install...):

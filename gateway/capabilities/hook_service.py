@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any
 
 import grpc
 
@@ -26,12 +25,12 @@ from gateway import activity_feed, formatting, input_validation, prompt_context,
 from gateway.backends import Backends
 from gateway.caller import Caller
 from gateway.capabilities.top_facts import top_facts
+from gateway.context_reply import ContextReply
 from gateway.rpc import Rpc
 from gateway.tool_observations import Observation, observe
 from kernel.config import Settings
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
 
-JSON = dict[str, Any]
 log = logging.getLogger("mnemex.gateway.hooks")
 
 SEED_FACTS = 5
@@ -72,7 +71,7 @@ class HookService:
     # -- the prompt hot path -------------------------------------------------
     async def get_context(
         self, caller: Caller, *, session_id: str, prompt: str, limit: int = 5, client: str = ""
-    ) -> JSON:
+    ) -> ContextReply:
         """KNOWN CONTEXT (+ scoring prompt) for a prompt; backend failures degrade, never raise."""
         input_validation.in_range(limit, "limit", input_validation.LIMIT_RANGE)
         input_validation.text(prompt, "prompt", input_validation.MAX_PROMPT_CHARS)
@@ -88,7 +87,9 @@ class HookService:
             client=client,
         )
         result = await prompt_context.within_deadline(pipeline, self.deadlines.total)
-        self.feed.publish(lambda: activity_feed.prompt_event(caller.user, caller.project, session_id, prompt, result))
+        self.feed.publish(
+            lambda: activity_feed.prompt_event(caller.user, caller.project, session_id, prompt, result.to_json())
+        )
         return result
 
     # -- turns -----------------------------------------------------------------

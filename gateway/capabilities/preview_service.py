@@ -10,14 +10,12 @@ session's next prompt gets.
 
 from __future__ import annotations
 
-from typing import Any
-
 from gateway import input_validation, prompt_context, rpc_backends
 from gateway.caller import Caller
+from gateway.context_reply import ContextReply
 from gateway.rpc import Rpc
 from kernel.config import Settings
 
-JSON = dict[str, Any]
 PREVIEW_SESSION = "mnemex-viewer-preview"
 
 
@@ -28,7 +26,7 @@ class PreviewService:
         self.settings = settings
         self.deadlines = deadlines
 
-    async def preview(self, caller: Caller, *, prompt: str, limit: int = 5) -> JSON:
+    async def preview(self, caller: Caller, *, prompt: str, limit: int = 5) -> ContextReply:
         """get-context's reply for ``prompt`` in ``caller``'s project (a new session), with nothing recorded."""
         input_validation.in_range(limit, "limit", input_validation.LIMIT_RANGE)
         prompt = input_validation.text(prompt, "prompt", input_validation.MAX_PROMPT_CHARS)

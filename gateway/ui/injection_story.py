@@ -9,14 +9,16 @@
 - ``left_out_reason(choice, titles)``: why a search result was not injected, in words, naming the
   line it copies by its title instead of its id.
 
-Pure functions over the turn record's plain dicts (``data.ViewerData.session``).
+Pure functions over a turn's choices, typed (``context_reply.ContextChoice``, as the preview's reply holds
+them) or as the turn record keeps them (their JSON, ``data.ViewerData.session``), and its memories' JSON.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Mapping, Sequence
 
+from gateway.context_reply import ContextChoice
 from gateway.ui.memory_titles import outcome_words
 
 FLOOR = 0.15  # as services/memory/domain/context_selection.SelectionRules: absolute floor ...
@@ -48,47 +50,55 @@ def matched_words(prompt: str, content: str) -> list[str]:
     return [w for w in words(prompt) if w in held][:MAX_MATCHED]
 
 
-def relevance_of(choice: dict[str, Any] | None) -> float | None:
+def as_choice(choice: ContextChoice | Mapping[str, object]) -> ContextChoice:
+    """A choice as the turn record keeps it (its JSON), typed; a typed one as it is."""
+    return choice if isinstance(choice, ContextChoice) else ContextChoice.from_json(choice)
+
+
+def relevance_of(choice: ContextChoice | Mapping[str, object] | None) -> float | None:
     if not choice:
         return None
-    value = choice.get("relevance")
-    return float(value) if isinstance(value, int | float) and value else None
+    return as_choice(choice).relevance or None
 
 
-def why_shown(prompt: str, memory: dict[str, Any] | None, choice: dict[str, Any] | None) -> str:
+def why_shown(
+    prompt: str, memory: Mapping[str, object] | None, choice: ContextChoice | Mapping[str, object] | None
+) -> str:
     """One plain sentence: what tied the memory to the prompt, and its track record."""
     if memory is None:
         return "Shown then; the memory is no longer stored."
-    parts = (choice or {}).get("parts") or {}
+    chosen = as_choice(choice) if choice else None
     matched = matched_words(prompt, str(memory.get("content") or ""))
     if matched:
         because = "it matched " + " ".join(f"'{w}'" for w in matched)
-    elif parts.get("kg_linked"):
+    elif chosen is not None and chosen.parts is not None and chosen.parts.kg_linked:
         because = "the knowledge graph tied it to what the prompt names"
     else:
         because = "it is close in meaning to the prompt"
     record = outcome_words(memory)
     said = f"Shown because {because}" + (f" and {record}" if record != "not scored yet" else ", not scored yet")
-    merged = len((choice or {}).get("merged_ids") or [])
+    merged = len(chosen.merged_ids) if chosen is not None else 0
     if merged:
         said += f"; {merged} cop{'y' if merged == 1 else 'ies'} of it folded in"
     return said + "."
 
 
-def floor_of(choices: list[dict[str, Any]]) -> float | None:
+def floor_of(choices: Sequence[ContextChoice | Mapping[str, object]]) -> float | None:
     """The relevance floor in force for this prompt; None when no result carried a similarity."""
-    for choice in choices:
-        found = CUT.search(str(choice.get("reason") or ""))
+    typed = [as_choice(c) for c in choices]
+    for choice in typed:
+        found = CUT.search(choice.reason)
         if found:
             return float(found.group(2))
-    best = max((r for r in (relevance_of(c) for c in choices) if r is not None), default=None)
+    best = max((r for r in (relevance_of(c) for c in typed) if r is not None), default=None)
     return None if best is None else round(max(FLOOR, RELATIVE_FLOOR * best), 2)
 
 
-def left_out_reason(choice: dict[str, Any], titles: dict[str, str]) -> str:
+def left_out_reason(choice: ContextChoice | Mapping[str, object], titles: Mapping[str, str]) -> str:
     """Why a result was left out, in words; a copy names the line it copies by its title."""
-    reason = str(choice.get("reason") or "")
-    twin = next(iter(choice.get("merged_ids") or []), "")
+    chosen = as_choice(choice)
+    reason = chosen.reason
+    twin = next(iter(chosen.merged_ids), "")
     if reason.startswith("below relevance floor"):
         found = CUT.search(reason)
         return f"below the relevance floor ({found.group(1)} < {found.group(2)})" if found else "below the floor"

@@ -9,12 +9,12 @@ Mounted through the memories page's router (``memories_page``), beside the searc
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse
 
 from gateway import input_validation
+from gateway.context_reply import ContextReply
 from gateway.ui.data import ViewerData
 from gateway.ui.page_render import UiRoute, is_htmx, render
 from gateway.ui.viewer_deps import viewer
@@ -31,7 +31,7 @@ async def preview(
     data: ViewerData = Depends(viewer),
 ) -> HTMLResponse:
     caller = data.caller(project)
-    result: dict[str, Any] | None = None
+    result: ContextReply | None = None
     if prompt.strip():
         result, names = await asyncio.gather(data.preview(caller, prompt), data.project_names())
     else:

@@ -9,6 +9,7 @@ import uuid
 import pytest
 
 from gateway import formatting
+from gateway.context_reply import Lesson
 from gateway.formatting import CONTEXT_END, CONTEXT_START, known_context, score_info, scoring_prompt
 from gateway.inert_text import neutralize
 from tests.unit.gateway.cl100k import count, encoding
@@ -172,7 +173,7 @@ def test_session_seed_is_bounded_and_sectioned() -> None:
 def test_a_memory_that_repeats_a_lesson_is_not_shown_again() -> None:
     # Measured: on a recurrence the same fix filled 2.6 lines per block (the lesson, the exchange
     # holding it, its copies). The lesson line says it once.
-    lesson = {"kind": "solution", "id": "", "content": "Applied `astype(np.int64)`; the check passes now", "worked": 2}
+    lesson = Lesson("", "Applied `astype(np.int64)`; the check passes now", "", "solution", 2, 0, 2)
     exchange = memory(
         "User: weird negative aggregate again / Assistant: Applied `astype(np.int64)`; the check passes now: 6 passed",
         "working",

@@ -8,6 +8,7 @@ import json
 import numpy as np
 
 from gateway import lessons
+from gateway.context_reply import Lesson
 from gateway.problem_vector import combined
 from protos.mnemex.kg.v1 import kg_service_pb2 as kg_pb
 from tests.unit.gateway.backend_fakes import SCOPE, Fakes, memory, unpacked, vector
@@ -109,7 +110,7 @@ def test_episode_lessons_are_skipped_when_the_kg_is_down() -> None:
 def test_a_disabled_start_asks_nothing() -> None:
     fakes = Fakes()
 
-    async def scenario() -> list[lessons.Lesson]:
+    async def scenario() -> list[Lesson]:
         return await lessons.start_episode_lessons(fakes.backends, SCOPE, "s1", "p", None, 0.3, enabled=False)
 
     assert asyncio.run(scenario()) == [] and fakes.kg.episode_asks == []

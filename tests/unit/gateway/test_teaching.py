@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any
 
 from gateway import teaching
+from gateway.replies import JsonObject
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
 from tests.unit.gateway.backend_fakes import SCOPE, Fakes, by_outcome, memory
@@ -35,7 +35,7 @@ def scored(exchange_id: str) -> mem_pb.ScoreResponse:
     )
 
 
-def teach(fakes: Fakes, reply: mem_pb.ScoreResponse, outcome: common_pb.Outcome = WORKED) -> dict[str, Any]:
+def teach(fakes: Fakes, reply: mem_pb.ScoreResponse, outcome: common_pb.Outcome = WORKED) -> JsonObject:
     return asyncio.run(teaching.teach(fakes.backends, SCOPE, reply, outcome)).to_json()
 
 
@@ -149,8 +149,8 @@ COMMAND = "cd app && uv run pytest -x -q tests/test_orders.py"
 
 
 def teach_tool(
-    fakes: Fakes, tool: str, tool_input: dict[str, Any], response: Any, session: str = "s1"
-) -> dict[str, Any]:
+    fakes: Fakes, tool: str, tool_input: dict[str, object], response: object, session: str = "s1"
+) -> JsonObject:
     return asyncio.run(teaching.teach_tool_use(fakes.backends, SCOPE, tool, tool_input, response, session)).to_json()
 
 

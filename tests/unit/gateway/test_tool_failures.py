@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from gateway import formatting, teaching, tool_observations
+from gateway.context_reply import Lesson
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 
 HOOKS = Path(__file__).resolve().parents[3] / "hooks"
@@ -99,17 +100,9 @@ def test_a_failed_command_is_observed_with_its_error_line() -> None:
 
 
 def test_an_episode_lesson_line_has_no_id_and_names_a_foreign_project() -> None:
-    local = formatting.lesson_line(
-        {"id": "", "content": "Set pythonpath in pyproject", "kind": "solution", "worked": 2}
-    )
+    local = formatting.lesson_line(Lesson("", "Set pythonpath in pyproject", "", "solution", 2, 0, 2))
     foreign = formatting.lesson_line(
-        {
-            "id": "",
-            "content": "pip install billing -> ModuleNotFoundError",
-            "kind": "failure",
-            "failed": 1,
-            "project": "shop",
-        }
+        Lesson("", "pip install billing -> ModuleNotFoundError", "", "failure", 0, 1, 1, project="shop")
     )
     assert "[id:" not in local and local.startswith("• Set pythonpath in pyproject (worked")
     assert foreign.startswith("• [project shop] pip install billing") and "[id:" not in foreign

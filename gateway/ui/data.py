@@ -28,7 +28,7 @@ from gateway.gateway_errors import InvalidInput, NotFound
 from gateway.ui import graph_view
 from gateway.ui.project_scope import Facts, ScopeRow, scoped_counts, shows_in, without_memories
 from kernel import projects
-from kernel.json_values import JSONObject, as_list, as_object, object_at, parse_value, str_at
+from kernel.json_values import JSONObject, as_list, object_at, parse_value, str_at
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
 
 MemoryJson = replies.JsonObject  # a memory as the pages read it: ``replies.Memory.to_json`` (a search hit's too)
@@ -98,7 +98,7 @@ class OverviewStats(TypedDict):
     counts: dict[str, int]
     score_histogram: dict[str, int]
     events: dict[str, int]
-    events_by_day: JSONObject  # {day: {event kind: count}}
+    events_by_day: replies.JsonObject  # {day: {event kind: count}}
 
 
 class Overview(TypedDict):
@@ -315,7 +315,7 @@ class ViewerData:
             counts=dict(reply.counts),
             score_histogram=dict(reply.score_histogram),
             events=dict(reply.events),
-            events_by_day=_json_object(reply.events_by_day_json),
+            events_by_day=replies.json_object(reply.events_by_day_json),
         )
         return Overview(project=caller.project, stats=stats, projects=scoped_counts(scopes, _facts(reply)))
 
@@ -655,11 +655,3 @@ def _choices(text: str) -> list[JSONObject]:
     except ValueError:
         return []
     return [c for c in as_list(value) if isinstance(c, dict)]
-
-
-def _json_object(text: str) -> JSONObject:
-    """A JSON object carried in a proto string field; anything else (empty, malformed, a list) is {}."""
-    try:
-        return as_object(parse_value(text)) if text else {}
-    except ValueError:
-        return {}

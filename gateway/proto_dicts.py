@@ -1,6 +1,6 @@
-"""Request words as proto enums (outcomes, sort orders, collections), and the prompt path's proto replies
-as the dicts its JSON reply is built from (a context choice, the kg's route, a memory: ``replies.Memory``'s
-JSON). Every other reply becomes a frozen dataclass of ``gateway.replies``.
+"""Request words as proto enums (outcomes, sort orders, collections), checked with errors that name the
+allowed words. Replies go the other way through ``gateway.replies``: each proto becomes a frozen dataclass
+there once, and its ``to_json`` is the only JSON made of it.
 
 Imports only generated protobuf modules (no grpc runtime, no fastapi).
 """
@@ -8,12 +8,9 @@ Imports only generated protobuf modules (no grpc runtime, no fastapi).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
-from gateway import replies
 from gateway.gateway_errors import InvalidInput
 from protos.mnemex.common.v1 import common_pb2 as common_pb
-from protos.mnemex.kg.v1 import kg_service_pb2 as kg_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
 
 OUTCOMES = ("worked", "partial", "unknown", "failed")
@@ -76,40 +73,3 @@ def collections(names: Iterable[str] | None) -> list[str]:
             "(or omit collections to search all five)"
         )
     return chosen
-
-
-def _json_object(text: str) -> dict[str, Any]:
-    return replies.json_object(text)
-
-
-def choice_to_dict(choice: mem_pb.ContextChoice) -> dict[str, Any]:
-    """Why PrepareContext kept or left out one search result (shown by the viewer)."""
-    return {
-        "id": choice.id,
-        "kept": choice.kept,
-        "reason": choice.reason,
-        "merged_ids": list(choice.merged_ids),
-        "relevance": round(choice.relevance, 4),
-        "parts": _rank_parts(choice.parts) if choice.HasField("parts") else None,
-    }
-
-
-def _rank_parts(parts: mem_pb.RankParts) -> dict[str, Any]:
-    """What made an injected memory's rank: the same rounded numbers the turn record keeps."""
-    numbers = ("dense", "lexical", "session_context", "relevance", "kg_weight", "learned", "final")
-    return {**{name: round(getattr(parts, name), 4) for name in numbers}, "kg_linked": parts.kg_linked}
-
-
-def memory_to_dict(memory: mem_pb.Memory) -> dict[str, Any]:
-    """The normalized memory shape shared by REST, MCP and the CLI (``replies.Memory``'s JSON)."""
-    return replies.Memory.from_proto(memory).to_json()
-
-
-def memories_to_dicts(memories: Iterable[mem_pb.Memory]) -> list[dict[str, Any]]:
-    return [memory_to_dict(m) for m in memories]
-
-
-def routing_to_dict(
-    reply: kg_pb.RouteResponse | None, concepts: Iterable[str] = (), context_type: str = ""
-) -> dict[str, Any]:
-    return replies.KgRoute.from_proto(reply, concepts, context_type).to_json()

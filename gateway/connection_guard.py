@@ -33,9 +33,9 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from typing import Any
 
 import httptools
+from starlette.types import Receive, Scope, Send
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from kernel.config import is_loopback
@@ -65,7 +65,7 @@ REQUEST_TIMEOUT = (
 )
 
 
-async def _class_full(scope: Any, receive: Any, send: Any) -> None:
+async def _class_full(scope: Scope, receive: Receive, send: Send) -> None:
     await send(
         {
             "type": "http.response.start",

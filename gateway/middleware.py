@@ -10,23 +10,19 @@ from __future__ import annotations
 
 import hmac
 import json
-from collections.abc import Awaitable, Callable, MutableMapping, Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
 
 from starlette.requests import ClientDisconnect
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gateway.user_tokens import UserTokens, authenticated_user
-
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
-ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 OPEN_ROUTES = {("GET", "/api/health")}
 
 
-async def send_json(send: Send, status: int, body: dict[str, Any], headers: Sequence[tuple[bytes, bytes]] = ()) -> None:
+async def send_json(
+    send: Send, status: int, body: Mapping[str, object], headers: Sequence[tuple[bytes, bytes]] = ()
+) -> None:
     payload = json.dumps(body).encode()
     await send(
         {

@@ -19,9 +19,10 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from types import FrameType
-from typing import Any
+from typing import Literal, TypedDict, Unpack
 
 import uvicorn
+from starlette.types import ASGIApp
 
 from gateway.connection_guard import GuardedHttpProtocol
 
@@ -29,21 +30,28 @@ TICK_S = 1.0
 TICKS_PER_REFRESH = 10  # uvicorn refreshes the Date header when its tick counter is a multiple of 10
 
 
-def server_config(app: Any, host: str, port: int, **overrides: Any) -> uvicorn.Config:
-    """The gateway's uvicorn configuration (``overrides`` for tests: e.g. ``lifespan``, ``fd``)."""
-    settings: dict[str, Any] = {
-        "host": host,
-        "port": port,
-        "http": GuardedHttpProtocol,
-        "log_level": "warning",
-        "log_config": None,  # kernel.logs formats every record: uvicorn's handlers would print whole messages
-        "access_log": False,
-        "timeout_keep_alive": 5,
-        "timeout_graceful_shutdown": 5,
-        "limit_concurrency": None,  # the guard admits by class (hooks keep their own room)
-    }
-    settings.update(overrides)
-    return uvicorn.Config(app, **settings)
+class ServerOverrides(TypedDict, total=False):
+    """What a test may set otherwise: uvicorn.Config's keywords of the same names."""
+
+    http: type[asyncio.Protocol]
+    lifespan: Literal["auto", "on", "off"]
+
+
+def server_config(app: ASGIApp, host: str, port: int, **overrides: Unpack[ServerOverrides]) -> uvicorn.Config:
+    """The gateway's uvicorn configuration (``overrides`` for tests: the ``http`` protocol, ``lifespan``)."""
+    return uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        http=overrides.get("http", GuardedHttpProtocol),
+        lifespan=overrides.get("lifespan", "auto"),
+        log_level="warning",
+        log_config=None,  # kernel.logs formats every record: uvicorn's handlers would print whole messages
+        access_log=False,
+        timeout_keep_alive=5,
+        timeout_graceful_shutdown=5,
+        limit_concurrency=None,  # the guard admits by class (hooks keep their own room)
+    )
 
 
 class QuietServer(uvicorn.Server):

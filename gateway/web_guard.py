@@ -36,7 +36,9 @@ import ipaddress
 from collections.abc import Sequence
 from urllib.parse import urlsplit
 
-from gateway.middleware import ASGIApp, Receive, Scope, Send, send_json
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from gateway.middleware import send_json
 from kernel.config import is_loopback
 
 GUARDED_PREFIXES = ("/api", "/mcp")

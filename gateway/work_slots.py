@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import asyncio
 
-from gateway.middleware import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 OTHER_WORK_SLOTS = 4
 EXEMPT_PREFIXES = ("/api/hooks/",)

@@ -25,12 +25,13 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, cast
 
 from fastapi import FastAPI
 from starlette.routing import Route
+from starlette.types import ASGIApp, Lifespan, Receive, Scope, Send
 
 from gateway.middleware import send_json
 from kernel.config import is_loopback, split_host_port
@@ -41,7 +42,6 @@ if TYPE_CHECKING:
     from gateway.gateway_composition import Gateway
 
 MCP_PATH = "/mcp"
-ASGIApp = Callable[[MutableMapping[str, Any], Any, Any], Awaitable[None]]
 NOT_RUNNING = {"error": "the MCP endpoint is not running (gateway starting or stopping)"}
 NO_STREAM = {
     "error": "this MCP endpoint is stateless: it answers each POST with JSON and offers no event stream (GET) "
@@ -78,7 +78,7 @@ class _LazyEndpoint:
                     self._app = await self._start(self._stop)
         return self._app
 
-    async def __call__(self, scope: MutableMapping[str, Any], receive: Any, send: Any) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope.get("method") != "POST":
             # The transport allows a server without a GET stream to say 405; a held stream would only
             # carry pings here (no server-initiated messages in stateless mode) and hold a connection.
@@ -147,7 +147,7 @@ def mount(app: FastAPI, gateway: Gateway, path: str = MCP_PATH) -> None:
     outer = app.router.lifespan_context
 
     @asynccontextmanager
-    async def lifespan(instance: Any) -> AsyncIterator[Any]:
+    async def lifespan(instance: object) -> AsyncIterator[Mapping[str, object] | None]:
         endpoint.open()
         try:
             async with outer(instance) as state:
@@ -157,4 +157,5 @@ def mount(app: FastAPI, gateway: Gateway, path: str = MCP_PATH) -> None:
             if runners:
                 await asyncio.gather(*runners, return_exceptions=True)
 
-    app.router.lifespan_context = lifespan
+    # It yields what the app's own lifespan yields: stateless (None) or a state, as that one is.
+    app.router.lifespan_context = cast("Lifespan[object]", lifespan)

@@ -20,9 +20,9 @@ import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any
 
 from gateway.replies import ScoredMemory
+from kernel.json_values import bool_at, float_at, int_at, object_at, objects_at, str_at, strs_at
 
 log = logging.getLogger("mnemex.gateway.activity")
 
@@ -213,19 +213,19 @@ def items_of(
     return tuple(found)
 
 
-def prompt_event(user: str, project: str, session_id: str, prompt: str, reply: Mapping[str, Any]) -> Activity:
+def prompt_event(user: str, project: str, session_id: str, prompt: str, reply: Mapping[str, object]) -> Activity:
     """get-context's reply (``prompt_context.build``) as an event: the prompt, what was injected, at what cost."""
-    relevance = {str(c["id"]): float(c["relevance"]) for c in reply.get("choices", ()) if c.get("kept")}
+    relevance = {str_at(c, "id"): float_at(c, "relevance") for c in objects_at(reply, "choices") if bool_at(c, "kept")}
     return Activity(
         kind="prompt",
         user=user,
         project=project,
         session_id=session_id,
         text=clip(prompt),
-        items=items_of(reply.get("memories", ()), relevance),
-        tokens=int(reply.get("tokens", {}).get("context", 0)),
-        duration_ms=float(reply.get("timings_ms", {}).get("total", 0.0)),
-        degraded=tuple(str(d) for d in reply.get("degraded", ())),
+        items=items_of(list(objects_at(reply, "memories")), relevance),
+        tokens=int_at(object_at(reply, "tokens"), "context"),
+        duration_ms=float_at(object_at(reply, "timings_ms"), "total"),
+        degraded=tuple(strs_at(reply, "degraded")),
     )
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
@@ -41,6 +40,7 @@ from gateway.web_guard import HostRule, WebGuard
 from gateway.work_slots import WorkSlots
 from kernel import __version__
 from kernel.config import Settings, home_id, split_host_port
+from kernel.json_values import as_list, as_object, list_at, str_at
 
 log = logging.getLogger("mnemex.gateway")
 
@@ -53,11 +53,13 @@ INGEST_BODY_LIMIT = input_validation.MAX_BOOK_BYTES * 4 // 3 + 64 * 1024
 BACKFILL_BODY_LIMIT = 4 * 1024 * 1024
 
 
-def _validation_message(errors: list[dict[str, Any]]) -> str:
+def _validation_message(errors: object) -> str:
+    """'where: msg; ...' of the first five of FastAPI's validation errors (a list of objects, made encodable)."""
     parts = []
-    for error in errors[:5]:
-        where = ".".join(str(p) for p in error.get("loc", ()) if p != "body")
-        parts.append(f"{where or 'body'}: {error.get('msg', 'invalid')}")
+    for error in as_list(errors)[:5]:
+        found = as_object(error)
+        where = ".".join(str(p) for p in list_at(found, "loc") if p != "body")
+        parts.append(f"{where or 'body'}: {str_at(found, 'msg', 'invalid')}")
     return "; ".join(parts) or "invalid request"
 
 

@@ -17,12 +17,12 @@ names another user is rejected (counted as invalid) instead of adopted.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Any
 
 from gateway.gateway_errors import InvalidInput
 from gateway.safe_json import UnrepresentableNumber, decode_json
+from kernel.json_values import JSONObject, JSONValue
 
 FORMAT_NAME = "mnemex-export"
 FORMAT_VERSION = 1
@@ -50,13 +50,15 @@ class ImportTally:
             self.errors.append(f"line {number}: {why}")
 
 
-def encode_line(obj: dict[str, Any]) -> bytes:
+def encode_line(obj: Mapping[str, object]) -> bytes:
     return (json.dumps(obj, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
 
 
-def scope_key(scope: Any) -> tuple[str, str] | None:
-    if isinstance(scope, dict) and isinstance(scope.get("user"), str):
-        return scope["user"], str(scope.get("project") or "")
+def scope_key(scope: object) -> tuple[str, str] | None:
+    if isinstance(scope, dict):
+        user = scope.get("user")
+        if isinstance(user, str):
+            return user, str(scope.get("project") or "")
     return None
 
 
@@ -68,10 +70,10 @@ class _Rejected(ValueError):
     pass
 
 
-def _scope(given: Any, default: dict[str, str], keep_user: bool) -> dict[str, str]:
+def _scope(given: object, default: Mapping[str, str], keep_user: bool) -> JSONObject:
     key = scope_key(given)
     if key is None:
-        return dict(default)
+        return {**default}
     if keep_user and key[0] != default["user"]:
         raise ForeignUser(
             f"belongs to user {key[0]!r}; this gateway imports only into its own user {default['user']!r} "
@@ -80,16 +82,19 @@ def _scope(given: Any, default: dict[str, str], keep_user: bool) -> dict[str, st
     return {"user": default["user"], "project": key[1]}
 
 
-def _header_version(obj: dict[str, Any]) -> int:
+def _header_version(obj: JSONObject) -> int:
+    version = obj.get("version", 0) or 0
     try:
-        return int(obj.get("version", 0) or 0)
+        if not isinstance(version, (str, int, float)):
+            raise TypeError(f"version is a {type(version).__name__}")
+        return int(version)
     except (TypeError, ValueError):
         return FORMAT_VERSION + 1  # unreadable: treat as a format this build does not know
 
 
 def classify_line(
     raw: bytes, number: int, default: dict[str, str], *, keep_user: bool, tally: ImportTally
-) -> dict[str, Any] | None:
+) -> JSONObject | None:
     """One JSONL line -> ``{"type": "memory", "record"}`` / ``{"type": "kg", "scope", "graph"}`` or None.
 
     Header and end lines and blank lines give None; malformed lines are counted
@@ -128,7 +133,7 @@ def classify_line(
         return None
 
 
-def _classify_record(obj: dict[str, Any], kind: Any, default: dict[str, str], keep_user: bool) -> dict[str, Any]:
+def _classify_record(obj: JSONObject, kind: JSONValue, default: dict[str, str], keep_user: bool) -> JSONObject:
     if kind == "kg":
         if not isinstance(obj.get("graph"), dict):
             raise _Rejected("kg line without a 'graph' object")

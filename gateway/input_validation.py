@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from typing import Any
 
 from gateway.gateway_errors import InvalidInput
 
@@ -73,7 +72,7 @@ def tags(values: Iterable[str] | None) -> list[str]:
     return out
 
 
-def metadata_json(filters: Mapping[str, Any] | None) -> str:
+def metadata_json(filters: Mapping[str, object] | None) -> str:
     if not filters:
         return ""
     if not isinstance(filters, Mapping):

@@ -27,13 +27,16 @@ import json
 import math
 import re
 import sys
-from typing import Any, Literal
+from typing import Literal, TypeVar
+
+from kernel.json_values import JSONValue
 
 NonFinite = Literal["reject", "null"]
 Path = tuple[str | int, ...]
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 MAX_DEPTH = 64  # arrays and objects inside one another; real requests nest a handful deep
+T = TypeVar("T")
 
 
 class TooDeep(ValueError):
@@ -78,18 +81,19 @@ def replace_surrogates(text: str) -> str:
     return _SURROGATE.sub("\ufffd", text)
 
 
-def decode_json(raw: bytes | str, *, non_finite: NonFinite = "reject") -> Any:
+def decode_json(raw: bytes | str, *, non_finite: NonFinite = "reject") -> JSONValue:
     """Parse ``raw`` as described in the module doc; malformed JSON raises ``json.JSONDecodeError``."""
     text = raw if isinstance(raw, str) else raw.decode(json.detect_encoding(raw), "replace")
     found = False
 
-    def mark(value: Any) -> Any:
+    def mark(value: T) -> T:
         nonlocal found
         found = found or isinstance(value, _Unrepresentable)
         return value
 
     try:
-        value = json.loads(
+        # JSON, except where ``found``: there ``_Unrepresentable`` placeholders, which ``_clean`` settles.
+        value: JSONValue = json.loads(
             text,
             parse_constant=lambda token: mark(_Unrepresentable(token)),
             parse_float=lambda token: mark(_parse_float(token)),
@@ -106,11 +110,11 @@ def decode_json(raw: bytes | str, *, non_finite: NonFinite = "reject") -> Any:
     return _clean(value, (), non_finite)
 
 
-def nesting_exceeds(value: Any, limit: int) -> bool:
+def nesting_exceeds(value: object, limit: int) -> bool:
     """Whether ``value`` holds arrays or objects more than ``limit`` deep; iterative, so any depth is safe."""
     if not isinstance(value, (dict, list)):
         return False
-    stack: list[tuple[Any, int]] = [(value, 1)]
+    stack: list[tuple[dict[str, object] | list[object], int]] = [(value, 1)]
     while stack:
         item, depth = stack.pop()
         children = item.values() if isinstance(item, dict) else item
@@ -120,7 +124,7 @@ def nesting_exceeds(value: Any, limit: int) -> bool:
     return False
 
 
-def _clean(value: Any, path: Path, non_finite: NonFinite) -> Any:
+def _clean(value: object, path: Path, non_finite: NonFinite) -> JSONValue:
     if isinstance(value, str):
         return replace_surrogates(value)
     if isinstance(value, _Unrepresentable):
@@ -128,17 +132,19 @@ def _clean(value: Any, path: Path, non_finite: NonFinite) -> Any:
             return None
         raise UnrepresentableNumber(path, value.literal)
     if isinstance(value, dict):
-        out = {}
+        out: dict[str, JSONValue] = {}
         for key, item in value.items():
             clean_key = replace_surrogates(key)
             out[clean_key] = _clean(item, (*path, clean_key), non_finite)
         return out
     if isinstance(value, list):
         return [_clean(item, (*path, index), non_finite) for index, item in enumerate(value)]
-    return value
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    raise TypeError(f"not a value json.loads makes: {type(value).__name__}")  # unreachable: the parser's own
 
 
-def json_safe(value: Any) -> Any:
+def json_safe(value: object) -> object:
     """``value`` with lone surrogates replaced, bytes decoded and non-finite floats as strings, so any JSON
     encoder takes it."""
     if isinstance(value, str):
@@ -154,7 +160,7 @@ def json_safe(value: Any) -> Any:
     return value
 
 
-def echo_of(value: Any, limit: int = 200) -> Any:
+def echo_of(value: object, limit: int = 200) -> object:
     """What a 422 reply may echo of an input: the value when its JSON is at most ``limit`` characters, else a
     short description (a reply never repeats a large or deep body back)."""
     try:

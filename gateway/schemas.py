@@ -7,7 +7,7 @@ selects the project.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
@@ -22,7 +22,9 @@ _CWD = Field(default=None, max_length=4096, description="client working director
 _SESSION = Field(default="", max_length=v.MAX_ID_CHARS)
 # Which assistant sent a hook request (hooks and the OpenCode plugin say it; older hooks do not).
 ClientName = Literal["", "claude", "cursor", "opencode"]
-_CLIENT: Any = Field(default="", description="the assistant client: claude, cursor or opencode; kept with the turn")
+_CLIENT: ClientName = Field(
+    default="", description="the assistant client: claude, cursor or opencode; kept with the turn"
+)
 
 
 class Body(BaseModel):
@@ -70,8 +72,8 @@ class PostToolUseBody(Body):
     session_id: str = _SESSION
     cwd: str | None = _CWD
     tool_name: str = Field(default="", max_length=200)
-    tool_input: Any = None
-    tool_response: Any = None
+    tool_input: object = None  # the client's JSON, as it sent it
+    tool_response: object = None
 
 
 class RecordOutcomeBody(Body):
@@ -91,7 +93,7 @@ class SearchBody(Body):
     collections: list[CollectionName] | None = Field(default=None, max_length=5)
     limit: int = Field(default=10, ge=1, le=100)
     sort_by: SortBy = "relevance"
-    metadata: dict[str, Any] | None = None
+    metadata: dict[str, object] | None = None
     all_projects: bool = False  # every project of the user, the best of all, each with its project
 
 
@@ -149,8 +151,8 @@ class RemoveBookBody(Body):
 
 class BackfillToolUse(Body):
     tool_name: str = Field(max_length=200)
-    tool_input: Any = None
-    tool_response: Any = None
+    tool_input: object = None  # the client's JSON, as it sent it
+    tool_response: object = None
 
 
 class BackfillExchange(Body):

@@ -12,7 +12,6 @@ import os
 import re
 import shlex
 from dataclasses import dataclass
-from typing import Any
 
 from kernel.error_signature import error_line
 
@@ -49,7 +48,7 @@ def _relative(path: str, cwd: str | None) -> str:
     return path
 
 
-def _response_text(response: Any) -> str:
+def _response_text(response: object) -> str:
     if isinstance(response, str):
         return response
     if isinstance(response, dict):
@@ -103,7 +102,7 @@ def run_summary(output: str) -> str:
     return ""
 
 
-def _failed(response: Any) -> bool:
+def _failed(response: object) -> bool:
     """The tool reported a failure: a failure event (PostToolUseFailure) or a non-zero exit code."""
     if not isinstance(response, dict):
         return False
@@ -111,7 +110,7 @@ def _failed(response: Any) -> bool:
     return bool(response.get("failed")) or (isinstance(code, int) and not isinstance(code, bool) and code != 0)
 
 
-def observe(tool_name: str, tool_input: Any, tool_response: Any, cwd: str | None) -> Observation | None:
+def observe(tool_name: str, tool_input: object, tool_response: object, cwd: str | None) -> Observation | None:
     if not tool_name or tool_name in _QUIET_TOOLS or tool_name.startswith("mcp__mnemex"):
         return None
     data = tool_input if isinstance(tool_input, dict) else {}

@@ -10,7 +10,6 @@ import json
 import logging
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
-from typing import Any
 
 import grpc
 
@@ -20,6 +19,7 @@ from gateway.gateway_errors import InvalidInput
 from gateway.rpc import Rpc, translate
 from kernel import __version__
 from kernel.config import Settings
+from kernel.json_values import JSONObject, object_at, str_at
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.kg.v1 import kg_service_pb2 as kg_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
@@ -97,7 +97,7 @@ class PortabilityService:
             raise InvalidInput("keep_user writes records under other users: only the operator's MNEMEX_TOKEN may")
         default = {"user": caller.user, "project": caller.project}
         tally = ImportTally()
-        graphs: list[dict[str, Any]] = []
+        graphs: list[JSONObject] = []
         stopped: list[InvalidInput] = []
 
         async def memory_requests() -> AsyncIterator[mem_pb.ImportRequest]:
@@ -134,7 +134,8 @@ class PortabilityService:
         tally.skipped_existing += reply.skipped_existing
         tally.invalid += reply.invalid
         for graph in graphs:
-            scope = common_pb.Scope(user=graph["scope"]["user"], project=graph["scope"]["project"])
+            named = object_at(graph, "scope")  # export_format._scope: both always strings
+            scope = common_pb.Scope(user=str_at(named, "user"), project=str_at(named, "project"))
             if await self._graph_already_there(scope, graph):
                 tally.graphs_skipped += 1
                 continue
@@ -147,7 +148,7 @@ class PortabilityService:
             tally.kg_edges += kg_reply.edges
         return tally
 
-    async def _graph_already_there(self, scope: common_pb.Scope, graph: dict[str, Any]) -> bool:
+    async def _graph_already_there(self, scope: common_pb.Scope, graph: JSONObject) -> bool:
         """kg.Import merges (counts add up), so a replayed file must not be merged twice.
 
         A mnemex export graph is skipped when the scope already holds exactly it.

@@ -15,7 +15,7 @@ A test sends these to every POST route of the app.
 from __future__ import annotations
 
 from collections.abc import Callable, Coroutine
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from fastapi import Request, Response
 from fastapi.exceptions import RequestValidationError
@@ -23,6 +23,7 @@ from fastapi.routing import APIRoute
 
 from gateway.gateway_errors import GatewayError
 from gateway.safe_json import NonFinite, TooDeep, UnrepresentableNumber, decode_json
+from kernel.json_values import JSONValue
 
 
 class UnsupportedBody(GatewayError):
@@ -34,7 +35,7 @@ class UnsupportedBody(GatewayError):
 class _DecodedJSONRequest(Request):
     non_finite: ClassVar[NonFinite] = "reject"
 
-    async def json(self) -> Any:
+    async def json(self) -> JSONValue:
         if not hasattr(self, "_decoded"):
             self._decoded = decode_json(await self.body(), non_finite=self.non_finite)
         return self._decoded
@@ -57,7 +58,7 @@ class JSONRoute(APIRoute):
 
     request_class: ClassVar[type[_DecodedJSONRequest]] = _DecodedJSONRequest
 
-    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+    def get_route_handler(self) -> Callable[[Request], Coroutine[object, None, Response]]:
         handler = super().get_route_handler()
         request_class = self.request_class
         has_body = self.body_field is not None

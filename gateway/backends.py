@@ -16,8 +16,9 @@ and report as they are best-effort.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
+import numpy as np
 import numpy.typing as npt
 
 from protos.mnemex.kg.v1 import kg_service_pb2 as kg_pb
@@ -35,7 +36,7 @@ class BackendError(Exception):
 
 
 class EmbeddingBackend(Protocol):
-    async def embed(self, texts: list[str], timeout: float, *, reconnect: bool = False) -> npt.NDArray[Any]:
+    async def embed(self, texts: list[str], timeout: float, *, reconnect: bool = False) -> npt.NDArray[np.float32]:
         """(len(texts), dim) float32 unit vectors. ``reconnect``: a channel still reconnecting after its
         backend restarted gets a short grace instead of failing at once (the prompt path)."""
         ...

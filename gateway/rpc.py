@@ -36,9 +36,9 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 import grpc
 from google.protobuf.message import Message
@@ -62,6 +62,14 @@ Resp = TypeVar("Resp")
 Msg = TypeVar("Msg", bound=Message)
 
 T = TypeVar("T")
+T_co = TypeVar("T_co", covariant=True)
+
+
+class Attempt(Protocol[T_co]):
+    """One try of a call, given its deadline and whether to wait for a reconnecting channel."""
+
+    def __call__(self, *, timeout: float, wait_for_ready: bool) -> Awaitable[T_co]: ...
+
 
 DEFAULT_TIMEOUT = 5.0
 RECONNECT_GRACE = 0.5  # seconds a call waits for a channel that is reconnecting
@@ -102,7 +110,7 @@ def translate(service: str, exc: grpc.aio.AioRpcError) -> GatewayError:
     return BackendUnavailable(service, f"{code.name}: {detail}")
 
 
-async def reconnecting(call: Callable[..., Awaitable[T]], timeout: float) -> T:
+async def reconnecting(call: Attempt[T], timeout: float) -> T:
     """``call(timeout=..., wait_for_ready=...)``, retried once on UNAVAILABLE with wait_for_ready.
 
     A channel whose backend just restarted can still be in reconnect backoff:

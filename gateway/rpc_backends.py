@@ -7,10 +7,12 @@ name. ``over(rpc)`` builds the three; the composition root calls it once.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Awaitable
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import grpc
+import numpy as np
 import numpy.typing as npt
 
 from gateway.backends import BackendError, Backends
@@ -32,10 +34,10 @@ class RpcEmbedding:
     def __init__(self, rpc: Rpc) -> None:
         self.rpc = rpc
 
-    async def embed(self, texts: list[str], timeout: float, *, reconnect: bool = False) -> npt.NDArray[Any]:
+    async def embed(self, texts: list[str], timeout: float, *, reconnect: bool = False) -> npt.NDArray[np.float32]:
         client = self.rpc.embedding
         if reconnect:
-            return await _answered("embedding", reconnecting(lambda **options: client.embed(texts, **options), timeout))
+            return await _answered("embedding", reconnecting(functools.partial(client.embed, texts), timeout))
         return await _answered("embedding", client.embed(texts, timeout=timeout))
 
 

@@ -11,11 +11,16 @@ together).
 from __future__ import annotations
 
 from dataclasses import fields
-from typing import Any
+from typing import TYPE_CHECKING, TypeVar
 
 from kernel.memory_rules import OUTCOME_WORDS, LifecycleRules, OutcomeRule, Rules
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+Shape = TypeVar("Shape", bound="DataclassInstance")
 
 __all__ = ["DEFAULT_RULES", "Rules", "rules_from_proto"]  # Rules: the kernel's, as the gateway modules import it
 
@@ -27,25 +32,26 @@ WORD_OF_OUTCOME = {
 }
 
 
-def _copy(message: object, shape: type) -> dict[str, Any]:
-    """The fields of the dataclass ``shape``, read from ``message`` under the same names."""
-    return {f.name: getattr(message, f.name) for f in fields(shape)}
+def _copy(message: object, shape: type[Shape], **given: object) -> Shape:
+    """A ``shape`` (a dataclass) whose fields are read from ``message`` under the same names, but for ``given``."""
+    # the fields' types are the proto's: a test pins the two together
+    return shape(**{f.name: getattr(message, f.name) for f in fields(shape) if f.name not in given}, **given)
 
 
 def rules_from_proto(reply: mem_pb.GetRulesResponse) -> Rules:
     by_word = {
-        WORD_OF_OUTCOME[rule.outcome]: OutcomeRule(**_copy(rule, OutcomeRule))
+        WORD_OF_OUTCOME[rule.outcome]: _copy(rule, OutcomeRule)
         for rule in reply.outcomes
         if rule.outcome in WORD_OF_OUTCOME
     }
     missing = set(OUTCOME_WORDS) - set(by_word)
     if missing:
         raise ValueError(f"GetRules answered without rules for {', '.join(sorted(missing))}")
-    nested = ("lifecycle", "outcomes")
-    return Rules(
-        lifecycle=LifecycleRules(**_copy(reply.lifecycle, LifecycleRules)),
+    return _copy(
+        reply,
+        Rules,
+        lifecycle=_copy(reply.lifecycle, LifecycleRules),
         outcomes={word: by_word[word] for word in OUTCOME_WORDS},
-        **{name: value for name, value in _copy(reply, Rules).items() if name not in nested},
     )
 
 

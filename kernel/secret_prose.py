@@ -34,11 +34,15 @@ _VALUE_END = r"(?=[,;.!?)]?(?:\s|$))"
 _WORD_VALUE = r"[\"'`«]?([^\s\"'`«»]{4,128}?)[\"'`»]?" + _VALUE_END
 
 
+# A name in one case then '=': "mode=fast", "MAX_AGE=30" is a setting; a password may hold '=' ("5o=I2@*", "Lm=4q!").
+_KEY_EQUALS = re.compile(r"[a-z_][a-z0-9_.-]{2,40}=|[A-Z_][A-Z0-9_.-]{2,40}=")
+
+
 def password_shaped(value: str) -> bool:
     """Letters with digits or symbols, mixed case or a symbol: ``Fae4oJckbGnqRq1``, ``cinder83!``; not a path,
     a URL, a call, a version (``dashboard_v2``, ``sha256:...``) or a plain word."""
     value = value.rstrip(".,;:!?")
-    if len(value) < 6 or value_is_code(value) or re.search(r"[/:=()\\]", value):
+    if len(value) < 6 or value_is_code(value) or re.search(r"[/:()\\]", value) or _KEY_EQUALS.match(value):
         return False
     letters = any(c.isalpha() for c in value)
     digits = any(c.isdigit() for c in value)
@@ -176,6 +180,17 @@ PROSE: list[Place] = [
         _keep_word,
         line_words=("login", "log in", "log-in", "creds", "credential", "user", "wifi", "wi-fi", "wlan", "vpn"),
     ),
+    # "log into the jump host as admin / PW", "sign in to grafana with ops:PW", "ssh in as deploy, PW": a way in, a
+    # few words, "as" or "with" a user, then the password after '/', ':', ',' or "and"
+    Place(
+        "prose-password",
+        r"(?i)\b(?:log(?:ged)?[ \t-]?(?:in(?:to)?|on)|sign(?:ed)?[ \t-]?(?:in(?:to)?|on)|ssh(?:[ \t]+in(?:to)?)?|"
+        r"connect(?:ed)?|authenticate)(?:[ \t]+[^\s/:]{1,40}){0,6}?[ \t]+(?:as|with)[ \t]+[\"'`]?[\w.@+-]{1,64}[\"'`]?"
+        r"(?:[ \t]*[/:,][ \t]*|[ \t]+and[ \t]+(?:password[ \t]+)?)" + _WORD_VALUE,
+        1,
+        _keep_word,
+        line_words=("log", "sign", "ssh", "connect", "authenticate"),
+    ),
     # "API key (prod): KEY", "use this token for the API calls: KEY": a noun, a note or a few words, a colon, a
     # random token (or, after a password's noun, a password-shaped value)
     Place(
@@ -222,7 +237,7 @@ PROSE: list[Place] = [
     # other languages: "das Passwort ist X", "la contraseña es X", "пароль: X"
     Place(
         "prose-password",
-        rf"(?i)(?<![\w-])(?:(?:{_FOREIGN_NOUNS})(?:[ \t]+\w{{1,12}}){{0,3}}?(?:[ \t]*{_FOREIGN_VERBS}))" + _WORD_VALUE,
+        rf"(?i)(?<![\w-])(?:(?:{_FOREIGN_NOUNS})(?:[ \t]+\w{{1,12}}){{0,5}}?(?:[ \t]*{_FOREIGN_VERBS}))" + _WORD_VALUE,
         1,
         _keep_word,
         line_words=_FOREIGN_WORDS,

@@ -26,6 +26,27 @@ def _hex(seed: str, length: int) -> str:
     return hashlib.sha256(f"fifth-round-hex:{seed}".encode()).hexdigest()[:length]
 
 
+# Each rule family added in the fifth round, as a (text, the secret in it) pair.
+CASES = {
+    # prose: a password holding '=', after a noun and several words, in English and other languages
+    "portuguese-several-words": ("a senha do servidor de testes é Lm=4q!Tz8", "Lm=4q!Tz8"),
+    "german-several-words": ("das Kennwort für den alten Server ist Wq=8z!Rk3", "Wq=8z!Rk3"),
+    # prose: a way in, "as" or "with" a user, then the password
+    "ssh-into-as": ("ssh into the build box as ci-runner / Hv8=kq!Zt then run make", "Hv8=kq!Zt"),
+    "sign-in-with": ("sign in to the staging console with ops@acme.io: Rz7!mWq2x", "Rz7!mWq2x"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_each_family_of_the_fifth_round_is_redacted(name: str) -> None:
+    text, secret = CASES[name]
+    cleaned = redact(text)
+    assert secret not in cleaned, cleaned
+    assert redact(cleaned) == cleaned
+    inside = redact(f"log line 1\n{text}\nlog line 3")
+    assert secret not in inside and inside.startswith("log line 1\n") and inside.endswith("\nlog line 3")
+
+
 # Ordinary text near a secret's place: examples, placeholders, references to a secret kept elsewhere.
 LOOK_ALIKES = [
     # a token's shape filled with x, y or z, as a README or a template shows it
@@ -43,6 +64,12 @@ LOOK_ALIKES = [
     "acme-cli secrets read --token=github-deploy-token",
     "vault write auth/userpass/users/ana password=@ana-pw.txt",
     "curl -X POST https://api.acme.dev/login -d password=@/run/secrets/pw",
+    # a way in and a user, with no password after them; a setting written name=value
+    "log into the dashboard as admin / root and check the graphs",
+    "sign in with Google / GitHub to continue",
+    "connect as reader, then run the query",
+    "the password field takes mode=fast for now",
+    "la contraseña del usuario es obligatoria",
 ]
 
 

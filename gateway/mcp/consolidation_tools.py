@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Annotated, Literal
 
-from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
@@ -24,7 +23,7 @@ from gateway.gateway_errors import InvalidInput
 from gateway.inert_text import neutralize
 from gateway.mcp import tool_text
 from gateway.mcp.models import CandidatesOut, ConsolidateOut
-from gateway.mcp.tool_runner import MAX_CWD_CHARS, ToolRunner
+from gateway.mcp.tool_runner import MAX_CWD_CHARS, ToolContext, ToolRunner, ToolServer
 from gateway.replies import Candidates, Consolidation, JsonObject
 
 CLUSTER_CONTENT_CHARS = 400
@@ -74,7 +73,7 @@ def undo_text(result: Consolidation) -> str:
 
 
 def register_consolidation_tools(
-    server: MCPServer, runner: ToolRunner, consolidation: ConsolidationService, texts: Mapping[str, str]
+    server: ToolServer, runner: ToolRunner, consolidation: ConsolidationService, texts: Mapping[str, str]
 ) -> None:
     @server.tool(
         name="find_consolidation_candidates",
@@ -83,7 +82,7 @@ def register_consolidation_tools(
         annotations=ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False),
     )
     async def find_consolidation_candidates(
-        ctx: Context,
+        ctx: ToolContext,
         kinds: Annotated[list[Kind] | None, Field(max_length=3, description="Leave out for all three")] = None,
         limit: Annotated[int, Field(ge=1, le=50)] = 10,
         cwd: Cwd = None,
@@ -101,7 +100,7 @@ def register_consolidation_tools(
         annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False),
     )
     async def consolidate_memories(
-        ctx: Context,
+        ctx: ToolContext,
         source_ids: Annotated[
             list[Id] | None, Field(max_length=20, description="Ids of the memories the merged memory replaces")
         ] = None,

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Annotated
 
-from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult
 from pydantic import Field
 
@@ -15,18 +14,18 @@ from gateway.capabilities.library_service import LibraryService
 from gateway.mcp import tool_text
 from gateway.mcp.memory_tools import READ_ONLY, Cwd
 from gateway.mcp.models import GraphOut
-from gateway.mcp.tool_runner import ToolRunner
+from gateway.mcp.tool_runner import ToolContext, ToolRunner, ToolServer
 from gateway.replies import JsonObject
 
 
 def register_graph_tools(
-    server: MCPServer, runner: ToolRunner, library: LibraryService, texts: Mapping[str, str]
+    server: ToolServer, runner: ToolRunner, library: LibraryService, texts: Mapping[str, str]
 ) -> None:
     @server.tool(
         name="query_kg", title="Explore the knowledge graph", description=texts["query_kg"], annotations=READ_ONLY
     )
     async def query_kg(
-        ctx: Context,
+        ctx: ToolContext,
         entities: Annotated[
             list[Annotated[str, Field(max_length=limits.MAX_ID_CHARS)]] | None,
             Field(max_length=50, description="Names to centre on"),

@@ -14,10 +14,8 @@ answers they quote the defaults (``gateway.mcp.facts`` says when it asks).
 
 from __future__ import annotations
 
-from typing import Any
-
-from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, InputRequiredResult
 from mcp.types import Tool as MCPTool
 from pydantic import ValidationError
 
@@ -30,14 +28,14 @@ from gateway.mcp.facts import DEFAULT_FACTS, FactsCache
 from gateway.mcp.graph_tools import register_graph_tools
 from gateway.mcp.memory_tools import register_memory_tools
 from gateway.mcp.problem_tools import register_problem_tools
-from gateway.mcp.tool_runner import Ready, ToolRunner, error_result
+from gateway.mcp.tool_runner import Ready, ToolContext, ToolRunner, ToolServer, error_result
 from gateway.rules import Rules
 from kernel import __version__
 
 SERVER_NAME = "mnemex"
 
 
-class MnemexMCPServer(MCPServer):
+class MnemexMCPServer(ToolServer):
     """MCPServer whose tool descriptions quote the memory service's rules and whose
     argument-validation errors tell the model how to fix the call."""
 
@@ -50,7 +48,9 @@ class MnemexMCPServer(MCPServer):
         texts = tool_texts(await self.facts.get())
         return [t.model_copy(update={"description": texts[t.name]}) if t.name in texts else t for t in tools]
 
-    async def call_tool(self, name: str, arguments: dict[str, Any], context: Context | None = None) -> Any:
+    async def call_tool(
+        self, name: str, arguments: dict[str, object], context: ToolContext | None = None
+    ) -> CallToolResult | InputRequiredResult:
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:

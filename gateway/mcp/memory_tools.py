@@ -15,9 +15,8 @@ whose text says what to do next (``tool_text.error_text``).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
-from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
@@ -28,7 +27,7 @@ from gateway.gateway_errors import InvalidInput
 from gateway.mcp import descriptions as text
 from gateway.mcp import tool_text
 from gateway.mcp.models import InsightsOut, MemoryResultOut, ScoreOut, SearchOut
-from gateway.mcp.tool_runner import MAX_CWD_CHARS, ToolRunner
+from gateway.mcp.tool_runner import MAX_CWD_CHARS, ToolContext, ToolRunner, ToolServer
 from gateway.replies import JsonObject
 
 CollectionName = Literal["working", "history", "patterns", "memory_bank", "books"]
@@ -52,7 +51,7 @@ READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_wo
 
 
 def register_memory_tools(
-    server: MCPServer, runner: ToolRunner, memories: MemoryService, texts: Mapping[str, str]
+    server: ToolServer, runner: ToolRunner, memories: MemoryService, texts: Mapping[str, str]
 ) -> None:
     """Add the memory tools to ``server`` with the descriptions ``texts`` (``list_tools`` may re-render them)."""
     _register_reads(server, runner, memories, texts)
@@ -60,7 +59,7 @@ def register_memory_tools(
     _register_outcomes(server, runner, memories, texts)
 
 
-def _register_reads(server: MCPServer, runner: ToolRunner, memories: MemoryService, texts: Mapping[str, str]) -> None:
+def _register_reads(server: ToolServer, runner: ToolRunner, memories: MemoryService, texts: Mapping[str, str]) -> None:
     """get_context_insights and search_memory: what they show joins the turn in progress."""
 
     @server.tool(
@@ -70,7 +69,7 @@ def _register_reads(server: MCPServer, runner: ToolRunner, memories: MemoryServi
         annotations=READ_ONLY,
     )
     async def get_context_insights(
-        ctx: Context,
+        ctx: ToolContext,
         query: Annotated[
             str,
             Field(
@@ -93,7 +92,7 @@ def _register_reads(server: MCPServer, runner: ToolRunner, memories: MemoryServi
 
     @server.tool(name="search_memory", title="Search memory", description=texts["search_memory"], annotations=READ_ONLY)
     async def search_memory(
-        ctx: Context,
+        ctx: ToolContext,
         query: Annotated[
             str | None, Field(max_length=limits.MAX_QUERY_CHARS, description="What to look for, in words")
         ] = None,
@@ -107,7 +106,7 @@ def _register_reads(server: MCPServer, runner: ToolRunner, memories: MemoryServi
             Literal["relevance", "recency", "score"] | None,
             Field(description="Default: relevance with a query, recency without"),
         ] = None,
-        metadata: Annotated[dict[str, Any] | None, Field(description="Filters on stored fields")] = None,
+        metadata: Annotated[dict[str, object] | None, Field(description="Filters on stored fields")] = None,
         cwd: Cwd = None,
     ) -> Annotated[CallToolResult, SearchOut]:
         async def work(caller: Caller) -> tuple[str, JsonObject]:
@@ -137,7 +136,7 @@ def _register_reads(server: MCPServer, runner: ToolRunner, memories: MemoryServi
         return await runner.run("search_memory", ctx, cwd, work)
 
 
-def _register_edits(server: MCPServer, runner: ToolRunner, memories: MemoryService, texts: Mapping[str, str]) -> None:
+def _register_edits(server: ToolServer, runner: ToolRunner, memories: MemoryService, texts: Mapping[str, str]) -> None:
     """add_to_memory_bank, update_memory and archive_memory."""
 
     @server.tool(
@@ -147,7 +146,7 @@ def _register_edits(server: MCPServer, runner: ToolRunner, memories: MemoryServi
         annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False),
     )
     async def add_to_memory_bank(
-        ctx: Context,
+        ctx: ToolContext,
         content: Annotated[str, Field(min_length=1, max_length=limits.MAX_CONTENT_CHARS, description="One fact")],
         tags: Tags | None = None,
         importance: Unit = 0.7,
@@ -180,7 +179,7 @@ def _register_edits(server: MCPServer, runner: ToolRunner, memories: MemoryServi
         ),
     )
     async def update_memory(
-        ctx: Context,
+        ctx: ToolContext,
         id: MemoryId,
         content: Annotated[str | None, Field(min_length=1, max_length=limits.MAX_CONTENT_CHARS)] = None,
         tags: Tags | None = None,
@@ -205,7 +204,7 @@ def _register_edits(server: MCPServer, runner: ToolRunner, memories: MemoryServi
         ),
     )
     async def archive_memory(
-        ctx: Context,
+        ctx: ToolContext,
         id: MemoryId,
         reason: Annotated[str, Field(max_length=limits.MAX_REASON_CHARS, description="Why it is retired")] = "",
         cwd: Cwd = None,
@@ -218,7 +217,7 @@ def _register_edits(server: MCPServer, runner: ToolRunner, memories: MemoryServi
 
 
 def _register_outcomes(
-    server: MCPServer, runner: ToolRunner, memories: MemoryService, texts: Mapping[str, str]
+    server: ToolServer, runner: ToolRunner, memories: MemoryService, texts: Mapping[str, str]
 ) -> None:
     """score_response and record_response: what the assistant learned from the exchange."""
 
@@ -229,7 +228,7 @@ def _register_outcomes(
         annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False),
     )
     async def score_response(
-        ctx: Context,
+        ctx: ToolContext,
         outcome: Annotated[OutcomeWord, Field(description="How the previous exchange went")],
         memory_scores: Annotated[
             dict[str, OutcomeWord] | None, Field(max_length=limits.MAX_SCORED_IDS, description="{memory id: outcome}")
@@ -262,7 +261,7 @@ def _register_outcomes(
         annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False),
     )
     async def record_response(
-        ctx: Context,
+        ctx: ToolContext,
         key_takeaway: Annotated[str, Field(min_length=1, max_length=limits.MAX_CONTENT_CHARS)],
         initial_score: Annotated[
             Literal["worked", "failed", "partial"] | None,

@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Annotated
 
-from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
@@ -20,7 +19,7 @@ from gateway.caller import Caller
 from gateway.capabilities.problem_service import MAX_PROBLEM_ID_CHARS, MAX_PROBLEMS, ProblemService
 from gateway.inert_text import neutralize
 from gateway.mcp.memory_tools import READ_ONLY, Cwd
-from gateway.mcp.tool_runner import ToolRunner
+from gateway.mcp.tool_runner import ToolContext, ToolRunner, ToolServer
 from gateway.problem_models import KnownProblemOut, MergeOut, ProblemsOut, UnmergeOut
 from gateway.replies import JsonObject
 
@@ -95,13 +94,13 @@ def unmerge_text(result: UnmergeOut) -> str:
 
 
 def register_problem_tools(
-    server: MCPServer, runner: ToolRunner, problems: ProblemService, texts: Mapping[str, str]
+    server: ToolServer, runner: ToolRunner, problems: ProblemService, texts: Mapping[str, str]
 ) -> None:
     @server.tool(
         name="list_problems", title="List the known problems", description=texts["list_problems"], annotations=READ_ONLY
     )
     async def list_problems(
-        ctx: Context,
+        ctx: ToolContext,
         limit: Annotated[int, Field(ge=1, le=MAX_PROBLEMS)] = 50,
         cwd: Cwd = None,
     ) -> Annotated[CallToolResult, ProblemsOut]:
@@ -118,7 +117,7 @@ def register_problem_tools(
         annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False),
     )
     async def merge_problems(
-        ctx: Context, keep: ProblemId, merge: ProblemId, cwd: Cwd = None
+        ctx: ToolContext, keep: ProblemId, merge: ProblemId, cwd: Cwd = None
     ) -> Annotated[CallToolResult, MergeOut]:
         async def work(caller: Caller) -> tuple[str, JsonObject]:
             result = await problems.merge(caller, keep=keep, merge=merge)
@@ -133,7 +132,7 @@ def register_problem_tools(
         annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False),
     )
     async def unmerge_problems(
-        ctx: Context, merge_id: MergeId, cwd: Cwd = None
+        ctx: ToolContext, merge_id: MergeId, cwd: Cwd = None
     ) -> Annotated[CallToolResult, UnmergeOut]:
         async def work(caller: Caller) -> tuple[str, JsonObject]:
             result = await problems.unmerge(caller, merge_id=merge_id)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable
 
-from mcp.server.mcpserver import Context
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult, TextContent
 
 from gateway.caller import Caller, CallerResolver
@@ -24,6 +24,11 @@ log = logging.getLogger("mnemex.mcp")
 CWD_HEADER = "x-mnemex-cwd"
 MAX_CWD_CHARS = 4_096
 
+# The SDK's generics default to Any; named here once. The server's state is what the SDK's default lifespan
+# yields (an empty dict: mnemex keeps none there); a request is the transport's own (HTTP's, or none on stdio).
+ServerState = dict[str, object]
+ToolContext = Context[ServerState, object]
+ToolServer = MCPServer[ServerState]
 Ready = Callable[[], Awaitable[None]]
 Work = Callable[[Caller], Awaitable[tuple[str, JsonObject]]]
 
@@ -37,7 +42,7 @@ class ToolRunner:
         self.default_cwd = default_cwd
         self.audit = audit
 
-    def cwd(self, ctx: Context | None, argument: str | None) -> str | None:
+    def cwd(self, ctx: ToolContext | None, argument: str | None) -> str | None:
         if argument:
             return argument
         headers = None
@@ -51,7 +56,7 @@ class ToolRunner:
             return header
         return self.default_cwd
 
-    async def run(self, tool: str, ctx: Context | None, cwd_argument: str | None, work: Work) -> CallToolResult:
+    async def run(self, tool: str, ctx: ToolContext | None, cwd_argument: str | None, work: Work) -> CallToolResult:
         try:
             await self.ready()
             message, data = await work(self.callers.resolve(self.cwd(ctx, cwd_argument)))

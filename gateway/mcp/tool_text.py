@@ -8,8 +8,9 @@ a tool result. Plain module.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
+
+from pydantic_core import ErrorDetails
 
 from gateway.gateway_errors import BackendUnavailable, GatewayError, InvalidInput, NotFound
 from gateway.inert_text import neutralize
@@ -190,7 +191,7 @@ def error_text(tool: str, exc: BaseException) -> str:
     )
 
 
-def invalid_arguments_text(tool: str, errors: Sequence[Mapping[str, Any]]) -> str:
+def invalid_arguments_text(tool: str, errors: Sequence[ErrorDetails]) -> str:
     problems = []
     for error in errors[:10]:
         where = ".".join(str(part) for part in error.get("loc", ())) or "arguments"

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
 
 from bench.experience.block import lines
 from gateway.formatting import BLOCK_TOKENS, CONTEXT_END, CONTEXT_START, PREAMBLE, token_cost
+from gateway.reply_models import ContextOut
 from tests.integration.gateway.live_stack import LiveStack
 
 CI_FACT = "The CI provider is GitLab CI."
@@ -27,8 +27,11 @@ def project(tmp_path: Path, name: str) -> str:
     return str(path)
 
 
-def context(live: LiveStack, session: str, prompt: str, cwd: str) -> dict[str, Any]:
-    return live.post("/api/hooks/get-context", {"session_id": session, "prompt": prompt, "cwd": cwd})
+def context(live: LiveStack, session: str, prompt: str, cwd: str) -> ContextOut:
+    """get-context's reply, read through the route's response model (so its shape is checked too)."""
+    return ContextOut.model_validate(
+        live.post("/api/hooks/get-context", {"session_id": session, "prompt": prompt, "cwd": cwd})
+    )
 
 
 def state_in_a_turn(live: LiveStack, cwd: str, session: str, fact: str, **extra: object) -> tuple[str, str]:
@@ -53,12 +56,12 @@ def test_another_projects_fact_never_reaches_the_block_and_a_user_wide_one_reach
     tabs = live.post("/api/memory-bank/add", {"content": TABS_FACT, "cwd": gitlab, "user_wide": True})["memory"]["id"]
     asked = "Which CI provider runs our pipelines, and do I indent the CI config with tabs or spaces?"
     here = context(live, "scope-gitlab", asked, gitlab)
-    assert f"[id:{ci}]" in here["known_context"] and f"[id:{tabs}]" in here["known_context"]
+    assert f"[id:{ci}]" in here.known_context and f"[id:{tabs}]" in here.known_context
     there = context(live, "scope-github", asked, github)
-    assert f"[id:{tabs}]" in there["known_context"]
-    assert f"[id:{ci}]" not in there["context"] and "GitLab" not in there["context"]
-    assert ci not in [m["id"] for m in there["memories"]] and ci not in there["scoring_ids"]
-    assert ci not in [c["id"] for c in there["choices"]]  # the search leaves it out: it takes no place
+    assert f"[id:{tabs}]" in there.known_context
+    assert f"[id:{ci}]" not in there.context and "GitLab" not in there.context
+    assert ci not in [m.id for m in there.memories] and ci not in there.scoring_ids
+    assert ci not in [c.id for c in there.choices]  # the search leaves it out: it takes no place
     # nor in the seed a new session starts with
     seed = live.post("/api/hooks/session-start", {"session_id": "scope-github-2", "cwd": github})
     assert "GitLab" not in str(seed) and TABS_FACT in str(seed)
@@ -77,7 +80,7 @@ def test_a_superseded_value_is_a_note_on_the_current_line_not_a_line_of_its_own(
     )
     new, _ = state_in_a_turn(live, cwd, "pg-3", "The staging database for this service runs PostgreSQL 16.")
     reply = context(live, "pg-4", "Which Postgres major version does staging run? I want pg_dump to match.", cwd)
-    shown = memory_lines(reply["known_context"])
+    shown = memory_lines(reply.known_context)
     assert not [line for line in shown if "PostgreSQL 14" in line or old in line], shown
     [current] = [line for line in shown if "PostgreSQL 16" in line]
     assert f"[id:{new}]" in current
@@ -89,13 +92,13 @@ def test_a_fact_and_the_exchange_that_stated_it_are_one_line(live: LiveStack, tm
     cwd = project(tmp_path, "ledger-cluster")
     fact, exchange = state_in_a_turn(live, cwd, "cluster-1", "The ledger staging cluster is called blue-7.")
     reply = context(live, "cluster-2", "What is the ledger staging cluster called again?", cwd)
-    shown = memory_lines(reply["known_context"])
+    shown = memory_lines(reply.known_context)
     [line] = [line for line in shown if "blue-7" in line]
     assert f"[id:{fact}]" in line
-    [collapsed] = [c for c in reply["choices"] if c["id"] == exchange]
-    assert not collapsed["kept"] and collapsed["reason"].startswith(f"duplicate of {fact}")
-    [kept] = [c for c in reply["choices"] if c["id"] == fact]
-    assert kept["merged_ids"] == [exchange]
+    [collapsed] = [c for c in reply.choices if c.id == exchange]
+    assert not collapsed.kept and collapsed.reason.startswith(f"duplicate of {fact}")
+    [kept] = [c for c in reply.choices if c.id == fact]
+    assert kept.merged_ids == [exchange]
 
 
 def test_the_held_out_style_block_stays_within_its_budget(live: LiveStack, tmp_path: Path) -> None:
@@ -111,9 +114,9 @@ def test_the_held_out_style_block_stays_within_its_budget(live: LiveStack, tmp_p
     live.post("/api/hooks/stop", {"session_id": "held-6", "cwd": ledger, "assistant_text": "Done: ci.yml pins 14."})
     state_in_a_turn(live, ledger, "held-7", "The staging database for this service runs PostgreSQL 16.")
     reply = context(live, "held-8", "Which Postgres version does staging run, and which CI provider do we use?", ledger)
-    known = reply["known_context"]
+    known = reply.known_context
     body = known.removeprefix(f"{CONTEXT_START}\n{PREAMBLE}\n").removesuffix(CONTEXT_END)
-    assert token_cost(body) <= BLOCK_TOKENS and reply["tokens"]["known_context"] <= BLOCK_TOKENS
+    assert token_cost(body) <= BLOCK_TOKENS and reply.tokens.known_context <= BLOCK_TOKENS
     shown = memory_lines(known)
     assert "GitLab" not in known and "PostgreSQL 15" not in known
     assert sum("PostgreSQL 16" in line for line in shown) == 1

@@ -13,13 +13,13 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import grpc
 import httpx
 import pytest
 
 from gateway.formatting import FAILURES_TITLE, SOLUTIONS_TITLE
+from gateway.reply_models import ContextOut
 from kernel import projects
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.kg.v1 import kg_service_pb2 as kg_pb
@@ -53,8 +53,11 @@ def store(live: LiveStack, cwd: str, collection: str, content: str) -> str:
     return str(reply.memory.id)
 
 
-def context(live: LiveStack, session: str, prompt: str, cwd: str, **extra: Any) -> dict[str, Any]:
-    return live.post("/api/hooks/get-context", {"session_id": session, "prompt": prompt, "cwd": cwd, **extra})
+def context(live: LiveStack, session: str, prompt: str, cwd: str, **extra: object) -> ContextOut:
+    """get-context's reply, read through the route's response model (so its shape is checked too)."""
+    return ContextOut.model_validate(
+        live.post("/api/hooks/get-context", {"session_id": session, "prompt": prompt, "cwd": cwd, **extra})
+    )
 
 
 @pytest.fixture(scope="module")
@@ -75,9 +78,9 @@ def test_what_worked_and_what_failed_before_reach_the_prompt(
     wal = store(live, cwd, "history", WAL_FIX)
     busy = store(live, cwd, "history", TIMEOUT_FIX)
     first = context(live, "lessons-1", PROBLEM, cwd)
-    shown = {m["id"] for m in first["memories"]}
+    shown = {m.id for m in first.memories}
     assert {wal, busy} <= shown
-    assert SOLUTIONS_TITLE not in first["context"] and first["lessons"] == []  # nothing learned yet
+    assert SOLUTIONS_TITLE not in first.context and first.lessons == []  # nothing learned yet
 
     live.post("/api/hooks/stop", {"session_id": "lessons-1", "cwd": cwd, "assistant_text": "Tried both fixes."})
     scored = live.post(
@@ -94,11 +97,11 @@ def test_what_worked_and_what_failed_before_reach_the_prompt(
 
     # A new session, the same problem in other words: the outcome comes back as lessons.
     again = context(live, "lessons-2", PARAPHRASE, cwd, limit=1)
-    text = again["context"]
-    solutions = [x for x in again["lessons"] if x["kind"] == "solution"]
-    failures = [x for x in again["lessons"] if x["kind"] == "failure"]
-    assert [x["id"] for x in solutions] == [wal] and solutions[0]["worked"] == 1  # not the scored exchange
-    assert [x["id"] for x in failures] == [busy] and failures[0]["failed"] == 1
+    text = again.context
+    solutions = [x for x in again.lessons if x.kind == "solution"]
+    failures = [x for x in again.lessons if x.kind == "failure"]
+    assert [x.id for x in solutions] == [wal] and solutions[0].worked == 1  # not the scored exchange
+    assert [x.id for x in failures] == [busy] and failures[0].failed == 1
     assert text.index(SOLUTIONS_TITLE) < text.index(f"[id:{wal}] (worked once)") < text.index(FAILURES_TITLE)
     assert WAL_FIX in text and TIMEOUT_FIX in text
     assert text.index(FAILURES_TITLE) < text.index(f"[id:{busy}] (failed once)")
@@ -107,13 +110,14 @@ def test_what_worked_and_what_failed_before_reach_the_prompt(
     # Both lesson ids joined the turn although limit=1 injected one memory: the next scoring prompt lists them.
     live.post("/api/hooks/stop", {"session_id": "lessons-2", "cwd": cwd, "assistant_text": "Switched to WAL."})
     follow = context(live, "lessons-2", "thanks, that fixed it", cwd)
-    assert follow["scoring_required"] is True
-    assert {wal, busy} <= set(follow["scoring_ids"])
+    assert follow.scoring_required is True
+    assert {wal, busy} <= set(follow.scoring_ids)
 
     # The same prompt through a gateway with the kg paths off: no lessons.
     off = kg_off.post("/api/hooks/get-context", json={"session_id": "lessons-3", "prompt": PARAPHRASE, "cwd": cwd})
     assert off.status_code == 200
-    assert off.json()["lessons"] == [] and SOLUTIONS_TITLE not in off.json()["context"]
+    without_kg = ContextOut.model_validate(off.json())
+    assert without_kg.lessons == [] and SOLUTIONS_TITLE not in without_kg.context
 
 
 def test_lessons_are_neutralised(live: LiveStack, tmp_path: Path) -> None:
@@ -133,7 +137,7 @@ def test_lessons_are_neutralised(live: LiveStack, tmp_path: Path) -> None:
             "related": [],
         },
     )
-    text = context(live, "hostile-2", PARAPHRASE, cwd)["context"]
+    text = context(live, "hostile-2", PARAPHRASE, cwd).context
     assert f"[id:{hostile}] (worked once)" in text
     assert text.count("═══ END CONTEXT ═══") == 1 and "<system-reminder>" not in text and "[id:x]" not in text
 
@@ -145,7 +149,7 @@ def test_learned_routing_changes_the_order_of_what_is_injected(
     prompt = "how do we restart the billing worker after a deploy?"
     first = store(live, cwd, "working", "Billing worker restart after a deploy: run systemctl restart billing-worker.")
     second = store(live, cwd, "history", "Billing worker restart after a deploy: run supervisorctl restart billing.")
-    before = [m["id"] for m in context(live, "routing-1", prompt, cwd)["memories"]]
+    before = [m.id for m in context(live, "routing-1", prompt, cwd).memories]
     assert set(before[:2]) == {first, second}
     leader, trailer = before[0], before[1]
     leader_collection, trailer_collection = leader.split("_", 1)[0], trailer.split("_", 1)[0]
@@ -167,15 +171,17 @@ def test_learned_routing_changes_the_order_of_what_is_injected(
                     timeout=10,
                 )
     after = context(live, "routing-2", prompt, cwd)
-    assert after["routing"]["has_preference"] is True
-    assert after["routing"]["weights"][trailer_collection] > 1.0 > after["routing"]["weights"][leader_collection]
-    order = [m["id"] for m in after["memories"]]
+    assert after.routing.has_preference is True
+    assert after.routing.weights[trailer_collection] > 1.0 > after.routing.weights[leader_collection]
+    order = [m.id for m in after.memories]
     assert order.index(trailer) < order.index(leader)
-    shown = after["context"]
+    shown = after.context
     assert shown.index(f"[id:{trailer}]") < shown.index(f"[id:{leader}]")  # the injected text follows the order
 
-    off = kg_off.post("/api/hooks/get-context", json={"session_id": "routing-3", "prompt": prompt, "cwd": cwd}).json()
-    assert [m["id"] for m in off["memories"]][:2] == [leader, trailer] and off["routing"]["has_preference"] is False
+    off = ContextOut.model_validate(
+        kg_off.post("/api/hooks/get-context", json={"session_id": "routing-3", "prompt": prompt, "cwd": cwd}).json()
+    )
+    assert [m.id for m in off.memories][:2] == [leader, trailer] and off.routing.has_preference is False
 
 
 def test_content_graph_facts_for_the_prompts_entities_are_searched(
@@ -187,7 +193,9 @@ def test_content_graph_facts_for_the_prompts_entities_are_searched(
     )["memory"]
     prompt = "Zephyrine returns 502 errors since this morning, where do I look?"
     on = context(live, "content-1", prompt, cwd)
-    assert fact["id"] in on["routing"]["fact_ids"]
-    assert fact["id"] in [m["id"] for m in on["memories"]]
-    off = kg_off.post("/api/hooks/get-context", json={"session_id": "content-2", "prompt": prompt, "cwd": cwd}).json()
-    assert off["routing"]["fact_ids"] == []
+    assert on.routing.fact_ids is not None and fact["id"] in on.routing.fact_ids
+    assert fact["id"] in [m.id for m in on.memories]
+    off = ContextOut.model_validate(
+        kg_off.post("/api/hooks/get-context", json={"session_id": "content-2", "prompt": prompt, "cwd": cwd}).json()
+    )
+    assert off.routing.fact_ids == []

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from gateway import formatting
 from gateway.ui.data import DEFAULT_CONTEXT_LIMIT, injected_tokens
 from gateway.ui.page_render import ALL_PROJECTS, NAV, env, static_url, url
 
 
-def _memory(id: str, content: str) -> dict[str, Any]:
+def _memory(id: str, content: str) -> dict[str, object]:
     return {"id": id, "collection": "memory_bank", "content": content, "metadata": {}, "score": 0.5, "tags": []}
 
 
@@ -28,7 +26,7 @@ def test_a_turns_tokens_are_those_of_the_block_get_context_formats() -> None:
 def test_the_session_page_shows_each_injections_tokens() -> None:
     memory = _memory("memory_bank_1", "Deploy with Helm on the blue cluster")
     tokens = injected_tokens([memory])
-    turn: dict[str, Any] = {
+    turn: dict[str, object] = {
         **dict.fromkeys(("exchange_id", "outcome", "client"), ""),
         "id": 1,
         "prompt": "how do we deploy?",

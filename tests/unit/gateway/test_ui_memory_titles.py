@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from gateway.ui import injection_story, memory_titles, ui_display
 
 
-def memory(content: str, collection: str = "working", **more: Any) -> dict[str, Any]:
+def memory(content: str, collection: str = "working", **more: object) -> dict[str, object]:
     return {"id": "m1", "content": content, "collection": collection, "metadata": {}, "project": "shop", **more}
 
 
@@ -23,7 +21,7 @@ def test_an_exchange_is_titled_by_its_question_and_summed_up_by_its_first_useful
 
 
 def test_kinds_come_from_cues_in_a_fixed_order() -> None:
-    def kind(content: str, collection: str = "working", **more: Any) -> str:
+    def kind(content: str, collection: str = "working", **more: object) -> str:
         return memory_titles.label_of(memory(content, collection, **more)).kind
 
     assert kind("The flaky test was fixed by pinning the seed.") == "bug fix"

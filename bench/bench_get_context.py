@@ -31,11 +31,12 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import httpx
 
 from bench.common import free_port, percentile, wait_until
+from gateway.reply_models import ContextOut
+from kernel.json_values import JSONObject
 
 ROOT = Path(__file__).resolve().parents[1]
 MODULES = {"embedding": "services.embedding", "memory": "services.memory", "kg": "services.kg", "gateway": "gateway"}
@@ -196,21 +197,20 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def hook_poster(stack: ProcessStack) -> Callable[[dict[str, Any]], dict[str, Any]]:
+def hook_poster(stack: ProcessStack) -> Callable[[JSONObject], JSONObject]:
     """POST exactly as the hook does: hooks/hook_client.post_json, a fresh connection per prompt."""
     sys.path.insert(0, str(ROOT / "hooks"))
     import hook_client
 
     host, port_text = stack.env["MNEMEX_GATEWAY_ADDR"].rsplit(":", 1)
 
-    def post(body: dict[str, Any]) -> dict[str, Any]:
-        """The gateway's JSON reply, untyped as it comes."""
+    def post(body: JSONObject) -> JSONObject:
+        """The gateway's JSON reply object, unvalidated (the callers time this call)."""
         status, reply = hook_client.post_json(
             host, int(port_text), "/api/hooks/get-context", body, time.monotonic() + 10
         )
-        assert status == 200, reply
-        answer: dict[str, Any] = reply
-        return answer
+        assert status == 200 and isinstance(reply, dict), reply
+        return reply
 
     return post
 
@@ -231,12 +231,13 @@ def time_get_context(
             post({"session_id": f"warm-{i}", "prompt": prompt, "cwd": cwd})
             client.post("/api/hooks/get-context", json={"session_id": f"warm-{i}", "prompt": prompt, "cwd": cwd})
         for i, prompt in enumerate(prompts):
-            body = {"session_id": f"bench-{i % 7}", "prompt": prompt, "cwd": cwd}
+            body: JSONObject = {"session_id": f"bench-{i % 7}", "prompt": prompt, "cwd": cwd}
             started = time.perf_counter()
             reply = post(body)
             samples.append(time.perf_counter() - started)
-            assert reply["memories"], reply
-            stages.append(reply["timings_ms"])
+            context = ContextOut.model_validate(reply)
+            assert context.memories, reply
+            stages.append(context.timings_ms)
             started = time.perf_counter()
             answer = client.post("/api/hooks/get-context", json={**body, "session_id": f"alive-{i % 7}"})
             kept_alive.append(time.perf_counter() - started)

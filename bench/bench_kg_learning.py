@@ -55,14 +55,16 @@ import re
 import signal
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 import httpx
 
 from bench.bench_get_context import ROOT, ProcessStack, hook_poster, temporary_stack
 from bench.bench_outcome_learning import distractor_notes
 from bench.common import free_port, wait_until
+from gateway.reply_models import SearchOut, StoredFactOut
+from kernel.json_values import JSONObject, list_at, objects_at, str_at, value_at
 
 WINDOW = 10
 ACCEPT = (40, 60)  # turns 41-60
@@ -129,7 +131,7 @@ class Side:
     name: str
     url: str
     cwd: str
-    post_hook: Any
+    post_hook: Callable[[JSONObject], JSONObject]
     client: httpx.Client
     fix_uids: list[str] = field(default_factory=list)  # index = fix number
     fix_ids: dict[int, str] = field(default_factory=dict)  # fix number -> its memory id
@@ -140,11 +142,11 @@ class Side:
     lesson_turns: int = 0
     trace: bool = False
 
-    def post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+    def post(self, path: str, body: JSONObject) -> bytes:
+        """The reply's body, after checking its status is 2xx."""
         reply = self.client.post(self.url + path, json=body, timeout=60)
         reply.raise_for_status()
-        data: dict[str, Any] = reply.json()
-        return data
+        return reply.content
 
 
 def start_off_gateway(stack: ProcessStack) -> tuple[ProcessStack, subprocess.Popen[bytes]]:
@@ -183,12 +185,13 @@ def seed(side: Side, env: dict[str, str], notes: list[str], fixes_in: str) -> No
             stub.Store(pb.StoreRequest(scope=scope, collection="history", content=text), timeout=60, metadata=metadata)
         for _, text in FIXES:
             if fixes_in == "memory_bank":
-                memory = side.post("/api/memory-bank/add", {"content": text, "cwd": side.cwd})["memory"]
+                added = side.post("/api/memory-bank/add", {"content": text, "cwd": side.cwd})
+                memory_id = StoredFactOut.model_validate_json(added).memory.id
             else:
                 request = pb.StoreRequest(scope=scope, collection=fixes_in, content=text)
-                memory = {"id": stub.Store(request, timeout=60, metadata=metadata).memory.id}
-            side.fix_ids[len(side.fix_uids)] = memory["id"]
-            side.fix_uids.append(uid(memory["id"]))
+                memory_id = stub.Store(request, timeout=60, metadata=metadata).memory.id
+            side.fix_ids[len(side.fix_uids)] = memory_id
+            side.fix_uids.append(uid(memory_id))
 
 
 def shown_fixes(side: Side, text: str) -> tuple[list[tuple[str, int]], set[int]]:
@@ -222,11 +225,11 @@ def shown_fixes(side: Side, text: str) -> tuple[list[tuple[str, int]], set[int]]
 def turn(side: Side, n: int, prompt: str, right: int) -> None:
     session = f"{side.name}-{n}"
     reply = side.post_hook({"session_id": session, "prompt": prompt, "cwd": side.cwd})
-    text = reply.get("context", "")
-    side.lesson_turns += bool(reply.get("lessons"))
+    text = str_at(reply, "context")
+    side.lesson_turns += bool(list_at(reply, "lessons"))
     order, avoid = shown_fixes(side, text)
     carried = any(fix == right for _, fix in order) or side.fix_uids[right] in {
-        uid(x.get("id", "")) for x in reply.get("lessons", []) if x.get("kind") == "solution"
+        uid(str_at(x, "id")) for x in objects_at(reply, "lessons") if str_at(x, "kind") == "solution"
     }
     side.carried.append(carried)
     side.quoted.append(carried or FIXES[right][0] in text)
@@ -236,9 +239,9 @@ def turn(side: Side, n: int, prompt: str, right: int) -> None:
         found = side.post("/api/search", {"query": prompt, "cwd": side.cwd, "limit": 20, "session_id": session})
         by_uid = {u: i for i, u in enumerate(side.fix_uids)}
         choices = [
-            (m["id"], by_uid[uid(m["id"])])
-            for m in found["memories"]
-            if uid(m["id"]) in by_uid and by_uid[uid(m["id"])] not in avoid
+            (m.id, by_uid[uid(m.id)])
+            for m in SearchOut.model_validate_json(found).memories
+            if uid(m.id) in by_uid and by_uid[uid(m.id)] not in avoid
         ]
     if not choices:  # every fix it can see failed before: it retries the first one shown
         choices = order
@@ -246,14 +249,14 @@ def turn(side: Side, n: int, prompt: str, right: int) -> None:
     if side.trace:
         print(
             f"{side.name} {n:>3} {prompt[:40]!r}: right fix {right}, shown {[f for _, f in order]}, "
-            f"failed before {sorted(avoid)}, applied {applied}, degraded {reply.get('degraded')}",
+            f"failed before {sorted(avoid)}, applied {applied}, degraded {value_at(reply, 'degraded')}",
             file=sys.stderr,
         )
     outcome = "worked" if applied == right else "failed"
     side.solved.append(applied == right)
     fix_text = FIXES[applied][1] if applied >= 0 else "I could not find a remembered fix."
     side.post("/api/hooks/stop", {"session_id": session, "cwd": side.cwd, "assistant_text": f"Applied: {fix_text}"})
-    body: dict[str, Any] = {"session_id": session, "cwd": side.cwd, "outcome": outcome, "related": []}
+    body: JSONObject = {"session_id": session, "cwd": side.cwd, "outcome": outcome, "related": []}
     if applied_id:
         body["memory_scores"] = {applied_id: outcome}
     side.post("/api/record-outcome", body)

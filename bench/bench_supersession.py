@@ -33,11 +33,21 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
 from bench.common import percentile
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    from services.memory.domain.naming import Scope
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 TARGET_LATE_P95_MS = 50.0
 REGIONS = ("eu-west-1", "us-east-2", "ap-south-1", "eu-central-1")
@@ -98,7 +108,7 @@ async def run(facts: int) -> Report:
     from services.embedding.model import load_encoder
     from services.memory.composition import MemoryUseCases
     from services.memory.settings import MemorySettings
-    from services.memory.storage.chroma_store import ChromaStore
+    from services.memory.storage.chroma_store import ChromaStore, Hit, StoredRow
 
     offline.apply()
     encoder = load_encoder()
@@ -107,7 +117,7 @@ async def run(facts: int) -> Report:
     vectors = [v.astype("<f4").tobytes() for v in encoder.encode(texts + [t for _, t in CHANGES])]
 
     class NoEmbedder:  # every store below passes its vector
-        async def embed(self, texts: list[str], timeout: float | None = None) -> Any:
+        async def embed(self, texts: list[str], timeout: float | None = None) -> npt.NDArray[np.float32]:
             raise AssertionError("the benchmark passes vectors explicitly")
 
     class TimedChroma(ChromaStore):
@@ -116,34 +126,56 @@ async def run(facts: int) -> Report:
         spent_s = 0.0
         metadata_updates = 0
 
-        def _timed(self, call: Any, *args: Any, **kwargs: Any) -> Any:
+        def _timed(self, call: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
             started = time.perf_counter()
             try:
                 return call(*args, **kwargs)
             finally:
                 TimedChroma.spent_s += time.perf_counter() - started
 
-        def add(self, *args: Any, **kwargs: Any) -> Any:
-            return self._timed(super().add, *args, **kwargs)
+        def add(self, scope: Scope, collection: str, memories: list[StoredRow]) -> None:
+            self._timed(super().add, scope, collection, memories)
 
-        def query(self, *args: Any, **kwargs: Any) -> Any:
-            return self._timed(super().query, *args, **kwargs)
+        def query(
+            self,
+            scope: Scope,
+            collection: str,
+            vector: npt.NDArray[np.float32],
+            n: int,
+            where: Mapping[str, object] | None = None,
+        ) -> list[Hit]:
+            return self._timed(super().query, scope, collection, vector, n, None if where is None else dict(where))
 
-        def get(self, *args: Any, **kwargs: Any) -> Any:
-            return self._timed(super().get, *args, **kwargs)
+        def get(
+            self, scope: Scope, collection: str, ids: Iterable[str], *, embeddings: bool = False
+        ) -> list[StoredRow]:
+            return self._timed(super().get, scope, collection, ids, embeddings=embeddings)
 
-        def scan(self, *args: Any, **kwargs: Any) -> Any:
-            return self._timed(super().scan, *args, **kwargs)
+        def scan(
+            self,
+            scope: Scope,
+            collection: str,
+            *,
+            embeddings: bool = False,
+            documents: bool = True,
+            where: Mapping[str, object] | None = None,
+        ) -> list[StoredRow]:
+            where_dict = None if where is None else dict(where)
+            return self._timed(
+                super().scan, scope, collection, embeddings=embeddings, documents=documents, where=where_dict
+            )
 
-        def count(self, *args: Any, **kwargs: Any) -> Any:
-            return self._timed(super().count, *args, **kwargs)
+        def count(self, scope: Scope, collection: str) -> int:
+            return self._timed(super().count, scope, collection)
 
-        def update(self, *args: Any, **kwargs: Any) -> Any:
-            return self._timed(super().update, *args, **kwargs)
+        def update(self, scope: Scope, collection: str, memory: StoredRow) -> None:
+            self._timed(super().update, scope, collection, memory)
 
-        def update_metadata(self, *args: Any, **kwargs: Any) -> Any:
-            TimedChroma.metadata_updates += len(args[2])  # (scope, collection, ids, metadatas)
-            return self._timed(super().update_metadata, *args, **kwargs)
+        def update_metadata(
+            self, scope: Scope, collection: str, ids: list[str], metadatas: list[dict[str, object]]
+        ) -> None:
+            TimedChroma.metadata_updates += len(ids)
+            self._timed(super().update_metadata, scope, collection, ids, list(metadatas))
 
     with tempfile.TemporaryDirectory(prefix="mnemex-bench-supersession-") as tmp:
         home = Path(tmp)

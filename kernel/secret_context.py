@@ -5,6 +5,7 @@ No format can say that ``hunter2`` is a password; its place can. The rules live 
 - ``kernel.secret_formats``: provider formats the self-naming tokens do not cover;
 - ``kernel.secret_commands``: a password handed to a tool on a command line;
 - ``kernel.secret_code``: credentials in source code (calls, setters, split strings);
+- ``kernel.secret_literals``: a literal reached through code (a credential's constructor, an env lookup's fallback);
 - ``kernel.secret_headers``: HTTP headers, cookies, ``Authorization:`` schemes;
 - ``kernel.secret_keyed``: a key named ``pass``, a token named in prose or config;
 - ``kernel.secret_passphrase`` and ``kernel.secret_prose``: passwords written in sentences;
@@ -29,6 +30,7 @@ from kernel.secret_commands import COMMAND_LINES
 from kernel.secret_formats import FORMAT_GATES, FORMATS
 from kernel.secret_headers import AUTHORIZATION, HEADERS
 from kernel.secret_keyed import NAMED_VALUES
+from kernel.secret_literals import LITERALS
 from kernel.secret_otp import OTP
 from kernel.secret_passphrase import PASSPHRASES
 from kernel.secret_places import PLACES
@@ -95,7 +97,7 @@ def context_recognisers() -> list[Recogniser]:
         body, keep = _guarded(pattern, _keep_placeholder)
         gate = FORMAT_GATES.get(kind) or literal_gate(body)
         out.append(Recogniser(kind, re.compile(body), keep=keep, text_words=gate))
-    places = COMMAND_LINES + CREDENTIAL_CALLS + AUTHORIZATION + NAMED_VALUES + PASSPHRASES
+    places = COMMAND_LINES + CREDENTIAL_CALLS + LITERALS + AUTHORIZATION + NAMED_VALUES + PASSPHRASES
     places += PLACES + URL_SECRETS + CODE + HEADERS + PROSE + TOOLS + OTP + NAME_VALUE_ROWS + TOKEN_PIECES
     for place in places:
         # a rule that spans lines writes its line break out (\n), which one_line leaves as it is; and as a rule is

@@ -112,6 +112,8 @@ _TEMPLATE = re.compile(r"\{[\w.]*\}|\(\?|%\(\w+\)s")
 
 def _keep_weak(match: re.Match[str]) -> bool:
     value = _keyed_value(match)
+    if match.string.startswith("(", match.end()):
+        return True  # token_bytes = base64.b64decode(payload): a function's name, called
     if about_a_secret(match.group(1)) or named_public(match) or value_is_code(value) or not looks_random(value):
         return True
     return _TEMPLATE.search(value) is not None
@@ -154,6 +156,41 @@ NAMED_VALUES: list[Place] = [
         text_words=("token", "secret", "pass", "credential", "key", "pat ", "pat:", "pat="),
     ),
 ]
+
+
+def _keep_dotenv(match: re.Match[str]) -> bool:
+    value = match.group(2)
+    return about_a_secret(match.group(1)) or value_is_code(value) or value.lower() in _KEEP_PASS_VALUES
+
+
+def _keep_pass_suffix(match: re.Match[str]) -> bool:
+    return _keep_pass_key(match) or about_a_secret(match.group(1))
+
+
+# A dotenv line whose name says password or secret: the value is everything after the first '=', whatever its first
+# character ("MAIL_PASSWORD==x...", "DB_PASS=%q..." start with what the keyed rules take for syntax).
+NAMED_VALUES.append(
+    Place(
+        "assignment",
+        r"(?m)^[ \t]*(?:export[ \t]+)?([A-Z][A-Z0-9_]{0,60}(?:PASSWORD|PASSWD|PWD|PASS|PASSPHRASE|SECRET|SECRET_KEY|"
+        r"API_?KEY|PRIVATE_KEY))=([=%{<#~?@*][^\s\"'`]{0,255})[ \t]*$",
+        2,
+        _keep_dotenv,
+        line_words=("pass", "pwd", "secret", "key"),
+    )
+)
+# A name whose last word is "pass", joined in camel case or by a separator: keystorePass="...", SMTP_PASS=..., db.pass:
+# (not bypass, compass, passenger: "Pass" after a lower-case letter or a digit, or "pass" after a separator)
+NAMED_VALUES.append(
+    Place(
+        "assignment",
+        r"((?:(?<=[a-z0-9])Pass|(?<=[_.-])(?:pass|Pass|PASS))(?![\w.-]))([\"']?[ \t]{0,8}(?:=>|=|:)[ \t]{0,8})"
+        r"(\"[^\"\n]{1,256}\"|'[^'\n]{1,256}'|(?![$%{<\[])[^\s\"'`<>,;]{1,256})",
+        3,
+        _keep_pass_suffix,
+        line_words=("pass",),
+    )
+)
 
 
 def keyed_recognisers() -> list[Recogniser]:

@@ -20,11 +20,12 @@ TOKEN_FORMATS: list[tuple[str, str]] = [
     # A PuTTY .ppk file: the private lines and the MAC, from the header to the MAC (or the end).
     ("putty-key", r"PuTTY-User-Key-File-\d+:.*?(?:Private-(?:MAC|Hash):[ \t]*[0-9A-Fa-f]+|\Z)"),
     ("age-key", r"\bAGE-SECRET-KEY-1[0-9A-Z]{50,70}\b"),
-    # a key pair on one line (the console's credentials CSV: "AKIA...,<40-char secret>")
+    # a key pair side by side (the console's credentials CSV: "AKIA...,<40-char secret>"), quoted maybe, and a
+    # list or a call's arguments may go on to the next line after the comma ('"AKIA...",\n    "<secret>"')
     (
         "aws-key-pair",
-        r"\b(?:AKIA|ASIA)[A-Z0-9]{16}(?:[ \t]*[,;:|\t][ \t]*|[ \t]+(?:/[ \t]+|and[ \t]+)?)[A-Za-z0-9/+=]{40}"
-        r"(?![A-Za-z0-9/+=])",
+        r"\b(?:AKIA|ASIA)[A-Z0-9]{16}[\"']?(?:[ \t]*[,;:|\t][ \t]*(?:\r?\n[ \t]{0,40})?|[ \t]+(?:/[ \t]+|and[ \t]+)?)"
+        r"[\"']?[A-Za-z0-9/+=]{40}(?![A-Za-z0-9/+=])",
     ),
     ("aws-access-key", r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA|ABIA|ACCA)[A-Z0-9]{16}\b"),
     ("github-token", r"\b(?:gh[pousr]_[A-Za-z0-9]{30,255}|github_pat_[A-Za-z0-9_]{22,255})"),

@@ -34,6 +34,27 @@ CASES = {
     # prose: a way in, "as" or "with" a user, then the password
     "ssh-into-as": ("ssh into the build box as ci-runner / Hv8=kq!Zt then run make", "Hv8=kq!Zt"),
     "sign-in-with": ("sign in to the staging console with ops@acme.io: Rz7!mWq2x", "Rz7!mWq2x"),
+    # a key pair quoted, in a list or a call, the secret maybe on the next line
+    "aws-pair-quoted": (
+        f'["AKIA{_alnum("ak", 16).upper()}",\n  "{_alnum("sk", 40)}"]',
+        _alnum("sk", 40),
+    ),
+    # a credential object's constructor: the secret is its second argument
+    "network-credential": ('var cred = new NetworkCredential("backup_svc", "Tq7!mz-Lp4", "ACME");', "Tq7!mz-Lp4"),
+    "username-password-credentials": ('new UsernamePasswordCredentials(\n    "ci-bot", "Rv8_zq!Kw3")', "Rv8_zq!Kw3"),
+    # the fallback of an environment lookup
+    "getenv-default": ('db_pw = os.getenv("BILLING_DB_PASSWORD", "Jw5!kq-Tz7")', "Jw5!kq-Tz7"),
+    "env-nullish": ('const secret = process.env.WEBHOOK_SECRET ?? "Zk4-pq!Tm8wL";', "Zk4-pq!Tm8wL"),
+    "env-fetch-block": ('smtp = ENV.fetch("SMTP_PASSWORD") { "Wx9!kd-Rm2" }', "Wx9!kd-Rm2"),
+    # a literal given to a decoding or wrapping call on a secret's name
+    "b64decode": (f'SIGNING_KEY = base64.b64decode("{_alnum("b64", 44)}")', _alnum("b64", 44)),
+    "fromhex": (f"cfg.hmac_secret = bytes.fromhex('{_hex('fh', 64)}')", _hex("fh", 64)),
+    # a dotenv value whose first character the keyed rules take for syntax
+    "dotenv-percent": ("SMTP_PASSWORD=%Hq7!zv-Lm3", "Hq7!zv-Lm3"),
+    "dotenv-equals": ("export RELAY_PASSWORD==Kw8?rT-z2", "Kw8?rT-z2"),
+    # a name whose last word is "pass", in camel case or after a separator
+    "camel-pass-attribute": ('<Connector truststorePass="Vm3!qz-Kt8" />', "Vm3!qz-Kt8"),
+    "camel-pass-code": ('ldapBindPass = "Gz6!wq-Rn4"', "Gz6!wq-Rn4"),
 }
 
 
@@ -70,6 +91,20 @@ LOOK_ALIKES = [
     "connect as reader, then run the query",
     "the password field takes mode=fast for now",
     "la contraseña del usuario es obligatoria",
+    # lookups and constructors given code, empty or placeholder values
+    'token = os.getenv("API_TOKEN", "")',
+    'SECRET_KEY = os.getenv("SECRET_KEY", "change-me")',
+    'const pw = process.env.DB_PASSWORD || "";',
+    "var cred = new NetworkCredential(user, password, domain);",
+    'min_len = ENV.fetch("PASSWORD_MIN_LENGTH", "12")',
+    "key = bytes.fromhex(data)",
+    "token_bytes = base64.b64decode(payload)",
+    # "pass" as a word's end that is no password's name, or with a count or a flag
+    "firstPass = true",
+    "bypass=1",
+    "compass: north",
+    "SECOND_PASS=3",
+    "MAX_PASSWORD_AGE=%d",
 ]
 
 

@@ -1,0 +1,100 @@
+"""A literal secret that code reaches through something else (issue 36), beside ``kernel.secret_code``.
+
+- **a credential object's constructor**: the password or secret key is its second argument
+  (``new NetworkCredential(user, PW, domain)``, ``new BasicAWSCredentials(ID, KEY)``,
+  ``new UsernamePasswordCredentials(user, PW)``, ``new PasswordAuthentication(user, "PW".toCharArray())``),
+  the arguments on one line or several;
+- **the fallback of an environment lookup**: ``os.getenv("API_TOKEN", "...")``, ``ENV.fetch("DB_PASSWORD", "...")``,
+  ``process.env.SECRET || "..."``, ``System.getenv("X") ?: "..."`` (the literal is the secret when the variable is
+  unset);
+- **a literal given to a decoding or wrapping call** on a name that says secret: ``app.secret_key =
+  bytes.fromhex("...")``, ``KEY = base64.b64decode("...")``, ``password: SecretStr("...")``.
+
+A value that is code or a placeholder (``""``, ``"changeme"``, ``"<your key>"``) is kept; a name about a secret
+(``PASSWORD_MIN_LENGTH``) too. Plain data and keep checks.
+"""
+
+from __future__ import annotations
+
+import re
+
+from kernel.secret_places import NAME_CHARS, SECRET_NAME, Place, keep_named_value
+from kernel.secret_values import value_is_code
+
+_QUOTED = r"(\"[^\"\n]{1,256}\"|'[^'\n]{1,256}')"
+# One argument before the secret: a literal, a name, a call's dotted name, or a marker left by an earlier rule.
+_FIRST_ARG = r"(?:\"[^\"\n]{0,256}\"|'[^'\n]{0,256}'|[\w$.\[\]>:-]{1,128}(?:\(\))?)"
+# Space that may break the line inside a call's parentheses.
+_GAP = r"[ \t]*(?:\r?\n[ \t]{0,40})?"
+
+# Classes whose constructor takes (user or key id, secret): .NET, Java (Apache HttpClient, java.net, Spring), AWS SDKs.
+_CREDENTIAL_CLASSES = (
+    r"NetworkCredential|UsernamePasswordCredentials?|PasswordAuthentication|UsernamePasswordAuthenticationToken|"
+    r"BasicAWSCredentials|AwsBasicCredentials\.create|BasicSessionCredentials|AwsSessionCredentials\.create|"
+    r"SimpleCredentials|PasswordCredential|BasicCredentials|PlainCredentials|UserCredentials|"
+    r"BasicUserPrincipal|HttpAuthenticationCredentials|StaticCredentials"
+)
+_CLASS_WORDS = ("credential", "passwordauthentication", "authenticationtoken", "principal")
+
+
+def _keep_second(match: re.Match[str]) -> bool:
+    return value_is_code(match.group(1)[1:-1])
+
+
+# Where a program reads a variable, with its name in group 1 (a secret's name).
+_SECRET_VARIABLE = rf"({NAME_CHARS}{{0,60}}(?i:{SECRET_NAME}){NAME_CHARS}{{0,60}})"
+# A name a decoded secret is kept under: a secret's, or a key's, a salt's (SIGNING_KEY, hmac_salt).
+_WRAPPED_NAME = rf"({NAME_CHARS}{{0,60}}(?i:{SECRET_NAME}|key|salt|pepper){NAME_CHARS}{{0,60}})"
+_LOOKUP_CALL = r"(?:getenv|Getenv|environ\.get|env\.get|ENV\.fetch|env|GetEnvironmentVariable|Deno\.env\.get)"
+
+LITERALS: list[Place] = [
+    Place(
+        "credential-object",
+        rf"\b(?:{_CREDENTIAL_CLASSES})[ \t]*\({_GAP}{_FIRST_ARG}[ \t]*,{_GAP}{_QUOTED}",
+        1,
+        _keep_second,
+        text_words=_CLASS_WORDS,
+    ),
+    # os.getenv("API_TOKEN", "..."), ENV.fetch("DB_PASSWORD") { "..." }, getenv("X") or "...", getenv("X") ?: "..."
+    Place(
+        "env-fallback",
+        rf"\b{_LOOKUP_CALL}[ \t]*[(\[][ \t]*[\"']{_SECRET_VARIABLE}[\"'][ \t]*(?:[)\]][ \t]*(?:\|\||\?\?|\?:|\bor\b|"
+        rf"\{{)|,)[ \t]*{_QUOTED}",
+        2,
+        keep_named_value,
+        line_words=("env", "environ"),
+    ),
+    # process.env.API_SECRET || "...", import.meta.env.VITE_TOKEN ?? "...", ENV.DB_PASSWORD || '...'
+    Place(
+        "env-fallback",
+        rf"\b(?:env|ENV)\.{_SECRET_VARIABLE}[ \t]*(?:\|\||\?\?|\?:)[ \t]*{_QUOTED}",
+        2,
+        keep_named_value,
+        line_words=("env.",),
+    ),
+    # app.secret_key = bytes.fromhex("..."), SIGNING_KEY = base64.b64decode('...'), password: SecretStr("...")
+    Place(
+        "wrapped-secret",
+        rf"(?<![\w.]){_WRAPPED_NAME}[\"']?[ \t]*(?::=|=|:)[ \t]*(?:[\w.]{{0,40}}\.)?"
+        r"(?:fromhex|unhexlify|a2b_hex|b64decode|urlsafe_b64decode|a2b_base64|decodebytes|DecodeString|atob|"
+        r"SecretStr|SecretBytes|Secret|from|encode|decode|getBytes)[ \t]*\([ \t]*b?" + _QUOTED,
+        2,
+        keep_named_value,
+        line_words=(
+            "fromhex",
+            "unhexlify",
+            "a2b_",
+            "b64decode",
+            "decodebytes",
+            "decodestring",
+            "atob",
+            "secretstr",
+            "secretbytes",
+            "secret(",
+            "from(",
+            "encode(",
+            "decode(",
+            "getbytes",
+        ),
+    ),
+]

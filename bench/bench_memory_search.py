@@ -40,10 +40,11 @@ from collections.abc import Callable, Coroutine
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import grpc
 import numpy as np
+import numpy.typing as npt
 
 from bench.common import percentile
 from kernel import offline
@@ -123,7 +124,7 @@ class Loop:
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
         self.thread.start()
 
-    def run(self, coro: Coroutine[Any, Any, T]) -> T:
+    def run(self, coro: Coroutine[object, None, T]) -> T:
         return asyncio.run_coroutine_threadsafe(coro, self.loop).result(3600)
 
 
@@ -131,7 +132,7 @@ class Loop:
 MODES = ("hybrid", "hybrid, no session context", "dense")
 
 
-def import_records(texts: list[str], vectors: np.ndarray, seed: int = 3) -> list[str]:
+def import_records(texts: list[str], vectors: npt.NDArray[np.float32], seed: int = 3) -> list[str]:
     rng = random.Random(seed)
     now = datetime.now(UTC)
     records = []

@@ -36,10 +36,11 @@ from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import grpc
 import numpy as np
+import numpy.typing as npt
 
 from kernel import offline
 from protos.mnemex.common.v1.common_pb2 import Scope
@@ -300,7 +301,7 @@ class Loop:
         self.loop = asyncio.new_event_loop()
         threading.Thread(target=self.loop.run_forever, daemon=True).start()
 
-    def run(self, coro: Coroutine[Any, Any, T]) -> T:
+    def run(self, coro: Coroutine[object, None, T]) -> T:
         return asyncio.run_coroutine_threadsafe(coro, self.loop).result(3600)
 
 
@@ -379,7 +380,7 @@ def simulate(
     scope: Scope,
     label: dict[str, Item],
     turns: list[tuple[int, str]],
-    query_vectors: np.ndarray,
+    query_vectors: npt.NDArray[np.float32],
     *,
     learn: bool,
 ) -> Run:

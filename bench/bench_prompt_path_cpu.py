@@ -22,9 +22,13 @@ import time
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
+import numpy.typing as npt
+
+if TYPE_CHECKING:
+    from services.memory.domain.record import MemoryRecord
 
 WORDS = "alpha beta gamma delta kafka redis deploy rollback cache auth token retry schema migration lint".split()
 
@@ -45,7 +49,7 @@ async def run(size: int, queries: int) -> None:
     rng = np.random.default_rng(3)
 
     class NoEmbedder:  # every call passes its vector
-        async def embed(self, texts: list[str], timeout: float | None = None) -> np.ndarray:
+        async def embed(self, texts: list[str], timeout: float | None = None) -> npt.NDArray[np.float32]:
             raise AssertionError("the benchmark passes vectors explicitly")
 
     now = datetime.now(UTC)
@@ -58,7 +62,7 @@ async def run(size: int, queries: int) -> None:
         base = rng.standard_normal((size, 384)).astype(np.float32)
         base /= np.linalg.norm(base, axis=1, keepdims=True)
         collections = ["working", "history", "patterns", "memory_bank", "books"]
-        items: list[tuple[Any, np.ndarray]] = []
+        items: list[tuple[MemoryRecord, npt.NDArray[np.float32]]] = []
         for i in range(size):
             collection = collections[i % 5]
             created = now - timedelta(days=float(rng.uniform(0, 120)))

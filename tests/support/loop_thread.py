@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Coroutine
-from typing import Any, TypeVar
+from typing import TypeVar
 
 T = TypeVar("T")
 
@@ -16,7 +16,7 @@ class LoopThread:
         self._thread = threading.Thread(target=self.loop.run_forever, name="test-loop", daemon=True)
         self._thread.start()
 
-    def run(self, coro: Coroutine[Any, Any, T], timeout: float = 60.0) -> T:
+    def run(self, coro: Coroutine[object, None, T], timeout: float = 60.0) -> T:
         return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
 
     def close(self) -> None:

@@ -23,7 +23,7 @@ import contextlib
 import time
 from collections.abc import Callable, Generator
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 from mnemex.backfill.checkpoint import Checkpoint
 from mnemex.backfill.exchange import Exchange
@@ -32,7 +32,7 @@ from mnemex.backfill.reading import Reading, open_reading
 from mnemex.backfill.report import FAILED, READ, SKIPPED, UNCHANGED, Report, SourceResult
 from mnemex.backfill.sources import Discovery, Source
 
-Post = Callable[[list[Exchange], bool], Any]
+Post = Callable[[list[Exchange], bool], object]  # the gateway's answer, as JSON (Report.add_reply reads it)
 
 
 class BatchTooLarge(Exception):

@@ -21,7 +21,6 @@ import os
 import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
 
 VERSION = 1
 
@@ -83,7 +82,7 @@ class Checkpoint:
     def save(self) -> None:
         """Write atomically (a temporary file renamed over the old one)."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        document: dict[str, Any] = {
+        document: dict[str, object] = {
             "version": VERSION,
             "sources": {key: asdict(value) for key, value in sorted(self.entries.items())},
         }

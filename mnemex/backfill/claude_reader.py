@@ -18,8 +18,8 @@ from __future__ import annotations
 from collections.abc import Generator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
+from kernel.json_values import JSONObject, JSONValue
 from mnemex.backfill.exchange import (
     MAX_TOOL_USES,
     Exchange,
@@ -47,7 +47,7 @@ _NOT_PROMPTS = (
 MAX_PENDING_TOOLS = 200  # tool calls waiting for their result; older ones are dropped
 
 
-def _blocks(message: Any) -> list[dict[str, Any]]:
+def _blocks(message: JSONValue) -> list[JSONObject]:
     content = message.get("content") if isinstance(message, dict) else None
     if isinstance(content, str):
         return [{"type": "text", "text": content}]
@@ -56,11 +56,11 @@ def _blocks(message: Any) -> list[dict[str, Any]]:
     return []
 
 
-def _text_of(blocks: list[dict[str, Any]]) -> str:
+def _text_of(blocks: list[JSONObject]) -> str:
     return "\n".join(str(b.get("text") or "") for b in blocks if b.get("type") == "text").strip()
 
 
-def prompt_text(entry: dict[str, Any]) -> str | None:
+def prompt_text(entry: JSONObject) -> str | None:
     """The user's own words when ``entry`` is a real prompt; None for tool results, meta and command output."""
     if entry.get("isMeta") or entry.get("isCompactSummary") or entry.get("isVisibleInTranscriptOnly"):
         return None
@@ -75,7 +75,7 @@ def prompt_text(entry: dict[str, Any]) -> str | None:
     return text
 
 
-def _result_content(block: dict[str, Any]) -> Any:
+def _result_content(block: JSONObject) -> JSONValue:
     content = block.get("content")
     if isinstance(content, list):
         return "\n".join(str(c.get("text") or "") for c in content if isinstance(c, dict) and c.get("type") == "text")
@@ -87,17 +87,17 @@ class _Turn:
     """The exchange being read: its prompt entry and what the assistant did since."""
 
     prompt: str
-    entry: dict[str, Any]
+    entry: JSONObject
     answer_message_id: str = ""
     answer_parts: list[str] = field(default_factory=list)
     last_assistant_uuid: str = ""
-    stop_reason: str | None = None
+    stop_reason: JSONValue = None  # as the transcript wrote it: "tool_use" while a tool still runs
     tools: list[ToolUse] = field(default_factory=list)
-    pending: dict[str, tuple[str, Any]] = field(default_factory=dict)
+    pending: dict[str, tuple[str, JSONValue]] = field(default_factory=dict)  # tool_use id -> (name, input)
 
-    def on_assistant(self, entry: dict[str, Any]) -> None:
+    def on_assistant(self, entry: JSONObject) -> None:
         raw = entry.get("message")
-        message: dict[str, Any] = raw if isinstance(raw, dict) else {}
+        message: JSONObject = raw if isinstance(raw, dict) else {}
         self.last_assistant_uuid = str(entry.get("uuid") or self.last_assistant_uuid)
         self.stop_reason = message.get("stop_reason")
         blocks = _blocks(message)
@@ -113,7 +113,7 @@ class _Turn:
                     self.pending.pop(next(iter(self.pending)))
                 self.pending[str(block["id"])] = (str(block.get("name") or ""), block.get("input"))
 
-    def on_tool_results(self, entry: dict[str, Any]) -> None:
+    def on_tool_results(self, entry: JSONObject) -> None:
         structured = entry.get("toolUseResult")
         for block in _blocks(entry.get("message")):
             if block.get("type") != "tool_result":

@@ -10,8 +10,11 @@ never stores memories of memories.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from datetime import UTC, datetime
-from typing import Any, TypedDict
+from typing import TypedDict
+
+from kernel.json_values import JSONObject, JSONValue
 
 MAX_SOURCE_ID_CHARS = 200
 MAX_TEXT_CHARS = 100_000
@@ -26,8 +29,8 @@ CLIENTS = ("claude", "opencode", "cursor")
 
 class ToolUse(TypedDict):
     tool_name: str
-    tool_input: dict[str, Any]
-    tool_response: dict[str, Any]
+    tool_input: JSONObject
+    tool_response: JSONObject
 
 
 class Exchange(TypedDict):
@@ -73,7 +76,7 @@ def _cap_tail(text: str, limit: int) -> str:
     return TRUNCATED + text[-(limit - len(TRUNCATED)) :]
 
 
-def cap_value(value: Any, string_limit: int, *, tail: bool = False, depth: int = 0) -> Any:
+def cap_value(value: object, string_limit: int, *, tail: bool = False, depth: int = 0) -> JSONValue:
     """A JSON value with long strings cut, long lists and objects shortened and deep nesting flattened."""
     if isinstance(value, str):
         return _cap_tail(value, string_limit) if tail else cap_text(value, string_limit)
@@ -82,25 +85,32 @@ def cap_value(value: Any, string_limit: int, *, tail: bool = False, depth: int =
     if depth >= MAX_DEPTH:
         return cap_text(str(value), string_limit)
     if isinstance(value, dict):
-        items = list(value.items())[:MAX_ITEMS]
-        return {str(k)[:200]: cap_value(v, string_limit, tail=tail, depth=depth + 1) for k, v in items}
+        return _cap_object(value.items(), string_limit, tail=tail, depth=depth)
     if isinstance(value, (list, tuple)):
         return [cap_value(v, string_limit, tail=tail, depth=depth + 1) for v in list(value)[:MAX_ITEMS]]
     return cap_text(str(value), string_limit)
 
 
-def tool_use(name: str, tool_input: Any, tool_response: Any) -> ToolUse:
+def _cap_object(
+    items: Iterable[tuple[object, object]], string_limit: int, *, tail: bool = False, depth: int = 0
+) -> JSONObject:
+    """An object's first ``MAX_ITEMS`` entries, keys cut to 200 characters and values capped (``cap_value``)."""
+    kept = list(items)[:MAX_ITEMS]
+    return {str(k)[:200]: cap_value(v, string_limit, tail=tail, depth=depth + 1) for k, v in kept}
+
+
+def tool_use(name: str, tool_input: object, tool_response: object) -> ToolUse:
     """A tool call with its result, both capped (the response keeps its tail)."""
-    given = tool_input if isinstance(tool_input, dict) else {"value": tool_input}
-    answer = tool_response if isinstance(tool_response, dict) else {"output": tool_response}
+    given = tool_input.items() if isinstance(tool_input, dict) else [("value", tool_input)]
+    answer = tool_response.items() if isinstance(tool_response, dict) else [("output", tool_response)]
     return ToolUse(
         tool_name=str(name)[:200],
-        tool_input=cap_value(given, MAX_TOOL_INPUT_STRING),
-        tool_response=cap_value(answer, MAX_TOOL_RESPONSE_STRING, tail=True),
+        tool_input=_cap_object(given, MAX_TOOL_INPUT_STRING),
+        tool_response=_cap_object(answer, MAX_TOOL_RESPONSE_STRING, tail=True),
     )
 
 
-def rfc3339(value: Any) -> str | None:
+def rfc3339(value: object) -> str | None:
     """An ISO-8601 string or epoch milliseconds as RFC 3339 UTC (``2026-05-01T09:30:00.123Z``); None if neither."""
     try:
         if isinstance(value, bool):

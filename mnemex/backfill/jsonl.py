@@ -8,11 +8,12 @@ are counted and skipped.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
+
+from kernel.json_values import JSONObject, parse_value
 
 MAX_LINE_BYTES = 8 * 1024 * 1024
 _DRAIN_CHUNK = 1024 * 1024
@@ -42,7 +43,7 @@ def _drain(handle: IO[bytes]) -> int:
             return skipped
 
 
-def json_objects(path: Path, stats: LineStats, max_line_bytes: int = MAX_LINE_BYTES) -> Iterator[dict[str, Any]]:
+def json_objects(path: Path, stats: LineStats, max_line_bytes: int = MAX_LINE_BYTES) -> Iterator[JSONObject]:
     """Each JSON object line of ``path``, in order; ``stats`` follows the reading (bytes, skipped lines).
 
     Raises ``OSError`` only when the file cannot be opened or read at all."""
@@ -59,7 +60,7 @@ def json_objects(path: Path, stats: LineStats, max_line_bytes: int = MAX_LINE_BY
             if not line.strip():
                 continue
             try:
-                entry = json.loads(line)
+                entry = parse_value(line)
             except (ValueError, RecursionError):  # bad JSON, invalid UTF-8, absurd nesting
                 stats.bad_lines += 1
                 continue

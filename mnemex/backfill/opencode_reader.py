@@ -19,14 +19,13 @@ assistant message is unfinished (no ``time.completed``, or ``finish``
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Generator
 from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
+from kernel.json_values import JSONObject, JSONValue, object_at, parse_value
 from mnemex.backfill.exchange import MAX_TOOL_USES, Exchange, ToolUse, make_exchange, rfc3339, tool_use
 
 CLIENT = "opencode"
@@ -80,7 +79,7 @@ def list_sessions(db: Path) -> list[OpenCodeSession]:
         ]
 
 
-def first_prompt(connection: sqlite3.Connection, session_id: Any, limit: int = 20) -> str:
+def first_prompt(connection: sqlite3.Connection, session_id: object, limit: int = 20) -> str:
     """The text of the session's first user prompt, on one line ('' when there is none in its first parts)."""
     rows = connection.execute(
         "SELECT p.data FROM message m JOIN part p ON p.message_id = m.id "
@@ -92,22 +91,21 @@ def first_prompt(connection: sqlite3.Connection, session_id: Any, limit: int = 2
     return " ".join(text.split())
 
 
-def _loads(raw: Any) -> dict[str, Any]:
+def _loads(raw: object) -> JSONObject:
     try:
-        value = json.loads(raw) if isinstance(raw, (str, bytes)) else None
+        value: JSONValue = parse_value(raw) if isinstance(raw, (str, bytes)) else None
     except (ValueError, RecursionError):
         return {}
     return value if isinstance(value, dict) else {}
 
 
-def _tool(part: dict[str, Any]) -> ToolUse | None:
-    state = part.get("state") if isinstance(part.get("state"), dict) else {}
-    if not isinstance(state, dict) or state.get("status") not in ("completed", "error"):
+def _tool(part: JSONObject) -> ToolUse | None:
+    state = object_at(part, "state")
+    if state.get("status") not in ("completed", "error"):
         return None
     name = str(part.get("tool") or "")
-    given = state.get("input") if isinstance(state.get("input"), dict) else {}
-    arguments = {ARGUMENT_KEYS.get(k, k): v for k, v in (given or {}).items()}
-    response: dict[str, Any] = {"output": state.get("output") or state.get("error") or ""}
+    arguments = {ARGUMENT_KEYS.get(k, k): v for k, v in object_at(state, "input").items()}
+    response: JSONObject = {"output": state.get("output") or state.get("error") or ""}
     if state.get("status") == "error":
         response["is_error"] = True
     return tool_use(TOOL_NAMES.get(name, name), arguments, response)
@@ -116,16 +114,16 @@ def _tool(part: dict[str, Any]) -> ToolUse | None:
 @dataclass
 class _Turn:
     message_id: str
-    created: Any
+    created: object  # the prompt's time.created, else the message row's time_created (rfc3339 reads either)
     prompt: str
     answer: str = ""
     last_assistant_id: str = ""
     finished: bool = False
     tools: list[ToolUse] = field(default_factory=list)
 
-    def on_assistant(self, message_id: str, info: dict[str, Any], parts: list[dict[str, Any]]) -> None:
+    def on_assistant(self, message_id: str, info: JSONObject, parts: list[JSONObject]) -> None:
         self.last_assistant_id = message_id
-        times = info.get("time") if isinstance(info.get("time"), dict) else {}
+        times = object_at(info, "time")
         self.finished = bool(times and times.get("completed")) and info.get("finish") != "tool-calls"
         text = "\n".join(str(p.get("text") or "") for p in parts if p.get("type") == "text" and not p.get("synthetic"))
         if text.strip():
@@ -150,7 +148,7 @@ class _Turn:
         )
 
 
-def _user_text(parts: list[dict[str, Any]]) -> str:
+def _user_text(parts: list[JSONObject]) -> str:
     return "\n".join(
         str(p.get("text") or "") for p in parts if p.get("type") == "text" and not p.get("synthetic")
     ).strip()
@@ -176,8 +174,8 @@ def read_opencode_session(db: Path, session: OpenCodeSession, progress: list[int
                 if prompt:
                     if turn is not None and (done := turn.exchange(session)) is not None:
                         yield done
-                    times = info.get("time") if isinstance(info.get("time"), dict) else {}
-                    turn = _Turn(str(message_id), (times or {}).get("created") or time_created, prompt)
+                    times = object_at(info, "time")
+                    turn = _Turn(str(message_id), times.get("created") or time_created, prompt)
             elif role == "assistant" and turn is not None and info.get("summary") is not True:
                 turn.on_assistant(str(message_id), info, parts)
         if turn is not None and turn.finished and (done := turn.exchange(session)) is not None:

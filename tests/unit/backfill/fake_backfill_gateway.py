@@ -18,17 +18,28 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import PurePath
-from typing import Any
+
+from kernel.json_values import JSONObject, JSONValue, object_at, objects_at, parse_value, str_at
+from mnemex.backfill.exchange import Exchange, ToolUse
 
 FIELDS = {"source_id", "client", "session_id", "cwd", "started_at", "user_text", "assistant_text", "tool_uses"}
+TEXT_FIELDS = FIELDS - {"tool_uses"}
 CHANGE_TOOLS = {"Edit", "MultiEdit", "Write", "Bash", "NotebookEdit"}
+
+
+@dataclass(frozen=True)
+class BackfillRequest:
+    """One accepted ``POST /api/backfill``: its exchanges, and ``dry_run`` as the body had it."""
+
+    exchanges: list[Exchange]
+    dry_run: JSONValue
 
 
 @dataclass
 class FakeBackfillGateway:
     port: int = 0
-    stored: dict[str, dict[str, Any]] = field(default_factory=dict)
-    requests: list[dict[str, Any]] = field(default_factory=list)
+    stored: dict[str, Exchange] = field(default_factory=dict)
+    requests: list[BackfillRequest] = field(default_factory=list)
     max_body: int = 2 * 1024 * 1024
     fail_after: int | None = None
     succeeded: int = 0
@@ -37,57 +48,93 @@ class FakeBackfillGateway:
     def addr(self) -> str:
         return f"127.0.0.1:{self.port}"
 
-    def answer(self, body: Any) -> tuple[int, dict[str, Any]]:
-        if not isinstance(body, dict) or not isinstance(body.get("exchanges"), list):
+    def answer(self, body: JSONValue) -> tuple[int, JSONObject]:
+        given = body.get("exchanges") if isinstance(body, dict) else None
+        if not isinstance(body, dict) or not isinstance(given, list):
             return 422, {"detail": "exchanges: field required"}
-        exchanges = body["exchanges"]
-        if not 1 <= len(exchanges) <= 256:
+        if not 1 <= len(given) <= 256:
             return 422, {"detail": "exchanges: 1 to 256 items"}
-        for exchange in exchanges:
+        for exchange in given:
             problem = invalid(exchange)
             if problem:
                 return 422, {"detail": problem}
         if self.fail_after is not None and self.succeeded >= self.fail_after:
             return 503, {"detail": "memory service unavailable"}
-        self.requests.append(body)
-        reply: dict[str, Any] = {"stored": 0, "existing": 0, "observations": 0, "projects": {}}
-        for exchange in exchanges:
-            project = PurePath(exchange["cwd"]).name or "default"
-            counts = reply["projects"].setdefault(project, {"stored": 0, "existing": 0})
-            kind = "existing" if exchange["source_id"] in self.stored else "stored"
+        exchanges = [as_exchange(exchange) for exchange in objects_at(body, "exchanges")]  # each one valid
+        self.requests.append(BackfillRequest(exchanges, body.get("dry_run")))
+        totals = {"stored": 0, "existing": 0, "observations": 0}
+        projects: dict[str, dict[str, int]] = {}
+        for accepted in exchanges:
+            project = PurePath(accepted["cwd"]).name or "default"
+            counts = projects.setdefault(project, {"stored": 0, "existing": 0})
+            kind = "existing" if accepted["source_id"] in self.stored else "stored"
             counts[kind] += 1
-            reply[kind] += 1
+            totals[kind] += 1
             if kind == "stored":
-                reply["observations"] += sum(t["tool_name"] in CHANGE_TOOLS for t in exchange["tool_uses"])
+                totals["observations"] += sum(t["tool_name"] in CHANGE_TOOLS for t in accepted["tool_uses"])
                 if not body.get("dry_run"):
-                    self.stored[exchange["source_id"]] = exchange
+                    self.stored[accepted["source_id"]] = accepted
         self.succeeded += 1
+        reply: JSONObject = {**totals, "projects": {name: {**counts} for name, counts in projects.items()}}
         return 200, reply
 
 
-def invalid(exchange: Any) -> str:
+def invalid(exchange: JSONValue) -> str:
     if not isinstance(exchange, dict) or set(exchange) != FIELDS:
         return f"an exchange needs exactly {sorted(FIELDS)}"
-    if len(exchange["source_id"]) > 200 or exchange["client"] not in ("claude", "opencode", "cursor"):
+    if any(not isinstance(exchange[name], str) for name in TEXT_FIELDS):
+        return f"{sorted(TEXT_FIELDS)} must be strings"
+    if len(str_at(exchange, "source_id")) > 200 or str_at(exchange, "client") not in ("claude", "opencode", "cursor"):
         return "bad source_id or client"
-    if not exchange["started_at"].endswith("Z") or "T" not in exchange["started_at"]:
+    started_at = str_at(exchange, "started_at")
+    if not started_at.endswith("Z") or "T" not in started_at:
         return "started_at must be RFC 3339 UTC"
-    if len(exchange["user_text"]) > 100_000 or len(exchange["assistant_text"]) > 100_000:
+    if len(str_at(exchange, "user_text")) > 100_000 or len(str_at(exchange, "assistant_text")) > 100_000:
         return "text too long"
-    if len(exchange["tool_uses"]) > 50:
+    tool_uses = exchange["tool_uses"]
+    if not isinstance(tool_uses, list):
+        return "tool_uses must be a list"
+    if len(tool_uses) > 50:
         return "too many tool uses"
-    for used in exchange["tool_uses"]:
-        if set(used) != {"tool_name", "tool_input", "tool_response"} or not isinstance(used["tool_input"], dict):
+    for used in tool_uses:
+        if (
+            not isinstance(used, dict)
+            or set(used) != {"tool_name", "tool_input", "tool_response"}
+            or not isinstance(used["tool_input"], dict)
+        ):
             return "bad tool use"
     return ""
 
 
+def as_exchange(exchange: JSONObject) -> Exchange:
+    """A valid exchange (``invalid`` found nothing wrong) as the client's own type."""
+    return Exchange(
+        source_id=str_at(exchange, "source_id"),
+        client=str_at(exchange, "client"),
+        session_id=str_at(exchange, "session_id"),
+        cwd=str_at(exchange, "cwd"),
+        started_at=str_at(exchange, "started_at"),
+        user_text=str_at(exchange, "user_text"),
+        assistant_text=str_at(exchange, "assistant_text"),
+        tool_uses=[
+            ToolUse(
+                tool_name=str_at(used, "tool_name"),
+                tool_input=object_at(used, "tool_input"),
+                tool_response=object_at(used, "tool_response"),
+            )
+            for used in objects_at(exchange, "tool_uses")
+        ],
+    )
+
+
 @contextmanager
-def fake_backfill_gateway(**knobs: Any) -> Iterator[FakeBackfillGateway]:
-    gateway = FakeBackfillGateway(**knobs)
+def fake_backfill_gateway(
+    *, max_body: int = 2 * 1024 * 1024, fail_after: int | None = None
+) -> Iterator[FakeBackfillGateway]:
+    gateway = FakeBackfillGateway(max_body=max_body, fail_after=fail_after)
 
     class Handler(BaseHTTPRequestHandler):
-        def _send(self, status: int, payload: Any) -> None:
+        def _send(self, status: int, payload: JSONObject) -> None:
             data = json.dumps(payload).encode()
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
@@ -111,9 +158,9 @@ def fake_backfill_gateway(**knobs: Any) -> Iterator[FakeBackfillGateway]:
             if not self.path.startswith("/api/backfill"):
                 self._send(404, {"detail": "Not Found"})
                 return
-            self._send(*gateway.answer(json.loads(raw or b"null")))
+            self._send(*gateway.answer(parse_value(raw or b"null")))
 
-        def log_message(self, format: str, *args: Any) -> None:
+        def log_message(self, format: str, *args: object) -> None:
             pass
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)

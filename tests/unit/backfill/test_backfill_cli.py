@@ -9,12 +9,12 @@ import socket
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from typer.testing import CliRunner, Result
 
 from mnemex.backfill import plan
+from mnemex.backfill.report import ReportJson
 from mnemex.cli import app
 from tests.support.backfill_homes import CLAUDE_SESSION, install_claude
 from tests.unit.backfill.fake_backfill_gateway import FakeBackfillGateway, fake_backfill_gateway
@@ -32,10 +32,11 @@ def invoke(home: Path, gateway_addr: str, *args: str) -> Result:
     return CliRunner().invoke(app, ["backfill", *args], env=env)
 
 
-def summary(home: Path, gateway: FakeBackfillGateway, *args: str) -> dict[str, Any]:
+def summary(home: Path, gateway: FakeBackfillGateway, *args: str) -> ReportJson:
     result = invoke(home, gateway.addr, "--json", *args)
     assert result.exit_code == 0, result.output
-    return dict(json.loads(result.stdout))
+    report: ReportJson = json.loads(result.stdout)  # the --json summary is Report.to_json
+    return report
 
 
 def test_json_summary_counts_files_exchanges_and_projects(home: Path, gateway: FakeBackfillGateway) -> None:
@@ -93,7 +94,7 @@ def test_a_grown_transcript_sends_only_its_new_exchanges(home: Path, gateway: Fa
             handle.write(json.dumps(entry) + "\n")
     report = summary(home, gateway, "--client", "claude")
     assert report["exchanges"]["sent"] == 1 and report["exchanges"]["stored"] == 1
-    assert gateway.requests[-1]["exchanges"][0]["user_text"] == "One more thing"
+    assert gateway.requests[-1].exchanges[0]["user_text"] == "One more thing"
 
 
 def test_dry_run_stores_nothing_and_reports_what_would_be_stored(home: Path, gateway: FakeBackfillGateway) -> None:
@@ -101,7 +102,7 @@ def test_dry_run_stores_nothing_and_reports_what_would_be_stored(home: Path, gat
     report = summary(home, gateway, "--dry-run")
     assert report["dry_run"] is True
     assert report["projects"] == {"shop": {"stored": 2, "existing": 2}}  # the OpenCode ones are in already
-    assert all(r["dry_run"] is True for r in gateway.requests[1:])
+    assert all(r.dry_run is True for r in gateway.requests[1:])
     assert len(gateway.stored) == 2
     assert summary(home, gateway)["exchanges"]["stored"] == 2  # the dry run left no checkpoint behind
 
@@ -160,7 +161,7 @@ def test_an_interrupted_run_resumes_where_it_stopped(home: Path, monkeypatch: py
 def test_a_batch_too_large_for_the_gateway_is_split(home: Path) -> None:
     with fake_backfill_gateway(max_body=1200) as small:  # all four together are about 2.5 KB
         report = summary(home, small)
-    sizes = [len(r["exchanges"]) for r in small.requests]
+    sizes = [len(r.exchanges) for r in small.requests]
     assert report["exchanges"]["stored"] == 4 and len(sizes) > 1 and sum(sizes) == 4
 
 

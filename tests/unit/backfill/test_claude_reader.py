@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import tracemalloc
 from pathlib import Path
-from typing import Any
 
+from kernel.json_values import JSONArray, JSONObject, JSONValue, object_at
 from mnemex.backfill.claude_reader import read_claude_transcript
 from mnemex.backfill.exchange import Exchange
 from mnemex.backfill.jsonl import LineStats
@@ -18,12 +18,12 @@ def read(path: Path) -> tuple[list[Exchange], LineStats]:
     return list(read_claude_transcript(path, stats)), stats
 
 
-def write_lines(path: Path, entries: list[Any]) -> Path:
+def write_lines(path: Path, entries: JSONArray) -> Path:
     path.write_text("".join((e if isinstance(e, str) else json.dumps(e)) + "\n" for e in entries))
     return path
 
 
-def prompt(text: Any, uuid: str, when: str = "2026-03-01T10:00:00.000Z", **extra: Any) -> dict[str, Any]:
+def prompt(text: JSONValue, uuid: str, when: str = "2026-03-01T10:00:00.000Z", **extra: JSONValue) -> JSONObject:
     return {
         "type": "user",
         "uuid": uuid,
@@ -35,7 +35,7 @@ def prompt(text: Any, uuid: str, when: str = "2026-03-01T10:00:00.000Z", **extra
     }
 
 
-def answer(content: list[dict[str, Any]], uuid: str, stop: str | None = "end_turn", msg: str = "") -> dict[str, Any]:
+def answer(content: JSONArray, uuid: str, stop: str | None = "end_turn", msg: str = "") -> JSONObject:
     return {
         "type": "assistant",
         "uuid": uuid,
@@ -46,7 +46,7 @@ def answer(content: list[dict[str, Any]], uuid: str, stop: str | None = "end_tur
     }
 
 
-def text(value: str) -> dict[str, str]:
+def text(value: str) -> JSONObject:
     return {"type": "text", "text": value}
 
 
@@ -67,7 +67,7 @@ def test_a_real_transcript_gives_one_exchange_per_prompt_with_its_tool_use() -> 
     [read_tool] = second["tool_uses"]
     assert read_tool["tool_name"] == "Read"
     assert read_tool["tool_input"] == {"file_path": "/srv/home/code/shop/README.md"}
-    assert read_tool["tool_response"]["file"]["content"] == "Shop deploys with helm.\n"  # toolUseResult
+    assert object_at(read_tool["tool_response"], "file")["content"] == "Shop deploys with helm.\n"  # toolUseResult
 
 
 def test_mnemex_context_injected_by_hooks_never_reaches_an_exchange() -> None:

@@ -40,8 +40,10 @@ def test_fields_are_capped_to_the_gateway_limits() -> None:
 
 def test_tool_values_keep_the_head_of_inputs_and_the_tail_of_outputs() -> None:
     used = tool_use("Bash", {"command": "c" * 10_000}, {"stdout": "noise " * 5000 + "12 passed, 1 failed"})
-    assert len(used["tool_input"]["command"]) == 2000 and used["tool_input"]["command"].startswith("ccc")
+    command = used["tool_input"]["command"]
+    assert isinstance(command, str) and len(command) == 2000 and command.startswith("ccc")
     stdout = used["tool_response"]["stdout"]
+    assert isinstance(stdout, str)
     assert len(stdout) == MAX_TOOL_RESPONSE_STRING and stdout.endswith("12 passed, 1 failed")
     assert tool_use("Read", "raw", None)["tool_input"] == {"value": "raw"}
     deep: dict[str, object] = {}

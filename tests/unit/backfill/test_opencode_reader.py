@@ -6,6 +6,7 @@ import json
 import sqlite3
 from pathlib import Path
 
+from kernel.json_values import str_at
 from mnemex.backfill.exchange import Exchange
 from mnemex.backfill.opencode_reader import list_sessions, read_opencode_session
 from mnemex.backfill.sources import discover
@@ -51,7 +52,7 @@ def test_a_real_session_gives_its_exchanges_with_dates_directory_and_tools(tmp_p
     [read_tool] = second["tool_uses"]
     assert read_tool["tool_name"] == "Read"  # OpenCode's "read", named as Claude Code names it
     assert read_tool["tool_input"] == {"file_path": "/srv/home/code/shop/README.md"}
-    assert "Shop deploys with helm." in read_tool["tool_response"]["output"]
+    assert "Shop deploys with helm." in str_at(read_tool["tool_response"], "output")
 
 
 def test_synthetic_parts_and_an_unfinished_last_turn_are_left_out(tmp_path: Path) -> None:

@@ -22,7 +22,7 @@ checks), which refuse or hold back while the stack runs. Exit codes: 0 ok, 1 fai
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 import typer
 from typer.core import TyperGroup, TyperOption
@@ -47,8 +47,11 @@ from mnemex.cli import (
 )
 from mnemex.cli.output import CliFailure, report_failure
 
+if TYPE_CHECKING:
+    from typer._click.core import Context  # typer's vendored click
 
-def _flag_type(option: TyperOption, ctx: Any) -> str | None:
+
+def _flag_type(option: TyperOption, ctx: Context) -> str | None:
     """No type column for a plain flag: typer 0.29 shows ``--dry-run <bool>``, as if it took a value."""
     if option.is_flag and option.metavar is None:
         return None
@@ -62,7 +65,7 @@ TyperOption.display_type_rich = _flag_type  # type: ignore[method-assign,assignm
 class MnemexGroup(TyperGroup):
     """Turns ``CliFailure`` from any command into a clear message and exit code 1."""
 
-    def invoke(self, ctx: Any) -> Any:  # typer's vendored click.Context
+    def invoke(self, ctx: Context) -> object:
         try:
             return super().invoke(ctx)
         except CliFailure as failure:

@@ -13,12 +13,12 @@ from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 from types import TracebackType
-from typing import Any
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
+from kernel.json_values import JSONValue
 from mnemex.backfill.backfill_run import Backfill, BatchTooLarge
 from mnemex.backfill.checkpoint import Checkpoint
 from mnemex.backfill.exchange import CLIENTS, Exchange
@@ -164,8 +164,8 @@ def parse_since(value: str | None) -> date | None:
         fail(f"--since takes a day as YYYY-MM-DD, not {value!r}", code=EXIT_USAGE)
 
 
-def gateway_poster(client: GatewayClient) -> Any:
-    def post(exchanges: list[Exchange], dry_run: bool) -> Any:
+def gateway_poster(client: GatewayClient) -> Callable[[list[Exchange], bool], JSONValue]:
+    def post(exchanges: list[Exchange], dry_run: bool) -> JSONValue:
         try:
             return client.post("/api/backfill", {"exchanges": exchanges, "dry_run": dry_run}, timeout=POST_TIMEOUT)
         except CliFailure as failure:

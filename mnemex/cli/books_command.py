@@ -7,12 +7,12 @@ import json
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
+from kernel.json_values import JSONObject, as_object, int_at, objects_at, str_at, value_at
 from mnemex.cli.file_progress import FileProgress, done_of
 from mnemex.cli.gateway_client import GatewayClient, http_failure
 from mnemex.cli.ingest_files import IngestItem, collect
@@ -59,16 +59,17 @@ def upload(
         "source": source or str(item.path.resolve()),
         "data_base64": base64.b64encode(data).decode("ascii"),
     }
-    reply: dict[str, Any] | None = None
+    reply: JSONObject | None = None
     try:
-        for event in client.post_lines("/api/ingest", body, params={"progress": "ndjson"}, timeout=180.0):
-            kind = event.get("type")
+        for line in client.post_lines("/api/ingest", body, params={"progress": "ndjson"}, timeout=180.0):
+            event = as_object(line)
+            kind = value_at(event, "type")
             if kind == "progress" and on_chunks is not None:
-                on_chunks(int(event.get("chunks_total", 0)), int(event.get("chunks_done", 0)))
+                on_chunks(int_at(event, "chunks_total"), int_at(event, "chunks_done"))
             elif kind == "result" or (kind is None and "chunks" in event):  # None: a gateway without progress
                 reply = event
             elif kind == "error":
-                raise http_failure(int(event.get("status") or 500), json.dumps(event).encode(), client.settings)
+                raise http_failure(int_at(event, "status") or 500, json.dumps(event).encode(), client.settings)
     except CliFailure as failure:
         if "not running" in failure.message or "did not answer" in failure.message:
             raise  # the stack is gone: stop, do not report every remaining file as failed
@@ -78,9 +79,9 @@ def upload(
         return FileResult(str(item.path), item.title, "failed", detail=detail)
     if reply.get("skipped_unchanged"):
         return FileResult(
-            str(item.path), item.title, "unchanged", int(reply.get("chunks", 0)), "already ingested, content unchanged"
+            str(item.path), item.title, "unchanged", int_at(reply, "chunks"), "already ingested, content unchanged"
         )
-    return FileResult(str(item.path), item.title, "ingested", int(reply.get("chunks", 0)))
+    return FileResult(str(item.path), item.title, "ingested", int_at(reply, "chunks"))
 
 
 def _summary_table(results: list[FileResult]) -> Table:
@@ -113,7 +114,9 @@ def ingest(
     if not items:
         fail("no files found under the given paths")
     client = GatewayClient(load_settings())
-    known = {b["title"]: b.get("content_hash", "") for b in client.get("/api/books").get("books", [])}
+    known = {
+        str_at(b, "title"): b.get("content_hash", "") for b in objects_at(as_object(client.get("/api/books")), "books")
+    }
     results: list[FileResult] = []
     ready = [i for i in items if i.ready]
     chunks_done = 0
@@ -149,7 +152,7 @@ def ingest(
 def books(json_output: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """List this project's books with their chunk counts."""
     reply = GatewayClient(load_settings()).get("/api/books")
-    found: list[dict[str, Any]] = reply.get("books", [])
+    found = list(objects_at(as_object(reply), "books"))
     if json_output:
         print_json(reply)
         return
@@ -159,15 +162,15 @@ def books(json_output: bool = typer.Option(False, "--json", help="Print JSON."))
     table = Table(show_header=True, header_style="bold")
     for column in ("title", "chunks", "added", "source"):
         table.add_column(column, overflow="fold")
-    for book in sorted(found, key=lambda b: b["title"].lower()):
+    for book in sorted(found, key=lambda b: str_at(b, "title").lower()):
         table.add_row(
-            escape(book["title"]),
+            escape(str_at(book, "title")),
             str(book.get("chunks", 0)),
             str(book.get("created_at", ""))[:19],
             escape(str(book.get("source", ""))),
         )
     out.print(table)
-    out.print(f"{len(found)} books, {sum(int(b.get('chunks', 0)) for b in found)} chunks")
+    out.print(f"{len(found)} books, {sum(int_at(b, 'chunks') for b in found)} chunks")
 
 
 @app.command(epilog='Example: mnemex remove "Style Guide"')
@@ -180,7 +183,8 @@ def remove(
     if json_output:
         print_json(reply)
         return
+    removed = as_object(reply)
     out.print(
-        f"removed {escape(title)}: {reply.get('removed_chunks', 0)} chunks, "
-        f"{reply.get('kg_references_removed', 0)} knowledge-graph references"
+        f"removed {escape(title)}: {removed.get('removed_chunks', 0)} chunks, "
+        f"{removed.get('kg_references_removed', 0)} knowledge-graph references"
     )

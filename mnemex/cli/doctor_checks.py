@@ -18,14 +18,17 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from kernel import __version__, offline
 from kernel.config import Settings
+from kernel.json_values import JSONObject, JSONValue, object_at
 from mnemex.supervisor.specs import ServiceSpec, stack_specs
 
 if TYPE_CHECKING:
+    from mnemex.client_setup.client_entries import Target
     from mnemex.supervisor.probes import Prober
+    from mnemex.supervisor.status_report import StatusReport
 
 MIN_FREE_BYTES = 500 * 1024 * 1024
 WARN_FREE_BYTES = 2 * 1024 * 1024 * 1024
@@ -42,12 +45,12 @@ class Check:
     fix: str = ""
 
 
-def stack_health(status_report: dict[str, Any]) -> list[Check]:
+def stack_health(status_report: StatusReport) -> list[Check]:
     checks = []
     for name, service in status_report["services"].items():
         label = f"stack: {name} at {service['address']}"
         if service["healthy"]:
-            restarts = int(service.get("restarts") or 0)
+            restarts = service["restarts"]
             note = f" ({restarts} restarts)" if restarts else ""
             checks.append(Check(label, "ok", f"healthy{note}"))
         else:
@@ -56,7 +59,7 @@ def stack_health(status_report: dict[str, Any]) -> list[Check]:
                 if not status_report["running"]
                 else f"read {service['log']}; `mnemex down && mnemex up --detach` restarts everything"
             )
-            if service.get("problem"):
+            if service["problem"]:
                 fix = "stop the stack (`mnemex down`), then run `mnemex repair`; it keeps the broken file aside"
                 checks.append(Check(label, "fail", f"not serving: {service['problem']}", fix))
             else:
@@ -129,10 +132,10 @@ def home_privacy(home: Path) -> Check:
     return Check(name, "ok", "folders 0700, files 0600")
 
 
-def embedding_offline(versions: dict[str, Any] | None, python: str = sys.executable) -> Check:
+def embedding_offline(versions: JSONObject | None, python: str = sys.executable) -> Check:
     """Proof from the running service if there is one, else load the model in a subprocess, offline."""
     name = "embedding model loads offline"
-    info = (versions or {}).get("embedding") or {}
+    info = object_at(versions or {}, "embedding")
     if info.get("model_id"):
         return Check(
             name,
@@ -262,7 +265,7 @@ def data_dir(home: Path, user_home: Path | None = None) -> Check:
     return Check(name, "ok", detail)
 
 
-def client_homes_of(client_targets: list[Any]) -> set[Path]:
+def client_homes_of(client_targets: list[Target]) -> set[Path]:
     from mnemex.client_setup import SetupError
     from mnemex.client_setup.files import read_text
 
@@ -285,7 +288,7 @@ def client_configs(user_home: Path, home: Path | None = None) -> list[Check]:
     from mnemex.client_setup.jsondoc import apply_all
 
     checks = []
-    by_client: dict[str, list[Any]] = {}
+    by_client: dict[str, list[Target]] = {}
     for target in targets(user_home):
         by_client.setdefault(target.client, []).append(target)
     for client, client_targets in by_client.items():
@@ -390,7 +393,7 @@ RESTART_FIX = (
 )
 
 
-def _reported(entry: Any) -> tuple[str | None, str | None]:
+def _reported(entry: JSONValue) -> tuple[str | None, str | None]:
     """(version, why there is none) from one service's entry in GET /api/versions."""
     if not isinstance(entry, dict):
         return None, "not reported"
@@ -401,7 +404,7 @@ def _reported(entry: Any) -> tuple[str | None, str | None]:
     return None, str(entry.get("error") or "no version")
 
 
-def versions(report: dict[str, Any] | None, installed: str = __version__) -> Check:
+def versions(report: JSONObject | None, installed: str = __version__) -> Check:
     """Every service's version (GET /api/versions) against the CLI's own: pure, dict in, Check out."""
     name = "service versions match"
     if report is None:

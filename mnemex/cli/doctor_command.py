@@ -5,10 +5,10 @@ from __future__ import annotations
 import os
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
 
 import typer
 
+from kernel.json_values import JSONObject
 from mnemex.cli import doctor_checks as checks
 from mnemex.cli.gateway_client import GatewayClient
 from mnemex.cli.output import CliFailure, escape, out, print_json
@@ -24,12 +24,13 @@ def run_checks(user_home: Path, skip_model: bool = False) -> list[checks.Check]:
 
     settings = load_settings()
     status = collect_status(settings)
-    versions: dict[str, Any] | None = None
+    versions: JSONObject | None = None
     if status["services"]["gateway"]["healthy"]:
         try:
-            versions = GatewayClient(settings, timeout=10.0).get("/api/versions")
+            reply = GatewayClient(settings, timeout=10.0).get("/api/versions")
         except CliFailure:
-            versions = None
+            reply = None
+        versions = reply if isinstance(reply, dict) else None
     found = checks.stack_health(status)
     if skip_model and not versions:
         found.append(checks.Check("embedding model loads offline", "skip", "skipped (--skip-model)"))

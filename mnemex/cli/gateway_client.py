@@ -15,9 +15,10 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Iterable, Iterator, Mapping
-from typing import IO, Any
+from typing import IO
 
 from kernel.config import Settings, home_id
+from kernel.json_values import JSONValue, parse_value
 from mnemex.cli.output import CliFailure, err, escape
 
 DEFAULT_TIMEOUT = 30.0
@@ -33,16 +34,16 @@ class GatewayClient:
         self.cwd = cwd if cwd is not None else os.getcwd()
 
     # -- JSON calls -----------------------------------------------------
-    def get(self, path: str, params: Mapping[str, Any] | None = None, timeout: float | None = None) -> Any:
+    def get(self, path: str, params: Mapping[str, object] | None = None, timeout: float | None = None) -> JSONValue:
         return self._json(self._open("GET", path, {"cwd": self.cwd, **(params or {})}, None, {}, timeout))
 
     def post(
         self,
         path: str,
-        body: Mapping[str, Any] | None = None,
-        params: Mapping[str, Any] | None = None,
+        body: Mapping[str, object] | None = None,
+        params: Mapping[str, object] | None = None,
         timeout: float | None = None,
-    ) -> Any:
+    ) -> JSONValue:
         payload = json.dumps({"cwd": self.cwd, **(body or {})}).encode("utf-8")
         headers = {"Content-Type": "application/json"}
         return self._json(self._open("POST", path, params or {}, payload, headers, timeout))
@@ -52,10 +53,10 @@ class GatewayClient:
         path: str,
         data: Body,
         content_type: str,
-        params: Mapping[str, Any] | None = None,
+        params: Mapping[str, object] | None = None,
         timeout: float | None = None,
         length: int | None = None,
-    ) -> Any:
+    ) -> JSONValue:
         """POST a body that may be a file or an iterator of chunks (chunked upload)."""
         headers = {"Content-Type": content_type}
         if length is not None:
@@ -65,10 +66,10 @@ class GatewayClient:
     def post_lines(
         self,
         path: str,
-        body: Mapping[str, Any] | None = None,
-        params: Mapping[str, Any] | None = None,
+        body: Mapping[str, object] | None = None,
+        params: Mapping[str, object] | None = None,
         timeout: float | None = None,
-    ) -> Iterator[Any]:
+    ) -> Iterator[JSONValue]:
         """POST JSON; the NDJSON answer, one decoded object per line, as each line arrives.
 
         ``timeout`` bounds each wait for the next line, not the whole answer."""
@@ -83,10 +84,10 @@ class GatewayClient:
                 if not raw:
                     return
                 if raw.strip():
-                    yield json.loads(raw)
+                    yield parse_value(raw)
 
     def stream_lines(
-        self, method: str, path: str, params: Mapping[str, Any] | None = None, timeout: float | None = None
+        self, method: str, path: str, params: Mapping[str, object] | None = None, timeout: float | None = None
     ) -> Iterator[bytes]:
         """A streamed response, line by line (for JSONL export)."""
         reply = self._open(
@@ -96,7 +97,7 @@ class GatewayClient:
             yield from reply
 
     # -- plumbing -------------------------------------------------------
-    def url(self, path: str, params: Mapping[str, Any] | None = None) -> str:
+    def url(self, path: str, params: Mapping[str, object] | None = None) -> str:
         query = {k: v for k, v in (params or {}).items() if v is not None}
         suffix = "?" + urllib.parse.urlencode(query, doseq=True) if query else ""
         return f"{self.base_url}{path}{suffix}"
@@ -105,16 +106,16 @@ class GatewayClient:
         self,
         method: str,
         path: str,
-        params: Mapping[str, Any],
+        params: Mapping[str, object],
         data: Body | None,
         headers: dict[str, str],
         timeout: float | None,
-    ) -> Any:
+    ) -> http.client.HTTPResponse:
         if self.settings.token:
             headers = {**headers, "Authorization": f"Bearer {self.settings.token}"}
         request = urllib.request.Request(self.url(path, params), data=data, headers=headers, method=method)
         try:
-            reply = urllib.request.urlopen(request, timeout=timeout or self.timeout)
+            reply: http.client.HTTPResponse = urllib.request.urlopen(request, timeout=timeout or self.timeout)
         except urllib.error.HTTPError as exc:
             self._check_home(exc.headers.get("x-mnemex-home"))
             raise http_failure(exc.code, exc.read(), self.settings) from None
@@ -151,10 +152,10 @@ class GatewayClient:
             )
 
     @staticmethod
-    def _json(reply: Any) -> Any:
+    def _json(reply: http.client.HTTPResponse) -> JSONValue:
         with reply:
             raw = reply.read()
-        return json.loads(raw) if raw else None
+        return parse_value(raw) if raw else None
 
 
 def unreachable(url: str, exc: BaseException) -> CliFailure:

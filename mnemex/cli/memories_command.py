@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 import urllib.parse
-from typing import Any
+from collections.abc import Mapping
 
 import typer
 from rich.table import Table
 
 from kernel.display import memory_lines, number
+from kernel.json_values import JSONValue, as_object, float_at, int_at, list_at, object_at, objects_at, value_at
 from mnemex.cli.gateway_client import GatewayClient
 from mnemex.cli.output import escape, human_bytes, out, print_json
 from mnemex.cli.settings import load_settings
@@ -52,7 +53,7 @@ def search(
         _check_choice(name, COLLECTIONS, "--collection")
     if not query.strip() and days is None:
         raise typer.BadParameter("give a QUERY, or --days N to list recent memories", param_hint="QUERY")
-    body: dict[str, Any] = {
+    body: dict[str, object] = {
         "query": query or None,
         "days_back": days,
         "limit": limit,
@@ -61,8 +62,8 @@ def search(
         "all_projects": all_projects,
     }
     reply = GatewayClient(load_settings()).post("/api/search", body)
-    found = reply.get("memories", [])
-    relevant = reply.get("relevant")
+    found = list(objects_at(as_object(reply), "memories"))
+    relevant = value_at(as_object(reply), "relevant")
     if json_output:
         print_json(reply)
         return
@@ -83,10 +84,11 @@ def show(
 ) -> None:
     """Print one memory with all of its metadata."""
     path = "/api/memories/" + urllib.parse.quote(memory_id, safe="")
-    memory = GatewayClient(load_settings()).get(path)
+    reply = GatewayClient(load_settings()).get(path)
     if json_output:
-        print_json(memory)
+        print_json(reply)
         return
+    memory = as_object(reply)
     table = Table(show_header=False, box=None, pad_edge=False)
     table.add_column("field", style="bold")
     table.add_column("value", overflow="fold")
@@ -95,7 +97,7 @@ def show(
             continue
         table.add_row(key, escape(_text(value)))
     out.print(table)
-    metadata = memory.get("metadata") or {}
+    metadata = object_at(memory, "metadata")
     if metadata:
         out.print("[bold]metadata[/]")
         for key in sorted(metadata):
@@ -104,7 +106,7 @@ def show(
     out.print(escape(str(memory.get("content", ""))))
 
 
-def _text(value: Any) -> str:
+def _text(value: JSONValue) -> str:
     if isinstance(value, float):
         return number(value, 4)
     if isinstance(value, (list, dict)):
@@ -112,7 +114,7 @@ def _text(value: Any) -> str:
     return "" if value is None else str(value)
 
 
-def _histogram(histogram: dict[str, int], width: int = 30) -> list[str]:
+def _histogram(histogram: Mapping[str, int], width: int = 30) -> list[str]:
     peak = max(histogram.values(), default=0) or 1
     lines = []
     for bucket in sorted(histogram, key=lambda b: float(b) if _is_number(b) else 0.0):
@@ -133,47 +135,50 @@ def _is_number(text: str) -> bool:
 def stats(json_output: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """Counts per collection and per project, score distribution, promotions/deletions over time, data size."""
     client = GatewayClient(load_settings())
-    report = client.get("/api/stats")
-    projects = client.get("/api/projects")
+    report = as_object(client.get("/api/stats"))
+    projects = as_object(client.get("/api/projects"))
     if json_output:
-        print_json({**report, "projects": projects.get("projects", [])})
+        print_json({**report, "projects": list_at(projects, "projects")})
         return
-    memory = report.get("memory", {})
-    counts: dict[str, int] = memory.get("counts", {})
+    memory = object_at(report, "memory")
+    counts = {name: int_at(object_at(memory, "counts"), name) for name in COLLECTIONS}
     project, user = escape(str(report.get("project", ""))), escape(str(report.get("user", "")))
-    size = human_bytes(float(memory.get("data_bytes", 0)))
+    size = human_bytes(float_at(memory, "data_bytes"))
     out.print(f"[bold]project[/] {project}  [bold]user[/] {user}  [bold]data size[/] {size}")
     table = Table(title="memories in this project", show_header=True, header_style="bold")
     for name in (*COLLECTIONS, "total"):
         table.add_column(name, justify="right")
-    table.add_row(*(str(counts.get(name, 0)) for name in COLLECTIONS), str(sum(counts.get(n, 0) for n in COLLECTIONS)))
+    table.add_row(*(str(counts[name]) for name in COLLECTIONS), str(sum(counts.values())))
     out.print(table)
-    known = projects.get("projects", [])
+    known = list(objects_at(projects, "projects"))
     if known:
         per_project = Table(title="per project", show_header=True, header_style="bold")
         per_project.add_column("project")
         for name in COLLECTIONS:
             per_project.add_column(name, justify="right")
         for entry in known:
-            c = entry.get("counts", {})
-            per_project.add_row(escape(entry.get("project") or "(user-wide)"), *(str(c.get(n, 0)) for n in COLLECTIONS))
+            c = object_at(entry, "counts")
+            per_project.add_row(
+                escape(str(entry.get("project") or "(user-wide)")), *(str(c.get(n, 0)) for n in COLLECTIONS)
+            )
         out.print(per_project)
-    histogram = memory.get("score_histogram", {})
+    scores = object_at(memory, "score_histogram")
+    histogram = {bucket: int_at(scores, bucket) for bucket in scores}
     if any(histogram.values()):
         out.print("[bold]score distribution[/] (outcome-scored memories)")
         for line in _histogram(histogram):
             out.print(line)
-    events = memory.get("events", {})
+    events = object_at(memory, "events")
     out.print("[bold]lifecycle[/] " + ", ".join(f"{kind} {events.get(kind, 0)}" for kind in EVENT_KINDS))
-    by_day: dict[str, dict[str, int]] = memory.get("events_by_day", {})
+    by_day = object_at(memory, "events_by_day")
     if by_day:
         days = Table(title="lifecycle events by day (last 14 days with events)", show_header=True, header_style="bold")
         days.add_column("day")
         for kind in EVENT_KINDS:
             days.add_column(kind, justify="right")
         for day in sorted(by_day)[-14:]:
-            days.add_row(day, *(str(by_day[day].get(kind, 0)) for kind in EVENT_KINDS))
+            days.add_row(day, *(str(object_at(by_day, day).get(kind, 0)) for kind in EVENT_KINDS))
         out.print(days)
-    kg_counts = (report.get("kg") or {}).get("counts")
+    kg_counts = object_at(object_at(report, "kg"), "counts")
     if kg_counts:
         out.print("[bold]knowledge graph[/] " + ", ".join(f"{k} {v}" for k, v in sorted(kg_counts.items())))

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any, NoReturn
+from typing import NoReturn
 
 import typer
 from rich.console import Console
@@ -44,7 +44,7 @@ def report_failure(failure: CliFailure) -> NoReturn:
     raise typer.Exit(failure.code)
 
 
-def print_json(value: Any) -> None:
+def print_json(value: object) -> None:
     """Plain JSON on stdout (never coloured, one document)."""
     sys.stdout.write(json.dumps(value, indent=2, ensure_ascii=False, default=str) + "\n")
     sys.stdout.flush()

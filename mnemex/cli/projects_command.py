@@ -10,13 +10,14 @@ from __future__ import annotations
 import os
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 import typer
 from rich.table import Table
 
 from kernel import optout
 from kernel import projects as project_ids
+from kernel.json_values import JSONObject, as_object, int_at, object_at, objects_at, str_at
 from mnemex.cli.gateway_client import GatewayClient
 from mnemex.cli.output import CliFailure, err, escape, fail, out, print_json
 from mnemex.cli.settings import load_settings
@@ -33,23 +34,32 @@ app = typer.Typer()
 app.add_typer(group, name="projects")
 
 
-def project_report(known: list[dict[str, Any]], bindings: dict[str, str], current: str) -> list[dict[str, Any]]:
+class ProjectRow(TypedDict):
+    project: str
+    counts: dict[str, int]
+    directories: list[str]
+    current: bool
+
+
+def _row(name: str) -> ProjectRow:
+    return {"project": name, "counts": {}, "directories": [], "current": False}
+
+
+def project_report(known: list[JSONObject], bindings: dict[str, str], current: str) -> list[ProjectRow]:
     """One row per project: data counts (if any) and bound directories."""
     dirs: dict[str, list[str]] = defaultdict(list)
     for directory, name in sorted(bindings.items()):
         dirs[name].append(directory)
-    rows: dict[str, dict[str, Any]] = {}
+    rows: dict[str, ProjectRow] = {}
     for entry in known:
-        name = entry.get("project") or ""
-        row = rows.setdefault(name, {"project": name, "counts": defaultdict(int), "directories": []})
-        for key, value in (entry.get("counts") or {}).items():
-            row["counts"][key] += int(value)
+        name = str_at(entry, "project")
+        row = rows.setdefault(name, _row(name))
+        counts = object_at(entry, "counts")
+        for key in counts:
+            row["counts"][key] = row["counts"].get(key, 0) + int_at(counts, key)
     for name, directories in dirs.items():
-        rows.setdefault(name, {"project": name, "counts": defaultdict(int), "directories": []})["directories"] = (
-            directories
-        )
+        rows.setdefault(name, _row(name))["directories"] = directories
     for row in rows.values():
-        row["counts"] = dict(row["counts"])
         row["current"] = row["project"] == current
     return sorted(rows.values(), key=lambda r: (not r["current"], r["project"]))
 
@@ -101,10 +111,10 @@ def list_projects(
     current = project_ids.resolve(os.getcwd(), settings.home)
     here_excluded = optout.exclusion_reason(os.getcwd(), record)
     here_paused = "mnemex is paused (mnemex resume)" if record.paused else None
-    known: list[dict[str, Any]] = []
+    known: list[JSONObject] = []
     problem = ""
     try:
-        known = GatewayClient(settings).get("/api/projects").get("projects", [])
+        known = list(objects_at(as_object(GatewayClient(settings).get("/api/projects")), "projects"))
     except CliFailure as failure:
         problem = failure.message
     rows = project_report(known, bindings, current)

@@ -2,21 +2,30 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import typer
 
 from mnemex.cli.output import EXIT_USAGE, escape, fail, out, print_json
 from mnemex.cli.settings import load_settings
 
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    from kernel.config import Settings
+    from mnemex.repair.stores import StoreRepair
+    from services.embedding.model import Encoder
+
 app = typer.Typer()
 
 
-def _embedder() -> Any:
+def _embedder() -> Callable[[list[str]], npt.NDArray[np.float32]]:
     """Embeds documents whose old vectors are lost, with the model the embedding service uses (loaded once)."""
-    loaded: list[Any] = []
+    loaded: list[Encoder] = []
 
-    def embed(texts: list[str]) -> Any:
+    def embed(texts: list[str]) -> npt.NDArray[np.float32]:
         if not loaded:
             from services.embedding.model import load_encoder
             from services.embedding.settings import EmbeddingSettings
@@ -32,7 +41,7 @@ def _embedder() -> Any:
     return embed
 
 
-def _stack_running(settings: Any) -> str | None:
+def _stack_running(settings: Settings) -> str | None:
     """Why the stores are in use right now, or None."""
     from mnemex.supervisor.probes import port_accepts
     from mnemex.supervisor.state import RunPaths, running_supervisor_pid
@@ -102,7 +111,7 @@ def repair(
         raise typer.Exit(1)
 
 
-def _print_report(results: list[Any]) -> None:
+def _print_report(results: list[StoreRepair]) -> None:
     for result in results:
         if result.set_aside is None:
             if result.problem is None:

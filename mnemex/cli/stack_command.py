@@ -7,13 +7,22 @@ import sys
 import time
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, TypedDict
 
 import typer
 
 from mnemex.cli.output import EXIT_FAILURE, EXIT_USAGE, err, escape, fail, out, print_json
 from mnemex.cli.settings import load_settings
 from mnemex.supervisor.foreground import announce_ready, next_step, ready_table
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from kernel.config import Settings
+    from mnemex.client_setup.detect import Found
+    from mnemex.client_setup.result import SetupResult
+    from mnemex.supervisor.status_report import StatusReport
+    from mnemex.supervisor.supervisor_loop import Supervisor
 
 app = typer.Typer()
 
@@ -69,7 +78,7 @@ def up(
         # MNEMEX_HOME in its environment is how `mnemex down` finds this supervisor without its run files.
         os.execve(argv[0], argv, {**os.environ, "MNEMEX_HOME": str(settings.home)})
 
-    def on_ready(supervisor: Any) -> None:
+    def on_ready(supervisor: Supervisor) -> None:
         announce_ready(settings, supervisor)
 
     code = run_stack(
@@ -82,7 +91,9 @@ def up(
         raise typer.Exit(code)
 
 
-def _up_detached(settings: Any, only: list[str], wait: bool, ready_timeout: float, json_output: bool, say: Any) -> None:
+def _up_detached(
+    settings: Settings, only: list[str], wait: bool, ready_timeout: float, json_output: bool, say: Console
+) -> None:
     from mnemex.supervisor import control
     from mnemex.supervisor.state import RunPaths, running_supervisor_pid
 
@@ -130,7 +141,7 @@ def _up_detached(settings: Any, only: list[str], wait: bool, ready_timeout: floa
     out.print(escape(next_step()))
 
 
-def _refuse_taken_ports(settings: Any, only: list[str], say: Any) -> None:
+def _refuse_taken_ports(settings: Settings, only: list[str], say: Console) -> None:
     """Before a detached start: a port another program holds is the one line the user needs, not a table of
     services that never came up. Processes this home's dead supervisor left behind are stopped first."""
     from mnemex.supervisor.launch import busy_ports, port_conflict_message, reclaim_leftovers
@@ -177,11 +188,13 @@ def down(
     out.print(escape(stopped.describe(settings.home)))
 
 
-def _print_rows(report: dict[str, Any]) -> None:
-    rows = [{"name": name, **service} for name, service in report["services"].items()]
-    for row in rows:
-        if not row["healthy"] and row["status"] == "healthy":
+def _print_rows(report: StatusReport) -> None:
+    rows: list[dict[str, object]] = []
+    for name, service in report["services"].items():
+        row: dict[str, object] = {"name": name, **service}
+        if not service["healthy"] and service["status"] == "healthy":
             row["status"] = "unhealthy"
+        rows.append(row)
     out.print(ready_table(rows))
 
 
@@ -192,39 +205,37 @@ def status(json_output: bool = typer.Option(False, "--json", help="Print machine
 
     settings = load_settings()
     report = collect_status(settings)
-    report["opt_out"] = _opt_out(settings)
-    report["disk_free_bytes"] = _disk_free(settings.home)
-    if not report["running"]:
-        report["other_home_at"] = _other_home_answering(settings)
+    opt_out = _opt_out(settings)
+    free = _disk_free(settings.home)
+    other_home_at = None if report["running"] else _other_home_answering(settings)
     if json_output:
-        print_json(report)
+        extra = {"opt_out": opt_out, "disk_free_bytes": free}
+        print_json({**report, **extra, **({} if report["running"] else {"other_home_at": other_home_at})})
     else:
         sup = report["supervisor"]
         if report["running"]:
-            since = _since(sup.get("started_at"))
-            mode = "detached" if sup.get("detached") else "foreground"
+            since = _since(sup["started_at"])
+            mode = "detached" if sup["detached"] else "foreground"
             out.print(f"supervisor: pid {sup['pid']} ({mode}), {sup['status']}{since}; data in {settings.home}")
         else:
             out.print(f"supervisor: not running for {settings.home}")
-            if report.get("other_home_at"):
+            if other_home_at:
                 err.print(
-                    f"[yellow]note:[/] a mnemex stack of another home answers at {escape(report['other_home_at'])}: "
+                    f"[yellow]note:[/] a mnemex stack of another home answers at {escape(other_home_at)}: "
                     "is MNEMEX_HOME mistyped? (`mnemex doctor` names the home your clients use)"
                 )
         _print_rows(report)
-        free = report["disk_free_bytes"]
         if free is not None and free < LOW_DISK_BYTES:
             err.print(
                 f"[red]disk nearly full:[/] {free / 1_048_576:.0f} MB free for {escape(str(settings.home))}; "
                 "writes are refused (HTTP 507) until space is freed, and resume by themselves"
             )
-        opt_out = report["opt_out"]
         if opt_out["paused"]:
             out.print("[yellow]paused:[/] mnemex stores and injects nothing until `mnemex resume`")
         if opt_out["here_excluded"]:
             out.print(f"[yellow]this directory is excluded:[/] {escape(opt_out['here_excluded'])}")
         if not report["healthy"]:
-            named = [s for s in report["services"].values() if s.get("problem")]
+            named = [s for s in report["services"].values() if s["problem"]]
             if named:
                 err.print(
                     escape(
@@ -254,7 +265,14 @@ def _disk_free(home: Path) -> int | None:
         return None
 
 
-def _opt_out(settings: Any) -> dict[str, Any]:
+class OptOutReport(TypedDict):
+    paused: bool
+    paused_sessions: list[str]
+    excluded: list[str]
+    here_excluded: str | None
+
+
+def _opt_out(settings: Settings) -> OptOutReport:
     from kernel import optout
 
     record = optout.load(settings.home)
@@ -266,7 +284,7 @@ def _opt_out(settings: Any) -> dict[str, Any]:
     }
 
 
-def _other_home_answering(settings: Any) -> str | None:
+def _other_home_answering(settings: Settings) -> str | None:
     """The gateway URL when a mnemex gateway of another home answers on this home's address."""
     import urllib.error
     import urllib.request
@@ -332,7 +350,7 @@ def chosen_clients(values: list[str], *flags: tuple[bool, str]) -> tuple[str, ..
     return tuple(c for c in CLIENTS if c in names)
 
 
-def _report(result: Any) -> None:
+def _report(result: SetupResult) -> None:
     out.print(escape(result.render()))
     if result.skipped:
         fail("; ".join(f"{client} was left unchanged: {why}" for client, why in result.skipped.items()))
@@ -378,7 +396,7 @@ def init(
     _offer_backfill()
 
 
-def client_lines(found: list[Any], clients: tuple[str, ...], skipped: dict[str, str], dry_run: bool) -> list[str]:
+def client_lines(found: list[Found], clients: tuple[str, ...], skipped: dict[str, str], dry_run: bool) -> list[str]:
     """One line per client: connected (and why it was picked), skipped, or not found (and how to add it)."""
     lines = []
     for entry in found:

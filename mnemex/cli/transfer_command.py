@@ -6,16 +6,21 @@ import json
 import os
 import sys
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import typer
 from rich.table import Table
 
+from kernel.json_values import JSONValue, as_object, int_at, list_at
 from mnemex.cli.gateway_client import GatewayClient
 from mnemex.cli.output import err, escape, fail, out, print_json
 from mnemex.cli.settings import load_settings
+
+if TYPE_CHECKING:
+    from mnemex.roampal_import.records import ConversionTally
 
 app = typer.Typer()
 
@@ -40,40 +45,58 @@ def batches(lines: Iterable[bytes], limit: int = BATCH_BYTES) -> Iterator[list[b
         yield batch
 
 
-def send(client: GatewayClient, lines: Iterable[bytes], keep_user: bool = False) -> dict[str, Any]:
+@dataclass
+class ImportTally:
+    """The gateway's /api/import counts summed over the batches, and the first errors it reported."""
+
+    counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(TALLY_KEYS, 0))
+    errors: list[JSONValue] = field(default_factory=list)
+    would_send: int | None = None  # a dry run: how many lines it would have sent
+
+    def as_json(self) -> dict[str, object]:
+        data: dict[str, object] = {**self.counts, "errors": self.errors}
+        if self.would_send is not None:
+            data["would_send"] = self.would_send
+        return data
+
+
+def send(client: GatewayClient, lines: Iterable[bytes], keep_user: bool = False) -> ImportTally:
     """POST the lines in batches; returns the summed tally (and the first errors)."""
-    total: dict[str, Any] = {key: 0 for key in TALLY_KEYS}
-    total["errors"] = []
+    total = ImportTally()
     with err.status("importing ...") as status:
         for number, batch in enumerate(batches(lines), 1):
             body = b"".join(batch)
-            reply = client.post_stream(
-                "/api/import",
-                body,
-                "application/x-ndjson",
-                params={"keep_user": str(keep_user).lower()},
-                timeout=600.0,
-                length=len(body),
+            reply = as_object(
+                client.post_stream(
+                    "/api/import",
+                    body,
+                    "application/x-ndjson",
+                    params={"keep_user": str(keep_user).lower()},
+                    timeout=600.0,
+                    length=len(body),
+                )
             )
             for key in TALLY_KEYS:
-                total[key] += int(reply.get(key, 0))
-            total["errors"] += reply.get("errors", [])[: max(0, 10 - len(total["errors"]))]
+                total.counts[key] += int_at(reply, key)
+            total.errors += list_at(reply, "errors")[: max(0, 10 - len(total.errors))]
             status.update(
-                f"importing ... batch {number}: {total['imported']} new, {total['skipped_existing']} already present"
+                f"importing ... batch {number}: {total.counts['imported']} new, "
+                f"{total.counts['skipped_existing']} already present"
             )
     return total
 
 
-def print_tally(tally: dict[str, Any], json_output: bool, extra: dict[str, Any] | None = None) -> None:
+def print_tally(tally: ImportTally, json_output: bool, extra: Mapping[str, object] | None = None) -> None:
     if json_output:
-        print_json({**tally, **(extra or {})})
+        print_json({**tally.as_json(), **(extra or {})})
         return
+    counts = tally.counts
     out.print(
-        f"{tally['imported']} memories imported, {tally['skipped_existing']} already present, "
-        f"{tally['invalid']} invalid; {tally['graphs']} knowledge graphs merged "
-        f"({tally['kg_nodes']} nodes, {tally['kg_edges']} edges), {tally['graphs_skipped']} skipped (already there)"
+        f"{counts['imported']} memories imported, {counts['skipped_existing']} already present, "
+        f"{counts['invalid']} invalid; {counts['graphs']} knowledge graphs merged "
+        f"({counts['kg_nodes']} nodes, {counts['kg_edges']} edges), {counts['graphs_skipped']} skipped (already there)"
     )
-    for error in tally.get("errors", []):
+    for error in tally.errors:
         err.print(f"[yellow]skipped[/] {escape(str(error))}")
 
 
@@ -149,11 +172,11 @@ def import_(
         handle.seek(0)
         tally = send(GatewayClient(load_settings()), handle, keep_user)
     print_tally(tally, json_output)
-    if tally["invalid"] and not tally["imported"] and not tally["skipped_existing"]:
+    if tally.counts["invalid"] and not tally.counts["imported"] and not tally.counts["skipped_existing"]:
         raise typer.Exit(1)
 
 
-def roampal_lines(directory: Path, tally: Any, merge_graph: bool = False) -> Iterator[bytes]:
+def roampal_lines(directory: Path, tally: ConversionTally, merge_graph: bool = False) -> Iterator[bytes]:
     from mnemex.roampal_import.reader import locate, read_knowledge_graph, read_records
 
     source = locate(directory)
@@ -201,7 +224,7 @@ def import_roampal(
                 out.print(f"Roampal data found in {escape(str(directory))}")
         if dry_run:
             lines = list(roampal_lines(directory, conversion, merge_graph))
-            tally: dict[str, Any] = {key: 0 for key in TALLY_KEYS} | {"errors": [], "would_send": len(lines)}
+            tally = ImportTally(would_send=len(lines))
         else:
             tally = send(GatewayClient(load_settings()), roampal_lines(directory, conversion, merge_graph))
     except RoampalDirError as exc:
@@ -223,6 +246,6 @@ def import_roampal(
     if conversion.skipped:
         out.print("skipped rows: " + ", ".join(f"{k} {v}" for k, v in conversion.skipped.items()))
     if dry_run:
-        out.print(f"dry run: {tally['would_send']} lines would be imported; nothing was sent")
+        out.print(f"dry run: {tally.would_send} lines would be imported; nothing was sent")
     else:
         print_tally(tally, False)

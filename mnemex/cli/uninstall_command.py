@@ -16,7 +16,7 @@ import os
 import shutil
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 import typer
 
@@ -24,6 +24,17 @@ from mnemex.cli.output import escape, fail, out, print_json
 from mnemex.cli.settings import load_settings
 
 app = typer.Typer()
+
+
+class UninstallReport(TypedDict):
+    """What ``mnemex uninstall --json`` prints."""
+
+    stopped: int | None  # the supervisor's pid
+    removed: list[str]
+    cleaned: list[str]
+    notes: list[str]
+    data: str | None  # deleted | kept
+    kept: list[str]
 
 
 def model_cache_dir(environ: dict[str, str] | os._Environ[str] = os.environ) -> Path:
@@ -71,7 +82,7 @@ def uninstall(
     from mnemex.supervisor import control
 
     settings = load_settings()
-    report: dict[str, Any] = {"stopped": None, "removed": [], "cleaned": [], "notes": [], "data": None, "kept": []}
+    report: UninstallReport = {"stopped": None, "removed": [], "cleaned": [], "notes": [], "data": None, "kept": []}
     lines: list[str] = []  # what was done, in words, in order
     report["stopped"] = control.down(settings)
     try:
@@ -79,7 +90,7 @@ def uninstall(
     except client_setup.SetupError as exc:
         fail(f"{exc}; nothing else was removed")
     for change in (c for c in result.changes if c.changed):
-        report["removed" if change.deleted else "cleaned"].append(str(change.path))
+        (report["removed"] if change.deleted else report["cleaned"]).append(str(change.path))
         lines.append(change.outcome(dry_run=False))
     for folder in (f for f in result.folders if f.remove and f.changed):
         report["removed"].append(str(folder.directory))

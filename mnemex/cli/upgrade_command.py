@@ -14,7 +14,8 @@ Both open the home's stores themselves, so both refuse while the stack runs (as 
 
 from __future__ import annotations
 
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -22,10 +23,15 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from mnemex.cli.output import err, escape, fail, out, print_json
 from mnemex.cli.settings import load_settings
 
+if TYPE_CHECKING:
+    from kernel.config import Settings
+    from mnemex.upgrade.reembed import ReembedReport
+    from services.embedding.model import Encoder
+
 app = typer.Typer()
 
 
-def _refuse_while_running(settings: Any, command: str, json_output: bool) -> None:
+def _refuse_while_running(settings: Settings, command: str, json_output: bool) -> None:
     from mnemex.cli.repair_command import _stack_running
 
     busy = _stack_running(settings)
@@ -77,7 +83,7 @@ def migrate(json_output: bool = typer.Option(False, "--json", help="Print the re
         out.print(f"{store}: at schema {schema.stores[store]}" + ("" if steps else " (nothing to do)"))
 
 
-def _encoder() -> Any:
+def _encoder() -> Encoder:
     from services.embedding.model import load_encoder
     from services.embedding.settings import EmbeddingSettings
 
@@ -135,7 +141,8 @@ def reembed(
         out.print(f"went on from an interrupted reembed ({report.already_done} collections were already done)")
 
 
-def _run(client: Any, home: Any, encoder: Any, max_chars: int, *, show: bool) -> Any:
+def _run(client: object, home: Path, encoder: Encoder, max_chars: int, *, show: bool) -> ReembedReport:
+    """``client``: the home's Chroma client (``open_client``), handed on untouched."""
     from mnemex.upgrade.reembed import reembed_home
 
     bar = Progress(

@@ -17,7 +17,7 @@ This package file stays import-light: the child wrapper
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover
     from mnemex.supervisor.control import down, ensure_running, start_detached
@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["Supervisor", "down", "ensure_running", "start_detached"]
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     if name == "Supervisor":
         from mnemex.supervisor.supervisor_loop import Supervisor
 

@@ -16,13 +16,21 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from kernel.config import Settings
+from kernel.json_values import JSONObject, bool_at, int_at, object_at, str_at
 from mnemex.supervisor.home_processes import HomeProcess, alive, home_processes, stop_processes
 from mnemex.supervisor.probes import Prober
 from mnemex.supervisor.specs import ServiceSpec, child_env, stack_specs
 from mnemex.supervisor.state import RunPaths, lock_is_held, read_state, running_supervisor_pid
+from mnemex.supervisor.status_report import (
+    ServiceReport,
+    StatusReport,
+    SupervisorReport,
+    optional_float,
+    optional_int,
+    optional_str,
+)
 
 # Runs in a throw-away intermediate process: it starts the supervisor in a new
 # session and exits, so the supervisor is re-parented to init and never
@@ -59,11 +67,11 @@ def start_detached(settings: Settings, only: Sequence[str] = (), ready_timeout: 
 
 def _specs_as_running(settings: Settings, supervised: bool) -> list[ServiceSpec]:
     """The running supervisor's services at their recorded addresses; else the whole stack from settings."""
-    recorded = current_state(RunPaths(settings.home)).get("services", {}) if supervised else {}
+    recorded = object_at(current_state(RunPaths(settings.home)), "services") if supervised else {}
     specs = stack_specs(settings, tuple(recorded))
     out = []
     for spec in specs:
-        address = recorded.get(spec.name, {}).get("address") or spec.address
+        address = str_at(object_at(recorded, spec.name), "address") or spec.address
         out.append(ServiceSpec(spec.name, spec.module, address, spec.kind))
     return out
 
@@ -111,17 +119,17 @@ def wait_settled(settings: Settings, timeout: float) -> str:
     deadline = time.monotonic() + timeout
     launched_at = time.monotonic()
     while time.monotonic() < deadline:
-        status = (current_state(paths).get("supervisor") or {}).get("status")
+        status = str_at(object_at(current_state(paths), "supervisor"), "status")
         held = lock_is_held(paths)
         if held and status in ("running", "degraded"):
-            return str(status)
+            return status
         if not held and time.monotonic() - launched_at > 3.0:
             return "exited"
         time.sleep(0.2)
     return "timeout"
 
 
-def current_state(paths: RunPaths) -> dict[str, Any]:
+def current_state(paths: RunPaths) -> JSONObject:
     """The state file when the supervisor that wrote it is the one running now, else ``{}``.
 
     A supervisor that ended on a full disk could not write its last ``stopped``: its file still
@@ -129,10 +137,10 @@ def current_state(paths: RunPaths) -> dict[str, Any]:
     """
     state = read_state(paths) or {}
     pid = running_supervisor_pid(paths)
-    return state if pid is not None and (state.get("supervisor") or {}).get("pid") == pid else {}
+    return state if pid is not None and object_at(state, "supervisor").get("pid") == pid else {}
 
 
-def broken_services(report: dict[str, Any]) -> list[str]:
+def broken_services(report: StatusReport) -> list[str]:
     """``name: problem (log: path)`` for each service of a ``collect_status`` report that is not healthy."""
     return [
         f"{name}: {service.get('problem') or service.get('status')} (log: {service.get('log')})"
@@ -200,17 +208,17 @@ def stop_home(settings: Settings, timeout: float = 20.0) -> Stopped:
     return Stopped(pid, tuple(p for p in leftovers if p.pid != pid))
 
 
-def collect_status(settings: Settings, probe_timeout: float = 0.5) -> dict[str, Any]:
+def collect_status(settings: Settings, probe_timeout: float = 0.5) -> StatusReport:
     """Recorded state merged with live probes, as ``mnemex status --json`` prints it."""
     paths = RunPaths(settings.home)
     state = current_state(paths)
     supervisor_pid = running_supervisor_pid(paths)
-    recorded: dict[str, Any] = state.get("services") or {}
+    recorded = object_at(state, "services")
     prober = Prober()
-    services: dict[str, Any] = {}
+    services: dict[str, ServiceReport] = {}
     try:
         for spec in _specs_as_running(settings, supervisor_pid is not None):
-            entry = dict(recorded.get(spec.name) or {}) if supervisor_pid else {}
+            entry: JSONObject = dict(object_at(recorded, spec.name)) if supervisor_pid else {}
             healthy, problem = prober.check(spec, probe_timeout)
             if not supervisor_pid:
                 entry["status"] = "healthy (not supervised)" if healthy else "down"
@@ -218,30 +226,31 @@ def collect_status(settings: Settings, probe_timeout: float = 0.5) -> dict[str, 
                 entry["status"] = "unhealthy"
             services[spec.name] = {
                 "address": spec.address,
-                "pid": entry.get("pid"),
-                "status": entry.get("status", "unknown"),
+                "pid": optional_int(entry, "pid"),
+                "status": str_at(entry, "status", "unknown"),
                 "healthy": healthy,
-                "problem": None if healthy else (problem or entry.get("problem")),
-                "restarts": entry.get("restarts", 0),
-                "last_exit": entry.get("last_exit"),
-                "started_at": entry.get("started_at"),
-                "ready_seconds": entry.get("ready_seconds"),
-                "log": entry.get("log") or str(paths.log_file(spec.name)),
+                "problem": None if healthy else (problem or optional_str(entry, "problem")),
+                "restarts": int_at(entry, "restarts", 0),
+                "last_exit": optional_int(entry, "last_exit"),
+                "started_at": optional_str(entry, "started_at"),
+                "ready_seconds": optional_float(entry, "ready_seconds"),
+                "log": str_at(entry, "log") or str(paths.log_file(spec.name)),
             }
     finally:
         prober.close()
-    supervisor = dict(state.get("supervisor") or {}) if supervisor_pid else {}
+    supervisor = object_at(state, "supervisor") if supervisor_pid else {}
+    supervisor_report: SupervisorReport = {
+        "pid": supervisor_pid,
+        "status": str_at(supervisor, "status", "not running"),
+        "started_at": optional_str(supervisor, "started_at"),
+        "startup_seconds": optional_float(supervisor, "startup_seconds"),
+        "detached": bool_at(supervisor, "detached", False),
+    }
     return {
         "running": supervisor_pid is not None,
         "healthy": all(s["healthy"] for s in services.values()),
         "home": str(settings.home),
-        "gateway_url": supervisor.get("gateway_url") or settings.gateway_url,
-        "supervisor": {
-            "pid": supervisor_pid,
-            "status": supervisor.get("status", "not running"),
-            "started_at": supervisor.get("started_at"),
-            "startup_seconds": supervisor.get("startup_seconds"),
-            "detached": supervisor.get("detached", False),
-        },
+        "gateway_url": str_at(supervisor, "gateway_url") or settings.gateway_url,
+        "supervisor": supervisor_report,
         "services": services,
     }

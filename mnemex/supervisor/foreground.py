@@ -12,8 +12,9 @@ on stderr; rich is imported only to draw the table.
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from kernel import offline
 from kernel.config import ConfigError, Settings
@@ -34,7 +35,7 @@ STATUS_STYLE = {
 }
 
 
-def ready_table(rows: list[dict[str, Any]]) -> Table:
+def ready_table(rows: Sequence[Mapping[str, object]]) -> Table:
     """The per-service table ``mnemex up`` and ``mnemex status`` print (rich imported here, not at start)."""
     from rich.markup import escape
     from rich.table import Table
@@ -49,7 +50,7 @@ def ready_table(rows: list[dict[str, Any]]) -> Table:
             status = f"{status}: {row['problem']}"
         last_exit = row.get("last_exit")
         table.add_row(
-            row["name"],
+            str(row["name"]),
             str(row["address"]),
             str(row.get("pid") or "-"),
             f"[{style}]{escape(status)}[/]" if style else escape(status),

@@ -8,16 +8,15 @@ channel's default one-second reconnect backoff.
 
 from __future__ import annotations
 
-import json
 import socket
 import urllib.error
 import urllib.request
-from typing import Any
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from kernel.config import split_host_port
+from kernel.json_values import JSONValue, parse_value
 from kernel.store_health import HEALTH_PROBLEM_KEY
 from mnemex.supervisor.specs import HEALTH_PATH, ServiceSpec
 
@@ -50,7 +49,7 @@ def http_url(address: str, path: str = HEALTH_PATH) -> str:
     return f"http://{host}:{port}{path}"
 
 
-def http_get_json(url: str, timeout: float, token: str | None = None) -> tuple[int | None, Any]:
+def http_get_json(url: str, timeout: float, token: str | None = None) -> tuple[int | None, JSONValue]:
     """(status, parsed body) or (None, error text) when nothing answered."""
     request = urllib.request.Request(url, headers={"Authorization": f"Bearer {token}"} if token else {})
     try:
@@ -61,7 +60,7 @@ def http_get_json(url: str, timeout: float, token: str | None = None) -> tuple[i
     except (OSError, ValueError) as exc:
         return None, str(exc)
     try:
-        return status, json.loads(raw or b"null")
+        return status, parse_value(raw or b"null")
     except ValueError:
         return status, raw.decode("utf-8", "replace")
 

@@ -31,7 +31,9 @@ import time
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import BinaryIO
+
+from kernel.json_values import JSONObject, parse_value
 
 STATE_VERSION = 1
 
@@ -132,9 +134,9 @@ def write_state(paths: RunPaths, supervisor: SupervisorState, services: dict[str
         raise
 
 
-def read_state(paths: RunPaths) -> dict[str, Any] | None:
+def read_state(paths: RunPaths) -> JSONObject | None:
     try:
-        data = json.loads(paths.state_file.read_text(encoding="utf-8"))
+        data = parse_value(paths.state_file.read_text(encoding="utf-8"))
     except (FileNotFoundError, json.JSONDecodeError, OSError):
         return None
     return data if isinstance(data, dict) else None

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from kernel.config import Settings, home_id
+from kernel.json_values import as_object
 from mnemex.cli.gateway_client import GatewayClient
 from mnemex.cli.output import CliFailure
 from tests.integration.gateway.live_stack import LiveStack
@@ -32,7 +33,7 @@ def test_a_mistyped_home_is_refused_and_the_right_one_answers(
     assert "does not exist" in refused.value.message and "typo" in refused.value.message
     assert not typo.exists()
     monkeypatch.setenv("MNEMEX_HOME", str(live.home))
-    assert "projects" in GatewayClient(cli_settings(live.home, live.url)).get("/api/projects")
+    assert "projects" in as_object(GatewayClient(cli_settings(live.home, live.url)).get("/api/projects"))
 
 
 def test_status_of_a_mistyped_home_names_the_other_homes_stack(live: LiveStack, tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from kernel.config import Settings
+from kernel.json_values import JSONObject, JSONValue
 from mnemex import client_setup
 from mnemex.cli import doctor_checks
 
@@ -77,9 +78,9 @@ def test_data_dir_writable_or_not(tmp_path: Path) -> None:
     assert check.status == "fail" and "MNEMEX_HOME" in check.fix
 
 
-def reported_versions(**overrides: dict[str, str]) -> dict[str, dict[str, str]]:
+def reported_versions(**overrides: JSONValue) -> JSONObject:
     """GET /api/versions as a gateway of 0.1.0 answers it, with some services' entries replaced."""
-    report = {service: {"version": "0.1.0"} for service in ("gateway", "embedding", "memory", "kg")}
+    report: JSONObject = {service: {"version": "0.1.0"} for service in ("gateway", "embedding", "memory", "kg")}
     return {**report, **overrides}
 
 
@@ -91,7 +92,8 @@ def test_versions_match_when_every_service_runs_the_installed_version() -> None:
 
 @pytest.mark.parametrize("stale", ["gateway", "embedding", "memory", "kg"])
 def test_a_service_on_another_version_fails_naming_it_with_the_fix(stale: str) -> None:
-    check = doctor_checks.versions(reported_versions(**{stale: {"version": "0.0.9"}}), installed="0.1.0")
+    stale_entry: JSONObject = {stale: {"version": "0.0.9"}}
+    check = doctor_checks.versions(reported_versions(**stale_entry), installed="0.1.0")
     assert check.status == "fail"
     assert check.detail == f"the CLI is 0.1.0, but {stale} runs 0.0.9"
     assert "mnemex down && mnemex up" in check.fix and "reinstall" in check.fix

@@ -116,7 +116,7 @@ def test_a_taken_port_is_named_with_the_variable_that_chose_it(tmp_path: Path) -
     import socket
 
     from kernel.config import Settings
-    from mnemex.cli.output import CliFailure
+    from mnemex.cli.output import CliFailure, err
     from mnemex.cli.stack_command import _refuse_taken_ports
 
     with socket.socket() as taken:
@@ -129,7 +129,7 @@ def test_a_taken_port_is_named_with_the_variable_that_chose_it(tmp_path: Path) -
         os.environ.update(env)
         try:
             with pytest.raises(CliFailure) as refused:
-                _refuse_taken_ports(settings, ["gateway"], None)
+                _refuse_taken_ports(settings, ["gateway"], err)
         finally:
             os.environ.clear()
             os.environ.update(before)

@@ -24,6 +24,7 @@ from mnemex.supervisor.state import (
     running_supervisor_pid,
     write_state,
 )
+from tests.support.json_read import json_at
 
 
 def test_backoff_doubles_from_half_a_second_to_thirty() -> None:
@@ -45,8 +46,8 @@ def test_state_file_round_trips_and_records_crashes(tmp_path: Path) -> None:
     write_state(paths, SupervisorState(pid=7, home=str(tmp_path), gateway_url="http://h"), {"memory": service})
     data = read_state(paths)
     assert data is not None
-    assert data["supervisor"]["pid"] == 7
-    assert data["services"]["memory"] == {
+    assert json_at(data, "supervisor", "pid") == 7
+    assert json_at(data, "services", "memory") == {
         "address": "127.0.0.1:1",
         "log": "x.log",
         "pid": None,

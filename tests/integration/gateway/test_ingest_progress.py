@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import base64
 import itertools
-import json
 import os
 from pathlib import Path
-from typing import Any
 
 from fastapi.testclient import TestClient
 
 from gateway.app import create_app
 from gateway.input_validation import MAX_BOOK_BYTES
 from kernel import __version__
+from kernel.json_values import JSONObject, bool_at, int_at, list_at, parse_object, str_at
 from services.memory.usecases.book_ingest import EMBED_BATCH
 from tests.integration.gateway.live_stack import LiveStack, gateway_settings
 from tests.support.dead_backends import closed_port
@@ -30,24 +29,25 @@ def project(tmp_path: Path) -> str:
     return str(path)
 
 
-def ingest_lines(live: LiveStack, body: dict[str, Any]) -> tuple[int, str, list[dict[str, Any]]]:
+def ingest_lines(live: LiveStack, body: dict[str, object]) -> tuple[int, str, list[JSONObject]]:
     """(status, content type, decoded lines) of one streaming ingest, read line by line as it arrives."""
     with live.client.stream("POST", "/api/ingest", params={"progress": "ndjson"}, json=body, timeout=300) as reply:
-        lines = [json.loads(line) for line in reply.iter_lines() if line.strip()]
+        lines = [parse_object(line) for line in reply.iter_lines() if line.strip()]
         return reply.status_code, reply.headers.get("content-type", ""), lines
 
 
 def test_streamed_ingest_reports_chunks_then_the_result(live: LiveStack, tmp_path: Path) -> None:
     cwd = project(tmp_path)
-    body = {"title": "Queue Runbook", "filename": "runbook.md", "text": RUNBOOK, "cwd": cwd}
+    body: dict[str, object] = {"title": "Queue Runbook", "filename": "runbook.md", "text": RUNBOOK, "cwd": cwd}
     status, content_type, lines = ingest_lines(live, body)
     assert status == 200 and content_type.startswith("application/x-ndjson")
     *progress, result = lines
-    assert result["type"] == "result" and result["title"] == "Queue Runbook" and not result["skipped_unchanged"]
-    total = result["chunks"]
-    assert total > EMBED_BATCH and len(result["ids"]) == total
-    assert {p["type"] for p in progress} == {"progress"} and {p["chunks_total"] for p in progress} == {total}
-    done = [p["chunks_done"] for p in progress]
+    assert result["type"] == "result" and result["title"] == "Queue Runbook" and result["skipped_unchanged"] is False
+    total = int_at(result, "chunks")
+    assert total > EMBED_BATCH and len(list_at(result, "ids")) == total
+    assert {str_at(p, "type") for p in progress} == {"progress"}
+    assert {int_at(p, "chunks_total", -1) for p in progress} == {total}
+    done = [int_at(p, "chunks_done", -1) for p in progress]
     assert done[0] == 0 and done[-1] == total
     assert all(a < b for a, b in itertools.pairwise(done)), done  # strictly increasing
     assert len(done) == 1 + -(-total // EMBED_BATCH)  # the start, then one line per stored batch
@@ -55,7 +55,7 @@ def test_streamed_ingest_reports_chunks_then_the_result(live: LiveStack, tmp_pat
     assert books == {"Queue Runbook": total}
 
     _, _, again = ingest_lines(live, body)  # unchanged: nothing to embed, only the result
-    assert [line["type"] for line in again] == ["result"] and again[0]["skipped_unchanged"]
+    assert [line["type"] for line in again] == ["result"] and bool_at(again[0], "skipped_unchanged")
 
 
 def test_streamed_ingest_refuses_before_any_work(live: LiveStack, tmp_path: Path) -> None:

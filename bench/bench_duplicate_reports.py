@@ -41,12 +41,12 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 import httpx
 
 from bench.bench_get_context import ROOT, ProcessStack, machine_speed_ms
-from bench.common import free_port, wait_until
+from bench.common import Check, free_port, wait_until
 from bench.duplicate_reports import dataset, figures
 from bench.duplicate_reports.client import Record
 from bench.duplicate_reports.scenario import play
@@ -115,16 +115,22 @@ def run(args: argparse.Namespace, data: dataset.Dataset, kg_env: dict[str, str])
     return records
 
 
-def fmt(value: Any) -> str:
+def fmt(value: float | str) -> str:
     if isinstance(value, float):
         return "  n/a" if math.isnan(value) else f"{value:5.2f}"
     return f"{value:5}"
 
 
-def summarise(records: list[Record], data: dataset.Dataset) -> dict[str, Any]:
+class DuplicateReportsResult(TypedDict):
+    runs: dict[str, dict[str, float]]  # "seed N" -> figure -> value
+    mean: dict[str, float]
+    acceptance: dict[str, Check]
+
+
+def summarise(records: list[Record], data: dataset.Dataset) -> DuplicateReportsResult:
     per_run = {f"seed {r.seed}": figures.figures(r, data.problems) for r in records}
     mean = figures.mean_figures(list(per_run.values()))
-    acceptance = {
+    acceptance: dict[str, Check] = {
         name: {
             "value": mean[name],
             "target": figures.target_text(name).replace("problems", str(len(data.problems))),
@@ -135,7 +141,7 @@ def summarise(records: list[Record], data: dataset.Dataset) -> dict[str, Any]:
     return {"runs": per_run, "mean": mean, "acceptance": acceptance}
 
 
-def report(result: dict[str, Any], records: list[Record], header: dict[str, Any]) -> None:
+def report(result: DuplicateReportsResult, records: list[Record], header: dict[str, str]) -> None:
     for key, value in header.items():
         print(f"{key}: {value}")
     labels = list(result["runs"])

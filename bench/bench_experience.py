@@ -43,12 +43,12 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 import httpx
 
 from bench.bench_get_context import ROOT, ProcessStack
-from bench.common import free_port, wait_until
+from bench.common import Check, free_port, wait_until
 from bench.experience import driver, metrics, scenario
 from bench.experience.problems import BACKEND
 from bench.experience.record import Run
@@ -159,7 +159,13 @@ async def run_all(stack: ProcessStack, work: Path, seeds: list[int], configs: li
             proc.wait(15)
 
 
-def summarise(runs: list[Run]) -> dict[str, Any]:
+class ExperienceResult(TypedDict):
+    runs: dict[str, dict[str, float]]  # run label -> figure -> value
+    summary: dict[str, dict[str, float]]  # "on"/"off" -> figure -> mean over seeds
+    acceptance: dict[str, Check]
+
+
+def summarise(runs: list[Run]) -> ExperienceResult:
     per_run = {run.label: metrics.figures(run) for run in runs}
     summary: dict[str, dict[str, float]] = {}
     for kg in (True, False):
@@ -171,7 +177,7 @@ def summarise(runs: list[Run]) -> dict[str, Any]:
             k: metrics.mean([c[k] for c in chosen if isinstance(c[k], (int, float)) and not math.isnan(c[k])])
             for k in keys
         }
-    checks: dict[str, Any] = {}
+    checks: dict[str, Check] = {}
     if "on" in summary:
         on = summary["on"]
         for name in metrics.TARGETS:
@@ -238,13 +244,13 @@ def dump(runs: list[Run], folder: Path) -> None:
         (folder / f"{run.label}.json").write_text(json.dumps(data, indent=2), encoding="utf-8")
 
 
-def fmt(value: Any) -> str:
+def fmt(value: float) -> str:
     if isinstance(value, float):
         return "  n/a" if math.isnan(value) else f"{value:5.2f}"
     return f"{value:5}"
 
 
-def rows(result: dict[str, Any], labels: list[str], table: tuple[tuple[str, str], ...]) -> None:
+def rows(result: ExperienceResult, labels: list[str], table: tuple[tuple[str, str], ...]) -> None:
     print(f"{'figure':<50}" + "".join(f"{label:>10}" for label in labels) + f"{'target':>10}")
     for key, title in table:
         target = " ".join(map(str, metrics.TARGETS[key])) if key in metrics.TARGETS else ""
@@ -252,7 +258,7 @@ def rows(result: dict[str, Any], labels: list[str], table: tuple[tuple[str, str]
         print(f"{title:<50}{values}{target:>10}")
 
 
-def report(result: dict[str, Any], runs: list[Run], described: dict[str, int], kg_env: dict[str, str]) -> None:
+def report(result: ExperienceResult, runs: list[Run], described: dict[str, int], kg_env: dict[str, str]) -> None:
     labels = list(result["runs"])
     print(
         "scenario per run: "

@@ -1,4 +1,4 @@
-"""Small helpers shared by the benchmarks: percentiles, free ports, waiting."""
+"""Small helpers shared by the benchmarks: percentiles, free ports, waiting, acceptance checks."""
 
 from __future__ import annotations
 
@@ -6,6 +6,16 @@ import socket
 import statistics
 import time
 from collections.abc import Callable, Sequence
+from typing import TypedDict
+
+
+class Check(TypedDict):
+    """One acceptance figure as a bench reports it: its value, the target in words, and whether it was met
+    (None: not measured)."""
+
+    value: float
+    target: str
+    met: bool | None
 
 
 def percentile(values: Sequence[float], pct: float) -> float:

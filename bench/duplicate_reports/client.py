@@ -16,10 +16,9 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import httpx
 import httpx2
@@ -28,6 +27,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from bench.duplicate_reports.dataset import Problem, Report
 from bench.duplicate_reports.lessons import failed_attempt, fix_text
+from kernel.json_values import JSONObject, parse_object, strs_at
 
 FIX_CHECK = "seamonkey -P bench --selftest"
 FIX_OUTPUT = "Running profile checks...\nselftest: all checks passed"
@@ -108,19 +108,18 @@ class HookClient:
     async def __aexit__(self, *exc: object) -> None:
         await self.stack.aclose()
 
-    async def post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+    async def post(self, path: str, body: Mapping[str, object]) -> JSONObject:
         """The reply's JSON; a status other than 200 is counted and answers {} (the run goes on)."""
         reply = await self.http.post(path, json=body)
         if reply.status_code != 200:
             self.record.http_errors += 1
             self.record.error(f"{path}: HTTP {reply.status_code}: {reply.text[:200]}")
             return {}
-        data: dict[str, Any] = reply.json()
-        return data
+        return parse_object(reply.content)
 
-    async def tool(self, name: str, arguments: dict[str, Any]) -> None:
-        result = await self.mcp.call_tool(name, arguments)
-        if getattr(result, "is_error", False) or getattr(result, "isError", False):
+    async def tool(self, name: str, arguments: Mapping[str, object]) -> None:
+        result = await self.mcp.call_tool(name, dict(arguments))
+        if result.is_error:
             self.record.tool_errors += 1
             self.record.error(f"{name}: " + " ".join(getattr(c, "text", "") for c in result.content)[:200])
 
@@ -138,7 +137,7 @@ class HookClient:
         is scored ``unknown``, as the tool description asks for memories not used."""
         reply = await self.post("/api/hooks/get-context", {"session_id": session, "prompt": text, "cwd": self.cwd})
         context = str(reply.get("context") or "")
-        ids = score_ids(context, reply.get("scoring_ids") or ())
+        ids = score_ids(context, strs_at(reply, "scoring_ids"))
         if ids or reply.get("scoring_required"):
             await self.tool("score_response", {"outcome": reaction, "memory_scores": dict.fromkeys(ids, "unknown")})
         return str(reply.get("known_context") or context)

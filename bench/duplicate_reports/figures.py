@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from bench.duplicate_reports.client import Probe, Record
 from bench.duplicate_reports.dataset import Problem
@@ -67,7 +66,7 @@ def recurrence_figures(probe: Probe, fixes: Registry, attempts: Registry) -> dic
     }
 
 
-def figures(record: Record, problems: Sequence[Problem]) -> dict[str, Any]:
+def figures(record: Record, problems: Sequence[Problem]) -> dict[str, float]:
     fixes, attempts = registries(problems)
     recs = [recurrence_figures(p, fixes, attempts) for p in record.probes if p.kind == "recurrence"]
     near = [has_lessons(p.block) for p in record.probes if p.kind == "near_miss"]
@@ -88,7 +87,7 @@ def figures(record: Record, problems: Sequence[Problem]) -> dict[str, Any]:
     }
 
 
-def mean_figures(runs: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+def mean_figures(runs: Sequence[Mapping[str, float]]) -> dict[str, float]:
     out: dict[str, float] = {}
     for key in runs[0]:
         values = [float(r[key]) for r in runs if not math.isnan(float(r[key]))]

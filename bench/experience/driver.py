@@ -20,19 +20,21 @@ import contextlib
 import json
 import re
 import time
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 import httpx
 import httpx2
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.types import CallToolResult
 
 from bench.experience import assistant, block
 from bench.experience.catalogue import PROBLEMS, PROJECTS
 from bench.experience.problems import Fix, Problem
 from bench.experience.record import Entry, Recurrence, Run, Seen
 from bench.experience.scenario import FACTS_LATER, STILL_BROKEN, THANKS, Event
+from kernel.json_values import JSONObject, JSONValue, as_object, list_at, parse_object, strs_at
 
 # how an answer reports a fix: "I <Fix.said>" and the outcome, in words that vary from answer to answer
 WORKED_ANSWERS = (
@@ -91,16 +93,16 @@ def failure_route(paths: list[str]) -> str:
     return ""
 
 
-def structured(result: Any) -> dict[str, Any]:
-    data = getattr(result, "structured_content", None) or getattr(result, "structuredContent", None)
-    return data if isinstance(data, dict) else {}
+def structured(result: CallToolResult) -> JSONObject:
+    return as_object(result.structured_content)
 
 
-def first_id(data: Any) -> str:
+def first_id(data: JSONValue) -> str:
     """The first "id" in a tool's structured result (the stored memory)."""
     if isinstance(data, dict):
-        if isinstance(data.get("id"), str) and data["id"]:
-            return str(data["id"])
+        found_id = data.get("id")
+        if isinstance(found_id, str) and found_id:
+            return found_id
         for value in data.values():
             found = first_id(value)
             if found:
@@ -153,16 +155,15 @@ class Player:
         await self.stack.aclose()
         await self.http.aclose()
 
-    async def post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+    async def post(self, path: str, body: Mapping[str, object]) -> JSONObject:
         reply = await self.http.post(path, json=body)
         if reply.status_code != 200:
             raise RuntimeError(f"{path}: HTTP {reply.status_code}: {reply.text[:300]}")
-        data: dict[str, Any] = reply.json()
-        return data
+        return parse_object(reply.content)
 
-    async def tool(self, project: str, name: str, arguments: dict[str, Any]) -> Any:
-        result = await self.mcp[project].call_tool(name, arguments)
-        if getattr(result, "is_error", False) or getattr(result, "isError", False):
+    async def tool(self, project: str, name: str, arguments: Mapping[str, object]) -> CallToolResult:
+        result = await self.mcp[project].call_tool(name, dict(arguments))
+        if result.is_error:
             text = " ".join(getattr(c, "text", "") for c in result.content)
             self.run.errors.append(f"{name}: {text[:200]}")
         return result
@@ -188,13 +189,13 @@ class Player:
         self.run.registry.add(text, Entry(project, session, problem, "prompt"))
         context = str(reply.get("context") or "")
         known = str(reply.get("known_context") or context)
-        ids = assistant.score_ids(context, reply.get("scoring_ids") or ())
+        ids = assistant.score_ids(context, strs_at(reply, "scoring_ids"))
         if ids or reply.get("scoring_required"):
             outcome = "failed" if text in STILL_BROKEN or text.startswith(STILL_BROKEN) else "worked"
             scores = assistant.memory_scores(ids, self.last_lines, self.last_fix, self.last_ok, self.last_problem)
             await self.tool(project, "score_response", {"outcome": outcome, "memory_scores": scores})
         sources: dict[str, tuple[str, str]] = {}
-        for memory in [*(reply.get("memories") or []), *(reply.get("lessons") or [])]:
+        for memory in [*list_at(reply, "memories"), *list_at(reply, "lessons")]:
             if isinstance(memory, dict) and memory.get("id"):
                 meta = memory.get("metadata")
                 meta = meta if isinstance(meta, dict) else {}

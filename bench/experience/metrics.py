@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Sequence
-from typing import Any
+from typing import TypedDict
 
 from bench.experience.assistant import fix_verdicts
 from bench.experience.block import FAILED, WORKED, Line, lines, section_lines, tokens
@@ -157,7 +157,18 @@ def stale(seen: Seen, values: Sequence[str]) -> int:
     )
 
 
-def recurrence_figures(r: Recurrence, registry: Registry) -> dict[str, Any]:
+class RecurrenceFigures(TypedDict):
+    """What one recurrence's block showed."""
+
+    worked_shown: bool
+    wrong_as_worked: bool
+    warned: list[bool]  # per failed-before attempt: was it listed under what failed
+    fix_lines: int
+    on_problem: list[bool]  # per line shown
+    leaks: int
+
+
+def recurrence_figures(r: Recurrence, registry: Registry) -> RecurrenceFigures:
     known = problem(r.problem)
     shown = lines(r.seen.block)
     said = [fix_verdicts(line, known) for line in shown]
@@ -186,7 +197,7 @@ def lesson_share(blocks: Sequence[Seen]) -> float:
     return share([bool(section_lines(s.block, WORKED) or section_lines(s.block, FAILED)) for s in blocks])
 
 
-def recurrence_summary(recs: Sequence[tuple[Recurrence, dict[str, Any]]]) -> dict[str, float]:
+def recurrence_summary(recs: Sequence[tuple[Recurrence, RecurrenceFigures]]) -> dict[str, float]:
     return {
         "first_right": share([r.first_right for r, _ in recs]),
         "attempts": mean([r.attempts for r, _ in recs]),
@@ -199,7 +210,7 @@ def recurrence_summary(recs: Sequence[tuple[Recurrence, dict[str, Any]]]) -> dic
     }
 
 
-def backend_figures(run: Run, recs: Sequence[tuple[Recurrence, dict[str, Any]]]) -> dict[str, Any]:
+def backend_figures(run: Run, recs: Sequence[tuple[Recurrence, RecurrenceFigures]]) -> dict[str, float]:
     """The thirty-problem project's figures (NaN where it did not take part in the run)."""
     mine = [(r, f) for r, f in recs if r.project == BACKEND]
     played = {r.problem for r, _ in mine} | {s.problem for s in run.seen if s.project == BACKEND and s.problem}
@@ -219,7 +230,7 @@ def backend_figures(run: Run, recs: Sequence[tuple[Recurrence, dict[str, Any]]])
     return out
 
 
-def figures(run: Run) -> dict[str, Any]:
+def figures(run: Run) -> dict[str, float]:
     recs = [(r, recurrence_figures(r, run.registry)) for r in run.recurrences]
     same = [r for r, _ in recs if not r.trap]
     cross = [r for r, _ in recs if r.trap]
@@ -230,7 +241,7 @@ def figures(run: Run) -> dict[str, Any]:
     probe_leaks = sum(leaks(seen, run.registry) for seen, _ in run.probes)
     blocks = [s for s in run.seen if s.block]
     overall = recurrence_summary(recs)
-    out: dict[str, Any] = {
+    out: dict[str, float] = {
         "first_right": overall["first_right"],
         "first_right_same": share([r.first_right for r in same]),
         "first_right_cross": share([r.first_right for r in cross]),

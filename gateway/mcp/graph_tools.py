@@ -13,9 +13,9 @@ from gateway.caller import Caller
 from gateway.capabilities.library_service import LibraryService
 from gateway.mcp import tool_text
 from gateway.mcp.memory_tools import READ_ONLY, Cwd
-from gateway.mcp.models import GraphOut
 from gateway.mcp.tool_runner import ToolContext, ToolRunner, ToolServer
 from gateway.replies import JsonObject
+from gateway.reply_models import GraphOut
 
 
 def register_graph_tools(

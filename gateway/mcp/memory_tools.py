@@ -26,9 +26,10 @@ from gateway.capabilities.memory_service import MemoryService
 from gateway.gateway_errors import InvalidInput
 from gateway.mcp import descriptions as text
 from gateway.mcp import tool_text
-from gateway.mcp.models import InsightsOut, MemoryResultOut, ScoreOut, SearchOut
+from gateway.mcp.models import InsightsOut
 from gateway.mcp.tool_runner import MAX_CWD_CHARS, ToolContext, ToolRunner, ToolServer
 from gateway.replies import JsonObject
+from gateway.reply_models import MemoryChangeOut, ScoreOut, SearchOut, StoredFactOut
 
 CollectionName = Literal["working", "history", "patterns", "memory_bank", "books"]
 OutcomeWord = Literal["worked", "failed", "partial", "unknown"]
@@ -156,7 +157,7 @@ def _register_edits(server: ToolServer, runner: ToolRunner, memories: MemoryServ
             Field(description="True: holds in all of the user's projects. False (default): belongs to this project"),
         ] = False,
         cwd: Cwd = None,
-    ) -> Annotated[CallToolResult, MemoryResultOut]:
+    ) -> Annotated[CallToolResult, StoredFactOut]:
         async def work(caller: Caller) -> tuple[str, JsonObject]:
             result = await memories.add_memory_bank(
                 caller,
@@ -186,7 +187,7 @@ def _register_edits(server: ToolServer, runner: ToolRunner, memories: MemoryServ
         importance: Unit | None = None,
         confidence: Unit | None = None,
         cwd: Cwd = None,
-    ) -> Annotated[CallToolResult, MemoryResultOut]:
+    ) -> Annotated[CallToolResult, MemoryChangeOut]:
         async def work(caller: Caller) -> tuple[str, JsonObject]:
             result = await memories.update(
                 caller, id=id, content=content, tags=tags, importance=importance, confidence=confidence
@@ -208,7 +209,7 @@ def _register_edits(server: ToolServer, runner: ToolRunner, memories: MemoryServ
         id: MemoryId,
         reason: Annotated[str, Field(max_length=limits.MAX_REASON_CHARS, description="Why it is retired")] = "",
         cwd: Cwd = None,
-    ) -> Annotated[CallToolResult, MemoryResultOut]:
+    ) -> Annotated[CallToolResult, MemoryChangeOut]:
         async def work(caller: Caller) -> tuple[str, JsonObject]:
             result = await memories.archive(caller, id=id, reason=reason)
             return tool_text.archived_text(result), result.to_json()
@@ -268,7 +269,7 @@ def _register_outcomes(
             Field(description="Optional starting score from this exchange"),
         ] = None,
         cwd: Cwd = None,
-    ) -> Annotated[CallToolResult, MemoryResultOut]:
+    ) -> Annotated[CallToolResult, MemoryChangeOut]:
         async def work(caller: Caller) -> tuple[str, JsonObject]:
             result = await memories.record_takeaway(
                 caller, session_id="", key_takeaway=key_takeaway, initial_score=initial_score

@@ -10,6 +10,7 @@ No format can say that ``hunter2`` is a password; its place can. The rules live 
 - ``kernel.secret_keyed``: a key named ``pass``, a token named in prose or config;
 - ``kernel.secret_passphrase`` and ``kernel.secret_prose``: passwords written in sentences;
 - ``kernel.secret_places``: URLs, XML pairs, setters, SQL, query strings...;
+- ``kernel.secret_devices``: network devices' configurations (Cisco-style, IPsec secrets, SNMP communities);
 - ``kernel.secret_urls``: a token as a URL's path segment, an OAuth code in a redirect;
 - ``kernel.secret_tools``: CI logs and secret stores;
 - ``kernel.secret_otp``: one-time-password seeds and recovery codes;
@@ -27,6 +28,7 @@ from collections.abc import Callable
 
 from kernel.secret_code import CODE, CREDENTIAL_CALLS
 from kernel.secret_commands import COMMAND_LINES
+from kernel.secret_devices import DEVICES
 from kernel.secret_formats import FORMAT_GATES, FORMATS
 from kernel.secret_headers import AUTHORIZATION, HEADERS
 from kernel.secret_keyed import NAMED_VALUES
@@ -98,7 +100,7 @@ def context_recognisers() -> list[Recogniser]:
         gate = FORMAT_GATES.get(kind) or literal_gate(body)
         out.append(Recogniser(kind, re.compile(body), keep=keep, text_words=gate))
     places = COMMAND_LINES + CREDENTIAL_CALLS + LITERALS + AUTHORIZATION + NAMED_VALUES + PASSPHRASES
-    places += PLACES + URL_SECRETS + CODE + HEADERS + PROSE + TOOLS + OTP + NAME_VALUE_ROWS + TOKEN_PIECES
+    places += PLACES + DEVICES + URL_SECRETS + CODE + HEADERS + PROSE + TOOLS + OTP + NAME_VALUE_ROWS + TOKEN_PIECES
     for place in places:
         # a rule that spans lines writes its line break out (\n), which one_line leaves as it is; and as a rule is
         # about one line, its ^ and $ are a line's ends (MULTILINE), also where it runs over the whole text

@@ -11,8 +11,9 @@ Pinecone, PostHog (personal keys), JFrog reference tokens, Microsoft Teams
 incoming webhooks, Resend, Prefect, Buildkite, Scalingo, Typeform, Intercom,
 Render, OpenRouter, Alibaba Cloud, Tencent Cloud, Scaleway, Braintree, Asana,
 Twitter/X bearer tokens, Facebook, 1Password, CircleCI, SonarQube, ElevenLabs,
-crates.io and Plaid. Each is a prefix the provider chose so that scanners
-find it. Plain data.
+crates.io and Plaid; and wallets' private keys (Nostr nsec, BIP32 xprv,
+Bitcoin WIF). Each is a prefix the provider chose so that scanners find it
+(WIF's is a first character and a length). Plain data.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ FORMATS: list[tuple[str, str]] = [
     ("tailscale-key", r"\btskey-[a-z]{0,8}-?[A-Za-z0-9]{6,}-[A-Za-z0-9]{20,}"),
     ("google-refresh-token", r"\b1//0[A-Za-z0-9_-]{40,}"),
     ("fly-token", r"\bFlyV1\s+fm\d_[A-Za-z0-9+/=_,-]{40,}|\bfo1_[A-Za-z0-9_-]{40,}"),
-    ("heroku-token", r"\bHRKU-[A-Za-z0-9_-]{40,}"),
+    ("heroku-token", r"\bHRKU-[A-Za-z0-9_-]{36,}"),
     ("netlify-token", r"\bnfp_[A-Za-z0-9]{36,}"),
     ("mapbox-token", r"\b[ps]k\.eyJ[A-Za-z0-9_-]{40,}\.[A-Za-z0-9_-]{20,}"),
     ("groq-key", r"\bgsk_[A-Za-z0-9]{48,}"),
@@ -89,6 +90,14 @@ FORMATS: list[tuple[str, str]] = [
     ("sonar-token", r"\bsq[pua]_[a-f0-9]{40}\b"),
     ("elevenlabs-key", r"\bsk_[a-f0-9]{48}\b"),
     ("crates-token", r"\bcio[A-Za-z0-9]{32}\b"),
+    # wallets' private keys: Nostr's nsec (bech32), BIP32 extended private keys, Bitcoin's WIF (base58, 51 or 52
+    # characters: 5 then H/J/K uncompressed, K or L compressed)
+    ("nostr-secret-key", r"\bnsec1[02-9ac-hj-np-z]{58}\b"),
+    ("extended-private-key", r"\b[xyztuvYZUV]prv[1-9A-HJ-NP-Za-km-z]{100,112}\b"),
+    (
+        "wif-private-key",
+        r"(?<![\w+/=])(?:5[HJK][1-9A-HJ-NP-Za-km-z]{49}|[KL][1-9A-HJ-NP-Za-km-z]{51})(?![\w+/=])",
+    ),
     (
         "plaid-token",
         r"\b(?:access|public)-(?:sandbox|development|production)-[a-f0-9]{8}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{12}\b",
@@ -113,4 +122,5 @@ FORMAT_GATES: dict[str, tuple[str, ...]] = {
     "teams-webhook": (".webhook.office.com",),
     "asana-token": ("/",),
     "plaid-token": ("-sandbox-", "-development-", "-production-"),
+    "extended-private-key": ("prv",),
 }

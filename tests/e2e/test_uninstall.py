@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.e2e_user import snapshot
+from tests.support.json_read import json_at, json_int, json_object
 from tests.support.supervisor import alive, cli, stack_env, state, wait_for
 
 pytestmark = pytest.mark.slow
@@ -25,7 +26,9 @@ def test_uninstall_stops_everything_and_leaves_the_clients_as_before_init(tmp_pa
     up = cli(env, "up", "--detach", "--only", "kg")
     try:
         assert up.returncode == 0, up.stdout + up.stderr
-        pids = [state(data)["supervisor"]["pid"]] + [s["pid"] for s in state(data)["services"].values() if s["pid"]]
+        services = json_object(state(data), "services")
+        pids = [json_int(state(data), "supervisor", "pid")]
+        pids += [json_int(s, "pid") for s in services.values() if json_at(s, "pid") is not None]
         assert pids and all(alive(pid) for pid in pids)
         init = cli(env, "init")
         assert init.returncode == 0, init.stdout + init.stderr

@@ -375,12 +375,12 @@ class Scenario:
         kg_now = now.get("services.kg", (0, 0))[0]
 
         def state_current() -> bool:
+            from kernel.json_values import object_at
             from tests.support.supervisor import state
 
             recorded = state(self.home)
-            return (recorded.get("supervisor") or {}).get("pid") == supervisor and (
-                (recorded.get("services") or {}).get("kg") or {}
-            ).get("pid") == kg_now
+            kg = object_at(object_at(recorded, "services"), "kg")
+            return object_at(recorded, "supervisor").get("pid") == supervisor and kg.get("pid") == kg_now
 
         deadline = time.monotonic() + 15
         while not state_current() and time.monotonic() < deadline:

@@ -45,6 +45,12 @@ def json_list(value: JSONValue, *path: Step) -> JSONArray:
     return found
 
 
+def json_int(value: JSONValue, *path: Step) -> int:
+    found = json_at(value, *path)
+    assert isinstance(found, int) and not isinstance(found, bool), f"{'/'.join(map(str, path))} is not an integer"
+    return found
+
+
 def json_str(value: JSONValue, *path: Step) -> str:
     found = json_at(value, *path)
     assert isinstance(found, str), f"{'/'.join(map(str, path))} is {type(found).__name__}, expected a string"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import socket
 import subprocess
@@ -10,9 +9,13 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TypeVar
+
+from kernel.json_values import JSONObject, parse_value
+from tests.support.json_read import json_object
 
 ROOT = Path(__file__).resolve().parents[2]
+T = TypeVar("T")
 
 
 def free_port() -> int:
@@ -49,15 +52,22 @@ def cli(env: dict[str, str], *args: str, timeout: float = 180.0) -> subprocess.C
     )
 
 
-def state(home: Path) -> dict[str, Any]:
+def state(home: Path) -> JSONObject:
+    """The supervisor's state file ({} before it is written)."""
     try:
-        saved: dict[str, Any] = json.loads((home / "run" / "state.json").read_text())
-        return saved
+        saved = parse_value((home / "run" / "state.json").read_text())
     except (FileNotFoundError, ValueError):
         return {}
+    return saved if isinstance(saved, dict) else {}
 
 
-def wait_for(predicate: Callable[[], Any], timeout: float, what: str, interval: float = 0.1) -> Any:
+def service_state(home: Path, name: str) -> JSONObject:
+    """The state file's entry for the service ``name``; AssertionError when it has none."""
+    return json_object(state(home), "services", name)
+
+
+def wait_for(predicate: Callable[[], T | None], timeout: float, what: str, interval: float = 0.1) -> T:
+    """The first truthy value ``predicate`` returns; TimeoutError after ``timeout`` seconds."""
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         value = predicate()

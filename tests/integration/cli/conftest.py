@@ -6,7 +6,9 @@ from collections.abc import Iterator
 
 import pytest
 
+from kernel.json_values import as_object, int_at
 from tests.support.cli_stack import RunningStack, start_stack
+from tests.support.json_read import json_object
 from tests.support.supervisor import alive, cli, state, wait_for
 
 
@@ -16,7 +18,8 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningStack]:
     try:
         yield running
     finally:
-        pids = [s["pid"] for s in state(running.home)["services"].values() if s.get("pid")]
+        services = json_object(state(running.home), "services").values()
+        pids = [pid for s in services if (pid := int_at(as_object(s), "pid"))]
         cli(running.env, "down")
     # A clean stop of the whole stack leaves no child behind.
     wait_for(lambda: not any(alive(pid) for pid in pids), 15, "every service to exit")

@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from kernel.json_values import JSONObject
 from tests.support.cli_stack import RunningStack
+from tests.support.json_read import json_list, json_str_map, parse_json_object
 from tests.support.supervisor import cli, stack_env
 
 
-def checks_by_name(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """The doctor's JSON report, by check name."""
-    return {c["name"]: c for c in report["checks"]}
+def checks_by_name(report: JSONObject) -> dict[str, dict[str, str]]:
+    """The doctor's JSON report, by check name (each field of a check is a string)."""
+    return {fields["name"]: fields for fields in (json_str_map(check) for check in json_list(report, "checks"))}
 
 
 def test_doctor_reports_a_stopped_stack_and_a_broken_client_config(tmp_path: Path) -> None:
@@ -25,7 +25,7 @@ def test_doctor_reports_a_stopped_stack_and_a_broken_client_config(tmp_path: Pat
     env["HOME"] = str(user_home)
     result = cli(env, "doctor", "--json", "--skip-model", timeout=60)
     assert result.returncode == 1, result.stdout + result.stderr
-    report = json.loads(result.stdout)
+    report = parse_json_object(result.stdout)
     checks = checks_by_name(report)
     assert report["ok"] is False
     for name in ("embedding", "memory", "kg", "gateway"):
@@ -45,7 +45,7 @@ def test_doctor_passes_on_the_running_stack_after_init(stack: RunningStack, tmp_
     user_home.mkdir()
     assert stack.invoke(tmp_path, "init", "--cursor", HOME=str(user_home)).exit_code == 0
     result = stack.invoke(tmp_path, "doctor", "--json", HOME=str(user_home))
-    report = json.loads(result.stdout)
+    report = parse_json_object(result.stdout)
     checks = checks_by_name(report)
     assert result.exit_code == 0 and report["ok"], result.stdout
     assert checks["claude config"]["status"] == "ok" and checks["cursor config"]["status"] == "ok"

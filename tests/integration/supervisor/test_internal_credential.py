@@ -13,12 +13,13 @@ from __future__ import annotations
 import json
 import os
 import urllib.request
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
 
 import grpc
 import pytest
 
+from kernel.json_values import JSONValue, parse_value
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.embedding.v1 import embedding_service_pb2 as emb_pb
 from protos.mnemex.embedding.v1 import embedding_service_pb2_grpc as emb_grpc
@@ -31,17 +32,18 @@ from tests.support.supervisor import cli, log_tails, stack_env
 pytestmark = pytest.mark.slow
 
 SCOPE = common_pb.Scope(user="tester", project="p")
+Metadata = tuple[tuple[str, str], ...]
 
 
-def post(base: str, path: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+def post(base: str, path: str, body: Mapping[str, object]) -> tuple[int, JSONValue]:
     request = urllib.request.Request(
         base + path, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}, method="POST"
     )
     with urllib.request.urlopen(request, timeout=60) as reply:
-        return reply.status, json.loads(reply.read())
+        return reply.status, parse_value(reply.read())
 
 
-def calls(env: dict[str, str]) -> dict[str, Any]:
+def calls(env: dict[str, str]) -> dict[str, Callable[[grpc.Channel, Metadata], object]]:
     """One call per service: name -> f(metadata) that makes it."""
     return {
         "memory": lambda chan, md: mem_grpc.MemoryServiceStub(chan).ListScopes(

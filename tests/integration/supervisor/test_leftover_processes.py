@@ -106,7 +106,7 @@ def test_a_service_is_unsupervised_once_its_supervisor_is_gone(tmp_path: Path) -
     assert supervisor.stdout is not None
     service = int(supervisor.stdout.readline())
     try:
-        found = wait_for(lambda: len(home_processes(home)) == 2 and home_processes(home), 30, "both processes")
+        found = wait_for(lambda: procs if len(procs := home_processes(home)) == 2 else None, 30, "both processes")
         assert {(p.role, p.pid) for p in found} == {("supervisor", supervisor.pid), ("service", service)}
         assert unsupervised(found) == []
         supervisor.kill()

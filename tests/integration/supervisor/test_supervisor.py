@@ -18,10 +18,24 @@ from pathlib import Path
 import pytest
 
 from kernel.config import Settings
+from kernel.json_values import JSONObject, int_at, object_at
 from mnemex.supervisor.control import ensure_running, stack_ready
-from tests.support.supervisor import ROOT, alive, cli, log_tails, stack_env, state, wait_for
+from tests.support.json_read import json_int, json_object, json_str
+from tests.support.supervisor import ROOT, alive, cli, log_tails, service_state, stack_env, state, wait_for
 
 pytestmark = pytest.mark.slow
+
+
+def healthy_after(home: Path, name: str, restarts: int) -> JSONObject | None:
+    """The service's state once it restarted ``restarts`` times and is healthy again, else None."""
+    service = service_state(home, name)
+    return service if service["restarts"] == restarts and service["status"] == "healthy" else None
+
+
+def restarted_pid(home: Path, name: str, restarts: int) -> int | None:
+    """The service's new pid once it restarted ``restarts`` times, else None."""
+    service = service_state(home, name)
+    return (int_at(service, "pid") or None) if service["restarts"] == restarts else None
 
 
 def test_up_restarts_a_killed_service_and_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
@@ -36,7 +50,7 @@ def test_up_restarts_a_killed_service_and_stops_cleanly_on_sigterm(tmp_path: Pat
         text=True,
     )
     try:
-        wait_for(lambda: state(home).get("supervisor", {}).get("ready_at"), 120, "ready")
+        wait_for(lambda: object_at(state(home), "supervisor").get("ready_at"), 120, "ready")
         report = json.loads(cli(env, "status", "--json").stdout)
         assert report["running"] and report["supervisor"]["pid"] == up.pid
         assert report["services"]["kg"]["healthy"] and report["services"]["gateway"]["healthy"]
@@ -45,11 +59,7 @@ def test_up_restarts_a_killed_service_and_stops_cleanly_on_sigterm(tmp_path: Pat
         gateway_pid = report["services"]["gateway"]["pid"]
 
         os.kill(first_pid, signal.SIGKILL)
-        after = wait_for(
-            lambda: (s := state(home)["services"]["kg"])["restarts"] == 1 and s["status"] == "healthy" and s,
-            120,
-            "the kg service to be restarted and healthy",
-        )
+        after = wait_for(lambda: healthy_after(home, "kg", 1), 120, "the kg service to be restarted and healthy")
         assert after["last_exit"] == -signal.SIGKILL and after["pid"] != first_pid
         report = json.loads(cli(env, "status", "--json").stdout)
         assert report["services"]["kg"]["restarts"] == 1 and report["healthy"]
@@ -59,18 +69,12 @@ def test_up_restarts_a_killed_service_and_stops_cleanly_on_sigterm(tmp_path: Pat
 
         # Two crashes in a row back off longer: 0.5 s, then 1.0 s.
         os.kill(gateway_pid, signal.SIGKILL)
-        restarted = wait_for(
-            lambda: (g := state(home)["services"]["gateway"])["restarts"] == 1 and g["pid"],
-            30,
-            "the gateway to be restarted",
-        )
+        restarted = wait_for(lambda: restarted_pid(home, "gateway", 1), 30, "the gateway to be restarted")
         os.kill(restarted, signal.SIGKILL)
         gateway = wait_for(
-            lambda: (g := state(home)["services"]["gateway"])["restarts"] == 2 and g["status"] == "healthy" and g,
-            120,
-            "the gateway to come back after a second crash",
+            lambda: healthy_after(home, "gateway", 2), 120, "the gateway to come back after a second crash"
         )
-        gateway_pid = gateway["pid"]
+        gateway_pid = json_int(gateway, "pid")
 
         up.send_signal(signal.SIGTERM)
         assert up.wait(30) == 0
@@ -84,11 +88,11 @@ def test_up_restarts_a_killed_service_and_stops_cleanly_on_sigterm(tmp_path: Pat
     assert "kg exited (killed by SIGKILL); restarting in 0.5 s" in stderr
     assert "gateway exited (killed by SIGKILL); restarting in 0.5 s" in stderr
     assert "gateway exited (killed by SIGKILL); restarting in 1.0 s" in stderr
-    children = [after["pid"], gateway_pid]
+    children = [json_int(after, "pid"), gateway_pid]
     wait_for(lambda: not any(alive(pid) for pid in children), 5, "children to exit")
     final = state(home)
-    assert final["supervisor"]["status"] == "stopped"
-    assert {s["status"] for s in final["services"].values()} == {"stopped"}
+    assert json_str(final, "supervisor", "status") == "stopped"
+    assert {json_str(s, "status") for s in json_object(final, "services").values()} == {"stopped"}
     assert cli(env, "status").returncode == 1
 
 
@@ -99,8 +103,8 @@ def test_detach_refuses_a_second_supervisor_and_down_stops_it(tmp_path: Path) ->
     try:
         assert started.returncode == 0, started.stdout + started.stderr + log_tails(home)
         assert "mnemex is ready" in started.stdout
-        supervisor_pid = state(home)["supervisor"]["pid"]
-        gateway_pid = state(home)["services"]["gateway"]["pid"]
+        supervisor_pid = json_int(state(home), "supervisor", "pid")
+        gateway_pid = json_int(state(home), "services", "gateway", "pid")
         again = cli(env, "up", "--detach", "--only", "gateway")
         assert again.returncode == 0 and f"already running (supervisor pid {supervisor_pid})" in again.stdout
         foreground = cli(env, "up", "--only", "gateway")
@@ -122,8 +126,8 @@ def test_ensure_running_starts_a_detached_stack_and_killing_the_supervisor_takes
     assert not stack_ready(settings, ["gateway"])
     assert ensure_running(settings, timeout=120, only=["gateway"]), log_tails(home)
     assert ensure_running(settings, timeout=1, only=["gateway"])  # already up: returns at once
-    supervisor_pid = state(home)["supervisor"]["pid"]
-    gateway_pid = state(home)["services"]["gateway"]["pid"]
+    supervisor_pid = json_int(state(home), "supervisor", "pid")
+    gateway_pid = json_int(state(home), "services", "gateway", "pid")
     os.kill(supervisor_pid, signal.SIGKILL)
     wait_for(lambda: not alive(gateway_pid), 10, "the orphaned gateway to exit")
     assert cli(env, "status").returncode == 1

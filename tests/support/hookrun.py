@@ -15,7 +15,8 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+
+from kernel.json_values import JSONObject
 
 ROOT = Path(__file__).resolve().parents[2]
 HOOKS = ROOT / "hooks"
@@ -63,7 +64,7 @@ def hook_env(home: Path, gateway_port: int, token: str = "", **extra: str) -> di
 
 
 def run_hook(
-    event: str, stdin: bytes | str | dict[str, Any], env: dict[str, str], *args: str, kill_after: float = 20.0
+    event: str, stdin: bytes | str | JSONObject, env: dict[str, str], *args: str, kill_after: float = 20.0
 ) -> HookRun:
     data = stdin if isinstance(stdin, bytes) else (stdin if isinstance(stdin, str) else json.dumps(stdin)).encode()
     started = time.monotonic()
@@ -83,7 +84,7 @@ def run_hook(
     )
 
 
-def _base(event_name: str, session_id: str, cwd: str) -> dict[str, Any]:
+def _base(event_name: str, session_id: str, cwd: str) -> JSONObject:
     return {
         "session_id": session_id,
         "transcript_path": f"/home/dev/.claude/projects/-work/{session_id}.jsonl",
@@ -93,19 +94,19 @@ def _base(event_name: str, session_id: str, cwd: str) -> dict[str, Any]:
     }
 
 
-def claude_prompt(session_id: str, cwd: str, prompt: str) -> dict[str, Any]:
+def claude_prompt(session_id: str, cwd: str, prompt: str) -> JSONObject:
     return {**_base("UserPromptSubmit", session_id, cwd), "prompt": prompt}
 
 
-def claude_stop(session_id: str, cwd: str, answer: str) -> dict[str, Any]:
+def claude_stop(session_id: str, cwd: str, answer: str) -> JSONObject:
     return {**_base("Stop", session_id, cwd), "stop_hook_active": False, "last_assistant_message": answer}
 
 
-def claude_session_start(session_id: str, cwd: str, source: str = "startup") -> dict[str, Any]:
+def claude_session_start(session_id: str, cwd: str, source: str = "startup") -> JSONObject:
     return {**_base("SessionStart", session_id, cwd), "source": source}
 
 
-def claude_pre_compact(session_id: str, cwd: str) -> dict[str, Any]:
+def claude_pre_compact(session_id: str, cwd: str) -> JSONObject:
     return {**_base("PreCompact", session_id, cwd), "trigger": "auto", "custom_instructions": ""}
 
 
@@ -115,8 +116,8 @@ def claude_post_tool_use(
     command: str = "pytest -q tests/unit",
     stdout: str = "........ [100%]\n8 passed in 0.41s",
     description: str = "",
-) -> dict[str, Any]:
-    tool_input: dict[str, Any] = {"command": command}
+) -> JSONObject:
+    tool_input: JSONObject = {"command": command}
     if description:
         tool_input["description"] = description
     return {
@@ -127,7 +128,7 @@ def claude_post_tool_use(
     }
 
 
-def claude_turn(event: str, session_id: str, cwd: str, text: str = "how do I run the tests?") -> dict[str, Any]:
+def claude_turn(event: str, session_id: str, cwd: str, text: str = "how do I run the tests?") -> JSONObject:
     """A realistic payload for any of the five events."""
     if event == "prompt":
         return claude_prompt(session_id, cwd, text)

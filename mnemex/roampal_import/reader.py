@@ -11,7 +11,6 @@ metadata only: no embeddings are loaded and nothing is embedded.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import sys
@@ -19,9 +18,9 @@ import tempfile
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from mnemex.roampal_import.records import ROAMPAL_COLLECTIONS, ConversionTally, to_record
+from kernel.json_values import JSONObject, parse_value
+from mnemex.roampal_import.records import ROAMPAL_COLLECTIONS, ConversionTally, ImportRecord, to_record
 
 CHROMA_FILE = "chroma.sqlite3"
 KG_FILE = "knowledge_graph.json"
@@ -86,9 +85,9 @@ def locate(directory: Path) -> RoampalSource:
     return RoampalSource(chroma, kg)
 
 
-def read_knowledge_graph(path: Path) -> dict[str, Any]:
+def read_knowledge_graph(path: Path) -> JSONObject:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = parse_value(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise RoampalDirError(f"{path} is not readable JSON ({exc}); fix or move it, then retry") from exc
     if not isinstance(data, dict):
@@ -96,7 +95,7 @@ def read_knowledge_graph(path: Path) -> dict[str, Any]:
     return data
 
 
-def read_records(chroma_dir: Path, tally: ConversionTally) -> Iterator[dict[str, Any]]:
+def read_records(chroma_dir: Path, tally: ConversionTally) -> Iterator[ImportRecord]:
     """mnemex import records for every usable row of the five roampal_* collections."""
     import chromadb
     from chromadb.config import Settings as ChromaSettings
@@ -120,9 +119,9 @@ def read_records(chroma_dir: Path, tally: ConversionTally) -> Iterator[dict[str,
                 ids = page["ids"]
                 if not ids:
                     break
-                missing: list[Any] = [None] * len(ids)
-                documents: list[Any] = list(page.get("documents") or missing)
-                metadatas: list[Any] = list(page.get("metadatas") or missing)
+                missing: list[None] = [None] * len(ids)
+                documents: list[str | None] = list(page.get("documents") or missing)
+                metadatas: list[Mapping[str, object] | None] = list(page.get("metadatas") or missing)
                 for doc_id, document, metadata in zip(ids, documents, metadatas, strict=True):
                     tally.read[name] += 1
                     record, reason = to_record(name, doc_id, document, metadata)

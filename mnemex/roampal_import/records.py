@@ -37,7 +37,9 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import SupportsFloat, SupportsIndex, TypedDict
+
+from kernel.json_values import JSONValue, parse_value
 
 ROAMPAL_COLLECTIONS = {
     "roampal_books": "books",
@@ -61,6 +63,16 @@ _REPLACED_KEYS = frozenset(
     }
 )
 SCORED = ("working", "history", "patterns")
+Scalar = str | int | float | bool  # what a Chroma metadata value can be
+
+
+class ImportRecord(TypedDict):
+    """One memory as ``mnemex import`` takes it; no scope: it lands in the importing project."""
+
+    collection: str
+    id: str
+    content: str
+    metadata: dict[str, Scalar]
 
 
 @dataclass
@@ -70,7 +82,9 @@ class ConversionTally:
     skipped: Counter[str] = field(default_factory=Counter)  # reason -> count
 
 
-def as_float(value: Any, default: float) -> float:
+def as_float(value: object, default: float) -> float:
+    if not isinstance(value, str | bytes | bytearray | SupportsFloat | SupportsIndex):
+        return default  # float() refuses it (TypeError)
     try:
         number = float(value)
     except (TypeError, ValueError):
@@ -78,11 +92,11 @@ def as_float(value: Any, default: float) -> float:
     return number if math.isfinite(number) else default
 
 
-def as_int(value: Any, default: int = 0) -> int:
+def as_int(value: object, default: int = 0) -> int:
     return max(0, int(as_float(value, float(default))))
 
 
-def iso_time(value: Any) -> str:
+def iso_time(value: object) -> str:
     """ISO-8601 text for an ISO string or a Unix time; '' when unusable."""
     if value is None or value == "":
         return ""
@@ -101,24 +115,23 @@ def iso_time(value: Any) -> str:
     return text
 
 
-def history_marks(raw: Any) -> str:
+def history_marks(raw: object) -> str:
     """Roampal outcome history in any of its shapes -> marks like ``YY~N`` (newest last)."""
     if raw is None or raw == "":
         return ""
-    items: Any = raw
+    items: object = raw
     if isinstance(raw, str):
         text = raw.strip()
         marks = _MARKS.match(text)
         if marks:
             return marks.group(1)[-HISTORY_KEEP:]
         try:
-            items = json.loads(text)
+            items = parse_value(text)
         except ValueError:
             items = [part.strip() for part in text.split(",")]
-    if not isinstance(items, list):
-        items = [items]
+    listed: list[object] = items if isinstance(items, list) else [items]
     out = []
-    for item in items:
+    for item in listed:
         word = item.get("outcome") if isinstance(item, dict) else item
         mark = OUTCOME_MARKS.get(str(word).strip().lower())
         if mark:
@@ -126,12 +139,12 @@ def history_marks(raw: Any) -> str:
     return "".join(out)[-HISTORY_KEEP:]
 
 
-def tags_json(raw: Any) -> str:
+def tags_json(raw: object) -> str:
     if isinstance(raw, list):
         return json.dumps([str(t) for t in raw])
     if isinstance(raw, str) and raw.strip():
         try:
-            parsed = json.loads(raw)
+            parsed: JSONValue = parse_value(raw)
         except ValueError:
             return json.dumps([p.strip() for p in raw.split(",") if p.strip()])
         if isinstance(parsed, list):
@@ -146,7 +159,7 @@ def mnemex_id(collection: str, roampal_id: str) -> str:
     return f"{collection}_{uuid.uuid5(_ID_NAMESPACE, roampal_id).hex}"
 
 
-def _scalar(value: Any) -> Any:
+def _scalar(value: object) -> Scalar:
     if isinstance(value, (str, int, float, bool)):
         return value
     return json.dumps(value, ensure_ascii=False, default=str)
@@ -156,9 +169,9 @@ def to_record(
     roampal_collection: str,
     roampal_id: str,
     document: str | None,
-    metadata: Mapping[str, Any] | None,
+    metadata: Mapping[str, object] | None,
     now: datetime | None = None,
-) -> tuple[dict[str, Any] | None, str]:
+) -> tuple[ImportRecord | None, str]:
     """(record, "") or (None, reason). The record has no scope: it lands in the importing project."""
     collection = ROAMPAL_COLLECTIONS.get(roampal_collection)
     if collection is None:
@@ -167,9 +180,10 @@ def to_record(
     content = (document or "").strip() or str(meta.get("content") or "").strip() or str(meta.get("text") or "").strip()
     if not content:
         return None, "empty"
-    out: dict[str, Any] = {k: _scalar(v) for k, v in meta.items() if k not in _REPLACED_KEYS and v is not None}
-    out["created_at"] = iso_time(meta.get("created_at")) or iso_time(meta.get("timestamp"))
-    if not out["created_at"]:
+    out: dict[str, Scalar] = {k: _scalar(v) for k, v in meta.items() if k not in _REPLACED_KEYS and v is not None}
+    created_at = iso_time(meta.get("created_at")) or iso_time(meta.get("timestamp"))
+    out["created_at"] = created_at
+    if not created_at:
         del out["created_at"]
     if collection in SCORED:
         out["score"] = min(1.0, max(0.0, as_float(meta.get("score"), 0.5)))
@@ -193,4 +207,4 @@ def to_record(
     out["imported_from"] = "roampal"
     out["roampal_id"] = roampal_id
     out["imported_at"] = stamp
-    return {"collection": collection, "id": mnemex_id(collection, roampal_id), "content": content, "metadata": out}, ""
+    return ImportRecord(collection=collection, id=mnemex_id(collection, roampal_id), content=content, metadata=out), ""

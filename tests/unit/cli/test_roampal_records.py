@@ -47,7 +47,8 @@ def test_memory_bank_keeps_tags_importance_confidence_and_books_keep_title() -> 
         {"tags": '["identity"]', "importance": 0.9, "confidence": 0.8, "created_at": "2025-01-01T00:00:00"},
     )
     assert bank is not None
-    assert json.loads(bank["metadata"]["tags"]) == ["identity"]
+    tags = bank["metadata"]["tags"]
+    assert isinstance(tags, str) and json.loads(tags) == ["identity"]
     assert (bank["metadata"]["importance"], bank["metadata"]["confidence"], bank["metadata"]["score"]) == (
         0.9,
         0.8,

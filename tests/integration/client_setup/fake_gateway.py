@@ -8,7 +8,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+
+from kernel.json_values import JSONValue, parse_value
 
 FAKE_CONTEXT = "KNOWN CONTEXT: the billing job runs at 02:00 UTC"
 
@@ -17,7 +18,7 @@ FAKE_CONTEXT = "KNOWN CONTEXT: the billing job runs at 02:00 UTC"
 class Received:
     path: str
     headers: dict[str, str]
-    body: Any
+    body: JSONValue
 
 
 @dataclass
@@ -33,7 +34,7 @@ def fake_gateway() -> Iterator[FakeGateway]:
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self) -> None:
             raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-            gateway.requests.append(Received(self.path, dict(self.headers.items()), json.loads(raw or b"null")))
+            gateway.requests.append(Received(self.path, dict(self.headers.items()), parse_value(raw or b"null")))
             reply = json.dumps({"context": FAKE_CONTEXT}).encode()
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
@@ -41,7 +42,7 @@ def fake_gateway() -> Iterator[FakeGateway]:
             self.end_headers()
             self.wfile.write(reply)
 
-        def log_message(self, format: str, *args: Any) -> None:
+        def log_message(self, format: str, *args: object) -> None:
             pass
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 from tests.integration.client_setup.fake_gateway import FAKE_CONTEXT, fake_gateway
+from tests.support.json_read import json_at
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -75,7 +76,7 @@ def test_a_hook_with_a_minimal_environment_reaches_the_recorded_port_with_the_to
     (request,) = gateway.requests
     assert request.path == "/api/hooks/get-context"
     assert request.headers.get("Authorization") == "Bearer tok-123"
-    assert request.body["prompt"] == "when does the billing job run?"
+    assert json_at(request.body, "prompt") == "when does the billing job run?"
 
 
 def free_port() -> int:

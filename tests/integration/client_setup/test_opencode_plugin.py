@@ -14,12 +14,14 @@ import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import pytest
 
+from kernel.json_values import JSONObject, as_object, parse_value
 from mnemex.client_setup import init
 from tests.integration.mcp.node_tools import PLUGIN_TYPES, ensure_packages, require_node
+from tests.support.json_read import json_int, json_strs, parse_json_object
 from tests.support.mcp_stack import McpStack
 
 pytestmark = pytest.mark.slow
@@ -65,12 +67,12 @@ console.log(JSON.stringify({
 
 
 class Recorder(BaseHTTPRequestHandler):
-    # What the plugin posted and what the fake gateway answers: JSON bodies, untyped.
-    calls: ClassVar[list[tuple[str, dict[str, Any]]]] = []
-    reply: ClassVar[dict[str, Any]] = {}
+    # What the plugin posted (a body that is not an object reads as {}) and what the fake gateway answers.
+    calls: ClassVar[list[tuple[str, JSONObject]]] = []
+    reply: ClassVar[JSONObject] = {}
 
     def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
+        body = as_object(parse_value(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}"))
         type(self).calls.append((self.path, body))
         payload = json.dumps(type(self).reply if self.path.endswith("get-context") else {"exchange_id": "x"}).encode()
         self.send_response(200)
@@ -123,7 +125,7 @@ def test_installed_plugin_type_checks_against_opencode_types(toolchain: Path, tm
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
-def run_driver(toolchain: Path, plugin: Path, tmp_path: Path, project: Path | None = None) -> dict[str, Any]:
+def run_driver(toolchain: Path, plugin: Path, tmp_path: Path, project: Path | None = None) -> JSONObject:
     node, _ = require_node()
     out = tmp_path / "js"
     proc = compile_plugin(toolchain, plugin, out, emit=True)
@@ -143,8 +145,7 @@ def run_driver(toolchain: Path, plugin: Path, tmp_path: Path, project: Path | No
         },
     )
     assert run.returncode == 0, run.stderr
-    outcome: dict[str, Any] = json.loads(run.stdout.strip().splitlines()[-1])
-    return outcome
+    return parse_json_object(run.stdout.strip().splitlines()[-1])
 
 
 def test_plugin_attaches_context_to_the_users_message_and_reports_stop(
@@ -155,7 +156,7 @@ def test_plugin_attaches_context_to_the_users_message_and_reports_stop(
         "scoring_prompt": "<mnemex-score-required>score [id:working_2]</mnemex-score-required>",
     }
     result = run_driver(toolchain, installed_plugin(tmp_path / "home", gateway), tmp_path)
-    (block,) = result["attached"]
+    (block,) = json_strs(result, "attached")
     assert "[id:patterns_1]" in block and block.index("mnemex-score-required") < block.index("KNOWN CONTEXT")
     assert result["again"] == [block], "later model calls of the turn see the same block, once"
     assert result["other"] == [], "context belongs to the message it was fetched for"
@@ -177,7 +178,7 @@ def test_plugin_fails_open_when_the_gateway_is_down(toolchain: Path, tmp_path: P
     started = time.monotonic()
     result = run_driver(toolchain, installed_plugin(tmp_path / "home", dead), tmp_path)
     assert result["attached"] == [] and result["other"] == []
-    assert result["ms"] < 3_000 and time.monotonic() - started < 60
+    assert json_int(result, "ms") < 3_000 and time.monotonic() - started < 60
 
 
 def test_plugin_against_the_real_gateway(toolchain: Path, mcp_stack: McpStack, tmp_path: Path) -> None:
@@ -187,7 +188,7 @@ def test_plugin_against_the_real_gateway(toolchain: Path, mcp_stack: McpStack, t
         "/api/memory-bank/add", {"content": "The user deploys with helm upgrade --atomic", "cwd": str(project)}
     )["memory"]["id"]
     result = run_driver(toolchain, installed_plugin(tmp_path / "home", mcp_stack.gateway_url), tmp_path, project)
-    (block,) = result["attached"]
+    (block,) = json_strs(result, "attached")
     assert "KNOWN CONTEXT" in block and f"[id:{fact}]" in block
     # the stop the plugin sent on session.idle completed the turn: the next prompt asks for scoring
     follow_up = mcp_stack.post("/api/hooks/get-context", {"session_id": "s1", "prompt": "thanks", "cwd": str(project)})

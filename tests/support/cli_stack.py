@@ -5,14 +5,16 @@ from __future__ import annotations
 import contextlib
 import json
 import urllib.request
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 from typer.testing import CliRunner, Result
 
+from kernel.json_values import JSONObject
 from mnemex.cli import app
+from tests.support.json_read import parse_json_object
 from tests.support.supervisor import cli, log_tails, stack_env
 
 
@@ -30,12 +32,14 @@ class RunningStack:
         with contextlib.chdir(cwd):
             return CliRunner().invoke(app, list(args), env={**self.env, **env})
 
-    def invoke_json(self, cwd: Path, *args: str) -> Any:
+    def invoke_json(self, cwd: Path, *args: str) -> JSONObject:
+        """The JSON object ``mnemex ARGS --json`` prints (the command must succeed)."""
         result = self.invoke(cwd, *args, "--json")
         assert result.exit_code == 0, result.output
-        return json.loads(result.stdout)
+        return parse_json_object(result.stdout)
 
-    def post(self, path: str, body: dict[str, Any]) -> Any:
+    def post(self, path: str, body: Mapping[str, object]) -> JSONObject:
+        """POST JSON to the gateway; its JSON object reply."""
         request = urllib.request.Request(
             self.gateway_url + path,
             data=json.dumps(body).encode(),
@@ -43,7 +47,7 @@ class RunningStack:
             method="POST",
         )
         with urllib.request.urlopen(request, timeout=60) as reply:
-            return json.loads(reply.read())
+            return parse_json_object(reply.read().decode("utf-8"))
 
 
 def start_stack(home: Path) -> RunningStack:

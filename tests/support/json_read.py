@@ -51,6 +51,13 @@ def json_int(value: JSONValue, *path: Step) -> int:
     return found
 
 
+def json_number(value: JSONValue, *path: Step) -> float:
+    """An int or a float (not a bool) at ``path``."""
+    found = json_at(value, *path)
+    assert isinstance(found, int | float) and not isinstance(found, bool), f"{'/'.join(map(str, path))} is no number"
+    return found
+
+
 def json_str(value: JSONValue, *path: Step) -> str:
     found = json_at(value, *path)
     assert isinstance(found, str), f"{'/'.join(map(str, path))} is {type(found).__name__}, expected a string"

@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from kernel.json_values import JSONObject
 from tests.support.cli_stack import RunningStack, start_stack
+from tests.support.json_read import json_at, json_int, json_list, json_number, json_object, json_str
 from tests.support.supervisor import cli
 
 pytestmark = pytest.mark.slow
@@ -77,8 +79,8 @@ def test_ingest_list_search_show_stats_remove(stack: RunningStack, tmp_path: Pat
     assert {Path(f["path"]).name: f["status"] for f in again["files"]}["deploy.md"] == "unchanged"
     assert again["counts"]["ingested"] == 0 and again["counts"]["unchanged"] == 3
 
-    books = {b["title"]: b for b in stack.invoke_json(project, "books")["books"]}
-    assert sorted(books) == ["cache", "deploy", "oncall"] and books["deploy"]["chunks"] >= 1
+    books = {json_str(b, "title"): json_object(b) for b in json_list(stack.invoke_json(project, "books"), "books")}
+    assert sorted(books) == ["cache", "deploy", "oncall"] and json_int(books["deploy"], "chunks") >= 1
     assert "deploy" in stack.invoke(project, "books").stdout
 
     human = stack.invoke(project, "search", "how do I roll back a bad deploy", "--limit", "3")
@@ -87,36 +89,45 @@ def test_ingest_list_search_show_stats_remove(stack: RunningStack, tmp_path: Pat
     assert head.endswith(" relevant memories") or head == "1 relevant memory", human.stdout
     match = LINE.match(first_line)
     assert match, human.stdout
-    found = stack.invoke_json(project, "search", "how do I roll back a bad deploy", "--limit", "3")["memories"]
-    assert found[0]["id"] == match.group(1) and found[0]["metadata"]["title"] == "deploy"
+    found = stack.invoke_json(project, "search", "how do I roll back a bad deploy", "--limit", "3")
+    assert json_at(found, "memories", 0, "id") == match.group(1)
+    assert json_at(found, "memories", 0, "metadata", "title") == "deploy"
     pdf_hit = stack.invoke_json(project, "search", "who handles replication lag", "--collection", "books")
-    assert pdf_hit["memories"][0]["metadata"]["title"] == "oncall"
+    assert json_at(pdf_hit, "memories", 0, "metadata", "title") == "oncall"
 
     recent = stack.invoke_json(project, "search", "--days", "1", "--sort", "recency", "--collection", "books")
-    assert {m["metadata"]["title"] for m in recent["memories"]} == {"deploy", "cache", "oncall"}  # no query needed
+    titles = {json_str(m, "metadata", "title") for m in json_list(recent, "memories")}
+    assert titles == {"deploy", "cache", "oncall"}  # no query needed
 
     shown = stack.invoke_json(project, "show", match.group(1))
-    assert shown["id"] == match.group(1) and shown["collection"] == "books" and "make rollback" in shown["content"]
+    assert shown["id"] == match.group(1) and shown["collection"] == "books"
+    assert "make rollback" in json_str(shown, "content")
     assert "title" in stack.invoke(project, "show", match.group(1)).stdout
     missing = stack.invoke(project, "show", "books_" + "0" * 32)
     assert missing.exit_code == 1 and "no memory with id" in missing.output
 
     stats = stack.invoke_json(project, "stats")
-    assert stats["memory"]["counts"]["books"] == sum(b["chunks"] for b in books.values())
-    assert any(p["counts"].get("books") for p in stats["projects"])
+    assert json_at(stats, "memory", "counts", "books") == sum(json_int(b, "chunks") for b in books.values())
+    assert any(json_object(p, "counts").get("books") for p in json_list(stats, "projects"))
     assert "memories in this project" in stack.invoke(project, "stats").stdout
 
     removed = stack.invoke_json(project, "remove", "deploy")
-    assert removed["removed_chunks"] == books["deploy"]["chunks"]
-    assert "deploy" not in {b["title"] for b in stack.invoke_json(project, "books")["books"]}
+    assert removed["removed_chunks"] == json_int(books["deploy"], "chunks")
+    assert "deploy" not in {json_str(b, "title") for b in json_list(stack.invoke_json(project, "books"), "books")}
     after = stack.invoke_json(project, "search", "how do I roll back a bad deploy", "--collection", "books")
-    assert all(m["metadata"].get("title") != "deploy" for m in after["memories"])
+    assert all(json_object(m, "metadata").get("title") != "deploy" for m in json_list(after, "memories"))
     gone = stack.invoke(project, "remove", "deploy")
     assert gone.exit_code == 1 and "no book titled 'deploy'" in gone.output
 
     other = tmp_path / "elsewhere"
     other.mkdir()
     assert stack.invoke_json(other, "books")["books"] == []  # projects do not see each other's books
+
+
+def memory_total(stats: JSONObject) -> int:
+    """The memories `mnemex stats --json` counts in this project, all collections together."""
+    counts = json_object(stats, "memory", "counts")
+    return sum(json_int(counts, name) for name in counts)
 
 
 def scored_exchange(stack: RunningStack, project: Path) -> str:
@@ -135,9 +146,14 @@ def scored_exchange(stack: RunningStack, project: Path) -> str:
     )
     stack.post(
         "/api/record-outcome",
-        {"session_id": "s1", "cwd": cwd, "outcome": "worked", "memory_scores": {stop["exchange_id"]: "worked"}},
+        {
+            "session_id": "s1",
+            "cwd": cwd,
+            "outcome": "worked",
+            "memory_scores": {json_str(stop, "exchange_id"): "worked"},
+        },
     )
-    return str(stop["exchange_id"])
+    return json_str(stop, "exchange_id")
 
 
 def test_export_import_into_a_fresh_home_reproduces_search(stack: RunningStack, tmp_path: Path) -> None:
@@ -159,9 +175,9 @@ def test_export_import_into_a_fresh_home_reproduces_search(stack: RunningStack, 
     )
     exchange_id = scored_exchange(stack, project)
     queries = ["restart the payment worker", "when do we deploy payments", "rotate signing keys"]
-    before = {q: stack.invoke_json(project, "search", q, "--limit", "5")["memories"] for q in queries}
+    before = {q: json_list(stack.invoke_json(project, "search", q, "--limit", "5"), "memories") for q in queries}
     scored = stack.invoke_json(project, "show", exchange_id)
-    assert scored["uses"] >= 1 and scored["score"] > 0.5
+    assert json_int(scored, "uses") >= 1 and json_number(scored, "score") > 0.5
 
     export_file = tmp_path / "backup.jsonl"
     exported = stack.invoke_json(project, "export", str(export_file))
@@ -171,27 +187,28 @@ def test_export_import_into_a_fresh_home_reproduces_search(stack: RunningStack, 
         "memories": exported["memories"],
         "graphs": exported["graphs"],
     }
-    assert exported["memories"] >= 3 and all("embedding" not in line.get("record", {}) for line in lines)
+    assert json_int(exported, "memories") >= 3 and all("embedding" not in line.get("record", {}) for line in lines)
 
     # A fresh home, as on a new machine: its own stack, whose services share that home's credential only.
     fresh = start_stack(tmp_path / "fresh-home")
     try:
         first = fresh.invoke_json(project, "import", str(export_file))
         assert first["imported"] == exported["memories"] and first["invalid"] == 0
-        assert first["graphs"] + first["graphs_skipped"] == exported["graphs"]  # an empty graph needs no import
+        assert (
+            json_int(first, "graphs") + json_int(first, "graphs_skipped") == exported["graphs"]
+        )  # an empty graph needs no import
         kg_once = fresh.invoke_json(project, "stats")["kg"]
         for query, expected in before.items():
-            got = fresh.invoke_json(project, "search", query, "--limit", "5")["memories"]
-            assert [m["id"] for m in got] == [m["id"] for m in expected], query
+            got = json_list(fresh.invoke_json(project, "search", query, "--limit", "5"), "memories")
+            assert [json_at(m, "id") for m in got] == [json_at(m, "id") for m in expected], query
             for a, b in zip(got, expected, strict=True):
-                assert a["final_rank_score"] == pytest.approx(b["final_rank_score"], abs=0.02)
+                assert json_number(a, "final_rank_score") == pytest.approx(json_number(b, "final_rank_score"), abs=0.02)
         assert fresh.invoke_json(project, "show", exchange_id) | {"age": ""} == scored | {"age": ""}
 
         second = fresh.invoke_json(project, "import", str(export_file))
         assert second["imported"] == 0 and second["skipped_existing"] == exported["memories"]
         assert second["graphs"] == 0 and second["graphs_skipped"] == exported["graphs"]
         assert fresh.invoke_json(project, "stats")["kg"] == kg_once
-        counts = fresh.invoke_json(project, "stats")["memory"]["counts"]
-        assert sum(counts.values()) == sum(stack.invoke_json(project, "stats")["memory"]["counts"].values())
+        assert memory_total(fresh.invoke_json(project, "stats")) == memory_total(stack.invoke_json(project, "stats"))
     finally:
         cli(fresh.env, "down")

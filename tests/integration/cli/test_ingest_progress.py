@@ -16,6 +16,7 @@ from mnemex.cli.gateway_client import GatewayClient
 from mnemex.cli.ingest_files import classify
 from services.memory.usecases.book_ingest import EMBED_BATCH
 from tests.support.cli_stack import RunningStack
+from tests.support.json_read import json_at, json_list, json_str
 
 pytestmark = pytest.mark.slow
 
@@ -91,7 +92,7 @@ def test_ingest_json_output_and_resume_are_unchanged(stack: RunningStack, tmp_pa
         "runbook.md": "ingested",
     }
     assert "PDF" in status["broken.pdf"]["detail"]
-    books = {b["title"]: b["chunks"] for b in stack.invoke_json(repo, "books")["books"]}
+    books = {json_str(b, "title"): json_at(b, "chunks") for b in json_list(stack.invoke_json(repo, "books"), "books")}
     assert books == {"runbook": status["runbook.md"]["chunks"], "notes": 1}
     assert status["runbook.md"]["chunks"] > EMBED_BATCH
     assert report["chunks"] == status["runbook.md"]["chunks"] + 1

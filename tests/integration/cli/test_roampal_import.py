@@ -9,6 +9,7 @@ import pytest
 
 from tests.fixtures.roampal.build import build_roampal_dir
 from tests.support.cli_stack import RunningStack
+from tests.support.json_read import json_at, json_int, json_list, json_object, json_str
 
 pytestmark = pytest.mark.slow
 
@@ -43,10 +44,10 @@ def test_import_roampal_keeps_scores_metadata_and_graph(stack: RunningStack, tmp
     assert first["imported"] == 7 and first["invalid"] == 0 and first["graphs"] == 1
 
     pattern = stack.invoke_json(project, "search", "deadlocks in the billing worker", "--collection", "patterns")
-    top = pattern["memories"][0]
+    top = json_object(pattern, "memories", 0)
     assert top["id"] == "patterns_c1" and top["score"] == pytest.approx(0.95)
     assert (top["uses"], top["success_count"], top["outcome_history"]) == (6, 5.5, "[YYY]")
-    assert top["created_at"].startswith("2024-12-01T12:00:00")
+    assert json_str(top, "created_at").startswith("2024-12-01T12:00:00")
     head, line = stack.invoke(
         project, "search", "deadlocks in the billing worker", "--collection", "patterns"
     ).stdout.splitlines()[:2]
@@ -54,24 +55,30 @@ def test_import_roampal_keeps_scores_metadata_and_graph(stack: RunningStack, tmp
     assert line.startswith("1. [patterns] (") and "s:0.95" in line and "6 uses, [YYY]) [id:patterns_c1]" in line
 
     history = stack.invoke_json(project, "show", "history_b1")
-    assert history["created_at"].startswith("2025-01-20T08:30:00")  # from Roampal's legacy 'timestamp'
-    assert history["outcome_history"] == "[~Y]" and history["metadata"]["imported_from"] == "roampal"
+    assert json_str(history, "created_at").startswith("2025-01-20T08:30:00")  # from Roampal's legacy 'timestamp'
+    assert history["outcome_history"] == "[~Y]" and json_at(history, "metadata", "imported_from") == "roampal"
     working = stack.invoke_json(project, "search", "parallelize the integration suite", "--collection", "working")
-    assert working["memories"][0]["content"].startswith("User asked how to speed up")  # content from metadata.text
+    assert json_str(working, "memories", 0, "content").startswith(
+        "User asked how to speed up"
+    )  # content from metadata.text
 
-    bank = stack.invoke_json(project, "search", "who is the user", "--collection", "memory_bank")["memories"][0]
+    bank = json_object(
+        stack.invoke_json(project, "search", "who is the user", "--collection", "memory_bank"), "memories", 0
+    )
     assert bank["id"] == "memory_bank_d1" and bank["tags"] == ["identity", "preference"]
     assert (bank["importance"], bank["confidence"]) == (0.9, 0.85)
-    books = {b["title"]: b["chunks"] for b in stack.invoke_json(project, "books")["books"]}
+    books = {
+        json_str(b, "title"): json_at(b, "chunks") for b in json_list(stack.invoke_json(project, "books"), "books")
+    }
     assert books == {"Release Handbook": 2}
 
-    kg = stack.invoke_json(project, "stats")["kg"]["counts"]
-    assert kg["routing_edges"] >= 1 and kg["actions"] >= 1
+    kg = json_object(stack.invoke_json(project, "stats"), "kg", "counts")
+    assert json_int(kg, "routing_edges") >= 1 and json_int(kg, "actions") >= 1
 
     second = stack.invoke_json(project, "import-roampal", str(roampal))
     assert second["imported"] == 0 and second["skipped_existing"] == 7
     assert second["graphs"] == 0 and second["graphs_skipped"] == 1
-    assert stack.invoke_json(project, "stats")["kg"]["counts"] == kg
+    assert json_at(stack.invoke_json(project, "stats"), "kg", "counts") == kg
     assert tree_digest(roampal) == before  # Roampal's own files were never written
 
 

@@ -33,7 +33,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Sized
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, ParamSpec, TypeVar
@@ -43,8 +43,7 @@ from bench.common import percentile
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
-
-    from services.memory.domain.naming import Scope
+    from chromadb.api import ClientAPI
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -108,7 +107,7 @@ async def run(facts: int) -> Report:
     from services.embedding.model import load_encoder
     from services.memory.composition import MemoryUseCases
     from services.memory.settings import MemorySettings
-    from services.memory.storage.chroma_store import ChromaStore, Hit, StoredRow
+    from services.memory.storage.chroma_store import ChromaStore
 
     offline.apply()
     encoder = load_encoder()
@@ -121,61 +120,30 @@ async def run(facts: int) -> Report:
             raise AssertionError("the benchmark passes vectors explicitly")
 
     class TimedChroma(ChromaStore):
-        """The real store, with the time spent in Chroma's calls and its metadata updates counted."""
+        """The real store, with the time spent in Chroma's calls and its metadata updates counted.
+
+        Its methods are wrapped per instance rather than overridden, so they keep ChromaStore's signatures."""
 
         spent_s = 0.0
         metadata_updates = 0
 
-        def _timed(self, call: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
-            started = time.perf_counter()
-            try:
-                return call(*args, **kwargs)
-            finally:
-                TimedChroma.spent_s += time.perf_counter() - started
+        def __init__(self, client: ClientAPI) -> None:
+            super().__init__(client)
+            for name in ("add", "query", "get", "scan", "count", "update", "update_metadata"):
+                setattr(self, name, self._timed(getattr(self, name), counts_metadata=name == "update_metadata"))
 
-        def add(self, scope: Scope, collection: str, memories: list[StoredRow]) -> None:
-            self._timed(super().add, scope, collection, memories)
+        @staticmethod
+        def _timed(call: Callable[P, R], *, counts_metadata: bool) -> Callable[P, R]:
+            def run(*args: P.args, **kwargs: P.kwargs) -> R:
+                if counts_metadata and len(args) > 2 and isinstance(args[2], Sized):
+                    TimedChroma.metadata_updates += len(args[2])  # (scope, collection, ids, metadatas)
+                started = time.perf_counter()
+                try:
+                    return call(*args, **kwargs)
+                finally:
+                    TimedChroma.spent_s += time.perf_counter() - started
 
-        def query(
-            self,
-            scope: Scope,
-            collection: str,
-            vector: npt.NDArray[np.float32],
-            n: int,
-            where: Mapping[str, object] | None = None,
-        ) -> list[Hit]:
-            return self._timed(super().query, scope, collection, vector, n, None if where is None else dict(where))
-
-        def get(
-            self, scope: Scope, collection: str, ids: Iterable[str], *, embeddings: bool = False
-        ) -> list[StoredRow]:
-            return self._timed(super().get, scope, collection, ids, embeddings=embeddings)
-
-        def scan(
-            self,
-            scope: Scope,
-            collection: str,
-            *,
-            embeddings: bool = False,
-            documents: bool = True,
-            where: Mapping[str, object] | None = None,
-        ) -> list[StoredRow]:
-            where_dict = None if where is None else dict(where)
-            return self._timed(
-                super().scan, scope, collection, embeddings=embeddings, documents=documents, where=where_dict
-            )
-
-        def count(self, scope: Scope, collection: str) -> int:
-            return self._timed(super().count, scope, collection)
-
-        def update(self, scope: Scope, collection: str, memory: StoredRow) -> None:
-            self._timed(super().update, scope, collection, memory)
-
-        def update_metadata(
-            self, scope: Scope, collection: str, ids: list[str], metadatas: list[dict[str, object]]
-        ) -> None:
-            TimedChroma.metadata_updates += len(ids)
-            self._timed(super().update_metadata, scope, collection, ids, list(metadatas))
+            return run
 
     with tempfile.TemporaryDirectory(prefix="mnemex-bench-supersession-") as tmp:
         home = Path(tmp)

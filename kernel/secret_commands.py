@@ -5,7 +5,8 @@
   ``openssl -passin pass:``, ``keytool -storepass``, ``az login -p``, ``smbclient -U user%PW``,
   ``xfreerdp /p:PW``, ``rabbitmqctl add_user NAME PW``, ``htpasswd -b FILE NAME PW``,
   ``net user NAME PW``, ``ConvertTo-SecureString PW -AsPlainText``;
-- **a password piped to a tool**: ``echo PW | sudo -S``, ``... | docker login --password-stdin``;
+- **a password piped to a tool**: ``echo PW | sudo -S``, ``... | docker login --password-stdin``,
+  ``... | realm join``, ``... | kinit``, ``... | cryptsetup``, ``... | gpg --passphrase-fd 0``;
 - **any flag named for a secret** (``--password PW``, ``--db-token=PW``), and any flag whose value
   is a high-entropy token;
 - **a package manager's credential setting**: ``poetry config http-basic.REPO USER PW``,
@@ -188,9 +189,13 @@ _RULES: list[tuple[str, str, int, Callable[[re.Match[str]], bool] | None, tuple[
     ),
     (
         "piped-password",
-        r"\b(?:echo|printf)\s+(?:-[a-z]{1,3}\s+)?(?:'%s\\n'\s+)?" + VALUE + r"\s*\|\s*"
+        r"\b(?:echo|printf)\s+(?:-[a-z]{1,3}\s+)?(?:(?:'%s(?:\\n)?'|\"%s(?:\\n)?\")\s+)?" + VALUE + r"\s*\|\s*"
         r"(?:sudo\b[^|\n]{0,80}?\s-[a-zA-Z]{0,4}S\b|[^|\n]{0,200}?--password-stdin\b|[^|\n]{0,40}?\bchpasswd\b|"
-        r"passwd\b[^|\n]{0,60}--stdin|[^|\n]{0,80}?\bsecrets?\s+(?:put|set|create)\b)",
+        r"passwd\b[^|\n]{0,60}--stdin|[^|\n]{0,80}?\bsecrets?\s+(?:put|set|create)\b|"
+        # tools that read a password from their standard input: joining a domain, kinit, smbpasswd -s, a LUKS volume
+        r"[^|\n]{0,40}?\b(?:realm\s+join|adcli\s+join|net\s+ads\s+join|kinit|smbpasswd|cryptsetup|ldappasswd|"
+        r"ipa-join|ipa\s+user-mod)\b|[^|\n]{0,200}?(?:--stdin-passw\w{0,4}|--passw(?:or)?d-(?:stdin|fd)|"
+        r"--passphrase-fd|-passin\s+(?:stdin|fd:0)))",
         1,
         keep_value(1),
         ("echo", "printf"),

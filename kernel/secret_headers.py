@@ -10,7 +10,8 @@
 - **HTML-escaped JSON**: ``&quot;password&quot;:&quot;...&quot;``, as a page's
   embedded state or an escaped log shows it.
 
-- **a session cookie anywhere** (``connect.sid=s%3A...``, ``PHPSESSID=...`` in a log or a note);
+- **a session cookie anywhere** (``connect.sid=s%3A...``, ``PHPSESSID=...`` in a log or a note), and as a browser's
+  developer tools show it (``Name: _app_session`` then ``Value: ...``, or a row of their cookies table);
 - **an API client's export** (Postman, Insomnia): the ``"value"`` inside an ``"auth"`` object.
 
 Header and cookie values must look like tokens: request ids, trace ids and plain
@@ -63,6 +64,9 @@ def _keep_session(match: re.Match[str]) -> bool:
     return not (high_entropy(value) or token_shaped(value) or high_entropy(value.split(".")[0]))
 
 
+# A cookie's name that says it holds a session or a credential: _shop_session, connect.sid, remember_token, jwt.
+_SESSION_NAME = r"[\w.-]{0,60}(?:sid|sess|session|token|auth|remember|jwt|login)[\w.-]{0,30}"
+_SESSION_WORDS = ("sid", "sess", "token", "auth", "remember", "jwt", "login")
 _TOKEN = r"([A-Za-z0-9._~+/=-]{16,512})(?![A-Za-z0-9._~+/=-])"
 _QUOTE = r"&(?:quot|#34|#x22);"
 
@@ -115,6 +119,24 @@ AUTHORIZATION: list[Place] = [
         _keep_session,
         line_words=("sid=", "sess=", "sessid=", "session=", "sessionid=", "session_id=", "session-id="),
         gate=re.compile(r"=[ \t]*[^;\s&'\"<>,]{16}"),
+    ),
+    # a cookie as a browser's developer tools show it: "Name: _app_session" then "Value: ..." on the next line, or
+    # a row of the cookies table copied with its tabs (name, value, domain, ...)
+    Place(
+        "session-cookie",
+        rf"(?i)\bname[ \t]*[:=\t][ \t]*({_SESSION_NAME})[ \t]*\r?\n[ \t]*value[ \t]*[:=\t][ \t]*([^\s;]{{16,4096}})",
+        2,
+        _keep_session,
+        text_words=("value",),
+        gate=re.compile(r"(?i)\bname[ \t]*[:=\t]"),
+    ),
+    Place(
+        "session-cookie",
+        rf"(?im)^({_SESSION_NAME})\t([^\s;]{{16,4096}})\t",
+        2,
+        _keep_session,
+        line_words=_SESSION_WORDS,
+        gate=re.compile(r"\t[^\s;]{16}"),
     ),
     Place(
         "authorization",

@@ -8,7 +8,8 @@
   "use passphrase WORDS when gpg asks" (four words or more, one with a digit);
 - **other languages**: "das Passwort ist ...", "le mot de passe est ...", "la contraseña es ...",
   "a senha é ...", "het wachtwoord is ...", "la password è ...", "пароль: ...", "密码是...";
-- **app passwords**: the four groups of four letters Google and Apple give (``-p xxxx-xxxx-xxxx-xxxx``);
+- **app passwords**: the four groups of four letters Google and Apple give (``-p xxxx-xxxx-xxxx-xxxx``), after
+  their name or alone on a line below it;
 - **a noun, a few words, a colon or a verb, a value**, in any of those languages: "root pw on the new box: PW",
   "the keystore pass is PW", "creds for the test account are user@host:PW", "mdp : PW" (unless the words
   between say the value is about the password: policy, hash, length...), and "I reset it to PW" on a line
@@ -260,5 +261,14 @@ PROSE: list[Place] = [
         1,
         lambda match: value_is_code(match.group(1)),
         line_words=("app password", "app-password", "app_password", "apppassword", "app specific", "app-specific"),
+    ),
+    # the same groups alone on a line below the words "app password" (as Google's and Apple's pages show them)
+    Place(
+        "app-password",
+        r"(?i)app[ \t_-]?(?:specific[ \t_-]?)?password[^\n]{0,80}\r?\n(?:[ \t]*\r?\n){0,2}[ \t]*"
+        r"((?-i:[a-z]{4}(?:[ -][a-z]{4}){3}))[ \t]*$",
+        1,
+        lambda match: value_is_code(match.group(1)),
+        text_words=("app password", "app-password", "app specific", "app-specific"),
     ),
 ]

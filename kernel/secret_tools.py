@@ -4,9 +4,13 @@
   on the next line;
 - **secret-store command lines**: ``pulumi config set --secret NAME VALUE``, ``doppler secrets set NAME VALUE``,
   ``fly secrets set NAME=VALUE`` (a store's value is a secret whatever its name);
+- **secret stores' value flags**: ``drone secret add --data V``, ``kubectl create secret --from-literal=K=V``,
+  ``aws secretsmanager create-secret --secret-string V``, ``az keyvault secret set --value V``;
 - **wallet keys**: a 64-digit hex private key in a wallet's list (``accounts: ['0x...']``) or named for one;
 - **three-part bot tokens**: ``<id>.<time>.<hmac>`` (Discord's shape), random in each part;
 - **a long random key given first to a client**: ``new Client("<key of 40 characters or more>", ...)``;
+- **a secret printed by a command**: the line after ``heroku auth:token``, ``gh auth token``,
+  ``gcloud auth print-access-token``, ``wg genkey``, ``openssl rand -hex 32``, ``bitcoin-cli dumpprivkey ADDR``;
 - **a secret file shown**: the token on the line after ``cat config/master.key``, ``type token.txt``,
   ``Get-Content .vault-pass`` (a file named for a key, a token, a secret or a password).
 
@@ -41,6 +45,29 @@ def _keep_store_value(match: re.Match[str]) -> bool:
 _SECRET_FILE = (
     r"[^\s|;&<>]{0,200}?(?:\.key|key\.txt|token|secret|credential|passw(?:or)?d|pass(?:phrase)?\.txt|vault[_-]?pass\w{0,12}|"
     r"\.pem|id_(?:rsa|dsa|ecdsa|ed25519))[^\s|;&<>/]{0,40}"
+)
+
+
+# Commands whose output is a secret: a CLI's current token, a generated key or password, a wallet's private key.
+_PRINTS_A_SECRET = (
+    r"heroku[ \t]+auth:token|(?:gh|doctl|fly|flyctl)[ \t]+auth[ \t]+token|"
+    r"gcloud[ \t]+auth[ \t]+(?:application-default[ \t]+)?print-(?:access|identity)-token|"
+    r"az[ \t]+account[ \t]+get-access-token|aws[ \t]+ecr[ \t]+get-login-password|kubectl[ \t]+create[ \t]+token|"
+    r"vault[ \t]+print[ \t]+token|npm[ \t]+token[ \t]+create|wg[ \t]+genkey|openssl[ \t]+rand|pwgen|"
+    r"bitcoin-cli(?:[ \t]+-[\w=.-]{1,40}){0,4}[ \t]+dumpprivkey"
+)
+_PRINTS_A_SECRET_WORDS = (
+    "auth:token",
+    "auth token",
+    "-token",
+    "get-login-password",
+    "create token",
+    "print token",
+    "token create",
+    "genkey",
+    "openssl rand",
+    "pwgen",
+    "dumpprivkey",
 )
 
 
@@ -82,6 +109,17 @@ TOOLS: list[Place] = [
         ),
         gate=re.compile(r"\n[ \t]*[A-Za-z0-9+/=_.~-]{16,512}[ \t]*(?:\r?\n|\Z)"),  # a line that is one token
     ),
+    # the output of a command that prints a token, a key or a password, on the line below it (a prompt before it)
+    Place(
+        "shown-secret",
+        r"(?im)^[^\n]{0,60}?(?<![\w-])(?:"
+        rf"{_PRINTS_A_SECRET}"
+        r")(?![\w-])[^\n]{0,200}\r?\n[ \t]*([A-Za-z0-9+/=_.~-]{16,2048})[ \t]*$",
+        1,
+        _keep_shown,
+        text_words=_PRINTS_A_SECRET_WORDS,
+        gate=re.compile(r"\n[ \t]*[A-Za-z0-9+/=_.~-]{16,2048}[ \t]*(?:\r?\n|\Z)"),
+    ),
     # a CI runner's debug log: "##[debug]Evaluating: secrets.API_KEY" then "##[debug]Result: '...'"
     Place(
         "ci-secret",
@@ -101,6 +139,18 @@ TOOLS: list[Place] = [
         2,
         _keep_store_value,
         line_words=("pulumi", "doppler", "infisical", "fly", "railway"),
+    ),
+    # a secret store's value flag: drone/woodpecker secret add --data|--value V, kubectl create secret
+    # --from-literal=K=V, aws secretsmanager --secret-string V, az keyvault secret set --value V
+    Place(
+        "cli-secret",
+        r"(?i)\b(?:secrets?[ \t]+(?:add|set|create|update|put|store|write)|store-secret|"
+        r"secretsmanager[ \t]+(?:create-secret|put-secret-value|update-secret))\b"
+        r"[^\n|;&]{0,300}?[ \t](?:--(?:data|value|body|secret-string|secret-value|string|literal|contents)(?:[ \t]+|=)|"
+        r"--from-literal[ \t=][\w.-]{1,60}=)[\"']?([^\s\"']{1,256})",
+        1,
+        lambda match: value_is_code(match.group(1)) or match.group(1) in ("-", "@-"),
+        line_words=("secret",),
     ),
     # a wallet's private key: accounts: ['0x<64 hex>'], privateKey: "0x...", DEPLOYER_KEY=0x...
     Place(

@@ -2,6 +2,8 @@
 
 - **a token as a path segment** after one that names it: conda's ``/t/<token>/``, ``/token/<token>``,
   ``/api-key/<key>`` (a random or hex token only: ``/t/how-to-rotate-keys/1234`` is a forum's path);
+- **an incoming webhook's path**: Mattermost's ``/hooks/<id>``, Zapier's ``/hooks/catch/<account>/<hook>/``,
+  Make's ``hook.<zone>.make.com/<id>``, IFTTT's ``/with/key/<key>`` (a segment mixing letters and digits);
 - **an OAuth authorization code** in the redirect a provider sends back: ``/callback?code=...&state=...``
   (only where the URL says callback, authorize, login or carries a ``state``: ``/search?code=python`` stays).
 
@@ -15,6 +17,7 @@ import urllib.parse
 
 from kernel.secret_entropy import token_shaped
 from kernel.secret_places import Place
+from kernel.secret_values import looks_random
 
 
 def _keep_not_hex_token(match: re.Match[str]) -> bool:
@@ -38,7 +41,25 @@ def _keep_oauth_code(match: re.Match[str]) -> bool:
     return len(value) < 8 or not (any(c.isdigit() for c in value) and any(c.isalpha() for c in value))
 
 
+def _keep_hook_path(match: re.Match[str]) -> bool:
+    """A webhook's path is its secret when one segment mixes letters and digits (Mattermost's 26-character id,
+    Zapier's catch ids); a numeric id (GitHub's hooks/412345678), words or a version (hooks/pre-receive, v2) are not."""
+    segments = [s for s in match.group(1).split("/") if s]
+    random_segment = any(len(s) >= 7 and looks_random(s) for s in segments)
+    return not random_segment or sum(len(s) for s in segments) < 12
+
+
 URL_SECRETS: list[Place] = [
+    # an incoming webhook's URL, whose path is the secret: Mattermost and Rocket.Chat /hooks/<id>[/<token>], Zapier
+    # /hooks/catch/<account>/<hook>/, a Make hook.<zone>.make.com/<id>, IFTTT /with/key/<key>
+    Place(
+        "webhook-url",
+        r"(?i)(?:/(?:hooks?|webhooks?)(?:/catch)?|\bhook\.[a-z0-9]{2,6}\.make\.com|/with/key)/"
+        r"((?:[A-Za-z0-9_-]{3,128}/?){1,3})(?=[?#\s'\")\]>,;]|$)",
+        1,
+        _keep_hook_path,
+        line_words=("hook", "/with/key/"),
+    ),
     # a token as a URL's path segment, after one that names it: conda's /t/<token>/, /token/<token>, /bot<token>/
     Place(
         "url-path-token",

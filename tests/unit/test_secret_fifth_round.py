@@ -75,6 +75,43 @@ CASES = {
     "ipsec-psk": (f'10.9.0.1 10.9.0.2 : PSK "{_alnum("psk", 28)}"', _alnum("psk", 28)),
     "ipsec-eap": ('carol : EAP "Kz7!wq-Pm3"', "Kz7!wq-Pm3"),
     "snmp-community": ("snmpget -v 2c -c Rk8w2mZq7t core-rtr sysUpTime.0", "Rk8w2mZq7t"),
+    # an incoming webhook's path
+    "mattermost-style-hook": (
+        f"ALERTS_URL=https://talk.acme.dev/hooks/{_hex('mm', 12)}q{_alnum('mm', 13).lower()}",
+        _alnum("mm", 13).lower(),
+    ),
+    "zapier-catch": ("curl -X POST https://hooks.zapier.com/hooks/catch/4417203/3kq9zt1/ -d @event.json", "3kq9zt1"),
+    "make-hook": (f"POST https://hook.eu2.make.com/{_alnum('make', 32).lower()}", _alnum("make", 32).lower()),
+    # a secret store's value flag
+    "woodpecker-secret": (
+        "woodpecker-cli secret add --repository ops/api --name npm_token --value Yq4!tR8zWm",
+        "Yq4!tR8zWm",
+    ),
+    "secretsmanager": (
+        "aws secretsmanager put-secret-value --secret-id prod/api --secret-string 'Hd7-kQ2!xv'",
+        "Hd7-kQ2!xv",
+    ),
+    # a password piped to a tool that reads it from its standard input
+    "piped-kinit": ("echo 'Wz5!kq-Tm8' | kinit svc-backup@CORP.ACME.DEV", "Wz5!kq-Tm8"),
+    "piped-gpg": ('printf "%s" Pm3?zv-Kq9 | gpg --batch --passphrase-fd 0 -d notes.gpg', "Pm3?zv-Kq9"),
+    # an app password alone on the line below its name
+    "app-password-below": (
+        "Here is the app-specific password for Mail:\n\n  qwhn tzpl vkre mbsd\n",
+        "qwhn tzpl vkre mbsd",
+    ),
+    # a cookie as developer tools show it
+    "devtools-cookie": (
+        f"Name: connect.sid\nValue: s%3A{_alnum('sid', 32)}.{_alnum('sig', 27)}\nPath: /",
+        _alnum("sid", 32),
+    ),
+    "devtools-cookie-row": (f"_gitlab_session\t{_alnum('gls', 40)}\tgitlab.acme.dev\t/", _alnum("gls", 40)),
+    # a secret printed by a command, on the line below it
+    "wg-genkey": (f"$ wg genkey\n{_alnum('wg', 43)}=", _alnum("wg", 43)),
+    "az-access-token": (
+        f"PS> az account get-access-token --query accessToken -o tsv\n{_alnum('az', 48)}",
+        _alnum("az", 48),
+    ),
+    "openssl-rand": (f"~$ openssl rand -hex 32\n{_hex('rand', 64)}", _hex("rand", 64)),
 }
 
 
@@ -133,6 +170,20 @@ LOOK_ALIKES = [
     "password 3 times wrong locks the account",
     "snmpwalk -v2c -c public 192.0.2.1",
     "snmpd -c /etc/snmp/snmpd.conf",
+    # hooks that are no webhook's secret: a numeric id, a git hook, a word
+    "https://github.com/acme/api/settings/hooks/412345678",
+    "cp scripts/pre-commit .git/hooks/pre-commit",
+    "POST /webhooks/stripe handled in 12 ms",
+    # a secret store given a file, standard input or a variable; a plain parameter store value
+    "drone secret add --repository ops/api --name deploy_key --data @deploy.pem",
+    "gh secret set NPM_TOKEN --body -",
+    "aws ssm put-parameter --name /app/region --value eu-west-1",
+    "echo $KRB_PW | kinit svc-backup",
+    # cookie rows and labels that hold no session
+    "Name: theme\nValue: dark-mode-high-contrast",
+    "Name: _app_session\nValue: expired",
+    # a command that prints a secret, followed by no secret
+    "$ gh auth token\nno oauth token found for github.com",
 ]
 
 

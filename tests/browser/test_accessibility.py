@@ -8,11 +8,11 @@ script): only this test's browser context bypasses it."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, Page
 
+from kernel.json_values import JSONObject, as_list, as_object, objects_at, str_at
 from tests.support.browser import WIDTHS, Scheme, Tour
 
 AXE = Path(__file__).resolve().parent / "node_modules" / "axe-core" / "axe.min.js"
@@ -27,18 +27,19 @@ RUN_AXE = """async () => {
 }"""
 
 
-# Any: an axe-core violation is JSON from the page (id, impact, help, url, nodes).
-def _described(where: str, violation: dict[str, Any]) -> str:
+def _described(where: str, violation: JSONObject) -> str:
+    """An axe-core violation (JSON from the page: id, impact, help, url, nodes) as lines of text."""
     lines = [f"{where}: {violation['id']} ({violation['impact']}): {violation['help']} <{violation['url']}>"]
-    for node in violation["nodes"][:6]:
-        summary = " ".join(node["summary"].split())
-        lines.append(f"    {node['target']}  {node['html'][:160]}\n      {summary[:400]}")
-    if len(violation["nodes"]) > 6:
-        lines.append(f"    … and {len(violation['nodes']) - 6} more elements")
+    nodes = list(objects_at(violation, "nodes"))
+    for node in nodes[:6]:
+        summary = " ".join(str_at(node, "summary").split())
+        lines.append(f"    {str_at(node, 'target')}  {str_at(node, 'html')[:160]}\n      {summary[:400]}")
+    if len(nodes) > 6:
+        lines.append(f"    … and {len(nodes) - 6} more elements")
     return "\n".join(lines)
 
 
-def axe_violations(tab: Page) -> list[dict[str, Any]]:
+def axe_violations(tab: Page) -> list[JSONObject]:
     """axe-core's violations on the open page (its script injected from tests/browser/node_modules)."""
     if not AXE.is_file():
         pytest.fail(
@@ -48,8 +49,7 @@ def axe_violations(tab: Page) -> list[dict[str, Any]]:
     tab.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")  # what they hide too
     if not tab.evaluate("typeof window.axe !== 'undefined'"):
         tab.add_script_tag(path=str(AXE))
-    found: list[dict[str, Any]] = tab.evaluate(RUN_AXE)
-    return found
+    return [as_object(v) for v in as_list(tab.evaluate(RUN_AXE))]
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])

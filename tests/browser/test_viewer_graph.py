@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 from urllib.parse import parse_qs, urlparse
 
 import grpc
@@ -20,6 +19,7 @@ from playwright.sync_api import Browser, Page
 
 from gateway.ui import graph_answer
 from kernel import projects
+from kernel.json_values import JSONObject, as_list, as_object, str_at
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.kg.v1 import kg_service_pb2 as kg_pb
 from protos.mnemex.kg.v1 import kg_service_pb2_grpc as kg_grpc
@@ -39,8 +39,8 @@ HARBOR = [
 ]
 
 
-# Any: a knowledge graph in the mnemex-kg JSON format (nested dicts, lists, strings and numbers).
-def _big_graph(entities: int, facts: int) -> dict[str, Any]:
+def _big_graph(entities: int, facts: int) -> dict[str, object]:
+    """A knowledge graph in the mnemex-kg JSON format, for the kg's Import."""
     names = [f"component{i:03d}" for i in range(entities)]
     content = {
         f"memory_bank_{900000000000 + f:012d}": [[names[(f * 7 + k) % entities], "identifier"] for k in range(3)]
@@ -99,9 +99,9 @@ def _open(tab: Page, url: str) -> int:
     return int(tab.locator("#graph").get_attribute("data-drawn-ms") or 0)
 
 
-# Any: each node's data is JSON from cytoscape in the page.
-def _nodes(tab: Page) -> list[dict[str, Any]]:
-    return list(tab.evaluate("window.mnemexGraph.nodes().map(n => n.data())"))
+def _nodes(tab: Page) -> list[JSONObject]:
+    """Each drawn node's data, as cytoscape holds it in the page (JSON: id, kind, label, group, shown, ...)."""
+    return [as_object(n) for n in as_list(tab.evaluate("window.mnemexGraph.nodes().map(n => n.data())"))]
 
 
 def _count(tab: Page) -> int:
@@ -115,14 +115,14 @@ def test_find_matches_any_word_a_memory_holds(seeded: Seeded, harbor: str, page:
     memories = [n for n in nodes if n["kind"] == "memory"]
     assert len(memories) >= 3, [n["label"] for n in nodes]  # exchanges that only mention helm
     assert all(n["seed"] for n in memories)
-    labels = [n["label"] for n in memories]
+    labels = [str_at(n, "label") for n in memories]
     assert all(len(label) <= graph_answer.TITLE_CHARS and not label.startswith("User:") for label in labels)
     assert any(label.startswith("How do I roll back the harbor release") for label in labels), labels
     assert "hold the words" in tab.locator("[data-testid='graph-summary']").inner_text()
     assert tab.locator("[data-testid='graph-none']").count() == 0
     # A fact that says "Helm" is found in the seeded project, under its own short title.
     _open(tab, seeded.url("/ui/graph", find="helm", hops=2))
-    found = [n["label"] for n in _nodes(tab) if n["seed"]]
+    found = [str_at(n, "label") for n in _nodes(tab) if n["seed"]]
     assert any(label.startswith("The ledger service is deployed") for label in found), found
     screenshot(tab, "graph-find", tmp_path)
     # A word nothing holds says so.
@@ -135,9 +135,9 @@ def test_hops_kinds_and_the_count(seeded: Seeded, big: str, page: Watched) -> No
     tab = page.page
     base = f"{seeded.live.url}/ui/graph?project={big}"
     _open(tab, f"{base}&find=component007&hops=1")
-    one = {n["id"] for n in _nodes(tab)}
+    one = {str_at(n, "id") for n in _nodes(tab)}
     _open(tab, f"{base}&find=component007&hops=2")
-    two = {n["id"] for n in _nodes(tab)}
+    two = {str_at(n, "id") for n in _nodes(tab)}
     assert "component007" in {n.removeprefix("entity:") for n in one} or any("component007" in n for n in one)
     assert one < two, (len(one), len(two))  # two hops reach further
     # The kinds: unchecking one hides it at once, the count follows, the URL keeps the choice.
@@ -245,7 +245,7 @@ def test_500_nodes_capped_labelled_and_drawn_within_2_s(
     assert len(nodes) == graph_answer.CAP  # ...the whole view draws the best connected
     labelled = [n for n in nodes if n["shown"]]
     assert len(labelled) == graph_answer.LABELLED == tab.locator("#graph-nodes button").count()
-    assert not any(n["label"].startswith(("memory_bank_", "history_", "fact:")) for n in nodes)
+    assert not any(str_at(n, "label").startswith(("memory_bank_", "history_", "fact:")) for n in nodes)
     screenshot(tab, "graph-500", tmp_path)
     no_trouble(page)
     # At 420 px: the panel goes below the drawing, nothing overflows.

@@ -196,7 +196,7 @@ def _with_seq(event: Activity, seq: int) -> Activity:
 def items_of(
     memories: Sequence[Mapping[str, object]], relevance: Mapping[str, float] | None = None
 ) -> tuple[ActivityItem, ...]:
-    """Feed items from memory dicts (``proto_dicts.memory_to_dict``): id, clipped text, collection, and
+    """Feed items from memories' JSON (``replies.Memory.to_json``): id, clipped text, collection, and
     the relevance its context choice gave it (``relevance``, by id), else its rank score."""
     found = []
     for memory in memories:

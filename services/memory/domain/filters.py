@@ -12,12 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime
-from typing import Any
+from typing import TypeVar
 
 from services.memory.domain import timefmt
 from services.memory.domain.memory_view import NormalizedMemory
 from services.memory.domain.search_params import FieldFilter, SortBy
 
+Ordered = TypeVar("Ordered", datetime, bool, float, str)
 NORMALIZED_FIELDS = frozenset(
     {
         "id",
@@ -41,28 +42,38 @@ NORMALIZED_FIELDS = frozenset(
 )
 
 
-def _value_of(memory: NormalizedMemory, key: str) -> Any:
+def _value_of(memory: NormalizedMemory, key: str) -> object:
     if key in NORMALIZED_FIELDS:
-        return getattr(memory, key)
+        value: object = getattr(memory, key)
+        return value
     return memory.metadata.get(key)
 
 
-def _comparable(left: Any, right: Any, key: str) -> tuple[Any, Any] | None:
+def _compare(left: object, right: object, key: str) -> int | None:
+    """-1, 0 or 1 as ``left`` is below, equal to or above ``right``; None when they do not compare
+    (different kinds, a date that does not parse, NaN)."""
     if key in ("created_at", "timestamp") or key.endswith("_at"):
         a, b = timefmt.parse(left), timefmt.parse(right)
-        return (a, b) if a is not None and b is not None else None
+        return _order(a, b) if a is not None and b is not None else None
     if isinstance(left, bool) or isinstance(right, bool):
-        return (bool(left), bool(right)) if isinstance(left, bool) and isinstance(right, bool) else None
+        return _order(left, right) if isinstance(left, bool) and isinstance(right, bool) else None
     if isinstance(left, int | float) and isinstance(right, int | float):
-        return float(left), float(right)
+        return _order(float(left), float(right))
     if isinstance(left, str) and isinstance(right, str):
-        return left, right
+        return _order(left, right)
     return None
 
 
-def _equal(left: Any, right: Any, key: str) -> bool:
-    pair = _comparable(left, right, key)
-    return pair is not None and pair[0] == pair[1]
+def _order(left: Ordered, right: Ordered) -> int | None:
+    if left < right:
+        return -1
+    if left > right:
+        return 1
+    return 0 if left == right else None
+
+
+def _equal(left: object, right: object, key: str) -> bool:
+    return _compare(left, right, key) == 0
 
 
 def _check(memory: NormalizedMemory, flt: FieldFilter) -> bool:
@@ -81,16 +92,15 @@ def _check(memory: NormalizedMemory, flt: FieldFilter) -> bool:
         return _equal(value, expected, flt.key)
     if op == "$ne":
         return not _equal(value, expected, flt.key)
+    choices = expected if isinstance(expected, list) else []  # parse_filters let only lists through for these
     if op == "$in":
-        return any(_equal(value, item, flt.key) for item in expected)
+        return any(_equal(value, item, flt.key) for item in choices)
     if op == "$nin":
-        return not any(_equal(value, item, flt.key) for item in expected)
-    pair = _comparable(value, expected, flt.key)
-    if pair is None:
+        return not any(_equal(value, item, flt.key) for item in choices)
+    order = _compare(value, expected, flt.key)
+    if order is None:
         return False
-    left, right = pair
-    outcome: bool = {"$gt": left > right, "$gte": left >= right, "$lt": left < right, "$lte": left <= right}[op]
-    return outcome
+    return {"$gt": order > 0, "$gte": order >= 0, "$lt": order < 0, "$lte": order <= 0}[op]
 
 
 def matches(memory: NormalizedMemory, filters: Iterable[FieldFilter]) -> bool:

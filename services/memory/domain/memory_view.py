@@ -18,13 +18,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
 
 from services.memory.domain import timefmt
 from services.memory.domain.outcomes import HISTORY_MARK, Outcome
 from services.memory.domain.rank_parts import RankParts
 from services.memory.domain.ranking import DEFAULT_WEIGHTS, RankingWeights, RankInput, learned_score
-from services.memory.domain.record import MemoryRecord
+from services.memory.domain.record import MemoryRecord, Scalar
 from services.memory.domain.scoring import format_history, wilson_lower_bound
 
 
@@ -47,7 +46,7 @@ class NormalizedMemory:
     confidence: float | None = None
     embedding_similarity: float | None = None
     final_rank_score: float | None = None
-    metadata: dict[str, Any] = field(default_factory=dict)
+    metadata: dict[str, Scalar] = field(default_factory=dict)
     project: str = ""
     archived: bool = False
     # outcomes among the stored marks (``scoring.HISTORY_KEEP``): the evidence a label quotes

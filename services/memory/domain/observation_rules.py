@@ -38,10 +38,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
 
 from services.memory.domain import timefmt
-from services.memory.domain.record import MemoryRecord
+from services.memory.domain.record import MemoryRecord, Scalar
 
 OBSERVATION = "observation"
 SUMMARY_KIND = "summary"
@@ -66,7 +65,7 @@ def importance_of(kind: str, text: str) -> float:
     return DEFAULT_IMPORTANCE.get(kind, UNKNOWN_KIND_IMPORTANCE)
 
 
-def with_observation_importance(extra: dict[str, Any], text: str) -> dict[str, Any]:
+def with_observation_importance(extra: dict[str, Scalar], text: str) -> dict[str, Scalar]:
     """Caller metadata, plus the kind's default importance when it marks an observation without one."""
     if str(extra.get("type", "")) != OBSERVATION or IMPORTANCE_KEY in extra:
         return extra

@@ -17,8 +17,8 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
 
+from kernel.json_values import JSONValue, parse_value
 from services.memory.domain.memory_errors import InvalidRequest
 from services.memory.domain.naming import COLLECTIONS, check_collection, check_id
 
@@ -42,7 +42,7 @@ class SortBy(StrEnum):
 class FieldFilter:
     key: str
     op: str
-    value: Any
+    value: JSONValue  # a list for $in and $nin
 
 
 @dataclass(frozen=True)
@@ -138,7 +138,7 @@ def parse_filters(text: str) -> tuple[FieldFilter, ...]:
     if len(text) > MAX_FILTER_JSON_CHARS:
         raise InvalidRequest(f"metadata filters are {len(text)} characters; keep them under {MAX_FILTER_JSON_CHARS}")
     try:
-        data = json.loads(text)
+        data = parse_value(text)
     except json.JSONDecodeError as exc:
         raise InvalidRequest(f"metadata filters are not valid JSON ({exc.msg}); {_FILTER_HELP}") from None
     if not isinstance(data, dict):

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Any
 
+from kernel.json_values import parse_value
 from kernel.privacy import redact
 from services.memory.domain import timefmt
 from services.memory.domain.memory_errors import InvalidRequest
@@ -100,21 +100,21 @@ def check_bank_attributes(collection: str, importance: float | None, confidence:
     check_unit("confidence", confidence)
 
 
-def parse_extra_metadata(text: str) -> dict[str, Any]:
+def parse_extra_metadata(text: str) -> dict[str, Scalar]:
     """Caller metadata: a JSON object of scalars, redacted, without reserved keys."""
     if not text.strip():
         return {}
     if len(text) > MAX_METADATA_JSON_CHARS:
         raise InvalidRequest(f"metadata_json is {len(text)} characters; keep it under {MAX_METADATA_JSON_CHARS}")
     try:
-        data = json.loads(text)
+        data = parse_value(text)
     except json.JSONDecodeError as exc:
         raise InvalidRequest(f'metadata_json is not valid JSON ({exc.msg}); example: {{"source": "docs"}}') from None
     if not isinstance(data, dict):
         raise InvalidRequest('metadata_json must be a JSON object, e.g. {"source": "docs"}')
     if len(data) > MAX_METADATA_KEYS:
         raise InvalidRequest(f"metadata_json has {len(data)} keys; at most {MAX_METADATA_KEYS} are allowed")
-    out: dict[str, Any] = {}
+    out: dict[str, Scalar] = {}
     for key, value in data.items():
         if key in RESERVED_KEYS:
             raise InvalidRequest(f"metadata key {key!r} is managed by the service; use the request field instead")
@@ -149,7 +149,7 @@ def new_record(
     confidence: float | None,
     initial_outcome: Outcome | None,
     session_id: str,
-    extra: dict[str, Any],
+    extra: Mapping[str, Scalar],
     kind: str = "",
 ) -> MemoryRecord:
     """A new memory; ``extra`` is the caller's checked metadata (``parse_extra_metadata``)."""

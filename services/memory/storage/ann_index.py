@@ -25,7 +25,7 @@ integers the mirror hands out (mirror slots move); the index never sees a slot.
 
 from __future__ import annotations
 
-from typing import Any
+from types import ModuleType
 
 import numpy as np
 
@@ -40,7 +40,7 @@ EF_SEARCH = 128
 _DEAD_SHARE = 0.25  # rebuild once this share of the index is tombstones
 
 
-def _faiss() -> Any:
+def _faiss() -> ModuleType:  # faiss ships no types: what it holds reads as Any
     import faiss  # imported on first use: a service whose collections stay small never loads it
 
     return faiss

@@ -18,13 +18,16 @@ import json
 import re
 import threading
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import chromadb
 import numpy as np
+import numpy.typing as npt
+from chromadb.api import ClientAPI
+from chromadb.api.models.Collection import Collection
+from chromadb.api.types import GetResult, Include, Metadata, Where
 from chromadb.config import Settings as ChromaSettings
 
 from kernel.store_health import CHROMA_DB_NAME, StoreUnreadable, chroma_files_problem, first_line
@@ -44,7 +47,7 @@ class StoredRow:
     id: str
     collection: str
     document: str
-    metadata: dict[str, Any] = field(default_factory=dict)
+    metadata: Mapping[str, object] = field(default_factory=dict)  # Chroma scalars (``record_codec``)
     embedding: Vector | None = None
 
 
@@ -72,7 +75,7 @@ def chroma_name(scope: Scope, collection: str) -> str:
     return f"mx-{_slug(scope.user, 24)}-{project}-{digest}-{collection}"
 
 
-def chroma_metadata(metadata: Mapping[str, Any]) -> dict[str, str | int | float | bool]:
+def chroma_metadata(metadata: Mapping[str, object]) -> Metadata:
     """Chroma accepts scalars only: lists/dicts become JSON strings, None is dropped."""
     out: dict[str, str | int | float | bool] = {}
     for key, value in metadata.items():
@@ -85,7 +88,7 @@ def chroma_metadata(metadata: Mapping[str, Any]) -> dict[str, str | int | float 
     return out
 
 
-def open_client(home: Path, chroma_url: str | None) -> Any:
+def open_client(home: Path, chroma_url: str | None) -> ClientAPI:
     """A PersistentClient under ``home/chroma``, or an HttpClient for MNEMEX_CHROMA_URL."""
     settings = ChromaSettings(anonymized_telemetry=False)
     if chroma_url:
@@ -112,17 +115,29 @@ def open_client(home: Path, chroma_url: str | None) -> Any:
         ) from exc
 
 
+MetadataFilter = Where  # Chroma's ``where`` grammar, named here for callers that never import chromadb
+ChromaVector = Sequence[float] | Sequence[int] | npt.NDArray[np.float32 | np.int32]  # one embedding, as read
+
+
+def _include(embeddings: bool) -> Include:
+    """Documents and metadatas, and the embeddings when asked for."""
+    include: Include = ["documents", "metadatas"]
+    if embeddings:
+        include.append("embeddings")
+    return include
+
+
 class ChromaStore:
-    def __init__(self, client: Any, path: Path | None = None) -> None:
+    def __init__(self, client: ClientAPI, path: Path | None = None) -> None:
         self._client = client
         self.path = path  # the persist directory, when the client is a local PersistentClient
         self._lock = threading.Lock()
-        self._handles: dict[str, Any] = {}
+        self._handles: dict[str, Collection] = {}
         self._cosine: dict[str, bool] = {}
         self._missing: dict[str, float] = {}
 
     # -- collection handles -------------------------------------------------
-    def _handle(self, scope: Scope, collection: str, create: bool) -> Any | None:
+    def _handle(self, scope: Scope, collection: str, create: bool) -> Collection | None:
         owner = scope.owner_of(collection)
         name = chroma_name(owner, collection)
         handle = self._handles.get(name)
@@ -157,22 +172,35 @@ class ChromaStore:
             self._handles[name] = handle
             return handle
 
-    def _writable(self, scope: Scope, collection: str) -> Any:
+    def _writable(self, scope: Scope, collection: str) -> Collection:
         handle = self._handle(scope, collection, create=True)
         assert handle is not None  # create=True always yields a handle
         return handle
 
-    def _similarity(self, handle: Any, distance: float) -> float:
+    def _similarity(self, handle: Collection, distance: float) -> float:
         if self._cosine.get(handle.name, True):
             return 1.0 - float(distance)
         return 1.0 - float(distance) / 2.0  # squared L2 between unit vectors
 
     @staticmethod
-    def _rows(result: Mapping[str, Any], collection: str, with_embeddings: bool) -> list[StoredRow]:
-        ids = result.get("ids") or []
-        documents = result.get("documents") or [None] * len(ids)
-        metadatas = result.get("metadatas") or [None] * len(ids)
+    def _rows(result: GetResult, collection: str, with_embeddings: bool) -> list[StoredRow]:
         embeddings = result.get("embeddings") if with_embeddings else None
+        return ChromaStore._columns_rows(
+            collection, result.get("ids"), result.get("documents"), result.get("metadatas"), embeddings
+        )
+
+    @staticmethod
+    def _columns_rows(
+        collection: str,
+        ids: Sequence[str] | None,
+        documents: Sequence[str | None] | None,
+        metadatas: Sequence[Metadata | None] | None,
+        embeddings: Sequence[ChromaVector] | ChromaVector | None = None,
+    ) -> list[StoredRow]:
+        """Rows from the columns a Chroma get (or one query) returns; a missing column reads as empty values."""
+        ids = ids or []
+        documents = documents or [None] * len(ids)
+        metadatas = metadatas or [None] * len(ids)
         rows = []
         for i, memory_id in enumerate(ids):
             vector = None
@@ -187,8 +215,7 @@ class ChromaStore:
         handle = self._handle(scope, collection, create=False)
         if handle is None or not wanted:
             return []
-        include = ["documents", "metadatas", *(["embeddings"] if embeddings else [])]
-        return self._rows(handle.get(ids=wanted, include=include), collection, embeddings)
+        return self._rows(handle.get(ids=wanted, include=_include(embeddings)), collection, embeddings)
 
     def scan(
         self,
@@ -197,13 +224,15 @@ class ChromaStore:
         *,
         embeddings: bool = False,
         documents: bool = True,
-        where: dict[str, Any] | None = None,
+        where: MetadataFilter | None = None,
     ) -> list[StoredRow]:
         """Every memory of the collection (optionally those matching ``where``), paged."""
         handle = self._handle(scope, collection, create=False)
         if handle is None:
             return []
-        include = ["metadatas", *(["documents"] if documents else []), *(["embeddings"] if embeddings else [])]
+        include: Include = ["metadatas", "documents"] if documents else ["metadatas"]
+        if embeddings:
+            include.append("embeddings")
         rows: list[StoredRow] = []
         offset = 0
         while True:
@@ -221,27 +250,29 @@ class ChromaStore:
         handle = self._handle(scope, collection, create=False)
         if handle is None:
             return []
-        include = ["documents", "metadatas", *(["embeddings"] if embeddings else [])]
-        return self._rows(handle.get(include=include, limit=limit, offset=offset), collection, embeddings)
+        page = handle.get(include=_include(embeddings), limit=limit, offset=offset)
+        return self._rows(page, collection, embeddings)
 
     def query(
-        self, scope: Scope, collection: str, vector: Vector, n: int, where: dict[str, Any] | None = None
+        self, scope: Scope, collection: str, vector: Vector, n: int, where: MetadataFilter | None = None
     ) -> list[Hit]:
         handle = self._handle(scope, collection, create=False)
         if handle is None or n <= 0:
             return []
+        query: list[npt.NDArray[np.float32 | np.int32]] = [np.asarray(vector, dtype=np.float32)]
         result = handle.query(
-            query_embeddings=[np.asarray(vector, dtype=np.float32)],
+            query_embeddings=query,
             n_results=n,
             where=where,
             include=["documents", "metadatas", "distances"],
         )
-        flat = {
-            key: (value[0] if value else value)
-            for key, value in result.items()
-            if key in ("ids", "documents", "metadatas")
-        }
-        rows = self._rows(flat, collection, False)
+        ids, documents, metadatas = result.get("ids"), result.get("documents"), result.get("metadatas")
+        rows = self._columns_rows(  # the one query's columns
+            collection,
+            ids[0] if ids else None,
+            documents[0] if documents else None,
+            metadatas[0] if metadatas else None,
+        )
         distances = (result.get("distances") or [[]])[0]
         return [Hit(row, self._similarity(handle, d)) for row, d in zip(rows, distances, strict=False)]
 
@@ -278,7 +309,9 @@ class ChromaStore:
         elif metadatas is not None:
             handle.update(ids=[memory.id], metadatas=metadatas)
 
-    def update_metadata(self, scope: Scope, collection: str, ids: list[str], metadatas: list[dict[str, Any]]) -> None:
+    def update_metadata(
+        self, scope: Scope, collection: str, ids: list[str], metadatas: Sequence[Mapping[str, object]]
+    ) -> None:
         """Overwrite metadata keys of several memories in one call."""
         changed = [(i, m) for i, m in zip(ids, metadatas, strict=True) if m]
         if not changed:

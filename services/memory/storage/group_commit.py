@@ -14,25 +14,26 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Generic, TypeVar
 
-Flush = Callable[[Hashable, list[str], list[dict[str, Any]]], Awaitable[None]]
+Value = TypeVar("Value")
+Flush = Callable[[Hashable, list[str], list[dict[str, Value]]], Awaitable[None]]
 
 
 @dataclass
-class _Queue:
-    items: list[tuple[str, dict[str, Any], asyncio.Future[None]]] = field(default_factory=list)
+class _Queue(Generic[Value]):
+    items: list[tuple[str, dict[str, Value], asyncio.Future[None]]] = field(default_factory=list)
     flushing: bool = False
 
 
-class GroupCommit:
-    def __init__(self, flush: Flush) -> None:
+class GroupCommit(Generic[Value]):
+    def __init__(self, flush: Flush[Value]) -> None:
         self._flush = flush
-        self._queues: dict[Hashable, _Queue] = {}
+        self._queues: dict[Hashable, _Queue[Value]] = {}
         self.calls = 0
         self.updates = 0
 
-    async def update(self, target: Hashable, item_id: str, changes: dict[str, Any]) -> None:
+    async def update(self, target: Hashable, item_id: str, changes: dict[str, Value]) -> None:
         queue = self._queues.setdefault(target, _Queue())
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         queue.items.append((item_id, changes, done))
@@ -41,12 +42,12 @@ class GroupCommit:
             asyncio.get_running_loop().create_task(self._drain(target, queue))
         await done
 
-    async def _drain(self, target: Hashable, queue: _Queue) -> None:
+    async def _drain(self, target: Hashable, queue: _Queue[Value]) -> None:
         try:
             await asyncio.sleep(0)  # let writers that are already runnable join this batch
             while queue.items:
                 batch, queue.items = queue.items, []
-                merged: dict[str, dict[str, Any]] = {}
+                merged: dict[str, dict[str, Value]] = {}
                 for item_id, changes, _ in batch:
                     merged.setdefault(item_id, {}).update(changes)
                 try:

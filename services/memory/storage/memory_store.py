@@ -14,15 +14,14 @@ only after the store has it. Writers of one memory hold its uid lock
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
-from typing import Any
 
 from kernel.blocking_io import BlockingIO
 from services.memory.domain.arrays import Vector
 from services.memory.domain.memory_errors import InvalidRequest
 from services.memory.domain.naming import COLLECTIONS, Scope, memory_id, split_id
 from services.memory.domain.ranking import RankingWeights
-from services.memory.domain.record import MemoryRecord
-from services.memory.storage.chroma_store import ChromaStore, StoredRow
+from services.memory.domain.record import MemoryRecord, Scalar
+from services.memory.storage.chroma_store import ChromaStore, MetadataFilter, StoredRow
 from services.memory.storage.group_commit import GroupCommit
 from services.memory.storage.mirror_registry import Mirrors
 from services.memory.storage.record_codec import changed_metadata, parse_record, to_metadata
@@ -67,7 +66,7 @@ class MemoryStore:
         rows = self._chroma.scan(scope, collection, embeddings=True)
         return [(_record(r), r.embedding) for r in rows if r.embedding is not None]
 
-    async def _flush_metadata(self, target: Hashable, ids: list[str], metadatas: list[dict[str, Any]]) -> None:
+    async def _flush_metadata(self, target: Hashable, ids: list[str], metadatas: list[dict[str, Scalar]]) -> None:
         assert isinstance(target, tuple)  # (owner scope, collection), see update()
         owner: Scope = target[0]
         collection: str = target[1]
@@ -111,7 +110,7 @@ class MemoryStore:
         return [_record(r) for r in await self._io.run(self._chroma.get, scope, collection, ids)]
 
     async def scan(
-        self, scope: Scope, collection: str, *, content: bool = True, where: dict[str, Any] | None = None
+        self, scope: Scope, collection: str, *, content: bool = True, where: MetadataFilter | None = None
     ) -> list[MemoryRecord]:
         """Every memory of the collection, or those whose metadata match ``where`` (``content=False``: without
         the text, cheaper)."""

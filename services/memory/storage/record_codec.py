@@ -64,7 +64,7 @@ def as_bool(value: object) -> bool:
     return bool(value)
 
 
-def created_at_of(metadata: Mapping[str, Any]) -> datetime | None:
+def created_at_of(metadata: Mapping[str, object]) -> datetime | None:
     """``created_at``, else the legacy ``timestamp``, else the numeric ``created_ts``."""
     for key in ("created_at", "timestamp", "created_ts"):
         moment = timefmt.parse(metadata.get(key))
@@ -73,7 +73,7 @@ def created_at_of(metadata: Mapping[str, Any]) -> datetime | None:
     return None
 
 
-def tags_of(metadata: Mapping[str, Any]) -> tuple[str, ...]:
+def tags_of(metadata: Mapping[str, object]) -> tuple[str, ...]:
     raw = metadata.get("tags")
     if isinstance(raw, list):
         return tuple(str(tag) for tag in raw)
@@ -89,7 +89,7 @@ def tags_of(metadata: Mapping[str, Any]) -> tuple[str, ...]:
     return ()
 
 
-def counters_of(metadata: Mapping[str, Any], collection: str) -> Counters:
+def counters_of(metadata: Mapping[str, object], collection: str) -> Counters:
     return Counters(
         score=min(1.0, max(0.0, as_float(metadata.get("score"), DEFAULT_SCORE.get(collection, 0.5)))),
         uses=as_int(metadata.get("uses")),
@@ -100,13 +100,15 @@ def counters_of(metadata: Mapping[str, Any], collection: str) -> Counters:
 
 
 def parse_record(
-    memory_id: str, collection: str | None, document: str | None, metadata: Mapping[str, Any] | None
+    memory_id: str, collection: str | None, document: str | None, metadata: Mapping[str, object] | None
 ) -> MemoryRecord:
     """The record of one stored memory (``collection`` falls back to the id's prefix)."""
     meta = metadata or {}
     if not collection:
         collection = split_id(memory_id)[0] or ""
     bank = collection == MEMORY_BANK
+    # Any: the bookkeeping fields are picked by name (TIME_FIELDS, TEXT_FIELDS, COUNT_FIELDS) and each value is
+    # checked against its kind below; mypy types ``**`` of a dict against every field of MemoryRecord at once.
     typed: dict[str, Any] = {}
     extra: dict[str, Scalar] = {}
     for key, value in meta.items():
@@ -124,7 +126,8 @@ def parse_record(
         elif key in _COUNT_FIELDS and isinstance(value, int) and not isinstance(value, bool):
             typed[key] = value
             continue
-        extra[key] = value
+        if value is not None:  # as ``chroma_metadata`` stores it: None dropped, a list as JSON text
+            extra[key] = _as_scalar(value)
     return MemoryRecord(
         id=memory_id,
         collection=collection,
@@ -139,6 +142,13 @@ def parse_record(
         extra=extra,
         **typed,
     )
+
+
+def _as_scalar(value: object) -> Scalar:
+    """A stored value as a Chroma scalar: itself, or the JSON text ``chroma_metadata`` would store for it."""
+    if isinstance(value, str | bool | int | float):
+        return value
+    return json.dumps(value, ensure_ascii=False, default=str)
 
 
 def to_metadata(record: MemoryRecord) -> dict[str, Scalar]:
@@ -174,7 +184,7 @@ def changed_metadata(before: MemoryRecord, after: MemoryRecord) -> dict[str, Sca
     return {key: value for key, value in to_metadata(after).items() if old.get(key, _MISSING) != value}
 
 
-def imported_metadata(given: Mapping[str, Any], *, project: str, now: datetime) -> dict[str, Scalar]:
+def imported_metadata(given: Mapping[str, object], *, project: str, now: datetime) -> dict[str, Scalar]:
     """An imported record's metadata as stored: Chroma scalars only (lists as JSON), no content keys,
     its creation time (``now`` when it names none) in both stored forms, and its project unless it names one."""
     meta: dict[str, Scalar] = {}

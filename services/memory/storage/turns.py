@@ -32,9 +32,8 @@ methods are synchronous and run on worker threads under the state.db lock.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
 from services.memory.domain.naming import Scope, split_id
 from services.memory.storage.outcome_log import MAX_ROWS, OutcomeRow, outcomes_by_turn
@@ -84,8 +83,12 @@ class IntakeEntry:
     content: str
 
 
+# the columns TURN_COLUMNS names, then whatever the query selected after them
+TurnRow = tuple[int, str, str, str, int, int, str, float, *tuple[object, ...]]
+
+
 def turn_from_row(
-    row: Sequence[Any],
+    row: TurnRow,
     *,
     outcome: str = "",
     outcomes: list[OutcomeRow] | None = None,

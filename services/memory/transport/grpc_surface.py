@@ -11,10 +11,11 @@ once for every RPC (``kernel.grpc_service``).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Protocol
 
 import grpc
 from google.protobuf import message_factory
+from google.protobuf.message import Message
 
 from kernel.grpc_call_policy import ErrorTable
 from kernel.sharding import NotThisShard
@@ -32,8 +33,25 @@ ERRORS: ErrorTable = {
 }
 
 
+class RpcBehaviour(Protocol):
+    """A group's bound RPC method: grpc calls it with the request (or the request iterator) and the context."""
+
+    def __call__(self, request: object, context: grpc.aio.ServicerContext[Message, Message], /) -> object: ...
+
+
+class _HandlerKind(Protocol):
+    """``grpc.unary_unary_rpc_method_handler`` and its three siblings."""
+
+    def __call__(
+        self,
+        behavior: RpcBehaviour,
+        request_deserializer: Callable[[bytes], Message] | None = None,
+        response_serializer: Callable[[Message], bytes] | None = None,
+    ) -> grpc.RpcMethodHandler[Message, Message]: ...
+
+
 # How each RPC's handler is wrapped, by (client streams, server streams).
-_HANDLER_KINDS: dict[tuple[bool, bool], Callable[..., grpc.RpcMethodHandler[Any, Any]]] = {
+_HANDLER_KINDS: dict[tuple[bool, bool], _HandlerKind] = {
     (False, False): grpc.unary_unary_rpc_method_handler,
     (False, True): grpc.unary_stream_rpc_method_handler,
     (True, False): grpc.stream_unary_rpc_method_handler,
@@ -45,7 +63,7 @@ class MemoryServicer:
     """Every RPC of the service, bound to the handler of the one group that defines it."""
 
     def __init__(self, *groups: object) -> None:
-        self.handlers: dict[str, Callable[..., Any]] = {}
+        self.handlers: dict[str, RpcBehaviour] = {}
         for name in SERVICE.methods_by_name:
             owners = [group for group in groups if callable(getattr(group, name, None))]
             if len(owners) != 1:
@@ -56,7 +74,7 @@ class MemoryServicer:
 def register(servicer: MemoryServicer, server: grpc.aio.Server) -> None:
     """Serve every RPC with its group's handler, (de)serialised by the messages the proto names (what the
     generated ``add_MemoryServiceServicer_to_server`` does for one servicer class)."""
-    handlers = {}
+    handlers: dict[str, grpc.RpcMethodHandler[Message, Message]] = {}
     for method in SERVICE.methods:
         request = message_factory.GetMessageClass(method.input_type)
         reply = message_factory.GetMessageClass(method.output_type)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, Generic, TypeVar
+from typing import Generic, TypeVar
 
 from services.memory.storage.keyed_locks import KeyedLocks
 
@@ -90,6 +90,6 @@ class BatchQueue(Generic[Item, Result]):
             await asyncio.gather(*self._drains.values(), return_exceptions=True)
 
 
-def _mark_retrieved(future: asyncio.Future[Any]) -> None:
+def _mark_retrieved(future: asyncio.Future[Result]) -> None:
     if not future.cancelled():
         future.exception()

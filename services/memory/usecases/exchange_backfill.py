@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any
+from typing import Literal
 
 from kernel.privacy import redact
 from services.memory.domain import timefmt
@@ -48,9 +48,10 @@ from services.memory.domain.naming import (
     split_id,
 )
 from services.memory.domain.observation_rules import with_observation_importance
-from services.memory.domain.record import MemoryRecord
+from services.memory.domain.record import MemoryRecord, Scalar
 from services.memory.domain.write_rules import clean_content, new_record, parse_extra_metadata
 from services.memory.retrieval.embedding_calls import Vectors
+from services.memory.storage.chroma_store import MetadataFilter
 from services.memory.storage.memory_store import MemoryStore
 from services.memory.usecases.turn_recording import check_session_id, exchange_text
 
@@ -130,7 +131,7 @@ class Backfill:
         session_id = check_session_id(item.session_id)
         if is_exchange:
             text = exchange_text(redact(item.user_text).strip(), redact(item.assistant_text).strip())
-            extra: dict[str, Any] = {}
+            extra: dict[str, Scalar] = {}
             kind = "exchange"
         else:
             text = redact(item.content).strip()
@@ -178,7 +179,9 @@ class Backfill:
                 sessions.setdefault(scope, set()).add(record.session_id)
         found: set[tuple[Scope, str | None, str]] = set()
         for scope, session_ids in sessions.items():
-            where = {"$and": [{"kind": "exchange"}, {"session_id": {"$in": sorted(session_ids)}}]}
+            among: dict[Literal["$in", "$nin"], list[str | int | float | bool]] = {"$in": sorted(session_ids)}
+            in_sessions: MetadataFilter = {"session_id": among}
+            where: MetadataFilter = {"$and": [{"kind": "exchange"}, in_sessions]}
             for collection in (WORKING, HISTORY, PATTERNS):
                 for stored in await self._store.scan(scope, collection, where=where):
                     found.add((scope, stored.session_id, stored.content))

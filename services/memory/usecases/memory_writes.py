@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import numpy as np
 
@@ -32,7 +32,7 @@ from services.memory.domain.naming import MEMORY_BANK, Scope, check_collection, 
 from services.memory.domain.observation_rules import with_observation_importance
 from services.memory.domain.outcomes import Outcome
 from services.memory.domain.ranking import RankingWeights
-from services.memory.domain.record import MemoryRecord
+from services.memory.domain.record import MemoryRecord, Scalar
 from services.memory.domain.write_rules import (
     MAX_REASON_CHARS,
     check_bank_attributes,
@@ -68,7 +68,7 @@ class PendingStore:
     tags: list[str]
     importance: float | None
     confidence: float | None
-    extra: dict[str, Any]
+    extra: dict[str, Scalar]
     initial_outcome: Outcome | None
     allow_duplicate: bool
     session_id: str
@@ -290,7 +290,7 @@ class MemoryWrites:
         importance: float | None,
         confidence: float | None,
         *,
-        extra: dict[str, Any] | None = None,
+        extra: dict[str, Scalar] | None = None,
     ) -> MemoryRecord | None:
         _, uid = split_id(existing_id)
         async with self._locks.hold(uid):

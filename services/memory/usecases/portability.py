@@ -18,10 +18,9 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 import numpy as np
 
@@ -63,7 +62,7 @@ class _Invalid(ValueError):
 
 
 def record_json(owner: Scope, row: StoredRow) -> str:
-    record: dict[str, Any] = {
+    record: dict[str, object] = {
         "format": FORMAT,
         "scope": {"user": owner.user, "project": owner.project},
         "collection": row.collection,
@@ -83,7 +82,7 @@ def _uid_key(row: StoredRow) -> str:
     return uid if prefix is not None else row.id
 
 
-def _redacted(given: dict[Any, Any]) -> dict[str, Any]:
+def _redacted(given: Mapping[object, object]) -> dict[str, object]:
     """The first ``MAX_METADATA_KEYS`` entries with every string redacted, in lists too (the record
     codec decides what of it is stored: ``imported_metadata``)."""
     return {
@@ -96,12 +95,13 @@ def _redacted(given: dict[Any, Any]) -> dict[str, Any]:
     }
 
 
-def _embedding(data: dict[str, Any], dim: int) -> Vector | None:
+def _embedding(data: Mapping[str, object], dim: int) -> Vector | None:
     """The record's embedding when it is a finite, non-zero vector of this service's dimension."""
-    if not isinstance(data.get("embedding"), str):
+    encoded = data.get("embedding")
+    if not isinstance(encoded, str):
         return None
     try:
-        vector = np.frombuffer(base64.b64decode(data["embedding"], validate=True), dtype="<f4").astype(np.float32)
+        vector = np.frombuffer(base64.b64decode(encoded, validate=True), dtype="<f4").astype(np.float32)
     except (binascii.Error, ValueError):
         return None
     if vector.shape != (dim,) or not np.all(np.isfinite(vector)):

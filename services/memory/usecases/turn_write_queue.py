@@ -23,7 +23,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Coroutine, Hashable
-from typing import Any, TypeVar
+from typing import TypeVar
 
 log = logging.getLogger("mnemex.memory.turns")
 T = TypeVar("T")
@@ -36,36 +36,36 @@ class TurnWrites:
         # (scope, session_id) -> writes in flight. An empty session_id means "the scope's
         # latest session", so it is ordered against every session of its scope.
         self._pending: dict[tuple[Hashable, str], set[asyncio.Task[None]]] = {}
-        self._finishing: set[asyncio.Task[Any]] = set()  # ``finish`` writes still running
-        self._stored: dict[tuple[Hashable, str], set[asyncio.Future[Any]]] = {}  # ``track``ed exchanges
+        self._finishing: set[asyncio.Task[object]] = set()  # ``finish`` writes still running
+        self._stored: dict[tuple[Hashable, str], set[asyncio.Future[str]]] = {}  # ``track``ed exchanges
         self.expedite: Expedite | None = None  # asks the intake to store a session's exchanges next
 
-    def track(self, scope: Hashable, session_id: str, stored: asyncio.Future[Any]) -> None:
+    def track(self, scope: Hashable, session_id: str, stored: asyncio.Future[str]) -> None:
         """The session's next operation waits for ``stored`` (an exchange on its way from the intake)."""
         key = (scope, session_id)
         self._stored.setdefault(key, set()).add(stored)
         stored.add_done_callback(lambda done: self._untrack(key, done))
 
-    def _untrack(self, key: tuple[Hashable, str], stored: asyncio.Future[Any]) -> None:
+    def _untrack(self, key: tuple[Hashable, str], stored: asyncio.Future[str]) -> None:
         futures = self._stored.get(key)
         if futures is not None:
             futures.discard(stored)
             if not futures:
                 del self._stored[key]
 
-    async def finish(self, write: Coroutine[Any, Any, T]) -> T:
+    async def finish(self, write: Coroutine[object, None, T]) -> T:
         """``write``'s result; cancelling the caller does not cancel ``write``, which runs to its end."""
         task = asyncio.get_running_loop().create_task(write, name="memory-write-to-the-end")
         self._finishing.add(task)
         task.add_done_callback(self._finished)
         return await asyncio.shield(task)
 
-    def _finished(self, task: asyncio.Task[Any]) -> None:
+    def _finished(self, task: asyncio.Task[object]) -> None:
         self._finishing.discard(task)
         if not task.cancelled() and task.exception() is not None:
             log.debug("a write finished with an error: %r", task.exception())
 
-    def defer(self, scope: Hashable, session_id: str, write: Coroutine[Any, Any, None]) -> None:
+    def defer(self, scope: Hashable, session_id: str, write: Coroutine[object, None, None]) -> None:
         """Run ``write`` now, in the background; failures are logged, never raised."""
         key = (scope, session_id)
         task = asyncio.get_running_loop().create_task(self._guarded(write), name="memory-turn-write")
@@ -80,7 +80,7 @@ class TurnWrites:
                 del self._pending[key]
 
     @staticmethod
-    async def _guarded(write: Coroutine[Any, Any, None]) -> None:
+    async def _guarded(write: Coroutine[object, None, None]) -> None:
         try:
             await write
         except Exception:  # the prompt was answered already: log it, keep serving

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from kernel import vector_model
 from kernel.vector_model import VectorModel
@@ -21,10 +21,20 @@ ASK_EVERY_S = 2.0
 ASK_TIMES = 90  # the embedding service may still be loading its model
 
 
+class ServedModel(Protocol):
+    """What the watch reads of the embedding service's ``InfoResponse``."""
+
+    @property
+    def model_id(self) -> str: ...
+
+    @property
+    def dimension(self) -> int: ...
+
+
 @runtime_checkable
 class ModelInfo(Protocol):
-    async def info(self, timeout: float | None = None) -> Any:
-        """An object with ``model_id`` and ``dimension`` (the embedding service's InfoResponse)."""
+    async def info(self, timeout: float | None = None) -> ServedModel:
+        """The model the embedding service serves (its InfoResponse)."""
 
 
 async def watch_vector_model(

@@ -14,7 +14,7 @@ def test_concurrent_updates_share_store_calls_and_all_land() -> None:
         await asyncio.sleep(0.01)  # a slow store call
         calls.append((target, ids, metas))
 
-    async def main() -> GroupCommit:
+    async def main() -> GroupCommit[object]:
         commit = GroupCommit(flush)
         await asyncio.gather(*(commit.update("col", f"id{i}", {"n": i}) for i in range(20)))
         await commit.update("col", "id0", {"n": 100})

@@ -3,23 +3,24 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import pytest
 
 from gateway.export_format import ImportTally, classify_line
 from gateway.gateway_errors import InvalidInput
+from kernel.json_values import JSONObject
+from tests.support.json_read import json_at
 
 DEFAULT = {"user": "me", "project": "here-1234"}
 
 
-def classify(obj: object, keep_user: bool = False, tally: ImportTally | None = None) -> dict[str, Any] | None:
+def classify(obj: object, keep_user: bool = False, tally: ImportTally | None = None) -> JSONObject | None:
     raw = obj if isinstance(obj, bytes) else json.dumps(obj).encode()
     return classify_line(raw, 1, DEFAULT, keep_user=keep_user, tally=tally or ImportTally())
 
 
-def classified(obj: object, keep_user: bool = False, tally: ImportTally | None = None) -> dict[str, Any]:
-    """A line that is imported: its JSON record, untyped as it came."""
+def classified(obj: object, keep_user: bool = False, tally: ImportTally | None = None) -> JSONObject:
+    """A line that is imported: its JSON record."""
     line = classify(obj, keep_user, tally)
     assert line is not None
     return line
@@ -35,13 +36,13 @@ def test_memory_without_scope_goes_to_the_callers_project() -> None:
 
 def test_user_is_always_the_gateways_and_keep_user_refuses_foreign_records() -> None:
     record = {"collection": "memory_bank", "content": "x", "scope": {"user": "alice", "project": ""}}
-    assert classified({"type": "memory", "record": record})["record"]["scope"] == {"user": "me", "project": ""}
+    assert json_at(classified({"type": "memory", "record": record}), "record", "scope") == {"user": "me", "project": ""}
     tally = ImportTally()
     assert classify({"type": "memory", "record": record}, keep_user=True, tally=tally) is None
     assert tally.invalid == 1 and "belongs to user 'alice'" in tally.errors[0]
     assert classify({"type": "kg", "scope": {"user": "alice", "project": "p"}, "graph": {}}, keep_user=True) is None
     own = {**record, "scope": {"user": "me", "project": "p-1"}}
-    assert classified({"type": "memory", "record": own}, keep_user=True)["record"]["scope"] == {
+    assert json_at(classified({"type": "memory", "record": own}, keep_user=True), "record", "scope") == {
         "user": "me",
         "project": "p-1",
     }

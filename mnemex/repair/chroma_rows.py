@@ -11,43 +11,56 @@ them, so losing a page of one table loses nothing another still holds.
 
 from __future__ import annotations
 
-import json
 import secrets
 import sqlite3
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import SupportsIndex, SupportsInt
 
 import numpy as np
+import numpy.typing as npt
+
+from kernel.json_values import JSONObject, parse_value
 
 DOCUMENT_KEY = "chroma:document"
+Vector = npt.NDArray[np.float32]
+# A row's or collection's metadata as Chroma stored it (its scalars), passed through untouched.
+RowMetadata = dict[str, object]
 
 
 @dataclass
 class SalvagedCollection:
     name: str
-    metadata: dict[str, Any]
+    metadata: RowMetadata
     space: str = "cosine"
     dimension: int | None = None
-    rows: dict[str, tuple[str, dict[str, Any]]] = field(default_factory=dict)  # id -> (document, metadata)
-    logged_vectors: dict[str, np.ndarray] = field(default_factory=dict)  # id -> vector, from the write log
+    rows: dict[str, tuple[str, RowMetadata]] = field(default_factory=dict)  # id -> (document, metadata)
+    logged_vectors: dict[str, Vector] = field(default_factory=dict)  # id -> vector, from the write log
     from_log: int = 0  # rows only the write log still held
     new_ids: dict[str, int] = field(default_factory=dict)  # new id -> old row number, for rows whose id was lost
     lost_ids: list[str] = field(default_factory=list)  # ids known, but no text to keep with them
 
 
-def _value(string: Any, integer: Any, real: Any, boolean: Any) -> Any:
+def _int(value: object) -> int:
+    """``int(value)`` of a SQLite value; one ``int`` cannot read raises ``TypeError`` as ``int`` does."""
+    if isinstance(value, str | bytes | SupportsInt | SupportsIndex):
+        return int(value)
+    raise TypeError(f"int() cannot read a {type(value).__name__}")
+
+
+def _value(string: object, integer: object, real: object, boolean: object) -> object:
     if string is not None:
         return string
     if boolean is not None and integer is None and real is None:
         return bool(boolean)
     if integer is not None:
-        return int(integer)
+        return _int(integer)
     return real
 
 
-def _rows(db: sqlite3.Connection, query: str) -> list[tuple[Any, ...]]:
+def _rows(db: sqlite3.Connection, query: str) -> list[tuple[object, ...]]:
     """The rows of ``query``, or none when its table did not survive the salvage."""
     try:
         return db.execute(query).fetchall()
@@ -62,12 +75,12 @@ _ADD, _UPDATE, _UPSERT, _DELETE = 0, 1, 2, 3
 @dataclass
 class _Logged:
     document: str | None = None
-    metadata: dict[str, Any] = field(default_factory=dict)
-    vector: np.ndarray | None = None
+    metadata: RowMetadata = field(default_factory=dict)
+    vector: Vector | None = None
     deleted: bool = False
 
 
-def _vector(blob: Any, encoding: Any) -> np.ndarray | None:
+def _vector(blob: object, encoding: object) -> Vector | None:
     if not isinstance(blob, bytes) or not blob or str(encoding or "FLOAT32").upper() != "FLOAT32" or len(blob) % 4:
         return None
     return np.frombuffer(blob, dtype="<f4").astype(np.float32)
@@ -86,12 +99,7 @@ def read_log(db: sqlite3.Connection) -> dict[str, dict[str, _Logged]]:
         if not isinstance(topic, str) or not isinstance(row_id, str):
             continue
         rows = found[topic.rsplit("/", 1)[-1]]
-        try:
-            metadata = json.loads(metadata_json) if metadata_json else {}
-        except ValueError:
-            metadata = {}
-        if not isinstance(metadata, dict):
-            metadata = {}
+        metadata = _logged_metadata(metadata_json)
         if operation == _DELETE:
             rows[row_id] = _Logged(deleted=True)
             continue
@@ -110,6 +118,19 @@ def read_log(db: sqlite3.Connection) -> dict[str, dict[str, _Logged]]:
         if vector is not None:
             entry.vector = vector
     return found
+
+
+def _logged_metadata(text: object) -> JSONObject:
+    """A write-log entry's metadata JSON; empty when missing, unreadable or not an object."""
+    if not text:
+        return {}
+    if not isinstance(text, str | bytes):  # as json.loads refuses it
+        raise TypeError(f"the JSON object must be str or bytes, not {type(text).__name__}")
+    try:
+        metadata = parse_value(text)
+    except ValueError:
+        return {}
+    return metadata if isinstance(metadata, dict) else {}
 
 
 def _new_id(collection: SalvagedCollection) -> str:
@@ -139,17 +160,29 @@ def _covered(text: str, known: set[str]) -> bool:
     return text in known or (head != text and any(k.startswith(head) for k in known))
 
 
-def _collections(db: sqlite3.Connection) -> dict[str, SalvagedCollection]:
-    found: dict[str, SalvagedCollection] = {}
+def _space(config: object) -> str:
+    """The distance space a collection's configuration JSON names; "cosine" when it names none or is unreadable."""
+    text = config or "{}"
+    if not isinstance(text, str | bytes):  # as json.loads refuses it
+        raise TypeError(f"the JSON object must be str or bytes, not {type(text).__name__}")
+    try:
+        settings = parse_value(text)
+    except ValueError:
+        return "cosine"
+    hnsw = (settings.get("hnsw") if isinstance(settings, dict) else None) or {}
+    space = (hnsw.get("space") if isinstance(hnsw, dict) else None) or "cosine"
+    return str(space)
+
+
+def _collections(db: sqlite3.Connection) -> dict[object, SalvagedCollection]:
+    """Collections by their Chroma id (as the salvaged row holds it)."""
+    found: dict[object, SalvagedCollection] = {}
     for collection_id, name, config, dimension in _rows(
         db, "SELECT id, name, config_json_str, dimension FROM collections"
     ):
-        space = "cosine"
-        try:
-            space = (json.loads(config or "{}").get("hnsw") or {}).get("space") or "cosine"
-        except (ValueError, AttributeError):
-            pass
-        found[collection_id] = SalvagedCollection(name, {}, space, dimension if isinstance(dimension, int) else None)
+        found[collection_id] = SalvagedCollection(
+            str(name) if name else "", {}, _space(config), dimension if isinstance(dimension, int) else None
+        )
     for collection_id, key, *values in _rows(
         db, "SELECT collection_id, key, str_value, int_value, float_value, bool_value FROM collection_metadata"
     ):
@@ -157,7 +190,7 @@ def _collections(db: sqlite3.Connection) -> dict[str, SalvagedCollection]:
             continue
         if collection_id not in found:  # its `collections` row is lost; its name comes back from its metadata
             found[collection_id] = SalvagedCollection("", {})
-        found[collection_id].metadata[key] = _value(*values)
+        found[collection_id].metadata[str(key)] = _value(*values)
     for collection_id, collection in list(found.items()):
         if not collection.name:
             collection.name = _mnemex_name(collection.metadata)
@@ -166,7 +199,7 @@ def _collections(db: sqlite3.Connection) -> dict[str, SalvagedCollection]:
     return found
 
 
-def _mnemex_name(metadata: dict[str, Any]) -> str:
+def _mnemex_name(metadata: Mapping[str, object]) -> str:
     """The Chroma name mnemex gives a collection, from the scope and collection kept in its metadata."""
     from services.memory.domain.naming import Scope
     from services.memory.storage.chroma_store import chroma_name
@@ -177,7 +210,7 @@ def _mnemex_name(metadata: dict[str, Any]) -> str:
     return chroma_name(Scope(user, str(metadata.get("mnemex_project", ""))), collection)
 
 
-def _merge_log(found: dict[str, SalvagedCollection], log: dict[str, dict[str, _Logged]]) -> None:
+def _merge_log(found: Mapping[object, SalvagedCollection], log: dict[str, dict[str, _Logged]]) -> None:
     """Rows the write log still holds: fill in what the other tables lost, add those they lost entirely."""
     for collection_id, logged in log.items():
         collection = found.get(collection_id)
@@ -200,7 +233,7 @@ def _merge_log(found: dict[str, SalvagedCollection], log: dict[str, dict[str, _L
 
 
 def _adopt_orphans(
-    found: dict[str, SalvagedCollection], parts: dict[int, tuple[str, dict[str, Any]]], only: str | None
+    found: dict[object, SalvagedCollection], parts: dict[int, tuple[str, RowMetadata]], only: object | None
 ) -> list[int]:
     """Rows whose id is lost but whose text reads: kept under a new id when one collection is all there is.
 
@@ -235,23 +268,27 @@ def read_collections(database: Path) -> tuple[list[SalvagedCollection], list[int
     db = sqlite3.connect(database)
     try:
         found = _collections(db)
-        segment_owner = dict(_rows(db, "SELECT id, collection FROM segments WHERE scope = 'METADATA'"))
+        segment_owner = {
+            segment: owner
+            for segment, owner in _rows(db, "SELECT id, collection FROM segments WHERE scope = 'METADATA'")
+        }
         only = next(iter(found)) if len(found) == 1 else None
-        fields: dict[int, dict[str, Any]] = defaultdict(dict)
+        fields: dict[int, RowMetadata] = defaultdict(dict)
         for row, key, *values in _rows(
             db, "SELECT id, key, string_value, int_value, float_value, bool_value FROM embedding_metadata"
         ):
-            fields[int(row)][key] = _value(*values)
-        texts = {int(r[0]): str(r[1]) for r in _rows(db, "SELECT id, c0 FROM embedding_fulltext_search_content")}
-        parts: dict[int, tuple[str, dict[str, Any]]] = {}  # internal row -> (document, metadata)
+            fields[_int(row)][str(key)] = _value(*values)
+        texts = {_int(r[0]): str(r[1]) for r in _rows(db, "SELECT id, c0 FROM embedding_fulltext_search_content")}
+        parts: dict[int, tuple[str, RowMetadata]] = {}  # internal row -> (document, metadata)
         for row in set(fields) | set(texts):
             metadata = dict(fields.get(row, {}))
-            document = best_text(metadata.pop(DOCUMENT_KEY, None), texts.get(row))
+            stored = metadata.pop(DOCUMENT_KEY, None)
+            document = best_text(str(stored) if stored else None, texts.get(row))
             parts[row] = (document, metadata)
         for row, segment_id, embedding_id in _rows(db, "SELECT id, segment_id, embedding_id FROM embeddings"):
             collection = found.get(segment_owner.get(segment_id, only or ""))
             if collection is not None:
-                collection.rows[str(embedding_id)] = parts.pop(int(row), ("", {}))
+                collection.rows[str(embedding_id)] = parts.pop(_int(row), ("", {}))
         _merge_log(found, read_log(db))
         orphans = _adopt_orphans(found, parts, only)
         for collection in found.values():  # an id with no text anywhere: nothing to keep but the id

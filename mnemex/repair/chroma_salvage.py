@@ -24,15 +24,18 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
 from kernel.store_health import CHROMA_DB_NAME
-from mnemex.repair.chroma_rows import read_collections
+from mnemex.repair.chroma_rows import Vector, read_collections
 from mnemex.repair.sqlite_salvage import salvage_sqlite
 
-Embed = Callable[[list[str]], np.ndarray]
+if TYPE_CHECKING:
+    from chromadb.api.types import Metadata, Space
+
+Embed = Callable[[list[str]], Vector]
 ADD_BATCH = 500
 # The tables that hold a part of each memory (the others are Chroma's bookkeeping).
 ROW_TABLES = ("embeddings", "embedding_metadata", "embedding_fulltext_search_content", "embeddings_queue")
@@ -52,7 +55,7 @@ class ChromaSalvage:
     lost_ids: list[str] = field(default_factory=list)
 
 
-def _old_vectors(old_folder: Path, name: str, ids: list[str], scratch: Path) -> dict[str, np.ndarray]:
+def _old_vectors(old_folder: Path, name: str, ids: list[str], scratch: Path) -> dict[str, Vector]:
     """The vectors the old index still serves for ``ids`` (empty when it cannot be read)."""
     import chromadb
     from chromadb.config import Settings as ChromaSettings
@@ -62,11 +65,14 @@ def _old_vectors(old_folder: Path, name: str, ids: list[str], scratch: Path) -> 
         shutil.copytree(old_folder, copy)
     try:
         client = chromadb.PersistentClient(path=str(copy), settings=ChromaSettings(anonymized_telemetry=False))
-        handle: Any = client.get_collection(name, embedding_function=None)
-        found: dict[str, np.ndarray] = {}
+        handle = client.get_collection(name, embedding_function=None)
+        found: dict[str, Vector] = {}
         for start in range(0, len(ids), ADD_BATCH):
             got = handle.get(ids=ids[start : start + ADD_BATCH], include=["embeddings"])
-            for row_id, vector in zip(got["ids"], got["embeddings"], strict=False):
+            embeddings = got["embeddings"]
+            if embeddings is None:  # asked for, so never; unreadable as any other failure here
+                return {}
+            for row_id, vector in zip(got["ids"], embeddings, strict=False):
                 found[row_id] = np.asarray(vector, dtype=np.float32)
         return found
     except Exception:
@@ -116,7 +122,7 @@ def rebuild_chroma(old_folder: Path, new_folder: Path, embed: Embed) -> ChromaSa
 
     report = ChromaSalvage()
     new_folder.mkdir(parents=True, exist_ok=True)
-    client: Any = chromadb.PersistentClient(path=str(new_folder), settings=ChromaSettings(anonymized_telemetry=False))
+    client = chromadb.PersistentClient(path=str(new_folder), settings=ChromaSettings(anonymized_telemetry=False))
     old_database = old_folder / CHROMA_DB_NAME
     if not old_database.exists():
         report.errors.append(f"{old_database} is missing: no collection or row can be read")
@@ -143,9 +149,10 @@ def rebuild_chroma(old_folder: Path, new_folder: Path, embed: Embed) -> ChromaSa
             report.errors.append(f"Chroma's tables could not be read from the salvaged copy: {exc}")
             collections, orphans = [], []
         for collection in collections:
+            space = cast("Space", collection.space)  # as the old store recorded it; Chroma checks it
             handle = client.get_or_create_collection(
                 collection.name,
-                configuration={"hnsw": {"space": collection.space}},
+                configuration={"hnsw": {"space": space}},
                 metadata=collection.metadata or None,
                 embedding_function=None,
             )
@@ -169,7 +176,8 @@ def rebuild_chroma(old_folder: Path, new_folder: Path, embed: Embed) -> ChromaSa
                 handle.add(
                     ids=batch,
                     documents=[collection.rows[row_id][0] for row_id in batch],
-                    metadatas=[collection.rows[row_id][1] or None for row_id in batch],
+                    # The scalars Chroma stored (a row without metadata passes None, which Chroma takes).
+                    metadatas=cast("list[Metadata]", [collection.rows[row_id][1] or None for row_id in batch]),
                     embeddings=np.stack([vectors[row_id] for row_id in batch]),
                 )
             report.rows += len(ids)

@@ -18,11 +18,10 @@ deleted: the set-aside copy stays for the user to inspect or remove.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from kernel.store_health import (
     CHROMA_DB_NAME,
@@ -31,6 +30,9 @@ from kernel.store_health import (
     lost_problem,
     sqlite_integrity_problem,
 )
+
+if TYPE_CHECKING:
+    from mnemex.repair.chroma_salvage import Embed  # numpy: imported only where a repair runs
 
 STORES = ("chroma", "kg", "state")
 WHAT = {"chroma": "chroma store", "kg": "kg store (kg.sqlite3)", "state": "memory state store (state.db)"}
@@ -72,7 +74,7 @@ class StoreRepair:
     repaired: bool = False
     set_aside: str | None = None
     rows_salvaged: int = 0
-    detail: dict[str, Any] = field(default_factory=dict)
+    detail: dict[str, object] = field(default_factory=dict)  # counts of the salvage (method, tables, vectors...)
     errors: list[str] = field(default_factory=list)
     lost: list[str] = field(default_factory=list)  # what could not be kept: counts, and ids where known
     lost_ids: list[str] = field(default_factory=list)  # memory ids (chroma) known but not kept
@@ -122,7 +124,7 @@ def _repair_sqlite(home: Path, store: str, stamp: str, result: StoreRepair) -> N
     result.repaired = sqlite_integrity_problem(path, WHAT[store]) is None
 
 
-def _repair_chroma(home: Path, stamp: str, result: StoreRepair, embed: Callable[[list[str]], Any]) -> None:
+def _repair_chroma(home: Path, stamp: str, result: StoreRepair, embed: Embed) -> None:
     from mnemex.repair.chroma_salvage import rebuild_chroma
 
     path = store_path(home, "chroma")
@@ -148,7 +150,7 @@ def repair(
     home: Path,
     stores: tuple[str, ...] = STORES,
     *,
-    embed: Callable[[list[str]], Any],
+    embed: Embed,
     force: bool = False,
     now: datetime | None = None,
 ) -> list[StoreRepair]:
@@ -183,5 +185,5 @@ def repair(
     return results
 
 
-def as_json(results: list[StoreRepair]) -> list[dict[str, Any]]:
+def as_json(results: list[StoreRepair]) -> list[dict[str, object]]:
     return [asdict(result) for result in results]

@@ -24,6 +24,8 @@ from mnemex.cli.output import err, escape, fail, out, print_json
 from mnemex.cli.settings import load_settings
 
 if TYPE_CHECKING:
+    from chromadb.api import ClientAPI
+
     from kernel.config import Settings
     from mnemex.upgrade.reembed import ReembedReport
     from services.embedding.model import Encoder
@@ -141,8 +143,8 @@ def reembed(
         out.print(f"went on from an interrupted reembed ({report.already_done} collections were already done)")
 
 
-def _run(client: object, home: Path, encoder: Encoder, max_chars: int, *, show: bool) -> ReembedReport:
-    """``client``: the home's Chroma client (``open_client``), handed on untouched."""
+def _run(client: ClientAPI, home: Path, encoder: Encoder, max_chars: int, *, show: bool) -> ReembedReport:
+    """``client``: the home's Chroma client (``open_client``)."""
     from mnemex.upgrade.reembed import reembed_home
 
     bar = Progress(

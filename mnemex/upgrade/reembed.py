@@ -22,15 +22,21 @@ title in front (``book_ingest``), clipped at ``max_chars``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol, cast
 
 import numpy as np
+import numpy.typing as npt
 
 from kernel import vector_model
 from kernel.vector_model import VectorModel
+
+if TYPE_CHECKING:  # chromadb is imported by whoever opens the client
+    from chromadb.api import ClientAPI
+    from chromadb.api.models.Collection import Collection
+    from chromadb.api.types import Metadata, Space
 
 PREFIX = "mx-"
 SIBLING = "rx-"
@@ -43,7 +49,7 @@ class Encoder(Protocol):
     model_id: str
     dimension: int
 
-    def encode(self, texts: list[str]) -> np.ndarray:
+    def encode(self, texts: list[str]) -> npt.NDArray[np.float32]:
         """(len(texts), dimension) float32 unit vectors."""
 
 
@@ -59,7 +65,7 @@ class ReembedReport:
     already_done: int = 0  # collections an interrupted run had finished
     resumed: list[str] = field(default_factory=list)  # of those, the ones whose swap it had cut short
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self) -> dict[str, object]:
         return {
             "model": {"model_id": self.model.model_id, "dimension": self.model.dimension},
             "previous": None
@@ -72,7 +78,7 @@ class ReembedReport:
         }
 
 
-def embed_text(document: str, metadata: dict[str, Any], max_chars: int = MAX_CHARS) -> str:
+def embed_text(document: str, metadata: Mapping[str, object], max_chars: int = MAX_CHARS) -> str:
     """What the memory service embedded for this row."""
     title = metadata.get("title")
     if metadata.get("kind") == "book" and isinstance(title, str) and title:
@@ -88,25 +94,27 @@ def original_of(name: str) -> str:
     return PREFIX + name[len(SIBLING) :]
 
 
-def _names(client: Any) -> set[str]:
+def _names(client: ClientAPI) -> set[str]:
     return {item if isinstance(item, str) else item.name for item in client.list_collections()}
 
 
-def _collection(client: Any, name: str) -> Any:
+def _collection(client: ClientAPI, name: str) -> Collection:
     return client.get_collection(name, embedding_function=None)
 
 
-def _space(handle: Any) -> str:
+def _space(handle: Collection) -> str:
     return str(((getattr(handle, "configuration", None) or {}).get("hnsw") or {}).get("space", "cosine"))
 
 
-def _fill(client: Any, source: Any, encoder: Encoder, max_chars: int, step: Callable[[int], None]) -> Any:
+def _fill(
+    client: ClientAPI, source: Collection, encoder: Encoder, max_chars: int, step: Callable[[int], None]
+) -> Collection:
     name = sibling_of(source.name)
     if name in _names(client):
         client.delete_collection(name)  # half filled by an interrupted run
     target = client.create_collection(
         name,
-        configuration={"hnsw": {"space": _space(source)}},
+        configuration={"hnsw": {"space": cast("Space", _space(source))}},  # the source's own space
         metadata=dict(source.metadata or {}) or None,
         embedding_function=None,
     )
@@ -122,7 +130,9 @@ def _fill(client: Any, source: Any, encoder: Encoder, max_chars: int, step: Call
         vectors = np.concatenate(
             [np.asarray(encoder.encode(texts[i : i + BATCH]), dtype=np.float32) for i in range(0, len(texts), BATCH)]
         )
-        target.add(ids=ids, documents=documents, metadatas=[m or None for m in metadatas], embeddings=vectors)
+        # A row without metadata passes None, which Chroma takes.
+        rows_metadata = cast("list[Metadata]", [m or None for m in metadatas])
+        target.add(ids=ids, documents=documents, metadatas=rows_metadata, embeddings=vectors)
         step(len(ids))
         offset += len(ids)
     if int(target.count()) != int(source.count()):
@@ -131,7 +141,7 @@ def _fill(client: Any, source: Any, encoder: Encoder, max_chars: int, step: Call
 
 
 def reembed_home(
-    client: Any,
+    client: ClientAPI,
     home: Path,
     encoder: Encoder,
     *,

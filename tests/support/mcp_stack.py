@@ -15,16 +15,18 @@ import json
 import os
 import sys
 import urllib.request
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from kernel.config import Settings
+from kernel.json_values import JSONObject, parse_object
 from tests.support.loop_thread import LoopThread
 
 if TYPE_CHECKING:
+    import uvicorn
     from mcp import StdioServerParameters
 
 T = TypeVar("T")
@@ -42,7 +44,7 @@ class McpStack:
     def mcp_url(self) -> str:
         return f"{self.gateway_url}/mcp"
 
-    def post(self, path: str, body: dict[str, Any], timeout: float = 30.0) -> dict[str, Any]:
+    def post(self, path: str, body: Mapping[str, object], timeout: float = 30.0) -> JSONObject:
         request = urllib.request.Request(
             self.gateway_url + path,
             data=json.dumps(body).encode(),
@@ -50,8 +52,7 @@ class McpStack:
             method="POST",
         )
         with urllib.request.urlopen(request, timeout=timeout) as reply:
-            answer: dict[str, Any] = json.loads(reply.read())
-        return answer
+            return parse_object(reply.read())
 
     def stdio_params(self, cwd: Path, **extra_env: str) -> StdioServerParameters:
         from mcp import StdioServerParameters
@@ -61,7 +62,7 @@ class McpStack:
         )
 
 
-async def serve_gateway(settings: Settings) -> tuple[Any, asyncio.Task[None], int]:
+async def serve_gateway(settings: Settings) -> tuple[uvicorn.Server, asyncio.Task[None], int]:
     import uvicorn
 
     from gateway.app import create_app

@@ -21,7 +21,7 @@ import pytest
 from kernel.json_values import JSONObject, as_object, parse_value
 from mnemex.client_setup import init
 from tests.integration.mcp.node_tools import PLUGIN_TYPES, ensure_packages, require_node
-from tests.support.json_read import json_int, json_strs, parse_json_object
+from tests.support.json_read import json_int, json_str, json_strs, parse_json_object
 from tests.support.mcp_stack import McpStack
 
 pytestmark = pytest.mark.slow
@@ -184,12 +184,13 @@ def test_plugin_fails_open_when_the_gateway_is_down(toolchain: Path, tmp_path: P
 def test_plugin_against_the_real_gateway(toolchain: Path, mcp_stack: McpStack, tmp_path: Path) -> None:
     project = tmp_path / "project"
     (project / ".git").mkdir(parents=True)
-    fact = mcp_stack.post(
+    added = mcp_stack.post(
         "/api/memory-bank/add", {"content": "The user deploys with helm upgrade --atomic", "cwd": str(project)}
-    )["memory"]["id"]
+    )
+    fact = json_str(added, "memory", "id")
     result = run_driver(toolchain, installed_plugin(tmp_path / "home", mcp_stack.gateway_url), tmp_path, project)
     (block,) = json_strs(result, "attached")
     assert "KNOWN CONTEXT" in block and f"[id:{fact}]" in block
     # the stop the plugin sent on session.idle completed the turn: the next prompt asks for scoring
     follow_up = mcp_stack.post("/api/hooks/get-context", {"session_id": "s1", "prompt": "thanks", "cwd": str(project)})
-    assert follow_up["scoring_required"] is True and fact in follow_up["scoring_ids"]
+    assert follow_up["scoring_required"] is True and fact in json_strs(follow_up, "scoring_ids")

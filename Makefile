@@ -27,6 +27,11 @@ lint: install-dev
 	.venv/bin/ruff check .
 	.venv/bin/ruff format --check .
 	.venv/bin/mypy
+	MYPYPATH=hooks .venv/bin/mypy --strict --disallow-any-explicit $(HOOK_MODULES)
+
+# The hooks run as top-level scripts that import each other by bare name (hook_json, hook_client), which the
+# package-wide run cannot resolve; this second run checks them as the modules they run as.
+HOOK_MODULES = $(patsubst hooks/%.py,-m %,$(filter-out hooks/__init__.py,$(wildcard hooks/*.py)))
 
 protos: install-dev
 	.venv/bin/python scripts/gen_protos.py

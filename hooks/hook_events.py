@@ -217,10 +217,9 @@ def from_cursor(event: str, payload: JSONObject) -> HookEvent:
     tool_response: JSONObject = {}
     if name == "afterFileEdit":
         tool_name = "Edit"
-        tool_input = {
-            "file_path": _str(payload.get("file_path"), 2_000),
-            "edits": [{} for _ in _iterable(payload.get("edits") or [])][:100],
-        }
+        count = min(sum(1 for _ in _iterable(payload.get("edits") or [])), 100)
+        edits: list[JSONValue] = [{} for _ in range(count)]
+        tool_input = {"file_path": _str(payload.get("file_path"), 2_000), "edits": edits}
     elif name == "afterShellExecution":
         tool_name = "Bash"
         tool_input = {"command": _str(payload.get("command"), 2_000)}

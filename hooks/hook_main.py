@@ -81,7 +81,11 @@ def last_assistant_text(transcript_path: str) -> str:
         if isinstance(content, str):
             return content
         if isinstance(content, list):
-            texts = [c.get("text", "") for c in content if isinstance(c, dict) and c.get("type") == "text"]
+            texts = [
+                text
+                for c in content
+                if isinstance(c, dict) and c.get("type") == "text" and isinstance(text := c.get("text"), str)
+            ]
             if any(texts):
                 return "\n".join(texts)
     return ""

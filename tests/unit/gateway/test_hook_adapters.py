@@ -234,3 +234,13 @@ def test_the_turns_requests_name_their_client(
     body = hook_main.request_body(event)
     assert body is not None
     assert body.get("client") == (client if named else None)
+
+
+def test_a_transcript_text_part_that_is_not_a_string_is_skipped(tmp_path: Path) -> None:
+    """Found by type-checking the hooks as the modules they run as: a number in a text part raised in join."""
+    transcript = tmp_path / "t.jsonl"
+    content = [{"type": "text", "text": 7}, {"type": "text", "text": "the fix was a pinned seed"}]
+    transcript.write_text(
+        json.dumps({"type": "assistant", "message": {"role": "assistant", "content": content}}) + "\n"
+    )
+    assert hook_main.last_assistant_text(str(transcript)) == "the fix was a pinned seed"

@@ -19,7 +19,7 @@ from gateway.capabilities.browse_service import BrowseService
 from gateway.capabilities.consolidation_service import ConsolidationService
 from gateway.capabilities.hook_service import HookService
 from gateway.capabilities.library_service import LibraryService
-from gateway.capabilities.memory_service import MemoryService
+from gateway.capabilities.memories_service import MemoriesService
 from gateway.capabilities.portability_service import PortabilityService
 from gateway.capabilities.problem_service import ProblemService
 from gateway.prompt_context import Deadlines
@@ -38,7 +38,7 @@ class Gateway:
     user_tokens: UserTokens | None
     activity: ActivityFeed  # the viewer's live feed: the hook and memory services publish to it
     hooks: HookService
-    memories: MemoryService
+    memories: MemoriesService
     library: LibraryService
     admin: AdminService
     portability: PortabilityService
@@ -61,7 +61,7 @@ class Gateway:
             user_tokens=UserTokens(settings.user_tokens_file) if settings.user_tokens_file else None,
             activity=activity,
             hooks=HookService(rpc, backends, settings, bounds, activity),
-            memories=MemoryService(rpc, settings, bounds, backends, activity),
+            memories=MemoriesService(rpc, settings, bounds, backends, activity),
             library=LibraryService(rpc, settings),
             admin=AdminService(rpc, settings),
             portability=PortabilityService(rpc, settings),

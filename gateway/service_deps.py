@@ -18,7 +18,7 @@ from gateway.capabilities.admin_service import AdminService
 from gateway.capabilities.backfill_service import BackfillService
 from gateway.capabilities.hook_service import HookService
 from gateway.capabilities.library_service import LibraryService
-from gateway.capabilities.memory_service import MemoryService
+from gateway.capabilities.memories_service import MemoriesService
 from gateway.capabilities.portability_service import PortabilityService
 from gateway.capabilities.problem_service import ProblemService
 from gateway.gateway_composition import Gateway
@@ -42,7 +42,7 @@ async def hook_service(request: Request) -> HookService:
     return gateway_of(request).hooks
 
 
-async def memory_service(request: Request) -> MemoryService:
+async def memories_service(request: Request) -> MemoriesService:
     return gateway_of(request).memories
 
 

@@ -1,12 +1,12 @@
-"""The memory tools, each a thin translation onto ``MemoryService`` (the kg view: ``graph_tools``;
+"""The memory tools, each a thin translation onto ``MemoriesService`` (the kg view: ``graph_tools``;
 consolidation: ``consolidation_tools``).
 
 A tool validates its arguments through its signature (the MCP SDK turns
 the annotations into the input schema), resolves the project scope, calls
-one ``MemoryService`` method, and returns the assistant-facing text plus the
+one ``MemoriesService`` method, and returns the assistant-facing text plus the
 full result as structured content. The memories ``search_memory`` and
 ``get_context_insights`` return join the turn in progress of the project's
-latest session (``MemoryService.remember_shown``), the session an empty
+latest session (``MemoriesService.remember_shown``), the session an empty
 ``session_id`` scores, so ``score_response`` without ``related`` scores them
 with that turn's exchange, on the next turn. Failures become ``is_error`` results
 whose text says what to do next (``tool_text.error_text``).
@@ -22,7 +22,7 @@ from pydantic import Field
 
 from gateway import input_validation as limits
 from gateway.caller import Caller
-from gateway.capabilities.memory_service import MemoryService
+from gateway.capabilities.memories_service import MemoriesService
 from gateway.gateway_errors import InvalidInput
 from gateway.mcp import descriptions as text
 from gateway.mcp import tool_text
@@ -52,7 +52,7 @@ READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_wo
 
 
 def register_memory_tools(
-    server: ToolServer, runner: ToolRunner, memories: MemoryService, texts: Mapping[str, str]
+    server: ToolServer, runner: ToolRunner, memories: MemoriesService, texts: Mapping[str, str]
 ) -> None:
     """Add the memory tools to ``server`` with the descriptions ``texts`` (``list_tools`` may re-render them)."""
     _register_reads(server, runner, memories, texts)
@@ -60,7 +60,9 @@ def register_memory_tools(
     _register_outcomes(server, runner, memories, texts)
 
 
-def _register_reads(server: ToolServer, runner: ToolRunner, memories: MemoryService, texts: Mapping[str, str]) -> None:
+def _register_reads(
+    server: ToolServer, runner: ToolRunner, memories: MemoriesService, texts: Mapping[str, str]
+) -> None:
     """get_context_insights and search_memory: what they show joins the turn in progress."""
 
     @server.tool(
@@ -137,7 +139,9 @@ def _register_reads(server: ToolServer, runner: ToolRunner, memories: MemoryServ
         return await runner.run("search_memory", ctx, cwd, work)
 
 
-def _register_edits(server: ToolServer, runner: ToolRunner, memories: MemoryService, texts: Mapping[str, str]) -> None:
+def _register_edits(
+    server: ToolServer, runner: ToolRunner, memories: MemoriesService, texts: Mapping[str, str]
+) -> None:
     """add_to_memory_bank, update_memory and archive_memory."""
 
     @server.tool(
@@ -218,7 +222,7 @@ def _register_edits(server: ToolServer, runner: ToolRunner, memories: MemoryServ
 
 
 def _register_outcomes(
-    server: ToolServer, runner: ToolRunner, memories: MemoryService, texts: Mapping[str, str]
+    server: ToolServer, runner: ToolRunner, memories: MemoriesService, texts: Mapping[str, str]
 ) -> None:
     """score_response and record_response: what the assistant learned from the exchange."""
 

@@ -44,7 +44,7 @@ def search_text(
     relevant: int | None = None,
 ) -> str:
     """The search result as the assistant reads it. ``relevant``: the search judged relevance to the
-    query (``MemoryService.search``), so the header counts relevant memories and none means none is."""
+    query (``MemoriesService.search``), so the header counts relevant memories and none means none is."""
     if memory_id:
         if not hits:
             return f"No memory with id {memory_id}."

@@ -5,12 +5,12 @@ from __future__ import annotations
 from fastapi import APIRouter, Depends
 
 from gateway.caller import CallerResolver
-from gateway.capabilities.memory_service import MemoryService
+from gateway.capabilities.memories_service import MemoriesService
 from gateway.replies import JsonObject
 from gateway.reply_models import MemoryChangeOut, ScoreOut, SearchOut, StoredFactOut
 from gateway.routes.json_route import JSONRoute
 from gateway.schemas import ArchiveBody, MemoryBankAddBody, MemoryBankUpdateBody, RecordOutcomeBody, SearchBody
-from gateway.service_deps import caller_resolver, memory_service
+from gateway.service_deps import caller_resolver, memories_service
 
 router = APIRouter(prefix="/api", tags=["memory"], route_class=JSONRoute)
 
@@ -18,7 +18,7 @@ router = APIRouter(prefix="/api", tags=["memory"], route_class=JSONRoute)
 @router.post("/record-outcome", response_model=ScoreOut, response_model_exclude_unset=True)
 async def record_outcome(
     body: RecordOutcomeBody,
-    memories: MemoryService = Depends(memory_service),
+    memories: MemoriesService = Depends(memories_service),
     callers: CallerResolver = Depends(caller_resolver),
 ) -> JsonObject:
     """Score the last exchange; ``related`` omitted = all injected memories, [] = none, list = exactly those."""
@@ -36,7 +36,7 @@ async def record_outcome(
 @router.post("/search", response_model=SearchOut, response_model_exclude_unset=True)
 async def search(
     body: SearchBody,
-    memories: MemoryService = Depends(memory_service),
+    memories: MemoriesService = Depends(memories_service),
     callers: CallerResolver = Depends(caller_resolver),
 ) -> JsonObject:
     reply = await memories.find(
@@ -56,7 +56,7 @@ async def search(
 @router.post("/memory-bank/add", response_model=StoredFactOut, response_model_exclude_unset=True)
 async def memory_bank_add(
     body: MemoryBankAddBody,
-    memories: MemoryService = Depends(memory_service),
+    memories: MemoriesService = Depends(memories_service),
     callers: CallerResolver = Depends(caller_resolver),
 ) -> JsonObject:
     reply = await memories.add_memory_bank(
@@ -73,7 +73,7 @@ async def memory_bank_add(
 @router.post("/memory-bank/update", response_model=MemoryChangeOut, response_model_exclude_unset=True)
 async def memory_bank_update(
     body: MemoryBankUpdateBody,
-    memories: MemoryService = Depends(memory_service),
+    memories: MemoriesService = Depends(memories_service),
     callers: CallerResolver = Depends(caller_resolver),
 ) -> JsonObject:
     reply = await memories.update(
@@ -90,7 +90,7 @@ async def memory_bank_update(
 @router.post("/memory-bank/archive", response_model=MemoryChangeOut, response_model_exclude_unset=True)
 async def memory_bank_archive(
     body: ArchiveBody,
-    memories: MemoryService = Depends(memory_service),
+    memories: MemoriesService = Depends(memories_service),
     callers: CallerResolver = Depends(caller_resolver),
 ) -> JsonObject:
     reply = await memories.archive(callers.resolve(body.cwd), id=body.id, reason=body.reason)

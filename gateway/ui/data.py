@@ -4,7 +4,7 @@
 read as dicts). A page names its project explicitly (``?project=``), so every call acts
 for a ``Caller`` pinned to that project (``CallerResolver.pinned``) instead of one
 resolved from a working directory. Searches, edits and archives go through
-``MemoryService``, books and the kg view through ``LibraryService``, the viewer's own
+``MemoriesService``, books and the kg view through ``LibraryService``, the viewer's own
 reads (Browse, Restore, ListSessions, ListTurns, OutcomeLog, kg Export) through
 ``BrowseService``. Their typed replies become what the pages read here, at the viewer's
 edge: a memory is its JSON (``replies.Memory.to_json``), the other shapes are the
@@ -22,7 +22,7 @@ from gateway import formatting, input_validation, replies
 from gateway.caller import Caller, CallerResolver
 from gateway.capabilities.browse_service import BrowseService
 from gateway.capabilities.library_service import LibraryService
-from gateway.capabilities.memory_service import MemoryService
+from gateway.capabilities.memories_service import MemoriesService
 from gateway.capabilities.preview_service import PreviewService
 from gateway.context_reply import ContextReply
 from gateway.gateway_errors import InvalidInput, NotFound
@@ -238,13 +238,13 @@ class ViewerData:
         self,
         callers: CallerResolver,
         browse: BrowseService,
-        memories: MemoryService,
+        memories: MemoriesService,
         library: LibraryService,
         previews: PreviewService | None = None,
     ) -> None:
         self.callers = callers
         self.browser = browse
-        self.memory_service = memories
+        self.memories_service = memories
         self.library = library
         self.previews = previews
         self._shared = SharedReads()
@@ -333,7 +333,7 @@ class ViewerData:
         """A page of memories: the search's relevant ones for a query, else the browsed list.
 
         Another project's facts neither show nor count: the memory service's Browse leaves them out
-        before paging. A search answers as the REST search does (``MemoryService.search``): only
+        before paging. A search answers as the REST search does (``MemoriesService.search``): only
         memories above the relevance floor, copies of one text collapsed into one row
         (``duplicates``); ``relevant`` is how many passed the floor here.
         """
@@ -362,7 +362,7 @@ class ViewerData:
         )
 
     async def _search(self, caller: Caller, q: MemoryQuery) -> MemoryPage:
-        reply = await self.memory_service.find(
+        reply = await self.memories_service.find(
             caller,
             query=q.query,
             collections=[q.collection] if q.collection else None,
@@ -419,11 +419,13 @@ class ViewerData:
         )
 
     async def update(self, project: str, memory_id: str, *, content: str, tags: Sequence[str]) -> MemoryJson:
-        result = await self.memory_service.update(self.caller(project), id=memory_id, content=content, tags=list(tags))
+        caller = self.caller(project)
+        result = await self.memories_service.update(caller, id=memory_id, content=content, tags=list(tags))
         return result.memory.to_json()
 
     async def archive(self, project: str, memory_id: str) -> MemoryJson:
-        result = await self.memory_service.archive(self.caller(project), id=memory_id, reason="archived in the viewer")
+        caller = self.caller(project)
+        result = await self.memories_service.archive(caller, id=memory_id, reason="archived in the viewer")
         return result.memory.to_json()
 
     async def archive_many(self, project: str, memory_ids: Sequence[str]) -> list[str]:
@@ -433,7 +435,7 @@ class ViewerData:
 
         async def one(memory_id: str) -> str:
             try:
-                await self.memory_service.archive(caller, id=memory_id, reason="archived in bulk in the viewer")
+                await self.memories_service.archive(caller, id=memory_id, reason="archived in bulk in the viewer")
             except NotFound:
                 return ""
             return memory_id

@@ -30,7 +30,7 @@ GATEWAY = ROOT / "gateway"
 OWNED_ELSEWHERE = {"gateway/rules.py", "gateway/mcp/facts.py"}  # not the gateway composition's to police
 SERVICE_MODULES = ("gateway/capabilities/*_service.py",)
 # The viewer's one service: its pages read through ``ViewerData``, which reads through
-# MemoryService, LibraryService and BrowseService for the project the page names.
+# MemoriesService, LibraryService and BrowseService for the project the page names.
 VIEWER_SERVICE = "ViewerData"
 DEPENDENCY_MODULES = ("gateway/service_deps.py", "gateway/ui/viewer_deps.py")
 EDGE_MODULES = ("gateway/routes/*_routes.py", "gateway/mcp/*_tools.py", "gateway/ui/pages/*_page.py")
@@ -95,7 +95,7 @@ def referenced_names(tree: ast.Module) -> set[str]:
     """Every name the module reads, annotations included (they stay in the tree under PEP 563)."""
     names = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
     strings = [node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str)]
-    for text in strings:  # quoted annotations: "MemoryService"
+    for text in strings:  # quoted annotations: "MemoriesService"
         if text.isidentifier():
             names.add(text)
     return names
@@ -203,7 +203,7 @@ def test_the_service_classes_are_found() -> None:
         "ConsolidationService",
         "HookService",
         "LibraryService",
-        "MemoryService",
+        "MemoriesService",
         "PortabilityService",
         "PreviewService",
         "ProblemService",
@@ -250,8 +250,8 @@ def test_the_app_has_no_type_ignore() -> None:
 
 # -- the checkers, on modules made to break each rule ------------------------------------------------
 
-SERVICES = {"HookService", "MemoryService"}
-DEPENDENCIES = {"hook_service": "HookService", "memory_service": "MemoryService"}
+SERVICES = {"HookService", "MemoriesService"}
+DEPENDENCIES = {"hook_service": "HookService", "memories_service": "MemoriesService"}
 ONE_SERVICE = """
 from fastapi import Depends
 from gateway.capabilities.hook_service import HookService
@@ -266,23 +266,23 @@ def test_a_module_with_one_used_service_passes() -> None:
 
 
 def test_the_checker_flags_an_unused_service_import() -> None:
-    source = ONE_SERVICE + "from gateway.capabilities.memory_service import MemoryService\n"
-    assert composition_violations(source, SERVICES, DEPENDENCIES) == ["imports MemoryService but never uses it"]
+    source = ONE_SERVICE + "from gateway.capabilities.memories_service import MemoriesService\n"
+    assert composition_violations(source, SERVICES, DEPENDENCIES) == ["imports MemoriesService but never uses it"]
 
 
 def test_the_checker_flags_an_unused_dependency_function() -> None:
-    source = ONE_SERVICE.replace("import hook_service", "import hook_service, memory_service")
-    assert composition_violations(source, SERVICES, DEPENDENCIES) == ["imports memory_service but never uses it"]
+    source = ONE_SERVICE.replace("import hook_service", "import hook_service, memories_service")
+    assert composition_violations(source, SERVICES, DEPENDENCIES) == ["imports memories_service but never uses it"]
 
 
 def test_the_checker_flags_a_module_on_two_services() -> None:
     source = (
         ONE_SERVICE
-        + "from gateway.service_deps import memory_service\n"
-        + "async def search(memories=Depends(memory_service)) -> None: ...\n"
+        + "from gateway.service_deps import memories_service\n"
+        + "async def search(memories=Depends(memories_service)) -> None: ...\n"
     )
     assert composition_violations(source, SERVICES, DEPENDENCIES) == [
-        "depends on 2 services: ['HookService', 'MemoryService']"
+        "depends on 2 services: ['HookService', 'MemoriesService']"
     ]
 
 

@@ -32,7 +32,7 @@ MAX_SHOWN_IDS = 200  # the memory service records at most this many per call
 SHOWN_TIMEOUT = 1.0
 
 
-class MemoryService:
+class MemoriesService:
     def __init__(
         self,
         rpc: Rpc,

@@ -11,7 +11,7 @@
   caller sees UNKNOWN and the server logs the traceback).
 
 ``CallPolicyInterceptor`` applies both to unary and streaming handlers alike;
-``kernel.grpc_service.start_service`` installs it.
+``kernel.grpc_hosting.start_service`` installs it.
 """
 
 from __future__ import annotations

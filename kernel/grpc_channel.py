@@ -6,7 +6,7 @@ import json
 
 import grpc
 
-MAX_MESSAGE_BYTES = 16 * 1024 * 1024  # servers (kernel.grpc_service) accept the same
+MAX_MESSAGE_BYTES = 16 * 1024 * 1024  # servers (kernel.grpc_hosting) accept the same
 
 # Embedding calls are pure functions of their input, so a call that finds its replica gone
 # (UNAVAILABLE: killed, restarting, scaled down) is retried, on the next replica under

@@ -15,7 +15,7 @@ for each:
 3. mnemex's log format (``kernel.logs``);
 4. the settings, checked before any heavy start-up work (a bad one exits 2 with one line);
 5. ``create_server``, the started line, then serve until SIGTERM/SIGINT and stop gracefully
-   (``kernel.grpc_service.serve_until_signal``).
+   (``kernel.grpc_hosting.serve_until_signal``).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from typing import TypeVar
 
 from kernel import logs, offline
 from kernel.config import service_settings_or_exit
-from kernel.grpc_service import Closeable, RunningService, ServiceSettings, serve_until_signal
+from kernel.grpc_hosting import Closeable, RunningService, ServiceSettings, serve_until_signal
 
 BLAS_THREADS_ENV = "OPENBLAS_NUM_THREADS"
 

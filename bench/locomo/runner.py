@@ -55,7 +55,7 @@ from protos.mnemex.memory.v1 import memory_service_pb2_grpc as pb_grpc
 
 if TYPE_CHECKING:
     from kernel.embedding_client import EmbeddingClient
-    from kernel.grpc_service import RunningService
+    from kernel.grpc_hosting import RunningService
     from services.memory.composition import MemoryUseCases
 
 COLLECTION = "history"

@@ -15,7 +15,7 @@ import grpc
 
 from kernel import __version__
 from kernel.grpc_call_policy import ErrorTable
-from kernel.grpc_service import RpcContext, RunningService, start_service
+from kernel.grpc_hosting import RpcContext, RunningService, start_service
 from kernel.heap import release_free_heap
 from kernel.service_main import run_service
 from kernel.vectors import pack

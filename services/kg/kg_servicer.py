@@ -10,16 +10,17 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any
+from typing import Protocol
 
 import grpc
 
 from kernel import __version__, home_schema
 from kernel.grpc_call_policy import ErrorTable
-from kernel.grpc_service import RpcContext, RunningService, start_service
+from kernel.grpc_hosting import RpcContext, RunningService, start_service
 from kernel.service_main import run_service
 from kernel.sharding import NotThisShard, Shard
 from kernel.store_health import sqlite_problem
+from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.kg.v1 import kg_service_pb2 as pb
 from protos.mnemex.kg.v1 import kg_service_pb2_grpc as pb_grpc
 from services.kg import kg_request_checks as v
@@ -28,6 +29,7 @@ from services.kg.extraction import extract
 from services.kg.journal import Journal
 from services.kg.kg_view import build_view
 from services.kg.problem_merges import MergeRefused, ProblemSummary, UnknownProblem
+from services.kg.problems import Solution
 from services.kg.settings import KgSettings
 from services.kg.store import ImportFormatError, KgStore, ScopeKey
 
@@ -44,7 +46,14 @@ RECALL_ENTITIES = 20  # entities (names, then concepts) looked up per prompt
 MAX_STATEMENT_CHARS = 300  # of a known problem, in ListProblems and the merge replies
 
 
-def _scope(message: Any) -> ScopeKey:
+class _Scoped(Protocol):
+    """A request that names its scope (every kg request does)."""
+
+    @property
+    def scope(self) -> common_pb.Scope: ...
+
+
+def _scope(message: _Scoped) -> ScopeKey:
     v.check_scope(message.scope.user, message.scope.project)
     return ScopeKey(message.scope.user, message.scope.project)
 
@@ -53,7 +62,7 @@ def _entities(pairs: list[tuple[str, str]]) -> list[pb.Entity]:
     return [pb.Entity(name=name, type=type_) for name, type_ in pairs]
 
 
-def _solution(found: dict[str, Any]) -> pb.Solution:
+def _solution(found: Solution) -> pb.Solution:
     return pb.Solution(
         doc_id=found["doc_id"],
         success_rate=found["success_rate"],
@@ -119,7 +128,7 @@ class KnowledgeGraphServicer(pb_grpc.KnowledgeGraphServiceServicer):
         self._store = store
         self._shard = shard
 
-    def _scope(self, message: Any) -> ScopeKey:
+    def _scope(self, message: _Scoped) -> ScopeKey:
         """The request's scope, checked, and owned by this shard when the service is sharded."""
         scope = _scope(message)
         if self._shard is not None:

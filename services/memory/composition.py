@@ -30,7 +30,7 @@ from kernel import home_schema, vector_model
 from kernel.blocking_io import BlockingIO
 from kernel.embedding_client import EmbeddingClient
 from kernel.grpc_channel import channel
-from kernel.grpc_service import RunningService, start_service
+from kernel.grpc_hosting import RunningService, start_service
 from kernel.service_main import limit_blas_threads, run_service
 from kernel.store_health import sqlite_problem
 from services.memory.domain import timefmt

@@ -11,7 +11,7 @@ import pytest
 
 from kernel import logs, offline, service_main
 from kernel.config import ConfigError
-from kernel.grpc_service import RunningService, start_service
+from kernel.grpc_hosting import RunningService, start_service
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import asdict
 
 from kernel import __version__
-from kernel.grpc_service import RpcContext
+from kernel.grpc_hosting import RpcContext
 from kernel.memory_rules import OUTCOME_WORDS
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb

@@ -5,7 +5,7 @@ group that defines it (``prompt_rpcs``, ``memory_rpcs``, ``viewer_rpcs``,
 ``admin_rpcs``, ``portability_rpcs``); an RPC no group or two groups define is
 an error at construction, not a call that fails later. Deadlines and the
 mapping of domain errors to status codes (``ERRORS``) are the scaffold's, done
-once for every RPC (``kernel.grpc_service``).
+once for every RPC (``kernel.grpc_hosting``).
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ Translation only: each RPC checks its scope, calls one use case and converts the
 
 from __future__ import annotations
 
-from kernel.grpc_service import RpcContext
+from kernel.grpc_hosting import RpcContext
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 from services.memory.transport import memory_protos as protos
 from services.memory.usecases.memory_reads import MemoryReads

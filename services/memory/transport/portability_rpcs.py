@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Iterable
 
-from kernel.grpc_service import RpcContext
+from kernel.grpc_hosting import RpcContext
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 from services.memory.domain.naming import Scope
 from services.memory.transport import memory_protos as protos

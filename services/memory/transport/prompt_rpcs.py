@@ -8,7 +8,7 @@ RPC checks its scope, calls one use case and converts the reply.
 
 from __future__ import annotations
 
-from kernel.grpc_service import RpcContext
+from kernel.grpc_hosting import RpcContext
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 from services.memory.domain.client_names import check_client
 from services.memory.retrieval.searcher import Searcher

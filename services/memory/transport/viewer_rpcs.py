@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from kernel.grpc_service import RpcContext
+from kernel.grpc_hosting import RpcContext
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 from services.memory.domain.browse import EVENT_KINDS, build_browse_query, project_counts
 from services.memory.transport import memory_protos as protos

@@ -18,7 +18,7 @@ import grpc
 import numpy as np
 import pytest
 
-from kernel.grpc_service import RunningService
+from kernel.grpc_hosting import RunningService
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 from protos.mnemex.memory.v1 import memory_service_pb2_grpc as pb_grpc

@@ -16,14 +16,14 @@ import shutil
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Literal, TypedDict
 
 import grpc
 import numpy as np
 import pytest
 
 from kernel import home_schema, vector_model
-from kernel.grpc_service import RunningService
+from kernel.grpc_hosting import RunningService
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.kg.v1 import kg_service_pb2 as kg_pb
 from protos.mnemex.kg.v1 import kg_service_pb2_grpc as kg_grpc
@@ -34,12 +34,47 @@ from services.memory.composition import MemoryUseCases
 from tests.support.loop_thread import LoopThread
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "homes" / "schema1"
-SCORE_FIELDS = ("score", "wilson_score", "uses", "success_count", "learned_score", "last_outcome", "outcome_history")
+ScoreField = Literal[
+    "score", "wilson_score", "uses", "success_count", "learned_score", "last_outcome", "outcome_history"
+]
+SCORE_FIELDS: tuple[ScoreField, ...] = (
+    "score",
+    "wilson_score",
+    "uses",
+    "success_count",
+    "learned_score",
+    "last_outcome",
+    "outcome_history",
+)
+
+
+class ExpectedMemory(TypedDict):
+    id: str
+    collection: str
+    content: str
+    score: float
+    wilson_score: float
+    uses: int
+    success_count: float
+    learned_score: float
+    last_outcome: str
+    outcome_history: str
+
+
+class ExpectedHome(TypedDict):
+    """``expected.json`` (``tests/fixtures/homes/make_home.py``): what the previous release read back."""
+
+    user: str
+    project: str
+    lesson_prompt: str
+    memories: list[ExpectedMemory]
+    lessons: list[dict[str, str]]
+    made_by_commit: str
 
 
 @pytest.fixture()
-def expected() -> dict[str, Any]:
-    data: dict[str, Any] = json.loads((FIXTURE / "expected.json").read_text())
+def expected() -> ExpectedHome:
+    data: ExpectedHome = json.loads((FIXTURE / "expected.json").read_text())
     return data
 
 
@@ -73,7 +108,7 @@ def services(loop_thread: LoopThread, embedding_addr: str, home: Path) -> Iterat
     loop_thread.run(kg.stop(0))
 
 
-def test_the_fixture_is_an_unversioned_home_from_the_previous_release(expected: dict[str, Any]) -> None:
+def test_the_fixture_is_an_unversioned_home_from_the_previous_release(expected: ExpectedHome) -> None:
     assert not (FIXTURE / "home" / home_schema.MARKER).exists()
     assert len(expected["made_by_commit"]) == 40
     assert {m["collection"] for m in expected["memories"]} == {"history", "patterns", "working", "memory_bank"}
@@ -81,7 +116,7 @@ def test_the_fixture_is_an_unversioned_home_from_the_previous_release(expected: 
 
 
 def test_every_memory_score_and_lesson_survives_the_upgrade(
-    services: tuple[str, str, MemoryUseCases], expected: dict[str, Any], home: Path, encoder: Encoder
+    services: tuple[str, str, MemoryUseCases], expected: ExpectedHome, home: Path, encoder: Encoder
 ) -> None:
     memory_addr, kg_addr, memory = services
     scope = common_pb.Scope(user=expected["user"], project=expected["project"])

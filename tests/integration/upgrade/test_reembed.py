@@ -14,16 +14,17 @@ from __future__ import annotations
 import shutil
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
-from types import SimpleNamespace
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import grpc
 import numpy as np
+import numpy.typing as npt
 import pytest
 
 from kernel import vector_model
-from kernel.grpc_service import RunningService
+from kernel.grpc_hosting import RunningService
 from kernel.store_health import StoreUnreadable
 from kernel.vector_model import VectorModel
 from mnemex.upgrade.reembed import reembed_home
@@ -33,6 +34,9 @@ from protos.mnemex.memory.v1 import memory_service_pb2_grpc as pb_grpc
 from services.embedding.model import Encoder
 from services.memory.composition import MemoryUseCases
 from tests.support.loop_thread import LoopThread
+
+if TYPE_CHECKING:
+    from chromadb.api import ClientAPI
 
 SCOPE = common_pb.Scope(user="tester", project="reembed")
 MEMORIES = (
@@ -52,7 +56,7 @@ class TextEncoder(Protocol):
     model_id: str
     dimension: int
 
-    def encode(self, texts: list[str]) -> np.ndarray: ...
+    def encode(self, texts: list[str]) -> npt.NDArray[np.float32]: ...
 
 
 class Projected:
@@ -65,13 +69,13 @@ class Projected:
         self.model_id, self.dimension = "minilm-projected-512", dimension
         self._calls_left = fail_after
 
-    def encode(self, texts: list[str]) -> np.ndarray:
+    def encode(self, texts: list[str]) -> npt.NDArray[np.float32]:
         if self._calls_left is not None:
             if self._calls_left == 0:
                 raise KeyboardInterrupt("the reembed is cut short")
             self._calls_left -= 1
         vectors = np.asarray(self._base.encode(texts), dtype=np.float32) @ self._q.T
-        normed: np.ndarray = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+        normed: npt.NDArray[np.float32] = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
         return normed
 
 
@@ -81,30 +85,30 @@ class InProcessEmbedder:
     def __init__(self, encoder: TextEncoder) -> None:
         self._encoder = encoder
 
-    async def embed(self, texts: list[str], timeout: float | None = None) -> np.ndarray:
+    async def embed(self, texts: list[str], timeout: float | None = None) -> npt.NDArray[np.float32]:
         return np.asarray(self._encoder.encode(texts), dtype=np.float32)
 
-    async def info(self, timeout: float | None = None) -> Any:
-        return SimpleNamespace(model_id=self._encoder.model_id, dimension=self._encoder.dimension)
+    async def info(self, timeout: float | None = None) -> VectorModel:
+        return VectorModel(self._encoder.model_id, self._encoder.dimension)
 
 
 def start(
-    loop_thread: LoopThread, home: Path, encoder: TextEncoder, **overrides: Any
+    loop_thread: LoopThread, home: Path, encoder: TextEncoder, *, retrieval_mode: str | None = None
 ) -> RunningService[MemoryUseCases]:
-    # overrides: MemorySettings fields of several types, by name; the settings check them.
     from services.memory.composition import create_server
     from services.memory.settings import MemorySettings
 
-    options: dict[str, Any] = {
-        "address": "127.0.0.1:0",
-        "home": home,
-        "default_user": "tester",
-        "embedding_addr": "",
-        "maintenance_interval_s": 0,
-        "vector_dim": int(encoder.dimension),
-    }
-    options.update(overrides)
-    return loop_thread.run(create_server(MemorySettings(**options), embedder=InProcessEmbedder(encoder)))
+    settings = MemorySettings(
+        address="127.0.0.1:0",
+        home=home,
+        default_user="tester",
+        embedding_addr="",
+        maintenance_interval_s=0,
+        vector_dim=int(encoder.dimension),
+    )
+    if retrieval_mode is not None:
+        settings = replace(settings, retrieval_mode=retrieval_mode)
+    return loop_thread.run(create_server(settings, embedder=InProcessEmbedder(encoder)))
 
 
 def wait_for_watch(memory: MemoryUseCases) -> None:
@@ -117,7 +121,7 @@ def wait_for_watch(memory: MemoryUseCases) -> None:
     raise AssertionError("the vector model check never finished")
 
 
-def chroma(home: Path) -> Any:
+def chroma(home: Path) -> ClientAPI:
     from services.memory.storage.chroma_store import open_client
 
     return open_client(home, None)

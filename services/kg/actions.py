@@ -8,15 +8,31 @@ they involved, so removing a doc can remove its examples).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
 import networkx as nx
 
+from kernel.json_values import JSONObject
+from services.kg.json_fields import arr, obj, to_int
 from services.kg.keys import Outcome
-from services.kg.routing import COUNT_FIELDS, graded, success_rate
+from services.kg.routing import COUNT_FIELDS, Counts, graded, success_rate
 
 MAX_EXAMPLES = 20
 ANY_COLLECTION = "*"
+
+
+class ActionRow(TypedDict):
+    """One action's stats, as ``top`` lists them (the fields of the ActionStat proto)."""
+
+    context_type: str
+    action: str
+    collection: str
+    worked: int
+    partial: int
+    unknown: int
+    failed: int
+    success_rate: float
+    last: float
 
 
 def action_key(context_type: str, action: str, collection: str) -> str:
@@ -27,13 +43,15 @@ class ActionGraph:
     def __init__(self) -> None:
         self.graph = nx.MultiDiGraph()
 
+    # Any: networkx's edge data, as untyped as networkx: outcome counts (COUNT_FIELDS), "first" and "last"
+    # (a float or None) and "examples" (a list of {"ts", "outcome", "doc_id"}), each updated in place.
     def _edge(self, context_type: str, action: str, collection: str) -> dict[str, Any]:
         source, target = f"context:{context_type}", f"collection:{collection or ANY_COLLECTION}"
         if not self.graph.has_edge(source, target, key=action):
             self.graph.add_edge(
                 source, target, key=action, first=None, last=None, examples=[], **dict.fromkeys(COUNT_FIELDS, 0)
             )
-        edge: dict[str, Any] = self.graph.edges[source, target, action]
+        edge: dict[str, Any] = self.graph.edges[source, target, action]  # Any: see above
         return edge
 
     def record(
@@ -48,19 +66,19 @@ class ActionGraph:
         return success_rate(edge), self.total(edge)
 
     @staticmethod
-    def total(edge: dict[str, Any]) -> int:
+    def total(edge: Counts) -> int:
         return graded(edge) + int(edge.get("unknown", 0))
 
-    def stats(self, context_type: str, action: str, collection: str) -> dict[str, Any] | None:
+    def stats(self, context_type: str, action: str, collection: str) -> JSONObject | None:
         source, target = f"context:{context_type}", f"collection:{collection or ANY_COLLECTION}"
         if not self.graph.has_edge(source, target, key=action):
             return None
         edge = self.graph.edges[source, target, action]
         return {**edge, "success_rate": success_rate(edge), "total": self.total(edge)}
 
-    def top(self, limit: int, context_type: str = "") -> list[dict[str, Any]]:
+    def top(self, limit: int, context_type: str = "") -> list[ActionRow]:
         """Action stats with at least one graded outcome, most evidence first."""
-        rows = []
+        rows: list[ActionRow] = []
         for source, target, action, edge in self.graph.edges(keys=True, data=True):
             context = source.removeprefix("context:")
             if context_type and context != context_type:
@@ -68,16 +86,19 @@ class ActionGraph:
             if graded(edge) == 0:
                 continue
             rows.append(
-                {
-                    "context_type": context,
-                    "action": action,
-                    "collection": target.removeprefix("collection:"),
-                    **{k: int(edge[k]) for k in COUNT_FIELDS},
-                    "success_rate": round(success_rate(edge), 4),
-                    "last": float(edge["last"] or 0.0),
-                }
+                ActionRow(
+                    context_type=context,
+                    action=action,
+                    collection=target.removeprefix("collection:"),
+                    worked=int(edge["worked"]),
+                    partial=int(edge["partial"]),
+                    unknown=int(edge["unknown"]),
+                    failed=int(edge["failed"]),
+                    success_rate=round(success_rate(edge), 4),
+                    last=float(edge["last"] or 0.0),
+                )
             )
-        rows.sort(key=lambda r: (-graded(r), -r["last"], r["action"]))
+        rows.sort(key=lambda r: (-(r["worked"] + r["partial"] + r["failed"]), -r["last"], r["action"]))  # graded first
         return rows[:limit]
 
     def remove_docs(self, doc_ids: set[str]) -> int:
@@ -93,8 +114,8 @@ class ActionGraph:
             ex["doc_id"] for _, _, edge in self.graph.edges(data=True) for ex in edge["examples"] if ex.get("doc_id")
         }
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {}
+    def to_json(self) -> JSONObject:
+        out: JSONObject = {}
         for source, target, action, edge in self.graph.edges(keys=True, data=True):
             key = action_key(source.removeprefix("context:"), action, target.removeprefix("collection:"))
             out[key] = {
@@ -106,20 +127,21 @@ class ActionGraph:
             }
         return out
 
-    def load_json(self, data: dict[str, Any]) -> None:
-        for key, stats in data.items():
+    def load_json(self, data: JSONObject) -> None:
+        for key, entry in data.items():
             parts = key.split("|")
             if len(parts) != 3:
                 continue
+            stats = obj(entry)
             edge = self._edge(*parts)
             for name in COUNT_FIELDS:
-                edge[name] += int(stats.get(name, 0))
+                edge[name] += to_int(stats.get(name, 0))
             for stamp in ("first", "last"):
                 value = stats.get(stamp)
                 if isinstance(value, (int, float)):
                     current = edge[stamp]
                     edge[stamp] = value if current is None else (min if stamp == "first" else max)(current, value)
-            edge["examples"].extend(stats.get("examples", []))
+            edge["examples"].extend(arr(stats.get("examples", [])))
             del edge["examples"][:-MAX_EXAMPLES]
 
     def counts(self) -> dict[str, int]:

@@ -10,10 +10,12 @@ how many facts mention the entity.
 from __future__ import annotations
 
 import math
-from typing import Any
+from dataclasses import dataclass
 
 import networkx as nx
 
+from kernel.json_values import JSONArray, JSONObject, JSONValue
+from services.kg.json_fields import arr, obj, text
 from services.kg.keys import Relation, entity_key
 
 MAX_PAIR_ENTITIES = 12  # co-occurrence edges among the first N entities of a fact
@@ -28,6 +30,15 @@ def entity_node(key: str) -> str:
 
 def fact_node(fact_id: str) -> str:
     return f"fact:{fact_id}"
+
+
+@dataclass
+class _FactScore:
+    """A fact's summed entity weights, and its strongest entity (by weight)."""
+
+    total: float = 0.0
+    entity: str = ""
+    best_weight: float = 0.0
 
 
 class ContentGraph:
@@ -115,7 +126,7 @@ class ContentGraph:
 
     def facts_for_entities(self, names: list[str], limit: int) -> list[tuple[str, str, float]]:
         """(fact_id, strongest entity, weight); specific entities weigh more."""
-        scores: dict[str, list[Any]] = {}
+        scores: dict[str, _FactScore] = {}
         for name in dict.fromkeys(names):
             node = entity_node(entity_key(name))
             if node not in self.graph:
@@ -123,12 +134,12 @@ class ContentGraph:
             facts = [f for f in self.graph.succ[node] if self.graph.nodes[f].get("kind") == "fact"]
             weight = 1.0 / math.log2(2 + len(facts))
             for fnode in facts:
-                entry = scores.setdefault(fnode, [0.0, "", 0.0])
-                entry[0] += weight
-                if weight > entry[2]:
-                    entry[1], entry[2] = self.label(node), weight
-        ranked = sorted(scores.items(), key=lambda item: (-item[1][0], item[0]))[:limit]
-        return [(self.label(f), entity, round(total, 4)) for f, (total, entity, _) in ranked]
+                entry = scores.setdefault(fnode, _FactScore())
+                entry.total += weight
+                if weight > entry.best_weight:
+                    entry.entity, entry.best_weight = self.label(node), weight
+        ranked = sorted(scores.items(), key=lambda item: (-item[1].total, item[0]))[:limit]
+        return [(self.label(f), score.entity, round(score.total, 4)) for f, score in ranked]
 
     def neighbors(self, name: str, limit: int) -> list[tuple[str, str, str, float]]:
         node = self.resolve(name)
@@ -185,28 +196,31 @@ class ContentGraph:
         return {str(d["name"]) for _, d in self.graph.nodes(data=True) if d.get("kind") == "fact"}
 
     # -- persistence ------------------------------------------------------
-    def to_json(self) -> dict[str, Any]:
-        facts: dict[str, list[list[str]]] = {}
+    def to_json(self) -> JSONObject:
+        facts: dict[str, JSONValue] = {}
         for u, v, d in self.graph.edges(data=True):
             if d["relation"] == "mentions":
                 ent = self.graph.nodes[u]
-                facts.setdefault(self.label(v), []).append([ent["name"], ent["type"]])
-        relations = [
+                arr(facts.setdefault(self.label(v), [])).append([ent["name"], ent["type"]])
+        relations: JSONArray = [
             [self.label(u), self.label(v), d["relation"], sorted(d["facts"])]
             for u, v, d in self.graph.edges(data=True)
             if d["relation"] != "mentions"
         ]
         return {"facts": facts, "relations": relations}
 
-    def load_json(self, data: dict[str, Any]) -> None:
-        for fact_id, entities in data.get("facts", {}).items():
-            self.index_fact(fact_id, [(str(n), str(t)) for n, t in entities], [], with_pairs=False)
-        for source, target, relation, fact_ids in data.get("relations", []):
+    def load_json(self, data: JSONObject) -> None:
+        for fact_id, entities in obj(data.get("facts", {})).items():
+            pairs = [arr(pair) for pair in arr(entities)]
+            self.index_fact(fact_id, [(str(n), str(t)) for n, t in pairs], [], with_pairs=False)
+        for item in arr(data.get("relations", [])):
+            source_, target_, relation_, fact_ids = arr(item)
+            source, target, relation = text(source_), text(target_), text(relation_)
             u, v = entity_node(entity_key(source)), entity_node(entity_key(target))
             if u not in self.graph or v not in self.graph:
                 continue
-            for fact_id in fact_ids:
-                self._support(entity_key(source), entity_key(target), relation, str(fact_id))
+            for supporting in arr(fact_ids):
+                self._support(entity_key(source), entity_key(target), relation, str(supporting))
 
     def counts(self) -> dict[str, int]:
         kinds = [d.get("kind") for _, d in self.graph.nodes(data=True)]

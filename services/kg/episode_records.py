@@ -7,12 +7,14 @@ problem. services/kg/episodes.py and problem_merges.py work on them. Plain modul
 from __future__ import annotations
 
 import base64
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from kernel.json_values import JSONObject, JSONValue
+from services.kg.json_fields import arr, obj, text, to_float, to_int
 from services.kg.problem_terms import terms as terms_of
 
 Vector = npt.NDArray[np.float32]
@@ -35,7 +37,7 @@ def decode_vector(text: str) -> Vector | None:
     return vector_from_bytes(base64.b64decode(text)) if text else None
 
 
-def vectors_of(encoded: list[Any]) -> list[Vector]:
+def vectors_of(encoded: Iterable[object]) -> list[Vector]:
     return [v for v in (decode_vector(str(x)) for x in encoded) if v is not None]
 
 
@@ -118,50 +120,95 @@ class EpisodeLesson:
     why: str = ""  # what made the prompt this problem: shared identifiers, an error signature, wording
 
 
-def attempt_json(a: Attempt) -> dict[str, Any]:
+def _fields(value: JSONValue, kind: str, names: frozenset[str]) -> JSONObject:
+    """The JSON object of a ``kind``, refused (``TypeError``, as ``kind(**value)`` was) with a field it lacks."""
+    fields = obj(value)
+    unknown = fields.keys() - names
+    if unknown:
+        raise TypeError(f"{kind} got unexpected fields {sorted(unknown)}")
+    return fields
+
+
+def _whole(value: JSONValue) -> int:
+    """An integer field as stored; ``TypeError`` for anything else."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    raise TypeError(f"expected an integer, got {type(value).__name__}")
+
+
+def _number(value: JSONValue) -> float:
+    """A number field as stored (an int stays an int); ``TypeError`` for anything else."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return value
+    raise TypeError(f"expected a number, got {type(value).__name__}")
+
+
+_ATTEMPT_FIELDS = frozenset({"tried", "error", "signature", "count", "last"})
+_TOOL_ERROR_FIELDS = frozenset({"command", "line", "signature", "ts", "vector"})
+
+
+def attempt_of(value: JSONValue) -> Attempt:
+    """An ``Attempt`` from its ``attempt_json``."""
+    a = _fields(value, "Attempt", _ATTEMPT_FIELDS)
+    return Attempt(
+        text(a["tried"]), text(a["error"]), text(a["signature"]), _whole(a.get("count", 1)), _number(a.get("last", 0.0))
+    )
+
+
+def tool_error_of(value: JSONValue) -> ToolError:
+    """A ``ToolError`` from its stored JSON (``EpisodeBook.to_json``)."""
+    e = _fields(value, "ToolError", _TOOL_ERROR_FIELDS)
+    return ToolError(
+        text(e["command"]), text(e["line"]), text(e["signature"]), _number(e["ts"]), text(e.get("vector", ""))
+    )
+
+
+def attempt_json(a: Attempt) -> JSONObject:
     return {"tried": a.tried, "error": a.error, "signature": a.signature, "count": a.count, "last": a.last}
 
 
-def fix_json(f: Fix) -> dict[str, Any]:
+def fix_json(f: Fix) -> JSONObject:
     return {"text": f.text, "doc_id": f.doc_id, "worked": f.worked, "last": f.last}
 
 
-def fix_of(f: dict[str, Any]) -> Fix:
-    return Fix(str(f["text"]), str(f.get("doc_id", "")), int(f["worked"]), float(f["last"]))
+def fix_of(value: JSONValue) -> Fix:
+    f = obj(value)
+    return Fix(str(f["text"]), str(f.get("doc_id", "")), to_int(f["worked"]), to_float(f["last"]))
 
 
-def problem_json(p: KnownProblem) -> dict[str, Any]:
+def problem_json(p: KnownProblem) -> JSONObject:
     return {
         "id": p.id,
         "project": p.project,
         "text": p.text,
         "vector": encode_vector(p.vector),
-        "signatures": p.signatures,
+        "signatures": list(p.signatures),
         "fixes": [fix_json(f) for f in p.fixes],
         "failures": [attempt_json(a) for a in p.failures],
         "last": p.last,
         "phrasings": [encode_vector(v) for v in p.phrasings],
         "symptoms": [encode_vector(v) for v in p.symptoms],
-        "terms": p.terms,
+        "terms": list(p.terms),
         "episodes": p.episodes,
     }
 
 
-def problem_of(p: dict[str, Any]) -> KnownProblem:
+def problem_of(value: JSONValue) -> KnownProblem:
+    p = obj(value)
     return KnownProblem(
         str(p["id"]),
         str(p["project"]),
         str(p["text"]),
         decode_vector(str(p.get("vector", ""))),
-        [str(s) for s in p.get("signatures", [])],
-        [fix_of(f) for f in p.get("fixes", [])],
-        [Attempt(**a) for a in p.get("failures", [])],
-        float(p.get("last", 0.0)),
-        vectors_of(p.get("phrasings", [])),
-        vectors_of(p.get("symptoms", [])),
+        [str(s) for s in arr(p.get("signatures", []))],
+        [fix_of(f) for f in arr(p.get("fixes", []))],
+        [attempt_of(a) for a in arr(p.get("failures", []))],
+        to_float(p.get("last", 0.0)),
+        vectors_of(arr(p.get("phrasings", []))),
+        vectors_of(arr(p.get("symptoms", []))),
         # a book written before terms were kept: its statement's (the text it kept)
-        [str(t) for t in p["terms"]] if "terms" in p else terms_of(str(p["text"])),
-        int(p.get("episodes", 1)),  # a book written before episodes were counted: at least the one that opened it
+        [str(t) for t in arr(p["terms"])] if "terms" in p else terms_of(str(p["text"])),
+        to_int(p.get("episodes", 1)),  # a book written before episodes were counted: at least the one that opened it
     )
 
 
@@ -175,7 +222,7 @@ class ProblemMerge:
     keep: str
     merged: str
     at: float
-    original: dict[str, Any]  # the merged problem as it was (problem_json)
+    original: JSONObject  # the merged problem as it was (problem_json)
     took_vector: bool = False  # ``keep`` had no statement vector and took the merged one's
     phrasings: list[str] = field(default_factory=list)  # encoded vectors added to keep's phrasings
     symptoms: list[str] = field(default_factory=list)
@@ -192,7 +239,7 @@ class ProblemMerge:
     def statement(self) -> str:
         return str(self.original.get("text", ""))
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JSONObject:
         return {
             "id": self.id,
             "project": self.project,
@@ -201,36 +248,37 @@ class ProblemMerge:
             "at": self.at,
             "original": self.original,
             "took_vector": self.took_vector,
-            "phrasings": self.phrasings,
-            "symptoms": self.symptoms,
-            "signatures": self.signatures,
-            "terms": self.terms,
+            "phrasings": list(self.phrasings),
+            "symptoms": list(self.symptoms),
+            "signatures": list(self.signatures),
+            "terms": list(self.terms),
             "fixes": [fix_json(f) for f in self.fixes],
             "failures": [attempt_json(a) for a in self.failures],
-            "sessions": self.sessions,
+            "sessions": list(self.sessions),
             "last_before": self.last_before,
             "last_after": self.last_after,
             "undone_at": self.undone_at,
         }
 
     @classmethod
-    def from_json(cls, m: dict[str, Any]) -> ProblemMerge:
+    def from_json(cls, value: JSONValue) -> ProblemMerge:
+        m = obj(value)
         return cls(
             str(m["id"]),
             str(m["project"]),
             str(m["keep"]),
             str(m["merged"]),
-            float(m["at"]),
-            dict(m["original"]),
+            to_float(m["at"]),
+            dict(obj(m["original"])),
             bool(m.get("took_vector", False)),
-            [str(v) for v in m.get("phrasings", [])],
-            [str(v) for v in m.get("symptoms", [])],
-            [str(s) for s in m.get("signatures", [])],
-            [str(t) for t in m.get("terms", [])],
-            [fix_of(f) for f in m.get("fixes", [])],
-            [Attempt(**a) for a in m.get("failures", [])],
-            [str(s) for s in m.get("sessions", [])],
-            float(m.get("last_before", 0.0)),
-            float(m.get("last_after", 0.0)),
-            float(m.get("undone_at", 0.0)),
+            [str(v) for v in arr(m.get("phrasings", []))],
+            [str(v) for v in arr(m.get("symptoms", []))],
+            [str(s) for s in arr(m.get("signatures", []))],
+            [str(t) for t in arr(m.get("terms", []))],
+            [fix_of(f) for f in arr(m.get("fixes", []))],
+            [attempt_of(a) for a in arr(m.get("failures", []))],
+            [str(s) for s in arr(m.get("sessions", []))],
+            to_float(m.get("last_before", 0.0)),
+            to_float(m.get("last_after", 0.0)),
+            to_float(m.get("undone_at", 0.0)),
         )

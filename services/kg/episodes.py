@@ -43,11 +43,12 @@ and problem_merges.py (journaled ops), and every part is JSON-able.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import TypedDict
 
 import numpy as np
 import numpy.typing as npt
 
+from kernel.json_values import JSONArray, JSONObject
 from services.kg.episode_records import (
     Attempt,
     Episode,
@@ -58,12 +59,15 @@ from services.kg.episode_records import (
     ToolError,
     Vector,
     attempt_json,
+    attempt_of,
     decode_vector,
     encode_vector,
     problem_json,
     problem_of,
+    tool_error_of,
     vectors_of,
 )
+from services.kg.json_fields import arr, obj, to_float, to_int
 from services.kg.problem_match import (
     BACKGROUND,
     CROSS_PROJECT_MARGIN,
@@ -141,6 +145,14 @@ def _add_attempt(attempts: list[Attempt], new: Attempt, limit: int) -> None:
         del attempts[0]
 
 
+class TurnResult(TypedDict):
+    """What ``apply_turn`` made of a scored turn: its episode's problem statement, and ``status``
+    (chatter, solved, or what else became of the episode)."""
+
+    problem: str
+    status: str
+
+
 class EpisodeBook:
     """Open episodes per session, recent tool errors per session, and the known problems."""
 
@@ -160,12 +172,12 @@ class EpisodeBook:
         self._last_cosines: tuple[bytes, dict[str, float], set[str]] | None = None
 
     # -- ops -------------------------------------------------------------------
-    def apply_tool_error(self, op: dict[str, Any]) -> None:
+    def apply_tool_error(self, op: JSONObject) -> None:
         session = str(op["session_id"])
         errors = self.errors.setdefault(session, [])
         errors.append(
             ToolError(
-                str(op["command"]), str(op["line"]), str(op["signature"]), float(op["ts"]), str(op.get("vector", ""))
+                str(op["command"]), str(op["line"]), str(op["signature"]), to_float(op["ts"]), str(op.get("vector", ""))
             )
         )
         del errors[:-MAX_SESSION_ERRORS]
@@ -173,12 +185,12 @@ class EpisodeBook:
             oldest = min(self.errors, key=lambda s: self.errors[s][-1].ts if self.errors[s] else 0.0)
             del self.errors[oldest]
 
-    def apply_turn(self, op: dict[str, Any]) -> dict[str, Any]:
+    def apply_turn(self, op: JSONObject) -> TurnResult:
         """One scored turn; returns the episode's problem statement and what happened to it.
 
         A failed attempt joins the episode's known problem at once (a session may end without
         a fix, or never come back); the fix joins it when a turn is scored ``worked``."""
-        ts = float(op["ts"])
+        ts = to_float(op["ts"])
         session, project, prompt = str(op["session_id"]), str(op["project"]), str(op["prompt"])
         outcome, answer = str(op["outcome"]), str(op.get("answer", ""))
         vector = decode_vector(str(op.get("vector", "")))
@@ -567,7 +579,7 @@ class EpisodeBook:
         }
 
     # -- persistence -----------------------------------------------------------
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JSONObject:
         return {
             "next_id": self._next_id,
             "next_merge_id": self._next_merge_id,
@@ -581,11 +593,11 @@ class EpisodeBook:
                     "vector": encode_vector(e.vector),
                     "started": e.started,
                     "last": e.last,
-                    "signatures": e.signatures,
+                    "signatures": list(e.signatures),
                     "attempts": [attempt_json(a) for a in e.attempts],
                     "problem_id": e.problem_id,
                     "symptoms": [encode_vector(v) for v in e.symptoms],
-                    "terms": e.terms,
+                    "terms": list(e.terms),
                 }
                 for e in self.open.values()
             ],
@@ -598,13 +610,13 @@ class EpisodeBook:
             },
         }
 
-    def project_json(self, project: str) -> dict[str, Any]:
+    def project_json(self, project: str) -> JSONObject:
         """The known problems of one project, for that project's export (open episodes and recent tool
         errors are a session's passing state and stay out)."""
-        data = self.to_json()
-        return {"problems": [p for p in data["problems"] if p["project"] == project]}
+        problems: JSONArray = [problem_json(p) for p in self.problems.values() if p.project == project]
+        return {"problems": problems}
 
-    def import_problems(self, data: dict[str, Any], project: str) -> int:
+    def import_problems(self, data: JSONObject, project: str) -> int:
         """Known problems from an export, added under fresh ids to ``project``; returns how many."""
         imported = EpisodeBook()
         imported.load_json({"problems": data.get("problems", [])})
@@ -614,28 +626,29 @@ class EpisodeBook:
             self._index(problem)
         return len(imported.problems)
 
-    def load_json(self, data: dict[str, Any]) -> None:
-        self._next_id = max(self._next_id, int(data.get("next_id", 1)))
-        self._next_merge_id = max(self._next_merge_id, int(data.get("next_merge_id", 1)))
-        for m in data.get("merges", []):
+    def load_json(self, data: JSONObject) -> None:
+        self._next_id = max(self._next_id, to_int(data.get("next_id", 1)))
+        self._next_merge_id = max(self._next_merge_id, to_int(data.get("next_merge_id", 1)))
+        for m in arr(data.get("merges", [])):
             merge = ProblemMerge.from_json(m)
             self.merges[merge.id] = merge
-        for p in data.get("problems", []):
+        for p in arr(data.get("problems", [])):
             self._index(problem_of(p))
-        for e in data.get("open", []):
+        for item in arr(data.get("open", [])):
+            e = obj(item)
             self.open[str(e["session_id"])] = Episode(
                 str(e["session_id"]),
                 str(e["project"]),
                 str(e["problem"]),
                 decode_vector(str(e.get("vector", ""))),
-                float(e["started"]),
-                float(e["last"]),
-                [str(s) for s in e.get("signatures", [])],
-                [Attempt(**a) for a in e.get("attempts", [])],
+                to_float(e["started"]),
+                to_float(e["last"]),
+                [str(s) for s in arr(e.get("signatures", []))],
+                [attempt_of(a) for a in arr(e.get("attempts", []))],
                 str(e.get("problem_id", "")),
-                vectors_of(e.get("symptoms", [])),
-                [str(t) for t in e["terms"]] if "terms" in e else terms(str(e["problem"])),
+                vectors_of(arr(e.get("symptoms", []))),
+                [str(t) for t in arr(e["terms"])] if "terms" in e else terms(str(e["problem"])),
             )
-        for session, errs in data.get("errors", {}).items():
-            self.errors[str(session)] = [ToolError(**err) for err in errs]
+        for session, errs in obj(data.get("errors", {})).items():
+            self.errors[str(session)] = [tool_error_of(err) for err in arr(errs)]
         self._matrix = None

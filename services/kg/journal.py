@@ -14,8 +14,8 @@ from __future__ import annotations
 import json
 import threading
 from pathlib import Path
-from typing import Any
 
+from kernel.json_values import JSONObject, parse_object
 from kernel.store_health import open_store
 
 SCHEMA = """
@@ -41,13 +41,13 @@ class Journal:
         self._lock = threading.Lock()
         self._db = open_store(path, "kg store (kg.sqlite3)", "kg", SCHEMA, synchronous=synchronous)
 
-    def append(self, scope: str, op: dict[str, Any]) -> int:
+    def append(self, scope: str, op: JSONObject) -> int:
         payload = json.dumps(op, separators=(",", ":"), ensure_ascii=False)
         with self._lock:
             cursor = self._db.execute("INSERT INTO events (scope, op) VALUES (?, ?)", (scope, payload))
             return int(cursor.lastrowid or 0)
 
-    def load(self, scope: str) -> tuple[dict[str, Any] | None, list[dict[str, Any]], int]:
+    def load(self, scope: str) -> tuple[JSONObject | None, list[JSONObject], int]:
         """(snapshot or None, ops after it in order, number of those ops)."""
         with self._lock:
             row = self._db.execute("SELECT seq, data FROM snapshots WHERE scope = ?", (scope,)).fetchone()
@@ -55,10 +55,10 @@ class Journal:
             rows = self._db.execute(
                 "SELECT op FROM events WHERE scope = ? AND seq > ? ORDER BY seq", (scope, after)
             ).fetchall()
-        ops = [json.loads(r[0]) for r in rows]
-        return (json.loads(row[1]) if row else None), ops, len(ops)
+        ops = [parse_object(r[0]) for r in rows]
+        return (parse_object(row[1]) if row else None), ops, len(ops)
 
-    def snapshot(self, scope: str, data: dict[str, Any]) -> None:
+    def snapshot(self, scope: str, data: JSONObject) -> None:
         """Store ``data`` as the scope's state and drop the events it covers."""
         payload = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
         with self._lock:

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
 
+from kernel.json_values import JSONObject, parse_value
 from services.kg.keys import Outcome
 
 MAX_TEXT_CHARS = 20_000
@@ -166,13 +166,13 @@ def decay_of(value: float) -> float:
     return value
 
 
-def parse_graph_json(text: str) -> dict[str, Any]:
+def parse_graph_json(text: str) -> JSONObject:
     if not text.strip():
         raise InvalidKgRequest("graph_json is empty: send a mnemex export or Roampal's knowledge_graph.json")
     if len(text.encode()) > MAX_IMPORT_BYTES:
         raise InvalidKgRequest(f"graph_json is larger than {MAX_IMPORT_BYTES // (1024 * 1024)} MiB: split the import")
     try:
-        data = json.loads(text)
+        data = parse_value(text)
     except json.JSONDecodeError as exc:
         raise InvalidKgRequest(
             f"graph_json is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})"

@@ -43,6 +43,7 @@ from services.kg.episode_records import (
     problem_of,
 )
 from services.kg.episodes import EpisodeBook
+from services.kg.json_fields import arr, to_int
 
 MAX_MERGES = 500  # merge records kept per book; past it the oldest undone one (else the oldest) goes
 SAME_VECTOR = 1e-6  # two vectors this close in every component are one (float32 unit vectors)
@@ -194,7 +195,7 @@ def unmerge_problems(book: EpisodeBook, project: str, merge_id: str, ts: float) 
 def _brought_by_others(book: EpisodeBook, record: ProblemMerge) -> set[str]:
     """Signatures and terms that another merge into the same problem brought too: they stay."""
     others = [m for m in merges_holding(book, record.project) if m.keep == record.keep and m.id != record.id]
-    return {str(x) for m in others for key in ("signatures", "terms") for x in m.original.get(key, [])}
+    return {str(x) for m in others for key in ("signatures", "terms") for x in arr(m.original.get(key, []))}
 
 
 def _take_back(kept: KnownProblem, record: ProblemMerge, keep_too: set[str]) -> None:
@@ -216,7 +217,7 @@ def _take_back(kept: KnownProblem, record: ProblemMerge, keep_too: set[str]) -> 
         if known is not None:
             known.count -= attempt.count
     kept.failures[:] = [a for a in kept.failures if a.count > 0]
-    kept.episodes = max(1, kept.episodes - int(record.original.get("episodes", 1)))
+    kept.episodes = max(1, kept.episodes - to_int(record.original.get("episodes", 1)))
     if kept.last == record.last_after:  # nothing filed under it since
         kept.last = record.last_before
 

@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any
+from typing import TypedDict
 
 import networkx as nx
 
+from kernel.json_values import JSONObject
+from services.kg.json_fields import arr, obj, to_float, to_int
+from services.kg.json_fields import text as text_of
 from services.kg.keys import Outcome, signature_words
-from services.kg.routing import COUNT_FIELDS, graded, success_rate
+from services.kg.routing import COUNT_FIELDS, Counts, graded, success_rate
 
 SIGNATURE_CONCEPTS = 5
 MIN_OVERLAP = 0.6  # share of a stored signature's word weight the query must contain
@@ -39,6 +42,18 @@ def is_specific(word: str) -> bool:
 
 def signature_for(concepts: list[str]) -> str:
     return "_".join(sorted(dict.fromkeys(concepts[:SIGNATURE_CONCEPTS])))
+
+
+class Solution(TypedDict):
+    """A doc that worked (or failed) for a problem matching a prompt, as ``lessons`` ranks it."""
+
+    doc_id: str
+    success_rate: float
+    uses: int
+    worked: int
+    failed: int
+    signature: str
+    score: float
 
 
 class ProblemGraph:
@@ -131,24 +146,24 @@ class ProblemGraph:
                     candidates[pnode] = overlap
         return candidates
 
-    def _entry(self, pnode: str, dnode: str, stats: dict[str, Any], score: float) -> dict[str, Any]:
+    def _entry(self, pnode: str, dnode: str, stats: Counts, score: float) -> Solution:
         return {
             "doc_id": dnode.removeprefix("doc:"),
             "success_rate": round(success_rate(stats), 4),
-            "uses": graded(stats) + stats["unknown"],
+            "uses": graded(stats) + int(stats["unknown"]),
             "worked": int(stats["worked"]),
             "failed": int(stats["failed"]),
             "signature": self.graph.nodes[pnode]["name"],
             "score": score,
         }
 
-    def solutions(self, concepts: list[str], limit: int) -> list[dict[str, Any]]:
+    def solutions(self, concepts: list[str], limit: int) -> list[Solution]:
         """Best docs for problems matching these concepts, best first."""
         return self.lessons(concepts, limit, 0)[0]
 
     def lessons(
         self, concepts: list[str], solution_limit: int, failure_limit: int
-    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    ) -> tuple[list[Solution], list[Solution]]:
         """(solutions, failures) for problems matching these concepts.
 
         A solution is a doc that worked (or partly) for a matching problem,
@@ -158,8 +173,8 @@ class ProblemGraph:
         """
         if not concepts or not self.word_index:
             return [], []
-        best: dict[str, dict[str, Any]] = {}
-        worst: dict[str, dict[str, Any]] = {}
+        best: dict[str, Solution] = {}
+        worst: dict[str, Solution] = {}
         for pnode, match in self._matching(concepts).items():
             for dnode, stats in self.graph.succ[pnode].items():
                 doc_id = dnode.removeprefix("doc:")
@@ -206,8 +221,8 @@ class ProblemGraph:
         docs = {str(d["name"]) for _, d in self.graph.nodes(data=True) if d.get("kind") == "doc"}
         return docs | {m for members in self.categories.values() for m in members}
 
-    def to_json(self) -> dict[str, Any]:
-        problems: dict[str, Any] = {}
+    def to_json(self) -> JSONObject:
+        problems: JSONObject = {}
         for pnode, data in self.graph.nodes(data=True):
             if data.get("kind") != "problem":
                 continue
@@ -218,15 +233,20 @@ class ProblemGraph:
                     for dnode, s in self.graph.succ[pnode].items()
                 },
             }
-        return {"problems": problems, "categories": self.categories}
+        return {"problems": problems, "categories": {key: list(members) for key, members in self.categories.items()}}
 
-    def load_json(self, data: dict[str, Any]) -> None:
-        for signature, entry in data.get("problems", {}).items():
-            for doc_id, stats in entry.get("solutions", {}).items():
-                self.add_counts(signature, doc_id, stats, entry.get("text", ""), float(stats.get("last", 0.0)))
-        for key, members in data.get("categories", {}).items():
+    def load_json(self, data: JSONObject) -> None:
+        for signature, problem in obj(data.get("problems", {})).items():
+            entry = obj(problem)
+            for doc_id, solution in obj(entry.get("solutions", {})).items():
+                stats = obj(solution)
+                counts = {name: to_int(stats.get(name, 0)) for name in COUNT_FIELDS}
+                self.add_counts(
+                    signature, doc_id, counts, text_of(entry.get("text", "")), to_float(stats.get("last", 0.0))
+                )
+        for key, members in obj(data.get("categories", {})).items():
             merged = self.categories.setdefault(key, [])
-            merged.extend(m for m in members if m not in merged)
+            merged.extend(m for m in map(text_of, arr(members)) if m not in merged)
 
     def counts(self) -> dict[str, int]:
         kinds = [d.get("kind") for _, d in self.graph.nodes(data=True)]
@@ -273,10 +293,10 @@ class FailureGraph:
     def doc_ids(self) -> set[str]:
         return {d for _, _, edge in self.graph.edges(data=True) for d in edge["docs"]}
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {}
+    def to_json(self) -> JSONObject:
+        out: JSONObject = {}
         for cnode, rnode, edge in self.graph.edges(data=True):
-            out.setdefault(cnode.removeprefix("concept:"), []).append(
+            arr(out.setdefault(cnode.removeprefix("concept:"), [])).append(
                 {
                     "reason": rnode.removeprefix("reason:"),
                     "count": edge["count"],
@@ -286,15 +306,16 @@ class FailureGraph:
             )
         return out
 
-    def load_json(self, data: dict[str, Any]) -> None:
+    def load_json(self, data: JSONObject) -> None:
         for concept, entries in data.items():
-            for entry in entries:
+            for item in arr(entries):
+                entry = obj(item)
                 self.record(
                     [concept],
                     str(entry["reason"]),
-                    list(entry.get("docs", [])),
-                    float(entry.get("last", 0.0)),
-                    int(entry.get("count", 1)),
+                    [str(doc) for doc in arr(entry.get("docs", []))],
+                    to_float(entry.get("last", 0.0)),
+                    to_int(entry.get("count", 1)),
                 )
 
     def counts(self) -> dict[str, int]:

@@ -12,10 +12,11 @@ raises nor lowers a preference.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
 
+from kernel.json_values import JSONArray, JSONObject, JSONValue
 from services.kg.actions import action_key
 from services.kg.graphs import EXPORT_FORMAT, EXPORT_VERSION
+from services.kg.json_fields import obj, to_int
 from services.kg.keys import concept_key
 
 ROAMPAL_KEYS = (
@@ -29,11 +30,16 @@ ROAMPAL_KEYS = (
 )
 
 
-def looks_like_roampal(data: dict[str, Any]) -> bool:
+def looks_like_roampal(data: JSONObject) -> bool:
     return "format" not in data and any(key in data for key in ROAMPAL_KEYS)
 
 
-def _ts(value: Any) -> float:
+def _section(data: JSONObject, key: str) -> JSONObject:
+    """A top-level section (an object; missing or empty: none); ``TypeError`` when it is something else."""
+    return obj(data.get(key) or {})
+
+
+def _ts(value: JSONValue) -> float:
     if isinstance(value, (int, float)):
         return float(value)
     if isinstance(value, str):
@@ -44,7 +50,7 @@ def _ts(value: Any) -> float:
     return 0.0
 
 
-def _int(stats: dict[str, Any], *names: str) -> int:
+def _int(stats: JSONObject, *names: str) -> int:
     for name in names:
         value = stats.get(name)
         if isinstance(value, (int, float)) and value > 0:
@@ -52,7 +58,7 @@ def _int(stats: dict[str, Any], *names: str) -> int:
     return 0
 
 
-def _counts(stats: dict[str, Any], total_field: str = "total") -> dict[str, int]:
+def _counts(stats: JSONObject, total_field: str = "total") -> dict[str, int]:
     worked = _int(stats, "successes", "success_count")
     failed = _int(stats, "failures", "failure_count")
     partial = _int(stats, "partials")
@@ -60,36 +66,39 @@ def _counts(stats: dict[str, Any], total_field: str = "total") -> dict[str, int]
     return {"worked": worked, "partial": partial, "unknown": unknown, "failed": failed}
 
 
-def _routing(data: dict[str, Any]) -> dict[str, Any]:
-    concepts: dict[str, dict[str, Any]] = {}
+def _routing(data: JSONObject) -> JSONObject:
+    concepts: dict[str, JSONObject] = {}
     collections: dict[str, dict[str, int]] = {}
-    for concept, pattern in (data.get("routing_patterns") or {}).items():
+    for concept, pattern in _section(data, "routing_patterns").items():
         if not isinstance(pattern, dict):
             continue
         used = pattern.get("collections_used")
         last = _ts(pattern.get("last_used"))
+        best = pattern.get("best_collection")
         if isinstance(used, dict):
             for collection, stats in used.items():
                 if isinstance(stats, dict):
                     concepts.setdefault(concept_key(concept), {})[collection] = {**_counts(stats), "last": last}
         elif "successes" in pattern or "total" in pattern:
             collections[concept] = _counts(pattern)  # older per-collection layout
-        elif isinstance(pattern.get("best_collection"), str):
+        elif isinstance(best, str):
             # Only a verdict, no counts: keep it as one worked outcome.
-            best = pattern["best_collection"]
             concepts.setdefault(concept_key(concept), {})[best] = {"worked": 1, "last": last}
-    for collection, stats in (data.get("success_rates") or {}).items():
+    for collection, stats in _section(data, "success_rates").items():
         if isinstance(stats, dict):
             merged = collections.setdefault(collection, {})
             for name, value in _counts(stats).items():
                 merged[name] = merged.get(name, 0) + value
-    return {"concepts": concepts, "collections": collections}
+    return {
+        "concepts": dict(concepts),
+        "collections": {collection: {**counts} for collection, counts in collections.items()},
+    }
 
 
-def _failures(data: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
-    out: dict[str, list[dict[str, Any]]] = {}
-    for concept, entries in (data.get("failure_patterns") or {}).items():
-        items: list[dict[str, Any]] = []
+def _failures(data: JSONObject) -> JSONObject:
+    out: JSONObject = {}
+    for concept, entries in _section(data, "failure_patterns").items():
+        items: JSONArray = []
         if isinstance(entries, dict):
             items = [{"reason": str(r), "count": int(c) if isinstance(c, int) else 1} for r, c in entries.items()]
         elif isinstance(entries, list):
@@ -98,11 +107,11 @@ def _failures(data: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
                     items.append({"reason": entry, "count": 1})
                 elif isinstance(entry, dict):
                     reason = entry.get("reason") or entry.get("failure_reason") or entry.get("error") or "unspecified"
-                    docs = [str(entry["doc_id"])] if entry.get("doc_id") else []
+                    docs: JSONArray = [str(entry["doc_id"])] if entry.get("doc_id") else []
                     items.append(
                         {
                             "reason": str(reason),
-                            "count": int(entry.get("count", 1)),
+                            "count": to_int(entry.get("count", 1)),
                             "docs": docs,
                             "last": _ts(entry.get("timestamp")),
                         }
@@ -112,45 +121,60 @@ def _failures(data: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
     return out
 
 
-def _problems(data: dict[str, Any]) -> dict[str, Any]:
-    problems: dict[str, dict[str, Any]] = {}
-    for signature, solutions in (data.get("problem_solutions") or {}).items():
-        entry = problems.setdefault(signature, {"text": "", "solutions": {}})
+def _problems(data: JSONObject) -> JSONObject:
+    texts: dict[str, str] = {}
+    solved: dict[str, dict[str, dict[str, float]]] = {}  # signature -> doc id -> counts and "last"
+    for signature, solutions in _section(data, "problem_solutions").items():
+        texts.setdefault(signature, "")
+        entry = solved.setdefault(signature, {})
         for solution in solutions if isinstance(solutions, list) else []:
             if isinstance(solution, dict) and solution.get("doc_id"):
                 counts = _counts(solution)
-                entry["solutions"][str(solution["doc_id"])] = {**counts, "last": _ts(solution.get("last_used"))}
-    for pattern_hash, pattern in (data.get("solution_patterns") or {}).items():
+                entry[str(solution["doc_id"])] = {**counts, "last": _ts(solution.get("last_used"))}
+    for pattern_hash, pattern in _section(data, "solution_patterns").items():
         if "::" not in pattern_hash or not isinstance(pattern, dict):
             continue
         signature, doc_id = pattern_hash.rsplit("::", 1)
-        entry = problems.setdefault(signature, {"text": "", "solutions": {}})
-        entry["text"] = entry["text"] or str(pattern.get("problem", ""))[:300]
-        known = entry["solutions"].setdefault(
+        texts[signature] = texts.get(signature, "") or str(pattern.get("problem", ""))[:300]
+        known = solved.setdefault(signature, {}).setdefault(
             doc_id, {"worked": 0, "partial": 0, "unknown": 0, "failed": 0, "last": 0.0}
         )
         counts = _counts(pattern)
         known["worked"] = max(known["worked"], counts["worked"])
         known["failed"] = max(known["failed"], counts["failed"])
-    categories = {
-        str(k): [str(m) for m in v] for k, v in (data.get("problem_categories") or {}).items() if isinstance(v, list)
+    problems: JSONObject = {
+        signature: {"text": texts[signature], "solutions": {doc: {**stats} for doc, stats in solved[signature].items()}}
+        for signature in texts
+    }
+    categories: JSONObject = {
+        str(k): [str(m) for m in v] for k, v in _section(data, "problem_categories").items() if isinstance(v, list)
     }
     return {"problems": problems, "categories": categories}
 
 
-def _actions(data: dict[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, stats in (data.get("context_action_effectiveness") or {}).items():
+def _examples(value: JSONValue) -> JSONArray:
+    """The ``examples`` of an action: a list; an object or a string holds none (none of their items is an
+    object); anything else is not iterable (``TypeError``)."""
+    if isinstance(value, list):
+        return value
+    if isinstance(value, dict | str):
+        return []
+    raise TypeError(f"{type(value).__name__} object is not iterable")
+
+
+def _actions(data: JSONObject) -> JSONObject:
+    out: JSONObject = {}
+    for key, stats in _section(data, "context_action_effectiveness").items():
         parts = str(key).split("|")
         if len(parts) != 3 or not isinstance(stats, dict):
             continue
-        examples = [
+        examples: JSONArray = [
             {
                 "ts": _ts(ex.get("timestamp")),
                 "outcome": str(ex.get("outcome", "unknown")),
                 "doc_id": str(ex.get("doc_id") or ""),
             }
-            for ex in stats.get("examples", [])
+            for ex in _examples(stats.get("examples", []))
             if isinstance(ex, dict)
         ]
         out[action_key(*parts)] = {
@@ -162,7 +186,7 @@ def _actions(data: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def convert(data: dict[str, Any]) -> dict[str, Any]:
+def convert(data: JSONObject) -> JSONObject:
     """Roampal knowledge_graph.json -> mnemex export JSON (same routing answers)."""
     return {
         "format": EXPORT_FORMAT,

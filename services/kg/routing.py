@@ -13,11 +13,14 @@ concepts there is no preference: empty weights, never an invented one.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypedDict
 
 import networkx as nx
 
+from kernel.json_values import JSONObject
+from services.kg.json_fields import obj, to_float, to_int
 from services.kg.keys import Outcome
 
 MAX_SWING = 0.5  # weights stay within (0.5, 1.5)
@@ -34,19 +37,34 @@ def collection_node(collection: str) -> str:
     return f"collection:{collection}"
 
 
-def graded(stats: dict[str, Any]) -> int:
+Counts = Mapping[str, float]  # outcome counts by COUNT_FIELDS name (an edge's data holds them, and more)
+
+
+class ConceptSummary(TypedDict):
+    best_collection: str
+    success_rate: float
+    uses: int
+    collections: dict[str, dict[str, int]]
+
+
+def graded(stats: Counts) -> int:
     """Outcomes that say something about success (unknown does not)."""
     return int(stats.get("worked", 0) + stats.get("partial", 0) + stats.get("failed", 0))
 
 
-def success_rate(stats: dict[str, Any]) -> float:
+def success_rate(stats: Counts) -> float:
     n = graded(stats)
     return (stats.get("worked", 0) + 0.5 * stats.get("partial", 0)) / n if n else 0.5
 
 
-def log_odds(stats: dict[str, Any]) -> float:
+def log_odds(stats: Counts) -> float:
     half = 0.5 * stats.get("partial", 0)
     return math.log((stats.get("worked", 0) + half + 1.0) / (stats.get("failed", 0) + half + 1.0))
+
+
+def _counts_of(stats: JSONObject) -> dict[str, int]:
+    """The outcome counts of an exported edge (``int`` of each, a missing one 0)."""
+    return {name: to_int(stats.get(name, 0)) for name in COUNT_FIELDS}
 
 
 @dataclass(frozen=True)
@@ -113,9 +131,9 @@ class RoutingGraph:
         recommended = [name for _, name in sorted(better, key=lambda p: (-p[0], p[1]))][:MAX_RECOMMENDED]
         return RouteAnswer(weights, recommended, confidence, True)
 
-    def concept_summary(self, limit: int = 500) -> dict[str, dict[str, Any]]:
+    def concept_summary(self, limit: int = 500) -> dict[str, ConceptSummary]:
         """concept -> best collection, its success rate and per-collection counts."""
-        summary: dict[str, dict[str, Any]] = {}
+        summary: dict[str, ConceptSummary] = {}
         for pnode, data in self.graph.nodes(data=True):
             if data.get("kind") != "concept":
                 continue
@@ -135,31 +153,33 @@ class RoutingGraph:
         ranked = sorted(summary.items(), key=lambda item: -item[1]["uses"])[:limit]
         return dict(ranked)
 
-    def to_json(self) -> dict[str, Any]:
-        edges: dict[str, Any] = {}
+    def to_json(self) -> JSONObject:
+        edges: dict[str, JSONObject] = {}
         for pnode, cnode, stats in self.graph.edges(data=True):
             concept = pnode.removeprefix("concept:")
             edges.setdefault(concept, {})[cnode.removeprefix("collection:")] = {
                 **{k: stats[k] for k in COUNT_FIELDS},
                 "last": stats.get("last", 0.0),
             }
-        collections = {
+        collections: JSONObject = {
             data["name"]: {k: data.get(k, 0) for k in COUNT_FIELDS}
             for _, data in self.graph.nodes(data=True)
             if data.get("kind") == "collection"
         }
-        return {"concepts": edges, "collections": collections}
+        return {"concepts": dict(edges), "collections": collections}
 
-    def load_json(self, data: dict[str, Any]) -> None:
-        for concept, per_collection in data.get("concepts", {}).items():
-            for collection, stats in per_collection.items():
-                self.add_counts(concept, collection, stats, float(stats.get("last", 0.0)))
-        for collection, stats in data.get("collections", {}).items():
+    def load_json(self, data: JSONObject) -> None:
+        for concept, per_collection in obj(data.get("concepts", {})).items():
+            for collection, stats in obj(per_collection).items():
+                counts = obj(stats)
+                self.add_counts(concept, collection, _counts_of(counts), to_float(counts.get("last", 0.0)))
+        for collection, stats in obj(data.get("collections", {})).items():
+            counts = obj(stats)
             cnode = collection_node(collection)
             if cnode not in self.graph:
                 self.graph.add_node(cnode, kind="collection", name=collection, **dict.fromkeys(COUNT_FIELDS, 0))
             for name in COUNT_FIELDS:
-                self.graph.nodes[cnode][name] += int(stats.get(name, 0))
+                self.graph.nodes[cnode][name] += to_int(counts.get(name, 0))
 
     def counts(self) -> dict[str, int]:
         kinds = [d.get("kind") for _, d in self.graph.nodes(data=True)]

@@ -12,16 +12,18 @@ import base64
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import cast
 
 from kernel import error_signature
-from kernel.privacy import redact, redact_json
+from kernel.json_values import JSONArray, JSONObject, JSONValue
+from kernel.privacy import redact
 from services.kg import problem_merges, roampal
 from services.kg.episode_records import EpisodeLesson, ProblemMerge, vector_from_bytes
-from services.kg.episodes import MAX_ERROR_CHARS, MAX_PROBLEM_CHARS, MAX_TRIED_CHARS
+from services.kg.episodes import MAX_ERROR_CHARS, MAX_PROBLEM_CHARS, MAX_TRIED_CHARS, TurnResult
 from services.kg.extraction import extract
 from services.kg.graphs import EXPORT_FORMAT, ScopeGraphs
 from services.kg.journal import Journal
+from services.kg.json_fields import obj
 from services.kg.keys import Outcome, concept_key
 from services.kg.problem_match import MatchRules
 from services.kg.problem_merges import ProblemSummary
@@ -56,17 +58,14 @@ def episodes_scope(user: str) -> ScopeKey:
 VECTOR_FIELDS = frozenset({"vector", "phrasings", "symptoms"})
 
 
-def redacted_op(value: Any) -> Any:
+def redacted_op(value: JSONValue) -> JSONValue:
     """``value`` with every string redacted but its vectors: their base64 is long and random, a secret rule
     can match it by chance, and a redacted vector no longer decodes."""
     if isinstance(value, dict):
-        return {
-            redact(k) if isinstance(k, str) else k: v if k in VECTOR_FIELDS else redacted_op(v)
-            for k, v in value.items()
-        }
+        return {redact(k): v if k in VECTOR_FIELDS else redacted_op(v) for k, v in value.items()}
     if isinstance(value, list):
         return [redacted_op(v) for v in value]
-    return redact_json(value)
+    return redact(value) if isinstance(value, str) else value  # what redact_json does to one value
 
 
 class KgStore:
@@ -99,10 +98,11 @@ class KgStore:
             self._pending[key] = pending
         return graphs
 
-    def _mutate(self, scope: ScopeKey, op: dict[str, Any], *, snapshot_now: bool = False) -> Any:
+    def _mutate(self, scope: ScopeKey, op: JSONObject, *, snapshot_now: bool = False) -> object:
+        """What ``ScopeGraphs.apply_op`` returns for ``op``, once the op is journaled."""
         graphs = self.graphs(scope)
         key = str(scope)
-        op = redacted_op(op)  # nothing reaches the journal, the graph or a snapshot unredacted
+        op = obj(redacted_op(op))  # nothing reaches the journal, the graph or a snapshot unredacted
         self.journal.append(key, op)
         result = graphs.apply_op(op)
         self._pending[key] = self._pending.get(key, 0) + 1
@@ -130,7 +130,7 @@ class KgStore:
         if not keys:
             keys = problem_concepts
         signature = signature_for(problem_concepts or keys) if doc_ids else ""
-        op = {
+        op: JSONObject = {
             "op": "outcome",
             "ts": self._clock(),
             "concepts": list(dict.fromkeys(keys)),
@@ -147,7 +147,7 @@ class KgStore:
     def record_action(
         self, scope: ScopeKey, *, context_type: str, action: str, collection: str, outcome: Outcome, doc_id: str
     ) -> tuple[float, int]:
-        op = {
+        op: JSONObject = {
             "op": "action",
             "ts": self._clock(),
             "context_type": context_type,
@@ -156,8 +156,7 @@ class KgStore:
             "outcome": outcome.value,
             "doc_id": doc_id,
         }
-        result: tuple[float, int] = self._mutate(scope, op)
-        return result
+        return cast("tuple[float, int]", self._mutate(scope, op))  # ActionGraph.record's (rate, total)
 
     def record_turn(
         self,
@@ -169,9 +168,9 @@ class KgStore:
         outcome: Outcome,
         answer: str,
         doc_id: str,
-    ) -> dict[str, Any]:
+    ) -> TurnResult:
         """One scored turn for the session's episode; returns its problem statement and status."""
-        op = {
+        op: JSONObject = {
             "op": "turn",
             "ts": self._clock(),
             "session_id": session_id,
@@ -182,8 +181,7 @@ class KgStore:
             "answer": redact(answer)[:400],
             "doc_id": doc_id,
         }
-        result: dict[str, Any] = self._mutate(episodes_scope(scope.user), op)
-        return result
+        return cast(TurnResult, self._mutate(episodes_scope(scope.user), op))  # EpisodeBook.apply_turn's
 
     def record_tool_error(
         self, scope: ScopeKey, *, session_id: str, command: str, output: str, vector: bytes = b""
@@ -191,7 +189,7 @@ class KgStore:
         """Remember a failed tool call of the session (its command, error line and the line's vector);
         returns the signature."""
         line, signature = error_signature.of_output(redact(output))
-        op = {
+        op: JSONObject = {
             "op": "tool_error",
             "ts": self._clock(),
             "session_id": session_id,
@@ -209,16 +207,24 @@ class KgStore:
         is journaled (problem_merges.UnknownProblem / MergeRefused), so a replay never meets a refusal."""
         book = self.graphs(episodes_scope(scope.user)).episodes
         problem_merges.check_merge(book, scope.project, keep, merge)
-        op = {"op": "merge_problems", "ts": self._clock(), "project": scope.project, "keep": keep, "merge": merge}
-        record: ProblemMerge = self._mutate(episodes_scope(scope.user), op)
+        op: JSONObject = {
+            "op": "merge_problems",
+            "ts": self._clock(),
+            "project": scope.project,
+            "keep": keep,
+            "merge": merge,
+        }
+        record = self._mutate(episodes_scope(scope.user), op)
+        assert isinstance(record, ProblemMerge)
         return record
 
     def unmerge_problems(self, scope: ScopeKey, *, merge_id: str) -> ProblemMerge:
         """Undo a merge of two known problems of the scope's project; refused like ``merge_problems``."""
         book = self.graphs(episodes_scope(scope.user)).episodes
         problem_merges.check_unmerge(book, scope.project, merge_id)
-        op = {"op": "unmerge_problems", "ts": self._clock(), "project": scope.project, "merge_id": merge_id}
-        record: ProblemMerge = self._mutate(episodes_scope(scope.user), op)
+        op: JSONObject = {"op": "unmerge_problems", "ts": self._clock(), "project": scope.project, "merge_id": merge_id}
+        record = self._mutate(episodes_scope(scope.user), op)
+        assert isinstance(record, ProblemMerge)
         return record
 
     def known_problems(self, scope: ScopeKey) -> tuple[list[ProblemSummary], list[ProblemMerge]]:
@@ -250,15 +256,17 @@ class KgStore:
     def index_fact(self, scope: ScopeKey, fact_id: str, text: str) -> list[tuple[str, str]]:
         extraction = extract(redact(text), with_relations=True)  # redacted first, as in record_outcome
         entities = [(e.name, e.type) for e in extraction.entities]
-        relations = [[r.source, r.target, r.relation] for r in extraction.relations]
-        self._mutate(scope, {"op": "fact", "fact_id": fact_id, "entities": entities, "relations": relations})
+        pairs: JSONArray = [[name, type_] for name, type_ in entities]  # as the journal keeps them
+        relations: JSONArray = [[r.source, r.target, r.relation] for r in extraction.relations]
+        self._mutate(scope, {"op": "fact", "fact_id": fact_id, "entities": pairs, "relations": relations})
         return entities
 
     def remove_docs(self, scope: ScopeKey, doc_ids: list[str]) -> int:
-        removed: int = self._mutate(scope, {"op": "remove_docs", "doc_ids": sorted(set(doc_ids))})
+        removed = self._mutate(scope, {"op": "remove_docs", "doc_ids": [d for d in sorted(set(doc_ids))]})
+        assert isinstance(removed, int)
         return removed
 
-    def import_json(self, scope: ScopeKey, data: dict[str, Any]) -> str:
+    def import_json(self, scope: ScopeKey, data: JSONObject) -> str:
         if data.get("format") == EXPORT_FORMAT:
             kind, export = "mnemex", data
         elif roampal.looks_like_roampal(data):
@@ -279,7 +287,7 @@ class KgStore:
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise ImportFormatError(f"graph_json has the {kind} layout but a malformed entry: {exc!r}") from exc
         # A project's known problems (episodes) live in the user's episode book, not in the project's graphs.
-        episodes = export.get("episodes") or {}
+        episodes = obj(export.get("episodes") or {})  # an object: the dry run read it
         self._mutate(scope, {"op": "import", "data": {**export, "episodes": {}}}, snapshot_now=True)
         if episodes.get("problems"):
             self._mutate(
@@ -289,7 +297,7 @@ class KgStore:
             )
         return kind
 
-    def export_json(self, scope: ScopeKey) -> dict[str, Any]:
+    def export_json(self, scope: ScopeKey) -> JSONObject:
         """A project's graphs with its known problems from the user's episode book."""
         data = self.graphs(scope).to_json()
         data["episodes"] = self.graphs(episodes_scope(scope.user)).episodes.project_json(scope.project)

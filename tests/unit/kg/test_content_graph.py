@@ -6,13 +6,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from kernel.json_values import JSONArray, JSONObject
 from services.kg.graphs import ScopeGraphs
 from services.kg.keys import Outcome
 from services.kg.store import KgStore, ScopeKey
 
 
-def fact_op(fact_id: str, entities: list[tuple[str, str]], relations: Sequence[list[str]] = ()) -> dict[str, object]:
-    return {"op": "fact", "fact_id": fact_id, "entities": [list(e) for e in entities], "relations": list(relations)}
+def fact_op(fact_id: str, entities: list[tuple[str, str]], relations: Sequence[list[str]] = ()) -> JSONObject:
+    pairs: JSONArray = [[name, type_] for name, type_ in entities]
+    links: JSONArray = [[*relation] for relation in relations]
+    return {"op": "fact", "fact_id": fact_id, "entities": pairs, "relations": links}
 
 
 def build() -> ScopeGraphs:

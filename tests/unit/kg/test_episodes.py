@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from kernel.json_values import object_at, objects_at, str_at
 from services.embedding.model import Encoder
 from services.kg.journal import Journal
 from services.kg.keys import Outcome
@@ -164,7 +165,7 @@ def test_a_projects_known_problems_travel_with_its_export(store: KgStore, encode
     solve_the_hard_way(store, encoder)
     solve_the_hard_way(store, encoder, scope=BLOG, session="b1")
     exported = store.export_json(SHOP)
-    assert [p["project"] for p in exported["episodes"]["problems"]] == [SHOP.project]
+    assert [str_at(p, "project") for p in objects_at(object_at(exported, "episodes"), "problems")] == [SHOP.project]
     other = KgStore(Journal(tmp_path / "other.sqlite3"), clock=Clock())
     moved = ScopeKey("someone", "shop-moved")
     other.import_json(moved, json.loads(json.dumps(exported)))

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+from kernel.json_values import object_at, objects_at
 from kernel.privacy import redact
 from services.kg.journal import Journal
 from services.kg.keys import Outcome
@@ -85,7 +86,7 @@ def test_imported_known_problems_keep_their_vectors_and_lose_their_secrets(tmp_p
             doc_id="",
         )
     exported = source.export_json(SHOP)
-    problems = exported["episodes"]["problems"]
+    problems = list(objects_at(object_at(exported, "episodes"), "problems"))
     assert problems and problems[0]["vector"]
     trap = base64.b64encode(trap_vector()).decode("ascii")  # as another machine's export may carry it
     problems[0]["vector"], problems[0]["phrasings"] = trap, [trap]

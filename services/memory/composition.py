@@ -47,10 +47,10 @@ from services.memory.storage.merge_journal import MergeJournal
 from services.memory.storage.outcome_log import OutcomeLog
 from services.memory.storage.state_db import StateDb
 from services.memory.storage.turns import TurnStore
-from services.memory.transport import grpc_surface
+from services.memory.transport import memory_servicer
 from services.memory.transport.admin_rpcs import AdminRpcs
-from services.memory.transport.grpc_surface import ERRORS, SERVICE_NAME, MemoryServicer
 from services.memory.transport.memory_rpcs import MemoryRpcs
+from services.memory.transport.memory_servicer import ERRORS, SERVICE_NAME, MemoryServicer
 from services.memory.transport.portability_rpcs import PortabilityRpcs
 from services.memory.transport.prompt_rpcs import PromptRpcs
 from services.memory.transport.viewer_rpcs import ViewerRpcs
@@ -308,7 +308,7 @@ async def create_server(
     return await start_service(
         settings,
         memory,
-        register=lambda server: grpc_surface.register(servicer, server),
+        register=lambda server: memory_servicer.register(servicer, server),
         service_names=[SERVICE_NAME],
         errors=ERRORS,
         what="the memory service",

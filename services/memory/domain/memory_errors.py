@@ -1,4 +1,4 @@
-"""Domain errors of the memory service, mapped once to gRPC codes by ``ERRORS`` in ``transport/grpc_surface.py``.
+"""Domain errors of the memory service, mapped once to gRPC codes by ``ERRORS`` in ``transport/memory_servicer.py``.
 
 Messages say what is wrong and how to fix it; they reach the caller verbatim.
 """

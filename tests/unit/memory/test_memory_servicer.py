@@ -7,8 +7,8 @@ from types import MethodType
 import pytest
 
 from services.memory.transport.admin_rpcs import AdminRpcs
-from services.memory.transport.grpc_surface import SERVICE, MemoryServicer
 from services.memory.transport.memory_rpcs import MemoryRpcs
+from services.memory.transport.memory_servicer import SERVICE, MemoryServicer
 from services.memory.transport.portability_rpcs import PortabilityRpcs
 from services.memory.transport.prompt_rpcs import PromptRpcs
 from services.memory.transport.viewer_rpcs import ViewerRpcs

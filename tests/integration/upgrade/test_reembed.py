@@ -233,6 +233,7 @@ def test_a_swap_cut_short_is_finished_not_redone(encoder: Encoder, old_home: tup
     assert report.resumed == [name] and report.already_done == 1
     swapped = chroma(home).get_collection(name, embedding_function=None)
     got = swapped.get(include=["embeddings", "metadatas"])
-    assert swapped.count() == rows and all(len(v) == 512 for v in got["embeddings"])
+    embeddings = got["embeddings"]
+    assert embeddings is not None and swapped.count() == rows and all(len(v) == 512 for v in embeddings)
     assert not any(c.name.startswith(reembed.SIBLING) for c in chroma(home).list_collections())
     assert sum(c.count() for c in chroma(home).list_collections()) == len(before)

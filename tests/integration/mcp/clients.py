@@ -5,16 +5,19 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import TypeVar
 
 import httpx2
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult
+from pydantic import BaseModel
 
+from kernel.json_values import JSONObject, as_object
 from tests.support.mcp_stack import McpStack
 
 TRANSPORTS = ("stdio", "http")
+Shape = TypeVar("Shape", bound=BaseModel)
 
 
 @asynccontextmanager
@@ -35,14 +38,19 @@ def text_of(result: CallToolResult) -> str:
     return "\n".join(getattr(block, "text", "") for block in result.content)
 
 
-def ok(result: CallToolResult) -> dict[str, Any]:
+def ok(result: CallToolResult) -> JSONObject:
+    """The structured content of a result that is not an error."""
     assert not result.is_error, text_of(result)
-    content: dict[str, Any] | None = result.structured_content
-    assert content is not None
-    return content
+    assert result.structured_content is not None
+    return as_object(result.structured_content)
 
 
-async def expect_error(client: Client, tool: str, arguments: dict[str, Any], *needles: str) -> str:
+def reply(result: CallToolResult, shape: type[Shape]) -> Shape:
+    """The structured content of a result that is not an error, read as the tool's output model."""
+    return shape.model_validate(ok(result))
+
+
+async def expect_error(client: Client, tool: str, arguments: dict[str, object], *needles: str) -> str:
     result = await client.call_tool(tool, arguments)
     text = text_of(result)
     assert result.is_error, f"{tool}({arguments}) should fail: {text}"

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any
 
 from gateway.formatting import FAILURES_TITLE, SOLUTIONS_TITLE
-from tests.integration.mcp.clients import connect, ok
+from gateway.mcp.models import InsightsOut
+from gateway.reply_models import ContextOut, EpisodeOut, PostToolUseOut, ScoreOut, TeachingOut
+from tests.integration.mcp.clients import connect, reply
 from tests.support.mcp_stack import McpStack, run_async
 
 PROBLEM = "the nightly invoice export job crashes: UnicodeDecodeError 'utf-8' codec can't decode byte 0xff in the csv"
@@ -32,7 +33,7 @@ FIX = "Opened the file with encoding='utf-16' (the export is UTF-16 with a BOM);
 
 
 def failed_command(stack: McpStack, cwd: Path, session: str, command: str, output: str = DECODE_ERROR) -> None:
-    reply = stack.post(
+    answer = stack.post(
         "/api/hooks/post-tool-use",
         {
             "session_id": session,
@@ -42,19 +43,39 @@ def failed_command(stack: McpStack, cwd: Path, session: str, command: str, outpu
             "tool_response": {"error": "Exit code 1\n" + output, "failed": True},
         },
     )
-    assert reply["observation"].startswith("Ran ")
+    observed = PostToolUseOut.model_validate(answer).observation
+    assert observed and observed.startswith("Ran ")
     time.sleep(0.3)  # the kg is taught in the background after the reply; let it land before the score
 
 
-def turn(stack: McpStack, cwd: Path, session: str, prompt: str, answer: str, previous: str = "") -> dict[str, Any]:
+def turn(stack: McpStack, cwd: Path, session: str, prompt: str, answer: str, previous: str = "") -> ScoreOut | None:
     """One turn in the order a client runs it: the prompt's context, the assistant scoring the
-    previous exchange (``previous``: its outcome) while it answers, then Stop."""
+    previous exchange (``previous``: its outcome, and the score's reply) while it answers, then Stop."""
     stack.post("/api/hooks/get-context", {"session_id": session, "prompt": prompt, "cwd": str(cwd)})
-    scored: dict[str, Any] = {}
+    scored = None
     if previous:
-        scored = stack.post("/api/record-outcome", {"session_id": session, "cwd": str(cwd), "outcome": previous})
+        outcome = {"session_id": session, "cwd": str(cwd), "outcome": previous}
+        scored = ScoreOut.model_validate(stack.post("/api/record-outcome", outcome))
     stack.post("/api/hooks/stop", {"session_id": session, "cwd": str(cwd), "assistant_text": answer})
     return scored
+
+
+def taught(scored: ScoreOut | None) -> TeachingOut:
+    """What a scored turn taught the kg."""
+    assert scored is not None
+    return scored.kg
+
+
+def episode_of(scored: ScoreOut | None) -> EpisodeOut:
+    """The episode a scored turn filed its exchange under."""
+    episode = taught(scored).episode
+    assert episode is not None, scored
+    return episode
+
+
+def context(stack: McpStack, cwd: Path, session: str, prompt: str) -> ContextOut:
+    reply = stack.post("/api/hooks/get-context", {"session_id": session, "prompt": prompt, "cwd": str(cwd)})
+    return ContextOut.model_validate(reply)
 
 
 def test_a_paraphrased_recurrence_is_warned_with_the_episodes_fix_and_failures(
@@ -66,18 +87,17 @@ def test_a_paraphrased_recurrence_is_warned_with_the_episodes_fix_and_failures(
     first = turn(
         mcp_stack, project, session, "still broken, same traceback", "Converted it with iconv -f latin1.", "failed"
     )
-    assert first["kg"]["episode"]["problem"].startswith("the nightly invoice export job crashes")
+    assert episode_of(first).problem.startswith("the nightly invoice export job crashes")
     failed_command(mcp_stack, project, session, "iconv -f latin1 -t utf-8 exports/invoices.csv")
     second = turn(mcp_stack, project, session, "nope, the same decode error", FIX, "failed")
     # The complaint is not the problem: the episode still teaches on its first prompt.
-    assert second["kg"]["episode"]["problem"] == first["kg"]["episode"]["problem"]
+    assert episode_of(second).problem == episode_of(first).problem
     # Before: the scored turn's own prompt, the complaint, gave the concepts taught.
-    assert {"invoice", "unicodedecodeerror"} <= set(second["kg"]["concepts"])
+    assert {"invoice", "unicodedecodeerror"} <= set(taught(second).concepts)
     solved = turn(mcp_stack, project, session, "that fixed it, thanks", "Glad it works.", "worked")
-    assert solved["kg"]["episode"]["status"] == "solved"
+    assert episode_of(solved).status == "solved"
 
-    later = mcp_stack.post("/api/hooks/get-context", {"session_id": "later", "prompt": RECURRENCE, "cwd": str(project)})
-    block = later["known_context"]
+    block = context(mcp_stack, project, "later", RECURRENCE).known_context
     assert SOLUTIONS_TITLE in block and FAILURES_TITLE in block
     assert "encoding='utf-16'" in block.split(FAILURES_TITLE)[0]
     warned = block.split(FAILURES_TITLE)[1]
@@ -88,23 +108,23 @@ def test_a_paraphrased_recurrence_is_warned_with_the_episodes_fix_and_failures(
     (other / ".git").mkdir(parents=True)
     # Another project's lessons need strong evidence (issue 35): the paraphrase alone is not enough there,
     # the same report told again is.
-    weak = mcp_stack.post("/api/hooks/get-context", {"session_id": "o0", "prompt": RECURRENCE, "cwd": str(other)})
-    assert not [x for x in weak["lessons"] if not x.get("id")]
-    elsewhere = mcp_stack.post("/api/hooks/get-context", {"session_id": "o1", "prompt": PROBLEM, "cwd": str(other)})
-    labels = [x["project"] for x in elsewhere["lessons"]]
+    weak = context(mcp_stack, other, "o0", RECURRENCE)
+    assert not [x for x in weak.lessons if not x.id]
+    elsewhere = context(mcp_stack, other, "o1", PROBLEM)
+    labels = [x.project for x in elsewhere.lessons]
     assert labels and all(label and label != "" for label in labels)
-    assert "[project " in elsewhere["known_context"]
+    assert "[project " in elsewhere.known_context
 
-    miss = mcp_stack.post("/api/hooks/get-context", {"session_id": "m1", "prompt": NEAR_MISS, "cwd": str(project)})
-    assert not [x for x in miss["lessons"] if not x.get("id")]
+    miss = context(mcp_stack, project, "m1", NEAR_MISS)
+    assert not [x for x in miss.lessons if not x.id]
 
-    async def insights() -> dict[str, Any]:
+    async def insights() -> InsightsOut:
         async with connect(mcp_stack, "http", project) as client:
-            return ok(await client.call_tool("get_context_insights", {"query": RECURRENCE}))
+            return reply(await client.call_tool("get_context_insights", {"query": RECURRENCE}), InsightsOut)
 
     data = run_async(insights)
-    assert any("utf-16" in s["content"] for s in data["solutions"])
-    assert any("iconv" in f["content"] for f in data["failures"])
+    assert any("utf-16" in s.content for s in data.solutions)
+    assert any("iconv" in f.content for f in data.failures)
 
 
 MAIL_PROBLEM = (
@@ -130,12 +150,9 @@ def test_a_recurrence_told_by_the_error_a_failed_attempt_printed_recalls_the_fix
     failed_command(mcp_stack, project, session, "python -m billing.resend --since yesterday", MAIL_ERROR)
     turn(mcp_stack, project, session, "still nothing arrives", MAIL_FIX, "failed")
     solved = turn(mcp_stack, project, session, "that fixed it, thanks", "Glad it works.", "worked")
-    assert solved["kg"]["episode"]["status"] == "solved"
+    assert episode_of(solved).status == "solved"
 
-    later = mcp_stack.post(
-        "/api/hooks/get-context", {"session_id": "mail-later", "prompt": MAIL_RECURRENCE, "cwd": str(project)}
-    )
-    block = later["known_context"]
+    block = context(mcp_stack, project, "mail-later", MAIL_RECURRENCE).known_context
     assert SOLUTIONS_TITLE in block, block
     assert "SPF TXT record" in block.split(SOLUTIONS_TITLE)[1].split(FAILURES_TITLE)[0]
     assert "billing.resend" in block.split(FAILURES_TITLE)[1]

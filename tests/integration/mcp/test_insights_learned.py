@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any
 
-from tests.integration.mcp.clients import connect, ok, text_of
+from gateway.mcp.models import InsightsOut
+from gateway.reply_models import ContextOut, MemoryChangeOut
+from tests.integration.mcp.clients import connect, reply, text_of
 from tests.support.mcp_stack import McpStack, run_async
 
 PROBLEM = "pytest fails again with sqlite3.OperationalError: database is locked in test_orders"
@@ -32,11 +33,11 @@ def tool_run(stack: McpStack, cwd: Path, command: str, stdout: str) -> None:
     )
 
 
-def insights(stack: McpStack, project: Path) -> tuple[str, dict[str, Any]]:
-    async def go() -> tuple[str, dict[str, Any]]:
+def insights(stack: McpStack, project: Path) -> tuple[str, InsightsOut]:
+    async def go() -> tuple[str, InsightsOut]:
         async with connect(stack, "http", project) as client:
             result = await client.call_tool("get_context_insights", {"query": QUERY})
-        return text_of(result), ok(result)
+        return text_of(result), reply(result, InsightsOut)
 
     return run_async(go)
 
@@ -46,7 +47,8 @@ def test_insights_show_tool_effectiveness_known_solutions_and_past_failures(mcp_
         async with connect(mcp_stack, "http", project) as client:
             ids = []
             for fix in (WAL_FIX, TIMEOUT_FIX):
-                ids.append(ok(await client.call_tool("record_response", {"key_takeaway": fix}))["memory"]["id"])
+                stored = reply(await client.call_tool("record_response", {"key_takeaway": fix}), MemoryChangeOut)
+                ids.append(stored.memory.id)
             return ids
 
     wal, busy = run_async(remember)
@@ -57,7 +59,7 @@ def test_insights_show_tool_effectiveness_known_solutions_and_past_failures(mcp_
 
     cwd = str(project)
     shown = mcp_stack.post("/api/hooks/get-context", {"session_id": "s1", "prompt": PROBLEM, "cwd": cwd})
-    assert {wal, busy} <= {m["id"] for m in shown["memories"]}
+    assert {wal, busy} <= {m.id for m in ContextOut.model_validate(shown).memories}
     mcp_stack.post("/api/hooks/stop", {"session_id": "s1", "cwd": cwd, "assistant_text": "Switched SQLite to WAL."})
     mcp_stack.post(
         "/api/record-outcome",
@@ -78,11 +80,11 @@ def test_insights_show_tool_effectiveness_known_solutions_and_past_failures(mcp_
 
     assert "Tool and action effectiveness in this project:" in text
     assert "• `pytest -x` worked 3 of 4 times (coding)" in text
-    assert "ls" not in {a["action"] for a in data["actions"]}
+    assert "ls" not in {a.action for a in data.actions}
     assert "memories from working, when scored:" in text  # the score_response actions of the scored turn
     assert "Known solutions for this problem:" in text and f"[id:{wal}] (worked once)" in text
     assert "Past failures for this problem (avoid repeating them):" in text and f"[id:{busy}] (failed once)" in text
     assert text.index("Known solutions") < text.index(f"[id:{wal}]") < text.index("Past failures")
-    assert wal in [s["id"] for s in data["solutions"]] and [f["id"] for f in data["failures"]] == [busy]
-    pytest_row = next(a for a in data["actions"] if a["action"] == "pytest -x")
-    assert (pytest_row["worked"], pytest_row["failed"]) == (3, 1)
+    assert wal in [s.id for s in data.solutions] and [f.id for f in data.failures] == [busy]
+    pytest_row = next(a for a in data.actions if a.action == "pytest -x")
+    assert (pytest_row.worked, pytest_row.failed) == (3, 1)

@@ -11,10 +11,11 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from gateway.reply_models import StoredFactOut
+from kernel.json_values import JSONObject, bool_at, object_at, objects_at, parse_object, str_at
 from mnemex.client_setup.client_entries import TOOL_NAMES
 from tests.integration.mcp.node_tools import INSPECTOR, ensure_packages
 from tests.support.mcp_stack import McpStack
@@ -30,7 +31,7 @@ def inspector() -> Path:
     return ensure_packages(INSPECTOR, f"{PACKAGE}/package.json")
 
 
-def inspect(tools: Path, home: Path, *args: str, timeout: float = 120, expect_rc: int = 0) -> Any:
+def inspect(tools: Path, home: Path, *args: str, timeout: float = 120, expect_rc: int = 0) -> JSONObject:
     home.mkdir(exist_ok=True)
     proc = subprocess.run(
         ["npx", "--no-install", PACKAGE, "--cli", *args],
@@ -48,7 +49,7 @@ def inspect(tools: Path, home: Path, *args: str, timeout: float = 120, expect_rc
     assert proc.returncode == expect_rc, (
         f"exit {proc.returncode}\nstdout: {proc.stdout[-2000:]}\nstderr: {proc.stderr[-2000:]}"
     )
-    return json.loads(proc.stdout)
+    return parse_object(proc.stdout)
 
 
 def stdio_target(stack: McpStack, project: Path) -> list[str]:
@@ -62,7 +63,7 @@ def test_inspector_lists_and_calls_tools_over_stdio(
 ) -> None:
     target = stdio_target(mcp_stack, project)
     listed = inspect(inspector, tmp_path / "home", "--method", "tools/list", *target)
-    assert {tool["name"] for tool in listed["tools"]} == set(TOOL_NAMES)
+    assert {str_at(tool, "name") for tool in objects_at(listed, "tools")} == set(TOOL_NAMES)
     added = inspect(
         inspector,
         tmp_path / "home",
@@ -74,9 +75,10 @@ def test_inspector_lists_and_calls_tools_over_stdio(
         "content=The user runs the inspector check before every release",
         *target,
     )
-    assert not added.get("isError"), added
-    memory = added["structuredContent"]["memory"]
-    assert memory["collection"] == "memory_bank" and f"[id:{memory['id']}]" in added["content"][0]["text"]
+    assert not bool_at(added, "isError"), added
+    memory = StoredFactOut.model_validate(object_at(added, "structuredContent")).memory
+    said = str_at(next(objects_at(added, "content")), "text")
+    assert memory.collection == "memory_bank" and f"[id:{memory.id}]" in said
 
 
 def test_inspector_over_http_reports_tool_errors(
@@ -85,7 +87,7 @@ def test_inspector_over_http_reports_tool_errors(
     url = [mcp_stack.mcp_url, "--header", f"X-Mnemex-Cwd: {project}"]
     # --strict exits 6 when a tool schema has an error-severity portability problem
     listed = inspect(inspector, tmp_path / "home", "--method", "tools/list", "--strict", *url)
-    assert {tool["name"] for tool in listed["tools"]} == set(TOOL_NAMES)
+    assert {str_at(tool, "name") for tool in objects_at(listed, "tools")} == set(TOOL_NAMES)
     failed = inspect(
         inspector,
         tmp_path / "home",
@@ -96,5 +98,5 @@ def test_inspector_over_http_reports_tool_errors(
         *url,
         expect_rc=TOOL_ERROR_EXIT,
     )
-    assert failed.get("isError") is True
+    assert bool_at(failed, "isError") is True
     assert "query" in json.dumps(failed)

@@ -9,18 +9,20 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from kernel.json_values import JSONObject, str_at
 from tests.integration.mcp.clients import TRANSPORTS, connect
 from tests.support.mcp_stack import McpStack, run_async
 
 SNAPSHOT = Path(__file__).parent / "snapshots" / "list_tools.json"
 
 
-def listing(stack: McpStack, transport: str, project: Path) -> list[dict[str, Any]]:
-    async def go() -> list[dict[str, Any]]:
+def listing(stack: McpStack, transport: str, project: Path) -> list[JSONObject]:
+    """Each tool as JSON, as the client received it."""
+
+    async def go() -> list[JSONObject]:
         async with connect(stack, transport, project) as client:
             tools = (await client.list_tools()).tools
         return [tool.model_dump(mode="json", by_alias=True, exclude_none=True) for tool in tools]
@@ -46,5 +48,5 @@ CLIENT_DESCRIPTION_CAP = 4096  # Claude Code cuts a tool description after this 
 def test_every_tool_description_fits_the_clients_cap(mcp_stack: McpStack, project: Path) -> None:
     """Claude Code 2.1 logs 'description truncated from N to 4096 chars' and drops the rest."""
     tools = listing(mcp_stack, "stdio", project)
-    lengths = {t["name"]: len(t.get("description", "")) for t in tools}
+    lengths = {str_at(t, "name"): len(str_at(t, "description")) for t in tools}
     assert max(lengths.values()) <= CLIENT_DESCRIPTION_CAP, lengths

@@ -8,26 +8,29 @@ real kg in the project's scope; they stay two known problems. The MCP tools list
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 import urllib.error
 import urllib.parse
 import urllib.request
 from pathlib import Path
-from typing import Any
+from typing import TypeVar
 
 import grpc
 import pytest
+from pydantic import BaseModel
 
 from gateway.caller import CallerResolver
+from gateway.problem_models import MergeOut, ProblemsOut, UnmergeOut
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.kg.v1 import kg_service_pb2 as pb
 from protos.mnemex.kg.v1 import kg_service_pb2_grpc as pb_grpc
 from services.embedding.model import Encoder
 from tests.integration.kg.known_problems import HEADS, MISSING, lessons, solve
-from tests.integration.mcp.clients import connect, expect_error, ok, text_of
+from tests.integration.mcp.clients import connect, expect_error, reply, text_of
 from tests.support.mcp_stack import McpStack, run_async
+
+Shape = TypeVar("Shape", bound=BaseModel)
 
 
 def fixes_for(
@@ -43,29 +46,29 @@ def test_merge_and_unmerge_two_known_problems_over_mcp(mcp_stack: McpStack, proj
         solve(kg, encoder, scope, "s1", MISSING)
         solve(kg, encoder, scope, "s2", HEADS)
 
-        async def listed_and_merged() -> tuple[dict[str, Any], dict[str, Any], str]:
+        async def listed_and_merged() -> tuple[ProblemsOut, MergeOut, str]:
             async with connect(mcp_stack, "http", project) as client:
-                listed = ok(await client.call_tool("list_problems", {}))
-                ids = {p["statement"]: p["id"] for p in listed["problems"]}
+                listed = reply(await client.call_tool("list_problems", {}), ProblemsOut)
+                ids = {p.statement: p.id for p in listed.problems}
                 merged = await client.call_tool("merge_problems", {"keep": ids[MISSING[0]], "merge": ids[HEADS[0]]})
-                return listed, ok(merged), text_of(merged)
+                return listed, reply(merged, MergeOut), text_of(merged)
 
         listed, merged, said = run_async(listed_and_merged)
-        assert listed["total"] == 2 and listed["merges"] == []
-        assert all(p["fixes"] == 1 and p["episodes"] == 1 for p in listed["problems"])
-        ids = {p["statement"]: p["id"] for p in listed["problems"]}
+        assert listed.total == 2 and listed.merges == []
+        assert all(p.fixes == 1 and p.episodes == 1 for p in listed.problems)
+        ids = {p.statement: p.id for p in listed.problems}
         missing, heads = ids[MISSING[0]], ids[HEADS[0]]
-        merge_id = merged["merge"]["id"]
-        assert merged["problem"]["id"] == missing and merged["problem"]["fixes"] == 2
+        merge_id = merged.merge.id
+        assert merged.problem and merged.problem.id == missing and merged.problem.fixes == 2
         undo = f'unmerge_problems(merge_id="{merge_id}")'
-        assert merged["merge"]["undo"] == undo
+        assert merged.merge.undo == undo
         assert f"Merged {heads} into {missing}" in said and f"To undo it, call {undo}." in said
         for session, prompt in (("s3", HEADS[0]), ("s4", MISSING[0])):
             assert fixes_for(kg, encoder, scope, session, prompt) == {MISSING[3], HEADS[3]}
 
-        async def listed_refused_and_undone() -> tuple[dict[str, Any], str, dict[str, Any]]:
+        async def listed_refused_and_undone() -> tuple[ProblemsOut, str, UnmergeOut]:
             async with connect(mcp_stack, "http", project) as client:
-                after = ok(await client.call_tool("list_problems", {}))
+                after = reply(await client.call_tool("list_problems", {}), ProblemsOut)
                 await expect_error(client, "merge_problems", {"keep": missing, "merge": missing}, "same problem")
                 await expect_error(client, "merge_problems", {"keep": missing, "merge": "p99999"}, "list_problems")
                 await expect_error(client, "merge_problems", {"keep": missing, "merge": "billing"}, "not a known")
@@ -73,11 +76,11 @@ def test_merge_and_unmerge_two_known_problems_over_mcp(mcp_stack: McpStack, proj
                 undone = await client.call_tool("unmerge_problems", {"merge_id": merge_id})
                 await expect_error(client, "unmerge_problems", {"merge_id": merge_id}, "already undone")
                 await expect_error(client, "unmerge_problems", {"merge_id": "m99999"}, "no merge")
-                return after, text_of(undone), ok(undone)
+                return after, text_of(undone), reply(undone, UnmergeOut)
 
         after, undone_text, undone = run_async(listed_refused_and_undone)
-        assert [p["id"] for p in after["problems"]] == [missing] and after["merges"][0]["undo"] == undo
-        assert undone["restored"]["id"] == heads and undone["kept"]["fixes"] == 1
+        assert [p.id for p in after.problems] == [missing] and after.merges[0].undo == undo
+        assert undone.restored and undone.restored.id == heads and undone.kept and undone.kept.fixes == 1
         assert f"Undone merge {merge_id}" in undone_text
         assert fixes_for(kg, encoder, scope, "s5", HEADS[0]) == {HEADS[3]}
         assert fixes_for(kg, encoder, scope, "s6", MISSING[0]) == {MISSING[3]}
@@ -85,18 +88,23 @@ def test_merge_and_unmerge_two_known_problems_over_mcp(mcp_stack: McpStack, proj
 
     # The same over REST, as `mnemex problems` uses it.
     query = urllib.parse.urlencode({"cwd": str(project)})
-    with urllib.request.urlopen(f"{mcp_stack.gateway_url}/api/problems?{query}", timeout=30) as reply:
-        assert json.loads(reply.read())["total"] == 2
-    again = mcp_stack.post("/api/problems/merge", {"cwd": str(project), "keep": missing, "merge": heads})
-    assert again["merge"]["undo"] == f'unmerge_problems(merge_id="{again["merge"]["id"]}")' != undo
-    back = mcp_stack.post("/api/problems/unmerge", {"cwd": str(project), "merge_id": again["merge"]["id"]})
-    assert back["restored"]["id"] == heads
+    with urllib.request.urlopen(f"{mcp_stack.gateway_url}/api/problems?{query}", timeout=30) as response:
+        assert ProblemsOut.model_validate_json(response.read()).total == 2
+    again = MergeOut.model_validate(
+        mcp_stack.post("/api/problems/merge", {"cwd": str(project), "keep": missing, "merge": heads})
+    ).merge
+    assert again.undo == f'unmerge_problems(merge_id="{again.id}")' != undo
+    back = UnmergeOut.model_validate(
+        mcp_stack.post("/api/problems/unmerge", {"cwd": str(project), "merge_id": again.id})
+    )
+    assert back.restored and back.restored.id == heads
     with pytest.raises(urllib.error.HTTPError) as refused:
-        mcp_stack.post("/api/problems/unmerge", {"cwd": str(project), "merge_id": again["merge"]["id"]})
+        mcp_stack.post("/api/problems/unmerge", {"cwd": str(project), "merge_id": again.id})
     assert refused.value.code == 422 and "already undone" in refused.value.read().decode()
 
 
-def cli(stack: McpStack, project: Path, *args: str) -> Any:
+def cli(stack: McpStack, project: Path, shape: type[Shape], *args: str) -> Shape:
+    """``mnemex problems <args> --json``, read as the REST reply it prints."""
     done = subprocess.run(
         [sys.executable, "-m", "mnemex.cli", "problems", *args, "--json"],
         cwd=project,
@@ -106,7 +114,7 @@ def cli(stack: McpStack, project: Path, *args: str) -> Any:
         timeout=60,
     )
     assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
+    return shape.model_validate_json(done.stdout)
 
 
 def test_mnemex_problems_lists_merges_and_unmerges(mcp_stack: McpStack, project: Path, encoder: Encoder) -> None:
@@ -115,16 +123,15 @@ def test_mnemex_problems_lists_merges_and_unmerges(mcp_stack: McpStack, project:
         kg = pb_grpc.KnowledgeGraphServiceStub(channel)
         solve(kg, encoder, scope, "s1", MISSING)
         solve(kg, encoder, scope, "s2", HEADS)
-    ids = {p["statement"]: p["id"] for p in cli(mcp_stack, project, "list")["problems"]}
+    ids = {p.statement: p.id for p in cli(mcp_stack, project, ProblemsOut, "list").problems}
     missing, heads = ids[MISSING[0]], ids[HEADS[0]]
-    merged = cli(mcp_stack, project, "merge", missing, heads)
-    assert merged["problem"]["fixes"] == 2 and [p["id"] for p in cli(mcp_stack, project, "list")["problems"]] == [
-        missing
-    ]
-    undone = cli(mcp_stack, project, "unmerge", merged["merge"]["id"])
-    assert undone["restored"]["id"] == heads and undone["kept"]["fixes"] == 1
+    merged = cli(mcp_stack, project, MergeOut, "merge", missing, heads)
+    assert merged.problem and merged.problem.fixes == 2
+    assert [p.id for p in cli(mcp_stack, project, ProblemsOut, "list").problems] == [missing]
+    undone = cli(mcp_stack, project, UnmergeOut, "unmerge", merged.merge.id)
+    assert undone.restored and undone.restored.id == heads and undone.kept and undone.kept.fixes == 1
     refused = subprocess.run(
-        [sys.executable, "-m", "mnemex.cli", "problems", "unmerge", merged["merge"]["id"]],
+        [sys.executable, "-m", "mnemex.cli", "problems", "unmerge", merged.merge.id],
         cwd=project,
         env=mcp_stack.env,
         capture_output=True,

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 import pytest
 from typer.testing import CliRunner
 
+from gateway.reply_models import BackfillOut, SearchOut
+from kernel.json_values import JSONObject
 from mnemex.cli import app
-from tests.integration.mcp.clients import connect, ok, text_of
+from tests.integration.mcp.clients import connect, ok, reply, text_of
 from tests.support.mcp_stack import McpStack, run_async
 
 ABSENT = "terraform state lock"
@@ -31,7 +32,7 @@ def fill(stack: McpStack, project: Path) -> None:
         "tool_response": {"success": True},
     }
 
-    def exchange(source_id: str, session: str, user: str, answer: str, **extra: Any) -> dict[str, Any]:
+    def exchange(source_id: str, session: str, user: str, answer: str, **extra: object) -> dict[str, object]:
         return {
             "source_id": source_id,
             "client": "claude",
@@ -57,8 +58,8 @@ def fill(stack: McpStack, project: Path) -> None:
         exchange("o1:m1", "other-1", "the dark mode toggle forgets its value", "Persisted the theme in localStorage."),
         exchange("o2:m1", "other-2", "jest cannot import SVG icons", "Mapped svg files to a stub in moduleNameMapper."),
     ]
-    reply = stack.post("/api/backfill", {"exchanges": copies + others})
-    assert reply["stored"] == 7 and reply["observations"] == 5
+    tally = BackfillOut.model_validate(stack.post("/api/backfill", {"exchanges": copies + others}))
+    assert tally.stored == 7 and tally.observations == 5
 
 
 def test_search_memory_rest_and_cli_collapse_copies_and_say_when_nothing_is_relevant(
@@ -66,17 +67,17 @@ def test_search_memory_rest_and_cli_collapse_copies_and_say_when_nothing_is_rele
 ) -> None:
     fill(mcp_stack, project)
 
-    async def go() -> tuple[dict[str, Any], str, dict[str, Any], str]:
+    async def go() -> tuple[SearchOut, str, JSONObject, str]:
         async with connect(mcp_stack, "http", project) as client:
             found = await client.call_tool("search_memory", {"query": ABOUT_THE_COPIES, "collections": WHERE})
             absent = await client.call_tool("search_memory", {"query": ABSENT, "collections": WHERE})
-            return ok(found), text_of(found), ok(absent), text_of(absent)
+            return reply(found, SearchOut), text_of(found), ok(absent), text_of(absent)
 
     found, found_text, absent, absent_text = run_async(go)
-    first = found["memories"][0]
-    assert "StrictMode" in first["content"] and first["duplicates"] == 4 and len(first["duplicate_ids"]) == 4
-    contents = [m["content"] for m in found["memories"]]
-    assert len(contents) == len(set(contents)) and found["relevant"] == len(contents)
+    first = found.memories[0]
+    assert "StrictMode" in first.content and first.duplicates == 4 and len(first.duplicate_ids) == 4
+    contents = [m.content for m in found.memories]
+    assert len(contents) == len(set(contents)) and found.relevant == len(contents)
     header = found_text.splitlines()[0]
     assert (
         header
@@ -88,11 +89,13 @@ def test_search_memory_rest_and_cli_collapse_copies_and_say_when_nothing_is_rele
 
     rest = mcp_stack.post("/api/search", {"query": ABSENT, "cwd": str(project), "collections": WHERE})
     assert rest == {"memories": [], "relevant": 0}
-    listing = mcp_stack.post(
-        "/api/search", {"days_back": 365, "cwd": str(project), "sort_by": "recency", "collections": WHERE}
+    listing = SearchOut.model_validate(
+        mcp_stack.post(
+            "/api/search", {"days_back": 365, "cwd": str(project), "sort_by": "recency", "collections": WHERE}
+        )
     )
-    assert listing["relevant"] is None  # a time window: nothing to judge relevance against
-    assert sorted(m["duplicates"] for m in listing["memories"]) == [0, 0, 4, 4]  # the exchange and the edit
+    assert listing.relevant is None  # a time window: nothing to judge relevance against
+    assert sorted(m.duplicates for m in listing.memories) == [0, 0, 4, 4]  # the exchange and the edit
 
     monkeypatch.chdir(project)
     cli = CliRunner()

@@ -8,12 +8,13 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from gateway.reply_models import StoredFactOut
 from kernel.config import Settings
-from tests.integration.mcp.clients import connect, ok
+from kernel.json_values import object_at, parse_object
+from tests.integration.mcp.clients import connect, reply
 from tests.support.mcp_stack import ROOT, McpStack, run_async
 
 INITIALIZE = {
@@ -86,17 +87,18 @@ def test_mcp_starts_the_stack_when_it_is_not_running(tmp_path: Path, project: Pa
     started = time.monotonic()
     try:
 
-        async def go() -> dict[str, Any]:
+        async def go() -> StoredFactOut:
             async with connect(stack, "stdio", project) as client:
                 listed = await client.list_tools()
                 assert time.monotonic() - started < 30, "the handshake does not wait for the stack"
                 assert len(listed.tools) == 13
-                return ok(await client.call_tool("add_to_memory_bank", {"content": "Autostarted stacks work"}))
+                added = await client.call_tool("add_to_memory_bank", {"content": "Autostarted stacks work"})
+                return reply(added, StoredFactOut)
 
         added = run_async(go, timeout=240)
-        assert added["memory"]["collection"] == "memory_bank"
-        state = json.loads((tmp_path / "home" / "run" / "state.json").read_text())
-        assert set(state["services"]) >= {"embedding", "memory", "kg", "gateway"}
+        assert added.memory.collection == "memory_bank"
+        state = parse_object((tmp_path / "home" / "run" / "state.json").read_text())
+        assert set(object_at(state, "services")) >= {"embedding", "memory", "kg", "gateway"}
     finally:
         down(stack.settings)
 

@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.mcp.clients import TRANSPORTS, connect, expect_error, ok, text_of
+from gateway.mcp.models import InsightsOut
+from gateway.reply_models import GraphOut, MemoryChangeOut, SearchOut, StoredFactOut
+from tests.integration.mcp.clients import TRANSPORTS, connect, expect_error, reply, text_of
 from tests.support.mcp_stack import McpStack, run_async
 
 ID = re.compile(r"\[id:([A-Za-z0-9_]+)\]")
@@ -18,7 +20,7 @@ def test_every_tool_valid_and_invalid(mcp_stack: McpStack, project: Path, transp
     async def go() -> None:
         async with connect(mcp_stack, transport, project) as client:
             # add_to_memory_bank
-            added = ok(
+            added = reply(
                 await client.call_tool(
                     "add_to_memory_bank",
                     {
@@ -27,71 +29,80 @@ def test_every_tool_valid_and_invalid(mcp_stack: McpStack, project: Path, transp
                         "importance": 0.9,
                         "confidence": 0.6,
                     },
-                )
+                ),
+                StoredFactOut,
             )
-            fact = added["memory"]
-            assert fact["collection"] == "memory_bank" and fact["importance"] == 0.9 and fact["confidence"] == 0.6
-            assert fact["tags"] == ["deploy"]
+            fact = added.memory
+            assert fact.collection == "memory_bank" and fact.importance == 0.9 and fact.confidence == 0.6
+            assert fact.tags == ["deploy"]
             await expect_error(client, "add_to_memory_bank", {"content": "x", "importance": 7}, "importance")
             await expect_error(client, "add_to_memory_bank", {"content": "   "}, "content is empty")
 
             # record_response
-            takeaway = ok(
+            takeaway = reply(
                 await client.call_tool(
                     "record_response",
                     {
                         "key_takeaway": f"Billing deploys ({transport}) need helm upgrade --atomic or rollouts linger",
                         "initial_score": "worked",
                     },
-                )
-            )["memory"]
-            assert takeaway["collection"] == "working" and takeaway["score"] == pytest.approx(0.7)
+                ),
+                MemoryChangeOut,
+            ).memory
+            assert takeaway.collection == "working" and takeaway.score == pytest.approx(0.7)
             await expect_error(client, "record_response", {"key_takeaway": ""}, "key_takeaway")
 
             # search_memory: by meaning, by time, by id, and the errors
             found = await client.call_tool("search_memory", {"query": "how is billing deployed to staging?"})
-            ids = [m["id"] for m in ok(found)["memories"]]
-            assert fact["id"] in ids and takeaway["id"] in ids
-            line = next(ln for ln in text_of(found).splitlines() if takeaway["id"] in ln)
+            ids = [m.id for m in reply(found, SearchOut).memories]
+            assert fact.id in ids and takeaway.id in ids
+            line = next(ln for ln in text_of(found).splitlines() if takeaway.id in ln)
             assert re.match(r"\d+\. \[working\] \(\w+, s:0\.7, w:0\.5, 0 uses\) \[id:working_\w+\] Billing", line), line
-            fact_line = next(ln for ln in text_of(found).splitlines() if fact["id"] in ln)
+            fact_line = next(ln for ln in text_of(found).splitlines() if fact.id in ln)
             assert "imp:0.9, conf:0.6" in fact_line and "s:" not in fact_line
-            recent = ok(await client.call_tool("search_memory", {"days_back": 1, "collections": ["working"]}))
-            assert [m["id"] for m in recent["memories"]] == [takeaway["id"]]
-            exact = ok(await client.call_tool("search_memory", {"id": fact["id"]}))
-            assert exact["memories"][0]["content"] == fact["content"]
+            recent = reply(
+                await client.call_tool("search_memory", {"days_back": 1, "collections": ["working"]}), SearchOut
+            )
+            assert [m.id for m in recent.memories] == [takeaway.id]
+            exact = reply(await client.call_tool("search_memory", {"id": fact.id}), SearchOut)
+            assert exact.memories[0].content == fact.content
             await expect_error(client, "search_memory", {}, "query", "days_back", "id")
             await expect_error(client, "search_memory", {"id": "working_" + "0" * 32}, "Copy the id exactly")
             await expect_error(client, "search_memory", {"query": "x", "limit": 101}, "limit")
 
             # update_memory
-            updated = ok(
+            updated = reply(
                 await client.call_tool(
-                    "update_memory", {"id": fact["id"], "confidence": 0.95, "tags": ["deploy", "verified"]}
-                )
-            )["memory"]
-            assert updated["confidence"] == 0.95 and updated["tags"] == ["deploy", "verified"]
-            await expect_error(client, "update_memory", {"id": fact["id"]}, "nothing to update")
+                    "update_memory", {"id": fact.id, "confidence": 0.95, "tags": ["deploy", "verified"]}
+                ),
+                MemoryChangeOut,
+            ).memory
+            assert updated.confidence == 0.95 and updated.tags == ["deploy", "verified"]
+            await expect_error(client, "update_memory", {"id": fact.id}, "nothing to update")
             await expect_error(
                 client, "update_memory", {"id": "memory_bank_" + "f" * 32, "content": "x"}, "search_memory"
             )
 
             # get_context_insights
             insights = await client.call_tool("get_context_insights", {"query": "deploying billing"})
-            assert fact["id"] in ID.findall(text_of(insights))
-            assert ok(insights)["self_audit"] is False
+            assert fact.id in ID.findall(text_of(insights))
+            assert reply(insights, InsightsOut).self_audit is False
             await expect_error(client, "get_context_insights", {"query": ""}, "query")
 
             # query_kg
-            graph = ok(await client.call_tool("query_kg", {"limit": 20}))
-            assert graph["nodes"], "storing a fact indexes its entities"
+            graph = reply(await client.call_tool("query_kg", {"limit": 20}), GraphOut)
+            assert graph.nodes, "storing a fact indexes its entities"
             await expect_error(client, "query_kg", {"limit": 0}, "limit")
 
             # archive_memory (destructive): it stops surfacing
-            archived = ok(await client.call_tool("archive_memory", {"id": fact["id"], "reason": "test"}))["memory"]
-            assert archived["archived"] is True
-            again = ok(await client.call_tool("search_memory", {"query": "how is billing deployed to staging?"}))
-            assert fact["id"] not in [m["id"] for m in again["memories"]]
+            archived = reply(
+                await client.call_tool("archive_memory", {"id": fact.id, "reason": "test"}), MemoryChangeOut
+            ).memory
+            assert archived.archived is True
+            again = reply(
+                await client.call_tool("search_memory", {"query": "how is billing deployed to staging?"}), SearchOut
+            )
+            assert fact.id not in [m.id for m in again.memories]
             await expect_error(client, "archive_memory", {"id": "memory_bank_" + "e" * 32}, "search_memory")
 
             # score_response: bad outcome; a real scoring cycle is in test_cycle.py
@@ -107,11 +118,14 @@ def test_self_audit_reminder_comes_on_the_fifth_call_with_facts(
 ) -> None:
     async def go() -> list[bool]:
         async with connect(mcp_stack, transport, project) as client:
-            ok(await client.call_tool("add_to_memory_bank", {"content": f"The user's editor is Helix ({transport})"}))
+            reply(
+                await client.call_tool("add_to_memory_bank", {"content": f"The user's editor is Helix ({transport})"}),
+                StoredFactOut,
+            )
             flags = []
             for _ in range(6):
                 result = await client.call_tool("get_context_insights", {"query": "which editor does the user use"})
-                flags.append(ok(result)["self_audit"])
+                flags.append(reply(result, InsightsOut).self_audit)
                 assert ("SELF-AUDIT" in text_of(result)) == flags[-1]
             return flags
 

@@ -13,15 +13,16 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import httpx2
 import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
+from gateway.reply_models import StoredFactOut
 from gateway.user_tokens import add_token
 from kernel.config import Settings
+from kernel.json_values import JSONObject
 from tests.integration.mcp.clients import ok, text_of
 from tests.support.loop_thread import LoopThread
 from tests.support.mcp_stack import McpStack, run_async, serve_gateway
@@ -44,19 +45,20 @@ def team_gateway(
         loop_thread.run(asyncio.wait_for(task, 10))
 
 
-def rest(url: str, path: str, body: dict[str, Any], token: str) -> dict[str, Any]:
+def rest(url: str, path: str, body: dict[str, object], token: str) -> bytes:
+    """The raw reply of a POST with ``token``."""
     request = urllib.request.Request(
         url + path,
         data=json.dumps(body).encode(),
         headers={"Content-Type": "application/json", "Authorization": f"Bearer {token}"},
         method="POST",
     )
-    with urllib.request.urlopen(request, timeout=30) as reply:
-        answer: dict[str, Any] = json.loads(reply.read())
+    with urllib.request.urlopen(request, timeout=30) as response:
+        answer: bytes = response.read()
         return answer
 
 
-async def search_as(gateway: dict[str, str], token: str, project: Path, query: str) -> tuple[bool, dict[str, Any]]:
+async def search_as(gateway: dict[str, str], token: str, project: Path, query: str) -> tuple[bool, JSONObject]:
     headers = {"Authorization": f"Bearer {token}", "X-Mnemex-Cwd": str(project)}
     async with (
         httpx2.AsyncClient(headers=headers, timeout=60) as http,
@@ -71,7 +73,7 @@ def test_an_mcp_client_reaches_only_its_token_users_memories(team_gateway: dict[
     added = rest(
         team_gateway["url"], "/api/memory-bank/add", {"content": fact, "cwd": str(project)}, team_gateway["alice"]
     )
-    assert added["memory"]["content"] == fact
+    assert StoredFactOut.model_validate_json(added).memory.content == fact
     failed, as_alice = run_async(
         lambda: search_as(team_gateway, team_gateway["alice"], project, "how are releases signed?")
     )
@@ -83,7 +85,7 @@ def test_an_mcp_client_reaches_only_its_token_users_memories(team_gateway: dict[
 
 
 def test_an_unknown_token_reaches_no_tool(team_gateway: dict[str, str], project: Path) -> None:
-    async def attempt() -> tuple[bool, dict[str, Any]]:
+    async def attempt() -> tuple[bool, JSONObject]:
         return await search_as(team_gateway, "not-a-token", project, "anything")
 
     with pytest.raises(Exception) as failed:  # the SDK reports it inside nested task-group errors

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import TypedDict, Unpack
 
 from gateway.gateway_errors import BackendUnavailable, InvalidInput, NotFound
 from gateway.mcp import tool_text
@@ -47,8 +47,18 @@ PATTERN_MEMORY = Memory(
 )
 
 
-def scored(**extra: Any) -> Memory:
-    # extra: Memory fields of several types, by name; dataclasses.replace checks the names.
+class MemoryFields(TypedDict, total=False):
+    """The fields of ``Memory`` these tests set."""
+
+    id: str
+    collection: str
+    content: str
+    created_at: str
+    last_outcome: str
+    tags: tuple[str, ...]
+
+
+def scored(**extra: Unpack[MemoryFields]) -> Memory:
     return dataclasses.replace(PATTERN_MEMORY, **extra)
 
 

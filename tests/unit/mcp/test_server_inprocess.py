@@ -3,20 +3,19 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import TypeVar, cast
 
 import pytest
 from mcp import Client
-from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult, TextContent, Tool, ToolAnnotations
 
 from gateway.caller import CallerResolver
 from gateway.gateway_composition import Gateway
 from gateway.mcp.audit import SelfAuditTrigger
 from gateway.mcp.mcp_server import build_server
-from gateway.mcp.tool_runner import ToolRunner
+from gateway.mcp.tool_runner import ToolContext, ToolRunner
 from gateway.rpc import Rpc
 from kernel.config import Settings
 from mnemex.client_setup.client_entries import TOOL_NAMES
@@ -28,7 +27,7 @@ _SETTINGS = Settings.from_env({"MNEMEX_HOME": "/nonexistent-mnemex-home", "MNEME
 SERVER = build_server(Gateway.build(_SETTINGS, Rpc(_SETTINGS)))  # the Rpc never connects: no backend is reached
 
 
-def run(make: Callable[[Client], Coroutine[Any, Any, T]]) -> T:
+def run(make: Callable[[Client], Awaitable[T]]) -> T:
     async def main() -> T:
         async with Client(SERVER) as client:
             return await make(client)
@@ -97,9 +96,9 @@ class FakeContext:
         self.headers = headers
 
 
-def context(headers: dict[str, str] | None) -> Context:
+def context(headers: dict[str, str] | None) -> ToolContext:
     """A stand-in for the MCP request context: ToolRunner.cwd reads only its headers."""
-    return cast("Context", FakeContext(headers))
+    return cast("ToolContext", FakeContext(headers))
 
 
 def test_project_scope_precedence(tmp_path: Path) -> None:

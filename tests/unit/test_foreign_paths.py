@@ -13,12 +13,12 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from kernel import optout
 from kernel.config import ConfigError, service_settings_or_exit
+from kernel.grpc_hosting import ServiceSettings
 from kernel.home_safety import protect_home
 from kernel.internal_token import token_path
 
@@ -52,7 +52,7 @@ def test_a_home_owned_by_another_user_is_refused_with_the_fix(tmp_path: Path, mo
     assert "belongs to another user" in message and "chown" in message and str(home) in message
 
 
-def _service_loaders() -> dict[str, tuple[Callable[[], Any], str]]:
+def _service_loaders() -> dict[str, tuple[Callable[[], ServiceSettings], str]]:
     from services.embedding.settings import EmbeddingSettings
     from services.kg.settings import KgSettings
     from services.memory.settings import MemorySettings

@@ -3,16 +3,18 @@
 mnemex runs no model: ``consolidation_candidates`` shows
 the assistant what needs a decision, ``consolidate`` applies the decision the
 assistant wrote, ``undo_consolidation`` reverses it. The memory service does
-the work (``services/memory/usecases/memory_merges.py``).
+the work (``services/memory/usecases/consolidation.py``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gateway import input_validation, replies
+from gateway import input_validation
 from gateway.caller import Caller
 from gateway.gateway_errors import InvalidInput
+from gateway.replies.consolidation_replies import Candidates, Cluster, Consolidation
+from gateway.replies.memory_replies import Memory, memories_of
 from gateway.rpc import Rpc
 from kernel.config import Settings
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
@@ -29,7 +31,7 @@ class ConsolidationService:
 
     async def consolidation_candidates(
         self, caller: Caller, *, kinds: Sequence[str] | None = None, limit: int = 10
-    ) -> replies.Candidates:
+    ) -> Candidates:
         """Clusters that need a decision: ``{"clusters": [{kind, reason, similarity, memories}], "scanned": n}``."""
         chosen = [k for k in kinds or () if k]
         unknown = [k for k in chosen if k not in KINDS]
@@ -41,15 +43,15 @@ class ConsolidationService:
             "memory", self.rpc.memory(caller.user).FindConsolidationCandidates, request
         )
         clusters = tuple(
-            replies.Cluster(
+            Cluster(
                 kind=c.kind,
                 reason=c.reason,
                 similarity=c.similarity if c.HasField("similarity") else None,
-                memories=replies.memories(c.memories),
+                memories=memories_of(c.memories),
             )
             for c in reply.clusters
         )
-        return replies.Candidates(clusters=clusters, scanned=reply.scanned)
+        return Candidates(clusters=clusters, scanned=reply.scanned)
 
     async def consolidate(
         self,
@@ -62,7 +64,7 @@ class ConsolidationService:
         importance: float | None = None,
         confidence: float | None = None,
         reason: str = "",
-    ) -> replies.Consolidation:
+    ) -> Consolidation:
         """One merged memory citing ``source_ids``; the sources archived: ``{"merged": ..., "archived": [...]}``."""
         ids = input_validation.ids(source_ids, "source_ids")
         if not ids or len(ids) > MAX_SOURCES:
@@ -81,16 +83,12 @@ class ConsolidationService:
         reply: mem_pb.ConsolidateResponse = await self.rpc.unary(
             "memory", self.rpc.memory(caller.user).Consolidate, request
         )
-        return replies.Consolidation(
-            merged=replies.Memory.from_proto(reply.merged), archived=replies.memories(reply.archived)
-        )
+        return Consolidation(merged=Memory.from_proto(reply.merged), archived=memories_of(reply.archived))
 
-    async def undo_consolidation(self, caller: Caller, *, id: str) -> replies.Consolidation:
+    async def undo_consolidation(self, caller: Caller, *, id: str) -> Consolidation:
         """Reverse a merge (or an automatic supersede): ``{"restored": [...], "merged": ...}``."""
         request = mem_pb.UndoConsolidationRequest(scope=caller.scope, id=input_validation.memory_id(id, "undo"))
         reply: mem_pb.UndoConsolidationResponse = await self.rpc.unary(
             "memory", self.rpc.memory(caller.user).UndoConsolidation, request
         )
-        return replies.Consolidation(
-            merged=replies.Memory.from_proto(reply.merged), restored=replies.memories(reply.restored)
-        )
+        return Consolidation(merged=Memory.from_proto(reply.merged), restored=memories_of(reply.restored))

@@ -40,10 +40,10 @@ from services.memory.retrieval.mirror_text import MirrorTexts
 from services.memory.retrieval.searcher import Searcher
 from services.memory.settings import MemorySettings
 from services.memory.storage.chroma_store import ChromaStore, open_client
+from services.memory.storage.consolidation_journal import ConsolidationJournal
 from services.memory.storage.keyed_locks import KeyedLocks
 from services.memory.storage.lifecycle_events import LifecycleEvents
 from services.memory.storage.memory_store import MemoryStore
-from services.memory.storage.merge_journal import MergeJournal
 from services.memory.storage.outcome_log import OutcomeLog
 from services.memory.storage.state_db import StateDb
 from services.memory.storage.turns import TurnStore
@@ -55,12 +55,12 @@ from services.memory.transport.portability_rpcs import PortabilityRpcs
 from services.memory.transport.prompt_rpcs import PromptRpcs
 from services.memory.transport.viewer_rpcs import ViewerRpcs
 from services.memory.usecases.book_ingest import Books
+from services.memory.usecases.consolidation import Consolidation
 from services.memory.usecases.content_writes import ContentWrites
 from services.memory.usecases.exchange_backfill import Backfill
 from services.memory.usecases.exchange_intake import ExchangeIntake
 from services.memory.usecases.lifecycle_moves import LifecycleMoves
 from services.memory.usecases.maintenance import Maintenance
-from services.memory.usecases.memory_merges import Consolidation
 from services.memory.usecases.memory_reads import MemoryReads
 from services.memory.usecases.memory_restore import MemoryRestore
 from services.memory.usecases.memory_writes import MemoryWrites, WriteLimits
@@ -191,7 +191,7 @@ class MemoryUseCases:
             content,
             max_content_chars=settings.max_content_chars,
             weights=settings.ranking,
-            journal=MergeJournal(settings.home / "memory" / "merges"),
+            journal=ConsolidationJournal(settings.home / "memory" / "merges"),
         )
         self._sweeper: asyncio.Task[None] | None = None
         self._warmer: asyncio.Task[None] | None = None

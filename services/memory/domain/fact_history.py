@@ -18,10 +18,10 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from services.memory.domain import timefmt
+from services.memory.domain.consolidation_rules import SUPERSEDES, linked_ids
 from services.memory.domain.fact_keys import fact_key
 from services.memory.domain.fact_slots import slot
 from services.memory.domain.memory_view import NormalizedMemory
-from services.memory.domain.merge_candidates import SUPERSEDES, linked_ids
 from services.memory.domain.naming import MEMORY_BANK
 from services.memory.domain.record import MemoryRecord
 

@@ -1,7 +1,7 @@
 """Upkeep and reporting RPCs: Stats, RunMaintenance, ListScopes, Info, GetRules, and consolidation.
 
 Consolidation (FindConsolidationCandidates, Consolidate, UndoConsolidation):
-the assistant decides, the service applies (``usecases/memory_merges.py``).
+the assistant decides, the service applies (``usecases/consolidation.py``).
 Translation only: each RPC checks its scope, calls one use case and converts the reply.
 """
 
@@ -19,8 +19,8 @@ from services.memory.domain.lifecycle import LifecycleConfig
 from services.memory.domain.outcomes import Outcome
 from services.memory.domain.ranking import RankingWeights
 from services.memory.transport import memory_protos as protos
+from services.memory.usecases.consolidation import Consolidation
 from services.memory.usecases.maintenance import Maintenance
-from services.memory.usecases.memory_merges import Consolidation
 from services.memory.usecases.request_scopes import RequestScopes
 
 

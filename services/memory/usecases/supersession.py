@@ -38,6 +38,7 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import datetime
 
+from services.memory.domain.consolidation_rules import SUPERSEDES, linked_ids, superseded
 from services.memory.domain.context_selection import POSSIBLY_SUPERSEDED_BY, STALE_VALUE_OF
 from services.memory.domain.fact_keys import Conflict
 from services.memory.domain.fact_scope import same_scope
@@ -49,7 +50,6 @@ from services.memory.domain.fact_slots import (
     slot,
     slot_conflict,
 )
-from services.memory.domain.merge_candidates import SUPERSEDES, linked_ids, superseded
 from services.memory.domain.naming import MEMORY_BANK, SCORED_COLLECTIONS, Scope, split_id
 from services.memory.domain.record import MemoryRecord
 from services.memory.storage.keyed_locks import KeyedLocks

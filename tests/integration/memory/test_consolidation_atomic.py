@@ -1,10 +1,10 @@
 """Consolidation is idempotent and crash-safe (issue 27, defect 10).
 
-- The merged memory's id is derived from its sources (``domain.merge_key``): a retried
+- The merged memory's id is derived from its sources (``domain.consolidation_key``): a retried
   ``Consolidate`` with the same sources returns the merge already made, never a second one.
 - A merge interrupted between writing the merged memory and archiving its sources (a kill -9)
   is finished when the service starts again, before it serves a call, from the intent it
-  recorded (``storage.merge_journal``); a retry finishes it too.
+  recorded (``storage.consolidation_journal``); a retry finishes it too.
 
 Real memory service (real Chroma under a temporary home, the real embedding model) over loopback
 gRPC; a "restart" stops the service and starts a new one on the same home.
@@ -23,9 +23,9 @@ import grpc
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 from protos.mnemex.memory.v1 import memory_service_pb2_grpc as pb_grpc
-from services.memory.domain.merge_key import merge_uid
+from services.memory.domain.consolidation_key import consolidation_uid
 from services.memory.domain.naming import memory_id, split_id
-from services.memory.storage.merge_journal import MergeIntent, MergeJournal
+from services.memory.storage.consolidation_journal import ConsolidationIntent, ConsolidationJournal
 from tests.support.loop_thread import LoopThread
 from tests.support.memory_service import start_memory_service
 
@@ -75,7 +75,7 @@ def test_a_retried_consolidation_returns_the_merge_already_made(
         ids = [_store(stub, text, collection) for text, collection in _sources("retry")]
         first = _consolidate(stub, ids, "Run alembic upgrade head before pytest.")
         uids = [split_id(i)[1] for i in ids]
-        assert first.merged.id == memory_id("history", merge_uid(uids))
+        assert first.merged.id == memory_id("history", consolidation_uid(uids))
         again = _consolidate(stub, list(reversed(ids)), "Run alembic upgrade head before pytest (retry).")
         assert again.merged.id == first.merged.id
         assert again.merged.content == first.merged.content  # the merge made, not a second one
@@ -85,7 +85,7 @@ def test_a_retried_consolidation_returns_the_merge_already_made(
         undone = stub.UndoConsolidation(pb.UndoConsolidationRequest(scope=SCOPE, id=first.merged.id), timeout=60)
         assert sorted(m.id for m in undone.restored) == sorted(ids)
         redone = _consolidate(stub, ids, "Always run alembic upgrade head first.")
-        assert redone.merged.id == memory_id("history", merge_uid(uids, 1))  # undone merges keep their id
+        assert redone.merged.id == memory_id("history", consolidation_uid(uids, 1))  # undone merges keep their id
         assert _consolidate(stub, ids, "retry of the redo").merged.id == redone.merged.id
         active = [m.id for m in _merged_memories(stub, "history") if not m.archived]
         assert active == [redone.merged.id]
@@ -95,9 +95,11 @@ def _crash_state(stub: pb_grpc.MemoryServiceStub, home: Path, ids: list[str], *,
     """What a kill -9 between a merge's steps leaves on disk: the intent recorded (``intent``) and the
     merged memory written (``written``), every source still active. The merged row is written with
     Import (exactly the row ``Consolidate`` writes: its id, collection, text and links)."""
-    merged_id = memory_id("history", merge_uid([split_id(i)[1] for i in ids]))
+    merged_id = memory_id("history", consolidation_uid([split_id(i)[1] for i in ids]))
     if intent:
-        MergeJournal(home / "memory" / "merges").begin(MergeIntent(SCOPE.user, SCOPE.project, merged_id, tuple(ids)))
+        ConsolidationJournal(home / "memory" / "merges").begin(
+            ConsolidationIntent(SCOPE.user, SCOPE.project, merged_id, tuple(ids))
+        )
     if written:
         row = {
             "format": "mnemex.memory/1",

@@ -6,16 +6,16 @@ from datetime import UTC, datetime
 
 import pytest
 
-from services.memory.domain.memory_errors import InvalidRequest
-from services.memory.domain.merge_candidates import (
+from services.memory.domain.consolidation_rules import (
     KINDS,
     check_kinds,
     check_limit,
     check_sources,
-    merge_target,
+    consolidation_target,
     restored,
     superseded,
 )
+from services.memory.domain.memory_errors import InvalidRequest
 from services.memory.domain.record import MemoryRecord
 
 NOW = datetime(2026, 3, 1, tzinfo=UTC)
@@ -37,11 +37,11 @@ def test_argument_checks() -> None:
 
 
 def test_where_a_merge_lands() -> None:
-    assert merge_target([record("working"), record("patterns"), record("history")], "") == "patterns"
-    assert merge_target([record("working"), record("memory_bank")], "") == "memory_bank"
-    assert merge_target([record("working")], "history") == "history"
+    assert consolidation_target([record("working"), record("patterns"), record("history")], "") == "patterns"
+    assert consolidation_target([record("working"), record("memory_bank")], "") == "memory_bank"
+    assert consolidation_target([record("working")], "history") == "history"
     with pytest.raises(InvalidRequest, match="book"):
-        merge_target([record("working")], "books")
+        consolidation_target([record("working")], "books")
 
 
 def test_archive_and_restore_keep_the_link_history() -> None:

@@ -1,6 +1,6 @@
 """Use case: consolidation, with the assistant as the brain (the service runs no model).
 
-- ``candidates`` lists clusters that need a decision (``domain.merge_candidates``):
+- ``candidates`` lists clusters that need a decision (``domain.consolidation_rules``):
   near-duplicates, contradictions, stale entries, each with the memories' ids,
   scores, uses and dates.
 - ``consolidate`` applies the assistant's decision: one merged memory, written
@@ -9,13 +9,13 @@
   merged memory. The merged memory takes the counters (score, uses, successes)
   of its best scored source, so proven evidence is not reset, and memory_bank
   importance / confidence default to the highest among the source facts.
-- A merge is idempotent and crash-safe. The merged memory's id is the merge key of
-  its sources (``domain.merge_key``): the same sources again return the merge
+- A consolidation is idempotent and crash-safe. The merged memory's id is the consolidation key of
+  its sources (``domain.consolidation_key``): the same sources again return the merge
   already made, archiving any source the first call did not reach, so a retry
-  never makes a second merged memory. Before its first write a merge records
-  its intent (``storage.merge_journal``); ``recover``, run before the service
-  serves, finishes every merge a crash interrupted.
-- ``undo`` reverses either a merge or an automatic supersede
+  never makes a second merged memory. Before its first write a consolidation records
+  its intent (``storage.consolidation_journal``); ``recover``, run before the service
+  serves, finishes every consolidation a crash interrupted.
+- ``undo`` reverses either a consolidation or an automatic supersede
   (``usecases.supersession``): the sources become active again (``restored_at`` is
   set, ``superseded_by`` cleared); a merged memory is archived with the reason
   "consolidation undone", while a superseding fact, which the user stated
@@ -31,12 +31,12 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from kernel.privacy import redact
-from services.memory.domain import merge_candidates as rules
+from services.memory.domain import consolidation_rules as rules
 from services.memory.domain.arrays import Vector
+from services.memory.domain.consolidation_key import MAX_ATTEMPTS, consolidation_uid, same_sources
+from services.memory.domain.consolidation_rules import CandidateRules, Cluster
 from services.memory.domain.memory_errors import InvalidRequest, MemoryNotFound
 from services.memory.domain.memory_view import NormalizedMemory, view
-from services.memory.domain.merge_candidates import CandidateRules, Cluster
-from services.memory.domain.merge_key import MAX_ATTEMPTS, merge_uid, same_sources
 from services.memory.domain.naming import (
     BOOKS,
     MEMORY_BANK,
@@ -57,7 +57,7 @@ from services.memory.domain.write_rules import (
     clean_tags,
     new_record,
 )
-from services.memory.storage.merge_journal import MergeIntent, MergeJournal
+from services.memory.storage.consolidation_journal import ConsolidationIntent, ConsolidationJournal
 from services.memory.usecases.content_writes import ContentWrites
 from services.memory.usecases.supersession import supersede_older_facts
 
@@ -73,7 +73,7 @@ class CandidateCluster:
 
 
 @dataclass(frozen=True)
-class Merge:
+class Consolidated:
     merged: NormalizedMemory
     archived: list[NormalizedMemory]
 
@@ -92,7 +92,7 @@ class Consolidation:
         max_content_chars: int,
         weights: RankingWeights,
         candidate_rules: CandidateRules | None = None,
-        journal: MergeJournal | None = None,
+        journal: ConsolidationJournal | None = None,
     ) -> None:
         self._journal = journal  # intents of merges in progress (None: no crash recovery, as in unit tests)
         self._store, self._vectors, self._locks, self._clock = writes.store, writes.vectors, writes.locks, writes.clock
@@ -159,7 +159,7 @@ class Consolidation:
         importance: float | None = None,
         confidence: float | None = None,
         reason: str = "",
-    ) -> Merge:
+    ) -> Consolidated:
         """Merge ``source_ids`` into one memory; the same sources again return the merge already made."""
         ids = rules.check_sources(source_ids)
         text = clean_content(content, self._max_chars)
@@ -167,16 +167,16 @@ class Consolidation:
             raise InvalidRequest(f"reason is longer than {MAX_REASON_CHARS} characters")
         requested = check_collection(collection.strip()) if collection.strip() else ""
         uids = [split_id(check_id(i))[1] for i in ids]
-        async with self._locks.hold(f"merge:{scope.user}:{scope.project}:{merge_uid(uids)}"):
-            attempt, earlier = await self._earlier_merge(scope, uids)
+        async with self._locks.hold(f"merge:{scope.user}:{scope.project}:{consolidation_uid(uids)}"):
+            attempt, earlier = await self._earlier_consolidation(scope, uids)
             if earlier is not None:  # a retry: finish what the first call may have left undone
                 recorded = rules.linked_ids(earlier.extra.get(rules.CONSOLIDATED_FROM))
                 return await self._complete(scope, earlier, recorded)
             sources = await self._sources(scope, ids)
             record, embedding = await self._merged_record(
-                scope, sources, merge_uid(uids, attempt), text, requested, tags, importance, confidence, reason
+                scope, sources, consolidation_uid(uids, attempt), text, requested, tags, importance, confidence, reason
             )
-            intent = MergeIntent(scope.user, scope.project, record.id, tuple(s.id for s in sources))
+            intent = ConsolidationIntent(scope.user, scope.project, record.id, tuple(s.id for s in sources))
             if self._journal is not None:
                 await asyncio.to_thread(self._journal.begin, intent)
             owner = scope.owner_of(record.collection)
@@ -187,12 +187,12 @@ class Consolidation:
                 await asyncio.to_thread(self._journal.finish, record.id)
             return merge
 
-    async def _earlier_merge(self, scope: Scope, uids: list[str]) -> tuple[int, MemoryRecord | None]:
+    async def _earlier_consolidation(self, scope: Scope, uids: list[str]) -> tuple[int, MemoryRecord | None]:
         """(attempt, merged memory) of a merge of exactly these sources that was not undone; else the
         first free attempt and None."""
         for attempt in range(MAX_ATTEMPTS):
             # any collection: the merge may have been promoted or demoted since
-            found = await self._store.locate(scope, memory_id(WORKING, merge_uid(uids, attempt)))
+            found = await self._store.locate(scope, memory_id(WORKING, consolidation_uid(uids, attempt)))
             if found is None:
                 return attempt, None
             recorded = [split_id(i)[1] for i in rules.linked_ids(found.extra.get(rules.CONSOLIDATED_FROM))]
@@ -218,7 +218,7 @@ class Consolidation:
         confidence: float | None,
         reason: str,
     ) -> tuple[MemoryRecord, Vector]:
-        target = rules.merge_target(sources, requested)
+        target = rules.consolidation_target(sources, requested)
         check_bank_attributes(target, importance, confidence)
         facts = [s for s in sources if s.collection == MEMORY_BANK]
         if target == MEMORY_BANK:
@@ -249,7 +249,7 @@ class Consolidation:
             record = replace(record, counters=best.counters)
         return record, embedding
 
-    async def _complete(self, scope: Scope, merged: MemoryRecord, source_ids: Sequence[str]) -> Merge:
+    async def _complete(self, scope: Scope, merged: MemoryRecord, source_ids: Sequence[str]) -> Consolidated:
         """Archive every source of ``merged`` still active (when ``merged`` is); the merge as answered."""
         now = self._clock()
         archived = []
@@ -270,10 +270,10 @@ class Consolidation:
             owner = scope.owner_of(MEMORY_BANK)
             async with self._locks.hold(f"write:{owner.user}:{owner.project}:{MEMORY_BANK}"):
                 merged, _ = await supersede_older_facts(self._store, self._locks, scope, merged, now)
-        return Merge(self._view(merged), [self._view(a) for a in archived])
+        return Consolidated(self._view(merged), [self._view(a) for a in archived])
 
     async def recover(self) -> int:
-        """Finish the merges a crash interrupted (see ``storage.merge_journal``); how many there were.
+        """Finish the merges a crash interrupted (see ``storage.consolidation_journal``); how many there were.
 
         A merged memory that was written gets its remaining sources archived (rolled forward);
         one that was not leaves the sources as they were (nothing to roll back)."""
@@ -294,15 +294,15 @@ class Consolidation:
             merged = await self._store.locate(scope, merged_id)
             if merged is None:
                 raise MemoryNotFound(f"no memory {merged_id!r} in this scope: pass the merged memory's id")
-            merge_sources = rules.linked_ids(merged.extra.get(rules.CONSOLIDATED_FROM))
+            consolidated_sources = rules.linked_ids(merged.extra.get(rules.CONSOLIDATED_FROM))
             superseded_ids = rules.linked_ids(merged.extra.get(rules.SUPERSEDES))
-            if not merge_sources and not superseded_ids:
+            if not consolidated_sources and not superseded_ids:
                 raise InvalidRequest(
                     f"{merged_id} neither merges nor supersedes other memories: pass the id that "
                     "consolidate_memories returned (or a fact whose metadata lists supersedes)"
                 )
             now = self._clock()
-            if merge_sources:
+            if consolidated_sources:
                 if merged.archived and merged.archived_reason == UNDONE_REASON:
                     raise InvalidRequest(f"the consolidation {merged_id} was already undone")
                 after = replace(merged, archived=True, archived_at=now, archived_reason=UNDONE_REASON, updated_at=now)
@@ -310,7 +310,7 @@ class Consolidation:
                 after = replace(merged, updated_at=now, extra={**merged.extra, rules.SUPERSEDES: ""})
             merged = await self._store.update(scope, merged, after)
         restored = []
-        for source_id in [*merge_sources, *superseded_ids]:
+        for source_id in [*consolidated_sources, *superseded_ids]:
             async with self._locks.hold(split_id(source_id)[1]):
                 current = await self._store.locate(scope, source_id)
                 if current is None or not current.archived or current.extra.get(rules.SUPERSEDED_BY) != merged_id:

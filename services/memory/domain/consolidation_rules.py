@@ -2,7 +2,7 @@
 
 Pure module (numpy for the similarity matrix). mnemex runs no model: the
 assistant reads the clusters ``find_candidates`` returns and decides; the
-service applies the decision (``usecases.memory_merges``). Three kinds of cluster:
+service applies the decision (``usecases.consolidation``). Three kinds of cluster:
 
 - **duplicate**: memories of one pool (the scored tiers together, or
   memory_bank) whose embeddings have cosine >= ``duplicate_min`` (0.85): close
@@ -228,7 +228,7 @@ def stale(records: list[MemoryRecord], now: datetime, rules: CandidateRules) -> 
     return clusters
 
 
-def merge_target(sources: Sequence[MemoryRecord], requested: str) -> str:
+def consolidation_target(sources: Sequence[MemoryRecord], requested: str) -> str:
     """Where a merge lands: the requested collection, else memory_bank if any source is a fact,
     else the highest scored tier among the sources."""
     if requested:

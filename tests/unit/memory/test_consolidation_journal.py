@@ -1,18 +1,18 @@
-"""The merge journal keeps intents durably, private to the user, and forgets them once finished."""
+"""The consolidation journal keeps intents durably, private to the user, and forgets them once finished."""
 
 from __future__ import annotations
 
 import stat
 from pathlib import Path
 
-from services.memory.storage.merge_journal import MergeIntent, MergeJournal
+from services.memory.storage.consolidation_journal import ConsolidationIntent, ConsolidationJournal
 
 
 def test_an_intent_is_listed_until_finished_and_private(tmp_path: Path) -> None:
     folder = tmp_path / "memory" / "merges"
-    journal = MergeJournal(folder)
+    journal = ConsolidationJournal(folder)
     assert journal.pending() == []
-    intent = MergeIntent("alice", "shop", "history_123456789012345", ("history_1", "working_2"))
+    intent = ConsolidationIntent("alice", "shop", "history_123456789012345", ("history_1", "working_2"))
     journal.begin(intent)
     assert journal.pending() == [intent]
     [path] = folder.glob("*.json")
@@ -26,5 +26,5 @@ def test_an_unreadable_intent_is_dropped_and_a_temporary_file_ignored(tmp_path: 
     folder.mkdir()
     (folder / "history_1.json").write_text("{not json", encoding="utf-8")
     (folder / ".merge-abc").write_text('{"user": "half written"', encoding="utf-8")
-    assert MergeJournal(folder).pending() == []
+    assert ConsolidationJournal(folder).pending() == []
     assert [p.name for p in folder.iterdir()] == [".merge-abc"]

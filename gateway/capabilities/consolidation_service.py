@@ -1,4 +1,4 @@
-"""Consolidation through the gateway: candidates, merge, undo (the MCP tools and REST use these).
+"""Consolidation through the gateway: candidates, consolidate, undo (the MCP tools and REST use these).
 
 mnemex runs no model: ``consolidation_candidates`` shows
 the assistant what needs a decision, ``consolidate`` applies the decision the
@@ -86,7 +86,7 @@ class ConsolidationService:
         return Consolidation(merged=Memory.from_proto(reply.merged), archived=memories_of(reply.archived))
 
     async def undo_consolidation(self, caller: Caller, *, id: str) -> Consolidation:
-        """Reverse a merge (or an automatic supersede): ``{"restored": [...], "merged": ...}``."""
+        """Reverse a consolidation (or an automatic supersede): ``{"restored": [...], "merged": ...}``."""
         request = mem_pb.UndoConsolidationRequest(scope=caller.scope, id=input_validation.memory_id(id, "undo"))
         reply: mem_pb.UndoConsolidationResponse = await self.rpc.unary(
             "memory", self.rpc.memory(caller.user).UndoConsolidation, request

@@ -11,7 +11,7 @@ import hashlib
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypedDict, Unpack
 
 import numpy as np
 import numpy.typing as npt
@@ -43,7 +43,7 @@ class FakeEmbedding:
     texts: list[str] = field(default_factory=list)  # every text embedded, in order
     reconnects: list[bool] = field(default_factory=list)
 
-    async def embed(self, texts: list[str], timeout: float, *, reconnect: bool = False) -> npt.NDArray[Any]:
+    async def embed(self, texts: list[str], timeout: float, *, reconnect: bool = False) -> npt.NDArray[np.float32]:
         _fail_if_down(self.down, "embedding", "embed")
         self.texts += texts
         self.reconnects.append(reconnect)
@@ -164,14 +164,21 @@ class Fakes:
         return Backends(memory=self.memory, kg=self.kg, embedding=self.embedding)
 
 
-def memory(memory_id: str, content: str, **fields: Any) -> mem_pb.Memory:
+class MemoryFields(TypedDict, total=False):
+    """The ``mem_pb.Memory`` fields the tests set beside id, content and collection."""
+
+    archived: bool
+    metadata_json: str
+
+
+def memory(memory_id: str, content: str, **fields: Unpack[MemoryFields]) -> mem_pb.Memory:
     collection = memory_id.split("_", 1)[0] if "_" in memory_id else "history"
     return mem_pb.Memory(id=memory_id, content=content, collection=collection, **fields)
 
 
-def unpacked(packed: bytes) -> npt.NDArray[Any]:
+def unpacked(packed: bytes) -> npt.NDArray[np.float32]:
     """A packed little-endian float32 vector, as the kg and the memory service receive it."""
-    row: npt.NDArray[Any] = unpack(packed, len(packed) // 4)[0]
+    row: npt.NDArray[np.float32] = unpack(packed, len(packed) // 4)[0]
     return row
 
 

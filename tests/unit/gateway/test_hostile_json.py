@@ -24,13 +24,15 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
+import httpx2
 import pytest
 from fastapi.testclient import TestClient
 
 from gateway.app import create_app
+from gateway.reply_models import ImportOut
 from kernel.config import Settings
+from kernel.json_values import JSONObject, as_object, object_at, parse_object, str_at
 
 CLOSED = "127.0.0.1:9"
 NON_FINITE = ("NaN", "Infinity", "-Infinity", "1e400")
@@ -55,26 +57,26 @@ def _settings(tmp_path: Path) -> Settings:
     )
 
 
-def _resolve(spec: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
+def _resolve(spec: JSONObject, schema: JSONObject) -> JSONObject:
     while "$ref" in schema:
-        name = schema["$ref"].rsplit("/", 1)[-1]
-        schema = spec["components"]["schemas"][name]
+        name = str_at(schema, "$ref").rsplit("/", 1)[-1]
+        schema = object_at(object_at(object_at(spec, "components"), "schemas"), name)
     return schema
 
 
-def _post_routes(spec: dict[str, Any]) -> Iterator[tuple[str, list[str]]]:
+def _post_routes(spec: JSONObject) -> Iterator[tuple[str, list[str]]]:
     """(path, JSON body field names; [] for a raw-body route) for every POST route."""
-    for path, operations in sorted(spec["paths"].items()):
-        post = operations.get("post")
+    for path, operations in sorted(object_at(spec, "paths").items()):
+        post = as_object(operations).get("post")
         if post is None or path.startswith("/mcp"):
             continue
-        content = post.get("requestBody", {}).get("content", {})
-        schema = content.get("application/json", {}).get("schema")
-        fields = sorted(_resolve(spec, schema).get("properties", {})) if schema else []
+        content = object_at(object_at(as_object(post), "requestBody"), "content")
+        schema = object_at(content, "application/json").get("schema")
+        fields = sorted(object_at(_resolve(spec, as_object(schema)), "properties")) if schema else []
         yield path, fields
 
 
-SPEC = create_app(Settings.from_env({"MNEMEX_HOME": ".", "MNEMEX_USER": "tester"})).openapi()
+SPEC = as_object(create_app(Settings.from_env({"MNEMEX_HOME": ".", "MNEMEX_USER": "tester"})).openapi())
 ROUTES = list(_post_routes(SPEC))
 FIELD_CASES = [(path, field) for path, fields in ROUTES for field in fields]
 RAW_ROUTES = [path for path, fields in ROUTES if not fields]
@@ -87,11 +89,16 @@ def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
         yield test_client
 
 
-def _post(client: TestClient, path: str, body: str) -> Any:
+def _post(client: TestClient, path: str, body: str) -> httpx2.Response:
     reply = client.post(path, content=body.encode("utf-8"), headers={"Content-Type": "application/json"})
     assert reply.status_code < 500 or reply.status_code == 503, (path, body, reply.status_code, reply.text)
     reply.content.decode("utf-8")  # every reply is real UTF-8 (an echoed lone surrogate would not be)
     return reply
+
+
+def _error(reply: httpx2.Response) -> str:
+    """The reply's ``error`` message."""
+    return str_at(parse_object(reply.content), "error")
 
 
 def _body(fields: list[str], field: str, literal: str) -> str:
@@ -113,7 +120,7 @@ def test_a_number_json_cannot_carry_is_named_or_read_as_null(client: TestClient,
         if path.startswith(HOOK_PREFIX):
             continue  # read as null: any non-500 answer is right (a field that cannot be null is a 422)
         assert reply.status_code == 422, (path, field, literal, reply.text)
-        assert f"{field}: {literal} is not a finite number" in reply.json()["error"], reply.json()
+        assert f"{field}: {literal} is not a finite number" in _error(reply), reply.text
 
 
 @pytest.mark.parametrize(("path", "field"), FIELD_CASES, ids=[f"{p}:{f}" for p, f in FIELD_CASES])
@@ -134,13 +141,13 @@ def test_raw_body_routes_survive_the_same_values(client: TestClient, path: str) 
 def test_a_rest_422_names_the_field_and_says_what_to_send(client: TestClient) -> None:
     reply = _post(client, "/api/search", '{"query": "deploys", "limit": NaN}')
     assert reply.status_code == 422
-    assert reply.json()["error"] == "limit: NaN is not a finite number"
+    assert _error(reply) == "limit: NaN is not a finite number"
 
 
 def test_a_surrogate_in_a_hook_prompt_is_replaced_and_the_hook_answers(client: TestClient) -> None:
     reply = _post(client, "/api/hooks/get-context", '{"session_id": "s", "prompt": "fix \\ud800 the build"}')
     assert reply.status_code == 200, reply.text  # no backend: an empty context, never an error for the hook
-    assert "context" in reply.json()
+    assert "context" in parse_object(reply.content)
 
 
 @pytest.mark.parametrize(("path", "field"), FIELD_CASES, ids=[f"{p}:{f}" for p, f in FIELD_CASES])
@@ -149,7 +156,7 @@ def test_json_nested_too_deep_in_any_field_is_a_short_422(client: TestClient, pa
     for literal in (DEEP_ARRAYS, DEEP_OBJECTS):
         reply = _post(client, path, _body(fields, field, literal))
         assert reply.status_code == 422, (path, field, reply.status_code, reply.text[:300])
-        assert TOO_DEEP in reply.json()["error"]
+        assert TOO_DEEP in _error(reply)
         assert len(reply.content) < 1000
 
 
@@ -159,10 +166,11 @@ def test_a_whole_body_nested_too_deep_is_refused_on_every_route(client: TestClie
         reply = _post(client, path, body)
         assert len(reply.content) < 2000
         if path == "/api/import":  # a JSONL line that nests too deep is counted as invalid, and named
-            assert reply.status_code == 200 and reply.json()["invalid"] == 1, reply.text[:300]
-            assert TOO_DEEP in reply.json()["errors"][0]
+            tally = ImportOut.model_validate_json(reply.content)
+            assert reply.status_code == 200 and tally.invalid == 1, reply.text[:300]
+            assert TOO_DEEP in tally.errors[0]
         else:
-            assert reply.status_code == 422 and TOO_DEEP in reply.json()["error"], (path, reply.text[:300])
+            assert reply.status_code == 422 and TOO_DEEP in _error(reply), (path, reply.text[:300])
 
 
 def test_deep_json_on_mcp_is_answered_not_a_500(client: TestClient) -> None:

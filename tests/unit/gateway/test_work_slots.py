@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 import httpx
+from starlette.types import Message, Receive, Scope, Send
 
 from gateway.work_slots import WorkSlots
 
@@ -18,7 +18,7 @@ class Busy:
         self.working = 0
         self.most = 0
 
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         while (await receive()).get("more_body"):
             pass
         if not scope["path"].startswith("/api/hooks/"):
@@ -57,11 +57,11 @@ def test_a_request_whose_body_never_ends_holds_no_slot() -> None:
         slots = WorkSlots(inner, slots=1)
         never = asyncio.Event()
 
-        async def endless_body() -> dict[str, Any]:
+        async def endless_body() -> Message:
             await never.wait()
             return {"type": "http.disconnect"}
 
-        async def ignore(message: Any) -> None:
+        async def ignore(message: Message) -> None:
             return None
 
         scope = {"type": "http", "method": "POST", "path": "/mcp", "headers": [(b"content-length", b"10")]}
@@ -83,15 +83,15 @@ def test_a_stream_that_reads_after_its_reply_started_holds_no_slot() -> None:
         busy = Busy()
         busy.release.set()
         closed = asyncio.Event()
-        messages = [{"type": "http.request", "body": b"", "more_body": False}]
+        messages: list[Message] = [{"type": "http.request", "body": b"", "more_body": False}]
 
-        async def receive() -> dict[str, Any]:
+        async def receive() -> Message:
             if messages:
                 return messages.pop()
             await closed.wait()
             return {"type": "http.disconnect"}
 
-        async def app(scope: Any, receive_: Any, send: Any) -> None:
+        async def app(scope: Scope, receive_: Receive, send: Send) -> None:
             if scope["path"] != "/ui/live/events":
                 await busy(scope, receive_, send)
                 return
@@ -99,7 +99,7 @@ def test_a_stream_that_reads_after_its_reply_started_holds_no_slot() -> None:
             await receive_()  # the request message read only now: it must not take a slot back
             await receive_()
 
-        async def ignore(message: Any) -> None:
+        async def ignore(message: Message) -> None:
             return None
 
         slots = WorkSlots(app, slots=1)

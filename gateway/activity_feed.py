@@ -21,7 +21,7 @@ from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 
-from gateway.replies import ScoredMemory
+from gateway.replies.score_replies import ScoredMemory
 from kernel.json_values import bool_at, float_at, int_at, object_at, objects_at, str_at, strs_at
 
 log = logging.getLogger("mnemex.gateway.activity")
@@ -196,7 +196,7 @@ def _with_seq(event: Activity, seq: int) -> Activity:
 def items_of(
     memories: Sequence[Mapping[str, object]], relevance: Mapping[str, float] | None = None
 ) -> tuple[ActivityItem, ...]:
-    """Feed items from memories' JSON (``replies.Memory.to_json``): id, clipped text, collection, and
+    """Feed items from memories' JSON (``memory_replies.Memory.to_json``): id, clipped text, collection, and
     the relevance its context choice gave it (``relevance``, by id), else its rank score."""
     found = []
     for memory in memories:

@@ -14,7 +14,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from gateway.replies import JsonObject, KgRoute, Memory, memories_json
+from gateway.replies.kg_replies import KgRoute
+from gateway.replies.memory_replies import Memory, memories_json
+from gateway.replies.reply_json import JsonObject
 from kernel.json_values import bool_at, float_at, object_at, str_at, strs_at
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
 

@@ -13,11 +13,13 @@ import asyncio
 from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass
 
-from gateway import formatting, inert_text, prompt_context, replies
+from gateway import formatting, inert_text, prompt_context
 from gateway.backends import Backends
 from gateway.context_reply import Lesson
 from gateway.lessons import episode_lessons, merge
-from gateway.replies import JsonObject, KgRoute, Memory, memories_json
+from gateway.replies.kg_replies import KgRoute
+from gateway.replies.memory_replies import Memory, memories_json, memories_of
+from gateway.replies.reply_json import JsonObject
 from gateway.rpc import Rpc
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.kg.v1 import kg_service_pb2 as kg_pb
@@ -166,7 +168,7 @@ async def insights(
     routing, lessons = recall_r if isinstance(recall_r, tuple) else (prompt_context.Recalled(), [])
     lessons = merge(lessons, episodes_r if isinstance(episodes_r, list) else [])
     actions = actions_r if isinstance(actions_r, tuple) else ()
-    memories = replies.memories(search_r.memories)
+    memories = memories_of(search_r.memories)
     facts = facts_r if isinstance(facts_r, tuple) else ()
     learned = {x.id for x in lessons}
     seen = {m.id for m in memories} | learned

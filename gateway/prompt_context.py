@@ -33,9 +33,11 @@ from typing import TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from gateway import formatting, lessons, replies
+from gateway import formatting, lessons
 from gateway.backends import BackendError, Backends, KgBackend
 from gateway.context_reply import ContextChoice, ContextReply, ContextTokens, Lesson
+from gateway.replies.kg_replies import KgRoute
+from gateway.replies.memory_replies import Memory, memories_json, memories_of
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.kg.v1 import kg_service_pb2 as kg_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
@@ -87,9 +89,9 @@ class Recalled:
             return {}
         return dict(self.route.weights)
 
-    def as_route(self) -> replies.KgRoute:
+    def as_route(self) -> KgRoute:
         """The route, plus the memory_bank fact ids the content graph linked to the prompt's entities."""
-        return replies.KgRoute.from_proto(self.route, self.concepts, self.context_type, self.fact_ids)
+        return KgRoute.from_proto(self.route, self.concepts, self.context_type, self.fact_ids)
 
 
 async def kg_recall(
@@ -190,7 +192,7 @@ async def build(
         )
         prepare.lesson_ids.extend(lessons.wanted_ids(routing.solutions, routing.failures))
 
-    memories: tuple[replies.Memory, ...] = ()
+    memories: tuple[Memory, ...] = ()
     choices: tuple[ContextChoice, ...] = ()
     scoring_ids: list[str] = []
     scoring_required = False
@@ -199,7 +201,7 @@ async def build(
     )
     try:
         reply = await timed("memory", timings, backends.memory.prepare_context(prepare, deadlines.memory))
-        memories = replies.memories(reply.memories)[:limit]
+        memories = memories_of(reply.memories)[:limit]
         scoring_required = reply.scoring_required
         scoring_ids = list(reply.injected_ids)
         learned = lessons.combine(routing.solutions, routing.failures, reply.lessons)
@@ -211,7 +213,7 @@ async def build(
     learned = lessons.merge(learned, await episodes, judged=use_kg and bool(query) and routing.episodes)
     scoring = formatting.scoring_prompt(scoring_ids) if scoring_required else ""
     known = formatting.known_context(
-        replies.memories_json(memories),
+        memories_json(memories),
         budget=min(formatting.block_chars(limit), formatting.MAX_OUTPUT_CHARS - len(scoring) - 2),
         lessons=learned,
         content_limit=formatting.INJECTED_MEMORY_CHARS,

@@ -45,7 +45,7 @@ from google.protobuf.message import Message
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from gateway.gateway_errors import BackendUnavailable, GatewayError, InvalidInput, NotFound, StorageProblem
-from gateway.replies import ServiceHealth
+from gateway.replies.system_replies import ServiceHealth
 from kernel.config import ConfigError, Settings
 from kernel.embedding_client import EmbeddingClient
 from kernel.grpc_auth import client_metadata

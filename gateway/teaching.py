@@ -19,8 +19,10 @@ from typing import cast
 
 import numpy as np
 
-from gateway import problem_vector, replies
+from gateway import problem_vector
 from gateway.backends import BackendError, Backends, EmbeddingBackend, MemoryBackend
+from gateway.replies.reply_json import JsonObject
+from gateway.replies.score_replies import Episode, Teaching
 from gateway.tool_observations import primary_command, run_summary
 from kernel.error_signature import of_output
 from kernel.privacy import redact
@@ -154,7 +156,7 @@ async def teach(
     reply: mem_pb.ScoreResponse,
     exchange_outcome: common_pb.Outcome,
     session_id: str = "",
-) -> replies.Teaching:
+) -> Teaching:
     """The turn to the session's episode (RecordTurn), then RecordOutcome per outcome group (concepts of
     the episode's problem statement -> collections, doc ids) and RecordAction per memory."""
     # The kg rejects texts over 20k characters; the head of a prompt carries its concepts. The turn's
@@ -215,13 +217,13 @@ async def teach(
         await asyncio.gather(*calls)
     except BackendError as exc:
         log.info("kg teaching skipped: %s %s", exc.code, exc.details)
-        return replies.Teaching(taught=False, concepts=tuple(concepts), error=exc.code)
-    return replies.Teaching(
+        return Teaching(taught=False, concepts=tuple(concepts), error=exc.code)
+    return Teaching(
         taught=True,
         concepts=tuple(concepts),
         context_type=context_type,
         outcome_groups=len(groups),
-        episode=replies.Episode(episode.problem[:200], episode.status) if episode is not None else None,
+        episode=Episode(episode.problem[:200], episode.status) if episode is not None else None,
     )
 
 
@@ -313,8 +315,8 @@ class ToolTeaching:
     total: int = 0
     error: str | None = None
 
-    def to_json(self) -> replies.JsonObject:
-        out: replies.JsonObject = {"taught": self.taught}
+    def to_json(self) -> JsonObject:
+        out: JsonObject = {"taught": self.taught}
         if self.error_signature is not None:
             out["error_signature"] = self.error_signature
         if self.taught:

@@ -10,7 +10,7 @@ the Wilson lower bound, the use count and the last outcomes; memory_bank
 shows importance and confidence, its ranking signals; books show their title.
 A search result that stands for several copies of one text (``duplicates``)
 says how often it was seen.
-Input is a memory's normalized JSON (``gateway.replies.Memory.to_json``). Pure: no I/O.
+Input is a memory's normalized JSON (``gateway.replies.memory_replies.Memory.to_json``). Pure: no I/O.
 """
 
 from __future__ import annotations

@@ -7,9 +7,10 @@ from collections.abc import Awaitable, Callable
 
 import grpc
 
-from gateway import replies
 from gateway.caller import Caller
 from gateway.gateway_errors import NotFound
+from gateway.replies.memory_replies import Memory
+from gateway.replies.system_replies import Health, Projects, ScopeCounts, Versions
 from gateway.rpc import Rpc
 from gateway.rules import Rules, rules_from_proto
 from kernel import __version__
@@ -27,10 +28,10 @@ class AdminService:
         self.rpc = rpc
         self.settings = settings
 
-    async def health(self) -> replies.Health:
-        return replies.Health(await self.rpc.health())
+    async def health(self) -> Health:
+        return Health(await self.rpc.health())
 
-    async def show_memory(self, caller: Caller, *, id: str) -> replies.Memory:
+    async def show_memory(self, caller: Caller, *, id: str) -> Memory:
         """One memory with every field; archived memories too (``archived: true``): search hides them, show does not."""
         request = mem_pb.GetRequest(scope=caller.scope, id=id)
         try:
@@ -40,25 +41,25 @@ class AdminService:
                 f"no memory with id {id!r} in this project or your memory_bank: "
                 "copy an id from an [id:...] tag or from `mnemex search`"
             ) from None
-        return replies.Memory.from_proto(reply.memory)
+        return Memory.from_proto(reply.memory)
 
-    async def projects(self, caller: Caller, *, cwd_given: bool) -> replies.Projects:
+    async def projects(self, caller: Caller, *, cwd_given: bool) -> Projects:
         """This user's scopes with their counts, the project the request's cwd resolves to (``cwd_given``),
         and the bindings."""
         reply = await self.rpc.scopes()
         scopes = tuple(
-            replies.ScopeCounts(info.scope.user, info.scope.project, dict(info.counts))
+            ScopeCounts(info.scope.user, info.scope.project, dict(info.counts))
             for info in reply.scopes
             if info.scope.user == caller.user
         )
-        return replies.Projects(
+        return Projects(
             user=caller.user,
             current=caller.project if cwd_given else None,
             projects=scopes,
             bindings=project_ids.load_bindings(self.settings.home),
         )
 
-    async def versions(self) -> replies.Versions:
+    async def versions(self) -> Versions:
         """The gateway's package version, what each backend reports about itself, and health.
 
         A backend that cannot answer gets ``{"error": "<gRPC code>"}`` (a probe's
@@ -94,7 +95,7 @@ class AdminService:
                 return name, {"error": exc.code().name}
 
         backends = await asyncio.gather(ask("embedding", embedding), ask("memory", memory), ask("kg", kg))
-        return replies.Versions(gateway=__version__, backends=dict(backends), health=await self.health())
+        return Versions(gateway=__version__, backends=dict(backends), health=await self.health())
 
     async def rules(self, timeout: float | None = None) -> Rules:
         """The numbers the memory service learns by, as it is configured (for the MCP tool descriptions)."""

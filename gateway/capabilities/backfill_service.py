@@ -29,8 +29,8 @@ from collections.abc import Sequence
 
 import grpc
 
-from gateway import replies
 from gateway.caller import Caller
+from gateway.replies.backfill_replies import BackfillTally, ProjectTally
 from gateway.rpc import Rpc
 from gateway.schemas import BackfillExchange
 from gateway.tool_observations import observe
@@ -64,7 +64,7 @@ class BackfillService:
 
     async def backfill(
         self, exchanges: Sequence[tuple[Caller, BackfillExchange]], *, dry_run: bool = False
-    ) -> replies.BackfillTally:
+    ) -> BackfillTally:
         """Store past exchanges (each with the caller its ``cwd`` resolved to) and their observations;
         counts per project (see the module doc)."""
         request = mem_pb.BackfillRequest(dry_run=dry_run)
@@ -114,11 +114,11 @@ class BackfillService:
         new_in = Counter(project_of[i] for i in stored)
         old_in = Counter(project_of[i] for i in existing)
         taught = await self._teach_history([(i, *exchange_of[i]) for i in stored]) if not dry_run and stored else None
-        return replies.BackfillTally(
+        return BackfillTally(
             stored=len(stored),
             existing=len(existing),
             observations=len(reply.stored_ids) - len(stored),
-            projects={p: replies.ProjectTally(new_in[p], old_in[p]) for p in dict.fromkeys([*new_in, *old_in])},
+            projects={p: ProjectTally(new_in[p], old_in[p]) for p in dict.fromkeys([*new_in, *old_in])},
             kg_taught=taught,
         )
 

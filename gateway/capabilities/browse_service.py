@@ -1,7 +1,7 @@
 """The viewer's reads and its restore: the memory service's viewer RPCs (ListScopes, Overview, Browse, Get,
 OutcomeLog, ListTurns, ListSessions, Restore) and the kg's Export, each for one ``Caller``.
 
-Replies are the typed protos (a restored memory: ``replies.Memory``); ``gateway.ui.data.ViewerData`` shapes
+Replies are the typed protos (a restored memory: ``memory_replies.Memory``); ``gateway.ui.data.ViewerData`` shapes
 them for the pages.
 """
 
@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gateway import replies
 from gateway.caller import Caller
+from gateway.replies.memory_replies import Memory
 from gateway.rpc import Rpc
 from kernel.config import Settings
 from protos.mnemex.kg.v1 import kg_service_pb2 as kg_pb
@@ -89,10 +89,10 @@ class BrowseService:
         )
         return reply
 
-    async def restore(self, caller: Caller, memory_id: str) -> replies.Memory:
+    async def restore(self, caller: Caller, memory_id: str) -> Memory:
         request = mem_pb.RestoreRequest(scope=caller.scope, id=memory_id)
         reply: mem_pb.RestoreResponse = await self.rpc.unary("memory", self.rpc.memory(caller.user).Restore, request)
-        return replies.Memory.from_proto(reply.memory)
+        return Memory.from_proto(reply.memory)
 
     async def kg_export(self, caller: Caller) -> kg_pb.ExportResponse:
         request = kg_pb.ExportRequest(scope=caller.scope)

@@ -21,11 +21,13 @@ import logging
 
 import grpc
 
-from gateway import activity_feed, formatting, input_validation, prompt_context, replies, teaching
+from gateway import activity_feed, formatting, input_validation, prompt_context, teaching
 from gateway.backends import Backends
 from gateway.caller import Caller
 from gateway.capabilities.top_facts import top_facts
 from gateway.context_reply import ContextReply
+from gateway.replies.hook_replies import CompactReminder, ExchangeStored, ObservationStored, SessionSeed, TurnStarted
+from gateway.replies.memory_replies import Memory, memories_json, memories_of
 from gateway.rpc import Rpc
 from gateway.tool_observations import Observation, observe
 from kernel.config import Settings
@@ -93,18 +95,16 @@ class HookService:
         return result
 
     # -- turns -----------------------------------------------------------------
-    async def begin_turn(
-        self, caller: Caller, *, session_id: str, prompt: str, client: str = ""
-    ) -> replies.TurnStarted:
+    async def begin_turn(self, caller: Caller, *, session_id: str, prompt: str, client: str = "") -> TurnStarted:
         """Open the session's next turn with its prompt and nothing injected."""
         input_validation.text(session_id, "session_id", input_validation.MAX_ID_CHARS)
         prompt = input_validation.text(prompt, "prompt", input_validation.MAX_PROMPT_CHARS)
         if not prompt.strip():
-            return replies.TurnStarted(recorded=False)
+            return TurnStarted(recorded=False)
         request = mem_pb.RecordInjectionRequest(scope=caller.scope, session_id=session_id, prompt=prompt, client=client)
         await self.rpc.unary("memory", self.rpc.memory(caller.user).RecordInjection, request)
         self.feed.publish(lambda: activity_feed.prompt_event(caller.user, caller.project, session_id, prompt, {}))
-        return replies.TurnStarted(recorded=True)
+        return TurnStarted(recorded=True)
 
     async def stop(
         self,
@@ -115,7 +115,7 @@ class HookService:
         user_text: str = "",
         turn_key: str = "",
         client: str = "",
-    ) -> replies.ExchangeStored:
+    ) -> ExchangeStored:
         """Store the finished exchange in working memory and mark the turn completed.
 
         ``user_text`` may be empty: the memory service then uses the prompt
@@ -143,10 +143,10 @@ class HookService:
                     caller.user, caller.project, session_id, assistant_text, reply.exchange_id
                 )
             )
-        return replies.ExchangeStored(exchange_id=reply.exchange_id, already_recorded=reply.already_recorded)
+        return ExchangeStored(exchange_id=reply.exchange_id, already_recorded=reply.already_recorded)
 
     # -- session start and compaction ------------------------------------------
-    async def session_start(self, caller: Caller, *, session_id: str, source: str = "startup") -> replies.SessionSeed:
+    async def session_start(self, caller: Caller, *, session_id: str, source: str = "startup") -> SessionSeed:
         """A bounded startup seed: top memory_bank facts, recent and proven project memories.
 
         Each part degrades on its own; a dead memory service gives an empty seed.
@@ -154,9 +154,9 @@ class HookService:
         input_validation.text(session_id, "session_id", input_validation.MAX_ID_CHARS)
         scope = caller.scope
         memory = self.rpc.memory(caller.user)
-        facts: tuple[replies.Memory, ...] = ()
-        recent: tuple[replies.Memory, ...] = ()
-        proven: tuple[replies.Memory, ...] = ()
+        facts: tuple[Memory, ...] = ()
+        recent: tuple[Memory, ...] = ()
+        proven: tuple[Memory, ...] = ()
         try:
             facts = await top_facts(self.rpc, scope, SEED_FACTS)
         except Exception as exc:
@@ -170,7 +170,7 @@ class HookService:
                 sort_by=mem_pb.SORT_BY_RECENCY,
             )
             reply: mem_pb.SearchResponse = await self.rpc.call(memory.Search, request, SEED_TIMEOUT)
-            recent = replies.memories(reply.memories)
+            recent = memories_of(reply.memories)
         except grpc.aio.AioRpcError as exc:
             log.info("session-start recent skipped: %s", exc.code().name)
         try:
@@ -178,20 +178,18 @@ class HookService:
                 scope=scope, collection="patterns", limit=SEED_PROVEN, sort_by=mem_pb.SORT_BY_SCORE
             )
             reply_list: mem_pb.ListResponse = await self.rpc.call(memory.List, listing, SEED_TIMEOUT)
-            proven = replies.memories(reply_list.memories)
+            proven = memories_of(reply_list.memories)
         except grpc.aio.AioRpcError as exc:
             log.info("session-start proven skipped: %s", exc.code().name)
-        seed = formatting.session_seed(
-            replies.memories_json(facts), replies.memories_json(recent), replies.memories_json(proven)
-        )
+        seed = formatting.session_seed(memories_json(facts), memories_json(recent), memories_json(proven))
         text = formatting.compose(POST_COMPACT_REMINDER, seed) if source == "compact" else seed
-        return replies.SessionSeed(context=text, memories=facts + recent + proven)
+        return SessionSeed(context=text, memories=facts + recent + proven)
 
-    async def pre_compact(self, caller: Caller, *, session_id: str, trigger: str = "") -> replies.CompactReminder:
+    async def pre_compact(self, caller: Caller, *, session_id: str, trigger: str = "") -> CompactReminder:
         """The reminder before compaction: ``context`` for a client that passes it to the model
         (Claude Code does not: it gets it from SessionStart "compact"), ``user_message`` for the user."""
         input_validation.text(session_id, "session_id", input_validation.MAX_ID_CHARS)
-        return replies.CompactReminder(context=formatting.PRE_COMPACT_REMINDER, user_message=PRE_COMPACT_USER_NOTICE)
+        return CompactReminder(context=formatting.PRE_COMPACT_REMINDER, user_message=PRE_COMPACT_USER_NOTICE)
 
     # -- tool uses -------------------------------------------------------------
     def observation(
@@ -211,7 +209,7 @@ class HookService:
 
     async def record_observation(
         self, caller: Caller, *, session_id: str, observation: Observation
-    ) -> replies.ObservationStored:
+    ) -> ObservationStored:
         """Store an observation in working memory (run in the background by the route)."""
         metadata = {"type": "observation", "kind": observation.kind, "files": ",".join(observation.files)}
         request = mem_pb.StoreRequest(
@@ -227,5 +225,5 @@ class HookService:
             )
         except grpc.aio.AioRpcError as exc:
             log.info("observation not stored: %s", exc.code().name)
-            return replies.ObservationStored(stored=False)
-        return replies.ObservationStored(stored=True, id=reply.memory.id, deduplicated=reply.deduplicated)
+            return ObservationStored(stored=False)
+        return ObservationStored(stored=True, id=reply.memory.id, deduplicated=reply.deduplicated)

@@ -14,11 +14,13 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import grpc
 
-from gateway import activity_feed, input_validation, insights, prompt_context, proto_dicts, replies, teaching
+from gateway import activity_feed, input_validation, insights, prompt_context, proto_dicts, teaching
 from gateway.backends import Backends
 from gateway.caller import Caller
 from gateway.capabilities.top_facts import top_facts
 from gateway.gateway_errors import InvalidInput, NotFound
+from gateway.replies.memory_replies import Memory, MemoryChange, SearchHit, SearchReply, StoredFact, memories_of
+from gateway.replies.score_replies import ScoredMemory, ScoreReply
 from gateway.rpc import Rpc
 from kernel.config import Settings
 from protos.mnemex.common.v1 import common_pb2 as common_pb
@@ -59,7 +61,7 @@ class MemoriesService:
         sort_by: str = "relevance",
         metadata: Mapping[str, object] | None = None,
         all_projects: bool = False,
-    ) -> replies.SearchReply:
+    ) -> SearchReply:
         """Semantic, time-window or id lookup. A read only: the MCP tool records what it shows
         (``remember_shown``); REST searches (a UI browsing memories) score nothing.
 
@@ -101,21 +103,19 @@ class MemoriesService:
             memories, judged = await self._search_scope(caller, request)
         if lookup and not memories:
             raise NotFound(f"no memory with id {lookup!r} in this project or your memory_bank")
-        return replies.SearchReply(hits=tuple(memories), relevant=len(memories) if judged else None)
+        return SearchReply(hits=tuple(memories), relevant=len(memories) if judged else None)
 
-    async def _search_scope(
-        self, caller: Caller, request: mem_pb.SearchRequest
-    ) -> tuple[list[replies.SearchHit], bool]:
+    async def _search_scope(self, caller: Caller, request: mem_pb.SearchRequest) -> tuple[list[SearchHit], bool]:
         scoped = mem_pb.SearchRequest()
         scoped.CopyFrom(request)
         scoped.scope.CopyFrom(caller.scope)
         reply: mem_pb.SearchResponse = await self.rpc.unary("memory", self.rpc.memory(caller.user).Search, scoped)
         hits = [
-            replies.SearchHit(
+            SearchHit(
                 memory,
                 tuple(reply.duplicate_ids[memory.id].ids) if memory.id in reply.duplicate_ids else (),
             )
-            for memory in replies.memories(reply.memories)
+            for memory in memories_of(reply.memories)
         ]
         return hits, reply.relevance_judged
 
@@ -159,7 +159,7 @@ class MemoriesService:
         importance: float = 0.7,
         confidence: float = 0.7,
         user_wide: bool = False,
-    ) -> replies.StoredFact:
+    ) -> StoredFact:
         content = input_validation.text(content, "content", input_validation.MAX_CONTENT_CHARS, required=True)
         request = mem_pb.StoreRequest(
             scope=caller.scope,
@@ -171,9 +171,9 @@ class MemoriesService:
             user_wide=bool(user_wide),
         )
         reply: mem_pb.StoreResponse = await self.rpc.unary("memory", self.rpc.memory(caller.user).Store, request)
-        memory = replies.Memory.from_proto(reply.memory)
+        memory = Memory.from_proto(reply.memory)
         entities = await self._index_fact(caller, memory.id, memory.content)
-        return replies.StoredFact(
+        return StoredFact(
             memory=memory,
             deduplicated=reply.deduplicated,
             entities=tuple(entities),
@@ -200,7 +200,7 @@ class MemoriesService:
         tags: Sequence[str] | None = None,
         importance: float | None = None,
         confidence: float | None = None,
-    ) -> replies.MemoryChange:
+    ) -> MemoryChange:
         memory_id = input_validation.memory_id(id)
         if content is None and tags is None and importance is None and confidence is None:
             raise InvalidInput("nothing to update: pass content, tags, importance or confidence")
@@ -216,19 +216,19 @@ class MemoriesService:
             confidence=input_validation.unit(confidence, "confidence"),
         )
         reply: mem_pb.UpdateResponse = await self.rpc.unary("memory", self.rpc.memory(caller.user).Update, request)
-        memory = replies.Memory.from_proto(reply.memory)
+        memory = Memory.from_proto(reply.memory)
         if content is not None and memory.collection == "memory_bank":
             await self._index_fact(caller, memory.id, memory.content)
-        return replies.MemoryChange(memory)
+        return MemoryChange(memory)
 
-    async def archive(self, caller: Caller, *, id: str, reason: str = "") -> replies.MemoryChange:
+    async def archive(self, caller: Caller, *, id: str, reason: str = "") -> MemoryChange:
         request = mem_pb.ArchiveRequest(
             scope=caller.scope,
             id=input_validation.memory_id(id),
             reason=input_validation.text(reason, "reason", input_validation.MAX_REASON_CHARS),
         )
         reply: mem_pb.ArchiveResponse = await self.rpc.unary("memory", self.rpc.memory(caller.user).Archive, request)
-        return replies.MemoryChange(replies.Memory.from_proto(reply.memory))
+        return MemoryChange(Memory.from_proto(reply.memory))
 
     # -- outcomes --------------------------------------------------------------
     async def score(
@@ -239,7 +239,7 @@ class MemoriesService:
         outcome: str,
         memory_scores: Mapping[str, str] | None = None,
         related: Sequence[str] | None = None,
-    ) -> replies.ScoreReply:
+    ) -> ScoreReply:
         """Score the session's last exchange; ``related`` None = all injected, [] = none, list = exactly those."""
         exchange_outcome = proto_dicts.memory_outcome(outcome)
         per_memory: dict[str, common_pb.Outcome] = {
@@ -256,17 +256,15 @@ class MemoriesService:
             request.related.CopyFrom(mem_pb.IdList(ids=input_validation.ids(related, "related")))
         reply: mem_pb.ScoreResponse = await self.rpc.unary("memory", self.rpc.memory(caller.user).Score, request)
         kg = await teaching.teach(self.backends, scope, reply, exchange_outcome, session_id)
-        scored = tuple(
-            replies.ScoredMemory.from_proto(s, proto_dicts.outcome_from_proto(s.outcome)) for s in reply.scored
-        )
+        scored = tuple(ScoredMemory.from_proto(s, proto_dicts.outcome_from_proto(s.outcome)) for s in reply.scored)
         self.activity.publish(
             lambda: activity_feed.scored_event(caller.user, caller.project, session_id, outcome, scored)
         )
-        return replies.ScoreReply(scored=scored, not_found=tuple(reply.not_found), exchange_id=reply.exchange_id, kg=kg)
+        return ScoreReply(scored=scored, not_found=tuple(reply.not_found), exchange_id=reply.exchange_id, kg=kg)
 
     async def record_takeaway(
         self, caller: Caller, *, session_id: str, key_takeaway: str, initial_score: str | None = None
-    ) -> replies.MemoryChange:
+    ) -> MemoryChange:
         content = input_validation.text(key_takeaway, "key_takeaway", input_validation.MAX_CONTENT_CHARS, required=True)
         initial = (
             proto_dicts.memory_outcome(initial_score, "initial_score")
@@ -282,29 +280,27 @@ class MemoriesService:
             metadata_json='{"type": "takeaway"}',
         )
         reply: mem_pb.StoreResponse = await self.rpc.unary("memory", self.rpc.memory(caller.user).Store, request)
-        return replies.MemoryChange(replies.Memory.from_proto(reply.memory), deduplicated=reply.deduplicated)
+        return MemoryChange(Memory.from_proto(reply.memory), deduplicated=reply.deduplicated)
 
 
-def _relevance(hit: replies.SearchHit) -> float:
+def _relevance(hit: SearchHit) -> float:
     m = hit.memory
     if m.final_rank_score is not None:
         return m.final_rank_score
     return m.embedding_similarity if m.embedding_similarity is not None else 0.0
 
 
-_SORT_KEYS: dict[str, Callable[[replies.SearchHit], float | str]] = {
+_SORT_KEYS: dict[str, Callable[[SearchHit], float | str]] = {
     "relevance": _relevance,
     "recency": lambda h: h.memory.created_at,
     "score": lambda h: h.memory.score,
 }
 
 
-def _best_of(
-    found: Sequence[tuple[list[replies.SearchHit], bool]], sort_by: str, limit: int
-) -> list[replies.SearchHit]:
+def _best_of(found: Sequence[tuple[list[SearchHit], bool]], sort_by: str, limit: int) -> list[SearchHit]:
     """The best ``limit`` memories of several projects' answers, each once (the user-wide memory_bank
     answers in every project)."""
-    seen: dict[str, replies.SearchHit] = {}
+    seen: dict[str, SearchHit] = {}
     for hits, _ in found:
         for hit in hits:
             seen.setdefault(hit.memory.id, hit)

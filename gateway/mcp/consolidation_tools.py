@@ -24,7 +24,8 @@ from gateway.inert_text import neutralize
 from gateway.mcp import tool_text
 from gateway.mcp.models import CandidatesOut, ConsolidateOut
 from gateway.mcp.tool_runner import MAX_CWD_CHARS, ToolContext, ToolRunner, ToolServer
-from gateway.replies import Candidates, Consolidation, JsonObject
+from gateway.replies.consolidation_replies import Candidates, Consolidation
+from gateway.replies.reply_json import JsonObject
 
 CLUSTER_CONTENT_CHARS = 400
 Kind = Literal["contradiction", "duplicate", "stale"]

@@ -14,7 +14,7 @@ from gateway.capabilities.library_service import LibraryService
 from gateway.mcp import tool_text
 from gateway.mcp.memory_tools import READ_ONLY, Cwd
 from gateway.mcp.tool_runner import ToolContext, ToolRunner, ToolServer
-from gateway.replies import JsonObject
+from gateway.replies.reply_json import JsonObject
 from gateway.reply_models import GraphOut
 
 

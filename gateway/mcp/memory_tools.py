@@ -28,7 +28,7 @@ from gateway.mcp import descriptions as text
 from gateway.mcp import tool_text
 from gateway.mcp.models import InsightsOut
 from gateway.mcp.tool_runner import MAX_CWD_CHARS, ToolContext, ToolRunner, ToolServer
-from gateway.replies import JsonObject
+from gateway.replies.reply_json import JsonObject
 from gateway.reply_models import MemoryChangeOut, ScoreOut, SearchOut, StoredFactOut
 
 CollectionName = Literal["working", "history", "patterns", "memory_bank", "books"]

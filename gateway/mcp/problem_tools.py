@@ -21,7 +21,7 @@ from gateway.inert_text import neutralize
 from gateway.mcp.memory_tools import READ_ONLY, Cwd
 from gateway.mcp.tool_runner import ToolContext, ToolRunner, ToolServer
 from gateway.problem_models import KnownProblemOut, MergeOut, ProblemsOut, UnmergeOut
-from gateway.replies import JsonObject
+from gateway.replies.reply_json import JsonObject
 
 STATEMENT_CHARS = 160
 ProblemId = Annotated[

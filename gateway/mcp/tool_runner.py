@@ -17,7 +17,7 @@ from gateway.caller import Caller, CallerResolver
 from gateway.gateway_errors import GatewayError
 from gateway.mcp import tool_text
 from gateway.mcp.audit import SelfAuditTrigger
-from gateway.replies import JsonObject
+from gateway.replies.reply_json import JsonObject
 
 log = logging.getLogger("mnemex.mcp")
 

@@ -14,7 +14,10 @@ from pydantic_core import ErrorDetails
 
 from gateway.gateway_errors import BackendUnavailable, GatewayError, InvalidInput, NotFound
 from gateway.inert_text import neutralize
-from gateway.replies import JsonObject, KgGraph, Memory, MemoryChange, ScoredMemory, ScoreReply, SearchHit, StoredFact
+from gateway.replies.kg_replies import KgGraph
+from gateway.replies.memory_replies import Memory, MemoryChange, SearchHit, StoredFact
+from gateway.replies.reply_json import JsonObject
+from gateway.replies.score_replies import ScoredMemory, ScoreReply
 from kernel import display
 
 LIST_CONTENT_CHARS = 1_500

@@ -11,7 +11,7 @@ from fastapi import APIRouter, Depends, Path, Query
 
 from gateway.caller import CallerResolver
 from gateway.capabilities.admin_service import AdminService
-from gateway.replies import JsonObject
+from gateway.replies.reply_json import JsonObject
 from gateway.reply_models import MemoryOut, ProjectsOut, VersionsOut
 from gateway.routes.json_route import JSONRoute
 from gateway.service_deps import admin_service, caller_resolver

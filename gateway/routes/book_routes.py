@@ -39,7 +39,7 @@ from gateway.caller import Caller, CallerResolver
 from gateway.capabilities.library_service import LibraryService
 from gateway.gateway_errors import InvalidInput
 from gateway.input_validation import MAX_BOOK_BYTES
-from gateway.replies import JsonObject
+from gateway.replies.reply_json import JsonObject
 from gateway.reply_models import BooksOut, IngestOut, RemovedBookOut
 from gateway.routes.json_route import JSONRoute
 from gateway.safe_json import TooDeep, UnrepresentableNumber, decode_json

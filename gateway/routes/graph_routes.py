@@ -6,7 +6,7 @@ from fastapi import APIRouter, Depends, Query
 
 from gateway.caller import CallerResolver
 from gateway.capabilities.library_service import LibraryService
-from gateway.replies import JsonObject
+from gateway.replies.reply_json import JsonObject
 from gateway.reply_models import GraphOut, StatsOut
 from gateway.routes.json_route import JSONRoute
 from gateway.service_deps import caller_resolver, library_service

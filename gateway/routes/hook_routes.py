@@ -9,7 +9,7 @@ from fastapi.responses import JSONResponse
 
 from gateway.caller import CallerResolver
 from gateway.capabilities.hook_service import HookService
-from gateway.replies import JsonObject
+from gateway.replies.reply_json import JsonObject
 from gateway.reply_models import (
     ContextOut,
     PostToolUseOut,

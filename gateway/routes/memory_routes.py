@@ -6,7 +6,7 @@ from fastapi import APIRouter, Depends
 
 from gateway.caller import CallerResolver
 from gateway.capabilities.memories_service import MemoriesService
-from gateway.replies import JsonObject
+from gateway.replies.reply_json import JsonObject
 from gateway.reply_models import MemoryChangeOut, ScoreOut, SearchOut, StoredFactOut
 from gateway.routes.json_route import JSONRoute
 from gateway.schemas import ArchiveBody, MemoryBankAddBody, MemoryBankUpdateBody, RecordOutcomeBody, SearchBody

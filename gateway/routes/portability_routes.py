@@ -15,7 +15,7 @@ from fastapi.responses import StreamingResponse
 from gateway.caller import CallerResolver
 from gateway.capabilities.portability_service import PortabilityService
 from gateway.export_format import jsonl_lines
-from gateway.replies import JsonObject
+from gateway.replies.reply_json import JsonObject
 from gateway.reply_models import ImportOut
 from gateway.routes.json_route import JSONRoute
 from gateway.service_deps import caller_resolver, portability_service

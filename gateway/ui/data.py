@@ -7,7 +7,7 @@ resolved from a working directory. Searches, edits and archives go through
 ``MemoriesService``, books and the kg view through ``LibraryService``, the viewer's own
 reads (Browse, Restore, ListSessions, ListTurns, OutcomeLog, kg Export) through
 ``BrowseService``. Their typed replies become what the pages read here, at the viewer's
-edge: a memory is its JSON (``replies.Memory.to_json``), the other shapes are the
+edge: a memory is its JSON (``memory_replies.Memory.to_json``), the other shapes are the
 TypedDicts below.
 """
 
@@ -18,7 +18,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequenc
 from dataclasses import dataclass
 from typing import NotRequired, TypedDict, TypeVar, cast
 
-from gateway import formatting, input_validation, replies
+from gateway import formatting, input_validation
 from gateway.caller import Caller, CallerResolver
 from gateway.capabilities.browse_service import BrowseService
 from gateway.capabilities.library_service import LibraryService
@@ -26,13 +26,16 @@ from gateway.capabilities.memories_service import MemoriesService
 from gateway.capabilities.preview_service import PreviewService
 from gateway.context_reply import ContextReply
 from gateway.gateway_errors import InvalidInput, NotFound
+from gateway.replies.book_replies import BookRemoved, Books, IngestEvent
+from gateway.replies.memory_replies import Memory, memories_json, memories_of
+from gateway.replies.reply_json import JsonObject, json_object
 from gateway.ui import graph_view
 from gateway.ui.project_scope import Facts, ScopeRow, scoped_counts, shows_in, without_memories
 from kernel import projects
 from kernel.json_values import JSONObject, as_list, object_at, parse_value, str_at
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
 
-MemoryJson = replies.JsonObject  # a memory as the pages read it: ``replies.Memory.to_json`` (a search hit's too)
+MemoryJson = JsonObject  # a memory as the pages read it: ``memory_replies.Memory.to_json`` (a search hit's too)
 T = TypeVar("T")
 COLLECTIONS = ("working", "history", "patterns", "memory_bank", "books")
 BY_LENGTH = sorted(COLLECTIONS, key=len, reverse=True)  # longest first: "memory_bank_" before any shorter name
@@ -99,7 +102,7 @@ class OverviewStats(TypedDict):
     counts: dict[str, int]
     score_histogram: dict[str, int]
     events: dict[str, int]
-    events_by_day: replies.JsonObject  # {day: {event kind: count}}
+    events_by_day: JsonObject  # {day: {event kind: count}}
 
 
 class Overview(TypedDict):
@@ -196,7 +199,7 @@ def kind_of(memory: Mapping[str, object]) -> str:
     return memory_kind(str_at(memory, "collection"), object_at(memory, "metadata"))
 
 
-def _sort_key(sort: str, memory: replies.Memory) -> tuple[float, float, str]:
+def _sort_key(sort: str, memory: Memory) -> tuple[float, float, str]:
     if sort == "score":
         return (memory.score, 0.0, "")
     if sort == "wilson":
@@ -316,7 +319,7 @@ class ViewerData:
             counts=dict(reply.counts),
             score_histogram=dict(reply.score_histogram),
             events=dict(reply.events),
-            events_by_day=replies.json_object(reply.events_by_day_json),
+            events_by_day=json_object(reply.events_by_day_json),
         )
         return Overview(project=caller.project, stats=stats, projects=scoped_counts(scopes, _facts(reply)))
 
@@ -353,7 +356,7 @@ class ViewerData:
             kind=q.kind,
         )
         return MemoryPage(
-            memories=replies.memories_json(replies.memories(reply.memories)),
+            memories=memories_json(memories_of(reply.memories)),
             total=reply.total,
             relevant=None,
             capped=False,
@@ -401,7 +404,7 @@ class ViewerData:
                 f"no memory {memory_id!r} in project {caller.project!r}: it may belong to another project "
                 "(switch project at the top) or have been deleted; find it from the Memories page"
             ) from None
-        return replies.Memory.from_proto(memory).to_json()
+        return Memory.from_proto(memory).to_json()
 
     async def memory_page(self, project: str, memory_id: str) -> MemoryView:
         caller = self.caller(project)
@@ -524,7 +527,7 @@ class ViewerData:
                 kind="",
                 ids=chunk,
             )
-            found.update((m.id, m.to_json()) for m in replies.memories(reply.memories))
+            found.update((m.id, m.to_json()) for m in memories_of(reply.memories))
         rest = [i for i in wanted if i not in found] if archived else []
         for memory_id, memory in zip(rest, await asyncio.gather(*(self._get(caller, i) for i in rest)), strict=True):
             if memory is not None:
@@ -536,7 +539,7 @@ class ViewerData:
             memory = await self.browser.get(caller, memory_id)
         except NotFound:
             return None
-        return replies.Memory.from_proto(memory).to_json()
+        return Memory.from_proto(memory).to_json()
 
     async def graph(self, project: str, find: str = "", hops: int = 1) -> GraphView:
         """Routing and the top entities (kg view), those entities' facts, and problem → solution links.
@@ -567,17 +570,17 @@ class ViewerData:
         await self._label_memories(caller, elements)
         return GraphView(elements=elements, routing=graph_view.routing_rows(base.routing), problems=problems)
 
-    async def books(self, project: str) -> replies.Books:
+    async def books(self, project: str) -> Books:
         return await self.library.books(self.caller(project))
 
     async def ingest_progress(
         self, project: str, *, title: str, filename: str, data: bytes, source: str = ""
-    ) -> AsyncIterator[replies.IngestEvent]:
+    ) -> AsyncIterator[IngestEvent]:
         return await self.library.ingest_progress(
             self.caller(project), title=title, filename=filename, data=data, source=source
         )
 
-    async def remove_book(self, project: str, title: str) -> replies.BookRemoved:
+    async def remove_book(self, project: str, title: str) -> BookRemoved:
         return await self.library.remove(self.caller(project), title=title)
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import NotRequired, TypedDict
 
-from gateway.replies import KgGraph
+from gateway.replies.kg_replies import KgGraph
 from kernel.json_values import as_object, float_at, int_at, object_at, parse_value
 
 

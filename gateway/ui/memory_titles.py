@@ -11,7 +11,7 @@ Derived when a page is drawn, from what the memory already holds, with no langua
 - ``outcome``: "worked twice, failed once", "not scored yet";
 - ``scope``: the project it belongs to, or "every project" for a user-wide fact.
 
-Pure functions over the viewer's memory JSON (``replies.Memory.to_json``); deterministic.
+Pure functions over the viewer's memory JSON (``memory_replies.Memory.to_json``); deterministic.
 """
 
 from __future__ import annotations

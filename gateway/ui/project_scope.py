@@ -21,8 +21,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypedDict
 
-from gateway import replies
 from gateway.capabilities.top_facts import holds_in
+from gateway.replies.memory_replies import Memory
 from gateway.ui.graph_view import Elements
 from kernel.json_values import object_at, str_at
 
@@ -73,7 +73,7 @@ class Facts:
         return Counter(owner for _, owner, archived in self.rows if not archived)
 
 
-def shows_in(memory: replies.Memory, project: str) -> bool:
+def shows_in(memory: Memory, project: str) -> bool:
     """Whether ``memory`` shows in ``project``'s pages: anything but another project's fact (a search hit
     carries its fact's scope)."""
     return memory.collection != "memory_bank" or holds_in(memory, project)

@@ -14,8 +14,9 @@ from fastapi import APIRouter, Depends, Form, Query, Request
 from fastapi.responses import HTMLResponse, StreamingResponse
 from starlette.datastructures import UploadFile
 
-from gateway import input_validation, replies
+from gateway import input_validation
 from gateway.gateway_errors import InvalidInput
+from gateway.replies.book_replies import IngestEvent
 from gateway.ui.data import ViewerData
 from gateway.ui.page_render import UiRoute, render
 from gateway.ui.viewer_deps import mutation, viewer
@@ -39,7 +40,7 @@ async def books(
     )
 
 
-def _line(event: replies.IngestEvent) -> bytes:
+def _line(event: IngestEvent) -> bytes:
     return json.dumps(event.to_json(), ensure_ascii=False).encode("utf-8") + b"\n"
 
 

@@ -9,7 +9,7 @@ import time
 import pytest
 
 from gateway.activity_feed import QUEUE_SIZE, Activity, ActivityFeed, FeedFull, prompt_event, scored_event
-from gateway.replies import ScoredMemory
+from gateway.replies.score_replies import ScoredMemory
 from gateway.ui.pages.live_page import stream
 
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 import json
 
 from gateway.context_reply import ContextChoice, ContextReply, ContextTokens, Lesson, RankParts
-from gateway.replies import KgRoute, Memory
+from gateway.replies.kg_replies import KgRoute
+from gateway.replies.memory_replies import Memory
 from gateway.reply_models import ContextOut
 from protos.mnemex.kg.v1 import kg_service_pb2 as kg_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb

@@ -6,7 +6,7 @@ import asyncio
 import json
 
 from gateway import teaching
-from gateway.replies import JsonObject
+from gateway.replies.reply_json import JsonObject
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
 from tests.unit.gateway.backend_fakes import SCOPE, Fakes, by_outcome, memory

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from gateway.replies import GraphEdge, GraphNode, KgGraph
+from gateway.replies.kg_replies import GraphEdge, GraphNode, KgGraph
 from gateway.ui import graph_view, ui_display
 from gateway.ui.page_render import env
 

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from gateway.replies import GraphEdge, GraphNode, KgGraph
+from gateway.replies.kg_replies import GraphEdge, GraphNode, KgGraph
 from gateway.ui import graph_view, signin
 from gateway.ui.page_render import STATIC, TEMPLATES, env
 from gateway.ui.pages.auth_page import _safe_next

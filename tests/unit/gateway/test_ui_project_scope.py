@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gateway.replies import Memory
+from gateway.replies.memory_replies import Memory
 from gateway.ui.graph_view import Edge, EdgeData, Elements, Node, NodeData
 from gateway.ui.project_scope import (
     Facts,

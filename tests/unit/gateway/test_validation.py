@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from gateway import input_validation, proto_dicts, replies
+from gateway import input_validation, proto_dicts
 from gateway.gateway_errors import InvalidInput
+from gateway.replies.memory_replies import Memory
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
 
@@ -54,13 +55,11 @@ def test_memory_dict_has_the_normalized_shape() -> None:
         tags=["a"],
         embedding_similarity=0.5,
     )
-    out = replies.Memory.from_proto(proto).to_json()
+    out = Memory.from_proto(proto).to_json()
     assert out["importance"] == 0.9 and out["confidence"] == 0.8
     assert out["metadata"] == {"source": "cli"} and out["tags"] == ["a"]
     assert out["embedding_similarity"] == 0.5 and "final_rank_score" not in out
-    plain = replies.Memory.from_proto(
-        mem_pb.Memory(id="working_1", collection="working", metadata_json="not json")
-    ).to_json()
+    plain = Memory.from_proto(mem_pb.Memory(id="working_1", collection="working", metadata_json="not json")).to_json()
     assert "importance" not in plain and plain["metadata"] == {}
 
 

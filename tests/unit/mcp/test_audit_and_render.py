@@ -8,7 +8,8 @@ from typing import TypedDict, Unpack
 from gateway.gateway_errors import BackendUnavailable, InvalidInput, NotFound
 from gateway.mcp import tool_text
 from gateway.mcp.audit import EVERY, SelfAuditTrigger
-from gateway.replies import Memory, ScoredMemory, ScoreReply, SearchHit, Teaching
+from gateway.replies.memory_replies import Memory, SearchHit
+from gateway.replies.score_replies import ScoredMemory, ScoreReply, Teaching
 
 FACT = "memory_bank"  # the collection of a memory a tool showed
 PATTERN = "patterns"

@@ -5,7 +5,8 @@ from __future__ import annotations
 import dataclasses
 
 from gateway.mcp.consolidation_tools import candidates_text, consolidate_text, undo_text
-from gateway.replies import Candidates, Cluster, Consolidation, Memory
+from gateway.replies.consolidation_replies import Candidates, Cluster, Consolidation
+from gateway.replies.memory_replies import Memory
 
 
 def memory(memory_id: str, content: str) -> Memory:

@@ -25,7 +25,6 @@ import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
 
 from kernel import offline
 
@@ -53,22 +52,24 @@ def main() -> None:
     parser.add_argument("--services", default="embedding,memory,kg,gateway")
     args = parser.parse_args()
     offline.apply()
+    from kernel.json_values import as_object, str_at, strs_at
     from tests.support.hookrun import HookLoad, hook_env, valid_context_output
+    from tests.support.json_read import json_str
     from tests.support.procstack import kill9, post, restart, start_stack
 
     home = Path(tempfile.mkdtemp(prefix="mnemex-bench-faults-"))
     stack = start_stack(home / "home", MNEMEX_GET_CONTEXT_BUDGET_MS="1500")
-    stats: dict[str, dict[str, Any]] = defaultdict(lambda: defaultdict(list))
+    stats: defaultdict[str, defaultdict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     bad = False
     try:
         _, added = post(stack, "/api/memory-bank/add", {"content": FACT, "cwd": PROJECT})
-        tag = f"[id:{added['memory']['id']}]"
+        tag = f"[id:{json_str(added, 'memory', 'id')}]"
 
         def context_ok() -> bool:
             status, reply = post(
                 stack, "/api/hooks/get-context", {"session_id": "bench", "prompt": PROMPT, "cwd": PROJECT}
             )
-            return status == 200 and tag in reply.get("context", "")
+            return status == 200 and tag in str_at(as_object(reply), "context")
 
         port = int(stack.gateway_url.rsplit(":", 1)[1])
         for round_number in range(args.rounds):
@@ -87,7 +88,7 @@ def main() -> None:
                             "/api/hooks/get-context",
                             {"session_id": "bench-down", "prompt": PROMPT, "cwd": PROJECT},
                         )
-                        valid = status == 200 and isinstance(reply, dict) and service in reply.get("degraded", [])
+                        valid = status == 200 and service in strs_at(as_object(reply), "degraded")
                         invalid += 0 if valid else 1
                     time.sleep(0.2)
                 restart_s = restart(stack, service)

@@ -30,11 +30,15 @@ from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import grpc
 
 from bench.reliability import Row
+
+if TYPE_CHECKING:
+    from protos.mnemex.memory.v1.memory_service_pb2 import RunMaintenanceResponse
+    from tests.support.stack import Stack
 
 FAMILY = "data safety"
 BACKFILL_EXCHANGES = 300
@@ -55,7 +59,7 @@ def run(workdir: Path) -> list[Row]:
 
 
 # -- backfill, then the lifecycle sweep ---------------------------------------------------------
-def _run_maintenance(address: str, home: Path) -> Any:
+def _run_maintenance(address: str, home: Path) -> RunMaintenanceResponse:
     from protos.mnemex.memory.v1 import memory_service_pb2 as pb
     from protos.mnemex.memory.v1 import memory_service_pb2_grpc as pb_grpc
     from tests.support.grpc_token import home_channel
@@ -64,8 +68,9 @@ def _run_maintenance(address: str, home: Path) -> Any:
         return pb_grpc.MemoryServiceStub(channel).RunMaintenance(pb.RunMaintenanceRequest(), timeout=300)
 
 
-def _backfill_then_sweep(stack: Any) -> Row:
+def _backfill_then_sweep(stack: Stack) -> Row:
     from gateway.capabilities.backfill_service import backfill_id
+    from kernel.json_values import as_object, objects_at
     from tests.support.procstack import post
 
     cwd = stack.home / "imported-project"
@@ -107,7 +112,7 @@ def _backfill_then_sweep(stack: Any) -> Row:
     missing = 0
     for memory_id in ids:
         status, reply = post(stack, "/api/search", {"id": memory_id, "cwd": str(cwd)})
-        found = reply.get("memories", []) if status == 200 and isinstance(reply, dict) else []
+        found = list(objects_at(as_object(reply), "memories")) if status == 200 else []
         if [m.get("id") for m in found] != [memory_id]:
             missing += 1
     expired = sum(s.expired + s.deleted + s.observations_compacted for s in swept)
@@ -118,7 +123,7 @@ def _backfill_then_sweep(stack: Any) -> Row:
 
 
 # -- kill -9 of memory during consolidations ------------------------------------------------------
-def _kill_during_consolidations(stack: Any) -> Row:
+def _kill_during_consolidations(stack: Stack) -> Row:
     from tests.support.consolidation_kills import consolidations_across_kills
     from tests.support.procstack import kill9, restart
 
@@ -142,7 +147,7 @@ def _kill_during_consolidations(stack: Any) -> Row:
 
 
 # -- huge invalid values ---------------------------------------------------------------------------
-def _huge_values(stack: Any) -> list[Row]:
+def _huge_values(stack: Stack) -> list[Row]:
     from protos.mnemex.common.v1 import common_pb2 as common_pb
     from protos.mnemex.kg.v1 import kg_service_pb2 as kg_pb
     from protos.mnemex.kg.v1 import kg_service_pb2_grpc as kg_grpc
@@ -193,7 +198,7 @@ def _refusals(case: str, calls: list[Callable[[], object]]) -> Row:
 
 
 # -- shard ownership -------------------------------------------------------------------------------
-def _shards(stack: Any) -> Row:
+def _shards(stack: Stack) -> Row:
     from kernel.sharding import Shard, shard_of
     from protos.mnemex.common.v1 import common_pb2 as common_pb
     from protos.mnemex.memory.v1 import memory_service_pb2 as pb

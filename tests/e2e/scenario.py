@@ -23,7 +23,7 @@ PROMPTS = (
 def wait_for_exchange(user: User, prompt: str, timeout: float = 15.0) -> None:
     """The Stop hook stores the exchange; the next turn's scoring prompt needs it stored first."""
     deadline = time.monotonic() + timeout
-    while not any(prompt in e["content"] for e in user.exchanges()):
+    while not any(prompt in e.content for e in user.exchanges()):
         assert time.monotonic() < deadline, f"the exchange of {prompt!r} was never stored"
         time.sleep(0.2)
 

@@ -12,6 +12,7 @@ import json
 import re
 import threading
 
+from kernel.json_values import JSONObject, JSONValue, list_at, object_at, objects_at, str_at
 from tests.support.fake_models import Reply, Request, Text, ToolCall
 
 SCORE_TAG = "<mnemex-score-required>"
@@ -30,21 +31,16 @@ def is_title_request(request: Request) -> bool:
     return not request.tool_names() and "Generate a title" in conversation_text(request)
 
 
-def _strings(value: object) -> str:
+def _strings(value: JSONValue) -> str:
     return Request("", {"value": value}).text()
 
 
-def _calls_score(message: dict[str, object]) -> bool:
+def _calls_score(message: JSONObject) -> bool:
     """An assistant message that calls score_response (Anthropic tool_use or OpenAI tool_calls)."""
     if message.get("role") != "assistant":
         return False
-    content = message.get("content")
-    blocks = content if isinstance(content, list) else []
-    names = [str(b.get("name", "")) for b in blocks if isinstance(b, dict) and b.get("type") == "tool_use"]
-    calls = message.get("tool_calls")
-    for call in calls if isinstance(calls, list) else []:
-        if isinstance(call, dict):
-            names.append(str((call.get("function") or {}).get("name", "")))
+    names = [str_at(b, "name") for b in objects_at(message, "content") if b.get("type") == "tool_use"]
+    names += [str_at(object_at(call, "function"), "name") for call in objects_at(message, "tool_calls")]
     return any(SCORE_TOOL.match(name) for name in names)
 
 
@@ -55,12 +51,12 @@ def unanswered_scoring(request: Request) -> bool:
     The system prompt is the top-level ``system`` (Anthropic) and the leading system messages
     (OpenAI); a system-role message later in the conversation (Claude Code puts hook output in
     one, after the user's prompt) belongs to its place in the history."""
-    messages = [m for m in request.body.get("messages") or [] if isinstance(m, dict)]
+    messages = list(objects_at(request.body, "messages"))
     lead = next((i for i, m in enumerate(messages) if m.get("role") != "system"), len(messages))
     if SCORE_BLOCK in _strings([request.body.get("system"), *messages[:lead]]):
         return True
     answered = max((i for i, m in enumerate(messages) if _calls_score(m)), default=-1)
-    return SCORE_BLOCK in _strings(messages[max(answered + 1, lead) :])
+    return SCORE_BLOCK in _strings(list(messages[max(answered + 1, lead) :]))
 
 
 MAX_SCORES_PER_TURN = 2  # a client that keeps asking gets a second score, then an answer (no endless loop)
@@ -68,27 +64,26 @@ MAX_SCORES_PER_TURN = 2  # a client that keeps asking gets a second score, then 
 
 def scores_this_turn(request: Request) -> int:
     """Score calls the model already made since the user's latest message."""
-    messages = [m for m in request.body.get("messages") or [] if isinstance(m, dict)]
+    messages = list(objects_at(request.body, "messages"))
     start = max((i for i, m in enumerate(messages) if m.get("role") == "user" and not _is_tool_result(m)), default=0)
     return sum(1 for m in messages[start:] if _calls_score(m))
 
 
-def _is_tool_result(message: dict[str, object]) -> bool:
-    content = message.get("content")
-    return isinstance(content, list) and any(isinstance(c, dict) and c.get("type") == "tool_result" for c in content)
+def _is_tool_result(message: JSONObject) -> bool:
+    return any(c.get("type") == "tool_result" for c in objects_at(message, "content"))
 
 
 def last_user_text(request: Request) -> str:
     """The newest user turn's own words (Anthropic or OpenAI shape): its text blocks without
     tool results, client reminders or a block mnemex attached to it."""
-    for message in reversed(request.body.get("messages") or []):
-        if not isinstance(message, dict) or message.get("role") != "user":
+    for message in reversed(list(objects_at(request.body, "messages"))):
+        if message.get("role") != "user":
             continue
         content = message.get("content")
         blocks = (
             [content]
             if isinstance(content, str)
-            else [c.get("text", "") for c in content or [] if isinstance(c, dict) and c.get("type") == "text"]
+            else [str_at(c, "text") for c in objects_at(message, "content") if c.get("type") == "text"]
         )
         own = [b for b in blocks if not _attached(b)]
         if own:
@@ -102,7 +97,7 @@ def _attached(text: str) -> bool:
 
 def has_tool_result(request: Request) -> bool:
     """Whether this request continues a turn after a tool call (the tool's result is in it)."""
-    messages = request.body.get("messages") or []
+    messages = list_at(request.body, "messages")
     if not messages:
         return False
     last = messages[-1]
@@ -110,8 +105,7 @@ def has_tool_result(request: Request) -> bool:
         return False
     if last.get("role") == "tool":  # OpenAI
         return True
-    content = last.get("content")
-    return isinstance(content, list) and any(isinstance(c, dict) and c.get("type") == "tool_result" for c in content)
+    return _is_tool_result(last)
 
 
 class ObedientModel:

@@ -9,14 +9,14 @@ dated when they happened, with their texts; a second run stores nothing.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 import pytest
 
+from gateway.reply_models import SearchHitOut, SearchOut
+from kernel.json_values import JSONObject, object_at, parse_object
 from mnemex.backfill.exchange import Exchange
 from mnemex.backfill.reading import open_reading
 from mnemex.backfill.sources import discover
@@ -51,10 +51,17 @@ class History:
     exchanges: list[Exchange]  # as the readers see the transcripts, to compare with what was stored
 
 
-def backfill(user: User, *args: str) -> dict[str, Any]:
+def backfill(user: User, *args: str) -> JSONObject:
     done = mnemex_cli(["backfill", "--json", *args], user.shell_env)
     assert done.returncode == 0, done.stdout + done.stderr
-    return dict(json.loads(done.stdout))
+    return parse_object(done.stdout)
+
+
+def count(counts: JSONObject, key: str) -> int:
+    """A count in the backfill report; anything but an integer fails the test."""
+    value = counts.get(key)
+    assert isinstance(value, int), (key, counts)
+    return value
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +77,7 @@ def history(stack: Stack, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
         for prompt in CLAUDE_PROMPTS:
             turn = claude.run(prompt, project, resume=session)
             assert turn.returncode == 0, turn.stdout + turn.stderr
-            session = session or turn.json()["session_id"]
+            session = session or turn.session_id()
     with OpenAIServer(answer_latest_prompt) as server:
         opencode = OpenCode(home, server.url)
         opencode.write_config()
@@ -84,7 +91,7 @@ def history(stack: Stack, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
     yield History(user, exchanges)
 
 
-def stored_exchanges(user: User) -> list[dict[str, Any]]:
+def stored_exchanges(user: User) -> list[SearchHitOut]:
     reply = user.stack.post(
         "/api/search",
         {
@@ -95,7 +102,7 @@ def stored_exchanges(user: User) -> list[dict[str, Any]]:
             "sort_by": "recency",
         },
     )
-    return list(reply["memories"])
+    return SearchOut.model_validate(reply).memories
 
 
 def seconds_apart(stored: str, recorded: str) -> float:
@@ -114,27 +121,31 @@ def test_the_real_transcripts_hold_the_four_exchanges(history: History) -> None:
 
 def test_backfill_stores_every_exchange_under_its_project_with_its_date_and_texts(history: History) -> None:
     report = backfill(history.user)
-    assert report["exchanges"]["stored"] == 4 and report["exchanges"]["existing"] == 0, dump(report)
-    assert report["files"]["failed"] == 0
-    assert len(report["projects"]) == 1 and next(iter(report["projects"].values()))["stored"] == 4, dump(report)
+    exchanges, projects = object_at(report, "exchanges"), object_at(report, "projects")
+    assert count(exchanges, "stored") == 4 and count(exchanges, "existing") == 0, dump(report)
+    assert count(object_at(report, "files"), "failed") == 0
+    assert len(projects) == 1 and count(object_at(projects, next(iter(projects))), "stored") == 4, dump(report)
     stored = stored_exchanges(history.user)
     for exchange in history.exchanges:
         prompt, answer = exchange["user_text"].strip('"'), exchange["assistant_text"]
-        matches = [m for m in stored if prompt in m["content"] and answer in m["content"]]
+        matches = [m for m in stored if prompt in m.content and answer in m.content]
         assert len(matches) == 1, (exchange, dump(stored))
         memory = matches[0]
-        dates = [memory["created_at"], str(memory.get("metadata", {}).get("started_at") or "")]
+        dates = [memory.created_at, str(memory.metadata.get("started_at") or "")]
         assert any(d and seconds_apart(d, exchange["started_at"]) <= 1.0 for d in dates), (exchange, memory)
     elsewhere = history.user.stack.post(
         "/api/search",
         {"collections": ["working", "history"], "cwd": str(history.user.home), "query": CLAUDE_PROMPTS[0]},
     )
-    assert all(CLAUDE_PROMPTS[0] not in m["content"] for m in elsewhere["memories"]), "stored under the wrong project"
+    found = SearchOut.model_validate(elsewhere).memories
+    assert all(CLAUDE_PROMPTS[0] not in m.content for m in found), "stored under the wrong project"
 
 
 def test_a_second_run_stores_nothing(history: History) -> None:
     again = backfill(history.user)
-    assert again["exchanges"]["stored"] == 0 and again["exchanges"]["sent"] == 0, dump(again)
+    counts = object_at(again, "exchanges")
+    assert count(counts, "stored") == 0 and count(counts, "sent") == 0, dump(again)
     rescanned = backfill(history.user, "--rescan")
-    assert rescanned["exchanges"]["stored"] == 0 and rescanned["exchanges"]["existing"] == 4, dump(rescanned)
-    assert len([m for m in stored_exchanges(history.user) if CLAUDE_PROMPTS[0] in m["content"]]) == 1
+    counts = object_at(rescanned, "exchanges")
+    assert count(counts, "stored") == 0 and count(counts, "existing") == 4, dump(rescanned)
+    assert len([m for m in stored_exchanges(history.user) if CLAUDE_PROMPTS[0] in m.content]) == 1

@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from gateway.reply_models import MemoryOut, SearchOut
 from tests.e2e.scenario import FACT, PROMPTS, hanging_port
 from tests.e2e.scripted_model import (
     ANSWER,
@@ -38,9 +38,8 @@ class Conversation:
     user: User
     fact_id: str
     model: ObedientModel
-    # The fact as the gateway's JSON reply gives it.
-    fact_before: dict[str, Any]
-    fact_after_turn2: dict[str, Any] = field(default_factory=dict)
+    fact_before: MemoryOut
+    fact_after_turn2: MemoryOut | None = None
     turns: list[list[Request]] = field(default_factory=list)
     session_id: str = ""
 
@@ -61,7 +60,7 @@ def conversation(stack: Stack, tmp_path_factory: pytest.TempPathFactory) -> Iter
             server.clear()
             turn = claude.run(prompt, project, resume=convo.session_id or None)
             assert turn.returncode == 0, turn.stdout + turn.stderr
-            convo.session_id = convo.session_id or turn.json()["session_id"]
+            convo.session_id = convo.session_id or turn.session_id()
             convo.turns.append(server.model_calls())
             if index == 1:
                 convo.fact_after_turn2 = user.memory(fact_id)
@@ -76,13 +75,14 @@ def test_a_stored_fact_is_in_the_first_prompts_model_request(conversation: Conve
 
 def test_the_exchange_is_stored_under_the_project_of_the_working_directory(conversation: Conversation) -> None:
     exchanges = conversation.user.exchanges()
-    first = [e for e in exchanges if PROMPTS[0] in e["content"]]
+    first = [e for e in exchanges if PROMPTS[0] in e.content]
     assert len(first) == 1, dump(exchanges)
-    assert ANSWER + PROMPTS[0] in first[0]["content"]
+    assert ANSWER + PROMPTS[0] in first[0].content
     elsewhere = conversation.user.stack.post(
         "/api/search", {"collections": ["working"], "cwd": str(conversation.user.home), "query": PROMPTS[0]}
     )
-    assert all(PROMPTS[0] not in r["content"] for r in elsewhere["memories"]), "stored under the wrong project"
+    found = SearchOut.model_validate(elsewhere).memories
+    assert all(PROMPTS[0] not in r.content for r in found), "stored under the wrong project"
 
 
 def test_the_next_prompt_carries_the_scoring_prompt(conversation: Conversation) -> None:
@@ -99,7 +99,8 @@ def test_score_response_through_claude_codes_mcp_connection_changes_the_memory(c
     result_text = after_tool[0].text()
     assert "Scored" in result_text or "scored" in result_text, result_text[-2000:]
     before, after = conversation.fact_before, conversation.fact_after_turn2
-    assert after["uses"] == before["uses"] + 1 and after["last_outcome"] == "worked", (before, after)
+    assert after is not None, "the fact was not read after turn 2"
+    assert after.uses == before.uses + 1 and after.last_outcome == "worked", (before, after)
 
 
 def test_no_later_request_of_the_turn_asks_for_scoring_again(conversation: Conversation) -> None:

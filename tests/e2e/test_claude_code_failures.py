@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import pytest
 
 from gateway.formatting import FAILURES_TITLE, SOLUTIONS_TITLE
+from kernel.json_values import objects_at
 from tests.e2e.scenario import wait_for_exchange
 from tests.e2e.scripted_model import SCORE_TOOL, last_user_text, scores_this_turn, unanswered_scoring
 from tests.support.e2e_user import User, dump
@@ -76,7 +77,7 @@ class EpisodeModel:
 
 
 def _ran_this_turn(request: Request, command: str) -> bool:
-    messages = [m for m in request.body.get("messages") or [] if isinstance(m, dict)]
+    messages = list(objects_at(request.body, "messages"))
     return command in json.dumps(messages[-6:])
 
 
@@ -89,7 +90,7 @@ def test_a_failing_command_is_warned_under_what_failed_before_in_a_new_session(u
         for prompt in SCRIPT:
             turn = claude.run(prompt, user.project, resume=session or None, allowed_tools="Bash")
             assert turn.returncode == 0, turn.stdout + turn.stderr
-            session = session or turn.json()["session_id"]
+            session = session or turn.session_id()
             wait_for_exchange(user, prompt)
         assert [c for c in model.calls if c[0] == "Bash"] == [
             ("Bash", {"command": FIRST_TRY, "description": "try a fix"}),

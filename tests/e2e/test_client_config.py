@@ -13,11 +13,11 @@ import asyncio
 import json
 import socket
 from pathlib import Path
-from typing import Any
 
 import pytest
 from mcp import Client, StdioServerParameters
 
+from kernel.json_values import JSONObject
 from tests.integration.mcp.clients import ok
 from tests.support.e2e_user import User, mnemex_cli, snapshot
 
@@ -70,7 +70,7 @@ def mcp_entry(home: Path, client: str) -> tuple[list[str], dict[str, str]]:
     return list(entry["command"]), dict(entry.get("environment") or {})
 
 
-async def search_through(command: list[str], env: dict[str, str], cwd: Path, query: str) -> dict[str, Any]:
+async def search_through(command: list[str], env: dict[str, str], cwd: Path, query: str) -> JSONObject:
     params = StdioServerParameters(command=command[0], args=command[1:], env=env, cwd=str(cwd))
     async with Client(params, read_timeout_seconds=60) as client:
         return ok(await client.call_tool("search_memory", {"query": query}))

@@ -40,7 +40,7 @@ def test_a_turn_in_an_excluded_project_stores_nothing_and_gets_no_context(user: 
         assert turn.returncode == 0, turn.stdout + turn.stderr
         assert any(FACT in c.text() for c in server.model_calls())
     deadline = time.monotonic() + 15
-    while not any(prompt in e["content"] for e in control.exchanges()):
+    while not any(prompt in e.content for e in control.exchanges()):
         assert time.monotonic() < deadline, "the control turn's exchange was never stored"
         time.sleep(0.2)
-    assert [e for e in user.exchanges() if prompt in e["content"]] == [], dump(user.exchanges())
+    assert [e for e in user.exchanges() if prompt in e.content] == [], dump(user.exchanges())

@@ -13,10 +13,11 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from gateway.reply_models import MemoryOut
+from kernel.json_values import JSONArray
 from tests.e2e.scenario import FACT, PROMPTS, hanging_port
 from tests.e2e.scripted_model import (
     ANSWER,
@@ -41,9 +42,8 @@ class Conversation:
     user: User
     fact_id: str
     model: ObedientModel
-    # The fact as the gateway's JSON reply gives it.
-    fact_before: dict[str, Any]
-    fact_after_turn2: dict[str, Any] = field(default_factory=dict)
+    fact_before: MemoryOut
+    fact_after_turn2: MemoryOut | None = None
     turns: list[list[Request]] = field(default_factory=list)
     titles: list[Request] = field(default_factory=list)
 
@@ -82,14 +82,19 @@ def test_a_stored_fact_is_in_the_first_prompts_model_request(conversation: Conve
     assert "KNOWN CONTEXT" in text and FACT in text and f"[id:{conversation.fact_id}]" in text, dump(first.body)
 
 
+def system_messages(request: Request) -> JSONArray:
+    """The request's system-role messages; a request without a list of messages fails the test."""
+    messages = request.body.get("messages")
+    assert isinstance(messages, list), dump(request.body)
+    return [m for m in messages if isinstance(m, dict) and m.get("role") == "system"]
+
+
 def test_memories_travel_with_the_users_message_not_the_system_prompt(conversation: Conversation) -> None:
     for turn in conversation.turns:
         for request in turn:
-            system = [m for m in request.body["messages"] if m.get("role") == "system"]
+            system = system_messages(request)
             assert FACT not in json.dumps(system) and SCORE_BLOCK not in Request("", {"s": system}).text()
-    systems = {
-        json.dumps([m for m in turn[0].body["messages"] if m.get("role") == "system"]) for turn in conversation.turns
-    }
+    systems = {json.dumps(system_messages(turn[0])) for turn in conversation.turns}
     assert len(systems) == 1, "the system prompt changed from prompt to prompt (prefix caches miss)"
 
 
@@ -105,9 +110,9 @@ SCORE_TAG_TEXT = "mnemex-score-required"
 
 def test_the_exchange_is_stored_under_the_project_of_the_working_directory(conversation: Conversation) -> None:
     exchanges = conversation.user.exchanges()
-    first = [e for e in exchanges if PROMPTS[0] in e["content"]]
+    first = [e for e in exchanges if PROMPTS[0] in e.content]
     assert len(first) == 1, dump(exchanges)
-    assert ANSWER + PROMPTS[0] in first[0]["content"]
+    assert ANSWER + PROMPTS[0] in first[0].content
 
 
 def test_the_next_prompt_carries_the_scoring_prompt(conversation: Conversation) -> None:
@@ -123,7 +128,8 @@ def test_score_response_through_opencodes_mcp_connection_changes_the_memory(conv
     assert after_tool, "OpenCode never returned the tool's result to the model"
     assert "Scored" in conversation_text(after_tool[0])
     before, after = conversation.fact_before, conversation.fact_after_turn2
-    assert after["uses"] == before["uses"] + 1 and after["last_outcome"] == "worked", (before, after)
+    assert after is not None, "the fact was not read after turn 2"
+    assert after.uses == before.uses + 1 and after.last_outcome == "worked", (before, after)
 
 
 def test_no_later_request_of_the_turn_asks_for_scoring_again(conversation: Conversation) -> None:

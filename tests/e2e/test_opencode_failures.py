@@ -12,6 +12,7 @@ from __future__ import annotations
 import pytest
 
 from gateway.formatting import FAILURES_TITLE
+from gateway.reply_models import ContextOut, ScoreOut, SearchOut
 from tests.e2e.scenario import wait_for_exchange
 from tests.e2e.scripted_model import has_tool_result, is_title_request, last_user_text
 from tests.support.e2e_user import User, dump
@@ -46,17 +47,18 @@ def test_a_failing_bash_command_reaches_the_kg_through_the_plugin(user: User) ->
         "/api/search", {"query": "Ran python3", "cwd": str(user.project), "collections": ["working"], "limit": 20}
     )
     assert any(
-        m["content"].startswith("Ran python3") and "[failed: ModuleNotFoundError" in m["content"]
-        for m in observed["memories"]
+        m.content.startswith("Ran python3") and "[failed: ModuleNotFoundError" in m.content
+        for m in SearchOut.model_validate(observed).memories
     ), dump(observed)
     wait_for_exchange(user, PROBLEM)
     # The assistant scores the turn failed (as the next prompt's scoring block asks).
     scored = user.stack.post(
         "/api/record-outcome", {"session_id": session, "cwd": str(user.project), "outcome": "failed"}
     )
-    assert PROBLEM in scored["kg"]["episode"]["problem"], dump(scored)  # opencode run quotes the message
+    episode = ScoreOut.model_validate(scored).kg.episode
+    assert episode is not None and PROBLEM in episode.problem, dump(scored)  # opencode run quotes the message
     later = user.stack.post(
         "/api/hooks/get-context", {"session_id": "later", "prompt": RECURRENCE, "cwd": str(user.project)}
     )
-    warned = later["known_context"].split(FAILURES_TITLE, 1)
+    warned = ContextOut.model_validate(later).known_context.split(FAILURES_TITLE, 1)
     assert len(warned) == 2 and COMMAND in warned[1] and "ModuleNotFoundError" in warned[1], dump(later)

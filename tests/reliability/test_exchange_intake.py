@@ -18,6 +18,8 @@ import uuid
 
 import pytest
 
+from gateway.reply_models import SearchOut
+from tests.support.json_read import json_str
 from tests.support.procstack import kill9, post, restart
 from tests.support.stack import Stack
 
@@ -42,8 +44,8 @@ def test_stops_acknowledged_from_the_journal_survive_kill_9_of_memory(procs: Sta
                 {"session_id": session, "cwd": cwd, "user_text": f"what about {session}?", "assistant_text": answer},
                 timeout=10,
             )
-            assert status == 200 and reply["exchange_id"], reply
-            acknowledged[session] = reply["exchange_id"]
+            assert status == 200 and json_str(reply, "exchange_id"), reply
+            acknowledged[session] = json_str(reply, "exchange_id")
         kill9(procs, "memory")
     finally:
         os.kill(embedding.pid, signal.SIGCONT)
@@ -53,14 +55,15 @@ def test_stops_acknowledged_from_the_journal_survive_kill_9_of_memory(procs: Sta
     while time.monotonic() < deadline and len(found) < STOPS:
         for session, memory_id in acknowledged.items():
             status, reply = post(procs, "/api/search", {"id": memory_id, "cwd": cwd})
-            if status == 200 and reply["memories"]:
-                assert answers[session] in reply["memories"][0]["content"]
-                found[session] = len(reply["memories"])
+            memories = SearchOut.model_validate(reply).memories if status == 200 else []
+            if memories:
+                assert answers[session] in memories[0].content
+                found[session] = len(memories)
         time.sleep(0.2)
     assert sorted(found) == sorted(acknowledged), f"not stored after the restart: {set(acknowledged) - set(found)}"
     status, listed = post(procs, "/api/search", {"query": "deploy step migration", "cwd": cwd, "limit": 50})
     assert status == 200
-    contents = [m["content"] for m in listed["memories"]]
+    contents = [m.content for m in SearchOut.model_validate(listed).memories]
     for answer in answers.values():
         assert sum(answer in c for c in contents) <= 1, f"stored twice: {answer}"
     procs.wait_healthy(60)

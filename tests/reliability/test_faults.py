@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from kernel.json_values import JSONValue, as_object, str_at
 from tests.support.hookrun import (
     HookLoad,
     HookRun,
@@ -28,6 +28,7 @@ from tests.support.hookrun import (
     run_hook,
     valid_context_output,
 )
+from tests.support.json_read import json_object, json_str, json_strs
 from tests.support.procstack import kill9, post, restart
 from tests.support.stack import Stack
 
@@ -43,7 +44,7 @@ HOOK_TIMEOUT = 8.0  # generous: CI machines are small; the bound checked is this
 def fact_id(procs: Stack) -> str:
     status, added = post(procs, "/api/memory-bank/add", {"content": FACT, "cwd": PROJECT})
     assert status == 200, added
-    return str(added["memory"]["id"])
+    return json_str(added, "memory", "id")
 
 
 def _assert_hooks_behaved(runs: list[tuple[str, HookRun]]) -> None:
@@ -58,7 +59,7 @@ def _assert_hooks_behaved(runs: list[tuple[str, HookRun]]) -> None:
             assert valid_context_output(run.stdout), run.stdout[:300]
 
 
-def _get_context(procs: Stack, session: str) -> tuple[int, Any]:
+def _get_context(procs: Stack, session: str) -> tuple[int, JSONValue]:
     return post(procs, "/api/hooks/get-context", {"session_id": session, "prompt": PROMPT, "cwd": PROJECT})
 
 
@@ -68,7 +69,7 @@ def test_sigkill_while_hooks_fire_then_context_returns(
 ) -> None:
     env = hook_env(tmp_path, int(procs.gateway_url.rsplit(":", 1)[1]), MNEMEX_HOOK_TIMEOUT=str(HOOK_TIMEOUT))
     status, before = _get_context(procs, "fault-before")
-    assert status == 200 and f"[id:{fact_id}]" in before["context"], before
+    assert status == 200 and f"[id:{fact_id}]" in json_str(before, "context"), before
     load = HookLoad(env, PROJECT, PROMPT)
     load.start()
     try:
@@ -80,8 +81,8 @@ def test_sigkill_while_hooks_fire_then_context_returns(
         if service != "gateway":
             status, degraded = _get_context(procs, "fault-during")
             assert status == 200, degraded
-            assert set(degraded) >= {"context", "memories", "scoring_required", "degraded"}, degraded
-            assert service in degraded["degraded"], degraded["degraded"]
+            assert set(json_object(degraded)) >= {"context", "memories", "scoring_required", "degraded"}, degraded
+            assert service in json_strs(degraded, "degraded"), degraded
             reminder_status, _ = post(procs, "/api/hooks/pre-compact", {"session_id": "fault-during"})
             assert reminder_status == 200, "hook endpoints that need no backend keep working"
         outage = time.monotonic() - down_since
@@ -105,7 +106,7 @@ def _wait_for_context(procs: Stack, fact_id: str, timeout: float) -> float:
     started = time.monotonic()
     while time.monotonic() - started < timeout:
         status, reply = _get_context(procs, "fault-recovery")
-        if status == 200 and f"[id:{fact_id}]" in reply.get("context", ""):
+        if status == 200 and f"[id:{fact_id}]" in str_at(as_object(reply), "context"):
             return time.monotonic() - started
         time.sleep(0.1)
     raise AssertionError(f"context did not come back within {timeout} s of the restart")
@@ -123,7 +124,7 @@ def test_an_outage_does_not_silence_prompts_after_recovery(
     restart(procs, dead)
     procs.wait_healthy(60)  # the gateway itself sees memory again: only the hook's own state can stand in the way
     status, direct = _get_context(procs, "circuit-direct")
-    assert status == 200 and f"[id:{fact_id}]" in direct["context"], direct
+    assert status == 200 and f"[id:{fact_id}]" in json_str(direct, "context"), direct
     first = run_hook("prompt", claude_turn("prompt", "circuit-after", PROJECT, PROMPT), env)
     assert first.returncode == 0 and f"[id:{fact_id}]" in first.stdout, "the hook's circuit is still open"
     assert not list((tmp_path / "run").glob("circuit-*.json")), "the circuit was tripped by a cheap failure"
@@ -145,7 +146,7 @@ def test_first_prompt_right_after_a_memory_restart_gets_context(procs: Stack, fa
             time.sleep(0.5)
         restart(procs, "memory")
         status, reply = _get_context(procs, f"fault-long-after-{cycle}")
-        if not (status == 200 and f"[id:{fact_id}]" in reply.get("context", "")):
+        if not (status == 200 and f"[id:{fact_id}]" in str_at(as_object(reply), "context")):
             missed.append((cycle, reply.get("degraded") if isinstance(reply, dict) else reply))
     procs.wait_healthy(60)  # leave the stack usable for the next test
     assert not missed, f"first prompt after a restart injected nothing: {missed}"

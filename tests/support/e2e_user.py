@@ -13,9 +13,11 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 from urllib.parse import quote
 
+from pydantic import BaseModel
+
+from gateway.reply_models import MemoryOut, SearchHitOut, SearchOut, StoredFactOut
 from tests.support.stack import ROOT, Stack
 
 
@@ -49,12 +51,12 @@ class User:
     def add_fact(self, content: str, *, user_wide: bool = False) -> str:
         body = {"content": content, "cwd": str(self.project), "user_wide": user_wide}
         reply = self.stack.post("/api/memory-bank/add", body)
-        return str(reply["memory"]["id"])
+        return StoredFactOut.model_validate(reply).memory.id
 
-    def memory(self, memory_id: str) -> dict[str, Any]:
-        return dict(self.stack.get(f"/api/memories/{memory_id}?cwd={quote(str(self.project))}"))
+    def memory(self, memory_id: str) -> MemoryOut:
+        return MemoryOut.model_validate(self.stack.get(f"/api/memories/{memory_id}?cwd={quote(str(self.project))}"))
 
-    def exchanges(self) -> list[dict[str, Any]]:
+    def exchanges(self) -> list[SearchHitOut]:
         """Stored exchanges of this user's project, newest first (scored ones may have been promoted)."""
         reply = self.stack.post(
             "/api/search",
@@ -66,7 +68,7 @@ class User:
                 "sort_by": "recency",
             },
         )
-        return list(reply["memories"])
+        return SearchOut.model_validate(reply).memories
 
 
 def snapshot(root: Path) -> dict[str, bytes]:
@@ -74,5 +76,12 @@ def snapshot(root: Path) -> dict[str, bytes]:
     return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
-def dump(value: Any) -> str:
-    return json.dumps(value, indent=1)[:4000]
+def dump(value: object) -> str:
+    return json.dumps(value, indent=1, default=_as_json)[:4000]
+
+
+def _as_json(value: object) -> object:
+    """A reply model as the JSON it came from (for ``dump``)."""
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json", exclude_unset=True)
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")

@@ -16,10 +16,11 @@ from __future__ import annotations
 import json
 import threading
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+
+from kernel.json_values import JSONObject, JSONValue, object_at, objects_at, parse_value
 
 
 @dataclass(frozen=True)
@@ -30,7 +31,7 @@ class Text:
 @dataclass(frozen=True)
 class ToolCall:
     name: str
-    arguments: dict[str, Any]
+    arguments: Mapping[str, object]  # sent as JSON
 
 
 Reply = Text | ToolCall
@@ -39,7 +40,7 @@ Reply = Text | ToolCall
 @dataclass
 class Request:
     path: str
-    body: dict[str, Any]
+    body: JSONObject
     headers: dict[str, str] = field(default_factory=dict)
 
     def text(self) -> str:
@@ -48,15 +49,14 @@ class Request:
 
     def tool_names(self) -> list[str]:
         names = []
-        for tool in self.body.get("tools") or []:
-            if isinstance(tool, dict):
-                name = tool.get("name") or (tool.get("function") or {}).get("name")
-                if name:
-                    names.append(str(name))
+        for tool in objects_at(self.body, "tools"):
+            name = tool.get("name") or object_at(tool, "function").get("name")
+            if name:
+                names.append(str(name))
         return names
 
 
-def _strings(value: Any) -> list[str]:
+def _strings(value: object) -> list[str]:
     if isinstance(value, str):
         return [value]
     if isinstance(value, dict):
@@ -90,7 +90,7 @@ class FakeModelServer:
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
 
-            def log_message(self, *_args: Any) -> None:
+            def log_message(self, *_args: object) -> None:
                 pass
 
             def do_GET(self) -> None:
@@ -137,7 +137,7 @@ class FakeModelServer:
         length = int(handler.headers.get("Content-Length") or 0)
         raw = handler.rfile.read(length) if length else b""
         try:
-            body = json.loads(raw) if raw else {}
+            body: JSONValue = parse_value(raw) if raw else {}
         except ValueError:
             body = {"_raw": raw.decode("utf-8", errors="replace")}
         request = Request(f"{method} {handler.path}", body if isinstance(body, dict) else {"_body": body})
@@ -147,7 +147,7 @@ class FakeModelServer:
         self.answer(handler, request)
 
 
-def _send_json(handler: BaseHTTPRequestHandler, payload: Any, status: int = 200) -> None:
+def _send_json(handler: BaseHTTPRequestHandler, payload: object, status: int = 200) -> None:
     data = json.dumps(payload).encode()
     handler.send_response(status)
     handler.send_header("Content-Type", "application/json")
@@ -182,7 +182,7 @@ class AnthropicServer(FakeModelServer):
         reply = self.script(request)
         model = str(request.body.get("model") or "claude-fake")
 
-        def event(name: str, data: dict[str, Any]) -> str:
+        def event(name: str, data: Mapping[str, object]) -> str:
             return f"event: {name}\ndata: {json.dumps(data)}\n\n"
 
         start = {
@@ -242,7 +242,7 @@ class OpenAIServer(FakeModelServer):
         reply = self.script(request)
         ident = f"chatcmpl-{uuid.uuid4().hex[:20]}"
 
-        def chunk(delta: dict[str, Any], finish: str | None = None) -> str:
+        def chunk(delta: Mapping[str, object], finish: str | None = None) -> str:
             payload = {
                 "id": ident,
                 "object": "chat.completion.chunk",

@@ -10,12 +10,13 @@ import signal
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from kernel.json_values import JSONValue, parse_value
 from tests.support.stack import Stack, make_stack
 
 NAMES = ("embedding", "memory", "kg", "gateway")
@@ -85,7 +86,7 @@ def restart(stack: Stack, name: str, timeout: float = 120.0) -> float:
     return wait_up(stack, name, timeout)
 
 
-def post(stack: Stack, path: str, body: dict[str, Any], timeout: float = 30.0) -> tuple[int, Any]:
+def post(stack: Stack, path: str, body: Mapping[str, object], timeout: float = 30.0) -> tuple[int, JSONValue]:
     """POST without raising on HTTP errors: (status, parsed JSON or text)."""
     request = urllib.request.Request(
         stack.gateway_url + path,
@@ -99,7 +100,7 @@ def post(stack: Stack, path: str, body: dict[str, Any], timeout: float = 30.0) -
     except urllib.error.HTTPError as exc:
         status, raw = exc.code, exc.read()
     try:
-        return status, json.loads(raw)
+        return status, parse_value(raw)
     except ValueError:
         return status, raw.decode("utf-8", "replace")
 

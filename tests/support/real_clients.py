@@ -19,9 +19,10 @@ import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
+
+from kernel.json_values import JSONObject, parse_object
 
 E2E_DIR = Path(__file__).resolve().parents[1] / "e2e"
 NODE_MODULES = E2E_DIR / "node_modules"
@@ -56,8 +57,14 @@ class Turn:
     stderr: str
     seconds: float
 
-    def json(self) -> dict[str, Any]:
-        return dict(json.loads(self.stdout))
+    def json(self) -> JSONObject:
+        return parse_object(self.stdout)
+
+    def session_id(self) -> str:
+        """The session ``claude -p --output-format json`` reports; a turn without one fails the test."""
+        session = self.json().get("session_id")
+        assert isinstance(session, str) and session, self.stdout[-2000:]
+        return session
 
 
 def _run(command: list[str], env: dict[str, str], cwd: Path, timeout: float) -> Turn:
@@ -100,7 +107,7 @@ class ClaudeCode:
 MODEL_ID = "fake-model"
 
 
-def opencode_config(model_url: str) -> dict[str, Any]:
+def opencode_config(model_url: str) -> dict[str, object]:
     """A provider on the fake OpenAI server, loaded from the pre-installed package (no download)."""
     return {
         "$schema": "https://opencode.ai/config.json",

@@ -10,10 +10,11 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+
+from kernel.json_values import JSONObject, parse_object, str_at
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVICE_MODULES = {
@@ -53,8 +54,8 @@ class Stack:
             stderr=subprocess.STDOUT,
         )
 
-    # Gateway replies are JSON objects read as they come: their values stay untyped.
-    def post(self, path: str, body: dict[str, Any], timeout: float = 30.0) -> dict[str, Any]:
+    # Gateway replies are JSON objects (a reply that is not one raises ValueError), read with kernel.json_values.
+    def post(self, path: str, body: Mapping[str, object], timeout: float = 30.0) -> JSONObject:
         request = urllib.request.Request(
             self.gateway_url + path,
             data=json.dumps(body).encode(),
@@ -62,15 +63,13 @@ class Stack:
             method="POST",
         )
         with urllib.request.urlopen(request, timeout=timeout) as reply:
-            answer: dict[str, Any] = json.loads(reply.read())
-        return answer
+            return parse_object(reply.read())
 
-    def get(self, path: str, timeout: float = 10.0) -> dict[str, Any]:
+    def get(self, path: str, timeout: float = 10.0) -> JSONObject:
         with urllib.request.urlopen(self.gateway_url + path, timeout=timeout) as reply:
-            answer: dict[str, Any] = json.loads(reply.read())
-        return answer
+            return parse_object(reply.read())
 
-    def wait_healthy(self, timeout: float = 90.0) -> dict[str, Any]:
+    def wait_healthy(self, timeout: float = 90.0) -> JSONObject:
         end = time.monotonic() + timeout
         last: object = None
         while time.monotonic() < end:
@@ -79,7 +78,7 @@ class Stack:
                     raise RuntimeError(f"{name} exited with {proc.returncode}: {self.log_tail(name)}")
             try:
                 health = self.get("/api/health", timeout=2)
-                if health.get("status") == "ok":
+                if str_at(health, "status") == "ok":
                     return health
                 last = health
             except OSError as exc:

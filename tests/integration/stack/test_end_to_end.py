@@ -5,11 +5,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import grpc
 import pytest
 
+from kernel.json_values import JSONObject
+from tests.support.json_read import json_list, json_str
 from tests.support.stack import Stack, make_stack
 
 pytestmark = pytest.mark.slow
@@ -35,6 +36,11 @@ def test_health_reports_every_backend(stack: Stack) -> None:
         assert name in text
 
 
+def memory_ids(context: JSONObject) -> list[str]:
+    """The ids of the memories a get-context reply lists, best first."""
+    return [json_str(memory, "id") for memory in json_list(context, "memories")]
+
+
 def test_fact_added_through_gateway_comes_back_in_context(stack: Stack, tmp_path: Path) -> None:
     project = str(tmp_path)
     added = stack.post(
@@ -45,15 +51,15 @@ def test_fact_added_through_gateway_comes_back_in_context(stack: Stack, tmp_path
             "cwd": project,
         },
     )
-    fact_id = added["memory"]["id"]
+    fact_id = json_str(added, "memory", "id")
     assert fact_id
 
     related = stack.post(
         "/api/hooks/get-context",
         {"session_id": "e2e-1", "prompt": "how do I deploy the billing service to staging?", "cwd": project},
     )
-    assert f"[id:{fact_id}]" in related["context"]
-    ids = [m["id"] for m in related["memories"]]
+    assert f"[id:{fact_id}]" in json_str(related, "context")
+    ids = memory_ids(related)
     assert ids and ids[0] == fact_id
 
     for _ in range(6):  # filler facts so the ranking has something to order
@@ -70,8 +76,8 @@ def test_fact_added_through_gateway_comes_back_in_context(stack: Stack, tmp_path
         {"session_id": "e2e-3", "prompt": "what time does the coffee machine get cleaned?", "cwd": project},
     )
 
-    def rank(reply: dict[str, Any]) -> int:
-        ids = [m["id"] for m in reply["memories"]]
+    def rank(reply: JSONObject) -> int:
+        ids = memory_ids(reply)
         return ids.index(fact_id) if fact_id in ids else len(ids) + 100
 
     assert rank(related) == 0

@@ -21,6 +21,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 from protos.mnemex.memory.v1 import memory_service_pb2_grpc as pb_grpc
+from services.memory.domain.arrays import Vector
 from tests.support.grpc_token import home_channel
 
 pytestmark = pytest.mark.slow
@@ -65,7 +66,7 @@ def start(home: Path, port: int) -> subprocess.Popen[bytes]:
 
 def unit_vector(rng: np.random.Generator) -> bytes:
     v = rng.standard_normal(384).astype("<f4")
-    scaled: np.ndarray = v / np.linalg.norm(v)
+    scaled: Vector = v / np.linalg.norm(v)
     return scaled.astype("<f4").tobytes()
 
 

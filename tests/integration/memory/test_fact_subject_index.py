@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import chromadb
-import numpy as np
 from chromadb.config import Settings as ChromaSettings
 
 from kernel.blocking_io import BlockingIO
@@ -25,6 +24,7 @@ from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 from protos.mnemex.memory.v1.memory_service_pb2_grpc import MemoryServiceStub
 from services.memory.composition import MemoryUseCases
 from services.memory.domain import timefmt
+from services.memory.domain.arrays import Vector
 from services.memory.domain.naming import MEMORY_BANK, Scope
 from services.memory.domain.ranking import DEFAULT_WEIGHTS
 from services.memory.domain.record import MemoryRecord
@@ -90,7 +90,7 @@ class CountingStore(MemoryStore):
         super().__init__(*args, **kwargs)
         self.calls: Counter[tuple[str, str]] = Counter()
 
-    async def active_rows(self, scope: Scope, collection: str) -> tuple[list[MemoryRecord], np.ndarray]:
+    async def active_rows(self, scope: Scope, collection: str) -> tuple[list[MemoryRecord], Vector]:
         self.calls["active_rows", collection] += 1
         return await super().active_rows(scope, collection)
 
@@ -101,7 +101,7 @@ class CountingStore(MemoryStore):
         return await super().scan(scope, collection, content=content, where=where)
 
     async def update(
-        self, scope: Scope, before: MemoryRecord, after: MemoryRecord, embedding: np.ndarray | None = None
+        self, scope: Scope, before: MemoryRecord, after: MemoryRecord, embedding: Vector | None = None
     ) -> MemoryRecord:
         self.calls["update", before.collection] += 1
         return await super().update(scope, before, after, embedding)

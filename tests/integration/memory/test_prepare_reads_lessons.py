@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
+from services.memory.domain.arrays import Vector
 from services.memory.domain.search_params import build_search_params
 from tests.support.memory_core import make_core, unit
 
@@ -23,7 +24,7 @@ def test_the_use_case_reads_and_records_the_named_lessons(tmp_path: Path) -> Non
         rng = np.random.default_rng(7)
         vectors = [rng.standard_normal(384).astype(np.float32) for _ in range(4)]
 
-        async def store(content: str, collection: str, vector: np.ndarray) -> str:
+        async def store(content: str, collection: str, vector: Vector) -> str:
             result = await core.writes.store(scope, collection=collection, content=content, vector=unit(vector))
             return result.memory.id
 

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from services.memory.composition import MemoryUseCases
+from services.memory.domain.arrays import Vector
 from services.memory.domain.outcomes import Outcome
 from services.memory.domain.search_params import build_search_params
 from tests.support.memory_core import make_core, unit
@@ -47,7 +48,7 @@ WORDS = [
 ]
 
 
-async def seed(core: MemoryUseCases, n: int) -> tuple[list[str], np.ndarray]:
+async def seed(core: MemoryUseCases, n: int) -> tuple[list[str], Vector]:
     """``n`` memories created over the last 120 days; a third of them scored since, at random
     times, so recency (which decays from the last scored use) differs from age by creation."""
     scope = core.scope("u", "p")

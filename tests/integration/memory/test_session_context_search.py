@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from services.memory.domain.arrays import Vector
 from services.memory.domain.search_params import build_search_params
 from services.memory.retrieval.hybrid import RetrievalSettings
 from tests.support.memory_core import make_core, unit
@@ -26,7 +27,7 @@ def frozen_at(moment: datetime) -> Callable[[], datetime]:
     return lambda: moment
 
 
-def vectors() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def vectors() -> tuple[Vector, Vector, Vector, Vector]:
     rng = np.random.default_rng(11)
     query = rng.standard_normal(384).astype(np.float32)
     query /= np.linalg.norm(query)

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from services.memory.composition import MemoryUseCases
+from services.memory.domain.arrays import Vector
 from services.memory.domain.memory_errors import InvalidRequest
 from services.memory.domain.outcomes import Outcome
 from tests.support.memory_core import make_core, unit
@@ -20,7 +21,7 @@ from tests.support.memory_core import make_core, unit
 RNG = np.random.default_rng(17)
 
 
-def near(base: np.ndarray, noise: float) -> bytes:
+def near(base: Vector, noise: float) -> bytes:
     return unit(base + noise * RNG.standard_normal(384).astype(np.float32))
 
 

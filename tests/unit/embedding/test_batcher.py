@@ -9,9 +9,10 @@ import asyncio
 import threading
 import time
 from collections.abc import Coroutine
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import numpy as np
+import numpy.typing as npt
 import pytest
 
 from services.embedding.batcher import MicroBatcher
@@ -33,7 +34,7 @@ class RecordingEncoder:
         self.fail = fail
         self.lock = threading.Lock()
 
-    def encode(self, texts: list[str]) -> np.ndarray:
+    def encode(self, texts: list[str]) -> npt.NDArray[np.float32]:
         with self.lock:
             self.calls.append(list(texts))
         time.sleep(self.delay)
@@ -42,12 +43,12 @@ class RecordingEncoder:
         return np.array([[len(t), i, 0, 1] for i, t in enumerate(texts)], dtype=np.float32)
 
 
-def run(coro: Coroutine[Any, Any, T]) -> T:
+def run(coro: Coroutine[object, None, T]) -> T:
     return asyncio.run(coro)
 
 
 def test_each_caller_gets_its_own_rows_when_batched() -> None:
-    async def scenario() -> tuple[list[np.ndarray], RecordingEncoder]:
+    async def scenario() -> tuple[list[npt.NDArray[np.float32]], RecordingEncoder]:
         encoder = RecordingEncoder(delay=0.02)
         batcher = MicroBatcher(encoder)
         texts = [["a"], ["bb", "ccc"], ["dddd"], ["eeeee"]] * 4
@@ -80,7 +81,7 @@ class SlowOnTheClock(RecordingEncoder):
         super().__init__()
         self.clock, self.seconds = clock, seconds
 
-    def encode(self, texts: list[str]) -> np.ndarray:
+    def encode(self, texts: list[str]) -> npt.NDArray[np.float32]:
         self.clock.now += self.seconds
         return super().encode(texts)
 
@@ -216,13 +217,13 @@ class ThreadRecordingEncoder(RecordingEncoder):
         super().__init__()
         self.threads: list[int] = []
 
-    def encode(self, texts: list[str]) -> np.ndarray:
+    def encode(self, texts: list[str]) -> npt.NDArray[np.float32]:
         self.threads.append(threading.get_ident())
         return super().encode(texts)
 
 
 def test_a_lone_short_text_is_encoded_on_the_loop_and_the_rest_on_a_worker() -> None:
-    async def scenario() -> tuple[int, ThreadRecordingEncoder, list[np.ndarray]]:
+    async def scenario() -> tuple[int, ThreadRecordingEncoder, list[npt.NDArray[np.float32]]]:
         encoder = ThreadRecordingEncoder()
         batcher = MicroBatcher(encoder, inline_chars=20)
         rows = [

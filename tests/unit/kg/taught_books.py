@@ -5,13 +5,11 @@ import them from here rather than from each other.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from kernel.error_signature import of_output
 from services.embedding.model import Encoder
-from services.kg.episode_records import encode_vector
+from services.kg.episode_records import Vector, encode_vector
 from services.kg.episodes import EpisodeBook
 from services.kg.keys import Outcome
 from services.kg.problem_match import MatchRules
@@ -26,7 +24,7 @@ def calibration_fix(i: int) -> str:
     return f"remedy {i}: changed the setting and reran the check"
 
 
-def vector(encoder: Encoder, text: str) -> Any:
+def vector(encoder: Encoder, text: str) -> Vector:
     return np.asarray(encoder.encode([text])[0], dtype=np.float32)
 
 

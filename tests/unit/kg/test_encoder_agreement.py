@@ -15,7 +15,6 @@ them.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -27,7 +26,7 @@ from tests.unit.kg.problem_pairs import EPISODE_NEAR_MISSES, EPISODE_SYMPTOMS, N
 
 
 @pytest.fixture(scope="module")
-def encoders() -> dict[str, Any]:
+def encoders() -> dict[str, Encoder]:
     return {precision: load_encoder(precision=precision) for precision in ("int8", "fp32")}
 
 
@@ -54,7 +53,7 @@ def symptom_decisions(encoder: Encoder, home: Path) -> list[str]:
     return decisions
 
 
-def test_the_same_pairs_are_recognised_at_int8_and_fp32(encoders: dict[str, Any]) -> None:
+def test_the_same_pairs_are_recognised_at_int8_and_fp32(encoders: dict[str, Encoder]) -> None:
     int8, fp32 = (pair_decisions(encoders[p]) for p in ("int8", "fp32"))
     flips = [i for i, (a, b) in enumerate(zip(int8, fp32, strict=True)) if a != b]
     print(f"\n{len(int8)} decisions, {len(flips)} differ between int8 and fp32")
@@ -64,7 +63,9 @@ def test_the_same_pairs_are_recognised_at_int8_and_fp32(encoders: dict[str, Any]
     assert all("-" in (int8[i], fp32[i]) for i in flips)
 
 
-def test_the_same_symptom_episodes_are_recognised_at_int8_and_fp32(encoders: dict[str, Any], tmp_path: Path) -> None:
+def test_the_same_symptom_episodes_are_recognised_at_int8_and_fp32(
+    encoders: dict[str, Encoder], tmp_path: Path
+) -> None:
     (tmp_path / "int8").mkdir()
     (tmp_path / "fp32").mkdir()
     int8 = symptom_decisions(encoders["int8"], tmp_path / "int8")

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import base64
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
 
-from services.kg.episode_records import problem_json
+from kernel.json_values import JSONObject
+from services.kg.episode_records import Vector, problem_json
 from services.kg.episodes import EpisodeBook
 from services.kg.journal import Journal
 from services.kg.problem_merges import (
@@ -35,7 +35,7 @@ WEBHOOK_FIX = "Set STRIPE_WEBHOOK_SECRET to the endpoint's signing secret, not t
 LATER_FIX = "Retried the PaymentIntent confirmation with idempotency keys."
 
 
-def axis(i: int) -> np.ndarray:
+def axis(i: int) -> Vector:
     v = np.zeros(DIM, dtype=np.float32)
     v[i] = 1.0
     return v
@@ -162,7 +162,7 @@ def test_undoing_one_of_two_merges_into_a_problem_keeps_what_the_other_brought(t
 
 def test_an_open_episode_follows_the_merge_and_its_undo(two: tuple[Book, str, str]) -> None:
     book, payment, webhook = two
-    failed: dict[str, Any] = {"outcome": "failed", "answer": "Rotated the key.", "prompt": WEBHOOK}
+    failed: JSONObject = {"outcome": "failed", "answer": "Rotated the key.", "prompt": WEBHOOK}
     book.book.apply_tool_error(
         {
             "session_id": "s4",

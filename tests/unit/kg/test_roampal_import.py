@@ -3,12 +3,11 @@ the same outcomes recorded natively."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from kernel.json_values import JSONObject, as_object, float_at, int_at, object_at, parse_object, str_at
 from services.kg.graphs import ScopeGraphs
 from services.kg.keys import Outcome
 from services.kg.roampal import convert, looks_like_roampal
@@ -17,29 +16,30 @@ FIXTURE = Path(__file__).parent / "data" / "roampal_knowledge_graph.json"
 
 
 @pytest.fixture(scope="module")
-def roampal() -> dict[str, Any]:
-    """Roampal's export, read as JSON: its values stay untyped."""
-    export: dict[str, Any] = json.loads(FIXTURE.read_text(encoding="utf-8"))
-    return export
+def roampal() -> JSONObject:
+    """Roampal's export, read as JSON."""
+    return parse_object(FIXTURE.read_text(encoding="utf-8"))
 
 
 @pytest.fixture(scope="module")
-def imported(roampal: dict[str, Any]) -> ScopeGraphs:
+def imported(roampal: JSONObject) -> ScopeGraphs:
     graphs = ScopeGraphs()
     assert looks_like_roampal(roampal)
     graphs.load_json(convert(roampal))
     return graphs
 
 
-def native_equivalent(roampal: dict[str, Any]) -> ScopeGraphs:
+def native_equivalent(roampal: JSONObject) -> ScopeGraphs:
     """Record, outcome by outcome, what each Roampal counter says happened."""
     graphs = ScopeGraphs()
-    for concept, pattern in roampal["routing_patterns"].items():
-        for collection, stats in pattern["collections_used"].items():
-            unknown = stats["total"] - stats["successes"] - stats["failures"]
+    for concept, pattern in object_at(roampal, "routing_patterns").items():
+        for collection, counters in object_at(as_object(pattern), "collections_used").items():
+            stats = as_object(counters)
+            successes, failures = int_at(stats, "successes"), int_at(stats, "failures")
+            unknown = int_at(stats, "total") - successes - failures
             for outcome, times in (
-                (Outcome.WORKED, stats["successes"]),
-                (Outcome.FAILED, stats["failures"]),
+                (Outcome.WORKED, successes),
+                (Outcome.FAILED, failures),
                 (Outcome.UNKNOWN, unknown),
             ):
                 for _ in range(times):
@@ -59,17 +59,18 @@ def native_equivalent(roampal: dict[str, Any]) -> ScopeGraphs:
     ],
 )
 def test_imported_routing_equals_natively_learned(
-    roampal: dict[str, Any], imported: ScopeGraphs, concepts: list[str]
+    roampal: JSONObject, imported: ScopeGraphs, concepts: list[str]
 ) -> None:
     assert imported.routing.route(concepts) == native_equivalent(roampal).routing.route(concepts)
 
 
-def test_recommendation_agrees_with_roampal_best_collection(roampal: dict[str, Any], imported: ScopeGraphs) -> None:
-    for concept, pattern in roampal["routing_patterns"].items():
+def test_recommendation_agrees_with_roampal_best_collection(roampal: JSONObject, imported: ScopeGraphs) -> None:
+    for concept, pattern in object_at(roampal, "routing_patterns").items():
         answer = imported.routing.route([concept])
         assert answer.has_preference
-        if pattern["success_rate"] > 0.5:
-            assert answer.recommended[0] == pattern["best_collection"], concept
+        verdict = as_object(pattern)
+        if float_at(verdict, "success_rate") > 0.5:
+            assert answer.recommended[0] == str_at(verdict, "best_collection"), concept
     # "flaky" only ever failed on history; Roampal's best_collection there is a
     # default, and mnemex says history is worse than neutral instead.
     flaky = imported.routing.route(["flaky"])

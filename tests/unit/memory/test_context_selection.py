@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from services.memory.domain.arrays import Vector
 from services.memory.domain.context_selection import STALE_VALUE_OF, SelectionRules, covers_fact, select, states_fact
 from services.memory.domain.memory_view import NormalizedMemory
 
@@ -33,7 +34,7 @@ def memory(
     return NormalizedMemory(**fields)
 
 
-def unit(*values: float) -> np.ndarray:
+def unit(*values: float) -> Vector:
     vector = np.asarray(values, dtype=np.float32)
     return vector / np.linalg.norm(vector)
 

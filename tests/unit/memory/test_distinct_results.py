@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from services.memory.domain.arrays import Vector
 from services.memory.domain.distinct_results import (
     ListingRules,
     distinct,
@@ -31,7 +32,7 @@ def memory(memory_id: str, content: str) -> NormalizedMemory:
     )
 
 
-def unit(*values: float) -> np.ndarray:
+def unit(*values: float) -> Vector:
     vector = np.asarray(values, dtype=np.float64)
     return vector / np.linalg.norm(vector)
 

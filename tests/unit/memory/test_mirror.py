@@ -5,6 +5,7 @@ import dataclasses
 import numpy as np
 import pytest
 
+from services.memory.domain.arrays import Vector
 from services.memory.domain.ranking import RankInput, learned_score
 from services.memory.domain.record import MemoryRecord
 from services.memory.retrieval.lexical import LexicalIndex
@@ -16,7 +17,7 @@ DIM = 8
 TEXTS = MirrorTexts(lexical=True)  # retrieval's BM25 index and time cues, synced from each mirror's change feed
 
 
-def unit(seed: int) -> np.ndarray:
+def unit(seed: int) -> Vector:
     v = np.random.default_rng(seed).standard_normal(DIM).astype(np.float32)
     return v / np.linalg.norm(v)
 
@@ -39,7 +40,7 @@ def stored(mirror: CollectionMirror, memory_id: str) -> MemoryRecord:
 def patch(
     mirror: CollectionMirror,
     memory_id: str,
-    embedding: np.ndarray | None = None,
+    embedding: Vector | None = None,
     *,
     content: str | None = None,
     score: float | None = None,

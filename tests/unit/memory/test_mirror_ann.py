@@ -12,6 +12,7 @@ import dataclasses
 import numpy as np
 import pytest
 
+from services.memory.domain.arrays import Vector
 from services.memory.domain.record import MemoryRecord
 from services.memory.storage.collection_mirror import CollectionMirror
 from services.memory.storage.record_codec import parse_record
@@ -21,9 +22,9 @@ ROWS = 1500
 MIN_ROWS = 1000
 
 
-def vectors(n: int, seed: int) -> np.ndarray:
+def vectors(n: int, seed: int) -> Vector:
     rows = np.random.default_rng(seed).standard_normal((n, DIM)).astype(np.float32)
-    normed: np.ndarray = rows / np.linalg.norm(rows, axis=1, keepdims=True)
+    normed: Vector = rows / np.linalg.norm(rows, axis=1, keepdims=True)
     return normed
 
 
@@ -31,7 +32,7 @@ def record(i: int) -> MemoryRecord:
     return parse_record(f"m{i}", "history", f"note {i}", {"created_at": "2025-01-01T00:00:00+00:00", "score": 0.5})
 
 
-def filled(min_rows: int = MIN_ROWS) -> tuple[CollectionMirror, np.ndarray]:
+def filled(min_rows: int = MIN_ROWS) -> tuple[CollectionMirror, Vector]:
     mirror = CollectionMirror("history", DIM, ann_min_rows=min_rows)
     rows = vectors(ROWS, seed=1)
     for i, row in enumerate(rows):
@@ -39,12 +40,12 @@ def filled(min_rows: int = MIN_ROWS) -> tuple[CollectionMirror, np.ndarray]:
     return mirror, rows
 
 
-def exact_ids(mirror: CollectionMirror, query: np.ndarray, k: int) -> list[str]:
+def exact_ids(mirror: CollectionMirror, query: Vector, k: int) -> list[str]:
     _, top = mirror.scan(query, k)
     return mirror.rank_columns(top)[0]
 
 
-def ann_ids(mirror: CollectionMirror, query: np.ndarray, k: int) -> list[str]:
+def ann_ids(mirror: CollectionMirror, query: Vector, k: int) -> list[str]:
     top, _ = mirror.top_slots(query, k)
     return mirror.rank_columns(top)[0]
 

@@ -8,17 +8,15 @@ resolved from a working directory. Searches, edits and archives go through
 reads (Browse, Restore, ListSessions, ListTurns, OutcomeLog, kg Export) through
 ``BrowseService``. Their typed replies become what the pages read here, at the viewer's
 edge: a memory is its JSON (``memory_replies.Memory.to_json``), the other shapes are the
-TypedDicts below.
-"""
+TypedDicts of ``page_shapes``; the memories page's query is ``memory_query.MemoryQuery``, a session's
+turns become rows in ``turn_rows``."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import NotRequired, TypedDict, TypeVar, cast
+from collections.abc import AsyncIterator, Sequence
 
-from gateway import formatting, input_validation
+from gateway import input_validation
 from gateway.caller import Caller, CallerResolver
 from gateway.capabilities.browse_service import BrowseService
 from gateway.capabilities.library_service import LibraryService
@@ -28,210 +26,41 @@ from gateway.context_reply import ContextReply
 from gateway.gateway_errors import InvalidInput, NotFound
 from gateway.replies.book_replies import BookRemoved, Books, IngestEvent
 from gateway.replies.memory_replies import Memory, memories_json, memories_of
-from gateway.replies.reply_json import JsonObject, json_object
+from gateway.replies.reply_json import json_object
 from gateway.ui import graph_view
+from gateway.ui.memory_query import (
+    BROWSE_SORTS,
+    BULK_LIMIT,
+    PAGE_SIZE,
+    SEARCH_POOL,
+    MemoryQuery,
+    collections_of,
+    memory_kind,
+    sort_key,
+)
+from gateway.ui.page_shapes import (
+    GraphView,
+    InjectedLine,
+    MemoryJson,
+    MemoryPage,
+    MemoryView,
+    Overview,
+    OverviewStats,
+    SessionRow,
+    SessionView,
+)
 from gateway.ui.project_scope import Facts, ScopeRow, scoped_counts, shows_in, without_memories
+from gateway.ui.shared_reads import SharedReads
+from gateway.ui.turn_rows import answer_of, injected_tokens, outcome_row, turn_row
 from kernel import projects
-from kernel.json_values import JSONObject, as_list, object_at, parse_value, str_at
+from kernel.json_values import str_at
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
 
-MemoryJson = JsonObject  # a memory as the pages read it: ``memory_replies.Memory.to_json`` (a search hit's too)
-T = TypeVar("T")
-COLLECTIONS = ("working", "history", "patterns", "memory_bank", "books")
-BY_LENGTH = sorted(COLLECTIONS, key=len, reverse=True)  # longest first: "memory_bank_" before any shorter name
-BROWSE_SORTS = ("recency", "score", "wilson", "uses")
-SEARCH_SORTS = ("relevance", *BROWSE_SORTS)
-ARCHIVED = ("active", "archived", "all")
-# The kind filter's choices (the memory service's ``browse.MemoryKind``), with their labels.
-KINDS = {
-    "exchange": "exchange",
-    "observation": "tool observation",
-    "takeaway": "takeaway",
-    "fact": "fact",
-    "book": "book chunk",
-    "other": "other",
-}
-PAGE_SIZE = 20
 LOOKUP_CHUNK = 100  # ids named in one Browse (the memory service's page limit)
-BULK_LIMIT = PAGE_SIZE  # bulk archive acts on the rows of one page
-SEARCH_POOL = 100  # a search ranks this many, then the page is cut from them
-MAX_PAGE = 500
 TURNS_SHOWN = 100
 GRAPH_NODES = 500  # the kg view's own cap; graph.js switches layout above 200
 FOCUS_ENTITIES = 15
 LABELLED_MEMORIES = 30
-DEFAULT_CONTEXT_LIMIT = 5  # get-context's default number of lines (schemas.GetContextBody.limit)
-
-
-@dataclass(frozen=True)
-class MemoryQuery:
-    query: str = ""
-    collection: str = ""
-    tag: str = ""
-    sort: str = ""
-    archived: str = "active"
-    page: int = 1
-    kind: str = ""
-
-    def checked(self) -> MemoryQuery:
-        if self.collection and self.collection not in COLLECTIONS:
-            raise InvalidInput(f"collection={self.collection!r} is unknown: use one of {', '.join(COLLECTIONS)}")
-        if self.sort and self.sort not in SEARCH_SORTS:
-            raise InvalidInput(f"sort={self.sort!r} is unknown: use one of {', '.join(SEARCH_SORTS)}")
-        if self.archived not in ARCHIVED:
-            raise InvalidInput(f"archived={self.archived!r} is unknown: use one of {', '.join(ARCHIVED)}")
-        if self.kind and self.kind not in KINDS:
-            raise InvalidInput(f"kind={self.kind!r} is unknown: use one of {', '.join(KINDS)} (or none)")
-        if not 1 <= self.page <= MAX_PAGE:
-            raise InvalidInput(f"page={self.page} is out of range: use 1-{MAX_PAGE}")
-        input_validation.text(self.query, "q", input_validation.MAX_QUERY_CHARS)
-        input_validation.text(self.tag, "tag", input_validation.MAX_TAG_CHARS)
-        return self
-
-
-class MemoryPage(TypedDict):
-    memories: list[MemoryJson]
-    total: int
-    relevant: int | None  # how many passed a search's relevance floor; None: no search
-    capped: bool  # the search's ranking stopped at its pool: more may match
-    tags: list[str]
-    sort: str
-
-
-class OverviewStats(TypedDict):
-    counts: dict[str, int]
-    score_histogram: dict[str, int]
-    events: dict[str, int]
-    events_by_day: JsonObject  # {day: {event kind: count}}
-
-
-class Overview(TypedDict):
-    project: str
-    stats: OverviewStats
-    projects: list[ScopeRow]
-
-
-class OutcomeRow(TypedDict):
-    at: str
-    memory_id: str
-    outcome: str
-    score_before: float
-    score_after: float
-    collection_before: str
-    collection_after: str
-    transition: str
-    new_id: str
-    session_id: str
-    turn_id: int
-
-
-class InjectedLine(TypedDict):
-    """One memory a turn injected, with its rank, what it is now, the outcome it got and why it was chosen."""
-
-    rank: int
-    id: str
-    memory: MemoryJson | None  # None: no longer stored
-    outcome: OutcomeRow | None
-    choice: JSONObject | None  # PrepareContext's choice for it
-
-
-class TurnRow(TypedDict):
-    id: int
-    session_id: str
-    prompt: str
-    injected: list[str]
-    completed: bool
-    scored: bool
-    exchange_id: str
-    started_at: str
-    outcome: str
-    outcomes: list[OutcomeRow]
-    choices: list[JSONObject]  # PrepareContext's choices: kept or left out, and why
-    client: str
-    # set by ``ViewerData.session``
-    answer: NotRequired[str | None]
-    memories: NotRequired[list[InjectedLine]]
-    left_out: NotRequired[list[JSONObject]]
-    tokens: NotRequired[int]
-
-
-class MemoryView(TypedDict):
-    memory: MemoryJson
-    outcomes: list[OutcomeRow]
-    turns: list[TurnRow]
-    written_by: str
-
-
-class SessionRow(TypedDict):
-    session_id: str
-    last_activity: str
-    turns: int
-    title: str
-    clients: list[str]
-    imported: NotRequired[bool]  # imported by ``mnemex backfill`` (``imported_sessions``)
-
-
-class SessionView(TypedDict):
-    session_id: str
-    turns: list[TurnRow]
-
-
-class GraphView(TypedDict):
-    elements: graph_view.Elements
-    routing: list[graph_view.RoutingRow]
-    problems: list[graph_view.Problem]
-
-
-def memory_kind(collection: str, metadata: Mapping[str, object]) -> str:
-    """A memory's kind, by the rule the memory service's Browse filters on (``browse.kind_of``)."""
-    if collection == "books":
-        return "book"
-    if collection == "memory_bank":
-        return "fact"
-    if metadata.get("kind") == "exchange":
-        return "exchange"
-    marked = metadata.get("type")
-    return str(marked) if marked in ("observation", "takeaway") else "other"
-
-
-def kind_of(memory: Mapping[str, object]) -> str:
-    """``memory_kind`` of a memory's JSON (the memories page's rows)."""
-    return memory_kind(str_at(memory, "collection"), object_at(memory, "metadata"))
-
-
-def _sort_key(sort: str, memory: Memory) -> tuple[float, float, str]:
-    if sort == "score":
-        return (memory.score, 0.0, "")
-    if sort == "wilson":
-        return (memory.wilson_score, memory.score, "")
-    if sort == "uses":
-        return (memory.uses, memory.score, "")
-    if sort == "recency":
-        return (0.0, 0.0, memory.created_at)
-    return (memory.final_rank_score or 0.0, 0.0, "")
-
-
-class SharedReads:
-    """One call for identical reads made at the same time (the graph page asks for the whole graph and the
-    one around a concept at once, and both read the same kg view, export and facts). Only a call in flight
-    is shared: no answer outlives it, so nothing goes stale."""
-
-    def __init__(self) -> None:
-        self._in_flight: dict[tuple[str, ...], asyncio.Future[object]] = {}
-
-    async def read(self, key: tuple[str, ...], read: Callable[[], Awaitable[T]]) -> T:
-        """``read()``'s answer; a caller that names the same ``key`` as a read in flight shares it (the same
-        key always names the same read, so the answer has ``T``'s type)."""
-
-        async def reading() -> object:
-            return await read()
-
-        running = self._in_flight.get(key)
-        if running is None:
-            running = asyncio.ensure_future(reading())
-            self._in_flight[key] = running
-            running.add_done_callback(lambda _: self._in_flight.pop(key, None))
-        return cast(T, await asyncio.shield(running))
 
 
 class ViewerData:
@@ -382,7 +211,7 @@ class ViewerData:
             hits = [h for h in hits if memory_kind(h.memory.collection, h.memory.metadata or {}) == q.kind]
         sort = q.sort or "relevance"
         if sort != "relevance":
-            hits = sorted(hits, key=lambda h: _sort_key(sort, h.memory), reverse=True)
+            hits = sorted(hits, key=lambda h: sort_key(sort, h.memory), reverse=True)
         offset = (q.page - 1) * PAGE_SIZE
         return MemoryPage(
             memories=[h.to_json() for h in hits[offset : offset + PAGE_SIZE]],
@@ -416,8 +245,8 @@ class ViewerData:
         )
         return MemoryView(
             memory=memory,
-            outcomes=[_outcome(e) for e in log.entries],
-            turns=[_turn(t) for t in turns.turns],
+            outcomes=[outcome_row(e) for e in log.entries],
+            turns=[turn_row(t) for t in turns.turns],
             written_by=turns.written_by,
         )
 
@@ -481,7 +310,7 @@ class ViewerData:
         reply = await self.browser.turns(caller, session_id=session_id, limit=TURNS_SHOWN)
         if not reply.turns:
             raise NotFound(f"no turns recorded for session {session_id!r} in this project")
-        turns = [_turn(t) for t in reply.turns]
+        turns = [turn_row(t) for t in reply.turns]
         exchanges = [t["exchange_id"] for t in turns if t["exchange_id"]]
         known = await self.lookup(caller, [*(i for t in turns for i in t["injected"]), *exchanges])
         for turn in turns:
@@ -584,80 +413,5 @@ class ViewerData:
         return await self.library.remove(self.caller(project), title=title)
 
 
-def collections_of(ids: Sequence[str]) -> list[str]:
-    """The collections these ids name (an id starts with its collection: ``memory_bank_<uid>``), so a lookup
-    reads only their mirrors; [] (every collection) when one names none of them."""
-    named = [next((c for c in BY_LENGTH if i.startswith(c + "_")), "") for i in ids]
-    return [] if "" in named else sorted(set(named))
-
-
 def _facts(overview: mem_pb.OverviewResponse) -> Facts:
     return Facts(tuple((f.id, f.project, f.archived) for f in overview.facts))
-
-
-def injected_tokens(memories: Sequence[Mapping[str, object]]) -> int:
-    """About what a turn's injected memories cost the model: the KNOWN CONTEXT block get-context formats for
-    them (default budget, each line cut as injected), in tokens. The block itself is not kept with the turn,
-    so this is read from the memories' text now (0: nothing injected)."""
-    if not memories:
-        return 0
-    block = formatting.known_context(
-        memories, budget=formatting.block_chars(DEFAULT_CONTEXT_LIMIT), content_limit=formatting.INJECTED_MEMORY_CHARS
-    )
-    return formatting.token_cost(block)
-
-
-def _outcome(entry: mem_pb.OutcomeEntry) -> OutcomeRow:
-    return OutcomeRow(
-        at=entry.at,
-        memory_id=entry.memory_id,
-        outcome=entry.outcome,
-        score_before=round(entry.score_before, 4),
-        score_after=round(entry.score_after, 4),
-        collection_before=entry.collection_before,
-        collection_after=entry.collection_after,
-        transition=entry.transition,
-        new_id=entry.new_id,
-        session_id=entry.session_id,
-        turn_id=entry.turn_id,
-    )
-
-
-def _turn(turn: mem_pb.TurnRecord) -> TurnRow:
-    return TurnRow(
-        id=turn.id,
-        session_id=turn.session_id,
-        prompt=turn.prompt,
-        injected=list(turn.injected_ids),
-        completed=turn.completed,
-        scored=turn.scored,
-        exchange_id=turn.exchange_id,
-        started_at=turn.started_at,
-        outcome=turn.outcome,
-        outcomes=[_outcome(o) for o in turn.outcomes],
-        choices=_choices(turn.choices_json),
-        client=turn.client,
-    )
-
-
-ANSWER_MARK = "Assistant: "
-
-
-def answer_of(exchange: str, prompt: str) -> str:
-    """The assistant's answer in a stored exchange (``User: <prompt>\nAssistant: <answer>``)."""
-    asked = f"User: {prompt}\n{ANSWER_MARK}"
-    if prompt and exchange.startswith(asked):
-        return exchange[len(asked) :]
-    if exchange.startswith(ANSWER_MARK):
-        return exchange[len(ANSWER_MARK) :]
-    _, found, answer = exchange.partition("\n" + ANSWER_MARK)
-    return answer if found else ""
-
-
-def _choices(text: str) -> list[JSONObject]:
-    """PrepareContext's choices for a turn (kept or left out, and why); [] when none were kept."""
-    try:
-        value = parse_value(text) if text else []
-    except ValueError:
-        return []
-    return [c for c in as_list(value) if isinstance(c, dict)]

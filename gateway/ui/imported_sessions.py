@@ -15,7 +15,7 @@ from datetime import datetime
 from gateway.caller import Caller
 from gateway.capabilities.browse_service import BrowseService
 from gateway.ui import ui_display
-from gateway.ui.data import SessionRow
+from gateway.ui.page_shapes import SessionRow
 from kernel.json_values import JSONObject, as_object, parse_value
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
 

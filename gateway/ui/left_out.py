@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from gateway.ui.data import MemoryJson, TurnRow, ViewerData
+from gateway.ui.data import ViewerData
+from gateway.ui.page_shapes import MemoryJson, TurnRow
 
 MAX_LOOKUPS = 80  # a session page looks up at most this many left-out lines (the rest show their reason only)
 

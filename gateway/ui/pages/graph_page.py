@@ -16,8 +16,10 @@ from fastapi.responses import HTMLResponse
 
 from gateway import input_validation
 from gateway.ui import graph_answer, graph_view
-from gateway.ui.data import GraphView, MemoryJson, MemoryQuery, ViewerData
+from gateway.ui.data import ViewerData
+from gateway.ui.memory_query import MemoryQuery
 from gateway.ui.page_render import UiRoute, render, url
+from gateway.ui.page_shapes import GraphView, MemoryJson
 from gateway.ui.viewer_deps import viewer
 
 router = APIRouter(route_class=UiRoute)

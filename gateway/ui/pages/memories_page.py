@@ -9,7 +9,8 @@ from fastapi.responses import HTMLResponse
 
 from gateway import input_validation
 from gateway.gateway_errors import InvalidInput
-from gateway.ui.data import (
+from gateway.ui.data import ViewerData
+from gateway.ui.memory_query import (
     ARCHIVED,
     BROWSE_SORTS,
     BULK_LIMIT,
@@ -18,13 +19,11 @@ from gateway.ui.data import (
     PAGE_SIZE,
     SEARCH_POOL,
     SEARCH_SORTS,
-    MemoryJson,
     MemoryQuery,
-    TurnRow,
-    ViewerData,
     kind_of,
 )
 from gateway.ui.page_render import UiRoute, is_htmx, render, url
+from gateway.ui.page_shapes import MemoryJson, TurnRow
 from gateway.ui.pages import preview_page
 from gateway.ui.project_scope import user_wide
 from gateway.ui.viewer_deps import mutation, viewer

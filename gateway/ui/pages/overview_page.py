@@ -5,8 +5,10 @@ from __future__ import annotations
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse
 
-from gateway.ui.data import COLLECTIONS, OverviewStats, ViewerData
+from gateway.ui.data import ViewerData
+from gateway.ui.memory_query import COLLECTIONS
 from gateway.ui.page_render import UiRoute, render
+from gateway.ui.page_shapes import OverviewStats
 from gateway.ui.project_scope import display_names
 from gateway.ui.viewer_deps import gateway_of, identify, viewer
 from kernel import optout

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from gateway import formatting
-from gateway.ui.data import DEFAULT_CONTEXT_LIMIT, injected_tokens
 from gateway.ui.page_render import ALL_PROJECTS, NAV, env, static_url, url
+from gateway.ui.turn_rows import DEFAULT_CONTEXT_LIMIT, injected_tokens
 
 
 def _memory(id: str, content: str) -> dict[str, object]:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
-from gateway.ui.data import SharedReads, collections_of
+from gateway.ui.memory_query import collections_of
+from gateway.ui.shared_reads import SharedReads
 
 
 def test_reads_at_the_same_time_make_one_call_and_a_later_read_makes_its_own() -> None:

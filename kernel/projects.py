@@ -29,6 +29,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
+from kernel.json_values import as_object, object_at, parse_value
 from kernel.privacy import redact
 
 BINDINGS_FILE = "projects.json"
@@ -59,11 +60,10 @@ def git_root(start: Path) -> Path | None:
 def load_bindings(home: Path) -> dict[str, str]:
     path = home / BINDINGS_FILE
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (FileNotFoundError, json.JSONDecodeError, OSError):
+        data = as_object(parse_value(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError):
         return {}
-    bindings = data.get("bindings", {}) if isinstance(data, dict) else {}
-    return {str(k): str(v) for k, v in bindings.items() if isinstance(v, str)}
+    return {key: value for key, value in object_at(data, "bindings").items() if isinstance(value, str)}
 
 
 def save_bindings(home: Path, bindings: dict[str, str]) -> None:

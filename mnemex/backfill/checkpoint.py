@@ -22,7 +22,10 @@ import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from kernel.json_values import as_object, bool_at, int_at, object_at, parse_value
+
 VERSION = 1
+FIELDS = {"fingerprint", "size", "filters", "sent", "complete"}  # what a source's entry must hold to be kept
 
 
 @dataclass
@@ -43,22 +46,19 @@ class Checkpoint:
     def load(cls, path: Path) -> Checkpoint:
         """The saved checkpoint; an empty one when there is none or it is unreadable."""
         try:
-            raw = json.loads(path.read_text(encoding="utf-8"))
+            raw = as_object(parse_value(path.read_text(encoding="utf-8")))
         except (OSError, ValueError):
             return cls(path)
         entries: dict[str, Progress] = {}
-        sources = raw.get("sources") if isinstance(raw, dict) and raw.get("version") == VERSION else None
-        for key, value in (sources or {}).items():
-            try:
-                entries[str(key)] = Progress(
-                    str(value["fingerprint"]),
-                    int(value["size"]),
-                    str(value["filters"]),
-                    int(value["sent"]),
-                    bool(value["complete"]),
-                )
-            except (KeyError, TypeError, ValueError):
-                continue
+        sources = object_at(raw, "sources") if raw.get("version") == VERSION else {}
+        for key, value in sources.items():
+            entry = as_object(value)
+            fingerprint, filters = entry.get("fingerprint"), entry.get("filters")
+            if not isinstance(fingerprint, str) or not isinstance(filters, str) or not entry.keys() >= FIELDS:
+                continue  # a damaged entry: that source is read again
+            entries[key] = Progress(
+                fingerprint, int_at(entry, "size"), filters, int_at(entry, "sent"), bool_at(entry, "complete")
+            )
         return cls(path, entries)
 
     def is_done(self, key: str, fingerprint: str, filters: str) -> bool:

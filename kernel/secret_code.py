@@ -228,7 +228,8 @@ CODE: list[Place] = [
         rf"[\"']([A-Za-z0-9_~+/=.-]{{8,512}}(?:[\"']{_JOINER}[\"'][A-Za-z0-9_~+/=.-]{{4,512}}){{0,6}})[\"']",
         2,
         _keep_split,
-        gate=re.compile(r"[\"'][ \t]*(?:\+|\.\.?|\|\||&)?[ \t]*(?:\r?\n[ \t]*)?[\"'][A-Za-z0-9_~+/=.-]{8}"),
+        # (possessive blanks: two runs around an optional joiner made a long run of spaces quadratic)
+        gate=re.compile(r"[\"'][ \t]*+(?:(?:\+|\.\.?|\|\||&)[ \t]*+)?(?:\r?\n[ \t]*+)?[\"'][A-Za-z0-9_~+/=.-]{8}"),
     ),
     # cargo login TOKEN, "<tool> auth login TOKEN", vault operator unseal KEY: a token-shaped positional argument
     Place(

@@ -75,7 +75,8 @@ LITERALS: list[Place] = [
     # app.secret_key = bytes.fromhex("..."), SIGNING_KEY = base64.b64decode('...'), password: SecretStr("...")
     Place(
         "wrapped-secret",
-        rf"(?<![\w.]){_WRAPPED_NAME}[\"']?[ \t]*(?::=|=|:)[ \t]*(?:[\w.]{{0,40}}\.)?"
+        # (two look-behinds: a one-class one would be moved into the keep check, and every position tried)
+        rf"(?<!\w)(?<![.:/-]){_WRAPPED_NAME}[\"']?[ \t]*(?::=|=|:)[ \t]*(?:[\w.]{{0,40}}\.)?"
         r"(?:fromhex|unhexlify|a2b_hex|b64decode|urlsafe_b64decode|a2b_base64|decodebytes|DecodeString|atob|"
         r"SecretStr|SecretBytes|Secret|from|encode|decode|getBytes)[ \t]*\([ \t]*b?" + _QUOTED,
         2,

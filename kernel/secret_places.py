@@ -297,8 +297,9 @@ PLACES: list[Place] = [
     # a label on one line and the password alone on the next, or beside it in a table (tab or '|')
     Place(
         "labelled-password",
-        r"(?im)^[ \t|]{0,8}(?:password|passwd|passphrase|passcode|pwd)[ \t]*:?[ \t]*(?:\r?\n[ \t]{0,8}|\t[ \t]*|"
-        r"[ \t]*\|[ \t]*)([^\s|]{4,128})[ \t|]*$",
+        # (every run of blanks bounded: three unbounded ones in a row made a long run of spaces cubic)
+        r"(?im)^[ \t|]{0,8}(?:password|passwd|passphrase|passcode|pwd)[ \t]{0,16}:?[ \t]{0,16}(?:\r?\n[ \t]{0,8}|"
+        r"\t[ \t]{0,16}|[ \t]{0,16}\|[ \t]{0,16})([^\s|]{4,128})[ \t|]{0,64}$",
         1,
         _keep_prose_value,
         text_words=("pass", "pwd"),

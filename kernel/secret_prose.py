@@ -256,8 +256,8 @@ PROSE: list[Place] = [
     ),
     Place(
         "app-password",
-        r"(?i)app[ \t_-]?(?:specific[ \t_-])?password[\"']?[ \t]*[:=]?[ \t]*[\"']?((?-i:[a-z]{4}(?:[ -][a-z]{4}){3}))"
-        r"(?![\w-])",
+        r"(?i)app[ \t_-]?(?:specific[ \t_-])?password[\"']?[ \t]{0,16}[:=]?[ \t]{0,16}[\"']?"
+        r"((?-i:[a-z]{4}(?:[ -][a-z]{4}){3}))(?![\w-])",
         1,
         lambda match: value_is_code(match.group(1)),
         line_words=("app password", "app-password", "app_password", "apppassword", "app specific", "app-specific"),

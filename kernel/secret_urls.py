@@ -55,7 +55,7 @@ URL_SECRETS: list[Place] = [
     Place(
         "webhook-url",
         r"(?i)(?:/(?:hooks?|webhooks?)(?:/catch)?|\bhook\.[a-z0-9]{2,6}\.make\.com|/with/key)/"
-        r"((?:[A-Za-z0-9_-]{3,128}/?){1,3})(?=[?#\s'\")\]>,;]|$)",
+        r"([A-Za-z0-9_-]{3,128}+(?:/[A-Za-z0-9_-]{3,128}+){0,2}/?)(?=[?#\s'\")\]>,;]|$)",
         1,
         _keep_hook_path,
         line_words=("hook", "/with/key/"),

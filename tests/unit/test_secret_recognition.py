@@ -170,6 +170,12 @@ HOSTILE = {
     "csv-rows": "user,password\n" + "bob,Hx9!q\n" * 4_000,
     "sql-values": "INSERT INTO t (password) VALUES (" + "'a'," * 10_000 + ")",
     "yaml-blocks": "password: |\n" * 4_000,
+    # long runs of blanks after a label, and of a webhook's or a name's segments
+    "label-blanks": "password" + " " * 20_000,
+    "app-password-blanks": "app password" + " " * 20_000,
+    "quoted-blanks": '"value"' + " " * 20_000 + '"value"',
+    "hook-segments": ("/hooks/" + "a1" * 65 + ".") * 370,
+    "secret-names": "secret( " + "token-" * 8_000,
 }
 
 

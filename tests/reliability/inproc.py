@@ -13,14 +13,20 @@ from __future__ import annotations
 import asyncio
 import socket
 import time
+from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TypeVar
 
 import httpx
+from pydantic import BaseModel
 
 from kernel.config import Settings
+from kernel.json_values import JSONObject, parse_object
 from tests.support.loop_thread import LoopThread
+
+Reply = TypeVar("Reply", bound=BaseModel)
+Stopper = Callable[[], Coroutine[object, None, None]]  # stops one server gracefully
 
 
 @dataclass
@@ -29,17 +35,21 @@ class Gateway:
     user: str
     client: httpx.Client
 
-    def post(self, path: str, body: Any = None, **kwargs: Any) -> httpx.Response:
-        return self.client.post(path, json=body, **kwargs)
+    def post(self, path: str, body: object = None, *, headers: Mapping[str, str] | None = None) -> httpx.Response:
+        return self.client.post(path, json=body, headers=headers)
 
-    def get(self, path: str, **params: Any) -> httpx.Response:
+    def get(self, path: str, **params: str | int) -> httpx.Response:
         return self.client.get(path, params=params)
 
-    def ok(self, path: str, body: Any = None) -> dict[str, Any]:
+    def ok(self, path: str, body: object = None) -> JSONObject:
+        """The reply's JSON object, after checking the status is 200."""
         reply = self.post(path, body)
         assert reply.status_code == 200, f"{path}: {reply.status_code} {reply.text[:500]}"
-        answer: dict[str, Any] = reply.json()
-        return answer
+        return parse_object(reply.content)
+
+    def reply(self, path: str, body: object, shape: type[Reply]) -> Reply:
+        """The reply of a 200, read as the route's reply model (a wrong shape fails validation)."""
+        return shape.model_validate(self.ok(path, body))
 
     @property
     def port(self) -> int:
@@ -54,7 +64,7 @@ class InprocStack:
     kg_addr: str
     gateways: dict[str, Gateway]
     loop_thread: LoopThread
-    _stoppers: list[Any] = field(default_factory=list)
+    _stoppers: list[Stopper] = field(default_factory=list)
     stopped: bool = False
 
     @property
@@ -88,7 +98,9 @@ def settings_for(home: Path, user: str, embedding: str, memory: str, kg: str, to
     return Settings.from_env(env)
 
 
-async def serve_gateway(settings: Settings, budget_s: float = 10.0, backend_timeout_s: float = 30.0) -> tuple[Any, str]:
+async def serve_gateway(
+    settings: Settings, budget_s: float = 10.0, backend_timeout_s: float = 30.0
+) -> tuple[Stopper, str]:
     """uvicorn on a pre-bound loopback socket; returns (async stop, base URL).
 
     Deadlines are generous (``budget_s`` for get-context, ``backend_timeout_s``

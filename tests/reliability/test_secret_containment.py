@@ -15,13 +15,16 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from kernel.json_values import as_object
 from tests.reliability import inproc
 from tests.reliability.inproc import InprocStack
+from tests.support.json_read import json_list, json_str
+from tests.support.loop_thread import LoopThread
 from tests.support.mcp_client import call_tools, text_of
 from tests.support.secrets_corpus import SECRETS, Secret
 
@@ -42,7 +45,7 @@ def _all_secrets(prefix: str) -> str:
     return prefix + "\n" + "\n".join(f"- {s.name} -> {s.text}" for s in SECRETS)
 
 
-def _bodies(replies: list[Any]) -> str:
+def _bodies(replies: list[object]) -> str:
     return "\n".join(r if isinstance(r, str) else json.dumps(r) for r in replies)
 
 
@@ -59,20 +62,32 @@ NAME_KEYED = next(s for s in SECRETS if s.name == "password-short")
 TOKEN_CWD = f"/srv/acme-checkouts/{NAME_TOKEN}"
 
 
+@dataclass
+class SecretWrites:
+    """What the write paths stored, for reading back."""
+
+    ids: list[str] = field(default_factory=list)
+    archived: str = ""  # an archived fact's id (not shown by id)
+    book: str = ""  # titles as stored
+    named_book: str = ""
+    token_dir_id: str = ""  # a fact stored from a directory named by a token
+
+
 @pytest.fixture(scope="module")
-def secret_writes(stack: InprocStack) -> dict[str, Any]:
+def secret_writes(stack: InprocStack) -> SecretWrites:
     """Every write path, each carrying the corpus. Returns ids and titles for reading back."""
     gateway = stack.gateway
     cwd = SECRET_PROJECT
-    out: dict[str, Any] = {"ids": []}
+    out = SecretWrites()
     # memory-bank add, then update with different secret-laden text
     added = gateway.ok("/api/memory-bank/add", {"content": _all_secrets("Credentials the user pasted:"), "cwd": cwd})
-    out["ids"].append(added["memory"]["id"])
+    out.ids.append(json_str(added, "memory", "id"))
     fact = gateway.ok("/api/memory-bank/add", {"content": "The staging database lives on db.internal", "cwd": cwd})
     gateway.ok(
-        "/api/memory-bank/update", {"id": fact["memory"]["id"], "content": _all_secrets("Updated with:"), "cwd": cwd}
+        "/api/memory-bank/update",
+        {"id": json_str(fact, "memory", "id"), "content": _all_secrets("Updated with:"), "cwd": cwd},
     )
-    out["ids"].append(fact["memory"]["id"])
+    out.ids.append(json_str(fact, "memory", "id"))
     # the prompt hook records the prompt; stop stores the exchange
     for index, half in enumerate((SECRETS[:15], SECRETS[15:])):
         session = f"secret-session-{index}"
@@ -82,12 +97,12 @@ def secret_writes(stack: InprocStack) -> dict[str, Any]:
             "/api/hooks/stop",
             {"session_id": session, "cwd": cwd, "assistant_text": "Done. I used:\n" + "\n".join(s.text for s in half)},
         )
-        out["ids"].append(stopped["exchange_id"])
+        out.ids.append(json_str(stopped, "exchange_id"))
         stopped = gateway.ok(
             "/api/hooks/stop",
             {"session_id": session + "-explicit", "cwd": cwd, "user_text": prompt, "assistant_text": "ok"},
         )
-        out["ids"].append(stopped["exchange_id"])
+        out.ids.append(json_str(stopped, "exchange_id"))
     # post-tool-use observations (stored in the background)
     for secret in SECRETS:
         gateway.ok(
@@ -114,10 +129,14 @@ def secret_writes(stack: InprocStack) -> dict[str, Any]:
     doomed = gateway.ok("/api/memory-bank/add", {"content": "Old VPN instructions for the billing team", "cwd": cwd})
     gateway.ok(
         "/api/memory-bank/archive",
-        {"id": doomed["memory"]["id"], "cwd": cwd, "reason": "rotated: " + " ".join(s.text for s in SECRETS[:3])[:480]},
+        {
+            "id": json_str(doomed, "memory", "id"),
+            "cwd": cwd,
+            "reason": "rotated: " + " ".join(s.text for s in SECRETS[:3])[:480],
+        },
     )
-    out["ids"].append(doomed["memory"]["id"])
-    out["archived"] = doomed["memory"]["id"]
+    out.ids.append(json_str(doomed, "memory", "id"))
+    out.archived = json_str(doomed, "memory", "id")
     # MCP tools
     results = call_tools(
         gateway.url,
@@ -132,9 +151,9 @@ def secret_writes(stack: InprocStack) -> dict[str, Any]:
     )
     for result in results:
         assert not result.is_error, text_of(result)
-        out["ids"].append(result.structured_content["memory"]["id"])
+        out.ids.append(json_str(as_object(result.structured_content), "memory", "id"))
     updated = call_tools(
-        gateway.url, cwd, [("update_memory", {"id": out["ids"][-1], "content": _all_secrets("MCP update:")})]
+        gateway.url, cwd, [("update_memory", {"id": out.ids[-1], "content": _all_secrets("MCP update:")})]
     )
     assert not updated[0].is_error, text_of(updated[0])
     # ingest: text, title and source
@@ -149,7 +168,7 @@ def secret_writes(stack: InprocStack) -> dict[str, Any]:
             "cwd": cwd,
         },
     )
-    out["book"] = ingested["title"]
+    out.book = json_str(ingested, "title")
     # names: a book's title and file name, a session id, a tag, and a cwd whose directory is a token
     named = gateway.ok(
         "/api/ingest",
@@ -160,20 +179,20 @@ def secret_writes(stack: InprocStack) -> dict[str, Any]:
             "cwd": cwd,
         },
     )
-    out["named_book"] = named["title"]
+    out.named_book = json_str(named, "title")
     session = f"session-{NAME_TOKEN}-{NAME_KEYED.text}"
     gateway.ok("/api/hooks/get-context", {"session_id": session, "prompt": "how does the deploy run?", "cwd": cwd})
     stopped = gateway.ok(
         "/api/hooks/stop", {"session_id": session, "cwd": cwd, "assistant_text": "From CI, after review."}
     )
-    out["ids"].append(stopped["exchange_id"])
+    out.ids.append(json_str(stopped, "exchange_id"))
     tagged = gateway.ok(
         "/api/memory-bank/add",
         {"content": "Deploys need a review first", "cwd": cwd, "tags": [NAME_TOKEN, NAME_KEYED.text]},
     )
-    out["ids"].append(tagged["memory"]["id"])
+    out.ids.append(json_str(tagged, "memory", "id"))
     in_token_dir = gateway.ok("/api/memory-bank/add", {"content": "Checkout notes for the mirror", "cwd": TOKEN_CWD})
-    out["token_dir_id"] = in_token_dir["memory"]["id"]
+    out.token_dir_id = json_str(in_token_dir, "memory", "id")
     # import: content, string metadata, list metadata, and a kg graph
     lines = [json.dumps({"type": "header", "format": "mnemex-export", "version": 1})]
     for index, secret in enumerate(SECRETS):
@@ -197,20 +216,20 @@ def secret_writes(stack: InprocStack) -> dict[str, Any]:
 
 
 def test_secrets_are_redacted_on_every_write_path_read_back_through_the_api(
-    stack: InprocStack, secret_writes: dict[str, Any]
+    stack: InprocStack, secret_writes: SecretWrites
 ) -> None:
     gateway = stack.gateway
     cwd = SECRET_PROJECT
-    replies: list[Any] = []
-    for memory_id in secret_writes["ids"]:
-        if memory_id == secret_writes["archived"]:
+    replies: list[object] = []
+    for memory_id in secret_writes.ids:
+        if memory_id == secret_writes.archived:
             continue  # archived memories are not shown by id; the export below carries it
         reply = gateway.get(f"/api/memories/{memory_id}", cwd=cwd)
-        assert reply.status_code == 200, (memory_id, secret_writes["ids"].index(memory_id), reply.text)
+        assert reply.status_code == 200, (memory_id, secret_writes.ids.index(memory_id), reply.text)
         replies.append(reply.json())
     for collection in ("working", "history", "memory_bank", "books"):
         found = gateway.ok("/api/search", {"cwd": cwd, "days_back": 1, "collections": [collection], "limit": 100})
-        assert found["memories"], collection
+        assert json_list(found, "memories"), collection
         replies.append(found)
     replies.append(gateway.ok("/api/search", {"cwd": cwd, "query": "credentials token key password", "limit": 100}))
     replies.append(
@@ -221,7 +240,7 @@ def test_secrets_are_redacted_on_every_write_path_read_back_through_the_api(
     )
     replies.append(gateway.get("/api/books", cwd=cwd).json())
     replies.append(gateway.get("/api/projects", cwd=TOKEN_CWD).json())
-    replies.append(gateway.get(f"/api/memories/{secret_writes['token_dir_id']}", cwd=TOKEN_CWD).json())
+    replies.append(gateway.get(f"/api/memories/{secret_writes.token_dir_id}", cwd=TOKEN_CWD).json())
     export = gateway.client.post("/api/export")
     assert export.status_code == 200
     replies.append(export.text)
@@ -238,7 +257,7 @@ def test_secrets_are_redacted_on_every_write_path_read_back_through_the_api(
     assert NAME_TOKEN.lower()[:24] not in _bodies(replies).lower(), "a name (project id, title, tag...) kept a token"
 
 
-def test_quoted_secrets_in_observations_are_redacted(stack: InprocStack, secret_writes: dict[str, Any]) -> None:
+def test_quoted_secrets_in_observations_are_redacted(stack: InprocStack, secret_writes: SecretWrites) -> None:
     exported = stack.gateway.client.post("/api/export").text
     assert not _leaks(exported, [s for s in SECRETS if s.name in QUOTED_VALUE_MISSES])
 
@@ -249,7 +268,7 @@ def test_a_book_titled_with_a_secret_is_removed_by_the_title_the_user_gave(stack
     ingested = stack.gateway.ok(
         "/api/ingest", {"title": title, "filename": "rotation.md", "text": "# Rotation\n\nQuarterly.", "cwd": "/srv/b"}
     )
-    assert NAME_TOKEN not in ingested["title"]
+    assert NAME_TOKEN not in json_str(ingested, "title")
     removed = stack.gateway.post("/api/books/remove", {"title": title, "cwd": "/srv/b"})
     assert removed.status_code == 200, removed.text
     assert removed.json()["removed_chunks"] == 1
@@ -270,7 +289,7 @@ def scan_home(home: Path, secrets: list[Secret]) -> tuple[int, dict[str, list[st
     return scanned, hits
 
 
-def test_no_secret_reaches_any_file_under_mnemex_home(stack: InprocStack, secret_writes: dict[str, Any]) -> None:
+def test_no_secret_reaches_any_file_under_mnemex_home(stack: InprocStack, secret_writes: SecretWrites) -> None:
     """Stops the module's stack (so everything is flushed), then reads every byte under MNEMEX_HOME."""
     stack.stop()
     scanned, hits = scan_home(stack.home, REDACTED)
@@ -283,7 +302,9 @@ def test_no_secret_reaches_any_file_under_mnemex_home(stack: InprocStack, secret
 
 
 # Regression: tags and list-valued import metadata used to be stored without redact().
-def test_secrets_in_tags_and_list_metadata_are_redacted(loop_thread: Any, embedding_addr: str, tmp_path: Path) -> None:
+def test_secrets_in_tags_and_list_metadata_are_redacted(
+    loop_thread: LoopThread, embedding_addr: str, tmp_path: Path
+) -> None:
 
     own = inproc.start(loop_thread, embedding_addr, tmp_path / "tags-home")
     try:
@@ -308,7 +329,7 @@ def test_secrets_in_tags_and_list_metadata_are_redacted(loop_thread: Any, embedd
             headers=NDJSON,
         )
         assert reply.status_code == 200 and reply.json()["imported"] == 1, reply.text
-        shown = gateway.get(f"/api/memories/{added['memory']['id']}", cwd=SECRET_PROJECT).json()
+        shown = gateway.get(f"/api/memories/{json_str(added, 'memory', 'id')}", cwd=SECRET_PROJECT).json()
         exported = gateway.client.post("/api/export").text
     finally:
         own.stop()

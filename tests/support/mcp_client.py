@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import TypeVar
 
 import httpx2
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult
 
+T = TypeVar("T")
 
-async def _session(url: str, cwd: str | None, headers: dict[str, str], work: Any) -> Any:
+
+async def _session(url: str, cwd: str | None, headers: dict[str, str], work: Callable[[Client], Awaitable[T]]) -> T:
     sent = dict(headers)
     if cwd:
         sent["X-Mnemex-Cwd"] = cwd
@@ -24,12 +26,12 @@ async def _session(url: str, cwd: str | None, headers: dict[str, str], work: Any
 
 
 def call_tools(
-    url: str, cwd: str | None, calls: Sequence[tuple[str, dict[str, Any]]], headers: dict[str, str] | None = None
+    url: str, cwd: str | None, calls: Sequence[tuple[str, Mapping[str, object]]], headers: dict[str, str] | None = None
 ) -> list[CallToolResult]:
     """Call each (tool, arguments) in order over one MCP session."""
 
     async def work(client: Client) -> list[CallToolResult]:
-        return [await client.call_tool(name, arguments) for name, arguments in calls]
+        return [await client.call_tool(name, dict(arguments)) for name, arguments in calls]
 
     return asyncio.run(_session(url, cwd, headers or {}, work))
 

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING
 
 import pytest
 
 from tests.reliability import inproc
 from tests.support.loop_thread import LoopThread
+
+if TYPE_CHECKING:
+    from tests.support.stack import Stack
 
 
 @pytest.fixture(scope="module")
@@ -24,7 +27,7 @@ def stack(
 
 
 @pytest.fixture(scope="package")
-def procs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+def procs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     """The four real processes on free loopback ports, shared by the fault, durability and access tests.
 
     Tests that kill a process restart it before they return, so the next test finds a healthy stack.

@@ -17,13 +17,17 @@ import json
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Protocol
 
 import httpx
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
+
+if TYPE_CHECKING:
+    from schemathesis import GenerationMode
 
 # Paths whose bodies are read raw (no schema in OpenAPI): fuzzed by hand below.
 RAW_BODY_PATHS = ("/api/ingest", "/api/import")
@@ -71,12 +75,35 @@ def fuzz_openapi(url: str, examples: int, report: FuzzReport, derandomize: bool 
                     raise
 
 
-def _operation_test(url: str, operation: Any, mode: Any, examples: int, report: FuzzReport, derandomize: bool) -> Any:
+class _Reply(Protocol):
+    status_code: int
+    text: str
+
+
+class _Case(Protocol):
+    """What the fuzzer uses of a schemathesis ``Case``."""
+
+    body: object
+
+    def call(self, base_url: str | None = None, *, timeout: float) -> _Reply: ...
+
+
+class _Operation(Protocol):
+    """What the fuzzer uses of a schemathesis ``APIOperation`` (generic over its schema's types)."""
+
+    label: str
+
+    def as_strategy(self, generation_mode: GenerationMode = ...) -> st.SearchStrategy[object]: ...
+
+
+def _operation_test(
+    url: str, operation: _Operation, mode: GenerationMode, examples: int, report: FuzzReport, derandomize: bool
+) -> Callable[[], None]:
     label = f"{operation.label} [{mode.value}]"
 
     @_settings(examples, derandomize)
     @given(case=operation.as_strategy(generation_mode=mode))
-    def run(case: Any) -> None:
+    def run(case: _Case) -> None:
         response = case.call(base_url=url, timeout=60)
         report.record(label, response.status_code, f"{case.body!r:.200} -> {response.text}")
 
@@ -173,7 +200,7 @@ def fuzz_ingest(url: str, examples: int, report: FuzzReport, derandomize: bool =
 
         @_settings(examples, derandomize)
         @given(body=INGEST_FIELDS | JSON_VALUES, raw=st.binary(max_size=400), as_json=st.booleans())
-        def ingest(body: Any, raw: bytes, as_json: bool) -> None:
+        def ingest(body: object, raw: bytes, as_json: bool) -> None:
             if as_json:
                 reply = client.post("/api/ingest", json=body)
             else:
@@ -193,7 +220,7 @@ def fuzz_import(url: str, examples: int, report: FuzzReport, derandomize: bool =
 
         @_settings(examples, derandomize)
         @given(lines=st.lists(RECORD | JSON_VALUES, max_size=6), junk=st.binary(max_size=200), keep=st.booleans())
-        def import_lines(lines: list[Any], junk: bytes, keep: bool) -> None:
+        def import_lines(lines: list[object], junk: bytes, keep: bool) -> None:
             body = "\n".join(json.dumps(line) for line in lines).encode() + b"\n" + junk
             reply = client.post(
                 "/api/import",
@@ -211,7 +238,7 @@ def fuzz_mcp(url: str, examples: int, report: FuzzReport, derandomize: bool = Tr
 
         @_settings(examples, derandomize)
         @given(message=MCP_MESSAGE | JSON_VALUES)
-        def mcp(message: Any) -> None:
+        def mcp(message: object) -> None:
             reply = client.post(
                 "/mcp", json=message, headers={"Accept": "application/json, text/event-stream", "X-Mnemex-Cwd": "/fuzz"}
             )

@@ -5,14 +5,15 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable
-from typing import Any
+
+from google.protobuf.message import Message
 
 from tests.reliability.invalid_requests import BAD_M, GOOD_ID, GOOD_M, C, Case, M, floats
 
 
 def memory_cases() -> list[Case]:
     long_sid = "s" * 300
-    cases: dict[str, dict[str, Callable[[], Any]]] = {
+    cases: dict[str, dict[str, Callable[[], Message | list[Message]]]] = {
         "Store": {
             "bad-scope": lambda: M.StoreRequest(scope=BAD_M, collection="working", content="x"),
             "unknown-collection": lambda: M.StoreRequest(scope=GOOD_M, collection="secrets", content="x"),

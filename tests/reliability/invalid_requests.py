@@ -57,7 +57,7 @@ class Case:
 
 
 def kg_cases() -> list[Case]:
-    cases: dict[str, dict[str, Callable[[], Any]]] = {
+    cases: dict[str, dict[str, Callable[[], Message | list[Message]]]] = {
         "ExtractConcepts": {
             "empty-text": lambda: K.ExtractConceptsRequest(text="  "),
             "text-too-long": lambda: K.ExtractConceptsRequest(text="word " * 10_000),

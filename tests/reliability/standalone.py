@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from tests.reliability import inproc
 from tests.support.loop_thread import LoopThread
@@ -14,7 +14,7 @@ from tests.support.loop_thread import LoopThread
 class Standalone:
     stack: inproc.InprocStack
     loop_thread: LoopThread
-    embedding_stop: Any
+    embedding_stop: Callable[[], None]
 
     @property
     def gateway(self) -> inproc.Gateway:

@@ -9,10 +9,11 @@ in ``invalid_requests`` and ``invalid_memory_requests``.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TypeVar
 
 import grpc
 import pytest
+from google.protobuf.descriptor import MethodDescriptor
 from google.protobuf.message import Message
 
 from protos.mnemex.embedding.v1 import embedding_service_pb2 as emb_pb
@@ -25,6 +26,9 @@ from tests.reliability.invalid_requests import GOOD_ID, GOOD_M, NO_INPUT, SERVIC
 CASES = memory_cases() + kg_cases() + embedding_cases()
 # Found by this suite; each is a BUG with the fix in the report.
 KNOWN_BUGS: dict[str, str] = {}
+
+
+Reply = TypeVar("Reply", bound=Message)
 
 
 def _address(stack: InprocStack, method: str) -> str:
@@ -44,7 +48,7 @@ def _full_name(method: str) -> str:
     raise KeyError(method)
 
 
-def _method_descriptor(method: str) -> Any:
+def _method_descriptor(method: str) -> MethodDescriptor:
     service, name = method.split("/")
     for descriptor in SERVICES.values():
         if descriptor.name == service:
@@ -52,7 +56,9 @@ def _method_descriptor(method: str) -> Any:
     raise KeyError(method)
 
 
-def call(channel: grpc.Channel, method: str, request: Message | list[Message]) -> tuple[grpc.StatusCode, str, Any]:
+def call(
+    channel: grpc.Channel, method: str, request: Message | list[Message]
+) -> tuple[grpc.StatusCode, str, Message | list[Message] | None]:
     """Invoke any RPC generically; returns (code, details, reply or None)."""
     descriptor = _method_descriptor(method)
     from google.protobuf import message_factory
@@ -71,6 +77,12 @@ def call(channel: grpc.Channel, method: str, request: Message | list[Message]) -
     except grpc.RpcError as exc:
         return exc.code(), exc.details() or "", None
     return grpc.StatusCode.OK, "", reply
+
+
+def reply_as(reply: Message | list[Message] | None, shape: type[Reply]) -> Reply:
+    """A unary reply read as its generated class (``call`` decodes with a class built from the descriptor)."""
+    assert isinstance(reply, Message), reply
+    return shape.FromString(reply.SerializeToString())
 
 
 def test_every_rpc_of_every_service_has_invalid_input_cases() -> None:
@@ -99,7 +111,7 @@ def channels(stack: InprocStack) -> Iterator[dict[str, grpc.Channel]]:
         channel.close()
 
 
-def _param(case: Case) -> Any:
+def _param(case: Case) -> object:
     key = f"{case.method}:{case.name}"
     marks = [pytest.mark.xfail(strict=True, reason=KNOWN_BUGS[key])] if key in KNOWN_BUGS else []
     return pytest.param(case, id=key, marks=marks)
@@ -110,7 +122,8 @@ def test_invalid_argument(case: Case, channels: dict[str, grpc.Channel]) -> None
     code, details, reply = call(channels[case.method.split("/")[0]], case.method, case.request())
     if case.method == "MemoryService/Import" and code == grpc.StatusCode.OK:
         # Import reports bad lines in-band so one bad line never stops a restore.
-        assert reply.invalid == 1 and reply.imported == 0, reply
+        counts = reply_as(reply, mem_pb.ImportResponse)
+        assert counts.invalid == 1 and counts.imported == 0, counts
         return
     assert code == grpc.StatusCode.INVALID_ARGUMENT, f"{case.method} [{case.name}] -> {code.name}: {details[:300]}"
     assert len(details) >= 15, f"the message should say what is wrong and how to fix it: {details!r}"
@@ -156,4 +169,5 @@ def test_long_texts_within_the_limits_are_stored(channels: dict[str, grpc.Channe
         "MemoryService/RecordExchange",
         M.RecordExchangeRequest(scope=GOOD_M, session_id="long-answer", user_text="explain", assistant_text=words * 2),
     )
-    assert code == grpc.StatusCode.OK and reply.exchange_id, f"RecordExchange -> {code.name}: {details[:200]}"
+    exchange = reply_as(reply, mem_pb.RecordExchangeResponse) if code == grpc.StatusCode.OK else None
+    assert exchange is not None and exchange.exchange_id, f"RecordExchange -> {code.name}: {details[:200]}"

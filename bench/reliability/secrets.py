@@ -22,9 +22,9 @@ The held-out corpora (``tests/support/secrets_heldout.py``, ``secrets_fresh.py``
 blind, each with 200 ordinary texts) go through the memory bank and the prompt
 hook into projects of their own, and are read back through search, export and
 get-context; the first is also looked for in every file under MNEMEX_HOME. The
-rules were tuned on each of the first four in turn after it was measured; only
-``blind5`` was never tuned on, so its row is the one that says how redaction
-does on forms nobody listed.
+rules were tuned on each of them in turn after it was measured (``blind5`` last,
+after 284 of its 305 forms were found blind): a corpus written blind after them is
+what says how redaction does on forms nobody listed.
 """
 
 from __future__ import annotations
@@ -54,15 +54,14 @@ TOKEN_CWD = f"/srv/acme-checkouts/{NAME_TOKEN}"
 ORDINARY_CWD = "/srv/acme-ordinary"
 HELDOUT_CWD = "/srv/acme-heldout"
 HeldOut = tuple[str, list[Secret], list[str], str]
-# Each written blind after the rules were tuned on the corpora before it; "fresh", "final" and "blind4" were
-# then tuned on in turn; "blind5" never was.
+# Each written blind after the rules were tuned on the corpora before it, then tuned on in turn (all of them now).
 LATER_CORPORA: list[HeldOut] = [
     ("fresh", FRESH_SECRETS, FRESH_ORDINARY, "/srv/acme-fresh"),
     ("final", FINAL_SECRETS, FINAL_ORDINARY, "/srv/acme-final"),
     ("blind4", BLIND4_SECRETS, BLIND4_ORDINARY, "/srv/acme-blind4"),
     ("blind5", BLIND5_SECRETS, BLIND5_ORDINARY, "/srv/acme-blind5"),
 ]
-NEVER_TUNED = "blind5"
+NEVER_TUNED: str | None = None  # the name of a corpus listed here that was never tuned on, when there is one
 NDJSON = {"Content-Type": "application/x-ndjson"}
 # Tokens that name themselves, so a tag holding one bare is still recognisable (a bare password is not).
 TAGGABLE = [s for s in SECRETS if redact(s.needle) != s.needle and len(s.needle) <= 60]

@@ -16,13 +16,13 @@ import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 import grpc
 
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 from protos.mnemex.memory.v1 import memory_service_pb2_grpc as pb_grpc
+from services.memory.composition import MemoryUseCases
 from services.memory.domain.consolidation_key import consolidation_uid
 from services.memory.domain.naming import memory_id, split_id
 from services.memory.storage.consolidation_journal import ConsolidationIntent, ConsolidationJournal
@@ -35,7 +35,7 @@ SCOPE = common_pb.Scope(user="merger", project="shop")
 @contextmanager
 def service(
     loop_thread: LoopThread, embedding_addr: str, home: Path
-) -> Iterator[tuple[pb_grpc.MemoryServiceStub, Any]]:
+) -> Iterator[tuple[pb_grpc.MemoryServiceStub, MemoryUseCases]]:
     """A memory service on ``home``: (stub, its MemoryUseCases); stopped on exit."""
     running = loop_thread.run(start_memory_service(home, embedding_addr))
     try:

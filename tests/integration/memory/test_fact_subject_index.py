@@ -13,7 +13,6 @@ import asyncio
 import json
 from collections import Counter
 from pathlib import Path
-from typing import Any
 
 import chromadb
 from chromadb.config import Settings as ChromaSettings
@@ -26,11 +25,11 @@ from services.memory.composition import MemoryUseCases
 from services.memory.domain import timefmt
 from services.memory.domain.arrays import Vector
 from services.memory.domain.naming import MEMORY_BANK, Scope
-from services.memory.domain.ranking import DEFAULT_WEIGHTS
+from services.memory.domain.ranking import DEFAULT_WEIGHTS, RankingWeights
 from services.memory.domain.record import MemoryRecord
 from services.memory.retrieval.embedding_calls import Vectors
 from services.memory.settings import MemorySettings
-from services.memory.storage.chroma_store import ChromaStore
+from services.memory.storage.chroma_store import ChromaStore, MetadataFilter
 from services.memory.storage.keyed_locks import KeyedLocks
 from services.memory.storage.memory_store import MemoryStore
 from services.memory.usecases.content_writes import ContentWrites
@@ -86,8 +85,8 @@ def test_a_near_duplicate_wording_about_another_service_is_a_new_fact(
 class CountingStore(MemoryStore):
     """The real store, counting the reads of whole collections and the updates, per collection."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(self, chroma: ChromaStore, io: BlockingIO, *, dim: int, weights: RankingWeights) -> None:
+        super().__init__(chroma, io, dim=dim, weights=weights)
         self.calls: Counter[tuple[str, str]] = Counter()
 
     async def active_rows(self, scope: Scope, collection: str) -> tuple[list[MemoryRecord], Vector]:
@@ -95,7 +94,7 @@ class CountingStore(MemoryStore):
         return await super().active_rows(scope, collection)
 
     async def scan(
-        self, scope: Scope, collection: str, *, content: bool = True, where: dict[str, Any] | None = None
+        self, scope: Scope, collection: str, *, content: bool = True, where: MetadataFilter | None = None
     ) -> list[MemoryRecord]:
         self.calls["scan", collection] += 1
         return await super().scan(scope, collection, content=content, where=where)

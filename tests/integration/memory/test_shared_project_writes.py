@@ -17,10 +17,10 @@ import threading
 import time
 import uuid
 from pathlib import Path
-from typing import Any
 
 from bench.bench_shared_project import SENTENCES
 from services.memory.domain.naming import WORKING, Scope
+from services.memory.usecases.memory_writes import StoreResult
 from tests.reliability import inproc
 from tests.support.hookrun import HOOK_TIMEOUT_S, claude_stop, closed_port, hook_env, run_hook
 from tests.support.loop_thread import LoopThread
@@ -52,7 +52,7 @@ def test_concurrent_stores_into_one_project_share_store_calls_and_all_land(
     scope = Scope(f"u{uuid.uuid4().hex[:10]}", f"p{uuid.uuid4().hex[:10]}")
     texts = _texts(24)
 
-    async def together() -> tuple[list[Any], int, int]:
+    async def together() -> tuple[list[StoreResult], int, int]:
         before = (memory.writes.batches.batches, memory.writes.batches.items)
         results = await asyncio.gather(
             *(memory.writes.store(scope, collection=WORKING, content=t, kind="exchange") for t in texts)
@@ -76,7 +76,7 @@ def test_near_duplicates_arriving_together_make_one_memory(
     same = "Fixed the flaky CI job by pinning numpy to 1.26"
     others = _texts(6)
 
-    async def together() -> list[Any]:
+    async def together() -> list[StoreResult]:
         return await asyncio.gather(
             *(
                 memory.writes.store(scope, collection=WORKING, content=t)

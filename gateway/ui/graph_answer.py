@@ -1,6 +1,6 @@
 """The graph page's answer to a question: which nodes to draw, which to label, and their short titles.
 
-``ViewerData.graph`` gives the whole graph (routing, entities and facts, problems and solutions); a search
+``ViewerGraph.view`` gives the whole graph (routing, entities and facts, problems and solutions); a search
 gives the memories that hold the words of ``find``. ``answer`` cuts them to what the page asked:
 
 - ``find``: the seeds are the nodes whose title holds a word of it, and the memories that hold one (a

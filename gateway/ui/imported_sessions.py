@@ -47,7 +47,7 @@ def split_exchange(content: str) -> tuple[str, str]:
 
 
 async def imported_sessions(browse: BrowseService, caller: Caller) -> list[SessionRow]:
-    """Rows for the sessions list (the shape of ``ViewerData.sessions`` plus ``imported``), newest first."""
+    """Rows for the sessions list (the shape of ``ViewerSessions.latest`` plus ``imported``), newest first."""
     reply = await browse.browse(
         caller,
         collections=["history"],

@@ -10,7 +10,7 @@
   line it copies by its title instead of its id.
 
 Pure functions over a turn's choices, typed (``context_reply.ContextChoice``, as the preview's reply holds
-them) or as the turn record keeps them (their JSON, ``data.ViewerData.session``), and its memories' JSON.
+them) or as the turn record keeps them (their JSON, ``viewer_sessions.ViewerSessions.session``), and its memories' JSON.
 """
 
 from __future__ import annotations

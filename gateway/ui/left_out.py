@@ -11,4 +11,4 @@ MAX_LOOKUPS = 80  # a session page looks up at most this many left-out lines (th
 async def left_out_memories(data: ViewerData, project: str, turns: list[TurnRow]) -> dict[str, MemoryJson]:
     """``{id: memory}`` for the lines left out of ``turns`` that are still stored."""
     ids = list(dict.fromkeys(str(c.get("id")) for t in turns for c in t.get("left_out", [])))[:MAX_LOOKUPS]
-    return await data.lookup(data.caller(project), ids)
+    return await data.memories.lookup(data.caller(project), ids)

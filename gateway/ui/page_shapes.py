@@ -75,7 +75,7 @@ class TurnRow(TypedDict):
     outcomes: list[OutcomeRow]
     choices: list[JSONObject]  # PrepareContext's choices: kept or left out, and why
     client: str
-    # set by ``ViewerData.session``
+    # set by ``ViewerSessions.session``
     answer: NotRequired[str | None]
     memories: NotRequired[list[InjectedLine]]
     left_out: NotRequired[list[JSONObject]]

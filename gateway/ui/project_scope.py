@@ -1,4 +1,5 @@
-"""One project at a time: which memory_bank facts belong to a project's pages, and project names for people.
+"""One project at a time: the caller a page acts for (``PageCallers``), which memory_bank facts belong to a
+project's pages, and project names for people.
 
 A fact belongs to the project where it was stated unless it was stated user-wide
 (``gateway.capabilities.top_facts.holds_in``, the rule of services/memory/domain/fact_scope.py).
@@ -21,10 +22,32 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypedDict
 
+from gateway.caller import Caller, CallerResolver
 from gateway.capabilities.top_facts import holds_in
+from gateway.gateway_errors import InvalidInput
 from gateway.replies.memory_replies import Memory
 from gateway.ui.graph_view import Elements
 from kernel.json_values import object_at, str_at
+from kernel.projects import InvalidProjectName, validate_name
+from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
+
+
+class PageCallers:
+    """The caller a page acts for: pinned to the project the page names (``?project=``), checked."""
+
+    def __init__(self, callers: CallerResolver) -> None:
+        self.callers = callers
+
+    def default_project(self) -> str:
+        return self.callers.resolve(None).project
+
+    def caller(self, project: str) -> Caller:
+        """The caller for ``?project=`` (checked), or for the default project when it is empty."""
+        try:
+            name = validate_name(project) if project else self.default_project()
+        except InvalidProjectName as exc:
+            raise InvalidInput(f"project: {exc}") from None
+        return self.callers.pinned(name)
 
 
 class ScopeRow(TypedDict):
@@ -71,6 +94,11 @@ class Facts:
     def active_per_project(self) -> Counter[str]:
         """Active facts per owning project ("" : user-wide)."""
         return Counter(owner for _, owner, archived in self.rows if not archived)
+
+
+def facts_of(overview: mem_pb.OverviewResponse) -> Facts:
+    """The user's memory_bank facts in an Overview reply (archived ones too), each with its project."""
+    return Facts(tuple((f.id, f.project, f.archived) for f in overview.facts))
 
 
 def shows_in(memory: Memory, project: str) -> bool:

@@ -38,7 +38,7 @@ async def _memories(data: ViewerData, project: str, query: graph_answer.GraphQue
     """The project's memories that a search for ``find`` ranks above its relevance floor (none without find)."""
     if not query.words:
         return []
-    found = await data.memories(project, MemoryQuery(query=query.find))
+    found = await data.memories.page(project, MemoryQuery(query=query.find))
     return list(found["memories"])
 
 
@@ -59,8 +59,8 @@ async def graph(
 ) -> HTMLResponse:
     query = graph_answer.GraphQuery.of(find, hops, kind)
     found, around, names, memories = await asyncio.gather(
-        data.graph(project),
-        data.graph(project, query.find, hops) if query.words else _nothing(),
+        data.graph.view(project),
+        data.graph.view(project, query.find, hops) if query.words else _nothing(),
         data.project_names(),
         _memories(data, project, query),
     )

@@ -53,7 +53,7 @@ async def memories(
     data: ViewerData = Depends(viewer),
 ) -> HTMLResponse:
     query = MemoryQuery(q.strip(), collection, tag.strip(), sort, archived or "active", page, kind)
-    result, names = await asyncio.gather(data.memories(project, query), data.project_names())
+    result, names = await asyncio.gather(data.memories.page(project, query), data.project_names())
     project = project or data.default_project()
     pages = max(1, -(-result["total"] // PAGE_SIZE))
 
@@ -102,7 +102,7 @@ async def memories(
 async def memory(
     request: Request, memory_id: str, project: str = Query("", max_length=64), data: ViewerData = Depends(viewer)
 ) -> HTMLResponse:
-    found, names = await asyncio.gather(data.memory_page(project, memory_id), data.project_names())
+    found, names = await asyncio.gather(data.memories.view(project, memory_id), data.project_names())
 
     def rank_of(turn: TurnRow) -> str:
         ids = [i.split("_")[-1] for i in turn["injected"]]
@@ -135,7 +135,7 @@ async def edit(
     data: ViewerData = Depends(mutation),
 ) -> HTMLResponse:
     tag_list = [t.strip() for t in tags.split(",") if t.strip()]
-    updated = await data.update(project, memory_id, content=content, tags=tag_list)
+    updated = await data.memories.update(project, memory_id, content=content, tags=tag_list)
     return _card(request, project or data.default_project(), updated, "Saved.")
 
 
@@ -143,7 +143,7 @@ async def edit(
 async def archive(
     request: Request, memory_id: str, project: str = Query("", max_length=64), data: ViewerData = Depends(mutation)
 ) -> HTMLResponse:
-    updated = await data.archive(project, memory_id)
+    updated = await data.memories.archive(project, memory_id)
     return _card(
         request, project or data.default_project(), updated, "Archived: it no longer surfaces in context or search."
     )
@@ -153,7 +153,7 @@ async def archive(
 async def restore(
     request: Request, memory_id: str, project: str = Query("", max_length=64), data: ViewerData = Depends(mutation)
 ) -> HTMLResponse:
-    updated = await data.restore(project, memory_id)
+    updated = await data.memories.restore(project, memory_id)
     return _card(request, project or data.default_project(), updated, "Restored.")
 
 
@@ -175,7 +175,7 @@ async def bulk_archive(
         raise InvalidInput("tick at least one memory to archive")
     if len(ids) > BULK_LIMIT:
         raise InvalidInput(f"{len(ids)} memories ticked: archive at most {BULK_LIMIT} (one page) at a time")
-    done = await data.archive_many(project, ids)
+    done = await data.memories.archive_many(project, ids)
     return _bulk_reply(request, project or data.default_project(), done, archived=True)
 
 
@@ -188,5 +188,5 @@ async def bulk_restore(
 ) -> HTMLResponse:
     if not ids or len(ids) > BULK_LIMIT:
         raise InvalidInput(f"restore 1-{BULK_LIMIT} memories at a time")
-    done = await data.restore_many(project, ids)
+    done = await data.memories.restore_many(project, ids)
     return _bulk_reply(request, project or data.default_project(), done, archived=False)

@@ -29,7 +29,7 @@ async def sessions(
 ) -> HTMLResponse:
     caller = data.caller(project)
     found, imported, names = await asyncio.gather(
-        data.sessions(project), imported_sessions(gateway_of(request).browse, caller), data.project_names()
+        data.sessions.latest(project), imported_sessions(gateway_of(request).browse, caller), data.project_names()
     )
     live = {s["session_id"] for s in found}
     rows = found + [s for s in imported if s["session_id"] not in live]
@@ -47,7 +47,7 @@ async def session(
 ) -> HTMLResponse:
     project = project or data.default_project()
     try:
-        found = await data.session(project, id)
+        found = await data.sessions.session(project, id)
     except NotFound:
         exchanges = await imported_exchanges(gateway_of(request).browse, data.caller(project), id.strip())
         if not exchanges:

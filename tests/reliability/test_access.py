@@ -14,8 +14,8 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import grpc
 import httpx
@@ -76,8 +76,18 @@ def _loopback(ip: str) -> bool:
 
 
 # -- refusing to bind beyond loopback without a token -----------------------------
+@dataclass(frozen=True)
+class Refusal:
+    """How one service started with a non-loopback address and no token ended."""
+
+    code: int | None
+    output: str  # stdout and stderr
+    seconds: float
+    home_touched: bool
+
+
 @pytest.fixture(scope="module")
-def refusals(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
+def refusals(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Refusal]:
     """Start all four with 0.0.0.0 addresses and no token, concurrently (the model load dominates)."""
     home = tmp_path_factory.mktemp("refuse-home")
     env = {k: v for k, v in os.environ.items() if k != "MNEMEX_TOKEN"}
@@ -97,29 +107,29 @@ def refusals(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, An
         )
         for name, module in SERVICE_MODULES.items()
     }
-    results: dict[str, dict[str, Any]] = {}
+    results: dict[str, Refusal] = {}
     for name, proc in running.items():
         try:
             out, err = proc.communicate(timeout=120)
         except subprocess.TimeoutExpired:
             proc.kill()
             out, err = proc.communicate()
-        results[name] = {
-            "code": proc.returncode,
-            "output": out + err,
-            "seconds": time.monotonic() - started,
-            "home_touched": (home / "data").exists() and any((home / "data").iterdir()),
-        }
+        results[name] = Refusal(
+            code=proc.returncode,
+            output=out + err,
+            seconds=time.monotonic() - started,
+            home_touched=(home / "data").exists() and any((home / "data").iterdir()),
+        )
     return results
 
 
 @pytest.mark.parametrize("name", list(SERVICE_MODULES))
 def test_binding_beyond_loopback_without_a_token_is_refused_with_the_reason(
-    name: str, refusals: dict[str, dict[str, Any]]
+    name: str, refusals: dict[str, Refusal]
 ) -> None:
     result = refusals[name]
-    assert result["code"] not in (0, None), result
-    assert "MNEMEX_TOKEN" in result["output"] and "refusing" in result["output"], result["output"][-800:]
+    assert result.code not in (0, None), result
+    assert "MNEMEX_TOKEN" in result.output and "refusing" in result.output, result.output[-800:]
 
 
 @pytest.mark.parametrize(
@@ -131,19 +141,31 @@ def test_binding_beyond_loopback_without_a_token_is_refused_with_the_reason(
         "embedding",
     ],
 )
-def test_refusal_is_one_clear_line_before_any_work(name: str, refusals: dict[str, dict[str, Any]]) -> None:
+def test_refusal_is_one_clear_line_before_any_work(name: str, refusals: dict[str, Refusal]) -> None:
     result = refusals[name]
-    assert "Traceback" not in result["output"], result["output"][-800:]
-    assert result["code"] == 2
-    lines = [line for line in result["output"].splitlines() if line.strip()]
+    assert "Traceback" not in result.output, result.output[-800:]
+    assert result.code == 2
+    lines = [line for line in result.output.splitlines() if line.strip()]
     assert len(lines) <= 3, lines
 
 
 # -- token enforcement ----------------------------------------------------------
+@dataclass(frozen=True)
+class TokenStack:
+    home: Path
+    url: str  # the gateway
+    embedding: str  # each backend's address
+    memory: str
+    kg: str
+
+    def address(self, service: str) -> str:
+        return {"embedding": self.embedding, "memory": self.memory, "kg": self.kg}[service]
+
+
 @pytest.fixture(scope="module")
 def token_stack(
     loop_thread: LoopThread, encoder: Encoder, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[dict[str, Any]]:
+) -> Iterator[TokenStack]:
     """embedding, memory, kg and a gateway, all requiring TOKEN, in-process on loopback."""
     from services.embedding.embedding_servicer import create_server as create_embedding
     from services.embedding.settings import EmbeddingSettings
@@ -176,13 +198,7 @@ def token_stack(
     kg = loop_thread.run(create_kg(KgSettings(address="127.0.0.1:0", home=home, token=TOKEN)))
     settings = inproc.settings_for(home, "tester", embedding, f"127.0.0.1:{mem_port}", f"127.0.0.1:{kg.port}", TOKEN)
     stop_gateway, url = loop_thread.run(inproc.serve_gateway(settings))
-    yield {
-        "home": home,
-        "url": url,
-        "embedding": embedding,
-        "memory": f"127.0.0.1:{mem_port}",
-        "kg": f"127.0.0.1:{kg.port}",
-    }
+    yield TokenStack(home, url, embedding, f"127.0.0.1:{mem_port}", f"127.0.0.1:{kg.port}")
     loop_thread.run(stop_gateway())
     loop_thread.run(kg.stop(0))
     loop_thread.run(mem_server.stop(0))
@@ -225,7 +241,7 @@ PROTECTED_ROUTES = [
 ]
 
 
-def _send(client: httpx.Client, method: str, path: str, body: Any, headers: dict[str, str]) -> httpx.Response:
+def _send(client: httpx.Client, method: str, path: str, body: object, headers: dict[str, str]) -> httpx.Response:
     if method == "GET":
         return client.get(path, headers=headers)
     return client.post(path, json=body, headers={"Accept": "application/json, text/event-stream", **headers})
@@ -233,9 +249,9 @@ def _send(client: httpx.Client, method: str, path: str, body: Any, headers: dict
 
 @pytest.mark.parametrize(("method", "path", "body"), PROTECTED_ROUTES, ids=[f"{m} {p}" for m, p, _ in PROTECTED_ROUTES])
 def test_http_without_the_right_token_is_rejected(
-    method: str, path: str, body: Any, token_stack: dict[str, Any]
+    method: str, path: str, body: object, token_stack: TokenStack
 ) -> None:
-    with httpx.Client(base_url=token_stack["url"], timeout=30) as client:
+    with httpx.Client(base_url=token_stack.url, timeout=30) as client:
         for headers in (
             {},
             {"Authorization": "Bearer wrong"},
@@ -248,7 +264,7 @@ def test_http_without_the_right_token_is_rejected(
             assert "MNEMEX_TOKEN" in reply.text
 
 
-def test_http_routes_list_matches_the_app(token_stack: dict[str, Any]) -> None:
+def test_http_routes_list_matches_the_app(token_stack: TokenStack) -> None:
     """The table above covers every route the gateway serves (so new routes get an auth check)."""
     from gateway.app import create_app
 
@@ -283,9 +299,9 @@ UI_ROUTES = [
 
 @pytest.mark.parametrize(("method", "path"), UI_ROUTES, ids=[f"{m} {p}" for m, p in UI_ROUTES])
 def test_the_viewer_without_the_token_sends_a_browser_to_sign_in(
-    method: str, path: str, token_stack: dict[str, Any]
+    method: str, path: str, token_stack: TokenStack
 ) -> None:
-    with httpx.Client(base_url=token_stack["url"], timeout=30) as client:
+    with httpx.Client(base_url=token_stack.url, timeout=30) as client:
         for cookies in ({}, {"mnemex_ui": "forged"}, {"mnemex_ui": TOKEN}):
             client.cookies.clear()
             client.cookies.update(cookies)
@@ -296,8 +312,8 @@ def test_the_viewer_without_the_token_sends_a_browser_to_sign_in(
                 assert reply.status_code in (401, 403), (reply.status_code, reply.text[:200])
 
 
-def test_the_viewer_signs_in_with_the_token_in_a_cookie_and_checks_csrf(token_stack: dict[str, Any]) -> None:
-    with httpx.Client(base_url=token_stack["url"], timeout=30) as client:
+def test_the_viewer_signs_in_with_the_token_in_a_cookie_and_checks_csrf(token_stack: TokenStack) -> None:
+    with httpx.Client(base_url=token_stack.url, timeout=30) as client:
         form = client.get("/ui/login", params={"next": "/ui/books"})
         assert form.status_code == 200 and TOKEN not in form.text
         csrf = client.cookies["mnemex_csrf"]
@@ -323,9 +339,9 @@ def test_the_viewer_signs_in_with_the_token_in_a_cookie_and_checks_csrf(token_st
         assert client.get("/ui/books").status_code == 303
 
 
-def test_http_with_the_token_succeeds_and_health_stays_open(token_stack: dict[str, Any]) -> None:
+def test_http_with_the_token_succeeds_and_health_stays_open(token_stack: TokenStack) -> None:
     auth = {"Authorization": f"Bearer {TOKEN}"}
-    with httpx.Client(base_url=token_stack["url"], timeout=60) as client:
+    with httpx.Client(base_url=token_stack.url, timeout=60) as client:
         assert client.get("/api/health").status_code == 200
         added = client.post(
             "/api/memory-bank/add",
@@ -343,8 +359,8 @@ def test_http_with_the_token_succeeds_and_health_stays_open(token_stack: dict[st
         assert context.json()["degraded"] == []
 
 
-def test_hooks_send_the_token(token_stack: dict[str, Any], tmp_path: Path) -> None:
-    port = int(token_stack["url"].rsplit(":", 1)[1])
+def test_hooks_send_the_token(token_stack: TokenStack, tmp_path: Path) -> None:
+    port = int(token_stack.url.rsplit(":", 1)[1])
     payload = claude_session_start("tok-hook", "/srv/app", source="compact")  # its output reaches the model
     with_token = run_hook("session_start", payload, hook_env(tmp_path / "a", port, token=TOKEN))
     without = run_hook("session_start", payload, hook_env(tmp_path / "b", port))
@@ -364,11 +380,11 @@ GRPC_PROBES: dict[str, tuple[str, Message, type[Message]]] = {
 
 
 @pytest.mark.parametrize("service", list(GRPC_PROBES))
-def test_grpc_requires_the_token_but_health_stays_open(service: str, token_stack: dict[str, Any]) -> None:
+def test_grpc_requires_the_token_but_health_stays_open(service: str, token_stack: TokenStack) -> None:
     from grpc_health.v1 import health_pb2, health_pb2_grpc
 
     path, request, reply_class = GRPC_PROBES[service]
-    with grpc.insecure_channel(token_stack[service]) as channel:
+    with grpc.insecure_channel(token_stack.address(service)) as channel:
         rpc: grpc.UnaryUnaryMultiCallable[Message, Message] = channel.unary_unary(
             path, request_serializer=lambda m: m.SerializeToString(), response_deserializer=reply_class.FromString
         )
@@ -388,7 +404,7 @@ def test_grpc_requires_the_token_but_health_stays_open(service: str, token_stack
 
 
 def test_a_user_token_signs_the_viewer_in_as_that_user_only(
-    token_stack: dict[str, Any], loop_thread: LoopThread, tmp_path: Path
+    token_stack: TokenStack, loop_thread: LoopThread, tmp_path: Path
 ) -> None:
     """A per-user token signs the viewer in as that user: it sees her memories; the shared token sees its own."""
     import dataclasses
@@ -398,7 +414,7 @@ def test_a_user_token_signs_the_viewer_in_as_that_user_only(
     tokens = tmp_path / "tokens"
     alice = add_token(tokens, "alice")
     settings = inproc.settings_for(
-        token_stack["home"], "tester", token_stack["embedding"], token_stack["memory"], token_stack["kg"], TOKEN
+        token_stack.home, "tester", token_stack.embedding, token_stack.memory, token_stack.kg, TOKEN
     )
     settings = dataclasses.replace(settings, user_tokens_file=tokens)
     stop, url = loop_thread.run(inproc.serve_gateway(settings))

@@ -14,7 +14,7 @@ import re
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from types import ModuleType
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -88,7 +88,7 @@ def test_wilson_is_a_probability_and_below_the_observed_rate(successes: float, u
 
 @PROPS
 @given(st.integers(1, 10_000), st.data())
-def test_wilson_grows_with_successes_and_with_evidence(uses: int, data: Any) -> None:
+def test_wilson_grows_with_successes_and_with_evidence(uses: int, data: st.DataObject) -> None:
     low = data.draw(st.floats(0.0, float(uses), allow_nan=False))
     high = data.draw(st.floats(low, float(uses), allow_nan=False))
     assert scoring.wilson_lower_bound(low, uses) <= scoring.wilson_lower_bound(high, uses) + 1e-12
@@ -226,7 +226,11 @@ METADATA = st.dictionaries(
     st.none() | st.floats(allow_nan=True),
 )
 def test_normalize_accepts_any_stored_metadata(
-    collection: str, document: str | None, metadata: dict[str, Any], similarity: float | None, final_rank: float | None
+    collection: str,
+    document: str | None,
+    metadata: dict[str, object],
+    similarity: float | None,
+    final_rank: float | None,
 ) -> None:
     record = parse_record("working_" + "0" * 32, collection, document, metadata)
     memory = view(
@@ -262,7 +266,9 @@ MEMORIES = st.lists(
 
 @PROPS
 @given(MEMORIES, st.integers(300, formatting.MAX_OUTPUT_CHARS))
-def test_known_context_keeps_its_structure_for_any_memory_content(memories: list[dict[str, Any]], budget: int) -> None:
+def test_known_context_keeps_its_structure_for_any_memory_content(
+    memories: list[dict[str, object]], budget: int
+) -> None:
     block = formatting.known_context(memories, budget=budget)
     if not memories:
         assert block == ""
@@ -368,7 +374,9 @@ JSONISH = st.recursive(
     JSONISH,
     st.none() | TEXT,
 )
-def test_observe_accepts_any_tool_payload(tool: str, tool_input: Any, tool_response: Any, cwd: str | None) -> None:
+def test_observe_accepts_any_tool_payload(
+    tool: str, tool_input: object, tool_response: object, cwd: str | None
+) -> None:
     observation = observe(tool, tool_input, tool_response, cwd)
     if observation is not None:
         assert isinstance(observation.text, str) and observation.text
@@ -377,7 +385,7 @@ def test_observe_accepts_any_tool_payload(tool: str, tool_input: Any, tool_respo
 
 # -- the hooks' stdin adapter ----------------------------------------------------------------------------
 @pytest.fixture(scope="module")
-def hook_modules() -> Any:
+def hook_modules() -> tuple[ModuleType, ModuleType]:
     sys.path.insert(0, str(HOOKS))
     try:
         import hook_events
@@ -393,7 +401,9 @@ def hook_modules() -> Any:
     st.sampled_from(["prompt", "stop", "session_start", "pre_compact", "post_tool_use", "bogus"]),
     st.sampled_from(["claude", "cursor"]),
 )
-def test_hook_stdin_adapter_is_total(hook_modules: Any, raw: bytes, event: str, client: str) -> None:
+def test_hook_stdin_adapter_is_total(
+    hook_modules: tuple[ModuleType, ModuleType], raw: bytes, event: str, client: str
+) -> None:
     hook_events, hook_main = hook_modules
     parsed = hook_events.parse(raw, event, client)
     if parsed is not None:

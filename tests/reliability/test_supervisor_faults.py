@@ -16,38 +16,23 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from kernel.json_values import JSONObject, object_at, parse_object
 from tests.support.hookrun import claude_turn, hook_env, run_hook
+from tests.support.json_read import json_int, json_str
 from tests.support.stack import ROOT, free_port
+from tests.support.supervisor import service_state, state, wait_for
 
 pytestmark = pytest.mark.slow
 
 PROJECT = "/srv/supervised-project"
 FACT = "Feature flags for the checkout service live in LaunchDarkly project shop-web"
 PROMPT = "where do the checkout feature flags live?"
-
-
-def _state(home: Path) -> dict[str, Any]:
-    try:
-        answer: dict[str, Any] = json.loads((home / "run" / "state.json").read_text())
-        return answer
-    except (OSError, ValueError):
-        return {}
-
-
-def _wait(predicate: Any, timeout: float, what: str) -> Any:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise TimeoutError(f"timed out after {timeout:.0f} s waiting for {what}")
 
 
 def _cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
@@ -62,8 +47,16 @@ def _cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@dataclass(frozen=True)
+class Supervised:
+    home: Path
+    env: dict[str, str]
+    up: subprocess.Popen[bytes]  # `mnemex up`
+    port: int  # the gateway's
+
+
 @pytest.fixture(scope="module")
-def supervised(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+def supervised(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Supervised]:
     home = tmp_path_factory.mktemp("supervised-home")
     env = {k: v for k, v in os.environ.items() if k != "MNEMEX_TOKEN"}
     env.update(
@@ -85,8 +78,13 @@ def supervised(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, A
         stderr=subprocess.DEVNULL,
     )
     try:
-        _wait(lambda: _state(home).get("supervisor", {}).get("ready_at"), 120, "the supervised stack to be ready")
-        yield {"home": home, "env": env, "up": up, "port": int(env["MNEMEX_GATEWAY_ADDR"].rsplit(":", 1)[1])}
+        wait_for(
+            lambda: object_at(state(home), "supervisor").get("ready_at"),
+            120,
+            "the supervised stack to be ready",
+            interval=0.05,
+        )
+        yield Supervised(home, env, up, int(env["MNEMEX_GATEWAY_ADDR"].rsplit(":", 1)[1]))
     finally:
         up.send_signal(signal.SIGTERM)
         try:
@@ -96,7 +94,7 @@ def supervised(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, A
             up.wait(10)
 
 
-def _post(port: int, path: str, body: dict[str, Any]) -> dict[str, Any]:
+def _post(port: int, path: str, body: Mapping[str, object]) -> JSONObject:
     import urllib.request
 
     request = urllib.request.Request(
@@ -106,26 +104,28 @@ def _post(port: int, path: str, body: dict[str, Any]) -> dict[str, Any]:
         method="POST",
     )
     with urllib.request.urlopen(request, timeout=30) as reply:
-        answer: dict[str, Any] = json.loads(reply.read())
-        return answer
+        return parse_object(reply.read())
 
 
-def test_supervisor_restarts_memory_with_backoff_and_hooks_survive(supervised: dict[str, Any], tmp_path: Path) -> None:
-    home, env, port = supervised["home"], supervised["env"], supervised["port"]
-    fact_id = _post(port, "/api/memory-bank/add", {"content": FACT, "cwd": PROJECT})["memory"]["id"]
+def test_supervisor_restarts_memory_with_backoff_and_hooks_survive(supervised: Supervised, tmp_path: Path) -> None:
+    home, env, port = supervised.home, supervised.env, supervised.port
+    fact_id = json_str(_post(port, "/api/memory-bank/add", {"content": FACT, "cwd": PROJECT}), "memory", "id")
     hooks = hook_env(tmp_path, port, MNEMEX_HOOK_TIMEOUT="8")
     runs = []
     for round_number in (1, 2):
-        pid = _state(home)["services"]["memory"]["pid"]
+        pid = json_int(service_state(home, "memory"), "pid")
         os.kill(pid, signal.SIGKILL)
         killed_at = time.monotonic()
-        while _state(home)["services"]["memory"].get("pid") in (pid, None):
+        while service_state(home, "memory").get("pid") in (pid, None):
             runs.append(run_hook("prompt", claude_turn("prompt", f"sup-{round_number}", PROJECT, PROMPT), hooks))
             runs.append(run_hook("stop", claude_turn("stop", f"sup-{round_number}", PROJECT), hooks))
             if time.monotonic() - killed_at > 60:
                 raise TimeoutError("memory was not restarted")
-        after = _wait(
-            lambda: (s := _state(home)["services"]["memory"])["status"] == "healthy" and s, 60, "memory healthy again"
+        after = wait_for(
+            lambda: s if (s := service_state(home, "memory")).get("status") == "healthy" else None,
+            60,
+            "memory healthy again",
+            interval=0.05,
         )
         assert after["restarts"] == round_number and after["last_exit"] == -signal.SIGKILL, after
     assert all(r.returncode == 0 and r.elapsed < 10 for r in runs), [(r.returncode, r.elapsed) for r in runs]
@@ -137,12 +137,8 @@ def test_supervisor_restarts_memory_with_backoff_and_hooks_survive(supervised: d
     # The gateway reconnects, then the prompt hook injects the fact again (fresh hook state:
     # the circuit breaker and the reconnect delay have their own tests in test_faults.py).
     end = time.monotonic() + 20
-    while (
-        f"[id:{fact_id}]"
-        not in _post(port, "/api/hooks/get-context", {"session_id": "sup-poll", "prompt": PROMPT, "cwd": PROJECT})[
-            "context"
-        ]
-    ):
+    poll = {"session_id": "sup-poll", "prompt": PROMPT, "cwd": PROJECT}
+    while f"[id:{fact_id}]" not in json_str(_post(port, "/api/hooks/get-context", poll), "context"):
         assert time.monotonic() < end, "context did not come back after the supervised restart"
         time.sleep(0.1)
     first = run_hook(

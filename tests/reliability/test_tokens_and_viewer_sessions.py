@@ -18,7 +18,6 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
@@ -31,8 +30,17 @@ ROOT = Path(__file__).resolve().parents[2]
 SHARED = "operator-" + "Zq8vK2mW" * 4
 
 
+@dataclasses.dataclass(frozen=True)
+class Team:
+    url: str  # the gateway
+    file: Path  # its user tokens file
+    alice: str  # each user's token
+    bob: str
+    mallory: str
+
+
 @pytest.fixture()
-def team(stack: inproc.InprocStack, loop_thread: LoopThread, tmp_path: Path) -> Iterator[dict[str, Any]]:
+def team(stack: inproc.InprocStack, loop_thread: LoopThread, tmp_path: Path) -> Iterator[Team]:
     """A gateway over the module's stack with a shared token and a tokens file of alice, bob and mallory."""
     tokens_file = tmp_path / "user_tokens"
     tokens = {user: add_token(tokens_file, user) for user in ("alice", "bob", "mallory")}
@@ -42,7 +50,7 @@ def team(stack: inproc.InprocStack, loop_thread: LoopThread, tmp_path: Path) -> 
     settings = dataclasses.replace(settings, user_tokens_file=tokens_file)
     stop, url = loop_thread.run(inproc.serve_gateway(settings))
     try:
-        yield {"url": url, "file": tokens_file, **tokens}
+        yield Team(url, tokens_file, tokens["alice"], tokens["bob"], tokens["mallory"])
     finally:
         loop_thread.run(stop())
 
@@ -65,37 +73,37 @@ def tokens_cli(file: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_a_token_revoked_with_the_cli_is_refused_on_the_next_request(team: dict[str, Any]) -> None:
-    url, file = team["url"], team["file"]
-    assert status_with(url, team["bob"]) == 200 and status_with(url, team["alice"]) == 200
+def test_a_token_revoked_with_the_cli_is_refused_on_the_next_request(team: Team) -> None:
+    url, file = team.url, team.file
+    assert status_with(url, team.bob) == 200 and status_with(url, team.alice) == 200
     listed = tokens_cli(file, "list", "--json")
     assert listed.returncode == 0, listed.stderr
     assert [t["user"] for t in json.loads(listed.stdout)["tokens"]] == ["alice", "bob", "mallory"]
-    assert team["bob"] not in listed.stdout
+    assert team.bob not in listed.stdout
     revoked = tokens_cli(file, "revoke", "bob", "--json")
     assert revoked.returncode == 0 and json.loads(revoked.stdout)["revoked"] == 1, revoked.stderr
-    assert status_with(url, team["bob"]) == 401
-    assert status_with(url, team["alice"]) == 200
+    assert status_with(url, team.bob) == 401
+    assert status_with(url, team.alice) == 200
     again = tokens_cli(file, "revoke", "bob")
     assert again.returncode == 1 and "no token for user 'bob'" in again.stderr
 
 
 def test_a_malformed_or_deleted_tokens_file_fails_closed_with_a_log_line(
-    team: dict[str, Any], caplog: pytest.LogCaptureFixture
+    team: Team, caplog: pytest.LogCaptureFixture
 ) -> None:
-    url, file = team["url"], team["file"]
+    url, file = team.url, team.file
     alice_line = next(line for line in file.read_text().splitlines() if line.startswith("alice "))
     with caplog.at_level(logging.ERROR, logger="mnemex.gateway.tokens"):
         file.write_text(f"{alice_line}\nmallory\n")  # bob's line removed, a malformed one added
-        assert status_with(url, team["bob"]) == 401
-        assert status_with(url, team["alice"]) == 401  # nothing from a file that cannot be trusted
+        assert status_with(url, team.bob) == 401
+        assert status_with(url, team.alice) == 401  # nothing from a file that cannot be trusted
         assert status_with(url, SHARED) == 200  # the operator's shared token still works
     logged = [r.getMessage() for r in caplog.records if r.name == "mnemex.gateway.tokens"]
     assert len(logged) == 1 and str(file) in logged[0] and "line 2" in logged[0], logged
     file.write_text(f"{alice_line}\n")
-    assert status_with(url, team["alice"]) == 200
+    assert status_with(url, team.alice) == 200
     file.unlink()
-    assert status_with(url, team["alice"]) == 401
+    assert status_with(url, team.alice) == 401
     assert status_with(url, SHARED) == 200
 
 
@@ -106,11 +114,11 @@ def sign_in(client: httpx.Client, token: str, headers: dict[str, str] | None = N
     )
 
 
-def test_a_thousand_sign_ins_by_one_user_sign_nobody_else_out(team: dict[str, Any]) -> None:
+def test_a_thousand_sign_ins_by_one_user_sign_nobody_else_out(team: Team) -> None:
     """mallory signs in 1,001 times, each from its own address behind the (trusted) local proxy."""
-    url = team["url"]
+    url = team.url
     with httpx.Client(base_url=url, timeout=60) as alice, httpx.Client(base_url=url, timeout=60) as mallory:
-        assert sign_in(alice, team["alice"]).status_code == 303
+        assert sign_in(alice, team.alice).status_code == 303
         assert alice.get("/ui/memories").status_code == 200
         mallory.get("/ui/login")
         csrf = mallory.cookies["mnemex_csrf"]
@@ -118,7 +126,7 @@ def test_a_thousand_sign_ins_by_one_user_sign_nobody_else_out(team: dict[str, An
         for n in range(1001):
             reply = mallory.post(
                 "/ui/login",
-                data={"token": team["mallory"], "csrf": csrf, "next": "/ui"},
+                data={"token": team.mallory, "csrf": csrf, "next": "/ui"},
                 headers={"X-Forwarded-For": f"10.{n // 65536}.{n // 256 % 256}.{n % 256}"},
             )
             statuses.add(reply.status_code)
@@ -127,21 +135,21 @@ def test_a_thousand_sign_ins_by_one_user_sign_nobody_else_out(team: dict[str, An
         assert alice.get("/ui/memories").status_code == 200, "alice was signed out by mallory's sign-ins"
 
 
-def test_sign_in_attempts_are_rate_limited_per_client(team: dict[str, Any]) -> None:
-    url = team["url"]
+def test_sign_in_attempts_are_rate_limited_per_client(team: Team) -> None:
+    url = team.url
     guesser = {"X-Forwarded-For": "203.0.113.7"}
     with httpx.Client(base_url=url, timeout=60) as client:
         replies = [sign_in(client, "guess-" + str(n), guesser) for n in range(12)]
         assert [r.status_code for r in replies[:10]] == [401] * 10
         assert replies[10].status_code == 429 and int(replies[10].headers["retry-after"]) >= 1
         assert "Too many sign-in attempts" in replies[10].text
-        assert sign_in(client, team["alice"], guesser).status_code == 429  # even the right token, for a while
+        assert sign_in(client, team.alice, guesser).status_code == 429  # even the right token, for a while
     with httpx.Client(base_url=url, timeout=60) as other:
-        assert sign_in(other, team["alice"], {"X-Forwarded-For": "198.51.100.9"}).status_code == 303
+        assert sign_in(other, team.alice, {"X-Forwarded-For": "198.51.100.9"}).status_code == 303
 
 
-def test_the_cookies_are_secure_when_a_trusted_proxy_says_https(team: dict[str, Any]) -> None:
-    url = team["url"]
+def test_the_cookies_are_secure_when_a_trusted_proxy_says_https(team: Team) -> None:
+    url = team.url
     proxied = {"X-Forwarded-Proto": "https", "X-Forwarded-For": "192.0.2.44"}
     with httpx.Client(base_url=url, timeout=60) as client:
         form = client.get("/ui/login", headers=proxied)
@@ -150,10 +158,10 @@ def test_the_cookies_are_secure_when_a_trusted_proxy_says_https(team: dict[str, 
         client.cookies.clear()  # a Secure cookie is not sent over this plain-http hop: the proxy's browser sends it
         signed = client.post(
             "/ui/login",
-            data={"token": team["alice"], "csrf": csrf, "next": "/ui"},
+            data={"token": team.alice, "csrf": csrf, "next": "/ui"},
             headers={**proxied, "Cookie": f"mnemex_csrf={csrf}"},
         )
         assert signed.status_code == 303 and "; Secure" in signed.headers["set-cookie"]
     with httpx.Client(base_url=url, timeout=60) as plain:
-        signed = sign_in(plain, team["alice"], {"X-Forwarded-For": "192.0.2.45"})
+        signed = sign_in(plain, team.alice, {"X-Forwarded-For": "192.0.2.45"})
         assert signed.status_code == 303 and "Secure" not in signed.headers["set-cookie"]

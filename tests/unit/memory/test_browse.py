@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TypedDict
 
 import pytest
 
@@ -47,11 +48,43 @@ RECORDS = [
 ]
 
 
-def query(**kw: Any) -> BrowseQuery:
-    # kw: build_browse_query's arguments, of several types, by name; it checks them.
-    base: dict[str, Any] = {"collections": [], "tag": "", "sort": "", "archived": "", "limit": 20, "offset": 0}
-    base.update(kw)
-    return build_browse_query(**base)
+class BrowseArgs(TypedDict, total=False):
+    """``query``'s arguments that a test sets."""
+
+    collections: Sequence[str]
+    tag: str
+    sort: str
+    archived: str
+    limit: int
+    offset: int
+    kind: str
+    session_id: str
+    ids: Sequence[str]
+
+
+def query(
+    *,
+    collections: Sequence[str] = (),
+    tag: str = "",
+    sort: str = "",
+    archived: str = "",
+    limit: int = 20,
+    offset: int = 0,
+    kind: str = "",
+    session_id: str = "",
+    ids: Sequence[str] = (),
+) -> BrowseQuery:
+    return build_browse_query(
+        collections=collections,
+        tag=tag,
+        sort=sort,
+        archived=archived,
+        limit=limit,
+        offset=offset,
+        kind=kind,
+        session_id=session_id,
+        ids=ids,
+    )
 
 
 @pytest.mark.parametrize(
@@ -92,7 +125,7 @@ def test_defaults_cover_every_collection() -> None:
         ({"tag": "t" * 101}, "tag is longer than 100"),
     ],
 )
-def test_bad_requests_say_how_to_fix_them(kw: dict[str, object], says: str) -> None:
+def test_bad_requests_say_how_to_fix_them(kw: BrowseArgs, says: str) -> None:
     with pytest.raises(InvalidRequest, match=says.replace("(", r"\(")):
         query(**kw)
 

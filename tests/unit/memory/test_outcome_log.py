@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from services.memory.domain.naming import Scope
 from services.memory.storage.outcome_log import OUTCOME_LOG_DAYS, OutcomeLog, OutcomeRow
@@ -14,9 +13,8 @@ SCOPE = Scope("u", "p")
 DAY = 24 * 3600.0
 
 
-def row(memory_id: str, outcome: str, before: float, after: float, **kw: Any) -> OutcomeRow:
-    # kw: the rest of OutcomeRow's fields, of several types, by name.
-    return OutcomeRow(0.0, memory_id, outcome, before, after, "working", "working", "none", "", **kw)
+def row(memory_id: str, outcome: str, before: float, after: float) -> OutcomeRow:
+    return OutcomeRow(0.0, memory_id, outcome, before, after, "working", "working", "none", "")
 
 
 def test_turns_carry_their_outcomes_and_memories_their_turns(tmp_path: Path) -> None:

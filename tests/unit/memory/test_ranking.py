@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
 
 import numpy as np
 import pytest
@@ -22,18 +21,30 @@ from services.memory.domain.scoring import wilson_lower_bound
 W = RankingWeights()
 
 
-def item(**kwargs: Any) -> RankInput:
-    # kwargs: RankInput fields of several types, by name; the constructor checks them.
-    base: dict[str, Any] = {
-        "collection": "history",
-        "score": 0.5,
-        "uses": 0,
-        "success_count": 0.0,
-        "age_days": 0.0,
-        "relevance": 0.5,
-    }
-    base.update(kwargs)
-    return RankInput(**base)
+def item(
+    *,
+    collection: str = "history",
+    score: float = 0.5,
+    uses: int = 0,
+    success_count: float = 0.0,
+    age_days: float = 0.0,
+    importance: float | None = None,
+    confidence: float | None = None,
+    relevance: float | None = 0.5,
+    collection_weight: float = 1.0,
+) -> RankInput:
+    """A RankInput of an unremarkable history memory, but for the fields given."""
+    return RankInput(
+        collection=collection,
+        score=score,
+        uses=uses,
+        success_count=success_count,
+        age_days=age_days,
+        importance=importance,
+        confidence=confidence,
+        relevance=relevance,
+        collection_weight=collection_weight,
+    )
 
 
 def test_the_documented_formula_with_a_query() -> None:

@@ -2,36 +2,42 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from services.memory.domain.arrays import Vector
 from services.memory.domain.context_selection import STALE_VALUE_OF, SelectionRules, covers_fact, select, states_fact
 from services.memory.domain.memory_view import NormalizedMemory
+from services.memory.domain.record import Scalar
 
 
 def memory(
-    mid: str, content: str, collection: str = "history", similarity: float | None = 0.7, **extra: Any
+    mid: str,
+    content: str,
+    collection: str = "history",
+    similarity: float | None = 0.7,
+    *,
+    worked_count: int = 0,
+    project: str = "",
+    metadata: dict[str, Scalar] | None = None,
 ) -> NormalizedMemory:
-    # NormalizedMemory's fields have several types; its constructor takes them by name.
-    fields: dict[str, Any] = {
-        "id": mid,
-        "collection": collection,
-        "content": content,
-        "created_at": "",
-        "age": "1d",
-        "score": 0.5,
-        "wilson_score": 0.5,
-        "uses": 0,
-        "success_count": 0.0,
-        "learned_score": 0.5,
-        "last_outcome": "",
-        "outcome_history": "",
-        "embedding_similarity": similarity,
-    }
-    fields.update(extra)
-    return NormalizedMemory(**fields)
+    return NormalizedMemory(
+        id=mid,
+        collection=collection,
+        content=content,
+        created_at="",
+        age="1d",
+        score=0.5,
+        wilson_score=0.5,
+        uses=0,
+        success_count=0.0,
+        learned_score=0.5,
+        last_outcome="",
+        outcome_history="",
+        embedding_similarity=similarity,
+        worked_count=worked_count,
+        project=project,
+        metadata={} if metadata is None else metadata,
+    )
 
 
 def unit(*values: float) -> Vector:

@@ -1,8 +1,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Any
+from typing import TypedDict
 
 import pytest
 
@@ -32,6 +33,21 @@ def test_neither_query_nor_days_back_nor_id_says_what_to_pass() -> None:
     assert "query" in message and "days_back" in message and "id" in message
 
 
+class SearchArgs(TypedDict, total=False):
+    """build_search_params' arguments, as a test sets some of them."""
+
+    query: str
+    has_vector: bool
+    collections: Sequence[str]
+    limit: int
+    days_back: int
+    memory_id: str
+    sort_by: str
+    filters_json: str
+    collection_weights: Mapping[str, float] | None
+    boost_ids: Sequence[str]
+
+
 @pytest.mark.parametrize(
     ("kwargs", "fragment"),
     [
@@ -47,8 +63,8 @@ def test_neither_query_nor_days_back_nor_id_says_what_to_pass() -> None:
         ({"memory_id": "no spaces allowed"}, "malformed"),
     ],
 )
-def test_bad_parameters_are_explained(kwargs: dict[str, Any], fragment: str) -> None:
-    # kwargs: build_search_params' arguments, bad on purpose, of several types.
+def test_bad_parameters_are_explained(kwargs: SearchArgs, fragment: str) -> None:
+    # kwargs: build_search_params' arguments, bad on purpose.
     with pytest.raises(InvalidRequest) as err:
         build_search_params(**kwargs)
     assert fragment in str(err.value)

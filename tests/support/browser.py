@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 import os
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
@@ -63,8 +63,8 @@ class ViewerStack(Protocol):
     kg_addr: str
     client: httpx.Client
 
-    # Any: a JSON body and answer of the REST API, as LiveStack.post sends and reads them.
-    def post(self, path: str, body: dict[str, Any], expect: int = 200) -> dict[str, Any]: ...
+    # Any: the REST API's answer as LiveStack.post returns it (dict[str, Any] there); JSONObject once that one is.
+    def post(self, path: str, body: Mapping[str, object], expect: int = 200) -> dict[str, Any]: ...
 
 
 @dataclass
@@ -89,7 +89,8 @@ class Watched:
     console: list[str] = field(default_factory=list)  # console errors: a CSP violation shows up here
     accept_confirm: bool = False  # a test that confirms (remove a book) sets it; others dismiss every dialog
 
-    def pwned(self) -> Any:  # Any: whatever the page's script left in window.__pwned (None when nothing ran)
+    def pwned(self) -> object:
+        """Whatever the page's script left in window.__pwned (None when nothing ran)."""
         return self.page.evaluate("window.__pwned")
 
 

@@ -21,7 +21,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
-from typing import Any, TypeVar
+from typing import TextIO, TypeVar
 
 T = TypeVar("T")
 
@@ -44,7 +44,7 @@ class CallTrace:
         except ValueError:
             return None
 
-    def _profile(self, frame: FrameType, event: str, _arg: Any) -> None:
+    def _profile(self, frame: FrameType, event: str, _arg: object) -> None:
         if event != "call":
             return
         module = self._relative(frame.f_code.co_filename)
@@ -124,7 +124,7 @@ def first_component(module: str) -> str:
     return module.split("/", 1)[0] if "/" in module else module
 
 
-def print_summary(trace: CallTrace, title: str = "trace", out: Any = sys.stdout) -> None:
+def print_summary(trace: CallTrace, title: str = "trace", out: TextIO = sys.stdout) -> None:
     """The counts, then each module and the modules it called."""
     print(
         f"{title}: {len(trace.modules())} modules, {len(trace.entries)} function entries, "

@@ -22,7 +22,6 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import grpc
 
@@ -84,7 +83,12 @@ def consolidations_across_kills(
     return report
 
 
-def _check(stub: Any, scope: Any, outcomes: list[tuple[list[str], bool]], report: MergeKillReport) -> None:
+def _check(
+    stub: pb_grpc.MemoryServiceStub,
+    scope: common_pb.Scope,
+    outcomes: list[tuple[list[str], bool]],
+    report: MergeKillReport,
+) -> None:
     stored = {m.id: m for m in all_memories(stub, scope, "history")}
     report.tried += len(outcomes)
     report.lost += sum(source not in stored for pair, _ in outcomes for source in pair)
@@ -112,13 +116,17 @@ def _unrelated_text(rng: random.Random) -> str:
     return "note: " + " ".join(rng.sample(WORDS, 9))
 
 
-def merged_from(memory: Any) -> list[str]:
+def merged_from(memory: pb.Memory) -> list[str]:
     linked = json.loads(memory.metadata_json or "{}").get("consolidated_from") or ""
     return [part for part in str(linked).split(",") if part]
 
 
 def _consolidate_until_killed(
-    stub: Any, scope: Any, pairs: list[list[str]], kill: Callable[[], object], delay_s: float
+    stub: pb_grpc.MemoryServiceStub,
+    scope: common_pb.Scope,
+    pairs: list[list[str]],
+    kill: Callable[[], object],
+    delay_s: float,
 ) -> list[tuple[list[str], bool]]:
     """Consolidate ``pairs`` from 3 threads; kill memory ``delay_s`` after the first answer.
     Returns (pair, answered OK) per call sent."""
@@ -156,9 +164,9 @@ def _consolidate_until_killed(
     return outcomes
 
 
-def all_memories(stub: Any, scope: Any, collection: str) -> list[Any]:
+def all_memories(stub: pb_grpc.MemoryServiceStub, scope: common_pb.Scope, collection: str) -> list[pb.Memory]:
     """Every memory of ``collection`` in ``scope``, archived ones included (List pages of 100)."""
-    found: list[Any] = []
+    found: list[pb.Memory] = []
     while True:
         request = pb.ListRequest(
             scope=scope, collection=collection, limit=100, offset=len(found), include_archived=True

@@ -21,10 +21,13 @@ import statistics
 import threading
 import time
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 import httpx
+
+from kernel.json_values import JSONObject, as_object, objects_at, str_at
+from tests.support.json_read import json_str
 
 FACTS = [
     "The billing service deploys with Helm to the staging cluster every weekday at 10:00",
@@ -116,7 +119,7 @@ def _session(
     rng = random.Random(seed)
     with httpx.Client(base_url=url, timeout=60, headers=headers) as client:
 
-        def post(path: str, body: dict[str, Any]) -> dict[str, Any] | None:
+        def post(path: str, body: Mapping[str, object]) -> JSONObject | None:
             try:
                 reply = client.post(path, json=body)
             except httpx.HTTPError as exc:
@@ -129,8 +132,7 @@ def _session(
                 if reply.status_code != 200:
                     report.errors.append(f"{path}: {reply.status_code} {reply.text[:200]}")
                     return None
-            answer: dict[str, Any] | None = reply.json()
-            return answer
+            return as_object(reply.json())
 
         for turn in range(turns):
             prompt = rng.choice(PROMPTS) + f" (turn {turn})"
@@ -151,7 +153,7 @@ def _session(
                     "assistant_text": f"Answer {turn} of {name}: follow the runbook for that step.",
                 },
             )
-            injected = [m["id"] for m in context.get("memories", [])]
+            injected = [json_str(m, "id") for m in objects_at(context, "memories")]
             scores = {i: rng.choice(OUTCOMES) for i in injected[:3]}
             scored = post(
                 "/api/record-outcome",
@@ -160,9 +162,9 @@ def _session(
             if scored is None:
                 continue
             with lock:
-                for item in scored.get("scored", []):
-                    report.scored_by_uid[uid_of(item["id"])] += 1
-                    report.final_ids[uid_of(item["id"])] = item.get("new_id") or item["id"]
+                for item in objects_at(scored, "scored"):
+                    report.scored_by_uid[uid_of(json_str(item, "id"))] += 1
+                    report.final_ids[uid_of(json_str(item, "id"))] = str_at(item, "new_id") or json_str(item, "id")
 
 
 def run_load(url: str, cwd: str, *, sessions: int, turns: int, headers: dict[str, str] | None = None) -> LoadReport:

@@ -24,8 +24,11 @@ class MemoryService:
     home: Path
 
 
-async def start_memory_service(home: Path, embedding_addr: str, **overrides: Any) -> RunningService[MemoryUseCases]:
-    # overrides: MemorySettings fields of several types, by name; the settings check them.
+async def start_memory_service(
+    home: Path,
+    embedding_addr: str,
+    **overrides: Any,  # Any: MemorySettings fields of several types, by name, passed through; the settings check them
+) -> RunningService[MemoryUseCases]:
     import chromadb
     from chromadb.config import Settings as ChromaSettings
 
@@ -35,7 +38,7 @@ async def start_memory_service(home: Path, embedding_addr: str, **overrides: Any
     from services.memory.settings import MemorySettings
     from services.memory.storage.chroma_store import ChromaStore
 
-    options: dict[str, Any] = {
+    options: dict[str, Any] = {  # Any: the MemorySettings fields above, with the overrides
         "address": "127.0.0.1:0",
         "home": home,
         "default_user": "tester",
@@ -49,8 +52,11 @@ async def start_memory_service(home: Path, embedding_addr: str, **overrides: Any
 
 
 def store(
-    stub: pb_grpc.MemoryServiceStub, scope: common_pb.Scope, content: str, collection: str = "working", **kw: Any
+    stub: pb_grpc.MemoryServiceStub,
+    scope: common_pb.Scope,
+    content: str,
+    collection: str = "working",
+    **kw: Any,  # Any: StoreRequest fields of several types, passed through; the message constructor checks them
 ) -> pb.Memory:
-    # kw holds StoreRequest fields of several types; the message constructor checks them.
     reply = stub.Store(pb.StoreRequest(scope=scope, collection=collection, content=content, **kw), timeout=30)
     return reply.memory

@@ -10,16 +10,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TypeVar
 
 import grpc
 import pytest
 from google.protobuf.message import Message
 
+from kernel.grpc_hosting import RunningService
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.kg.v1 import kg_service_pb2 as pb
 from protos.mnemex.kg.v1 import kg_service_pb2_grpc as pb_grpc
 from services.embedding.model import Encoder
+from services.kg.store import KgStore
 from tests.integration.kg.known_problems import HEADS, MISSING, lessons, solve
 from tests.support.loop_thread import LoopThread
 
@@ -39,7 +41,11 @@ def fixes(
     return {x.text for x in lessons(stub, encoder, scope, session, prompt) if x.kind == "solution"}
 
 
-def refused(call: Callable[..., object], request: Message) -> tuple[grpc.StatusCode, str]:
+Request = TypeVar("Request", bound=Message)
+Reply = TypeVar("Reply", bound=Message)
+
+
+def refused(call: grpc.UnaryUnaryMultiCallable[Request, Reply], request: Request) -> tuple[grpc.StatusCode, str]:
     with pytest.raises(grpc.RpcError) as caught:
         call(request, timeout=5)
     return caught.value.code(), caught.value.details() or ""
@@ -90,7 +96,7 @@ def restartable(loop_thread: LoopThread, tmp_path: Path) -> Iterator[Callable[[]
     from services.kg.kg_servicer import create_server
     from services.kg.settings import KgSettings
 
-    running: list[Any] = []
+    running: list[RunningService[KgStore]] = []
     channels: list[grpc.Channel] = []
 
     def start() -> pb_grpc.KnowledgeGraphServiceStub:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
@@ -128,10 +127,11 @@ def backfill(stub: pb_grpc.MemoryServiceStub, scope: common_pb.Scope) -> None:
     assert len(reply.stored_ids) == len(exchanges) + len(observations)
 
 
-def listed(stub: pb_grpc.MemoryServiceStub, scope: common_pb.Scope, **kw: Any) -> pb.SearchResponse:
-    # kw: SearchRequest fields of several types, by name; the message constructor checks them.
+def listed(
+    stub: pb_grpc.MemoryServiceStub, scope: common_pb.Scope, *, query: str = "", days_back: int = 0
+) -> pb.SearchResponse:
     reply: pb.SearchResponse = stub.Search(
-        pb.SearchRequest(scope=scope, limit=10, distinct_relevant=True, **kw),
+        pb.SearchRequest(scope=scope, limit=10, distinct_relevant=True, query=query, days_back=days_back),
         timeout=30,
     )
     return reply

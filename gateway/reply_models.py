@@ -7,6 +7,8 @@ a key that only some replies carry (a memory_bank memory's ``importance``, a sea
 ``response_model_exclude_unset=True`` so an absent key stays absent. The known-problem replies
 are in ``gateway.problem_models``. ``tests/unit/gateway/test_reply_models.py`` fails on a JSON
 route without a model; ``tests/integration/gateway/test_reply_schemas.py`` holds real replies to them.
+The MCP tools that give the same replies declare these models as their output schemas
+(``gateway.mcp.models`` holds the shapes only a tool gives).
 """
 
 from __future__ import annotations

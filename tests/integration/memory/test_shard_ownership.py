@@ -59,8 +59,7 @@ def sharded_address(
 
 def _foreign_request(method: MethodDescriptor) -> Message:
     """A request of ``method``'s type whose user is FOREIGN, wherever the user is carried."""
-    # The message class is made from the descriptor at run time: its fields are set by name, untyped.
-    request: Any = message_factory.GetMessageClass(method.input_type)()
+    request: Any = message_factory.GetMessageClass(method.input_type)()  # Any: made at run time, set by name
     scope = common_pb.Scope(user=FOREIGN, project="shop")
     if method.name == "Import":
         request.record_json = _record(FOREIGN, "000000000000001")
@@ -84,17 +83,26 @@ def _foreign_request(method: MethodDescriptor) -> Message:
 def _call(channel: grpc.Channel, method: MethodDescriptor, request: Message) -> grpc.RpcError | None:
     reply_class = message_factory.GetMessageClass(method.output_type)
     path = f"/{method.containing_service.full_name}/{method.name}"
-    kwargs: dict[str, Any] = {
-        "request_serializer": lambda m: m.SerializeToString(),
-        "response_deserializer": reply_class.FromString,
-    }
+
+    def serialize(message: Message) -> bytes:
+        return message.SerializeToString()
+
+    deserialize = reply_class.FromString
     try:
         if method.client_streaming:
-            channel.stream_unary(path, **kwargs)(iter([request]), timeout=60)
+            channel.stream_unary(path, request_serializer=serialize, response_deserializer=deserialize)(
+                iter([request]), timeout=60
+            )
         elif method.server_streaming:
-            list(channel.unary_stream(path, **kwargs)(request, timeout=60))
+            list(
+                channel.unary_stream(path, request_serializer=serialize, response_deserializer=deserialize)(
+                    request, timeout=60
+                )
+            )
         else:
-            channel.unary_unary(path, **kwargs)(request, timeout=60)
+            channel.unary_unary(path, request_serializer=serialize, response_deserializer=deserialize)(
+                request, timeout=60
+            )
     except grpc.RpcError as exc:
         return exc
     return None
@@ -137,7 +145,7 @@ def test_every_kg_rpc_refuses_a_user_of_another_shard(loop_thread: LoopThread, t
     try:
         with grpc.insecure_channel(f"127.0.0.1:{running.port}") as channel:
             for method in kg_pb.DESCRIPTOR.services_by_name["KnowledgeGraphService"].methods:
-                request: Any = message_factory.GetMessageClass(method.input_type)()  # fields set by name
+                request: Any = message_factory.GetMessageClass(method.input_type)()  # Any: fields set by name
                 if "scope" not in request.DESCRIPTOR.fields_by_name:
                     continue  # ExtractConcepts, Info: no user to check
                 request.scope.CopyFrom(common_pb.Scope(user=FOREIGN, project="shop"))

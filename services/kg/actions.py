@@ -45,13 +45,13 @@ class ActionGraph:
 
     # Any: networkx's edge data, as untyped as networkx: outcome counts (COUNT_FIELDS), "first" and "last"
     # (a float or None) and "examples" (a list of {"ts", "outcome", "doc_id"}), each updated in place.
-    def _edge(self, context_type: str, action: str, collection: str) -> dict[str, Any]:
+    def _edge(self, context_type: str, action: str, collection: str) -> dict[str, Any]:  # Any: networkx data
         source, target = f"context:{context_type}", f"collection:{collection or ANY_COLLECTION}"
         if not self.graph.has_edge(source, target, key=action):
             self.graph.add_edge(
                 source, target, key=action, first=None, last=None, examples=[], **dict.fromkeys(COUNT_FIELDS, 0)
             )
-        edge: dict[str, Any] = self.graph.edges[source, target, action]  # Any: see above
+        edge: dict[str, Any] = self.graph.edges[source, target, action]  # Any: networkx edge data, see above
         return edge
 
     def record(

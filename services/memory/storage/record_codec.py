@@ -109,7 +109,7 @@ def parse_record(
     bank = collection == MEMORY_BANK
     # Any: the bookkeeping fields are picked by name (TIME_FIELDS, TEXT_FIELDS, COUNT_FIELDS) and each value is
     # checked against its kind below; mypy types ``**`` of a dict against every field of MemoryRecord at once.
-    typed: dict[str, Any] = {}
+    typed: dict[str, Any] = {}  # Any: MemoryRecord's bookkeeping fields by name, each checked below
     extra: dict[str, Scalar] = {}
     for key, value in meta.items():
         if key in SURFACED_KEYS:

@@ -8,7 +8,8 @@
   ``process.env.SECRET || "..."``, ``System.getenv("X") ?: "..."`` (the literal is the secret when the variable is
   unset);
 - **a literal given to a decoding or wrapping call** on a name that says secret: ``app.secret_key =
-  bytes.fromhex("...")``, ``KEY = base64.b64decode("...")``, ``password: SecretStr("...")``.
+  bytes.fromhex("...")``, ``KEY = base64.b64decode("...")``, ``password: SecretStr("...")``,
+  ``password: String::from("...")``.
 
 A value that is code or a placeholder (``""``, ``"changeme"``, ``"<your key>"``) is kept; a name about a secret
 (``PASSWORD_MIN_LENGTH``) too. Plain data and keep checks.
@@ -76,7 +77,7 @@ LITERALS: list[Place] = [
     Place(
         "wrapped-secret",
         # (two look-behinds: a one-class one would be moved into the keep check, and every position tried)
-        rf"(?<!\w)(?<![.:/-]){_WRAPPED_NAME}[\"']?[ \t]*(?::=|=|:)[ \t]*(?:[\w.]{{0,40}}\.)?"
+        rf"(?<!\w)(?<![.:/-]){_WRAPPED_NAME}[\"']?[ \t]*(?::=|=|:)[ \t]*(?:[\w.]{{0,40}}(?:\.|::))?"
         r"(?:fromhex|unhexlify|a2b_hex|b64decode|urlsafe_b64decode|a2b_base64|decodebytes|DecodeString|atob|"
         r"SecretStr|SecretBytes|Secret|from|encode|decode|getBytes)[ \t]*\([ \t]*b?" + _QUOTED,
         2,

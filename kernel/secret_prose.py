@@ -91,8 +91,9 @@ def _keep_prose_token(match: re.Match[str]) -> bool:
 
 # What may stand right before a password's noun that has no verb: a line's start, punctuation, or a verb of use.
 _BEFORE_THE_NOUN = re.compile(
-    r"(?i)(?:^|[,;(:—–-][ \t]*|(?<![\w-])(?:use|enter|type|try|with|new|temp|temporary|default|initial|one-time)"
-    r"[ \t]+(?:(?:the|a|this)[ \t]+)?|(?<![\w-])(?:user(?:name)?|login)[ \t:=]+[\w.@+-]{1,64}[ \t]+)\Z"
+    r"(?i)(?:^|[,;(:—–-][ \t]*|(?<![\w-])(?:use|enter|type|try|with|new|temp|temporary|default|initial|one-time|"
+    r"is|here's|here[ \t]+is|heres)[ \t]+(?:(?:the|a|this|my|our)[ \t]+)?|"
+    r"(?<![\w-])(?:user(?:name)?|login)[ \t:=]+[\w.@+-]{1,64}[ \t]+)\Z"
 )
 _BEFORE_APP_PASSWORD = re.compile(r"(?i)(?:(?<![\w-])-p[ \t]+|pass(?:word)?[\"']?[ \t]*[:=][ \t]*)[\"']?\Z")
 _PLACE_WORDS = r"(?:[ \t]+(?:for|on|of|to|at)[ \t]+(?:[\w.@-]{1,40}[ \t]+){0,3}?[\w.@-]{1,40})?"
@@ -191,6 +192,14 @@ PROSE: list[Place] = [
         1,
         _keep_word,
         line_words=("log", "sign", "ssh", "connect", "authenticate"),
+    ),
+    # "credentials: admin PW", "login = ops PW": a user then the password after a space, once a colon has opened them
+    Place(
+        "prose-password",
+        r"(?i)\b(?:creds|credentials?|log[ \t-]?ins?)[ \t]*[:=][ \t]*[\"'`]?[\w.@+-]{1,64}[\"'`]?[ \t]+" + _WORD_VALUE,
+        1,
+        _keep_word,
+        line_words=("creds", "credential", "login", "log in", "log-in"),
     ),
     # "API key (prod): KEY", "use this token for the API calls: KEY": a noun, a note or a few words, a colon, a
     # random token (or, after a password's noun, a password-shaped value)

@@ -18,8 +18,8 @@ CODE_WORDS = frozenset(
     "required empty unset redacted hidden masked omitted placeholder env environ getenv default dict list "
     "os.environ os.getenv process.env self this yes no".split()
 )
-# A call or an index (getpass(), os.environ[, config.get("x")), or a dotted name on a known object.
-_CODE_CALL = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*[(\[][\w\"'.,\[ =:]*[)\]]?")
+# A call or an index (getpass(), os.environ[, config.get("x"), String::from(), or a dotted name on a known object.
+_CODE_CALL = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)*[(\[][\w\"'.,\[ =:]*[)\]]?")
 _CODE_ATTRIBUTE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
 _CODE_OBJECTS = frozenset(
     "self cls this settings config cfg conf args opts options env os process secrets credentials creds params "

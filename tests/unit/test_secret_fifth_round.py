@@ -105,6 +105,10 @@ CASES = {
         _alnum("sid", 32),
     ),
     "devtools-cookie-row": (f"_gitlab_session\t{_alnum('gls', 40)}\tgitlab.acme.dev\t/", _alnum("gls", 40)),
+    # a literal wrapped in a path call (Rust), a user then a password after a space, "is the password PW ..."
+    "rust-string-from": ('    api_secret: String::from("Lq8!vz-Wm4"),', "Lq8!vz-Wm4"),
+    "credentials-space": ("staging credentials: deployer Rk5?wq-Zt7", "Rk5?wq-Zt7"),
+    "here-is-the-password": ("here's the password Mv3#kq-Lz8 for the printer", "Mv3#kq-Lz8"),
     # a secret printed by a command, on the line below it
     "wg-genkey": (f"$ wg genkey\n{_alnum('wg', 43)}=", _alnum("wg", 43)),
     "az-access-token": (
@@ -182,6 +186,10 @@ LOOK_ALIKES = [
     # cookie rows and labels that hold no session
     "Name: theme\nValue: dark-mode-high-contrast",
     "Name: _app_session\nValue: expired",
+    # a path call given no literal; a user and a plain word; a question about a password
+    "let name = String::from(input);",
+    "credentials: admin only",
+    "what is the password for the guest network?",
     # a command that prints a secret, followed by no secret
     "$ gh auth token\nno oauth token found for github.com",
 ]

@@ -7,7 +7,6 @@ runs them all and prints one table (tried / failed / lost) for RELIABILITY.md.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any
 
 
 @dataclass(frozen=True)
@@ -26,5 +25,5 @@ class Row:
     lost: int = 0
     note: str = ""
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, str | int]:
         return asdict(self)

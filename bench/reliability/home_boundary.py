@@ -31,10 +31,14 @@ import subprocess
 import sys
 import urllib.error
 import urllib.request
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from bench.reliability import Row
+
+if TYPE_CHECKING:
+    from tests.support.stack import Stack
 
 FAMILY = "home boundary"
 OTHER_UID = 65534
@@ -104,7 +108,7 @@ def _me() -> str:
     return pwd.getpwuid(os.geteuid()).pw_name
 
 
-def _post(url: str, path: str, body: dict[str, Any]) -> tuple[int, str]:
+def _post(url: str, path: str, body: Mapping[str, object]) -> tuple[int, str]:
     request = urllib.request.Request(
         url + path, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}, method="POST"
     )
@@ -126,7 +130,7 @@ def _shape(status: int, text: str) -> tuple[int, str]:
     return status, ",".join(sorted(body))
 
 
-def _probe_rows(stack: Any, workdir: Path) -> Row:
+def _probe_rows(stack: Stack, workdir: Path) -> Row:
     case = "cwd probe for .mnemex-ignore: get-context and stop on another user's folders"
     if os.geteuid() != 0:
         return Row(FAMILY, case, 0, 0, 0, "skipped: handing folders to another user needs root")
@@ -193,7 +197,7 @@ def _rss_mb(pid: int) -> float:
     return 0.0
 
 
-def _huge_mcp(stack: Any) -> Row:
+def _huge_mcp(stack: Stack) -> Row:
     host, port = stack.addr("gateway").rsplit(":", 1)
     pid = stack.procs["gateway"].pid
     before = _rss_mb(pid)

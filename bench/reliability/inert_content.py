@@ -30,9 +30,12 @@ from __future__ import annotations
 import re
 import unicodedata
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from bench.reliability import Row
+
+if TYPE_CHECKING:
+    from tests.support.stack import Stack
 
 FAMILY = "inert content"
 # One topic per stored form, no word shared: get-context of one project then recalls that project's form, not the
@@ -142,7 +145,7 @@ def structure_problem(context: str) -> str | None:
     return None
 
 
-def _store(stack: Any, path: str, cwd: str, content: str, subject: str) -> bool:
+def _store(stack: Stack, path: str, cwd: str, content: str, subject: str) -> bool:
     from tests.support.mcp_client import call_tools, text_of
     from tests.support.procstack import post
 
@@ -162,7 +165,7 @@ def _store(stack: Any, path: str, cwd: str, content: str, subject: str) -> bool:
     return not result.is_error and "memory_bank" in text_of(result)
 
 
-def _shown_line(stack: Any, cwd: str, marker: str, subject: str) -> tuple[str | None, str | None]:
+def _shown_line(stack: Stack, cwd: str, marker: str, subject: str) -> tuple[str | None, str | None]:
     """(the marker's line in the injected block, a structure problem of the reply)."""
     from tests.support.procstack import post
 
@@ -212,7 +215,7 @@ def run(workdir: Path) -> list[Row]:
     return rows
 
 
-def _ordinary(stack: Any, number: int) -> Row:
+def _ordinary(stack: Stack, number: int) -> Row:
     changed = []
     for form in ORDINARY:
         number += 1

@@ -23,16 +23,15 @@ looks like a first start. Three cases run at once.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
 
 from bench.reliability import Row
+from kernel.json_values import JSONObject, bool_at, int_at, object_at, objects_at, parse_object, str_at, value_at
 
 PARALLEL = 3
 
@@ -72,9 +71,10 @@ def _cli(env: dict[str, str], *args: str, timeout: float = 300) -> subprocess.Co
     )
 
 
-def _json(done: subprocess.CompletedProcess[str]) -> Any:
+def _json(done: subprocess.CompletedProcess[str]) -> JSONObject:
+    """The command's --json object ({} when its output is not one)."""
     try:
-        return json.loads(done.stdout)
+        return parse_object(done.stdout)
     except ValueError:
         return {}
 
@@ -91,27 +91,29 @@ def _one_case(template: Path, workdir: Path, store: str, how: str, rows_before: 
     failed = 0
     try:
         _cli(env, "up", "--detach", "--only", "memory", "--only", "kg", "--ready-timeout", "90")
-        services = (_json(_cli(env, "status", "--json")).get("services")) or {}
-        problem = str((services.get(service) or {}).get("problem") or "")
-        named = (damaged.name in problem or STORE_WORDS[store] in problem) and not services[service]["healthy"]
+        services = object_at(_json(_cli(env, "status", "--json")), "services")
+        problem = str_at(object_at(services, service), "problem")
+        named = (damaged.name in problem or STORE_WORDS[store] in problem) and not bool_at(
+            object_at(services, service), "healthy"
+        )
         if not named:
             failed += 1
             notes.append("status did not name it")
-        if not (services.get(other) or {}).get("healthy"):
+        if not bool_at(object_at(services, other), "healthy"):
             failed += 1
             notes.append(f"{other} did not start")
     finally:
         _cli(env, "down", timeout=60)
-    checks = _json(_cli(env, "doctor", "--json", "--skip-model")).get("checks") or []
-    doctor = [c for c in checks if c["name"].startswith("store: ") and c["status"] == "fail"]
-    if not any(damaged.name in c["detail"] or STORE_WORDS[store] in c["detail"] for c in doctor):
+    checks = objects_at(_json(_cli(env, "doctor", "--json", "--skip-model")), "checks")
+    doctor = [c for c in checks if str_at(c, "name").startswith("store: ") and str_at(c, "status") == "fail"]
+    if not any(damaged.name in str_at(c, "detail") or STORE_WORDS[store] in str_at(c, "detail") for c in doctor):
         failed += 1
         notes.append("doctor did not name it")
-    report = {e["store"]: e for e in _json(_cli(env, "repair", "--json", "--store", store)).get("stores") or []}
-    entry = report.get(store) or {}
-    kept = entry.get("set_aside")
-    if entry.get("repaired") and (kept is None or os.path.exists(kept)):
-        salvaged = f"{entry.get('rows_salvaged', 0)}/{rows_before[store]} rows salvaged"
+    stores = objects_at(_json(_cli(env, "repair", "--json", "--store", store)), "stores")
+    entry = {str_at(e, "store"): e for e in stores}.get(store) or {}
+    kept = value_at(entry, "set_aside")
+    if bool_at(entry, "repaired") and (kept is None or (isinstance(kept, str) and os.path.exists(kept))):
+        salvaged = f"{int_at(entry, 'rows_salvaged')}/{rows_before[store]} rows salvaged"
         notes.append(f"repaired, {salvaged}" if kept else "repaired: nothing left to salvage, starts empty")
     else:
         failed += 1

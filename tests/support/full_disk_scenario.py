@@ -42,9 +42,11 @@ import time
 import urllib.error
 import urllib.request
 import uuid
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+
+from kernel.json_values import JSONValue, objects_at, parse_value
 
 ROOT = Path(__file__).resolve().parents[2]
 DISK_MB = 64
@@ -197,7 +199,7 @@ class Scenario:
                 found[module[1].decode()] = (int(entry.name), int(parent))
         return found
 
-    def post(self, path: str, body: dict[str, Any], timeout: float = 30.0) -> tuple[int, Any]:
+    def post(self, path: str, body: Mapping[str, object], timeout: float = 30.0) -> tuple[int, JSONValue]:
         request = urllib.request.Request(
             self.gateway + path,
             data=json.dumps(body).encode(),
@@ -212,11 +214,11 @@ class Scenario:
         except OSError as exc:
             return 0, f"{type(exc).__name__}: {exc}"
         try:
-            return status, json.loads(raw)
+            return status, parse_value(raw)
         except ValueError:
             return status, raw.decode("utf-8", "replace")
 
-    def stop(self) -> tuple[int, Any, str]:
+    def stop(self) -> tuple[int, JSONValue, str]:
         """One Stop hook call with a new answer: (status, reply, the answer sent)."""
         self.serial += 1
         topic = TOPICS[(self.serial - 1) % len(TOPICS)]
@@ -236,7 +238,7 @@ class Scenario:
     def read_back(self, memory_id: str, answer: str) -> tuple[bool, str]:
         """Whether the memory ``memory_id`` holds ``answer``, and what the search by id answered."""
         status, reply = self.post("/api/search", {"id": memory_id, "cwd": self.cwd})
-        memories = reply.get("memories", []) if status == 200 and isinstance(reply, dict) else []
+        memories = list(objects_at(reply, "memories")) if status == 200 and isinstance(reply, dict) else []
         found = any(answer in str(m.get("content", "")) for m in memories)
         return found, f"{status} {str(reply)[:300]}"
 
@@ -346,7 +348,7 @@ class Scenario:
         stored = status == 200 and isinstance(reply, dict)
         after = f"{time.monotonic() - freed_at:.1f} s after the space was freed"
         self.fact(phase, "a stop is stored again once space is freed", stored, f"{after}: {status} {str(reply)[:300]}")
-        if stored:
+        if stored and isinstance(reply, dict):
             self.fact(phase, "the stored answer reads back", self.readable(str(reply["exchange_id"]), answer), answer)
         for _ in range(3):
             status, reply, answer = self.stop()

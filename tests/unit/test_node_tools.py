@@ -5,7 +5,6 @@ from __future__ import annotations
 import shutil
 import subprocess
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -23,8 +22,8 @@ def test_a_registry_time_out_fails_and_says_what_to_run(monkeypatch: pytest.Monk
     monkeypatch.setattr(shutil, "which", lambda name: f"/usr/bin/{name}")
     monkeypatch.setenv("MNEMEX_NODE_TOOLS", str(tmp_path))
 
-    def hang(command: list[str], **kwargs: Any) -> subprocess.CompletedProcess[str]:
-        raise subprocess.TimeoutExpired(command, kwargs["timeout"])
+    def hang(command: list[str], *, timeout: float, **_kwargs: object) -> subprocess.CompletedProcess[str]:
+        raise subprocess.TimeoutExpired(command, timeout)
 
     monkeypatch.setattr(subprocess, "run", hang)
     with pytest.raises(pytest.fail.Exception) as failed:

@@ -15,9 +15,8 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from pathlib import Path
-from typing import Any
 
 import grpc
 import pytest
@@ -63,32 +62,32 @@ def services(
     os.environ.clear()
     os.environ.update(env)  # the embedding service, which keeps no data, finds the home through MNEMEX_HOME
     umask = os.umask(0o022)
-    running: list[Any] = []
+    running: list[Callable[[float | None], Coroutine[object, None, None]]] = []  # each service's stop
     try:
         embedding_settings = service_settings_or_exit(
             EmbeddingSettings.from_env, lambda s: s.address, "MNEMEX_EMBEDDING_ADDR", "embedding service"
         )
         embedding = loop_thread.run(create_embedding(embedding_settings, encoder=encoder))
-        running.append(embedding)
+        running.append(embedding.stop)
         addresses = {"embedding": f"127.0.0.1:{embedding.port}"}
         os.environ["MNEMEX_EMBEDDING_ADDR"] = addresses["embedding"]
         kg_settings = service_settings_or_exit(KgSettings.from_env, lambda s: s.address, "MNEMEX_KG_ADDR", "kg service")
         kg = loop_thread.run(create_kg(kg_settings))
-        running.append(kg)
+        running.append(kg.stop)
         addresses["kg"] = f"127.0.0.1:{kg.port}"
         memory_settings = service_settings_or_exit(
             MemorySettings.from_env, lambda s: s.address, "MNEMEX_MEMORY_ADDR", "memory service"
         )
         memory = loop_thread.run(create_memory(memory_settings), timeout=120)
-        running.append(memory)
+        running.append(memory.stop)
         addresses["memory"] = f"127.0.0.1:{memory.port}"
     finally:
         os.umask(umask)
         os.environ.clear()
         os.environ.update(saved)
     yield addresses
-    for service in reversed(running):
-        loop_thread.run(service.stop(0))
+    for stop in reversed(running):
+        loop_thread.run(stop(0))
 
 
 def token_of(home: Path) -> str:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from gateway.replies.kg_replies import KgRoute
 from gateway.replies.memory_replies import Memory, memories_json
 from gateway.replies.reply_json import JsonObject
-from kernel.json_values import bool_at, float_at, object_at, str_at, strs_at
+from kernel.context_choice import PLACES, ContextChoice, RankParts
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
 
 
@@ -53,107 +53,30 @@ class Lesson:
         }
 
 
-RANK_NUMBERS = ("dense", "lexical", "session_context", "relevance", "kg_weight", "learned", "final")
+def rank_parts_of(parts: mem_pb.RankParts) -> RankParts:
+    """A kept line's rank parts as PrepareContext sent them, to the places a turn's record keeps."""
+    return RankParts(
+        parts.dense,
+        parts.lexical,
+        parts.session_context,
+        parts.relevance,
+        parts.kg_weight,
+        parts.learned,
+        parts.final,
+        parts.kg_linked,
+    ).rounded()
 
 
-@dataclass(frozen=True, slots=True)
-class RankParts:
-    """What made an injected memory's rank: the same rounded numbers the turn record keeps."""
-
-    dense: float = 0.0
-    lexical: float = 0.0
-    session_context: float = 0.0
-    relevance: float = 0.0
-    kg_weight: float = 0.0
-    learned: float = 0.0
-    final: float = 0.0
-    kg_linked: bool = False
-
-    @classmethod
-    def from_proto(cls, parts: mem_pb.RankParts) -> RankParts:
-        return cls(
-            dense=round(parts.dense, 4),
-            lexical=round(parts.lexical, 4),
-            session_context=round(parts.session_context, 4),
-            relevance=round(parts.relevance, 4),
-            kg_weight=round(parts.kg_weight, 4),
-            learned=round(parts.learned, 4),
-            final=round(parts.final, 4),
-            kg_linked=parts.kg_linked,
-        )
-
-    @classmethod
-    def from_json(cls, obj: Mapping[str, object]) -> RankParts:
-        return cls(
-            dense=float_at(obj, "dense"),
-            lexical=float_at(obj, "lexical"),
-            session_context=float_at(obj, "session_context"),
-            relevance=float_at(obj, "relevance"),
-            kg_weight=float_at(obj, "kg_weight"),
-            learned=float_at(obj, "learned"),
-            final=float_at(obj, "final"),
-            kg_linked=bool_at(obj, "kg_linked"),
-        )
-
-    def to_json(self) -> JsonObject:
-        return {
-            "dense": self.dense,
-            "lexical": self.lexical,
-            "session_context": self.session_context,
-            "relevance": self.relevance,
-            "kg_weight": self.kg_weight,
-            "learned": self.learned,
-            "final": self.final,
-            "kg_linked": self.kg_linked,
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class ContextChoice:
-    """Why PrepareContext kept or left out one search result (``reason``; ``merged_ids``: the copies
-    folded into it, or the line it copies), with its similarity to the prompt (``relevance``)."""
-
-    id: str
-    kept: bool
-    reason: str = ""
-    merged_ids: tuple[str, ...] = ()
-    relevance: float = 0.0
-    parts: RankParts | None = None
-
-    @classmethod
-    def from_proto(cls, choice: mem_pb.ContextChoice) -> ContextChoice:
-        return cls(
-            id=choice.id,
-            kept=choice.kept,
-            reason=choice.reason,
-            merged_ids=tuple(choice.merged_ids),
-            relevance=round(choice.relevance, 4),
-            parts=RankParts.from_proto(choice.parts) if choice.HasField("parts") else None,
-        )
-
-    @classmethod
-    def from_json(cls, obj: Mapping[str, object]) -> ContextChoice:
-        """A choice as a turn record keeps it (``to_json``'s shape); a missing or mistyped field reads as
-        its default."""
-        parts = obj.get("parts")
-        return cls(
-            id=str_at(obj, "id"),
-            kept=bool_at(obj, "kept"),
-            reason=str_at(obj, "reason"),
-            merged_ids=tuple(strs_at(obj, "merged_ids")),
-            relevance=float_at(obj, "relevance"),
-            parts=RankParts.from_json(object_at(obj, "parts")) if isinstance(parts, dict) else None,
-        )
-
-    def to_json(self) -> JsonObject:
-        return {
-            "id": self.id,
-            "kept": self.kept,
-            "reason": self.reason,
-            "merged_ids": list(self.merged_ids),
-            "relevance": self.relevance,
-            "parts": self.parts.to_json() if self.parts is not None else None,
-        }
+def choice_of(choice: mem_pb.ContextChoice) -> ContextChoice:
+    """One of PrepareContext's choices (``kernel.context_choice``, the record the turn keeps too)."""
+    return ContextChoice(
+        choice.id,
+        choice.kept,
+        choice.reason,
+        tuple(choice.merged_ids),
+        round(choice.relevance, PLACES),
+        rank_parts_of(choice.parts) if choice.HasField("parts") else None,
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -35,9 +35,10 @@ import numpy.typing as npt
 
 from gateway import formatting, lessons
 from gateway.backends import BackendError, Backends, KgBackend
-from gateway.context_reply import ContextChoice, ContextReply, ContextTokens, Lesson
+from gateway.context_reply import ContextReply, ContextTokens, Lesson, choice_of
 from gateway.replies.kg_replies import KgRoute
 from gateway.replies.memory_replies import Memory, memories_json, memories_of
+from kernel.context_choice import ContextChoice
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.kg.v1 import kg_service_pb2 as kg_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
@@ -205,7 +206,7 @@ async def build(
         scoring_required = reply.scoring_required
         scoring_ids = list(reply.injected_ids)
         learned = lessons.combine(routing.solutions, routing.failures, reply.lessons)
-        choices = tuple(ContextChoice.from_proto(c) for c in reply.choices)
+        choices = tuple(choice_of(c) for c in reply.choices)
     except BackendError as exc:
         _failed("memory", exc, degraded)
 

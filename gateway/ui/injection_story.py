@@ -9,7 +9,7 @@
 - ``left_out_reason(choice, titles)``: why a search result was not injected, in words, naming the
   line it copies by its title instead of its id.
 
-Pure functions over a turn's choices, typed (``context_reply.ContextChoice``, as the preview's reply holds
+Pure functions over a turn's choices, typed (``kernel.context_choice.ContextChoice``, as the preview's reply holds
 them) or as the turn record keeps them (their JSON, ``viewer_sessions.ViewerSessions.session``), and its memories' JSON.
 """
 
@@ -18,8 +18,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from gateway.context_reply import ContextChoice
 from gateway.ui.memory_titles import outcome_words
+from kernel.context_choice import ContextChoice
 
 FLOOR = 0.15  # as services/memory/domain/context_selection.SelectionRules: absolute floor ...
 RELATIVE_FLOOR = 0.4  # ... and the share of the best match's similarity

@@ -52,11 +52,11 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from kernel.context_choice import ContextChoice
 from services.memory.domain.arrays import Vector
 from services.memory.domain.fact_scope import is_foreign_fact
 from services.memory.domain.memory_view import NormalizedMemory
 from services.memory.domain.naming import MEMORY_BANK, SCORED_COLLECTIONS
-from services.memory.domain.rank_parts import RankParts
 
 KEPT = "kept"
 CURRENT_SESSION = "current session"
@@ -86,28 +86,6 @@ class SelectionRules:
 
 
 DEFAULT_SELECTION = SelectionRules()
-
-
-@dataclass(frozen=True)
-class Choice:
-    id: str
-    kept: bool
-    reason: str
-    merged_ids: tuple[str, ...] = ()
-    relevance: float = 0.0
-    # kept lines only: what made the rank, to 4 places; None when the search path kept none
-    parts: RankParts | None = None
-
-    def as_dict(self) -> dict[str, object]:
-        """The choice as plain data, as a turn's record keeps it (JSON-ready)."""
-        return {
-            "id": self.id,
-            "kept": self.kept,
-            "reason": self.reason,
-            "merged_ids": list(self.merged_ids),
-            "relevance": self.relevance,
-            "parts": self.parts.as_dict() if self.parts is not None else None,
-        }
 
 
 def _relevance(memory: NormalizedMemory) -> float | None:
@@ -141,7 +119,7 @@ def select(
     prompt: str = "",
     beside: Sequence[tuple[NormalizedMemory, Vector | None]] = (),
     current: Sequence[tuple[NormalizedMemory, Vector | None]] = (),
-) -> tuple[list[NormalizedMemory], list[Choice]]:
+) -> tuple[list[NormalizedMemory], list[ContextChoice]]:
     """(the memories to inject, best first, at most ``limit``; a choice for every result considered).
 
     ``vectors[i]`` is the unit vector of ``ranked[i]`` (None when unknown: never collapsed);
@@ -174,7 +152,7 @@ class _Sifting:
     linked: frozenset[str] = frozenset()
     kept: list[int] = field(default_factory=list)
     merged: dict[int, list[int]] = field(default_factory=dict)
-    choices: dict[int, Choice] = field(default_factory=dict)
+    choices: dict[int, ContextChoice] = field(default_factory=dict)
     decided: set[int] = field(default_factory=set)
 
     @classmethod
@@ -216,7 +194,7 @@ class _Sifting:
             return
         self.decided.add(i)
         why = f"{SUPERSEDED_VALUE} (the current one is {successor})"
-        self.choices[i] = Choice(memory.id, False, why, (successor,), self._shown(i))
+        self.choices[i] = ContextChoice(memory.id, False, why, (successor,), self._shown(i))
         j = next((k for k in range(self.first, len(self.lines)) if self.lines[k].id == successor), None)
         if j is not None and j not in self.kept:
             self.consider(j, exempt=True)
@@ -232,13 +210,15 @@ class _Sifting:
             and memory.collection in SCORED_COLLECTIONS
             and memory.metadata.get("session_id") == self.session_id
         ):
-            self.choices[i] = Choice(memory.id, False, CURRENT_SESSION, relevance=shown)
+            self.choices[i] = ContextChoice(memory.id, False, CURRENT_SESSION, relevance=shown)
             return
         if self._off_topic(i) and not exempt:
-            self.choices[i] = Choice(memory.id, False, f"{BELOW_FLOOR} ({relevance:.2f} < {self.cut:.2f})", (), shown)
+            self.choices[i] = ContextChoice(
+                memory.id, False, f"{BELOW_FLOOR} ({relevance:.2f} < {self.cut:.2f})", (), shown
+            )
             return
         if is_foreign_fact(memory, self.project):
-            self.choices[i] = Choice(memory.id, False, f"{OTHER_PROJECT} {memory.project}", relevance=shown)
+            self.choices[i] = ContextChoice(memory.id, False, f"{OTHER_PROJECT} {memory.project}", relevance=shown)
             return
         same_words = [j for j in self.kept if _overlap(self.residual[i], self.residual[j]) >= self.rules.residual_min]
         candidates = [j for j in same_words if _collapsible(self.lines[j], memory)]
@@ -247,7 +227,7 @@ class _Sifting:
             self.merged.setdefault(twin, []).append(i)
             where = " (shown as a lesson)" if twin < self.first else ""
             why = f"{DUPLICATE} of {self.lines[twin].id}{where}"
-            self.choices[i] = Choice(memory.id, False, why, (self.lines[twin].id,), shown)
+            self.choices[i] = ContextChoice(memory.id, False, why, (self.lines[twin].id,), shown)
             return
         self.choices.pop(i, None)
         self.kept.append(i)
@@ -266,7 +246,7 @@ class _Sifting:
                 self.merged.setdefault(fact, []).extend([i, *self.merged.pop(i, [])])
                 fact_id = self.lines[fact].id
                 why = f"{DUPLICATE} of {fact_id} ({STATES_FACT})"
-                self.choices[i] = Choice(self.lines[i].id, False, why, (fact_id,), self._shown(i))
+                self.choices[i] = ContextChoice(self.lines[i].id, False, why, (fact_id,), self._shown(i))
             self.kept.remove(fact)
             self.kept.insert(position, fact)
 
@@ -282,7 +262,7 @@ class _Sifting:
         close = a is not None and b is not None and float(np.dot(a, b)) >= self.rules.duplicate_min
         return close and covers_fact(line.content, said)
 
-    def chosen(self, limit: int) -> tuple[list[NormalizedMemory], list[Choice]]:
+    def chosen(self, limit: int) -> tuple[list[NormalizedMemory], list[ContextChoice]]:
         order = sorted(self.kept[self.first :], key=lambda i: _demoted(self.lines[i]))  # stable: local lines first
         out: list[NormalizedMemory] = []
         for rank, i in enumerate(order):
@@ -290,13 +270,15 @@ class _Sifting:
             relevance = _relevance(memory)
             group = self.merged.get(i, [])
             if rank >= limit:
-                self.choices[i] = Choice(memory.id, False, f"over the limit of {limit}", (), shown)
+                self.choices[i] = ContextChoice(memory.id, False, f"over the limit of {limit}", (), shown)
                 continue
             why = KEPT if relevance is None else f"{KEPT}: relevance {relevance:.2f}"
             if _demoted(memory):
                 why += ", shown below local lines (possibly superseded)"
             ranked_by = memory.rank_parts.rounded() if memory.rank_parts is not None else None
-            self.choices[i] = Choice(memory.id, True, why, tuple(self.lines[j].id for j in group), shown, ranked_by)
+            self.choices[i] = ContextChoice(
+                memory.id, True, why, tuple(self.lines[j].id for j in group), shown, ranked_by
+            )
             out.append(_with_evidence(memory, [self.lines[j] for j in group]))
         return out, [self.choices[i] for i in range(self.first, len(self.lines)) if i in self.choices]
 

@@ -19,9 +19,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from kernel.context_choice import RankParts
 from services.memory.domain import timefmt
 from services.memory.domain.outcomes import HISTORY_MARK, Outcome
-from services.memory.domain.rank_parts import RankParts
 from services.memory.domain.ranking import DEFAULT_WEIGHTS, RankingWeights, RankInput, learned_score
 from services.memory.domain.record import MemoryRecord, Scalar
 from services.memory.domain.scoring import format_history, wilson_lower_bound

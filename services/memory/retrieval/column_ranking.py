@@ -30,10 +30,10 @@ from typing import TypeVar
 import numpy as np
 import numpy.typing as npt
 
+from kernel.context_choice import RankParts
 from services.memory.domain.arrays import Column, Mask, Vector
 from services.memory.domain.memory_view import NormalizedMemory, view
 from services.memory.domain.naming import Scope
-from services.memory.domain.rank_parts import RankParts
 from services.memory.domain.ranking import RankingWeights, RankInput, final_rank, final_ranks
 from services.memory.domain.search_params import SearchParams
 from services.memory.domain.timefmt import SECONDS_PER_DAY

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from kernel.context_choice import RankParts
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 from services.memory.domain import timefmt
-from services.memory.domain.rank_parts import RankParts
 from services.memory.storage.outcome_log import OutcomeRow
 from services.memory.storage.turns import SessionRow, Turn
 

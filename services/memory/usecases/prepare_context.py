@@ -15,7 +15,7 @@ limit, so a collapsed copy can make room); a result that states a value a newer
 fact superseded gives its place to that fact (read by id when the search did
 not find it). A fact shown notes the value it replaced and since when
 (``domain.fact_history``, the archived fact read from the mirror). Only what is
-injected is recorded; every decision comes back as a ``Choice``.
+injected is recorded; every decision comes back as a ``ContextChoice``.
 """
 
 from __future__ import annotations
@@ -24,11 +24,11 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
+from kernel.context_choice import ContextChoice
 from services.memory.domain.arrays import Vector
 from services.memory.domain.context_selection import (
     DEFAULT_SELECTION,
     STALE_VALUE_OF,
-    Choice,
     SelectionRules,
     select,
 )
@@ -51,7 +51,7 @@ MAX_CURRENT_FACTS = 4  # facts read by id to stand in for results that state a s
 class Prepared:
     memories: list[NormalizedMemory]
     state: ScoringState
-    choices: list[Choice] = field(default_factory=list)
+    choices: list[ContextChoice] = field(default_factory=list)
     lessons: list[NormalizedMemory] = field(default_factory=list)  # the requested lessons, shown beside
 
 
@@ -97,7 +97,7 @@ class PrepareContext:
         # cannot queue behind Chroma writes in the I/O pool when many sessions are busy.
         state = scoring_state_of(self._turn_store.scoring_state(scope, session_id))
         found: list[NormalizedMemory] = []
-        choices: list[Choice] = []
+        choices: list[ContextChoice] = []
         if params is not None:
             # Facts of other projects are never shown: the search leaves them out, so they take no place.
             wider = params
@@ -126,10 +126,16 @@ class PrepareContext:
         return Prepared(found, state, choices, beside)
 
     async def _record(
-        self, scope: Scope, session_id: str, injected: list[str], prompt: str, choices: list[Choice], client: str = ""
+        self,
+        scope: Scope,
+        session_id: str,
+        injected: list[str],
+        prompt: str,
+        choices: list[ContextChoice],
+        client: str = "",
     ) -> None:
         """The injection with its choices and client, in one deferred write (one transaction)."""
-        text = json.dumps([c.as_dict() for c in choices], ensure_ascii=False) if choices and session_id else ""
+        text = json.dumps([c.to_json() for c in choices], ensure_ascii=False) if choices and session_id else ""
         await self._turns.write_injection(scope, session_id, injected, prompt, choices=text, client=client)
 
     async def _current_facts(self, scope: Scope, ranked: Sequence[NormalizedMemory]) -> list[NormalizedMemory]:

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import json
 
-from gateway.context_reply import ContextChoice, ContextReply, ContextTokens, Lesson, RankParts
+from gateway.context_reply import ContextReply, ContextTokens, Lesson, choice_of
 from gateway.replies.kg_replies import KgRoute
 from gateway.replies.memory_replies import Memory
 from gateway.reply_models import ContextOut
+from kernel.context_choice import ContextChoice, RankParts
 from protos.mnemex.kg.v1 import kg_service_pb2 as kg_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
 
@@ -62,9 +63,7 @@ def test_an_empty_reply_is_the_json_a_timed_out_prompt_always_got() -> None:
 
 
 def test_a_choice_keeps_its_keys_rounds_its_numbers_and_reads_back_from_a_turn_record() -> None:
-    kept = ContextChoice.from_proto(
-        mem_pb.ContextChoice(id="patterns_1", kept=True, reason="", relevance=0.712345, parts=PARTS)
-    )
+    kept = choice_of(mem_pb.ContextChoice(id="patterns_1", kept=True, reason="", relevance=0.712345, parts=PARTS))
     assert kept.to_json() == {
         "id": "patterns_1",
         "kept": True,
@@ -83,9 +82,7 @@ def test_a_choice_keeps_its_keys_rounds_its_numbers_and_reads_back_from_a_turn_r
         },
     }
     assert list(kept.to_json()) == ["id", "kept", "reason", "merged_ids", "relevance", "parts"]
-    copy = ContextChoice.from_proto(
-        mem_pb.ContextChoice(id="history_2", reason="duplicate of patterns_1", merged_ids=["patterns_1"])
-    )
+    copy = choice_of(mem_pb.ContextChoice(id="history_2", reason="duplicate of patterns_1", merged_ids=["patterns_1"]))
     assert copy.to_json()["parts"] is None and copy.to_json()["merged_ids"] == ["patterns_1"]
     for choice in (kept, copy):  # the turn record keeps the JSON; the viewer reads it back typed
         assert ContextChoice.from_json(json.loads(json.dumps(choice.to_json()))) == choice

@@ -11,13 +11,17 @@ from __future__ import annotations
 import asyncio
 import socket
 import time
-from dataclasses import dataclass, field
+from collections.abc import Callable, Coroutine, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import httpx
 
 from kernel.config import Settings
+from tests.support.loop_thread import LoopThread
+
+Stop = Callable[[], Coroutine[object, None, None]]
 
 
 @dataclass
@@ -29,19 +33,21 @@ class LiveStack:
     kg_addr: str
     embedding_addr: str
     client: httpx.Client
-    _stoppers: list[Any] = field(default_factory=list)
-    _loop_thread: Any = None
+    _stoppers: list[Stop]
+    _loop_thread: LoopThread
 
     @property
     def port(self) -> int:
         return int(self.url.rsplit(":", 1)[1])
 
-    def post(self, path: str, body: dict[str, Any], expect: int = 200) -> dict[str, Any]:
+    # Any: the reply as the many tests sharing this stack index it; each moves to its reply model with its owner.
+    def post(self, path: str, body: Mapping[str, object], expect: int = 200) -> dict[str, Any]:
         reply = self.client.post(path, json=body)
         assert reply.status_code == expect, f"{path}: {reply.status_code} {reply.text}"
         return reply.json()  # type: ignore[no-any-return]
 
-    def get(self, path: str, expect: int = 200, **params: Any) -> dict[str, Any]:
+    # Any: as for post.
+    def get(self, path: str, expect: int = 200, **params: str | int) -> dict[str, Any]:
         reply = self.client.get(path, params=params)
         assert reply.status_code == expect, f"{path}: {reply.status_code} {reply.text}"
         return reply.json()  # type: ignore[no-any-return]
@@ -71,7 +77,7 @@ def gateway_settings(home: Path, embedding_addr: str, memory_addr: str, kg_addr:
     )
 
 
-async def _serve_gateway(settings: Settings) -> tuple[Any, str]:
+async def _serve_gateway(settings: Settings) -> tuple[Stop, str]:
     import uvicorn
 
     from gateway.app import create_app
@@ -99,14 +105,14 @@ async def _serve_gateway(settings: Settings) -> tuple[Any, str]:
     return stop, f"http://127.0.0.1:{port}"
 
 
-def start_live_stack(loop_thread: Any, embedding_addr: str, home: Path) -> LiveStack:
+def start_live_stack(loop_thread: LoopThread, embedding_addr: str, home: Path) -> LiveStack:
     from services.kg.kg_servicer import create_server as create_kg
     from services.kg.settings import KgSettings
     from services.memory.composition import create_server as create_memory
     from services.memory.settings import MemorySettings
 
     home.mkdir(parents=True, exist_ok=True)
-    stoppers: list[Any] = []
+    stoppers: list[Stop] = []
     memory_settings = MemorySettings(
         address="127.0.0.1:0",
         home=home,

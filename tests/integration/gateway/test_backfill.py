@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -11,6 +11,11 @@ from gateway.capabilities.backfill_service import backfill_id
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
 from protos.mnemex.memory.v1 import memory_service_pb2_grpc as mem_grpc
 from tests.integration.gateway.live_stack import LiveStack
+from tests.support.loop_thread import LoopThread
+
+if TYPE_CHECKING:
+    from mnemex.backfill.report import Report
+    from mnemex.backfill.sources import Source
 
 STARTED = "2025-03-04T10:15:00Z"
 
@@ -21,7 +26,7 @@ def project(tmp_path: Path, name: str) -> str:
     return str(path)
 
 
-def exchange(source_id: str, cwd: str, user: str, answer: str, **extra: Any) -> dict[str, Any]:
+def exchange(source_id: str, cwd: str, user: str, answer: str, **extra: object) -> dict[str, object]:
     return {
         "source_id": source_id,
         "client": "claude",
@@ -103,7 +108,7 @@ def test_history_is_stored_dated_found_and_replays_store_nothing(live: LiveStack
         ({"tool_uses": [{"tool_name": "Read"}] * 51}, "tool_uses"),
     ],
 )
-def test_bad_exchanges_are_refused_naming_the_field(live: LiveStack, patch: dict[str, Any], field: str) -> None:
+def test_bad_exchanges_are_refused_naming_the_field(live: LiveStack, patch: dict[str, object], field: str) -> None:
     body = {"exchanges": [{**exchange("bad", "/tmp", "q", "a"), **patch}]}
     reply = live.post("/api/backfill", body, expect=422)
     assert field in reply["error"]
@@ -185,14 +190,14 @@ def test_imported_history_survives_the_lifecycle_sweeps(live: LiveStack, tmp_pat
 
 
 class _Quiet:
-    def start_source(self, source: Any) -> None: ...
+    def start_source(self, source: Source) -> None: ...
     def advance(self, done: int, total: int, exchanges: int) -> None: ...
     def source_done(self) -> None: ...
     def batch_sent(self, sent_total: int) -> None: ...
 
 
 def test_a_rerun_says_when_imported_exchanges_are_gone(
-    live: LiveStack, loop_thread: Any, embedding_addr: str, tmp_path: Path
+    live: LiveStack, loop_thread: LoopThread, embedding_addr: str, tmp_path: Path
 ) -> None:
     """Issue 27, defect 1: a re-run over unchanged files said "0 read, unchanged" after memory lost them all."""
     import shutil
@@ -211,8 +216,8 @@ def test_a_rerun_says_when_imported_exchanges_are_gone(
     shutil.copy(fixtures / "claude_session.jsonl", transcript)
     checkpoint_path = tmp_path / "mnemex" / "backfill" / "checkpoint.json"
 
-    def run_against(stack: LiveStack) -> Any:
-        def post(exchanges: list[Exchange], dry_run: bool) -> Any:
+    def run_against(stack: LiveStack) -> Report:
+        def post(exchanges: list[Exchange], dry_run: bool) -> object:
             return stack.post("/api/backfill", {"exchanges": exchanges, "dry_run": dry_run})
 
         runner = Backfill(post, _Quiet(), Filters(), Checkpoint.load(checkpoint_path), False)

@@ -6,13 +6,15 @@ required property must be there, and each value must have the documented JSON ty
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
+from gateway.reply_models import SearchOut, StoredFactOut
+from kernel.json_values import JSONObject, as_object, list_at
 from tests.integration.gateway.live_stack import LiveStack
 
 # A JSON schema as /openapi.json holds it: nested JSON, read by key.
-Schema = dict[str, Any]
+Schema = JSONObject
 
 JSON_TYPES: dict[str, tuple[type, ...]] = {
     "string": (str,),
@@ -29,10 +31,10 @@ def mismatches(value: object, schema: Schema, components: Schema, where: str) ->
     """How ``value`` departs from the JSON schema ``schema`` (the subset pydantic writes); [] when it fits."""
     ref = schema.get("$ref")
     if isinstance(ref, str):
-        return mismatches(value, components[ref.rsplit("/", 1)[-1]], components, where)
+        return mismatches(value, as_object(components[ref.rsplit("/", 1)[-1]]), components, where)
     options = schema.get("anyOf")
     if isinstance(options, list):
-        tried = [mismatches(value, option, components, where) for option in options]
+        tried = [mismatches(value, as_object(option), components, where) for option in options]
         return [] if any(not t for t in tried) else tried[0]
     kind = schema.get("type")
     if isinstance(kind, str) and kind in JSON_TYPES:
@@ -41,23 +43,22 @@ def mismatches(value: object, schema: Schema, components: Schema, where: str) ->
             return [f"{where}: {value!r} is not {kind}"]
     if isinstance(value, dict):
         return _object_mismatches(value, schema, components, where)
-    if isinstance(value, list) and isinstance(schema.get("items"), dict):
-        return [
-            m for i, item in enumerate(value) for m in mismatches(item, schema["items"], components, f"{where}[{i}]")
-        ]
+    items = schema.get("items")
+    if isinstance(value, list) and isinstance(items, dict):
+        return [m for i, item in enumerate(value) for m in mismatches(item, items, components, f"{where}[{i}]")]
     return []
 
 
-def _object_mismatches(value: Schema, schema: Schema, components: Schema, where: str) -> list[str]:
+def _object_mismatches(value: Mapping[str, object], schema: Schema, components: Schema, where: str) -> list[str]:
     properties = schema.get("properties")
     extra = schema.get("additionalProperties")
     found: list[str] = []
     if isinstance(properties, dict):
         found += [f"{where}.{key}: undocumented" for key in value if key not in properties and not extra]
-        found += [f"{where}.{key}: missing" for key in schema.get("required", []) if key not in value]
+        found += [f"{where}.{key}: missing" for key in list_at(schema, "required") if key not in value]
         for key, item in value.items():
             if key in properties:
-                found += mismatches(item, properties[key], components, f"{where}.{key}")
+                found += mismatches(item, as_object(properties[key]), components, f"{where}.{key}")
     if isinstance(extra, dict):
         for key, item in value.items():
             if not isinstance(properties, dict) or key not in properties:
@@ -65,10 +66,17 @@ def _object_mismatches(value: Schema, schema: Schema, components: Schema, where:
     return found
 
 
+def at(document: JSONObject, *keys: str) -> JSONObject:
+    """The object under ``keys``, one level each; a KeyError or an AssertionError when it is not there."""
+    for key in keys:
+        inner = document[key]
+        assert isinstance(inner, dict), (key, inner)
+        document = inner
+    return document
+
+
 def documented(document: Schema, method: str, path: str) -> Schema:
-    operation = document["paths"][path][method]
-    schema: Schema = operation["responses"]["200"]["content"]["application/json"]["schema"]
-    return schema
+    return at(document, "paths", path, method, "responses", "200", "content", "application/json", "schema")
 
 
 def project(tmp_path: Path) -> str:
@@ -79,17 +87,18 @@ def project(tmp_path: Path) -> str:
 
 def test_real_replies_match_their_documented_schemas(live: LiveStack, tmp_path: Path) -> None:
     cwd = project(tmp_path)
-    document = live.get("/openapi.json")
-    components = document["components"]["schemas"]
+    document: JSONObject = live.get("/openapi.json")
+    components = at(document, "components", "schemas")
     fact = live.post(
         "/api/memory-bank/add",
         {"content": "The orders service deploys with helm --atomic", "cwd": cwd, "tags": ["ops"]},
     )
-    fact_id = fact["memory"]["id"]
-    replies = {
+    stored = StoredFactOut.model_validate(fact).memory
+    search = live.post("/api/search", {"query": "how does orders deploy?", "cwd": cwd})
+    replies: dict[tuple[str, str], object] = {
         ("post", "/api/memory-bank/add"): fact,
-        ("post", "/api/search"): live.post("/api/search", {"query": "how does orders deploy?", "cwd": cwd}),
-        ("get", "/api/memories/{memory_id}"): live.get(f"/api/memories/{fact_id}", cwd=cwd),
+        ("post", "/api/search"): search,
+        ("get", "/api/memories/{memory_id}"): live.get(f"/api/memories/{stored.id}", cwd=cwd),
         ("post", "/api/hooks/get-context"): live.post(
             "/api/hooks/get-context", {"session_id": "schema-1", "prompt": "how do we deploy orders?", "cwd": cwd}
         ),
@@ -105,7 +114,9 @@ def test_real_replies_match_their_documented_schemas(live: LiveStack, tmp_path: 
         ("get", "/api/projects"): live.get("/api/projects", cwd=cwd),
         ("get", "/api/versions"): live.get("/api/versions"),
     }
-    assert fact["memory"]["importance"] is not None and "duplicates" in replies[("post", "/api/search")]["memories"][0]
+    assert (
+        stored.importance is not None and "duplicates" in SearchOut.model_validate(search).memories[0].model_fields_set
+    )
     found = {
         f"{method.upper()} {path}": problems
         for (method, path), reply in replies.items()

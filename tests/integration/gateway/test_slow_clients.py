@@ -13,18 +13,19 @@ import asyncio
 import json
 import socket
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Unpack
 
 import httpx
 import pytest
 
 from gateway.app import BACKFILL_BODY_LIMIT, create_app
 from gateway.connection_guard import GuardedHttpProtocol
-from gateway.serving import server_config
+from gateway.serving import ServerOverrides, server_config
 from kernel.config import Settings
 from mnemex.backfill.plan import MAX_BATCH_BYTES
+from tests.support.loop_thread import LoopThread
 
 CLOSED = "127.0.0.1:9"
 HALF_HEAD = b"GET /openapi.json HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: slow"
@@ -54,7 +55,7 @@ def _settings(home: Path) -> Settings:
     )
 
 
-def _serve(loop_thread: Any, home: Path, **overrides: Any) -> tuple[str, Any]:
+def _serve(loop_thread: LoopThread, home: Path, **overrides: Unpack[ServerOverrides]) -> tuple[str, Callable[[], None]]:
     import uvicorn
 
     sock = socket.socket()
@@ -83,7 +84,7 @@ def _serve(loop_thread: Any, home: Path, **overrides: Any) -> tuple[str, Any]:
 
 
 @pytest.fixture
-def served(loop_thread: Any, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[str]:
+def served(loop_thread: LoopThread, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[str]:
     url, stop = _serve(loop_thread, tmp_path, **getattr(request, "param", {}))
     yield url
     stop()

@@ -19,7 +19,7 @@ from gateway.gateway_errors import InvalidInput
 from gateway.rpc import Rpc, translate
 from kernel import __version__
 from kernel.config import Settings
-from kernel.json_values import JSONObject, object_at, str_at
+from kernel.json_values import JSONObject, JSONValue, object_at, str_at
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.kg.v1 import kg_service_pb2 as kg_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
@@ -61,7 +61,7 @@ class PortabilityService:
                 self.rpc.memory(user).Export, mem_pb.ExportRequest(scope=common_pb.Scope(user=user)), EXPORT_TIMEOUT
             )
             async for item in stream:
-                record = json.loads(item.record_json)
+                record: JSONObject = json.loads(item.record_json)  # the memory service writes an object
                 record.pop("embedding", None)
                 record.pop("dim", None)
                 key = scope_key(record.get("scope"))
@@ -82,7 +82,7 @@ class PortabilityService:
             except grpc.aio.AioRpcError as exc:
                 log.warning("kg export of %s/%s failed: %s", owner, project, exc.code().name)
                 continue
-            graph = json.loads(reply.graph_json or "{}")
+            graph: JSONValue = json.loads(reply.graph_json or "{}")
             if graph:
                 graphs += 1
                 yield encode_line({"type": "kg", "scope": {"user": owner, "project": project}, "graph": graph})

@@ -41,9 +41,9 @@ import sqlite3
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 from bench.reliability import Row
+from kernel.json_values import JSONObject, JSONValue, list_at, objects_at, parse_object, parse_value, str_at
 
 FAMILY = "repair salvage"
 MEMORIES = 806
@@ -79,12 +79,13 @@ def _repair(home: Path, *store: str, unprivileged: bool = False) -> subprocess.C
     return subprocess.run(args, env=_env(home), cwd=ROOT, capture_output=True, text=True, timeout=600, check=False)
 
 
-def _report(done: subprocess.CompletedProcess[str]) -> dict[str, dict[str, Any]]:
+def _report(done: subprocess.CompletedProcess[str]) -> dict[str, JSONObject]:
+    """``mnemex repair --json``'s entries by store ({} when its output is not a JSON object)."""
     try:
-        stores = json.loads(done.stdout).get("stores") or []
+        stores = objects_at(parse_object(done.stdout), "stores")
     except ValueError:
         return {}
-    return {entry["store"]: entry for entry in stores}
+    return {str_at(entry, "store"): entry for entry in stores}
 
 
 # -- chroma ---------------------------------------------------------------------
@@ -150,7 +151,7 @@ def _chroma_case(template: Path, workdir: Path, where: str) -> Row:
         handle.write(ZEROS)
     done = _repair(home, "chroma")
     entry = _report(done).get("chroma") or {}
-    aside = Path(entry["set_aside"]) if entry.get("set_aside") else None
+    aside = Path(str_at(entry, "set_aside")) if str_at(entry, "set_aside") else None
     if aside is None or not aside.exists():
         return Row(
             FAMILY,
@@ -163,7 +164,7 @@ def _chroma_case(template: Path, workdir: Path, where: str) -> Row:
     readable = _readable_in_copy(aside)
     kept = _chroma_memories(home / "chroma")
     dropped = [i for i in readable if kept.get(_memory_id(i)) != _memory_text(i)]
-    named = len(entry.get("lost") or []) + len(entry.get("errors") or [])
+    named = len(list_at(entry, "lost")) + len(list_at(entry, "errors"))
     return Row(
         FAMILY,
         f"chroma: 64 KB of zeros at page {start // PAGE} of {pages} ({where}), {MEMORIES} memories",
@@ -191,9 +192,9 @@ def _seed_kg(path: Path) -> None:
     checkpoint_sqlite(path)
 
 
-def _readable_snapshots(copy: Path) -> dict[str, Any]:
+def _readable_snapshots(copy: Path) -> dict[str, JSONValue]:
     """scope -> snapshot, for each snapshot row that still reads by rowid and parses, in the set-aside copy."""
-    found: dict[str, Any] = {}
+    found: dict[str, JSONValue] = {}
     try:
         db = sqlite3.connect(f"file:{copy}?mode=ro", uri=True)
     except sqlite3.Error:
@@ -203,7 +204,7 @@ def _readable_snapshots(copy: Path) -> dict[str, Any]:
             try:
                 row = db.execute("SELECT scope, data FROM snapshots WHERE rowid = ?", (rowid,)).fetchone()
                 if row is not None:
-                    found[str(row[0])] = json.loads(row[1])
+                    found[str(row[0])] = parse_value(row[1])
             except (sqlite3.Error, ValueError, TypeError):
                 continue
     except sqlite3.Error:
@@ -233,7 +234,7 @@ def _kg_case(workdir: Path, where: str) -> Row:
                 handle.write((GARBAGE * 40)[:PAGE])
     done = _repair(home, "kg")
     entry = _report(done).get("kg") or {}
-    aside = Path(entry["set_aside"]) if entry.get("set_aside") else None
+    aside = Path(str_at(entry, "set_aside")) if str_at(entry, "set_aside") else None
     if aside is None or not aside.exists():
         return Row(
             FAMILY,

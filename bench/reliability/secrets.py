@@ -32,11 +32,11 @@ from __future__ import annotations
 import html
 import json
 from pathlib import Path
-from typing import Any
 
 import httpx
 
 from bench.reliability import Row
+from kernel.json_values import JSONObject, as_object, object_at, str_at
 from kernel.privacy import redact
 from tests.support.mcp_client import call_tools, text_of
 from tests.support.secrets_blind4 import BLIND4_ORDINARY, BLIND4_SECRETS
@@ -75,41 +75,54 @@ class Writes:
         self.tried = 0
         self.failed: list[str] = []
 
-    def read(self, path: str, body: Any) -> str:
+    def read(self, path: str, body: object) -> str:
         """A read's text; one not answered 200 counts as a failure (its error text would hide nothing)."""
         reply = self.http.post(path, json=body)
         if reply.status_code != 200:
             self.failed.append(f"{path}: {reply.status_code}")
         return reply.text
 
-    def post(self, path: str, body: Any = None, **kwargs: Any) -> dict[str, Any]:
+    def post(
+        self,
+        path: str,
+        body: object = None,
+        *,
+        params: dict[str, str] | None = None,
+        content: bytes | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> JSONObject:
+        """The reply's JSON object; {} when the call failed (counted) or answered no JSON."""
         self.tried += 1
         try:
-            reply = self.http.post(path, json=body, **kwargs) if body is not None else self.http.post(path, **kwargs)
+            if body is not None:
+                reply = self.http.post(path, json=body, params=params, content=content, headers=headers)
+            else:
+                reply = self.http.post(path, params=params, content=content, headers=headers)
         except httpx.HTTPError as exc:
             self.failed.append(f"{path}: {type(exc).__name__}")
             return {}
         if reply.status_code != 200:
             self.failed.append(f"{path}: {reply.status_code}")
             return {}
-        return reply.json() if reply.headers.get("content-type", "").startswith("application/json") else {}
+        return as_object(reply.json()) if reply.headers.get("content-type", "").startswith("application/json") else {}
 
 
 def _all(prefix: str, secrets: list[Secret] = SECRETS) -> str:
     return prefix + "\n" + "\n".join(f"- {s.name}: {s.text}" for s in secrets)
 
 
-def _write_everything(writes: Writes, url: str) -> dict[str, Any]:
+def _write_everything(writes: Writes, url: str) -> dict[str, list[str]]:
     ids: list[str] = []
     added = writes.post("/api/memory-bank/add", {"content": _all("Credentials the user pasted:"), "cwd": CWD})
     fact = writes.post("/api/memory-bank/add", {"content": "The staging database lives on db.internal", "cwd": CWD})
     if fact:
-        writes.post("/api/memory-bank/update", {"id": fact["memory"]["id"], "content": _all("Updated:"), "cwd": CWD})
+        fact_id = str_at(object_at(fact, "memory"), "id")
+        writes.post("/api/memory-bank/update", {"id": fact_id, "content": _all("Updated:"), "cwd": CWD})
     tagged = writes.post(
         "/api/memory-bank/add",
         {"content": "Deploys need a review first", "cwd": CWD, "tags": [s.needle for s in TAGGABLE[:10]]},
     )
-    ids += [r["memory"]["id"] for r in (added, fact, tagged) if r]
+    ids += [str_at(object_at(r, "memory"), "id") for r in (added, fact, tagged) if r]
     for start in range(0, len(SECRETS), 15):
         chunk = SECRETS[start : start + 15]
         session = f"session-{start}-{TAGGABLE[start // 15].needle}"  # a session id that is a token
@@ -120,7 +133,7 @@ def _write_everything(writes: Writes, url: str) -> dict[str, Any]:
             {"session_id": session, "cwd": CWD, "assistant_text": "Done with:\n" + "\n".join(s.text for s in chunk)},
         )
         if stopped:
-            ids.append(stopped["exchange_id"])
+            ids.append(str_at(stopped, "exchange_id"))
     for secret in SECRETS:
         writes.post(
             "/api/hooks/post-tool-use",
@@ -145,7 +158,8 @@ def _write_everything(writes: Writes, url: str) -> dict[str, Any]:
     doomed = writes.post("/api/memory-bank/add", {"content": "Old VPN instructions", "cwd": CWD})
     if doomed:
         reason = "rotated: " + " ".join(s.text for s in SECRETS[:4])
-        writes.post("/api/memory-bank/archive", {"id": doomed["memory"]["id"], "cwd": CWD, "reason": reason[:480]})
+        doomed_id = str_at(object_at(doomed, "memory"), "id")
+        writes.post("/api/memory-bank/archive", {"id": doomed_id, "cwd": CWD, "reason": reason[:480]})
     writes.tried += 2
     try:
         results = call_tools(
@@ -250,7 +264,7 @@ def _ordinary_round_trip(writes: Writes, http: httpx.Client) -> list[str]:
         added = writes.post("/api/memory-bank/add", {"content": text, "cwd": ORDINARY_CWD})
         if not added:
             continue
-        shown = http.get(f"/api/memories/{added['memory']['id']}", params={"cwd": ORDINARY_CWD})
+        shown = http.get(f"/api/memories/{str_at(object_at(added, 'memory'), 'id')}", params={"cwd": ORDINARY_CWD})
         if shown.status_code != 200 or shown.json().get("content") != text.strip():  # stored stripped
             changed.append(text[:40])
     return changed
@@ -283,7 +297,7 @@ def _heldout_round_trip(
         added = writes.post("/api/memory-bank/add", {"content": text, "cwd": ORDINARY_CWD})
         if not added:
             continue
-        got = http.get(f"/api/memories/{added['memory']['id']}", params={"cwd": ORDINARY_CWD})
+        got = http.get(f"/api/memories/{str_at(object_at(added, 'memory'), 'id')}", params={"cwd": ORDINARY_CWD})
         if got.status_code != 200 or got.json().get("content") != text.strip():
             changed.append(text[:40])
     return shown, changed, writes.failed[before:]

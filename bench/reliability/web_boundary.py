@@ -26,7 +26,7 @@ import json
 import socket
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import TypedDict, Unpack
 
 import httpx
 
@@ -53,6 +53,17 @@ class Answer:
         return self.content.decode("utf-8", "replace")
 
 
+class RequestParts(TypedDict, total=False):
+    """The parts of a request these checks send, as ``httpx.Client.request`` takes them."""
+
+    params: dict[str, str]
+    headers: dict[str, str]
+    content: str | bytes
+    data: dict[str, str]
+    files: dict[str, tuple[str, bytes]]
+    json: object
+
+
 class Tolerant:
     """``httpx.Client`` whose calls answer ``Answer`` (status 0 when the connection failed)."""
 
@@ -60,18 +71,18 @@ class Tolerant:
         self.client = client
         self.base_url = client.base_url
 
-    def request(self, method: str, path: str, **kwargs: Any) -> Answer:
+    def request(self, method: str, path: str, **parts: Unpack[RequestParts]) -> Answer:
         try:
-            reply = self.client.request(method, path, **kwargs)
+            reply = self.client.request(method, path, **parts)
         except httpx.HTTPError:
             return Answer(0)
         return Answer(reply.status_code, reply.content)
 
-    def get(self, path: str, **kwargs: Any) -> Answer:
-        return self.request("GET", path, **kwargs)
+    def get(self, path: str, **parts: Unpack[RequestParts]) -> Answer:
+        return self.request("GET", path, **parts)
 
-    def post(self, path: str, **kwargs: Any) -> Answer:
-        return self.request("POST", path, **kwargs)
+    def post(self, path: str, **parts: Unpack[RequestParts]) -> Answer:
+        return self.request("POST", path, **parts)
 
 
 def run(workdir: Path) -> list[Row]:

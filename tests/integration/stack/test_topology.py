@@ -10,6 +10,7 @@ tokens to users (``MNEMEX_USER_TOKENS``).
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import os
 import signal
@@ -19,10 +20,9 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import grpc
 import pytest
@@ -30,10 +30,12 @@ import pytest
 from gateway.user_tokens import digest
 from kernel.embedding_client import EmbeddingClient
 from kernel.grpc_channel import channel
+from kernel.json_values import JSONObject, parse_object
 from kernel.sharding import shard_of
 from protos.mnemex.common.v1 import common_pb2 as common_pb
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
 from protos.mnemex.memory.v1 import memory_service_pb2_grpc as mem_grpc
+from tests.support.json_read import json_list, json_str
 from tests.support.stack import ROOT, free_port, stop_all
 
 pytestmark = pytest.mark.slow
@@ -75,7 +77,7 @@ class Topology:
         stop_all(self.procs.values())
 
 
-def request(url: str, path: str, body: dict[str, Any] | None, token: str) -> tuple[int, dict[str, Any]]:
+def request(url: str, path: str, body: Mapping[str, object] | None, token: str) -> tuple[int, JSONObject]:
     data = None if body is None else json.dumps(body).encode()
     req = urllib.request.Request(
         url + path,
@@ -85,12 +87,16 @@ def request(url: str, path: str, body: dict[str, Any] | None, token: str) -> tup
     )
     try:
         with urllib.request.urlopen(req, timeout=30) as reply:
-            return reply.status, json.loads(reply.read())
+            return reply.status, parse_object(reply.read())
     except urllib.error.HTTPError as exc:
-        return exc.code, json.loads(exc.read() or b"{}")
+        return exc.code, parse_object(exc.read() or b"{}")
 
 
-def wait_until(check: Any, what: str, topology: Topology, timeout: float = 120) -> None:
+def healthy(url: str) -> bool:
+    return request(url, "/api/health", None, "")[0] == 200
+
+
+def wait_until(check: Callable[[], object], what: str, topology: Topology, timeout: float = 120) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         for name, proc in topology.procs.items():
@@ -159,7 +165,7 @@ def topology(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Topology]:
                 MNEMEX_USER_TOKENS=str(tokens_file),
             )
         for name in ("gatewayA", "gatewayB"):
-            wait_until(lambda n=name: request(top.gateway(n), "/api/health", None, "")[0] == 200, name, top)
+            wait_until(functools.partial(healthy, top.gateway(name)), name, top)
         yield top
     finally:
         top.stop()
@@ -192,7 +198,7 @@ def test_a_memory_written_through_one_gateway_is_found_through_the_other(topolog
         TOKENS[ALICE],
     )
     assert status == 200, found
-    assert [m["content"] for m in found["memories"]][:1] == [fact]
+    assert [json_str(m, "content") for m in json_list(found, "memories")][:1] == [fact]
 
 
 def test_each_user_lives_on_the_shard_that_owns_them(topology: Topology) -> None:
@@ -227,7 +233,7 @@ def test_one_users_token_cannot_read_or_score_anothers_memories(topology: Topolo
     fact = "The staging database password rotates every Monday at 09:00."
     status, added = request(gateway, "/api/memory-bank/add", {"content": fact, "cwd": cwd}, TOKENS[ALICE])
     assert status == 200, added
-    memory_id = added["memory"]["id"]
+    memory_id = json_str(added, "memory", "id")
     status, found = request(gateway, "/api/search", {"query": "staging database password", "cwd": cwd}, TOKENS[BOB])
     assert status == 200 and fact not in json.dumps(found)
     status, _ = request(gateway, f"/api/memories/{memory_id}?cwd={cwd}", None, TOKENS[BOB])
@@ -242,7 +248,7 @@ def test_one_users_token_cannot_read_or_score_anothers_memories(topology: Topolo
     status, after = request(gateway, f"/api/memories/{memory_id}?cwd={cwd}", None, TOKENS[ALICE])
     assert status == 200 and after == before  # bob's score reached nothing of alice's
     status, refused = request(gateway, "/api/search", {"query": "password", "cwd": cwd}, "not-a-token")
-    assert status == 401 and "token" in refused["error"]
+    assert status == 401 and "token" in json_str(refused, "error")
 
 
 # Long enough (256 tokens) that each replica is busy encoding most of the time, so the kill

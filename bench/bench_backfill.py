@@ -21,11 +21,12 @@ import statistics
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 import httpx
 
 from bench.bench_get_context import DETAILS, TOPICS, VERBS, ProcessStack, machine_speed_ms
+from kernel.json_values import JSONArray, JSONObject, objects_at, str_at
 
 BATCH = 256
 PROJECTS = 8
@@ -39,14 +40,14 @@ def peak_rss_mb(pid: int) -> float:
     return 0.0
 
 
-def history(n: int, root: Path, rng: random.Random) -> list[dict[str, Any]]:
+def history(n: int, root: Path, rng: random.Random) -> list[JSONObject]:
     projects = []
     for p in range(PROJECTS):
         path = root / f"proj{p}"
         (path / ".git").mkdir(parents=True, exist_ok=True)
         projects.append(str(path))
     start = datetime(2025, 1, 1, tzinfo=UTC)
-    out = []
+    out: list[JSONObject] = []
     for i in range(n):
         topic, verb, detail = rng.choice(TOPICS), rng.choice(VERBS), rng.choice(DETAILS)
         cwd = projects[i % PROJECTS]
@@ -55,7 +56,7 @@ def history(n: int, root: Path, rng: random.Random) -> list[dict[str, Any]]:
             f"I {verb} the {topic} issue {detail}. The failing case came from a stale config in "
             f"src/mod{i % 97}.py; after the change the suite passes and the {topic} path is covered by a new test."
         )
-        tools = []
+        tools: JSONArray = []
         if i % 3 == 0:
             tools = [
                 {
@@ -84,7 +85,19 @@ def history(n: int, root: Path, rng: random.Random) -> list[dict[str, Any]]:
     return out
 
 
-def run_backfill(stack: ProcessStack, exchanges: list[dict[str, Any]]) -> dict[str, Any]:
+class BackfillRun(TypedDict):
+    stored: int
+    existing: int
+    observations: int
+    rate: float  # exchanges/s
+    batch_median_s: float
+    replay_existing: int
+    replay_s: float
+    memory_rss_mb: float
+    embedding_rss_mb: float
+
+
+def run_backfill(stack: ProcessStack, exchanges: list[JSONObject]) -> BackfillRun:
     totals = {"stored": 0, "existing": 0, "observations": 0}
     per_batch = []
     with httpx.Client(base_url=stack.url, timeout=600) as client:
@@ -100,18 +113,20 @@ def run_backfill(stack: ProcessStack, exchanges: list[dict[str, Any]]) -> dict[s
         t = time.perf_counter()
         replay = client.post("/api/backfill", json={"exchanges": exchanges[:BATCH]}).json()
         replay_s = time.perf_counter() - t
-    return {
-        **totals,
-        "rate": len(exchanges) / elapsed,
-        "batch_median_s": statistics.median(per_batch),
-        "replay_existing": replay["existing"],
-        "replay_s": replay_s,
-        "memory_rss_mb": peak_rss_mb(stack.procs["memory"].pid),
-        "embedding_rss_mb": peak_rss_mb(stack.procs["embedding"].pid),
-    }
+    return BackfillRun(
+        stored=totals["stored"],
+        existing=totals["existing"],
+        observations=totals["observations"],
+        rate=len(exchanges) / elapsed,
+        batch_median_s=statistics.median(per_batch),
+        replay_existing=replay["existing"],
+        replay_s=replay_s,
+        memory_rss_mb=peak_rss_mb(stack.procs["memory"].pid),
+        embedding_rss_mb=peak_rss_mb(stack.procs["embedding"].pid),
+    )
 
 
-def encoder_ceiling(exchanges: list[dict[str, Any]]) -> tuple[float, int, int]:
+def encoder_ceiling(exchanges: list[JSONObject]) -> tuple[float, int, int]:
     """(exchanges/s, texts, median tokens) for embedding exactly what the memory service embeds, in-process."""
     from gateway.tool_observations import observe
     from kernel import offline
@@ -121,10 +136,10 @@ def encoder_ceiling(exchanges: list[dict[str, Any]]) -> tuple[float, int, int]:
     offline.apply()
     texts = []
     for e in exchanges:
-        texts.append(exchange_text(e["user_text"], e["assistant_text"]))
+        texts.append(exchange_text(str_at(e, "user_text"), str_at(e, "assistant_text")))
         seen = set()
-        for use in e["tool_uses"]:
-            found = observe(use["tool_name"], use["tool_input"], use["tool_response"], e["cwd"])
+        for use in objects_at(e, "tool_uses"):
+            found = observe(str_at(use, "tool_name"), use.get("tool_input"), use.get("tool_response"), str_at(e, "cwd"))
             if found is not None and found.text not in seen:
                 seen.add(found.text)
                 texts.append(found.text)

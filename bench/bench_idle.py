@@ -33,10 +33,11 @@ import tempfile
 import time
 import urllib.request
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from bench.bench_startup import cpu_seconds
 from bench.common import free_port
+from kernel.json_values import JSONObject, int_at, object_at, parse_object, str_at
 
 ROOT = Path(__file__).resolve().parents[1]
 CPU_TARGET_MS_PER_S = 5.0
@@ -90,16 +91,25 @@ def largest_parts(pid: int, count: int = 3) -> list[tuple[str, float]]:
     return sorted(parts.items(), key=lambda item: -item[1])[:count]
 
 
-def wait_ready(proc: subprocess.Popen[str], state_file: Path, limit_s: float = 180) -> dict[str, Any]:
+class ProcessIdle(TypedDict):
+    """One process of the idle stack over the window."""
+
+    cpu_ms_per_s: float
+    rss_mb: float
+    pss_mb: float
+    largest: list[tuple[str, float]]  # (what, MB) of RSS
+
+
+def wait_ready(proc: subprocess.Popen[str], state_file: Path, limit_s: float = 180) -> JSONObject:
     started = time.perf_counter()
     while time.perf_counter() - started < limit_s:
         if proc.poll() is not None:
             raise RuntimeError(f"mnemex up exited with {proc.returncode}: {proc.stderr.read() if proc.stderr else ''}")
         try:
-            state: dict[str, Any] = json.loads(state_file.read_text())
+            state = parse_object(state_file.read_text())
         except (FileNotFoundError, ValueError):
             state = {}
-        if state.get("supervisor", {}).get("status") == "running":
+        if str_at(object_at(state, "supervisor"), "status") == "running":
             return state
         time.sleep(0.05)
     raise RuntimeError(f"mnemex up was not ready after {limit_s:.0f} s")
@@ -119,7 +129,7 @@ def warm_up(gateway: str, cwd: Path, requests: int) -> None:
             reply.read()
 
 
-def measure(seconds: float, warm: int) -> dict[str, dict[str, Any]]:
+def measure(seconds: float, warm: int) -> dict[str, ProcessIdle]:
     with tempfile.TemporaryDirectory(prefix="mnemex-bench-idle-") as tmp:
         home = Path(tmp) / "home"
         project = Path(tmp) / "project"
@@ -142,22 +152,24 @@ def measure(seconds: float, warm: int) -> dict[str, dict[str, Any]]:
         try:
             state = wait_ready(proc, home / "run" / "state.json")
             pids = {"supervisor": proc.pid}
-            pids.update({name: int(svc["pid"]) for name, svc in state.get("services", {}).items() if svc.get("pid")})
+            services = object_at(state, "services")
+            pids.update({name: int_at(object_at(services, name), "pid") for name in services})
+            pids = {name: pid for name, pid in pids.items() if pid}
             warm_up(env["MNEMEX_GATEWAY_ADDR"], project, warm)
             time.sleep(2)  # let the warm-up's own after-work (deferred writes, flushes) finish
             before = {name: cpu_seconds(pid) for name, pid in pids.items()}
             began = time.perf_counter()
             time.sleep(seconds)
             elapsed = time.perf_counter() - began
-            result = {}
+            result: dict[str, ProcessIdle] = {}
             for name, pid in pids.items():
                 rss, pss = memory_mb(pid)
-                result[name] = {
-                    "cpu_ms_per_s": (cpu_seconds(pid) - before[name]) * 1000 / elapsed,
-                    "rss_mb": rss,
-                    "pss_mb": pss,
-                    "largest": largest_parts(pid),
-                }
+                result[name] = ProcessIdle(
+                    cpu_ms_per_s=(cpu_seconds(pid) - before[name]) * 1000 / elapsed,
+                    rss_mb=rss,
+                    pss_mb=pss,
+                    largest=largest_parts(pid),
+                )
             return result
         finally:
             proc.send_signal(signal.SIGTERM)

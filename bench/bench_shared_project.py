@@ -38,9 +38,9 @@ import statistics
 import tempfile
 import threading
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 from urllib.parse import quote, urlencode, urlsplit
 
 from kernel import offline
@@ -141,7 +141,7 @@ class _Http:
         self._timeout = timeout
         self._conn: http.client.HTTPConnection | None = None
 
-    def request(self, method: str, path: str, body: dict[str, Any] | None = None) -> tuple[int, bytes]:
+    def request(self, method: str, path: str, body: Mapping[str, object] | None = None) -> tuple[int, bytes]:
         for attempt in (1, 2):
             if self._conn is None:
                 self._conn = http.client.HTTPConnection(self._host, self._port, timeout=self._timeout)

@@ -26,9 +26,10 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from bench.common import free_port, percentile
+from kernel.json_values import JSONObject, as_object, float_at, int_at, object_at, parse_object, str_at
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGET_S = 10.0
@@ -52,7 +53,16 @@ def gateway_health(address: str) -> str:
         return str(json.loads(exc.read() or b"{}").get("status", exc.code))
 
 
-def run_once(only: list[str]) -> dict[str, Any]:
+class StartupRun(TypedDict):
+    ready_s: float
+    stop_s: float
+    exit_code: int
+    gateway_health: str | None
+    services: dict[str, float | None]  # each service's spawn -> healthy seconds
+    cpu: dict[str, float]  # each service's CPU seconds until ready
+
+
+def run_once(only: list[str]) -> StartupRun:
     with tempfile.TemporaryDirectory(prefix="mnemex-bench-startup-") as tmp:
         home = Path(tmp) / "home"
         env = dict(os.environ)
@@ -68,7 +78,7 @@ def run_once(only: list[str]) -> dict[str, Any]:
         proc = subprocess.Popen(
             command, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
         )
-        state: dict[str, Any] = {}
+        state: JSONObject = {}
         try:
             while time.perf_counter() - started < 180:
                 if proc.poll() is not None:
@@ -76,14 +86,14 @@ def run_once(only: list[str]) -> dict[str, Any]:
                         f"mnemex up exited with {proc.returncode}: {proc.stderr.read() if proc.stderr else ''}"
                     )
                 try:
-                    state = json.loads(state_file.read_text())
+                    state = parse_object(state_file.read_text())
                 except (FileNotFoundError, ValueError):
                     state = {}
-                if state.get("supervisor", {}).get("status") == "running":
+                if str_at(object_at(state, "supervisor"), "status") == "running":
                     break
                 time.sleep(0.02)
             ready = time.perf_counter() - started
-            cpu = {name: cpu_seconds(svc.get("pid")) for name, svc in state.get("services", {}).items()}
+            cpu = {name: cpu_seconds(int_at(svc, "pid") or None) for name, svc in services_of(state).items()}
             health = None
             if not only or "gateway" in only:
                 health = gateway_health(env["MNEMEX_GATEWAY_ADDR"])
@@ -95,15 +105,16 @@ def run_once(only: list[str]) -> dict[str, Any]:
             if proc.poll() is None:
                 proc.kill()
                 proc.wait()
-    services = {name: s.get("ready_seconds") for name, s in state.get("services", {}).items()}
-    return {
-        "ready_s": ready,
-        "stop_s": stopped,
-        "exit_code": code,
-        "gateway_health": health,
-        "services": services,
-        "cpu": cpu,
+    services = {
+        name: float_at(s, "ready_seconds") if "ready_seconds" in s and s["ready_seconds"] is not None else None
+        for name, s in services_of(state).items()
     }
+    return StartupRun(ready_s=ready, stop_s=stopped, exit_code=code, gateway_health=health, services=services, cpu=cpu)
+
+
+def services_of(state: JSONObject) -> dict[str, JSONObject]:
+    """The supervisor state's entry of each service."""
+    return {name: as_object(entry) for name, entry in object_at(state, "services").items()}
 
 
 def main() -> None:

@@ -28,7 +28,7 @@ import shutil
 import statistics
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 import httpx
 
@@ -41,11 +41,14 @@ PER_CLUSTER = 9
 FACTS = 300
 CONCEPTS = 150
 CHROMIUM = os.environ.get("MNEMEX_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, BrowserContext
+
 CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
 SERVICES = ("ledger", "billing", "auth", "search", "deploy", "cache", "queue", "report")
 
 
-def kg_graph(rng: random.Random) -> dict[str, Any]:
+def kg_graph(rng: random.Random) -> dict[str, object]:
     """A kg export: clustered entities (identifiers and paths), the facts that name them, routing concepts."""
     names = [
         f"{SERVICES[c % len(SERVICES)]}_{c:02d}_{part}"
@@ -55,7 +58,7 @@ def kg_graph(rng: random.Random) -> dict[str, Any]:
         for k, part in enumerate(("api", "worker", "schema", "client", "config", "job", "store", "view", "test"))
     ]
     facts: dict[str, list[list[str]]] = {}
-    relations: list[list[Any]] = []
+    relations: list[list[str | list[str]]] = []  # [entity, entity, kind, [fact ids]]
     for f in range(FACTS):
         cluster = f % CLUSTERS
         named = rng.sample(names[cluster * PER_CLUSTER : (cluster + 1) * PER_CLUSTER], 3)
@@ -107,7 +110,7 @@ class Load:
     total: str
 
 
-def load_once(browser: Any, url: str, context: Any = None) -> Load:
+def load_once(browser: Browser, url: str, context: BrowserContext | None = None) -> Load:
     """One load of ``url``: in a fresh context (nothing cached) unless ``context`` is given (warm)."""
     fresh = context is None
     context = context or browser.new_context(viewport={"width": 1280, "height": 900})

@@ -14,7 +14,8 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+
+from kernel.json_values import JSONObject, as_list, as_object, objects_at
 
 # The benchmark data sits beside the checkout (../shared/data/locomo); LOCOMO_DATA or --data override it.
 DEFAULT_DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "locomo" / "locomo-dev.json"
@@ -72,7 +73,7 @@ def normalise_evidence(raw: object, known: set[str]) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _turn_text(turn: dict[str, Any]) -> str:
+def _turn_text(turn: JSONObject) -> str:
     text = str(turn.get("text", "")).strip()
     caption = turn.get("blip_caption")
     if caption:
@@ -80,18 +81,22 @@ def _turn_text(turn: dict[str, Any]) -> str:
     return text
 
 
-def parse_sample(sample: dict[str, Any]) -> Conversation:
-    """One LoCoMo sample, as its JSON file holds it (untyped)."""
+def parse_sample(sample: JSONObject) -> Conversation:
+    """One LoCoMo sample, as its JSON file holds it."""
     try:
         sample_id = str(sample["sample_id"])
         convo = sample["conversation"]
-    except (KeyError, TypeError) as exc:
+    except KeyError as exc:
         raise DatasetError(f"each sample needs 'sample_id' and 'conversation' (missing {exc})") from exc
+    if not isinstance(convo, dict):
+        raise DatasetError(f"sample {sample_id}: 'conversation' is {type(convo).__name__}, expected an object")
     conversation = Conversation(sample_id=sample_id)
     sessions = sorted(int(m.group(1)) for key in convo if (m := _SESSION_KEY.match(key)))
     for number in sessions:
         date = str(convo.get(f"session_{number}_date_time", "")).strip()
-        for turn in convo[f"session_{number}"] or []:
+        for turn in as_list(convo[f"session_{number}"]):
+            if not isinstance(turn, dict):
+                continue
             dia_id = str(turn.get("dia_id", "")).strip()
             if not dia_id:
                 continue
@@ -106,12 +111,13 @@ def parse_sample(sample: dict[str, Any]) -> Conversation:
                 )
             )
     known = {t.dia_id for t in conversation.turns}
-    for qa in sample.get("qa", []):
+    for qa in objects_at(sample, "qa"):
         answer = qa.get("answer", qa.get("adversarial_answer", ""))
+        category = qa.get("category", 0)
         conversation.questions.append(
             Question(
                 question=str(qa.get("question", "")),
-                category=int(qa.get("category", 0)),
+                category=int(category) if isinstance(category, int | float | str) else 0,
                 evidence=normalise_evidence(qa.get("evidence", []), known),
                 answer=str(answer),
             )
@@ -127,4 +133,4 @@ def load(path: str | Path, limit_conversations: int | None = None) -> list[Conve
     if not isinstance(data, list):
         raise DatasetError(f"{path}: expected a JSON list of samples, got {type(data).__name__}")
     samples = data if limit_conversations is None else data[:limit_conversations]
-    return [parse_sample(sample) for sample in samples]
+    return [parse_sample(as_object(sample)) for sample in samples]

@@ -7,6 +7,7 @@ import pytest
 from bench.locomo.dataset import normalise_evidence, parse_sample
 from bench.locomo.memory_text import turn_content
 from bench.locomo.metrics import score_question, summarise
+from kernel.json_values import JSONObject
 
 KNOWN = {"D1:3", "D8:6", "D9:17", "D11:26", "D30:5"}
 
@@ -28,7 +29,7 @@ def test_malformed_evidence_is_normalised(raw: list[str], expected: tuple[str, .
 
 
 def test_parse_iterates_sessions_not_dates() -> None:
-    sample = {
+    sample: JSONObject = {
         "sample_id": "s",
         "conversation": {
             "session_1_date_time": "8 May, 2023",

@@ -30,7 +30,10 @@ ACTION_LIMIT = 8
 
 @dataclass(frozen=True, slots=True)
 class ActionEffect:
-    """How often an action (a command, or scoring memories of a collection) worked in this project."""
+    """How often an action worked in this project: ``action`` is a command, or score_response for
+    memories of a collection."""
+
+    # Also the insights tool's output schema for it (mcp.models.InsightsOut): the docstring is its description.
 
     context_type: str
     action: str

@@ -13,20 +13,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from gateway.insights import ActionEffect
 from gateway.reply_models import LessonOut, MemoryOut, RoutingOut
-
-
-class ActionOut(BaseModel):
-    """How often an action (a command, or scoring memories of a collection) worked in this project."""
-
-    context_type: str
-    action: str = Field(description="The command, or score_response for memories of a collection")
-    collection: str
-    worked: int
-    partial: int
-    failed: int
-    unknown: int
-    success_rate: float
 
 
 class InsightsOut(BaseModel):
@@ -35,7 +23,7 @@ class InsightsOut(BaseModel):
     routing: RoutingOut
     solutions: list[LessonOut]
     failures: list[LessonOut]
-    actions: list[ActionOut]
+    actions: list[ActionEffect]  # the typed value itself: pydantic reads a dataclass's fields as a model's
     self_audit: bool = Field(description="True when the self-audit reminder was appended")
 
 

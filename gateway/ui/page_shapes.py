@@ -12,6 +12,7 @@ from gateway.replies.reply_json import JsonObject
 from gateway.ui import graph_view
 from gateway.ui.project_scope import ScopeRow
 from kernel.json_values import JSONObject
+from kernel.outcome_entry import OutcomeEntry
 
 MemoryJson = JsonObject  # a memory as the pages read it: ``memory_replies.Memory.to_json`` (a search hit's too)
 
@@ -38,27 +39,13 @@ class Overview(TypedDict):
     projects: list[ScopeRow]
 
 
-class OutcomeRow(TypedDict):
-    at: str
-    memory_id: str
-    outcome: str
-    score_before: float
-    score_after: float
-    collection_before: str
-    collection_after: str
-    transition: str
-    new_id: str
-    session_id: str
-    turn_id: int
-
-
 class InjectedLine(TypedDict):
     """One memory a turn injected, with its rank, what it is now, the outcome it got and why it was chosen."""
 
     rank: int
     id: str
     memory: MemoryJson | None  # None: no longer stored
-    outcome: OutcomeRow | None
+    outcome: OutcomeEntry | None
     choice: JSONObject | None  # PrepareContext's choice for it
 
 
@@ -72,7 +59,7 @@ class TurnRow(TypedDict):
     exchange_id: str
     started_at: str
     outcome: str
-    outcomes: list[OutcomeRow]
+    outcomes: list[OutcomeEntry]
     choices: list[JSONObject]  # PrepareContext's choices: kept or left out, and why
     client: str
     # set by ``ViewerSessions.session``
@@ -84,7 +71,7 @@ class TurnRow(TypedDict):
 
 class MemoryView(TypedDict):
     memory: MemoryJson
-    outcomes: list[OutcomeRow]
+    outcomes: list[OutcomeEntry]
     turns: list[TurnRow]
     written_by: str
 

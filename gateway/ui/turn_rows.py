@@ -6,17 +6,20 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from gateway import formatting
-from gateway.ui.page_shapes import OutcomeRow, TurnRow
+from gateway.ui.page_shapes import TurnRow
+from gateway.ui.ui_display import parse_time
 from kernel.json_values import JSONObject, as_list, parse_value
+from kernel.outcome_entry import OutcomeEntry
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
 
 DEFAULT_CONTEXT_LIMIT = 5  # get-context's default number of lines (schemas.GetContextBody.limit)
 ANSWER_MARK = "Assistant: "
 
 
-def outcome_row(entry: mem_pb.OutcomeEntry) -> OutcomeRow:
-    return OutcomeRow(
-        at=entry.at,
+def outcome_row(entry: mem_pb.OutcomeEntry) -> OutcomeEntry:
+    moment = parse_time(entry.at)
+    return OutcomeEntry(
+        at=moment.timestamp() if moment is not None else 0.0,
         memory_id=entry.memory_id,
         outcome=entry.outcome,
         score_before=round(entry.score_before, 4),

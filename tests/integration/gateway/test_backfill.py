@@ -8,9 +8,11 @@ from typing import TYPE_CHECKING
 import pytest
 
 from gateway.capabilities.backfill_service import backfill_id
+from gateway.reply_models import BackfillOut, GraphOut, SearchOut, StopOut
 from protos.mnemex.memory.v1 import memory_service_pb2 as mem_pb
 from protos.mnemex.memory.v1 import memory_service_pb2_grpc as mem_grpc
 from tests.integration.gateway.live_stack import LiveStack
+from tests.support.json_read import json_str
 from tests.support.loop_thread import LoopThread
 
 if TYPE_CHECKING:
@@ -57,43 +59,47 @@ def test_history_is_stored_dated_found_and_replays_store_nothing(live: LiveStack
         exchange("s1:m2", ledger, "my key is AKIAIOSFODNN7EXAMPLE <private>pin 4321</private> ok", "Noted."),
         exchange("s2:m1", billing, "which queue does billing publish invoices to?", "invoices.v2 on RabbitMQ."),
     ]
-    dry = live.post("/api/backfill", {"exchanges": batch, "dry_run": True})
-    assert (dry["stored"], dry["existing"], dry["observations"]) == (3, 0, 1)
-    by_name = {name.split("-")[0]: counts for name, counts in dry["projects"].items()}  # "ledger-<hash>"
-    assert by_name == {"ledger": {"stored": 2, "existing": 0}, "billing": {"stored": 1, "existing": 0}}
-    assert live.post("/api/search", {"query": "ledger importer CSV", "cwd": ledger})["memories"] == []
+    dry = live.post_as("/api/backfill", {"exchanges": batch, "dry_run": True}, BackfillOut)
+    assert (dry.stored, dry.existing, dry.observations) == (3, 0, 1)
+    by_name = {name.split("-")[0]: (c.stored, c.existing) for name, c in dry.projects.items()}  # "ledger-<hash>"
+    assert by_name == {"ledger": (2, 0), "billing": (1, 0)}
+    assert live.post_as("/api/search", {"query": "ledger importer CSV", "cwd": ledger}, SearchOut).memories == []
 
-    first = live.post("/api/backfill", {"exchanges": batch})
-    assert (first["stored"], first["existing"], first["observations"]) == (3, 0, 1)
-    assert first["kg_taught"] == 3
+    first = live.post_as("/api/backfill", {"exchanges": batch}, BackfillOut)
+    assert (first.stored, first.existing, first.observations) == (3, 0, 1)
+    assert first.kg_taught == 3
 
-    found = live.post("/api/search", {"query": "ledger importer times out on big CSV", "cwd": ledger, "limit": 3})
-    top = found["memories"][0]
-    assert top["id"] == backfill_id("claude", "s1:m1")
-    assert top["content"].startswith("User: why does the ledger importer") and "\nAssistant: " in top["content"]
-    assert top["collection"] == "history" and top["created_at"].startswith("2025-03-04T10:15:00")
-    assert top["metadata"]["kind"] == "exchange" and top["metadata"]["session_id"] == "hist-1"
-    assert top["score"] == 0.5
-    recent = live.post("/api/search", {"days_back": 7, "cwd": ledger, "collections": ["working", "history"]})
-    assert top["id"] not in [m["id"] for m in recent["memories"]]  # dated 2025: not recent
-    other = live.post("/api/search", {"query": "billing invoices queue", "cwd": billing, "limit": 1})
-    assert other["memories"][0]["id"] == backfill_id("claude", "s2:m1")
+    query = {"query": "ledger importer times out on big CSV", "cwd": ledger, "limit": 3}
+    top = live.post_as("/api/search", query, SearchOut).memories[0]
+    assert top.id == backfill_id("claude", "s1:m1")
+    assert top.content.startswith("User: why does the ledger importer") and "\nAssistant: " in top.content
+    assert top.collection == "history" and top.created_at.startswith("2025-03-04T10:15:00")
+    assert top.metadata["kind"] == "exchange" and top.metadata["session_id"] == "hist-1"
+    assert top.score == 0.5
+    recent = live.post_as(
+        "/api/search", {"days_back": 7, "cwd": ledger, "collections": ["working", "history"]}, SearchOut
+    )
+    assert top.id not in [m.id for m in recent.memories]  # dated 2025: not recent
+    other = live.post_as("/api/search", {"query": "billing invoices queue", "cwd": billing, "limit": 1}, SearchOut)
+    assert other.memories[0].id == backfill_id("claude", "s2:m1")
 
-    secret = live.post("/api/search", {"id": backfill_id("claude", "s1:m2"), "cwd": ledger})["memories"][0]
-    assert "AKIAIOSFODNN7EXAMPLE" not in secret["content"] and "4321" not in secret["content"]
-    observed = live.post("/api/search", {"id": backfill_id("claude", "s1:m1", "tool:0"), "cwd": ledger})
-    assert observed["memories"][0]["metadata"]["type"] == "observation"
-    assert "retry.py" in observed["memories"][0]["content"]
-    assert observed["memories"][0]["metadata"]["observation_importance"] == 0.6  # an edit, as PostToolUse stamps it
+    secret = live.post_as("/api/search", {"id": backfill_id("claude", "s1:m2"), "cwd": ledger}, SearchOut).memories[0]
+    assert "AKIAIOSFODNN7EXAMPLE" not in secret.content and "4321" not in secret.content
+    observation_id = backfill_id("claude", "s1:m1", "tool:0")
+    observed = live.post_as("/api/search", {"id": observation_id, "cwd": ledger}, SearchOut).memories[0]
+    assert observed.metadata["type"] == "observation"
+    assert "retry.py" in observed.content
+    assert observed.metadata["observation_importance"] == 0.6  # an edit, as PostToolUse stamps it
 
-    again = live.post("/api/backfill", {"exchanges": batch})
-    assert (again["stored"], again["existing"], again["observations"]) == (0, 3, 0)
-    assert sorted(again["projects"].values(), key=str) == [{"stored": 0, "existing": 1}, {"stored": 0, "existing": 2}]
-    assert "kg_taught" not in again
+    again_json = live.post("/api/backfill", {"exchanges": batch})
+    again = BackfillOut.model_validate(again_json)
+    assert (again.stored, again.existing, again.observations) == (0, 3, 0)
+    assert sorted((c.stored, c.existing) for c in again.projects.values()) == [(0, 1), (0, 2)]
+    assert "kg_taught" not in again_json
 
-    graph = live.get("/api/kg", cwd=ledger)
-    labels = " ".join(str(n.get("label", "")) + " " + str(n.get("id", "")) for n in graph["nodes"])
-    assert "importer" in labels or "csv" in labels.lower(), graph["nodes"][:10]
+    graph = live.get_as("/api/kg", GraphOut, cwd=ledger)
+    labels = " ".join(n.label + " " + n.id for n in graph.nodes)
+    assert "importer" in labels or "csv" in labels.lower(), graph.nodes[:10]
 
 
 @pytest.mark.parametrize(
@@ -111,13 +117,13 @@ def test_history_is_stored_dated_found_and_replays_store_nothing(live: LiveStack
 def test_bad_exchanges_are_refused_naming_the_field(live: LiveStack, patch: dict[str, object], field: str) -> None:
     body = {"exchanges": [{**exchange("bad", "/tmp", "q", "a"), **patch}]}
     reply = live.post("/api/backfill", body, expect=422)
-    assert field in reply["error"]
+    assert field in json_str(reply, "error")
 
 
 def test_batch_bounds(live: LiveStack) -> None:
-    assert "exchanges" in live.post("/api/backfill", {"exchanges": []}, expect=422)["error"]
+    assert "exchanges" in json_str(live.post("/api/backfill", {"exchanges": []}, expect=422), "error")
     many = [exchange(f"n{i}", "/tmp", "q", "a") for i in range(257)]
-    assert "exchanges" in live.post("/api/backfill", {"exchanges": many}, expect=422)["error"]
+    assert "exchanges" in json_str(live.post("/api/backfill", {"exchanges": many}, expect=422), "error")
 
 
 def test_an_exchange_the_live_hooks_stored_is_not_stored_again(live: LiveStack, tmp_path: Path) -> None:
@@ -125,18 +131,22 @@ def test_an_exchange_the_live_hooks_stored_is_not_stored_again(live: LiveStack, 
     repo = project(tmp_path, "overlap")
     prompt, answer = "how is the nightly overlap report generated?", "A cron job runs make overlap-report at 02:00."
     live.post("/api/hooks/get-context", {"session_id": "live-7", "prompt": prompt, "cwd": repo})
-    stored_live = live.post("/api/hooks/stop", {"session_id": "live-7", "cwd": repo, "assistant_text": answer})
+    stored_live = live.post_as(
+        "/api/hooks/stop", {"session_id": "live-7", "cwd": repo, "assistant_text": answer}, StopOut
+    )
     same = exchange("live-7:a1", repo, prompt, answer, session_id="live-7")
     other_session = exchange("live-8:a1", repo, prompt, answer, session_id="live-8")
-    reply = live.post("/api/backfill", {"exchanges": [same, other_session]})
-    assert (reply["stored"], reply["existing"]) == (1, 1)
-    found = live.post(
-        "/api/search", {"query": "nightly overlap report", "cwd": repo, "collections": ["working", "history"]}
+    reply = live.post_as("/api/backfill", {"exchanges": [same, other_session]}, BackfillOut)
+    assert (reply.stored, reply.existing) == (1, 1)
+    found = live.post_as(
+        "/api/search",
+        {"query": "nightly overlap report", "cwd": repo, "collections": ["working", "history"]},
+        SearchOut,
     )
-    shown = [m for m in found["memories"] if m["content"].startswith("User: how is the nightly overlap")]
+    shown = [m for m in found.memories if m.content.startswith("User: how is the nightly overlap")]
     assert len(shown) == 1  # one text: the search lists it once, the other copy among its duplicates
-    ids = [shown[0]["id"], *shown[0]["duplicate_ids"]]
-    assert sorted(ids) == sorted([stored_live["exchange_id"], backfill_id("claude", "live-8:a1")])
+    ids = [shown[0].id, *shown[0].duplicate_ids]
+    assert sorted(ids) == sorted([stored_live.exchange_id, backfill_id("claude", "live-8:a1")])
 
 
 def _sweep(live: LiveStack) -> mem_pb.RunMaintenanceResponse:
@@ -172,8 +182,8 @@ def test_imported_history_survives_the_lifecycle_sweeps(live: LiveStack, tmp_pat
         )
         for i in range(12)
     ]
-    stored = live.post("/api/backfill", {"exchanges": batch})
-    assert (stored["stored"], stored["observations"]) == (12, 4)
+    stored = live.post_as("/api/backfill", {"exchanges": batch}, BackfillOut)
+    assert (stored.stored, stored.observations) == (12, 4)
     ids = [backfill_id("claude", f"old-{i}") for i in range(12)]
     ids += [backfill_id("claude", "old-0", f"tool:{i}") for i in range(4)]
 
@@ -181,12 +191,13 @@ def test_imported_history_survives_the_lifecycle_sweeps(live: LiveStack, tmp_pat
         swept = _sweep(live)
         assert (swept.expired, swept.deleted, swept.observations_compacted) == (0, 0, 0)
     for memory_id in ids:
-        found = live.post("/api/search", {"id": memory_id, "cwd": repo})["memories"]
-        assert [m["id"] for m in found] == [memory_id]
-        assert found[0]["collection"] == "history" and found[0]["created_at"].startswith("2025-03-04")
-        assert found[0]["metadata"]["imported_at"] > found[0]["created_at"]
-    listed = live.post("/api/search", {"query": "quarterly importer", "cwd": repo, "limit": 20})["memories"]
-    assert {m["id"] for m in listed} >= set(ids[:12])
+        found = live.post_as("/api/search", {"id": memory_id, "cwd": repo}, SearchOut).memories
+        assert [m.id for m in found] == [memory_id]
+        assert found[0].collection == "history" and found[0].created_at.startswith("2025-03-04")
+        assert json_str(found[0].metadata, "imported_at") > found[0].created_at
+    query = {"query": "quarterly importer", "cwd": repo, "limit": 20}
+    listed = live.post_as("/api/search", query, SearchOut).memories
+    assert {m.id for m in listed} >= set(ids[:12])
 
 
 class _Quiet:
@@ -245,8 +256,8 @@ def test_history_older_than_a_year_is_listed_by_a_wide_enough_window(live: LiveS
     old = project(tmp_path, "archive")
     two_years = exchange("old:m1", old, "how did we shard the audit log?", "By tenant id, 64 shards.")
     two_years["started_at"] = "2024-06-01T09:00:00Z"
-    assert live.post("/api/backfill", {"exchanges": [two_years]})["stored"] == 1
-    within_a_year = live.post("/api/search", {"days_back": 365, "cwd": old, "sort_by": "recency"})["memories"]
-    ten_years = live.post("/api/search", {"days_back": 3650, "cwd": old, "sort_by": "recency"})["memories"]
-    assert not any("64 shards" in m["content"] for m in within_a_year)
-    assert any("64 shards" in m["content"] for m in ten_years)
+    assert live.post_as("/api/backfill", {"exchanges": [two_years]}, BackfillOut).stored == 1
+    within_a_year = live.post_as("/api/search", {"days_back": 365, "cwd": old, "sort_by": "recency"}, SearchOut)
+    ten_years = live.post_as("/api/search", {"days_back": 3650, "cwd": old, "sort_by": "recency"}, SearchOut)
+    assert not any("64 shards" in m.content for m in within_a_year.memories)
+    assert any("64 shards" in m.content for m in ten_years.memories)

@@ -39,14 +39,15 @@ def _wordlike(run: str) -> bool:
     return vowels * 4 >= len(run) and _CONSONANTS.search(run) is None
 
 
-def mostly_words(value: str) -> bool:
-    """Two thirds of the value is camel-case or separated words of three letters or more that read as words."""
+def mostly_words(value: str, share: float = 2 / 3) -> bool:
+    """``share`` of the value (two thirds unless told) is camel-case or separated words of three letters or more
+    that read as words."""
     words = sum(
         len(part)
         for part in _NAME_PARTS.findall(value)
         if len(part) >= 3 and part.isalpha() and _wordlike(part.lower())
     )
-    return words * 3 >= len(value) * 2
+    return words >= len(value) * share
 
 
 def high_entropy(value: str) -> bool:

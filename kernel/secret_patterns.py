@@ -6,7 +6,8 @@ Most specific first:
 - **commands and URLs** (``kernel.secret_commands``): ``mysql -pPW``, ``curl -u user:PW``, a URL's password;
 - **detect-secrets' rules** (``kernel.secret_rules``, taken as data);
 - **context rules** (``kernel.secret_context``): the provider formats, then where a value stands;
-- **keyed values** (``kernel.secret_keyed``): a value given to a name that says it is secret.
+- **keyed values** (``kernel.secret_keyed``): a value given to a name that says it is secret;
+- **random tokens** (``kernel.secret_random``): a random token standing alone, whatever its context.
 
 A pattern that starts with a literal runs only on a text that holds it (``literal_gate``). Every quantifier
 is bounded, so the time to scan stays linear in the text's length (the memory service redacts on its event
@@ -20,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from kernel.secret_commands import COMMANDS
+from kernel.secret_random import RANDOM_TOKEN, keep_random_token
 from kernel.secret_recogniser import MARKER_PREFIX, Recogniser, inside_a_word, literal_gate, without_leading_boundary
 from kernel.secret_tokens import ANYWHERE, TEXT_WORDS, TOKEN_FORMATS
 from kernel.secret_values import keep_url_password, placeholder_token
@@ -131,6 +133,7 @@ def recognisers() -> list[Recogniser]:
     out += _borrowed()
     out += context_recognisers()
     out += keyed_recognisers()
+    out.append(Recogniser("random-token", RANDOM_TOKEN, keep=keep_random_token))
     # A pattern that starts with a literal is skipped on a text without it (a substring test of the whole text).
     return [
         r if r.line_words or r.text_words or r.gate else replace(r, text_words=literal_gate(r.pattern.pattern))

@@ -1,0 +1,65 @@
+"""A random token standing alone in any text, whatever names it or none (issue 36).
+
+The other recognisers need a context: a prefix that names the vendor, a name that says secret, a flag,
+a URL's password. Each blind corpus missed keys whose context none of them knew (a key passed to a client's
+constructor, the rest of a key split over string literals, a command's positional argument, a sentence in
+prose). What those share is the value itself: 28 characters or more of mixed case and digits with no words in
+them (``kernel.secret_entropy.high_entropy``), standing alone between spaces or quotes. What looks the same
+but is public stays: a value inside a URL or a path, a hash or key fingerprint after its ``SHA256:``/``h1:``
+label, a value named an id (``x-amz-version-id: ...``), a typed object id (``evt_...``, ``sha512-...``),
+base64 that decodes to text or to a known binary (an SSH or DER public key, an image), and base64 of a digest's
+size (32 or 64 bytes: a checksum, a public key). Plain module.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+
+from kernel.secret_entropy import high_entropy, mostly_words
+
+# Standing alone: after the start, a space, a quote or an opening bracket (or a marker's ']:', the user part
+# of "user:secret" already redacted), up to a space, a quote, a closing bracket or a sentence's end.
+RANDOM_TOKEN = re.compile(
+    r"(?:(?<=[\s\"'`(\[{,>])|(?<=\]:)|^)[A-Za-z0-9][A-Za-z0-9+/_\-]{27,300}={0,2}"
+    r"(?=[.!?,;:]?(?:[\s\"'`)\]},<]|$))",
+    re.MULTILINE,
+)
+_TYPED_ID = re.compile(r"[a-z]{2,8}_|sha\d{3}-")
+_NAMED_ID = re.compile(r"(?i)(?:id|ids|hash|sum|digest|fingerprint|checksum)[\"']?\s*[:=]\s*[\"']?$")
+_JWK_PUBLIC_PART = re.compile(r"\"(?:n|e|x|y|x5t|x5c)\"\s*:\s*\[?\"$")  # a JSON Web Key's public modulus, curve point
+_BASE64_LINE = re.compile(r"[A-Za-z0-9+/]{48,100}")
+_BINARY_HEADS = (b"\x00\x00\x00", b"0", b"\x89PNG", b"GIF8", b"\xff\xd8", b"PK")
+_DIGEST_SIZES = frozenset((16, 20, 32, 48, 64))
+
+
+def _public_base64(value: str) -> bool:
+    """Base64 (or base64url) of text, of a known binary, or of a digest's size."""
+    standard = value.replace("-", "+").replace("_", "/")
+    if base64.b64decode(standard[:8]).startswith(_BINARY_HEADS):
+        return True  # a known binary (a truncated public key still opens as one)
+    try:
+        raw = base64.b64decode(standard + "=" * (-len(standard) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    if len(raw) in _DIGEST_SIZES:
+        return True
+    printable = sum(32 <= byte < 127 or byte in (9, 10, 13) for byte in raw)
+    return printable * 10 >= len(raw) * 9
+
+
+def keep_random_token(match: re.Match[str]) -> bool:
+    """True for a match that is not a random secret (see the module's docstring)."""
+    value = match.group(0).rstrip("=")
+    line_start = match.string.rfind("\n", 0, match.start()) + 1
+    before = match.string[line_start : match.start()]
+    if _TYPED_ID.match(value) or _NAMED_ID.search(before[-40:]) or _JWK_PUBLIC_PART.search(before[-12:]):
+        return True
+    if not before and _BASE64_LINE.fullmatch(
+        match.string, match.string.rfind("\n", 0, line_start - 1) + 1, line_start - 1
+    ):
+        return True  # the last line of a multi-line base64 body (a public key, a certificate)
+    if not high_entropy(value) or mostly_words(value, share=0.5):  # half words: a mangled C++ name
+        return True
+    return _public_base64(value)

@@ -1,0 +1,90 @@
+"""A random token standing alone is redacted whatever its context (``kernel.secret_random``), and what only
+looks random (digests, public keys, ids, base64 of text, URLs) stays. The values are made up."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import time
+
+import pytest
+
+from kernel.privacy import redact
+
+_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+
+
+def _token(seed: str, length: int, alphabet: str = _ALPHABET) -> str:
+    raw = b"".join(hashlib.sha256(f"random-test:{seed}:{n}".encode()).digest() for n in range(length // 32 + 1))
+    return "".join(alphabet[b % len(alphabet)] for b in raw[:length])
+
+
+KEY_A = _token("a", 40)
+KEY_B = _token("b", 32)
+KEY_C = _token("c", 48, _ALPHABET + "_-")
+KEY_D = _token("d", 40, _ALPHABET + "+/")
+KEY_E = _token("e", 52, _ALPHABET.replace("0", "").replace("O", "").replace("I", "").replace("l", ""))
+
+FOUND = [
+    (f'client = vendor.Client("{KEY_A}")', KEY_A),
+    (f"curl -u [REDACTED:twilio-key]:{KEY_B} https://api.example.com/", KEY_B),
+    (f"tool auth set-default {KEY_C}", KEY_C),
+    (f"here is what the admin sent me: {KEY_D} (valid until friday)", KEY_D),
+    (f'import_key {KEY_E} "label" false', KEY_E),
+    (f'TOKEN = (\n    "{KEY_A[:20]}"\n    "{KEY_D}"\n)', KEY_D),
+    (f"{KEY_B}.", KEY_B),
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), FOUND)
+def test_a_random_token_standing_alone_is_redacted(text: str, secret: str) -> None:
+    assert secret not in redact(text)
+
+
+_DIGEST_B64 = base64.b64encode(hashlib.sha256(b"file").digest()).decode()
+_TEXT_B64 = base64.b64encode(b"Hello from the nightly build, all 42 tests passed").decode()
+_PNG_B64 = base64.b64encode(b"\x89PNG\r\n\x1a\n" + hashlib.sha512(b"img").digest()).decode()
+_SSH_PUBLIC = base64.b64encode(b"\x00\x00\x00\x0bssh-ed25519\x00\x00\x00 " + hashlib.sha256(b"k").digest()).decode()
+
+KEPT = [
+    f"fingerprint SHA256:{_DIGEST_B64.rstrip('=')} (ED25519)",
+    f"golang.org/x/text v0.14.0 h1:{_DIGEST_B64}",
+    f"PublicKey = {_DIGEST_B64}",
+    f"echo {_TEXT_B64} | base64 -d",
+    f"<img src='data:image/png;base64,{_PNG_B64}'>",
+    f"ssh-ed25519 {_SSH_PUBLIC} ops@host",
+    f"ssh-ed25519 {_SSH_PUBLIC[:50]} ops@host",
+    f"x-amz-request-id: {KEY_A}",
+    f'"trace_id": "{KEY_B}"',
+    f'{{"kty": "RSA", "n": "{KEY_C}", "e": "AQAB"}}',
+    f"see https://docs.example.com/view/{KEY_A}/edit for the draft",
+    f"cat /var/cache/build/{KEY_B}/log.txt",
+    f"evt_{KEY_A[:24]} was delivered twice",
+    f"integrity sha512-{KEY_D}",
+    "the test TestLoginRedirectsAfterSessionExpiry42 is flaky",
+    "getUserPreferencesFromRemoteStorageAsync() returns a promise",
+    "-----BEGIN PUBLIC KEY-----\n" + _token("p", 64, _ALPHABET + "+/") + "\n" + KEY_D + "==\n-----END PUBLIC KEY-----",
+    "the commit 3f9a1c2e7b4d8e6f0a5c3b2d1e9f8a7b6c5d4e3f fixed it",
+    "short tokens like Ab3dE5gH7jK9 stay as they are",
+]
+
+
+@pytest.mark.parametrize("text", KEPT)
+def test_what_only_looks_random_stays(text: str) -> None:
+    assert redact(text) == text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Ab1" * 16_000,
+        (KEY_A + " ") * 1_200,
+        ("a" * 299 + " ") * 160,
+        ("x=" + KEY_B + ";") * 1_400,
+    ],
+    ids=["one-run", "many-tokens", "long-words", "glued-pairs"],
+)
+def test_random_tokens_stay_linear_on_hostile_input(text: str) -> None:
+    started = time.process_time()
+    redact(text)
+    assert time.process_time() - started < 1.5, f"{len(text):,} chars"

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from bench.experience.block import lines
 from gateway.formatting import BLOCK_TOKENS, CONTEXT_END, CONTEXT_START, PREAMBLE, token_cost
-from gateway.reply_models import ContextOut
+from gateway.reply_models import ContextOut, SessionStartOut, StopOut, StoredFactOut
 from tests.integration.gateway.live_stack import LiveStack
 
 CI_FACT = "The CI provider is GitLab CI."
@@ -30,7 +30,7 @@ def project(tmp_path: Path, name: str) -> str:
 def context(live: LiveStack, session: str, prompt: str, cwd: str) -> ContextOut:
     """get-context's reply, read through the route's response model (so its shape is checked too)."""
     return ContextOut.model_validate(
-        live.post("/api/hooks/get-context", {"session_id": session, "prompt": prompt, "cwd": cwd})
+        live.post_as("/api/hooks/get-context", {"session_id": session, "prompt": prompt, "cwd": cwd}, ContextOut)
     )
 
 
@@ -38,10 +38,10 @@ def state_in_a_turn(live: LiveStack, cwd: str, session: str, fact: str, **extra:
     """The user states ``fact`` in a turn, the assistant stores it with add_to_memory_bank, the Stop
     hook stores the exchange: (the fact's id, the exchange's id)."""
     context(live, session, f"FYI for later: {fact}", cwd)
-    added = live.post("/api/memory-bank/add", {"content": fact, "cwd": cwd, **extra})
+    added = live.post_as("/api/memory-bank/add", {"content": fact, "cwd": cwd, **extra}, StoredFactOut)
     answer = "Noted, I stored that in memory."
-    stopped = live.post("/api/hooks/stop", {"session_id": session, "cwd": cwd, "assistant_text": answer})
-    return str(added["memory"]["id"]), str(stopped["exchange_id"])
+    stopped = live.post_as("/api/hooks/stop", {"session_id": session, "cwd": cwd, "assistant_text": answer}, StopOut)
+    return added.memory.id, stopped.exchange_id
 
 
 def memory_lines(known: str) -> list[str]:
@@ -52,8 +52,10 @@ def test_another_projects_fact_never_reaches_the_block_and_a_user_wide_one_reach
     live: LiveStack, tmp_path: Path
 ) -> None:
     gitlab, github = project(tmp_path, "on-gitlab"), project(tmp_path, "on-github")
-    ci = live.post("/api/memory-bank/add", {"content": CI_FACT, "cwd": gitlab})["memory"]["id"]
-    tabs = live.post("/api/memory-bank/add", {"content": TABS_FACT, "cwd": gitlab, "user_wide": True})["memory"]["id"]
+    ci = live.post_as("/api/memory-bank/add", {"content": CI_FACT, "cwd": gitlab}, StoredFactOut).memory.id
+    tabs = live.post_as(
+        "/api/memory-bank/add", {"content": TABS_FACT, "cwd": gitlab, "user_wide": True}, StoredFactOut
+    ).memory.id
     asked = "Which CI provider runs our pipelines, and do I indent the CI config with tabs or spaces?"
     here = context(live, "scope-gitlab", asked, gitlab)
     assert f"[id:{ci}]" in here.known_context and f"[id:{tabs}]" in here.known_context
@@ -63,7 +65,7 @@ def test_another_projects_fact_never_reaches_the_block_and_a_user_wide_one_reach
     assert ci not in [m.id for m in there.memories] and ci not in there.scoring_ids
     assert ci not in [c.id for c in there.choices]  # the search leaves it out: it takes no place
     # nor in the seed a new session starts with
-    seed = live.post("/api/hooks/session-start", {"session_id": "scope-github-2", "cwd": github})
+    seed = live.post_as("/api/hooks/session-start", {"session_id": "scope-github-2", "cwd": github}, SessionStartOut)
     assert "GitLab" not in str(seed) and TABS_FACT in str(seed)
 
 
@@ -74,9 +76,10 @@ def test_a_superseded_value_is_a_note_on_the_current_line_not_a_line_of_its_own(
     old, _ = state_in_a_turn(live, cwd, "pg-1", "The staging database for this service runs PostgreSQL 14.")
     chat = "Pin the CI Postgres service container to PostgreSQL 14 so it matches staging."
     context(live, "pg-2", chat, cwd)
-    live.post(
+    live.post_as(
         "/api/hooks/stop",
         {"session_id": "pg-2", "cwd": cwd, "assistant_text": "Done: ci.yml now uses the PostgreSQL 14 image."},
+        StopOut,
     )
     new, _ = state_in_a_turn(live, cwd, "pg-3", "The staging database for this service runs PostgreSQL 16.")
     reply = context(live, "pg-4", "Which Postgres major version does staging run? I want pg_dump to match.", cwd)
@@ -111,7 +114,9 @@ def test_the_held_out_style_block_stays_within_its_budget(live: LiveStack, tmp_p
     state_in_a_turn(live, storefront, "held-4", "The staging database for the storefront runs PostgreSQL 15.")
     state_in_a_turn(live, ledger, "held-5", TABS_FACT, user_wide=True)
     context(live, "held-6", "Pin the CI Postgres service container to PostgreSQL 14 so it matches staging.", ledger)
-    live.post("/api/hooks/stop", {"session_id": "held-6", "cwd": ledger, "assistant_text": "Done: ci.yml pins 14."})
+    live.post_as(
+        "/api/hooks/stop", {"session_id": "held-6", "cwd": ledger, "assistant_text": "Done: ci.yml pins 14."}, StopOut
+    )
     state_in_a_turn(live, ledger, "held-7", "The staging database for this service runs PostgreSQL 16.")
     reply = context(live, "held-8", "Which Postgres version does staging run, and which CI provider do we use?", ledger)
     known = reply.known_context

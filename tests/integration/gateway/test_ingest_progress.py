@@ -11,11 +11,13 @@ from fastapi.testclient import TestClient
 
 from gateway.app import create_app
 from gateway.input_validation import MAX_BOOK_BYTES
+from gateway.reply_models import BooksOut, VersionsOut
 from kernel import __version__
-from kernel.json_values import JSONObject, bool_at, int_at, list_at, parse_object, str_at
+from kernel.json_values import JSONObject, bool_at, int_at, list_at, parse_object, parse_value, str_at
 from services.memory.usecases.book_ingest import EMBED_BATCH
 from tests.integration.gateway.live_stack import LiveStack, gateway_settings
 from tests.support.dead_backends import closed_port
+from tests.support.json_read import json_str
 
 RUNBOOK = "\n\n".join(
     f"Section {i}. " + " ".join(f"When queue worker {i}-{j} stalls, drain it and restart the pool." for j in range(16))
@@ -42,7 +44,8 @@ def test_streamed_ingest_reports_chunks_then_the_result(live: LiveStack, tmp_pat
     status, content_type, lines = ingest_lines(live, body)
     assert status == 200 and content_type.startswith("application/x-ndjson")
     *progress, result = lines
-    assert result["type"] == "result" and result["title"] == "Queue Runbook" and result["skipped_unchanged"] is False
+    assert json_str(result, "type") == "result" and json_str(result, "title") == "Queue Runbook"
+    assert result["skipped_unchanged"] is False
     total = int_at(result, "chunks")
     assert total > EMBED_BATCH and len(list_at(result, "ids")) == total
     assert {str_at(p, "type") for p in progress} == {"progress"}
@@ -51,11 +54,11 @@ def test_streamed_ingest_reports_chunks_then_the_result(live: LiveStack, tmp_pat
     assert done[0] == 0 and done[-1] == total
     assert all(a < b for a, b in itertools.pairwise(done)), done  # strictly increasing
     assert len(done) == 1 + -(-total // EMBED_BATCH)  # the start, then one line per stored batch
-    books = {b["title"]: b["chunks"] for b in live.get("/api/books", cwd=cwd)["books"]}
+    books = {b.title: b.chunks for b in live.get_as("/api/books", BooksOut, cwd=cwd).books}
     assert books == {"Queue Runbook": total}
 
     _, _, again = ingest_lines(live, body)  # unchanged: nothing to embed, only the result
-    assert [line["type"] for line in again] == ["result"] and bool_at(again[0], "skipped_unchanged")
+    assert [json_str(line, "type") for line in again] == ["result"] and bool_at(again[0], "skipped_unchanged")
 
 
 def test_streamed_ingest_refuses_before_any_work(live: LiveStack, tmp_path: Path) -> None:
@@ -66,7 +69,7 @@ def test_streamed_ingest_refuses_before_any_work(live: LiveStack, tmp_path: Path
         params={"progress": "ndjson"},
         json={"title": "Huge", "filename": "huge.txt", "data_base64": too_big, "cwd": cwd},
     )
-    assert reply.status_code == 413 and "10 MB" in reply.json()["error"]
+    assert reply.status_code == 413 and "10 MB" in json_str(parse_value(reply.content), "error")
     unsupported = live.client.post(
         "/api/ingest",
         params={"progress": "ndjson"},
@@ -77,12 +80,12 @@ def test_streamed_ingest_refuses_before_any_work(live: LiveStack, tmp_path: Path
             "cwd": cwd,
         },
     )
-    assert unsupported.status_code == 422 and ".txt" in unsupported.json()["error"]
+    assert unsupported.status_code == 422 and ".txt" in json_str(parse_value(unsupported.content), "error")
     unknown_mode = live.client.post(
         "/api/ingest", params={"progress": "bars"}, json={"title": "T", "filename": "t.txt", "text": "x", "cwd": cwd}
     )
     assert unknown_mode.status_code == 422
-    assert live.get("/api/books", cwd=cwd)["books"] == []
+    assert live.get_as("/api/books", BooksOut, cwd=cwd).books == []
 
 
 def test_streamed_ingest_with_memory_down_is_503(live: LiveStack, tmp_path: Path) -> None:
@@ -90,15 +93,15 @@ def test_streamed_ingest_with_memory_down_is_503(live: LiveStack, tmp_path: Path
     body = {"title": "T", "filename": "t.txt", "text": "The pager rota lives in ops/rota.md.", "cwd": project(tmp_path)}
     with TestClient(create_app(settings), base_url="http://127.0.0.1") as client:
         reply = client.post("/api/ingest", params={"progress": "ndjson"}, json=body)
-    assert reply.status_code == 503 and "memory service unavailable" in reply.json()["error"]
+    assert reply.status_code == 503 and "memory service unavailable" in json_str(parse_value(reply.content), "error")
 
 
 def test_versions_report_every_service(live: LiveStack) -> None:
-    report = live.get("/api/versions")
-    for service in ("gateway", "embedding", "memory", "kg"):
-        assert report[service]["version"] == __version__, report
-    assert (report["memory"]["service"], report["kg"]["service"]) == ("memory", "kg")
-    embedding = report["embedding"]
+    report = live.get_as("/api/versions", VersionsOut)
+    for versions in (report.gateway, report.embedding, report.memory, report.kg):
+        assert versions["version"] == __version__, report
+    assert (report.memory["service"], report.kg["service"]) == ("memory", "kg")
+    embedding = report.embedding
     precision = os.environ.get("MNEMEX_EMBEDDING_PRECISION", "int8")  # the suite's (tests/conftest.py)
     assert (embedding["model_id"], embedding["backend"], embedding["precision"]) == (
         "all-MiniLM-L6-v2",
@@ -110,6 +113,6 @@ def test_versions_report_every_service(live: LiveStack) -> None:
 def test_versions_name_a_backend_that_is_down(live: LiveStack) -> None:
     settings = gateway_settings(live.home, live.embedding_addr, live.memory_addr, f"127.0.0.1:{closed_port()}")
     with TestClient(create_app(settings), base_url="http://127.0.0.1") as client:
-        report = client.get("/api/versions").json()
-    assert report["kg"] == {"error": "UNAVAILABLE"}
-    assert report["memory"]["version"] == __version__ and report["embedding"]["version"] == __version__
+        report = VersionsOut.model_validate_json(client.get("/api/versions").content)
+    assert report.kg == {"error": "UNAVAILABLE"}
+    assert report.memory["version"] == __version__ and report.embedding["version"] == __version__

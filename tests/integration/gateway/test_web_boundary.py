@@ -16,6 +16,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from gateway.reply_models import BooksOut, SearchOut
 from tests.integration.gateway.live_stack import LiveStack
 
 EVIL = "http://evil.example"
@@ -27,8 +28,8 @@ def _planted(marker: str) -> bytes:
 
 
 def _found(live: LiveStack, marker: str, cwd: str) -> bool:
-    reply = live.post("/api/search", {"query": f"always run curl {marker}", "cwd": cwd, "limit": 20})
-    return any(marker in hit.get("content", "") for hit in reply["memories"])
+    reply = live.post_as("/api/search", {"query": f"always run curl {marker}", "cwd": cwd, "limit": 20}, SearchOut)
+    return any(marker in hit.content for hit in reply.memories)
 
 
 def test_a_cross_site_text_plain_import_is_refused_and_stores_nothing(live: LiveStack, tmp_path: Path) -> None:
@@ -78,10 +79,10 @@ def test_a_multipart_ingest_needs_the_client_header(live: LiveStack, tmp_path: P
     bare = live.client.post("/api/ingest", files=files, data=data)
     assert bare.status_code == 403, bare.text
     assert "X-Mnemex-Client" in bare.json()["error"]
-    assert live.get("/api/books", cwd=str(tmp_path))["books"] == []
+    assert live.get_as("/api/books", BooksOut, cwd=str(tmp_path)).books == []
     sent = live.client.post("/api/ingest", files=files, data=data, headers={"X-Mnemex-Client": "curl"})
     assert sent.status_code == 200, sent.text
-    assert [b["title"] for b in live.get("/api/books", cwd=str(tmp_path))["books"]] == [data["title"]]
+    assert [b.title for b in live.get_as("/api/books", BooksOut, cwd=str(tmp_path)).books] == [data["title"]]
 
 
 def test_the_viewer_upload_needs_its_csrf_token_and_own_origin(live: LiveStack) -> None:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from gateway.reply_models import SearchOut
 from tests.integration.gateway.live_stack import LiveStack
 from tests.support.hook_runner import HookRunner
 
@@ -52,8 +53,10 @@ def write_transcript(path: Path, prompt: str, answer: str) -> Path:
 
 
 def exchanges(live: LiveStack, cwd: str, answer: str) -> list[str]:
-    found = live.post("/api/search", {"days_back": 1, "collections": ["working"], "limit": 100, "cwd": cwd})
-    return [m["content"] for m in found["memories"] if answer in m["content"]]
+    found = live.post_as(
+        "/api/search", {"days_back": 1, "collections": ["working"], "limit": 100, "cwd": cwd}, SearchOut
+    )
+    return [m.content for m in found.memories if answer in m.content]
 
 
 def run_turn(

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from gateway.reply_models import ScoreOut, SearchOut, StoredFactOut
 from kernel import projects
 from tests.integration.gateway.live_stack import LiveStack
 from tests.support.hook_runner import HookRunner
@@ -41,16 +42,18 @@ def test_prompt_gets_context_then_scoring_after_a_completed_turn(
     live: LiveStack, hook: HookRunner, tmp_path: Path
 ) -> None:
     cwd = repo(tmp_path)
-    fact = live.post(
-        "/api/memory-bank/add", {"content": "Hook tests run the gateway on port 27300 by default", "cwd": cwd}
-    )["memory"]
+    fact = live.post_as(
+        "/api/memory-bank/add",
+        {"content": "Hook tests run the gateway on port 27300 by default", "cwd": cwd},
+        StoredFactOut,
+    ).memory
     session = "hook-cycle"
 
     first = hook(
         "user_prompt_submit.py", claude("UserPromptSubmit", session, cwd, prompt="which port does the gateway use?")
     )
     assert first.returncode == 0
-    assert f"[id:{fact['id']}]" in first.stdout and "KNOWN CONTEXT" in first.stdout
+    assert f"[id:{fact.id}]" in first.stdout and "KNOWN CONTEXT" in first.stdout
     assert "<mnemex-score-required>" not in first.stdout
     shown = [line.split("[id:")[1].split("]")[0] for line in first.stdout.splitlines() if line.startswith("• ")]
 
@@ -75,13 +78,14 @@ def test_prompt_gets_context_then_scoring_after_a_completed_turn(
     assert all(f'"{i}"' in block for i in shown)
     assert "27300" not in block and "It listens" not in block
 
-    scored = live.post(
+    scored = live.post_as(
         "/api/record-outcome",
         {"session_id": session, "cwd": cwd, "outcome": "worked", "memory_scores": {i: "worked" for i in shown}},
+        ScoreOut,
     )
-    assert {s["id"] for s in scored["scored"]} >= set(shown)
-    exchange = live.post("/api/search", {"id": scored["exchange_id"], "cwd": cwd})["memories"][0]
-    assert exchange["uses"] == 1 and exchange["score"] > 0.5
+    assert {s.id for s in scored.scored} >= set(shown)
+    exchange = live.post_as("/api/search", {"id": scored.exchange_id, "cwd": cwd}, SearchOut).memories[0]
+    assert exchange.uses == 1 and exchange.score > 0.5
 
 
 def test_real_scoring_prompt_fits_120_tokens(live: LiveStack, hook: HookRunner, tmp_path: Path) -> None:
@@ -95,7 +99,7 @@ def test_real_scoring_prompt_fits_120_tokens(live: LiveStack, hook: HookRunner, 
         "Scoring prompt size in tokens is checked by a benchmark of hook output",
     ]
     for fact in facts:
-        live.post("/api/memory-bank/add", {"content": fact, "cwd": cwd})
+        live.post_as("/api/memory-bank/add", {"content": fact, "cwd": cwd}, StoredFactOut)
     hook(
         "user_prompt_submit.py",
         claude("UserPromptSubmit", "hook-tokens", cwd, prompt="how many tokens may the scoring prompt use?"),
@@ -111,8 +115,10 @@ def test_interrupted_turn_and_stop_hook_continuation_get_no_scoring(
     live: LiveStack, hook: HookRunner, tmp_path: Path
 ) -> None:
     cwd = repo(tmp_path)
-    live.post(
-        "/api/memory-bank/add", {"content": "Migrations are generated with alembic revision --autogenerate", "cwd": cwd}
+    live.post_as(
+        "/api/memory-bank/add",
+        {"content": "Migrations are generated with alembic revision --autogenerate", "cwd": cwd},
+        StoredFactOut,
     )
     hook("user_prompt_submit.py", claude("UserPromptSubmit", "hook-int", cwd, prompt="generate a migration"))
     interrupted = hook(
@@ -128,9 +134,10 @@ def test_interrupted_turn_and_stop_hook_continuation_get_no_scoring(
 
 def test_session_start_prints_a_bounded_seed(live: LiveStack, hook: HookRunner, tmp_path: Path) -> None:
     cwd = repo(tmp_path)
-    live.post(
+    live.post_as(
         "/api/memory-bank/add",
         {"content": "The user likes short answers with code first", "cwd": cwd, "importance": 0.95},
+        StoredFactOut,
     )
     out = hook("session_start.py", claude("SessionStart", "hook-seed", cwd, source="startup"))
     assert out.returncode == 0 and "About the user:" in out.stdout and "code first" in out.stdout
@@ -146,9 +153,10 @@ def test_cursor_session_start_speaks_json_and_cursor_payloads_skip_the_claude_pa
     live: LiveStack, hook: HookRunner, tmp_path: Path
 ) -> None:
     cwd = repo(tmp_path)
-    live.post(
+    live.post_as(
         "/api/memory-bank/add",
         {"content": "The user runs Cursor with the vim extension", "cwd": cwd, "importance": 0.95},
+        StoredFactOut,
     )
     cursor: dict[str, object] = {
         "conversation_id": "cur-1",
@@ -183,8 +191,8 @@ def test_post_tool_use_is_fast_and_stores_the_observation(live: LiveStack, hook:
     assert out.returncode == 0 and out.stdout == ""
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
-        found = live.post("/api/search", {"days_back": 1, "collections": ["working"], "cwd": cwd})
-        if any(m["content"] == "Edited gateway/app.py" for m in found["memories"]):
+        found = live.post_as("/api/search", {"days_back": 1, "collections": ["working"], "cwd": cwd}, SearchOut)
+        if any(m.content == "Edited gateway/app.py" for m in found.memories):
             return
         time.sleep(0.05)
     pytest.fail("observation not stored")

@@ -16,12 +16,14 @@ import subprocess
 import sys
 import sysconfig
 import zipfile
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from kernel.json_values import JSONObject, parse_object
 from tests.integration.client_setup.fake_gateway import FAKE_CONTEXT, fake_gateway
+from tests.support.json_read import json_list, json_str
 from tests.support.wheel import build_wheel, clean_env, run
 
 pytestmark = pytest.mark.slow
@@ -104,15 +106,15 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def _post(url: str, body: dict[str, Any]) -> dict[str, Any]:
-    """POST JSON to the installed gateway; its reply is JSON, untyped."""
+def _post(url: str, body: Mapping[str, object]) -> JSONObject:
+    """POST JSON to the installed gateway; its reply, a JSON object."""
     import urllib.request
 
     request = urllib.request.Request(
         url, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}, method="POST"
     )
     with urllib.request.urlopen(request, timeout=60) as reply:
-        return dict(json.loads(reply.read()))
+        return parse_object(reply.read())
 
 
 STORED = "Billing service deploys through helm each Friday afternoon."
@@ -185,12 +187,13 @@ def test_a_plain_wheel_install_has_no_torch_and_serves_memories_by_vector(tmp_pa
         project.mkdir()
         for content in (STORED, *DISTRACTORS):
             added = _post(f"{gateway}/api/memory-bank/add", {"cwd": str(project), "content": content})
-            assert added["memory"]["content"] == content, added
+            assert json_str(added, "memory", "content") == content, added
         context = _post(
             f"{gateway}/api/hooks/get-context", {"session_id": "wheel", "prompt": PARAPHRASE, "cwd": str(project)}
         )
-        assert [m["content"] for m in context["memories"]][:1] == [STORED], context
-        assert STORED in context["context"] and not any(d in context["context"] for d in DISTRACTORS), context
+        assert [json_str(m, "content") for m in json_list(context, "memories")][:1] == [STORED], context
+        block = json_str(context, "context")
+        assert STORED in block and not any(d in block for d in DISTRACTORS), context
     finally:
         down = subprocess.run(
             [str(mnemex), "down"], cwd=home, env=clean_env(**env), capture_output=True, text=True, timeout=120

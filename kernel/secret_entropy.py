@@ -31,7 +31,7 @@ def shannon(value: str) -> float:
     return -sum(n / len(value) * math.log2(n / len(value)) for n in counts.values())
 
 
-def _wordlike(run: str) -> bool:
+def wordlike(run: str) -> bool:
     """A run of lower-case letters that reads as a word ("transformers", "sentence"), not as random letters
     ("kkpdhiq"): a quarter of it vowels, and no four consonants in a row. A random token of 40 characters holds a
     run of 6 or more lower-case letters about one time in four; counting every such run as a word missed those."""
@@ -43,9 +43,7 @@ def mostly_words(value: str, share: float = 2 / 3) -> bool:
     """``share`` of the value (two thirds unless told) is camel-case or separated words of three letters or more
     that read as words."""
     words = sum(
-        len(part)
-        for part in _NAME_PARTS.findall(value)
-        if len(part) >= 3 and part.isalpha() and _wordlike(part.lower())
+        len(part) for part in _NAME_PARTS.findall(value) if len(part) >= 3 and part.isalpha() and wordlike(part.lower())
     )
     return words >= len(value) * share
 
@@ -62,7 +60,7 @@ def high_entropy(value: str) -> bool:
         return False  # hex digests, UUIDs and git SHAs are one case
     if digits < (2 if len(value) < 24 else 1 if len(value) < 32 else 0):
         return False  # a long token may hold few digits (a quarter of random 24-character ones hold one or none)
-    if _PATH_SEGMENT.search(value) or any(_wordlike(run) for run in _LOWER_RUN.findall(value)):
+    if _PATH_SEGMENT.search(value) or any(wordlike(run) for run in _LOWER_RUN.findall(value)):
         return False  # words or path segments: a model name, a module path
     if mostly_words(value):
         return False  # an identifier made of words: TestCaseForTheLoginFlow42

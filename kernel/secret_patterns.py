@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from kernel.secret_commands import COMMANDS
-from kernel.secret_random import RANDOM_TOKEN, keep_random_token
+from kernel.secret_random import PASSWORD_TOKEN, RANDOM_TOKEN, keep_password_token, keep_random_token
 from kernel.secret_recogniser import MARKER_PREFIX, Recogniser, inside_a_word, literal_gate, without_leading_boundary
 from kernel.secret_tokens import ANYWHERE, TEXT_WORDS, TOKEN_FORMATS
 from kernel.secret_values import keep_url_password, placeholder_token
@@ -134,6 +134,7 @@ def recognisers() -> list[Recogniser]:
     out += context_recognisers()
     out += keyed_recognisers()
     out.append(Recogniser("random-token", RANDOM_TOKEN, keep=keep_random_token))
+    out.append(Recogniser("password-token", PASSWORD_TOKEN, keep=keep_password_token))
     # A pattern that starts with a literal is skipped on a text without it (a substring test of the whole text).
     return [
         r if r.line_words or r.text_words or r.gate else replace(r, text_words=literal_gate(r.pattern.pattern))

@@ -8,7 +8,11 @@ them (``kernel.secret_entropy.high_entropy``), standing alone between spaces or 
 but is public stays: a value inside a URL or a path, a hash or key fingerprint after its ``SHA256:``/``h1:``
 label, a value named an id (``x-amz-version-id: ...``), a typed object id (``evt_...``, ``sha512-...``),
 base64 that decodes to text or to a known binary (an SSH or DER public key, an image), and base64 of a digest's
-size (32 or 64 bytes: a checksum, a public key). Plain module.
+size (32 or 64 bytes: a checksum, a public key).
+
+A shorter value (12 to 40 characters) counts when it is shaped as a generated password: two upper-case and two
+lower-case letters, two digits and a symbol, no word in it; a version, a file name, an address, a typed id stay.
+Plain module.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ import base64
 import binascii
 import re
 
-from kernel.secret_entropy import high_entropy, mostly_words
+from kernel.secret_entropy import high_entropy, mostly_words, shannon, wordlike
 
 # Standing alone: after the start, a space, a quote or an opening bracket (or a marker's ']:', the user part
 # of "user:secret" already redacted), up to a space, a quote, a closing bracket or a sentence's end.
@@ -26,6 +30,15 @@ RANDOM_TOKEN = re.compile(
     r"(?=[.!?,;:]?(?:[\s\"'`)\]},<]|$))",
     re.MULTILINE,
 )
+# A password as a generator makes one: 12 to 40 characters mixing upper and lower case, digits and a symbol,
+# standing alone the same way. Never '=' or '/' or '&' (an assignment, a path, a query) in it.
+PASSWORD_TOKEN = re.compile(
+    r"(?:(?<=[\s\"'`(\[{,>])|^)[A-Za-z0-9][A-Za-z0-9!#$%*+\-.:;?@^_~]{10,38}[A-Za-z0-9!#$%*?@^_~]"
+    r"(?=[.,;:]?(?:[\s\"'`)\]},<\uff0c\u3002\u3001]|$))",
+    re.MULTILINE,
+)
+_LETTER_RUN = re.compile(r"[a-z]{4,}|[A-Z][a-z]{3,}")
+_NOT_A_PASSWORD = re.compile(r"@|::|\d\.\d|\.[a-z]{2,4}$")  # an address, a C++/Rust path, a version, a file
 _TYPED_ID = re.compile(r"[a-z]{2,8}_|sha\d{3}-")
 _NAMED_ID = re.compile(r"(?i)(?:id|ids|hash|sum|digest|fingerprint|checksum)[\"']?\s*[:=]\s*[\"']?$")
 _JWK_PUBLIC_PART = re.compile(r"\"(?:n|e|x|y|x5t|x5c)\"\s*:\s*\[?\"$")  # a JSON Web Key's public modulus, curve point
@@ -63,3 +76,19 @@ def keep_random_token(match: re.Match[str]) -> bool:
     if not high_entropy(value) or mostly_words(value, share=0.5):  # half words: a mangled C++ name
         return True
     return _public_base64(value)
+
+
+def keep_password_token(match: re.Match[str]) -> bool:
+    """True for a match that is not a generated password: one that lacks a class of characters (two upper, two
+    lower, two digits, a symbol), holds a word, reads as a version, a file name, an address or a typed id."""
+    value = match.group(0)
+    upper = sum(c.isupper() for c in value)
+    lower = sum(c.islower() for c in value)
+    digits = sum(c.isdigit() for c in value)
+    if upper < 2 or lower < 2 or digits < 2 or value.isalnum():
+        return True
+    if _NOT_A_PASSWORD.search(value) or _TYPED_ID.match(value):
+        return True
+    if any(wordlike(run.lower()) for run in _LETTER_RUN.findall(value)) or mostly_words(value, share=0.5):
+        return True
+    return shannon(value) < 3.4

@@ -88,3 +88,37 @@ def test_random_tokens_stay_linear_on_hostile_input(text: str) -> None:
     started = time.process_time()
     redact(text)
     assert time.process_time() - started < 1.5, f"{len(text):,} chars"
+
+
+PASSWORDS_FOUND = [
+    ("la contraseña del wifi es Wq4#Tz9mKp2", "Wq4#Tz9mKp2"),
+    ("ログインは Hx72Lq_vR8tN です", "Hx72Lq_vR8tN"),
+    ("vncserver -SecurityTypes VncAuth -pw Zr5.Tq-83kWm", "Zr5.Tq-83kWm"),
+    ("ftp.login('deploy', 'Km8!Rv2xPq$s')", "Km8!Rv2xPq$s"),
+    ('auth(("svc", Some("Bt3~Wk9_Xq.Lm")))', "Bt3~Wk9_Xq.Lm"),
+    ("password below:\n\nJv6*Nq3RtYp!W\n", "Jv6*Nq3RtYp!W"),
+    ("数据库的密码是 Pz8%Kd4mQw2x，别外传", "Pz8%Kd4mQw2x"),
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), PASSWORDS_FOUND)
+def test_a_generated_password_standing_alone_is_redacted(text: str, secret: str) -> None:
+    assert secret not in redact(text)
+
+
+PASSWORDS_KEPT = [
+    "upgrade to Build-2024.11_RC3 before friday",
+    "download SHA256SUMS.txt and Release-2.53.16b1.tar",
+    "mail Ops.Team42@example.org about it",
+    "customer cus_Q7w3E9r5T2 renewed",
+    "std::vector<Foo2>::iterator Ab3::Cd4 is wrong",
+    "the field Hello_World_42 is renamed",
+    "ticket JIRA-4821 and PR-77 are linked",
+    "MAX_RETRIES=12 and LANG=en_US.UTF-8",
+    "version 3.12.1-Beta2 is out",
+]
+
+
+@pytest.mark.parametrize("text", PASSWORDS_KEPT)
+def test_what_only_looks_like_a_password_stays(text: str) -> None:
+    assert redact(text) == text

@@ -15,6 +15,14 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, ConsoleMessage, Dialog, Page
 
+from gateway.reply_models import (
+    ContextOut,
+    IngestOut,
+    ScoreOut,
+    SearchOut,
+    StopOut,
+    StoredFactOut,
+)
 from kernel import projects
 from tests.integration.gateway.live_stack import LiveStack, _serve_gateway, start_live_stack
 from tests.support.browser import (
@@ -40,42 +48,56 @@ def _seed(live: LiveStack, root: Path) -> Seeded:
     cwd = str(work)
     seeded = Seeded(live, projects.resolve(cwd, live.home), cwd)
     for content in FACTS:
-        added = live.post("/api/memory-bank/add", {"content": content, "cwd": cwd, "tags": ["ledger"]})
-        seeded.facts[content] = added["memory"]["id"]
-    hostile = live.post("/api/memory-bank/add", {"content": HOSTILE, "cwd": cwd, "tags": ["<b>hostile</b>"]})
-    seeded.hostile_id = hostile["memory"]["id"]
-    first = live.post(
+        added = live.post_as(
+            "/api/memory-bank/add", {"content": content, "cwd": cwd, "tags": ["ledger"]}, StoredFactOut
+        )
+        seeded.facts[content] = added.memory.id
+    hostile = live.post_as(
+        "/api/memory-bank/add", {"content": HOSTILE, "cwd": cwd, "tags": ["<b>hostile</b>"]}, StoredFactOut
+    )
+    seeded.hostile_id = hostile.memory.id
+    first = live.post_as(
         "/api/hooks/get-context",
         {
             "session_id": SESSION,
             "prompt": "how do I deploy the ledger service? <script>window.__pwned='prompt'</script>",
             "cwd": cwd,
         },
+        ContextOut,
     )
-    seeded.injected = [m["id"] for m in first["memories"]]
-    stopped = live.post(
+    seeded.injected = [m.id for m in first.memories]
+    stopped = live.post_as(
         "/api/hooks/stop",
         {
             "session_id": SESSION,
             "cwd": cwd,
             "assistant_text": "Use Helm on the blue cluster. <img src=x onerror=\"window.__pwned='answer'\">",
         },
+        StopOut,
     )
-    seeded.exchange_id = stopped["exchange_id"]
-    live.post("/api/hooks/get-context", {"session_id": SESSION, "prompt": "thanks, that worked", "cwd": cwd})
-    live.post("/api/record-outcome", {"session_id": SESSION, "cwd": cwd, "outcome": "worked"})
+    seeded.exchange_id = stopped.exchange_id
+    live.post_as(
+        "/api/hooks/get-context", {"session_id": SESSION, "prompt": "thanks, that worked", "cwd": cwd}, ContextOut
+    )
+    live.post_as("/api/record-outcome", {"session_id": SESSION, "cwd": cwd, "outcome": "worked"}, ScoreOut)
     # Lifecycle events for the overview's chart: the first exchange earns a promotion, the second is deleted.
     only = {"session_id": SESSION, "cwd": cwd, "related": []}
-    live.post("/api/record-outcome", {**only, "outcome": "worked", "memory_scores": {seeded.exchange_id: "worked"}})
-    second = live.post("/api/hooks/stop", {"session_id": SESSION, "cwd": cwd, "assistant_text": "You're welcome."})
-    live.post("/api/record-outcome", {"session_id": SESSION, "cwd": cwd, "outcome": "failed"})
+    live.post_as(
+        "/api/record-outcome", {**only, "outcome": "worked", "memory_scores": {seeded.exchange_id: "worked"}}, ScoreOut
+    )
+    second = live.post_as(
+        "/api/hooks/stop", {"session_id": SESSION, "cwd": cwd, "assistant_text": "You're welcome."}, StopOut
+    )
+    live.post_as("/api/record-outcome", {"session_id": SESSION, "cwd": cwd, "outcome": "failed"}, ScoreOut)
     for _ in range(6):
-        scored = live.post(
-            "/api/record-outcome", {**only, "outcome": "failed", "memory_scores": {second["exchange_id"]: "failed"}}
+        scored = live.post_as(
+            "/api/record-outcome",
+            {**only, "outcome": "failed", "memory_scores": {second.exchange_id: "failed"}},
+            ScoreOut,
         )
-        if scored["not_found"] or any(s["transition"] == "delete" for s in scored["scored"]):
+        if scored.not_found or any(s.transition == "delete" for s in scored.scored):
             break
-    live.post(
+    live.post_as(
         "/api/ingest",
         {
             "title": "Ledger runbook",
@@ -83,10 +105,12 @@ def _seed(live: LiveStack, root: Path) -> Seeded:
             "text": "# Ledger runbook\n\nRestart with helm rollback.\n" * 20,
             "cwd": cwd,
         },
+        IngestOut,
     )
-    live.post(
+    live.post_as(
         "/api/ingest",
         {"title": HOSTILE_TITLE, "filename": "evil.txt", "text": "A book whose title is markup.", "cwd": cwd},
+        IngestOut,
     )
     return seeded
 
@@ -170,8 +194,10 @@ def _tour_project(seeded: Seeded, root: Path) -> tuple[str, str, str]:
     (work / ".git").mkdir(parents=True)
     cwd = str(work)
     seeded.live.post("/api/memory-bank/add", {"content": "The atlas service deploys with Helm", "cwd": cwd})
-    old = seeded.live.post("/api/memory-bank/add", {"content": "The atlas service deployed with Ansible", "cwd": cwd})
-    archived = old["memory"]["id"]
+    old = StoredFactOut.model_validate(
+        seeded.live.post("/api/memory-bank/add", {"content": "The atlas service deployed with Ansible", "cwd": cwd})
+    )
+    archived = old.memory.id
     seeded.live.post("/api/memory-bank/archive", {"id": archived, "cwd": cwd, "reason": "moved to Helm"})
     imported = {
         "client": "claude",
@@ -190,8 +216,10 @@ def _tour_project(seeded: Seeded, root: Path) -> tuple[str, str, str]:
 def tour(seeded: Seeded, loop_thread: LoopThread, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Tour]:
     """Every viewer page, in the seeded project; the sign-in page comes from a second gateway with a token."""
     atlas, atlas_cwd, archived = _tour_project(seeded, tmp_path_factory.mktemp("tour"))
-    books = seeded.live.post("/api/search", {"query": "ledger runbook helm rollback", "cwd": seeded.cwd})
-    book_passage = next(m["id"] for m in books["memories"] if m["collection"] == "books")
+    books = SearchOut.model_validate(
+        seeded.live.post("/api/search", {"query": "ledger runbook helm rollback", "cwd": seeded.cwd})
+    )
+    book_passage = next(m.id for m in books.memories if m.collection == "books")
     stop_gateway, guarded = loop_thread.run(_serve_gateway(dataclasses.replace(seeded.live.settings, token=TOUR_TOKEN)))
     base = seeded.live.url
     try:

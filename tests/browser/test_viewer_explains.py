@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from gateway.reply_models import ContextOut, StopOut
 from tests.support.browser import FACTS, Seeded, Watched, no_trouble, screenshot
 
 
@@ -41,12 +42,14 @@ def test_a_turn_shows_the_rank_parts_get_context_returned_and_the_answer(
 ) -> None:
     session = "viewer-why-session"
     live = seeded.live
-    reply = live.post(
-        "/api/hooks/get-context",
-        {"session_id": session, "prompt": "where do the parser's integration tests live?", "cwd": seeded.cwd},
+    reply = ContextOut.model_validate(
+        live.post(
+            "/api/hooks/get-context",
+            {"session_id": session, "prompt": "where do the parser's integration tests live?", "cwd": seeded.cwd},
+        )
     )
-    kept = [c for c in reply["choices"] if c["kept"]]
-    assert kept and all(c["parts"] is not None for c in kept)
+    kept = [c for c in reply.choices if c.kept]
+    assert kept and all(c.parts is not None for c in kept)
     answer = "They live in tests/parser; install the fixtures extra first. <b>bold?</b>"
     live.post("/api/hooks/stop", {"session_id": session, "cwd": seeded.cwd, "assistant_text": answer})
 
@@ -55,14 +58,15 @@ def test_a_turn_shows_the_rank_parts_get_context_returned_and_the_answer(
     shown = tab.locator("[data-testid='rank-parts']")
     assert shown.count() == len(kept)
     for choice in kept:
-        parts = tab.locator(f"[data-testid='rank-parts'][data-id='{choice['id']}'] [data-part]")
+        parts = tab.locator(f"[data-testid='rank-parts'][data-id='{choice.id}'] [data-part]")
         on_page = {p.get_attribute("data-part"): p.get_attribute("data-value") for p in parts.all()}
-        expected = choice["parts"]
-        assert on_page.pop("kg_linked") == str(expected["kg_linked"])
+        expected = choice.parts
+        assert expected is not None
+        assert on_page.pop("kg_linked") == str(expected.kg_linked)
         assert {k: float(v or "nan") for k, v in on_page.items()} == {
-            k: v for k, v in expected.items() if k != "kg_linked"
+            k: v for k, v in expected.model_dump().items() if k != "kg_linked"
         }
-        assert 0.0 < expected["dense"] <= 1.0 and expected["final"] > 0.0
+        assert 0.0 < expected.dense <= 1.0 and expected.final > 0.0
 
     details = tab.locator("[data-testid='answer']")
     assert details.count() == 1 and details.get_attribute("open") is not None  # shown, not collapsed
@@ -77,12 +81,16 @@ def test_a_turn_shows_the_rank_parts_get_context_returned_and_the_answer(
 def test_the_client_that_wrote_and_read_a_memory_is_shown(seeded: Seeded, page: Watched) -> None:
     live = seeded.live
     prompt = {"prompt": "how is the ledger service deployed?", "cwd": seeded.cwd}
-    read = live.post("/api/hooks/get-context", {**prompt, "session_id": "viewer-client-claude", "client": "claude"})
+    read = ContextOut.model_validate(
+        live.post("/api/hooks/get-context", {**prompt, "session_id": "viewer-client-claude", "client": "claude"})
+    )
     fact_id = seeded.facts[FACTS[0]]
-    assert fact_id in [m["id"] for m in read["memories"]]
-    wrote = live.post(
-        "/api/hooks/stop",
-        {"session_id": "viewer-client-claude", "cwd": seeded.cwd, "assistant_text": "Helm.", "client": "claude"},
+    assert fact_id in [m.id for m in read.memories]
+    wrote = StopOut.model_validate(
+        live.post(
+            "/api/hooks/stop",
+            {"session_id": "viewer-client-claude", "cwd": seeded.cwd, "assistant_text": "Helm.", "client": "claude"},
+        )
     )
     live.post(
         "/api/hooks/turn-start",
@@ -100,7 +108,7 @@ def test_the_client_that_wrote_and_read_a_memory_is_shown(seeded: Seeded, page: 
     assert tab.locator(row.format("viewer-client-cursor")).all_inner_texts() == ["Cursor"]
     tab.goto(seeded.url("/ui/session", id="viewer-client-cursor"))
     assert tab.locator("[data-testid='turn-client']").all_inner_texts() == ["Cursor"]
-    tab.goto(seeded.url(f"/ui/memories/{wrote['exchange_id']}"))
+    tab.goto(seeded.url(f"/ui/memories/{wrote.exchange_id}"))
     assert tab.locator("[data-testid='written-by']").inner_text() == "Claude Code"
     tab.goto(seeded.url(f"/ui/memories/{fact_id}"))
     assert "Claude Code" in tab.locator("[data-testid='read-by']").all_inner_texts()

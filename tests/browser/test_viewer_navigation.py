@@ -10,6 +10,7 @@ from urllib.parse import parse_qs, urlparse
 
 from playwright.sync_api import Browser, Page, expect
 
+from gateway.reply_models import SearchOut
 from gateway.ui.project_scope import user_wide
 from tests.support.browser import FACTS, Seeded, Watched, new_project, no_trouble, screenshot
 
@@ -54,12 +55,14 @@ def test_search_counts_relevance_and_highlight(seeded: Seeded, page: Watched) ->
     tab.goto(seeded.url("/ui/memories", q="ledger helm", collection="memory_bank"))
     total = tab.locator("[data-testid='total']").inner_text()
     rows = tab.locator("tr.memory-row")
-    ranked = seeded.live.post(
-        "/api/search", {"query": "ledger helm", "cwd": seeded.cwd, "collections": ["memory_bank"], "limit": 100}
-    )["memories"]
+    ranked = SearchOut.model_validate(
+        seeded.live.post(
+            "/api/search", {"query": "ledger helm", "cwd": seeded.cwd, "collections": ["memory_bank"], "limit": 100}
+        )
+    ).memories
     assert len(ranked) < 100  # below the pool: every match is counted
     # the search finds other projects' facts too (a memory_bank hit holds here: user-wide, or this project's)
-    ranked = [m for m in ranked if user_wide(m) or m["project"] == seeded.project]
+    ranked = [m for m in ranked if user_wide(m.model_dump()) or m.project == seeded.project]
     assert total.startswith(f"{len(ranked)} relevant"), total  # the true number, not the ranking's pool size
     assert rows.count() == min(20, len(ranked))
     assert tab.locator("[data-testid='capped']").count() == 0
@@ -93,14 +96,20 @@ def test_bulk_archive_and_undo(seeded: Seeded, page: Watched, tmp_path: Path) ->
     tab.wait_for_selector("[data-testid='bulk-result']:has-text('Archived 2 memories')")
     expect(rows).to_have_count(1)  # the list reloaded itself
     live_ids = {
-        m["id"] for m in seeded.live.post("/api/search", {"query": "cache warmed at boot", "cwd": cwd})["memories"]
+        m.id
+        for m in SearchOut.model_validate(
+            seeded.live.post("/api/search", {"query": "cache warmed at boot", "cwd": cwd})
+        ).memories
     }
     assert not live_ids & set(ids)
     tab.click("button.undo")
     tab.wait_for_selector("[data-testid='bulk-result']:has-text('Restored 2 memories')")
     expect(rows).to_have_count(3)
     live_ids = {
-        m["id"] for m in seeded.live.post("/api/search", {"query": "cache warmed at boot", "cwd": cwd})["memories"]
+        m.id
+        for m in SearchOut.model_validate(
+            seeded.live.post("/api/search", {"query": "cache warmed at boot", "cwd": cwd})
+        ).memories
     }
     assert set(ids) <= live_ids
     no_trouble(page)
@@ -111,8 +120,10 @@ def test_bulk_archive_needs_the_csrf_token(seeded: Seeded) -> None:
         f"/ui/memories/bulk-archive?project={seeded.project}", data={"ids": [seeded.facts[FACTS[1]]]}
     )
     assert reply.status_code == 403
-    hits = seeded.live.post("/api/search", {"id": seeded.facts[FACTS[1]], "cwd": seeded.cwd})["memories"]
-    assert hits and not hits[0]["archived"]
+    hits = SearchOut.model_validate(
+        seeded.live.post("/api/search", {"id": seeded.facts[FACTS[1]], "cwd": seeded.cwd})
+    ).memories
+    assert hits and not hits[0].archived
 
 
 def test_empty_project_names_the_next_command(seeded: Seeded, page: Watched) -> None:
@@ -137,8 +148,10 @@ def test_memory_page_reads_as_words(seeded: Seeded, page: Watched) -> None:
     assert "Wilson" in tab.locator("[data-testid='score-help']").inner_text()
     created = tab.locator("dl.meta time").first
     assert created.inner_text().endswith(("ago", "just now")) and (created.get_attribute("title") or "").endswith("UTC")
-    books = seeded.live.post("/api/search", {"query": "ledger runbook helm rollback", "cwd": seeded.cwd})
-    chunk = next(m["id"] for m in books["memories"] if m["collection"] == "books")
+    books = SearchOut.model_validate(
+        seeded.live.post("/api/search", {"query": "ledger runbook helm rollback", "cwd": seeded.cwd})
+    )
+    chunk = next(m.id for m in books.memories if m.collection == "books")
     tab.goto(seeded.url(f"/ui/memories/{chunk}"))
     assert tab.locator("[data-testid='book-readonly']").count() == 1
     assert tab.locator("textarea[name='content']").count() == 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from gateway.reply_models import SearchOut
 from kernel import projects
 from tests.support.browser import FACTS, SESSION, Seeded, Watched, no_trouble, screenshot
 
@@ -78,7 +79,9 @@ def test_search_edit_archive_and_restore(seeded: Seeded, page: Watched) -> None:
     tab.click("button[name='save']")
     tab.wait_for_selector("p.ok:has-text('Saved.')")
     assert tab.locator("[data-testid='content']").inner_text() == edited
-    assert seeded.live.post("/api/search", {"id": seeded.facts[target], "cwd": seeded.cwd})["memories"][0]["tags"] == [
+    assert SearchOut.model_validate(
+        seeded.live.post("/api/search", {"id": seeded.facts[target], "cwd": seeded.cwd})
+    ).memories[0].tags == [
         "ledger",
         "testing",
     ]
@@ -86,14 +89,18 @@ def test_search_edit_archive_and_restore(seeded: Seeded, page: Watched) -> None:
     tab.click("button.archive")
     tab.wait_for_selector("[data-testid='archived-badge']")
     assert tab.locator("#memory").get_attribute("data-archived") == "true"
-    hits = seeded.live.post("/api/search", {"query": "test framework the user prefers", "cwd": seeded.cwd})["memories"]
-    assert seeded.facts[target] not in [m["id"] for m in hits]  # archived: no longer surfaces
+    hits = SearchOut.model_validate(
+        seeded.live.post("/api/search", {"query": "test framework the user prefers", "cwd": seeded.cwd})
+    ).memories
+    assert seeded.facts[target] not in [m.id for m in hits]  # archived: no longer surfaces
 
     tab.click("button.restore")
     tab.wait_for_selector("#memory[data-archived='false']")
     assert tab.locator("[data-testid='archived-badge']").count() == 0
-    hits = seeded.live.post("/api/search", {"query": "test framework the user prefers", "cwd": seeded.cwd})["memories"]
-    assert seeded.facts[target] in [m["id"] for m in hits]
+    hits = SearchOut.model_validate(
+        seeded.live.post("/api/search", {"query": "test framework the user prefers", "cwd": seeded.cwd})
+    ).memories
+    assert seeded.facts[target] in [m.id for m in hits]
     _no_trouble(page)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from playwright.sync_api import Page
 
+from gateway.reply_models import ContextOut
 from tests.support.browser import Seeded, Watched, no_trouble
 
 PROMPT = "how should I deploy the ledger service with helm?"
@@ -34,12 +35,12 @@ def test_the_preview_equals_the_next_get_context_block(seeded: Seeded, page: Wat
     assert _sessions(seeded, tab) == before
     assert before and not any("mnemex-viewer-preview" in s for s in before)
     # The next prompt of a new session in this project gets exactly that block, at that cost.
-    got = seeded.live.post(
-        "/api/hooks/get-context", {"session_id": "preview-check", "prompt": PROMPT, "cwd": seeded.cwd}
+    got = ContextOut.model_validate(
+        seeded.live.post("/api/hooks/get-context", {"session_id": "preview-check", "prompt": PROMPT, "cwd": seeded.cwd})
     )
-    assert got["known_context"] and shown == got["known_context"]
-    assert f"about {got['tokens']['known_context']} tokens" in tokens
-    assert f"{len(got['memories'])} memor" in tokens
+    assert got.known_context and shown == got.known_context
+    assert f"about {got.tokens.known_context} tokens" in tokens
+    assert f"{len(got.memories)} memor" in tokens
     no_trouble(page)
 
 
@@ -48,9 +49,11 @@ def test_a_nonsense_prompt_gets_nothing_and_says_so(seeded: Seeded, page: Watche
     tab.goto(seeded.url("/ui/preview", prompt="zebra saxophone quantum"))
     assert "Nothing would be added" in tab.locator("[data-testid='preview-tokens']").inner_text()
     assert tab.locator("[data-testid='preview-block']").count() == 0
-    got = seeded.live.post(
-        "/api/hooks/get-context",
-        {"session_id": "preview-nonsense", "prompt": "zebra saxophone quantum", "cwd": seeded.cwd},
+    got = ContextOut.model_validate(
+        seeded.live.post(
+            "/api/hooks/get-context",
+            {"session_id": "preview-nonsense", "prompt": "zebra saxophone quantum", "cwd": seeded.cwd},
+        )
     )
-    assert got["known_context"] == ""
+    assert got.known_context == ""
     no_trouble(page)

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
+from gateway.reply_models import ContextOut
 from tests.support.browser import FACTS, SESSION, Scheme, Seeded, Watched, new_project, no_trouble, screenshot
 
 ISO = re.compile(r"\d{4}-\d\d-\d\dT")
@@ -74,12 +75,14 @@ def test_each_injected_memory_gets_one_sentence_and_one_relevance(
 ) -> None:
     live = seeded.live
     session = "viewer-readable-session"
-    reply = live.post(
-        "/api/hooks/get-context",
-        {"session_id": session, "prompt": "which cluster is the ledger service deployed to?", "cwd": seeded.cwd},
+    reply = ContextOut.model_validate(
+        live.post(
+            "/api/hooks/get-context",
+            {"session_id": session, "prompt": "which cluster is the ledger service deployed to?", "cwd": seeded.cwd},
+        )
     )
-    kept = [c for c in reply["choices"] if c["kept"]]
-    left = [c for c in reply["choices"] if not c["kept"]]
+    kept = [c for c in reply.choices if c.kept]
+    left = [c for c in reply.choices if not c.kept]
     live.post("/api/hooks/stop", {"session_id": session, "cwd": seeded.cwd, "assistant_text": "The blue one."})
     tab = page.page
     tab.goto(seeded.url("/ui/session", id=session))

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import pytest
 from playwright.sync_api import Page
 
+from gateway.reply_models import SearchOut, StoredFactOut
 from gateway.ui.project_scope import user_wide
 from kernel import projects
 from tests.support.browser import FACTS, Seeded, Watched, no_trouble
@@ -33,16 +34,20 @@ def orchard(seeded: Seeded, tmp_path_factory: pytest.TempPathFactory) -> Iterato
     work = tmp_path_factory.mktemp("scope") / "orchard"
     (work / ".git").mkdir(parents=True)
     cwd = str(work)
-    foreign = seeded.live.post("/api/memory-bank/add", {"content": FOREIGN, "cwd": cwd, "tags": ["ledger"]})
+    foreign = StoredFactOut.model_validate(
+        seeded.live.post("/api/memory-bank/add", {"content": FOREIGN, "cwd": cwd, "tags": ["ledger"]})
+    )
     turn = {"session_id": "orchard-1", "cwd": cwd}
     seeded.live.post("/api/hooks/turn-start", {**turn, "prompt": "Where do the orchard pickers log in?"})
     seeded.live.post("/api/hooks/stop", {**turn, "assistant_text": "At the packing shed kiosk."})
-    user_wide = seeded.live.post("/api/memory-bank/add", {"content": USER_WIDE, "cwd": cwd, "user_wide": True})
+    user_wide = StoredFactOut.model_validate(
+        seeded.live.post("/api/memory-bank/add", {"content": USER_WIDE, "cwd": cwd, "user_wide": True})
+    )
     try:
-        yield Orchard(projects.resolve(cwd, seeded.live.home), foreign["memory"]["id"])
+        yield Orchard(projects.resolve(cwd, seeded.live.home), foreign.memory.id)
     finally:
         for added in (user_wide, foreign):
-            archive = {"id": added["memory"]["id"], "cwd": cwd, "reason": "test_viewer_scope is done"}
+            archive = {"id": added.memory.id, "cwd": cwd, "reason": "test_viewer_scope is done"}
             seeded.live.post("/api/memory-bank/archive", archive)
 
 
@@ -59,12 +64,14 @@ def test_nonsense_search_says_no_relevant_memory(seeded: Seeded, page: Watched) 
     assert tab.locator("[data-testid='capped']").count() == 0
     # A real query says how many are relevant: the REST search's own count, of those that hold in this project.
     tab.goto(seeded.url("/ui/memories", q="ledger helm", collection="memory_bank"))
-    found = seeded.live.post(
-        "/api/search", {"query": "ledger helm", "cwd": seeded.cwd, "collections": ["memory_bank"], "limit": 100}
+    found = SearchOut.model_validate(
+        seeded.live.post(
+            "/api/search", {"query": "ledger helm", "cwd": seeded.cwd, "collections": ["memory_bank"], "limit": 100}
+        )
     )
-    assert found["relevant"] == len(found["memories"])
+    assert found.relevant == len(found.memories)
     # less other projects' facts (a memory_bank hit holds here: user-wide, or this project's)
-    relevant = len([m for m in found["memories"] if user_wide(m) or m["project"] == seeded.project])
+    relevant = len([m for m in found.memories if user_wide(m.model_dump()) or m.project == seeded.project])
     assert relevant
     total = tab.locator("[data-testid='total']").inner_text()
     assert total.startswith(f"{relevant} relevant for “ledger helm”"), total

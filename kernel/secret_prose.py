@@ -99,12 +99,14 @@ _BEFORE_APP_PASSWORD = re.compile(r"(?i)(?:(?<![\w-])-p[ \t]+|pass(?:word)?[\"']
 _PLACE_WORDS = r"(?:[ \t]+(?:for|on|of|to|at)[ \t]+(?:[\w.@-]{1,40}[ \t]+){0,3}?[\w.@-]{1,40})?"
 _FOREIGN_NOUNS = (
     r"passwort|kennwort|mot[ \t]de[ \t]passe|contrase[ñn]a|clave|senha|wachtwoord|hasło|haslo|heslo|salasana|"
-    r"lösenord|losenord|passord|adgangskode|şifre|parol[ae]|пароль|パスワード|密码|密碼|비밀번호"
+    r"lösenord|losenord|passord|adgangskode|kodeord|şifre|parol[aeă]|lozinka|geslo|jelsz[óo]|contrasenya|wagwoord|"
+    r"пароль|κωδικός|סיסמה|كلمة[ \t]المرور|पासवर्ड|mật[ \t]khẩu|kata[ \t]sandi|パスワード|密码|密碼|비밀번호"
 )
+# A noun may carry an inflection ("lösenordet", "şifresi", "пароля", "Passworts").
+_INFLECTION = r"\w{0,4}"
 # a verb (a whole word), a colon or a dash; Chinese, Japanese and Korean join the value without a space
-_FOREIGN_VERBS = (
-    r"(?:(?<=[ \t])(?:ist|lautet|est|es|é|e|è|is|to|je|on|är|er)[ \t]+|[:：=—][ \t]*|(?:は|是|为|는|은)[ \t]*)"
-)
+_FOREIGN_VERB_WORDS = r"ist|lautet|est|es|é|e|è|is|to|je|on|är|er|là|adalah|είναι|है"
+_FOREIGN_VERBS = rf"(?:(?<=[ \t])(?:{_FOREIGN_VERB_WORDS})[ \t]+|[:：=—][ \t]*|(?:は|是|为|는|은)[ \t]*)"
 
 # The foreign nouns' lines: the rules that read them run only there.
 _FOREIGN_WORDS = (
@@ -123,6 +125,18 @@ _FOREIGN_WORDS = (
     "senord",
     "passord",
     "adgangskode",
+    "kodeord",
+    "lozinka",
+    "geslo",
+    "jelsz",
+    "contrasenya",
+    "wagwoord",
+    "κωδικός",
+    "סיסמה",
+    "المرور",
+    "पासवर्ड",
+    "mật khẩu",
+    "kata sandi",
     "ifre",
     "parol",
     "пароль",
@@ -247,7 +261,8 @@ PROSE: list[Place] = [
     # other languages: "das Passwort ist X", "la contraseña es X", "пароль: X"
     Place(
         "prose-password",
-        rf"(?i)(?<![\w-])(?:(?:{_FOREIGN_NOUNS})(?:[ \t]+\w{{1,12}}){{0,5}}?(?:[ \t]*{_FOREIGN_VERBS}))" + _WORD_VALUE,
+        rf"(?i)(?<![\w-])(?:(?:{_FOREIGN_NOUNS}){_INFLECTION}(?:[ \t]+\w{{1,12}}){{0,5}}?(?:[ \t]*{_FOREIGN_VERBS}))"
+        + _WORD_VALUE,
         1,
         _keep_word,
         line_words=_FOREIGN_WORDS,

@@ -18,6 +18,9 @@ from services.kg.keys import Outcome
 from services.kg.routing import COUNT_FIELDS, Counts, graded, success_rate
 
 MAX_EXAMPLES = 20
+# networkx's edge data: outcome counts (COUNT_FIELDS), "first" and "last" (a float or None) and "examples" (a list
+# of {"ts", "outcome", "doc_id"}), each updated in place by an outcome's name.
+EdgeData = dict[str, Any]  # type: ignore[explicit-any]  # networkx ships no types and the counts are keyed by name
 ANY_COLLECTION = "*"
 
 
@@ -43,15 +46,13 @@ class ActionGraph:
     def __init__(self) -> None:
         self.graph = nx.MultiDiGraph()
 
-    # Any: networkx's edge data, as untyped as networkx: outcome counts (COUNT_FIELDS), "first" and "last"
-    # (a float or None) and "examples" (a list of {"ts", "outcome", "doc_id"}), each updated in place.
-    def _edge(self, context_type: str, action: str, collection: str) -> dict[str, Any]:  # Any: networkx data
+    def _edge(self, context_type: str, action: str, collection: str) -> EdgeData:
         source, target = f"context:{context_type}", f"collection:{collection or ANY_COLLECTION}"
         if not self.graph.has_edge(source, target, key=action):
             self.graph.add_edge(
                 source, target, key=action, first=None, last=None, examples=[], **dict.fromkeys(COUNT_FIELDS, 0)
             )
-        edge: dict[str, Any] = self.graph.edges[source, target, action]  # Any: networkx edge data, see above
+        edge: EdgeData = self.graph.edges[source, target, action]
         return edge
 
     def record(

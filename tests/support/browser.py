@@ -13,7 +13,7 @@ import shutil
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Literal, Protocol
 from urllib.parse import urlencode
 
 import httpx
@@ -22,6 +22,7 @@ from playwright.sync_api import Page
 from gateway.formatting import CONTEXT_END, CONTEXT_START
 from kernel import projects
 from kernel.config import Settings
+from kernel.json_values import JSONObject
 
 CHROMIUM = os.environ.get("MNEMEX_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 CHROMIUM_FLAGS = [
@@ -63,9 +64,7 @@ class ViewerStack(Protocol):
     kg_addr: str
     client: httpx.Client
 
-    def post(  # type: ignore[explicit-any]  # as LiveStack.post returns it; the browser tests index it deeply
-        self, path: str, body: Mapping[str, object], expect: int = 200
-    ) -> dict[str, Any]: ...
+    def post(self, path: str, body: Mapping[str, object], expect: int = 200) -> JSONObject: ...
 
 
 @dataclass

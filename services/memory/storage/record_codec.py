@@ -107,9 +107,9 @@ def parse_record(
     if not collection:
         collection = split_id(memory_id)[0] or ""
     bank = collection == MEMORY_BANK
-    # Any: the bookkeeping fields are picked by name (TIME_FIELDS, TEXT_FIELDS, COUNT_FIELDS) and each value is
+    # The bookkeeping fields are picked by name (TIME_FIELDS, TEXT_FIELDS, COUNT_FIELDS) and each value is
     # checked against its kind below; mypy types ``**`` of a dict against every field of MemoryRecord at once.
-    typed: dict[str, Any] = {}  # Any: MemoryRecord's bookkeeping fields by name, each checked below
+    typed: dict[str, Any] = {}  # type: ignore[explicit-any]  # MemoryRecord's fields by name, each checked below
     extra: dict[str, Scalar] = {}
     for key, value in meta.items():
         if key in SURFACED_KEYS:

@@ -59,7 +59,7 @@ def sharded_address(
 
 def _foreign_request(method: MethodDescriptor) -> Message:
     """A request of ``method``'s type whose user is FOREIGN, wherever the user is carried."""
-    request: Any = message_factory.GetMessageClass(method.input_type)()  # Any: made at run time, set by name
+    request: Any = message_factory.GetMessageClass(method.input_type)()  # type: ignore[explicit-any]  # a message class made at run time
     scope = common_pb.Scope(user=FOREIGN, project="shop")
     if method.name == "Import":
         request.record_json = _record(FOREIGN, "000000000000001")
@@ -145,7 +145,7 @@ def test_every_kg_rpc_refuses_a_user_of_another_shard(loop_thread: LoopThread, t
     try:
         with grpc.insecure_channel(f"127.0.0.1:{running.port}") as channel:
             for method in kg_pb.DESCRIPTOR.services_by_name["KnowledgeGraphService"].methods:
-                request: Any = message_factory.GetMessageClass(method.input_type)()  # Any: fields set by name
+                request: Any = message_factory.GetMessageClass(method.input_type)()  # type: ignore[explicit-any]  # a message class made at run time
                 if "scope" not in request.DESCRIPTOR.fields_by_name:
                     continue  # ExtractConcepts, Info: no user to check
                 request.scope.CopyFrom(common_pb.Scope(user=FOREIGN, project="shop"))

@@ -58,7 +58,7 @@ _QUOTED = _quoted(1)
 _MORE_WORDS = r"(?:[ \t]+(?![A-Za-z0-9_.-]{1,60}[ \t]*[:=])(?!#|//|\||&&|;)[^\s\"'`<>]{1,128}){0,8}"
 
 STRONG_SPACED = re.compile(
-    rf"(?i)({_key(_STRONG_KEYS)})([ \t]{{0,8}}(?:=>|=|:)[ \t]{{1,8}}){_VALUE_START}"
+    rf"(?i)({_key(_STRONG_KEYS)})([ \t]{{0,8}}(?::=|=>|=|:)[ \t]{{1,8}}){_VALUE_START}"
     rf"(?:{_QUOTED}|({_BARE}{_MORE_WORDS}))"
 )
 STRONG_TIGHT = re.compile(rf"(?i)({_key(_STRONG_KEYS)})({_SEPARATOR}){_VALUE_START}(?:{_QUOTED}|({_BARE}))")
@@ -103,7 +103,37 @@ def _keep_strong(match: re.Match[str]) -> bool:
     words = value.split()
     if len(words) >= 2 and words[0].lower() in _REFERRING_WORDS:
         return True  # "password: see startup banner", "secret: stored in vault"
+    if _not_a_keyed_value(match, value):
+        return True
     return about_a_secret(name) or named_public(match) or value_is_code(value)
+
+
+# Where a name is a part of a resource's name, not a key: "arn:aws:secretsmanager:...:secret:prod/db", "urn:...".
+_RESOURCE_NAME = re.compile(r"(?i)(?:^|[\s\"'(])(?:arn|urn):[^\s\"']{0,200}\Z")
+# The segments of a name joined by colons before the key (what an ARN rescanned after its start shows).
+_COLON_PATH = re.compile(r"(?:[\w.-]{1,64}:){2}\Z")
+# A word of prose ("carol's notebook"), not a password.
+_POSSESSIVE = re.compile(r"[^\W\d_]{1,40}[\u2019'](?:s|d|ll|re|ve|t)")
+# A file's name ("passwords_help.xhtml: Typos", a commit subject): what follows is about the file.
+_FILE_NAME = re.compile(
+    r"(?i)[\w-]\.(?:x?html?|js|ts|py|rb|go|java|json|ya?ml|toml|xml|txt|md|rst|dtd|ftl|properties|css)"
+)
+
+
+def _not_a_keyed_value(match: re.Match[str], value: str) -> bool:
+    """A match that gives no value to a key: Go's ``password :=`` (the value would be "="), a name inside an ARN,
+    a file name and a word after it, a word of prose ("the secret: alice's memory")."""
+    if not value.strip("=:>"):
+        return True
+    text, start, end = match.string, match.start(), match.end()
+    if _RESOURCE_NAME.search(text, max(0, start - 200), start) or _COLON_PATH.search(text, max(0, start - 200), start):
+        return True
+    plain_word = value.isalpha()
+    if plain_word and _FILE_NAME.search(match.group(1)):
+        return True
+    if _POSSESSIVE.fullmatch(value.split()[0]):
+        return True
+    return plain_word and text[end : end + 1] in ("'", "’") and text[end + 1 : end + 2].isalpha()
 
 
 # A template or a regular expression ("{hex}:{hex}", "(?:...)", "%(name)s"): a value built by code, not a token.
@@ -119,7 +149,13 @@ def _keep_weak(match: re.Match[str]) -> bool:
     return _TEMPLATE.search(value) is not None
 
 
+# A sentence's end between the noun and the verb: "a spider pin on her bag. Is Spider-Man ..." asks a question.
+_SENTENCE_END = re.compile(r"\w[.!?]\s")
+
+
 def _keep_prose(match: re.Match[str]) -> bool:
+    if _SENTENCE_END.search(match.string, match.start(), match.start(1)):
+        return True
     value = match.group(1).rstrip(".,;:)]}!?")
     has_digit = any(c.isdigit() for c in value)
     has_symbol = any(not c.isalnum() for c in value)

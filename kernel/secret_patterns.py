@@ -55,6 +55,8 @@ def _formats_and_commands() -> list[Recogniser]:
             keep = inside_a_word
         if group == 0 and kind not in _BLOCKS:
             keep = _or_placeholder(keep)
+        elif group != 0:
+            keep = _or_prose_word(keep)
         out.append(Recogniser(kind, re.compile(body, flags), groups, keep, text_words=TEXT_WORDS.get(kind, ())))
     return out
 
@@ -70,6 +72,23 @@ def _or_placeholder(keep: Callable[[re.Match[str]], bool] | None) -> Callable[[r
         return placeholder_token(match.group(0)) or (keep is not None and keep(match))
 
     return keep_placeholder
+
+
+# Words that follow a flag in a sentence about a command ("run it without -p so the password is prompted for").
+_PROSE_WORDS = frozenset(
+    "a again also an and as at but by for from here if in instead into is it just never not of on only or so that "
+    "the then there this to too when where which while with without you".split()
+)
+
+
+def _or_prose_word(keep: Callable[[re.Match[str]], bool] | None) -> Callable[[re.Match[str]], bool]:
+    """``keep``, and keep a command's value that is a word of a sentence, not a password."""
+
+    def keep_prose_word(match: re.Match[str]) -> bool:
+        value = next((v for v in match.groups() if v is not None), "")
+        return value.lower() in _PROSE_WORDS or (keep is not None and keep(match))
+
+    return keep_prose_word
 
 
 def _mixed(value: str) -> bool:

@@ -34,3 +34,38 @@ INFLECTED_KEPT = [
 @pytest.mark.parametrize("text", INFLECTED_KEPT)
 def test_prose_about_a_password_in_another_language_stays(text: str) -> None:
     assert redact(text) == text
+
+
+# a name that means secret, where nothing is given to it
+NO_VALUE_KEPT = [
+    'token := os.Getenv("API_TOKEN")',
+    "secret := vault.Read(path)",
+    "arn:aws:secretsmanager:us-east-2:210987654321:secret:billing/stripe-AbCdEf",
+    "[fr] api_key_help.html: Spelling",
+    "the password: bob's laptop had it saved",
+    "the secret: carol\u2019s notebook",
+    "Did you see the pin on her jacket? Is Wonder-Woman her hero?",
+    "my pin on the board. Was Iron-Man 3 any good?",
+    "podman login without -p and it prompts",
+    "use skopeo login with -p only in CI",
+]
+
+
+@pytest.mark.parametrize("text", NO_VALUE_KEPT)
+def test_a_secret_name_with_no_value_stays(text: str) -> None:
+    assert redact(text) == text
+
+
+# the same shapes, holding a secret
+WITH_VALUE_FOUND = [
+    ('password := "Mx7$kQ2pLr"', "Mx7$kQ2pLr"),
+    ("api_key_help.html: Bq8Tz3Wr9Lm2Kx7Vp4Nc", "Bq8Tz3Wr9Lm2Kx7Vp4Nc"),
+    ("the secret: carol42!x", "carol42!x"),
+    ("podman login -u ci -p Fw3Lk9Qs registry.example.com", "Fw3Lk9Qs"),
+    ("the pin for the alarm is 4Kx-7729", "4Kx-7729"),
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), WITH_VALUE_FOUND)
+def test_the_same_shapes_with_a_secret_are_redacted(text: str, secret: str) -> None:
+    assert secret not in redact(text)

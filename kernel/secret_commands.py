@@ -49,6 +49,8 @@ COMMANDS: list[tuple[str, str, int | tuple[int, ...]]] = [
         + _QUOTED_OR_BARE,
         1,
     ),
+    # Samba's "user%password" (smbclient, rpcclient, net, winexe, smbmap): after -U or --user
+    ("samba-user", r"\s(?:-U|--user(?:name)?)(?:\s+|=)['\"]?[^%\s'\"]{1,128}%([^\s'\"]{1,256})", 1),
     ("redis-cli", r"\bredis-cli\b[^\n|;&]{0,200}?\s-a\s+" + _QUOTED_OR_BARE, 1),
     (
         "curl-user",

@@ -1,7 +1,8 @@
 """A password written as a sentence (issue 36): "my password is purple monkey dishwasher" (several plain
 words), "the wifi password is Fae4oJck!", "I changed my password to ...". The words after the verb are the
 password unless they describe it ("is too short", "is hashed with argon2", "is correct"). Beside
-``kernel.secret_prose`` (the forms with no verb, and other languages). Plain data and keep checks.
+``kernel.secret_prose`` (the forms with no verb, and other languages). Also a wallet's recovery words after
+their name ("seed phrase: ...", "mnemonic = '...'"). Plain data and keep checks.
 """
 
 from __future__ import annotations
@@ -77,3 +78,28 @@ PASSPHRASES: list[Place] = [
         text_words=("pass", "pin ", "pin\t"),
     ),
 ]
+
+
+# Words of a sentence, not of a wallet's word list (BIP-39 holds none of them).
+_SENTENCE_WORDS = frozenset(
+    "the and you your with this these them they then from into should have are was but not".split()
+)
+
+
+def _keep_sentence(match: re.Match[str]) -> bool:
+    return any(word in _SENTENCE_WORDS for word in re.split(r"[\s,]+", match.group(1).lower()))
+
+
+# A wallet's recovery words (12 to 24 lower-case words) after a name that says so: "seed phrase: ...",
+# "recovery phrase for the wallet is ...", "mnemonic = '...'".
+PASSPHRASES.append(
+    Place(
+        "seed-phrase",
+        r"(?i)(?:(?:seed|recovery|mnemonic|backup|secret|wallet)[ _-]?(?:phrase|words|seed)|mnemonic)\b"
+        r"[^\n:：=]{0,80}?(?:[:：=]|[ \t](?:is|are|was))?[ \t]*[\"'`]?\n?[ \t]*"
+        r"((?-i:[a-z]{3,8})(?:(?:[ \t]+|,[ \t]*)(?-i:[a-z]{3,8})){11,23})",
+        1,
+        _keep_sentence,
+        text_words=("phrase", "words", "mnemonic", "seed", "recovery"),
+    )
+)

@@ -94,13 +94,15 @@ def _keep_word(match: re.Match[str]) -> bool:
     return _code(value) or (value.isalpha() and len(value) < 12)
 
 
+# A weather, maps or search API's key goes by "appid" (a name that would read as an id): its value decides.
+_APP_ID = re.compile(r"(?i)app[_-]?id")
 _WEAK_QUERY_NAME = re.compile(r"(?i)(?:key|token|sig|signature|auth|appid|app_id)$")
 
 
 def _keep_query(match: re.Match[str]) -> bool:
     """Keep ``?page_token=2`` and ``?keyword=x``; a weak name (key, token, sig) needs a token-shaped value."""
     name, value = match.group(1), urllib.parse.unquote(match.group(2))
-    if about_a_secret(name) or _code(value):
+    if (about_a_secret(name) and not _APP_ID.fullmatch(name)) or _code(value):
         return True
     if _WEAK_QUERY_NAME.search(name) or not _names_a_secret(name):
         return not token_shaped(value) and not (len(value) >= 16 and looks_random(value))
@@ -303,16 +305,6 @@ PLACES: list[Place] = [
         1,
         _keep_prose_value,
         text_words=("pass", "pwd"),
-    ),
-    # a wallet's recovery words: twelve to twenty-four lower-case words after their name
-    Place(
-        "seed-phrase",
-        r"(?i)\b(?:mnemonic|seed[ _-]?phrase|seed[ _-]?words|recovery[ _-]?phrase|recovery[ _-]?words|"
-        r"secret[ _-]?recovery[ _-]?phrase)[\"']?(?:[ \t]+(?:is|was))?[ \t]{0,4}[:=]?[ \t]{0,4}[\"']?"
-        r"((?-i:[a-z]{3,8})(?:[ \t]+(?-i:[a-z]{3,8})){11,23})",
-        1,
-        None,
-        text_words=("mnemonic", "seed", "recovery"),
     ),
     # YAML block scalar: "password: |" (or >, |-, >-), then the value on the lines indented below
     Place(

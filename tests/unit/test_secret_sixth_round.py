@@ -69,3 +69,44 @@ WITH_VALUE_FOUND = [
 @pytest.mark.parametrize(("text", "secret"), WITH_VALUE_FOUND)
 def test_the_same_shapes_with_a_secret_are_redacted(text: str, secret: str) -> None:
     assert secret not in redact(text)
+
+
+# credential positions: Samba's user%password, a URL's appid, a wallet's recovery words
+POSITIONS_FOUND = [
+    ("rpcclient -U 'CORP\\\\ops_sync%Vn3#rT8!qZ' 10.0.4.2", "Vn3#rT8!qZ"),
+    ("smbmap -H 10.1.1.5 --user=backup%Lq7-Wd2xPz", "Lq7-Wd2xPz"),
+    ("winexe -U admin%hunter2x //server cmd", "hunter2x"),
+    ("GET https://maps.example.net/v3/geocode?address=Oslo&app_id=5f1c9e0b7a2d48c6b3e1f09a8d7c6b5e", "5f1c9e0b7a2d"),
+    (
+        "seed phrase (ledger backup): quartz mango velvet arrow sunset hollow crane pepper meadow orbit glide fossil",
+        "quartz mango velvet arrow sunset hollow crane pepper meadow orbit glide fossil",
+    ),
+    (
+        "mnemonic = 'lemon canyon drift humble tiger pulse ocean wagon frost ember piano rally'",
+        "lemon canyon drift humble tiger pulse ocean wagon frost ember piano rally",
+    ),
+    (
+        "the recovery words for the hot wallet are\nbrave cactus ladder noble pixel ranch smoke thunder usual violin wisdom yard",
+        "brave cactus ladder noble pixel ranch smoke thunder usual violin wisdom yard",
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), POSITIONS_FOUND)
+def test_a_credential_in_its_position_is_redacted(text: str, secret: str) -> None:
+    assert secret not in redact(text)
+
+
+POSITIONS_KEPT = [
+    "smbclient -L //fileserver -U guest",
+    "the discount is 15% -U shows the user list",
+    "https://graph.example.com/v2/apps?app_id=1234567890123",
+    "the seed phrase is written on paper and you should never type these words into any website at all ok",
+    "write down your recovery phrase: the wallet shows twelve words and you must keep them offline forever please",
+    "mnemonic devices help students remember long lists",
+]
+
+
+@pytest.mark.parametrize("text", POSITIONS_KEPT)
+def test_what_only_sits_near_a_credential_position_stays(text: str) -> None:
+    assert redact(text) == text

@@ -1,18 +1,20 @@
 """The sixth held-out secrets corpus (``tests/support/secrets_blind6.py``), written for issue 36.
 
-Written blind, never used to tune rules: these tests only measure.  The bars are that at least
-98 % of the forms are never stored or shown (their evidence is absent from what ``redact``
-returns) and that none of the 200 ordinary texts changes.  Failure messages, and the figures
-printed by ``python -m tests.unit.test_privacy_blind6_corpus``, give counts and the categories of
-the missed forms only, never the forms themselves: nobody tunes on them.
+Written blind.  Measured blind first (236 of 255 forms, 92.5 %, and 3 of the 200 ordinary texts
+changed), then released as a tuning corpus: the rules have since been tuned on its misses (generic
+families, each tried on forms of its own in ``tests/unit/test_secret_random.py`` and
+``test_secret_sixth_round.py``), so its figures no longer say how redaction does on unseen forms; a
+corpus written blind after it does.  The bars are that at least 98 % of the forms are never stored or
+shown (their evidence is absent from what ``redact`` returns) and that none of the 200 ordinary texts
+changes; both are plain tests now.  Failure messages, and the figures printed by
+``python -m tests.unit.test_privacy_blind6_corpus``, give counts and the categories of the missed
+forms only.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-
-import pytest
 
 from kernel.privacy import redact
 from tests.support.secrets_blind6 import BLIND6_ORDINARY, BLIND6_SECRETS, family_of
@@ -78,13 +80,11 @@ def test_no_needle_inside_an_ordinary_text() -> None:
     assert clashes == 0, f"{clashes} needles occur in ordinary texts"
 
 
-@pytest.mark.xfail(strict=False, reason="held-out bar, measured not tuned")
 def test_found_share_meets_the_bar() -> None:
     figures = measure()
     assert figures.share >= FOUND_BAR, "\n".join(figures.lines())
 
 
-@pytest.mark.xfail(strict=False, reason="held-out bar, measured not tuned")
 def test_no_ordinary_text_changes() -> None:
     changed = sum(1 for text in BLIND6_ORDINARY if redact(text) != text)
     assert changed == 0, f"{changed} of {len(BLIND6_ORDINARY)} ordinary texts changed"

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from collections.abc import Callable
 
 _LOWER_RUN = re.compile(r"[a-z]{7,}|(?<=[A-Z])[a-z]{6,}(?=[A-Z-])")
 _PATH_SEGMENT = re.compile(r"/[a-z]{3,}")
@@ -39,17 +40,19 @@ def wordlike(run: str) -> bool:
     return vowels * 4 >= len(run) and _CONSONANTS.search(run) is None
 
 
-def mostly_words(value: str, share: float = 2 / 3) -> bool:
+def mostly_words(value: str, share: float = 2 / 3, word: Callable[[str], bool] | None = None) -> bool:
     """``share`` of the value (two thirds unless told) is camel-case or separated words of three letters or more
-    that read as words."""
+    that read as words (``word`` tells which do; ``wordlike`` unless told)."""
+    reads = word or wordlike
     words = sum(
-        len(part) for part in _NAME_PARTS.findall(value) if len(part) >= 3 and part.isalpha() and wordlike(part.lower())
+        len(part) for part in _NAME_PARTS.findall(value) if len(part) >= 3 and part.isalpha() and reads(part.lower())
     )
     return words >= len(value) * share
 
 
-def high_entropy(value: str) -> bool:
-    """A random token (mixed case and digits, many distinct characters), not a hash, UUID, path or word."""
+def high_entropy(value: str, word: Callable[[str], bool] = wordlike) -> bool:
+    """A random token (mixed case and digits, many distinct characters), not a hash, UUID, path or word
+    (``word`` tells which runs of lower-case letters read as one)."""
     value = unquote(value)
     if len(value) < 20 or "://" in value or value[0] in "/.~$%{<":
         return False
@@ -60,7 +63,7 @@ def high_entropy(value: str) -> bool:
         return False  # hex digests, UUIDs and git SHAs are one case
     if digits < (2 if len(value) < 24 else 1 if len(value) < 32 else 0):
         return False  # a long token may hold few digits (a quarter of random 24-character ones hold one or none)
-    if _PATH_SEGMENT.search(value) or any(wordlike(run) for run in _LOWER_RUN.findall(value)):
+    if _PATH_SEGMENT.search(value) or any(word(run) for run in _LOWER_RUN.findall(value)):
         return False  # words or path segments: a model name, a module path
     if mostly_words(value):
         return False  # an identifier made of words: TestCaseForTheLoginFlow42

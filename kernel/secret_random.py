@@ -47,6 +47,23 @@ _BINARY_HEADS = (b"\x00\x00\x00", b"0", b"\x89PNG", b"GIF8", b"\xff\xd8", b"PK")
 _DIGEST_SIZES = frozenset((16, 20, 32, 48, 64))
 
 
+# Pairs of consonants English words are made of; a run holding another pair ("xsobac", "jutqamf") is random letters.
+_WORD_PAIRS = frozenset(
+    """th ch sh ph wh gh ck ng nk nd nt nc ns nf nv nz st sp sc sk sm sn sl sw tr pr br cr dr fr gr wr bl cl fl gl pl
+    ll ss tt ff mm nn pp rr dd gg bb cc zz rd rt rk rm rn rs rl rc rg rv rb rp rf rh rw lt ld lk lm lf lp ls lv lb lc
+    ct pt ft mp mb mn ts ds ms ks ps ls xt xp xc sq tw dw kn gn wn wl wk ws wd hm hn hr hl ht tch""".split()
+)
+_CONSONANT_PAIR = re.compile(r"(?=([b-df-hj-np-tv-z]{2}))")
+
+
+def _reads_as_word(run: str) -> bool:
+    """A run of lower-case letters that reads as a word: ``wordlike``, no 'q' without its 'u', and every pair of
+    consonants one English words are made of."""
+    if not wordlike(run) or re.search(r"q(?!u)", run):
+        return False
+    return all(pair in _WORD_PAIRS for pair in _CONSONANT_PAIR.findall(run))
+
+
 def _public_base64(value: str) -> bool:
     """Base64 (or base64url) of text, of a known binary, or of a digest's size."""
     standard = value.replace("-", "+").replace("_", "/")
@@ -73,7 +90,7 @@ def keep_random_token(match: re.Match[str]) -> bool:
         match.string, match.string.rfind("\n", 0, line_start - 1) + 1, line_start - 1
     ):
         return True  # the last line of a multi-line base64 body (a public key, a certificate)
-    if not high_entropy(value) or mostly_words(value, share=0.5):  # half words: a mangled C++ name
+    if not high_entropy(value, _reads_as_word) or mostly_words(value, 0.5, _reads_as_word):  # a mangled C++ name
         return True
     return _public_base64(value)
 

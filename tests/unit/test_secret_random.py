@@ -33,6 +33,8 @@ FOUND = [
     (f'import_key {KEY_E} "label" false', KEY_E),
     (f'TOKEN = (\n    "{KEY_A[:20]}"\n    "{KEY_D}"\n)', KEY_D),
     (f"{KEY_B}.", KEY_B),
+    # runs of lower-case letters that only look pronounceable ("jutqamf", "xsobac") are no words
+    ("mc alias set local http://127.0.0.1:9000 ops Rk7PjutqamfWx2Lz9TbNc4Qv+XsobacD8h", "Rk7PjutqamfWx2Lz9TbNc4Qv"),
 ]
 
 
@@ -66,6 +68,8 @@ KEPT = [
     "-----BEGIN PUBLIC KEY-----\n" + _token("p", 64, _ALPHABET + "+/") + "\n" + KEY_D + "==\n-----END PUBLIC KEY-----",
     "the commit 3f9a1c2e7b4d8e6f0a5c3b2d1e9f8a7b6c5d4e3f fixed it",
     "short tokens like Ab3dE5gH7jK9 stay as they are",
+    "checkpoint BertForSequenceClassification2Heads loaded",
+    "registerServiceWorkerInBackground42Times is flaky",
 ]
 
 

@@ -306,6 +306,16 @@ PLACES: list[Place] = [
         _keep_prose_value,
         text_words=("pass", "pwd"),
     ),
+    # a raw private key (64 hex digits) given to what signs with it: new Wallet('0x...'), privateKeyToAccount(...),
+    # Keypair.fromSecretKey(...), an Account's from_key(...); a transaction's hash is given to none of them
+    Place(
+        "wallet-key",
+        r"(?i)(?:wallet|signer|account|keypair|key_?pair|privkey|private_?key|secret_?key|from_?key|signing_?key)"
+        r"\w{0,30}[ \t]*\([ \t]*(?:[\w.]{1,40}[ \t]*,[ \t]*)?[\"'`]?((?:0x)?[0-9a-fA-F]{64})(?![0-9a-fA-F])",
+        1,
+        None,
+        text_words=("wallet", "signer", "account", "key"),
+    ),
     # YAML block scalar: "password: |" (or >, |-, >-), then the value on the lines indented below
     Place(
         "assignment",

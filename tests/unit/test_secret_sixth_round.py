@@ -110,3 +110,31 @@ POSITIONS_KEPT = [
 @pytest.mark.parametrize("text", POSITIONS_KEPT)
 def test_what_only_sits_near_a_credential_position_stays(text: str) -> None:
     assert redact(text) == text
+
+
+_HEX64 = "9c2e41f07ab35d68e1904c7f2b8a6d3015e9c47a2f80b6d1e3c5a7094f6b2d81"
+
+WALLET_KEYS_FOUND = [
+    f"const signer = new Wallet('0x{_HEX64}', provider)",
+    f"account = Account.from_key('0x{_HEX64}')",
+    f"const acct = privateKeyToAccount(`0x{_HEX64}`)",
+    f"kp := keypair.FromSecretKey(ctx, {_HEX64})",
+]
+
+
+@pytest.mark.parametrize("text", WALLET_KEYS_FOUND)
+def test_a_raw_private_key_given_to_a_signer_is_redacted(text: str) -> None:
+    assert _HEX64 not in redact(text)
+
+
+WALLET_HEX_KEPT = [
+    f"tx hash 0x{_HEX64} confirmed in block 1902221",
+    f"explorer.getTransaction('0x{_HEX64}')",
+    f"sha256sum: {_HEX64}  release.tar.gz",
+    f"account balance at block 0x{_HEX64[:8]} is 3 ETH",
+]
+
+
+@pytest.mark.parametrize("text", WALLET_HEX_KEPT)
+def test_a_hash_given_to_anything_else_stays(text: str) -> None:
+    assert redact(text) == text

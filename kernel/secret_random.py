@@ -26,7 +26,7 @@ from kernel.secret_entropy import high_entropy, mostly_words, shannon, wordlike
 # Standing alone: after the start, a space, a quote or an opening bracket (or a marker's ']:', the user part
 # of "user:secret" already redacted), up to a space, a quote, a closing bracket or a sentence's end.
 RANDOM_TOKEN = re.compile(
-    r"(?:(?<=[\s\"'`(\[{,>])|(?<=\]:)|^)[A-Za-z0-9][A-Za-z0-9+/_\-]{27,300}={0,2}"
+    r"(?:(?<=[\s\"'`(\[{,>])|(?<=\]:)|(?<=\w=)|^)[A-Za-z0-9][A-Za-z0-9+/_\-]{27,300}={0,2}"
     r"(?=[.!?,;:]?(?:[\s\"'`)\]},<]|$))",
     re.MULTILINE,
 )
@@ -84,6 +84,9 @@ def keep_random_token(match: re.Match[str]) -> bool:
     value = match.group(0).rstrip("=")
     line_start = match.string.rfind("\n", 0, match.start()) + 1
     before = match.string[line_start : match.start()]
+    chunk = before[max(before.rfind(" "), before.rfind("\t")) + 1 :]
+    if chunk.endswith("=") and ("?" in chunk or "&" in chunk or ";" in chunk or "://" in chunk):
+        return True  # a URL's query, a cookie: their values are the query and cookie rules' to judge
     if _TYPED_ID.match(value) or _NAMED_ID.search(before[-40:]) or _JWK_PUBLIC_PART.search(before[-12:]):
         return True
     if not before and _BASE64_LINE.fullmatch(

@@ -33,6 +33,8 @@ FOUND = [
     (f'import_key {KEY_E} "label" false', KEY_E),
     (f'TOKEN = (\n    "{KEY_A[:20]}"\n    "{KEY_D}"\n)', KEY_D),
     (f"{KEY_B}.", KEY_B),
+    (f"export UPSTREAM_BLOB={KEY_C}", KEY_C),
+    (f"render target={KEY_A} mode=fast", KEY_A),
     # runs of lower-case letters that only look pronounceable ("jutqamf", "xsobac") are no words
     ("mc alias set local http://127.0.0.1:9000 ops Rk7PjutqamfWx2Lz9TbNc4Qv+XsobacD8h", "Rk7PjutqamfWx2Lz9TbNc4Qv"),
 ]
@@ -69,6 +71,8 @@ KEPT = [
     "the commit 3f9a1c2e7b4d8e6f0a5c3b2d1e9f8a7b6c5d4e3f fixed it",
     "short tokens like Ab3dE5gH7jK9 stay as they are",
     "checkpoint BertForSequenceClassification2Heads loaded",
+    f"callback at /oauth/done?state={KEY_A}",
+    f"REQUEST_ID={KEY_B} failed",
     "registerServiceWorkerInBackground42Times is flaky",
 ]
 

@@ -3,7 +3,7 @@
 The other recognisers need a context: a prefix that names the vendor, a name that says secret, a flag,
 a URL's password. Each blind corpus missed keys whose context none of them knew (a key passed to a client's
 constructor, the rest of a key split over string literals, a command's positional argument, a sentence in
-prose). What those share is the value itself: 28 characters or more of mixed case and digits with no words in
+prose). What those share is the value itself: 20 characters or more of mixed case and digits with no words in
 them (``kernel.secret_entropy.high_entropy``), standing alone between spaces or quotes. What looks the same
 but is public stays: a value inside a URL or a path, a hash or key fingerprint after its ``SHA256:``/``h1:``
 label, a value named an id (``x-amz-version-id: ...``), a typed object id (``evt_...``, ``sha512-...``),
@@ -26,7 +26,7 @@ from kernel.secret_entropy import high_entropy, mostly_words, shannon, wordlike
 # Standing alone: after the start, a space, a quote or an opening bracket (or a marker's ']:', the user part
 # of "user:secret" already redacted), up to a space, a quote, a closing bracket or a sentence's end.
 RANDOM_TOKEN = re.compile(
-    r"(?:(?<=[\s\"'`(\[{,>])|(?<=\]:)|(?<=\w=)|^)[A-Za-z0-9][A-Za-z0-9+/_\-]{27,300}={0,2}"
+    r"(?:(?<=[\s\"'`(\[{,>])|(?<=\]:)|(?<=\w=)|^)[A-Za-z0-9][A-Za-z0-9+/_\-]{19,300}={0,2}"
     r"(?=[.!?,;:]?(?:[\s\"'`)\]},<]|$))",
     re.MULTILINE,
 )
@@ -39,7 +39,9 @@ PASSWORD_TOKEN = re.compile(
 )
 _LETTER_RUN = re.compile(r"[a-z]{4,}|[A-Z][a-z]{3,}")
 _NOT_A_PASSWORD = re.compile(r"@|::|\d\.\d|\.[a-z]{2,4}$")  # an address, a C++/Rust path, a version, a file
-_TYPED_ID = re.compile(r"[a-z]{2,8}_|sha\d{3}-")
+_TYPED_ID = re.compile(r"[a-z]{2,8}[_-]|sha\d{3}-")  # evt_..., subnet-..., sha512-...
+_LONG = 28
+_LETTER_RUN_5 = re.compile(r"[a-z]{5}|[A-Z]{5}")
 _NAMED_ID = re.compile(r"(?i)(?:id|ids|hash|sum|digest|fingerprint|checksum)[\"']?\s*[:=]\s*[\"']?$")
 _JWK_PUBLIC_PART = re.compile(r"\"(?:n|e|x|y|x5t|x5c)\"\s*:\s*\[?\"$")  # a JSON Web Key's public modulus, curve point
 _BASE64_LINE = re.compile(r"[A-Za-z0-9+/]{48,100}")
@@ -93,6 +95,8 @@ def keep_random_token(match: re.Match[str]) -> bool:
         match.string, match.string.rfind("\n", 0, line_start - 1) + 1, line_start - 1
     ):
         return True  # the last line of a multi-line base64 body (a public key, a certificate)
+    if len(value) < _LONG and _LETTER_RUN_5.search(value):
+        return True  # a shorter token shows no run of five letters of one case (a name's words, EXAMPLE)
     if not high_entropy(value, _reads_as_word) or mostly_words(value, 0.5, _reads_as_word):  # a mangled C++ name
         return True
     return _public_base64(value)

@@ -34,6 +34,7 @@ FOUND = [
     (f'TOKEN = (\n    "{KEY_A[:20]}"\n    "{KEY_D}"\n)', KEY_D),
     (f"{KEY_B}.", KEY_B),
     (f"export UPSTREAM_BLOB={KEY_C}", KEY_C),
+    ("the kiosk shows Q7tR2mXb9KwP4zN8hJ3v on boot", "Q7tR2mXb9KwP4zN8hJ3v"),
     (f"render target={KEY_A} mode=fast", KEY_A),
     # runs of lower-case letters that only look pronounceable ("jutqamf", "xsobac") are no words
     ("mc alias set local http://127.0.0.1:9000 ops Rk7PjutqamfWx2Lz9TbNc4Qv+XsobacD8h", "Rk7PjutqamfWx2Lz9TbNc4Qv"),
@@ -73,6 +74,8 @@ KEPT = [
     "checkpoint BertForSequenceClassification2Heads loaded",
     f"callback at /oauth/done?state={KEY_A}",
     f"REQUEST_ID={KEY_B} failed",
+    "created subnet-0cc2d79ae4EXAMPLE in the VPC",
+    "undefined symbol Decimal8toStringB5cxx11Ev in libblink",
     "registerServiceWorkerInBackground42Times is flaky",
 ]
 

@@ -10,7 +10,7 @@ label, a value named an id (``x-amz-version-id: ...``), a typed object id (``evt
 base64 that decodes to text or to a known binary (an SSH or DER public key, an image), and base64 of a digest's
 size (32 or 64 bytes: a checksum, a public key).
 
-A shorter value (12 to 40 characters) counts when it is shaped as a generated password: two upper-case and two
+A shorter value (8 to 40 characters) counts when it is shaped as a generated password: two upper-case and two
 lower-case letters, two digits and a symbol, no word in it; a version, a file name, an address, a typed id stay.
 Plain module.
 """
@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import math
 import re
 
 from kernel.secret_entropy import high_entropy, mostly_words, shannon, wordlike
@@ -30,10 +31,10 @@ RANDOM_TOKEN = re.compile(
     r"(?=[.!?,;:]?(?:[\s\"'`)\]},<]|$))",
     re.MULTILINE,
 )
-# A password as a generator makes one: 12 to 40 characters mixing upper and lower case, digits and a symbol,
+# A password as a generator makes one: 8 to 40 characters mixing upper and lower case, digits and a symbol,
 # standing alone the same way. Never '=' or '/' or '&' (an assignment, a path, a query) in it.
 PASSWORD_TOKEN = re.compile(
-    r"(?:(?<=[\s\"'`(\[{,>])|^)[A-Za-z0-9][A-Za-z0-9!#$%*+\-.:;?@^_~]{10,38}[A-Za-z0-9!#$%*?@^_~]"
+    r"(?:(?<=[\s\"'`(\[{,>])|^)[A-Za-z0-9][A-Za-z0-9!#$%*+\-.:;?@^_~]{6,38}[A-Za-z0-9!#$%*?@^_~]"
     r"(?=[.,;:]?(?:[\s\"'`)\]},<\uff0c\u3002\u3001]|$))",
     re.MULTILINE,
 )
@@ -115,4 +116,4 @@ def keep_password_token(match: re.Match[str]) -> bool:
         return True
     if any(wordlike(run.lower()) for run in _LETTER_RUN.findall(value)) or mostly_words(value, share=0.5):
         return True
-    return shannon(value) < 3.4
+    return shannon(value) < min(3.4, 0.95 * math.log2(len(value)))  # (a short one: nearly every character differs)

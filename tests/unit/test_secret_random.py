@@ -109,6 +109,9 @@ PASSWORDS_FOUND = [
     ('auth(("svc", Some("Bt3~Wk9_Xq.Lm")))', "Bt3~Wk9_Xq.Lm"),
     ("password below:\n\nJv6*Nq3RtYp!W\n", "Jv6*Nq3RtYp!W"),
     ("数据库的密码是 Pz8%Kd4mQw2x，别外传", "Pz8%Kd4mQw2x"),
+    # short ones (8 to 11 characters) where nearly every character differs
+    ("the cold wallet sits behind Tq7!xK2m now", "Tq7!xK2m"),
+    ("wifi: guest network, Rb4#Lz9wQ", "Rb4#Lz9wQ"),
 ]
 
 
@@ -127,6 +130,9 @@ PASSWORDS_KEPT = [
     "ticket JIRA-4821 and PR-77 are linked",
     "MAX_RETRIES=12 and LANG=en_US.UTF-8",
     "version 3.12.1-Beta2 is out",
+    "see RFC-8446 and ISO-27001 for the details",
+    "the iPad-Air2 case and the Pixel-7a cable",
+    "flights LH-2041 and BA-117x were late",
 ]
 
 

@@ -216,6 +216,15 @@ _RULES: list[tuple[str, str, int, Callable[[re.Match[str]], bool] | None, tuple[
         _keep_flag,
         ("--",),
     ),
+    # the same with one dash, as X11, Java and OpenSSL tools write it: -passwd PW, -storepass PW, -pw PW
+    (
+        "cli-flag",
+        r"(?i)(?<![\w-])-(?!no-)((?:[a-z0-9]{1,20}[-_]?){0,2}(?:password|passwd|passphrase|pass|pwd|pw|secret))"
+        r"(?:\s+|=)(?!-)" + VALUE,
+        2,
+        _keep_flag,
+        ("-pass", "pass ", "pass=", "-pw", "pwd", "secret"),
+    ),
     # a package manager's credential setting: poetry/composer config http-basic.REPO USER PW, pypi-token.REPO TOKEN
     (
         "cli-password",

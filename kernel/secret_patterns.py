@@ -24,7 +24,7 @@ from kernel.secret_commands import COMMANDS
 from kernel.secret_random import PASSWORD_TOKEN, RANDOM_TOKEN, keep_password_token, keep_random_token
 from kernel.secret_recogniser import MARKER_PREFIX, Recogniser, inside_a_word, literal_gate, without_leading_boundary
 from kernel.secret_tokens import ANYWHERE, TEXT_WORDS, TOKEN_FORMATS
-from kernel.secret_values import keep_url_password, placeholder_token
+from kernel.secret_values import PROSE_WORDS, keep_url_password, placeholder_token
 
 __all__ = ["MARKER_PREFIX", "Recogniser", "recognisers"]
 
@@ -56,7 +56,7 @@ def _formats_and_commands() -> list[Recogniser]:
         if group == 0 and kind not in _BLOCKS:
             keep = _or_placeholder(keep)
         elif group != 0:
-            keep = _or_prose_word(keep)
+            keep = _or_prose_word(keep, groups)
         out.append(Recogniser(kind, re.compile(body, flags), groups, keep, text_words=TEXT_WORDS.get(kind, ())))
     return out
 
@@ -74,19 +74,15 @@ def _or_placeholder(keep: Callable[[re.Match[str]], bool] | None) -> Callable[[r
     return keep_placeholder
 
 
-# Words that follow a flag in a sentence about a command ("run it without -p so the password is prompted for").
-_PROSE_WORDS = frozenset(
-    "a again also an and as at but by for from here if in instead into is it just never not of on only or so that "
-    "the then there this to too when where which while with without you".split()
-)
-
-
-def _or_prose_word(keep: Callable[[re.Match[str]], bool] | None) -> Callable[[re.Match[str]], bool]:
-    """``keep``, and keep a command's value that is a word of a sentence, not a password."""
+def _or_prose_word(
+    keep: Callable[[re.Match[str]], bool] | None, groups: tuple[int, ...]
+) -> Callable[[re.Match[str]], bool]:
+    """``keep``, and keep a command's value (the first of ``groups`` that took part) that is a word of a sentence
+    about the command, not a password."""
 
     def keep_prose_word(match: re.Match[str]) -> bool:
-        value = next((v for v in match.groups() if v is not None), "")
-        return value.lower() in _PROSE_WORDS or (keep is not None and keep(match))
+        value = next((v for v in (match.group(g) for g in groups) if v is not None), "")
+        return value.lower() in PROSE_WORDS or (keep is not None and keep(match))
 
     return keep_prose_word
 

@@ -174,12 +174,24 @@ def keep_url_password(match: re.Match[str]) -> bool:
 _NOT_A_PASSWORD = re.compile(r"(?i)(?:env|file|fd|stdin|prompt):.*|-.*|stdin|prompt|\*|''|\"\"")
 
 
+# Words that follow a flag in a sentence about a command ("run it without -p so the password is prompted for",
+# "use -pass when asked"): no password.
+PROSE_WORDS = frozenset(
+    "a again also an and as at but by for from here if in instead into is it just never not of on only or so that "
+    "the then there this to too when where which while with without you option flag argument parameter switch "
+    "prompt".split()
+)
+
+
 def keep_value(group: int) -> Callable[[re.Match[str]], bool]:
-    """Keep a match whose value (``group``) refers to a secret instead of being one: $VAR, env:X, -, a call."""
+    """Keep a match whose value (``group``) refers to a secret instead of being one: $VAR, env:X, -, a call, or a
+    word of a sentence about it."""
 
     def keep(match: re.Match[str]) -> bool:
         value = unquote(match.group(group) or "")
-        return not value or bool(_NOT_A_PASSWORD.fullmatch(value)) or value_is_code(value)
+        if not value or value.lower() in PROSE_WORDS:
+            return True
+        return bool(_NOT_A_PASSWORD.fullmatch(value)) or value_is_code(value)
 
     return keep
 

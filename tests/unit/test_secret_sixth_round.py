@@ -138,3 +138,30 @@ WALLET_HEX_KEPT = [
 @pytest.mark.parametrize("text", WALLET_HEX_KEPT)
 def test_a_hash_given_to_anything_else_stays(text: str) -> None:
     assert redact(text) == text
+
+
+# a flag with one dash whose name says password (X11, Java, OpenSSL style), and flags followed by prose
+SINGLE_DASH_FOUND = [
+    ("x0vncserver -display :1 -passwd ocelot93 -forever", "ocelot93"),
+    ("jarsigner -storepass walrus71 app.jar signer", "walrus71"),
+    ("pscp -pw heron-55x backup.tgz ops@10.2.0.8:/srv", "heron-55x"),
+    ("vendor-cli -admin_password=Gecko2021 reset", "Gecko2021"),
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), SINGLE_DASH_FOUND)
+def test_a_single_dash_password_flag_is_redacted(text: str, secret: str) -> None:
+    assert secret not in redact(text)
+
+
+FLAG_PROSE_KEPT = [
+    "use -pass when asked for the export password",
+    "the -pw option and the -passwd flag do the same",
+    "podman login reads it from the prompt if -p is left out",
+    "run with --password only in a test",
+]
+
+
+@pytest.mark.parametrize("text", FLAG_PROSE_KEPT)
+def test_a_flag_followed_by_prose_stays(text: str) -> None:
+    assert redact(text) == text

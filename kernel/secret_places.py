@@ -115,6 +115,15 @@ def _keep_prose_value(match: re.Match[str]) -> bool:
     return _code(value) or not any(not c.isalpha() for c in value) or not any(c.isalpha() for c in value)
 
 
+def _keep_spaced_value(match: re.Match[str]) -> bool:
+    """A snake_case secret's name and a spaced value: only a value with a digit or a symbol, not code, and only a
+    name with an underscore (``api_key``, not ``key``)."""
+    name, value = match.group(1), match.group(2)
+    if "_" not in name or about_a_secret(name) or _code(value):
+        return True
+    return value.isalpha() or (value.isalnum() and value.isdigit())
+
+
 def _keep_not_hex_token(match: re.Match[str]) -> bool:
     return not token_shaped(match.group(1))
 
@@ -315,6 +324,16 @@ PLACES: list[Place] = [
         1,
         None,
         text_words=("wallet", "signer", "account", "key"),
+    ),
+    # a snake_case name that says secret, then its value after a space: "config set aws_secret_access_key V",
+    # "rclone config create r s3 secret_access_key V", "set db_password V" (a value with a digit or a symbol)
+    Place(
+        "spaced-secret",
+        r"(?<![\w./~-])((?:[a-z0-9]{1,20}_){0,4}(?:secret|password|passwd|token|key)(?:_[a-z0-9]{1,20}){0,3})[ \t]+"
+        r"(?!-)([^\s\"'`<>|;&=(){}\[\]]{6,256})(?=[ \t]|$)",
+        2,
+        _keep_spaced_value,
+        line_words=("secret_", "_secret", "password_", "_password", "passwd_", "_passwd", "_token", "_key"),
     ),
     # YAML block scalar: "password: |" (or >, |-, >-), then the value on the lines indented below
     Place(

@@ -165,3 +165,31 @@ FLAG_PROSE_KEPT = [
 @pytest.mark.parametrize("text", FLAG_PROSE_KEPT)
 def test_a_flag_followed_by_prose_stays(text: str) -> None:
     assert redact(text) == text
+
+
+# a snake_case name that says secret, its value after a space (a CLI's "set NAME VALUE", a config listing)
+SPACED_FOUND = [
+    ("mytool config set smtp_password Larch-4471", "Larch-4471"),
+    ("rclone config create b2 account 0042aa application_key K004xYzq8Lm2", "K004xYzq8Lm2"),
+    ("settings: webhook_secret  wh7-Qa91-Zt", "wh7-Qa91-Zt"),
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), SPACED_FOUND)
+def test_a_snake_case_secret_name_and_a_spaced_value_is_redacted(text: str, secret: str) -> None:
+    assert secret not in redact(text)
+
+
+SPACED_KEPT = [
+    "if api_key is None: raise",
+    "ssh -i ~/.ssh/deploy_key deploy@10.9.8.7 uptime",
+    "set max_token_count 4096",
+    "the access_token expires after 3600s",
+    "rotate the db_password whenever someone leaves",
+    "print(secret_key.hex())",
+]
+
+
+@pytest.mark.parametrize("text", SPACED_KEPT)
+def test_a_snake_case_secret_name_in_code_or_prose_stays(text: str) -> None:
+    assert redact(text) == text

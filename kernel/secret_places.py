@@ -323,7 +323,7 @@ PLACES: list[Place] = [
         r"\w{0,30}[ \t]*\([ \t]*(?:[\w.]{1,40}[ \t]*,[ \t]*)?[\"'`]?((?:0x)?[0-9a-fA-F]{64})(?![0-9a-fA-F])",
         1,
         None,
-        text_words=("wallet", "signer", "account", "key"),
+        gate=re.compile(r"[0-9a-fA-F]{64}"),
     ),
     # a snake_case name that says secret, then its value after a space: "config set aws_secret_access_key V",
     # "rclone config create r s3 secret_access_key V", "set db_password V" (a value with a digit or a symbol)

@@ -27,14 +27,15 @@ from kernel.secret_entropy import high_entropy, mostly_words, shannon, wordlike
 # Standing alone: after the start, a space, a quote or an opening bracket (or a marker's ']:', the user part
 # of "user:secret" already redacted), up to a space, a quote, a closing bracket or a sentence's end.
 RANDOM_TOKEN = re.compile(
-    r"(?:(?<=[\s\"'`(\[{,>])|(?<=\]:)|(?<=\w=)|^)[A-Za-z0-9][A-Za-z0-9+/_\-]{19,300}={0,2}"
+    r"(?<![^\s\"'`(\[{,>:=])[A-Za-z0-9][A-Za-z0-9+/_\-]{19,300}={0,2}"
     r"(?=[.!?,;:]?(?:[\s\"'`)\]},<]|$))",
     re.MULTILINE,
 )
 # A password as a generator makes one: 8 to 40 characters mixing upper and lower case, digits and a symbol,
 # standing alone the same way. Never '=' or '/' or '&' (an assignment, a path, a query) in it.
 PASSWORD_TOKEN = re.compile(
-    r"(?:(?<=[\s\"'`(\[{,>])|^)[A-Za-z0-9][A-Za-z0-9!#$%*+\-.:;?@^_~]{6,38}[A-Za-z0-9!#$%*?@^_~]"
+    r"(?<![^\s\"'`(\[{,>])(?=[^\s\"'`]{0,39}?\d)(?=[^\s\"'`]{0,39}?[A-Z])(?=[^\s\"'`]{0,39}?[!#$%*+\-.:;?@^_~])"
+    r"[A-Za-z0-9][A-Za-z0-9!#$%*+\-.:;?@^_~]{6,38}[A-Za-z0-9!#$%*?@^_~]"
     r"(?=[.,;:]?(?:[\s\"'`)\]},<\uff0c\u3002\u3001]|$))",
     re.MULTILINE,
 )
@@ -87,6 +88,10 @@ def keep_random_token(match: re.Match[str]) -> bool:
     value = match.group(0).rstrip("=")
     line_start = match.string.rfind("\n", 0, match.start()) + 1
     before = match.string[line_start : match.start()]
+    if before.endswith(":") and not before.endswith("]:"):
+        return True  # after a label's colon with no space (SHA256:..., h1:...); "]:" is a marker's user part
+    if before.endswith("=") and not before[-2:-1].isalnum() and before[-2:-1] != "_":
+        return True  # only a name's '=' (NAME=...), not '==' or ' ='
     chunk = before[max(before.rfind(" "), before.rfind("\t")) + 1 :]
     if chunk.endswith("=") and ("?" in chunk or "&" in chunk or ";" in chunk or "://" in chunk):
         return True  # a URL's query, a cookie: their values are the query and cookie rules' to judge

@@ -202,6 +202,25 @@ _RULES: list[tuple[str, str, int, Callable[[re.Match[str]], bool] | None, tuple[
         keep_value(1),
         ("echo", "printf"),
     ),
+    # the same fed by a here-string to what reads a password, or by a process substitution to a flag that names
+    # one: vncpasswd -f <<< PW, kinit bob <<< PW, --vault-password-file <(echo PW), --auth-user-pass <(printf 'u\nPW')
+    (
+        "piped-password",
+        r"(?i)\b(?:\w{0,20}passw\w{0,10}|kinit|sudo[ \t]+-\w{0,4}S|[^\n<]{0,200}?--password-stdin)\b[^\n<]{0,120}?"
+        r"<<<[ \t]*" + VALUE,
+        1,
+        keep_value(1),
+        ("<<<",),
+    ),
+    (
+        "piped-password",
+        r"(?i)(?<![\w-])--?[\w-]{0,30}(?:pass|secret|auth|key|token)[\w-]{0,30}[ \t=]+<\([ \t]*(?:echo|printf)[ \t]+"
+        r"(?:-[a-z]{1,3}[ \t]+)?(?:[\"'][^\s\"'\\]{1,64}\\n)?"
+        r"(\"[^\"\n]{1,256}\"|'[^'\n]{1,256}'|[^\s'\"|&;<>()\\]{1,256})",
+        1,
+        keep_value(1),
+        ("<(",),
+    ),
     (
         "cli-password",
         r"(?i)\bConvertTo-SecureString\s+(?:-String\s+)?" + VALUE + r"\s+-AsPlainText",

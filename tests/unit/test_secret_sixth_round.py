@@ -193,3 +193,30 @@ SPACED_KEPT = [
 @pytest.mark.parametrize("text", SPACED_KEPT)
 def test_a_snake_case_secret_name_in_code_or_prose_stays(text: str) -> None:
     assert redact(text) == text
+
+
+# a password fed by a here-string or a process substitution
+FED_FOUND = [
+    ("x11vncpasswd -f <<< 'otter-88k' > pw", "otter-88k"),
+    ('kinit svc_etl@EXAMPLE.ORG <<< "Marten_5521"', "Marten_5521"),
+    ("restic --password-file <(echo badger7731) snapshots", "badger7731"),
+    ("openconnect --passwd-on-stdin x; vpn --auth-file <(printf 'ops\\nlynx-4410')", "lynx-4410"),
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), FED_FOUND)
+def test_a_password_fed_by_a_here_string_or_a_substitution_is_redacted(text: str, secret: str) -> None:
+    assert secret not in redact(text)
+
+
+FED_KEPT = [
+    "wc -w <<< 'count these words'",
+    "diff <(echo left) <(echo right)",
+    'kinit ops@EXAMPLE.ORG <<< "$KRB_PASSWORD"',
+    "restic --password-file <(echo $RESTIC_PW) check",
+]
+
+
+@pytest.mark.parametrize("text", FED_KEPT)
+def test_a_here_string_of_anything_else_stays(text: str) -> None:
+    assert redact(text) == text

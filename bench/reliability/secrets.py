@@ -18,12 +18,12 @@ hashes, UUIDs...) is stored the same way, and the note says how many came
 back changed (false positives).
 
 The held-out corpora (``tests/support/secrets_heldout.py``, ``secrets_fresh.py``,
-``secrets_final.py``, ``secrets_blind4.py``, ``secrets_blind5.py``: each written
+``secrets_final.py``, ``secrets_blind4.py`` to ``secrets_blind7.py``: each written
 blind, each with 200 ordinary texts) go through the memory bank and the prompt
 hook into projects of their own, and are read back through search, export and
 get-context; the first is also looked for in every file under MNEMEX_HOME. The
-rules were tuned on each of them in turn after it was measured (``blind5`` last,
-after 284 of its 305 forms were found blind): a corpus written blind after them is
+rules were tuned on each of them but the last in turn after it was measured
+(``blind6`` last); ``blind7``, written blind after that and never tuned on, is
 what says how redaction does on forms nobody listed.
 """
 
@@ -41,6 +41,8 @@ from kernel.privacy import redact
 from tests.support.mcp_client import call_tools, text_of
 from tests.support.secrets_blind4 import BLIND4_ORDINARY, BLIND4_SECRETS
 from tests.support.secrets_blind5 import BLIND5_ORDINARY, BLIND5_SECRETS
+from tests.support.secrets_blind6 import BLIND6_ORDINARY, BLIND6_SECRETS
+from tests.support.secrets_blind7 import BLIND7_ORDINARY, BLIND7_SECRETS
 from tests.support.secrets_corpus import ORDINARY, SECRETS, Secret
 from tests.support.secrets_final import FINAL_ORDINARY, FINAL_SECRETS
 from tests.support.secrets_fresh import FRESH_ORDINARY, FRESH_SECRETS
@@ -54,14 +56,16 @@ TOKEN_CWD = f"/srv/acme-checkouts/{NAME_TOKEN}"
 ORDINARY_CWD = "/srv/acme-ordinary"
 HELDOUT_CWD = "/srv/acme-heldout"
 HeldOut = tuple[str, list[Secret], list[str], str]
-# Each written blind after the rules were tuned on the corpora before it, then tuned on in turn (all of them now).
+# Each written blind after the rules were tuned on the corpora before it, then tuned on in turn (all but NEVER_TUNED).
 LATER_CORPORA: list[HeldOut] = [
     ("fresh", FRESH_SECRETS, FRESH_ORDINARY, "/srv/acme-fresh"),
     ("final", FINAL_SECRETS, FINAL_ORDINARY, "/srv/acme-final"),
     ("blind4", BLIND4_SECRETS, BLIND4_ORDINARY, "/srv/acme-blind4"),
     ("blind5", BLIND5_SECRETS, BLIND5_ORDINARY, "/srv/acme-blind5"),
+    ("blind6", BLIND6_SECRETS, BLIND6_ORDINARY, "/srv/acme-blind6"),
+    ("blind7", BLIND7_SECRETS, BLIND7_ORDINARY, "/srv/acme-blind7"),
 ]
-NEVER_TUNED: str | None = None  # the name of a corpus listed here that was never tuned on, when there is one
+NEVER_TUNED: str | None = "blind7"  # the name of a corpus listed here that was never tuned on, when there is one
 NDJSON = {"Content-Type": "application/x-ndjson"}
 # Tokens that name themselves, so a tag holding one bare is still recognisable (a bare password is not).
 TAGGABLE = [s for s in SECRETS if redact(s.needle) != s.needle and len(s.needle) <= 60]

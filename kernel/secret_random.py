@@ -42,6 +42,9 @@ PASSWORD_TOKEN = re.compile(
 _LETTER_RUN = re.compile(r"[a-z]{4,}|[A-Z][a-z]{3,}")
 _NOT_A_PASSWORD = re.compile(r"@|::|\d\.\d|\.[a-z]{2,4}$")  # an address, a C++/Rust path, a version, a file
 _TYPED_ID = re.compile(r"[a-z]{2,8}[_-]|sha\d{3}-")  # evt_..., subnet-..., sha512-...
+_BASE64_MARK = re.compile(r"[+/]")
+_ID_PREFIX = re.compile(r"(?:[a-z]{2,12}[_-]|\d{1,6}[_-])+")  # session-15-, evt_, subnet-
+_DIGEST_ID = re.compile(r"sha\d{3}-")  # an integrity digest (sha512-<base64>) is public
 _LONG = 28
 _LETTER_RUN_5 = re.compile(r"[a-z]{5}|[A-Z]{5}")
 _NAMED_ID = re.compile(r"(?i)(?:id|ids|hash|sum|digest|fingerprint|checksum)[\"']?\s*[:=]\s*[\"']?$")
@@ -95,7 +98,12 @@ def keep_random_token(match: re.Match[str]) -> bool:
     chunk = before[max(before.rfind(" "), before.rfind("\t")) + 1 :]
     if chunk.endswith("=") and ("?" in chunk or "&" in chunk or ";" in chunk or "://" in chunk):
         return True  # a URL's query, a cookie: their values are the query and cookie rules' to judge
-    if _TYPED_ID.match(value) or _NAMED_ID.search(before[-40:]) or _JWK_PUBLIC_PART.search(before[-12:]):
+    prefix = _ID_PREFIX.match(value)
+    carried = value[prefix.end() :] if prefix and not _DIGEST_ID.match(value) else ""
+    if len(carried) >= 20 and _BASE64_MARK.search(carried):
+        value = carried  # "session-15-<base64 of random bytes>": a typed id's body is letters and digits, so the
+        # prefix only carries a token, which is judged on its own
+    elif _TYPED_ID.match(value) or _NAMED_ID.search(before[-40:]) or _JWK_PUBLIC_PART.search(before[-12:]):
         return True
     if not before and _BASE64_LINE.fullmatch(
         match.string, match.string.rfind("\n", 0, line_start - 1) + 1, line_start - 1

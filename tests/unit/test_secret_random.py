@@ -38,6 +38,9 @@ FOUND = [
     (f"render target={KEY_A} mode=fast", KEY_A),
     # runs of lower-case letters that only look pronounceable ("jutqamf", "xsobac") are no words
     ("mc alias set local http://127.0.0.1:9000 ops Rk7PjutqamfWx2Lz9TbNc4Qv+XsobacD8h", "Rk7PjutqamfWx2Lz9TbNc4Qv"),
+    # a prefix shaped like a typed id does not make what it carries one: an id's body has no '+' or '/'
+    (f"session-15-{KEY_D}", KEY_D),
+    (f"resumed run-7_{KEY_D} after the crash", KEY_D),
 ]
 
 

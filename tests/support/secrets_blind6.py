@@ -19,9 +19,9 @@ import base64
 import hashlib
 import json
 
-from tests.support.secrets_corpus import Secret
+from tests.support.secrets_corpus import ALNUM, Secret, SeededDraw, b64url_text
 
-_ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+_ALNUM = ALNUM
 _LOWER = "abcdefghijklmnopqrstuvwxyz0123456789"
 _UPPER = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 _HEX = "0123456789abcdef"
@@ -31,34 +31,11 @@ _DIGITS = "0123456789"
 _URLSAFE_PW = _ALNUM + "-_.~!*"
 
 
-def _s(seed: str, n: int, alphabet: str = _ALNUM) -> str:
-    """``n`` characters of ``alphabet``, drawn deterministically from ``seed``."""
-    out: list[str] = []
-    counter = 0
-    limit = 256 - 256 % len(alphabet)
-    while len(out) < n:
-        for byte in hashlib.sha256(f"blind6:{seed}:{counter}".encode()).digest():
-            if byte < limit:
-                out.append(alphabet[byte % len(alphabet)])
-        counter += 1
-    return "".join(out[:n])
-
-
-def _bytes(seed: str, n: int) -> bytes:
-    out = b""
-    counter = 0
-    while len(out) < n:
-        out += hashlib.sha256(f"blind6:bytes:{seed}:{counter}".encode()).digest()
-        counter += 1
-    return out[:n]
-
-
-def _b64(seed: str, n_bytes: int) -> str:
-    return base64.b64encode(_bytes(seed, n_bytes)).decode()
-
-
-def _b64u(data: str) -> str:
-    return base64.urlsafe_b64encode(data.encode()).decode().rstrip("=")
+_DRAW = SeededDraw("blind6")  # this corpus's own stream of random-looking values
+_s = _DRAW.chars
+_bytes = _DRAW.raw
+_b64 = _DRAW.b64
+_b64u = b64url_text
 
 
 def _pw(seed: str, n: int = 16) -> str:

@@ -21,12 +21,11 @@ innocently): a good redactor leaves them unchanged.
 from __future__ import annotations
 
 import base64
-import hashlib
 import json
 
-from tests.support.secrets_corpus import Secret
+from tests.support.secrets_corpus import ALNUM, Secret, SeededDraw, b64url_text
 
-_ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+_ALNUM = ALNUM
 _LOWER = "abcdefghijklmnopqrstuvwxyz0123456789"
 _UPPER = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 _HEX = "0123456789abcdef"
@@ -40,38 +39,19 @@ def family_of(name: str) -> str:
     return name.split("/", 1)[0]
 
 
-def _s(seed: str, n: int, alphabet: str = _ALNUM) -> str:
-    """``n`` characters of ``alphabet``, drawn deterministically from ``seed``."""
-    out: list[str] = []
-    counter = 0
-    limit = 256 - 256 % len(alphabet)
-    while len(out) < n:
-        for byte in hashlib.sha256(f"blind7:{seed}:{counter}".encode()).digest():
-            if byte < limit:
-                out.append(alphabet[byte % len(alphabet)])
-        counter += 1
-    return "".join(out[:n])
+_DRAW = SeededDraw("blind7")
+_s = _DRAW.chars
 
 
 def _hex(seed: str, n: int) -> str:
     return _s(seed, n, _HEX)
 
 
-def _bytes(seed: str, n: int) -> bytes:
-    out = b""
-    counter = 0
-    while len(out) < n:
-        out += hashlib.sha256(f"blind7:bytes:{seed}:{counter}".encode()).digest()
-        counter += 1
-    return out[:n]
+_bytes = _DRAW.raw
 
+_b64 = _DRAW.b64
 
-def _b64(seed: str, n_bytes: int) -> str:
-    return base64.b64encode(_bytes(seed, n_bytes)).decode()
-
-
-def _b64u(data: str) -> str:
-    return base64.urlsafe_b64encode(data.encode()).decode().rstrip("=")
+_b64u = b64url_text
 
 
 def _uuid(seed: str) -> str:

@@ -9,6 +9,8 @@ scanners, and each is unique so a hit names its write path.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 from dataclasses import dataclass
 
 
@@ -26,6 +28,45 @@ class Secret:
             return self.needle
         at = self.text.index(self.needle)
         return self.text[max(0, at - 6) : at] + self.needle
+
+
+ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+
+
+@dataclass(frozen=True)
+class SeededDraw:
+    """Random-looking values a corpus writes into its forms, drawn deterministically from sha256 of
+    ``prefix`` (the corpus's own stream) and a seed, so every run builds the same corpus."""
+
+    prefix: str
+
+    def chars(self, seed: str, n: int, alphabet: str = ALNUM) -> str:
+        """``n`` characters of ``alphabet`` (unbiased: bytes past the last whole multiple are skipped)."""
+        out: list[str] = []
+        counter = 0
+        limit = 256 - 256 % len(alphabet)
+        while len(out) < n:
+            for byte in hashlib.sha256(f"{self.prefix}:{seed}:{counter}".encode()).digest():
+                if byte < limit:
+                    out.append(alphabet[byte % len(alphabet)])
+            counter += 1
+        return "".join(out[:n])
+
+    def raw(self, seed: str, n: int) -> bytes:
+        out = b""
+        counter = 0
+        while len(out) < n:
+            out += hashlib.sha256(f"{self.prefix}:bytes:{seed}:{counter}".encode()).digest()
+            counter += 1
+        return out[:n]
+
+    def b64(self, seed: str, n_bytes: int) -> str:
+        return base64.b64encode(self.raw(seed, n_bytes)).decode()
+
+
+def b64url_text(data: str) -> str:
+    """``data`` in unpadded base64url, as JWT parts are written."""
+    return base64.urlsafe_b64encode(data.encode()).decode().rstrip("=")
 
 
 def _alnum(seed: str, length: int) -> str:

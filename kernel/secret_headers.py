@@ -57,6 +57,8 @@ def _keep_session(match: re.Match[str]) -> bool:
     """Keep a session cookie's value that is not random: ``sid=none``, ``session=expired``; a signed Express
     cookie (``s%3A<id>.<signature>``) is read decoded."""
     value = urllib.parse.unquote(match.group(2)).removeprefix("s:")
+    if match.group(1).lower().startswith("aspsessionid") and re.fullmatch(r"[A-Z]{20,32}", value):
+        return False  # classic ASP's session id: capital letters only
     if value_is_code(value) or not looks_random(value):
         return True
     if re.fullmatch(r"[a-z0-9]{20,128}|[A-Z0-9]{20,128}", value) and sum(c.isdigit() for c in value) >= 4:
@@ -64,6 +66,12 @@ def _keep_session(match: re.Match[str]) -> bool:
     return not (high_entropy(value) or token_shaped(value) or high_entropy(value.split(".")[0]))
 
 
+# A session cookie's name: connect.sid, laravel_session, sessionid, PHPSESSID, JSESSIONID, ASP.NET_SessionId,
+# ASPSESSIONIDQACTDBRS (classic ASP), SSESS<32 hex> (Drupal).
+_SESSION_COOKIE = (
+    r"(?:[\w.-]{0,30}[._-])?(?:sid|sessid|session(?:[_-]?id)?|sess)|[a-z]{1,12}sess(?:ion)?id|aspsessionid\w{1,12}|"
+    r"s?sess[0-9a-f]{32}"
+)
 # A cookie's name that says it holds a session or a credential: _shop_session, connect.sid, remember_token, jwt.
 _SESSION_NAME = r"[\w.-]{0,60}(?:sid|sess|session|token|auth|remember|jwt|login)[\w.-]{0,30}"
 _SESSION_WORDS = ("sid", "sess", "token", "auth", "remember", "jwt", "login")
@@ -113,12 +121,21 @@ AUTHORIZATION: list[Place] = [
     # PHPSESSID=..., sessionid=..., laravel_session=...
     Place(
         "session-cookie",
-        r"(?i)(?<![\w.-])((?:[\w.-]{0,30}[._-])?(?:sid|sessid|session(?:[_-]?id)?|sess))[ \t]*=[ \t]*"
-        r"([^;\s&'\"<>,]{16,512})",
+        rf"(?i)(?<![\w.-])({_SESSION_COOKIE})[ \t]*=[ \t]*([^;\s&'\"<>,]{{16,512}})",
         2,
         _keep_session,
-        line_words=("sid=", "sess=", "sessid=", "session=", "sessionid=", "session_id=", "session-id="),
+        line_words=("sid=", "sess=", "sessid=", "session=", "sessionid=", "session_id=", "session-id=", "aspsessionid"),
         gate=re.compile(r"=[ \t]*[^;\s&'\"<>,]{16}"),
+    ),
+    # the same named in code: cookies={"sessionid": "..."}, setcookie("PHPSESSID", "..."), {"name": "JSESSIONID",
+    # "value": "..."} (a browser driver's add_cookie)
+    Place(
+        "session-cookie",
+        rf"(?i)[\"']({_SESSION_COOKIE})[\"'][ \t]*(?:[:,]|=>)[ \t]*(?:[\"']value[\"'][ \t]*[:=][ \t]*)?"
+        r"[\"']([^;\s&'\"<>,]{16,512})[\"']",
+        2,
+        _keep_session,
+        line_words=("sid", "sess"),
     ),
     # a cookie as a browser's developer tools show it: "Name: _app_session" then "Value: ..." on the next line, or
     # a row of the cookies table copied with its tabs (name, value, domain, ...)

@@ -124,8 +124,33 @@ def _keep_spaced_value(match: re.Match[str]) -> bool:
     return value.isalpha() or (value.isalnum() and value.isdigit())
 
 
+# Names that end in a secret's word and are not one: English words, and nginx's upstream directives (proxy_pass URL).
+_NOT_DIRECTIVES = frozenset(
+    "bypass compass surpass trespass encompass overpass underpass impass oauth proxy_pass fastcgi_pass uwsgi_pass "
+    "scgi_pass grpc_pass memcached_pass".split()
+)
+_WEAK_DIRECTIVE = re.compile(r"(?i)(?:token|auth)$")
+
+
+def _keep_directive(match: re.Match[str]) -> bool:
+    """A directive's value that is a password: a digit or a symbol in it, or (after token or auth) a random one;
+    not a setting, a number, a path, an address or a plain word."""
+    name, value = match.group(1), unquote(match.group(2))
+    if name.lower() in _NOT_DIRECTIVES or about_a_secret(name) or _code(value) or value.isdigit():
+        return True
+    if "://" in value or value.lower().startswith("unix:") or value.endswith(";"):
+        return True  # an address (and a line of nginx's, which ends with ';')
+    if _WEAK_DIRECTIVE.search(name):
+        return not (token_shaped(value) or (len(value) >= 16 and looks_random(value)))
+    return value.isalpha() or not any(c.isalpha() for c in value)
+
+
 def _keep_not_hex_token(match: re.Match[str]) -> bool:
     return not token_shaped(match.group(1))
+
+
+# The label a dump gives a setting's name before it gives its value on the same or the next line.
+_PAIR_LABEL = r"(?:name|Name|NAME|key|Key|KEY|(?i:property|setting|variable|field|parameter|param|option|attribute))"
 
 
 class Place(NamedTuple):
@@ -187,15 +212,17 @@ PLACES: list[Place] = [
         line_words=("token", "key", "secret", "pat ", "pat:", "pat="),
         gate=re.compile(r"[0-9A-Fa-f]{24}|[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}"),
     ),
-    # a name/value pair on two lines: Kubernetes env, ECS task definitions ({"name": "X", "value": "..."})
+    # a name/value pair on two lines (or one): Kubernetes env, ECS task definitions ({"name": "X", "value": "..."}),
+    # a Postman environment ({"key": "X", "value": ...}), a trace or an error page that names the setting, then
+    # prints its value ("Property: spring.datasource.password" then "    Value: ...", "Setting: X" then "Value: ...")
     Place(
         "name-value",
-        rf"\bname[\"']?[ \t]*[:=][ \t]*[\"']?({NAME_CHARS}{{0,60}}(?i:{SECRET_NAME}){NAME_CHARS}{{0,60}})[\"']?"
-        r"[ \t]*,?[ \t]*(?:\r?\n[ \t]{0,40}-?[ \t]{0,4})?[\"']?value[\"']?[ \t]*[:=][ \t]*" + _VALUE,
+        rf"\b{_PAIR_LABEL}[\"']?[ \t]*[:=][ \t]*[\"']?({NAME_CHARS}{{0,60}}(?i:{SECRET_NAME}){NAME_CHARS}{{0,60}})"
+        r"[\"']?[ \t]*,?[ \t]*(?:\r?\n[ \t]{0,40}-?[ \t]{0,4})?[\"']?(?i:value)[\"']?[ \t]*[:=][ \t]*" + _VALUE,
         2,
         keep_named_value,
         text_words=("value",),
-        gate=re.compile(r"name[\"']?[ \t]*[:=]"),
+        gate=re.compile(rf"\b{_PAIR_LABEL}[\"']?[ \t]*[:=]"),
     ),
     # terraform: variable "db_password" { ... default = "..." }
     Place(
@@ -351,6 +378,18 @@ PLACES: list[Place] = [
         1,
         lambda match: keep_first_value(match) or _PLACEHOLDER.fullmatch(match.group(1)) is not None,
         text_words=("={", "= {"),
+    ),
+    # a config directive whose name ends in a secret's word, then its value after blanks, '=' or ':' on a line of its
+    # own: nslcd's "bindpw X", slapd's "rootpw X", offlineimap's "remotepass = X", keytool's "storepass X",
+    # redis' "masterauth X", "smtp_token: X" (not nginx's proxy_pass, bypass, compass: see _keep_directive)
+    Place(
+        "directive-password",
+        r"(?im)^[ \t]{0,16}([a-z][a-z0-9_.-]{0,40}?(?:pass|pw|pwd|passwd|password|passphrase|secret|token|auth))"
+        r"(?:[ \t]{0,8}[=:][ \t]{0,8}|[ \t]{1,16})"
+        r"(\"[^\"\n]{1,256}\"|'[^'\n]{1,256}'|(?![#;])[^\s\"']{1,256})[ \t]*$",
+        2,
+        _keep_directive,
+        line_words=("pass", "pw", "secret", "token", "auth"),
     ),
     # HTTPie: http -a user:PW
     Place(

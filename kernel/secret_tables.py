@@ -7,7 +7,8 @@ credentials CSV, a users export, a spreadsheet pasted as text. An ``INSERT INTO
 t (name, password) VALUES ('bob', '...')`` redacts the quoted values of such
 columns, in each row of a dump that writes one row to a line. Called by ``kernel.secret_blocks``.
 ``NAME_VALUE_ROWS`` (a context rule) takes the rows of a name/value table instead: ``| DB_PASSWORD | ... |``,
-a Markdown or tab-separated row whose first cell names the secret. Plain module.
+a Markdown or tab-separated row whose first cell names the secret (Django's debug page: ``SECRET_KEY<TAB>'...'``),
+or a two-column dump aligned with spaces. Plain module.
 """
 
 from __future__ import annotations
@@ -166,21 +167,47 @@ def _insert(match: re.Match[str], marker: str) -> str:
 _STRONG_CELL = re.compile(r"(?i)pass|pwd|secret|api[ _-]?key|private[ _-]?key|access[ _-]?key|credential")
 
 
+# A row's first cell that names a category ("| secrets | 86 forms ... |" in a report), not a setting.
+_CATEGORY = re.compile(r"(?i)secrets|passwords|passphrases|tokens|credentials|keys|api keys")
+
+
 def _keep_row(match: re.Match[str]) -> bool:
     name, value = match.group(1).strip(), unquote(match.group(2).strip().strip("`"))
-    if about_a_secret(name) or value_is_code(value) or not _looks_secret(value):
+    if _CATEGORY.fullmatch(name) or about_a_secret(name) or value_is_code(value) or not _looks_secret(value):
         return True
     return _STRONG_CELL.search(name) is None and not looks_random(value)
+
+
+# A setting's name: words joined by '_', '.', '-' or ':', all in capitals, or in camel case (not "Passwörter").
+_SETTING_NAME = re.compile(r"[\w-]{1,60}[_.:-][\w.:-]{1,60}|[A-Z][A-Z0-9]{1,60}|[a-z]{1,30}[A-Z][A-Za-z0-9]{1,40}")
+
+
+def _keep_spaced_row(match: re.Match[str]) -> bool:
+    """A row aligned with spaces: only a setting's name, and a value with a letter or a digit in it."""
+    if not _SETTING_NAME.fullmatch(match.group(1)) or not any(c.isalnum() for c in match.group(2)):
+        return True
+    return _keep_row(match)
 
 
 NAME_VALUE_ROWS: list[Place] = [
     Place(
         "table-secret",
-        r"(?im)^[ \t]{0,8}\|?[ \t]{0,8}`?([A-Za-z][\w .:-]{0,60}?(?:pass\w{0,12}|pwd|secret\w{0,12}|token|"
+        r"(?im)^[ \t]{0,8}\|?[ \t]{0,8}`?((?=[A-Za-z])[\w .:-]{0,60}?(?:pass\w{0,12}|pwd|secret\w{0,12}|token|"
         r"api[ _-]?key|private[ _-]?key|access[ _-]?key|credentials?|auth)[\w .-]{0,20}?)`?[ \t]{0,8}(?:\||\t)"
         r"[ \t]{0,8}([`\"']?[^|`\"'\s][^|`\"'\t]{0,255}?[`\"']?)[ \t]{0,8}(?:\||\t|$)",
         2,
         _keep_row,
         line_words=("|", "\t"),
+    ),
+    # a two-column dump aligned with spaces (PowerShell's "Name  Value", a settings listing): "SECRET_KEY    'X'",
+    # the name one word, the value the rest of the line, one word or quoted
+    Place(
+        "table-secret",
+        r"(?im)^[ \t]{0,8}((?=[A-Za-z_])[\w.:-]{0,60}?(?:pass\w{0,12}|pwd|secret\w{0,12}|token|api[_-]?key|"
+        r"private[_-]?key|access[_-]?key|credentials?)[\w.-]{0,20}?) {2,40}"
+        r"(\"[^\"\n]{1,256}\"|'[^'\n]{1,256}'|`[^`\n]{1,256}`|[^\s\"'`|][^\s|]{0,255})[ \t]*$",
+        2,
+        _keep_spaced_row,
+        line_words=("  ",),
     ),
 ]

@@ -1,0 +1,161 @@
+"""The config-shaped families issue 36's seventh blind corpus caught out (round 8), each tried on forms of its own
+(other tools, languages and shapes than the corpus's) and on ordinary texts near them that must stay unchanged:
+a setting named on one line and its value printed on the next or beside it, config directives whose name ends in a
+secret's word, a data frame's password column, session cookies, base64 that decodes to a credential, and secrets
+split across literals or variables. The values are made up."""
+
+from __future__ import annotations
+
+import pytest
+
+from kernel.privacy import redact
+from tests.support.redaction_checks import assert_redacted_in_place
+from tests.support.secrets_blind7 import BLIND7_SECRETS
+
+# a trace, an error page or a dump that names the setting, then prints its value
+TRACE_FOUND = [
+    (
+        "Property: app.mail.smtp-password\n  Value: Hq4#Tarn-Ridge\n  Origin: System Environment Property",
+        "Hq4#Tarn-Ridge",
+    ),
+    ("Setting: DATABASE_PASSWORD\nValue: 'Ulm3n!Coast'", "Ulm3n!Coast"),
+    ('{"key": "stripe_secret", "value": "Wv8rKp2LmQ9zXt4Ns", "enabled": true}', "Wv8rKp2LmQ9zXt4Ns"),
+    ("Variable: CI_DEPLOY_TOKEN\nValue: glpat-Xq8vNb3Lm1Kp7Rz2Wt5Y", "glpat-Xq8vNb3Lm1Kp7Rz2Wt5Y"),
+    ("Name  : SMTP_PASSWORD\nValue : Brisk-Otter-93", "Brisk-Otter-93"),
+    ("Key\tValue\nJWT_SECRET\t'f9Lq2#vR8mK!xT4p'", "f9Lq2#vR8mK!xT4p"),
+    ("SECRET_KEY = 'k3#v9!qz@x'\nSettings\nSECRET_KEY\t\"k3#v9!qz@x-longer\"", "k3#v9!qz@x-longer"),
+    (
+        "Name                           Value\n----                           -----\nDB_PASSWORD   Marble!Fox42",
+        "Marble!Fox42",
+    ),
+    ('REDIS_AUTH_PASSWORD        "Quartz_Lagoon_58"', "Quartz_Lagoon_58"),
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), TRACE_FOUND)
+def test_a_setting_named_then_its_value_is_redacted(text: str, secret: str) -> None:
+    assert_redacted_in_place(text, secret)
+
+
+TRACE_KEPT = [
+    "Property: spring.datasource.password\n    Value: ${DB_PASSWORD}\n    Origin: class path resource",
+    "Property: spring.datasource.password\n    Reason: must not be empty",
+    "Setting\tValue\nSECRET_KEY\t'********************'\nDEBUG\tTrue",
+    "Name                           Value\n----                           -----\nPASSWORD_MIN_LENGTH            12",
+    "password    required",
+    "SECRET_KEY_FILE    /run/secrets/django_key",
+    "| secrets | 86 secret forms through every write path | 0 | 0 |",
+    "Passwörter   ->\nPasswörtern",
+    "Key: api_token\nValue: see the team vault",
+    '{"key": "api_token", "value": "", "type": "secret"}',
+]
+
+
+@pytest.mark.parametrize("text", TRACE_KEPT)
+def test_a_named_setting_without_a_secret_stays(text: str) -> None:
+    assert redact(text) == text
+
+
+# a config directive whose name ends in a secret's word
+DIRECTIVE_FOUND = [
+    ("rootpw Slate.Heron.71\nsuffix dc=corp,dc=example", "Slate.Heron.71"),
+    ("[remote]\nremoteuser = kim\nremotepassword = Ferro#Glade8", "Ferro#Glade8"),
+    ("storepass Pickle_Anvil_29", "Pickle_Anvil_29"),
+    ("  masterauth 4x!Rampart", "4x!Rampart"),
+    ("smtp_authpass: Vesper-Knoll-6", "Vesper-Knoll-6"),
+    ("BINDPW 'Cobalt Tern 55!'", "Cobalt Tern 55!"),
+    ("hub_token  ghs_Zk3Lq8Wm2Np5Rx9Tv1Yb4Cd7Ef0Gh6Jk3Ls8", "ghs_Zk3Lq8Wm2Np5Rx9Tv1Yb4Cd7Ef0Gh6Jk3Ls8"),
+    ("proxyauth = Rk7mQ2xLp9Wt4Nv8Zs3B", "Rk7mQ2xLp9Wt4Nv8Zs3B"),
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), DIRECTIVE_FOUND)
+def test_a_config_directive_named_for_a_secret_is_redacted(text: str, secret: str) -> None:
+    assert_redacted_in_place(text, secret)
+
+
+DIRECTIVE_KEPT = [
+    "    proxy_pass http://127.0.0.1:8080;",
+    "    fastcgi_pass unix:/run/php/php8.2-fpm.sock;",
+    "bypass true",
+    "compass N-NE",
+    "rootpw {SSHA}placeholder",
+    "bindpw ${LDAP_BIND_PASSWORD}",
+    "remotepass = changeme",
+    "remotepasseval = get_password('imap.example.org')",
+    "masterauth yes",
+    "next_token 2",
+    "csrf_token {{ csrf_token }}",
+    "auth required pam_unix.so",
+    "storepass\nkeypass",
+    "oauth 2",
+    "bindpw is the password nslcd binds with",
+]
+
+
+@pytest.mark.parametrize("text", DIRECTIVE_KEPT)
+def test_a_directive_without_a_password_stays(text: str) -> None:
+    assert redact(text) == text
+
+
+# session cookies in a console, a header, a curl line or code
+COOKIE_FOUND = [
+    ('> document.cookie\n"JSESSIONID=7F3C1A9E0B2D4F6A8C0E2B4D6F8A1C3E; lang=en"', "7F3C1A9E0B2D4F6A8C0E2B4D6F8A1C3E"),
+    ("Set-Cookie: PHPSESSID=q8m2k4v9t1n7c3x5z0b6r2p4s8; path=/; HttpOnly", "q8m2k4v9t1n7c3x5z0b6r2p4s8"),
+    ("curl -b PHPSESSID=q8m2k4v9t1n7c3x5z0b6r2p4s8 https://shop.example/cart", "q8m2k4v9t1n7c3x5z0b6r2p4s8"),
+    ("ASPSESSIONIDSQTBRCAD=NLKMDJFOHBPAGEICKDMLBJOF", "NLKMDJFOHBPAGEICKDMLBJOF"),
+    ('requests.get(url, cookies={"sessionid": "w1e2r3t4y5u6i7o8p9a0s1d2"})', "w1e2r3t4y5u6i7o8p9a0s1d2"),
+    ('setcookie("PHPSESSID", "q8m2k4v9t1n7c3x5z0b6r2p4s8");', "q8m2k4v9t1n7c3x5z0b6r2p4s8"),
+    (
+        'driver.add_cookie({"name": "JSESSIONID", "value": "7F3C1A9E0B2D4F6A8C0E2B4D6F8A1C3E"})',
+        "7F3C1A9E0B2D4F6A8C0E2B4D6F8A1C3E",
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), COOKIE_FOUND)
+def test_a_session_cookie_is_redacted(text: str, secret: str) -> None:
+    assert_redacted_in_place(text, secret)
+
+
+COOKIE_KEPT = [
+    "document.cookie\n'theme=dark; lang=en-GB'",
+    "the PHPSESSID=deleted cookie is what logout sets",
+    "JSESSIONID cookie is set on login, see session.timeout",
+    'cookies={"sessionid": "expired"}',
+    "session_id = 42",
+    "inside=something_long_here_abcdef",
+]
+
+
+@pytest.mark.parametrize("text", COOKIE_KEPT)
+def test_a_cookie_without_a_session_stays(text: str) -> None:
+    assert redact(text) == text
+
+
+_BLIND7_FAMILIES = {
+    "trace/spring_bind_failure",
+    "trace/django_debug_settings",
+    "mail/offlineimap",
+    "ldap/nslcd_bindpw",
+    "notebook/dataframe_password_column",
+    "cookie/phpsessid",
+    "docker/dockerconfigjson_secret",
+    "split/python_implicit_concat",
+    "split/b64decode_at_runtime",
+    "split/aws_secret_two_vars",
+}
+_CAUGHT = {
+    "trace/spring_bind_failure",
+    "trace/django_debug_settings",
+    "mail/offlineimap",
+    "ldap/nslcd_bindpw",
+    "cookie/phpsessid",
+}
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"), [(s.text, s.needle) for s in BLIND7_SECRETS if s.name in _BLIND7_FAMILIES & _CAUGHT]
+)
+def test_the_blind7_forms_of_these_families_are_now_caught(text: str, secret: str) -> None:
+    assert_redacted_in_place(text, secret)

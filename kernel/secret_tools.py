@@ -9,10 +9,9 @@
 - **wallet keys**: a 64-digit hex private key in a wallet's list (``accounts: ['0x...']``) or named for one;
 - **three-part bot tokens**: ``<id>.<time>.<hmac>`` (Discord's shape), random in each part;
 - **a long random key given first to a client**: ``new Client("<key of 40 characters or more>", ...)``;
-- **a secret printed by a command**: the line after ``heroku auth:token``, ``gh auth token``,
-  ``gcloud auth print-access-token``, ``wg genkey``, ``openssl rand -hex 32``, ``bitcoin-cli dumpprivkey ADDR``;
-- **a secret file shown**: the token on the line after ``cat config/master.key``, ``type token.txt``,
-  ``Get-Content .vault-pass`` (a file named for a key, a token, a secret or a password).
+- **a secret a command prints** (``kernel.secret_command_output``, included here): the line below ``pass show``,
+  ``security find-generic-password -w``, ``kubectl get secret ... | base64 -d``, ``echo $DB_PASSWORD``,
+  ``gh auth token``, ``cat config/master.key``.
 
 Plain data and keep checks.
 """
@@ -21,6 +20,7 @@ from __future__ import annotations
 
 import re
 
+from kernel.secret_command_output import COMMAND_OUTPUT
 from kernel.secret_entropy import high_entropy, token_shaped
 from kernel.secret_places import SECRET_NAME, Place
 from kernel.secret_values import about_a_secret, value_is_code
@@ -41,85 +41,8 @@ def _keep_store_value(match: re.Match[str]) -> bool:
     return False
 
 
-# A file named for what it holds: master.key, *.key, token.txt, .vault_pass, credentials, secrets.txt, *.pem
-_SECRET_FILE = (
-    r"[^\s|;&<>]{0,200}?(?:\.key|key\.txt|token|secret|credential|passw(?:or)?d|pass(?:phrase)?\.txt|vault[_-]?pass\w{0,12}|"
-    r"\.pem|id_(?:rsa|dsa|ecdsa|ed25519))[^\s|;&<>/]{0,40}"
-)
-
-
-# Commands whose output is a secret: a CLI's current token, a generated key or password, a wallet's private key.
-_PRINTS_A_SECRET = (
-    r"heroku[ \t]+auth:token|(?:gh|doctl|fly|flyctl)[ \t]+auth[ \t]+token|"
-    r"gcloud[ \t]+auth[ \t]+(?:application-default[ \t]+)?print-(?:access|identity)-token|"
-    r"az[ \t]+account[ \t]+get-access-token|aws[ \t]+ecr[ \t]+get-login-password|kubectl[ \t]+create[ \t]+token|"
-    r"vault[ \t]+print[ \t]+token|npm[ \t]+token[ \t]+create|wg[ \t]+genkey|openssl[ \t]+rand|pwgen|"
-    r"bitcoin-cli(?:[ \t]+-[\w=.-]{1,40}){0,4}[ \t]+dumpprivkey"
-)
-_PRINTS_A_SECRET_WORDS = (
-    "auth:token",
-    "auth token",
-    "-token",
-    "get-login-password",
-    "create token",
-    "print token",
-    "token create",
-    "genkey",
-    "openssl rand",
-    "pwgen",
-    "dumpprivkey",
-)
-
-
-def _keep_shown(match: re.Match[str]) -> bool:
-    value = match.group(1)
-    return value_is_code(value) or not (
-        token_shaped(value) or high_entropy(value) or (len(value) >= 16 and _mixed(value))
-    )
-
-
-def _mixed(value: str) -> bool:
-    return any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
-
-
 TOOLS: list[Place] = [
-    # the contents of a secret file, shown by a command on the line above (a prompt before it, maybe)
-    Place(
-        "shown-secret",
-        r"(?im)^[^\n]{0,60}?(?<![\w-])(?:cat|type|more|less|head|tail|bat|get-content|gc)[ \t]+"
-        r"(?:-\w{1,12}[ \t]+){0,3}"
-        rf"{_SECRET_FILE}[ \t]*\r?\n[ \t]*([A-Za-z0-9+/=_.~-]{{16,512}})[ \t]*$",
-        1,
-        _keep_shown,
-        text_words=(
-            ".key",
-            "key.txt",
-            "token",
-            "secret",
-            "credential",
-            "passw",
-            "pass.txt",
-            "phrase.txt",
-            "vault",
-            ".pem",
-            "id_rsa",
-            "id_dsa",
-            "id_ecdsa",
-            "id_ed25519",
-        ),
-        gate=re.compile(r"\n[ \t]*[A-Za-z0-9+/=_.~-]{16,512}[ \t]*(?:\r?\n|\Z)"),  # a line that is one token
-    ),
-    # the output of a command that prints a token, a key or a password, on the line below it (a prompt before it)
-    Place(
-        "shown-secret",
-        r"(?im)^[^\n]{0,60}?(?<![\w-])(?:"
-        rf"{_PRINTS_A_SECRET}"
-        r")(?![\w-])[^\n]{0,200}\r?\n[ \t]*([A-Za-z0-9+/=_.~-]{16,2048})[ \t]*$",
-        1,
-        _keep_shown,
-        text_words=_PRINTS_A_SECRET_WORDS,
-        gate=re.compile(r"\n[ \t]*[A-Za-z0-9+/=_.~-]{16,2048}[ \t]*(?:\r?\n|\Z)"),
-    ),
+    *COMMAND_OUTPUT,  # a secret a command prints (kernel.secret_command_output)
     # a CI runner's debug log: "##[debug]Evaluating: secrets.API_KEY" then "##[debug]Result: '...'"
     Place(
         "ci-secret",

@@ -1,0 +1,264 @@
+"""A secret a command prints (issue 36): the one token on the line right below a command that reveals one.
+
+- **a secret store's reveal**: ``op item get ... --reveal``, ``op read op://...``, ``bw get password``,
+  ``rbw get``, ``pass show``, ``gopass show``, ``passage show``, ``lpass show --password``, ``keepassxc-cli show``,
+  ``security find-generic-password -w``, ``secret-tool lookup``, ``keyring get``, ``kwallet-query -r``,
+  ``keyctl print``, ``vault kv get -field=``, ``aws secretsmanager get-secret-value``,
+  ``aws ssm get-parameter --with-decryption``, ``gcloud secrets versions access``, ``az keyvault secret show``,
+  ``doppler secrets get``, ``infisical secrets get``, ``berglas access``, ``sops -d --extract``,
+  ``Get-Secret -AsPlainText``, ``$cred.GetNetworkCredential().Password``;
+- **a secret decoded**: ``kubectl get secret ... | base64 -d``, a ``base64decode`` template, ``kubectl view-secret``,
+  and any ``... | base64 --decode`` on a line that names a password, a secret or a token;
+- **a variable or a setting named for a secret, printed**: ``echo $DB_PASSWORD``, ``printenv API_TOKEN``,
+  ``heroku config:get SECRET_KEY``, ``aws configure get aws_secret_access_key``, ``npm config get
+  //host/:_authToken``, ``jq -r .password``;
+- **a token, a key or a password issued or generated** (a token's characters only): ``heroku auth:token``,
+  ``gh auth token``, ``gcloud auth print-access-token``, ``wg genkey``, ``openssl rand -hex 32``, ``pwgen``;
+- **a secret file shown**: the token on the line after ``cat config/master.key``, ``type token.txt``,
+  ``Get-Content .vault-pass`` (a file named for a key, a token, a secret or a password).
+
+The output counts only when it looks like a secret: one token with a digit or a symbol among its letters (or
+a random token); a line of words, a label or prompt (``Password:``), a path, a URL, an address, a host name, a
+number, JSON or code is kept, and so is the output of a command that asks for a field that is no secret
+(``--fields username``, ``-field=url``). Plain data and keep checks.
+"""
+
+from __future__ import annotations
+
+import re
+
+from kernel.secret_entropy import high_entropy, token_shaped
+from kernel.secret_places import Place
+from kernel.secret_values import about_a_secret, value_is_code
+
+# A prompt before the command ("$ ", "PS C:\> ", "jlee@mbp ~ % "), or none.
+_PROMPT = r"^[^\n]{0,80}?(?<![\w-])"
+# The output line: one token alone, up to the line's end (a Windows line ends in \r).
+_OUTPUT = r"[^\n]{0,300}\r?\n[ \t]*([^\s]{4,512})[ \t\r]*$"
+
+# Commands that print a secret kept in a store, a keychain or a cluster.
+_REVEALS = (
+    r"op[ \t]+(?:item[ \t]+get|read)|bw[ \t]+get|rbw[ \t]+get|(?:pass|passage|gopass)[ \t]+(?:show|cat)|"
+    r"gopass[ \t]+(?!-)(?!(?:insert|edit|generate|rm|mv|cp|ls|list|find|sync|init|setup|git|otp|audit)\b)"
+    r"[\w@.~/-]{1,200}[ \t]*$|"
+    r"lpass[ \t]+show|keepassxc-cli[ \t]+show|security[ \t]+find-(?:generic|internet)-password|secret-tool[ \t]+lookup|"
+    r"keyring[ \t]+get|kwallet-query|keyctl[ \t]+(?:print|pipe)|(?:vault|bao)[ \t]+(?:kv[ \t]+get|read)|"
+    r"aws[ \t]+secretsmanager[ \t]+get-secret-value|"
+    r"aws[ \t]+ssm[ \t]+get-parameters?[ \t][^\n]{0,200}--with-decryption|"
+    r"gcloud[ \t]+secrets[ \t]+versions[ \t]+access|az[ \t]+keyvault[ \t]+secret[ \t]+show|"
+    r"(?:doppler|infisical)[ \t]+secrets[ \t]+get|berglas[ \t]+access|sops[ \t][^\n]{0,200}--extract|"
+    r"get-secret[ \t][^\n]{0,200}-asplaintext|get-azkeyvaultsecret[ \t][^\n]{0,200}-asplaintext|"
+    r"convertfrom-securestring[ \t][^\n]{0,200}-asplaintext|getnetworkcredential\(\)\.password|"
+    r"(?:kubectl|oc|kubecolor|k)[ \t]+view-secret|"
+    # a value decoded on a line that names a secret (kubectl get secret ... | base64 -d, a base64decode template)
+    r"[^\n]{0,300}?(?:secret|passw|token|credential|apikey|api_key|api-key)[^\n]{0,300}?"
+    r"(?:base64[ \t]+(?:-d|-D|--decode)|base64decode|b64dec|frombase64string)"
+)
+_REVEAL_WORDS = (
+    "op item",
+    "op read",
+    "bw get",
+    "rbw get",
+    "pass show",
+    "passage show",
+    "gopass",
+    "pass cat",
+    "lpass show",
+    "keepassxc-cli",
+    "find-generic-password",
+    "find-internet-password",
+    "secret-tool",
+    "keyring get",
+    "kwallet-query",
+    "keyctl",
+    "kv get",
+    "vault read",
+    "bao read",
+    "get-secret-value",
+    "get-parameter",
+    "secrets versions access",
+    "keyvault secret show",
+    "secrets get",
+    "berglas",
+    "--extract",
+    "-asplaintext",
+    "getnetworkcredential",
+    "view-secret",
+    "base64",
+    "b64dec",
+)
+
+# Commands that print a variable or a setting; the name they are given decides (see _keep_printed).
+_PRINTS_A_NAME = (
+    r"(?:echo|printf|printenv|write-output|write-host|heroku[ \t]+config:get|dokku[ \t]+config:get|"
+    r"aws[ \t]+configure[ \t]+get|(?:npm|pnpm|yarn)[ \t]+config[ \t]+get|git[ \t]+config|dotenv[ \t]+get|"
+    r"jq|yq|dasel)(?![\w-])[^\n]{0,120}?(?<![\w-])"
+    r"(?:\$\{?|\$env:|%|\.|\[[\"']|\b)((?:[\w.:/-]{0,60}?)(?i:password|passwd|pwd|passphrase|secret|token|"
+    r"api[_-]?key|apikey|access[_-]?key|auth)[\w-]{0,40})"
+)
+_PRINTS_A_NAME_WORDS = (
+    "echo",
+    "printf",
+    "printenv",
+    "write-",
+    "config:get",
+    "configure get",
+    "config get",
+    "git config",
+    "dotenv get",
+    "jq",
+    "yq",
+    "dasel",
+)
+
+# Issued or generated: a CLI's current token, a generated key or password, a wallet's private key.
+_PRINTS_A_TOKEN = (
+    r"heroku[ \t]+auth:token|(?:gh|doctl|fly|flyctl)[ \t]+auth[ \t]+token|"
+    r"gcloud[ \t]+auth[ \t]+(?:application-default[ \t]+)?print-(?:access|identity)-token|"
+    r"az[ \t]+account[ \t]+get-access-token|aws[ \t]+ecr[ \t]+get-login-password|kubectl[ \t]+create[ \t]+token|"
+    r"vault[ \t]+print[ \t]+token|npm[ \t]+token[ \t]+create|wg[ \t]+genkey|openssl[ \t]+rand|pwgen|"
+    r"bitcoin-cli(?:[ \t]+-[\w=.-]{1,40}){0,4}[ \t]+dumpprivkey"
+)
+_PRINTS_A_TOKEN_WORDS = (
+    "auth:token",
+    "auth token",
+    "-token",
+    "get-login-password",
+    "create token",
+    "print token",
+    "token create",
+    "genkey",
+    "openssl rand",
+    "pwgen",
+    "dumpprivkey",
+)
+
+# A file named for what it holds: master.key, *.key, token.txt, .vault_pass, credentials, secrets.txt, *.pem
+_SECRET_FILE = (
+    r"[^\s|;&<>]{0,200}?(?:\.key|key\.txt|token|secret|credential|passw(?:or)?d|pass(?:phrase)?\.txt|vault[_-]?pass\w{0,12}|"
+    r"\.pem|id_(?:rsa|dsa|ecdsa|ed25519))[^\s|;&<>/]{0,40}"
+)
+
+# A field asked for that is no secret: --fields username, -field=url, --query name, jsonpath='{.data.host}'
+_PLAIN_FIELD = re.compile(
+    r"(?i)(?:--fields?|-field|--query|--attributes?|\.data|\bget[ \t]+)[ \t=.]*[\"'\[{]*(?:label=)?"
+    r"(?:user(?:_?name)?|login|e-?mail|url|website|host(?:_?name)?|port|name|title|id|notes?|database|db|type)"
+    r"(?![\w-])"
+)
+_EMAIL = re.compile(r"[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}")
+_HOST = re.compile(r"(?i)(?:[a-z0-9-]{1,63}\.){1,8}[a-z]{2,24}\.?|[\d.:]{1,45}")
+_FILE_NAME = re.compile(r"[\w-]{1,100}\.[A-Za-z][\w]{0,4}")
+# A line of code: a call, an increment, an assignment, an arrow, or a statement's end.
+_CODE_LINE = re.compile(r"\(\)|\+\+|--|[-+*/%!=<>]=|=>|->|::|[;{}]$|^@\w")
+_SYMBOLS = frozenset("!#$%&*+/=?^~@,;|<>()[]{}\\'\"`")
+
+
+def looks_like_a_password(value: str) -> bool:
+    """One token that is a secret's: letters with a digit or a symbol, or mixed case at length, or a random token;
+    not a word, a label, a path, a URL, an address, a host name, a file's name, a number or code."""
+    if value_is_code(value) or value.endswith(":") or "://" in value or value[0] in "([{#" or value.startswith("-"):
+        return False
+    if _CODE_LINE.search(value) or _EMAIL.fullmatch(value) or _HOST.fullmatch(value) or _FILE_NAME.fullmatch(value):
+        return False
+    if token_shaped(value) or high_entropy(value):
+        return True
+    letters = sum(c.isalpha() for c in value)
+    if letters == 0 or len(value) < 6:
+        return False
+    digits = sum(c.isdigit() for c in value)
+    symbols = sum(c in _SYMBOLS or c in "-_.~" for c in value)
+    if digits or any(c in _SYMBOLS for c in value):
+        return True
+    mixed = any(c.isupper() for c in value[1:]) and any(c.islower() for c in value)
+    return mixed and len(value) >= 8 and symbols <= 3
+
+
+def _keep_revealed(match: re.Match[str]) -> bool:
+    """Keep what is not a password, and the output of a command that asks for a plain field."""
+    return _PLAIN_FIELD.search(match.group(0).split("\n", 1)[0]) is not None or not looks_like_a_password(
+        match.group(1)
+    )
+
+
+_NAME_END = re.compile(r"(?i)(?:password|passwd|pwd|passphrase|secret|token|key|auth|credentials?)$")
+
+
+def _keep_printed(match: re.Match[str]) -> bool:
+    """Keep the output of ``echo $PASSWORD_FILE`` (a name about a secret) and what is not a password."""
+    name = match.group(1).strip(".:/-")
+    if about_a_secret(name) or not _NAME_END.search(name):
+        return True
+    return not looks_like_a_password(match.group(2))
+
+
+def _keep_token(match: re.Match[str]) -> bool:
+    value = match.group(1)
+    return value_is_code(value) or not (
+        token_shaped(value) or high_entropy(value) or (len(value) >= 16 and _mixed(value))
+    )
+
+
+def _mixed(value: str) -> bool:
+    return any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
+
+
+# A line that is one token, after a line break (the gate of the rules below: a whole-text search).
+_ONE_TOKEN_LINE = re.compile(r"\n[ \t]*[^\s]{4,512}[ \t\r]*(?:\n|\Z)")
+
+COMMAND_OUTPUT: list[Place] = [
+    # a store, a keychain or a cluster revealing a secret
+    Place(
+        "shown-secret",
+        rf"(?im){_PROMPT}(?:{_REVEALS})(?![\w-]){_OUTPUT}",
+        1,
+        _keep_revealed,
+        text_words=_REVEAL_WORDS,
+        gate=_ONE_TOKEN_LINE,
+    ),
+    # a variable or a setting named for a secret, printed
+    Place(
+        "shown-secret",
+        rf"(?im){_PROMPT}{_PRINTS_A_NAME}{_OUTPUT}",
+        2,
+        _keep_printed,
+        text_words=_PRINTS_A_NAME_WORDS,
+        gate=_ONE_TOKEN_LINE,
+    ),
+    # the contents of a secret file, shown by a command on the line above (a prompt before it, maybe)
+    Place(
+        "shown-secret",
+        r"(?im)^[^\n]{0,60}?(?<![\w-])(?:cat|type|more|less|head|tail|bat|get-content|gc)[ \t]+"
+        r"(?:-\w{1,12}[ \t]+){0,3}"
+        rf"{_SECRET_FILE}[ \t]*\r?\n[ \t]*([A-Za-z0-9+/=_.~-]{{16,512}})[ \t]*$",
+        1,
+        _keep_token,
+        text_words=(
+            ".key",
+            "key.txt",
+            "token",
+            "secret",
+            "credential",
+            "passw",
+            "pass.txt",
+            "phrase.txt",
+            "vault",
+            ".pem",
+            "id_rsa",
+            "id_dsa",
+            "id_ecdsa",
+            "id_ed25519",
+        ),
+        gate=re.compile(r"\n[ \t]*[A-Za-z0-9+/=_.~-]{16,512}[ \t]*(?:\r?\n|\Z)"),  # a line that is one token
+    ),
+    # the output of a command that issues or generates a token, a key or a password (a prompt before it)
+    Place(
+        "shown-secret",
+        r"(?im)^[^\n]{0,60}?(?<![\w-])(?:"
+        rf"{_PRINTS_A_TOKEN}"
+        r")(?![\w-])[^\n]{0,200}\r?\n[ \t]*([A-Za-z0-9+/=_.~-]{16,2048})[ \t]*$",
+        1,
+        _keep_token,
+        text_words=_PRINTS_A_TOKEN_WORDS,
+        gate=re.compile(r"\n[ \t]*[A-Za-z0-9+/=_.~-]{16,2048}[ \t]*(?:\r?\n|\Z)"),
+    ),
+]

@@ -37,6 +37,13 @@ def decode_vector(text: str) -> Vector | None:
     return vector_from_bytes(base64.b64decode(text)) if text else None
 
 
+def comparable(vectors: Iterable[Vector], vector: Vector) -> list[Vector]:
+    """The ``vectors`` that can be compared with ``vector``: of its dimension. A vector of another
+    dimension was made by another embedding model (``mnemex reembed`` brings the kg's to the new one),
+    and a cosine between two models' vectors means nothing."""
+    return [v for v in vectors if v.shape == vector.shape]
+
+
 def vectors_of(encoded: Iterable[object]) -> list[Vector]:
     return [v for v in (decode_vector(str(x)) for x in encoded) if v is not None]
 

@@ -25,6 +25,11 @@ prompt's vector and terms and the error signatures of the session's recent
 tool calls, by the same judge (the rule and its calibration: problem_match.py);
 ``lessons`` shows that one problem's fixes and failed attempts, with why.
 
+Vectors of two embedding models are never compared: after MNEMEX_EMBEDDING_MODEL names a model of
+another dimension, the book's older vectors are left out of every cosine (``episode_records.comparable``)
+and recognition goes on from the error signatures and terms until ``mnemex reembed`` makes them
+again (episode_reembed.py).
+
 Where the state lives: in the kg, journaled beside its other graphs, one book
 per user (store.EPISODES_PROJECT). The memory service owns a session's turns,
 but an open episode is learned structure in the making, built only from what
@@ -60,6 +65,7 @@ from services.kg.episode_records import (
     Vector,
     attempt_json,
     attempt_of,
+    comparable,
     decode_vector,
     encode_vector,
     problem_json,
@@ -125,7 +131,7 @@ def _add_symptoms(known: list[Vector], new: list[Vector], limit: int, also: list
     last ``limit``. Returns whether ``known`` changed."""
     changed = False
     for vector in new:
-        if all(float(v @ vector) < SAME_PHRASING for v in [*(also or []), *known]):
+        if all(float(v @ vector) < SAME_PHRASING for v in comparable([*(also or []), *known], vector)):
             known.append(vector)
             changed = True
     del known[:-limit]
@@ -258,6 +264,8 @@ class EpisodeBook:
             return False
         if _words(prompt) <= FOLLOW_UP_WORDS or vector is None or episode.vector is None:
             return False
+        if not comparable([episode.vector], vector):  # told before the embedding model changed
+            return False
         return float(vector @ episode.vector) < NEW_PROBLEM_SIMILARITY
 
     def _attach(self, episode: Episode, fix: Fix | None = None) -> KnownProblem:
@@ -374,7 +382,7 @@ class EpisodeBook:
             return
         if problem.vector is None:
             problem.vector = vector
-        elif max(float(v @ vector) for v in problem.all_vectors()) < SAME_PHRASING:
+        elif max((float(v @ vector) for v in comparable(problem.all_vectors(), vector)), default=0.0) < SAME_PHRASING:
             problem.phrasings.append(vector)
             del problem.phrasings[:-MAX_PHRASINGS]
         else:
@@ -413,17 +421,19 @@ class EpisodeBook:
         )
         if overlap < SAME_FIX_OVERLAP:
             return False
-        told_a, told_b = a.all_vectors(), b.all_vectors()
-        return bool(told_a and told_b) and float((np.stack(told_a) @ np.stack(told_b).T).max()) >= TWIN_KINSHIP
+        kinship = [float(x @ y) for x in a.all_vectors() for y in comparable(b.all_vectors(), x)]
+        return max(kinship, default=0.0) >= TWIN_KINSHIP
 
     # -- reads -----------------------------------------------------------------
-    def _vectors(self) -> Vector | None:
-        """Every phrasing of every known problem as one matrix; each problem's rows are contiguous,
-        starting at ``_row_starts`` (``_row_owners`` names whose they are)."""
-        if self._matrix is None:
-            told = [(p.id, p.all_vectors()) for p in self.problems.values()]
+    def _vectors(self, dimension: int) -> Vector:
+        """Every phrasing of every known problem of ``dimension`` as one matrix (a vector of another
+        dimension was made by another embedding model, and is never compared); each problem's rows
+        are contiguous, starting at ``_row_starts`` (``_row_owners`` names whose they are)."""
+        if self._matrix is None or self._matrix.shape[1] != dimension:
+            told = [(p.id, [v for v in p.all_vectors() if v.shape[0] == dimension]) for p in self.problems.values()]
             told = [(pid, vectors) for pid, vectors in told if vectors]
-            self._matrix = np.concatenate([np.stack(v) for _, v in told]).astype(np.float32) if told else None
+            rows = [np.stack(v) for _, v in told] or [np.zeros((0, dimension), dtype=np.float32)]
+            self._matrix = np.concatenate(rows).astype(np.float32)
             self._row_starts = np.cumsum([0] + [len(v) for _, v in told[:-1]]).astype(np.intp)
             self._row_owners = [pid for pid, _ in told]
             self._last_cosines = None  # measured against the old matrix
@@ -432,8 +442,10 @@ class EpisodeBook:
     def _cosines(self, vector: Vector | None) -> tuple[dict[str, float], set[str]]:
         """Each problem's best cosine to ``vector``, and the problems whose cosine alone may reach the
         background; the last query's answer is kept (a prompt is judged here, then everywhere)."""
-        matrix = self._vectors()
-        if vector is None or matrix is None or matrix.shape[1] != vector.shape[0]:
+        if vector is None:
+            return {}, set()
+        matrix = self._vectors(vector.shape[0])
+        if not len(matrix):
             return {}, set()
         key = vector.tobytes()
         if self._last_cosines is not None and self._last_cosines[0] == key:

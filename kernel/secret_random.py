@@ -7,8 +7,10 @@ prose). What those share is the value itself: 20 characters or more of mixed cas
 them (``kernel.secret_entropy.high_entropy``), standing alone between spaces or quotes. What looks the same
 but is public stays: a value inside a URL or a path, a hash or key fingerprint after its ``SHA256:``/``h1:``
 label, a value named an id (``x-amz-version-id: ...``), a typed object id (``evt_...``, ``sha512-...``),
-base64 that decodes to text or to a known binary (an SSH or DER public key, an image), and base64 of a digest's
-size (32 or 64 bytes: a checksum, a public key).
+base64 that decodes to text or to a known binary (an SSH or DER public key, an image), base64 of a digest's
+size (32 or 64 bytes: a checksum, a public key), and a ``data:`` URI's payload (``url(data:font/woff2;base64,...)``:
+the file it embeds). Base64 whose decoded text gives a credential a value (a Docker config's ``"auth"``, a JSON or
+env file's password, a private key) is a secret wherever it stands (``holds_a_credential``).
 
 A shorter value (8 to 40 characters) counts when it is shaped as a generated password: two upper-case and two
 lower-case letters, two digits and a symbol, no word in it; a version, a file name, an address, a typed id stay.
@@ -71,6 +73,21 @@ def _reads_as_word(run: str) -> bool:
     return all(pair in _WORD_PAIRS for pair in _CONSONANT_PAIR.findall(run))
 
 
+# A credential in a decoded text: JSON's "auth"/"password", an env file's PASSWORD=, a key's armour.
+_CREDENTIAL_INSIDE = re.compile(
+    r"(?i)[\"']?(?:auths?|password|passwd|passphrase|secret|token|api_?key|_authtoken|client_secret|"
+    r"aws_secret_access_key)[\"']?[ \t]*[:=][ \t]*[\"']?[^\s\"'{}\[\],]{4}|PRIVATE KEY-----"
+)
+_DECODED_CREDENTIAL_LEAST = 40  # a shorter base64 is not decoded for a credential
+
+
+def holds_a_credential(raw: bytes) -> bool:
+    """Decoded base64 that is text giving a credential a value: a Docker config's ``{"auths": {"h": {"auth":
+    "..."}}}``, a JSON or env file with a password, a private key's armour."""
+    text = raw.decode("utf-8", "replace")
+    return _CREDENTIAL_INSIDE.search(text) is not None
+
+
 def _public_base64(value: str) -> bool:
     """Base64 (or base64url) of text, of a known binary, or of a digest's size."""
     standard = value.replace("-", "+").replace("_", "/")
@@ -86,6 +103,20 @@ def _public_base64(value: str) -> bool:
     return printable * 10 >= len(raw) * 9
 
 
+# Where a data: URI's base64 payload starts: "url(data:font/woff2;base64,", "src=\"data:image/png;base64,".
+_DATA_URI = re.compile(r"(?i)\bdata:[\w.+-]{0,40}/?[\w.+-]{0,60}(?:;[\w.+-]{1,40}=?[\w.+-]{0,40}){0,4};base64,\Z")
+
+
+def _decodes_to_a_credential(value: str) -> bool:
+    """``value`` is base64 (or base64url) of a text that gives a credential a value."""
+    standard = value.replace("-", "+").replace("_", "/")
+    try:
+        raw = base64.b64decode(standard + "=" * (-len(standard) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return holds_a_credential(raw)
+
+
 def keep_random_token(match: re.Match[str]) -> bool:
     """True for a match that is not a random secret (see the module's docstring)."""
     value = match.group(0).rstrip("=")
@@ -98,6 +129,10 @@ def keep_random_token(match: re.Match[str]) -> bool:
     chunk = before[max(before.rfind(" "), before.rfind("\t")) + 1 :]
     if chunk.endswith("=") and ("?" in chunk or "&" in chunk or ";" in chunk or "://" in chunk):
         return True  # a URL's query, a cookie: their values are the query and cookie rules' to judge
+    if len(value) >= _DECODED_CREDENTIAL_LEAST and _decodes_to_a_credential(value):
+        return False  # a Docker config, an env file, a JSON login, encoded: whatever its context
+    if _DATA_URI.search(before[-120:]):
+        return True  # a data: URI's payload is the file it embeds (a font, an image)
     prefix = _ID_PREFIX.match(value)
     carried = value[prefix.end() :] if prefix and not _DIGEST_ID.match(value) else ""
     if len(carried) >= 20 and _BASE64_MARK.search(carried):

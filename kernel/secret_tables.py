@@ -3,7 +3,8 @@
 A header line whose cells are all names, one of them a credential's (``password``,
 ``secret access key``, ``api_key``, ``token``), makes the same column of the rows
 below it (same number of cells, up to a blank line) a secret: the AWS console's
-credentials CSV, a users export, a spreadsheet pasted as text. An ``INSERT INTO
+credentials CSV, a users export, a spreadsheet pasted as text; a data frame printed with its columns aligned by
+spaces (pandas, R) has the cells under such a name redacted, on every row. An ``INSERT INTO
 t (name, password) VALUES ('bob', '...')`` redacts the quoted values of such
 columns, in each row of a dump that writes one row to a line. Called by ``kernel.secret_blocks``.
 ``NAME_VALUE_ROWS`` (a context rule) takes the rows of a name/value table instead: ``| DB_PASSWORD | ... |``,
@@ -122,7 +123,63 @@ def redact_tables(text: str, marker: str) -> str:
             if header is not None:
                 separator, columns = header
                 table = (separator, columns, len(_cells(line.strip().strip("|"), separator)))
+    if "  " in text:
+        _aligned_tables(lines, marker)
     return "\n".join(lines)
+
+
+# A data frame printed as text (pandas, R, polars without borders): a header of names aligned with spaces, then
+# rows whose cells stand under them, an index first.
+_ALIGNED_NAME = re.compile(r"[A-Za-z_][\w.-]{0,40}")
+_CELL = re.compile(r"\S{1,512}")
+
+
+def _aligned_header(line: str) -> tuple[list[tuple[int, int]], int] | None:
+    """The spans of the credential columns' names in a header aligned with spaces, and how many names it has."""
+    if "  " not in line.strip() or len(line) > 400:
+        return None
+    names = list(_CELL.finditer(line))
+    if len(names) < 2 or not all(_ALIGNED_NAME.fullmatch(n.group(0)) for n in names):
+        return None
+    spans = [n.span() for n in names if _SECRET_COLUMN.match(n.group(0))]
+    return (spans, len(names)) if spans else None
+
+
+def _aligned_value(value: str) -> bool:
+    """A cell of an aligned table that could be a password: a digit or a symbol in it, not code, not a marker."""
+    if value.startswith(MARKER_PREFIX) or value_is_code(value) or _NOTE.fullmatch(value):
+        return False
+    return any(c.isalnum() for c in value) and not value.isalpha()
+
+
+def _aligned_row(line: str, spans: list[tuple[int, int]], count: int, marker: str) -> str | None:
+    """``line`` with the cells under the credential columns replaced, or None when it is not a row of the table."""
+    cells = list(_CELL.finditer(line))
+    if not (count <= len(cells) <= count + 1 or ("  " in line.strip() and count <= len(cells) <= count + 4)):
+        return None
+    out = line
+    for start, end in reversed(spans):
+        under = [c for c in cells if c.start() < end and c.end() > start]  # the cell under the name, however aligned
+        if not under:
+            continue
+        value = line[under[0].start() : under[-1].end()]
+        if _aligned_value(value):
+            out = out[: under[0].start()] + marker + out[under[-1].end() :]
+    return out
+
+
+def _aligned_tables(lines: list[str], marker: str) -> None:
+    """The credential columns of the data frames printed in ``lines``, replaced in place."""
+    table: tuple[list[tuple[int, int]], int] | None = None
+    for number, line in enumerate(lines):
+        if table is not None:
+            redacted = _aligned_row(line, *table, marker) if line.strip() else None
+            if redacted is not None:
+                lines[number] = redacted
+                continue
+            table = None
+        if any(word in line.lower() for word in _WORDS):
+            table = _aligned_header(line)
 
 
 def _sql_values(values: str) -> list[str]:

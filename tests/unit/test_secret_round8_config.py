@@ -6,6 +6,9 @@ split across literals or variables. The values are made up."""
 
 from __future__ import annotations
 
+import base64
+import json
+
 import pytest
 
 from kernel.privacy import redact
@@ -130,6 +133,72 @@ COOKIE_KEPT = [
 
 @pytest.mark.parametrize("text", COOKIE_KEPT)
 def test_a_cookie_without_a_session_stays(text: str) -> None:
+    assert redact(text) == text
+
+
+# a data frame printed as text with a credential column: every row's cell under it
+FRAME_FOUND = [
+    (
+        "  user_id          login          api_key  plan\n0  101  kim@example.net  Zr8-Kq2mVx91  pro\n"
+        "1  102  lou@example.net  Tn5!Wb7pLc3  free",
+        "Tn5!Wb7pLc3",
+    ),
+    ("  name    passwd\n1 jo    P1ne.Cone.9\n2 al   Vox-Rime-77", "P1ne.Cone.9"),
+    ("      host  port  password\n0  db1.int  5432  Gx9#fL2q\n1  db2.int  5433  Mn4$wR8z", "Mn4$wR8z"),
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), FRAME_FOUND)
+def test_a_data_frames_password_column_is_redacted(text: str, secret: str) -> None:
+    assert_redacted_in_place(text, secret)
+
+
+FRAME_KEPT = [
+    "   user  password_hash  active\n0  ana  <bcrypt>  True\n[1 rows x 3 columns]",
+    "   user  password\n0  ana        ...\n1  bob        NaN",
+    "  name      password\nNote that the password must be rotated every 90 days ok",
+    "   id  token_count  model\n0   1          512  small\n1   2         2048  large",
+    "   user  password\n0  ana  required\n1  bob  optional",
+]
+
+
+@pytest.mark.parametrize("text", FRAME_KEPT)
+def test_a_data_frame_without_a_password_stays(text: str) -> None:
+    assert redact(text) == text
+
+
+# base64 that decodes to a text giving a credential a value is a secret wherever it stands; a data: URI's payload
+# is the file it embeds
+_DOCKER_CONFIG = base64.b64encode(
+    json.dumps({"auths": {"registry.example.com": {"auth": "Ym90OlhrOXFaMnBM"}}}).encode()
+)
+_ENV_FILE = base64.b64encode(b"DB_HOST=db.internal\nDB_PASSWORD=Quill!Harbor8\n")
+_JSON_LOGIN = base64.b64encode(b'{"username": "ci", "password": "Tundra-Vale-44"}')
+ENCODED_FOUND = [
+    (f'"auths.json": "{_DOCKER_CONFIG.decode()}"', _DOCKER_CONFIG.decode()),
+    (f"  .env: {_ENV_FILE.decode()}", _ENV_FILE.decode()),
+    (f"echo {_JSON_LOGIN.decode()} | base64 -d > login.json", _JSON_LOGIN.decode()),
+    (f'<img src="data:application/json;base64,{_JSON_LOGIN.decode()}">', _JSON_LOGIN.decode()),
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), ENCODED_FOUND)
+def test_base64_of_a_credential_is_redacted(text: str, secret: str) -> None:
+    assert_redacted_in_place(text, secret)
+
+
+_FONT = "d09GMgABAAAAAAQ8AA0AAAAACGQAAAPnAAEAAAAAAAAAAAAAAAAAAAAAAAAAAAAAP0ZGVE0cGh4GYACCeBEICoRMg3wLCgAB"
+_SVG = base64.b64encode(b'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 1 1"/>').decode()
+ENCODED_KEPT = [
+    "@font-face { src: url(data:font/woff2;base64,Qz9x/Lm2Pq8+Vt4Kw1Zr7Ns3Yb6Hc0Jf5Dg9Ea2Sx8Mu4Tk1Wo7Ri3Fp6) }",
+    f'<img alt="" src="data:image/webp;base64,{_FONT}">',
+    f"background: url('data:image/svg+xml;charset=utf-8;base64,{_SVG}')",
+    f"metadata: {base64.b64encode(json.dumps({'name': 'build-42', 'branch': 'main', 'ok': True}).encode()).decode()}",
+]
+
+
+@pytest.mark.parametrize("text", ENCODED_KEPT)
+def test_base64_of_public_data_stays(text: str) -> None:
     assert redact(text) == text
 
 

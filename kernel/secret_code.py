@@ -27,8 +27,8 @@ from __future__ import annotations
 import re
 
 from kernel.secret_entropy import high_entropy, token_shaped
+from kernel.secret_password_shape import password_shaped
 from kernel.secret_places import NAME_CHARS, SECRET_NAME, Place, keep_first_value, keep_named_value
-from kernel.secret_prose import password_shaped
 from kernel.secret_values import about_a_secret, keep_value, looks_random, value_is_code
 
 _ARG = r"(?:\"[^\"\n]{0,256}\"|'[^'\n]{0,256}'|[\w$.\[\]>:-]{1,128})"

@@ -7,17 +7,24 @@
 - **a password right after its noun, with no verb**: "encrypted, password PW",
   "use passphrase WORDS when gpg asks" (four words or more, one with a digit);
 - **other languages**: "das Passwort ist ...", "le mot de passe est ...", "la contraseña es ...",
-  "a senha é ...", "het wachtwoord is ...", "la password è ...", "пароль: ...", "密码是...";
+  "a senha é ...", "het wachtwoord is ...", "la password è ...", "пароль: ...", and Chinese, Japanese and
+  Korean, whose nouns join the words before them and whose values end at the next CJK character
+  ("数据库密码是 PW，", "本番DBのパスワードは PW です", "비밀번호를 PW로"), unless they state a rule ("12文字以上");
 - **app passwords**: the four groups of four letters Google and Apple give (``-p xxxx-xxxx-xxxx-xxxx``), after
   their name or alone on a line below it;
 - **a noun, a few words, a colon or a verb, a value**, in any of those languages: "root pw on the new box: PW",
-  "the keystore pass is PW", "creds for the test account are user@host:PW", "mdp : PW" (unless the words
-  between say the value is about the password: policy, hash, length...), and "I reset it to PW" on a line
-  that speaks of a login or credentials.
+  "the keystore pass is PW", "creds for the test account are user@host:PW", "mdp : PW", "Password for the zip
+  with the customer export: PW", a compound noun ("storepass is PW", "rootpw: PW"), a wifi or network key;
+  or a comma or a connective that gives the value after a clause ("the same password as staging, PW, ...",
+  "the router password is my dog's name and the year, so PW, all lower case", "the login is admin and it's
+  PW"), unless the words between say the value is about the password (policy, hash, length...) or name
+  another field ("password for user=ops@example.org"); and "I reset it to PW" on a line that speaks of a
+  login or credentials.
 
-Without a verb or a colon the value must look like a password (letters, and digits or
-symbols, in mixed case or with a symbol; or random letters whose case switches, ``FAPLaHmQGI``), so
-"password reset flow", "login page / dashboard_v2" and "PostgreSQL" stay. Plain data and keep checks.
+The value must look like a password (``kernel.secret_password_shape``: letters, and digits or symbols, in
+mixed case or with a symbol; or random letters whose case switches, ``FAPLaHmQGI``), so "password reset flow",
+"login page / dashboard_v2" and "PostgreSQL" stay; right after a password's noun and a colon or a verb, or
+after a connective, a word then a number will do ("root pw: tulip8"). Plain data and keep checks.
 """
 
 from __future__ import annotations
@@ -25,47 +32,18 @@ from __future__ import annotations
 import re
 
 from kernel.secret_entropy import high_entropy
+from kernel.secret_password_shape import password_shaped, weak_password_shaped
 from kernel.secret_places import Place
 from kernel.secret_values import value_is_code
 
 _STOP_WORDS = frozenset(
     "a an the of to for in on at by with from is are be it this that and or not as if when then so".split()
 )
-_VALUE_END = r"(?=[,;.!?)]?(?:\s|$))"
-_WORD_VALUE = r"[\"'`«]?([^\s\"'`«»]{4,128}?)[\"'`»]?" + _VALUE_END
-
-
-# A name in one case then '=': "mode=fast", "MAX_AGE=30" is a setting; a password may hold '=' ("5o=I2@*", "Lm=4q!").
-_KEY_EQUALS = re.compile(r"[a-z_][a-z0-9_.-]{2,40}=|[A-Z_][A-Z0-9_.-]{2,40}=")
-
-
-def password_shaped(value: str) -> bool:
-    """Letters with digits or symbols, mixed case or a symbol: ``Fae4oJckbGnqRq1``, ``cinder83!``; not a path,
-    a URL, a call, a version (``dashboard_v2``, ``sha256:...``) or a plain word."""
-    value = value.rstrip(".,;:!?")
-    if len(value) < 6 or value_is_code(value) or re.search(r"[/:()\\]", value) or _KEY_EQUALS.match(value):
-        return False
-    letters = any(c.isalpha() for c in value)
-    digits = any(c.isdigit() for c in value)
-    symbols = any(not c.isalnum() and c not in "-_." for c in value)
-    mixed = any(c.isupper() for c in value) and any(c.islower() for c in value)
-    return (letters and (digits or symbols) and (mixed or symbols)) or random_letters(value)
-
-
-_CASE_RUN = re.compile(r"[A-Z]+|[a-z]+")
-# Words joined in camel case, an acronym before a word or at the end: HTTPSConnectionPool, JavaScript, PostgreSQL.
-# (each word holds a vowel: "Vh" and "Bb" are no words)
-_CAMEL_CASE = re.compile(
-    r"[a-z]{0,16}(?:[A-Z]{2,6}(?=[A-Z][a-z]{2})|[AEIOUY][a-z]{1,16}|[A-Z](?=[a-z]{0,15}[aeiouy])[a-z]{1,16})*[A-Z]{0,6}"
-)
-
-
-def random_letters(value: str) -> bool:
-    """Letters only, the case switching three times or more, not words in camel case: ``FAPLaHmQGI``,
-    ``hyixLNupwY``; not ``PostgreSQL``, ``HTTPSConnectionPool``, ``iPhone``."""
-    if len(value) < 8 or not value.isascii() or not value.isalpha():
-        return False
-    return len(_CASE_RUN.findall(value)) >= 4 and not _CAMEL_CASE.fullmatch(value)
+# Chinese, Japanese and Korean script and full-width forms: no password is written in them, and they join the
+# words around a value without a space ("密码是 X，用完", "パスワードは X です"): they end a value as a space does.
+_CJK = "\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff00-\uffef"
+_VALUE_END = rf"(?=[,;.!?)]?(?:\s|$)|[{_CJK}])"
+_WORD_VALUE = rf"[\"'`«]?([^\s\"'`«»{_CJK}]{{4,128}}?)[\"'`»]?" + _VALUE_END
 
 
 def _keep_word(match: re.Match[str]) -> bool:
@@ -97,16 +75,26 @@ _BEFORE_THE_NOUN = re.compile(
 )
 _BEFORE_APP_PASSWORD = re.compile(r"(?i)(?:(?<![\w-])-p[ \t]+|pass(?:word)?[\"']?[ \t]*[:=][ \t]*)[\"']?\Z")
 _PLACE_WORDS = r"(?:[ \t]+(?:for|on|of|to|at)[ \t]+(?:[\w.@-]{1,40}[ \t]+){0,3}?[\w.@-]{1,40})?"
+# Nouns in scripts that join words without a space: no boundary before them ("本番DBのパスワード", "数据库密码").
+_CJK_NOUNS = r"パスワード|パスコード|暗証番号|密码|密碼|口令|비밀번호|암호"
 _FOREIGN_NOUNS = (
     r"passwort|kennwort|mot[ \t]de[ \t]passe|contrase[ñn]a|clave|senha|wachtwoord|hasło|haslo|heslo|salasana|"
     r"lösenord|losenord|passord|adgangskode|kodeord|şifre|parol[aeă]|lozinka|geslo|jelsz[óo]|contrasenya|wagwoord|"
-    r"пароль|κωδικός|סיסמה|كلمة[ \t]المرور|पासवर्ड|mật[ \t]khẩu|kata[ \t]sandi|パスワード|密码|密碼|비밀번호"
+    r"пароль|κωδικός|סיסמה|كلمة[ \t]المرور|पासवर्ड|mật[ \t]khẩu|kata[ \t]sandi|" + _CJK_NOUNS
 )
 # A noun may carry an inflection ("lösenordet", "şifresi", "пароля", "Passworts").
 _INFLECTION = r"\w{0,4}"
-# a verb (a whole word), a colon or a dash; Chinese, Japanese and Korean join the value without a space
+# a verb (a whole word), a colon or a dash; Chinese, Japanese and Korean join the value without a space, after
+# a particle or a verb ("パスワードは", "パスワードを X に", "密码是", "密码改成", "密码设置为", "비밀번호를")
 _FOREIGN_VERB_WORDS = r"ist|lautet|est|es|é|e|è|is|to|je|on|är|er|là|adalah|είναι|है"
-_FOREIGN_VERBS = rf"(?:(?<=[ \t])(?:{_FOREIGN_VERB_WORDS})[ \t]+|[:：=—][ \t]*|(?:は|是|为|는|은)[ \t]*)"
+_CJK_VERBS = r"は|が|を|も|是|为|為|就是|改成|改为|改為|设为|設為|设置为|設置為|는|은|를|을|가|이"
+_FOREIGN_VERBS = rf"(?:(?<=[ \t])(?:{_FOREIGN_VERB_WORDS})[ \t]+|[:：=—][ \t]*|(?:{_CJK_VERBS})[ \t]*)"
+# Between a CJK noun and its value, or right after the value: words that make it a rule about the password
+# ("パスワードポリシー", "密码长度为", "12文字以上", "8位", "10자 이상"), not the password.
+_CJK_ABOUT = re.compile(
+    r"ポリシー|要件|長さ|ルール|形式|ヒント|規則|规则|策略|长度|長度|要求|格式|示例|例|提示|强度|強度|정책|길이|규칙|형식|예시"
+)
+_CJK_AFTER_A_LENGTH = re.compile(r"[ \t]*(?:文字|字符|字元|个字|個字|位|桁|자|글자|以上|以下|など|等)")
 
 # The foreign nouns' lines: the rules that read them run only there.
 _FOREIGN_WORDS = (
@@ -141,18 +129,31 @@ _FOREIGN_WORDS = (
     "parol",
     "пароль",
     "パスワード",
+    "パスコード",
+    "暗証番号",
     "密码",
     "密碼",
+    "口令",
     "비밀번호",
+    "암호",
 )
 # The English nouns (and French "mdp") as a tree of their letters: the engine rejects a position on its first one.
 # (case-blind after a first letter in a class: a case-blind start would make the engine try every position)
-_ENGLISH_NOUN = r"[Pp](?i:ass(?:word|wd|phrase|code)?|wd?)|[Cc](?i:red(?:s|entials?))|[Ll](?i:og[ \t-]?in)|[Mm](?i:dp)"
-# A few words, a colon or a verb, a user's name maybe ("qa@acme.io:", "admin /"), then the value.
-_ENGLISH_WORDS = ("pass", "pw", "cred", "login", "log in", "log-in", "mdp")
+_ENGLISH_NOUN = (
+    r"[Pp](?i:ass(?:word|wd|phrase|code)?|wd?)|[Cc](?i:red(?:s|entials?))|[Ll](?i:og[ \t-]?in)|[Mm](?i:dp)|"
+    r"[Ww](?i:i-?fi|lan|pa2?)[ \t]+(?i:key|code)|[Nn](?i:etwork[ \t]+key)"
+)
+_ENGLISH_WORDS = ("pass", "pw", "cred", "login", "log in", "log-in", "mdp", "wifi", "wi-fi", "wlan", "wpa", "network")
+# A token with a digit or a symbol ahead: a comma or a connective gives a value only when one follows.
+_SHAPED_AHEAD = r"(?=[\"'`«]?[^\s,\"'`]{0,127}[\d!@#$%^&*+=~?])"
+# Words that give the value after a clause about the password: "..., so biscuit2019", "... and it's marigold77".
+_CONNECTIVES = r"so|i\.e\.|ie|namely|aka|that['’]s|that[ \t]+is|it['’]s|it[ \t]+is|which[ \t]+is"
+# A few words; a colon, a verb, a comma (after the noun's own words: "the same password as staging, PW") or a
+# connective; a user's name maybe ("qa@acme.io:", "admin /"); then the value.
 _NOUN_VALUE = (
-    r"((?:[ \t]+[^\s:=]{1,24}){0,4}?)"
-    r"(?:[ \t]*[:=：][ \t]*|[ \t]+(?i:is|are|was|ist|est|es|è|é|er|är|lautet|to)[ \t]*:?[ \t]*)"
+    r"((?:[ \t]+[^\s:=]{1,24}){0,10}?)"
+    r"([ \t]*[:=：][ \t]*|[ \t]+(?i:is|are|was|ist|est|es|è|é|er|är|lautet|to)[ \t]*:?[ \t]*|"
+    rf",[ \t]+{_SHAPED_AHEAD}|,?[ \t]+(?i:{_CONNECTIVES})[ \t]+{_SHAPED_AHEAD})"
     r"(?:[\w.+-]{1,64}(?:@[\w.-]{1,64})?(?:[ \t]*/[ \t]*|:))?" + _WORD_VALUE.replace("{4,128}", "{6,128}")
 )
 # Words (their start) between the noun and the value that make it something about the password, not the password.
@@ -162,17 +163,74 @@ _ABOUT_THE_PASSWORD = re.compile(
     r"variable|var|setting|config|option|regex|pattern|complexity|history|character|chars|label|name|length|"
     r"example|sample|placeholder|default|format|prefix|attempt|count|screen|dialog|button|handler|method"
 )
+# The same after the verb ("the password is hashed, so ...", "the pw is too short, i.e. ..."): a name may be what
+# the password is made of ("my dog's name and the year, so ...").
+_ABOUT_IN_THE_PREDICATE = re.compile(
+    r"(?i)polic|hash|algorithm|length|long|short|min|max|reset|manag|field|prompt|rule|format|requir|strength|"
+    r"expir|rotat|hint|salt|encod|encrypt|stor|complex|charact|chars|digit|letter|symbol|weak|strong|wrong|invalid|"
+    r"incorrect|example|e\.g|sample|placeholder|pattern|regex|generat"
+)
+# The words that end a noun's phrase and open what is said of it.
+_VERB_WORDS = frozenset("is are was were and but has had will should must".split())
+# After a comma or a connective the value closes its clause: "..., so biscuit2019, all lower case", "and it's
+# marigold77 but with a capital M"; not "so user42 retried".
+_CLAUSE_END = re.compile(
+    r"[ \t]*(?:[,;.!?)(—–-]|$|(?:but|and|though|although|all|if|for|without|with|from|on|in|at|now|again|too|or)\b)"
+)
+# What a name before '=' holds when it is not the password: "for user=ops@example.org", "login ok uid=alice7".
+_OTHER_FIELDS = frozenset("user username usr email mail login uid id account host ip addr address name from to".split())
+# A password's noun at the end of a word of its own: storepass, keypass, rootpw, adminpassword, dbpasswd.
+_COMPOUND_PREFIX = re.compile(
+    r"(?i)(?<![\w-])(?:store|key|root|admin|db|master|bind|sudo|vnc|smtp|ftp|ssh|mysql|redis|ldap|mail|wifi|app|"
+    r"user|my|sys|svc|vpn|default|initial|temp|new|old)\Z"
+)
+_NOT_A_PASSWORD_NOUN = re.compile(r"(?i)cred|log")  # a login or credentials: a user's name may follow them
+
+
 # Words on the line that say a credential is meant: "... invalid credentials", "the admin login", "my password".
 _CREDENTIAL_ON_THE_LINE = re.compile(r"(?i)pass|pw|credential|creds|login|log in|sign in|secret|account")
 
 
+def _inside_a_word(match: re.Match[str]) -> bool:
+    """The noun is the end of another word ("bypass", "compass"), not of a compound (``storepass``) nor after a
+    CJK word ("数据库密码")."""
+    text, at = match.string, match.start()
+    if not at or not (text[at - 1].isalnum() or text[at - 1] in "_-"):
+        return False
+    cjk = "\u3000" <= text[at] <= "\ud7af"
+    return not cjk and _COMPOUND_PREFIX.search(text, max(0, at - 12), at) is None
+
+
 def _keep_noun_value(match: re.Match[str]) -> bool:
-    at = match.start()
-    if at and (match.string[at - 1].isalnum() or match.string[at - 1] in "_-"):
-        return True  # inside a word: "bypass", "compass"
-    if any(_ABOUT_THE_PASSWORD.match(word) for word in match.group(1).split()):
+    if _inside_a_word(match):
         return True
-    return not password_shaped(match.group(2))
+    words = match.group(1).split()
+    if any(word[-1] in ".!?" for word in words):
+        return True  # the value is in another sentence
+    verb_at = next((n for n, word in enumerate(words) if word.lower() in _VERB_WORDS), len(words))
+    if any(_ABOUT_THE_PASSWORD.match(word) for word in words[:verb_at]):
+        return True
+    if any(_ABOUT_IN_THE_PREDICATE.match(word) for word in words[verb_at:]):
+        return True
+    raw = match.group(2).strip(" \t")
+    separator, value = raw.strip(":：,").strip().lower(), match.group(3)
+    if separator == "=" and words and words[-1].lower() in _OTHER_FIELDS:
+        return True
+    connective = re.fullmatch(_CONNECTIVES, separator) is not None
+    if (raw == "," or connective) and (not words or not _CLAUSE_END.match(match.string, match.end())):
+        return True  # "password, Token-2 and API keys": a list; "so user42 retried": no clause of its own
+    # a word then a number is a password after a password's noun and a colon or a verb, or after a connective
+    strict = raw == "," or separator == "to" or _NOT_A_PASSWORD_NOUN.match(match.group(0)) is not None
+    return not (weak_password_shaped(value) if connective or not strict else password_shaped(value))
+
+
+def _keep_foreign(match: re.Match[str]) -> bool:
+    """Keep a CJK rule about the password ("パスワードポリシーは", "密码长度为 8-16 位"); the value may be a word then
+    a number ("das Passwort ist winter2024"), the noun and its verb say a password follows."""
+    before = match.string[match.start() : match.start(1)]
+    if _CJK_ABOUT.search(before) or _CJK_AFTER_A_LENGTH.match(match.string, match.end(1)):
+        return True
+    return not weak_password_shaped(match.group(1))
 
 
 def _keep_reset_value(match: re.Match[str]) -> bool:
@@ -231,8 +289,9 @@ PROSE: list[Place] = [
     Place(
         "prose-password",
         r"(?i)p(?:ass(?:word|wd|phrase|code)?|wd?)[ \t]+"
-        # a question's '?' ends the value ("with password PW? the hash ..."); one inside it does not
-        r"[\"'`]?((?:[^\s\"'`?]|\?(?=[^\s\"'`])){3,64}(?:[ \t]+[^\s\"'`]{2,64}){0,7}?)[\"'`]?"
+        # a question's '?' ends the value ("with password PW? the hash ..."), and a bracket's ')' ("(password PW)");
+        # one inside it does not
+        r"[\"'`]?((?:[^\s\"'`?)]|[?)](?=[^\s\"'`])){3,64}(?:[ \t]+[^\s\"'`]{2,64}){0,7}?)[\"'`]?"
         r"(?=[ \t]+(?:when|to|for|if|and|on|at|so|then|because|as|while|before|after|in|or)\b|[,;.!?)]?[ \t]*$|"
         r"[,;!?)]|\.[ \t])",
         1,
@@ -247,8 +306,8 @@ PROSE: list[Place] = [
     # "root pw on the new box: PW", "the keystore pass is PW", "creds for the test account are qa@acme.io:PW",
     # "the new pwd works: PW", "la password dell'utente admin è PW", "mdp : PW"
     # (no look-behind at the start, so the engine skips to the nouns' first letters: the keep checks the boundary)
-    Place("prose-password", rf"(?:{_ENGLISH_NOUN})" + _NOUN_VALUE, 2, _keep_noun_value, line_words=_ENGLISH_WORDS),
-    Place("prose-password", rf"(?i)(?:{_FOREIGN_NOUNS})" + _NOUN_VALUE, 2, _keep_noun_value, line_words=_FOREIGN_WORDS),
+    Place("prose-password", rf"(?:{_ENGLISH_NOUN})" + _NOUN_VALUE, 3, _keep_noun_value, line_words=_ENGLISH_WORDS),
+    Place("prose-password", rf"(?i)(?:{_FOREIGN_NOUNS})" + _NOUN_VALUE, 3, _keep_noun_value, line_words=_FOREIGN_WORDS),
     # "I reset it to PW but the app still says invalid credentials": a password-shaped value a credential was set to
     Place(
         "prose-password",
@@ -261,10 +320,10 @@ PROSE: list[Place] = [
     # other languages: "das Passwort ist X", "la contraseña es X", "пароль: X"
     Place(
         "prose-password",
-        rf"(?i)(?<![\w-])(?:(?:{_FOREIGN_NOUNS}){_INFLECTION}(?:[ \t]+\w{{1,12}}){{0,5}}?(?:[ \t]*{_FOREIGN_VERBS}))"
-        + _WORD_VALUE,
+        rf"(?i)(?:(?<![\w-])(?:{_FOREIGN_NOUNS})|{_CJK_NOUNS}){_INFLECTION}(?:[ \t]+\w{{1,12}}){{0,5}}?"
+        rf"(?:[ \t]*{_FOREIGN_VERBS})" + _WORD_VALUE,
         1,
-        _keep_word,
+        _keep_foreign,
         line_words=_FOREIGN_WORDS,
     ),
     # an app password (four groups of four lower-case letters) after -p or a password's name, or "app password"

@@ -1,0 +1,72 @@
+"""What a password looks like when nothing but its shape can tell (issue 36): letters with digits or symbols
+(``password_shaped``), random letters whose case switches (``random_letters``), and, where a sentence says a
+password follows, a word then a number (``weak_password_shaped``: ``marigold77``, not ``sha256`` or ``page12``).
+Not an email, a path, a URL, a call, a setting or a version. Plain functions, asked by the prose and code rules.
+"""
+
+from __future__ import annotations
+
+import re
+
+from kernel.secret_values import value_is_code
+
+# A name in one case then '=': "mode=fast", "MAX_AGE=30" is a setting; a password may hold '=' ("5o=I2@*", "Lm=4q!").
+_KEY_EQUALS = re.compile(r"[a-z_][a-z0-9_.-]{2,40}=|[A-Z_][A-Z0-9_.-]{2,40}=")
+_EMAIL = re.compile(r"[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){0,8}\.[A-Za-z]{2,24}")
+
+
+def password_shaped(value: str) -> bool:
+    """Letters with digits or symbols, mixed case or a symbol: ``Fae4oJckbGnqRq1``, ``cinder83!``; not a path,
+    a URL, a call, a version (``dashboard_v2``, ``sha256:...``) or a plain word."""
+    value = value.rstrip(".,;:!?")
+    if len(value) < 6 or value_is_code(value) or re.search(r"[/:()\\]", value) or _KEY_EQUALS.match(value):
+        return False
+    if _EMAIL.fullmatch(value):
+        return False  # "invalid password for user=ops@example.org": a user, not a password
+    letters = any(c.isalpha() for c in value)
+    digits = any(c.isdigit() for c in value)
+    symbols = any(not c.isalnum() and c not in "-_." for c in value)
+    mixed = any(c.isupper() for c in value) and any(c.islower() for c in value)
+    return (letters and (digits or symbols) and (mixed or symbols)) or random_letters(value)
+
+
+_CASE_RUN = re.compile(r"[A-Z]+|[a-z]+")
+# Words joined in camel case, an acronym before a word or at the end: HTTPSConnectionPool, JavaScript, PostgreSQL.
+# (each word holds a vowel: "Vh" and "Bb" are no words)
+_CAMEL_CASE = re.compile(
+    r"[a-z]{0,16}(?:[A-Z]{2,6}(?=[A-Z][a-z]{2})|[AEIOUY][a-z]{1,16}|[A-Z](?=[a-z]{0,15}[aeiouy])[a-z]{1,16})*[A-Z]{0,6}"
+)
+
+
+def random_letters(value: str) -> bool:
+    """Letters only, the case switching three times or more, not words in camel case: ``FAPLaHmQGI``,
+    ``hyixLNupwY``; not ``PostgreSQL``, ``HTTPSConnectionPool``, ``iPhone``."""
+    if len(value) < 8 or not value.isascii() or not value.isalpha():
+        return False
+    return len(_CASE_RUN.findall(value)) >= 4 and not _CAMEL_CASE.fullmatch(value)
+
+
+# A word then a number, as people make up a password (marigold77, tulip8, Biscuit2019).
+_WORD_THEN_NUMBER = re.compile(r"([A-Za-z][a-z]{2,23})(\d{1,8})")
+# Things named with a number: an algorithm, a protocol, a platform, a step, a place, a date.
+_NAMED_WITH_A_NUMBER = frozenset(
+    """sha base utf ipv win arm amd python http https oauth pbkdf argon aes rsa tls tlsv ssl sslv crc pkcs ssh sshv
+    node java jdk ubuntu debian centos rhel fedora alpine ios android macos gpt llama ecdsa blake des iso html css
+    php vue net postgres mysql redis mongo kafka smb smbv snmp snmpv nfs nfsv ldap krb ntlm ntlmv wpa wep ikev quic
+    page step part item line room level phase version round day week month year sprint chapter section table figure
+    node worker server host pod rack slot port team group attempt try case issue ticket bug build run job stage task
+    row col column cell sheet tab disk drive volume zone region area floor gate bay lane route exit unit block layer
+    epoch batch shard replica instance cluster env jan feb mar apr may jun jul aug sep sept oct nov dec january
+    february march april june july august september october november december mon tue wed thu fri sat sun""".split()
+)
+
+
+def weak_password_shaped(value: str) -> bool:
+    """``password_shaped``, or a word then a number (``marigold77``, ``tulip8``): only where the sentence says a
+    password follows ("root pw: ...", "the password is ...", ", so ..."), and not a thing named with a number
+    (``sha256``, ``python3``, ``page12``, ``june2019``)."""
+    value = value.rstrip(".,;:!?")
+    if password_shaped(value):
+        return True
+    parts = _WORD_THEN_NUMBER.fullmatch(value)
+    return parts is not None and len(value) >= 6 and parts.group(1).lower() not in _NAMED_WITH_A_NUMBER

@@ -1,0 +1,166 @@
+"""Passwords told in sentences (issue 36, round 8): in any phrasing after a password's noun (a comma, a connective
+such as "so" or "it's", many words between, a compound noun such as ``storepass``, a wifi or network key, a word
+then a number where the sentence says a password follows), and in Chinese, Japanese and Korean, where no space
+sets the noun or the value apart. Each family is tried on forms of its own and on ordinary texts near them that
+must stay byte for byte. The values are made up."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from kernel.privacy import redact
+from kernel.secret_password_shape import weak_password_shaped
+from tests.support.redaction_checks import assert_redacted_in_place
+from tests.support.secrets_blind7 import BLIND7_ORDINARY, BLIND7_SECRETS, family_of
+from tests.support.secrets_corpus import Secret
+
+# a password's noun, then its value in a phrasing of the sentence's own
+PHRASED_FOUND = [
+    ("the wifi code for the guest network is Lantern#72 if anyone asks", "Lantern#72"),
+    ("network key: Harbor-Gull-19", "Harbor-Gull-19"),
+    ("WPA2 key is Orchid!Tide55, the SSID is Acme-Guest", "Orchid!Tide55"),
+    ("the root password on the NAS, Falcon&Reed42, hasn't changed since March", "Falcon&Reed42"),
+    ("The password for the VPN profile we sent over last week: Cobalt*Fern*62", "Cobalt*Fern*62"),
+    ("the password is the usual one plus the year, i.e. kestrel2024", "kestrel2024"),
+    ("the admin login is root and it is Ficus-Lamp-7", "Ficus-Lamp-7"),
+    ("the db password is just the project name and a number, namely orion42.", "orion42"),
+    ("grab the laptop (password: Otter-Sail-12) from IT", "Otter-Sail-12"),
+    ("(pw Heron!Dusk44)", "Heron!Dusk44"),
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), PHRASED_FOUND)
+def test_a_password_given_in_any_phrasing_is_redacted(text: str, secret: str) -> None:
+    assert_redacted_in_place(text, secret)
+
+
+# a noun made of a word and a password's noun, as keytool, slapd and config files spell them
+COMPOUND_FOUND = [
+    ("keypass: Walrus-Fig-30", "Walrus-Fig-30"),
+    ("rootpw is Gannet_Pier_88 on the old box", "Gannet_Pier_88"),
+    ("the adminpassword was Kiwi$Lagoon3 until friday", "Kiwi$Lagoon3"),
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), COMPOUND_FOUND)
+def test_a_compound_password_noun_gives_its_value(text: str, secret: str) -> None:
+    assert_redacted_in_place(text, secret)
+
+
+# a word then a number, where the sentence says a password follows
+WEAK_FOUND = [
+    ("mysql root pw is hunter22", "hunter22"),
+    ("pw: sunflower9", "sunflower9"),
+    ("ssh in with the key, and the sudo password is pelican31 if it asks", "pelican31"),
+    ("das Passwort ist winter2024", "winter2024"),
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), WEAK_FOUND)
+def test_a_word_and_a_number_after_a_password_noun_is_redacted(text: str, secret: str) -> None:
+    assert_redacted_in_place(text, secret)
+
+
+# Chinese, Japanese and Korean: the noun joined to the words before it, the value to the words after it
+CJK_FOUND = [
+    ("管理画面のパスワードは Tsubaki#2024 です", "Tsubaki#2024"),
+    ("パスワード：Kaede-Yama-55", "Kaede-Yama-55"),
+    ("ルーターのパスワードを Momiji!77 に変更しました。", "Momiji!77"),
+    ("服务器的密码为 Huangshan#58。", "Huangshan#58"),
+    ("口令是 Panda!Bamboo9，别外传", "Panda!Bamboo9"),
+    ("生产库密码：Xihu-Lake-2026", "Xihu-Lake-2026"),
+    ("伺服器的密碼是 Taipei!101x，請勿外流。", "Taipei!101x"),
+    ("비밀번호를 Seoul#Tower77로 바꿨어요", "Seoul#Tower77"),
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), CJK_FOUND)
+def test_a_password_in_chinese_japanese_or_korean_is_redacted(text: str, secret: str) -> None:
+    assert_redacted_in_place(text, secret)
+
+
+KEPT = [
+    # a user's name or address after the noun, in a log line
+    "2026-11-27T10:00:00Z INFO auth: login succeeded user=bo@example.com ip=198.51.100.4",
+    "WARN invalid password for user=svc@example.com (attempt 2 of 5)",
+    "password reset requested for user=ana@example.net",
+    "login failed for uid=alice7 from 10.0.0.4",
+    "Failed password for invalid user admin from 203.0.113.9 port 52144 ssh2",
+    "Accepted password for deploy from 198.51.100.7 port 40222 ssh2",
+    # rules about a password, in Chinese, Japanese and Korean
+    "パスワードは8文字以上で、英数字を含めてください。",
+    "密码长度至少为12位，必须包含大小写字母。",
+    "密码是必填项。",
+    "密码为8到16位字母和数字",
+    "비밀번호는 10자 이상이어야 합니다.",
+    "パスワードポリシーは Strict-Mode-1 です",
+    # a comma or a connective after the noun that gives no password
+    "the password must contain at least 12 characters, e.g. one digit",
+    "my password expired, so admin2 had to reset it",
+    "login failed, so user42 retried",
+    "Password, OAuth2-Token and API keys are all stored in Vault",
+    "use the same password as before, thanks!",
+    "the password policy, i.e. NIST-800-63b, says no rotation",
+    "the password field is empty, so Chrome99 autofills it",
+    "the password is stored in the keychain, so macOS14 prompts",
+    "pw hashing uses pbkdf2, i.e. sha256 rounds",
+    "login page is down and it's 2am",
+    "the login is admin and it's on the wiki",
+    # a noun and no password after it
+    "I keep passwords in 1Password, so no worries",
+    "the wifi key is on the fridge",
+    "the wifi key, as usual, is on the whiteboard",
+    "pass the token to worker3 when it starts",
+    "root pw: see vault",
+    "Password for the zip: ask Dana",
+    "Password for the zip with the customer export: customer_export_2024.zip",
+    "storepass is required, keypass defaults to it",
+    "the password is in section4 of the runbook",
+    "bypass: Foo-Bar9 mode",
+    "dein Passwort ist zu kurz",
+]
+
+
+@pytest.mark.parametrize("text", KEPT)
+def test_text_near_a_password_noun_stays(text: str) -> None:
+    assert redact(text) == text
+
+
+@pytest.mark.parametrize(
+    ("value", "shaped"),
+    [
+        ("marigold77", True),
+        ("tulip8", True),
+        ("Biscuit2019", True),
+        ("sha256", False),
+        ("python3", False),
+        ("june2019", False),
+        ("page12", False),
+        ("ab1", False),
+        ("ops@example.org", False),
+        ("Otter&Plum2025", True),
+    ],
+)
+def test_a_word_then_a_number_is_password_shaped_unless_it_names_a_thing(value: str, shaped: bool) -> None:
+    assert weak_password_shaped(value) is shaped
+
+
+_ROUND8_FAMILIES = ("prose", "intl")
+
+
+@pytest.mark.parametrize(
+    "secret",
+    [s for s in BLIND7_SECRETS if family_of(s.name) in _ROUND8_FAMILIES],
+    ids=lambda s: s.name,
+)
+def test_the_seventh_corpus_prose_and_other_language_forms_are_caught(secret: Secret) -> None:
+    assert_redacted_in_place(secret.text, secret.needle)
+
+
+@pytest.mark.parametrize(
+    "text", [t for t in BLIND7_ORDINARY if re.search(r"(?i)pass|pw|login|パスワード|密码|비밀번호", t)]
+)
+def test_the_seventh_corpus_ordinary_texts_about_passwords_stay(text: str) -> None:
+    assert redact(text) == text

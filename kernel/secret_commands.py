@@ -4,7 +4,9 @@
   ``redis-cli -a PW``, ``curl -u user:PW``, ``sqlcmd -P``, ``ldapsearch -w``, ``7z -pPW``,
   ``openssl -passin pass:``, ``keytool -storepass``, ``az login -p``, ``smbclient -U user%PW``,
   ``xfreerdp /p:PW``, ``rabbitmqctl add_user NAME PW``, ``htpasswd -b FILE NAME PW``,
-  ``net user NAME PW``, ``ConvertTo-SecureString PW -AsPlainText``;
+  ``net user NAME PW``, ``net use \\\\H\\S /user:U PW``, ``ConvertTo-SecureString [-AsPlainText] PW``,
+  ``schtasks /ru U /rp PW`` (and the other remote Windows tools' ``/p``), ``security add-generic-password -w PW``,
+  ``security unlock-keychain -p PW``, ``networksetup -setairportnetwork IF SSID PW``, ``dscl . -passwd USER PW``;
 - **a password piped to a tool**: ``echo PW | sudo -S``, ``... | docker login --password-stdin``,
   ``... | realm join``, ``... | kinit``, ``... | cryptsetup``, ``... | gpg --passphrase-fd 0``;
 - **any flag named for a secret** (``--password PW``, ``--db-token=PW``), and any flag whose value
@@ -57,9 +59,10 @@ COMMANDS: list[tuple[str, str, int | tuple[int, ...]]] = [
         r"\b(?:curl|wget|http)\b[^\n|;&]{0,300}?\s(?:-u|--user)\s*['\"]?[^:\s'\"]{1,128}:([^\s'\"]{1,256})",
         1,
     ),
+    # (after "show", --password is a switch that shows one: lpass show --password NAME)
     (
         "cli-flag",
-        r"(?i)\b--(?:password|passwd|pass|db-password|token|api-key|apikey|access-token|auth-token|"
+        r"(?i)\b--(?<!show --)(?:password|passwd|pass|db-password|token|api-key|apikey|access-token|auth-token|"
         r"client-secret|secret|secret-key)(?:[ \t]+|=)(?![-$~/.<{])" + _QUOTED_OR_BARE,
         1,
     ),
@@ -184,7 +187,7 @@ _RULES: list[tuple[str, str, int, Callable[[re.Match[str]], bool] | None, tuple[
     ),
     (
         "cli-password",
-        r"(?i)\bnet\s+use\s+(?:[A-Z]:\s+|\*\s+)?\\\\\S{1,256}\s+(?![/*])" + VALUE,
+        r"(?i)\bnet\s+use\s+(?:[A-Z]:\s+|\*\s+)?\\\\\S{1,256}\s+(?:/\w{1,20}(?::\S{0,256})?\s+){0,4}(?![/*])" + VALUE,
         1,
         keep_value(1),
         ("net",),
@@ -228,9 +231,78 @@ _RULES: list[tuple[str, str, int, Callable[[re.Match[str]], bool] | None, tuple[
         keep_value(1),
         ("convertto-securestring",),
     ),
+    # the same with its switches first: ConvertTo-SecureString -AsPlainText -Force 'PW', -String PW
+    (
+        "cli-password",
+        r"(?i)\bConvertTo-SecureString\s+(?:-(?:AsPlainText|Force)(?::\$true)?\s+){1,2}(?:-String\s+)?(?!-)" + VALUE,
+        1,
+        keep_value(1),
+        ("convertto-securestring",),
+    ),
+    # Windows tools run on another machine as a user: schtasks /ru USER /rp PW, taskkill /s H /u U /p PW,
+    # netdom join /PasswordD:PW, winrs -p:PW (a '*' asks for it)
+    (
+        "cli-password",
+        _tool(
+            r"schtasks|tasklist|taskkill|systeminfo|getmac|eventcreate|gpresult|openfiles|driverquery|setx|netdom|"
+            r"winrs|waitfor|eventquery",
+            r"[/-](?:rp|p|pw|pwd|pass|passwd|password|password[do]|p[do])(?::|\s+)(?![/*])",
+        ),
+        1,
+        keep_value(1),
+        (
+            "schtasks",
+            "tasklist",
+            "taskkill",
+            "systeminfo",
+            "getmac",
+            "eventcreate",
+            "gpresult",
+            "openfiles",
+            "driverquery",
+            "setx",
+            "netdom",
+            "winrs",
+            "waitfor",
+            "eventquery",
+        ),
+    ),
+    # macOS keychains: security add-generic-password ... -w PW, unlock-keychain -p PW, import ... -P PW
+    (
+        "cli-password",
+        _tool(r"security\s+add-(?:generic|internet)-password", r"-[wX]\s+(?!-)"),
+        1,
+        keep_value(1),
+        ("-password",),
+    ),
+    (
+        "cli-password",
+        _tool(r"security\s+(?:unlock-keychain|create-keychain|set-keychain-password)", r"-[po]\s+(?!-)"),
+        1,
+        keep_value(1),
+        ("keychain",),
+    ),
+    ("cli-password", _tool(r"security\s+(?:import|export)", r"-P\s+(?!-)"), 1, keep_value(1), ("security",)),
+    # a Wi-Fi network joined with its key, a user's password set: networksetup, dscl . -passwd USER [OLD] NEW
+    (
+        "cli-password",
+        r"(?i)\bnetworksetup\s+-setairportnetwork\s+\S{1,64}\s+(?:\"[^\"\n]{1,64}\"|'[^'\n]{1,64}'|[^\s'\"]{1,64})\s+"
+        + VALUE,
+        1,
+        keep_value(1),
+        ("networksetup",),
+    ),
+    ("cli-password", r"(?i)\bdscl\s+\S{1,128}\s+-passwd\s+\S{1,256}\s+" + VALUE, 1, keep_value(1), ("dscl",)),
+    (
+        "cli-password",
+        r"(?i)\bdscl\s+\S{1,128}\s+-passwd\s+\S{1,256}\s+\S{1,256}\s+" + VALUE,
+        1,
+        keep_value(1),
+        ("dscl",),
+    ),
     (
         "cli-flag",
-        rf"(?i)(?<![\w-])--(?!no-)((?:[a-z0-9]{{1,20}}-){{0,3}}(?:{_SECRET_FLAG_WORDS}))(?:\s+|=)" + VALUE,
+        rf"(?i)(?<![\w-])--(?<!show --)(?!no-)((?:[a-z0-9]{{1,20}}-){{0,3}}(?:{_SECRET_FLAG_WORDS}))(?:\s+|=)" + VALUE,
         2,
         _keep_flag,
         ("--",),

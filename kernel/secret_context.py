@@ -12,7 +12,8 @@ No format can say that ``hunter2`` is a password; its place can. The rules live 
 - ``kernel.secret_places``: URLs, XML pairs, setters, SQL, query strings...;
 - ``kernel.secret_devices``: network devices' configurations (Cisco-style, IPsec secrets, SNMP communities);
 - ``kernel.secret_urls``: a token as a URL's path segment, an OAuth code in a redirect;
-- ``kernel.secret_tools``: CI logs and secret stores;
+- ``kernel.secret_tools``: CI logs and secret stores (and ``kernel.secret_command_output``: a secret a command prints);
+- ``kernel.secret_binds``: a password given to a directory (LDAP, Active Directory) bind;
 - ``kernel.secret_otp``: one-time-password seeds and recovery codes;
 - ``kernel.secret_tables``: the rows of a name/value table.
 
@@ -26,6 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from kernel.secret_binds import DIRECTORY_BINDS
 from kernel.secret_code import CODE, CREDENTIAL_CALLS
 from kernel.secret_commands import COMMAND_LINES
 from kernel.secret_devices import DEVICES
@@ -99,7 +101,7 @@ def context_recognisers() -> list[Recogniser]:
         body, keep = _guarded(pattern, _keep_placeholder)
         gate = FORMAT_GATES.get(kind) or literal_gate(body)
         out.append(Recogniser(kind, re.compile(body), keep=keep, text_words=gate))
-    places = COMMAND_LINES + CREDENTIAL_CALLS + LITERALS + AUTHORIZATION + NAMED_VALUES + PASSPHRASES
+    places = COMMAND_LINES + CREDENTIAL_CALLS + DIRECTORY_BINDS + LITERALS + AUTHORIZATION + NAMED_VALUES + PASSPHRASES
     places += PLACES + DEVICES + URL_SECRETS + CODE + HEADERS + PROSE + TOOLS + OTP + NAME_VALUE_ROWS + TOKEN_PIECES
     for place in places:
         # a rule that spans lines writes its line break out (\n), which one_line leaves as it is; and as a rule is

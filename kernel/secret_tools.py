@@ -6,6 +6,8 @@
   ``fly secrets set NAME=VALUE`` (a store's value is a secret whatever its name);
 - **secret stores' value flags**: ``drone secret add --data V``, ``kubectl create secret --from-literal=K=V``,
   ``aws secretsmanager create-secret --secret-string V``, ``az keyvault secret set --value V``;
+- **an XML element named for a password**: a Windows answer file's ``<AdministratorPassword><Value>PW</Value>``,
+  ``<Password>PW</Password>`` (a value that is code, a placeholder or words stays);
 - **wallet keys**: a 64-digit hex private key in a wallet's list (``accounts: ['0x...']``) or named for one;
 - **three-part bot tokens**: ``<id>.<time>.<hmac>`` (Discord's shape), random in each part;
 - **a long random key given first to a client**: ``new Client("<key of 40 characters or more>", ...)``;
@@ -43,6 +45,16 @@ def _keep_store_value(match: re.Match[str]) -> bool:
 
 TOOLS: list[Place] = [
     *COMMAND_OUTPUT,  # a secret a command prints (kernel.secret_command_output)
+    # an XML element named for a password, its value inside or in a <Value> child: a Windows answer file's
+    # <AdministratorPassword><Value>PW</Value>, <AutoLogon><Password>..., Maven's <password>PW</password>
+    Place(
+        "xml-password",
+        r"(?i)<((?:[\w.-]{1,40}:)?[\w.-]{0,40}(?:password|passwd|pwd|passphrase|secret|secretkey|apikey|api_key|"
+        r"accesskey))(?:[ \t][^<>\n]{0,200})?>[ \t]*(?:\r?\n[ \t]{0,40})?(?:<value>[ \t]*)?([^<>\s]{1,256})[ \t]*</",
+        2,
+        lambda match: about_a_secret(match.group(1)) or value_is_code(match.group(2)),
+        text_words=("password", "passwd", "pwd", "passphrase", "secret", "apikey", "api_key", "accesskey"),
+    ),
     # a CI runner's debug log: "##[debug]Evaluating: secrets.API_KEY" then "##[debug]Result: '...'"
     Place(
         "ci-secret",

@@ -80,6 +80,118 @@ def test_output_that_is_no_secret_stays(text: str) -> None:
     assert redact(text) == text
 
 
+# Windows: a password handed to net use, to a remote tool's /p, to ConvertTo-SecureString; an answer file's value
+WINDOWS_FOUND = [
+    ("net use \\\\nas02\\backup /user:WORKGROUP\\svc_bak Juniper&Kiln9", "Juniper&Kiln9"),
+    ("net use L: \\\\files\\legal /savecred /user:amy Sparrow%Gate12", "Sparrow%Gate12"),
+    ("schtasks /change /tn Backup /ru CORP\\svc_bak /rp Walnut=Shore4", "Walnut=Shore4"),
+    ("tasklist /s app03 /u CORP\\ops /p Quokka!Reef2", "Quokka!Reef2"),
+    ("netdom join WS17 /domain:corp.example /UserD:corp\\joiner /PasswordD:Bison^Creek5", "Bison^Creek5"),
+    ("$sec = ConvertTo-SecureString -AsPlainText -Force 'Heather.Moss.31'", "Heather.Moss.31"),
+    ('New-LocalUser kiosk -Password (ConvertTo-SecureString -AsPlainText "Lark#Field#3" -Force)', "Lark#Field#3"),
+    (
+        "<LocalAccount>\n  <Password>\n    <Value>Thistle*Brook7</Value>\n    <PlainText>true</PlainText>\n"
+        "  </Password>\n</LocalAccount>",
+        "Thistle*Brook7",
+    ),
+    ("<settings><server><password>Falcon+Ridge+40</password></server></settings>", "Falcon+Ridge+40"),
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), WINDOWS_FOUND)
+def test_a_windows_password_is_redacted(text: str, secret: str) -> None:
+    assert_redacted_in_place(text, secret)
+
+
+WINDOWS_KEPT = [
+    "net use Z: \\\\fs01\\share /persistent:yes",
+    "net use Z: /delete",
+    "net use \\\\srv\\share * /user:jlee",
+    "schtasks /create /tn Nightly /tr C:\\run.bat /ru SYSTEM /rp *",
+    "schtasks /query /fo LIST /v",
+    "taskkill /pid 4242 /f",
+    "$s = ConvertTo-SecureString -AsPlainText $plain -Force",
+    "$s = ConvertTo-SecureString -AsPlainText -Force -String $env:ADMIN_PW",
+    "<PasswordExpires>false</PasswordExpires>",
+    "<MinimumPasswordLength>14</MinimumPasswordLength>",
+    "<password>${env.NEXUS_PASSWORD}</password>",
+    "<password>{COQLCE6DU6GtcS5P=}</password>",
+    '<label for="password">Password</label><input type="password" name="password">',
+]
+
+
+@pytest.mark.parametrize("text", WINDOWS_KEPT)
+def test_windows_commands_and_settings_without_a_password_stay(text: str) -> None:
+    assert redact(text) == text
+
+
+# macOS: a keychain's password on the command line, a Wi-Fi key, a user's password set
+MACOS_FOUND = [
+    ("security add-generic-password -U -a ci -s signing -w Magnolia!Dock6", "Magnolia!Dock6"),
+    ("security unlock-keychain -p 'Tundra#Lamp#2' build.keychain", "Tundra#Lamp#2"),
+    ("security set-keychain-password -o Old#Pine1 -p New#Pine2 login.keychain", "Old#Pine1"),
+    ("security import dist.p12 -k build.keychain -P Cinder^Moth8 -T /usr/bin/codesign", "Cinder^Moth8"),
+    ("networksetup -setairportnetwork en0 GuestNet Harbor-Kite-90", "Harbor-Kite-90"),
+    ("sudo dscl . -passwd /Users/kiosk Meadow&Lark4", "Meadow&Lark4"),
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), MACOS_FOUND)
+def test_a_macos_password_is_redacted(text: str, secret: str) -> None:
+    assert_redacted_in_place(text, secret)
+
+
+MACOS_KEPT = [
+    "security add-generic-password -a jlee -s svc -w",
+    "security add-generic-password -a jlee -s svc -w -U",
+    'security unlock-keychain -p "$KEYCHAIN_PASSWORD" build.keychain',
+    "security find-generic-password -s wifi -w",
+    "networksetup -setairportnetwork en0 OfficeWifi",
+    "security create-keychain -P build.keychain",
+]
+
+
+@pytest.mark.parametrize("text", MACOS_KEPT)
+def test_macos_commands_without_a_password_stay(text: str) -> None:
+    assert redact(text) == text
+
+
+# a directory bind: the password given with a DN or a directory's user
+BIND_FOUND = [
+    ('err = l.Bind("cn=readonly,dc=corp,dc=example", "Osprey+Delta4")', "Osprey+Delta4"),
+    ("client.bind('cn=root', 'Vireo#Pass77', (err) => done(err))", "Vireo#Pass77"),
+    ("conn = Connection(srv, 'uid=app,ou=svc,dc=ex,dc=org', 'Alder^Row^3', auto_bind=True)", "Alder^Row^3"),
+    ("l.simple_bind_s(bind_dn, 'Coral!Spire58')", "Coral!Spire58"),
+    ('using var de = new DirectoryEntry("LDAP://dc2", "CORP\\\\svc_sync", "Mink&Valley3");', "Mink&Valley3"),
+    ('pc.ValidateCredentials("kiosk", "Hazel~Tarn~9")', "Hazel~Tarn~9"),
+    ('env.put(Context.SECURITY_CREDENTIALS, "Iris_Ledge_12");', "Iris_Ledge_12"),
+    ("rootpw Crane@Marsh61\nsuffix dc=example,dc=org", "Crane@Marsh61"),
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), BIND_FOUND)
+def test_a_bind_password_is_redacted(text: str, secret: str) -> None:
+    assert_redacted_in_place(text, secret)
+
+
+BIND_KEPT = [
+    "this.onClick = this.onClick.bind(this, 'row', 'col');",
+    "handler.bind(null, 'click', 'submit')",
+    "sock.bind(('0.0.0.0', 8080))",
+    "conn.simple_bind_s(dn, password)",
+    "conn.simple_bind_s(bind_dn, os.environ['LDAP_PW'])",
+    "conn.simple_bind_s('cn=admin,dc=x', '')",
+    "env.put(Context.SECURITY_CREDENTIALS, password);",
+    "bindpw is set in /etc/nslcd.conf, readable by root only",
+    "ctx.ValidateCredentials(user, pw)",
+]
+
+
+@pytest.mark.parametrize("text", BIND_KEPT)
+def test_binds_without_a_literal_password_stay(text: str) -> None:
+    assert redact(text) == text
+
+
 _BLIND7_FAMILIES = (
     "vaultcli/op_item_get",
     "vaultcli/bw_get_password",
@@ -87,6 +199,13 @@ _BLIND7_FAMILIES = (
     "vaultcli/lpass_show",
     "macos/find_generic_password_out",
     "kube/decoded_secret_output",
+    "windows/net_use",
+    "windows/unattend_xml",
+    "windows/schtasks_rp",
+    "windows/set_adaccountpassword",
+    "macos/add_internet_password",
+    "ldap/python_simple_bind",
+    "ldap/nslcd_bindpw",
 )
 
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 
 from kernel.secret_entropy import unquote
-from kernel.secret_places import Place
-from kernel.secret_recogniser import Recogniser, inside_a_word
+from kernel.secret_places import CALL_IN_VALUE, Place
+from kernel.secret_recogniser import MARKER_PREFIX, Recogniser, inside_a_word
 from kernel.secret_values import (
     about_a_secret,
     keep_low_entropy,
@@ -98,6 +98,8 @@ def _keep_strong(match: re.Match[str]) -> bool:
     if _TYPE_NAME.fullmatch(name) and text[start - 1 : start] in ("*", "]"):
         return True
     value = _keyed_value(match)
+    if MARKER_PREFIX in value:
+        return True  # base64.b64decode([REDACTED:...]).decode(): the secret in it is redacted already
     if text[max(0, start - 2) : start] == "${" and value[:1] in "?+":
         return True  # ${DB_PASSWORD:?must be set}: the shell's message when it is missing, or its alternative
     words = value.split()
@@ -168,6 +170,8 @@ _KEEP_THIRD = keep_value(3)
 
 def _keep_pass_key(match: re.Match[str]) -> bool:
     value = unquote(match.group(3))
+    if MARKER_PREFIX in value or CALL_IN_VALUE.search(value):
+        return True  # the secret in it is redacted already, or code (conn.get_pass(host).strip())
     return value.isdigit() or value.lower() in _KEEP_PASS_VALUES or _KEEP_THIRD(match)
 
 

@@ -45,8 +45,19 @@ def _keep_second(match: re.Match[str]) -> bool:
 # Where a program reads a variable, with its name in group 1 (a secret's name).
 _SECRET_VARIABLE = rf"({NAME_CHARS}{{0,60}}(?i:{SECRET_NAME}){NAME_CHARS}{{0,60}})"
 # A name a decoded secret is kept under: a secret's, or a key's, a salt's (SIGNING_KEY, hmac_salt).
-_WRAPPED_NAME = rf"({NAME_CHARS}{{0,60}}(?i:{SECRET_NAME}|key|salt|pepper){NAME_CHARS}{{0,60}})"
+_WRAPPED_NAME = rf"({NAME_CHARS}{{0,60}}(?i:{SECRET_NAME}|pass|key|salt|pepper){NAME_CHARS}{{0,60}})"
 _LOOKUP_CALL = r"(?:getenv|Getenv|environ\.get|env\.get|ENV\.fetch|env|GetEnvironmentVariable|Deno\.env\.get)"
+
+# An encoding's name or a mode given to the call (raw.decode("utf-8"), s.getBytes("UTF-8")): no literal secret.
+_ENCODING = re.compile(
+    r"(?i)utf-?(?:8|16|32)(?:-sig)?|ascii|us-ascii|latin-?1|iso-?8859-?\d{1,2}|cp\d{3,4}|"
+    r"base64|hex|binary|rot13|strict|ignore|replace|surrogateescape|backslashreplace"
+)
+
+
+def _keep_wrapped(match: re.Match[str]) -> bool:
+    return _ENCODING.fullmatch(match.group(2)[1:-1]) is not None or keep_named_value(match)
+
 
 LITERALS: list[Place] = [
     Place(
@@ -77,11 +88,14 @@ LITERALS: list[Place] = [
     Place(
         "wrapped-secret",
         # (two look-behinds: a one-class one would be moved into the keep check, and every position tried)
-        rf"(?<!\w)(?<![.:/-]){_WRAPPED_NAME}[\"']?[ \t]*(?::=|=|:)[ \t]*(?:[\w.]{{0,40}}(?:\.|::))?"
-        r"(?:fromhex|unhexlify|a2b_hex|b64decode|urlsafe_b64decode|a2b_base64|decodebytes|DecodeString|atob|"
+        rf"(?<!\w)(?<![.:/-]){_WRAPPED_NAME}[\"']?[ \t]*(?::=|=|:)[ \t]*(?:new[ \t]+)?"
+        # (a call around it: new String(...), Encoding.UTF8.GetString(...))
+        r"(?:[\w.]{1,60}\([ \t]*){0,2}(?:[\w.]{0,40}(?:\(\))?(?:\.|::)){0,3}"
+        r"(?:fromhex|unhexlify|a2b_hex|b64decode|urlsafe_b64decode|standard_b64decode|a2b_base64|decodebytes|"
+        r"DecodeString|atob|FromBase64String|decode64|strict_decode64|urlsafe_decode64|base64_decode|hex2bin|"
         r"SecretStr|SecretBytes|Secret|from|encode|decode|getBytes)[ \t]*\([ \t]*b?" + _QUOTED,
         2,
-        keep_named_value,
+        _keep_wrapped,
         line_words=(
             "fromhex",
             "unhexlify",
@@ -97,6 +111,9 @@ LITERALS: list[Place] = [
             "encode(",
             "decode(",
             "getbytes",
+            "frombase64string",
+            "decode64",
+            "hex2bin",
         ),
     ),
 ]

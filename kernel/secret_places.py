@@ -30,6 +30,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from kernel.secret_entropy import token_shaped, unquote
+from kernel.secret_recogniser import MARKER_PREFIX
 from kernel.secret_values import about_a_secret, looks_random, value_is_code
 
 _VALUE = r"(\"[^\"\n]{1,256}\"|'[^'\n]{1,256}'|(?![#])[^\s'\"|&;<>]{1,256})"
@@ -130,6 +131,10 @@ _NOT_DIRECTIVES = frozenset(
     "scgi_pass grpc_pass memcached_pass".split()
 )
 _WEAK_DIRECTIVE = re.compile(r"(?i)(?:token|auth)$")
+# A value that is a method's call (conn.get_pass(host).strip()) or a call chained on (get_secret("x").strip()).
+CALL_IN_VALUE = re.compile(
+    r"\.[A-Za-z_]\w{0,60}\([^()]{0,200}\)|^[A-Za-z_][\w.]{0,60}\([^()]{0,200}\)(?:\.[\w.()]{0,100})?$"
+)
 
 
 def _keep_directive(match: re.Match[str]) -> bool:
@@ -140,6 +145,8 @@ def _keep_directive(match: re.Match[str]) -> bool:
         return True
     if "://" in value or value.lower().startswith("unix:") or value.endswith(";"):
         return True  # an address (and a line of nginx's, which ends with ';')
+    if MARKER_PREFIX in value or CALL_IN_VALUE.search(value):
+        return True  # code: a call (conn.get_pass(host).strip()), or a value whose secret is redacted already
     if _WEAK_DIRECTIVE.search(name):
         return not (token_shaped(value) or (len(value) >= 16 and looks_random(value)))
     return value.isalpha() or not any(c.isalpha() for c in value)

@@ -16,10 +16,10 @@ from kernel.secret_entropy import high_entropy, unquote
 CODE_WORDS = frozenset(
     "none null nil true false str string int integer bool boolean bytes optional undefined any object secretstr "
     "required empty unset redacted hidden masked omitted placeholder env environ getenv default dict list "
-    "os.environ os.getenv process.env self this yes no".split()
+    "os.environ os.getenv process.env self this yes no new".split()
 )
 # A call or an index (getpass(), os.environ[, config.get("x"), String::from(), or a dotted name on a known object.
-_CODE_CALL = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)*[(\[][\w\"'.,\[ =:]*[)\]]?")
+_CODE_CALL = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)*[(\[][\w\"'.,\[ =:(]*[)\]]?")
 _CODE_ATTRIBUTE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
 _CODE_OBJECTS = frozenset(
     "self cls this settings config cfg conf args opts options env os process secrets credentials creds params "

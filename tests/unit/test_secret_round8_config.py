@@ -202,6 +202,39 @@ def test_base64_of_public_data_stays(text: str) -> None:
     assert redact(text) == text
 
 
+# a literal given to a decoding call and kept under a secret's name, in several languages
+DECODED_FOUND = [
+    ('SMTP_PASS = base64.urlsafe_b64decode("UXVpbGwhSGFyYm9yOA==")', "UXVpbGwhSGFyYm9yOA=="),
+    ('byte[] dbPass = Base64.getDecoder().decode("VHVuZHJhLVZhbGUtNDQ=");', "VHVuZHJhLVZhbGUtNDQ="),
+    ('var adminPass = Encoding.UTF8.GetString(Convert.FromBase64String("TWFyYmxlIUZveDQy"));', "TWFyYmxlIUZveDQy"),
+    ("$ftp_pass = base64_decode('QnJpc2stT3R0ZXItOTM=');", "QnJpc2stT3R0ZXItOTM="),
+    ('ROOT_PASS = Base64.strict_decode64("U2xhdGUuSGVyb24uNzE=")', "U2xhdGUuSGVyb24uNzE="),
+    ('const apiSecret = atob("c2tfbGl2ZV9hYmMxMjM0NTY=");', "c2tfbGl2ZV9hYmMxMjM0NTY="),
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), DECODED_FOUND)
+def test_a_decoded_literal_under_a_secrets_name_is_redacted(text: str, secret: str) -> None:
+    assert_redacted_in_place(text, secret)
+
+
+DECODED_KEPT = [
+    'DB_PASS = base64.b64decode(os.environ.get("DB_PASS_B64")).decode()',
+    'DB_PASS = os.environ.get("DB_PASS")',
+    'password = raw.decode("utf-8")',
+    'token_bytes = passphrase.encode("utf-8")',
+    'byte[] keyBytes = secretKey.getBytes("UTF-8");',
+    "DB_PASS = conn.get_pass(host).strip()",
+    "String dbPass = new String(chars);",
+    'bypass = codecs.decode("Uryyb", "rot13")',
+]
+
+
+@pytest.mark.parametrize("text", DECODED_KEPT)
+def test_a_decoding_call_without_a_literal_secret_stays(text: str) -> None:
+    assert redact(text) == text
+
+
 _BLIND7_FAMILIES = {
     "trace/spring_bind_failure",
     "trace/django_debug_settings",

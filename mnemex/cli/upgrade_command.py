@@ -6,7 +6,8 @@ Both open the home's stores themselves, so both refuse while the stack runs (as 
   (``kernel.home_schema``), those the services never run at start-up included.
 - ``reembed`` embeds every stored memory again with the model the embedding service is
   configured with (MNEMEX_EMBEDDING_MODEL, _BACKEND, _PRECISION), keeping each memory's id,
-  text, scores and dates (``mnemex.upgrade.reembed``). It is offline, on the stores: the
+  text, scores and dates (``mnemex.upgrade.reembed``), and the kg's vectors from the texts the
+  kg keeps (``mnemex.upgrade.reembed_kg``). It is offline, on the stores: the
   memory service keeps every vector in its search mirrors, so a reembed under it would
   serve vectors of two models; and offline it needs no new RPC and cannot race a write.
   Interrupted, it is run again and goes on where it stopped.
@@ -102,7 +103,8 @@ def reembed(
     Run it after changing MNEMEX_EMBEDDING_MODEL: vectors of two models cannot be compared,
     so search finds old memories by meaning again only after this. Ids, texts, scores and
     dates are kept; each collection is swapped only once all its memories are embedded, and
-    an interrupted reembed goes on when run again."""
+    an interrupted reembed goes on when run again. The kg's known problems are embedded again
+    from the texts they keep."""
     from kernel import home_schema
     from kernel.store_health import StoreUnreadable
     from services.memory.settings import MemorySettings
@@ -127,6 +129,7 @@ def reembed(
         )
     try:
         home_schema.ensure_current(settings.home, "memory", manual=True)  # the layout the record belongs to
+        home_schema.ensure_current(settings.home, "kg", manual=True)  # the journal its vectors are written to
         client = open_client(settings.home, None)
     except StoreUnreadable as exc:
         _fail(str(exc), json_output)
@@ -139,8 +142,22 @@ def reembed(
     out.print(
         f"embedded {report.memories} memories in {report.collections} collections with {report.model}{escape(before)}"
     )
-    if report.already_done:
-        out.print(f"went on from an interrupted reembed ({report.already_done} collections were already done)")
+    kg = report.kg
+    if kg.books or kg.already_done:
+        out.print(
+            f"embedded {kg.vectors.reembedded} kg vectors again (known problems, open episodes, tool errors) "
+            f"in {kg.books} users' episode books"
+        )
+    if kg.vectors.dropped:
+        out.print(
+            f"dropped {kg.vectors.dropped} kg vectors whose text the kg does not keep (a known problem's rewordings); "
+            "recognition goes on from its statement, error lines and terms"
+        )
+    if report.already_done or kg.already_done:
+        out.print(
+            f"went on from an interrupted reembed ({report.already_done} collections and {kg.already_done} "
+            "episode books were already done)"
+        )
 
 
 def _run(client: ClientAPI, home: Path, encoder: Encoder, max_chars: int, *, show: bool) -> ReembedReport:

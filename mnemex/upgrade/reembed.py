@@ -16,6 +16,10 @@ whose ``mx-`` is gone is complete and only renamed. At the end the home records 
 (``memory/vectors.json``) and the progress file goes. A new dimension needs no more than this,
 since each collection is made anew.
 
+The kg's vectors (known problems, open episodes, tool errors) are made again too, after the
+collections and before the record (``mnemex.upgrade.reembed_kg``): each user's episode book
+through the kg's journaled write path, and named ``kg:<user>`` in the progress file once done.
+
 The text embedded is the one the memory service embedded: the content, with a book chunk's
 title in front (``book_ingest``), clipped at ``max_chars``.
 """
@@ -32,6 +36,7 @@ import numpy.typing as npt
 
 from kernel import vector_model
 from kernel.vector_model import VectorModel
+from mnemex.upgrade.reembed_kg import KgReembedReport, reembed_kg
 
 if TYPE_CHECKING:  # chromadb is imported by whoever opens the client
     from chromadb.api import ClientAPI
@@ -40,6 +45,7 @@ if TYPE_CHECKING:  # chromadb is imported by whoever opens the client
 
 PREFIX = "mx-"
 SIBLING = "rx-"
+KG_DONE = "kg:"  # a user's episode book done, in the progress file
 PAGE = 256  # rows read and written at a time
 BATCH = 64  # texts per encode call (the encoder's sweet spot on a CPU)
 MAX_CHARS = 8000  # MemorySettings.max_embed_chars
@@ -64,6 +70,7 @@ class ReembedReport:
     memories: int = 0
     already_done: int = 0  # collections an interrupted run had finished
     resumed: list[str] = field(default_factory=list)  # of those, the ones whose swap it had cut short
+    kg: KgReembedReport = field(default_factory=KgReembedReport)
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -75,6 +82,7 @@ class ReembedReport:
             "memories": self.memories,
             "already_done": self.already_done,
             "resumed": self.resumed,
+            "kg": self.kg.as_json(),
         }
 
 
@@ -162,7 +170,7 @@ def reembed_home(
             done.append(original_of(name))
     names = _names(client)
     todo = sorted(n for n in names if n.startswith(PREFIX) and n not in done)
-    report.already_done = len(done)
+    report.already_done = sum(not name.startswith(KG_DONE) for name in done)
     vector_model.write_progress(home, model, done)
     total = sum(int(_collection(client, n).count()) for n in todo)
     counted = 0
@@ -184,5 +192,12 @@ def reembed_home(
         vector_model.write_progress(home, model, done)
         report.collections += 1
     report.memories = counted
+
+    def kg_done(user: str) -> None:
+        done.append(KG_DONE + user)
+        vector_model.write_progress(home, model, done)
+
+    users = {name.removeprefix(KG_DONE) for name in done if name.startswith(KG_DONE)}
+    report.kg = reembed_kg(home, encoder, done=users, mark_done=kg_done)
     vector_model.finish(home, model)
     return report

@@ -10,7 +10,7 @@ if the extractor changes between versions.
 from __future__ import annotations
 
 from kernel.json_values import JSONObject, JSONValue
-from services.kg import problem_merges
+from services.kg import episode_reembed, problem_merges
 from services.kg.actions import ActionGraph
 from services.kg.content import ContentGraph
 from services.kg.episodes import EpisodeBook
@@ -90,6 +90,9 @@ class ScopeGraphs:
             return problem_merges.merge_problems(
                 self.episodes, str(op["project"]), str(op["keep"]), str(op["merge"]), to_float(op["ts"])
             )
+        if kind == episode_reembed.REEMBED_OP:
+            episode_reembed.apply_reembed(self.episodes, op)
+            return None
         if kind == "unmerge_problems":
             return problem_merges.unmerge_problems(
                 self.episodes, str(op["project"]), str(op["merge_id"]), to_float(op["ts"])

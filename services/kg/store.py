@@ -19,7 +19,8 @@ from kernel.json_values import JSONArray, JSONObject, JSONValue
 from kernel.privacy import redact
 from services.kg import problem_merges, roampal
 from services.kg.episode_records import EpisodeLesson, ProblemMerge, vector_from_bytes
-from services.kg.episodes import MAX_ERROR_CHARS, MAX_PROBLEM_CHARS, MAX_TRIED_CHARS, TurnResult
+from services.kg.episode_reembed import REEMBED_OP
+from services.kg.episodes import MAX_ERROR_CHARS, MAX_PROBLEM_CHARS, MAX_TRIED_CHARS, EpisodeBook, TurnResult
 from services.kg.extraction import extract
 from services.kg.graphs import EXPORT_FORMAT, ScopeGraphs
 from services.kg.journal import Journal
@@ -55,7 +56,7 @@ def episodes_scope(user: str) -> ScopeKey:
 
 
 # The fields of an op (at any depth: a known problem in an import) that hold base64 of float32s, never text.
-VECTOR_FIELDS = frozenset({"vector", "phrasings", "symptoms"})
+VECTOR_FIELDS = frozenset({"vector", "vectors", "phrasings", "symptoms"})
 
 
 def redacted_op(value: JSONValue) -> JSONValue:
@@ -226,6 +227,23 @@ class KgStore:
         record = self._mutate(episodes_scope(scope.user), op)
         assert isinstance(record, ProblemMerge)
         return record
+
+    def episode_users(self) -> list[str]:
+        """The users whose episode book the journal holds."""
+        suffix = f"|{EPISODES_PROJECT}"
+        return [scope.removesuffix(suffix) for scope in self.journal.scopes() if scope.endswith(suffix)]
+
+    def episode_book(self, user: str) -> EpisodeBook:
+        """The user's episode book, to read (it changes only through this store's writes)."""
+        return self.graphs(episodes_scope(user)).episodes
+
+    def reembed_episodes(self, user: str, op: JSONObject) -> None:
+        """Give the user's episode book the vectors of another embedding model: the op of
+        ``episode_reembed.reembed_op``, journaled and applied like any write, then a snapshot (the
+        op carries every vector of the book; a replay need not read it again)."""
+        if op.get("op") != REEMBED_OP:
+            raise ValueError(f"not a reembed op: {op.get('op')!r}")
+        self._mutate(episodes_scope(user), op, snapshot_now=True)
 
     def known_problems(self, scope: ScopeKey) -> tuple[list[ProblemSummary], list[ProblemMerge]]:
         """The project's known problems, most recently seen first, and its merges that hold, newest first."""

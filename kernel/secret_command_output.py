@@ -12,7 +12,7 @@
 - **a variable or a setting named for a secret, printed**: ``echo $DB_PASSWORD``, ``printenv API_TOKEN``,
   ``heroku config:get SECRET_KEY``, ``aws configure get aws_secret_access_key``, ``npm config get
   //host/:_authToken``, ``jq -r .password``;
-- **a token, a key or a password issued or generated** (a token's characters only): ``heroku auth:token``,
+- **a token, a key or a password issued or generated**: ``heroku auth:token``,
   ``gh auth token``, ``gcloud auth print-access-token``, ``wg genkey``, ``openssl rand -hex 32``, ``pwgen``;
 - **a secret file shown**: the token on the line after ``cat config/master.key``, ``type token.txt``,
   ``Get-Content .vault-pass`` (a file named for a key, a token, a secret or a password).
@@ -29,12 +29,13 @@ import re
 
 from kernel.secret_entropy import high_entropy, token_shaped
 from kernel.secret_places import Place
+from kernel.secret_recogniser import MARKER_PREFIX
 from kernel.secret_values import about_a_secret, value_is_code
 
 # A prompt before the command ("$ ", "PS C:\> ", "jlee@mbp ~ % "), or none.
 _PROMPT = r"^[^\n]{0,80}?(?<![\w-])"
 # The output line: one token alone, up to the line's end (a Windows line ends in \r).
-_OUTPUT = r"[^\n]{0,300}\r?\n[ \t]*([^\s]{4,512})[ \t\r]*$"
+_OUTPUT = r"[^\n]{0,300}\r?\n[ \t]*([^\s]{4,2048})[ \t\r]*$"
 
 # Commands that print a secret kept in a store, a keychain or a cluster.
 _REVEALS = (
@@ -150,6 +151,8 @@ _HOST = re.compile(r"(?i)(?:[a-z0-9-]{1,63}\.){1,8}[a-z]{2,24}\.?|[\d.:]{1,45}")
 _FILE_NAME = re.compile(r"[\w-]{1,100}\.[A-Za-z][\w]{0,4}")
 # A line of code: a call, an increment, an assignment, an arrow, or a statement's end.
 _CODE_LINE = re.compile(r"\(\)|\+\+|--|[-+*/%!=<>]=|=>|->|::|[;{}]$|^@\w")
+# A name given a value (DB_PASSWORD=..., token: ...): a line of a file, which the keyed rules read.
+_ASSIGNMENT = re.compile(r"[A-Za-z_][\w.-]{0,60}[=:]")
 _SYMBOLS = frozenset("!#$%&*+/=?^~@,;|<>()[]{}\\'\"`")
 
 
@@ -158,7 +161,14 @@ def looks_like_a_password(value: str) -> bool:
     not a word, a label, a path, a URL, an address, a host name, a file's name, a number or code."""
     if value_is_code(value) or value.endswith(":") or "://" in value or value[0] in "([{#" or value.startswith("-"):
         return False
-    if _CODE_LINE.search(value) or _EMAIL.fullmatch(value) or _HOST.fullmatch(value) or _FILE_NAME.fullmatch(value):
+    if (
+        MARKER_PREFIX in value
+        or _ASSIGNMENT.match(value)
+        or _CODE_LINE.search(value)
+        or _EMAIL.fullmatch(value)
+        or _HOST.fullmatch(value)
+        or _FILE_NAME.fullmatch(value)
+    ):
         return False
     if token_shaped(value) or high_entropy(value):
         return True
@@ -191,19 +201,12 @@ def _keep_printed(match: re.Match[str]) -> bool:
     return not looks_like_a_password(match.group(2))
 
 
-def _keep_token(match: re.Match[str]) -> bool:
-    value = match.group(1)
-    return value_is_code(value) or not (
-        token_shaped(value) or high_entropy(value) or (len(value) >= 16 and _mixed(value))
-    )
-
-
-def _mixed(value: str) -> bool:
-    return any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
+def _keep_shown(match: re.Match[str]) -> bool:
+    return not looks_like_a_password(match.group(1))
 
 
 # A line that is one token, after a line break (the gate of the rules below: a whole-text search).
-_ONE_TOKEN_LINE = re.compile(r"\n[ \t]*[^\s]{4,512}[ \t\r]*(?:\n|\Z)")
+_ONE_TOKEN_LINE = re.compile(r"\n[ \t]*[^\s]{4,2048}[ \t\r]*(?:\n|\Z)")
 
 COMMAND_OUTPUT: list[Place] = [
     # a store, a keychain or a cluster revealing a secret
@@ -229,9 +232,9 @@ COMMAND_OUTPUT: list[Place] = [
         "shown-secret",
         r"(?im)^[^\n]{0,60}?(?<![\w-])(?:cat|type|more|less|head|tail|bat|get-content|gc)[ \t]+"
         r"(?:-\w{1,12}[ \t]+){0,3}"
-        rf"{_SECRET_FILE}[ \t]*\r?\n[ \t]*([A-Za-z0-9+/=_.~-]{{16,512}})[ \t]*$",
+        rf"{_SECRET_FILE}[ \t]*\r?\n[ \t]*([^\s]{{4,2048}})[ \t\r]*$",
         1,
-        _keep_token,
+        _keep_shown,
         text_words=(
             ".key",
             "key.txt",
@@ -248,17 +251,17 @@ COMMAND_OUTPUT: list[Place] = [
             "id_ecdsa",
             "id_ed25519",
         ),
-        gate=re.compile(r"\n[ \t]*[A-Za-z0-9+/=_.~-]{16,512}[ \t]*(?:\r?\n|\Z)"),  # a line that is one token
+        gate=_ONE_TOKEN_LINE,
     ),
     # the output of a command that issues or generates a token, a key or a password (a prompt before it)
     Place(
         "shown-secret",
         r"(?im)^[^\n]{0,60}?(?<![\w-])(?:"
         rf"{_PRINTS_A_TOKEN}"
-        r")(?![\w-])[^\n]{0,200}\r?\n[ \t]*([A-Za-z0-9+/=_.~-]{16,2048})[ \t]*$",
+        rf")(?![\w-]){_OUTPUT}",
         1,
-        _keep_token,
+        _keep_shown,
         text_words=_PRINTS_A_TOKEN_WORDS,
-        gate=re.compile(r"\n[ \t]*[A-Za-z0-9+/=_.~-]{16,2048}[ \t]*(?:\r?\n|\Z)"),
+        gate=_ONE_TOKEN_LINE,
     ),
 ]

@@ -6,7 +6,8 @@
   ``xfreerdp /p:PW``, ``rabbitmqctl add_user NAME PW``, ``htpasswd -b FILE NAME PW``,
   ``net user NAME PW``, ``net use \\\\H\\S /user:U PW``, ``ConvertTo-SecureString [-AsPlainText] PW``,
   ``schtasks /ru U /rp PW`` (and the other remote Windows tools' ``/p``), ``security add-generic-password -w PW``,
-  ``security unlock-keychain -p PW``, ``networksetup -setairportnetwork IF SSID PW``, ``dscl . -passwd USER PW``;
+  ``security unlock-keychain -p PW``, ``networksetup -setairportnetwork IF SSID PW``, ``dscl . -passwd USER PW``,
+  ``reg add KEY /v DefaultPassword /d PW`` (``Set-ItemProperty -Name DefaultPassword -Value PW``);
 - **a password piped to a tool**: ``echo PW | sudo -S``, ``... | docker login --password-stdin``,
   ``... | realm join``, ``... | kinit``, ``... | cryptsetup``, ``... | gpg --passphrase-fd 0``;
 - **any flag named for a secret** (``--password PW``, ``--db-token=PW``), and any flag whose value
@@ -266,6 +267,24 @@ _RULES: list[tuple[str, str, int, Callable[[re.Match[str]], bool] | None, tuple[
             "waitfor",
             "eventquery",
         ),
+    ),
+    # a registry value named for a password: reg add KEY /v DefaultPassword /t REG_SZ /d PW, and PowerShell's
+    # Set-ItemProperty / New-ItemProperty -Name DefaultPassword -Value PW (Winlogon's auto-logon, a service's setting)
+    (
+        "cli-password",
+        r"(?i)\breg(?:\.exe)?\s+add\s[^\n|&]{0,300}?/v\s+(\"?)\w{0,40}(?:password|passwd|pwd|secret|token|apikey)\1"
+        r"\s[^\n|&]{0,100}?/d\s+" + VALUE,
+        2,
+        keep_value(2),
+        ("reg",),
+    ),
+    (
+        "cli-password",
+        r"(?i)\b(?:set|new)-itemproperty\s[^\n|]{0,300}?-name\s+(['\"]?)\w{0,40}(?:password|passwd|pwd|secret|token|apikey)"
+        r"\1\s[^\n|]{0,200}?-value\s+" + VALUE,
+        2,
+        keep_value(2),
+        ("itemproperty",),
     ),
     # macOS keychains: security add-generic-password ... -w PW, unlock-keychain -p PW, import ... -P PW
     (

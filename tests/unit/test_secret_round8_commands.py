@@ -37,6 +37,9 @@ REVEALED_FOUND = [
     ("PS> Write-Output $env:SERVICE_TOKEN\nPlover7Quill", "Plover7Quill"),
     ("$ heroku config:get SESSION_SECRET -a shop\nMosaic!Fern!12", "Mosaic!Fern!12"),
     ("$ jq -r .db.password config.json\nCedar#Glen#88", "Cedar#Glen#88"),
+    # a secret file shown, a password generated: a password's shape, not only a long token's
+    ("$ cat /run/secrets/db_password\nPotter&Wren5", "Potter&Wren5"),
+    ("$ pwgen -s 12 1\nohth5Aiv7eeX", "ohth5Aiv7eeX"),
 ]
 
 
@@ -72,6 +75,8 @@ REVEALED_KEPT = [
     "$ echo $HOME\n/home/jlee",
     "$ printenv PATH\n/usr/local/bin:/usr/bin",
     "$ base64 -d notes.b64\nHello-World-2024",
+    "$ cat credentials\n[default]",
+    "$ cat secrets.env\nDB_HOST=db01.internal",
 ]
 
 
@@ -95,6 +100,12 @@ WINDOWS_FOUND = [
         "Thistle*Brook7",
     ),
     ("<settings><server><password>Falcon+Ridge+40</password></server></settings>", "Falcon+Ridge+40"),
+    (
+        'reg add "HKLM\\SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Winlogon" /v DefaultPassword /t REG_SZ '
+        "/d Spruce!Vale3 /f",
+        "Spruce!Vale3",
+    ),
+    ("Set-ItemProperty -Path $winlogon -Name DefaultPassword -Value 'Mallow_Crest_7'", "Mallow_Crest_7"),
 ]
 
 
@@ -110,6 +121,8 @@ WINDOWS_KEPT = [
     "schtasks /create /tn Nightly /tr C:\\run.bat /ru SYSTEM /rp *",
     "schtasks /query /fo LIST /v",
     "taskkill /pid 4242 /f",
+    "reg add HKLM\\SOFTWARE\\Acme /v PasswordLength /t REG_DWORD /d 12 /f",
+    "Set-ItemProperty -Path $winlogon -Name AutoAdminLogon -Value 1",
     "$s = ConvertTo-SecureString -AsPlainText $plain -Force",
     "$s = ConvertTo-SecureString -AsPlainText -Force -String $env:ADMIN_PW",
     "<PasswordExpires>false</PasswordExpires>",

@@ -121,6 +121,17 @@ _RULES: list[tuple[str, str, int, Callable[[re.Match[str]], bool] | None, tuple[
     ),
     ("cli-password", _tool(r"7z|7za|7zz|7zr|rar|unrar|winrar", r"-p(?=[^\s-])"), 1, keep_value(1), ("7z", "rar")),
     ("cli-password", _tool(r"ldap[a-z]{0,12}", r"-w\s*"), 1, keep_value(1), ("ldap",)),
+    # the new and old passwords ldappasswd sets (-s, -a), the one slappasswd hashes (-s)
+    ("cli-password", _tool(r"ldappasswd|slappasswd", r"-[as]\s*"), 1, keep_value(1), ("ldappasswd", "slappasswd")),
+    # a guest's or a host's password: vmrun -gu USER -gp PW; bitsadmin /setcredentials JOB TARGET SCHEME USER PW
+    ("cli-password", _tool(r"vmrun", r"-[gv]p\s+"), 1, keep_value(1), ("vmrun",)),
+    (
+        "cli-password",
+        r"(?i)\bbitsadmin(?:\.exe)?\s+/setcredentials\s+\S{1,128}\s+\S{1,20}\s+\S{1,20}\s+\S{1,256}\s+" + VALUE,
+        1,
+        keep_value(1),
+        ("bitsadmin",),
+    ),
     (
         "cli-password",
         _tool(

@@ -106,6 +106,8 @@ WINDOWS_FOUND = [
         "Spruce!Vale3",
     ),
     ("Set-ItemProperty -Path $winlogon -Name DefaultPassword -Value 'Mallow_Crest_7'", "Mallow_Crest_7"),
+    ("vmrun -T ws -gu Administrator -gp Basil^Fort2 listProcessesInGuest vm.vmx", "Basil^Fort2"),
+    ("bitsadmin /setcredentials nightly SERVER NTLM CORP\\svc_bits Wicker=Lane6", "Wicker=Lane6"),
 ]
 
 
@@ -179,6 +181,8 @@ BIND_FOUND = [
     ('pc.ValidateCredentials("kiosk", "Hazel~Tarn~9")', "Hazel~Tarn~9"),
     ('env.put(Context.SECURITY_CREDENTIALS, "Iris_Ledge_12");', "Iris_Ledge_12"),
     ("rootpw Crane@Marsh61\nsuffix dc=example,dc=org", "Crane@Marsh61"),
+    ("ldappasswd -x -D cn=admin,dc=ex -W -s Nettle+Bay+8 uid=bob,ou=people,dc=ex", "Nettle+Bay+8"),
+    ("slappasswd -h {SSHA} -s Gull-Point-47", "Gull-Point-47"),
 ]
 
 
@@ -197,6 +201,8 @@ BIND_KEPT = [
     "env.put(Context.SECURITY_CREDENTIALS, password);",
     "bindpw is set in /etc/nslcd.conf, readable by root only",
     "ctx.ValidateCredentials(user, pw)",
+    "ldappasswd -x -D cn=admin,dc=ex -W -S uid=bob,ou=people,dc=ex",
+    "slappasswd -h {SSHA}",
 ]
 
 

@@ -43,6 +43,13 @@ def _keep_store_value(match: re.Match[str]) -> bool:
     return False
 
 
+def _keep_xml_value(match: re.Match[str]) -> bool:
+    """A name about a secret (``<PasswordExpires>``), a value that is code, or masked (Windows Setup's logs write
+    ``*SENSITIVE*DATA*DELETED*``)."""
+    value = match.group(2)
+    return about_a_secret(match.group(1)) or value_is_code(value) or (value[:1] == "*" and value[-1:] == "*")
+
+
 TOOLS: list[Place] = [
     *COMMAND_OUTPUT,  # a secret a command prints (kernel.secret_command_output)
     # an XML element named for a password, its value inside or in a <Value> child: a Windows answer file's
@@ -52,7 +59,7 @@ TOOLS: list[Place] = [
         r"(?i)<((?:[\w.-]{1,40}:)?[\w.-]{0,40}(?:password|passwd|pwd|passphrase|secret|secretkey|apikey|api_key|"
         r"accesskey))(?:[ \t][^<>\n]{0,200})?>[ \t]*(?:\r?\n[ \t]{0,40})?(?:<value>[ \t]*)?([^<>\s]{1,256})[ \t]*</",
         2,
-        lambda match: about_a_secret(match.group(1)) or value_is_code(match.group(2)),
+        _keep_xml_value,
         text_words=("password", "passwd", "pwd", "passphrase", "secret", "apikey", "api_key", "accesskey"),
     ),
     # a CI runner's debug log: "##[debug]Evaluating: secrets.API_KEY" then "##[debug]Result: '...'"

@@ -6,8 +6,8 @@ left is a body whose BEGIN line was not pasted (the base64 lines above an END
 line, or a body that starts with a private key's DER or openssh-key-v1 header),
 a body whose armour lines were stripped (base64 lines of PEM's width under a line that names a private
 key), the values of a ``kind: Secret`` manifest's ``data:``/``stringData:`` (YAML or
-JSON), the password of a ``host:port:db:user:password`` line, and the credential
-columns of tables (``kernel.secret_tables``). Plain module.
+JSON), the password of a ``host:port:db:user:password`` line, the literals of variables joined into a secret's
+name (``kernel.secret_continued``), and the credential columns of tables (``kernel.secret_tables``). Plain module.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from kernel.secret_continued import redact_joined_parts
 from kernel.secret_tables import redact_tables
 from kernel.secret_values import value_is_code
 
@@ -137,4 +138,5 @@ def redact_blocks(text: str, placeholder: Callable[[str], str]) -> str:
     text = _private_key_bodies(text, placeholder("private-key"))
     if "Secret" in text:
         text = _k8s_secret_data(text, placeholder("k8s-secret"))
+    text = redact_joined_parts(text, placeholder("split-secret"))
     return redact_tables(text, placeholder("table-secret"))

@@ -13,7 +13,8 @@
   (``Client(sid, TOKEN)``, ``cohere.Client(KEY)``, ``new Client(KEY)``);
 - **Groovy/Gradle settings without '='**: ``keyPassword "..."``, ``storePassword '...'``;
 - **split strings**: ``"sk-proj-" + "..."``, a token cut in two literals or more (``"sk_live_" + "..." + "..."``,
-  a joiner that ends its line, a start already redacted);
+  a joiner that ends its line, a start already redacted), and a secret's literal in pieces one to a line that the
+  language joins (``STRIPE_KEY = (`` then ``"sk_live_..."`` and ``"..."`` on the lines below);
 - **a token given to any call** on a line that names a key or a token (``search('APP', '<hex>'); // admin key``);
 - **logins and unseal keys**: ``cargo login TOKEN``-style positional tokens,
   ``vault operator unseal KEY``, ``Unseal Key 1: KEY``.
@@ -130,6 +131,28 @@ def _keep_split(match: re.Match[str]) -> bool:
     return not (prefixed and len(tail) >= 20 and looks_random(tail))
 
 
+# A literal's pieces, one to a line, joined by the language (Python's and C's adjacent literals): no blanks in them.
+_PIECE = r"[\"'][^\s\"'\[][^\s\"']{0,255}[\"']"
+_NEXT_PIECE = r"[ \t]*\r?\n[ \t]{0,40}"
+
+
+def _keep_pieces(match: re.Match[str]) -> bool:
+    """A secret's name and its literal cut into pieces, one to a line: a strong name (password, secret) takes any
+    value that is not code, a URL or a plain word; a key's or a token's only a random-looking one."""
+    name = match.group(1)
+    value = match.group(2) or match.group(3)
+    joined = "".join(re.findall(r"[\"']([^\"']*)[\"']", value))
+    if about_a_secret(name) or value_is_code(joined) or "://" in joined:
+        return True
+    if match.group(2) is None and len(joined) >= 8:
+        return not looks_random(joined) and not password_shaped(joined)  # the start already redacted
+    if _STRONG_PIECES_NAME.search(name):
+        return joined.isalpha() or not any(c.isalpha() for c in joined)
+    return not (token_shaped(joined) or (len(joined) >= 16 and looks_random(joined)))
+
+
+_STRONG_PIECES_NAME = re.compile(r"(?i)pass|pwd|secret|private")
+
 CODE: list[Place] = [
     # code: os.environ["API_KEY"] = "...", config["db"]["password"] = '...', ENV['SECRET_KEY_BASE'] = '...'
     Place(
@@ -230,6 +253,17 @@ CODE: list[Place] = [
         _keep_split,
         # (possessive blanks: two runs around an optional joiner made a long run of spaces quadratic)
         gate=re.compile(r"[\"'][ \t]*+(?:(?:\+|\.\.?|\|\||&)[ \t]*+)?(?:\r?\n[ \t]*+)?[\"'][A-Za-z0-9_~+/=.-]{8}"),
+    ),
+    # a secret's name, then its literal in pieces one to a line, joined by the language: STRIPE_KEY = (\n "sk_live_.."
+    # \n "..."\n), static const char *API_TOKEN =\n "..."\n "...";  (the pieces after one already redacted, or all)
+    Place(
+        "split-secret",
+        rf"(?<![\w.:/-])([\w.]{{0,60}}?(?i:{SECRET_NAME}|pass|key)[\w.]{{0,60}})[\"']?[ \t]*(?::=|=|:)[ \t]*"
+        rf"(?:\([ \t]*)?(?:\r?\n[ \t]{{0,40}})?(?:({_PIECE}(?:{_NEXT_PIECE}{_PIECE}){{1,7}})|"
+        rf"[\"']\[REDACTED:[\w:-]{{1,60}}\][\"']{_NEXT_PIECE}({_PIECE}(?:{_NEXT_PIECE}{_PIECE}){{0,6}}))",
+        (2, 3),
+        _keep_pieces,
+        gate=re.compile(r"[\"'][ \t]*\r?\n[ \t]*[\"']"),
     ),
     # cargo login TOKEN, "<tool> auth login TOKEN", vault operator unseal KEY: a token-shaped positional argument
     Place(

@@ -9,16 +9,20 @@ placed (it spans the break), the block is given back joined, redacted.
 A value wrapped at a terminal's or a mail's width goes on at the start of the
 next line: a line that holds only a random-looking run of token characters,
 right after a line that ends with a redacted value (or with one and a shell's backslash), is that value's rest.
-Called by ``kernel.privacy``. Plain module.
+
+A value split over variables (``const a = "..."; const b = "..."; const secretAccessKey = a + b``) goes on in
+the line that joins them into a secret's name: the literals of those variables, above it, are redacted
+(``redact_joined_parts``, called by ``kernel.secret_blocks``). Called by ``kernel.privacy``. Plain module.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable
 
 from kernel.secret_recogniser import MARKER_PREFIX
-from kernel.secret_values import looks_random
+from kernel.secret_values import about_a_secret, looks_random, value_is_code
 
 _CONTINUED = re.compile(r"(?m)^[^\n]{0,4000}\\\r?\n(?:[^\n]{0,4000}\\\r?\n){0,100}[^\n]{0,4000}")
 _BREAK = re.compile(r"[ \t]*\\\r?\n[ \t]*")
@@ -88,3 +92,97 @@ def redact_wrapped(text: str) -> str:
         return match.group(1) + match.group(2) + match.group(1)
 
     return _WRAPPED.sub(rest, text)
+
+
+# A secret's name given the join of variables: secretAccessKey = a + b, $key = $a . $b, token = [a, b].join(""),
+# apiKey = `${a}${b}`, password = f"{a}{b}", key = "".join([a, b]), key = a.concat(b).
+_JOINED = re.compile(
+    r"(?m)(?<![\w.$])([\w$.]{0,60}?(?i:password|passwd|pwd|pass|secret|token|api_?key|apikey|access_?key|key|"
+    r"credential)[\w$]{0,30})[\"']?[ \t]*(?::=|=|:)[ \t]*"
+    r"(\$?[A-Za-z_]\w{0,40}(?:[ \t]*(?:\+|\.\.?|\|\|)[ \t]*\$?[A-Za-z_]\w{0,40}){1,5}|"
+    r"\[[ \t]*[A-Za-z_$][\w$]{0,40}(?:[ \t]*,[ \t]*[A-Za-z_$][\w$]{0,40}){1,5}[ \t]*\]\.join\([\"']{2}\)|"
+    r"[\"']{2}\.join\([\[(][ \t]*[A-Za-z_]\w{0,40}(?:[ \t]*,[ \t]*[A-Za-z_]\w{0,40}){1,5}[ \t]*[\])]\)|"
+    r"`(?:\$\{[A-Za-z_$][\w$]{0,40}\}){2,6}`|f[\"'](?:\{[A-Za-z_]\w{0,40}\}){2,6}[\"']|"
+    r"[A-Za-z_$][\w$]{0,40}\.concat\([A-Za-z_$][\w$]{0,40}(?:[ \t]*,[ \t]*[A-Za-z_$][\w$]{0,40}){0,4}\))"
+    r"[ \t]*;?[ \t]*$"
+)
+_JOINED_WORDS = ("+", ".", "join", "${", "{", "concat", "||")
+_PART_NAME = re.compile(r"\$?[A-Za-z_][\w$]{0,40}")
+_NOT_PARTS = frozenset(("join", "concat", "f"))
+_STRONG_JOINED = re.compile(r"(?i)pass|pwd|secret|private|credential")
+
+
+# A literal assigned to a variable, alone on its line: const a = "...";  $a = '...';  a := "..."
+_ASSIGNED = re.compile(
+    r"(?m)(?<![\w$.])(\$?[A-Za-z_][\w$]{0,40})[ \t]*(?::=|=)[ \t]*([\"'`])([^\"'`\n]{1,256})\2[ \t]*;?[ \t]*$"
+)
+
+
+class _Assignments:
+    """Each variable's literal assignments, in the order they stand, and where each ends."""
+
+    def __init__(self, text: str) -> None:
+        self._found: dict[str, tuple[list[int], list[re.Match[str]]]] = {}
+        for assigned in _ASSIGNED.finditer(text):
+            ends, matches = self._found.setdefault(assigned.group(1), ([], []))
+            ends.append(assigned.end())
+            matches.append(assigned)
+
+    def last_before(self, name: str, before: int) -> re.Match[str] | None:
+        """The last literal assigned to ``name`` before ``before``."""
+        ends, matches = self._found.get(name, ([], []))
+        at = bisect.bisect_right(ends, before)
+        return matches[at - 1] if at else None
+
+
+_SECRET_WORDS = ("pass", "pwd", "secret", "token", "key", "credential")
+
+
+def _joins(text: str, lowered: str) -> list[re.Match[str]]:
+    """The joins into a secret's name, looked for only on the lines that hold a secret's word and a joiner."""
+    found: list[re.Match[str]] = []
+    start = 0
+    while start <= len(text):
+        end = text.find("\n", start)
+        end = len(text) if end == -1 else end
+        line = lowered[start:end]
+        if any(w in line for w in _SECRET_WORDS) and any(w in line for w in _JOINED_WORDS):
+            joined = _JOINED.search(text, start, end)
+            if joined is not None:
+                found.append(joined)
+        start = end + 1
+    return found
+
+
+def redact_joined_parts(text: str, marker: str) -> str:
+    """``text`` with the literals of variables joined into a secret's name redacted: ``const a = "..."; const b =
+    "..."; const secretAccessKey = a + b`` (a key split over variables to slip past a scan). The joined value must
+    look like a secret (random, or any value for a password's or a secret's name), or have a piece redacted already."""
+    if "\n" not in text or not any(word in text for word in _JOINED_WORDS):
+        return text
+    lowered = text.lower()
+    if not any(word in lowered for word in _SECRET_WORDS) or len(lowered) != len(text):
+        return text
+    spans: list[tuple[int, int]] = []
+    joins = _joins(text, lowered)
+    assignments = _Assignments(text if joins else "")
+    for joined in joins:
+        name = joined.group(1)
+        if about_a_secret(name):
+            continue
+        parts = [p for p in _PART_NAME.findall(joined.group(2)) if p not in _NOT_PARTS]
+        found = [m for m in (assignments.last_before(part, joined.start()) for part in parts) if m is not None]
+        if len(found) != len(parts) or len(found) < 2:
+            continue  # every part a literal above, or it is not a split secret
+        values = [m.group(3) for m in found]
+        whole = "".join(v for v in values if not v.startswith(MARKER_PREFIX))
+        redacted_piece = any(v.startswith(MARKER_PREFIX) for v in values)
+        if value_is_code(whole or "x") or "://" in whole or " " in whole:
+            continue
+        password = _STRONG_JOINED.search(name) and len(whole) >= 8 and not whole.isalpha()
+        if not (redacted_piece or password or looks_random(whole)):
+            continue
+        spans += [m.span(3) for m in found if not m.group(3).startswith(MARKER_PREFIX)]
+    for start, end in sorted(set(spans), reverse=True):
+        text = text[:start] + marker + text[end:]
+    return text

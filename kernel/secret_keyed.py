@@ -92,14 +92,18 @@ _REFERRING_WORDS = frozenset(
 )
 
 
+# Variables joined by an operator: "a + b", "$a . $b", "head || tail".
+_JOINED_NAMES = re.compile(r"\$?[A-Za-z_]\w{0,40}(?:[ \t]+(?:\+|\.\.?|\|\|)[ \t]+\$?[A-Za-z_]\w{0,40}){1,5}[ \t]*;?")
+
+
 def _keep_strong(match: re.Match[str]) -> bool:
     name = match.group(1)
     text, start = match.string, match.start()
     if _TYPE_NAME.fullmatch(name) and text[start - 1 : start] in ("*", "]"):
         return True
     value = _keyed_value(match)
-    if MARKER_PREFIX in value:
-        return True  # base64.b64decode([REDACTED:...]).decode(): the secret in it is redacted already
+    if MARKER_PREFIX in value or _JOINED_NAMES.fullmatch(value):
+        return True  # the secret in it is redacted already, or variables joined (kernel.secret_continued's to judge)
     if text[max(0, start - 2) : start] == "${" and value[:1] in "?+":
         return True  # ${DB_PASSWORD:?must be set}: the shell's message when it is missing, or its alternative
     words = value.split()
@@ -123,10 +127,11 @@ _FILE_NAME = re.compile(
 
 
 def _not_a_keyed_value(match: re.Match[str], value: str) -> bool:
-    """A match that gives no value to a key: Go's ``password :=`` (the value would be "="), a name inside an ARN,
+    """A match that gives no value to a key: Go's ``password :=`` (the value would be "="), an opening bracket, a name
+    inside an ARN,
     a file name and a word after it, a word of prose ("the secret: alice's memory")."""
-    if not value.strip("=:>"):
-        return True
+    if not value.strip("=:>([{"):
+        return True  # Go's ":=", or a value opened on this line and given below ("API_KEY = (")
     text, start, end = match.string, match.start(), match.end()
     if _RESOURCE_NAME.search(text, max(0, start - 200), start) or _COLON_PATH.search(text, max(0, start - 200), start):
         return True

@@ -235,6 +235,47 @@ def test_a_decoding_call_without_a_literal_secret_stays(text: str) -> None:
     assert redact(text) == text
 
 
+# a secret's literal in pieces, one to a line, that the language joins; and a secret split over variables
+SPLIT_FOUND = [
+    ('GITHUB_TOKEN = (\n    "ghp_Xk9Lm2Qp"\n    "7Rv4Tz8Wn3Yb6Hc1Jd5Fg0Ks2Lq8Mv"\n)', "7Rv4Tz8Wn3Yb6Hc1Jd5Fg0Ks2Lq8Mv"),
+    ('static const char *SIGNING_SECRET =\n    "Qv8#Lm2"\n    "Tz!9Wk";', "Tz!9Wk"),
+    ('db_password = ("Marble!"\n               "Fox42")', "Fox42"),
+    (
+        'const left = "Zq4Xr8Lm2Vn7Kp3Tw9B";\nconst right = "Hc6Yd1Fj5Gs0Nu8Ra2E";\nconst accessKey = left + right;',
+        "Zq4Xr8Lm2Vn7Kp3Tw9B",
+    ),
+    ('$p1 = "Marble!";\n$p2 = "Fox42";\n$db_password = $p1 . $p2;', "Marble!"),
+    (
+        'head = "xoxb-2048-9931"\ntail = "Kq7Lm3Xv9Rt2Wn8Zp4Yb"\nslack_token = "".join([head, tail])',
+        "Kq7Lm3Xv9Rt2Wn8Zp4Yb",
+    ),
+    ('let x = "Wm3Kq8Lz1Vr6";\nlet y = "Tn4Xp9Hb2Jc7";\nlet apiKey = `${x}${y}`;', "Wm3Kq8Lz1Vr6"),
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), SPLIT_FOUND)
+def test_a_secret_split_over_lines_or_variables_is_redacted(text: str, secret: str) -> None:
+    assert_redacted_in_place(text, secret)
+
+
+SPLIT_KEPT = [
+    'PASSWORD_HELP = (\n    "Your password must have 8 characters "\n    "and a digit."\n)',
+    'SECRET_KEY_URL = (\n  "https://vault.example.com/"\n  "v1/secret/data"\n)',
+    'api_key = (\n    "abc"\n    "def"\n)',
+    'PASSWORD_PATTERN = (\n    "^(?=.*[A-Z])"\n    "(?=.*[0-9]).{8,}$"\n)',
+    'const host = "db.example.com";\nconst port = "5432";\nconst keyName = host + port;',
+    'prefix = "user"\nsuffix = "name"\npassword = prefix + suffix',
+    'const a = "v1";\nconst b = "2";\nconst cacheKey = a + b;',
+    "const secretAccessKey = process.env.AWS_SECRET_ACCESS_KEY;\nconst creds = a + b;",
+    "password = (",
+]
+
+
+@pytest.mark.parametrize("text", SPLIT_KEPT)
+def test_pieces_that_make_no_secret_stay(text: str) -> None:
+    assert redact(text) == text
+
+
 _BLIND7_FAMILIES = {
     "trace/spring_bind_failure",
     "trace/django_debug_settings",
@@ -256,8 +297,6 @@ _CAUGHT = {
 }
 
 
-@pytest.mark.parametrize(
-    ("text", "secret"), [(s.text, s.needle) for s in BLIND7_SECRETS if s.name in _BLIND7_FAMILIES & _CAUGHT]
-)
+@pytest.mark.parametrize(("text", "secret"), [(s.text, s.needle) for s in BLIND7_SECRETS if s.name in _BLIND7_FAMILIES])
 def test_the_blind7_forms_of_these_families_are_now_caught(text: str, secret: str) -> None:
     assert_redacted_in_place(text, secret)

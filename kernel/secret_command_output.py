@@ -7,11 +7,15 @@
   ``aws ssm get-parameter --with-decryption``, ``gcloud secrets versions access``, ``az keyvault secret show``,
   ``doppler secrets get``, ``infisical secrets get``, ``berglas access``, ``sops -d --extract``,
   ``Get-Secret -AsPlainText``, ``$cred.GetNetworkCredential().Password``;
+- **other stores, a decryption, a prompt's answer**: ``dcli password``, ``lesspass``, ``conjur variable get``,
+  ``akeyless get-secret-value``, ``gpg -d``, ``age -d``, ``ansible-vault view``, ``systemd-creds cat``,
+  ``systemd-ask-password``;
 - **a secret decoded**: ``kubectl get secret ... | base64 -d``, a ``base64decode`` template, ``kubectl view-secret``,
   and any ``... | base64 --decode`` on a line that names a password, a secret or a token;
 - **a variable or a setting named for a secret, printed**: ``echo $DB_PASSWORD``, ``printenv API_TOKEN``,
   ``heroku config:get SECRET_KEY``, ``aws configure get aws_secret_access_key``, ``npm config get
-  //host/:_authToken``, ``jq -r .password``;
+  //host/:_authToken``, ``jq -r .password``, ``terraform output -raw db_password``, ``pulumi stack output dbPass``,
+  ``consul kv get app/db/password``;
 - **a token, a key or a password issued or generated**: ``heroku auth:token``,
   ``gh auth token``, ``gcloud auth print-access-token``, ``wg genkey``, ``openssl rand -hex 32``, ``pwgen``;
 - **a secret file shown**: the token on the line after ``cat config/master.key``, ``type token.txt``,
@@ -51,6 +55,10 @@ _REVEALS = (
     r"get-secret[ \t][^\n]{0,200}-asplaintext|get-azkeyvaultsecret[ \t][^\n]{0,200}-asplaintext|"
     r"convertfrom-securestring[ \t][^\n]{0,200}-asplaintext|getnetworkcredential\(\)\.password|"
     r"(?:kubectl|oc|kubecolor|k)[ \t]+view-secret|"
+    # other stores and password managers; a file decrypted, a password typed at a prompt that echoes it to stdout
+    r"op[ \t]+get[ \t]+item|dcli[ \t]+(?:p|password)|lesspass|conjur[ \t]+variable[ \t]+(?:get|value)|"
+    r"akeyless[ \t]+get-secret-value|systemd-ask-password|systemd-creds[ \t]+(?:decrypt|cat)|"
+    r"(?:gpg2?|age|rage)[ \t][^\n]{0,200}(?:-d|--decrypt)(?![\w-])|ansible-vault[ \t]+(?:view|decrypt)|"
     # a value decoded on a line that names a secret (kubectl get secret ... | base64 -d, a base64decode template)
     r"[^\n]{0,300}?(?:secret|passw|token|credential|apikey|api_key|api-key)[^\n]{0,300}?"
     r"(?:base64[ \t]+(?:-d|-D|--decode)|base64decode|b64dec|frombase64string)"
@@ -85,6 +93,16 @@ _REVEAL_WORDS = (
     "-asplaintext",
     "getnetworkcredential",
     "view-secret",
+    "op get item",
+    "dcli",
+    "lesspass",
+    "conjur",
+    "akeyless",
+    "systemd-ask-password",
+    "systemd-creds",
+    "-d",
+    "--decrypt",
+    "ansible-vault",
     "base64",
     "b64dec",
 )
@@ -93,8 +111,9 @@ _REVEAL_WORDS = (
 _PRINTS_A_NAME = (
     r"(?:echo|printf|printenv|write-output|write-host|heroku[ \t]+config:get|dokku[ \t]+config:get|"
     r"aws[ \t]+configure[ \t]+get|(?:npm|pnpm|yarn)[ \t]+config[ \t]+get|git[ \t]+config|dotenv[ \t]+get|"
-    r"jq|yq|dasel)(?![\w-])[^\n]{0,120}?(?<![\w-])"
-    r"(?:\$\{?|\$env:|%|\.|\[[\"']|\b)((?:[\w.:/-]{0,60}?)(?i:password|passwd|pwd|passphrase|secret|token|"
+    r"jq|yq|dasel|(?:terraform|tofu)[ \t]+output|pulumi[ \t]+(?:stack[ \t]+output|config[ \t]+get)|"
+    r"consul[ \t]+kv[ \t]+get|etcdctl[ \t]+get|chamber[ \t]+read)(?![\w-])[^\n]{0,120}?(?<![\w-])"
+    r"(?:\$\{?|\$env:|%|\.|\[[\"']|\b)((?:[\w.:/-]{0,60}?)(?i:password|passwd|pwd|pass|passphrase|secret|token|"
     r"api[_-]?key|apikey|access[_-]?key|auth)[\w-]{0,40})"
 )
 _PRINTS_A_NAME_WORDS = (
@@ -110,6 +129,10 @@ _PRINTS_A_NAME_WORDS = (
     "jq",
     "yq",
     "dasel",
+    "output",
+    "kv get",
+    "etcdctl",
+    "chamber",
 )
 
 # Issued or generated: a CLI's current token, a generated key or password, a wallet's private key.
@@ -190,7 +213,9 @@ def _keep_revealed(match: re.Match[str]) -> bool:
     )
 
 
-_NAME_END = re.compile(r"(?i)(?:password|passwd|pwd|passphrase|secret|token|key|auth|credentials?)$")
+_NAME_END = re.compile(
+    r"(?i:password|passwd|pwd|passphrase|secret|token|key|auth|credentials?)$|(?:^|[_.:/-])(?i:pass)$|(?<=[a-z])Pass$"
+)
 
 
 def _keep_printed(match: re.Match[str]) -> bool:

@@ -40,6 +40,12 @@ REVEALED_FOUND = [
     # a secret file shown, a password generated: a password's shape, not only a long token's
     ("$ cat /run/secrets/db_password\nPotter&Wren5", "Potter&Wren5"),
     ("$ pwgen -s 12 1\nohth5Aiv7eeX", "ohth5Aiv7eeX"),
+    # a store's output named for a secret, a file decrypted, a prompt's answer
+    ("$ tofu output -raw admin_password\nGarnet&Moor4", "Garnet&Moor4"),
+    ("$ pulumi stack output dbPass --show-secrets\nPebble*Ford9", "Pebble*Ford9"),
+    ("$ consul kv get services/billing/api_token\nAstra-Vole-63", "Astra-Vole-63"),
+    ("$ gpg --quiet --decrypt ~/.mail/imap.gpg\nSable&Quill4", "Sable&Quill4"),
+    ("$ dcli password intranet\nMuskrat!Hill5", "Muskrat!Hill5"),
 ]
 
 
@@ -77,6 +83,10 @@ REVEALED_KEPT = [
     "$ base64 -d notes.b64\nHello-World-2024",
     "$ cat credentials\n[default]",
     "$ cat secrets.env\nDB_HOST=db01.internal",
+    "$ terraform output -raw instance_ip\n10.0.0.5",
+    "$ echo $BYPASS_CACHE\nabc123x",
+    "$ gpg -d notes.gpg\nMeeting notes for Monday",
+    "$ tar -xzf dist.tgz -d out\nabc123x",
 ]
 
 

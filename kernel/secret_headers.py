@@ -10,8 +10,10 @@
 - **HTML-escaped JSON**: ``&quot;password&quot;:&quot;...&quot;``, as a page's
   embedded state or an escaped log shows it.
 
-- **a session cookie anywhere** (``connect.sid=s%3A...``, ``PHPSESSID=...`` in a log or a note), and as a browser's
-  developer tools show it (``Name: _app_session`` then ``Value: ...``, or a row of their cookies table);
+- **a session cookie anywhere** (``connect.sid=s%3A...``, ``PHPSESSID=...``, ``JSESSIONID``, ``ASP.NET_SessionId``,
+  ``ASPSESSIONID...``, Drupal's ``SSESS<hex>`` in a log, a console's ``document.cookie`` or a note), named in code
+  (``cookies={"sessionid": ...}``, ``setcookie("PHPSESSID", ...)``), as a browser's developer tools show it
+  (``Name: _app_session`` then ``Value: ...``, or a row of their cookies table), and in a cookie jar's lines;
 - **an API client's export** (Postman, Insomnia): the ``"value"`` inside an ``"auth"`` object.
 
 Header and cookie values must look like tokens: request ids, trace ids and plain
@@ -154,6 +156,15 @@ AUTHORIZATION: list[Place] = [
         _keep_session,
         line_words=_SESSION_WORDS,
         gate=re.compile(r"\t[^\s;]{16}"),
+    ),
+    # a cookie jar (curl -c, wget --save-cookies, a browser's export): domain, flag, path, secure, expiry, name, value
+    Place(
+        "session-cookie",
+        r"(?m)^(?:#HttpOnly_)?[\w.-]{1,253}\t(?:TRUE|FALSE)\t[^\t\n]{1,200}\t(?:TRUE|FALSE)\t\d{1,12}\t"
+        r"([^\t\n]{1,128})\t([^\t\n]{8,4096})$",
+        2,
+        lambda match: _keep_cookie(match) and _keep_session(match),
+        text_words=("\ttrue\t", "\tfalse\t"),
     ),
     Place(
         "authorization",

@@ -42,6 +42,9 @@ _SQL_VALUE = re.compile(r"[ \t]*(?:'(?:[^'\n]|'')*'|[^,']*)[ \t]*")
 _NOTE = re.compile(r"\((?:[\w.-]+ )+[\w.-]+\)")
 
 
+_BORDER = re.compile(r"[+|:=-]*-{3}[+|:=-]*")
+
+
 def _cells(line: str, separator: str) -> list[str]:
     return next(csv.reader([line], delimiter=separator)) if '"' in line else line.split(separator)
 
@@ -110,6 +113,8 @@ def redact_tables(text: str, marker: str) -> str:
     lines = text.split("\n")
     table: tuple[str, set[int], int] | None = None
     for number, line in enumerate(lines):
+        if table is not None and _BORDER.fullmatch(line.strip()):
+            continue  # a rule between the header and the rows, or between rows (Spark's show(), psql, MySQL)
         if table is not None:
             redacted = _redact_row(line, *table, marker) if line.strip() else None
             if redacted is not None:
@@ -177,6 +182,9 @@ def _aligned_tables(lines: list[str], marker: str) -> None:
             if redacted is not None:
                 lines[number] = redacted
                 continue
+            index_name = _ALIGNED_NAME.fullmatch(line.strip()) is not None
+            if number and index_name and _aligned_header(lines[number - 1]):
+                continue  # the index's name, on a line of its own under the header (pandas)
             table = None
         if any(word in line.lower() for word in _WORDS):
             table = _aligned_header(line)

@@ -32,6 +32,7 @@ TRACE_FOUND = [
         "Marble!Fox42",
     ),
     ('REDIS_AUTH_PASSWORD        "Quartz_Lagoon_58"', "Quartz_Lagoon_58"),
+    ("Property: db.password Value: Hx7!kq2 Origin: env", "Hx7!kq2"),
 ]
 
 
@@ -113,6 +114,10 @@ COOKIE_FOUND = [
         'driver.add_cookie({"name": "JSESSIONID", "value": "7F3C1A9E0B2D4F6A8C0E2B4D6F8A1C3E"})',
         "7F3C1A9E0B2D4F6A8C0E2B4D6F8A1C3E",
     ),
+    (
+        "# Netscape HTTP Cookie File\n#HttpOnly_.app.example\tTRUE\t/\tTRUE\t1767225600\tapp_session\tKq9Lm2Xv7Rt4Wn8Zp3Yb",
+        "Kq9Lm2Xv7Rt4Wn8Zp3Yb",
+    ),
 ]
 
 
@@ -128,6 +133,7 @@ COOKIE_KEPT = [
     'cookies={"sessionid": "expired"}',
     "session_id = 42",
     "inside=something_long_here_abcdef",
+    ".example.com\tTRUE\t/\tFALSE\t1767225600\t_ga\tGA1.2.1234567890.1700000000\n.example.com\tTRUE\t/\tFALSE\t0\ttheme\tdark-mode",
 ]
 
 
@@ -144,6 +150,12 @@ FRAME_FOUND = [
         "Tn5!Wb7pLc3",
     ),
     ("  name    passwd\n1 jo    P1ne.Cone.9\n2 al   Vox-Rime-77", "P1ne.Cone.9"),
+    ("       email  password\nid                    \n1    a@x.org  Abc!23kq\n2    b@x.org  Zz9#kk1q", "Zz9#kk1q"),
+    (
+        "+---+-------+--------+\n| id|  email|password|\n+---+-------+--------+\n|  1|a@x.org|Abc!23kq|\n"
+        "|  2|b@x.org|Zz9#kk1q|\n+---+-------+--------+",
+        "Zz9#kk1q",
+    ),
     ("      host  port  password\n0  db1.int  5432  Gx9#fL2q\n1  db2.int  5433  Mn4$wR8z", "Mn4$wR8z"),
 ]
 
@@ -159,6 +171,7 @@ FRAME_KEPT = [
     "  name      password\nNote that the password must be rotated every 90 days ok",
     "   id  token_count  model\n0   1          512  small\n1   2         2048  large",
     "   user  password\n0  ana  required\n1  bob  optional",
+    "+----+----------+\n| id | password |\n+----+----------+\n| 1  | NULL     |\n+----+----------+",
 ]
 
 

@@ -48,11 +48,12 @@ def random_letters(value: str) -> bool:
 
 # A word then a number, as people make up a password (marigold77, tulip8, Biscuit2019).
 _WORD_THEN_NUMBER = re.compile(r"([A-Za-z][a-z]{2,23})(\d{1,8})")
-# Things named with a number: an algorithm, a protocol, a platform, a step, a place, a date.
+_LETTERS_THEN_NUMBER = re.compile(r"([A-Za-z]{2,24})v?(\d{1,8})")
+# Things named with a number: an algorithm, a protocol, a platform, a product, a step, a place, a date.
 _NAMED_WITH_A_NUMBER = frozenset(
-    """sha base utf ipv win arm amd python http https oauth pbkdf argon aes rsa tls tlsv ssl sslv crc pkcs ssh sshv
-    node java jdk ubuntu debian centos rhel fedora alpine ios android macos gpt llama ecdsa blake des iso html css
-    php vue net postgres mysql redis mongo kafka smb smbv snmp snmpv nfs nfsv ldap krb ntlm ntlmv wpa wep ikev quic
+    """sha md base utf ip ipv win windows arm amd python py http https oauth pbkdf argon aes rsa tls ssl crc pkcs ssh
+    node java jdk ubuntu debian centos rhel fedora alpine ios android macos osx gpt llama ecdsa blake des iso html css
+    php vue net postgres mysql redis mongo kafka smb snmp nfs ldap krb ntlm wpa wep ike quic office excel
     page step part item line room level phase version round day week month year sprint chapter section table figure
     node worker server host pod rack slot port team group attempt try case issue ticket bug build run job stage task
     row col column cell sheet tab disk drive volume zone region area floor gate bay lane route exit unit block layer
@@ -61,12 +62,20 @@ _NAMED_WITH_A_NUMBER = frozenset(
 )
 
 
+def named_with_a_number(value: str) -> bool:
+    """A thing's name then its number, in any case: ``sha256``, ``Python3``, ``OAuth2``, ``IPv6``, ``macOS14``,
+    ``page12``, ``June2019``."""
+    parts = _LETTERS_THEN_NUMBER.fullmatch(value.rstrip(".,;:!?"))
+    return parts is not None and parts.group(1).lower() in _NAMED_WITH_A_NUMBER
+
+
 def weak_password_shaped(value: str) -> bool:
     """``password_shaped``, or a word then a number (``marigold77``, ``tulip8``): only where the sentence says a
-    password follows ("root pw: ...", "the password is ...", ", so ..."), and not a thing named with a number
-    (``sha256``, ``python3``, ``page12``, ``june2019``)."""
+    password follows ("root pw: ...", "the password is ...", ", so ..."); never a thing named with a number
+    (``sha256``, ``Python3``, ``page12``, ``june2019``)."""
     value = value.rstrip(".,;:!?")
+    if named_with_a_number(value):
+        return False
     if password_shaped(value):
         return True
-    parts = _WORD_THEN_NUMBER.fullmatch(value)
-    return parts is not None and len(value) >= 6 and parts.group(1).lower() not in _NAMED_WITH_A_NUMBER
+    return _WORD_THEN_NUMBER.fullmatch(value) is not None and len(value) >= 6

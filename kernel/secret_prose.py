@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 
 from kernel.secret_entropy import high_entropy
-from kernel.secret_password_shape import password_shaped, weak_password_shaped
+from kernel.secret_password_shape import named_with_a_number, password_shaped, weak_password_shaped
 from kernel.secret_places import Place
 from kernel.secret_values import value_is_code
 
@@ -148,11 +148,12 @@ _ENGLISH_WORDS = ("pass", "pw", "cred", "login", "log in", "log-in", "mdp", "wif
 _SHAPED_AHEAD = r"(?=[\"'`«]?[^\s,\"'`]{0,127}[\d!@#$%^&*+=~?])"
 # Words that give the value after a clause about the password: "..., so biscuit2019", "... and it's marigold77".
 _CONNECTIVES = r"so|i\.e\.|ie|namely|aka|that['’]s|that[ \t]+is|it['’]s|it[ \t]+is|which[ \t]+is"
-# A few words; a colon, a verb, a comma (after the noun's own words: "the same password as staging, PW") or a
-# connective; a user's name maybe ("qa@acme.io:", "admin /"); then the value.
+# A few words; a colon, an arrow, a dash, a verb, a comma (after the noun's own words: "the same password as
+# staging, PW") or a connective; a user's name maybe ("qa@acme.io:", "admin /"); then the value.
 _NOUN_VALUE = (
     r"((?:[ \t]+[^\s:=]{1,24}){0,10}?)"
-    r"([ \t]*[:=：][ \t]*|[ \t]+(?i:is|are|was|ist|est|es|è|é|er|är|lautet|to)[ \t]*:?[ \t]*|"
+    r"([ \t]*(?:->|=>|→)[ \t]*|[ \t]*[:=：][ \t]*|[ \t]+[-–—][ \t]+|['’]s[ \t]+|"
+    r"[ \t]+(?i:is|are|was|ist|est|es|è|é|er|är|lautet|to)(?![\w-])[ \t]*:?[ \t]*|"
     rf",[ \t]+{_SHAPED_AHEAD}|,?[ \t]+(?i:{_CONNECTIVES})[ \t]+{_SHAPED_AHEAD})"
     r"(?:[\w.+-]{1,64}(?:@[\w.-]{1,64})?(?:[ \t]*/[ \t]*|:))?" + _WORD_VALUE.replace("{4,128}", "{6,128}")
 )
@@ -184,6 +185,7 @@ _COMPOUND_PREFIX = re.compile(
     r"(?i)(?<![\w-])(?:store|key|root|admin|db|master|bind|sudo|vnc|smtp|ftp|ssh|mysql|redis|ldap|mail|wifi|app|"
     r"user|my|sys|svc|vpn|default|initial|temp|new|old)\Z"
 )
+_BARE_PASS = re.compile(r"(?i)pass(?![\w-])")
 _NOT_A_PASSWORD_NOUN = re.compile(r"(?i)cred|log")  # a login or credentials: a user's name may follow them
 
 
@@ -205,8 +207,8 @@ def _keep_noun_value(match: re.Match[str]) -> bool:
     if _inside_a_word(match):
         return True
     words = match.group(1).split()
-    if any(word[-1] in ".!?" for word in words):
-        return True  # the value is in another sentence
+    if any(word[-1] in ".!?" or "\\n" in word for word in words):
+        return True  # the value is in another sentence, or on another line ("...\\nsuffix dc=..." in a repr)
     verb_at = next((n for n, word in enumerate(words) if word.lower() in _VERB_WORDS), len(words))
     if any(_ABOUT_THE_PASSWORD.match(word) for word in words[:verb_at]):
         return True
@@ -214,11 +216,17 @@ def _keep_noun_value(match: re.Match[str]) -> bool:
         return True
     raw = match.group(2).strip(" \t")
     separator, value = raw.strip(":：,").strip().lower(), match.group(3)
-    if separator == "=" and words and words[-1].lower() in _OTHER_FIELDS:
-        return True
+    if words and (match.group(2).startswith("=") or (separator == "=" and words[-1].lower() in _OTHER_FIELDS)):
+        return True  # "password for user=ops@example.org", "... dc=example": the value is the last word's
+    if separator in ("'s", "’s") and (words or _NOT_A_PASSWORD_NOUN.match(match.group(0))):
+        return True  # "a server's configuration**:", "the credential's constructor": no password's "is"
     connective = re.fullmatch(_CONNECTIVES, separator) is not None
+    if _BARE_PASS.match(match.group(0)) and not re.fullmatch(r"(?i)[:=：]|(?:is|are|was)[ \t]*:?", raw):
+        return True  # "forward pass through Conv1d, BatchNorm1d": "pass" alone is mostly a verb
     if (raw == "," or connective) and (not words or not _CLAUSE_END.match(match.string, match.end())):
         return True  # "password, Token-2 and API keys": a list; "so user42 retried": no clause of its own
+    if named_with_a_number(value):
+        return True  # "login with GitHub, i.e. OAuth2.", "the password is hashed by python3"
     # a word then a number is a password after a password's noun and a colon or a verb, or after a connective
     strict = raw == "," or separator == "to" or _NOT_A_PASSWORD_NOUN.match(match.group(0)) is not None
     return not (weak_password_shaped(value) if connective or not strict else password_shaped(value))
@@ -230,6 +238,25 @@ def _keep_foreign(match: re.Match[str]) -> bool:
     before = match.string[match.start() : match.start(1)]
     if _CJK_ABOUT.search(before) or _CJK_AFTER_A_LENGTH.match(match.string, match.end(1)):
         return True
+    return not weak_password_shaped(match.group(1))
+
+
+def _keep_cjk_bare(match: re.Match[str]) -> bool:
+    """A CJK noun and its value with nothing between ("账号 admin 密码 PW"): a password's shape, no rule."""
+    return _keep_foreign(match) or not password_shaped(match.group(1))
+
+
+# The value before its noun: "Gravel#Moon8 is the password", "use hunter22 as the wifi key", the noun closing the
+# clause ("is the password hash", "as the password manager" stay).
+_VALUE_BEFORE_THE_NOUN = (
+    r"(?<![^\s\"'`(])[\"'`]?([^\s\"'`]{6,64}?)[\"'`]?[ \t]+(?i:is|was|as)[ \t]+"
+    r"(?i:(?:the|my|our|your|his|her|their|its|a|new)[ \t]+)?(?:[\w-]{1,20}[ \t]+){0,3}?"
+    r"(?i:pass(?:word|wd|phrase|code)?|pwd?|wi-?fi[ \t]+key|network[ \t]+key)"
+    r"(?=[ \t]*(?:[,;.!?)]|$|(?i:for|to|on|of|at|in|here|there|now|too|again|then|btw|right|and|but)\b))"
+)
+
+
+def _keep_value_before(match: re.Match[str]) -> bool:
     return not weak_password_shaped(match.group(1))
 
 
@@ -325,6 +352,16 @@ PROSE: list[Place] = [
         1,
         _keep_foreign,
         line_words=_FOREIGN_WORDS,
+    ),
+    # "用户名 admin 密码 PW", "비밀번호 PW": a CJK noun, a space maybe, the value
+    Place("prose-password", rf"(?:{_CJK_NOUNS})[ \t]*" + _WORD_VALUE, 1, _keep_cjk_bare, line_words=_FOREIGN_WORDS),
+    # "Gravel#Moon8 is the password", "use hunter22 as the wifi key"
+    Place(
+        "prose-password",
+        _VALUE_BEFORE_THE_NOUN,
+        1,
+        _keep_value_before,
+        line_words=("pass", "pw", "wifi key", "wi-fi key", "network key"),
     ),
     # an app password (four groups of four lower-case letters) after -p or a password's name, or "app password"
     Place(

@@ -28,6 +28,9 @@ PHRASED_FOUND = [
     ("the db password is just the project name and a number, namely orion42.", "orion42"),
     ("grab the laptop (password: Otter-Sail-12) from IT", "Otter-Sail-12"),
     ("(pw Heron!Dusk44)", "Heron!Dusk44"),
+    ("wifi password - Gravel#Moon8", "Gravel#Moon8"),
+    ("new password -> Basalt!Crow31", "Basalt!Crow31"),
+    ("the guest wifi password's Lupin&Dune6", "Lupin&Dune6"),
 ]
 
 
@@ -46,6 +49,19 @@ COMPOUND_FOUND = [
 
 @pytest.mark.parametrize(("text", "secret"), COMPOUND_FOUND)
 def test_a_compound_password_noun_gives_its_value(text: str, secret: str) -> None:
+    assert_redacted_in_place(text, secret)
+
+
+# the value before its noun
+VALUE_FIRST_FOUND = [
+    ("Gravel#Moon8 is the password", "Gravel#Moon8"),
+    ("I think hunter22 is the root password for now", "hunter22"),
+    ("use Brisk-Otter-40 as the wifi key.", "Brisk-Otter-40"),
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), VALUE_FIRST_FOUND)
+def test_a_password_named_after_its_value_is_redacted(text: str, secret: str) -> None:
     assert_redacted_in_place(text, secret)
 
 
@@ -73,6 +89,8 @@ CJK_FOUND = [
     ("生产库密码：Xihu-Lake-2026", "Xihu-Lake-2026"),
     ("伺服器的密碼是 Taipei!101x，請勿外流。", "Taipei!101x"),
     ("비밀번호를 Seoul#Tower77로 바꿨어요", "Seoul#Tower77"),
+    ("账号 admin 密码 Longjing@Tea88", "Longjing@Tea88"),
+    ("비밀번호 Hallasan!2026", "Hallasan!2026"),
 ]
 
 
@@ -108,6 +126,21 @@ KEPT = [
     "pw hashing uses pbkdf2, i.e. sha256 rounds",
     "login page is down and it's 2am",
     "the login is admin and it's on the wiki",
+    # "pass" as a verb, a word's "'s", a value that is the next word's ("dc=...")
+    "Performs forward pass through fused Conv1d, BatchNorm1d, and ReLU.",
+    "# user can pass in device_id as a Union[int, torch.device] even for",
+    "Useful to pass to :func:`~torch.nn.functional.max_unpool2d`.",
+    " * MD5Context structure, pass it to MD5Init, call MD5Update as",
+    "- **a bind password in a client's or a server's configuration**: see below",
+    "- **a credential object's constructor**: the password is its second argument",
+    "password changed for cn=svc-Backup01,ou=people,dc=example,dc=org",
+    # the value before the noun, that names a thing
+    "Argon2id is the password hashing algorithm",
+    "1Password is the password manager",
+    "column3 is the password.",
+    "Python3 is the password",
+    "密码 Manager",
+    "login with GitHub, i.e. OAuth2.",
     # a noun and no password after it
     "I keep passwords in 1Password, so no worries",
     "the wifi key is on the fridge",

@@ -192,7 +192,7 @@ _RULES: list[tuple[str, str, int, Callable[[re.Match[str]], bool] | None, tuple[
     ),
     (
         "cli-password",
-        r"(?i)\bnet\s+user\s+(?!/)[^\s/]{1,64}\s+(?![/*])" + VALUE,
+        r"(?i)\bnet\s+user\s+(?:/\w{1,10}\s+){0,2}(?!/)[^\s/]{1,64}\s+(?![/*])" + VALUE,
         1,
         keep_value(1),
         ("net",),
@@ -239,6 +239,15 @@ _RULES: list[tuple[str, str, int, Callable[[re.Match[str]], bool] | None, tuple[
     (
         "cli-password",
         r"(?i)\bConvertTo-SecureString\s+(?:-String\s+)?" + VALUE + r"\s+-AsPlainText",
+        1,
+        keep_value(1),
+        ("convertto-securestring",),
+    ),
+    # and piped to it: 'PW' | ConvertTo-SecureString -AsPlainText -Force
+    (
+        "cli-password",
+        r"(\"[^\"\n]{1,256}\"|'[^'\n]{1,256}')[ \t]*\|[ \t]*(?i:ConvertTo-SecureString)\b[^\n|]{0,80}?"
+        r"(?i:-AsPlainText)",
         1,
         keep_value(1),
         ("convertto-securestring",),
@@ -344,7 +353,7 @@ _RULES: list[tuple[str, str, int, Callable[[re.Match[str]], bool] | None, tuple[
         r"(?:\s+|=)(?!-)" + VALUE,
         2,
         _keep_flag,
-        ("-pass", "pass ", "pass=", "-pw", "pwd", "secret"),
+        ("-pass", "pass ", "pass=", "-pw", "pwd", "secret", "password ", "password=", "passwd ", "passphrase "),
     ),
     # a package manager's credential setting: poetry/composer config http-basic.REPO USER PW, pypi-token.REPO TOKEN
     (

@@ -116,6 +116,12 @@ WINDOWS_FOUND = [
         "Spruce!Vale3",
     ),
     ("Set-ItemProperty -Path $winlogon -Name DefaultPassword -Value 'Mallow_Crest_7'", "Mallow_Crest_7"),
+    ("Set-ADAccountPassword kiosk -Reset -NewPassword 'Ferret#Glade2'", "Ferret#Glade2"),
+    ("net user /add kiosk Otter=Bluff5", "Otter=Bluff5"),
+    (
+        "$c = [pscredential]::new('svc', ('Dahlia_Cove_6' | ConvertTo-SecureString -AsPlainText -Force))",
+        "Dahlia_Cove_6",
+    ),
     ("vmrun -T ws -gu Administrator -gp Basil^Fort2 listProcessesInGuest vm.vmx", "Basil^Fort2"),
     ("bitsadmin /setcredentials nightly SERVER NTLM CORP\\svc_bits Wicker=Lane6", "Wicker=Lane6"),
 ]
@@ -135,6 +141,9 @@ WINDOWS_KEPT = [
     "taskkill /pid 4242 /f",
     "reg add HKLM\\SOFTWARE\\Acme /v PasswordLength /t REG_DWORD /d 12 /f",
     "Set-ItemProperty -Path $winlogon -Name AutoAdminLogon -Value 1",
+    "net user /domain kiosk",
+    "$enc | ConvertTo-SecureString -Key $key",
+    'Read-Host "Enter password " -AsSecureString',
     "$s = ConvertTo-SecureString -AsPlainText $plain -Force",
     "$s = ConvertTo-SecureString -AsPlainText -Force -String $env:ADMIN_PW",
     "<PasswordExpires>false</PasswordExpires>",

@@ -101,7 +101,8 @@ def switch_problem(home: Path, recorded: VectorModel, serving: VectorModel) -> s
 
 
 def read_progress(home: Path) -> tuple[VectorModel | None, list[str]] | None:
-    """(model it embeds with, Chroma collections finished) of an unfinished reembed; None when none."""
+    """(model it embeds with, Chroma collections and kg episode books finished: ``kg:<user>``) of an
+    unfinished reembed; None when none."""
     try:
         data = parse_value((home / PROGRESS).read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -129,6 +130,6 @@ def check_no_unfinished_reembed(home: Path) -> None:
         model, done = progress
         raise ReembedUnfinishedError(
             f"a `mnemex reembed` with {model or 'another model'} was interrupted in {home} "
-            f"({len(done)} collections done): the memories hold vectors of two models; run `{REEMBED_COMMAND}` "
-            "again to finish it"
+            f"({len(done)} collections and kg episode books done): the memories hold vectors of two models; "
+            f"run `{REEMBED_COMMAND}` again to finish it"
         )

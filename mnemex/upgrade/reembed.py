@@ -9,7 +9,7 @@ reembed under it would serve vectors of two models). For each mnemex collection 
 2. the sibling's count is checked against the original's;
 3. the original is dropped and the sibling renamed to its name.
 
-``memory/reembed.json`` (``kernel.vector_model``) names the model and the collections done;
+``memory/reembed.json`` (``kernel.vector_model``) names the model and the parts done;
 the memory service refuses to start while it exists. Run again after an interruption, the
 reembed goes on: an ``rx-`` beside its ``mx-`` is half filled and is filled again, an ``rx-``
 whose ``mx-`` is gone is complete and only renamed. At the end the home records the model

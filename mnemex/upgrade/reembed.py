@@ -29,14 +29,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol, cast
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
-import numpy.typing as npt
 
 from kernel import vector_model
 from kernel.vector_model import VectorModel
-from mnemex.upgrade.reembed_kg import KgReembedReport, reembed_kg
+from mnemex.upgrade.reembed_kg import Encoder, KgReembedReport, reembed_kg
 
 if TYPE_CHECKING:  # chromadb is imported by whoever opens the client
     from chromadb.api import ClientAPI
@@ -49,14 +48,6 @@ KG_DONE = "kg:"  # a user's episode book done, in the progress file
 PAGE = 256  # rows read and written at a time
 BATCH = 64  # texts per encode call (the encoder's sweet spot on a CPU)
 MAX_CHARS = 8000  # MemorySettings.max_embed_chars
-
-
-class Encoder(Protocol):
-    model_id: str
-    dimension: int
-
-    def encode(self, texts: list[str]) -> npt.NDArray[np.float32]:
-        """(len(texts), dimension) float32 unit vectors."""
 
 
 Progress = Callable[[int, int], None]  # (memories done, memories in all)

@@ -32,6 +32,8 @@ BATCH = 64  # texts per encode call
 
 
 class Encoder(Protocol):
+    """The embedding model ``mnemex reembed`` embeds with (services/embedding/model.py's, or a test's)."""
+
     model_id: str
     dimension: int
 

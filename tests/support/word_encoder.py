@@ -4,7 +4,7 @@ Each word gets a fixed pseudo-random direction (from a hash of the model's name 
 a text's vector is the normalised sum of its words': texts that share words are alike, as with a
 real model. Two models with different names share nothing, whether or not their dimensions agree,
 as two real models do. It has the ``model_id``, ``dimension`` and ``encode`` of the encoder seam
-(``mnemex.upgrade.reembed.Encoder``), and counts the texts it embedded.
+(``mnemex.upgrade.reembed_kg.Encoder``), and counts the texts it embedded.
 """
 
 from __future__ import annotations

@@ -175,7 +175,10 @@ _FILE_NAME = re.compile(r"[\w-]{1,100}\.[A-Za-z][\w]{0,4}")
 # A line of code: a call, an increment, an assignment, an arrow, or a statement's end.
 _CODE_LINE = re.compile(r"\(\)|\+\+|--|[-+*/%!=<>]=|=>|->|::|[;{}]$|^@\w")
 # A name given a value (DB_PASSWORD=..., token: ...): a line of a file, which the keyed rules read.
-_ASSIGNMENT = re.compile(r"[A-Za-z_][\w.-]{0,60}[=:]")
+# (a variable's name: upper case, lower case words joined, or one lower-case word; base64's padding is no assignment)
+_ASSIGNMENT = re.compile(
+    r"(?:[A-Z_][A-Z0-9_]{1,60}|[a-z_][a-z0-9]{0,30}(?:[_.-][a-z0-9]{1,30}){1,4}|[a-z]{2,30})[=:](?=[^=])"
+)
 _SYMBOLS = frozenset("!#$%&*+/=?^~@,;|<>()[]{}\\'\"`")
 
 

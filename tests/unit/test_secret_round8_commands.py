@@ -46,6 +46,8 @@ REVEALED_FOUND = [
     ("$ consul kv get services/billing/api_token\nAstra-Vole-63", "Astra-Vole-63"),
     ("$ gpg --quiet --decrypt ~/.mail/imap.gpg\nSable&Quill4", "Sable&Quill4"),
     ("$ dcli password intranet\nMuskrat!Hill5", "Muskrat!Hill5"),
+    ("$ pass show lab/switch\nOtter=Bluff5", "Otter=Bluff5"),
+    ("$ openssl rand -base64 6\nc2VjcmV0=", "c2VjcmV0="),
 ]
 
 
@@ -83,6 +85,7 @@ REVEALED_KEPT = [
     "$ base64 -d notes.b64\nHello-World-2024",
     "$ cat credentials\n[default]",
     "$ cat secrets.env\nDB_HOST=db01.internal",
+    "$ cat secret.conf\ndb.host=db01",
     "$ terraform output -raw instance_ip\n10.0.0.5",
     "$ echo $BYPASS_CACHE\nabc123x",
     "$ gpg -d notes.gpg\nMeeting notes for Monday",

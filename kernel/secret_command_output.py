@@ -108,19 +108,25 @@ _REVEAL_WORDS = (
 )
 
 # Commands that print a variable or a setting; the name they are given decides (see _keep_printed).
+# A name that says it holds a secret (DB_PASSWORD, apiToken, db.pass), as group 1.
+_SECRET_VARIABLE = (
+    r"((?:[\w.:/-]{0,60}?)(?i:password|passwd|pwd|pass|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|auth)"
+    r"[\w-]{0,40})"
+)
+# echo and the like print a variable ($NAME, ${NAME}, $env:NAME, %NAME%), not a word of their sentence
+_ECHOES = (
+    r"(?:echo|printf|write-output|write-host)(?![\w-])[^\n]{0,120}?(?<![\w-])(?:\$\{?|\$env:|%)" + _SECRET_VARIABLE
+)
+# commands given a variable's, a setting's or a key's name
 _PRINTS_A_NAME = (
-    r"(?:echo|printf|printenv|write-output|write-host|heroku[ \t]+config:get|dokku[ \t]+config:get|"
+    r"(?:printenv|heroku[ \t]+config:get|dokku[ \t]+config:get|"
     r"aws[ \t]+configure[ \t]+get|(?:npm|pnpm|yarn)[ \t]+config[ \t]+get|git[ \t]+config|dotenv[ \t]+get|"
     r"jq|yq|dasel|(?:terraform|tofu)[ \t]+output|pulumi[ \t]+(?:stack[ \t]+output|config[ \t]+get)|"
     r"consul[ \t]+kv[ \t]+get|etcdctl[ \t]+get|chamber[ \t]+read)(?![\w-])[^\n]{0,120}?(?<![\w-])"
-    r"(?:\$\{?|\$env:|%|\.|\[[\"']|\b)((?:[\w.:/-]{0,60}?)(?i:password|passwd|pwd|pass|passphrase|secret|token|"
-    r"api[_-]?key|apikey|access[_-]?key|auth)[\w-]{0,40})"
+    r"(?:\$\{?|\$env:|%|\.|\[[\"']|\b)" + _SECRET_VARIABLE
 )
 _PRINTS_A_NAME_WORDS = (
-    "echo",
-    "printf",
     "printenv",
-    "write-",
     "config:get",
     "configure get",
     "config get",
@@ -253,6 +259,14 @@ COMMAND_OUTPUT: list[Place] = [
         2,
         _keep_printed,
         text_words=_PRINTS_A_NAME_WORDS,
+        gate=_ONE_TOKEN_LINE,
+    ),
+    Place(
+        "shown-secret",
+        rf"(?im){_PROMPT}{_ECHOES}{_OUTPUT}",
+        2,
+        _keep_printed,
+        text_words=("echo", "printf", "write-output", "write-host"),
         gate=_ONE_TOKEN_LINE,
     ),
     # the contents of a secret file, shown by a command on the line above (a prompt before it, maybe)

@@ -86,6 +86,7 @@ REVEALED_KEPT = [
     "$ cat credentials\n[default]",
     "$ cat secrets.env\nDB_HOST=db01.internal",
     "$ cat secret.conf\ndb.host=db01",
+    'echo "Generating token"\nStep-1/3',
     "$ terraform output -raw instance_ip\n10.0.0.5",
     "$ echo $BYPASS_CACHE\nabc123x",
     "$ gpg -d notes.gpg\nMeeting notes for Monday",

@@ -10,7 +10,8 @@
 - **other stores, a decryption, a prompt's answer**: ``dcli password``, ``lesspass``, ``conjur variable get``,
   ``akeyless get-secret-value``, ``gpg -d``, ``age -d``, ``ansible-vault view``, ``systemd-creds cat``,
   ``systemd-ask-password``;
-- **a secret decoded**: ``kubectl get secret ... | base64 -d``, a ``base64decode`` template, ``kubectl view-secret``,
+- **a secret decoded, or picked out**: ``kubectl get secret ... | base64 -d``, ``kubectl get secret -o jsonpath=...``,
+  a ``base64decode`` template, ``kubectl view-secret``,
   and any ``... | base64 --decode`` on a line that names a password, a secret or a token;
 - **a variable or a setting named for a secret, printed**: ``echo $DB_PASSWORD``, ``printenv API_TOKEN``,
   ``heroku config:get SECRET_KEY``, ``aws configure get aws_secret_access_key``, ``npm config get
@@ -55,6 +56,8 @@ _REVEALS = (
     r"get-secret[ \t][^\n]{0,200}-asplaintext|get-azkeyvaultsecret[ \t][^\n]{0,200}-asplaintext|"
     r"convertfrom-securestring[ \t][^\n]{0,200}-asplaintext|getnetworkcredential\(\)\.password|"
     r"(?:kubectl|oc|kubecolor|k)[ \t]+view-secret|"
+    # a Secret's value picked out, still in base64 (a field that is no secret, .data.username, is kept)
+    r"(?:kubectl|oc|kubecolor|k)[ \t]+get[ \t]+secrets?[ \t][^\n]{0,300}?(?:jsonpath|go-template|template)|"
     # other stores and password managers; a file decrypted, a password typed at a prompt that echoes it to stdout
     r"op[ \t]+get[ \t]+item|dcli[ \t]+(?:p|password)|lesspass|conjur[ \t]+variable[ \t]+(?:get|value)|"
     r"akeyless[ \t]+get-secret-value|systemd-ask-password|systemd-creds[ \t]+(?:decrypt|cat)|"
@@ -93,6 +96,7 @@ _REVEAL_WORDS = (
     "-asplaintext",
     "getnetworkcredential",
     "view-secret",
+    "get secret",
     "op get item",
     "dcli",
     "lesspass",
@@ -121,6 +125,7 @@ _ECHOES = (
 _PRINTS_A_NAME = (
     r"(?:printenv|heroku[ \t]+config:get|dokku[ \t]+config:get|"
     r"aws[ \t]+configure[ \t]+get|(?:npm|pnpm|yarn)[ \t]+config[ \t]+get|git[ \t]+config|dotenv[ \t]+get|"
+    r"netlify[ \t]+env:get|"
     r"jq|yq|dasel|(?:terraform|tofu)[ \t]+output|pulumi[ \t]+(?:stack[ \t]+output|config[ \t]+get)|"
     r"consul[ \t]+kv[ \t]+get|etcdctl[ \t]+get|chamber[ \t]+read)(?![\w-])[^\n]{0,120}?(?<![\w-])"
     r"(?:\$\{?|\$env:|%|\.|\[[\"']|\b)" + _SECRET_VARIABLE
@@ -132,6 +137,7 @@ _PRINTS_A_NAME_WORDS = (
     "config get",
     "git config",
     "dotenv get",
+    "env:get",
     "jq",
     "yq",
     "dasel",
@@ -171,7 +177,7 @@ _SECRET_FILE = (
 
 # A field asked for that is no secret: --fields username, -field=url, --query name, jsonpath='{.data.host}'
 _PLAIN_FIELD = re.compile(
-    r"(?i)(?:--fields?|-field|--query|--attributes?|\.data|\bget[ \t]+)[ \t=.]*[\"'\[{]*(?:label=)?"
+    r"(?i)(?:--fields?|-field|--query|--attributes?|\.data|\bget[ \t]+)[ \t=.]*[\"'\[{]*(?:label=)?(?:[\w]{1,30}[_.-])?"
     r"(?:user(?:_?name)?|login|e-?mail|url|website|host(?:_?name)?|port|name|title|id|notes?|database|db|type)"
     r"(?![\w-])"
 )

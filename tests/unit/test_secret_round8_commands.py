@@ -48,6 +48,8 @@ REVEALED_FOUND = [
     ("$ dcli password intranet\nMuskrat!Hill5", "Muskrat!Hill5"),
     ("$ pass show lab/switch\nOtter=Bluff5", "Otter=Bluff5"),
     ("$ openssl rand -base64 6\nc2VjcmV0=", "c2VjcmV0="),
+    ("$ kubectl get secret grafana -o jsonpath='{.data.admin-password}'\nT2NlbG90XlZhcG9yXjUw", "T2NlbG90XlZhcG9yXjUw"),
+    ("$ netlify env:get STRIPE_WEBHOOK_SECRET\nwhsec-Fennel!Crag8", "whsec-Fennel!Crag8"),
 ]
 
 
@@ -87,6 +89,9 @@ REVEALED_KEPT = [
     "$ cat secrets.env\nDB_HOST=db01.internal",
     "$ cat secret.conf\ndb.host=db01",
     'echo "Generating token"\nStep-1/3',
+    "$ kubectl get secret grafana -o jsonpath='{.data.admin-user}'\nYWRtaW4=",
+    "$ kubectl get secret grafana -o jsonpath='{.metadata.name}'\ngrafana",
+    "$ vault kv get -field=db_username kv/billing\nsvc_app2",
     "$ terraform output -raw instance_ip\n10.0.0.5",
     "$ echo $BYPASS_CACHE\nabc123x",
     "$ gpg -d notes.gpg\nMeeting notes for Monday",

@@ -66,7 +66,12 @@ _PLACEHOLDER = re.compile(
     r"your[_-]?[\w-]{0,30}|(?:insert|put|enter|add)[_-][\w-]{0,30}|[\w-]{0,30}[_-]here|x{4,}|(?:example|sample|fake)(?:[_-]\w{0,20})?"
 )
 # The secret's own name in capitals as its value (BASE32SECRET, YOUR_TOKEN, APIKEY1): a placeholder.
-_NAME_AS_VALUE = re.compile(r"(?=[A-Z0-9_]{0,32}(?:SECRET|TOKEN|KEY|PASSWORD|PASSWD|PASS))[A-Z][A-Z0-9_]{2,32}")
+# (words around the secret's, not letters and digits that happen to hold it: "A0PASS0" is a password)
+_SECRET_WORDS_CAPS = r"(?:SECRET|TOKEN|KEY|PASSWORD|PASSWD|PASS)"
+_NAME_AS_VALUE = re.compile(
+    rf"(?:YOUR|MY|THE|API|APP|DB|BASE\d{{2}})_?{_SECRET_WORDS_CAPS}\d{{0,3}}|"
+    rf"(?:[A-Z]{{2,12}}\d{{0,2}}_?){{0,3}}{_SECRET_WORDS_CAPS}(?:_?[A-Z]{{2,12}}){{0,2}}"
+)
 # A size or a count instead of the value: "password:  24 bytes" (kubectl describe secret), "12 characters".
 _A_SIZE = re.compile(r"\d{1,6}[ \t]+(?:bytes?|chars?|characters?|digits?|letters?|words?|B|KB|KiB)\b.{0,40}")
 _TRAILING = ".,;:)]}!?"
@@ -81,8 +86,14 @@ _SECRET_NAMED = re.compile(
 _NEXT_PARAMETER = re.compile(r"&(?=[A-Za-z_][\w.-]{0,30}=)")
 
 
+# A note where a dump has no value: "(none)", "(not set)", "[hidden]", "n/a".
+_NO_VALUE = re.compile(r"\((?:[A-Za-z]{1,20} ?){1,4}\)|\[(?:[A-Za-z]{1,20} ?){1,4}\]|[Nn]/[Aa]")
+
+
 def value_is_code(value: str) -> bool:
     """True for a value that refers to a secret instead of being one (``None``, ``self.password``, ``***``)."""
+    if _NO_VALUE.fullmatch(value.strip().strip("\"'")):
+        return True
     head = value.split()[0] if value.split() else value
     head = _NEXT_PARAMETER.split(head, 1)[0]  # secret=X&issuer=Y: X alone
     if _ELIDED.fullmatch(head):
@@ -95,7 +106,7 @@ def value_is_code(value: str) -> bool:
         return True
     if _ELIDED.fullmatch(head) or _PLACEHOLDER.fullmatch(head) or _A_SIZE.fullmatch(value.strip()):
         return True
-    if _NAME_AS_VALUE.fullmatch(head) and sum(c.isdigit() for c in head) <= 3:
+    if len(head) <= 40 and _NAME_AS_VALUE.fullmatch(head) and sum(c.isdigit() for c in head) <= 3:
         return True
     if placeholder_token(head):
         return True  # sk_test_xxxxxxxxxxxxxxxx: a token's shape in an example
@@ -109,7 +120,9 @@ def value_is_code(value: str) -> bool:
         return True  # getpass(), os.environ["X"], config.get("db")
     if _CODE_ATTRIBUTE.fullmatch(head):  # self.password, settings.SECRET_KEY; not "Abc.def9"
         parts = head.split(".")
-        return parts[0].lower() in _CODE_OBJECTS or bool(_SECRETISH_NAME.search(parts[-1]))
+        # (an object's name is a word, and a setting's name does not end in a digit: "A0.PASS0" is a password)
+        named = re.fullmatch(r"[A-Za-z_]{2,60}", parts[0]) is not None and not parts[-1][-1:].isdigit()
+        return parts[0].lower() in _CODE_OBJECTS or (named and bool(_SECRETISH_NAME.search(parts[-1])))
     if _SECRET_NAMED.fullmatch(head):
         return True  # --secret=db-password, prod_api_token: the name a secret is kept under
     # password=password, password=db_password, secret=SECRET: a variable named for what it holds

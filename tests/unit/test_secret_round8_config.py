@@ -52,6 +52,10 @@ TRACE_KEPT = [
     "Passwörter   ->\nPasswörtern",
     "Key: api_token\nValue: see the team vault",
     '{"key": "api_token", "value": "", "type": "secret"}',
+    "Property: spring.datasource.password\n    Value: (none)",
+    "AWS_SECRET_ACCESS_KEY    (none)\nDB_PASSWORD    n/a\nJWT_SECRET    (not set)",
+    "API_KEY    null",
+    "GITHUB_TOKEN   [hidden]",
 ]
 
 
@@ -171,6 +175,7 @@ FRAME_KEPT = [
     "  name      password\nNote that the password must be rotated every 90 days ok",
     "   id  token_count  model\n0   1          512  small\n1   2         2048  large",
     "   user  password\n0  ana  required\n1  bob  optional",
+    "   user  password\n0  ana  (none)\n1  bob  N/A",
     "+----+----------+\n| id | password |\n+----+----------+\n| 1  | NULL     |\n+----+----------+",
 ]
 
@@ -286,6 +291,20 @@ SPLIT_KEPT = [
 
 @pytest.mark.parametrize("text", SPLIT_KEPT)
 def test_pieces_that_make_no_secret_stay(text: str) -> None:
+    assert redact(text) == text
+
+
+# a password of capitals and digits that happens to hold a secret's word is no placeholder; a placeholder stays
+@pytest.mark.parametrize("secret", ["APASS0", "A0PASS0", "A.PASS0", "A0.PASS0", "QKEY7", "ZTOKEN42"])
+def test_a_password_holding_a_secrets_word_is_redacted(secret: str) -> None:
+    assert_redacted_in_place(f"PASSWORD={secret}", secret)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["PASSWORD=YOUR_PASSWORD", "API_KEY=APIKEY1", "SECRET=BASE32SECRET", "password=config.db_pass", "token=MY_TOKEN"],
+)
+def test_a_placeholder_named_for_the_secret_stays(text: str) -> None:
     assert redact(text) == text
 
 

@@ -61,11 +61,11 @@ _REVEALS = (
     # other stores and password managers; a file decrypted, a password typed at a prompt that echoes it to stdout
     r"op[ \t]+get[ \t]+item|dcli[ \t]+(?:p|password)|lesspass|conjur[ \t]+variable[ \t]+(?:get|value)|"
     r"akeyless[ \t]+get-secret-value|systemd-ask-password|systemd-creds[ \t]+(?:decrypt|cat)|"
-    r"(?:gpg2?|age|rage)[ \t][^\n]{0,200}(?:-d|--decrypt)(?![\w-])|ansible-vault[ \t]+(?:view|decrypt)|"
-    # a value decoded on a line that names a secret (kubectl get secret ... | base64 -d, a base64decode template)
-    r"[^\n]{0,300}?(?:secret|passw|token|credential|apikey|api_key|api-key)[^\n]{0,300}?"
-    r"(?:base64[ \t]+(?:-d|-D|--decode)|base64decode|b64dec|frombase64string)"
+    r"(?:gpg2?|age|rage)[ \t][^\n]{0,200}(?:-d|--decrypt)(?![\w-])|ansible-vault[ \t]+(?:view|decrypt)"
 )
+# A value decoded (group 1: the command), counted on a line that names a secret (see _keep_decoded).
+_DECODES = r"^([^\n]{0,400}?(?:base64[ \t]+(?:-d|-D|--decode)|base64decode|b64dec|frombase64string))"
+_NAMES_A_SECRET = re.compile(r"(?i)secret|passw|token|credential|api[_-]?key")
 _REVEAL_WORDS = (
     "op item",
     "op read",
@@ -107,8 +107,6 @@ _REVEAL_WORDS = (
     "-d",
     "--decrypt",
     "ansible-vault",
-    "base64",
-    "b64dec",
 )
 
 # Commands that print a variable or a setting; the name they are given decides (see _keep_printed).
@@ -221,6 +219,14 @@ def looks_like_a_password(value: str) -> bool:
     return mixed and len(value) >= 8 and symbols <= 3
 
 
+def _keep_decoded(match: re.Match[str]) -> bool:
+    """Keep a value decoded on a line that names no secret (base64 -d notes.b64), or not a password."""
+    command = match.group(1)
+    if not _NAMES_A_SECRET.search(command) or _PLAIN_FIELD.search(command):
+        return True
+    return not looks_like_a_password(match.group(2))
+
+
 def _keep_revealed(match: re.Match[str]) -> bool:
     """Keep what is not a password, and the output of a command that asks for a plain field."""
     return _PLAIN_FIELD.search(match.group(0).split("\n", 1)[0]) is not None or not looks_like_a_password(
@@ -256,6 +262,15 @@ COMMAND_OUTPUT: list[Place] = [
         1,
         _keep_revealed,
         text_words=_REVEAL_WORDS,
+        gate=_ONE_TOKEN_LINE,
+    ),
+    # a value decoded on a line that names a secret: kubectl get secret ... | base64 -d, a base64decode template
+    Place(
+        "shown-secret",
+        rf"(?im){_DECODES}{_OUTPUT}",
+        2,
+        _keep_decoded,
+        text_words=("base64", "b64dec"),
         gate=_ONE_TOKEN_LINE,
     ),
     # a variable or a setting named for a secret, printed

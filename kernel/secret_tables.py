@@ -4,7 +4,7 @@ A header line whose cells are all names, one of them a credential's (``password`
 ``secret access key``, ``api_key``, ``token``), makes the same column of the rows
 below it (same number of cells, up to a blank line) a secret: the AWS console's
 credentials CSV, a users export, a spreadsheet pasted as text; a data frame printed with its columns aligned by
-spaces (pandas, R) has the cells under such a name redacted, on every row. An ``INSERT INTO
+spaces (pandas, R, polars' box-drawn frames) has the cells under such a name redacted, on every row. An ``INSERT INTO
 t (name, password) VALUES ('bob', '...')`` redacts the quoted values of such
 columns, in each row of a dump that writes one row to a line. Called by ``kernel.secret_blocks``.
 ``NAME_VALUE_ROWS`` (a context rule) takes the rows of a name/value table instead: ``| DB_PASSWORD | ... |``,
@@ -139,8 +139,17 @@ _ALIGNED_NAME = re.compile(r"[A-Za-z_][\w.-]{0,40}")
 _CELL = re.compile(r"\S{1,512}")
 
 
+# A frame drawn with box characters (polars: "│ id ┆ password │", "╞═══╪═══╡"): read with blanks in their place.
+_BOX_TO_BLANK = {code: " " for code in range(0x2500, 0x2580)}
+
+
+def _unboxed(line: str) -> str:
+    return line.translate(_BOX_TO_BLANK) if any("\u2500" <= c <= "\u257f" for c in line) else line
+
+
 def _aligned_header(line: str) -> tuple[list[tuple[int, int]], int] | None:
     """The spans of the credential columns' names in a header aligned with spaces, and how many names it has."""
+    line = _unboxed(line)
     if "  " not in line.strip() or len(line) > 400:
         return None
     names = list(_CELL.finditer(line))
@@ -159,15 +168,18 @@ def _aligned_value(value: str) -> bool:
 
 def _aligned_row(line: str, spans: list[tuple[int, int]], count: int, marker: str) -> str | None:
     """``line`` with the cells under the credential columns replaced, or None when it is not a row of the table."""
-    cells = list(_CELL.finditer(line))
-    if not (count <= len(cells) <= count + 1 or ("  " in line.strip() and count <= len(cells) <= count + 4)):
+    unboxed = _unboxed(line)
+    if unboxed is not line and not unboxed.strip():
+        return line  # a rule drawn between the rows
+    cells = list(_CELL.finditer(unboxed))
+    if not (count <= len(cells) <= count + 1 or ("  " in unboxed.strip() and count <= len(cells) <= count + 4)):
         return None
     out = line
     for start, end in reversed(spans):
         under = [c for c in cells if c.start() < end and c.end() > start]  # the cell under the name, however aligned
         if not under:
             continue
-        value = line[under[0].start() : under[-1].end()]
+        value = unboxed[under[0].start() : under[-1].end()]
         if _aligned_value(value):
             out = out[: under[0].start()] + marker + out[under[-1].end() :]
     return out
@@ -268,8 +280,8 @@ NAME_VALUE_ROWS: list[Place] = [
     # the name one word, the value the rest of the line, one word or quoted
     Place(
         "table-secret",
-        r"(?im)^[ \t]{0,8}((?=[A-Za-z_])[\w.:-]{0,60}?(?:pass\w{0,12}|pwd|secret\w{0,12}|token|api[_-]?key|"
-        r"private[_-]?key|access[_-]?key|credentials?)[\w.-]{0,20}?) {2,40}"
+        r"(?im)^[ \t]{0,8}((?=[A-Za-z_])[\w.:-]{0,60}?(?:pass\w{0,12}|pwd|secret\w{0,12}|token|key|"
+        r"credentials?)[\w.-]{0,20}?) {2,40}"
         r"(\"[^\"\n]{1,256}\"|'[^'\n]{1,256}'|`[^`\n]{1,256}`|[^\s\"'`|][^\s|]{0,255})[ \t]*$",
         2,
         _keep_spaced_row,

@@ -33,6 +33,7 @@ TRACE_FOUND = [
     ),
     ('REDIS_AUTH_PASSWORD        "Quartz_Lagoon_58"', "Quartz_Lagoon_58"),
     ("Property: db.password Value: Hx7!kq2 Origin: env", "Hx7!kq2"),
+    ("APP_KEY    base64:Zk9Lm2Xv7Rt4Wn8Zp3YbQx1Hc6Jd5Fg0Ks2Lq8Mv=", "Zk9Lm2Xv7Rt4Wn8Zp3YbQx1Hc6Jd5Fg0Ks2Lq8Mv="),
 ]
 
 
@@ -50,6 +51,7 @@ TRACE_KEPT = [
     "SECRET_KEY_FILE    /run/secrets/django_key",
     "| secrets | 86 secret forms through every write path | 0 | 0 |",
     "Passwörter   ->\nPasswörtern",
+    "SORT_KEY   created_at\nPRIMARY_KEY    id\nFOREIGN_KEY    user_id2",
     "Key: api_token\nValue: see the team vault",
     '{"key": "api_token", "value": "", "type": "secret"}',
     "Property: spring.datasource.password\n    Value: (none)",
@@ -148,6 +150,13 @@ def test_a_cookie_without_a_session_stays(text: str) -> None:
 
 # a data frame printed as text with a credential column: every row's cell under it
 FRAME_FOUND = [
+    (
+        "shape: (2, 3)\n┌─────┬─────────┬──────────┐\n│ id  ┆ email   ┆ password │\n│ --- ┆ ---     ┆ ---      │\n"
+        "│ i64 ┆ str     ┆ str      │\n╞═════╪═════════╪══════════╡\n│ 1   ┆ a@x.org ┆ Abc!23kq │\n"
+        "│ 2   ┆ b@x.org ┆ Zz9#kk1q │\n└─────┴─────────┴──────────┘",
+        "Zz9#kk1q",
+    ),
+    ("# A tibble: 2 × 3\n     id email   password\n  <int> <chr>   <chr>   \n1     1 a@x.org Abc!23kq", "Abc!23kq"),
     (
         "  user_id          login          api_key  plan\n0  101  kim@example.net  Zr8-Kq2mVx91  pro\n"
         "1  102  lou@example.net  Tn5!Wb7pLc3  free",

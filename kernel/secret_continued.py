@@ -11,8 +11,8 @@ next line: a line that holds only a random-looking run of token characters,
 right after a line that ends with a redacted value (or with one and a shell's backslash), is that value's rest.
 
 A value split over variables (``const a = "..."; const b = "..."; const secretAccessKey = a + b``) goes on in
-the line that joins them into a secret's name: the literals of those variables, above it, are redacted
-(``redact_joined_parts``, called by ``kernel.secret_blocks``). Called by ``kernel.privacy``. Plain module.
+the line that joins them into a secret's name, or in the lines that append to it (``key = "..."`` then
+``key += "..."``): the literals of those variables, above it, are redacted (``redact_joined_parts``, called by ``kernel.secret_blocks``). Called by ``kernel.privacy``. Plain module.
 """
 
 from __future__ import annotations
@@ -106,25 +106,33 @@ _JOINED = re.compile(
     r"[A-Za-z_$][\w$]{0,40}\.concat\([A-Za-z_$][\w$]{0,40}(?:[ \t]*,[ \t]*[A-Za-z_$][\w$]{0,40}){0,4}\))"
     r"[ \t]*;?[ \t]*$"
 )
-_JOINED_WORDS = ("+", ".", "join", "${", "{", "concat", "||")
+_JOINED_WORDS = ("+", ".", "join", "${", "{", "concat", "||", "+=", ".=")
 _PART_NAME = re.compile(r"\$?[A-Za-z_][\w$]{0,40}")
 _NOT_PARTS = frozenset(("join", "concat", "f"))
 _STRONG_JOINED = re.compile(r"(?i)pass|pwd|secret|private|credential")
 
 
-# A literal assigned to a variable, alone on its line: const a = "...";  $a = '...';  a := "..."
+# A literal assigned to a variable, or appended to it, alone on its line: const a = "...";  $a = '...';  a := "...";
+# key += "..."; $key .= '...'; or a marker an earlier rule left in the literal's place (PASS=[REDACTED:...])
 _ASSIGNED = re.compile(
-    r"(?m)(?<![\w$.])(\$?[A-Za-z_][\w$]{0,40})[ \t]*(?::=|=)[ \t]*([\"'`])([^\"'`\n]{1,256})\2[ \t]*;?[ \t]*$"
+    r"(?m)(?<![\w$.])(?P<name>\$?[A-Za-z_][\w$]{0,40})[ \t]*(?P<op>\+=|\.=|:=|=)[ \t]*"
+    r"(?:(?P<quote>[\"'`])(?P<value>[^\"'`\n]{1,256})(?P=quote)|(?P<marker>\[REDACTED:[^\]\n]{1,80}\]))[ \t]*;?[ \t]*$"
 )
+_APPEND = ("+=", ".=")
+_SECRET_NAME = re.compile(r"(?i)pass|pwd|secret|token|key|credential")
+
+
+def _piece(assigned: re.Match[str]) -> str:
+    return assigned.group("value") or assigned.group("marker")
 
 
 class _Assignments:
-    """Each variable's literal assignments, in the order they stand, and where each ends."""
+    """Each variable's literal assignments and appends, in the order they stand, and where each ends."""
 
     def __init__(self, text: str) -> None:
         self._found: dict[str, tuple[list[int], list[re.Match[str]]]] = {}
         for assigned in _ASSIGNED.finditer(text):
-            ends, matches = self._found.setdefault(assigned.group(1), ([], []))
+            ends, matches = self._found.setdefault(assigned.group("name"), ([], []))
             ends.append(assigned.end())
             matches.append(assigned)
 
@@ -133,6 +141,32 @@ class _Assignments:
         ends, matches = self._found.get(name, ([], []))
         at = bisect.bisect_right(ends, before)
         return matches[at - 1] if at else None
+
+    def appended(self) -> list[list[re.Match[str]]]:
+        """Each chain of a secret's name given a literal, then more appended (key = "..."; key += "...")."""
+        chains: list[list[re.Match[str]]] = []
+        for name, (_, matches) in self._found.items():
+            if not _SECRET_NAME.search(name) or about_a_secret(name.lstrip("$")):
+                continue
+            chain: list[re.Match[str]] = []
+            for assigned in matches:
+                if assigned.group("op") not in _APPEND:
+                    chain = [assigned]
+                    chains.append(chain)
+                elif chain:
+                    chain.append(assigned)
+        return [chain for chain in chains if len(chain) > 1]
+
+
+def _split_secret(name: str, pieces: list[str]) -> bool:
+    """Pieces that, joined, make a secret for ``name``: random, a password for a password's name, or one of them
+    redacted already."""
+    whole = "".join(v for v in pieces if not v.startswith(MARKER_PREFIX))
+    redacted_piece = any(v.startswith(MARKER_PREFIX) for v in pieces)
+    if value_is_code(whole or "x") or "://" in whole or " " in whole:
+        return False
+    password = _STRONG_JOINED.search(name) is not None and len(whole) >= 8 and not whole.isalpha()
+    return redacted_piece or password or looks_random(whole)
 
 
 _SECRET_WORDS = ("pass", "pwd", "secret", "token", "key", "credential")
@@ -165,7 +199,7 @@ def redact_joined_parts(text: str, marker: str) -> str:
         return text
     spans: list[tuple[int, int]] = []
     joins = _joins(text, lowered)
-    assignments = _Assignments(text if joins else "")
+    assignments = _Assignments(text if joins or "+=" in text or ".=" in text else "")
     for joined in joins:
         name = joined.group(1)
         if about_a_secret(name):
@@ -174,15 +208,11 @@ def redact_joined_parts(text: str, marker: str) -> str:
         found = [m for m in (assignments.last_before(part, joined.start()) for part in parts) if m is not None]
         if len(found) != len(parts) or len(found) < 2:
             continue  # every part a literal above, or it is not a split secret
-        values = [m.group(3) for m in found]
-        whole = "".join(v for v in values if not v.startswith(MARKER_PREFIX))
-        redacted_piece = any(v.startswith(MARKER_PREFIX) for v in values)
-        if value_is_code(whole or "x") or "://" in whole or " " in whole:
-            continue
-        password = _STRONG_JOINED.search(name) and len(whole) >= 8 and not whole.isalpha()
-        if not (redacted_piece or password or looks_random(whole)):
-            continue
-        spans += [m.span(3) for m in found if not m.group(3).startswith(MARKER_PREFIX)]
+        if _split_secret(name, [_piece(m) for m in found]):
+            spans += [m.span("value") for m in found if m.group("value") and not _piece(m).startswith(MARKER_PREFIX)]
+    for chain in assignments.appended():
+        if _split_secret(chain[0].group("name"), [_piece(m) for m in chain]):
+            spans += [m.span("value") for m in chain if m.group("value") and not _piece(m).startswith(MARKER_PREFIX)]
     for start, end in sorted(set(spans), reverse=True):
         text = text[:start] + marker + text[end:]
     return text

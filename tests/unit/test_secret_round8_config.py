@@ -277,6 +277,9 @@ SPLIT_FOUND = [
         "Kq7Lm3Xv9Rt2Wn8Zp4Yb",
     ),
     ('let x = "Wm3Kq8Lz1Vr6";\nlet y = "Tn4Xp9Hb2Jc7";\nlet apiKey = `${x}${y}`;', "Wm3Kq8Lz1Vr6"),
+    ('DB_PASS="Marble!"\nDB_PASS+="Fox42"', "Fox42"),
+    ('$secret = "Qx7";\n$secret .= "Lm9!kk";', "Lm9!kk"),
+    ('api_key = "Rk2Vn8Lq"\napi_key += "Zt5Wm1Xp7Hc3"', "Rk2Vn8Lq"),
 ]
 
 
@@ -295,6 +298,9 @@ SPLIT_KEPT = [
     'const a = "v1";\nconst b = "2";\nconst cacheKey = a + b;',
     "const secretAccessKey = process.env.AWS_SECRET_ACCESS_KEY;\nconst creds = a + b;",
     "password = (",
+    'msg = "hello"\nmsg += " world"',
+    'token = "abc"\ntoken += "def"',
+    'key_name = "prod"\nkey_name += "-eu"',
 ]
 
 

@@ -12,7 +12,8 @@ right after a line that ends with a redacted value (or with one and a shell's ba
 
 A value split over variables (``const a = "..."; const b = "..."; const secretAccessKey = a + b``) goes on in
 the line that joins them into a secret's name, or in the lines that append to it (``key = "..."`` then
-``key += "..."``): the literals of those variables, above it, are redacted (``redact_joined_parts``, called by ``kernel.secret_blocks``). Called by ``kernel.privacy``. Plain module.
+``key += "..."``): the literals of those variables, above it, are redacted (``redact_joined_parts``, called by
+``kernel.secret_blocks``). Called by ``kernel.privacy``. Plain module.
 """
 
 from __future__ import annotations

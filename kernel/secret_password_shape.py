@@ -74,8 +74,8 @@ def weak_password_shaped(value: str) -> bool:
     password follows ("root pw: ...", "the password is ...", ", so ..."); never a thing named with a number
     (``sha256``, ``Python3``, ``page12``, ``june2019``)."""
     value = value.rstrip(".,;:!?")
-    if named_with_a_number(value):
-        return False
+    if named_with_a_number(value) or re.search(r"\w['’]s\Z", value):
+        return False  # Python3, a possessive ("dictionary’s")
     if password_shaped(value):
         return True
     return _WORD_THEN_NUMBER.fullmatch(value) is not None and len(value) >= 6

@@ -1,15 +1,18 @@
 """Credentials written in prose (issue 36), beside ``kernel.secret_passphrase`` ("my password is ...").
 
 - **a user and a password side by side**: "grafana login: admin / PW", "creds are admin / PW",
-  "the credentials for the test tenant are ops@acme.dev and PW";
+  "the credentials for the test tenant are ops@acme.dev and PW", "u/p: admin/PW", "u: admin p: PW",
+  "Zugangsdaten: admin / PW", "identifiants : admin / PW";
 - **a noun, a note or a few words, a colon, a token**: "API key (prod): KEY", "the token for CI: KEY",
   "wifi: Guest / PW";
 - **a password right after its noun, with no verb**: "encrypted, password PW",
   "use passphrase WORDS when gpg asks" (four words or more, one with a digit);
 - **other languages**: "das Passwort ist ...", "le mot de passe est ...", "la contraseña es ...",
-  "a senha é ...", "het wachtwoord is ...", "la password è ...", "пароль: ...", and Chinese, Japanese and
-  Korean, whose nouns join the words before them and whose values end at the next CJK character
-  ("数据库密码是 PW，", "本番DBのパスワードは PW です", "비밀번호를 PW로"), unless they state a rule ("12文字以上");
+  "a senha é ...", "het wachtwoord is ...", "la password è ...", "пароль: ...", "parola este ...",
+  "كلمة المرور هي ...", "הסיסמה היא ...", and Chinese, Japanese, Korean and Thai, whose nouns join the words
+  before them and whose values end at the next character of those scripts ("数据库密码是 PW，",
+  "本番DBのパスワードは PW です", "비밀번호를 PW로", "รหัสผ่านคือ PW"), unless they state a rule ("12文字以上");
+  and with no verb at all ("账号 admin 密码 PW", "मेरा पासवर्ड PW है", "пароль от роутера PW");
 - **app passwords**: the four groups of four letters Google and Apple give (``-p xxxx-xxxx-xxxx-xxxx``), after
   their name or alone on a line below it;
 - **a noun, a few words, a colon or a verb, a value**, in any of those languages: "root pw on the new box: PW",
@@ -19,7 +22,10 @@
   "the router password is my dog's name and the year, so PW, all lower case", "the login is admin and it's
   PW"), unless the words between say the value is about the password (policy, hash, length...) or name
   another field ("password for user=ops@example.org"); and "I reset it to PW" on a line that speaks of a
-  login or credentials.
+  login or credentials;
+- **the value first**: "PW is the password", "use PW as the wifi key", "PW, that's the password", "PW (the wifi
+  password)", the noun closing its clause ("X is the password hash" stays);
+- **the answer on the line below**: "what's the wifi password?\\nPW", "wifi password:\\nPW".
 
 The value must look like a password (``kernel.secret_password_shape``: letters, and digits or symbols, in
 mixed case or with a symbol; or random letters whose case switches, ``FAPLaHmQGI``), so "password reset flow",
@@ -39,9 +45,9 @@ from kernel.secret_values import value_is_code
 _STOP_WORDS = frozenset(
     "a an the of to for in on at by with from is are be it this that and or not as if when then so".split()
 )
-# Chinese, Japanese and Korean script and full-width forms: no password is written in them, and they join the
-# words around a value without a space ("密码是 X，用完", "パスワードは X です"): they end a value as a space does.
-_CJK = "\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff00-\uffef"
+# Thai, Chinese, Japanese and Korean script and full-width forms: no password is written in them, and they join
+# the words around a value without a space ("密码是 X，用完", "パスワードは X です"): they end a value as a space does.
+_CJK = "\u0e00-\u0e7f\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff00-\uffef"
 _VALUE_END = rf"(?=[,;.!?)]?(?:\s|$)|[{_CJK}])"
 _WORD_VALUE = rf"[\"'`«]?([^\s\"'`«»{_CJK}]{{4,128}}?)[\"'`»]?" + _VALUE_END
 
@@ -75,19 +81,21 @@ _BEFORE_THE_NOUN = re.compile(
 )
 _BEFORE_APP_PASSWORD = re.compile(r"(?i)(?:(?<![\w-])-p[ \t]+|pass(?:word)?[\"']?[ \t]*[:=][ \t]*)[\"']?\Z")
 _PLACE_WORDS = r"(?:[ \t]+(?:for|on|of|to|at)[ \t]+(?:[\w.@-]{1,40}[ \t]+){0,3}?[\w.@-]{1,40})?"
-# Nouns in scripts that join words without a space: no boundary before them ("本番DBのパスワード", "数据库密码").
-_CJK_NOUNS = r"パスワード|パスコード|暗証番号|密码|密碼|口令|비밀번호|암호"
+# Nouns in scripts that join words without a space, or that join an article to them: no boundary before them
+# ("本番DBのパスワード", "数据库密码", "הסיסמה").
+_CJK_NOUNS = r"パスワード|パスコード|暗証番号|密码|密碼|口令|비밀번호|암호|รหัสผ่าน|סיסמ[הא]"
 _FOREIGN_NOUNS = (
     r"passwort|kennwort|mot[ \t]de[ \t]passe|contrase[ñn]a|clave|senha|wachtwoord|hasło|haslo|heslo|salasana|"
     r"lösenord|losenord|passord|adgangskode|kodeord|şifre|parol[aeă]|lozinka|geslo|jelsz[óo]|contrasenya|wagwoord|"
-    r"пароль|κωδικός|סיסמה|كلمة[ \t]المرور|पासवर्ड|mật[ \t]khẩu|kata[ \t]sandi|" + _CJK_NOUNS
+    r"пароль|κωδικός|συνθηματικό|كلمة[ \t]المرور|رمز[ \t]عبور|کلمه[ \t]عبور|पासवर्ड|mật[ \t]khẩu|kata[ \t]sandi|"
+    r"kata[ \t]laluan|" + _CJK_NOUNS
 )
 # A noun may carry an inflection ("lösenordet", "şifresi", "пароля", "Passworts").
 _INFLECTION = r"\w{0,4}"
 # a verb (a whole word), a colon or a dash; Chinese, Japanese and Korean join the value without a space, after
 # a particle or a verb ("パスワードは", "パスワードを X に", "密码是", "密码改成", "密码设置为", "비밀번호를")
-_FOREIGN_VERB_WORDS = r"ist|lautet|est|es|é|e|è|is|to|je|on|är|er|là|adalah|είναι|है"
-_CJK_VERBS = r"は|が|を|も|是|为|為|就是|改成|改为|改為|设为|設為|设置为|設置為|는|은|를|을|가|이"
+_FOREIGN_VERB_WORDS = r"ist|lautet|est|este|es|é|e|è|is|to|je|jest|on|är|er|là|adalah|ialah|είναι|है|هي|هو|است|היא|הוא"
+_CJK_VERBS = r"は|が|を|も|是|为|為|就是|改成|改为|改為|设为|設為|设置为|設置為|는|은|를|을|가|이|คือ"
 _FOREIGN_VERBS = rf"(?:(?<=[ \t])(?:{_FOREIGN_VERB_WORDS})[ \t]+|[:：=—][ \t]*|(?:{_CJK_VERBS})[ \t]*)"
 # Between a CJK noun and its value, or right after the value: words that make it a rule about the password
 # ("パスワードポリシー", "密码长度为", "12文字以上", "8位", "10자 이상"), not the password.
@@ -136,14 +144,35 @@ _FOREIGN_WORDS = (
     "口令",
     "비밀번호",
     "암호",
+    "รหัสผ่าน",
+    "סיסמ",
+    "συνθηματικό",
+    "عبور",
+    "kata laluan",
 )
 # The English nouns (and French "mdp") as a tree of their letters: the engine rejects a position on its first one.
 # (case-blind after a first letter in a class: a case-blind start would make the engine try every position)
 _ENGLISH_NOUN = (
-    r"[Pp](?i:ass(?:word|wd|phrase|code)?|wd?)|[Cc](?i:red(?:s|entials?))|[Ll](?i:og[ \t-]?in)|[Mm](?i:dp)|"
+    r"[Pp](?i:ass(?:words?|wds?|phrases?|codes?|w)?|wd?s?|sw|in)|[Cc](?i:red(?:s|entials?))|[Ll](?i:og[ \t-]?in)|"
+    r"[Mm](?i:dp)|"
     r"[Ww](?i:i-?fi|lan|pa2?)[ \t]+(?i:key|code)|[Nn](?i:etwork[ \t]+key)"
 )
-_ENGLISH_WORDS = ("pass", "pw", "cred", "login", "log in", "log-in", "mdp", "wifi", "wi-fi", "wlan", "wpa", "network")
+_ENGLISH_WORDS = (
+    "pass",
+    "pw",
+    "psw",
+    "pin",
+    "cred",
+    "login",
+    "log in",
+    "log-in",
+    "mdp",
+    "wifi",
+    "wi-fi",
+    "wlan",
+    "wpa",
+    "network key",
+)
 # A token with a digit or a symbol ahead: a comma or a connective gives a value only when one follows.
 _SHAPED_AHEAD = r"(?=[\"'`«]?[^\s,\"'`]{0,127}[\d!@#$%^&*+=~?])"
 # Words that give the value after a clause about the password: "..., so biscuit2019", "... and it's marigold77".
@@ -153,7 +182,8 @@ _CONNECTIVES = r"so|i\.e\.|ie|namely|aka|that['’]s|that[ \t]+is|it['’]s|it[ 
 _NOUN_VALUE = (
     r"((?:[ \t]+[^\s:=]{1,24}){0,10}?)"
     r"([ \t]*(?:->|=>|→)[ \t]*|[ \t]*[:=：][ \t]*|[ \t]+[-–—][ \t]+|['’]s[ \t]+|"
-    r"[ \t]+(?i:is|are|was|ist|est|es|è|é|er|är|lautet|to)(?![\w-])[ \t]*:?[ \t]*|"
+    r"[ \t]+(?i:is|are|was|be|been|ist|est|es|è|é|er|är|lautet|to)(?![\w-])"
+    r"(?:[ \t]+(?i:now|just|literally|still|simply|actually|currently|always))?[ \t]*:?[ \t]*|"
     rf",[ \t]+{_SHAPED_AHEAD}|,?[ \t]+(?i:{_CONNECTIVES})[ \t]+{_SHAPED_AHEAD})"
     r"(?:[\w.+-]{1,64}(?:@[\w.-]{1,64})?(?:[ \t]*/[ \t]*|:))?" + _WORD_VALUE.replace("{4,128}", "{6,128}")
 )
@@ -171,8 +201,9 @@ _ABOUT_IN_THE_PREDICATE = re.compile(
     r"expir|rotat|hint|salt|encod|encrypt|stor|complex|charact|chars|digit|letter|symbol|weak|strong|wrong|invalid|"
     r"incorrect|example|e\.g|sample|placeholder|pattern|regex|generat"
 )
+_SET = re.compile(r"(?i)(?:re)?set|chang|updat|rotat")
 # The words that end a noun's phrase and open what is said of it.
-_VERB_WORDS = frozenset("is are was were and but has had will should must".split())
+_VERB_WORDS = frozenset("is are was were and but has had have will should must would can".split())
 # After a comma or a connective the value closes its clause: "..., so biscuit2019, all lower case", "and it's
 # marigold77 but with a capital M"; not "so user42 retried".
 _CLAUSE_END = re.compile(
@@ -185,7 +216,7 @@ _COMPOUND_PREFIX = re.compile(
     r"(?i)(?<![\w-])(?:store|key|root|admin|db|master|bind|sudo|vnc|smtp|ftp|ssh|mysql|redis|ldap|mail|wifi|app|"
     r"user|my|sys|svc|vpn|default|initial|temp|new|old)\Z"
 )
-_BARE_PASS = re.compile(r"(?i)pass(?![\w-])")
+_BARE_PASS = re.compile(r"(?i)(?:pass|pin)(?![\w-])")  # a verb, a pin in a map or a version
 _NOT_A_PASSWORD_NOUN = re.compile(r"(?i)cred|log")  # a login or credentials: a user's name may follow them
 
 
@@ -199,7 +230,7 @@ def _inside_a_word(match: re.Match[str]) -> bool:
     text, at = match.string, match.start()
     if not at or not (text[at - 1].isalnum() or text[at - 1] in "_-"):
         return False
-    cjk = "\u3000" <= text[at] <= "\ud7af"
+    cjk = "\u3000" <= text[at] <= "\ud7af" or "\u0e00" <= text[at] <= "\u0e7f" or "\u05d0" <= text[at] <= "\u05ea"
     return not cjk and _COMPOUND_PREFIX.search(text, max(0, at - 12), at) is None
 
 
@@ -212,7 +243,8 @@ def _keep_noun_value(match: re.Match[str]) -> bool:
     verb_at = next((n for n, word in enumerate(words) if word.lower() in _VERB_WORDS), len(words))
     if any(_ABOUT_THE_PASSWORD.match(word) for word in words[:verb_at]):
         return True
-    if any(_ABOUT_IN_THE_PREDICATE.match(word) for word in words[verb_at:]):
+    set_to = match.group(2).strip().lower() == "to"  # "has been reset to X": what the password now is
+    if any(_ABOUT_IN_THE_PREDICATE.match(word) and not (set_to and _SET.match(word)) for word in words[verb_at:]):
         return True
     raw = match.group(2).strip(" \t")
     separator, value = raw.strip(":：,").strip().lower(), match.group(3)
@@ -222,13 +254,14 @@ def _keep_noun_value(match: re.Match[str]) -> bool:
         return True  # "a server's configuration**:", "the credential's constructor": no password's "is"
     connective = re.fullmatch(_CONNECTIVES, separator) is not None
     if _BARE_PASS.match(match.group(0)) and not re.fullmatch(r"(?i)[:=：]|(?:is|are|was)[ \t]*:?", raw):
-        return True  # "forward pass through Conv1d, BatchNorm1d": "pass" alone is mostly a verb
+        return True  # "forward pass through Conv1d, BatchNorm1d", "pin it to Python3.11": mostly verbs
     if (raw == "," or connective) and (not words or not _CLAUSE_END.match(match.string, match.end())):
         return True  # "password, Token-2 and API keys": a list; "so user42 retried": no clause of its own
     if named_with_a_number(value):
         return True  # "login with GitHub, i.e. OAuth2.", "the password is hashed by python3"
     # a word then a number is a password after a password's noun and a colon or a verb, or after a connective
-    strict = raw == "," or separator == "to" or _NOT_A_PASSWORD_NOUN.match(match.group(0)) is not None
+    set_to = set_to and any(_SET.match(word) for word in words[verb_at:])
+    strict = raw == "," or (separator == "to" and not set_to) or _NOT_A_PASSWORD_NOUN.match(match.group(0)) is not None
     return not (weak_password_shaped(value) if connective or not strict else password_shaped(value))
 
 
@@ -242,14 +275,18 @@ def _keep_foreign(match: re.Match[str]) -> bool:
 
 
 def _keep_cjk_bare(match: re.Match[str]) -> bool:
-    """A CJK noun and its value with nothing between ("账号 admin 密码 PW"): a password's shape, no rule."""
-    return _keep_foreign(match) or not password_shaped(match.group(1))
+    """A noun and its value with no verb between ("账号 admin 密码 PW", "пароль от роутера PW"): a password's
+    shape, no rule, no thing named with a number ("Kennwort für Windows10")."""
+    value = match.group(1)
+    return _keep_foreign(match) or not password_shaped(value) or named_with_a_number(value)
 
 
 # The value before its noun: "Gravel#Moon8 is the password", "use hunter22 as the wifi key", the noun closing the
 # clause ("is the password hash", "as the password manager" stay).
 _VALUE_BEFORE_THE_NOUN = (
-    r"(?<![^\s\"'`(])[\"'`]?([^\s\"'`]{6,64}?)[\"'`]?[ \t]+(?i:is|was|as)[ \t]+"
+    r"(?<![^\s\"'`(])[\"'`]?([^\s\"'`]{6,64}?)[\"'`]?"
+    r"(?:[ \t]+(?i:is|was|as|for)[ \t]+|,?[ \t]+(?i:that['’]s|that[ \t]+is|which[ \t]+is)[ \t]+|"
+    r"(?:[ \t]+(?i:btw|fyi|by[ \t]+the[ \t]+way))?[ \t]+\([ \t]*)"
     r"(?i:(?:the|my|our|your|his|her|their|its|a|new)[ \t]+)?(?:[\w-]{1,20}[ \t]+){0,3}?"
     r"(?i:pass(?:word|wd|phrase|code)?|pwd?|wi-?fi[ \t]+key|network[ \t]+key)"
     r"(?=[ \t]*(?:[,;.!?)]|$|(?i:for|to|on|of|at|in|here|there|now|too|again|then|btw|right|and|but)\b))"
@@ -260,6 +297,12 @@ def _keep_value_before(match: re.Match[str]) -> bool:
     return not weak_password_shaped(match.group(1))
 
 
+def _keep_answer(match: re.Match[str]) -> bool:
+    """The line below a question or a label about a password holds one token: a password's shape ("hunter22" will
+    do), not a masked or a named value, and the noun is no part of a word ("bypass:")."""
+    return _inside_a_word(match) or not weak_password_shaped(match.group(1))
+
+
 def _keep_reset_value(match: re.Match[str]) -> bool:
     text = match.string
     if match.start() and (text[match.start() - 1].isalnum() or text[match.start() - 1] in "_-"):
@@ -268,18 +311,24 @@ def _keep_reset_value(match: re.Match[str]) -> bool:
     return _CREDENTIAL_ON_THE_LINE.search(line) is None or not password_shaped(match.group(1))
 
 
+# The lines the user-and-password rule reads: its nouns, in English and in other languages.
+_CREDENTIAL_WORDS: tuple[str, ...] = ("login", "log in", "log-in", "creds", "credential", "user", "wifi", "wi-fi")
+_CREDENTIAL_WORDS += ("wlan", "vpn", "u/p", "daten", "identifiants", "credencia", "credenzia", "gegevens", "logowania")
+_CREDENTIAL_WORDS += ("данные", "доступ")
+
 PROSE: list[Place] = [
     # "login: admin / Pw", "creds are admin / Pw", "credentials for the tenant are ops@acme.dev and Pw"
     Place(
         "prose-password",
-        r"(?i)\b(?:log[ \t-]?ins?|creds|credentials?|user(?:name)?[ \t]*/[ \t]*pass(?:word)?|wi-?fi|wlan|vpn)"
-        + _PLACE_WORDS
-        + r""
+        r"(?i)\b(?:log[ \t-]?ins?|creds|credentials?|user(?:name)?[ \t]*/[ \t]*pass(?:word)?|u/pw?|wi-?fi|wlan|vpn|"
+        # ... and in other languages
+        r"zugangsdaten|anmeldedaten|identifiants|credenciales|credenziali|credenciais|inloggegevens|"
+        r"dane[ \t]logowania|учетные[ \t]данные|доступы?)" + _PLACE_WORDS + r""
         r"(?:[ \t]+(?:is|are|was|were)[ \t]+|[ \t]*[:=-][ \t]*|[ \t]+)[\"'`]?[\w.@+-]{1,64}[\"'`]?"
         r"[ \t]*(?:/|,|[ \t]and)[ \t]*" + _WORD_VALUE,
         1,
         _keep_word,
-        line_words=("login", "log in", "log-in", "creds", "credential", "user", "wifi", "wi-fi", "wlan", "vpn"),
+        line_words=_CREDENTIAL_WORDS,
     ),
     # "log into the jump host as admin / PW", "sign in to grafana with ops:PW", "ssh in as deploy, PW": a way in, a
     # few words, "as" or "with" a user, then the password after '/', ':', ',' or "and"
@@ -353,8 +402,36 @@ PROSE: list[Place] = [
         _keep_foreign,
         line_words=_FOREIGN_WORDS,
     ),
-    # "用户名 admin 密码 PW", "비밀번호 PW": a CJK noun, a space maybe, the value
-    Place("prose-password", rf"(?:{_CJK_NOUNS})[ \t]*" + _WORD_VALUE, 1, _keep_cjk_bare, line_words=_FOREIGN_WORDS),
+    # "用户名 admin 密码 PW", "비밀번호 PW", "पासवर्ड PW है", "пароль от роутера PW": a noun in another language,
+    # a word or two maybe, the value
+    Place(
+        "prose-password",
+        rf"(?i)(?:(?<![\w-])(?:{_FOREIGN_NOUNS}){_INFLECTION}(?:[ \t]+\w{{1,12}}){{0,2}}?[ \t]+|(?:{_CJK_NOUNS})[ \t]*)"
+        + _SHAPED_AHEAD
+        + _WORD_VALUE,
+        1,
+        _keep_cjk_bare,
+        line_words=_FOREIGN_WORDS,
+    ),
+    # a question or a label about a password that ends its line, the value alone on the line below (a chat's reply,
+    # a note): "what's the wifi password?\nPW", "> root pw?\n\nit's PW", "wifi password:\nPW"
+    Place(
+        "prose-password",
+        r"(?im)(?:pass(?:words?|wd|phrase|code)?|pwd?|wi-?fi[ \t]+key|network[ \t]+key)[^\n?:：]{0,40}[?:：][ \t]*\r?\n"
+        r"(?:[ \t]*>?[ \t]*\r?\n){0,2}[ \t]*>?[ \t]*(?:it['’]?s[ \t]+)?[\"'`]?([^\s\"'`]{6,64}?)[\"'`]?[.!]?[ \t]*$",
+        1,
+        _keep_answer,
+        text_words=("pass", "pw", "wifi key", "wi-fi key", "network key"),
+    ),
+    # "u: admin p: PW", "user=ops pw=PW": a user's name then a password's letter or noun
+    Place(
+        "prose-password",
+        r"(?i)(?<![\w-])(?:u|usr|user(?:name)?|login)[ \t]*[:=][ \t]*[\w.@+-]{1,64}[,;]?[ \t]+"
+        r"(?:p|pw|pwd|pass(?:word)?)[ \t]*[:=][ \t]*" + _WORD_VALUE,
+        1,
+        lambda match: not weak_password_shaped(match.group(1)),
+        line_words=("u:", "u=", "usr", "user", "login"),
+    ),
     # "Gravel#Moon8 is the password", "use hunter22 as the wifi key"
     Place(
         "prose-password",

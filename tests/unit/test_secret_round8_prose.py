@@ -31,7 +31,27 @@ PHRASED_FOUND = [
     ("wifi password - Gravel#Moon8", "Gravel#Moon8"),
     ("new password -> Basalt!Crow31", "Basalt!Crow31"),
     ("the guest wifi password's Lupin&Dune6", "Lupin&Dune6"),
+    ("passwords: Gravel#Moon8 and Basalt!Crow31", "Gravel#Moon8"),
+    ("Your password has been reset to Kx7#mQ2vLp", "Kx7#mQ2vLp"),
+    ("the password was reset to hunter22 by IT", "hunter22"),
+    ("the password should be Fennel^Dock5 now", "Fennel^Dock5"),
+    ("password is literally Sprocket=Bay71", "Sprocket=Bay71"),
+    ("u/p: admin/Harrow%Lake20", "Harrow%Lake20"),
+    ("u: admin p: Juniper+Keel8", "Juniper+Keel8"),
 ]
+
+
+# a question or a label about a password at a line's end, the value alone on the line below
+ANSWER_FOUND = [
+    ("what's the wifi password?\nGravel#Moon8", "Gravel#Moon8"),
+    ("> what's the root pw?\n\nit's Basalt!Crow31", "Basalt!Crow31"),
+    ("wifi password:\nLupin&Dune6\n", "Lupin&Dune6"),
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), ANSWER_FOUND)
+def test_a_password_answered_on_the_line_below_is_redacted(text: str, secret: str) -> None:
+    assert_redacted_in_place(text, secret)
 
 
 @pytest.mark.parametrize(("text", "secret"), PHRASED_FOUND)
@@ -57,6 +77,9 @@ VALUE_FIRST_FOUND = [
     ("Gravel#Moon8 is the password", "Gravel#Moon8"),
     ("I think hunter22 is the root password for now", "hunter22"),
     ("use Brisk-Otter-40 as the wifi key.", "Brisk-Otter-40"),
+    ("I used Gorse&Fen12 for the password", "Gorse&Fen12"),
+    ("Gravel#Moon8, that's the password", "Gravel#Moon8"),
+    ("it's Quartz!Heath3 btw (the wifi password)", "Quartz!Heath3"),
 ]
 
 
@@ -92,6 +115,28 @@ CJK_FOUND = [
     ("账号 admin 密码 Longjing@Tea88", "Longjing@Tea88"),
     ("비밀번호 Hallasan!2026", "Hallasan!2026"),
 ]
+
+
+# other languages and scripts: Thai, Hebrew, Arabic, Persian, Romanian, Polish, Greek, Hindi, Malay, Russian
+OTHER_SCRIPTS_FOUND = [
+    ("รหัสผ่านคือ Mango#Klong7 นะ", "Mango#Klong7"),
+    ("הסיסמה היא Hadar!Yam42", "Hadar!Yam42"),
+    ("كلمة المرور هي Nakhla#Sahra9", "Nakhla#Sahra9"),
+    ("رمز عبور: Anar-Kavir-33", "Anar-Kavir-33"),
+    ("parola este Carpati!2024", "Carpati!2024"),
+    ("Hasło jest Wisla_Most_8", "Wisla_Most_8"),
+    ("Το συνθηματικό είναι Elia#Thalassa5", "Elia#Thalassa5"),
+    ("मेरा पासवर्ड Ganga!Ghat21 है", "Ganga!Ghat21"),
+    ("kata laluan: Durian&Hujan4", "Durian&Hujan4"),
+    ("пароль от роутера Sosna!Reka77", "Sosna!Reka77"),
+    ("Zugangsdaten: admin / Tanne&Bach19", "Tanne&Bach19"),
+    ("identifiants : admin / Sapin&Ruisseau2", "Sapin&Ruisseau2"),
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), OTHER_SCRIPTS_FOUND)
+def test_a_password_in_other_languages_and_scripts_is_redacted(text: str, secret: str) -> None:
+    assert_redacted_in_place(text, secret)
 
 
 @pytest.mark.parametrize(("text", "secret"), CJK_FOUND)
@@ -141,6 +186,13 @@ KEPT = [
     "Python3 is the password",
     "密码 Manager",
     "login with GitHub, i.e. OAuth2.",
+    "Algorithm 3: Computing the encryption dictionary’s O (owner password) value.",
+    "### `crypto.pbkdf2Sync(password, salt, iterations, keylen, digest)`",
+    "pin it to Python3.11, the password is unchanged",
+    "Kennwort für Windows10 vergessen?",
+    "what's the password policy?\nMin-Length: 12",
+    "except PasswordError:\n    pass",
+    "Password:\n********",
     # a noun and no password after it
     "I keep passwords in 1Password, so no worries",
     "the wifi key is on the fridge",

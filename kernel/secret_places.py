@@ -12,7 +12,9 @@
 - **a named credential in prose with a hex value**: "auth token 9a1e...", "api key: 3f0c...":
   hex is how hashes look, so only after a name that says credential (auth/api/access/secret
   token or key), never after "hash", "sha" or "commit";
-- **more**: two-line name/value pairs (Kubernetes env, ECS), terraform variable defaults,
+- **more**: two-line name/value pairs (Kubernetes env, ECS, Postman, a Spring bind failure's ``Property:``/``Value:``,
+  Spring Boot's ``/actuator/env``), config directives whose name ends in a secret's word (``bindpw``, ``rootpw``,
+  ``remotepass``, ``storepass``), terraform variable defaults,
   URL-encoded JSON, query parameters, SQL ``IDENTIFIED BY``/``PASSWORD '...'``, redis
   directives and ``AUTH``, tools whose password flag is their own (plink ``-pw``, lftp
   ``-u user,PW``, ...), ``SSHPASS=``-style variables, Wi-Fi QR strings, "use X as the
@@ -230,6 +232,16 @@ PLACES: list[Place] = [
         keep_named_value,
         text_words=("value",),
         gate=re.compile(rf"\b{_PAIR_LABEL}[\"']?[ \t]*[:=]"),
+    ),
+    # a setting's name, then an object that gives its value: Spring Boot's /actuator/env ("spring.datasource.password":
+    # {"value": "...", "origin": ...}), a settings dump's {"DB_PASSWORD": {"value": ..., "source": ...}}
+    Place(
+        "name-value",
+        rf"[\"']({NAME_CHARS}{{0,60}}(?i:{SECRET_NAME}){NAME_CHARS}{{0,60}})[\"'][ \t]*:[ \t]*\{{[ \t]*"
+        r"(?:\r?\n[ \t]{0,40})?[\"'](?i:value)[\"'][ \t]*:[ \t]*" + _VALUE,
+        2,
+        keep_named_value,
+        text_words=('"value"', "'value'"),
     ),
     # terraform: variable "db_password" { ... default = "..." }
     Place(

@@ -33,6 +33,11 @@ TRACE_FOUND = [
     ),
     ('REDIS_AUTH_PASSWORD        "Quartz_Lagoon_58"', "Quartz_Lagoon_58"),
     ("Property: db.password Value: Hx7!kq2 Origin: env", "Hx7!kq2"),
+    (
+        '"spring.mail.password": {\n  "value": "Hq4#Tarn-Ridge",\n  "origin": "System Environment Property"\n}',
+        "Hq4#Tarn",
+    ),
+    ('{"DB_PASSWORD":{"value":"Ulm3n!Coast","source":"env"}}', "Ulm3n!Coast"),
     ("APP_KEY    base64:Zk9Lm2Xv7Rt4Wn8Zp3YbQx1Hc6Jd5Fg0Ks2Lq8Mv=", "Zk9Lm2Xv7Rt4Wn8Zp3YbQx1Hc6Jd5Fg0Ks2Lq8Mv="),
 ]
 
@@ -58,6 +63,10 @@ TRACE_KEPT = [
     "AWS_SECRET_ACCESS_KEY    (none)\nDB_PASSWORD    n/a\nJWT_SECRET    (not set)",
     "API_KEY    null",
     "GITHUB_TOKEN   [hidden]",
+    '"spring.datasource.password": {"value": "******", "origin": "env"}',
+    '"password_policy": {"value": "strong"}',
+    '"api_token": {"value": null}',
+    "+ password = (sensitive value)",
 ]
 
 

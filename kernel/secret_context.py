@@ -8,7 +8,8 @@ No format can say that ``hunter2`` is a password; its place can. The rules live 
 - ``kernel.secret_literals``: a literal reached through code (a credential's constructor, an env lookup's fallback);
 - ``kernel.secret_headers``: HTTP headers, cookies, ``Authorization:`` schemes;
 - ``kernel.secret_keyed``: a key named ``pass``, a token named in prose or config;
-- ``kernel.secret_passphrase`` and ``kernel.secret_prose``: passwords written in sentences;
+- ``kernel.secret_passphrase`` and ``kernel.secret_prose``: passwords written in sentences
+  (``kernel.secret_prose_languages``: in other languages than English);
 - ``kernel.secret_places``: URLs, XML pairs, setters, SQL, query strings...;
 - ``kernel.secret_devices``: network devices' configurations (Cisco-style, IPsec secrets, SNMP communities);
 - ``kernel.secret_urls``: a token as a URL's path segment, an OAuth code in a redirect;

@@ -1,7 +1,8 @@
 """What a password looks like when nothing but its shape can tell (issue 36): letters with digits or symbols
 (``password_shaped``), random letters whose case switches (``random_letters``), and, where a sentence says a
 password follows, a word then a number (``weak_password_shaped``: ``marigold77``, not ``sha256`` or ``page12``).
-Not an email, a path, a URL, a call, a setting or a version. Plain functions, asked by the prose and code rules.
+Not an email, a path, a URL, a call, a setting or a version. Plain functions, asked by the prose and code rules,
+and the pattern of a value in a sentence (``WORD_VALUE``, ``SHAPED_AHEAD``) the prose rules share.
 """
 
 from __future__ import annotations
@@ -79,3 +80,13 @@ def weak_password_shaped(value: str) -> bool:
     if password_shaped(value):
         return True
     return _WORD_THEN_NUMBER.fullmatch(value) is not None and len(value) >= 6
+
+
+# A value in a sentence, as a pattern (its group 1), for the prose rules. Thai, Chinese, Japanese and Korean script
+# and full-width forms: no password is written in them, and they join the words around a value without a space
+# ("密码是 X，用完", "パスワードは X です"): they end a value as a space does.
+JOINED_SCRIPTS = "\u0e00-\u0e7f\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff00-\uffef"
+VALUE_END = rf"(?=[,;.!?)]?(?:\s|$)|[{JOINED_SCRIPTS}])"
+WORD_VALUE = rf"[\"'`«]?([^\s\"'`«»{JOINED_SCRIPTS}]{{4,128}}?)[\"'`»]?" + VALUE_END
+# A token with a digit or a symbol ahead: a comma or a connective gives a value only when one follows.
+SHAPED_AHEAD = r"(?=[\"'`«]?[^\s,\"'`]{0,127}[\d!@#$%^&*+=~?])"

@@ -38,18 +38,20 @@ from __future__ import annotations
 import re
 
 from kernel.secret_entropy import high_entropy
-from kernel.secret_password_shape import named_with_a_number, password_shaped, weak_password_shaped
+from kernel.secret_password_shape import (
+    SHAPED_AHEAD,
+    WORD_VALUE,
+    named_with_a_number,
+    password_shaped,
+    weak_password_shaped,
+)
 from kernel.secret_places import Place
+from kernel.secret_prose_languages import FOREIGN_NOUNS, FOREIGN_WORDS, LANGUAGES, joins_words
 from kernel.secret_values import value_is_code
 
 _STOP_WORDS = frozenset(
     "a an the of to for in on at by with from is are be it this that and or not as if when then so".split()
 )
-# Thai, Chinese, Japanese and Korean script and full-width forms: no password is written in them, and they join
-# the words around a value without a space ("密码是 X，用完", "パスワードは X です"): they end a value as a space does.
-_CJK = "\u0e00-\u0e7f\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff00-\uffef"
-_VALUE_END = rf"(?=[,;.!?)]?(?:\s|$)|[{_CJK}])"
-_WORD_VALUE = rf"[\"'`«]?([^\s\"'`«»{_CJK}]{{4,128}}?)[\"'`»]?" + _VALUE_END
 
 
 def _keep_word(match: re.Match[str]) -> bool:
@@ -81,75 +83,6 @@ _BEFORE_THE_NOUN = re.compile(
 )
 _BEFORE_APP_PASSWORD = re.compile(r"(?i)(?:(?<![\w-])-p[ \t]+|pass(?:word)?[\"']?[ \t]*[:=][ \t]*)[\"']?\Z")
 _PLACE_WORDS = r"(?:[ \t]+(?:for|on|of|to|at)[ \t]+(?:[\w.@-]{1,40}[ \t]+){0,3}?[\w.@-]{1,40})?"
-# Nouns in scripts that join words without a space, or that join an article to them: no boundary before them
-# ("本番DBのパスワード", "数据库密码", "הסיסמה").
-_CJK_NOUNS = r"パスワード|パスコード|暗証番号|密码|密碼|口令|비밀번호|암호|รหัสผ่าน|סיסמ[הא]"
-_FOREIGN_NOUNS = (
-    r"passwort|kennwort|mot[ \t]de[ \t]passe|contrase[ñn]a|clave|senha|wachtwoord|hasło|haslo|heslo|salasana|"
-    r"lösenord|losenord|passord|adgangskode|kodeord|şifre|parol[aeă]|lozinka|geslo|jelsz[óo]|contrasenya|wagwoord|"
-    r"пароль|κωδικός|συνθηματικό|كلمة[ \t]المرور|رمز[ \t]عبور|کلمه[ \t]عبور|पासवर्ड|mật[ \t]khẩu|kata[ \t]sandi|"
-    r"kata[ \t]laluan|" + _CJK_NOUNS
-)
-# A noun may carry an inflection ("lösenordet", "şifresi", "пароля", "Passworts").
-_INFLECTION = r"\w{0,4}"
-# a verb (a whole word), a colon or a dash; Chinese, Japanese and Korean join the value without a space, after
-# a particle or a verb ("パスワードは", "パスワードを X に", "密码是", "密码改成", "密码设置为", "비밀번호를")
-_FOREIGN_VERB_WORDS = r"ist|lautet|est|este|es|é|e|è|is|to|je|jest|on|är|er|là|adalah|ialah|είναι|है|هي|هو|است|היא|הוא"
-_CJK_VERBS = r"は|が|を|も|是|为|為|就是|改成|改为|改為|设为|設為|设置为|設置為|는|은|를|을|가|이|คือ"
-_FOREIGN_VERBS = rf"(?:(?<=[ \t])(?:{_FOREIGN_VERB_WORDS})[ \t]+|[:：=—][ \t]*|(?:{_CJK_VERBS})[ \t]*)"
-# Between a CJK noun and its value, or right after the value: words that make it a rule about the password
-# ("パスワードポリシー", "密码长度为", "12文字以上", "8位", "10자 이상"), not the password.
-_CJK_ABOUT = re.compile(
-    r"ポリシー|要件|長さ|ルール|形式|ヒント|規則|规则|策略|长度|長度|要求|格式|示例|例|提示|强度|強度|정책|길이|규칙|형식|예시"
-)
-_CJK_AFTER_A_LENGTH = re.compile(r"[ \t]*(?:文字|字符|字元|个字|個字|位|桁|자|글자|以上|以下|など|等)")
-
-# The foreign nouns' lines: the rules that read them run only there.
-_FOREIGN_WORDS = (
-    "passwort",
-    "kennwort",
-    "de passe",
-    "de_passe",
-    "contrase",
-    "clave",
-    "senha",
-    "wachtwoord",
-    "hasło",
-    "haslo",
-    "heslo",
-    "salasana",
-    "senord",
-    "passord",
-    "adgangskode",
-    "kodeord",
-    "lozinka",
-    "geslo",
-    "jelsz",
-    "contrasenya",
-    "wagwoord",
-    "κωδικός",
-    "סיסמה",
-    "المرور",
-    "पासवर्ड",
-    "mật khẩu",
-    "kata sandi",
-    "ifre",
-    "parol",
-    "пароль",
-    "パスワード",
-    "パスコード",
-    "暗証番号",
-    "密码",
-    "密碼",
-    "口令",
-    "비밀번호",
-    "암호",
-    "รหัสผ่าน",
-    "סיסמ",
-    "συνθηματικό",
-    "عبور",
-    "kata laluan",
-)
 # The English nouns (and French "mdp") as a tree of their letters: the engine rejects a position on its first one.
 # (case-blind after a first letter in a class: a case-blind start would make the engine try every position)
 _ENGLISH_NOUN = (
@@ -173,8 +106,6 @@ _ENGLISH_WORDS = (
     "wpa",
     "network key",
 )
-# A token with a digit or a symbol ahead: a comma or a connective gives a value only when one follows.
-_SHAPED_AHEAD = r"(?=[\"'`«]?[^\s,\"'`]{0,127}[\d!@#$%^&*+=~?])"
 # Words that give the value after a clause about the password: "..., so biscuit2019", "... and it's marigold77".
 _CONNECTIVES = r"so|i\.e\.|ie|namely|aka|that['’]s|that[ \t]+is|it['’]s|it[ \t]+is|which[ \t]+is"
 # A few words; a colon, an arrow, a dash, a verb, a comma (after the noun's own words: "the same password as
@@ -184,8 +115,8 @@ _NOUN_VALUE = (
     r"([ \t]*(?:->|=>|→)[ \t]*|[ \t]*[:=：][ \t]*|[ \t]+[-–—][ \t]+|['’]s[ \t]+|"
     r"[ \t]+(?i:is|are|was|be|been|ist|est|es|è|é|er|är|lautet|to)(?![\w-])"
     r"(?:[ \t]+(?i:now|just|literally|still|simply|actually|currently|always))?[ \t]*:?[ \t]*|"
-    rf",[ \t]+{_SHAPED_AHEAD}|,?[ \t]+(?i:{_CONNECTIVES})[ \t]+{_SHAPED_AHEAD})"
-    r"(?:[\w.+-]{1,64}(?:@[\w.-]{1,64})?(?:[ \t]*/[ \t]*|:))?" + _WORD_VALUE.replace("{4,128}", "{6,128}")
+    rf",[ \t]+{SHAPED_AHEAD}|,?[ \t]+(?i:{_CONNECTIVES})[ \t]+{SHAPED_AHEAD})"
+    r"(?:[\w.+-]{1,64}(?:@[\w.-]{1,64})?(?:[ \t]*/[ \t]*|:))?" + WORD_VALUE.replace("{4,128}", "{6,128}")
 )
 # Words (their start) between the noun and the value that make it something about the password, not the password.
 _ABOUT_THE_PASSWORD = re.compile(
@@ -230,8 +161,7 @@ def _inside_a_word(match: re.Match[str]) -> bool:
     text, at = match.string, match.start()
     if not at or not (text[at - 1].isalnum() or text[at - 1] in "_-"):
         return False
-    cjk = "\u3000" <= text[at] <= "\ud7af" or "\u0e00" <= text[at] <= "\u0e7f" or "\u05d0" <= text[at] <= "\u05ea"
-    return not cjk and _COMPOUND_PREFIX.search(text, max(0, at - 12), at) is None
+    return not joins_words(text[at]) and _COMPOUND_PREFIX.search(text, max(0, at - 12), at) is None
 
 
 def _keep_noun_value(match: re.Match[str]) -> bool:
@@ -263,22 +193,6 @@ def _keep_noun_value(match: re.Match[str]) -> bool:
     set_to = set_to and any(_SET.match(word) for word in words[verb_at:])
     strict = raw == "," or (separator == "to" and not set_to) or _NOT_A_PASSWORD_NOUN.match(match.group(0)) is not None
     return not (weak_password_shaped(value) if connective or not strict else password_shaped(value))
-
-
-def _keep_foreign(match: re.Match[str]) -> bool:
-    """Keep a CJK rule about the password ("パスワードポリシーは", "密码长度为 8-16 位"); the value may be a word then
-    a number ("das Passwort ist winter2024"), the noun and its verb say a password follows."""
-    before = match.string[match.start() : match.start(1)]
-    if _CJK_ABOUT.search(before) or _CJK_AFTER_A_LENGTH.match(match.string, match.end(1)):
-        return True
-    return not weak_password_shaped(match.group(1))
-
-
-def _keep_cjk_bare(match: re.Match[str]) -> bool:
-    """A noun and its value with no verb between ("账号 admin 密码 PW", "пароль от роутера PW"): a password's
-    shape, no rule, no thing named with a number ("Kennwort für Windows10")."""
-    value = match.group(1)
-    return _keep_foreign(match) or not password_shaped(value) or named_with_a_number(value)
 
 
 # The value before its noun: "Gravel#Moon8 is the password", "use hunter22 as the wifi key", the noun closing the
@@ -325,7 +239,7 @@ PROSE: list[Place] = [
         r"zugangsdaten|anmeldedaten|identifiants|credenciales|credenziali|credenciais|inloggegevens|"
         r"dane[ \t]logowania|учетные[ \t]данные|доступы?)" + _PLACE_WORDS + r""
         r"(?:[ \t]+(?:is|are|was|were)[ \t]+|[ \t]*[:=-][ \t]*|[ \t]+)[\"'`]?[\w.@+-]{1,64}[\"'`]?"
-        r"[ \t]*(?:/|,|[ \t]and)[ \t]*" + _WORD_VALUE,
+        r"[ \t]*(?:/|,|[ \t]and)[ \t]*" + WORD_VALUE,
         1,
         _keep_word,
         line_words=_CREDENTIAL_WORDS,
@@ -336,7 +250,7 @@ PROSE: list[Place] = [
         "prose-password",
         r"(?i)\b(?:log(?:ged)?[ \t-]?(?:in(?:to)?|on)|sign(?:ed)?[ \t-]?(?:in(?:to)?|on)|ssh(?:[ \t]+in(?:to)?)?|"
         r"connect(?:ed)?|authenticate)(?:[ \t]+[^\s/:]{1,40}){0,6}?[ \t]+(?:as|with)[ \t]+[\"'`]?[\w.@+-]{1,64}[\"'`]?"
-        r"(?:[ \t]*[/:,][ \t]*|[ \t]+and[ \t]+(?:password[ \t]+)?)" + _WORD_VALUE,
+        r"(?:[ \t]*[/:,][ \t]*|[ \t]+and[ \t]+(?:password[ \t]+)?)" + WORD_VALUE,
         1,
         _keep_word,
         line_words=("log", "sign", "ssh", "connect", "authenticate"),
@@ -344,7 +258,7 @@ PROSE: list[Place] = [
     # "credentials: admin PW", "login = ops PW": a user then the password after a space, once a colon has opened them
     Place(
         "prose-password",
-        r"(?i)\b(?:creds|credentials?|log[ \t-]?ins?)[ \t]*[:=][ \t]*[\"'`]?[\w.@+-]{1,64}[\"'`]?[ \t]+" + _WORD_VALUE,
+        r"(?i)\b(?:creds|credentials?|log[ \t-]?ins?)[ \t]*[:=][ \t]*[\"'`]?[\w.@+-]{1,64}[\"'`]?[ \t]+" + WORD_VALUE,
         1,
         _keep_word,
         line_words=("creds", "credential", "login", "log in", "log-in"),
@@ -383,36 +297,17 @@ PROSE: list[Place] = [
     # "the new pwd works: PW", "la password dell'utente admin è PW", "mdp : PW"
     # (no look-behind at the start, so the engine skips to the nouns' first letters: the keep checks the boundary)
     Place("prose-password", rf"(?:{_ENGLISH_NOUN})" + _NOUN_VALUE, 3, _keep_noun_value, line_words=_ENGLISH_WORDS),
-    Place("prose-password", rf"(?i)(?:{_FOREIGN_NOUNS})" + _NOUN_VALUE, 3, _keep_noun_value, line_words=_FOREIGN_WORDS),
+    Place("prose-password", rf"(?i)(?:{FOREIGN_NOUNS})" + _NOUN_VALUE, 3, _keep_noun_value, line_words=FOREIGN_WORDS),
     # "I reset it to PW but the app still says invalid credentials": a password-shaped value a credential was set to
     Place(
         "prose-password",
         r"(?i)(?:reset|changed?|set|rotated|updated)[ \t]+(?:it|that|this|them|mine)[ \t]+to[ \t]+"
-        + _WORD_VALUE.replace("{4,128}", "{8,128}"),
+        + WORD_VALUE.replace("{4,128}", "{8,128}"),
         1,
         _keep_reset_value,
         line_words=(" it to ", " that to ", " this to ", " them to ", " mine to "),
     ),
-    # other languages: "das Passwort ist X", "la contraseña es X", "пароль: X"
-    Place(
-        "prose-password",
-        rf"(?i)(?:(?<![\w-])(?:{_FOREIGN_NOUNS})|{_CJK_NOUNS}){_INFLECTION}(?:[ \t]+\w{{1,12}}){{0,5}}?"
-        rf"(?:[ \t]*{_FOREIGN_VERBS})" + _WORD_VALUE,
-        1,
-        _keep_foreign,
-        line_words=_FOREIGN_WORDS,
-    ),
-    # "用户名 admin 密码 PW", "비밀번호 PW", "पासवर्ड PW है", "пароль от роутера PW": a noun in another language,
-    # a word or two maybe, the value
-    Place(
-        "prose-password",
-        rf"(?i)(?:(?<![\w-])(?:{_FOREIGN_NOUNS}){_INFLECTION}(?:[ \t]+\w{{1,12}}){{0,2}}?[ \t]+|(?:{_CJK_NOUNS})[ \t]*)"
-        + _SHAPED_AHEAD
-        + _WORD_VALUE,
-        1,
-        _keep_cjk_bare,
-        line_words=_FOREIGN_WORDS,
-    ),
+    *LANGUAGES,
     # a question or a label about a password that ends its line, the value alone on the line below (a chat's reply,
     # a note): "what's the wifi password?\nPW", "> root pw?\n\nit's PW", "wifi password:\nPW"
     Place(
@@ -427,7 +322,7 @@ PROSE: list[Place] = [
     Place(
         "prose-password",
         r"(?i)(?<![\w-])(?:u|usr|user(?:name)?|login)[ \t]*[:=][ \t]*[\w.@+-]{1,64}[,;]?[ \t]+"
-        r"(?:p|pw|pwd|pass(?:word)?)[ \t]*[:=][ \t]*" + _WORD_VALUE,
+        r"(?:p|pw|pwd|pass(?:word)?)[ \t]*[:=][ \t]*" + WORD_VALUE,
         1,
         lambda match: not weak_password_shaped(match.group(1)),
         line_words=("u:", "u=", "usr", "user", "login"),

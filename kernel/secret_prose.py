@@ -78,8 +78,8 @@ def _keep_prose_token(match: re.Match[str]) -> bool:
 # What may stand right before a password's noun that has no verb: a line's start, punctuation, or a verb of use.
 _BEFORE_THE_NOUN = re.compile(
     r"(?i)(?:^|[,;(:—–-][ \t]*|(?<![\w-])(?:use|enter|type|try|with|new|temp|temporary|default|initial|one-time|"
-    r"is|here's|here[ \t]+is|heres)[ \t]+(?:(?:the|a|this|my|our)[ \t]+)?|"
-    r"(?<![\w-])(?:user(?:name)?|login)[ \t:=]+[\w.@+-]{1,64}[ \t]+)\Z"
+    r"is|here's|here[ \t]+is|heres|and|also|plus|btw)[ \t]+(?:(?:the|a|this|my|our)[ \t]+)?|"
+    r"(?<![\w-])(?:user(?:name)?|login|wi-?fi|ssid|network)[ \t:=]+[\w.@+-]{1,64}[ \t]+)\Z"
 )
 _BEFORE_APP_PASSWORD = re.compile(r"(?i)(?:(?<![\w-])-p[ \t]+|pass(?:word)?[\"']?[ \t]*[:=][ \t]*)[\"']?\Z")
 _PLACE_WORDS = r"(?:[ \t]+(?:for|on|of|to|at)[ \t]+(?:[\w.@-]{1,40}[ \t]+){0,3}?[\w.@-]{1,40})?"
@@ -112,7 +112,7 @@ _CONNECTIVES = r"so|i\.e\.|ie|namely|aka|that['’]s|that[ \t]+is|it['’]s|it[ 
 # staging, PW") or a connective; a user's name maybe ("qa@acme.io:", "admin /"); then the value.
 _NOUN_VALUE = (
     r"((?:[ \t]+[^\s:=]{1,24}){0,10}?)"
-    r"([ \t]*(?:->|=>|→)[ \t]*|[ \t]*[:=：][ \t]*|[ \t]+[-–—][ \t]+|['’]s[ \t]+|"
+    r"([ \t]*(?:->|=>|→)[ \t]*|(?:\*\*|__)?[ \t]*[:=：](?:\*\*|__)?[ \t]*|[ \t]+[-–—][ \t]+|['’]s[ \t]+|"
     r"[ \t]+(?i:is|are|was|be|been|ist|est|es|è|é|er|är|lautet|to)(?![\w-])"
     r"(?:[ \t]+(?i:now|just|literally|still|simply|actually|currently|always))?[ \t]*:?[ \t]*|"
     rf",[ \t]+{SHAPED_AHEAD}|,?[ \t]+(?i:{_CONNECTIVES})[ \t]+{SHAPED_AHEAD})"
@@ -140,6 +140,9 @@ _VERB_WORDS = frozenset("is are was were and but has had have will should must w
 _CLAUSE_END = re.compile(
     r"[ \t]*(?:[,;.!?)(—–-]|$|(?:but|and|though|although|all|if|for|without|with|from|on|in|at|now|again|too|or)\b)"
 )
+# The words that say whose password a comma then gives: "the same password as staging, PW", "the root password on
+# the NAS, PW".
+_WHOSE = frozenset("as for on of from to in at with".split())
 # What a name before '=' holds when it is not the password: "for user=ops@example.org", "login ok uid=alice7".
 _OTHER_FIELDS = frozenset("user username usr email mail login uid id account host ip addr address name from to".split())
 # A password's noun at the end of a word of its own: storepass, keypass, rootpw, adminpassword, dbpasswd.
@@ -176,7 +179,7 @@ def _keep_noun_value(match: re.Match[str]) -> bool:
     set_to = match.group(2).strip().lower() == "to"  # "has been reset to X": what the password now is
     if any(_ABOUT_IN_THE_PREDICATE.match(word) and not (set_to and _SET.match(word)) for word in words[verb_at:]):
         return True
-    raw = match.group(2).strip(" \t")
+    raw = match.group(2).strip(" \t*_")  # "**Password:** PW": the emphasis aside
     separator, value = raw.strip(":：,").strip().lower(), match.group(3)
     if words and (match.group(2).startswith("=") or (separator == "=" and words[-1].lower() in _OTHER_FIELDS)):
         return True  # "password for user=ops@example.org", "... dc=example": the value is the last word's
@@ -187,6 +190,8 @@ def _keep_noun_value(match: re.Match[str]) -> bool:
         return True  # "forward pass through Conv1d, BatchNorm1d", "pin it to Python3.11": mostly verbs
     if (raw == "," or connective) and (not words or not _CLAUSE_END.match(match.string, match.end())):
         return True  # "password, Token-2 and API keys": a list; "so user42 retried": no clause of its own
+    if raw == "," and not any(word.lower() in _WHOSE for word in words):
+        return True  # "the password as staging, PW": the words say whose; "password grants, OAuth2-style": a list
     if named_with_a_number(value):
         return True  # "login with GitHub, i.e. OAuth2.", "the password is hashed by python3"
     # a word then a number is a password after a password's noun and a colon or a verb, or after a connective

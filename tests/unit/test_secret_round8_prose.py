@@ -38,6 +38,9 @@ PHRASED_FOUND = [
     ("password is literally Sprocket=Bay71", "Sprocket=Bay71"),
     ("u/p: admin/Harrow%Lake20", "Harrow%Lake20"),
     ("u: admin p: Juniper+Keel8", "Juniper+Keel8"),
+    ("**Password**: Otter&Plum2025", "Otter&Plum2025"),
+    ("oh and password Larch!Tor6", "Larch!Tor6"),
+    ("wifi Acme-Guest pw Sedge#Moor5", "Sedge#Moor5"),
 ]
 
 
@@ -186,6 +189,17 @@ KEPT = [
     "Python3 is the password",
     "密码 Manager",
     "login with GitHub, i.e. OAuth2.",
+    "token and password grants, OAuth2-style",
+    "enter your username and password to continue",
+    "email and password auth via Firebase-v9",
+    "wifi Acme-Guest pw is on the fridge",
+    "a password like P@ssw0rd is weak",
+    "Passwords must be at least 12 characters, e.g. Summer2024! is rejected",
+    "the password must contain a digit, so abc123 would pass but abc would not",
+    "If your password is compromised, rotate it, i.e. run ./rotate.sh",
+    "the pw field accepts UTF-8, so Ünïcødé9 works",
+    "パスワードを忘れた場合はこちら",
+    "пароль должен содержать не менее 8 символов",
     "Algorithm 3: Computing the encryption dictionary’s O (owner password) value.",
     "### `crypto.pbkdf2Sync(password, salt, iterations, keylen, digest)`",
     "pin it to Python3.11, the password is unchanged",

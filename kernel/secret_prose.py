@@ -86,12 +86,13 @@ _PLACE_WORDS = r"(?:[ \t]+(?:for|on|of|to|at)[ \t]+(?:[\w.@-]{1,40}[ \t]+){0,3}?
 # The English nouns (and French "mdp") as a tree of their letters: the engine rejects a position on its first one.
 # (case-blind after a first letter in a class: a case-blind start would make the engine try every position)
 _ENGLISH_NOUN = (
-    r"[Pp](?i:ass(?:words?|wds?|phrases?|codes?|w)?|wd?s?|sw|in)|[Cc](?i:red(?:s|entials?))|[Ll](?i:og[ \t-]?in)|"
+    r"[Pp](?i:ass(?:words?|wds?|phrases?|codes?|w)?|wd?s?|sw|in|/w)|[Cc](?i:red(?:s|entials?))|[Ll](?i:og[ \t-]?in)|"
     r"[Mm](?i:dp)|"
     r"[Ww](?i:i-?fi|lan|pa2?)[ \t]+(?i:key|code)|[Nn](?i:etwork[ \t]+key)"
 )
 _ENGLISH_WORDS = (
     "pass",
+    "p/w",
     "pw",
     "psw",
     "pin",

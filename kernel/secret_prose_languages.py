@@ -28,13 +28,17 @@ FOREIGN_NOUNS = (
     r"passwort|kennwort|mot[ \t]de[ \t]passe|contrase[ñn]a|clave|senha|wachtwoord|hasło|haslo|heslo|salasana|"
     r"lösenord|losenord|passord|adgangskode|kodeord|şifre|parol[aeă]|lozinka|geslo|jelsz[óo]|contrasenya|wagwoord|"
     r"пароль|κωδικός|συνθηματικό|كلمة[ \t]المرور|رمز[ \t]عبور|کلمه[ \t]عبور|पासवर्ड|mật[ \t]khẩu|kata[ \t]sandi|"
-    r"kata[ \t]laluan|" + _CJK_NOUNS
+    r"kata[ \t]laluan|парола|лозинка|zaporka|slaptažod|parool|lykilorð|fjalëkalim|pasahitz|contrasinal|cyfrinair|"
+    r"nenosiri|পাসওয়ার্ড|கடவுச்சொல்|پاس[ \t]?ورڈ|գաղտնաբառ|პაროლ|şifrə|құпиясөз|нууц[ \t]үг|" + _CJK_NOUNS
 )
 # A noun may carry an inflection ("lösenordet", "şifresi", "пароля", "Passworts").
 _INFLECTION = r"\w{0,4}"
 # a verb (a whole word), a colon or a dash; Chinese, Japanese and Korean join the value without a space, after
 # a particle or a verb ("パスワードは", "パスワードを X に", "密码是", "密码改成", "密码设置为", "비밀번호를")
-_FOREIGN_VERB_WORDS = r"ist|lautet|est|este|es|é|e|è|is|to|je|jest|on|är|er|là|adalah|ialah|είναι|है|هي|هو|است|היא|הוא"
+_FOREIGN_VERB_WORDS = (
+    r"ist|lautet|est|este|es|é|e|è|is|to|je|jest|on|är|er|là|adalah|ialah|είναι|है|هي|هو|است|היא|הוא|yra|ir|është|ni|"
+    r"е|є|yw|dir|ആണ്|आहे"
+)
 _CJK_VERBS = r"は|が|を|も|是|为|為|就是|改成|改为|改為|设为|設為|设置为|設置為|는|은|를|을|가|이|คือ"
 _FOREIGN_VERBS = rf"(?:(?<=[ \t])(?:{_FOREIGN_VERB_WORDS})[ \t]+|[:：=—][ \t]*|(?:{_CJK_VERBS})[ \t]*)"
 # Between a CJK noun and its value, or right after the value: words that make it a rule about the password
@@ -89,6 +93,25 @@ FOREIGN_WORDS = (
     "συνθηματικό",
     "عبور",
     "kata laluan",
+    "парола",
+    "лозинка",
+    "zaporka",
+    "slaptažod",
+    "parool",
+    "lykilorð",
+    "fjalëkalim",
+    "pasahitz",
+    "contrasinal",
+    "cyfrinair",
+    "nenosiri",
+    "পাসওয়ার্ড",
+    "கடவுச்சொல்",
+    "ورڈ",
+    "գաղտնաբառ",
+    "პაროლ",
+    "şifrə",
+    "құпиясөз",
+    "нууц үг",
 )
 
 

@@ -134,6 +134,13 @@ OTHER_SCRIPTS_FOUND = [
     ("пароль от роутера Sosna!Reka77", "Sosna!Reka77"),
     ("Zugangsdaten: admin / Tanne&Bach19", "Tanne&Bach19"),
     ("identifiants : admin / Sapin&Ruisseau2", "Sapin&Ruisseau2"),
+    ("паролата е Rila!Vrah82", "Rila!Vrah82"),
+    ("slaptažodis yra Nemunas!77", "Nemunas!77"),
+    ("parool on Tallinn#Meri3", "Tallinn#Meri3"),
+    ("cyfrinair yw Eryri!Llyn8", "Eryri!Llyn8"),
+    ("nenosiri ni Kilima#Njaro5", "Kilima#Njaro5"),
+    ("პაროლი: Mtkvari!Mta4", "Mtkvari!Mta4"),
+    ("p/w: Birch&Loch14", "Birch&Loch14"),
 ]
 
 
@@ -219,6 +226,9 @@ KEPT = [
     "the password is in section4 of the runbook",
     "bypass: Foo-Bar9 mode",
     "dein Passwort ist zu kurz",
+    "паролата е твърде къса",
+    "slaptažodis yra per trumpas",
+    "nenosiri ni lazima",
 ]
 
 

@@ -1,5 +1,6 @@
 """A password written as a sentence (issue 36): "my password is purple monkey dishwasher" (several plain
-words), "the wifi password is Fae4oJck!", "I changed my password to ...". The words after the verb are the
+words), "the wifi password is Fae4oJck!", "our pw is ...", "my wifi key is ...", "the passphrase was set to ...",
+"I changed my password to ...". The words after the verb are the
 password unless they describe it ("is too short", "is hashed with argon2", "is correct"). Beside
 ``kernel.secret_prose`` (the forms with no verb, and other languages). Also a wallet's recovery words after
 their name ("seed phrase: ...", "mnemonic = '...'"). Plain data and keep checks.
@@ -57,17 +58,21 @@ _PROSE_VALUE = (
     r"(?:(\"[^\"\n]{1,128}\"|'[^'\n]{1,128}')|(?=[^\s]{0,127}[0-9!@#$%^&*_+=~])([^\s\"'`]{3,128}?)(?=[,;.!?)]?(?:\s|$))|"
     rf"([^\s,.;!?()\"'][^,;!?()\"'\n]{{0,127}}?){_CLOSE})"
 )
-_SECRET_NOUN = r"(?:password|passphrase|pass\s?phrase|passcode|pin(?:\s+code)?)"
+_SECRET_NOUN = (
+    r"(?:password|passwd|pw|passphrase|pass\s?phrase|passcode|pin(?:\s+code)?|wi-?fi\s+(?:key|code)|network\s+key)"
+)
+
+_NOUN_WORDS = ("pass", "pw", "pin ", "pin\t", "wifi", "wi-fi", "network key")
 
 PASSPHRASES: list[Place] = [
     Place(
         "prose-password",
         rf"(?i)\b(my|our|your|his|her|their|the)\s+(?:[a-z0-9-]{{1,20}}\s+){{0,2}}?{_SECRET_NOUN}"
         r"(?:\s+(?:for|to|on|of)\s+(?:the\s+|my\s+|our\s+)?[\w.@-]{1,40}(?:\s+[\w.@-]{1,40})?)?\s+"
-        r"(?:is|was|is\s+now|has\s+been|is\s+set\s+to|was\s+set\s+to|was\s+changed\s+to|became)\s*:?\s+" + _PROSE_VALUE,
+        r"(?:is\s+set\s+to|was\s+set\s+to|was\s+changed\s+to|is\s+now|has\s+been|is|was|became)\s*:?\s+" + _PROSE_VALUE,
         (2, 3, 4),
         _keep_prose_words,
-        text_words=("pass", "pin ", "pin\t"),
+        text_words=_NOUN_WORDS,
     ),
     Place(
         "prose-password",
@@ -75,7 +80,7 @@ PASSPHRASES: list[Place] = [
         rf"(?:[a-z0-9-]{{1,20}}\s+){{0,2}}?{_SECRET_NOUN}\s+to\s+" + _PROSE_VALUE,
         (2, 3, 4),
         _keep_prose_words,
-        text_words=("pass", "pin ", "pin\t"),
+        text_words=_NOUN_WORDS,
     ),
 ]
 

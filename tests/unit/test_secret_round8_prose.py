@@ -75,6 +75,20 @@ def test_a_compound_password_noun_gives_its_value(text: str, secret: str) -> Non
     assert_redacted_in_place(text, secret)
 
 
+# several plain words after a password's noun and its verb
+PASSPHRASE_FOUND = [
+    ("my wifi key is purple monkey dishwasher", "purple monkey dishwasher"),
+    ("our pw is lemon river castle", "lemon river castle"),
+    ("my passwd is copper kettle sings", "copper kettle sings"),
+    ("the passphrase was set to lemon river castle tower", "lemon river castle tower"),
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), PASSPHRASE_FOUND)
+def test_a_passphrase_of_plain_words_is_redacted(text: str, secret: str) -> None:
+    assert_redacted_in_place(text, secret)
+
+
 # the value before its noun
 VALUE_FIRST_FOUND = [
     ("Gravel#Moon8 is the password", "Gravel#Moon8"),
@@ -226,6 +240,11 @@ KEPT = [
     "the password is in section4 of the runbook",
     "bypass: Foo-Bar9 mode",
     "dein Passwort ist zu kurz",
+    "my pwd is /home/jlee",
+    "my pw is the same",
+    "our wifi code is on the router",
+    "the network key is printed on the label",
+    "the passphrase is case sensitive",
     "паролата е твърде къса",
     "slaptažodis yra per trumpas",
     "nenosiri ni lazima",

@@ -35,6 +35,7 @@ _CORPORA = [
     ("tests.support.secrets_blind4", "BLIND4_ORDINARY"),
     ("tests.support.secrets_blind5", "BLIND5_ORDINARY"),
     ("tests.support.secrets_blind6", "BLIND6_ORDINARY"),
+    ("tests.support.secrets_blind7", "BLIND7_ORDINARY"),
 ]
 _MARKER = re.compile(re.escape(MARKER_PREFIX) + r"[^\]]*\]")
 

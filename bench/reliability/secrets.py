@@ -18,12 +18,12 @@ hashes, UUIDs...) is stored the same way, and the note says how many came
 back changed (false positives).
 
 The held-out corpora (``tests/support/secrets_heldout.py``, ``secrets_fresh.py``,
-``secrets_final.py``, ``secrets_blind4.py`` to ``secrets_blind7.py``: each written
+``secrets_final.py``, ``secrets_blind4.py`` to ``secrets_blind8.py``: each written
 blind, each with 200 ordinary texts) go through the memory bank and the prompt
 hook into projects of their own, and are read back through search, export and
 get-context; the first is also looked for in every file under MNEMEX_HOME. The
 rules were tuned on each of them but the last in turn after it was measured
-(``blind6`` last); ``blind7``, written blind after that and never tuned on, is
+(``blind7`` last); ``blind8``, written blind after that and never tuned on, is
 what says how redaction does on forms nobody listed.
 """
 
@@ -43,6 +43,7 @@ from tests.support.secrets_blind4 import BLIND4_ORDINARY, BLIND4_SECRETS
 from tests.support.secrets_blind5 import BLIND5_ORDINARY, BLIND5_SECRETS
 from tests.support.secrets_blind6 import BLIND6_ORDINARY, BLIND6_SECRETS
 from tests.support.secrets_blind7 import BLIND7_ORDINARY, BLIND7_SECRETS
+from tests.support.secrets_blind8 import BLIND8_ORDINARY, BLIND8_SECRETS
 from tests.support.secrets_corpus import ORDINARY, SECRETS, Secret
 from tests.support.secrets_final import FINAL_ORDINARY, FINAL_SECRETS
 from tests.support.secrets_fresh import FRESH_ORDINARY, FRESH_SECRETS
@@ -64,8 +65,9 @@ LATER_CORPORA: list[HeldOut] = [
     ("blind5", BLIND5_SECRETS, BLIND5_ORDINARY, "/srv/acme-blind5"),
     ("blind6", BLIND6_SECRETS, BLIND6_ORDINARY, "/srv/acme-blind6"),
     ("blind7", BLIND7_SECRETS, BLIND7_ORDINARY, "/srv/acme-blind7"),
+    ("blind8", BLIND8_SECRETS, BLIND8_ORDINARY, "/srv/acme-blind8"),
 ]
-NEVER_TUNED: str | None = "blind7"  # the name of a corpus listed here that was never tuned on, when there is one
+NEVER_TUNED: str | None = "blind8"  # the name of a corpus listed here that was never tuned on, when there is one
 NDJSON = {"Content-Type": "application/x-ndjson"}
 # Tokens that name themselves, so a tag holding one bare is still recognisable (a bare password is not).
 TAGGABLE = [s for s in SECRETS if redact(s.needle) != s.needle and len(s.needle) <= 60]

@@ -204,7 +204,7 @@ def _keep_noun_value(match: re.Match[str]) -> bool:
 # The value before its noun: "Gravel#Moon8 is the password", "use hunter22 as the wifi key", the noun closing the
 # clause ("is the password hash", "as the password manager" stay).
 _VALUE_BEFORE_THE_NOUN = (
-    r"(?<![^\s\"'`(])[\"'`]?([^\s\"'`]{6,64}?)[\"'`]?"
+    r"(?i)(?<![^\s\"'`(])[\"'`]?([^\s\"'`]{6,64}?)[\"'`]?"
     r"(?:[ \t]+(?i:is|was|as|for)[ \t]+|,?[ \t]+(?i:that['’]s|that[ \t]+is|which[ \t]+is)[ \t]+|"
     r"(?:[ \t]+(?i:btw|fyi|by[ \t]+the[ \t]+way))?[ \t]+\([ \t]*)"
     r"(?i:(?:the|my|our|your|his|her|their|its|a|new)[ \t]+)?(?:[\w-]{1,20}[ \t]+){0,3}?"

@@ -7,6 +7,7 @@ must stay byte for byte. The values are made up."""
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 
@@ -273,6 +274,30 @@ def test_text_near_a_password_noun_stays(text: str) -> None:
 )
 def test_a_word_then_a_number_is_password_shaped_unless_it_names_a_thing(value: str, shaped: bool) -> None:
     assert weak_password_shaped(value) is shaped
+
+
+# long hostile texts for these rules: tokens before "is the password", a noun then many words, scripts with no space
+HOSTILE = {
+    "one-long-token": "x" * 100_000 + " is the password",
+    "many-tokens-then-the-noun": "abcdefg1 " * 20_000 + "is the password",
+    "values-before-nouns": "Ab1!xyz is the " * 10_000 + "password",
+    "questions": "what is the password?\n" * 5_000,
+    "brackets": "Ab1!xyz (the " * 10_000 + "password)",
+    "noun-then-words": "password " + "aaaa " * 20_000,
+    "commas": "password a, b, c, d, e, f, " * 5_000,
+    "connectives": "password is x so " * 5_000,
+    "compounds": "storepass " * 10_000,
+    "joined-nouns": "パスワードは" * 20_000,
+    "thai-nouns": "รหัสผ่าน" * 20_000,
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+def test_the_prose_rules_stay_linear_on_hostile_input(name: str) -> None:
+    text = HOSTILE[name]
+    started = time.process_time()
+    redact(text)
+    assert time.process_time() - started < 2.0, f"{len(text):,} chars of {name!r}"
 
 
 _ROUND8_FAMILIES = ("prose", "intl")

@@ -113,7 +113,7 @@ _CONNECTIVES = r"so|i\.e\.|ie|namely|aka|that['’]s|that[ \t]+is|it['’]s|it[ 
 # staging, PW") or a connective; a user's name maybe ("qa@acme.io:", "admin /"); then the value.
 _NOUN_VALUE = (
     r"((?:[ \t]+[^\s:=]{1,24}){0,10}?)"
-    r"([ \t]*(?:->|=>|→)[ \t]*|(?:\*\*|__)?[ \t]*[:=：](?:\*\*|__)?[ \t]*|[ \t]+[-–—][ \t]+|['’]s[ \t]+|"
+    r"([ \t]*(?:->|=>|→|は|是|为|는|은)[ \t]*|(?:\*\*|__)?[ \t]*[:=：](?:\*\*|__)?[ \t]*|[ \t]+[-–—][ \t]+|['’]s[ \t]+|"
     r"[ \t]+(?i:is|are|was|be|been|ist|est|es|è|é|er|är|lautet|to)(?![\w-])"
     r"(?:[ \t]+(?i:now|just|literally|still|simply|actually|currently|always))?[ \t]*:?[ \t]*|"
     rf",[ \t]+{SHAPED_AHEAD}|,?[ \t]+(?i:{_CONNECTIVES})[ \t]+{SHAPED_AHEAD})"
@@ -165,7 +165,9 @@ def _inside_a_word(match: re.Match[str]) -> bool:
     text, at = match.string, match.start()
     if not at or not (text[at - 1].isalnum() or text[at - 1] in "_-"):
         return False
-    return not joins_words(text[at]) and _COMPOUND_PREFIX.search(text, max(0, at - 12), at) is None
+    if joins_words(text[at]) or joins_words(text[at - 1]):
+        return False  # "数据库密码", "DBのPWは"
+    return _COMPOUND_PREFIX.search(text, max(0, at - 12), at) is None
 
 
 def _keep_noun_value(match: re.Match[str]) -> bool:

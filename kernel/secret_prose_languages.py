@@ -23,7 +23,7 @@ from kernel.secret_places import Place
 
 # Nouns in scripts that join words without a space, or that join an article to them: no boundary before them
 # ("本番DBのパスワード", "数据库密码", "הסיסמה").
-_CJK_NOUNS = r"パスワード|パスコード|暗証番号|密码|密碼|口令|비밀번호|암호|รหัสผ่าน|סיסמ[הא]"
+_CJK_NOUNS = r"パスワード|パスコード|暗証番号|密码|密碼|口令|비밀번호|비번|암호|รหัสผ่าน|סיסמ[הא]"
 FOREIGN_NOUNS = (
     r"passwort|kennwort|mot[ \t]de[ \t]passe|contrase[ñn]a|clave|senha|wachtwoord|hasło|haslo|heslo|salasana|"
     r"lösenord|losenord|passord|adgangskode|kodeord|şifre|parol[aeă]|lozinka|geslo|jelsz[óo]|contrasenya|wagwoord|"
@@ -87,6 +87,7 @@ FOREIGN_WORDS = (
     "密碼",
     "口令",
     "비밀번호",
+    "비번",
     "암호",
     "รหัสผ่าน",
     "סיסמ",

@@ -132,6 +132,9 @@ CJK_FOUND = [
     ("비밀번호를 Seoul#Tower77로 바꿨어요", "Seoul#Tower77"),
     ("账号 admin 密码 Longjing@Tea88", "Longjing@Tea88"),
     ("비밀번호 Hallasan!2026", "Hallasan!2026"),
+    ("DBのPWは Sakura-9x です", "Sakura-9x"),
+    ("测试库PW是 Xiamen@Gulang7，", "Xiamen@Gulang7"),
+    ("아이디 admin 비번 Busan#Haeundae3", "Busan#Haeundae3"),
 ]
 
 
@@ -221,6 +224,8 @@ KEPT = [
     "If your password is compromised, rotate it, i.e. run ./rotate.sh",
     "the pw field accepts UTF-8, so Ünïcødé9 works",
     "パスワードを忘れた場合はこちら",
+    "PWは8文字以上",
+    "パスワードは社内Wikiを参照",
     "пароль должен содержать не менее 8 символов",
     "Algorithm 3: Computing the encryption dictionary’s O (owner password) value.",
     "### `crypto.pbkdf2Sync(password, salt, iterations, keylen, digest)`",

@@ -50,7 +50,7 @@ def random_letters(value: str) -> bool:
 # A word then a number, as people make up a password (marigold77, tulip8, Biscuit2019).
 _WORD_THEN_NUMBER = re.compile(r"([A-Za-z][a-z]{2,23})(\d{1,8})")
 _LETTERS_THEN_NUMBER = re.compile(r"([A-Za-z]{2,24})v?(\d{1,8})")
-# Things named with a number: an algorithm, a protocol, a platform, a product, a step, a place, a date.
+# Things named with a number: an algorithm, a protocol, a platform, a product, a step, a place, a date, a field.
 _NAMED_WITH_A_NUMBER = frozenset(
     """sha md base utf ip ipv win windows arm amd python py http https oauth pbkdf argon aes rsa tls ssl crc pkcs ssh
     node java jdk ubuntu debian centos rhel fedora alpine ios android macos osx gpt llama ecdsa blake des iso html css
@@ -59,7 +59,8 @@ _NAMED_WITH_A_NUMBER = frozenset(
     node worker server host pod rack slot port team group attempt try case issue ticket bug build run job stage task
     row col column cell sheet tab disk drive volume zone region area floor gate bay lane route exit unit block layer
     epoch batch shard replica instance cluster env jan feb mar apr may jun jul aug sep sept oct nov dec january
-    february march april june july august september october november december mon tue wed thu fri sat sun""".split()
+    february march april june july august september october november december mon tue wed thu fri sat sun field
+    input arg param var key box text label button form entry option choice value string str token secret""".split()
 )
 
 

@@ -222,7 +222,12 @@ def _keep_value_before(match: re.Match[str]) -> bool:
 def _keep_answer(match: re.Match[str]) -> bool:
     """The line below a question or a label about a password holds one token: a password's shape ("hunter22" will
     do), not a masked or a named value, and the noun is no part of a word ("bypass:")."""
+    if _ASKS_WHAT_FOR.search(match.group(0).split("\n", 1)[0]):
+        return True  # "what is the password for?": a use, not a password
     return _inside_a_word(match) or not weak_password_shaped(match.group(1))
+
+
+_ASKS_WHAT_FOR = re.compile(r"(?i)(?<![\w-])(?:for|to|of|about|with|from|used|needed|required)[ \t]*[?:：][ \t]*\Z")
 
 
 def _keep_reset_value(match: re.Match[str]) -> bool:

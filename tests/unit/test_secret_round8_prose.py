@@ -234,6 +234,8 @@ KEPT = [
     "what's the password policy?\nMin-Length: 12",
     "except PasswordError:\n    pass",
     "Password:\n********",
+    "what is the password for?\nAuth-Service2",
+    "input1 is for the username and input2 is for the password.",
     # a noun and no password after it
     "I keep passwords in 1Password, so no worries",
     "the wifi key is on the fridge",

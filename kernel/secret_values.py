@@ -166,10 +166,18 @@ def looks_random(value: str) -> bool:
     return not re.fullmatch(r"[\w-]+\.(?:json|ya?ml|txt|pem|key|crt|toml|ini|env|cfg|conf|py)", value, re.IGNORECASE)
 
 
+# A token a provider's docs print (AWS: AKIAIOSFODNN7EXAMPLE, wJalr.../bPxRfiCYEXAMPLEKEY), or a token's prefix with
+# words to fill in (xoxb-your-bot-token-here, ghp_your_token_here): no random body ends or reads so.
+_DOCUMENTED_TOKEN = re.compile(r"(?:EXAMPLE|[Ee]xample)(?:KEY|[_-]?key)?\Z|[_-](?i:your|my)[_-]|[_-](?i:here)\Z")
+
+
 def placeholder_token(token: str) -> bool:
     """A token's shape filled in with the letters examples use, as a README shows it: it ends in nine x, y or z or
     more, separators between them aside (``sk_test_xxxx...``, ``AKIAXXXX...``, ``.../XXX/YYY/ZZZ``). A random body
-    ends so about once in 10**9; a body of zeros or of one other letter is still taken for a token."""
+    ends so about once in 10**9; a body of zeros or of one other letter is still taken for a token. Or a token
+    the docs print, or one with words to fill in (``_DOCUMENTED_TOKEN``)."""
+    if _DOCUMENTED_TOKEN.search(token):
+        return True
     letters = 0
     for char in reversed(token):
         if char in "xXyYzZ":

@@ -56,7 +56,7 @@ def test_history_is_stored_dated_found_and_replays_store_nothing(live: LiveStack
             "The importer reads the whole file into memory; stream it in chunks of 10,000 rows.",
             tool_uses=[edit, edit],
         ),
-        exchange("s1:m2", ledger, "my key is AKIAIOSFODNN7EXAMPLE <private>pin 4321</private> ok", "Noted."),
+        exchange("s1:m2", ledger, "my key is AKIAQ3EGRX5N7HZKW4TB <private>pin 4321</private> ok", "Noted."),
         exchange("s2:m1", billing, "which queue does billing publish invoices to?", "invoices.v2 on RabbitMQ."),
     ]
     dry = live.post_as("/api/backfill", {"exchanges": batch, "dry_run": True}, BackfillOut)
@@ -84,7 +84,7 @@ def test_history_is_stored_dated_found_and_replays_store_nothing(live: LiveStack
     assert other.memories[0].id == backfill_id("claude", "s2:m1")
 
     secret = live.post_as("/api/search", {"id": backfill_id("claude", "s1:m2"), "cwd": ledger}, SearchOut).memories[0]
-    assert "AKIAIOSFODNN7EXAMPLE" not in secret.content and "4321" not in secret.content
+    assert "AKIAQ3EGRX5N7HZKW4TB" not in secret.content and "4321" not in secret.content
     observation_id = backfill_id("claude", "s1:m1", "tool:0")
     observed = live.post_as("/api/search", {"id": observation_id, "cwd": ledger}, SearchOut).memories[0]
     assert observed.metadata["type"] == "observation"

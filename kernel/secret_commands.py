@@ -7,8 +7,14 @@
   ``net user NAME PW``, ``net use \\\\H\\S /user:U PW``, ``ConvertTo-SecureString [-AsPlainText] PW``,
   ``schtasks /ru U /rp PW`` (and the other remote Windows tools' ``/p``), ``security add-generic-password -w PW``,
   ``security unlock-keychain -p PW``, ``networksetup -setairportnetwork IF SSID PW``, ``dscl . -passwd USER PW``,
-  ``reg add KEY /v DefaultPassword /d PW`` (``Set-ItemProperty -Name DefaultPassword -Value PW``);
-- **a password piped to a tool**: ``echo PW | sudo -S``, ``... | docker login --password-stdin``,
+  ``reg add KEY /v DefaultPassword /d PW`` (``Set-ItemProperty -Name DefaultPassword -Value PW``),
+  ``ktpass /pass PW``, ``netsh wlan ... key=PW``, ``sc config SVC password= PW``;
+- **a user then a password** as database, BMC and appliance tools take them: ``racadm -u U -p PW``,
+  ``cqlsh -u U -p PW`` (a port after ``-p``, sudo's prompt, mysql's database after ``-p NAME`` stay);
+- **tools that set a user's password from their arguments**: ``htpasswd -b`` and ``mosquitto_passwd -b FILE USER PW``,
+  ``synouser --setpw USER PW``, ``ipmitool user set password ID PW``, ``mc admin user add``, ``racadm set ...Password``;
+- **a password piped to a tool**: ``echo PW | sudo -S``, ``printf 'PW\\n%s' "$X" | smbpasswd -s``,
+  ``... | openconnect --passwd-on-stdin``, ``... | docker login --password-stdin``,
   ``... | realm join``, ``... | kinit``, ``... | cryptsetup``, ``... | gpg --passphrase-fd 0``;
 - **any flag named for a secret** (``--password PW``, ``--db-token=PW``), and any flag whose value
   is a high-entropy token;
@@ -57,14 +63,14 @@ COMMANDS: list[tuple[str, str, int | tuple[int, ...]]] = [
     ("redis-cli", r"\bredis-cli\b[^\n|;&]{0,200}?\s-a\s+" + _QUOTED_OR_BARE, 1),
     (
         "curl-user",
-        r"\b(?:curl|wget|http)\b[^\n|;&]{0,300}?\s(?:-u|--user)\s*['\"]?[^:\s'\"]{1,128}:([^\s'\"]{1,256})",
+        r"\b(?:curl|wget|http)\b[^\n|;&]{0,300}?\s(?:-[a-zA-Z]{0,6}u|--user)\s*['\"]?[^:\s'\"]{1,128}:([^\s'\"]{1,256})",
         1,
     ),
     # (after "show", --password is a switch that shows one: lpass show --password NAME)
     (
         "cli-flag",
         r"(?i)\b--(?<!show --)(?:password|passwd|pass|db-password|token|api-key|apikey|access-token|auth-token|"
-        r"client-secret|secret|secret-key)(?:[ \t]+|=)(?![-$~/.<{])" + _QUOTED_OR_BARE,
+        r"client-secret|secret|secret-key)(?:[ \t]+|=)(?![-$~/.<{#])" + _QUOTED_OR_BARE,
         1,
     ),
     # netrc, on one line or several: "machine h login u password PW"
@@ -105,6 +111,30 @@ def _keep_flag(match: re.Match[str]) -> bool:
         return True
     # --max-token 5, --key id_rsa.pub: a token or key flag keeps counts and file names
     return bool(_WEAK_FLAG.search(match.group(1))) and (value.isdigit() or bool(re.search(r"\.\w{2,4}$", value)))
+
+
+_PORT_OR_IDS = re.compile(r"[\d.:,-]{1,64}(?:/(?:tcp|udp|sctp))?")
+
+
+# before -u: sudo's -p is a prompt; mysql's "-p NAME" (a space) prompts for the password and NAME is a database
+_PROMPTING_TOOL = re.compile(r"\b(?:sudo|mysql|mysqldump|mysqladmin|mariadb|mariadb-dump|mysqlsh)\b")
+
+
+def _keep_user_then_password(match: re.Match[str]) -> bool:
+    """A port (-p 5432, -p 8080:80), a pid list, sudo's prompt or mysql's database after -p is no password."""
+    if _PORT_OR_IDS.fullmatch(unquote(match.group(1) or "")):
+        return True
+    line_start = match.string.rfind("\n", 0, match.start()) + 1
+    before = match.string[max(line_start, match.start() - 300) : match.start()]
+    return bool(_PROMPTING_TOOL.search(before)) or _KEEP_FIRST(match)
+
+
+_KEEP_FIRST = keep_value(1)
+
+
+def _keep_windows_setting(match: re.Match[str]) -> bool:
+    """netsh's key=clear (show the key) is an option, not a key."""
+    return unquote(match.group(1) or "").lower() in ("clear", "none") or _KEEP_FIRST(match)
 
 
 def _keep_not_token_shaped(match: re.Match[str]) -> bool:
@@ -185,10 +215,11 @@ _RULES: list[tuple[str, str, int, Callable[[re.Match[str]], bool] | None, tuple[
     ),
     (
         "cli-password",
-        r"\bhtpasswd\s+-[a-zA-Z]{0,4}b[a-zA-Z]{0,4}(?:\s+-[a-zA-Z]{1,4}){0,3}\s+\S{1,256}\s+[^\s'\"]{1,128}\s+" + VALUE,
+        r"\b(?:htpasswd|mosquitto_passwd)\s+-[a-zA-Z]{0,4}b[a-zA-Z]{0,4}(?:\s+-[a-zA-Z]{1,4}){0,3}\s+\S{1,256}\s+"
+        r"[^\s'\"]{1,128}\s+" + VALUE,
         1,
         keep_value(1),
-        ("htpasswd",),
+        ("htpasswd", "mosquitto_passwd"),
     ),
     (
         "cli-password",
@@ -206,12 +237,15 @@ _RULES: list[tuple[str, str, int, Callable[[re.Match[str]], bool] | None, tuple[
     ),
     (
         "piped-password",
-        r"\b(?:echo|printf)\s+(?:-[a-z]{1,3}\s+)?(?:(?:'%s(?:\\n)?'|\"%s(?:\\n)?\")\s+)?" + VALUE + r"\s*\|\s*"
+        r"\b(?:echo|printf)\s+(?:-[a-z]{1,3}\s+)?(?:(?:'%s(?:\\n)?'|\"%s(?:\\n)?\")\s+)?"
+        + VALUE
+        # more arguments after it: printf 'PW\n%s\n' "$CONFIRM" | smbpasswd -s
+        + r"(?:\s+(?:\"[^\"\n|]{0,64}\"|'[^'\n|]{0,64}'|[^\s|'\"]{1,64})){0,3}\s*\|\s*"
         r"(?:sudo\b[^|\n]{0,80}?\s-[a-zA-Z]{0,4}S\b|[^|\n]{0,200}?--password-stdin\b|[^|\n]{0,40}?\bchpasswd\b|"
         r"passwd\b[^|\n]{0,60}--stdin|[^|\n]{0,80}?\bsecrets?\s+(?:put|set|create)\b|"
         # tools that read a password from their standard input: joining a domain, kinit, smbpasswd -s, a LUKS volume
         r"[^|\n]{0,40}?\b(?:realm\s+join|adcli\s+join|net\s+ads\s+join|kinit|smbpasswd|cryptsetup|ldappasswd|"
-        r"ipa-join|ipa\s+user-mod)\b|[^|\n]{0,200}?(?:--stdin-passw\w{0,4}|--passw(?:or)?d-(?:stdin|fd)|"
+        r"ipa-join|ipa\s+user-mod)\b|[^|\n]{0,200}?(?:--stdin-passw\w{0,4}|--passw(?:or)?d-(?:on-|from-)?(?:stdin|fd)|"
         r"--passphrase-fd|-passin\s+(?:stdin|fd:0)))",
         1,
         keep_value(1),
@@ -266,7 +300,7 @@ _RULES: list[tuple[str, str, int, Callable[[re.Match[str]], bool] | None, tuple[
         "cli-password",
         _tool(
             r"schtasks|tasklist|taskkill|systeminfo|getmac|eventcreate|gpresult|openfiles|driverquery|setx|netdom|"
-            r"winrs|waitfor|eventquery",
+            r"winrs|waitfor|eventquery|ktpass|ksetup",
             r"[/-](?:rp|p|pw|pwd|pass|passwd|password|password[do]|p[do])(?::|\s+)(?![/*])",
         ),
         1,
@@ -286,6 +320,8 @@ _RULES: list[tuple[str, str, int, Callable[[re.Match[str]], bool] | None, tuple[
             "winrs",
             "waitfor",
             "eventquery",
+            "ktpass",
+            "ksetup",
         ),
     ),
     # a registry value named for a password: reg add KEY /v DefaultPassword /t REG_SZ /d PW, and PowerShell's
@@ -354,6 +390,36 @@ _RULES: list[tuple[str, str, int, Callable[[re.Match[str]], bool] | None, tuple[
         2,
         _keep_flag,
         ("-pass", "pass ", "pass=", "-pw", "pwd", "secret", "password ", "password=", "passwd ", "passphrase "),
+    ),
+    # a user then a password, as database, BMC and appliance tools take them: racadm -r H -u root -p PW,
+    # cqlsh H -u U -p PW, mongo -u U -p PW, influx -username U -password PW (a port's digits after -p stay)
+    (
+        "cli-password",
+        r"(?<![\w-])-(?:u|U|-?user(?:name)?)(?:\s+|=)(?!-)\S{1,128}\s+(?:-[a-zA-Z]\s+(?!-)\S{1,128}\s+){0,2}?"
+        r"-(?:p|P|-?pass(?:word|wd)?)(?:\s+|=)(?!-)" + VALUE,
+        1,
+        _keep_user_then_password,
+        ("-u", "-user", "-U"),
+    ),
+    # tools that set a user's password from their arguments: synouser --setpw USER PW, ipmitool user set password
+    # ID PW, mc admin user add ALIAS USER PW, racadm set iDRAC.Users.2.Password PW
+    (
+        "cli-password",
+        r"(?i)(?:\bsynouser\s+--(?:setpw|add)\s+\S{1,128}|\bipmitool\b[^\n|;&]{0,200}?\buser\s+set\s+password\s+\d{1,3}|"
+        r"\bmc\s+admin\s+user\s+add\s+\S{1,128}\s+\S{1,128}|\bracadm\b[^\n|;&]{0,200}?\sset\s+\S{0,80}password)\s+"
+        + VALUE,
+        1,
+        keep_value(1),
+        ("synouser", "ipmitool", "mc admin", "racadm"),
+    ),
+    # Windows' own key and password settings: netsh wlan ... key=PW (keyMaterial=), sc config SVC password= PW
+    (
+        "cli-password",
+        r"(?i)(?:\bnetsh(?:\.exe)?\b[^\n|&]{0,300}?\b(?:key|keymaterial|password|psk)=|"
+        r"\bsc(?:\.exe)?\s+(?:\\\\\S{1,128}\s+)?(?:config|create)\s[^\n|&]{0,300}?\bpassword=\s{0,4})" + VALUE,
+        1,
+        _keep_windows_setting,
+        ("netsh", "password="),
     ),
     # a package manager's credential setting: poetry/composer config http-basic.REPO USER PW, pypi-token.REPO TOKEN
     (

@@ -1,0 +1,71 @@
+"""The operations families the tenth released corpus (operations and enterprise IT) caught out (round 9), each tried
+on forms of its own (other tools, dialects and phrasings than the corpus's) and on ordinary texts near them that
+must stay unchanged: a user then a password on a tool's command line, tools that set a user's password from their
+arguments, Windows' key and password settings, network and server configuration dialects, files named for a
+secret shown with their content, installer answers, and ops formats (recovery keys, webhook URLs). The values are
+made up."""
+
+from __future__ import annotations
+
+import pytest
+
+from kernel.privacy import redact
+from tests.support.redaction_checks import assert_redacted_in_place
+from tests.support.secrets_blind10 import BLIND10_SECRETS
+from tests.support.secrets_corpus import Secret
+
+COMMAND_FOUND = [
+    ("racadm -r 10.1.2.3 -u admin -p Zq8!rTm2kLp get iDRAC.Info", "Zq8!rTm2kLp"),
+    ('cqlsh db3 9042 -u app -p "Hv4#pLq9Zs"', "Hv4#pLq9Zs"),
+    ("influx -username admin -password Rk7pQ2wZs9 -host h", "Rk7pQ2wZs9"),
+    ("curl -fsSLu deploy:Fr9#mQ2vLx https://repo.example/api", "Fr9#mQ2vLx"),
+    ("printf 'Tv8kQz!p2\\n%s\\n' \"$CONFIRM\" | smbpasswd -s -a alice", "Tv8kQz!p2"),
+    ('echo "Jx7Lm2Qp9" | openconnect --user bob --passwd-on-stdin gw.example', "Jx7Lm2Qp9"),
+    ("mosquitto_passwd -b /etc/mosquitto/pw sensor7 Gk3mZ8qLw2", "Gk3mZ8qLw2"),
+    ('synouser --add backup Hq3!xLz8pR "Backup" 0 "" 0', "Hq3!xLz8pR"),
+    ("ipmitool -I lanplus -H bmc1 -U ADMIN -P x user set password 3 Wz8kQp2Lm4", "Wz8kQp2Lm4"),
+    ("mc admin user add myminio reporter Rp7xQz2LmK", "Rp7xQz2LmK"),
+    ("racadm set iDRAC.Users.3.Password Nq5!zLp8Xw", "Nq5!zLp8Xw"),
+    ('netsh wlan set hostednetwork mode=allow ssid=Shop key="Lq8zPx2Wm9"', "Lq8zPx2Wm9"),
+    ("sc.exe config MySvc obj= CORP\\svc password= Dz7!kQm2Lp", "Dz7!kQm2Lp"),
+    ("ktpass /princ host/a.corp@CORP /mapuser a /pass Vb8kLq2Zx! /out a.keytab", "Vb8kLq2Zx!"),
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), COMMAND_FOUND)
+def test_a_password_on_an_ops_command_line_is_redacted(text: str, secret: str) -> None:
+    assert_redacted_in_place(text, secret)
+
+
+COMMAND_KEPT = [
+    "mysql -u root -p shop",
+    "docker run -u 1000 -p 8080:80 nginx",
+    'sudo -u postgres -p "Password: " psql',
+    "ps -u www -p 1234,5678",
+    "psql -U app -p 5433 -h db",
+    "pg_dump -U admin -p ${PGPORT} db",
+    "netsh wlan show profile name=Office key=clear",
+    "sc config MySvc password= $SVC_PW",
+    "printf '%s\\n' \"$PW\" | smbpasswd -s alice",
+    "linode-cli configure --token  # pasted below",
+    "racadm -r 10.0.0.5 -u root -p $IDRAC_PW getsysinfo",
+]
+
+
+@pytest.mark.parametrize("text", COMMAND_KEPT)
+def test_a_command_line_without_a_password_stays(text: str) -> None:
+    assert redact(text) == text
+
+
+# the released corpus's forms of these families (round 9's misses now caught)
+_CAUGHT = frozenset(
+    """
+    server_config/samba_smbpasswd_cmd bmc/idrac_racadm nas/synology_cli vpn/openconnect wifi/netsh
+    directory/krbtgt_keytab_cmd db/cassandra_cqlsh macos/jamf_api iot/mosquitto_passwd_cmd
+    """.split()
+)
+
+
+@pytest.mark.parametrize("form", [s for s in BLIND10_SECRETS if s.name in _CAUGHT], ids=lambda s: s.name)
+def test_the_released_corpus_forms_are_caught(form: Secret) -> None:
+    assert_redacted_in_place(form.text, form.needle)

@@ -10,6 +10,8 @@ Plain module.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 
 from kernel.secret_entropy import unquote
@@ -21,6 +23,7 @@ from kernel.secret_values import (
     keep_value,
     looks_random,
     named_public,
+    names_a_password_manager,
     value_is_code,
 )
 
@@ -104,14 +107,28 @@ def _keep_strong(match: re.Match[str]) -> bool:
     value = _keyed_value(match)
     if MARKER_PREFIX in value or _JOINED_NAMES.fullmatch(value):
         return True  # the secret in it is redacted already, or variables joined (kernel.secret_continued's to judge)
-    if text[max(0, start - 2) : start] == "${" and value[:1] in "?+":
+    if _shell_message(match, value):
         return True  # ${DB_PASSWORD:?must be set}: the shell's message when it is missing, or its alternative
+    if _PSQL_VARIABLE.fullmatch(match.group(2)) and re.fullmatch(r"[A-Za-z_]\w{0,60}", value):
+        return True  # WITH PASSWORD :'pw': psql's variable (\set pw ...) put in as a literal
     words = value.split()
     if len(words) >= 2 and words[0].lower() in _REFERRING_WORDS:
         return True  # "password: see startup banner", "secret: stored in vault"
     if _not_a_keyed_value(match, value):
         return True
     return about_a_secret(name) or named_public(match) or value_is_code(value)
+
+
+# A shell's parameter expansion: ${DB_PASS:?message} (the error when it is unset), ${DB_PASS:+alternative}.
+_EXPANSION_OPENED = re.compile(r"\$\{[A-Za-z0-9_]{0,60}\Z")
+# psql's separator before a variable: a space, then ':' right before the variable's quote.
+_PSQL_VARIABLE = re.compile(r"[ \t]{1,8}:")
+
+
+def _shell_message(match: re.Match[str], value: str) -> bool:
+    """The value is the message or the alternative of a shell's ``${NAME:?...}`` or ``${NAME:+...}``."""
+    start = match.start()
+    return value[:1] in "?+" and _EXPANSION_OPENED.search(match.string, max(0, start - 64), start) is not None
 
 
 # Where a name is a part of a resource's name, not a key: "arn:aws:secretsmanager:...:secret:prod/db", "urn:...".
@@ -153,7 +170,25 @@ def _keep_weak(match: re.Match[str]) -> bool:
         return True  # token_bytes = base64.b64decode(payload): a function's name, called
     if about_a_secret(match.group(1)) or named_public(match) or value_is_code(value) or not looks_random(value):
         return True
-    return _TEMPLATE.search(value) is not None
+    return _TEMPLATE.search(value) is not None or _public_pem_in_base64(value)
+
+
+# A PEM block of something public: a certificate, a public key, a request, a revocation list.
+_PUBLIC_PEM = re.compile(
+    r"-----BEGIN (?:TRUSTED |X509 )?(?:CERTIFICATE|PUBLIC KEY|CRL|X509 CRL|NEW CERTIFICATE REQUEST|"
+    r"CERTIFICATE REQUEST|PGP PUBLIC KEY BLOCK|SSH2 PUBLIC KEY|RSA PUBLIC KEY|DH PARAMETERS|EC PARAMETERS)"
+)
+
+
+def _public_pem_in_base64(value: str) -> bool:
+    """A PEM block of a public thing still in base64 (kubeconfig's ``certificate-authority-data: LS0tLS1CRUdJTi...``);
+    a private key's (``client-key-data``) is no such block."""
+    head = value[:64]
+    try:
+        decoded = base64.b64decode(head[: len(head) // 4 * 4], validate=True).decode("ascii")
+    except (binascii.Error, ValueError):
+        return False
+    return _PUBLIC_PEM.match(decoded) is not None
 
 
 # A sentence's end between the noun and the verb: "a spider pin on her bag. Is Spider-Man ..." asks a question.
@@ -169,6 +204,7 @@ def _keep_prose(match: re.Match[str]) -> bool:
     return value_is_code(value) or not (has_digit or has_symbol) or not any(c.isalpha() for c in value)
 
 
+_KEEP_LOW_ENTROPY = keep_low_entropy(1)
 _KEEP_PASS_VALUES = frozenset("ok fail failed passed skip skipped true false yes no none null on off".split())
 _KEEP_THIRD = keep_value(3)
 
@@ -177,6 +213,8 @@ def _keep_pass_key(match: re.Match[str]) -> bool:
     value = unquote(match.group(3))
     if MARKER_PREFIX in value or CALL_IN_VALUE.search(value):
         return True  # the secret in it is redacted already, or code (conn.get_pass(host).strip())
+    if _shell_message(match, value):
+        return True  # ${DB_PASS:?DB_PASS must be set}
     return value.isdigit() or value.lower() in _KEEP_PASS_VALUES or _KEEP_THIRD(match)
 
 
@@ -197,7 +235,7 @@ NAMED_VALUES: list[Place] = [
         r"(?:\s+(?:value|string))?(?:\s+(?:is|was|for\s+[\w.@-]{1,40}))?\s{0,4}[:=]?\s{0,4}[\"'`]?"
         r"([A-Za-z0-9+/_~.=-]{20,256})",
         1,
-        keep_low_entropy(1),
+        lambda match: _KEEP_LOW_ENTROPY(match) or named_public(match),  # "public key: ..." (wg show) is public
         text_words=("token", "secret", "pass", "credential", "key", "pat ", "pat:", "pat="),
     ),
 ]
@@ -208,8 +246,16 @@ def _keep_dotenv(match: re.Match[str]) -> bool:
     return about_a_secret(match.group(1)) or value_is_code(value) or value.lower() in _KEEP_PASS_VALUES
 
 
+# The start of a word ending in "Pass" (KeePass, LastPass): the rule below matches from "Pass" on.
+_WORD_START = re.compile(r"[A-Za-z0-9]{0,20}\Z")
+
+
 def _keep_pass_suffix(match: re.Match[str]) -> bool:
-    return _keep_pass_key(match) or about_a_secret(match.group(1))
+    if _keep_pass_key(match) or about_a_secret(match.group(1)):
+        return True
+    start = match.start()
+    head = _WORD_START.search(match.string, max(0, start - 20), start)
+    return head is not None and names_a_password_manager(head.group(0) + match.group(1))  # "KeePass: Infra/NAS"
 
 
 # A dotenv line whose name says password or secret: the value is everything after the first '=', whatever its first

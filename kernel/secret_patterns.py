@@ -78,10 +78,12 @@ def _or_prose_word(
     keep: Callable[[re.Match[str]], bool] | None, groups: tuple[int, ...]
 ) -> Callable[[re.Match[str]], bool]:
     """``keep``, and keep a command's value (the first of ``groups`` that took part) that is a word of a sentence
-    about the command, not a password."""
+    about the command or a table's border, not a password."""
 
     def keep_prose_word(match: re.Match[str]) -> bool:
         value = next((v for v in (match.group(g) for g in groups) if v is not None), "")
+        if not value.strip("|+-=:"):
+            return True  # a table's border: "| Host | Login | Password |" is no netrc line
         return value.lower() in PROSE_WORDS or (keep is not None and keep(match))
 
     return keep_prose_word

@@ -38,8 +38,8 @@ _NEXT_ROW = re.compile(r"\)[ \t]*,[ \t]*\r?\n[ \t]*\(")
 _SQL_VALUE = re.compile(r"[ \t]*(?:'(?:[^'\n]|'')*'|[^,']*)[ \t]*")
 
 
-# A note in brackets instead of a value: "(in vault)", "(see 1Password)", "(ask ops)".
-_NOTE = re.compile(r"\((?:[\w.-]+ )+[\w.-]+\)")
+# A note in brackets instead of a value: "(in vault)", "(see 1Password)", "(ask ops)", "(in 1Password: Infra/vCenter)".
+_NOTE = re.compile(r"\((?:[\w.:/@-]+ )+[\w.:/@-]+\)")
 
 
 _BORDER = re.compile(r"[+|:=-]*-{3}[+|:=-]*")
@@ -248,7 +248,22 @@ _STRONG_CELL = re.compile(r"(?i)pass|pwd|secret|api[ _-]?key|private[ _-]?key|ac
 _CATEGORY = re.compile(r"(?i)secrets|passwords|passphrases|tokens|credentials|keys|api keys")
 
 
+# A shell's pipe, not a table's border: a command with its flags, then another ("kubectl get secret db -o yaml |
+# grep -v password", "cat token.txt | base64 -d").
+_COMMAND_WITH_FLAGS = re.compile(r"[a-z][\w.-]{0,30}(?:[ \t]+[^\s|]{1,60}){0,8}?[ \t]+--?[A-Za-z]")
+_COMMAND_WORD = re.compile(r"[a-z][\w.-]{0,30}(?:[ \t]|$)")
+
+
+def _shell_pipeline(match: re.Match[str]) -> bool:
+    """A row with no leading '|' whose first cell is a command with a flag and whose second starts with a command."""
+    if match.group(0).lstrip(" \t").startswith("|") or "\t" in match.group(0):
+        return False
+    return bool(_COMMAND_WITH_FLAGS.match(match.group(1).strip()) and _COMMAND_WORD.match(match.group(2).strip()))
+
+
 def _keep_row(match: re.Match[str]) -> bool:
+    if _shell_pipeline(match):
+        return True
     name, value = match.group(1).strip(), unquote(match.group(2).strip().strip("`"))
     if _CATEGORY.fullmatch(name) or about_a_secret(name) or value_is_code(value) or not _looks_secret(value):
         return True

@@ -30,7 +30,9 @@ _ABOUT_A_SECRET = re.compile(
     r"(?i)(?:min|max|len|length|count|size|timeout|ttl|expir|age|rounds|attempts|retries|policy|hash|file|path|dir|"
     r"url|uri|arn|ref|reference|field|column|prompt|hint|label|reset|name|id|header|env|var|type|kind|format|version|"
     r"prefix|mode|enabled|required|changed|updated|created|rotat|used|history|store|vault|manager|backend|provider|"
-    r"algorithm|algo|cipher|scheme|method|strategy|interval|period|schedule|location|owner|description|pattern|regex)"
+    r"algorithm|algo|cipher|scheme|method|strategy|interval|period|schedule|location|owner|description|pattern|regex|"
+    # a directory's password policy and bookkeeping (LDAP, AD): pwdLastSet, pwdFailureTime, pwdMustChange
+    r"last[_-]?set|time|duration|failure|success|lockout|quality|warning|subentry|must[_-]?change|properties)"
     r"(?:y|es|ed|ion|ation|s)?(?:[_.-]?(?:in|at|on|seconds?|secs?|ms|days?|hours?|minutes?|mins?))?(?:\\{0,7}[\"'])?$"
 )
 
@@ -46,9 +48,22 @@ def named_public(match: re.Match[str]) -> bool:
     return bool(_PUBLIC.search(match.string, max(0, match.start() - 12), match.start()))
 
 
+# A password manager's own name ("in 1Password: Infra/vCenter"): where a secret is kept, not a key holding it.
+_PASSWORD_MANAGER = re.compile(
+    r"(?i)1password|lastpass|keepass(?:xc)?|passbolt|nordpass|enpass|passwork|proton[ _-]?pass"
+)
+
+
+def names_a_password_manager(name: str) -> bool:
+    """``name`` is a password manager's own (1Password, KeePassXC, LastPass): where a secret is kept."""
+    return _PASSWORD_MANAGER.fullmatch(name) is not None
+
+
 def about_a_secret(name: str) -> bool:
     """True for a name about a secret rather than holding one (``password_min_length``, ``api_key_id``,
-    ``SESSION_SECRET_ROTATION_DAYS``, ``auth.existingSecret``, ``PublicKey``)."""
+    ``SESSION_SECRET_ROTATION_DAYS``, ``auth.existingSecret``, ``PublicKey``, ``1Password``)."""
+    if names_a_password_manager(name):
+        return True
     return bool(_ABOUT_A_SECRET.search(name) or _POINTS_AT_A_SECRET.search(name) or _PUBLIC.search(name))
 
 
@@ -139,7 +154,17 @@ def _stands_elsewhere(head: str) -> bool:
         return True  # "password: |": kernel.secret_places takes the lines below
     if head[0] in "${</[" or head.startswith(("./", "../", "~/")) or head == "~":
         return True  # a variable, a template, a placeholder, a path or a list
+    if _TYPED_PATH.fullmatch(head):
+        return True  # smtp_sasl_password_maps = hash:/etc/postfix/sasl_passwd: a lookup table's type and file
+    if _OPENED_EXPRESSION.fullmatch(head):
+        return True  # -Password (Read-Host -AsSecureString), = (Get-Secret ...), = (run `wg genkey` ...)
     return _FILE_REFERENCE.fullmatch(head) is not None  # password=@pw.txt: vault, curl and az read that file
+
+
+# A table's type, then its file: Postfix's hash:/etc/postfix/sasl_passwd, proxy:mysql:/etc/postfix/x.cf.
+_TYPED_PATH = re.compile(r"[a-z][a-z0-9]{1,11}(?::[a-z][a-z0-9]{1,11}){0,2}:(?:/(?!/)|\./|~/)[^\s]{0,256}")
+# A bracket opened on a word that goes on after it: a call (PowerShell's "(Read-Host", "(Get-Secret") or a note.
+_OPENED_EXPRESSION = re.compile(r"\([A-Za-z][a-z]{1,20}(?:-[A-Z][A-Za-z]{1,30})?")
 
 
 _NAMED_HASH = re.compile(r"[a-z]+(?:[_-][a-z]+)*[_.-](?=[0-9a-f]{0,15}[a-f])(?=[0-9a-f]{0,15}\d)[0-9a-f]{6,16}")
@@ -200,7 +225,7 @@ _NOT_A_PASSWORD = re.compile(r"(?i)(?:env|file|fd|stdin|prompt):.*|-.*|stdin|pro
 PROSE_WORDS = frozenset(
     "a again also an and as at but by for from here if in instead into is it just never not of on only or so that "
     "the then there this to too when where which while with without you option flag argument parameter switch "
-    "prompt".split()
+    "prompt via through using like over because unless".split()
 )
 
 

@@ -230,6 +230,12 @@ def _keep_answer(match: re.Match[str]) -> bool:
 _ASKS_WHAT_FOR = re.compile(r"(?i)(?<![\w-])(?:for|to|of|about|with|from|used|needed|required)[ \t]*[?:：][ \t]*\Z")
 
 
+def _keep_a_number(match: re.Match[str]) -> bool:
+    """A code's number, not a year ("PIN since 2019") nor a count of tries before it ("PIN entry failed 3 times")."""
+    value = match.group(1)
+    return (len(set(value)) == 1 and len(value) > 6) or (len(value) == 4 and value.startswith(("19", "20")))
+
+
 def _keep_reset_value(match: re.Match[str]) -> bool:
     text = match.string
     if match.start() and (text[match.start() - 1].isalnum() or text[match.start() - 1] in "_-"):
@@ -339,6 +345,20 @@ PROSE: list[Place] = [
         1,
         lambda match: not weak_password_shaped(match.group(1)),
         line_words=("u:", "u=", "usr", "user", "login"),
+    ),
+    # a number that opens something, after its noun and a colon or a verb: "PIN: 4829", "the door code is 4417",
+    # "SIM PIN is 1234, PUK 87654321", "the alarm code for the office is 9921" (not a year, a version or a count;
+    # "pin" alone takes no value after a space: "GPIO pin 1234" is a chip's)
+    Place(
+        "prose-password",
+        r"(?i)(?<![\w-])(?:(?:sim[ \t])?pin(?:[ \t]?code)?|passcode|puk|"
+        r"(?:door|alarm|gate|lock|unlock|safe|entry)[ \t]code)"
+        r"(?:[ \t]+(?:for|of|to|on|at)[ \t]+(?:[\w-]{1,20}[ \t]+){0,3}?[\w-]{1,20})?"
+        r"(?:[ \t]*[:=][ \t]*|[ \t]+(?:is|was|are)[ \t]+(?:now[ \t]+)?|(?<!pin)[ \t]+)"
+        r"[\"'`]?(\d{4,12})[\"'`]?(?![\w/:%-]|[.,]\d)",
+        1,
+        _keep_a_number,
+        line_words=("pin", "passcode", "puk", " code"),
     ),
     # "Gravel#Moon8 is the password", "use hunter22 as the wifi key"
     Place(

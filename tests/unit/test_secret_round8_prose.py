@@ -90,6 +90,21 @@ def test_a_passphrase_of_plain_words_is_redacted(text: str, secret: str) -> None
     assert_redacted_in_place(text, secret)
 
 
+# a number that opens something, after its noun and a colon or a verb
+CODE_FOUND = [
+    ("PIN: 4829", "4829"),
+    ("the door code is 4417", "4417"),
+    ("SIM PIN is 1234, PUK 87654321", "87654321"),
+    ("the alarm code for the office is 9921", "9921"),
+    ("passcode 441799 for the bridge", "441799"),
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), CODE_FOUND)
+def test_a_numeric_code_after_its_noun_is_redacted(text: str, secret: str) -> None:
+    assert_redacted_in_place(text, secret)
+
+
 # the value before its noun
 VALUE_FIRST_FOUND = [
     ("Gravel#Moon8 is the password", "Gravel#Moon8"),
@@ -234,6 +249,11 @@ KEPT = [
     "what's the password policy?\nMin-Length: 12",
     "except PasswordError:\n    pass",
     "Password:\n********",
+    "GPIO pin 1234 drives the LED",
+    "pin 8080 is the port",
+    "PIN entry failed 3 times",
+    "the gate code is 1234%",
+    "entry code 2023",
     "what is the password for?\nAuth-Service2",
     "input1 is for the username and input2 is for the password.",
     # a noun and no password after it

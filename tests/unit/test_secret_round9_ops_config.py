@@ -57,11 +57,70 @@ def test_a_command_line_without_a_password_stays(text: str) -> None:
     assert redact(text) == text
 
 
+CONFIG_FOUND = [
+    ("userlist admins\n  user ops insecure-password Tq8!mZ2pLx", "Tq8!mZ2pLx"),
+    ("frontend stats\n    stats auth ops:Rw7kLq2Zp9", "Rw7kLq2Zp9"),
+    ('set superusers="admin"\npassword admin Gr7!bootLq2', "Gr7!bootLq2"),
+    ("php_admin_value[mail.smtp_pass] = Km8zQx2Lp", "Km8zQx2Lp"),
+    ('env[DB_PASSWORD] = "Zt9#qLm2Xp"', "Zt9#qLm2Xp"),
+    ("$USER7$=Pk8!zLm2Qw", "Pk8!zLm2Qw"),
+    ("rootpw Vx7kQ2mLp9 --plaintext", "Vx7kQ2mLp9"),
+    ("sshpw --username=install Jq8zLm2Wx --plaintext", "Jq8zLm2Wx"),
+    ("mysql-server mysql-server/root_password password Hb7!kQz2Lp", "Hb7!kQz2Lp"),
+    ("alice:{CLEARTEXT}Qm8zLp2Xk:1001:1001::/home/alice", "Qm8zLp2Xk"),
+    ("set system login user ops authentication plain-text-password-value Wq8!zLm2Px", "Wq8!zLm2Px"),
+    ('config system admin\n    edit "ops"\n        set password Lk8zQm2!Xp\n    next', "Lk8zQm2!Xp"),
+    ("set vpn ipsec site-to-site peer 203.0.113.9 authentication pre-shared-secret 'Vr7kQ2mZx9Lp'", "Vr7kQ2mZx9Lp"),
+    (" set psksecret ENC Qm8zLp2XkVr7kQ2mZx9", "Qm8zLp2XkVr7kQ2mZx9"),
+    ("local-user noc password cipher Zx8!kLq2Wm", "Zx8!kLq2Wm"),
+    ("local-user admin class manage\n password simple Hq7zLm2Xp!", "Hq7zLm2Xp!"),
+    ("+ username netops privilege 15 secret 0 Pw9!kLz2Qm", "Pw9!kLz2Qm"),
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), CONFIG_FOUND)
+def test_a_password_in_a_server_or_device_dialect_is_redacted(text: str, secret: str) -> None:
+    assert_redacted_in_place(text, secret)
+
+
+CONFIG_KEPT = [
+    "stats auth admin:${STATS_PW}",
+    "stats enable\nstats uri /stats",
+    "password required for this step",
+    'set superusers="root"\npassword root $GRUB_PW',
+    "env[PATH] = /usr/local/bin:/usr/bin",
+    "env[DB_PASSWORD] = $DB_PASSWORD",
+    "$USER1$=/usr/lib/nagios/plugins",
+    "$USER3$=monitor",
+    "rootpw --lock",
+    "rootpw is set by the installer",
+    "d-i passwd/root-login boolean false",
+    "d-i passwd/root-password-again password",
+    "The {PLAIN} scheme stores {PLAIN}password as is",
+    "dovecot: use {SHA512-CRYPT} for new hashes",
+    "user alice has password management rights",
+    "set password expiry never",
+    "set the password to something long",
+    'set ssh-public-key1 "ssh-ed25519 AAAAC3Nza dev@laptop"',
+    "set system root-authentication plain-text-password",
+    "set -o pipefail",
+    "set auth-type password",
+]
+
+
+@pytest.mark.parametrize("text", CONFIG_KEPT)
+def test_a_configuration_without_a_password_stays(text: str) -> None:
+    assert redact(text) == text
+
+
 # the released corpus's forms of these families (round 9's misses now caught)
 _CAUGHT = frozenset(
     """
     server_config/samba_smbpasswd_cmd bmc/idrac_racadm nas/synology_cli vpn/openconnect wifi/netsh
     directory/krbtgt_keytab_cmd db/cassandra_cqlsh macos/jamf_api iot/mosquitto_passwd_cmd
+    server_config/haproxy_stats server_config/php_fpm_env server_config/grub_superuser router/junos_plain
+    router/fortigate_psk router/hard_config_diff iac/kickstart iac/preseed mail/dovecot_passwd_file
+    monitoring/nagios_resource
     """.split()
 )
 

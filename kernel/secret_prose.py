@@ -176,6 +176,8 @@ def _keep_noun_value(match: re.Match[str]) -> bool:
     words = match.group(1).split()
     if any(word[-1] in ".!?" or "\\n" in word for word in words):
         return True  # the value is in another sentence, or on another line ("...\\nsuffix dc=..." in a repr)
+    if words and words[-1][:1] in "[{" and not any(c in words[-1] for c in "]}"):
+        return True  # "Login failed [user: admin] [Source: ...]": a field opened after the noun takes the colon
     verb_at = next((n for n, word in enumerate(words) if word.lower() in _VERB_WORDS), len(words))
     if any(_ABOUT_THE_PASSWORD.match(word) for word in words[:verb_at]):
         return True

@@ -6,6 +6,7 @@ Most specific first:
 - **commands and URLs** (``kernel.secret_commands``): ``mysql -pPW``, ``curl -u user:PW``, a URL's password;
 - **detect-secrets' rules** (``kernel.secret_rules``, taken as data);
 - **context rules** (``kernel.secret_context``): the provider formats, then where a value stands;
+- **codes people tell** (``kernel.secret_codes``): door, alarm and locker codes, PINs, backup codes, recovery keys;
 - **keyed values** (``kernel.secret_keyed``): a value given to a name that says it is secret;
 - **random tokens** (``kernel.secret_random``): a random token standing alone, whatever its context.
 
@@ -142,6 +143,7 @@ def _not_mixed(match: re.Match[str]) -> bool:
 
 def recognisers() -> list[Recogniser]:
     """Every recogniser, in the order they are applied."""
+    from kernel.secret_codes import code_recognisers
     from kernel.secret_context import context_recognisers
     from kernel.secret_keyed import keyed_recognisers
 
@@ -149,6 +151,7 @@ def recognisers() -> list[Recogniser]:
     out = [replace(r, line_words=strong) if r.kind == "typed-default" else r for r in _formats_and_commands()]
     out += _borrowed()
     out += context_recognisers()
+    out += code_recognisers()
     out += keyed_recognisers()
     out.append(Recogniser("random-token", RANDOM_TOKEN, keep=keep_random_token))
     out.append(Recogniser("password-token", PASSWORD_TOKEN, keep=keep_password_token))

@@ -1,0 +1,443 @@
+"""Codes people tell each other (issue 36): what opens, disarms or unlocks something, told in a sentence.
+
+- **a code after its noun**: a door, gate, keypad, lockbox or alarm code, a PIN, a PUK, a passcode, a
+  combination, a card's CVC ("Building door code is 4711#", "SIM PUK from the card: 48210937", "Il codice del
+  portone è 1948", "BankID-koden är 384902"). PIN, PUK, passcode, combination and compounds such as
+  ``deurcode`` say so alone; a bare "code" (codice, código, kod...) counts only on a line that names what it
+  opens (a door, a locker, an alarm, a phone, 2FA...) and not after a word that makes it another code (error,
+  status, zip, promo, sort...);
+- **a code after the thing it opens**: "Bike lock: 6061", "garage keypad → 739164", "alarm 3390";
+- **a code after a verb that opens**: "disarm with 9137", "the safe opens with 7745-19", "I set it to 865201";
+- **a code before what it opens**: "B52X7 at the street door";
+- **a code said again** after one already redacted ("..., I mean 4 7 2 6");
+- **backup codes** written inline ("github recovery codes: tht6d864 ppjgwn7b", "codes de secours 2FA : ...");
+- **recovery keys**: BitLocker's eight groups of six digits anywhere, a grouped key after "recovery key";
+- **recovery phrases** after a name in another language, or twelve to twenty-four plain words alone on a line;
+- **an unlock pattern** described ("unlock pattern: L-shape then 5-9").
+
+A code is digits (3 to 12, with ``*`` and ``#``), digits in groups ("3-1-8-5", "4 7 2 6"), a short mix of
+capitals and digits, a safe's dial (R24-L11-R38) or digits spelled out ("seven seven four nine two"). A count
+("4 digits", "1500 events"), a time, a factory default and a number that names a room or a locker stay.
+Plain data and keep checks.
+"""
+
+from __future__ import annotations
+
+import re
+
+from kernel.secret_places import Place
+from kernel.secret_recogniser import Recogniser
+
+# --- what a code is ---
+_SPOKEN_DIGIT = r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)"
+_VALUE = (
+    r"(?:(?-i:[LR]\d{1,2}(?:[-, ][LR]\d{1,2}){2,5})"  # a safe's dial
+    rf"|{_SPOKEN_DIGIT}(?:[- ]{_SPOKEN_DIGIT}){{3,11}}"  # spelled out
+    r"|\d(?:[ .]\d){3,9}"  # 4 7 2 6
+    r"|\d{1,4}(?:-\d{1,4}){1,5}"  # 3-1-8-5, 14-32-07
+    r"|\d{3}[ ]\d{3}(?![ ]\d)"  # 482 019
+    r"|[*#]?\d{3,12}[#*]?"
+    r"|(?-i:(?=[A-Z]{0,6}\d)(?=\d{0,8}[A-Z])[A-Z0-9]{4,10}))"
+)
+_SPOKEN = re.compile(rf"(?i){_SPOKEN_DIGIT}(?:[- ]{_SPOKEN_DIGIT}){{3,11}}")
+# The value ends there: not inside a longer token, a version or an address.
+_END = r"(?![\w@/%°€$£-]|[.,:]\w)"
+_DIGITS_ONLY = r"(?:[*#]?\d{4,12}[#*]?|\d{1,4}(?:-\d{1,4}){1,5}|\d(?:[ .]\d){3,9})"
+
+# --- the nouns ---
+# Nouns that say alone that a code follows.
+_STRONG = (
+    r"pin(?:[- ]?(?:code|kod|koden|nummer|number))?|puk\d?|pincode|passcode|pass[- ]code|geheimzahl|combo|"
+    r"combination|combinaison|combinazione|combinaci[oó]n|combina[cç][aã]o|kombination|zahlenkombination|"
+    r"kombinacja|kombinace|cvc2?|cvv2?|"
+    r"(?:door|gate|entry|entrance|keypad|lockbox|alarm|disarm|duress|unlock|deur|t[üu]r|haust[üu]r|tor|zugangs|"
+    r"eingangs|öffnungs|tresor|schlie(?:ß|ss)fach|toegangs|poort|digi|port|dør|dörr|ovi|alarm|garagen?|cijfer|"
+    r"zahlen)(?:code|kod|kode|koodi|koden)"
+)
+# Nouns that need a line naming what the code opens.
+_WEAK = r"codes?|codice|c[oó]digo|kod|koden|kode|koodi|kód|код|κωδικός|password|passwort"
+_NOUN = rf"(?:{_STRONG}|{_WEAK})"
+_STRONG_NOUN = re.compile(rf"(?i){_STRONG}")
+# What a code opens: a line that names one gives a bare "code" its sense.
+_THINGS = re.compile(
+    r"(?i)door|gate|entry|entrance|lobby|garage|keypad|key ?pad|key ?box|(?<![bc])(?<!dead)lock|key ?safe|"
+    r"\bsafe\b|alarm|burglar|intruder|disarm|duress|installer|\bmaster\b|guest|locker|mailbox|pick-?up|collection|parcel|"
+    r"packstation|phone|\bsim\b|voicemail|\bvm\b|unlock|tablet|ipad|iphone|laptop|2fa|mfa|\botp\b|totp|"
+    r"authenticator|verification|sign-?in|log-?in|bankid|\bcard\b|\batm\b|bike|intercom|buzzer|nuki|yale|"
+    r"schlage|ajax|verisure|securitas|simplisafe|\badt\b|porta|portone|portão|portao|puerta|portail|porte\b|"
+    r"t[üu]r\b|tuer|\btor\b|deur|poort|drzwi|brama|dveře|\bovi\b|dør|dörr|kapı|двер|домофон|подъезд|alarme|"
+    r"allarme|alarma|larm|hälyt|сигнализ|lucchetto|candado|cadenas|cadeado|schloss|kłódk|zámek|lås|cassaforte|"
+    r"caja fuerte|coffre|cofre|tresor|kluis|sejf|сейф|armadietto|taquilla|casier|spind|schlie(?:ß|ss)fach|"
+    r"szafk|handy|telefon|tel[eé]fono|telefone|téléphone|telefoon|celular|móvil|cellulare|répondeur|"
+    r"segreteria|buzón|carte|karte|carta|tarjeta|cartão|\bkort\b|karty|garaje|garagem|digicode|interphone|"
+    r"citofono|mobile|cell\b"
+)
+# A word right before "code" that makes it another code: the line's thing does not matter then.
+_OTHER_CODES = re.compile(
+    r"(?i)(?:error|status|exit|return|response|http|zip|postal|post|area|country|dial(?:l?ing)?|calling|iso|"
+    r"language|currency|airport|iata|icao|swift|bic|sort|routing|bank|branch|tax|fiscal|product|item|article|"
+    r"sku|promo|promotion|discount|coupon|voucher|gift|referral|invite|invitation|source|machine|byte|op|"
+    r"colou?r|hex|qr|bar|event|reason|fault|diagnostic|trouble|obd|dtc|warning|result|exception|signal|key|scan|"
+    r"char|character|unicode|ascii|locale|region|tracking|shipping|confirmation|booking|reservation|"
+    r"reference|ref|order|ticket|invoice|customer|client|member|employee|student|course|class|cost|project|"
+    r"tariff|medical|billing|serial|license|licence|activation|returns|returned|shows|showed|with|failed|fails|"
+    r"exited|exits|crashed|displays|throws|gives|sensor|device|firmware|model|part)[ \t]*[:/-]?[ \t]*$"
+)
+# A word right after "code" that makes it another code (código postal, codice fiscale, code d'erreur).
+_OTHER_AFTER = re.compile(
+    r"(?i)[ \t]+(?:postal|postale|fiscal|fiscale|d['’]erreur|de error|di errore|de erro|de [aá]rea|de pa[ií]s|"
+    r"promo|promocional|de descuento|de réduction|sconto|of conduct|review|base|snippet|block|path|name)\b"
+)
+# A count or an amount after the number: "4 digits", "1500 events", "30 seconds".
+_UNIT_AFTER = re.compile(
+    r"(?i)[ \t]*(?:digits?|chars?|characters?|letters?|bytes?|bits?|times|tries|attempts|min(?:ute)?s?|"
+    r"sec(?:ond)?s?|ms|hours?|hrs?|days?|weeks?|months?|years?|people|users?|items?|entries|rows|lines|dots|"
+    r"points|pixels|px|[kmg]b|euros?|dollars?|eur|usd|gbp|km|kg|events|stellig|ziffern|chiffres|cifre|"
+    r"d[ií]gitos|cyfr|siffror|lines?|visitors|tickets|orders|mb|gb)\b"
+)
+_DEFAULT_BEFORE = re.compile(r"(?i)(?:default|preset|factory|standard|werk|usine)\w{0,6}[^\n]{0,20}$")
+
+
+def _spoken(value: str) -> bool:
+    return _SPOKEN.fullmatch(value) is not None
+
+
+def _time_or_year(value: str) -> bool:
+    """A 24-hour time written without its colon (0630, 2330) or a year (1998, 2024)."""
+    if len(value) != 4 or not value.isdigit():
+        return False
+    hours, minutes = int(value[:2]), int(value[2:])
+    return (hours < 24 and minutes < 60) or value[:2] in ("19", "20")
+
+
+def _value_stays(match: re.Match[str], group: int) -> bool:
+    """A count, an amount, a factory default: no code."""
+    value = match.group(group)
+    after = match.string[match.end(group) : match.end(group) + 16]
+    if _UNIT_AFTER.match(after):
+        return True
+    if _DEFAULT_BEFORE.search(match.string, max(0, match.start(group) - 40), match.start(group)):
+        return True
+    digits = [c for c in value if c.isdigit()]
+    return len(digits) >= 3 and len(set(digits)) == 1 and digits[0] == "0"  # 0000: a lock as it ships
+
+
+def _keep_after_noun(match: re.Match[str]) -> bool:
+    """Keep a bare "code" on a line that names nothing it opens, a code of another kind, a count."""
+    if _value_stays(match, 2):
+        return True
+    noun = match.group(1)
+    line = match.string
+    before = line[max(0, match.start() - 24) : match.start()]
+    if _OTHER_CODES.search(before) and not _STRONG_NOUN.fullmatch(noun):
+        return True
+    if _OTHER_AFTER.match(line, match.end(1)):
+        return True
+    if _STRONG_NOUN.fullmatch(noun):
+        return noun.lower().startswith("pin") and len(match.group(2)) < 4
+    if _spoken(match.group(2)):
+        return False  # "the code is seven seven four nine two": nobody spells an error code out digit by digit
+    if noun.lower() in ("password", "passwort") and not re.fullmatch(_DIGITS_ONLY, match.group(2)):
+        return True  # a password of letters is the prose rules'; a number of letters is an id
+    return _THINGS.search(line) is None
+
+
+# The words between a noun and its separator: a connective then a few words, or a parenthesis.
+_CONNECTIVE = (
+    r"for|of|to|from|on|at|in|del|della|dello|dei|do|da|dos|das|de|du|des|di|für|fürs|zum|zur|vom|van|voor|för|"
+    r"til|dla|od|na|the|my|our|your|his|her|their|der|die|das|dem|den|la|le|el|il|lo|les|los|las|het|een"
+)
+_BRIDGE_WORD = r"[ \t]+(?=[\w'’/.-]{0,23}[^\W\d_])[\w'’/.-]{1,24}"  # a word with a letter in it
+_BRIDGE = rf"(?:[ \t]*\([^()\n]{{1,40}}\)|[ \t]+(?:{_CONNECTIVE})(?:{_BRIDGE_WORD}){{0,4}})"
+_SAYS = (
+    r"(?:[ \t]*(?:[:=：→⇒]|->|=>|[—–-](?=[ \t]))[ \t]*"
+    r"|[ \t]+(?:is|was|are|ist|lautet|è|é|es|est|er|är|on|jest|to|je|=)[ \t]+(?:now[ \t]+|still[ \t]+|just[ \t]+)?"
+    r"|[ \t]+(?:(?:re|pre)?set|changed|updated|switched)[ \t]+(?:it[ \t]+)?to[ \t]+)"
+)
+_AFTER_NOUN = rf"(?i)(?<!\w)({_NOUN})(?:(?:{_BRIDGE})?{_SAYS}|[ \t]+)({_VALUE}){_END}"
+
+# --- the things a code opens, told with no noun for the code ---
+_THING_NOUN = (
+    r"(?:bike|bicycle|cable|luggage|suitcase|gym|combination|combo|smart|door|gate|front|back)?[ -]?lock|padlock|"
+    r"keypad|key[ ]pad|lock[ ]?box|key[ ]?box|key[ ]?safe|safe|alarm(?:[ ](?:panel|system))?|lucchetto|candado|"
+    r"cadenas|cadeado|fahrradschloss|zahlenschloss|kłódka|tresor|coffre|cassaforte|caja[ ]fuerte|sejf|kluis|"
+    r"alarme|allarme|alarma|alarmanlage"
+)
+_DOOR_NOUN = r"(?:(?:front|back|main|side|street|building|garage|entrance|lobby|car[ ]park)[ ])?(?:door|gate)"
+_AFTER_THING = (
+    rf"(?i)(?<![\w-])(?:({_THING_NOUN})(?:[ \t]*\([^()\n]{{1,40}}\))?(?:{_SAYS}|[ \t]+)({_VALUE})"
+    rf"|({_DOOR_NOUN})[ \t]*[:=→][ \t]*(\*?\d{{4,10}}#?|\*\d{{3,10}}#?|\d{{3,10}}#)){_END}"
+)
+
+
+def _keep_after_thing(match: re.Match[str]) -> bool:
+    group = 2 if match.group(2) is not None else 4
+    if _value_stays(match, group):
+        return True
+    value = match.group(group)
+    if _spoken(value) or value[:1] in "LR":
+        return False
+    said = match.string[match.end(1 if group == 2 else 3) : match.start(group)]
+    bare = not said.strip()
+    digits = value.strip("*#")
+    if bare and (not digits.isdigit() or len(digits) < 4):
+        return True  # "lock 2", "safe B2": a number, a model
+    if _time_or_year(digits):
+        return True  # alarm 0630: an alarm clock
+    followed = match.string[match.end() : match.end() + 2]
+    return bare and bool(re.match(r"[ \t]\w", followed))  # "alarm 3390 lights": a list of one-word notes is fine
+
+
+# --- a verb that opens, then the code ---
+_OPENS = (
+    rf"(?i)(?<![\w-])(disarm(?:s|ed)?|deactivate[sd]?|unlock(?:s|ed)?|open(?:s|ed)?|turn(?:s|ed)?[ \t]+off|"
+    rf"switch(?:es|ed)?[ \t]+off|silence[sd]?)(?:[ \t]+(?:it|them|this|that|the[ \t]+\w{{1,20}}))?[ \t]+"
+    rf"(?:with|using|via|by[ \t]+(?:entering|typing|pressing|keying[ \t]+in|punching[ \t]+in|dial(?:l?ing)))"
+    rf"[ \t]+(?:the[ \t]+)?(?:code[ \t]+|pin[ \t]+)?({_VALUE}){_END}"
+    rf"|(?<![\w-])(?:(?:re)?set|changed?|programm?ed?)[ \t]+(?:it|the[ \t]+(?:code|combination|combo|pin|lock|safe))"
+    rf"[ \t]+to[ \t]+({_VALUE}){_END}"
+)
+
+
+def _keep_opened(match: re.Match[str]) -> bool:
+    group = 2 if match.group(2) is not None else 3
+    if _value_stays(match, group) or _time_or_year(match.group(group)):
+        return True
+    verb = (match.group(1) or "").lower()
+    return not verb.startswith(("disarm", "deactivat")) and _THINGS.search(match.string) is None
+
+
+# --- the code first, then what it opens ---
+_BEFORE_THING = (
+    r"(?:^|(?<=[.!?;:,][ \t]))((?-i:\*?\d{4,8}#?|(?=[A-Z]{0,6}\d[A-Z]{0,6}\d)(?=\d{0,7}[A-Z])[A-Z0-9]{4,8}))"
+    r"[ \t]+(?:at|for|on|opens|unlocks)[ \t]+(?:the[ \t]+)?"
+    r"(?:(?:front|back|main|side|street|building|garage|entrance|lobby|house|courtyard|bike|basement|cellar|"
+    r"garden|yard|parking)[ \t]+)?(?:door|gate|entrance|garage|lobby|keypad|lockbox|key[ \t]safe|padlock)\b"
+)
+
+
+def _keep_before_thing(match: re.Match[str]) -> bool:
+    return _time_or_year(match.group(1))
+
+
+# --- backup codes written inline ---
+_BACKUP_NOUN = (
+    r"(?:recovery|backup|back-up|scratch|emergency|verification|one-time|single-use|2fa|mfa|totp)"
+    r"(?:[ \t]+(?:verification|login|sign-in))?[ \t]+codes?"
+    r"|codes?[ \t]+de[ \t]+(?:secours|récupération|recuperation|sauvegarde|r[eé]cup)"
+    r"|c[oó]digos?[ \t]+de[ \t]+(?:respaldo|recuperaci[oó]n|seguran[cç]a|backup|emerg[eê]ncia|recupera[cç][aã]o)"
+    r"|codici[ \t]+di[ \t]+(?:backup|recupero|emergenza)"
+    r"|(?:backup|wiederherstellungs|notfall|ersatz|sicherungs)-?codes?"
+    r"|herstelcodes?|back-?upcodes?|kody[ \t]+(?:zapasowe|odzyskiwania)|reservkoder|gendannelseskoder|varakoodit"
+)
+_BACKUP_CODE = r"(?=[A-Za-z0-9-]{0,30}\d)(?:\d{3,5}[ \t]\d{3,5}(?![\w-])|[A-Za-z0-9]{4,12}(?:-[A-Za-z0-9]{4,12}){0,9})"
+_BACKUP_INLINE = (
+    rf"(?i)(?<![\w-])(?:{_BACKUP_NOUN})(?:[ \t]+(?:for|from|de|für|di|do|of|on)[ \t]+[\w.-]{{1,24}}){{0,2}}"
+    rf"(?:[ \t]+(?-i:[A-Z0-9][A-Za-z0-9]{{1,7}}))?[ \t]*(?:[:=：→]|->|\bis\b|\bare\b)?[ \t]*"
+    rf"((?-i:{_BACKUP_CODE})(?:(?:[ \t]*[,;][ \t]*|[ \t]+)(?-i:{_BACKUP_CODE})){{0,15}})(?![\w-])"
+)
+
+
+def _keep_backup_list(match: re.Match[str]) -> bool:
+    codes = re.split(r"[ \t]*[,;][ \t]*|[ \t]+(?=\D)", match.group(1))
+    return _UNIT_AFTER.match(match.string, match.end(1)) is not None or not any(
+        sum(c.isdigit() for c in code) >= 1 and len(code) >= 6 for code in codes
+    )
+
+
+# A table of backup codes: a row's number, the code, whether it was used ("| 1 | 9390902134 | no |"), under a
+# header that names a code column and a used one.
+_BACKUP_ROW = (
+    r"^\|[ \t]*\d{1,3}[ \t]*\|[ \t]*((?=[A-Za-z0-9 -]{0,24}\d)[A-Za-z0-9]{6,12}(?:[- ][A-Za-z0-9]{4,12})?)[ \t]*\|"
+    r"[ \t]*(?:no|yes|used|unused|✓|✔|✗|x|-)?[ \t]*\|[ \t]*$"
+)
+
+# --- recovery keys ---
+_BITLOCKER = r"(?<![\d-])\d{6}(?:-\d{6}){7}(?![\d-])"
+_RECOVERY_KEY = (
+    r"(?<![\w-])(?:recovery|rescue|wiederherstellungs|herstel)[ \t-]?(?:key|schlüssel|sleutel)"
+    r"|(?:cl[eé][ \t]+de[ \t]+r[eé]cup[eé]ration|clave[ \t]+de[ \t]+recuperaci[oó]n|chiave[ \t]+di[ \t]+ripristino)"
+)
+_KEY_GROUPS = r"(?-i:[A-Z0-9]{4,8}(?:-[A-Z0-9]{4,8}){3,9})"
+_GROUPED_KEY = rf"(?i)(?:{_RECOVERY_KEY})\b[^\n:=]{{0,40}}?(?:[:=]|[ \t]is\b)[ \t]*({_KEY_GROUPS})(?![\w-])"
+
+
+def _keep_grouped_key(match: re.Match[str]) -> bool:
+    return not any(c.isdigit() for c in match.group(1))  # XXXX-XXXX-...: a placeholder
+
+
+# --- recovery phrases ---
+_PHRASE_NOUN = (
+    r"(?:geheime[ \t]+)?wiederherstellungs(?:phrase|satz|wörter)|seed-?(?:phrase|wörter)|"
+    r"phrase[ \t]+(?:de[ \t]+r[eé]cup[eé]ration|secr[eè]te|mn[eé]monique)|"
+    r"frase[ \t]+(?:de[ \t]+recuperaci[oó]n|semilla|de[ \t]+recupera[cç][aã]o|semente|di[ \t]+recupero)|"
+    r"herstel(?:zin|frase)|fraza[ \t]+(?:odzyskiwania|seed)|återställningsfras|palautuslause|"
+    r"сид-?фраз\w{0,2}|фраз\w{0,2}[ \t]+восстановления|мнемоническ\w{0,4}[ \t]+фраз\w{0,2}"
+)
+_WORD = r"(?-i:[a-z]{3,8})"
+_PHRASE_AFTER_NOUN = (
+    rf"(?i)(?<![\w-])(?:{_PHRASE_NOUN})[^\n:：=]{{0,60}}?[:：=]?[ \t]*({_WORD}(?:(?:[ \t]+|,[ \t]*){_WORD}){{11,23}})"
+)
+_PHRASE_ALONE = rf"^[ \t]*({_WORD}(?:[ \t]+{_WORD}){{11,23}})[ \t]*$"
+# Words an English sentence cannot do without; a wallet's word list holds few of them.
+_SENTENCE_WORDS = frozenset(
+    "the and you your with this these them they then from into should have are was but not that what which "
+    "for its our has had will would can could she him her his who when where there their been were does did "
+    "how why all any just some more most than too very also only out over own same such both each few other "
+    "about after before because while until again further once here off under above below between through "
+    "during against down let get got use used using make made see new one two its it's i'm don't can't".split()
+)
+
+
+def _keep_sentence(match: re.Match[str]) -> bool:
+    words = re.split(r"[\s,]+", match.group(1).strip().lower())
+    return sum(word in _SENTENCE_WORDS for word in words) >= 1
+
+
+def _keep_lone_words(match: re.Match[str]) -> bool:
+    words = match.group(1).split()
+    return len(words) % 3 != 0 or _keep_sentence(match)
+
+
+# --- an unlock pattern ---
+_PATTERN_NOUN = (
+    r"unlock[ \t]+pattern|pattern[ \t]+(?:lock|unlock)|screen[ \t]+pattern|entsperrmuster|"
+    r"sch[eé]ma[ \t]+de[ \t]+d[eé]verrouillage|patr[oó]n[ \t]+de[ \t]+desbloqueo|sequenza[ \t]+di[ \t]+sblocco|"
+    r"padr[aã]o[ \t]+de[ \t]+desbloqueio|ontgrendelpatroon|wz[oó]r[ \t]+odblokowania"
+)
+_UNLOCK_PATTERN = (
+    rf"(?i)(?<![\w-])(?:{_PATTERN_NOUN})(?:[ \t]+(?:is|ist|est|es|è|é))?[ \t]*[:=→-]?[ \t]*"
+    r"([^\s,;()][^\n,;()]{2,40}?)(?=[ \t]*(?:$|[,;()]|\.(?:[ \t]|$)))"
+)
+
+
+def _keep_pattern_words(match: re.Match[str]) -> bool:
+    value = match.group(1)
+    described = re.search(r"\d|(?i:shape|zigzag|square|cross|corner|diagonal|\b[LZSNMUCVW]\b)", value)
+    counted = re.search(r"(?i)\b(?:dots|points|minimum|at least|digits|characters|nodes)\b", value)
+    return described is None or counted is not None
+
+
+# --- a code said again after the one redacted ---
+_RESTATED = (
+    r"\[REDACTED:access-code\][,;]?[ \t]+(?:I mean|i\.e\.|that is|or|aka|in digits:?|sorry,?|no wait,?)[ \t]+"
+    rf"({_VALUE}){_END}"
+)
+
+_CODE_WORDS = (
+    "pin",
+    "puk",
+    "code",
+    "codice",
+    "digo",
+    "kod",
+    "koodi",
+    "kód",
+    "код",
+    "κωδικός",
+    "combo",
+    "combina",
+    "kombina",
+    "cvc",
+    "cvv",
+    "geheimzahl",
+    "password",
+    "passwort",
+)
+_THING_WORDS = (
+    "lock",
+    "keypad",
+    "key pad",
+    "box",
+    "safe",
+    "alarm",
+    "lucchetto",
+    "candado",
+    "cadenas",
+    "cadeado",
+    "kłódka",
+    "tresor",
+    "coffre",
+    "cassaforte",
+    "caja fuerte",
+    "sejf",
+    "kluis",
+    "door",
+    "gate",
+)
+
+CODES: list[Place] = [
+    Place(
+        "backup-codes",
+        _BACKUP_INLINE,
+        1,
+        _keep_backup_list,
+        line_words=("code", "digo", "codici", "kody", "koder", "koodit"),
+    ),
+    Place("access-code", _AFTER_NOUN, 2, _keep_after_noun, line_words=_CODE_WORDS),
+    Place("access-code", _AFTER_THING, (2, 4), _keep_after_thing, line_words=_THING_WORDS),
+    Place(
+        "access-code",
+        _OPENS,
+        (2, 3),
+        _keep_opened,
+        line_words=("disarm", "deactivat", "unlock", "open", "turn", "switch", "silence", "set", "change", "program"),
+    ),
+    Place(
+        "access-code",
+        _BEFORE_THING,
+        1,
+        _keep_before_thing,
+        line_words=("door", "gate", "entrance", "garage", "lobby", "keypad", "lockbox", "key safe", "padlock"),
+    ),
+    Place("access-code", _RESTATED, 1, None, gate=re.compile(r"\[REDACTED:access-code\]")),
+    Place(
+        "backup-codes",
+        _BACKUP_ROW,
+        1,
+        None,
+        text_words=("used",),
+        gate=re.compile(r"(?i)\|[ \t]*(?:backup[ \t]+|recovery[ \t]+)?codes?[ \t]*\|[^\n]{0,40}\bused\b"),
+    ),
+    Place("recovery-key", _BITLOCKER, 0, None, gate=re.compile(r"\d{6}-\d{6}-\d{6}")),
+    Place(
+        "recovery-key",
+        _GROUPED_KEY,
+        1,
+        _keep_grouped_key,
+        line_words=("recovery", "rescue", "wiederherstellungs", "herstel", "récupération", "recuperaci", "ripristino"),
+    ),
+    Place(
+        "seed-phrase",
+        _PHRASE_AFTER_NOUN,
+        1,
+        _keep_sentence,
+        line_words=("wiederherstellungs", "seed", "phrase", "frase", "herstel", "fraza", "fras", "lause", "фраз"),
+    ),
+    Place("seed-phrase", _PHRASE_ALONE, 1, _keep_lone_words, gate=re.compile(r"(?m)^[ \t]*(?:[a-z]{3,8} ){11}")),
+    Place(
+        "unlock-pattern",
+        _UNLOCK_PATTERN,
+        1,
+        _keep_pattern_words,
+        line_words=("pattern", "muster", "schéma", "schema", "patrón", "patron", "sequenza", "padrão", "wzór", "wzor"),
+    ),
+]
+
+
+def code_recognisers() -> list[Recogniser]:
+    """``CODES`` compiled as the context rules are (one line each; ^ and $ a line's ends), after them."""
+    from kernel.secret_context import one_line
+
+    return [
+        Recogniser(
+            place.kind,
+            re.compile(one_line(place.pattern), re.MULTILINE),
+            place.group if isinstance(place.group, tuple) else (place.group,),
+            place.keep,
+            line_words=place.line_words,
+            text_words=place.text_words,
+            gate=place.gate,
+        )
+        for place in CODES
+    ]

@@ -17,6 +17,8 @@ command prints), keyed values
 lines, Kubernetes Secret data, key bodies without a BEGIN line, and the credential
 columns of tables from ``kernel.secret_tables``); backslash-continued shell lines are read joined as
 well, and the rest of a value wrapped onto the next line is redacted with it (``kernel.secret_continued``).
+What a provider's docs or an RFC print for readers to copy is kept, whichever rule finds it
+(``kernel.secret_examples``).
 Plain module.
 """
 
@@ -26,6 +28,7 @@ import re
 
 from kernel.secret_blocks import redact_blocks
 from kernel.secret_continued import redact_continued, redact_wrapped
+from kernel.secret_examples import DOCUMENTED_EXAMPLES
 from kernel.secret_patterns import recognisers
 from kernel.secret_recogniser import MARKER_PREFIX, Recogniser
 
@@ -75,6 +78,8 @@ def _replacement(recogniser: Recogniser, match: re.Match[str]) -> str:
             end -= 1
     if match.string.startswith(MARKER_PREFIX, start, end) or match.string.startswith(MARKER_PREFIX, start + 1, end):
         return match.group(0)  # already a marker (bare, or quoted): redacting it again would rename its kind
+    if match.string[start:end].strip("\"'") in DOCUMENTED_EXAMPLES:
+        return match.group(0)  # printed by a provider's docs or an RFC for readers to copy: public, whichever rule
     if group == _BARE_VALUE_GROUP and len(recogniser.groups) > 1:
         value = match.group(group)
         kept = len(value) - len(value.rstrip(_TRAILING))

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 
-from kernel.secret_entropy import high_entropy, token_shaped
+from kernel.secret_entropy import high_entropy, token_shaped, unquote
 from kernel.secret_password_shape import password_shaped
 from kernel.secret_places import NAME_CHARS, SECRET_NAME, Place, keep_first_value, keep_named_value
 from kernel.secret_values import about_a_secret, keep_value, looks_random, value_is_code
@@ -37,7 +37,8 @@ _QUOTED = r"(\"[^\"\n]{1,256}\"|'[^'\n]{1,256}')"
 # functions whose third argument is the password, whatever it looks like
 _PASSWORD_THIRD = (
     r"mysqli?_p?connect|mysqli|PDO|getConnection|ftp_login|ldap_bind|ldap_sasl_bind|imap_open|ssh2_auth_password|"
-    r"FTP|FTP_TLS|pymysql\.connect|MySQLdb\.connect|mysql\.connector\.connect|pymssql\.connect|connect_db"
+    r"FTP|FTP_TLS|pymysql\.connect|MySQLdb\.connect|mysql\.connector\.connect|pymssql\.connect|connect_db|"
+    r"Sequelize|FTP\.new|FTP\.open"
 )
 
 
@@ -153,6 +154,45 @@ def _keep_pieces(match: re.Match[str]) -> bool:
 
 _STRONG_PIECES_NAME = re.compile(r"(?i)pass|pwd|secret|private")
 
+# A secret's word in a field's, a setting's or a file's name (the name's own check is keep_named_value's).
+_SECRET_WORD = r"(?i:password|passwd|pwd|passphrase|secret|token|api_?key|apikey|access_?key|credential|auth)"
+# Accounts every system has, whose password a fixture or a script pairs with them: ('root', '...').
+_ACCOUNTS = r"root|admin|administrator|sa|postgres|sysadmin|superuser|guest|deploy|ubuntu|pi|oracle|system|operator"
+
+
+def _keep_paired(match: re.Match[str]) -> bool:
+    """Keep ``('guest', 'guest')`` and ``('admin', password)``: the password is the account's name again or no
+    password's shape."""
+    value = match.group(3)[1:-1]
+    return value == match.group(2) or value_is_code(value) or not password_shaped(value)
+
+
+def _keep_written(match: re.Match[str]) -> bool:
+    """Keep ``echo "$TOKEN" > token.txt``, ``echo hello > secret.txt`` and a file about a secret
+    (``password_policy.txt``): a variable, a plain word or such a name."""
+    value, file = unquote(match.group(1)), match.group(2).rsplit("/", 1)[-1].lstrip(".").split(".", 1)[0]
+    if not value or value[0] in "$`<{%(-" or about_a_secret(file):
+        return True
+    return value.isalpha() and len(value) < 12
+
+
+def _keep_asserted(match: re.Match[str]) -> bool:
+    """Keep a test's check of a field about a secret (``len(user.password)``) or against code; a password's field
+    takes a password-shaped literal, a token's or a key's a token-shaped one (a refresh token may start with '-')."""
+    name, value = match.group(1), match.group(2)[1:-1]
+    if about_a_secret(name.strip("\"'[]().")) or value_is_code(value) or value.startswith(("$", "{")):
+        return True
+    if re.search(r"(?i)pass|pwd|secret", name) and password_shaped(value):
+        return False
+    return not (token_shaped(value) or (len(value) >= 16 and looks_random(value)))
+
+
+def _keep_echoed(match: re.Match[str]) -> bool:
+    """Keep what a REPL echoes for an expression about a secret (``len(password)``) or a value that is code."""
+    value = match.group(3)
+    return about_a_secret(match.group(1)) or value_is_code(value) or (value.isalpha() and len(value) < 8)
+
+
 CODE: list[Place] = [
     # code: os.environ["API_KEY"] = "...", config["db"]["password"] = '...', ENV['SECRET_KEY_BASE'] = '...'
     Place(
@@ -209,17 +249,30 @@ CODE: list[Place] = [
         rf"(?i)(?<![\w.>$:-])([\w.>$:-]{{1,60}}+[ \t]*\()[ \t]*{_ARG}[ \t]*,[ \t]*{_ARG}[ \t]*,[ \t]*{_QUOTED}",
         2,
         _keep_third,
-        line_words=("connect", "pdo", "login(", "login (", "bind(", "bind (", "auth", "imap_open", "mysqli", "ftp"),
+        line_words=(
+            "connect",
+            "pdo",
+            "login(",
+            "login (",
+            "bind(",
+            "bind (",
+            "auth",
+            "imap_open",
+            "mysqli",
+            "ftp",
+            "sequelize",
+        ),
     ),
     # Client("AC...", "TOKEN"), cohere.Client("KEY"), new Client(KEY): a token-shaped literal given to a client
     Place(
         "client-token",
-        r"(?i)\b(?:client|api|sdk|session|auth)[ \t]*\("
+        r"(?i)\b(?:client|api|sdk|session|auth|algoliasearch|searchclient|initiali[sz]e|init|initapp|configure)"
+        r"[ \t]*\("
         r"(?:[ \t]*(?:\"[^\"\n]{0,256}\"|'[^'\n]{0,256}'|[\w.$]{1,60})[ \t]*,){0,3}"
         r"[ \t]*[\"']([A-Za-z0-9._~+/=-]{16,256})[\"']",
         1,
         _keep_client_token,
-        line_words=("client", "api", "sdk", "session", "auth"),
+        line_words=("client", "api", "sdk", "session", "auth", "search", "init", "configure"),
     ),
     # algoliasearch('APP_ID', 'KEY'); // admin key: a token-shaped literal after the first argument of any call, on a
     # line that names a key, a token or a secret
@@ -282,6 +335,76 @@ CODE: list[Place] = [
         keep_first_value,
         line_words=("unseal", "recovery"),
     ),
+    # Android builds: buildConfigField("String", "MAPS_KEY", "\"...\""), resValue "string", "api_token", "...";
+    # a manifest's <meta-data android:name="...API_KEY" android:value="..."/>
+    Place(
+        "build-setting",
+        r"\b(?:buildConfigField|resValue)[ \t]*\(?[ \t]*[\"'][\w.]{1,40}[\"'][ \t]*,[ \t]*"
+        rf"[\"']([\w.]{{0,60}}(?:{_SECRET_WORD}|(?i:key))[\w.]{{0,60}})[\"'][ \t]*,[ \t]*"
+        r"[\"'](?:\\?[\"'])?([^\"'\\\n]{1,256})(?:\\?[\"'])?[\"']",
+        2,
+        keep_named_value,
+        text_words=("buildconfigfield", "resvalue"),
+    ),
+    Place(
+        "build-setting",
+        rf"\bandroid:name[ \t]*=[ \t]*\"([\w.]{{0,80}}{_SECRET_WORD}[\w.]{{0,40}})\"[ \t]+"
+        r"android:value[ \t]*=[ \t]*\"([^\"\n$@{]{8,256})\"",
+        2,
+        keep_named_value,
+        text_words=("android:value",),
+    ),
+    # a test that checks a secret's field against its literal: expect(res.body.refresh_token).toBe('...'),
+    # assert resp.json()["access_token"] == "...", self.assertEqual(creds.api_key, "..."), assert_eq!(cfg.token, "...")
+    Place(
+        "asserted-secret",
+        r"\b(?:expect|assert\w{0,20}!?|XCTAssert\w{0,20})[ \t]*\(?[ \t]*"
+        rf"([\w.$\[\]\"'>()-]{{0,100}}?{_SECRET_WORD}[\w\"'\]]{{0,30}})[ \t]*\)?[ \t]*"
+        r"(?:\.to(?:Be|Equal|StrictEqual|Eq)\w{0,10}[ \t]*\(|\.to[ \t]+eq(?:ual)?[ \t]*\(?|==|,|"
+        r"\.should\w{0,10}[ \t]*\(?)[ \t]*(\"[^\"\n]{1,256}\"|'[^'\n]{1,256}')",
+        2,
+        _keep_asserted,
+        line_words=("expect", "assert"),
+    ),
+    # an account every system has, paired with its password in a tuple, a list or an initialiser: ('root', 'Hazel63#x')
+    Place(
+        "account-password",
+        rf"[(\[{{][ \t]*([\"'])({_ACCOUNTS})\1[ \t]*,[ \t]*(\"[^\"\n]{{1,128}}\"|'[^'\n]{{1,128}}')[ \t]*[)\]}}]",
+        3,
+        _keep_paired,
+        gate=re.compile(rf"[\"'](?:{_ACCOUNTS})[\"'][ \t]*,"),
+    ),
+    # a debugging dump: PHP's var_dump, ["pass"]=> string(15) "..." (its value on the same line or the next)
+    Place(
+        "dumped-secret",
+        rf"\[[\"']?([\w.-]{{0,40}}(?:{_SECRET_WORD}|(?i:pass|pw))[\w.-]{{0,40}})[\"']?\][ \t]*=>[ \t]*"
+        r"(?:\r?\n[ \t]{0,40})?string\(\d{1,4}\)[ \t]*(\"[^\"\n]{1,256}\")",
+        2,
+        keep_named_value,
+        text_words=("string(",),
+    ),
+    # a shell line that writes a literal to a file named for a secret: echo '...' > ~/.vault_pass.txt,
+    # printf '%s' '...' | sudo tee /etc/app/api_token
+    Place(
+        "written-secret",
+        r"\b(?:echo|printf)[ \t]+(?:-[neE]{1,3}[ \t]+)?(?:[\"']%s(?:\\n)?[\"'][ \t]+)?"
+        r"(\"[^\"\n]{1,256}\"|'[^'\n]{1,256}'|[^\s|>;&'\"]{1,256})[ \t]*"
+        r"(?:>>?|\|[ \t]*(?:sudo[ \t]+)?tee(?:[ \t]+-a)?)[ \t]*"
+        rf"([^\s;&|]{{0,120}}(?:{_SECRET_WORD}|(?i:pass)|\.key\b)[^\s;&|]{{0,60}})",
+        1,
+        _keep_written,
+        line_words=("echo", "printf"),
+    ),
+    # a REPL's line that reads a secret, then the value it echoes: >>> keyring.get_password('imap', 'me') / '...'
+    Place(
+        "echoed-secret",
+        r"^(?:>>>|In[ \t]\[\d{1,4}\]:|irb\([^)\n]{0,40}\)[^>\n]{0,10}>|\[\d{1,4}\][ \t]pry\([^)\n]{0,40}\)>|>)[ \t]*"
+        rf"([^\n]{{0,160}}{_SECRET_WORD}[^\n]{{0,80}})\r?\n(?:Out\[\d{{1,4}}\]:[ \t]*|=>[ \t]*)?"
+        r"([\"'])([^\"'\n]{4,256})\2[ \t]*$",
+        3,
+        _keep_echoed,
+        text_words=(">>>", "in [", "irb(", "pry(", "> "),
+    ),
 ]
 
 
@@ -290,11 +413,21 @@ CREDENTIAL_CALLS: list[Place] = [
     Place(
         "auth-call",
         r"(?:\bauth\s*=\s*[(\[]|\b(?:HTTPBasicAuth|HTTPDigestAuth|HTTPProxyAuth|BasicAuth|DigestAuth)\s*\(|"
-        r"\.(?:login|authenticate|basic_auth|with_basic_auth|set_credentials)\s*\()\s*"
-        r"(?:\"[^\"\n]{0,128}\"|'[^'\n]{0,128}'|[\w.\[\]'\"]{1,128})\s*,\s*(\"[^\"\n]{1,256}\"|'[^'\n]{1,256}')",
+        r"\.(?:login|authenticate|(?i:(?:set_?|with_?)?basic_?auth|basic)|set_credentials)\s*\()\s*"
+        r"(?:\"[^\"\n]{0,128}\"|'[^'\n]{0,128}'|[\w.\[\]'\"]{1,128})\s*,\s*(?:Some\(\s*)?(\"[^\"\n]{1,256}\"|'[^'\n]{1,256}')",
         1,
         keep_value(1),
-        text_words=("auth=", "auth =", "auth(", "auth (", "login(", "login (", "authenticate(", "credentials("),
+        text_words=(
+            "auth=",
+            "auth =",
+            "auth(",
+            "auth (",
+            "login(",
+            "login (",
+            "authenticate(",
+            "credentials(",
+            ".basic(",
+        ),
     ),
     Place(
         "define-secret",

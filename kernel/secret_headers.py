@@ -14,7 +14,10 @@
   ``ASPSESSIONID...``, Drupal's ``SSESS<hex>`` in a log, a console's ``document.cookie`` or a note), named in code
   (``cookies={"sessionid": ...}``, ``setcookie("PHPSESSID", ...)``), as a browser's developer tools show it
   (``Name: _app_session`` then ``Value: ...``, or a row of their cookies table), and in a cookie jar's lines;
-- **an API client's export** (Postman, Insomnia): the ``"value"`` inside an ``"auth"`` object.
+- **an API client's export** (Postman, Insomnia): the ``"value"`` inside an ``"auth"`` object, of a pair named for a
+  secret (``{"key": "apiKey", "value": ...}``, ``{"name": "DB_PASSWORD", "value": ...}``) or typed ``"secret"``;
+- **Basic credentials encoded by hand**: ``echo -n user:PW | base64``, ``btoa("user:PW")``,
+  ``base64.b64encode(b":PAT")``.
 
 Header and cookie values must look like tokens: request ids, trace ids and plain
 settings (``X-Request-Id: <uuid>``, ``theme=dark``) stay. Plain data and keep checks.
@@ -27,7 +30,7 @@ import urllib.parse
 
 from kernel.secret_entropy import high_entropy, token_shaped
 from kernel.secret_places import NAME_CHARS, SECRET_NAME, Place, keep_named_value
-from kernel.secret_values import keep_value, looks_random, value_is_code
+from kernel.secret_values import about_a_secret, keep_value, looks_random, value_is_code
 
 _CREDENTIAL_NAME = re.compile(r"(?i)api|key|token|auth|secret|pass|sig|session|sess|sid|team|cred|license|jwt|remember")
 _ABOUT = re.compile(r"(?i)(?:^|[-_])(?:id|ids|request|trace|span|correlation|version|type|length|expires?|ttl)$")
@@ -107,6 +110,32 @@ HEADERS: list[Place] = [
 ]
 
 
+def _keep_encoded(match: re.Match[str]) -> bool:
+    """Keep ``echo -n "$USER:$TOKEN" | base64``, ``btoa(user + ":" + pw)`` and ``echo 12:30 | base64``: no literal
+    password."""
+    value = match.group(2)
+    return len(value) < 6 or value_is_code(value) or value[:1] in "${<%" or value.startswith("//")
+
+
+def _keep_pair(match: re.Match[str]) -> bool:
+    """A pair about a secret (``PASSWORD_MIN_LENGTH``) or whose value is a template (``{{API_KEY}}``); a key's or a
+    token's value only when it looks like one (a random value may start with '-')."""
+    name, value = match.group(1), match.group(2).strip('"')
+    if about_a_secret(name) or _template(value):
+        return True
+    if re.search(r"(?i)pass|pwd|pw\b|secret|private", name):
+        return False
+    return not (token_shaped(value) or (len(value) >= 16 and looks_random(value)))
+
+
+def _keep_typed_secret(match: re.Match[str]) -> bool:
+    return _template(match.group(1))
+
+
+def _template(value: str) -> bool:
+    return not value or value[:1] in "{$<%" or value_is_code(value)
+
+
 # "Authorization: <scheme> TOKEN" for the schemes that are not Bearer or Basic (kernel.secret_commands has
 # those), and Okta's "SSWS TOKEN"
 AUTHORIZATION: list[Place] = [
@@ -177,4 +206,43 @@ AUTHORIZATION: list[Place] = [
         text_words=("authorization",),
     ),
     Place("okta-token", r"\bSSWS\s+([A-Za-z0-9_-]{30,})", 1, None, text_words=("ssws",)),
+    # Basic credentials encoded by hand: echo -n :PAT | base64 (Azure DevOps), printf '%s' 'user:pw' | base64
+    Place(
+        "basic-auth",
+        r"\b(?:echo[ \t]+(?:-[neE]{1,3}[ \t]+)?|printf[ \t]+(?:[\"']%s[\"'][ \t]+)?)[\"']?([^\s\"':|]{0,128}):"
+        r"([^\s\"'|]{1,256})[\"']?[ \t]*\|[ \t]*(?:base64|openssl[ \t]+(?:base64|enc[ \t]+-base64)|b64)",
+        2,
+        _keep_encoded,
+        line_words=("base64", "b64"),
+    ),
+    # ... and in code: btoa("user:pw"), base64.b64encode(b":PAT"), Buffer.from(`user:pw`).toString("base64"),
+    # Base64.strict_encode64("user:pw"), Convert.ToBase64String(Encoding.UTF8.GetBytes("user:pw"))
+    Place(
+        "basic-auth",
+        r"\b(?:btoa|b64encode|urlsafe_b64encode|encode64|strict_encode64|encodeToString|ToBase64String|Buffer\.from|"
+        r"base64_encode|EncodeToString|StdEncoding\.EncodeToString)[ \t]*\((?:[\w.]{1,40}\([ \t]*){0,2}"
+        r"(?:b|\[\]byte\()?[\"'`]([^\s\"'`:$]{0,128}):([^\"'`\n$]{1,256})[\"'`]",
+        2,
+        _keep_encoded,
+        line_words=("btoa", "encode", "base64", "buffer.from"),
+    ),
+    # an API client's environment (Postman, Insomnia) or any list of name/value pairs: {"key": "apiKey", "value":
+    # "..."}, {"name": "DB_PASSWORD", "value": "..."}, {"ParameterKey": "DbPassword", "ParameterValue": "..."}
+    Place(
+        "named-pair",
+        r"(?i)\"(?:key|name|parameterkey|variable)\"[ \t]*:[ \t]*\""
+        rf"({NAME_CHARS}{{0,60}}(?:{SECRET_NAME}|pass|pw|key){NAME_CHARS}{{0,60}})\"[ \t]*,[ \t]*"
+        r"\"(?:value|parametervalue|currentvalue|current_value|initial_value)\"[ \t]*:[ \t]*(\"[^\"\n]{1,512}\")",
+        2,
+        _keep_pair,
+        line_words=('"value"', 'value"'),
+    ),
+    # ... where the pair says it is a secret: {"key": "k", "value": "...", "type": "secret"}
+    Place(
+        "named-pair",
+        r"\"value\"[ \t]*:[ \t]*\"([^\"\n]{1,512})\"[ \t]*,[ \t]*\"type\"[ \t]*:[ \t]*\"secret\"",
+        1,
+        _keep_typed_secret,
+        line_words=('"secret"',),
+    ),
 ]

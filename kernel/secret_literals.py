@@ -4,7 +4,7 @@
   (``new NetworkCredential(user, PW, domain)``, ``new BasicAWSCredentials(ID, KEY)``,
   ``new UsernamePasswordCredentials(user, PW)``, ``new PasswordAuthentication(user, "PW".toCharArray())``),
   the arguments on one line or several;
-- **the fallback of an environment lookup**: ``os.getenv("API_TOKEN", "...")``, ``ENV.fetch("DB_PASSWORD", "...")``,
+- **the fallback of an environment lookup**: ``os.getenv("API_TOKEN", "...")``, ``ENV.fetch("DB_PW", "...")``,
   ``process.env.SECRET || "..."``, ``System.getenv("X") ?: "..."`` (the literal is the secret when the variable is
   unset);
 - **a literal given to a decoding or wrapping call** on a name that says secret: ``app.secret_key =
@@ -44,6 +44,18 @@ def _keep_second(match: re.Match[str]) -> bool:
 
 # Where a program reads a variable, with its name in group 1 (a secret's name).
 _SECRET_VARIABLE = rf"({NAME_CHARS}{{0,60}}(?i:{SECRET_NAME}){NAME_CHARS}{{0,60}})"
+# A variable an environment lookup reads: a secret's name, or one whose last word is a password's short name (DB_PW,
+# SMTP_PASS), which a lookup's fallback gives away too.
+_ENV_VARIABLE = rf"({NAME_CHARS}{{0,60}}(?i:{SECRET_NAME}|pass|pw){NAME_CHARS}{{0,60}})"
+_SHORT_PASSWORD_NAME = re.compile(r"(?i)(?:^|[_.-])(?:pw|pass)\Z")
+
+
+def _keep_env_fallback(match: re.Match[str]) -> bool:
+    if _SHORT_PASSWORD_NAME.search(match.group(1)):
+        return value_is_code(match.group(2)[1:-1])
+    return keep_named_value(match)
+
+
 # A name a decoded secret is kept under: a secret's, or a key's, a salt's (SIGNING_KEY, hmac_salt).
 _WRAPPED_NAME = rf"({NAME_CHARS}{{0,60}}(?i:{SECRET_NAME}|pass|key|salt|pepper){NAME_CHARS}{{0,60}})"
 _LOOKUP_CALL = r"(?:getenv|Getenv|environ\.get|env\.get|ENV\.fetch|env|GetEnvironmentVariable|Deno\.env\.get)"
@@ -70,18 +82,18 @@ LITERALS: list[Place] = [
     # os.getenv("API_TOKEN", "..."), ENV.fetch("DB_PASSWORD") { "..." }, getenv("X") or "...", getenv("X") ?: "..."
     Place(
         "env-fallback",
-        rf"\b{_LOOKUP_CALL}[ \t]*[(\[][ \t]*[\"']{_SECRET_VARIABLE}[\"'][ \t]*(?:[)\]][ \t]*(?:\|\||\?\?|\?:|\bor\b|"
+        rf"\b{_LOOKUP_CALL}[ \t]*[(\[][ \t]*[\"']{_ENV_VARIABLE}[\"'][ \t]*(?:[)\]][ \t]*(?:\|\||\?\?|\?:|\bor\b|"
         rf"\{{)|,)[ \t]*{_QUOTED}",
         2,
-        keep_named_value,
+        _keep_env_fallback,
         line_words=("env", "environ"),
     ),
     # process.env.API_SECRET || "...", import.meta.env.VITE_TOKEN ?? "...", ENV.DB_PASSWORD || '...'
     Place(
         "env-fallback",
-        rf"\b(?:env|ENV)\.{_SECRET_VARIABLE}[ \t]*(?:\|\||\?\?|\?:)[ \t]*{_QUOTED}",
+        rf"\b(?:env|ENV)\.{_ENV_VARIABLE}[ \t]*(?:\|\||\?\?|\?:)[ \t]*{_QUOTED}",
         2,
-        keep_named_value,
+        _keep_env_fallback,
         line_words=("env.",),
     ),
     # app.secret_key = bytes.fromhex("..."), SIGNING_KEY = base64.b64decode('...'), password: SecretStr("...")

@@ -1,0 +1,226 @@
+"""Secrets in software-development work (issue 36, round 9): SDK initialisers and client constructors, test
+assertions, build settings, debugging dumps, developer tools' files, hand-built Basic credentials, function keys in
+URLs, recovery codes, hex-encoded credentials. Each family is tried on forms of its own and on ordinary texts near
+them that must stay byte for byte; the examples that providers' docs and RFCs print stay as they are. The values
+are made up."""
+
+from __future__ import annotations
+
+import pytest
+
+from kernel.privacy import redact
+from tests.support.redaction_checks import assert_redacted_in_place
+from tests.support.secrets_blind9 import BLIND9_ORDINARY, BLIND9_SECRETS
+from tests.support.secrets_blind11 import BLIND11_SECRETS
+from tests.support.secrets_corpus import Secret
+
+# The docs' examples, and sentences about a flag, that stay as they are
+DOCUMENTED_KEPT = [
+    "curl https://api.stripe.com/v1/charges -u sk_test_4eC39HqLyjWDarjtT1zdp7dc:",
+    'Stripe.apiKey = "sk_test_BQokikJOvBiI2HlWgH4olfQ2"; // the key Stripe\'s API reference shows',
+    "RFC 6749 section 2.3.1: Authorization: Basic czZCaGRSa3F0MzpnWDFmQmF0M2JW",
+    "RFC 2617 shows: Authorization: Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==",
+    "Warning: passing --token via the command line leaves it in your shell history",
+    "error: --password through an environment file is not supported, use --password-file",
+    "Don't pass --secret using argv, read it from stdin instead",
+]
+
+
+@pytest.mark.parametrize("text", DOCUMENTED_KEPT)
+def test_a_documented_example_or_a_sentence_about_a_flag_is_kept(text: str) -> None:
+    assert redact(text) == text
+
+
+# The same shapes with values no docs print are still secrets
+DOCUMENTED_NEAR_FOUND = [
+    ("curl https://api.stripe.com/v1/charges -u sk_test_9fHq2LmXr7TbVw3KcZp1Ns4d:", "sk_test_9fHq2LmXr7TbVw3KcZp1Ns4d"),
+    ("Authorization: Basic YWRtaW46U3VubnktUmFpbjQ0", "YWRtaW46U3VubnktUmFpbjQ0"),
+    ("docker login --password Fern-Rock-2219 registry.acme.io", "Fern-Rock-2219"),
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), DOCUMENTED_NEAR_FOUND)
+def test_a_value_no_docs_print_is_still_redacted(text: str, secret: str) -> None:
+    assert_redacted_in_place(text, secret)
+
+
+def test_the_released_corpus_ordinary_texts_of_the_docs_stay() -> None:
+    documented = [t for t in BLIND9_ORDINARY if "EXAMPLE" in t or "TYooMQ" in t or "RFC 7617" in t or " via " in t]
+    assert len(documented) == 5
+    assert [redact(t) for t in documented] == documented
+
+
+# Code: SDK initialisers, positional credentials, Basic auth setters in any language
+CODE_FOUND = [
+    ('req.SetBasicAuth("ci-bot", "Gopher!Lake21")', "Gopher!Lake21"),
+    ('let res = client.get(url).basic_auth("ci", Some("Rusty-Crab-88")).send()?;', "Rusty-Crab-88"),
+    ('val creds = Credentials.basic("bot", "Okio-Pass-42")', "Okio-Pass-42"),
+    ("http.setBasicAuth('svc', 'Dart#Wing55');", "Dart#Wing55"),
+    ("const db = new Sequelize('app', 'app_rw', 'Maria-Db-661', { dialect: 'mysql' });", "Maria-Db-661"),
+    ('ftp = Net::FTP.new("ftp.acme.io", "uploader", "Ruby-Ftp-93")', "Ruby-Ftp-93"),
+    ("const idx = algoliasearch('QX81ZP', 'c0f2d8a1b7e94356a1d2c3b4e5f60718');", "c0f2d8a1b7e94356a1d2c3b4e5f60718"),
+    ('Parse.initialize("shopApp", "Zq8xLm2PvR7tKw9NcY4bHs6D");', "Zq8xLm2PvR7tKw9NcY4bHs6D"),
+    ('Purchases.configure("appl_Kd82hQm1Zx7PvR4tLw9NcY")', "appl_Kd82hQm1Zx7PvR4tLw9NcY"),
+]
+
+CODE_KEPT = [
+    'req.SetBasicAuth(user, os.Getenv("DEPLOY_PW"))',
+    'index.search("query", "facets")',
+    "const db = new Sequelize(process.env.DB, process.env.USER, process.env.PW, {});",
+    "Parse.initialize(APP_ID, JS_KEY);",
+    'http.setBasicAuth("svc", password);',
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), CODE_FOUND)
+def test_a_credential_given_to_a_client_or_an_auth_setter_is_redacted(text: str, secret: str) -> None:
+    assert_redacted_in_place(text, secret)
+
+
+@pytest.mark.parametrize("text", CODE_KEPT)
+def test_a_client_given_variables_is_kept(text: str) -> None:
+    assert redact(text) == text
+
+
+# Build settings, test assertions, fixtures' accounts, debugging dumps, files written by a shell, a REPL's echo
+PLACED_FOUND = [
+    ('resValue("string", "stripe_token", "tok9Hq2LmXr7TbVw3KcZp1Ns")', "tok9Hq2LmXr7TbVw3KcZp1Ns"),
+    ("buildConfigField 'String', 'SENTRY_SECRET', '\"Qm4Zx8Lp2Rv7Tk9WnY3b\"'", "Qm4Zx8Lp2Rv7Tk9WnY3b"),
+    (
+        '<meta-data android:name="com.acme.push.API_KEY" android:value="Hx7Lm2Qp9Rt4Vw8Zk3Nb6Yc" />',
+        "Hx7Lm2Qp9Rt4Vw8Zk3Nb6Yc",
+    ),
+    ("assert resp.json()['access_token'] == 'Kq2Lm9Xv7Tb4Rw8Zp3Nc6Yd1Hs5Jf0G'", "Kq2Lm9Xv7Tb4Rw8Zp3Nc6Yd1Hs5Jf0G"),
+    ('self.assertEqual(creds.api_key, "9c1e7a53f0b24d68a1c3e5f7b9d2a4c6")', "9c1e7a53f0b24d68a1c3e5f7b9d2a4c6"),
+    ('assert_eq!(cfg.db_password, "Tern&Cove71");', "Tern&Cove71"),
+    ("expect(session.token).to eq('p8Qz2Lx7Vm4Rt9Kw3Nb6Yc1H')", "p8Qz2Lx7Vm4Rt9Kw3Nb6Yc1H"),
+    ("USERS = [('admin', 'Quince-Pond-40'), ('guest', 'guest')]", "Quince-Pond-40"),
+    ('{"postgres", "Pg$Harbor2024"},', "Pg$Harbor2024"),
+    ('  ["db_password"]=>\n  string(12) "Vole&Marsh88"', "Vole&Marsh88"),
+    ('["api_token"]=> string(24) "Zr5Kq8Lm2Xv7Tb4Rw9Np3Hc6"', "Zr5Kq8Lm2Xv7Tb4Rw9Np3Hc6"),
+    ("printf '%s' 'Birch-Kiln-5521' | sudo tee /etc/app/db_password", "Birch-Kiln-5521"),
+    ('echo "ghost-lamp-7731" >> ~/.config/tool/token', "ghost-lamp-7731"),
+    (">>> os.environ[\"SMTP_PASSWORD\"]\n'Larch#Fell38'", "Larch#Fell38"),
+    ('In [3]: vault.read_secret("ci/deploy")\nOut[3]: "Zq8xLm2PvR7tKw9N"', "Zq8xLm2PvR7tKw9N"),
+]
+
+PLACED_KEPT = [
+    'buildConfigField("String", "API_URL", "\\"https://api.acme.io\\"")',
+    'buildConfigField("boolean", "USE_TOKEN_AUTH", "true")',
+    "expect(user.password).toBeUndefined()",
+    "assert resp.json()['token_type'] == 'bearer'",
+    "expect(res.body.token).toBe(token)",
+    "self.assertEqual(settings.TOKEN_HEADER, 'Authorization')",
+    "USERS = [('admin', password), ('guest', 'guest'), ('root', 'root')]",
+    '["password_length"]=> string(2) "12"',
+    'echo "$DEPLOY_TOKEN" > token.txt',
+    "echo hello > secret.txt",
+    'echo "at least 12 characters" > password_policy.md',
+    ">>> len(token)\n32",
+    ">>> settings.TOKEN_HEADER\n'Authorization'",
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), PLACED_FOUND)
+def test_a_secret_in_a_build_setting_a_test_a_dump_or_a_shell_line_is_redacted(text: str, secret: str) -> None:
+    assert_redacted_in_place(text, secret)
+
+
+@pytest.mark.parametrize("text", PLACED_KEPT)
+def test_a_setting_a_check_or_a_dump_without_a_secret_is_kept(text: str) -> None:
+    assert redact(text) == text
+
+
+# An environment lookup's fallback under a password's short name; Basic credentials encoded by hand; name/value pairs
+LOOKUP_AND_PAIR_FOUND = [
+    ('smtp_pass = os.getenv("SMTP_PASS", "Mail-Tern-42")', "Mail-Tern-42"),
+    ('const pw = process.env.REDIS_PW || "Redis&Kite7";', "Redis&Kite7"),
+    ("password: <%= ENV.fetch('PG_PW') { 'Erb-Owl-6612' } %>", "Erb-Owl-6612"),
+    ("curl -H \"Authorization: Basic $(printf '%s' 'ci:Hollow-Ash-90' | base64)\" https://ci", "Hollow-Ash-90"),
+    (
+        "echo -n ':x7kq2mzp9w4rt8vbn3yc6hdl5jgf1se0ua7oiqzx2wm4' | openssl base64",
+        "x7kq2mzp9w4rt8vbn3yc6hdl5jgf1se0ua7oiqzx2wm4",
+    ),
+    ('headers: { Authorization: "Basic " + btoa("bot:Kestrel-Fen-81") }', "Kestrel-Fen-81"),
+    ('auth = base64.b64encode(b"svc:Orca#Reef7").decode()', "Orca#Reef7"),
+    ("Base64.strict_encode64(':Qz8Lm2Xv7Tb4Rw9Np3Hc6Kd1')", "Qz8Lm2Xv7Tb4Rw9Np3Hc6Kd1"),
+    ('{"name": "DB_PASSWORD", "value": "Tide!Mill29"}', "Tide!Mill29"),
+    ('{"ParameterKey": "DbPassword", "ParameterValue": "Cfn-Stack-77"}', "Cfn-Stack-77"),
+    ('{"key": "stripeKey", "value": "_Hq2LmXr7TbVw3KcZp1Ns4d", "enabled": true}', "_Hq2LmXr7TbVw3KcZp1Ns4d"),
+    ('{"key": "sig", "value": "Hq2LmXr7TbVw3KcZp1Ns4d", "type": "secret"}', "Hq2LmXr7TbVw3KcZp1Ns4d"),
+]
+
+LOOKUP_AND_PAIR_KEPT = [
+    'x = os.getenv("DB_PW", "")',
+    'mode = ENV.fetch("PWA_MODE", "standalone")',
+    'flag = os.getenv("BYPASS", "false")',
+    'echo -n "$USER:$TOKEN" | base64',
+    'printf %s "$1:$2" | base64',
+    'btoa(user + ":" + pw)',
+    'echo "12:30" | base64',
+    '{"key": "baseUrl", "value": "https://api.acme.io", "type": "default"}',
+    '{"key": "apiKey", "value": "{{API_KEY}}", "type": "secret"}',
+    '{"name": "PASSWORD_MIN_LENGTH", "value": "12"}',
+    '{"name": "api_key_header", "value": "X-Api-Key"}',
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), LOOKUP_AND_PAIR_FOUND)
+def test_a_fallback_an_encoded_credential_or_a_named_pair_is_redacted(text: str, secret: str) -> None:
+    assert_redacted_in_place(text, secret)
+
+
+@pytest.mark.parametrize("text", LOOKUP_AND_PAIR_KEPT)
+def test_a_lookup_an_encoding_or_a_pair_without_a_secret_is_kept(text: str) -> None:
+    assert redact(text) == text
+
+
+# The released corpora's forms of these families (blind9: developer workflows; blind11: people pasting secrets)
+_RELEASED_FAMILIES = {
+    "pkgmgr/composer_auth",
+    "azure/devops_pat",
+    "azure/functions_key",
+    "flags/launchdarkly_sdk",
+    "saas/algolia_admin",
+    "db/rails_database_yml",
+    "db/sequelize",
+    "mq/nats_creds",
+    "http/postman_env",
+    "http/go_setbasicauth",
+    "jwt/refresh_in_test",
+    "ci/ansible_vault_pw",
+    "trace/php_var_dump",
+    "mobile/ios_plist",
+    "code/kotlin_buildconfig",
+    "hard/hex_escaped_bytes",
+    "hard/dict_numbered",
+    "hard/recovery_codes",
+    "bearer/jwt_split",
+    "private_key/wallet_hex",
+    "tool_output/keyring",
+}
+_CAUGHT_NOW = {
+    "azure/devops_pat",
+    "saas/algolia_admin",
+    "db/rails_database_yml",
+    "db/sequelize",
+    "http/postman_env",
+    "http/go_setbasicauth",
+    "jwt/refresh_in_test",
+    "ci/ansible_vault_pw",
+    "trace/php_var_dump",
+    "code/kotlin_buildconfig",
+    "hard/dict_numbered",
+    "tool_output/keyring",
+}
+RELEASED = [s for s in BLIND9_SECRETS + BLIND11_SECRETS if s.name in _CAUGHT_NOW]
+
+
+def test_the_released_forms_are_all_selected() -> None:
+    assert _CAUGHT_NOW <= _RELEASED_FAMILIES
+    assert {s.name for s in RELEASED} == _CAUGHT_NOW
+
+
+@pytest.mark.parametrize("secret", RELEASED, ids=lambda s: s.name)
+def test_the_released_corpus_form_is_redacted(secret: Secret) -> None:
+    assert_redacted_in_place(secret.text, secret.needle)

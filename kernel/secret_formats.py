@@ -11,7 +11,7 @@ Pinecone, PostHog (personal keys), JFrog reference tokens, Microsoft Teams
 incoming webhooks, Resend, Prefect, Buildkite, Scalingo, Typeform, Intercom,
 Render, OpenRouter, Alibaba Cloud, Tencent Cloud, Scaleway, Braintree, Asana,
 Twitter/X bearer tokens, Facebook, 1Password, CircleCI, SonarQube, ElevenLabs,
-crates.io and Plaid; and wallets' private keys (Nostr nsec, BIP32 xprv,
+crates.io and Plaid; BitLocker recovery passwords; and wallets' private keys (Nostr nsec, BIP32 xprv,
 Bitcoin WIF). Each is a prefix the provider chose so that scanners find it
 (WIF's is a first character and a length). Plain data.
 """
@@ -63,8 +63,10 @@ FORMATS: list[tuple[str, str]] = [
     ("jfrog-token", r"\bcmVmdGtu(?:OjAxOj|MDE6)[A-Za-z0-9]{40,}"),
     (
         "teams-webhook",
-        r"\b[a-z0-9-]{1,60}\.webhook\.office\.com/webhookb2/[a-f0-9-]{36}@[a-f0-9-]{36}/IncomingWebhook/[a-f0-9]{32}/"
-        r"[a-f0-9-]{36}",
+        # (the GUIDs and the hex written shorter too, as a note or a redacted example cuts them; the older
+        # outlook.office.com/webhook/ host; a V2 URL's signature after the last GUID)
+        r"\b(?:[a-z0-9-]{1,60}\.webhook\.office\.com/webhookb2|outlook\.office(?:365)?\.com/webhook)/"
+        r"[a-f0-9-]{8,36}@[a-f0-9-]{8,36}/IncomingWebhook/[a-f0-9]{16,32}/[a-f0-9-]{8,36}(?:/[A-Za-z0-9_-]{8,80})?",
     ),
     ("resend-key", r"\bre_[A-Za-z0-9]{8}_[A-Za-z0-9]{24}\b"),
     ("prefect-key", r"\bpnu_[A-Za-z0-9]{36}\b"),
@@ -98,6 +100,8 @@ FORMATS: list[tuple[str, str]] = [
         "wif-private-key",
         r"(?<![\w+/=])(?:5[HJK][1-9A-HJ-NP-Za-km-z]{49}|[KL][1-9A-HJ-NP-Za-km-z]{51})(?![\w+/=])",
     ),
+    # a BitLocker recovery password: eight groups of six digits (each a multiple of 11, but any digits count)
+    ("bitlocker-recovery-key", r"(?<![\d-])\d{6}(?:-\d{6}){7}(?![\d-])"),
     (
         "plaid-token",
         r"\b(?:access|public)-(?:sandbox|development|production)-[a-f0-9]{8}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{12}\b",
@@ -119,7 +123,8 @@ FORMAT_GATES: dict[str, tuple[str, ...]] = {
     "flutterwave-key": ("flwseck", "flwpubk"),
     "easypost-key": ("ezak", "eztk"),
     "jfrog-token": ("cmvmdgtu",),
-    "teams-webhook": (".webhook.office.com",),
+    "teams-webhook": (".webhook.office.com", "outlook.office"),
+    "bitlocker-recovery-key": ("-",),
     "asana-token": ("/",),
     "plaid-token": ("-sandbox-", "-development-", "-production-"),
     "extended-private-key": ("prv",),

@@ -1,7 +1,9 @@
 """Tokens that name themselves (issue 36): ``ghp_``, ``AKIA``, ``xoxb-``, ``sk-ant-``, PEM and PuTTY key
-blocks, JWTs... Matched anywhere, whatever surrounds them; ``kernel.secret_formats`` adds the provider formats
-written later. A known prefix with its body cut short (one part of a token split in two) or spaced out
-("sk_live_ 0FRl f35U dgj3...", to slip past a scanner) is a token too (``TOKEN_PIECES``). Plain data.
+blocks (OpenVPN's static keys too), JWTs... Matched anywhere, whatever surrounds them; ``kernel.secret_formats``
+adds the provider formats written later. A known prefix with its body cut short (one part of a token split in two)
+or spaced out ("sk_live_ 0FRl f35U dgj3...", to slip past a scanner) is a token too (``TOKEN_PIECES``); so is a
+key that a label beside it names (a FileVault or a device's recovery key, six groups of four; a service account's
+``private_key_id``). Plain data.
 """
 
 from __future__ import annotations
@@ -14,8 +16,9 @@ from kernel.secret_values import looks_random, value_is_code
 TOKEN_FORMATS: list[tuple[str, str]] = [
     (
         "private-key",
-        r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----.*?"
-        r"(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)",
+        # (and OpenVPN's static key, a tls-auth or tls-crypt block: "-----BEGIN OpenVPN Static key V1-----")
+        r"-----BEGIN (?:(?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?|OpenVPN Static key V\d)-----.*?"
+        r"(?:-----END (?:(?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?|OpenVPN Static key V\d)-----|\Z)",
     ),
     # A PuTTY .ppk file: the private lines and the MAC, from the header to the MAC (or the end).
     ("putty-key", r"PuTTY-User-Key-File-\d+:.*?(?:Private-(?:MAC|Hash):[ \t]*[0-9A-Fa-f]+|\Z)"),
@@ -160,6 +163,12 @@ _PREFIX_WORDS = (
 )
 
 
+def _not_mixed_key(match: re.Match[str]) -> bool:
+    """A recovery key holds letters and digits both (a serial of letters, or of digits, is a part number)."""
+    value = match.group(1)
+    return not (any(c.isdigit() for c in value) and any(c.isalpha() for c in value))
+
+
 def _not_a_token(match: re.Match[str]) -> bool:
     """Keep a prefix followed by too little, by words or by a placeholder ("ghp_ tokens", "sk_live_xxxx")."""
     body = re.sub(r"[ \t]", "", match.group(2))
@@ -175,5 +184,21 @@ TOKEN_PIECES: list[Place] = [
         1,
         _not_a_token,
         line_words=_PREFIX_WORDS,
+    ),
+    # a recovery key beside its label: FileVault's personal recovery key (six groups of four), a device's
+    Place(
+        "recovery-key",
+        r"(?<![\w-])([A-Z0-9]{4}(?:-[A-Z0-9]{4}){5})(?![\w-])",
+        1,
+        _not_mixed_key,
+        line_words=("recovery", "filevault", "escrow"),
+    ),
+    # a service account's key id (Google Cloud's JSON key file): it names the private key beside it
+    Place(
+        "private-key-id",
+        r"[\"']private_key_id[\"'][ \t]*:[ \t]*[\"']([0-9a-f]{40})[\"']",
+        1,
+        None,
+        text_words=("private_key_id",),
     ),
 ]

@@ -53,14 +53,28 @@ def _keep_xml_value(match: re.Match[str]) -> bool:
 TOOLS: list[Place] = [
     *COMMAND_OUTPUT,  # a secret a command prints (kernel.secret_command_output)
     # an XML element named for a password, its value inside or in a <Value> child: a Windows answer file's
-    # <AdministratorPassword><Value>PW</Value>, <AutoLogon><Password>..., Maven's <password>PW</password>
+    # <AdministratorPassword><Value>PW</Value>, <AutoLogon><Password>..., Maven's <password>PW</password>,
+    # a Wi-Fi profile's <keyMaterial>PSK</keyMaterial> (netsh, Intune)
     Place(
         "xml-password",
         r"(?i)<((?:[\w.-]{1,40}:)?[\w.-]{0,40}(?:password|passwd|pwd|passphrase|secret|secretkey|apikey|api_key|"
-        r"accesskey))(?:[ \t][^<>\n]{0,200})?>[ \t]*(?:\r?\n[ \t]{0,40})?(?:<value>[ \t]*)?([^<>\s]{1,256})[ \t]*</",
+        r"accesskey|keymaterial|presharedkey|psk))"
+        r"(?:[ \t][^<>\n]{0,200})?>[ \t]*(?:\r?\n[ \t]{0,40})?(?:<value>[ \t]*)?([^<>\s]{1,256})[ \t]*</",
         2,
         _keep_xml_value,
-        text_words=("password", "passwd", "pwd", "passphrase", "secret", "apikey", "api_key", "accesskey"),
+        text_words=(
+            "password",
+            "passwd",
+            "pwd",
+            "passphrase",
+            "secret",
+            "apikey",
+            "api_key",
+            "accesskey",
+            "keymaterial",
+            "presharedkey",
+            "psk>",
+        ),
     ),
     # a CI runner's debug log: "##[debug]Evaluating: secrets.API_KEY" then "##[debug]Result: '...'"
     Place(

@@ -113,6 +113,52 @@ def test_a_configuration_without_a_password_stays(text: str) -> None:
     assert redact(text) == text
 
 
+FORMAT_FOUND = [
+    (
+        "BitLocker key for the finance laptop: 123453-234564-345675-456786-567897-678908-789019-890120",
+        "123453-234564-345675-456786-567897-678908-789019-890120",
+    ),
+    ("escrowed recovery key QX7P-M2KD-9WZL-R4TB-8HNC-3JVA for the iMac in room 4", "QX7P-M2KD-9WZL-R4TB-8HNC-3JVA"),
+    (
+        "-----BEGIN OpenVPN Static key V1-----\n6acef03f62675b4b1bbd03e53b187727\n-----END OpenVPN Static key V1-----",
+        "6acef03f62675b4b1bbd03e53b187727",
+    ),
+    (
+        '{"type": "service_account", "private_key_id": "0f3c9a7b1e2d4c6a8b0e1f2a3b4c5d6e7f8a9b0c"}',
+        "0f3c9a7b1e2d4c6a8b0e1f2a3b4c5d6e7f8a9b0c",
+    ),
+    (
+        "<WLANProfile><MSM><security><sharedKey><keyMaterial>Rq8zLm2Xkp</keyMaterial></sharedKey></security></MSM></WLANProfile>",
+        "Rq8zLm2Xkp",
+    ),
+    (
+        "POST to https://acme.webhook.office.com/webhookb2/1a2b3c4d-aaaa-bbbb-cccc-111122223333@9f8e7d6c-aaaa-bbbb-cccc-444455556666/IncomingWebhook/0a1b2c3d4e5f60718293a4b5c6d7e8f9/2b3c4d5e-aaaa-bbbb-cccc-777788889999",
+        "0a1b2c3d4e5f60718293a4b5c6d7e8f9",
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), FORMAT_FOUND)
+def test_an_ops_key_format_is_redacted(text: str, secret: str) -> None:
+    assert_redacted_in_place(text, secret)
+
+
+FORMAT_KEPT = [
+    "ISBN list: 978-0-306-40615-7 and part 123456-654321",
+    "recovery of ABCD-EFGH-IJKL-MNOP-QRST-UVWX is a placeholder example",
+    "recovery tracking 2024-0101-0202-0303-0404-0505",
+    '{"private_key_id": "<your key id>", "client_id": "1234567890"}',
+    "<keyMaterial>$(WIFI_KEY)</keyMaterial>",
+    "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----",
+    "see https://learn.microsoft.com/ on webhook.office.com URLs",
+]
+
+
+@pytest.mark.parametrize("text", FORMAT_KEPT)
+def test_text_near_an_ops_key_format_stays(text: str) -> None:
+    assert redact(text) == text
+
+
 # the released corpus's forms of these families (round 9's misses now caught)
 _CAUGHT = frozenset(
     """
@@ -121,6 +167,8 @@ _CAUGHT = frozenset(
     server_config/haproxy_stats server_config/php_fpm_env server_config/grub_superuser router/junos_plain
     router/fortigate_psk router/hard_config_diff iac/kickstart iac/preseed mail/dovecot_passwd_file
     monitoring/nagios_resource
+    backup/hard_recovery_codes macos/fde_recovery vpn/tls_auth_key gcp/service_account_json
+    windows/intune_wifi_profile monitoring/teams_webhook
     """.split()
 )
 

@@ -16,7 +16,11 @@ No format can say that ``hunter2`` is a password; its place can. The rules live 
 - ``kernel.secret_tools``: CI logs and secret stores (and ``kernel.secret_command_output``: a secret a command prints);
 - ``kernel.secret_binds``: a password given to a directory (LDAP, Active Directory) bind;
 - ``kernel.secret_otp``: one-time-password seeds and recovery codes;
-- ``kernel.secret_tables``: the rows of a name/value table.
+- ``kernel.secret_tool_files``: developer tools' own files (property lists, composer's auth.json, NATS seeds);
+- ``kernel.secret_encoded``: a secret as hex bytes, a private key in hex, a JSON Web Token in pieces;
+- ``kernel.secret_tables``: the rows of a name/value table;
+- ``kernel.secret_told``: a secret told to a person (chat, notes, minutes, handover docs, lists, corrections);
+- ``kernel.secret_incidents``: a secret in an incident's chat, a runbook or a support ticket.
 
 Entropy (``kernel.secret_entropy``) is used only in those contexts, so hashes, UUIDs and ids in ordinary
 text stay as they are. Every pattern stays on one line (``one_line``) and every quantifier is bounded;
@@ -32,8 +36,10 @@ from kernel.secret_binds import DIRECTORY_BINDS
 from kernel.secret_code import CODE, CREDENTIAL_CALLS
 from kernel.secret_commands import COMMAND_LINES
 from kernel.secret_devices import DEVICES
+from kernel.secret_encoded import ENCODED
 from kernel.secret_formats import FORMAT_GATES, FORMATS
 from kernel.secret_headers import AUTHORIZATION, HEADERS
+from kernel.secret_incidents import INCIDENTS
 from kernel.secret_keyed import NAMED_VALUES
 from kernel.secret_literals import LITERALS
 from kernel.secret_otp import OTP
@@ -43,7 +49,9 @@ from kernel.secret_prose import PROSE
 from kernel.secret_recogniser import Recogniser, literal_gate
 from kernel.secret_tables import NAME_VALUE_ROWS
 from kernel.secret_tokens import TOKEN_PIECES
+from kernel.secret_tool_files import TOOL_FILES
 from kernel.secret_tools import TOOLS
+from kernel.secret_told import TOLD
 from kernel.secret_urls import URL_SECRETS
 from kernel.secret_values import placeholder_token
 
@@ -104,6 +112,8 @@ def context_recognisers() -> list[Recogniser]:
         out.append(Recogniser(kind, re.compile(body), keep=keep, text_words=gate))
     places = COMMAND_LINES + CREDENTIAL_CALLS + DIRECTORY_BINDS + LITERALS + AUTHORIZATION + NAMED_VALUES + PASSPHRASES
     places += PLACES + DEVICES + URL_SECRETS + CODE + HEADERS + PROSE + TOOLS + OTP + NAME_VALUE_ROWS + TOKEN_PIECES
+    places += TOOL_FILES + ENCODED
+    places += TOLD + INCIDENTS
     for place in places:
         # a rule that spans lines writes its line break out (\n), which one_line leaves as it is; and as a rule is
         # about one line, its ^ and $ are a line's ends (MULTILINE), also where it runs over the whole text

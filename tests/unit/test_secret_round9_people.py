@@ -8,6 +8,9 @@ from __future__ import annotations
 import pytest
 
 from kernel.privacy import redact
+from tests.support.redaction_checks import assert_redacted_in_place
+from tests.support.secrets_blind11 import BLIND11_ORDINARY, BLIND11_SECRETS
+from tests.support.secrets_corpus import Secret
 
 # a token a provider's docs print, or a token's prefix with words to fill in: no secret
 DOCUMENTED_TOKENS_KEPT = [
@@ -20,3 +23,147 @@ DOCUMENTED_TOKENS_KEPT = [
 @pytest.mark.parametrize("text", DOCUMENTED_TOKENS_KEPT)
 def test_a_documented_or_fill_in_token_is_kept(text: str) -> None:
     assert redact(text) == text
+
+
+# a misspelt or shortened password noun, then its value
+TYPO_NOUN_FOUND = [
+    ("paswd for the demo box iz Quokka#47", "Quokka#47"),
+    ("passowrd: Mango!Drift3", "Mango!Drift3"),
+    ("pswrd 4 the school portal -> lanternfish88", "lanternfish88"),
+    ("the pword for the kiosk is Tundra_Fox91", "Tundra_Fox91"),
+    ("passwod = Kelp7Harbour", "Kelp7Harbour"),
+]
+
+# an account's user, then its password
+ACCOUNT_FOUND = [
+    ("spotify: mum@thegreens.org / Jukebox1974", "Jukebox1974"),
+    ("* modem: admin / Mod3m!Blue", "Mod3m!Blue"),
+    ("the unifi console root/Ub1qu1tyX", "Ub1qu1tyX"),
+    ("| Miro board | design@studio.io / Sketchy7Owl |", "Sketchy7Owl"),
+    ("__Figma__: studio@acme.dev – `h3RmVq9ZtPwa`", "h3RmVq9ZtPwa"),
+    ("Onkel Ben's Gmail: ben.k@gmail.com Angler1959x", "Angler1959x"),
+    ("Paramount\tthe.okafors\tSafari&Lion4", "Safari&Lion4"),
+    ("<tr><td>root</td><td>Gr4nite!Peak</td></tr>", "Gr4nite!Peak"),
+    ("- guest\n- W8vPqL2mRt", "W8vPqL2mRt"),
+]
+
+# an account's or a device's name, then the value
+ACCOUNT_NAME_FOUND = [
+    ("modem: Biscuit4471", "Biscuit4471"),
+    ("grandpa's tablet → Pigeon-Coop-12", "Pigeon-Coop-12"),
+    ("Snapchat - beachday2019", "beachday2019"),
+    ("3. Confluence: Qr7!vLmw2Zx", "Qr7!vLmw2Zx"),
+    ("| Synology | vault2288 |", "vault2288"),
+    ("paypal      Zr4tWqPl9mKs", "Zr4tWqPl9mKs"),
+    ("spotify is Vinyl&Tape7 same login as before", "Vinyl&Tape7"),
+]
+
+# a wifi network's key or code
+NETWORK_FOUND = [
+    ("Our network is Hollyhock, code marmalade-teapot-42 for guests", "marmalade-teapot-42"),
+    ("Office wifi: Acme-Staff, key 4KQ9ZP2WX7MN3TLB", "4KQ9ZP2WX7MN3TLB"),
+    ("WLAN: Fischer_Home\nSchlüssel: Apfelstrudel1998", "Apfelstrudel1998"),
+    ("la clé wifi de la Freebox c'est 9F3A1C77B20D4E8A61", "9F3A1C77B20D4E8A61"),
+]
+
+# a value handed over in a sentence about logging in, a correction, a reply
+HANDED_OVER_FOUND = [
+    ("oops, it's Pelican42 not Pelican24, my bad", "Pelican42"),
+    ("update: it's Marble&Moss5 now, they forced a change", "Marble&Moss5"),
+    ("Hmm, capital M: MapleSyrup!8", "MapleSyrup!8"),
+    ("the full thing is R2dQ8vXk7LmPz, you cut the end off", "R2dQ8vXk7LmPz"),
+    ("~~Autumn2~~ Winter3!", "Winter3!"),
+    ("old: lapsed\nnew: Bv7QxRm2Lk!", "Bv7QxRm2Lk!"),
+    ("On Mon, Jo wrote:\nTry Zq8Rw3Vx5Np (case sensitive), it works for me", "Zq8Rw3Vx5Np"),
+    ("just use NanaBakes1950 on the laptop, it's the same login everywhere", "NanaBakes1950"),
+    ("sign in as priya with Pr1ya#Desk and check the inbox", "Pr1ya#Desk"),
+    ("Ticket 5512: account locked, reset to Welcome7712 and phoned the user", "Welcome7712"),
+    ("argh it's Otter_Slide_42!!", "Otter_Slide_42"),
+    ("same login as always: kettle77", "kettle77"),
+    ("the shed one is just SHEDSPIDER9, all caps", "SHEDSPIDER9"),
+    ("ok so it's capital B... actually just paste Bluebell445 from here", "Bluebell445"),
+    ('she said "Toffee.Cat.31" but that didn\'t work when I logged in', "Toffee.Cat.31"),
+    ("I signed in (Cobble&Stone6) and it was fine", "Cobble&Stone6"),
+    ("We keep the shared demo password (D3mo!Shared9) until the switch to SSO.", "D3mo!Shared9"),
+    ("user ravi.k, pass Kx9vR2mQ7tLp, 2FA on the team phone", "Kx9vR2mQ7tLp"),
+    ("the pass is c4ramelsundae just type it", "c4ramelsundae"),
+    ("Le mot de passe du wifi invité est maintenant Cerise2026", "Cerise2026"),
+]
+
+# a generated token alone: between the same emoji, between tabs, alone on a line of a chat
+ALONE_FOUND = [
+    ("🔐 kPq7ZrW2xVn9 🔐 for the backup drive", "kPq7ZrW2xVn9"),
+    ("🦊MangoTango77🦊", "MangoTango77"),
+    ("fine\t\tR8vK2pQwZ5Lm\t\tfine", "R8vK2pQwZ5Lm"),
+    ("login: deploy-bot\nW3kPz9QvL2xRmT7\n(the second line is the password)", "W3kPz9QvL2xRmT7"),
+]
+
+FOUND = TYPO_NOUN_FOUND + ACCOUNT_FOUND + ACCOUNT_NAME_FOUND + NETWORK_FOUND + HANDED_OVER_FOUND + ALONE_FOUND
+
+
+@pytest.mark.parametrize(("text", "secret"), FOUND)
+def test_a_secret_told_to_a_person_is_redacted(text: str, secret: str) -> None:
+    assert_redacted_in_place(text, secret)
+
+
+# ordinary texts near those forms: no secret, byte for byte
+KEPT = [
+    "Password managers we allow: 1Password, Bitwarden, KeePassXC.",
+    "the passport office is open 9-5, bring form DS-11",
+    "Server: AmazonS3",
+    "Newly created User Profile**, default theme",
+    "Slack channel C024BE91L, user U012AB3CD",
+    "login succeeded user=dana@example.org ip=203.0.113.7",
+    "Server=host;Database=db;User Id=user;Password=pass;",
+    "Change it with Ctrl+Alt+Del > Change a password.",
+    "the text was encoded with Windows-1252 afterwards",
+    "it works with all-MiniLM-L6-v2 and its `MNEMEX_*` settings",
+    "Try CU227343605DE for the parcel tracking",
+    "Environment=PYTHONUNBUFFERED=1",
+    "Content-Transfer-Encoding: base64\n\nVGhhbmtzIGZvciB5b3VyIG9yZGVyIQ==",
+    "-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE\n-----END PUBLIC KEY-----",
+    "Permission denied (publickey,password).",
+    "log in, enter a fantasy password (09u4u6d&) and click Login",
+    "what is the password for?\nAuth-Service2",
+    "use Python3 for the login script, it works",
+    "router: TP-Link AX50",
+    "Network is down again, code review moved to 3pm",
+    "the wifi router model is AX5400, it works fine",
+    "pw: see the vault",
+    "password policy: at least 12 characters, one digit",
+    "laptop: ThinkPad X1 Carbon",
+    "user guide / FAQ2 section",
+    "it's Tuesday, use the login page",
+    "~~draft~~ final",
+    "- admin\n- billing",
+    "I logged in (twice) and it worked",
+]
+
+
+@pytest.mark.parametrize("text", KEPT)
+def test_text_near_a_told_secret_stays(text: str) -> None:
+    assert redact(text) == text
+
+
+# the released blind11 corpus's forms of these families (numeric codes and PINs are kernel.secret_codes')
+_BLIND11_TOLD = frozenset(
+    """chat/terse chat/lowercase_no_punct chat/emoji chat/teams_reply chat/no_keyword chat/after_username
+    chat/sms_style email/subject_line email/reply_above wifi/fridge_note wifi/office_onboarding wifi/french
+    wifi/hint_only_value streaming/family_share streaming/hbo quoted/inline_quote table/tsv table/ascii
+    table/bullets table/numbered table/html correction/sorry_typo correction/edit correction/capital
+    correction/missing_char correction/strike correction/old_new minutes/decisions minutes/french ticket/helpdesk
+    ticket/zendesk ticket/typo onboarding/shared_accounts onboarding/wiki_table handover/domain handover/terse
+    typo/passwrod typo/pss typo/pasword_equals typo/mid_sentence notes/apple_notes notes/obsidian
+    notes/credentials_txt hard/parenthetical hard/arrow hard/slash_pair hard/between_words hard/in_sentence_no_kw
+    hard/tab_separated_noise hard/human_weak hard/emoji_wrapped hard/colon_only hard/two_values
+    hard/dictation_run_on hard/nickname hard/after_comma hard/exclaim_pw""".split()
+)
+
+
+@pytest.mark.parametrize("form", [s for s in BLIND11_SECRETS if s.name in _BLIND11_TOLD], ids=lambda s: s.name)
+def test_the_blind11_forms_of_these_families_are_caught(form: Secret) -> None:
+    assert form.needle not in redact(form.text)
+
+
+def test_the_blind11_ordinary_texts_stay() -> None:
+    assert [t for t in BLIND11_ORDINARY if redact(t) != t] == []

@@ -49,9 +49,9 @@ from kernel.secret_prose import PROSE
 from kernel.secret_recogniser import Recogniser, literal_gate
 from kernel.secret_tables import NAME_VALUE_ROWS
 from kernel.secret_tokens import TOKEN_PIECES
+from kernel.secret_told import TOLD
 from kernel.secret_tool_files import TOOL_FILES
 from kernel.secret_tools import TOOLS
-from kernel.secret_told import TOLD
 from kernel.secret_urls import URL_SECRETS
 from kernel.secret_values import placeholder_token
 

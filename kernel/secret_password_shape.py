@@ -88,6 +88,9 @@ def weak_password_shaped(value: str) -> bool:
 # ("密码是 X，用完", "パスワードは X です"): they end a value as a space does.
 JOINED_SCRIPTS = "\u0e00-\u0e7f\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff00-\uffef"
 VALUE_END = rf"(?=[,;.!?)]?(?:\s|$)|[{JOINED_SCRIPTS}])"
-WORD_VALUE = rf"[\"'`«]?([^\s\"'`«»{JOINED_SCRIPTS}]{{4,128}}?)[\"'`»]?" + VALUE_END
+# (quoted maybe, in any language's marks: "PW", « PW », „PW“, 「PW」)
+WORD_VALUE = (
+    rf"(?:[\"'`“‘„「『]|«[ \t]?)?([^\s\"'`«»“”‘’„{JOINED_SCRIPTS}]{{4,128}}?)(?:[\"'`”’“」』]|[ \t]?»)?" + VALUE_END
+)
 # A token with a digit or a symbol ahead: a comma or a connective gives a value only when one follows.
 SHAPED_AHEAD = r"(?=[\"'`«]?[^\s,\"'`]{0,127}[\d!@#$%^&*+=~?])"

@@ -40,6 +40,8 @@ PHRASED_FOUND = [
     ("u/p: admin/Harrow%Lake20", "Harrow%Lake20"),
     ("u: admin p: Juniper+Keel8", "Juniper+Keel8"),
     ("**Password**: Otter&Plum2025", "Otter&Plum2025"),
+    ("the password is “Linden&Weir40”.", "Linden&Weir40"),
+    ("le mot de passe est « Cerise-Brume-58 »", "Cerise-Brume-58"),
     ("oh and password Larch!Tor6", "Larch!Tor6"),
     ("wifi Acme-Guest pw Sedge#Moor5", "Sedge#Moor5"),
 ]
@@ -150,6 +152,8 @@ CJK_FOUND = [
     ("DBのPWは Sakura-9x です", "Sakura-9x"),
     ("测试库PW是 Xiamen@Gulang7，", "Xiamen@Gulang7"),
     ("아이디 admin 비번 Busan#Haeundae3", "Busan#Haeundae3"),
+    ("密码是「Qinghai@Hu66」", "Qinghai@Hu66"),
+    ("パスワードは『Fuji-Yama-776』です", "Fuji-Yama-776"),
 ]
 
 

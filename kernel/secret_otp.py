@@ -4,7 +4,7 @@
   passwords (``pyotp.TOTP('...')``, "2FA secret: ...", "authenticator setup key ..."), written whole or in the
   groups of four an authenticator's "can't scan the QR code?" page shows (``KPRY 4ME6 O3JE TRSA``);
 - **recovery codes**: the list of codes under a line that names them ("GitHub recovery codes:",
-  "backup codes", "scratch codes"), one or two to a line, bulleted or numbered.
+  "backup codes", "scratch codes"), one or two to a line, bulleted or numbered; a single code in two halves too.
 
 A seed must hold both letters and base32 digits (2-7), so capitalised words and constants stay; a list
 of codes must hold digits. Plain data and keep checks.
@@ -43,7 +43,12 @@ def _not_base32_random(match: re.Match[str]) -> bool:
 def _no_digits(match: re.Match[str]) -> bool:
     """Keep a list of words ("- print them", "- store them offline"): codes hold digits."""
     lines = [line for line in match.group(1).splitlines() if line.strip()]
+    if len(lines) == 1:  # one code alone under its heading: a code's two halves ("rpbbr-euo00"), not "1Password"
+        return _ONE_CODE.fullmatch(lines[0].strip()) is None or not any(c.isdigit() for c in lines[0])
     return sum(any(c.isdigit() for c in line) for line in lines) * 2 < len(lines)
+
+
+_ONE_CODE = re.compile(r"(?:[-*\u2022]|\d{1,2}[.)])?[ \t]{0,4}[A-Za-z0-9]{4,12}[- ][A-Za-z0-9]{4,12}")
 
 
 OTP: list[Place] = [
@@ -58,7 +63,7 @@ OTP: list[Place] = [
     Place(
         "recovery-codes",
         r"(?i)\b(?:recovery|backup|scratch|emergency|one-time|single-use)[ \t]+codes?\b[^\n]{0,120}\n"
-        rf"((?:{_CODE_LINE}\n){{1,31}}{_CODE_LINE}(?=\n|$))",
+        rf"((?:{_CODE_LINE}\n){{0,31}}{_CODE_LINE}(?=\n|$))",
         1,
         _no_digits,
         text_words=("recovery", "backup", "scratch", "emergency", "one-time", "single-use"),

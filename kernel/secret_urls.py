@@ -5,7 +5,9 @@
 - **an incoming webhook's path**: Mattermost's ``/hooks/<id>``, Zapier's ``/hooks/catch/<account>/<hook>/``,
   Make's ``hook.<zone>.make.com/<id>``, IFTTT's ``/with/key/<key>`` (a segment mixing letters and digits);
 - **an OAuth authorization code** in the redirect a provider sends back: ``/callback?code=...&state=...``
-  (only where the URL says callback, authorize, login or carries a ``state``: ``/search?code=python`` stays).
+  (only where the URL says callback, authorize, login or carries a ``state``: ``/search?code=python`` stays);
+  and a function's key in any URL (Azure Functions' ``/api/<name>?code=<key>``): a random ``code`` of 32 characters
+  or more.
 
 Plain data and keep checks.
 """
@@ -15,7 +17,7 @@ from __future__ import annotations
 import re
 import urllib.parse
 
-from kernel.secret_entropy import token_shaped
+from kernel.secret_entropy import high_entropy, token_shaped
 from kernel.secret_places import Place
 from kernel.secret_values import looks_random
 
@@ -24,6 +26,8 @@ def _keep_not_hex_token(match: re.Match[str]) -> bool:
     return not token_shaped(match.group(1))
 
 
+_HEX = re.compile(r"[0-9a-fA-F]+")  # a commit's or a file's hash, given as a code to look up
+
 # A URL an OAuth provider redirects to: its path says callback or authorize, or its query carries a state.
 _OAUTH_URL = re.compile(r"(?i)callback|oauth|authori[sz]e|/auth\b|redirect|signin|sign-in|login|sso|[?&]state=")
 
@@ -31,6 +35,8 @@ _OAUTH_URL = re.compile(r"(?i)callback|oauth|authori[sz]e|/auth\b|redirect|signi
 def _keep_oauth_code(match: re.Match[str]) -> bool:
     """Keep ``?code=404`` and the code of a URL that is not an OAuth redirect (``/search?code=python``)."""
     value = urllib.parse.unquote(match.group(1))
+    if len(value) >= 32 and high_entropy(value) and not _HEX.fullmatch(value):
+        return False  # a function's key (Azure Functions' ?code=, 56 characters of base64): a key in any URL
     text = match.string
     start = max(
         text.rfind(" ", 0, match.start()), text.rfind("\n", 0, match.start()), text.rfind('"', 0, match.start())

@@ -224,3 +224,66 @@ def test_the_released_forms_are_all_selected() -> None:
 @pytest.mark.parametrize("secret", RELEASED, ids=lambda s: s.name)
 def test_the_released_corpus_form_is_redacted(secret: Secret) -> None:
     assert_redacted_in_place(secret.text, secret.needle)
+
+
+# Tool files, function keys in URLs, a single recovery code, hex-encoded credentials, named hex keys, a JWT in pieces
+FILES_AND_BYTES_FOUND = [
+    ("<key>SegmentWriteKey</key>\n\t<string>Qm8Zx2Lp7Rv4Tk9WnY3bHc6D</string>", "Qm8Zx2Lp7Rv4Tk9WnY3bHc6D"),
+    ("<key>API_TOKEN</key><string>tk_9Hq2LmXr7TbVw3KcZp1Ns4d</string>", "tk_9Hq2LmXr7TbVw3KcZp1Ns4d"),
+    (
+        '{\n  "gitlab-token": {\n    "gitlab.acme.io": "Zx8Lm2Qp7Rv4Tk9WnY3bHc6D"\n  }\n}',
+        "Zx8Lm2Qp7Rv4Tk9WnY3bHc6D",
+    ),
+    (
+        "seed: SAAJ7K2Q3ZLX5M4PNRW6TV2Y7HB3C4D5E6F7G2H3J4K5L6M7N2P3Q4RAB",
+        "SAAJ7K2Q3ZLX5M4PNRW6TV2Y7HB3C4D5E6F7G2H3J4K5L6M7N2P3Q4RAB",
+    ),
+    (
+        "-----BEGIN OPERATOR SECRET-----\nQm8Zx2Lp7Rv4Tk9WnY3bHc6DQm8Zx2Lp\n-----END OPERATOR SECRET-----",
+        "Qm8Zx2Lp7Rv4Tk9WnY3bHc6DQm8Zx2Lp",
+    ),
+    (
+        "POST https://thumbs.azurewebsites.net/api/HttpTrigger1?code=Zk3Lm8Qp2Rv7Tx9Wn4Yb6Hc1Jd5Fg0Ks==",
+        "Zk3Lm8Qp2Rv7Tx9Wn4Yb6Hc1Jd5Fg0Ks==",
+    ),
+    ("Your backup code:\n  4f7a2-9c1d8", "4f7a2-9c1d8"),
+    ("frame body 70617373776f72643d4b7c9e01ff23a8", "70617373776f72643d4b7c9e01ff23a8"),
+    ("wireshark: 544f4b454e3a20a1b2c3d4e5f60718293a", "544f4b454e3a20a1b2c3d4e5f60718293a"),
+    (
+        "the deployer's privkey is 4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318",
+        "4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318",
+    ),
+    (
+        "header: eyJhbGciOiJSUzI1NiJ9\npayload: eyJzdWIiOiJvcHMiLCJyb2xlIjoiYWRtaW4ifQ\n",
+        "eyJzdWIiOiJvcHMiLCJyb2xlIjoiYWRtaW4ifQ",
+    ),
+]
+
+FILES_AND_BYTES_KEPT = [
+    "<key>NSCameraUsageDescription</key>\n<string>Scan receipts</string>",
+    "<key>PublicKeyPath</key>\n<string>keys/app.pub</string>",
+    "<key>APIKeyHeaderName</key>\n<string>X-Api-Key</string>",
+    '"require": {"acme/lib": "^2.1"}, "repositories": {"acme.io": "https://repo.acme.io"}',
+    '{"github-oauth": {"github.com": "${GITHUB_TOKEN}"}}',
+    "SUCCESS_CODE_FOR_THE_PIPELINE_STAGE_THAT_RUNS_AFTER_BUILD_IS",
+    "-----BEGIN PGP SIGNED MESSAGE-----\nHash: SHA256",
+    "https://github.com/search?q=x&type=code&code=python",
+    "https://sourcegraph.com/search?code=d41d8cd98f00b204e9800998ecf8427e0000aaaa",
+    "Backup codes are stored in:\n1Password",
+    "Recovery codes\n- Download them\n- Print them",
+    "sha256 of the release: 7365637265747320617265206e6f742068657265",
+    "hex dump: 48656c6c6f2c20776f726c6421",
+    "private key fingerprint: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+    "tx 0x88df016429689c079f3b2f6ad39fa052532c56795b733da78a91ebe6a713944b sent from the private key's address",
+    "a JWT's header, eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9, decodes to the algorithm",
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), FILES_AND_BYTES_FOUND)
+def test_a_secret_in_a_tool_file_a_url_or_raw_bytes_is_redacted(text: str, secret: str) -> None:
+    assert_redacted_in_place(text, secret)
+
+
+@pytest.mark.parametrize("text", FILES_AND_BYTES_KEPT)
+def test_a_tool_file_a_url_or_bytes_without_a_secret_is_kept(text: str) -> None:
+    assert redact(text) == text

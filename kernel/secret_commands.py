@@ -441,6 +441,28 @@ _RULES: list[tuple[str, str, int, Callable[[re.Match[str]], bool] | None, tuple[
     ),
 ]
 COMMAND_LINES = [Place(kind, pattern, group, keep, text_words=words) for kind, pattern, group, keep, words in _RULES]
+# an API's key given as curl's user with no password (Stripe, Mixpanel, Mailgun's way): curl -u KEY: URL
+COMMAND_LINES.append(
+    Place(
+        "curl-user",
+        r"\b(?:curl|http)\b[^\n|;&]{0,300}?\s(?:-[a-zA-Z]{0,6}u|--user)\s*['\"]?([A-Za-z0-9_+/=.-]{16,256}):(?=[\s'\"]|$)",
+        1,
+        _keep_not_token_shaped,
+        text_words=("curl", "http"),
+    )
+)
+# a CLI that stores a credential from its arguments: confluent api-key store KEY SECRET, <tool> secret set NAME VALUE
+COMMAND_LINES.append(
+    Place(
+        "cli-token",
+        r"(?i)\b(?:api-keys?|apikeys?|keys?|tokens?|secrets?|credentials?)[ \t]+(?:store|set|add|put|import|save)[ \t]+"
+        r"(?:--?[\w-]{1,30}(?:[ \t]+|=)[^\s-]\S{0,128}[ \t]+){0,3}[\w.-]{2,128}[ \t]+"
+        r"[\"']?([A-Za-z0-9+/=_.~-]{16,256})[\"']?(?![\w+/=.~-])",
+        1,
+        _keep_not_token_shaped,
+        line_words=("store", "set", "add", "put", "import", "save"),
+    )
+)
 # a one-letter token or key flag (-t, -k) given a UUID or a long hex: codecov's -t, an uploader's -k
 COMMAND_LINES.append(
     Place(

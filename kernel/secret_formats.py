@@ -11,7 +11,7 @@ Pinecone, PostHog (personal keys), JFrog reference tokens, Microsoft Teams
 incoming webhooks, Resend, Prefect, Buildkite, Scalingo, Typeform, Intercom,
 Render, OpenRouter, Alibaba Cloud, Tencent Cloud, Scaleway, Braintree, Asana,
 Twitter/X bearer tokens, Facebook, 1Password, CircleCI, SonarQube, ElevenLabs,
-crates.io and Plaid; BitLocker recovery passwords; and wallets' private keys (Nostr nsec, BIP32 xprv,
+crates.io, Plaid and LaunchDarkly; BitLocker recovery passwords; and wallets' private keys (Nostr nsec, BIP32 xprv,
 Bitcoin WIF). Each is a prefix the provider chose so that scanners find it
 (WIF's is a first character and a length). Plain data.
 """
@@ -100,6 +100,8 @@ FORMATS: list[tuple[str, str]] = [
         "wif-private-key",
         r"(?<![\w+/=])(?:5[HJK][1-9A-HJ-NP-Za-km-z]{49}|[KL][1-9A-HJ-NP-Za-km-z]{51})(?![\w+/=])",
     ),
+    # LaunchDarkly's server-side SDK keys and mobile keys: sdk- or mob- then a UUID
+    ("launchdarkly-key", r"\b(?:sdk|mob)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b"),
     # a BitLocker recovery password: eight groups of six digits (each a multiple of 11, but any digits count)
     ("bitlocker-recovery-key", r"(?<![\d-])\d{6}(?:-\d{6}){7}(?![\d-])"),
     (

@@ -176,14 +176,16 @@ def test_a_lookup_an_encoding_or_a_pair_without_a_secret_is_kept(text: str) -> N
 
 
 # The released corpora's forms of these families (blind9: developer workflows; blind11: people pasting secrets)
-_RELEASED_FAMILIES = {
+_RELEASED_FORMS = {
     "pkgmgr/composer_auth",
     "azure/devops_pat",
     "azure/functions_key",
     "flags/launchdarkly_sdk",
+    "analytics/mixpanel_secret",
     "saas/algolia_admin",
     "db/rails_database_yml",
     "db/sequelize",
+    "mq/confluent_cli",
     "mq/nats_creds",
     "http/postman_env",
     "http/go_setbasicauth",
@@ -199,26 +201,11 @@ _RELEASED_FAMILIES = {
     "private_key/wallet_hex",
     "tool_output/keyring",
 }
-_CAUGHT_NOW = {
-    "azure/devops_pat",
-    "saas/algolia_admin",
-    "db/rails_database_yml",
-    "db/sequelize",
-    "http/postman_env",
-    "http/go_setbasicauth",
-    "jwt/refresh_in_test",
-    "ci/ansible_vault_pw",
-    "trace/php_var_dump",
-    "code/kotlin_buildconfig",
-    "hard/dict_numbered",
-    "tool_output/keyring",
-}
-RELEASED = [s for s in BLIND9_SECRETS + BLIND11_SECRETS if s.name in _CAUGHT_NOW]
+RELEASED = [s for s in BLIND9_SECRETS + BLIND11_SECRETS if s.name in _RELEASED_FORMS]
 
 
 def test_the_released_forms_are_all_selected() -> None:
-    assert _CAUGHT_NOW <= _RELEASED_FAMILIES
-    assert {s.name for s in RELEASED} == _CAUGHT_NOW
+    assert {s.name for s in RELEASED} == _RELEASED_FORMS
 
 
 @pytest.mark.parametrize("secret", RELEASED, ids=lambda s: s.name)
@@ -286,4 +273,38 @@ def test_a_secret_in_a_tool_file_a_url_or_raw_bytes_is_redacted(text: str, secre
 
 @pytest.mark.parametrize("text", FILES_AND_BYTES_KEPT)
 def test_a_tool_file_a_url_or_bytes_without_a_secret_is_kept(text: str) -> None:
+    assert redact(text) == text
+
+
+# A key given as curl's user with no password, a CLI that stores a credential, LaunchDarkly's keys
+CLI_AND_FORMAT_FOUND = [
+    ("curl https://api.mailgun.net/v3/domains -u Hq2LmXr7TbVw3KcZp1Ns4dQx: -G", "Hq2LmXr7TbVw3KcZp1Ns4dQx"),
+    ("acme-cli token add ci-bot Zq8xLm2PvR7tKw9NcY4bHs6D", "Zq8xLm2PvR7tKw9NcY4bHs6D"),
+    (
+        "confluent api-key store --resource lkc-9x2 PK7QWERT Qm8Zx2Lp7Rv4Tk9WnY3bHc6DQm8Zx2Lp",
+        "Qm8Zx2Lp7Rv4Tk9WnY3bHc6DQm8Zx2Lp",
+    ),
+    (
+        'LDClient.start(config: LDConfig(mobileKey: "mob-1f0e2d3c-4b5a-4697-8877-665544332211"))',
+        "mob-1f0e2d3c-4b5a-4697-8877-665544332211",
+    ),
+]
+
+CLI_AND_FORMAT_KEPT = [
+    'curl -u "$MIXPANEL_SECRET:" https://data.mixpanel.com/api/2.0/export',
+    "curl -u admin: https://localhost:9200",
+    "confluent api-key store --help",
+    "git config --global credential.helper store",
+    "ccloud api-key store ABCD1234 $SECRET",
+    "the sdk-based client reads its key from LD_SDK_KEY",
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), CLI_AND_FORMAT_FOUND)
+def test_a_key_given_to_a_cli_or_an_sdk_is_redacted(text: str, secret: str) -> None:
+    assert_redacted_in_place(text, secret)
+
+
+@pytest.mark.parametrize("text", CLI_AND_FORMAT_KEPT)
+def test_a_cli_line_without_a_literal_key_is_kept(text: str) -> None:
     assert redact(text) == text

@@ -7,7 +7,8 @@ line, or a body that starts with a private key's DER or openssh-key-v1 header),
 a body whose armour lines were stripped (base64 lines of PEM's width under a line that names a private
 key), the values of a ``kind: Secret`` manifest's ``data:``/``stringData:`` (YAML or
 JSON), the password of a ``host:port:db:user:password`` line, the literals of variables joined into a secret's
-name (``kernel.secret_continued``), and the credential columns of tables (``kernel.secret_tables``). Plain module.
+name (``kernel.secret_continued``), the content of a file named for a secret shown whole and cloud-init's chpasswd
+list (``kernel.secret_files``), and the credential columns of tables (``kernel.secret_tables``). Plain module.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import re
 from collections.abc import Callable
 
 from kernel.secret_continued import redact_joined_parts
+from kernel.secret_files import redact_files
 from kernel.secret_tables import redact_tables
 from kernel.secret_values import value_is_code
 
@@ -138,5 +140,6 @@ def redact_blocks(text: str, placeholder: Callable[[str], str]) -> str:
     text = _private_key_bodies(text, placeholder("private-key"))
     if "Secret" in text:
         text = _k8s_secret_data(text, placeholder("k8s-secret"))
+    text = redact_files(text, placeholder("secret-file"))
     text = redact_joined_parts(text, placeholder("split-secret"))
     return redact_tables(text, placeholder("table-secret"))

@@ -273,8 +273,9 @@ PLACES: list[Place] = [
     ),
     Place(
         "sql-password",
-        r"(?i)\b(?:(?:user|role|login)\b[^\n;]{0,200}?\bidentified[ \t]+(?:with[ \t]+\w{1,40}[ \t]+)?by|"
-        r"(?:with|login|encrypted|unencrypted)[ \t]+password|"
+        # (MySQL's old GRANT ... TO 'u'@'h' IDENTIFIED BY; SQL Server's WITH PASSWORD = N'...')
+        r"(?i)\b(?:(?:user|role|login|grant)\b[^\n;]{0,200}?\bidentified[ \t]+(?:with[ \t]+\w{1,40}[ \t]+)?by|"
+        r"(?:with|login|encrypted|unencrypted)[ \t]+password(?:[ \t]*=[ \t]*N?(?=['\"]))?|"
         r"set[ \t]+password[ \t]*(?:for[ \t]+\S{1,128}[ \t]*)?=[ \t]*(?:password[ \t]*\()?)[ \t]*"
         r"(\"[^\"\n]{1,256}\"|'[^'\n]{1,256}')",
         1,

@@ -159,6 +159,41 @@ def test_text_near_an_ops_key_format_stays(text: str) -> None:
     assert redact(text) == text
 
 
+FILE_FOUND = [
+    ("$ sudo cat /etc/ppp/chap-secrets\nvpnuser * Hq8!zLm2Xp *\nbob:Hq8!zLm2Xp", "Hq8!zLm2Xp"),
+    ("# /etc/postfix/sasl_passwd\n[smtp.example.com]:587 relay@example.com:Kx7!pLm2Qz", "Kx7!pLm2Qz"),
+    ("$ cat ~/.config/vpn/auth.txt\nalice\nWm8#zLq2Xp\n$ sudo openvpn --config corp.ovpn", "Wm8#zLq2Xp"),
+    ("# C:\\ProgramData\\agent\\agent.psk\n4f1e9a0c7b3d5e2f8a6c1b0d9e7f3a5c", "4f1e9a0c7b3d5e2f8a6c1b0d9e7f3a5c"),
+    ("#cloud-config\nchpasswd:\n  expire: true\n  list: |\n    root:Rt8!zLm2Qx\n    admin:RANDOM", "Rt8!zLm2Qx"),
+    ("GRANT SELECT ON app.* TO 'rep'@'%' IDENTIFIED BY 'Qz8!mLp2Xk';", "Qz8!mLp2Xk"),
+    ("CREATE LOGIN etl WITH PASSWORD = N'Etl#2024xQ', CHECK_POLICY = ON;", "Etl#2024xQ"),
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), FILE_FOUND)
+def test_a_file_named_for_a_secret_and_sql_give_their_password(text: str, secret: str) -> None:
+    assert_redacted_in_place(text, secret)
+
+
+FILE_KEPT = [
+    "$ cat tokenizer.py\nimport re\nclass Tokenizer:\n    pass",
+    "$ cat /etc/rsyncd.secrets\n(empty)",
+    "# /etc/ldap.secret\n\n(the file is root-only)",
+    "$ cat /run/secrets/db_password\n${DB_PASSWORD}",
+    "$ cat secrets.txt\ncat: secrets.txt: No such file or directory",
+    "#cloud-config\nchpasswd:\n  list: |\n    root:RANDOM\n  expire: false",
+    "the grant is identified by its id",
+    "# /etc/openvpn/auth.txt\nauth-user-pass is read from here",
+    "$ cat secrets.env\nDB_HOST=db01.internal\nDB_PORT=5432",
+    "$ cat /etc/app/secret.conf\n[client]\nhost:db01",
+]
+
+
+@pytest.mark.parametrize("text", FILE_KEPT)
+def test_text_near_a_secret_file_stays(text: str) -> None:
+    assert redact(text) == text
+
+
 # the released corpus's forms of these families (round 9's misses now caught)
 _CAUGHT = frozenset(
     """
@@ -169,6 +204,8 @@ _CAUGHT = frozenset(
     monitoring/nagios_resource
     backup/hard_recovery_codes macos/fde_recovery vpn/tls_auth_key gcp/service_account_json
     windows/intune_wifi_profile monitoring/teams_webhook
+    server_config/rsyncd_secrets directory/ldap_conf_bindpw monitoring/zabbix_psk vpn/openvpn_auth_user_pass
+    iac/cloud_init db/mysql_grant_old db/hard_sql_comment
     """.split()
 )
 

@@ -13,6 +13,10 @@ minutes, tickets and handover docs, where no key names it and the prose rules' n
 - **a value handed over in a sentence about it**: "sorry, it's PW not ...", "*edit*: it's PW now", "new one:
   PW", "Try PW (no spaces)", "Just use PW on the tablet", "log in as kevin with PW", "reset to PW", "full
   thing is PW", "capital T: PW", "same as always: PW", "here you go, PW, good luck", "~~old~~ PW";
+- **a compound noun joined by a hyphen**: "Root-Passwort für den Server ist PW", "the db-password was PW";
+- **a value, then the accounts it opens**: "for everyone: PW (Disney, Netflix, Prime all the same)";
+- **a password's part**: "the same as the wifi but with PART at the end", "street name + number + PART", and a
+  password given in two parts on two lines ("first 6: PART\nrest: PART");
 - **a generated token alone**: wrapped in the same emoji, between tabs, or alone on a line of a chat.
 
 The value must look like a password (``kernel.secret_password_shape``), and a word then a number only where a
@@ -155,6 +159,9 @@ def _keep_handed_over(match: re.Match[str]) -> bool:
     labelled = ":" in match.group(0)[: match.start(1) - match.start()]
     if not (password_shaped(value) or (labelled and told_value(value)) or _caps_and_digits(value)):
         return True
+    said = match.group(0)[: match.start(1) - match.start()].lower()
+    if re.search(r"(?:one|new)[ \t]*:", said) and told_value(value) and len(value) >= 10 and value.lower() == value:
+        return False  # "the keyboard walk one: PW", "new: PW": it names which password follows
     if _every_class(value) or _generated(value) or _corrected(match):
         return False
     return not _ABOUT_LOGGING_IN.search(match.string)
@@ -202,6 +209,30 @@ _MADE_UP = re.compile(
 
 def _keep_bracketed_after_noun(match: re.Match[str]) -> bool:
     return _keep_weak(match) or bool(_MADE_UP.search(match.string, max(0, match.start() - 20), match.start()))
+
+
+def _keep_a_part(match: re.Match[str]) -> bool:
+    """Keep a part that is a plain word or number; a part with a symbol and a letter is a password's."""
+    value = match.group(1)
+    symbol = any(not c.isalnum() for c in value)
+    return not (symbol and any(c.isalpha() for c in value)) or not re.search(
+        r"(?i)pass|pw|same[ \t]+as|usual|code|pin|login", match.string
+    )
+
+
+# "first 6:", "first half:", then "rest:", "last 4 chars:", "second part:"
+_FIRST_PART = (
+    r"(?im)^[ \t]*(?:first|1st)[ \t]+(?:\d{1,2}|half|part|bit)(?:[ \t]+(?:chars?|characters?|letters?))?[ \t]*:[ \t]*"
+)
+_REST_PART = (
+    r"[ \t]*(?:rest|the[ \t]+rest|(?:second|2nd|other)[ \t]+(?:half|part|bit)|last[ \t]+\d{1,2}"
+    r"(?:[ \t]+(?:chars?|characters?|letters?))?)[ \t]*:[ \t]*"
+)
+
+
+def _keep_a_half(match: re.Match[str]) -> bool:
+    value = match.group(1)
+    return not (any(c.isalpha() for c in value) and any(not c.isalpha() for c in value)) or value_is_code(value)
 
 
 def _caps_and_digits(value: str) -> bool:
@@ -290,6 +321,56 @@ TOLD: list[Place] = [
         rf"(?i)(?<![\w-])(?:{_HANDS_OVER})[ \t]+{_SHAPED}{_VALUE}",
         1,
         _keep_handed_over,
+    ),
+    # "Root-Passwort für den Server ist PW", "admin-password: PW": a compound noun joined by a hyphen
+    Place(
+        "told-password",
+        r"(?i)(?<![\w-])[\w]{1,20}-(?:passwort|kennwort|password|passwd|pw|pass|passphrase)(?![\w-])"
+        r"(?:[ \t]+[\w'’.-]{1,24}){0,5}?(?:[ \t]*[:=]|[ \t]+(?:ist|is|est|es|é|lautet|was))[ \t]+" + _VALUE,
+        1,
+        _keep_weak,
+        line_words=("-pass", "-passwort", "-kennwort", "-pw"),
+    ),
+    # "for everyone: PW (Disney, Netflix, Prime all the same)": a value, then the accounts it opens
+    Place(
+        "told-password",
+        rf"(?i)[:→][ \t]*{_VALUE}[ \t]*\((?:[^()\n]{{0,40}}?[ \t,(])?(?:{_ACCOUNTS})\b",
+        1,
+        _keep_weak,
+        text_words=(": ", "→"),
+    ),
+    # "the same as the wifi but with !!Zq at the end", "street name + house number + #Hb7": a password's last part
+    Place(
+        "told-password",
+        r"(?i)(?<![\w-])(?:with|plus|add|append)[ \t]+[\"'`]?([^\s\"'`]{2,16}?)[\"'`]?[ \t]+"
+        r"(?:at|on|to)[ \t]+the[ \t]+(?:end|start|front|beginning)",
+        1,
+        _keep_a_part,
+        line_words=(" the end", " the start", " the front", " the beginning"),
+    ),
+    Place(
+        "told-password",
+        r"\+[ \t]+[\w ]{1,40}\+[ \t]+[\"'`]?([^\s\"'`+]{2,16})[\"'`]?[ \t]*$",
+        1,
+        _keep_a_part,
+        line_words=("pw", "pass", "pin", "code"),
+    ),
+    # "first 6: Sp4rr0\nrest: PW": a password given in two parts, on two lines
+    Place(
+        "told-password",
+        r"(?im)^[ \t]*(?:first|1st)[^\n:]{0,20}:[ \t]*"
+        + _VALUE
+        + r"[ \t]*(?=\r?\n[ \t]*(?:rest|second|2nd|last|then)\b)",
+        1,
+        _keep_a_half,
+        text_words=("first", "1st"),
+    ),
+    Place(
+        "told-password",
+        _FIRST_PART + r"[^\n]{1,40}\r?\n" + _REST_PART + _VALUE,
+        1,
+        _keep_a_half,
+        text_words=("first", "1st"),
     ),
     # "~~Sunshine1~~ PW": a struck-out password, then the new one
     Place(

@@ -98,7 +98,21 @@ ALONE_FOUND = [
     ("login: deploy-bot\nW3kPz9QvL2xRmT7\n(the second line is the password)", "W3kPz9QvL2xRmT7"),
 ]
 
-FOUND = TYPO_NOUN_FOUND + ACCOUNT_FOUND + ACCOUNT_NAME_FOUND + NETWORK_FOUND + HANDED_OVER_FOUND + ALONE_FOUND
+# a compound noun, the accounts a value opens, a password's last part, a password given in two parts
+PARTS_FOUND = [
+    ("Admin-Passwort für das NAS lautet Regenbogen77", "Regenbogen77"),
+    ("the db-password was Cedar!Loft3 until Friday", "Cedar!Loft3"),
+    ("one for all of us: Kr4usFam (Netflix, Spotify, Disney+ all the same)", "Kr4usFam"),
+    ("same as the router but with #Q9 at the end", "#Q9"),
+    ("pw is the dog's name + birth year + !Zx", "!Zx"),
+    ("first half: Pl4n\nsecond half: et!Moon7", "et!Moon7"),
+    ("first 5: Gr@nd\nrest: Canyon88", "Gr@nd"),
+    ("It's the long one: 3edc4rfv5tgb", "3edc4rfv5tgb"),
+]
+
+FOUND = (
+    PARTS_FOUND + TYPO_NOUN_FOUND + ACCOUNT_FOUND + ACCOUNT_NAME_FOUND + NETWORK_FOUND + HANDED_OVER_FOUND + ALONE_FOUND
+)
 
 
 @pytest.mark.parametrize(("text", "secret"), FOUND)
@@ -137,6 +151,13 @@ KEPT = [
     "~~draft~~ final",
     "- admin\n- billing",
     "I logged in (twice) and it worked",
+    "first half: slides\nsecond half: demo",
+    "First step: run2 migrations",
+    "serve with 2 eggs at the end",
+    "price + shipping + 5%",
+    "the new one: iPhone15, bought it yesterday",
+    "the Admin-Password field is required",
+    "one plan for everyone: Pro (Netflix, Spotify)",
 ]
 
 
@@ -156,7 +177,8 @@ _BLIND11_TOLD = frozenset(
     typo/passwrod typo/pss typo/pasword_equals typo/mid_sentence notes/apple_notes notes/obsidian
     notes/credentials_txt hard/parenthetical hard/arrow hard/slash_pair hard/between_words hard/in_sentence_no_kw
     hard/tab_separated_noise hard/human_weak hard/emoji_wrapped hard/colon_only hard/two_values
-    hard/dictation_run_on hard/nickname hard/after_comma hard/exclaim_pw""".split()
+    hard/dictation_run_on hard/nickname hard/after_comma hard/exclaim_pw hinted/same_as hinted/pattern
+    hinted/keyboard_walk handover/german hard/split_across hard/shared_family""".split()
 )
 
 

@@ -193,6 +193,15 @@ def _keep_echoed(match: re.Match[str]) -> bool:
     return about_a_secret(match.group(1)) or value_is_code(value) or (value.isalpha() and len(value) < 8)
 
 
+# A commit's (40) or an image's (64) hash in hex: what a deploy script is most often given, no secret.
+_COMMIT_OR_DIGEST = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+
+
+def _keep_script_argument(match: re.Match[str]) -> bool:
+    value = match.group(1)
+    return _COMMIT_OR_DIGEST.fullmatch(value) is not None or not token_shaped(value)
+
+
 CODE: list[Place] = [
     # code: os.environ["API_KEY"] = "...", config["db"]["password"] = '...', ENV['SECRET_KEY_BASE'] = '...'
     Place(
@@ -326,6 +335,16 @@ CODE: list[Place] = [
         1,
         _keep_client_token,
         line_words=("login", "auth", "unseal"),
+    ),
+    # a token handed to a deploy, release or login script among its arguments: $ ./deploy.sh prod eu-west-1 <token>
+    Place(
+        "script-token",
+        r"(?:^|[$#>%][ \t]{1,4})(?:\./|(?:ba|z)?sh[ \t]+|python3?[ \t]+|ruby[ \t]+|node[ \t]+)?[\w./-]{0,60}"
+        r"(?i:deploy|release|publish|push|upload|login|auth|connect|sync)[\w.-]{0,30}"
+        r"(?:[ \t]+[^\s]{1,128}){0,6}?[ \t]+[\"']?([A-Za-z0-9_+/=-]{24,256})[\"']?(?![\w+/=.-])",
+        1,
+        _keep_script_argument,
+        line_words=("deploy", "release", "publish", "push", "upload", "login", "auth", "connect", "sync"),
     ),
     # HashiCorp Vault's init output: "Unseal Key 1: ...", "Recovery Key 2: ..."
     Place(

@@ -195,6 +195,7 @@ _RELEASED_FORMS = {
     "mobile/ios_plist",
     "code/kotlin_buildconfig",
     "hard/hex_escaped_bytes",
+    "hard/no_keyword_argv",
     "hard/dict_numbered",
     "hard/recovery_codes",
     "bearer/jwt_split",
@@ -307,4 +308,31 @@ def test_a_key_given_to_a_cli_or_an_sdk_is_redacted(text: str, secret: str) -> N
 
 @pytest.mark.parametrize("text", CLI_AND_FORMAT_KEPT)
 def test_a_cli_line_without_a_literal_key_is_kept(text: str) -> None:
+    assert redact(text) == text
+
+
+SCRIPT_FOUND = [
+    ("$ ./release.sh 2.4.1 Zq8xLm2PvR7tKw9NcY4bHs6D", "Zq8xLm2PvR7tKw9NcY4bHs6D"),
+    (
+        "% python3 upload_artifacts.py --bucket builds 9c1e7a53f0b24d68a1c3e5f7b9d2a4c6",
+        "9c1e7a53f0b24d68a1c3e5f7b9d2a4c6",
+    ),
+]
+
+SCRIPT_KEPT = [
+    "$ ./deploy.sh prod 4f1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c",
+    "$ ./deploy.sh prod eu-west-1",
+    "$ ./sync.sh /data/backups/2024-01-01/full-archive-name",
+    "$ ./upload.sh build/outputs/apk/release/app-release-unsigned.apk",
+    "docker push registry.acme.io/team/service-name:1.2.3",
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), SCRIPT_FOUND)
+def test_a_token_handed_to_a_deploy_script_is_redacted(text: str, secret: str) -> None:
+    assert_redacted_in_place(text, secret)
+
+
+@pytest.mark.parametrize("text", SCRIPT_KEPT)
+def test_a_deploy_script_given_a_commit_a_place_or_a_file_is_kept(text: str) -> None:
     assert redact(text) == text

@@ -12,8 +12,11 @@
 - **a code said again** after one already redacted ("..., I mean 4 7 2 6");
 - **backup codes** written inline ("github recovery codes: tht6d864 ppjgwn7b", "codes de secours 2FA : ...");
 - **recovery keys**: BitLocker's eight groups of six digits anywhere, a grouped key after "recovery key";
-- **recovery phrases** after a name in another language, or twelve to twenty-four plain words alone on a line;
+- **recovery phrases** after a name in another language, or twelve to twenty-four words of BIP-0039's list
+  (``kernel.secret_bip39_words``) alone on a line;
 - **an unlock pattern** described ("unlock pattern: L-shape then 5-9").
+
+A secret spelled letter by letter is ``kernel.secret_spelled``'s; ``code_recognisers`` compiles both.
 
 A code is digits (3 to 12, with ``*`` and ``#``), digits in groups ("3-1-8-5", "4 7 2 6"), a short mix of
 capitals and digits, a safe's dial (R24-L11-R38) or digits spelled out ("seven seven four nine two"). A count
@@ -25,6 +28,7 @@ from __future__ import annotations
 
 import re
 
+from kernel.secret_bip39_words import BIP39_ENGLISH
 from kernel.secret_places import Place
 from kernel.secret_recogniser import Recogniser
 
@@ -133,6 +137,12 @@ def _keep_after_noun(match: re.Match[str]) -> bool:
         return True
     if _OTHER_AFTER.match(line, match.end(1)):
         return True
+    bare = not line[match.end(1) : match.start(2)].strip()
+    value = match.group(2)
+    if bare and len(value) == 4 and value.isdigit() and value[:2] in ("19", "20"):
+        return True  # "entry code 2023": a year, said with no verb
+    if bare and noun == "pin" and _THINGS.search(line) is None:
+        return True  # "GPIO pin 1234", "pin 8080 is the port": a chip's pin, a port
     if _STRONG_NOUN.fullmatch(noun):
         return noun.lower().startswith("pin") and len(match.group(2)) < 4
     if _spoken(match.group(2)):
@@ -295,8 +305,10 @@ def _keep_sentence(match: re.Match[str]) -> bool:
 
 
 def _keep_lone_words(match: re.Match[str]) -> bool:
+    """Keep a line of words that is not a recovery phrase: a phrase is 12 to 24 words, a multiple of three, each
+    from BIP-0039's list (a list of stop words or of keywords holds others)."""
     words = match.group(1).split()
-    return len(words) % 3 != 0 or _keep_sentence(match)
+    return len(words) % 3 != 0 or not all(word in BIP39_ENGLISH for word in words)
 
 
 # --- an unlock pattern ---
@@ -426,8 +438,10 @@ CODES: list[Place] = [
 
 
 def code_recognisers() -> list[Recogniser]:
-    """``CODES`` compiled as the context rules are (one line each; ^ and $ a line's ends), after them."""
+    """``CODES``, then the secrets spelled out (``kernel.secret_spelled``), compiled as the context rules are (one
+    line each; ^ and $ a line's ends), to run after them."""
     from kernel.secret_context import one_line
+    from kernel.secret_spelled import SPELLED
 
     return [
         Recogniser(
@@ -439,5 +453,5 @@ def code_recognisers() -> list[Recogniser]:
             text_words=place.text_words,
             gate=place.gate,
         )
-        for place in CODES
+        for place in CODES + SPELLED
     ]

@@ -82,7 +82,19 @@ RECOVERY = [
 ]
 
 
-@pytest.mark.parametrize(("text", "secret"), AFTER_A_NOUN + AFTER_A_THING + RECOVERY)
+# a secret spelled out, dictated, warned about or given in halves
+SPELLED = [
+    ("the wifi password, spelled: Tango-oscar-romeo-four-two-golf", "Tango-oscar-romeo-four-two-golf"),
+    ("pw is sierra hotel uniform five five lima", "sierra hotel uniform five five lima"),
+    ("Kennwort buchstabiert: Ludwig Otto Richard 4 4", "Ludwig Otto Richard 4 4"),
+    ("code spelled out: k 7 x q 2 m", "k 7 x q 2 m"),
+    ("upper-case K then elp3r99 then a hash sign", "elp3r99"),
+    ("careful, that's a one not an l: W1ndmill-l1ght", "W1ndmill-l1ght"),
+    ("last part: Gh7Kp2", "Gh7Kp2"),
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), AFTER_A_NOUN + AFTER_A_THING + RECOVERY + SPELLED)
 def test_a_code_told_is_redacted(text: str, secret: str) -> None:
     assert_redacted_in_place(text, secret)
 
@@ -116,7 +128,9 @@ KEPT = [
     "The safe holds 1500 euros",
     "alarm: 1500 events per day on the panel",
     "Combination locks ship set to 0000",
-    "Factory default PIN: 0000",
+    "Combination lock, factory default 0000",
+    "GPIO pin 1234 drives the LED",
+    "entry code 2023",
     "The lock is a 2024 model",
     "Door opens at 0800, closes at 1800",
     "1400 at the front door, don't be late",
@@ -139,6 +153,21 @@ KEPT = [
     "The building code 2018 requires two exits per floor",
     "Press the button: the gate opens with a 10 second delay",
     "open the file with 4096 bytes of buffer",
+    "python django flask fastapi celery redis postgres docker nginx gunicorn uvicorn sentry",
+    "what when where which while with within without would about after again",
+    "Spelling my surname: B-A-U-E-R.",
+    "It's Kilo-India-Mike, as in KIM, the surname.",
+    "Call sign: Alpha Bravo 7.",
+    "The NATO alphabet: Alpha, Bravo, Charlie, Delta, Echo…",
+    "The password alphabet drill: Alpha Bravo Charlie Delta Echo",
+    "Mike Oscar and Victor met Romeo at the bar",
+    "Spell it out: capital letters first, then digits.",
+    "Capital A, then the rest of the name in lowercase",
+    "it's a zero not an O in the model name",
+    "first half: 2-1 to Arsenal",
+    "second part: Setup and installation",
+    "The code path is a b c d e f in order",
+    "pass x 1 y 2 z 3 to the function",
 ]
 
 
@@ -152,9 +181,31 @@ def test_the_released_ordinary_texts_hold_no_code(text: str) -> None:
     assert "access-code" not in redact(text) and "backup-codes" not in redact(text)
 
 
-_CODE_FAMILIES = ("door/", "alarm/", "phone/", "voicemail/", "locker/", "backup_codes/", "recovery_key/", "totp/")
+_CODE_FAMILIES = (
+    "door/",
+    "alarm/",
+    "phone/",
+    "voicemail/",
+    "locker/",
+    "backup_codes/",
+    "recovery_key/",
+    "totp/",
+    "spelled/",
+)
 _CODE_FORMS = [s for s in BLIND11_SECRETS if s.name.startswith(_CODE_FAMILIES)] + [
-    s for s in BLIND11_SECRETS if s.name in ("bank/card_pin", "bank/card_full", "bank/brokerage", "bank/swedish")
+    s
+    for s in BLIND11_SECRETS
+    if s.name
+    in (
+        "bank/card_pin",
+        "bank/card_full",
+        "bank/brokerage",
+        "bank/swedish",
+        "bank/online_login",
+        "bank/telephone_banking",
+        "recovery_phrase/no_keyword",
+        "recovery_phrase/german",
+    )
 ]
 
 

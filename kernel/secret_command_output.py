@@ -19,6 +19,9 @@
   ``consul kv get app/db/password``;
 - **a token, a key or a password issued or generated**: ``heroku auth:token``,
   ``gh auth token``, ``gcloud auth print-access-token``, ``wg genkey``, ``openssl rand -hex 32``, ``pwgen``;
+- **a field of the output of a command that resets, issues or reveals a password**: ``Get-LapsADPassword``'s
+  ``Password : ...``, ``elasticsearch-reset-password``'s ``New value: ...``, ``vault write .../secret-id``'s
+  ``secret_id``;
 - **a secret file shown**: the token on the line after ``cat config/master.key``, ``type token.txt``,
   ``Get-Content .vault-pass`` (a file named for a key, a token, a secret or a password).
 
@@ -251,6 +254,31 @@ def _keep_shown(match: re.Match[str]) -> bool:
     return not looks_like_a_password(match.group(1))
 
 
+# Commands whose output gives a password or a secret id on a label's line.
+_ISSUES_A_PASSWORD_WORDS = (
+    "get-laps",
+    "get-admpwd",
+    "reset-password",
+    "setup-passwords",
+    "secret-id",
+    "secret_id_accessor",
+    "token create",
+    "get-secret-value",
+)
+_TYPE_NAME = re.compile(r"(?:[A-Z]\w{0,60}\.){1,8}[A-Z]\w{0,60}")
+_NO_VALUE = frozenset(("(none)", "n/a", "none", "null", "<none>", "********", "(hidden)", "[hidden]"))
+
+
+def _keep_field(match: re.Match[str]) -> bool:
+    """An empty field, a mask, a variable or code is no secret."""
+    value = match.group(1)
+    if MARKER_PREFIX in value or value.lower() in _NO_VALUE or set(value) <= {"*", "x", "X", "-", "."}:
+        return True
+    if _TYPE_NAME.fullmatch(value):
+        return True  # System.Security.SecureString: PowerShell shows the type of a value it keeps
+    return value[:1] in "$%<" or (value[:1] not in "{" and value_is_code(value))
+
+
 # A line that is one token, after a line break (the gate of the rules below: a whole-text search).
 _ONE_TOKEN_LINE = re.compile(r"\n[ \t]*[^\s]{4,2048}[ \t\r]*(?:\n|\Z)")
 
@@ -326,5 +354,16 @@ COMMAND_OUTPUT: list[Place] = [
         _keep_shown,
         text_words=_PRINTS_A_TOKEN_WORDS,
         gate=_ONE_TOKEN_LINE,
+    ),
+    # a field of the output of a command that resets, issues or reveals a password (a value on its label's line):
+    # Get-LapsADPassword's "Password : ...", elasticsearch-reset-password's "New value: ...", vault's secret_id
+    Place(
+        "shown-secret",
+        r"(?im)^[ \t]{0,8}(?:password|ms-mcs-admpwd|secret[_-]id|secretstring|secretvalue|client_token|"
+        r"new[ \t]+(?:value|password)|(?:generated|initial|temporary)[ \t]+password)"
+        r"(?:[ \t]*:[ \t]*|[ \t]{2,40})([^\s]{4,256})[ \t\r]*$",
+        1,
+        _keep_field,
+        text_words=_ISSUES_A_PASSWORD_WORDS,
     ),
 ]

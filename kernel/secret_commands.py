@@ -20,6 +20,8 @@
   is a high-entropy token;
 - **a package manager's credential setting**: ``poetry config http-basic.REPO USER PW``,
   ``composer config github-oauth.HOST TOKEN``; a one-letter token flag given a UUID or hex (``-t <uuid>``);
+- **a password typed into a protocol's session**: SMTP ``AUTH PLAIN <base64>`` (or AUTH LOGIN's answer),
+  IMAP ``a1 LOGIN user PW``, POP3's and FTP's ``PASS PW``;
 - **netrc lines**, a password in a URL's userinfo, and typed defaults (``password: str = "..."``).
 
 A value that refers to a secret (``$VAR``, ``env:X``, ``-``, a call) is kept. Plain data.
@@ -420,6 +422,31 @@ _RULES: list[tuple[str, str, int, Callable[[re.Match[str]], bool] | None, tuple[
         1,
         _keep_windows_setting,
         ("netsh", "password="),
+    ),
+    # a password typed into a mail or file protocol's session: SMTP's AUTH PLAIN <base64> (and the base64 answer to
+    # AUTH LOGIN's "334 UGFzc3dvcmQ6", Password:), IMAP's "a1 LOGIN user PW", POP3's and FTP's PASS after +OK or 331
+    (
+        "protocol-password",
+        r"(?m)^[ \t]{0,8}(?:C:[ \t]{0,4})?(?:AUTH[ \t]+PLAIN[ \t]+|334[ \t]+UGFzc3dvcmQ6[ \t\r]*\n[ \t]{0,8}"
+        r"(?:C:[ \t]{0,4})?)([A-Za-z0-9+/]{8,512}={0,2})[ \t\r]*$",
+        1,
+        None,
+        ("auth plain", "ugfzc3dvcmq6"),
+    ),
+    (
+        "protocol-password",
+        r"(?m)^[ \t]{0,8}(?:C:[ \t]{0,4})?(?:[A-Za-z]{1,4}\d{1,6}|\.)[ \t]+(?i:login)[ \t]+"
+        r"(?:\"[^\"\n]{1,256}\"|\S{1,256})[ \t]+" + VALUE + r"[ \t\r]*$",
+        1,
+        keep_value(1),
+        (" login ",),
+    ),
+    (
+        "protocol-password",
+        r"(?m)^[ \t]{0,8}(?:C:[ \t]{0,4})?PASS[ \t]+" + VALUE + r"[ \t\r]*$",
+        1,
+        keep_value(1),
+        ("+ok", "331 "),
     ),
     # a package manager's credential setting: poetry/composer config http-basic.REPO USER PW, pypi-token.REPO TOKEN
     (

@@ -1,6 +1,6 @@
 """A value given to a name that says it is secret (issue 36): ``DB_PASSWORD=...``, ``"api_key": "..."``,
 ``password = correct horse battery``, ``GITHUB_TOKEN=<40 hex>``, ``<password>...</password>``, ``pass: ...``,
-and prose ("the db password is P@ss...", "grafana token glsa_...").
+and prose ("the db password is P@ss...", "grafana token glsa_..."); a name ending in ``_pass`` or ``_pw``.
 
 A strong name (password, secret, api key) takes any value, short ones included; a weak one (token, key, auth,
 cookie) only a random-looking one. A value that is code (``password=None``, ``password: str``, ``$DB_PASSWORD``,
@@ -302,3 +302,17 @@ def keyed_recognisers() -> list[Recogniser]:
             text_words=("pass", "pin", "pw", "secret", "api", "token"),
         ),
     ]
+
+
+# A name whose last word is "pw" after a separator: root_pw=..., admin-pw: ..., smtp.pw = ... (a kernel's or a
+# bootloader's argument, a device's setting); not a word that ends in pw (a bare "pw" is the prose rules')
+NAMED_VALUES.append(
+    Place(
+        "assignment",
+        r"((?<=[A-Za-z0-9][_.-])(?:pw|PW|Pw))(?![\w.-])([\"']?[ \t]{0,8}(?:=|:)[ \t]{0,8})"
+        r"(\"[^\"\n]{1,256}\"|'[^'\n]{1,256}'|(?![$%{<\[])[^\s\"'`<>,;]{1,256})",
+        3,
+        lambda match: _keep_pass_suffix(match) or (match.group(3).isalpha() and match.group(3).islower()),
+        line_words=("pw",),
+    )
+)

@@ -377,7 +377,8 @@ PLACES: list[Place] = [
     Place(
         "spaced-secret",
         r"(?<![\w./~-])((?:[a-z0-9]{1,20}_){0,4}(?:secret|password|passwd|token|key)(?:_[a-z0-9]{1,20}){0,3})[ \t]+"
-        r"(?!-)([^\s\"'`<>|;&=(){}\[\]]{6,256})(?=[ \t]|$)",
+        # (a backtick inside the value, not at its start: tinytuya's local_key 7d1`z`rh...)
+        r"(?!-)([^\s\"'`<>|;&=(){}\[\]][^\s\"'<>|;&=(){}\[\]]{5,255})(?=[ \t]|$)",
         2,
         _keep_spaced_value,
         line_words=("secret_", "_secret", "password_", "_password", "passwd_", "_passwd", "_token", "_key"),

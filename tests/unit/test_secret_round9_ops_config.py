@@ -194,6 +194,95 @@ def test_text_near_a_secret_file_stays(text: str) -> None:
     assert redact(text) == text
 
 
+PROTOCOL_FOUND = [
+    (
+        "S: 250-AUTH PLAIN LOGIN\nC: AUTH PLAIN AGJvYkBleGFtcGxlLm9yZwBXcThrTG0yWHA=\nS: 235 2.7.0 Authentication successful",
+        "AGJvYkBleGFtcGxlLm9yZwBXcThrTG0yWHA=",
+    ),
+    ("334 VXNlcm5hbWU6\nYm9iQGV4YW1wbGUub3Jn\n334 UGFzc3dvcmQ6\nUXo4bUxwMlhrIQ==\n235 ok", "UXo4bUxwMlhrIQ=="),
+    (
+        '$ openssl s_client -connect mail.example.org:993 -crlf\nA001 login bob@example.org "Qz8!mLp2Xk"\nA001 OK LOGIN completed',
+        "Qz8!mLp2Xk",
+    ),
+    ("+OK POP3 ready\nUSER bob\n+OK\nPASS Lm8zQx2Wp\n+OK logged in", "Lm8zQx2Wp"),
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), PROTOCOL_FOUND)
+def test_a_password_typed_into_a_protocol_session_is_redacted(text: str, secret: str) -> None:
+    assert_redacted_in_place(text, secret)
+
+
+PROTOCOL_KEPT = [
+    "250-AUTH PLAIN LOGIN CRAM-MD5",
+    "PASS src/app.test.js\nPASS src/util.test.js",
+    "Users LOGIN admin daily",
+    "A001 LOGIN bob $IMAP_PASSWORD",
+]
+
+
+@pytest.mark.parametrize("text", PROTOCOL_KEPT)
+def test_a_protocol_line_without_a_password_stays(text: str) -> None:
+    assert redact(text) == text
+
+
+NAMED_FOUND = [
+    ('tinytuya wizard -> "Porch light" id eb8a7f2c local_key 3f`K9z~qLm2Wx!7p', "3f`K9z~qLm2Wx!7p"),
+    ("setenv bootargs console=ttyS0 root_pw=Xk8mZ2pLq", "Xk8mZ2pLq"),
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), NAMED_FOUND)
+def test_a_value_named_by_a_short_secret_word_is_redacted(text: str, secret: str) -> None:
+    assert_redacted_in_place(text, secret)
+
+
+NAMED_KEPT = [
+    "the new_pw: see vault",
+    "root_pw=$ROOT_PW",
+    "draw_pw=False",
+    "Set `local_key` in the `devices.json` file",
+]
+
+
+@pytest.mark.parametrize("text", NAMED_KEPT)
+def test_text_near_a_short_secret_word_stays(text: str) -> None:
+    assert redact(text) == text
+
+
+OUTPUT_FOUND = [
+    (
+        "PS> Get-LapsADPassword -Identity SRV-12 -AsPlainText\nComputerName        : SRV-12\nPassword            : Xk8!mZ2{pLq\nExpirationTimestamp : 1/2/2027",
+        "Xk8!mZ2{pLq",
+    ),
+    (
+        "$ bin/elasticsearch-reset-password -u kibana_system -b\nPassword for the [kibana_system] user successfully reset.\nNew value: Wq8zLm2Xp9Kt",
+        "Wq8zLm2Xp9Kt",
+    ),
+    (
+        "$ vault write -f auth/approle/role/ci/secret-id\nKey                   Value\n---                   -----\nsecret_id             7d2c9a10-4b3e-4f5a-9c8d-1e2f3a4b5c6d\nsecret_id_accessor    0a1b2c3d-aaaa-bbbb-cccc-1234567890ab",
+        "7d2c9a10-4b3e-4f5a-9c8d-1e2f3a4b5c6d",
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), OUTPUT_FOUND)
+def test_a_password_a_command_issues_is_redacted(text: str, secret: str) -> None:
+    assert_redacted_in_place(text, secret)
+
+
+OUTPUT_KEPT = [
+    "PS> Get-LapsADPassword -Identity SRV-12\nComputerName        : SRV-12\nPassword            : System.Security.SecureString",
+    "elasticsearch-reset-password -i -u elastic\nEnter password for [elastic]:\nNew value: ********",
+    "$ vault write -f auth/approle/role/ci/secret-id\nsecret_id             $SECRET_ID",
+]
+
+
+@pytest.mark.parametrize("text", OUTPUT_KEPT)
+def test_an_output_without_a_password_stays(text: str) -> None:
+    assert redact(text) == text
+
+
 # the released corpus's forms of these families (round 9's misses now caught)
 _CAUGHT = frozenset(
     """
@@ -206,6 +295,9 @@ _CAUGHT = frozenset(
     windows/intune_wifi_profile monitoring/teams_webhook
     server_config/rsyncd_secrets directory/ldap_conf_bindpw monitoring/zabbix_psk vpn/openvpn_auth_user_pass
     iac/cloud_init db/mysql_grant_old db/hard_sql_comment
+    mail/smtp_auth_b64_dialog mail/hard_imap_test
+    iot/tuya_local_key iot/hard_serial_console
+    db/elastic_reset vault/approle_secret_id windows/laps_output
     """.split()
 )
 

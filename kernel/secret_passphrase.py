@@ -1,6 +1,6 @@
 """A password written as a sentence (issue 36): "my password is purple monkey dishwasher" (several plain
 words), "the wifi password is Fae4oJck!", "our pw is ...", "my wifi key is ...", "the passphrase was set to ...",
-"I changed my password to ...". The words after the verb are the
+"I changed my password to ...", "asks for a passphrase: it's ...". The words after the verb are the
 password unless they describe it ("is too short", "is hashed with argon2", "is correct"). Beside
 ``kernel.secret_prose`` (the forms with no verb, and other languages). Also a wallet's recovery words after
 their name ("seed phrase: ...", "mnemonic = '...'"). Plain data and keep checks.
@@ -83,6 +83,19 @@ PASSPHRASES: list[Place] = [
         text_words=_NOUN_WORDS,
     ),
 ]
+
+# a question or a label about a password, then "it's" and the value: "asks for a passphrase: it's blue whale 23662",
+# "the wifi password? it is Gravel#Moon8" (group 1 takes the noun: one plain word after it is a value too)
+PASSPHRASES.append(
+    Place(
+        "prose-password",
+        rf"(?i)\b({_SECRET_NOUN})\b[ \t]*[:?\u2014-][ \t]*(?:it's|it\u2019s|it[ \t]+is|that's|that[ \t]+is)[ \t]+"
+        + _PROSE_VALUE,
+        (2, 3, 4),
+        _keep_prose_words,
+        text_words=_NOUN_WORDS,
+    )
+)
 
 
 # Words of a sentence, not of a wallet's word list (BIP-39 holds none of them).

@@ -201,6 +201,7 @@ _RELEASED_FORMS = {
     "bearer/jwt_split",
     "private_key/wallet_hex",
     "tool_output/keyring",
+    "private_key/ssh_passphrase",
 }
 RELEASED = [s for s in BLIND9_SECRETS + BLIND11_SECRETS if s.name in _RELEASED_FORMS]
 
@@ -335,4 +336,33 @@ def test_a_token_handed_to_a_deploy_script_is_redacted(text: str, secret: str) -
 
 @pytest.mark.parametrize("text", SCRIPT_KEPT)
 def test_a_deploy_script_given_a_commit_a_place_or_a_file_is_kept(text: str) -> None:
+    assert redact(text) == text
+
+
+# a question or a label about a password, then "it's" and the value
+ITS_FOUND = [
+    ("gpg wants the passphrase: it's copper lantern 4471", "copper lantern 4471"),
+    ("the wifi password? it is Gravel#Moon8", "Gravel#Moon8"),
+    ("keystore pw - that's Tern&Cove71", "Tern&Cove71"),
+]
+
+ITS_KEPT = [
+    "password: it's the same as before",
+    "password? it's complicated",
+    "passphrase: it's too short",
+    "password: it's stored in 1Password",
+    "password: it's 12 characters long",
+    "the password? it is 'changeme' by default",
+    "Passcode: it's the 6-digit code from the app",
+    "passphrase - that is what ssh-keygen asks for",
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), ITS_FOUND)
+def test_a_password_given_after_its_label_and_its_is_redacted(text: str, secret: str) -> None:
+    assert_redacted_in_place(text, secret)
+
+
+@pytest.mark.parametrize("text", ITS_KEPT)
+def test_words_about_a_password_after_its_are_kept(text: str) -> None:
     assert redact(text) == text

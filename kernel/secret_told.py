@@ -63,7 +63,8 @@ def told_value(value: str) -> bool:
 
 # A setting (ip=10.0.0.1, Id=user;...), a keyboard's keys (Ctrl+Alt+Del), a password manager, a user's address.
 _NOT_A_VALUE = re.compile(
-    r"(?i)[a-z_][\w.-]{0,40}=|(?:ctrl|alt|shift|cmd|win|fn|super|option)\+|1password|[\w.+-]{1,64}@[\w.-]{1,255}\Z|[a-z]{2,20}-\d{1,6}\Z"
+    r"(?i)[a-z_][\w.-]{0,40}=|(?:ctrl|alt|shift|cmd|win|fn|super|option)\+|1password|[\w.+-]{1,64}@[\w.-]{1,255}\Z|[a-z]{2,20}-\d{1,6}\Z|"
+    r"[a-z]{2,20}\d{1,3}(?:\.\d{1,4}){1,3}\Z|(?:base|sha|utf|md|ipv|http|oauth)\d{1,3}"
 )
 
 
@@ -81,8 +82,12 @@ def _keep_user_value(match: re.Match[str]) -> bool:
     if not told_value(value):
         return True
     between = match.string[match.start() : match.start(1)]
-    if "@" in between or re.search(r"[/|\t–—-]|</t[dh]>", between):
+    if re.search(r"\w/[\"'`]?\Z", between):
+        return not password_shaped(value)  # admin/Ke7xCypyT, not a path's admin/users2
+    if re.search(r"[/|\t–—-]|</t[dh]>", between):
         return False
+    if "@" in between:
+        return not password_shaped(value)  # an address, a space, then a password: not "bob@acme.com tomorrow2"
     return not (password_shaped(value) and looks_random(value) and any(c.isdigit() for c in value))
 
 
@@ -103,7 +108,7 @@ _LABEL_ENDS = r"(?:\*\*|__)?(?:[ \t]*(?::|->|→|=>|–|—|-|\|)|\t|[ \t]{3,})[
 
 
 def _keep_account_value(match: re.Match[str]) -> bool:
-    return not told_value(match.group(1))
+    return not told_value(match.group(1)) or _names_a_thing(match)
 
 
 # A network named on the line or on the line above a key or a code.
@@ -152,9 +157,21 @@ def _every_class(value: str) -> bool:
     )
 
 
+# A noun after the value that says it names a thing: "reset to Factory2 defaults", "Premium2024 plan".
+_THING_AFTER = re.compile(
+    r"[ \t]+(?:defaults?|settings?|mode|model|plan|tier|version|release|edition|series|theme|template|branch|"
+    r"build|image|package|library|framework|module|class|driver|firmware|update|profile|account)\b",
+    re.IGNORECASE,
+)
+
+
+def _names_a_thing(match: re.Match[str]) -> bool:
+    return _THING_AFTER.match(match.string, match.end(1), match.end(1) + 40) is not None
+
+
 def _keep_handed_over(match: re.Match[str]) -> bool:
     value = match.group(1)
-    if value_is_code(value) or named_with_a_number(value) or _NOT_A_VALUE.match(value):
+    if value_is_code(value) or named_with_a_number(value) or _NOT_A_VALUE.match(value) or _names_a_thing(match):
         return True
     labelled = ":" in match.group(0)[: match.start(1) - match.start()]
     if not (password_shaped(value) or (labelled and told_value(value)) or _caps_and_digits(value)):
@@ -175,6 +192,7 @@ def _generated(value: str) -> bool:
         and password_shaped(value)
         and not mostly_words(value)
         and not _WORDS_JOINED.fullmatch(value)
+        and not _WORDS_THEN_NUMBER.fullmatch(value)
     )
 
 
@@ -198,6 +216,8 @@ def _keep_bracketed(match: re.Match[str]) -> bool:
         return True  # URL-encoded: SM%3Adev
     if _MADE_UP.search(match.string, max(0, match.start() - 40), match.start()):
         return True
+    if not (any(not c.isalnum() for c in value) or _generated(value)):
+        return True  # words and a number in brackets: (SessionId42) is a name
     return not (any(c.isdigit() for c in value) and _ABOUT_THIS_LOGIN.search(match.string))
 
 
@@ -241,8 +261,10 @@ def _caps_and_digits(value: str) -> bool:
     return len(value) >= 8 and value.isalnum() and value.isupper() and len(value) - letters in range(1, letters + 1)
 
 
+_WORDS_THEN_NUMBER = re.compile(r"(?:[A-Z]?[a-z]{1,16}|[A-Z]{2,8}){1,4}\d{1,8}")
 _WORDS_JOINED = re.compile(r"(?:[A-Z]?[a-z]+|[A-Z]+|\d+)(?:[-_.](?:[A-Z]?[a-z]+|[A-Z]+|\d+)){1,6}")
-_EMOJI = re.compile(r"[\u2190-\u2bff\U0001f000-\U0001faff]")
+# The emoji people wrap a password in: a key, a lock, the monkey that sees no evil, a finger on the lips.
+_SECRET_EMOJI = frozenset("\U0001f511\U0001f510\U0001f512\U0001f513\U0001f648\U0001f92b\U0001f5dd\U0001f92d")
 
 
 def _keep_alone(match: re.Match[str]) -> bool:
@@ -254,9 +276,11 @@ def _keep_alone(match: re.Match[str]) -> bool:
     if "-----BEGIN" in text or "base64" in text.lower() or not password_shaped(value):
         return True
     before, after = text[match.start() : match.start(1)].strip(), text[match.end(1) : match.end(1) + 2].strip()
-    if before and _EMOJI.fullmatch(before) and after[:1] == before:
+    if before in _SECRET_EMOJI and after[:1] == before:
         return not told_value(value)
-    if mostly_words(value) or _WORDS_JOINED.fullmatch(value) or not looks_random(value):
+    if mostly_words(value) or _WORDS_JOINED.fullmatch(value) or _WORDS_THEN_NUMBER.fullmatch(value):
+        return True
+    if not looks_random(value):
         return True
     letters = sum(c.isalpha() for c in value)
     return not (any(c.isdigit() for c in value) and letters >= 4 and len(value) >= 10)

@@ -93,7 +93,7 @@ HANDED_OVER_FOUND = [
 # a generated token alone: between the same emoji, between tabs, alone on a line of a chat
 ALONE_FOUND = [
     ("🔐 kPq7ZrW2xVn9 🔐 for the backup drive", "kPq7ZrW2xVn9"),
-    ("🦊MangoTango77🦊", "MangoTango77"),
+    ("🤫MangoTango77🤫", "MangoTango77"),
     ("fine\t\tR8vK2pQwZ5Lm\t\tfine", "R8vK2pQwZ5Lm"),
     ("login: deploy-bot\nW3kPz9QvL2xRmT7\n(the second line is the password)", "W3kPz9QvL2xRmT7"),
 ]
@@ -158,6 +158,15 @@ KEPT = [
     "the new one: iPhone15, bought it yesterday",
     "the Admin-Password field is required",
     "one plan for everyone: Pro (Netflix, Spotify)",
+    "reset to Factory2 defaults before you log in",
+    "Spotify - Premium2024 plan",
+    "go to admin/users2 to add a user",
+    "email me at bob@acme.com tomorrow2",
+    "🎉 Release2026 🎉",
+    "Marta\nRelease2026\nthx",
+    "I logged in (SessionId42) fine",
+    "just use Base64Url when you log in",
+    "use Python3.12 with the login script",
 ]
 
 

@@ -41,10 +41,6 @@ def _generated(value: str) -> bool:
     return (upper and lower) or (any(c.isdigit() for c in value) and not value.isalnum())
 
 
-def _keep_not_generated(match: re.Match[str]) -> bool:
-    return not _generated(match.group(1))
-
-
 def _keep_not_shaped(match: re.Match[str]) -> bool:
     value = match.group(1).rstrip(".,;:!?")
     return not password_shaped(value) or _WORDS_JOINED.fullmatch(value) is not None
@@ -133,9 +129,25 @@ _USER_THEN_SIBLING_LINES = (
 )
 
 
+# Keys and words that name an identifier, a version or a place, whose value may look generated: an etag, a trace.
+_AN_IDENTIFIER = (
+    r"(?:id|ids|uuid|guid|etag|nonce|trace|span|request|correlation|session|commit|rev|revision|build|tag|ref|sku|"
+    r"serial|slug|sha|digest|checksum|fingerprint|thumbprint|image|host|url|path|file|region|zone)"
+)
+_IDENTIFIER_KEY = re.compile(rf"(?i)(?:[\w-]{{0,20}}[_-])?{_AN_IDENTIFIER}[_-]?(?:id|no|num|number)?")
+_IDENTIFIER_BEFORE = re.compile(rf"(?i)\b{_AN_IDENTIFIER}(?:[ _-]?(?:id|no|num|number))?[ \t]*[:=#]?[ \t]*\Z")
+
+
 def _keep_sibling(match: re.Match[str]) -> bool:
     key, value = match.group(match.re.groups - 1), match.group(match.re.groups)
-    return about_a_secret(key) or not _generated(value)
+    return about_a_secret(key) or _IDENTIFIER_KEY.fullmatch(key) is not None or not _generated(value)
+
+
+def _keep_token_below(match: re.Match[str]) -> bool:
+    """The token on the line below a user's is no identifier named right before it ("request id: ...")."""
+    start = match.start(1)
+    line_start = match.string.rfind("\n", 0, start) + 1
+    return not _generated(match.group(1)) or _IDENTIFIER_BEFORE.search(match.string, line_start, start) is not None
 
 
 # A user's line, then a line that ends in a generated token (the other half of the credential).
@@ -240,7 +252,7 @@ INCIDENTS: list[Place] = [
     # {"u": "admin", "p": "PW"}; login: admin\nmagic: PW; user: svc\n(...) PW
     Place("sibling-password", _USER_THEN_SIBLING, 2, _keep_sibling, text_words=_USER_WORDS),
     Place("sibling-password", _USER_THEN_SIBLING_LINES, 3, _keep_sibling, text_words=_USER_WORDS),
-    Place("sibling-password", _USER_LINE_THEN_TOKEN, 1, _keep_not_generated, text_words=_USER_WORDS),
+    Place("sibling-password", _USER_LINE_THEN_TOKEN, 1, _keep_token_below, text_words=_USER_WORDS),
     # "read it back to me: k S f i 8 e r i"
     Place(
         "spelt-password",

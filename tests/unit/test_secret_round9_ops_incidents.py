@@ -178,10 +178,14 @@ INCIDENT_KEPT = [
     "$ su -\nPassword:",
     "$ sudo -i\n[sudo] password for ops:",
     "$ ssh web01\nWelcome to Ubuntu 22.04.3 LTS",
+    "$ ssh -i key.pem ec2-user@203.0.113.4\nubuntu@ip-10-0-0-1:~$",
+    "  20  sudo systemctl restart nginx\n  21  htop\n  22  Get-Process",
     # a remote-support tool with no password given
     "TeamViewer password is required for unattended access",
     "AnyDesk asks for the password on each connection",
     "Install TeamViewer 15 and send me the ID",
+    "VNC password length must be 8 characters",
+    "TeamViewer code review at 3pm",
     # colons that join no host, user and password: Maven coordinates, a registry, a port, a word
     "org.apache.commons:commons-lang3:3.12.0",
     "com.google.guava:guava:31.1-jre",
@@ -194,6 +198,10 @@ INCIDENT_KEPT = [
     "- login: monitor\n  name: Monitoring Bot\n  group: noc",
     "user: jdoe\nsee the onboarding doc",
     "user: jdoe\ncommit 3f9a2b7c1d",
+    '{"user": "bob", "etag": "W7xYz9AbCd", "traceId": "Qm8Zx2LpVw"}',
+    "user=bob; build_no=Xk29LmQp7Z",
+    "user: alice\nrequest id: Xk29LmQp7Z",
+    "User: alice\nSession ID Ab3dEf9GhJ",
     # characters spelt out that are a list, digits, or letters in one case
     "read the letters: a b c d e f",
     "read it back: 4 8 1 5 1 6",

@@ -60,7 +60,8 @@ def _keep_jwt_piece(match: re.Match[str]) -> bool:
 ENCODED: list[Place] = [
     Place(
         "hex-encoded-secret",
-        r"(?<![0-9A-Za-z])((?:[0-9a-fA-F]{2}){10,512})(?![0-9A-Za-z])",
+        # (the look-behind inside the group stays in the regex, where it fails fast inside a long run of hex)
+        r"((?<![0-9A-Za-z])(?:[0-9a-fA-F]{2}){10,512}+)(?![0-9A-Za-z])",
         1,
         _keep_hex,
         gate=_HEX_GATE,
@@ -75,7 +76,7 @@ ENCODED: list[Place] = [
     ),
     Place(
         "jwt-piece",
-        r"(?<![\w.-])(eyJ[A-Za-z0-9_-]{16,4096})(?![\w.-])",
+        r"((?<![\w.-])eyJ[A-Za-z0-9_-]{16,4096}+)(?![\w.-])",
         1,
         _keep_jwt_piece,
         text_words=("eyj",),

@@ -55,7 +55,7 @@ TOOL_FILES: list[Place] = [
     # an nkey seed: SU..., SA..., SO... (58 characters of base32)
     Place(
         "nkey-seed",
-        r"(?<![A-Za-z0-9])(S[UAONCXP][A-Z0-9]{54,56})(?![A-Za-z0-9])",
+        r"((?<![A-Za-z0-9])S[UAONCXP][A-Z0-9]{54,56}+)(?![A-Za-z0-9])",
         1,
         _keep_seed,
         gate=re.compile(r"S[UAONCXP][A-Z0-9]{54}"),

@@ -96,7 +96,7 @@ _ACCOUNTS = (
     r"netflix|hulu|disney\+?|hbo(?:[ \t]+max)?|max|prime(?:[ \t]+video)?|amazon|spotify|peacock|paramount\+?|"
     r"apple[ \t]+tv|youtube|crunchyroll|icloud|apple[ \t]+id|gmail|outlook|hotmail|yahoo|facebook|fb|insta(?:gram)?|"
     r"tiktok|twitter|snapchat|snap|linkedin|reddit|discord|steam|xbox|playstation|psn|ps5|switch|nintendo|"
-    r"ipad|iphone|tablet|laptop|pc|computer|kindle|router|modem|nas|synology|vpn|wifi|wi-fi|wlan|printer|camera|"
+    r"ipad|iphone|tablet|laptop|pc|computer|kindle|router|modem|nas|synology|vpn|printer|camera|"
     r"nest|ring|paypal|ebay|bank|canva|figma|notion|jira|confluence|wiki|grafana|kibana|jenkins|gitlab|zoom|"
     r"slack|dropbox|admin|root|account|sharepoint"
 )
@@ -136,7 +136,8 @@ _HANDS_OVER = (
     r"(?:log(?:ged|ging)?|sign(?:ed|ing)?)[ \t]*in[^\n]{0,40}?[ \t]with|"
     r"reset[ \t]+(?:it[ \t]+)?to|changed[ \t]+(?:it[ \t]+)?to|now|new(?:[ \t]+one)?[ \t]*:|"
     r"full[ \t]+(?:thing|one|password|pw)[ \t]+is|here[ \t]+you[ \t]+go,|as[ \t]+always[ \t]*:|"
-    r"capital[ \t]+[A-Za-z][ \t]*:|one[ \t]*:|just|literally)"
+    r"capital[ \t]+[A-Za-z][ \t]*:|one[ \t]*:|just|literally|"
+    r"(?:instead[ \t]+of|rather[ \t]+than)[ \t]+[\w'’-]{1,30}[ \t]*:)"
 )
 # A thread about logging in: the value is a password, not a name in a sentence about code.
 _ABOUT_LOGGING_IN = re.compile(
@@ -159,7 +160,8 @@ def _every_class(value: str) -> bool:
 
 # A noun after the value that says it names a thing: "reset to Factory2 defaults", "Premium2024 plan".
 _THING_AFTER = re.compile(
-    r"[ \t]+(?:defaults?|settings?|mode|model|plan|tier|version|release|edition|series|theme|template|branch|"
+    r"[\"'`”)]?[ \t]+(?:(?:is|was)[ \t]+(?:the|a|an|our|their)[ \t]+(?:[\w-]{1,20}[ \t]+)?)?"
+    r"(?:defaults?|settings?|mode|model|plan|tier|version|release|edition|series|theme|template|branch|name|"
     r"build|image|package|library|framework|module|class|driver|firmware|update|profile|account)\b",
     re.IGNORECASE,
 )
@@ -212,7 +214,7 @@ def _keep_bracketed(match: re.Match[str]) -> bool:
     value = match.group(1)
     if value_is_code(value) or named_with_a_number(value) or _NOT_A_VALUE.match(value) or not password_shaped(value):
         return True
-    if re.search(r"%[0-9A-Fa-f]{2}", value):
+    if _names_a_thing(match) or re.search(r"%[0-9A-Fa-f]{2}", value):
         return True  # URL-encoded: SM%3Adev
     if _MADE_UP.search(match.string, max(0, match.start() - 40), match.start()):
         return True

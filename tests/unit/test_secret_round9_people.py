@@ -108,6 +108,7 @@ PARTS_FOUND = [
     ("first half: Pl4n\nsecond half: et!Moon7", "et!Moon7"),
     ("first 5: Gr@nd\nrest: Canyon88", "Gr@nd"),
     ("It's the long one: 3edc4rfv5tgb", "3edc4rfv5tgb"),
+    ("the usual pattern but Autumn rather than Spring: AutumnHeron2027", "AutumnHeron2027"),
 ]
 
 FOUND = (
@@ -167,6 +168,11 @@ KEPT = [
     "I logged in (SessionId42) fine",
     "just use Base64Url when you log in",
     "use Python3.12 with the login script",
+    "WLAN: Müller_5G\nSchlüssel: siehe Router",
+    "pswd 4 the gym app → ask Lea",
+    "Le mot de passe du compte Canva est désormais dans Bitwarden",
+    "<tr><td>admin</td><td>see vault</td></tr>",
+    '"Blue.Moon.88" is the theme name; the login page uses it',
 ]
 
 
@@ -187,7 +193,7 @@ _BLIND11_TOLD = frozenset(
     notes/credentials_txt hard/parenthetical hard/arrow hard/slash_pair hard/between_words hard/in_sentence_no_kw
     hard/tab_separated_noise hard/human_weak hard/emoji_wrapped hard/colon_only hard/two_values
     hard/dictation_run_on hard/nickname hard/after_comma hard/exclaim_pw hinted/same_as hinted/pattern
-    hinted/keyboard_walk handover/german hard/split_across hard/shared_family""".split()
+    hinted/keyboard_walk hinted/year_suffix handover/german hard/split_across hard/shared_family""".split()
 )
 
 

@@ -6,6 +6,8 @@ are made up."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from kernel.privacy import redact
@@ -366,3 +368,33 @@ def test_a_password_given_after_its_label_and_its_is_redacted(text: str, secret:
 @pytest.mark.parametrize("text", ITS_KEPT)
 def test_words_about_a_password_after_its_are_kept(text: str) -> None:
     assert redact(text) == text
+
+
+# Long runs built to make this round's rules retry at every position: each must be read in linear time
+HOSTILE = {
+    "hex": "7365637265743a" + "ab" * 20000,
+    "assert": "expect(" + "a." * 20000 + "token",
+    "deploy": "$ ./deploy.sh " + "a " * 20000,
+    "echo": "echo " + "a" * 20000 + " > token",
+    "repl": ">>> token\n" * 5000,
+    "pair": '{"key": "apikey", ' * 5000,
+    "host map": '"github-oauth" ' + '"a.b": ' * 10000,
+    "encoded": "echo -n " + ":" * 20000 + " | base64",
+    "btoa": "btoa(" + "(" * 20000,
+    "private key": "private key " + "0" * 20000,
+    "cli": "token add " + "x " * 20000,
+    "curl": "curl -u " + "a" * 20000 + ":",
+    "its": "password: it's " + "a " * 20000,
+    "seed": "SU" + "A1" * 20000,
+    "account": "('root', " * 5000,
+    "build": 'buildConfigField("String", ' * 5000,
+    "plist": "<key>apikey</key>" * 5000,
+}
+
+
+@pytest.mark.parametrize("name", HOSTILE)
+def test_the_developer_rules_stay_linear_on_hostile_input(name: str) -> None:
+    text = HOSTILE[name]
+    started = time.process_time()
+    redact(text)
+    assert time.process_time() - started < 2.0, f"{len(text):,} chars of {name!r}"

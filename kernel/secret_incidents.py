@@ -12,7 +12,9 @@ a credential in a hurry, in the shapes their tools and habits give it, with no k
 - **a value disguised to slip past a filter**: "backwards so the bot doesn't grab it: PW";
 - **a password named earlier in the text, then its value**: "... the iLO admin password ... it's now: PW",
   "the same thing as the warehouse wifi, i.e. PW";
-- **a break-glass or emergency phrase or password**: "new break-glass phrase agreed: WORDS".
+- **a break-glass or emergency phrase or password**: "new break-glass phrase agreed: WORDS";
+- **letters that are no word after a password's noun and its verb**, in any language: "le mot de passe du
+  routeur du site de Lyon est PW" (``kernel.secret_random.unlike_a_word``).
 
 The value must look generated or like a password (``kernel.secret_password_shape``); a word, a version, a
 thing named with a number, a path or code stays. Plain data and keep checks.
@@ -24,6 +26,8 @@ import re
 
 from kernel.secret_password_shape import named_with_a_number, password_shaped, weak_password_shaped
 from kernel.secret_places import Place
+from kernel.secret_prose_languages import FOREIGN_NOUNS
+from kernel.secret_random import unlike_a_word
 from kernel.secret_values import about_a_secret, value_is_code
 
 # Words joined in camel case, maybe with a version or a number: AdminPanelV2, loginPage, TrainStation7.
@@ -225,6 +229,19 @@ def _keep_break_glass(match: re.Match[str]) -> bool:
     return not plain or any(w in _FUNCTION_WORDS for w in words)
 
 
+# A password's noun, in English or another language, a few words, a verb, then letters alone: "le mot de passe du
+# routeur du site de Lyon est PW"; only letters that are no word ("the password is incorrect" stays).
+_LETTERS_AFTER_THE_NOUN = (
+    rf"(?i)(?<![\w-])(?:password|passwd|passphrase|{FOREIGN_NOUNS})\w{{0,4}}(?:[ \t]+[^\s:=]{{1,24}}){{0,10}}?"
+    r"[ \t]+(?:is|was|ist|lautet|est|es|este|é|è|e|är|er|je|jest|on|is[ \t]+now)[ \t]+[\"'`«]?([A-Za-z]{8,32})[\"'`»]?"
+    r"(?=[.,;!?)]?(?:[ \t]|$))"
+)
+
+
+def _keep_word(match: re.Match[str]) -> bool:
+    return not unlike_a_word(match.group(1))
+
+
 _USER_WORDS = ("user", "usr", "login", "uid", "account", "u:", 'u":', "u':", "u=", "u =", "u :")
 
 INCIDENTS: list[Place] = [
@@ -276,6 +293,14 @@ INCIDENTS: list[Place] = [
         1,
         _keep_told_later,
         line_words=("it's now", "it’s now", "it is now", "now it", "i.e.", "namely", "viz."),
+    ),
+    # "le mot de passe du routeur du site de Lyon est PW"
+    Place(
+        "told-password",
+        _LETTERS_AFTER_THE_NOUN,
+        1,
+        _keep_word,
+        line_words=("pass", "wort", "clave", "senha", "wachtwoord", "has", "heslo", "salasana", "ord", "kod", "şifre"),
     ),
     # "new break-glass phrase agreed in the meeting: WORDS"
     Place(

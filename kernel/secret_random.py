@@ -65,6 +65,15 @@ _WORD_PAIRS = frozenset(
 _CONSONANT_PAIR = re.compile(r"(?=([b-df-hj-np-tv-z]{2}))")
 
 
+def unlike_a_word(letters: str) -> bool:
+    """Letters no word is made of: a 'q' without its 'u', or three pairs of consonants English words never join
+    ("Lyonenweqp"); one odd pair may be another language's word ("abgelaufen")."""
+    run = letters.lower()
+    if re.search(r"q(?!u)", run):
+        return True
+    return sum(pair not in _WORD_PAIRS for pair in _CONSONANT_PAIR.findall(run)) >= 3
+
+
 def _reads_as_word(run: str) -> bool:
     """A run of lower-case letters that reads as a word: ``wordlike``, no 'q' without its 'u', and every pair of
     consonants one English words are made of."""

@@ -157,6 +157,9 @@ INCIDENT_FOUND = [
     # a break-glass or emergency credential
     ("emergency password for the console: Vx9!kQ2mRt", "Vx9!kQ2mRt"),
     ("break glass passphrase: amber willow tundra quartz", "amber willow tundra quartz"),
+    # letters that are no word after a password's noun and its verb, in any language
+    ("das Passwort für den Switch im Keller ist Qxmvbrtkel", "Qxmvbrtkel"),
+    ("the password for the lab NAS is Wzhqplorte", "Wzhqplorte"),
 ]
 
 
@@ -219,6 +222,11 @@ INCIDENT_KEPT = [
     "break-glass account: admin-bg",
     "emergency phrase: ask the duty manager",
     "fallback login: see runbook section 4",
+    # a word after a password's noun and its verb, in any language
+    "das Passwort ist abgelaufen",
+    "le mot de passe du compte est incorrect",
+    "het wachtwoord is verlopen",
+    "Passwort des Routers ist Pflanzenschutz",
 ]
 
 
@@ -240,6 +248,7 @@ _BLIND10_INCIDENT_FORMS = (
     "incident/hard_two_line",
     "incident/hard_words_passphrase",
     "incident/hard_yaml_odd_key",
+    "incident/hard_french",
     "ticket/anydesk",
     "ticket/vendor_remote",
 )

@@ -8,7 +8,7 @@
   status, zip, promo, sort...);
 - **a code after the thing it opens**: "Bike lock: 6061", "garage keypad → 739164", "alarm 3390";
 - **a code after a verb that opens**: "disarm with 9137", "the safe opens with 7745-19", "I set it to 865201";
-- **a code before what it opens**: "B52X7 at the street door";
+- **a code before what it opens**: "B52X7 at the street door", or before its noun in brackets ("6082 (card PIN)");
 - **a code said again** after one already redacted ("..., I mean 4 7 2 6");
 - **backup codes** written inline ("github recovery codes: tht6d864 ppjgwn7b", "codes de secours 2FA : ...");
 - **recovery keys**: BitLocker's eight groups of six digits anywhere, a grouped key after "recovery key";
@@ -53,7 +53,7 @@ _DIGITS_ONLY = r"(?:[*#]?\d{4,12}[#*]?|\d{1,4}(?:-\d{1,4}){1,5}|\d(?:[ .]\d){3,9
 _STRONG = (
     r"pin(?:[- ]?(?:code|kod|koden|nummer|number))?|puk\d?|pincode|passcode|pass[- ]code|geheimzahl|combo|"
     r"combination|combinaison|combinazione|combinaci[oó]n|combina[cç][aã]o|kombination|zahlenkombination|"
-    r"kombinacja|kombinace|cvc2?|cvv2?|"
+    r"kombinacja|kombinace|cvc2?|cvv2?|(?:zoom[ ])?host[ -]key|"
     r"(?:door|gate|entry|entrance|keypad|lockbox|alarm|disarm|duress|unlock|deur|t[üu]r|haust[üu]r|tor|zugangs|"
     r"eingangs|öffnungs|tresor|schlie(?:ß|ss)fach|toegangs|poort|digi|port|dør|dörr|ovi|alarm|garagen?|cijfer|"
     r"zahlen)(?:code|kod|kode|koodi|koden)"
@@ -74,7 +74,7 @@ _THINGS = re.compile(
     r"caja fuerte|coffre|cofre|tresor|kluis|sejf|сейф|armadietto|taquilla|casier|spind|schlie(?:ß|ss)fach|"
     r"szafk|handy|telefon|tel[eé]fono|telefone|téléphone|telefoon|celular|móvil|cellulare|répondeur|"
     r"segreteria|buzón|carte|karte|carta|tarjeta|cartão|\bkort\b|karty|garaje|garagem|digicode|interphone|"
-    r"citofono|mobile|cell\b"
+    r"citofono|mobile|cell\b|storage unit|storage locker|fridge|\bshed\b|storeroom|bike room|cellar|basement|attic"
 )
 # A word right before "code" that makes it another code: the line's thing does not matter then.
 _OTHER_CODES = re.compile(
@@ -155,14 +155,15 @@ def _keep_after_noun(match: re.Match[str]) -> bool:
 # The words between a noun and its separator: a connective then a few words, or a parenthesis.
 _CONNECTIVE = (
     r"for|of|to|from|on|at|in|del|della|dello|dei|do|da|dos|das|de|du|des|di|für|fürs|zum|zur|vom|van|voor|för|"
-    r"til|dla|od|na|the|my|our|your|his|her|their|der|die|das|dem|den|la|le|el|il|lo|les|los|las|het|een"
+    r"til|dla|od|na|4|the|my|our|your|his|her|their|der|die|das|dem|den|la|le|el|il|lo|les|los|las|het|een"
 )
 _BRIDGE_WORD = r"[ \t]+(?=[\w'’/.-]{0,23}[^\W\d_])[\w'’/.-]{1,24}"  # a word with a letter in it
 _BRIDGE = rf"(?:[ \t]*\([^()\n]{{1,40}}\)|[ \t]+(?:{_CONNECTIVE})(?:{_BRIDGE_WORD}){{0,4}})"
 _SAYS = (
     r"(?:[ \t]*(?:[:=：→⇒]|->|=>|[—–-](?=[ \t]))[ \t]*"
     r"|[ \t]+(?:is|was|are|ist|lautet|è|é|es|est|er|är|on|jest|to|je|=)[ \t]+(?:now[ \t]+|still[ \t]+|just[ \t]+)?"
-    r"|[ \t]+(?:(?:re|pre)?set|changed|updated|switched)[ \t]+(?:it[ \t]+)?to[ \t]+)"
+    r"|[ \t]+(?:(?:re|pre)?set|changed|updated|switched)[ \t]+(?:it[ \t]+)?to[ \t]+"
+    r"|[ \t]+(?:changed|updated|reset|now|is[ \t]+now)[ \t]*(?:[:=：→⇒]|->|=>)[ \t]*)"
 )
 _AFTER_NOUN = rf"(?i)(?<!\w)({_NOUN})(?:(?:{_BRIDGE})?{_SAYS}|[ \t]+)({_VALUE}){_END}"
 
@@ -173,29 +174,41 @@ _THING_NOUN = (
     r"cadenas|cadeado|fahrradschloss|zahlenschloss|kłódka|tresor|coffre|cassaforte|caja[ ]fuerte|sejf|kluis|"
     r"alarme|allarme|alarma|alarmanlage"
 )
+# A locker's number is no secret: only its combination's dial positions are ("locker: 27-04-13").
+_LOCKER_NOUN = r"locker|spind|casier|armadietto|taquilla|schlie(?:ß|ss)fach|kluisje|szafka"
 _DOOR_NOUN = r"(?:(?:front|back|main|side|street|building|garage|entrance|lobby|car[ ]park)[ ])?(?:door|gate)"
 _AFTER_THING = (
     rf"(?i)(?<![\w-])(?:({_THING_NOUN})(?:[ \t]*\([^()\n]{{1,40}}\))?(?:{_SAYS}|[ \t]+)({_VALUE})"
-    rf"|({_DOOR_NOUN})[ \t]*[:=→][ \t]*(\*?\d{{4,10}}#?|\*\d{{3,10}}#?|\d{{3,10}}#)){_END}"
+    rf"|({_DOOR_NOUN})[ \t]*[:=→][ \t]*(\*?\d{{4,10}}(?-i:[A-Z])?#?|\*\d{{3,10}}#?|\d{{3,10}}#)"
+    rf"|({_LOCKER_NOUN})[ \t]*[:=→][ \t]*(\d{{1,2}}(?:-\d{{1,2}}){{2,4}})){_END}"
 )
 
 
 def _keep_after_thing(match: re.Match[str]) -> bool:
-    group = 2 if match.group(2) is not None else 4
+    group = next(g for g in (2, 4, 6) if match.group(g) is not None)
     if _value_stays(match, group):
         return True
     value = match.group(group)
-    if _spoken(value) or value[:1] in "LR":
+    if _spoken(value) or value[:1] in "LR" or group == 6:
         return False
-    said = match.string[match.end(1 if group == 2 else 3) : match.start(group)]
+    said = match.string[match.end(group - 1) : match.start(group)]
     bare = not said.strip()
     digits = value.strip("*#")
     if bare and (not digits.isdigit() or len(digits) < 4):
         return True  # "lock 2", "safe B2": a number, a model
-    if _time_or_year(digits):
-        return True  # alarm 0630: an alarm clock
-    followed = match.string[match.end() : match.end() + 2]
-    return bare and bool(re.match(r"[ \t]\w", followed))  # "alarm 3390 lights": a list of one-word notes is fine
+    followed = _NEXT_WORD.match(match.string, match.end())
+    procedure = followed is not None and followed.group(1).lower() in ("then", "within", "before")
+    if (bare or "alarm" in match.group(group - 1).lower()) and _time_or_year(digits) and not procedure:
+        return True  # alarm 0630: an alarm clock ("alarm 1357 then the door" is a code)
+    return bare and followed is not None and followed.group(1).lower() not in _CONNECTIVES_AFTER
+
+
+# After a code told with no separator, the sentence goes on ("alarm 1357 then the door"); a noun there makes the
+# number a count or a model ("alarm 3390 events").
+_NEXT_WORD = re.compile(r"[ \t]+(\w+)")
+_CONNECTIVES_AFTER = frozenset(
+    "then and to for before after within at when if or but so until once on in from by".split()
+)
 
 
 # --- a verb that opens, then the code ---
@@ -228,6 +241,22 @@ _BEFORE_THING = (
 
 def _keep_before_thing(match: re.Match[str]) -> bool:
     return _time_or_year(match.group(1))
+
+
+# --- the code first, then its noun in brackets: "6082 (card PIN for Lea)", "4471 (the gate code)" ---
+_BEFORE_NOUN = (
+    r"(?i)(?<![\w.,/:-])((?-i:\*?\d{4,8}#?|\d{1,2}(?:-\d{1,2}){2,4}))[ \t]*\((?:[\w'’-]{1,20}[ \t]+){0,3}?"
+    rf"({_STRONG}|codes?)(?=[ \t]*(?:\)|for\b|of\b|to\b|,|;|$))"
+)
+
+
+def _keep_before_noun(match: re.Match[str]) -> bool:
+    between = match.string[match.start() : match.start(2)]
+    if _OTHER_CODES.search(between) and not _STRONG_NOUN.fullmatch(match.group(2)):
+        return True  # "404 (error code)"
+    if not _STRONG_NOUN.fullmatch(match.group(2)) and _THINGS.search(match.string) is None:
+        return True
+    return _time_or_year(match.group(1)) and match.group(2).lower().startswith("code")
 
 
 # --- backup codes written inline ---
@@ -353,6 +382,8 @@ _CODE_WORDS = (
     "cvc",
     "cvv",
     "geheimzahl",
+    "host key",
+    "host-key",
     "password",
     "passwort",
 )
@@ -376,6 +407,14 @@ _THING_WORDS = (
     "kluis",
     "door",
     "gate",
+    "locker",
+    "spind",
+    "casier",
+    "armadietto",
+    "taquilla",
+    "fach",
+    "kluisje",
+    "szafka",
 )
 
 CODES: list[Place] = [
@@ -387,7 +426,7 @@ CODES: list[Place] = [
         line_words=("code", "digo", "codici", "kody", "koder", "koodit"),
     ),
     Place("access-code", _AFTER_NOUN, 2, _keep_after_noun, line_words=_CODE_WORDS),
-    Place("access-code", _AFTER_THING, (2, 4), _keep_after_thing, line_words=_THING_WORDS),
+    Place("access-code", _AFTER_THING, (2, 4, 6), _keep_after_thing, line_words=_THING_WORDS),
     Place(
         "access-code",
         _OPENS,
@@ -402,6 +441,7 @@ CODES: list[Place] = [
         _keep_before_thing,
         line_words=("door", "gate", "entrance", "garage", "lobby", "keypad", "lockbox", "key safe", "padlock"),
     ),
+    Place("access-code", _BEFORE_NOUN, 1, _keep_before_noun, line_words=_CODE_WORDS),
     Place("access-code", _RESTATED, 1, None, gate=re.compile(r"\[REDACTED:access-code\]")),
     Place(
         "backup-codes",

@@ -12,7 +12,8 @@
 - **SNMP communities** on a tool's command line: ``snmpwalk -v2c -c VALUE HOST`` (``public`` and ``private``,
   the defaults every example uses, are kept).
 
-Servers' and installers' own dialects (``kernel.secret_server_configs``) follow these in ``DEVICES``.
+Servers' and installers' own dialects (``kernel.secret_server_configs``) and a device's or an account's login given
+as a pair (``kernel.secret_logins``: ``console: admin / PW``) follow these in ``DEVICES``.
 Plain data and keep checks.
 """
 
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import re
 
+from kernel.secret_logins import LOGINS
 from kernel.secret_places import Place
 from kernel.secret_server_configs import SERVER_CONFIGS
 from kernel.secret_values import value_is_code
@@ -107,4 +109,5 @@ DEVICES: list[Place] = [
         line_words=("snmp",),
     ),
     *SERVER_CONFIGS,
+    *LOGINS,
 ]

@@ -283,6 +283,40 @@ def test_an_output_without_a_password_stays(text: str) -> None:
     assert redact(text) == text
 
 
+LOGIN_FOUND = [
+    ("Axis camera in the car park: root / Cam3ra!park (default was pass)", "Cam3ra!park"),
+    ("PDU in rack 4: apc / rack4pdu9 (never changed)", "rack4pdu9"),
+    ("the SCADA login for night shift is ops / n1ghtSh!ft", "n1ghtSh!ft"),
+    ("Namecheap account for the .io domains: 88120931 / Lq8zXm2Wp7Rk", "Lq8zXm2Wp7Rk"),
+    ("Copier address book -> SMB: user FIN\\scanbot  pass Tr8!kLzm2Q", "Tr8!kLzm2Q"),
+    ("Jump host over RDP: opsjump, pw Qx7#mLz2pW (rotates monthly)", "Qx7#mLz2pW"),
+    ("Xerox admin: system ID 11111, PIN 4821937", "4821937"),
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), LOGIN_FOUND)
+def test_a_login_given_as_a_pair_is_redacted(text: str, secret: str) -> None:
+    assert_redacted_in_place(text, secret)
+
+
+LOGIN_KEPT = [
+    "Protocols: TCP / UDP",
+    "Permissions: read / write",
+    "Login options: Google / GitHub",
+    "Platforms: iPhone / macOS",
+    "Build matrix: py311 / py312",
+    "see docs: user guide / admin guide",
+    "ratio: 16 / 9",
+    "user alice with admin rights",
+    "the login for this is SSO / SAML",
+]
+
+
+@pytest.mark.parametrize("text", LOGIN_KEPT)
+def test_a_pair_of_words_stays(text: str) -> None:
+    assert redact(text) == text
+
+
 # the released corpus's forms of these families (round 9's misses now caught)
 _CAUGHT = frozenset(
     """
@@ -298,6 +332,8 @@ _CAUGHT = frozenset(
     mail/smtp_auth_b64_dialog mail/hard_imap_test
     iot/tuya_local_key iot/hard_serial_console
     db/elastic_reset vault/approle_secret_id windows/laps_output
+    printer/scan_to_smb camera/hikvision_prose windows/rdp_file_prose iot/hmi_default iot/hard_ups_card
+    iot/hard_bacnet_note vendor/registrar iot/modbus_gateway monitoring/uptime_kuma_prose
     """.split()
 )
 

@@ -1,0 +1,65 @@
+"""A device's, a console's or an account's login given as a pair (issue 36), the way operations notes write it:
+
+- **user / password** after the thing it opens and a colon, or after a word that says login: ``Moxa MGate web
+  console: admin / PW``, ``APC card on UPS-2: apc / PW``, ``the HMI login for operators is op / PW``,
+  ``login me / PW``, ``GoDaddy account: 449120345 / PW``;
+- **a user then a password word**: ``user CORP\\svc_scan  pass PW``, ``jumpadmin, pw PW``, ``system manager ID
+  7654321, PIN 5015767``, ``station login: contractor1 with PW``.
+
+The password must look like one (a digit or a symbol among letters, or letters of mixed case not a word's): pairs of
+words stay (``TCP / UDP``, ``read / write``, ``Login options: Google / GitHub``). Plain data and keep checks.
+"""
+
+from __future__ import annotations
+
+import re
+
+from kernel.secret_command_output import looks_like_a_password
+from kernel.secret_places import Place
+from kernel.secret_recogniser import MARKER_PREFIX
+from kernel.secret_values import value_is_code
+
+_USER = r"[A-Za-z0-9_.@\\-]{1,64}"
+_PASSWORD = r"([^\s/,;()\"'`<>]{4,128}?)[.,;:!?]?(?=[ \t]*(?:[(,;]|$|\b(?:and|but|for|on|since|until|from)\b))"
+_LOGIN_WORDS = (
+    r"log[ \t-]?in|logon|sign[ \t-]?in|console|web[ \t-]?ui|gui|credentials?|creds|account|default|station|panel|"
+    r"interface|portal|admin"
+)
+# Words of mixed case that are names: JavaScript, GitHub, iPhone, macOS, eBay, HTTPS
+_CAMEL_WORD = re.compile(r"[A-Z][a-z]+(?:[A-Z][a-z]+)+|[a-z]{1,2}[A-Z][A-Za-z]{1,20}|[A-Z]{2,}[a-z]{0,3}s?")
+# an identifier or a file's name: dashboard_v2, page-2, report.pdf
+_NAME = re.compile(r"[a-z]{2,30}(?:[_-][a-z0-9]{1,30}){1,4}|[\w-]{1,60}\.[a-z]{2,4}")
+# "login USER / PW": the login is named right before the pair, so a password of plain letters counts too
+_LOGIN_THEN_PAIR = re.compile(r"(?i)\blog[ \t-]?in[ \t]+\S{1,64}[ \t]+/[ \t]+[a-z]{6,}\Z")
+
+
+def _keep_pair(match: re.Match[str]) -> bool:
+    """Keep a value that is code, a marker already, or does not look like a password (a word, JavaScript)."""
+    value = match.group(1)
+    if MARKER_PREFIX in value or value_is_code(value) or _CAMEL_WORD.fullmatch(value) or _NAME.fullmatch(value):
+        return True
+    if _LOGIN_THEN_PAIR.search(match.string, match.start(), match.end(1)):
+        return False
+    return not looks_like_a_password(value)
+
+
+LOGINS: list[Place] = [
+    # USER / PASSWORD after a colon, "is" or a login word on the same line
+    Place(
+        "login-pair",
+        rf"(?i)(?:(?:{_LOGIN_WORDS})\b[^\n/]{{0,40}}?(?:[ \t]|:)|:[ \t]|\bis[ \t])[ \t]{{0,4}}{_USER}[ \t]{{1,4}}/"
+        rf"[ \t]{{1,4}}(?-i:{_PASSWORD})",
+        1,
+        _keep_pair,
+        line_words=(" / ",),
+    ),
+    # a user, then a password's word and the password: "user X pass Y", "X, pw Y", "ID 7654321, PIN 5015767"
+    Place(
+        "login-pair",
+        rf"(?i)(?:\b(?:user(?:name)?|login|id|account)[ \t:=]{{1,4}}|:[ \t]{{1,4}}){_USER}[ \t]{{0,4}},?[ \t]{{1,8}}"
+        rf"(?:and[ \t]+)?(?:pass(?:word)?|pw|pwd|pin|with)[ \t:=]{{1,4}}(?-i:{_PASSWORD})",
+        1,
+        _keep_pair,
+        line_words=("pass", "pw", "pin", "with"),
+    ),
+]

@@ -81,6 +81,8 @@ FOUND = [
     ("password | Hunter2x!", "Hunter2x!"),
     ("KeePass master password: Hunter2x!", "Hunter2x!"),
     ("password [prod]: Hunter2x9", "Hunter2x9"),
+    # the shell's default for an unset variable is a value, not its message
+    ("DB_PASS=${DB_PASS:-Hunter2x9}", "Hunter2x9"),
 ]
 
 

@@ -5,8 +5,8 @@
   ``new UsernamePasswordCredentials(user, PW)``, ``new PasswordAuthentication(user, "PW".toCharArray())``),
   the arguments on one line or several;
 - **the fallback of an environment lookup**: ``os.getenv("API_TOKEN", "...")``, ``ENV.fetch("DB_PW", "...")``,
-  ``process.env.SECRET || "..."``, ``System.getenv("X") ?: "..."`` (the literal is the secret when the variable is
-  unset);
+  ``process.env.SECRET || "..."``, ``System.getenv("X") ?: "..."``, a shell's ``${DB_PW:-...}`` (the literal is the
+  secret when the variable is unset);
 - **a literal given to a decoding or wrapping call** on a name that says secret: ``app.secret_key =
   bytes.fromhex("...")``, ``KEY = base64.b64decode("...")``, ``password: SecretStr("...")``,
   ``password: String::from("...")``.
@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 
+from kernel.secret_entropy import unquote
 from kernel.secret_places import NAME_CHARS, SECRET_NAME, Place, keep_named_value
 from kernel.secret_values import value_is_code
 
@@ -52,7 +53,8 @@ _SHORT_PASSWORD_NAME = re.compile(r"(?i)(?:^|[_.-])(?:pw|pass)\Z")
 
 def _keep_env_fallback(match: re.Match[str]) -> bool:
     if _SHORT_PASSWORD_NAME.search(match.group(1)):
-        return value_is_code(match.group(2)[1:-1])
+        value = unquote(match.group(2))
+        return not value or value_is_code(value)
     return keep_named_value(match)
 
 
@@ -95,6 +97,14 @@ LITERALS: list[Place] = [
         2,
         _keep_env_fallback,
         line_words=("env.",),
+    ),
+    # a shell's or compose file's default for an unset variable: ${DB_PW:-...}, ${API_TOKEN:=...}, ${SECRET-...}
+    Place(
+        "env-fallback",
+        rf"\$\{{(\w{{0,60}}(?i:{SECRET_NAME}|pass|pw)\w{{0,60}}):?[-=]((?:\"[^\"\n]{{1,256}}\"|'[^'\n]{{1,256}}'|[^}}\s\"'$]{{1,256}}))\}}",
+        2,
+        _keep_env_fallback,
+        line_words=("${",),
     ),
     # app.secret_key = bytes.fromhex("..."), SIGNING_KEY = base64.b64decode('...'), password: SecretStr("...")
     Place(

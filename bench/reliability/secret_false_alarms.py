@@ -36,6 +36,9 @@ _CORPORA = [
     ("tests.support.secrets_blind5", "BLIND5_ORDINARY"),
     ("tests.support.secrets_blind6", "BLIND6_ORDINARY"),
     ("tests.support.secrets_blind7", "BLIND7_ORDINARY"),
+    ("tests.support.secrets_blind9", "BLIND9_ORDINARY"),
+    ("tests.support.secrets_blind10", "BLIND10_ORDINARY"),
+    ("tests.support.secrets_blind11", "BLIND11_ORDINARY"),
 ]
 _MARKER = re.compile(re.escape(MARKER_PREFIX) + r"[^\]]*\]")
 

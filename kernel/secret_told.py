@@ -86,6 +86,10 @@ def _keep_user_value(match: re.Match[str]) -> bool:
         return not password_shaped(value)  # admin/Ke7xCypyT, not a path's admin/users2
     if re.search(r"[/|\t–—-]|</t[dh]>", between):
         return False
+    if re.search(r"@[^,;]{1,255}[,;]\Z", between):
+        if between[-1] in value:
+            return True  # the row's next cell, not the end of a value
+        return not (_generated(value) or any(not c.isalnum() and c not in "-_." for c in value))  # a CSV row
     if "@" in between:
         return not password_shaped(value)  # an address, a space, then a password: not "bob@acme.com tomorrow2"
     return not (password_shaped(value) and looks_random(value) and any(c.isdigit() for c in value))
@@ -113,7 +117,9 @@ def _keep_account_value(match: re.Match[str]) -> bool:
 
 # A network named on the line or on the line above a key or a code.
 _NETWORK = re.compile(r"(?i)wi-?fi|wlan|ssid|network|netzwerk|réseau|reseau|red[ \t]|rede[ \t]|livebox|fritz|hotspot")
-_NETWORK_KEY = r"key|code|pass|schlüssel|schluessel|clé|cle|clave|chave|sleutel|nøkkel|nyckel|klucz|kod"
+_NETWORK_KEY = (
+    r"key|code|codice|código|codigo|pass|schlüssel|schluessel|clé|cle|clave|chave|sleutel|nøkkel|nyckel|klucz|kod"
+)
 
 
 def _keep_network_key(match: re.Match[str]) -> bool:
@@ -132,7 +138,8 @@ def _keep_network_key(match: re.Match[str]) -> bool:
 
 # A sentence that hands a value over: a correction, an instruction, a reply.
 _HANDS_OVER = (
-    r"(?:it['’]s|it[ \t]+is|try|tried(?:[ \t]+like)?|use|using|just[ \t]+use|type|enter|copy|paste|"
+    r"(?:it['’]s|it[ \t]+is|try|tried(?:[ \t]+like)?|use|using|just[ \t]+use|type|(?:type|key|punch)[ \t]+in|"
+    r"enter|copy|paste|correction[ \t]*:|should[ \t]+be|"
     r"(?:log(?:ged|ging)?|sign(?:ed|ing)?)[ \t]*in[^\n]{0,40}?[ \t]with|"
     r"reset[ \t]+(?:it[ \t]+)?to|changed[ \t]+(?:it[ \t]+)?to|now|new(?:[ \t]+one)?[ \t]*:|"
     r"full[ \t]+(?:thing|one|password|pw)[ \t]+is|here[ \t]+you[ \t]+go,|as[ \t]+always[ \t]*:|"
@@ -142,7 +149,8 @@ _HANDS_OVER = (
 # A thread about logging in: the value is a password, not a name in a sentence about code.
 _ABOUT_LOGGING_IN = re.compile(
     r"(?i)pass|pw|login|log(?:ged)?[ \t]+in|sign(?:ed)?[ \t]+in|account|creds|credential|wifi|wi-fi|works|worked|"
-    r"typo|reset|locked|unlock|2fa|same[ \t]+as|tablet|ipad|laptop|netflix|router|enjoy|good[ \t]+luck|email|"
+    r"typo|actually|nvm|never[ \t]+mind|oops|correction|reset|locked|unlock|2fa|same[ \t]+as|tablet|ipad|laptop|"
+    r"netflix|router|enjoy|good[ \t]+luck|email|"
     r"caps|capital|lower[ \t-]?case|upper[ \t-]?case|no[ \t]+spaces|last[ \t]+char|missing|usual|old[ \t]*:|expired|"
     r"work(?:s|ed)?\b|doesn['’]t[ \t]+work"
 )
@@ -200,7 +208,8 @@ def _generated(value: str) -> bool:
 
 def _corrected(match: re.Match[str]) -> bool:
     """ "it's Pelican42 not Pelican24": the value, then the wrong one it corrects (the same start)."""
-    wrong = re.match(r"[ \t]+not[ \t]+[\"'`]?([^\s,;\"'`]{4,64})", match.string[match.end(1) : match.end(1) + 80])
+    after = match.string[match.end(1) : match.end(1) + 80]
+    wrong = re.match(r"[\"'`]?[ \t]*[(,]?[ \t]*not[ \t]+[\"'`]?([^\s,;)\"'`]{4,64})", after)
     return wrong is not None and wrong.group(1)[:4].lower() == match.group(1)[:4].lower()
 
 
@@ -300,7 +309,8 @@ TOLD: list[Place] = [
     # "netflix: dad@home.net / PW", "- router: admin / PW", "jenkins admin/PW", "Canva: team@co.io — `PW`"
     Place(
         "told-password",
-        rf"(?i)(?<![\w@./-])(?:{_EMAIL}|(?:{_LOGIN_WORDS}))(?:[ \t]*/[ \t]*|[ \t]+[-–—|][ \t]+|\t+|[ \t]+(?=\S{{6}})|"
+        rf"(?i)(?<![\w@./-])(?:{_EMAIL}[,;]|{_EMAIL}|(?:{_LOGIN_WORDS}))(?:[ \t]*/[ \t]*|(?<=[,;])|"
+        r"[ \t]+[-–—|][ \t]+|\t+|[ \t]+(?=\S{6})|"
         r"</t[dh]>[ \t]*<t[dh][^<>\n]{0,40}>)" + _VALUE,
         1,
         _keep_user_value,
@@ -336,7 +346,7 @@ TOLD: list[Place] = [
         "told-password",
         rf"(?i)(?<![\w-])(?:{_NETWORK_KEY})(?:[ \t]+(?:wi-?fi|wlan))?"
         r"(?:[ \t]+(?:de|du|of|for)[ \t]+(?:la|le|l'|the)?[ \t]*[\w-]{1,20})?"
-        rf"(?:[ \t]*[:=]|[ \t]+(?:is|ist|est|c['’]est|es|é|er|är|to))?[ \t]+{_VALUE}",
+        rf"(?:[ \t]*[:=]|[ \t]+(?:is|ist|est|c['’]est|es|é|è|er|är|to))?[ \t]+{_VALUE}",
         1,
         _keep_network_key,
         gate=_NETWORK,
@@ -409,7 +419,7 @@ TOLD: list[Place] = [
     # "the pass is m4rmaladetoast", "pw: mickeyears4ever": after a short noun, letters and digits will do
     Place(
         "told-password",
-        rf"(?i)(?<![\w/-])(?:pw|pwd|pass)(?:[ \t]*[:=]|[ \t]+is)[ \t]*{_VALUE}",
+        rf"(?i)(?<![\w/-])(?:(?:pw|pwd|pass)(?:[ \t]*[:=]|[ \t]+is)|(?:password|pw|pwd|pass)[ \t]+iz)[ \t]*{_VALUE}",
         1,
         _keep_weak,
         line_words=("pw", "pass"),
@@ -421,6 +431,16 @@ TOLD: list[Place] = [
         1,
         _keep_weak,
         line_words=("user", "login"),
+    ),
+    # "the login for the printer is admin, password PW": a login's user, then a password's noun and its value
+    Place(
+        "told-password",
+        r"(?i)(?<![\w-])(?:login|user(?:name)?|account)(?:[ \t]+[\w'’.-]{1,24}){0,5}?[ \t]+(?:is|=|:)[ \t]+"
+        r"[\w.@+-]{1,64}"
+        r"[,;][ \t]+(?:and[ \t]+)?(?:the[ \t]+)?(?:pass(?:word)?|pw|pwd)(?:[ \t]+is|[ \t]*:)?[ \t]+" + _VALUE,
+        1,
+        _keep_weak,
+        line_words=("login", "user", "account"),
     ),
     # "the shared staging password (PW) until": a password's noun, its value in brackets
     Place(

@@ -173,6 +173,12 @@ KEPT = [
     "Le mot de passe du compte Canva est désormais dans Bitwarden",
     "<tr><td>admin</td><td>see vault</td></tr>",
     '"Blue.Moon.88" is the theme name; the login page uses it',
+    "alice@acme.io,Engineer2,Berlin",
+    "type in Python3 to start the login shell",
+    "correction: the meeting is on Tuesday",
+    "the build should be green, login works again",
+    "Il codice wifi è sotto il router",
+    "the wifi pwd iz on the fridge",
 ]
 
 

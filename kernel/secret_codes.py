@@ -16,7 +16,8 @@
   (``kernel.secret_bip39_words``) alone on a line;
 - **an unlock pattern** described ("unlock pattern: L-shape then 5-9").
 
-A secret spelled letter by letter is ``kernel.secret_spelled``'s; ``code_recognisers`` compiles both.
+A secret spelled letter by letter is ``kernel.secret_spelled``'s, a security question's answer
+``kernel.secret_answers``'s; ``code_recognisers`` compiles the three.
 
 A code is digits (3 to 12, with ``*`` and ``#``), digits in groups ("3-1-8-5", "4 7 2 6"), a short mix of
 capitals and digits, a safe's dial (R24-L11-R38) or digits spelled out ("seven seven four nine two"). A count
@@ -478,8 +479,10 @@ CODES: list[Place] = [
 
 
 def code_recognisers() -> list[Recogniser]:
-    """``CODES``, then the secrets spelled out (``kernel.secret_spelled``), compiled as the context rules are (one
-    line each; ^ and $ a line's ends), to run after them."""
+    """``CODES``, then the secrets spelled out (``kernel.secret_spelled``) and the answers to security questions
+    (``kernel.secret_answers``), compiled as the context rules are (one line each; ^ and $ a line's ends), to run
+    after them."""
+    from kernel.secret_answers import ANSWERS
     from kernel.secret_context import one_line
     from kernel.secret_spelled import SPELLED
 
@@ -493,5 +496,5 @@ def code_recognisers() -> list[Recogniser]:
             text_words=place.text_words,
             gate=place.gate,
         )
-        for place in CODES + SPELLED
+        for place in CODES + SPELLED + ANSWERS
     ]

@@ -102,8 +102,17 @@ SPELLED = [
     ("last part: Gh7Kp2", "Gh7Kp2"),
 ]
 
+# the answer to a security question
+ANSWERS = [
+    ("security question (favourite teacher) -> Mrs. Albright", "Albright"),
+    ("Bank security answer: Copperfield", "Copperfield"),
+    ("memorable word = pineapple42", "pineapple42"),
+    ("Sicherheitsfrage Haustier, Antwort: Bello", "Bello"),
+    ("mother's maiden name is Vandermeer, in case they ask", "Vandermeer"),
+]
 
-@pytest.mark.parametrize(("text", "secret"), AFTER_A_NOUN + AFTER_A_THING + RECOVERY + SPELLED)
+
+@pytest.mark.parametrize(("text", "secret"), AFTER_A_NOUN + AFTER_A_THING + RECOVERY + SPELLED + ANSWERS)
 def test_a_code_told_is_redacted(text: str, secret: str) -> None:
     assert_redacted_in_place(text, secret)
 
@@ -174,6 +183,11 @@ KEPT = [
     "open the file with 4096 bytes of buffer",
     "python django flask fastapi celery redis postgres docker nginx gunicorn uvicorn sentry",
     "what when where which while with within without would about after again",
+    "Security question: What was your first pet's name?",
+    "Security answers are case-sensitive.",
+    "the security answer is stored hashed, like a password",
+    "Security questions → see the policy page",
+    "What's your memorable word? (asked at login)",
     "Spelling my surname: B-A-U-E-R.",
     "It's Kilo-India-Mike, as in KIM, the surname.",
     "Call sign: Alpha Bravo 7.",
@@ -211,6 +225,7 @@ _CODE_FAMILIES = (
     "totp/",
     "spelled/",
 )
+_ANSWER_FORMS = ("bank/security_answer",)
 _CODE_FORMS = [s for s in BLIND11_SECRETS if s.name.startswith(_CODE_FAMILIES)] + [
     s
     for s in BLIND11_SECRETS
@@ -224,6 +239,7 @@ _CODE_FORMS = [s for s in BLIND11_SECRETS if s.name.startswith(_CODE_FAMILIES)] 
         "bank/telephone_banking",
         "recovery_phrase/no_keyword",
         "recovery_phrase/german",
+        *_ANSWER_FORMS,
     )
 ]
 

@@ -283,6 +283,18 @@ CODE: list[Place] = [
         _keep_client_token,
         line_words=("client", "api", "sdk", "session", "auth", "search", "init", "configure"),
     ),
+    # a vendor SDK's start call on its class: Bugsnag.start(this, KEY), OneSignal.initWithContext(this, APP_ID),
+    # Instabug.start(TOKEN, ...), Amplitude.getInstance().initialize(this, KEY)
+    Place(
+        "client-token",
+        r"\b[A-Z][A-Za-z0-9]{2,30}(?:\.(?:getInstance|shared|sharedInstance|instance)(?:\(\))?)?"
+        r"\.(?:start|init\w{0,20}|setup|configure\w{0,20}|initiali[sz]e\w{0,10})[ \t]*\("
+        r"(?:[ \t]*(?:\"[^\"\n]{0,256}\"|'[^'\n]{0,256}'|[\w.$]{1,60})[ \t]*,){0,3}"
+        r"[ \t]*[\"']([A-Za-z0-9._~+/=-]{16,256})[\"']",
+        1,
+        _keep_script_argument,  # (a commit's hash given to Deploy.start stays)
+        line_words=("start", "init", "setup", "configure"),
+    ),
     # algoliasearch('APP_ID', 'KEY'); // admin key: a token-shaped literal after the first argument of any call, on a
     # line that names a key, a token or a secret
     Place(

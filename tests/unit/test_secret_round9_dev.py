@@ -63,6 +63,12 @@ CODE_FOUND = [
     ("const idx = algoliasearch('QX81ZP', 'c0f2d8a1b7e94356a1d2c3b4e5f60718');", "c0f2d8a1b7e94356a1d2c3b4e5f60718"),
     ('Parse.initialize("shopApp", "Zq8xLm2PvR7tKw9NcY4bHs6D");', "Zq8xLm2PvR7tKw9NcY4bHs6D"),
     ('Purchases.configure("appl_Kd82hQm1Zx7PvR4tLw9NcY")', "appl_Kd82hQm1Zx7PvR4tLw9NcY"),
+    ('Bugsnag.start(this, "9c1e7a53f0b24d68a1c3e5f7b9d2a4c6")', "9c1e7a53f0b24d68a1c3e5f7b9d2a4c6"),
+    ('Instabug.start("b7e94356a1d2c3b4e5f60718c0f2d8a1", [InvocationEvent.shake])', "b7e94356a1d2c3b4e5f60718c0f2d8a1"),
+    (
+        'Amplitude.getInstance().initialize(this, "e5f60718c0f2d8a1b7e94356a1d2c3b4")',
+        "e5f60718c0f2d8a1b7e94356a1d2c3b4",
+    ),
 ]
 
 CODE_KEPT = [
@@ -71,6 +77,11 @@ CODE_KEPT = [
     "const db = new Sequelize(process.env.DB, process.env.USER, process.env.PW, {});",
     "Parse.initialize(APP_ID, JS_KEY);",
     'http.setBasicAuth("svc", password);',
+    'Timer.start("2024-01-01T00:00:00Z")',
+    'Server.start("0.0.0.0", 8080)',
+    'App.initialize("com.acme.shop.production")',
+    'Worker.start("queue-name-for-the-jobs")',
+    'Deploy.start("4f1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c")',
 ]
 
 

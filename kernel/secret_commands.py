@@ -20,6 +20,8 @@
   is a high-entropy token;
 - **a package manager's credential setting**: ``poetry config http-basic.REPO USER PW``,
   ``composer config github-oauth.HOST TOKEN``; a one-letter token flag given a UUID or hex (``-t <uuid>``);
+- **a value pasted after a secret's flag in a comment** (``--token  # pasted: TOKEN``), and **a variable set to a
+  literal then given as a password** (``set P=PW`` then ``net use \\\\h\\s %P% /user:U``, ``-p "$PW"``);
 - **a password typed into a protocol's session**: SMTP ``AUTH PLAIN <base64>`` (or AUTH LOGIN's answer),
   IMAP ``a1 LOGIN user PW``, POP3's and FTP's ``PASS PW``;
 - **netrc lines**, a password in a URL's userinfo, and typed defaults (``password: str = "..."``).
@@ -32,7 +34,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from kernel.secret_entropy import token_shaped, unquote
+from kernel.secret_entropy import high_entropy, token_shaped, unquote
 from kernel.secret_places import Place
 from kernel.secret_values import keep_low_entropy, keep_value
 
@@ -132,6 +134,20 @@ def _keep_user_then_password(match: re.Match[str]) -> bool:
 
 
 _KEEP_FIRST = keep_value(1)
+
+
+# Where a variable is given as a password: net use \\h\s %P%, -p "$PW", /p:%PW%, --password=$PW
+_PASSWORD_USE = r"(?:\bnet[ \t]+use[^\n]{0,300}?[ \t]|[ \t][-/]{1,2}p(?:ass(?:word)?|w|wd)?[ \t:=]{1,3}[\"']?)"
+_VARIABLE_AS_PASSWORD = re.compile(r"(?i)" + _PASSWORD_USE + r"[%$]")
+
+
+def _keep_unless_given_as_a_password(match: re.Match[str]) -> bool:
+    """A variable set to a literal counts only where the text gives it as a password, at its first use."""
+    if _KEEP_SECOND(match):
+        return True
+    name = re.escape(match.group(1))
+    use = re.compile(r"(?i)" + _PASSWORD_USE + r"(?:%" + name + r"%|\$\{?" + name + r"\b)")
+    return use.search(match.string, match.end(), match.end() + 1400) is None
 
 
 def _keep_windows_setting(match: re.Match[str]) -> bool:
@@ -448,6 +464,15 @@ _RULES: list[tuple[str, str, int, Callable[[re.Match[str]], bool] | None, tuple[
         keep_value(1),
         ("+ok", "331 "),
     ),
+    # a flag named for a secret left empty, its value pasted in the comment after it: --token  # pasted: <token>
+    (
+        "cli-token",
+        r"(?i)(?<![\w-])--?[\w-]{0,30}(?:token|password|passwd|secret|api-?key)[ \t]{1,8}#[^\n]{0,60}?[:=]?[ \t]"
+        r"([A-Za-z0-9_\-+/=.]{20,256})[ \t]*$",
+        1,
+        lambda match: not (token_shaped(match.group(1)) or high_entropy(match.group(1))),
+        ("#",),
+    ),
     # a package manager's credential setting: poetry/composer config http-basic.REPO USER PW, pypi-token.REPO TOKEN
     (
         "cli-password",
@@ -499,5 +524,17 @@ COMMAND_LINES.append(
         1,
         _keep_not_token_shaped,
         gate=re.compile(r"-[tkTK][ \t=]+[\"']?[0-9a-fA-F]{8}"),
+    )
+)
+# a batch or shell variable set to a literal, then given as a password further down: set P=PW ... net use \\h\s
+# %P% /user:U, PW=... then sshpass -p "$PW"
+COMMAND_LINES.append(
+    Place(
+        "cli-password",
+        r"(?im)^[ \t]{0,8}(?:set[ \t]+\"?|export[ \t]+)?([A-Za-z_]\w{0,30})=(?![$%])" + VALUE + r"\"?[ \t]*$"
+        r"(?=[\s\S]{0,1000}?(?:%\1%|\$\{?\1\b))",
+        2,
+        _keep_unless_given_as_a_password,
+        gate=_VARIABLE_AS_PASSWORD,
     )
 )

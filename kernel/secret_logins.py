@@ -4,7 +4,8 @@
   console: admin / PW``, ``APC card on UPS-2: apc / PW``, ``the HMI login for operators is op / PW``,
   ``login me / PW``, ``GoDaddy account: 449120345 / PW``;
 - **a user then a password word**: ``user CORP\\svc_scan  pass PW``, ``jumpadmin, pw PW``, ``system manager ID
-  7654321, PIN 5015767``, ``station login: contractor1 with PW``.
+  7654321, PIN 5015767``, ``station login: contractor1 with PW``;
+- **a device's or a role's password word, then the value**: ``BMC PWD VQOTXEELCW``, ``group password PW``.
 
 The password must look like one (a digit or a symbol among letters, or letters of mixed case not a word's): pairs of
 words stay (``TCP / UDP``, ``read / write``, ``Login options: Google / GitHub``). Plain data and keep checks.
@@ -43,6 +44,14 @@ def _keep_pair(match: re.Match[str]) -> bool:
     return not looks_like_a_password(value)
 
 
+def _keep_device_password(match: re.Match[str]) -> bool:
+    """After a device's password word, capitals alone count too (a label's VQOTXEELCW); words do not."""
+    value = match.group(1)
+    if len(value) >= 8 and value.isalpha() and value.isupper():
+        return False
+    return _keep_pair(match)
+
+
 LOGINS: list[Place] = [
     # USER / PASSWORD after a colon, "is" or a login word on the same line
     Place(
@@ -61,5 +70,15 @@ LOGINS: list[Place] = [
         1,
         _keep_pair,
         line_words=("pass", "pw", "pin", "with"),
+    ),
+    # a device's or a role's password word, then the value: "BMC PWD VQOTX...", "group password PW", "iLO pass PW"
+    Place(
+        "login-pair",
+        r"(?i)\b(?:bmc|ipmi|ilo|idrac|imm|xcc|kvm|ups|nas|nvr|dvr|pdu|plc|hmi|console|enable|group|device|station|"
+        r"switch|router|firewall|printer|camera)[ \t]+(?:pwd|pw|pass|password|passcode)[ \t]{0,4}[:=]?[ \t]{1,4}"
+        rf"(?-i:{_PASSWORD})",
+        1,
+        _keep_device_password,
+        line_words=("pw", "pass"),
     ),
 ]

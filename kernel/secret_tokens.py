@@ -3,7 +3,7 @@ blocks (OpenVPN's static keys too), JWTs... Matched anywhere, whatever surrounds
 adds the provider formats written later. A known prefix with its body cut short (one part of a token split in two)
 or spaced out ("sk_live_ 0FRl f35U dgj3...", to slip past a scanner) is a token too (``TOKEN_PIECES``); so is a
 key that a label beside it names (a FileVault or a device's recovery key, six groups of four; a service account's
-``private_key_id``). Plain data.
+``private_key_id``; an app password of sixteen letters after its name). Plain data.
 """
 
 from __future__ import annotations
@@ -200,5 +200,14 @@ TOKEN_PIECES: list[Place] = [
         1,
         None,
         text_words=("private_key_id",),
+    ),
+    # an app password beside its name (Google's sixteen letters, in fours maybe; Apple's xxxx-xxxx-xxxx-xxxx)
+    Place(
+        "app-password",
+        r"(?i:app(?:lication)?[ \t-]?(?:specific[ \t-]?)?passw(?:or)?d)[^\n]{0,60}?[:=][ \t]{0,4}[\"'`]?"
+        r"([a-z]{4}(?:[ -]?[a-z]{4}){3})(?![\w-])",
+        1,
+        lambda match: len(set(match.group(1).replace(" ", "").replace("-", ""))) < 6,
+        line_words=("app password", "app-password", "app-specific", "application password", "app specific"),
     ),
 ]

@@ -317,6 +317,38 @@ def test_a_pair_of_words_stays(text: str) -> None:
     assert redact(text) == text
 
 
+MORE_FOUND = [
+    ("label under the chassis: IPMI PW QHZKWMTRXA", "QHZKWMTRXA"),
+    ("ASA tunnel-group: group password Gx8!mLz2Qp", "Gx8!mLz2Qp"),
+    ("Outlook app password for the scanner: wxyz abcd efgh ijkm", "wxyz abcd efgh ijkm"),
+    ("Apple app-specific password: qwer-tyui-opas-dfgh", "qwer-tyui-opas-dfgh"),
+    ("doctl auth init --access-token  # copied: Zq8Lm2Xk9Wp4Rt7Nv3Bc6Hy1Jd5Fg0", "Zq8Lm2Xk9Wp4Rt7Nv3Bc6Hy1Jd5Fg0"),
+    ("@echo off\nset SVCPW=Hq8zLm2!Xp\nnet use Z: \\\\\\\\files\\\\share %SVCPW% /user:CORP\\\\svc_copy", "Hq8zLm2!Xp"),
+    ('DBPASS=Rw8kLq2Zx9\nmysqldump -u backup --password="$DBPASS" shop > shop.sql', "Rw8kLq2Zx9"),
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), MORE_FOUND)
+def test_a_device_password_an_app_password_or_a_variable_given_as_one_is_redacted(text: str, secret: str) -> None:
+    assert_redacted_in_place(text, secret)
+
+
+MORE_KEPT = [
+    "the console password is required",
+    "enable password policy",
+    "UPS pass THROUGH mode",
+    "set an app password: xxxx xxxx xxxx xxxx",
+    "--token  # see the vault",
+    "set P=%1\nnet use \\\\\\\nas\\\\data %P% /user:nas\\\\sync",
+    "HOST=db01\nmysqldump -h $HOST -u backup shop",
+]
+
+
+@pytest.mark.parametrize("text", MORE_KEPT)
+def test_text_near_them_stays(text: str) -> None:
+    assert redact(text) == text
+
+
 # the released corpus's forms of these families (round 9's misses now caught)
 _CAUGHT = frozenset(
     """
@@ -334,6 +366,7 @@ _CAUGHT = frozenset(
     db/elastic_reset vault/approle_secret_id windows/laps_output
     printer/scan_to_smb camera/hikvision_prose windows/rdp_file_prose iot/hmi_default iot/hard_ups_card
     iot/hard_bacnet_note vendor/registrar iot/modbus_gateway monitoring/uptime_kuma_prose
+    bmc/hard_supermicro_label vpn/hard_group_password mail/app_password linode/token cron/hard_windows_bat
     """.split()
 )
 

@@ -38,7 +38,7 @@ _SPOKEN_DIGIT = r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)"
 _VALUE = (
     r"(?:(?-i:[LR]\d{1,2}(?:[-, ][LR]\d{1,2}){2,5})"  # a safe's dial
     rf"|{_SPOKEN_DIGIT}(?:[- ]{_SPOKEN_DIGIT}){{3,11}}"  # spelled out
-    r"|\d(?:[ .]\d){3,9}"  # 4 7 2 6
+    r"|\d(?:[ ]\d){3,9}"  # 4 7 2 6
     r"|\d{1,4}(?:-\d{1,4}){1,5}"  # 3-1-8-5, 14-32-07
     r"|\d{3}[ ]\d{3}(?![ ]\d)"  # 482 019
     r"|[*#]?\d{3,12}[#*]?"
@@ -47,7 +47,7 @@ _VALUE = (
 _SPOKEN = re.compile(rf"(?i){_SPOKEN_DIGIT}(?:[- ]{_SPOKEN_DIGIT}){{3,11}}")
 # The value ends there: not inside a longer token, a version or an address.
 _END = r"(?![\w@/%°€$£-]|[.,:]\w)"
-_DIGITS_ONLY = r"(?:[*#]?\d{4,12}[#*]?|\d{1,4}(?:-\d{1,4}){1,5}|\d(?:[ .]\d){3,9})"
+_DIGITS_ONLY = r"(?:[*#]?\d{4,12}[#*]?|\d{1,4}(?:-\d{1,4}){1,5}|\d(?:[ ]\d){3,9})"
 
 # --- the nouns ---
 # Nouns that say alone that a code follows.
@@ -100,6 +100,7 @@ _UNIT_AFTER = re.compile(
     r"points|pixels|px|[kmg]b|euros?|dollars?|eur|usd|gbp|km|kg|events|stellig|ziffern|chiffres|cifre|"
     r"d[ií]gitos|cyfr|siffror|lines?|visitors|tickets|orders|mb|gb)\b"
 )
+_ISO_DATE = re.compile(r"(?:19|20)\d\d-[01]\d-[0-3]\d")
 _DEFAULT_BEFORE = re.compile(r"(?i)(?:default|preset|factory|standard|werk|usine)\w{0,6}[^\n]{0,20}$")
 
 
@@ -119,7 +120,7 @@ def _value_stays(match: re.Match[str], group: int) -> bool:
     """A count, an amount, a factory default: no code."""
     value = match.group(group)
     after = match.string[match.end(group) : match.end(group) + 16]
-    if _UNIT_AFTER.match(after):
+    if _UNIT_AFTER.match(after) or _ISO_DATE.fullmatch(value):
         return True
     if _DEFAULT_BEFORE.search(match.string, max(0, match.start(group) - 40), match.start(group)):
         return True

@@ -104,6 +104,8 @@ _ACCOUNTS = (
     r"nest|ring|paypal|ebay|bank|canva|figma|notion|jira|confluence|wiki|grafana|kibana|jenkins|gitlab|zoom|"
     r"slack|dropbox|admin|root|account|sharepoint"
 )
+# The accounts' names as plain words, the lines those rules run on.
+_ACCOUNT_WORDS = tuple(sorted({re.sub(r"\\.|[(\[?].*", "", name) for name in _ACCOUNTS.split("|")}))
 _LIST_HEAD = r"^[ \t]*(?:[-*•+][ \t]+|\d{1,2}[.)][ \t]*|\|[ \t]*)?(?:\*\*|__)?"
 _OWNER = (
     r"(?:(?:for[ \t]+)?(?:the|my|our|your|his|her|their|mum['’]?s|mom['’]?s|dad['’]?s|kids?['’]?s?|kids['’])[ \t]+)?"
@@ -145,6 +147,35 @@ _HANDS_OVER = (
     r"full[ \t]+(?:thing|one|password|pw)[ \t]+is|here[ \t]+you[ \t]+go,|as[ \t]+always[ \t]*:|"
     r"capital[ \t]+[A-Za-z][ \t]*:|one[ \t]*:|just|literally|"
     r"(?:instead[ \t]+of|rather[ \t]+than)[ \t]+[\w'’-]{1,30}[ \t]*:)"
+)
+_HANDS_OVER_WORDS = (
+    "it",
+    "try",
+    "tried",
+    "use",
+    "type",
+    "key",
+    "punch",
+    "enter",
+    "copy",
+    "paste",
+    "correction",
+    "should",
+    "log",
+    "sign",
+    "reset",
+    "changed",
+    "now",
+    "new",
+    "full",
+    "here you go",
+    "always",
+    "capital",
+    "one",
+    "just",
+    "literally",
+    "instead",
+    "rather",
 )
 # A thread about logging in: the value is a password, not a name in a sentence about code.
 _ABOUT_LOGGING_IN = re.compile(
@@ -333,6 +364,7 @@ TOLD: list[Place] = [
         rf"{_LABEL_ENDS}{_VALUE}",
         1,
         _keep_account_value,
+        line_words=_ACCOUNT_WORDS,
     ),
     # "hbo max is PW same email as always"
     Place(
@@ -340,6 +372,7 @@ TOLD: list[Place] = [
         rf"(?im)(?<![\w-])(?:{_ACCOUNTS})[ \t]+(?:is|=)[ \t]+{_VALUE}",
         1,
         _keep_handed_over,
+        line_words=_ACCOUNT_WORDS,
     ),
     # "Network is Garden, code PW", "Staff wifi: Acme, key PW", "WLAN: Home\nSchlüssel: PW", "code wifi c'est PW"
     Place(
@@ -357,6 +390,7 @@ TOLD: list[Place] = [
         rf"(?i)(?<![\w-])(?:{_HANDS_OVER})[ \t]+{_SHAPED}{_VALUE}",
         1,
         _keep_handed_over,
+        text_words=_HANDS_OVER_WORDS,
     ),
     # "Root-Passwort für den Server ist PW", "admin-password: PW": a compound noun joined by a hyphen
     Place(
@@ -484,5 +518,6 @@ TOLD: list[Place] = [
         r"(?=[ \t]?[\u2190-\u2bff\U0001f000-\U0001faff]|\t|$)",
         1,
         _keep_alone,
+        gate=re.compile(r"(?m)^[A-Za-z0-9!#$%&*+=?@^_~-]{10,64}$|\t|[\u2190-\u2bff\U0001f000-\U0001faff]"),
     ),
 ]

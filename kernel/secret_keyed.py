@@ -1,6 +1,7 @@
 """A value given to a name that says it is secret (issue 36): ``DB_PASSWORD=...``, ``"api_key": "..."``,
 ``password = correct horse battery``, ``GITHUB_TOKEN=<40 hex>``, ``<password>...</password>``, ``pass: ...``,
-and prose ("the db password is P@ss...", "grafana token glsa_..."); a name ending in ``_pass`` or ``_pw``.
+and prose ("the db password is P@ss...", "grafana token glsa_..."); a name ending in ``_pass`` or ``_pw``; an
+account named as the key of its password in a data bag (``{"id": "mysql", "root": "PW"}``).
 
 A strong name (password, secret, api key) takes any value, short ones included; a weak one (token, key, auth,
 cookie) only a random-looking one. A value that is code (``password=None``, ``password: str``, ``$DB_PASSWORD``,
@@ -14,6 +15,7 @@ import base64
 import binascii
 import re
 
+from kernel.secret_command_output import looks_like_a_password
 from kernel.secret_entropy import unquote
 from kernel.secret_places import CALL_IN_VALUE, Place
 from kernel.secret_recogniser import MARKER_PREFIX, Recogniser, inside_a_word
@@ -314,5 +316,22 @@ NAMED_VALUES.append(
         3,
         lambda match: _keep_pass_suffix(match) or (match.group(3).isalpha() and match.group(3).islower()),
         line_words=("pw",),
+    )
+)
+_LOWER_IDENTIFIER = re.compile(r"[a-z][a-z0-9]{0,30}(?:[-_.][a-z0-9]{1,30}){1,6}")  # linux-x86_64, en_us.utf-8
+# A data bag's or a vault item's account named as the key of its password (Chef: {"id": "mysql", "root": "PW"}): only
+# in a JSON object with an "id", and only a value that looks like a password ("admin": "true" and paths stay)
+NAMED_VALUES.append(
+    Place(
+        "account-password",
+        r"[\"'](?:root|admin|administrator|sa|postgres|sys|system|superuser|sysadmin|replication|repl)[\"'][ \t]*:"
+        r"[ \t]*[\"']([^\"'\s]{6,128})[\"']",
+        1,
+        lambda match: (
+            value_is_code(match.group(1))
+            or not looks_like_a_password(match.group(1))
+            or _LOWER_IDENTIFIER.fullmatch(match.group(1)) is not None
+        ),
+        text_words=('"id"', "'id'"),
     )
 )

@@ -349,6 +349,27 @@ def test_text_near_them_stays(text: str) -> None:
     assert redact(text) == text
 
 
+ACCOUNT_FOUND = [
+    ('{"id": "postgres", "postgres": "Pg8!zLm2Qx", "replication": "Rp7kQz2LmW"}', "Pg8!zLm2Qx"),
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), ACCOUNT_FOUND)
+def test_an_account_named_as_its_password_key_is_redacted(text: str, secret: str) -> None:
+    assert_redacted_in_place(text, secret)
+
+
+ACCOUNT_KEPT = [
+    '{"id": "site", "root": "/var/www/html", "admin": "true"}',
+    '{"id": 42, "system": "linux-x86_64"}',
+]
+
+
+@pytest.mark.parametrize("text", ACCOUNT_KEPT)
+def test_a_data_bag_without_a_password_stays(text: str) -> None:
+    assert redact(text) == text
+
+
 # the released corpus's forms of these families (round 9's misses now caught)
 _CAUGHT = frozenset(
     """
@@ -367,6 +388,7 @@ _CAUGHT = frozenset(
     printer/scan_to_smb camera/hikvision_prose windows/rdp_file_prose iot/hmi_default iot/hard_ups_card
     iot/hard_bacnet_note vendor/registrar iot/modbus_gateway monitoring/uptime_kuma_prose
     bmc/hard_supermicro_label vpn/hard_group_password mail/app_password linode/token cron/hard_windows_bat
+    iac/chef_databag
     """.split()
 )
 

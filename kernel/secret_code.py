@@ -16,6 +16,9 @@
   a joiner that ends its line, a start already redacted), and a secret's literal in pieces one to a line that the
   language joins (``STRIPE_KEY = (`` then ``"sk_live_..."`` and ``"..."`` on the lines below);
 - **a token given to any call** on a line that names a key or a token (``search('APP', '<hex>'); // admin key``);
+- **signing keys**: a JWT signed or checked with a literal (``jwt.encode(payload, KEY)``, ``jwt.sign``,
+  ``SignedString([]byte(KEY))``, ``Algorithm.HMAC256(KEY)``), an HMAC keyed with one (``hmac.new(b"KEY", ...)``,
+  ``createHmac("sha256", KEY)``, ``hash_hmac(algo, data, KEY)``);
 - **logins and unseal keys**: ``cargo login TOKEN``-style positional tokens,
   ``vault operator unseal KEY``, ``Unseal Key 1: KEY``.
 
@@ -202,6 +205,16 @@ def _keep_script_argument(match: re.Match[str]) -> bool:
     return _COMMIT_OR_DIGEST.fullmatch(value) is not None or not token_shaped(value)
 
 
+def _keep_signing_key(match: re.Match[str]) -> bool:
+    """Keep a key that is code, or a lower-case word a tutorial signs with ("secret", "mykey")."""
+    value = match.group(1)[1:-1]
+    return value_is_code(value) or (value.isalpha() and value.islower() and len(value) <= 10) or len(value) < 6
+
+
+# An argument before the key: a name, a literal, an object or a call of one line.
+_SIGN_ARG = r"(?:\"[^\"\n]{0,256}\"|'[^'\n]{0,256}'|\{[^{}\n]{0,256}\}|[\w.$\[\]]{1,60}(?:\([^()\n]{0,60}\))?)"
+
+
 CODE: list[Place] = [
     # code: os.environ["API_KEY"] = "...", config["db"]["password"] = '...', ENV['SECRET_KEY_BASE'] = '...'
     Place(
@@ -357,6 +370,38 @@ CODE: list[Place] = [
         1,
         _keep_script_argument,
         line_words=("deploy", "release", "publish", "push", "upload", "login", "auth", "connect", "sync"),
+    ),
+    # a JWT signed or checked with a literal key: jwt.encode(payload, "KEY"), jwt.sign({...}, 'KEY'),
+    # JWT.encode(payload, "KEY", "HS256"), token.SignedString([]byte("KEY")), .signWith(SignatureAlgorithm.HS256, "KEY")
+    Place(
+        "signing-key",
+        r"\b(?:jwt|JWT|jsonwebtoken|jose\.jwt|Jwts?)\.(?:encode|decode|sign|verify)[ \t]*\("
+        rf"[ \t]*{_SIGN_ARG}[ \t]*,[ \t]*"
+        r"(?:b|bytes\([ \t]*)?(\"[^\"\n]{1,256}\"|'[^'\n]{1,256}')",
+        1,
+        _keep_signing_key,
+        line_words=("jwt", "jsonwebtoken"),
+    ),
+    Place(
+        "signing-key",
+        r"(?:\bSignedString|\bsignWith|\bHMAC(?:256|384|512)|\bhmacShaKeyFor|\bSecretKeySpec)[ \t]*\("
+        r"(?:[ \t]*[\w.]{1,60}[ \t]*,)?[ \t]*(?:\[\]byte\(|new[ \t]+TextEncoder\(\)\.encode\()?"
+        r"(\"[^\"\n]{1,256}\"|'[^'\n]{1,256}')",
+        1,
+        _keep_signing_key,
+        line_words=("signedstring", "signwith", "hmac", "secretkeyspec"),
+    ),
+    # an HMAC keyed with a literal: hmac.new(b"KEY", msg, sha256), crypto.createHmac("sha256", "KEY"),
+    # OpenSSL::HMAC.hexdigest("SHA256", "KEY", data), hash_hmac('sha256', $data, 'KEY')
+    Place(
+        "signing-key",
+        r"\b(?:hmac\.(?:new|digest)[ \t]*\([ \t]*(?:b|bytes\([ \t]*)?|"
+        r"(?:createHmac|HMAC\.(?:hex)?digest|HMAC\.new)[ \t]*\([ \t]*[\w.:\"'-]{1,40}[ \t]*,[ \t]*|"
+        rf"hash_hmac[ \t]*\([ \t]*[\"'][\w-]{{1,20}}[\"'][ \t]*,[ \t]*{_SIGN_ARG}[ \t]*,[ \t]*)"
+        r"(\"[^\"\n]{1,256}\"|'[^'\n]{1,256}')",
+        1,
+        _keep_signing_key,
+        line_words=("hmac",),
     ),
     # HashiCorp Vault's init output: "Unseal Key 1: ...", "Recovery Key 2: ..."
     Place(

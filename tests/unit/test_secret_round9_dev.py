@@ -417,3 +417,37 @@ def test_the_developer_rules_stay_linear_on_hostile_input(name: str) -> None:
     started = time.process_time()
     redact(text)
     assert time.process_time() - started < 2.0, f"{len(text):,} chars of {name!r}"
+
+
+# A JWT signed or an HMAC keyed with a literal, in any language
+SIGNING_FOUND = [
+    ('encoded = jwt.encode(claims, "Jw7-Sign#Key-2024", algorithm="HS512")', "Jw7-Sign#Key-2024"),
+    ("const t = jwt.sign({ sub: user.id }, 'Node#Jwt-Key-88', { expiresIn: '1h' });", "Node#Jwt-Key-88"),
+    ('Algorithm alg = Algorithm.HMAC512("Java#Hmac-Key-31");', "Java#Hmac-Key-31"),
+    ('s, err := token.SignedString([]byte("Go#Sign-Key-64"))', "Go#Sign-Key-64"),
+    ("JWT.encode(payload, 'Ruby#Jwt-Key-19', 'HS256')", "Ruby#Jwt-Key-19"),
+    ('sig = hmac.new(b"Py#Hmac-Key-42", body, hashlib.sha256).hexdigest()', "Py#Hmac-Key-42"),
+    ("crypto.createHmac('sha256', 'Webhook#Key-55').update(raw)", "Webhook#Key-55"),
+    ("$sig = hash_hmac('sha256', $payload, 'Php#Hmac-Key-23');", "Php#Hmac-Key-23"),
+    ('new SecretKeySpec("Spec#Hmac-Key-71".getBytes(UTF_8), "HmacSHA256")', "Spec#Hmac-Key-71"),
+]
+
+SIGNING_KEPT = [
+    "jwt.sign(payload, process.env.JWT_SECRET)",
+    'jwt.encode(payload, private_key, algorithm="RS256")',
+    'jwt.encode({"some": "payload"}, "secret", algorithm="HS256")',
+    'crypto.createHmac("sha256", secret).update(body).digest("hex")',
+    "hmac.new(key, msg, hashlib.sha256)",
+    'jwt.decode(token, options={"verify_signature": False})',
+    "token.SignedString(signingKey)",
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), SIGNING_FOUND)
+def test_a_literal_signing_key_is_redacted(text: str, secret: str) -> None:
+    assert_redacted_in_place(text, secret)
+
+
+@pytest.mark.parametrize("text", SIGNING_KEPT)
+def test_a_signing_call_given_a_variable_or_a_tutorial_word_is_kept(text: str) -> None:
+    assert redact(text) == text

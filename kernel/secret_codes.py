@@ -7,7 +7,8 @@
   opens (a door, a locker, an alarm, a phone, 2FA...) and not after a word that makes it another code (error,
   status, zip, promo, sort...);
 - **a code after the thing it opens**: "Bike lock: 6061", "garage keypad → 739164", "alarm 3390";
-- **a code after a verb that opens**: "disarm with 9137", "the safe opens with 7745-19", "I set it to 865201";
+- **a code after a verb that opens**: "disarm with 9137", "the safe opens with 7745-19", "I set it to 865201",
+  or one that keys it in on a line about a code ("so type 7981");
 - **a code before what it opens**: "B52X7 at the street door", or before its noun in brackets ("6082 (card PIN)");
 - **a code said again** after one already redacted ("..., I mean 4 7 2 6");
 - **backup codes** written inline ("github recovery codes: tht6d864 ppjgwn7b", "codes de secours 2FA : ...");
@@ -63,6 +64,7 @@ _STRONG = (
 _WEAK = r"codes?|codice|c[oó]digo|kod|koden|kode|koodi|kód|код|κωδικός|password|passwort"
 _NOUN = rf"(?:{_STRONG}|{_WEAK})"
 _STRONG_NOUN = re.compile(rf"(?i){_STRONG}")
+_CODE_NOUN = re.compile(rf"(?i)(?<!\w)(?:{_STRONG}|code|pin)\b")
 # What a code opens: a line that names one gives a bare "code" its sense.
 _THINGS = re.compile(
     r"(?i)door|gate|entry|entrance|lobby|garage|keypad|key ?pad|key ?box|(?<![bc])(?<!dead)lock|key ?safe|"
@@ -160,7 +162,7 @@ _CONNECTIVE = (
     r"til|dla|od|na|4|the|my|our|your|his|her|their|der|die|das|dem|den|la|le|el|il|lo|les|los|las|het|een"
 )
 _BRIDGE_WORD = r"[ \t]+(?=[\w'’/.-]{0,23}[^\W\d_])[\w'’/.-]{1,24}"  # a word with a letter in it
-_BRIDGE = rf"(?:[ \t]*\([^()\n]{{1,40}}\)|[ \t]+(?:{_CONNECTIVE})(?:{_BRIDGE_WORD}){{0,4}})"
+_BRIDGE = rf"(?:[ \t]*\([^()\n]{{1,40}}\)|[ \t]+(?:{_CONNECTIVE})(?:,?{_BRIDGE_WORD}){{0,10}})"
 _SAYS = (
     r"(?:[ \t]*(?:[:=：→⇒]|->|=>|[—–-](?=[ \t]))[ \t]*"
     r"|[ \t]+(?:is|was|are|ist|lautet|è|é|es|est|er|är|on|jest|to|je|=)[ \t]+(?:now[ \t]+|still[ \t]+|just[ \t]+)?"
@@ -221,13 +223,17 @@ _OPENS = (
     rf"[ \t]+(?:the[ \t]+)?(?:code[ \t]+|pin[ \t]+)?({_VALUE}){_END}"
     rf"|(?<![\w-])(?:(?:re)?set|changed?|programm?ed?)[ \t]+(?:it|the[ \t]+(?:code|combination|combo|pin|lock|safe))"
     rf"[ \t]+to[ \t]+({_VALUE}){_END}"
+    rf"|(?<![\w-])(?:type|enter|key[ \t]+in|punch[ \t]+in|tap[ \t]+in)[ \t]+((?-i:\*?\d{{4,12}}#?)){_END}"
 )
 
 
 def _keep_opened(match: re.Match[str]) -> bool:
-    group = 2 if match.group(2) is not None else 3
-    if _value_stays(match, group) or _time_or_year(match.group(group)):
-        return True
+    group = next(g for g in (2, 3, 4) if match.group(g) is not None)
+    if group == 4 and _CODE_NOUN.search(match.string) is None and _THINGS.search(match.string) is None:
+        return True  # "type 2024 as the year": no code, no thing it opens
+    value = match.group(group)
+    if _value_stays(match, group) or (_time_or_year(value) and (group != 4 or value[:2] in ("19", "20"))):
+        return True  # "set the alarm to 0630", "enter 2024": a time, a year
     verb = (match.group(1) or "").lower()
     return not verb.startswith(("disarm", "deactivat")) and _THINGS.search(match.string) is None
 
@@ -432,9 +438,25 @@ CODES: list[Place] = [
     Place(
         "access-code",
         _OPENS,
-        (2, 3),
+        (2, 3, 4),
         _keep_opened,
-        line_words=("disarm", "deactivat", "unlock", "open", "turn", "switch", "silence", "set", "change", "program"),
+        line_words=(
+            "disarm",
+            "deactivat",
+            "unlock",
+            "open",
+            "turn",
+            "switch",
+            "silence",
+            "set",
+            "change",
+            "program",
+            "type",
+            "enter",
+            "key in",
+            "punch in",
+            "tap in",
+        ),
     ),
     Place(
         "access-code",

@@ -66,6 +66,10 @@ AFTER_A_THING = [
     ("the code 4 the shed is 7301", "7301"),
     ("shopping:\n- milk\n- 5521 (Ana's debit card PIN)\n- bread", "5521"),
     ("7713 (the gate code), don't post it on the group", "7713"),
+    ("PIN for the server room alarm, as agreed in the meeting: 3-0-9-9-1", "3-0-9-9-1"),
+    ("at the keypad, punch in 66108 and wait for the beep", "66108"),
+    ("door code: it's on the note, just type 1234 and push", "1234"),
+    ("the gate code is the year reversed, so enter 4202#", "4202#"),
 ]
 
 # backup codes, recovery keys and phrases, an unlock pattern
@@ -148,6 +152,9 @@ KEPT = [
     "Combination locks ship set to 0000",
     "Combination lock, factory default 0000",
     "Locker: 218, second row",
+    "type 2024 as the year in the form",
+    "enter 1000 in the amount field",
+    "press enter 3 times",
     "pin: 1.2.3.4 in requirements, the lock file pins the rest",
     "door code changed: 2026-11-20, ask Maria for it",
     "El código de error es 5001 en la puerta",

@@ -278,6 +278,11 @@ def test_the_released_corpus_codes_are_caught(secret: object) -> None:
         ("anchor " * 11 + "\n") * 2000,
         "unlock pattern: " + "L " * 20000,
         "the safe opens with " * 2000,
+        "PIN for " + "the gate, " * 5000,
+        "password: " + "kilo-" * 10000,
+        "spelling: " + "a 1 " * 10000,
+        "security question " + "what " * 10000,
+        "alarm is " + "1 " * 20000,
     ],
 )
 def test_the_code_rules_stay_linear(hostile: str) -> None:

@@ -461,10 +461,11 @@ TOLD: list[Place] = [
     # "user acmeco, pass PW": a user's name, then a password's noun and its value with no colon
     Place(
         "told-password",
-        r"(?i)(?<![\w-])(?:user(?:name)?|login)[ \t]+[\w.@+-]{1,64}[,;]?[ \t]+(?:pass(?:word)?|pw|pwd)[ \t]+" + _VALUE,
+        r"(?i)(?<![\w-])(?:user(?:name)?|login|acct|account)[ \t]+[\w.@+-]{1,64}[,;]?[ \t]+"
+        r"(?:pass(?:word)?|pw|pwd)[ \t]+" + _VALUE,
         1,
         _keep_weak,
-        line_words=("user", "login"),
+        line_words=("user", "login", "acct", "account"),
     ),
     # "the login for the printer is admin, password PW": a login's user, then a password's noun and its value
     Place(

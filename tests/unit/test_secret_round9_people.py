@@ -86,6 +86,7 @@ HANDED_OVER_FOUND = [
     ("I signed in (Cobble&Stone6) and it was fine", "Cobble&Stone6"),
     ("We keep the shared demo password (D3mo!Shared9) until the switch to SSO.", "D3mo!Shared9"),
     ("user ravi.k, pass Kx9vR2mQ7tLp, 2FA on the team phone", "Kx9vR2mQ7tLp"),
+    ("acct jsmith pass Tr33house", "Tr33house"),
     ("the pass is c4ramelsundae just type it", "c4ramelsundae"),
     ("Le mot de passe du wifi invité est maintenant Cerise2026", "Cerise2026"),
 ]
@@ -179,6 +180,7 @@ KEPT = [
     "the build should be green, login works again",
     "Il codice wifi è sotto il router",
     "the wifi pwd iz on the fridge",
+    "account owner jsmith, password reset pending",
 ]
 
 

@@ -5,6 +5,8 @@ families. The values are made up."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from kernel.privacy import redact
@@ -212,3 +214,28 @@ def test_the_blind11_forms_of_these_families_are_caught(form: Secret) -> None:
 
 def test_the_blind11_ordinary_texts_stay() -> None:
     assert [t for t in BLIND11_ORDINARY if redact(t) != t] == []
+
+
+# inputs built to make the rules above backtrack: each must still be redacted in well under a second or two
+HOSTILE = {
+    "typo-nouns": "pasword for the " * 10_000,
+    "users-and-slashes": "admin / " * 15_000,
+    "addresses": "a@b.io " * 15_000,
+    "labels": "router: " * 15_000,
+    "hand-overs": "it's try use " * 10_000,
+    "brackets-and-quotes": '(pw "Ab1!xyz9 ' * 10_000,
+    "strikes": "~~a~~ " * 15_000,
+    "parts": "first 6: x\n" * 10_000,
+    "emoji-and-tabs": "🔑 \t" * 20_000,
+    "one-long-token": "Ab1" * 40_000,
+    "network-keys": "wifi code key " * 10_000,
+    "list-items": "- admin\n" * 15_000,
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+def test_the_told_rules_stay_linear_on_hostile_input(name: str) -> None:
+    text = HOSTILE[name]
+    started = time.process_time()
+    redact(text)
+    assert time.process_time() - started < 2.0, f"{len(text):,} chars of {name!r}"

@@ -2,7 +2,8 @@
 
 - **subscripts**: ``os.environ["API_KEY"] = "..."``, ``config["db"]["password"] = '...'``;
 - **calls that take a name and a value**: ``props.put("password", "...")``,
-  ``setenv("API_TOKEN", "...")``, ``headers.set("X-Api-Key", "...")``;
+  ``setenv("API_TOKEN", "...")``, ``headers.set("X-Api-Key", "...")``, a mobile key-value store's
+  ``putString("password", "...")``, ``PlayerPrefs.SetString``, ``set("...", forKey: "password")``;
 - **setters and builders named for the secret**: ``ds.setPassword("...")``,
   ``.api_key("...")``, ``opts.WithToken("...")``;
 - **expect scripts**: the line sent after a password prompt;
@@ -215,6 +216,16 @@ def _keep_signing_key(match: re.Match[str]) -> bool:
 _SIGN_ARG = r"(?:\"[^\"\n]{0,256}\"|'[^'\n]{0,256}'|\{[^{}\n]{0,256}\}|[\w.$\[\]]{1,60}(?:\([^()\n]{0,60}\))?)"
 
 
+def _keep_value_first(match: re.Match[str]) -> bool:
+    """``set(VALUE, forKey: NAME)``: the name's check of ``keep_named_value``, its groups the other way round."""
+    name, value = match.group(2), match.group(1)[1:-1]
+    if about_a_secret(name) or not value or value_is_code(value):
+        return True
+    if re.search(r"(?i)pass|pwd|secret", name):
+        return False
+    return not (token_shaped(value) or (len(value) >= 16 and looks_random(value)))
+
+
 CODE: list[Place] = [
     # code: os.environ["API_KEY"] = "...", config["db"]["password"] = '...', ENV['SECRET_KEY_BASE'] = '...'
     Place(
@@ -230,12 +241,23 @@ CODE: list[Place] = [
     # headers.set("X-Api-Key", "..."), System.setProperty("javax.net.ssl.keyStorePassword", "...")
     Place(
         "assignment",
-        rf"(?i)\b(?:put|setProperty|setenv|putenv|setdefault|set|add|append|setHeader|header|add_header|setItem|insert)"
+        rf"(?i)\b(?:put|setProperty|setenv|putenv|setdefault|set|add|append|setHeader|header|add_header|setItem|insert|"
+        r"putString|setString|setValue|setObject|setSecret)"
         rf"[ \t]{{0,4}}\([ \t]{{0,4}}[\"']({NAME_CHARS}{{0,60}}{SECRET_NAME}{NAME_CHARS}{{0,60}})[\"'][ \t]{{0,4}},"
         r"[ \t]{0,4}(\"[^\"\n]{1,256}\"|'[^'\n]{1,256}')",
         2,
         keep_named_value,
         line_words=("put", "set", "add", "append", "header", "insert"),
+    ),
+    # a mobile key-value store given the value first: UserDefaults.standard.set("...", forKey: "password"),
+    # keychain.set("...", forKey: "apiToken")
+    Place(
+        "assignment",
+        r"\.set(?:Value|Object|String)?[ \t]*\([ \t]*(\"[^\"\n]{1,256}\"|'[^'\n]{1,256}')[ \t]*,[ \t]*forKey:[ \t]*"
+        rf"\"({NAME_CHARS}{{0,60}}(?i:{SECRET_NAME}|pass){NAME_CHARS}{{0,60}})\"",
+        (1,),
+        _keep_value_first,
+        text_words=("forkey:",),
     ),
     # code: a setter or builder named for the secret, ds.setPassword("..."), .api_key("..."), opts.WithToken("...")
     Place(

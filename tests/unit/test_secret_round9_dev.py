@@ -408,6 +408,12 @@ HOSTILE = {
     "account": "('root', " * 5000,
     "build": 'buildConfigField("String", ' * 5000,
     "plist": "<key>apikey</key>" * 5000,
+    "jwt call": "jwt.sign({" * 5000,
+    "hmac": "hash_hmac('x', " * 5000,
+    "sdk start": "Bugsnag.start(" + "a," * 10000,
+    "shell default": "${DB_PW:-" * 5000,
+    "signed string": "SignedString(" * 5000,
+    "for key": 'set("a", forKey: ' * 5000,
 }
 
 
@@ -450,4 +456,31 @@ def test_a_literal_signing_key_is_redacted(text: str, secret: str) -> None:
 
 @pytest.mark.parametrize("text", SIGNING_KEPT)
 def test_a_signing_call_given_a_variable_or_a_tutorial_word_is_kept(text: str) -> None:
+    assert redact(text) == text
+
+
+# A mobile app's key-value store given a secret: SharedPreferences, PlayerPrefs, UserDefaults, a keychain wrapper
+MOBILE_STORE_FOUND = [
+    ('UserDefaults.standard.set("sunflower22", forKey: "password")', "sunflower22"),
+    ('prefs.edit().putString("db_password", "marigold44").apply()', "marigold44"),
+    ('PlayerPrefs.SetString("password", "kestrel2024");', "kestrel2024"),
+    ('keychain.set("Zq8xLm2PvR7tKw9NcY4bHs6D", forKey: "apiToken")', "Zq8xLm2PvR7tKw9NcY4bHs6D"),
+]
+
+MOBILE_STORE_KEPT = [
+    'UserDefaults.standard.set(true, forKey: "passwordSaved")',
+    'UserDefaults.standard.set("dark", forKey: "theme")',
+    'prefs.edit().putString("password_hint", "your pet").apply()',
+    'UserDefaults.standard.set("2024-01-01", forKey: "passwordChangedAt")',
+    'PlayerPrefs.SetString("password", password);',
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), MOBILE_STORE_FOUND)
+def test_a_secret_put_in_a_mobile_store_is_redacted(text: str, secret: str) -> None:
+    assert_redacted_in_place(text, secret)
+
+
+@pytest.mark.parametrize("text", MOBILE_STORE_KEPT)
+def test_a_mobile_store_given_no_secret_is_kept(text: str) -> None:
     assert redact(text) == text

@@ -413,8 +413,11 @@ _RULES: list[tuple[str, str, int, Callable[[re.Match[str]], bool] | None, tuple[
     # cqlsh H -u U -p PW, mongo -u U -p PW, influx -username U -password PW (a port's digits after -p stay)
     (
         "cli-password",
-        r"(?<![\w-])-(?:u|U|-?user(?:name)?)(?:\s+|=)(?!-)\S{1,128}\s+(?:-[a-zA-Z]\s+(?!-)\S{1,128}\s+){0,2}?"
-        r"-(?:p|P|-?pass(?:word|wd)?)(?:\s+|=)(?!-)" + VALUE,
+        # (-u with -p, -U with -P, --user with --password: grep -u ... -P is a regex)
+        r"(?<![\w-])(?:-u(?:\s+|=)(?!-)\S{1,128}\s+(?:-[a-zA-Z]\s+(?!-)\S{1,128}\s+){0,2}?-p|"
+        r"-U(?:\s+|=)(?!-)\S{1,128}\s+(?:-[a-zA-Z]\s+(?!-)\S{1,128}\s+){0,2}?-P|"
+        r"--?user(?:name)?(?:\s+|=)(?!-)\S{1,128}\s+(?:-[a-zA-Z]\s+(?!-)\S{1,128}\s+){0,2}?--?pass(?:word|wd)?)"
+        r"(?:\s+|=)(?!-)" + VALUE,
         1,
         _keep_user_then_password,
         ("-u", "-user", "-U"),

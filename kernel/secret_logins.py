@@ -34,6 +34,24 @@ _NAME = re.compile(r"[a-z]{2,30}(?:[_-][a-z0-9]{1,30}){1,4}|[\w-]{1,60}\.[a-z]{2
 _LOGIN_THEN_PAIR = re.compile(r"(?i)\blog[ \t-]?in[ \t]+\S{1,64}[ \t]+/[ \t]+[a-z]{6,}\Z")
 
 
+def _shape(text: str) -> str:
+    """The kinds of characters a value is made of, each run as one: 1024x768 -> 9a9, Team-2 -> Aa-9."""
+    kinds = ("9" if c.isdigit() else "a" if c.islower() else "A" if c.isupper() else c for c in text)
+    out: list[str] = []
+    for kind in kinds:
+        if not out or out[-1] != kind:
+            out.append(kind)
+    return "".join(out)
+
+
+def _keep_slash_pair(match: re.Match[str]) -> bool:
+    """Two values of one shape either side of the slash are alternatives (1024x768 / 800x600, user01 / group02)."""
+    before = match.string[match.start() : match.start(1)].rstrip(" \t/").split()
+    if before and _shape(before[-1]) == _shape(match.group(1)) not in ("a", "A", "Aa"):
+        return True
+    return _keep_pair(match)
+
+
 def _keep_pair(match: re.Match[str]) -> bool:
     """Keep a value that is code, a marker already, or does not look like a password (a word, JavaScript)."""
     value = match.group(1)
@@ -59,7 +77,7 @@ LOGINS: list[Place] = [
         rf"(?i)(?:(?:{_LOGIN_WORDS})\b[^\n/]{{0,40}}?(?:[ \t]|:)|:[ \t]|\bis[ \t])[ \t]{{0,4}}{_USER}[ \t]{{1,4}}/"
         rf"[ \t]{{1,4}}(?-i:{_PASSWORD})",
         1,
-        _keep_pair,
+        _keep_slash_pair,
         line_words=(" / ",),
     ),
     # a user, then a password's word and the password: "user X pass Y", "X, pw Y", "ID 7654321, PIN 5015767"

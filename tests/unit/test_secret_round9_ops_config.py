@@ -48,6 +48,7 @@ COMMAND_KEPT = [
     "sc config MySvc password= $SVC_PW",
     "printf '%s\\n' \"$PW\" | smbpasswd -s alice",
     "linode-cli configure --token  # pasted below",
+    'grep -u x -P "a+b"',
     "racadm -r 10.0.0.5 -u root -p $IDRAC_PW getsysinfo",
 ]
 
@@ -309,6 +310,10 @@ LOGIN_KEPT = [
     "ratio: 16 / 9",
     "user alice with admin rights",
     "the login for this is SSO / SAML",
+    "login page / dashboard_v2",
+    "console: main / report.pdf",
+    "size is 1024x768 / 800x600",
+    "matrix: py3.11 / py3.12",
 ]
 
 

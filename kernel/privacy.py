@@ -14,7 +14,8 @@ command prints), keyed values
 (``kernel.secret_keyed``) and, last, a random token standing alone whatever its context
 (``kernel.secret_random``); what counts as a reference to a secret rather than one is in
 ``kernel.secret_values``. Then ``kernel.secret_blocks`` takes what spans lines (``.pgpass``
-lines, Kubernetes Secret data, key bodies without a BEGIN line, and the credential
+lines, Kubernetes Secret data, key bodies without a BEGIN line, a file named for a secret shown whole
+(``kernel.secret_files``), and the credential
 columns of tables from ``kernel.secret_tables``); backslash-continued shell lines are read joined as
 well, and the rest of a value wrapped onto the next line is redacted with it (``kernel.secret_continued``).
 What a provider's docs or an RFC print for readers to copy is kept, whichever rule finds it

@@ -11,7 +11,9 @@ No format can say that ``hunter2`` is a password; its place can. The rules live 
 - ``kernel.secret_passphrase`` and ``kernel.secret_prose``: passwords written in sentences
   (``kernel.secret_prose_languages``: in other languages than English);
 - ``kernel.secret_places``: URLs, XML pairs, setters, SQL, query strings...;
-- ``kernel.secret_devices``: network devices' configurations (Cisco-style, IPsec secrets, SNMP communities);
+- ``kernel.secret_devices``: network devices' configurations (Cisco-style, IPsec secrets, SNMP communities), with
+  servers' and installers' dialects (``kernel.secret_server_configs``) and logins given as a pair
+  (``kernel.secret_logins``);
 - ``kernel.secret_urls``: a token as a URL's path segment, an OAuth code in a redirect;
 - ``kernel.secret_tools``: CI logs and secret stores (and ``kernel.secret_command_output``: a secret a command prints);
 - ``kernel.secret_binds``: a password given to a directory (LDAP, Active Directory) bind;

@@ -55,7 +55,7 @@ _DIGITS_ONLY = r"(?:[*#]?\d{4,12}[#*]?|\d{1,4}(?:-\d{1,4}){1,5}|\d(?:[ ]\d){3,9}
 _STRONG = (
     r"pin(?:[- ]?(?:code|kod|koden|nummer|number))?|puk\d?|pincode|passcode|pass[- ]code|geheimzahl|combo|"
     r"combination|combinaison|combinazione|combinaci[oó]n|combina[cç][aã]o|kombination|zahlenkombination|"
-    r"kombinacja|kombinace|cvc2?|cvv2?|(?:zoom[ ])?host[ -]key|"
+    r"kombinacja|kombinace|cvc2?|cvv2?|(?:zoom[ ])?host[ -]key|(?:one-time[ -])?access[ -]code|entry[ -]code|"
     r"(?:door|gate|entry|entrance|keypad|lockbox|alarm|disarm|duress|unlock|deur|t[üu]r|haust[üu]r|tor|zugangs|"
     r"eingangs|öffnungs|tresor|schlie(?:ß|ss)fach|toegangs|poort|digi|port|dør|dörr|ovi|alarm|garagen?|cijfer|"
     r"zahlen)(?:code|kod|kode|koodi|koden)"
@@ -164,12 +164,14 @@ _CONNECTIVE = (
 _BRIDGE_WORD = r"[ \t]+(?=[\w'’/.-]{0,23}[^\W\d_])[\w'’/.-]{1,24}"  # a word with a letter in it
 _BRIDGE = rf"(?:[ \t]*\([^()\n]{{1,40}}\)|[ \t]+(?:{_CONNECTIVE})(?:,?{_BRIDGE_WORD}){{0,10}})"
 _SAYS = (
-    r"(?:[ \t]*(?:[:=：→⇒]|->|=>|[—–-](?=[ \t]))[ \t]*"
+    r"(?:[ \t]*(?:[:=：→⇒]|->|=>|[—–-](?=[ \t]))(?:\*\*|</(?:b|strong)>)?[ \t]*"
     r"|[ \t]+(?:is|was|are|ist|lautet|è|é|es|est|er|är|on|jest|to|je|=)[ \t]+(?:now[ \t]+|still[ \t]+|just[ \t]+)?"
     r"|[ \t]+(?:(?:re|pre)?set|changed|updated|switched)[ \t]+(?:it[ \t]+)?to[ \t]+"
     r"|[ \t]+(?:changed|updated|reset|now|is[ \t]+now)[ \t]*(?:[:=：→⇒]|->|=>)[ \t]*)"
 )
-_AFTER_NOUN = rf"(?i)(?<!\w)({_NOUN})(?:(?:{_BRIDGE})?{_SAYS}|[ \t]+)({_VALUE}){_END}"
+# Markup or a quote around the value: "code: <b>P0MVALL7</b>", "PIN **4711**", "code is `2580`".
+_OPENER = r"(?:<(?:b|strong|code|kbd|tt|em|mark)>|\*\*|[`'\"“‘])?"
+_AFTER_NOUN = rf"(?i)(?<!\w)({_NOUN})(?:(?:{_BRIDGE})?{_SAYS}|[ \t]+){_OPENER}({_VALUE}){_END}"
 
 # --- the things a code opens, told with no noun for the code ---
 _THING_NOUN = (

@@ -42,6 +42,9 @@ AFTER_A_NOUN = [
     ("PIN-Code der EC-Karte: 9052", "9052"),
     ("the garage code is nine one one four", "nine one one four"),
     ("2fa code: 730 118", "730 118"),
+    ("<li>Your access code: <strong>K7Q2ZP9</strong></li>", "K7Q2ZP9"),
+    ("door code is `2580#`, don't change it", "2580#"),
+    ("**Alarm PIN:** **6651**", "6651"),
 ]
 
 # a code after the thing it opens, or after a verb that opens
@@ -152,6 +155,9 @@ KEPT = [
     "Combination locks ship set to 0000",
     "Combination lock, factory default 0000",
     "Locker: 218, second row",
+    "access code 2024 for the conference",
+    "The access code is <b>required</b> to join",
+    "Error code `404` on the door API",
     "type 2024 as the year in the form",
     "enter 1000 in the amount field",
     "press enter 3 times",

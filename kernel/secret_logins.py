@@ -5,6 +5,7 @@
   ``login me / PW``, ``GoDaddy account: 449120345 / PW``;
 - **a user then a password word**: ``user CORP\\svc_scan  pass PW``, ``jumpadmin, pw PW``, ``system manager ID
   7654321, PIN 5015767``, ``station login: contractor1 with PW``;
+- **log in as a user, then the password later in the sentence**: ``log in as admin, the one we set is PW``;
 - **a device's or a role's password word, then the value**: ``BMC PWD VQOTXEELCW``, ``group password PW``.
 
 The password must look like one (a digit or a symbol among letters, or letters of mixed case not a word's): pairs of
@@ -98,5 +99,14 @@ LOGINS: list[Place] = [
         1,
         _keep_device_password,
         line_words=("pw", "pass"),
+    ),
+    # "log in as USER, ... is PW": the account named, then its password later in the sentence
+    Place(
+        "login-pair",
+        rf"(?i)\b(?:log|sign)[ \t-]?(?:in|on)[ \t]+as[ \t]+{_USER}\b[^\n]{{0,80}}?(?:\bis|\bwith|:)[ \t]{{1,4}}"
+        rf"(?-i:{_PASSWORD})",
+        1,
+        _keep_pair,
+        line_words=(" as ",),
     ),
 ]

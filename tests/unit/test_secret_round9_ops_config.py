@@ -375,6 +375,29 @@ def test_a_data_bag_without_a_password_stays(text: str) -> None:
     assert redact(text) == text
 
 
+LOG_IN_AS_FOUND = [
+    ("Avocent KVM: sign in as root; what we set last week is Kvm!2024x", "Kvm!2024x"),
+    ("log in as svc_backup with Bk8#zLm2Qp", "Bk8#zLm2Qp"),
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), LOG_IN_AS_FOUND)
+def test_a_password_after_log_in_as_a_user_is_redacted(text: str, secret: str) -> None:
+    assert_redacted_in_place(text, secret)
+
+
+LOG_IN_AS_KEPT = [
+    "log in as admin, the default role is Viewer",
+    "log in as root with SSH keys only",
+    "sign in as guest: no password needed",
+]
+
+
+@pytest.mark.parametrize("text", LOG_IN_AS_KEPT)
+def test_log_in_as_without_a_password_stays(text: str) -> None:
+    assert redact(text) == text
+
+
 # the released corpus's forms of these families (round 9's misses now caught)
 _CAUGHT = frozenset(
     """
@@ -394,6 +417,7 @@ _CAUGHT = frozenset(
     iot/hard_bacnet_note vendor/registrar iot/modbus_gateway monitoring/uptime_kuma_prose
     bmc/hard_supermicro_label vpn/hard_group_password mail/app_password linode/token cron/hard_windows_bat
     iac/chef_databag
+    bmc/hard_kvm
     """.split()
 )
 

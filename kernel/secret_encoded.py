@@ -1,8 +1,8 @@
 """A secret written as raw bytes or cut into pieces (issue 36), beside ``kernel.secret_random``.
 
 - **hex-encoded credentials**: a run of hex digits that decodes to text naming a secret and its value
-  (``7365637265743a...`` is ``secret:...``, ``70617373776f72643d...`` is ``password=...``), as a dump or a
-  protocol trace shows a payload;
+  (``7365637265743a...`` is ``secret:...``, ``70617373776f72643d...`` is ``password=...``, as a dump or a
+  protocol trace shows a payload), or as escapes one byte at a time (``\\x70\\x61\\x73\\x73...``);
 - **a private key in hex, named**: 64 hex digits (``0x`` or not) on a line that says private key (a wallet's key,
   an Ethereum or Solana test account's); a hash, an address or a fingerprint said so stays;
 - **a JSON Web Token in pieces**: the payload written alone (``eyJ...`` that decodes to claims), in a text that
@@ -24,13 +24,15 @@ _HEX_GATE = re.compile(
     r"(?i)736563726574|7061737377|746f6b656e|6170696b6579|6170695f6b6579|7077643[ad]|706173733[ad]|"
     r"534543524554|5041535357|544f4b454e"
 )
+# ... written as escapes: \x73\x65\x63 (sec), \x70\x61\x73 (pas), \x70\x77\x64 (pwd), \x74\x6f\x6b (tok)
+_ESCAPED_GATE = re.compile(r"(?i)\\x(?:73\\x65\\x63|70\\x61\\x73|70\\x77\\x64|74\\x6f\\x6b|61\\x70\\x69)")
 _NAMED_SECRET = re.compile(rb"(?i)(?:secret|passw(?:or)?d|pass|pwd|token|api_?key)\s{0,2}[:=]")
 
 
 def _keep_hex(match: re.Match[str]) -> bool:
     """Keep a hex run that does not decode to a secret's name followed by ':' or '='."""
     try:
-        raw = binascii.unhexlify(match.group(1))
+        raw = binascii.unhexlify(match.group(1).replace("\\x", ""))
     except (binascii.Error, ValueError):
         return True
     return _NAMED_SECRET.search(raw) is None
@@ -65,6 +67,14 @@ ENCODED: list[Place] = [
         1,
         _keep_hex,
         gate=_HEX_GATE,
+    ),
+    # the same bytes escaped one by one, as a repr() or a C string shows them: \x70\x61\x73\x73...
+    Place(
+        "hex-encoded-secret",
+        r"((?<![\\\w])(?:\\x[0-9a-fA-F]{2}){10,512}+)",
+        1,
+        _keep_hex,
+        gate=_ESCAPED_GATE,
     ),
     Place(
         "named-private-key",

@@ -260,6 +260,10 @@ FILES_AND_BYTES_FOUND = [
     ("frame body 70617373776f72643d4b7c9e01ff23a8", "70617373776f72643d4b7c9e01ff23a8"),
     ("wireshark: 544f4b454e3a20a1b2c3d4e5f60718293a", "544f4b454e3a20a1b2c3d4e5f60718293a"),
     (
+        "sent b'\\x74\\x6f\\x6b\\x65\\x6e\\x3d\\x51\\x7a\\x38\\x78\\x4c\\x6d\\x32'",
+        "\\x74\\x6f\\x6b\\x65\\x6e\\x3d\\x51\\x7a\\x38\\x78\\x4c\\x6d\\x32",
+    ),
+    (
         "the deployer's privkey is 4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318",
         "4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318",
     ),
@@ -283,6 +287,7 @@ FILES_AND_BYTES_KEPT = [
     "Recovery codes\n- Download them\n- Print them",
     "sha256 of the release: 7365637265747320617265206e6f742068657265",
     "hex dump: 48656c6c6f2c20776f726c6421",
+    "b'\\x70\\x61\\x73\\x73\\x20\\x74\\x68\\x65\\x20\\x73\\x61\\x6c\\x74'",
     "private key fingerprint: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
     "tx 0x88df016429689c079f3b2f6ad39fa052532c56795b733da78a91ebe6a713944b sent from the private key's address",
     "a JWT's header, eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9, decodes to the algorithm",
@@ -414,6 +419,7 @@ HOSTILE = {
     "shell default": "${DB_PW:-" * 5000,
     "signed string": "SignedString(" * 5000,
     "for key": 'set("a", forKey: ' * 5000,
+    "escaped bytes": "\\x70\\x61\\x73" * 10000,
 }
 
 

@@ -106,7 +106,9 @@ _ACCOUNTS = (
 )
 # The accounts' names as plain words, the lines those rules run on.
 _ACCOUNT_WORDS = tuple(sorted({re.sub(r"\\.|[(\[?].*", "", name) for name in _ACCOUNTS.split("|")}))
-_LIST_HEAD = r"^[ \t]*(?:[-*•+][ \t]+|\d{1,2}[.)][ \t]*|\|[ \t]*)?(?:\*\*|__)?"
+# The start of a line: quoted (> ), then a list's bullet, maybe.
+_LINE_HEAD = r"[ \t]*(?:>[ \t]?){0,4}(?:[-*•][ \t]+)?"
+_LIST_HEAD = r"^[ \t]*(?:>[ \t]?){0,4}(?:[-*•+][ \t]+|\d{1,2}[.)][ \t]*|\|[ \t]*)?(?:\*\*|__)?"
 _OWNER = (
     r"(?:(?:for[ \t]+)?(?:the|my|our|your|his|her|their|mum['’]?s|mom['’]?s|dad['’]?s|kids?['’]?s?|kids['’])[ \t]+)?"
 )
@@ -494,13 +496,18 @@ TOLD: list[Place] = [
         _keep_bracketed,
         line_words=("log", "sign", "work", "pass", "pw", "try", "said"),
     ),
-    # "- admin\n- PW": a list's item that is a user, the next item its password
+    # "- admin\n- PW", "dad@home.net\nPW", "> user: ops-bot\n> PW": a line that is a user (a list's item, a quoted
+    # line), the next line its password alone
     Place(
         "told-password",
-        rf"(?im)^[ \t]*[-*•][ \t]+(?:{_EMAIL}|{_LOGIN_WORDS})[ \t]*\r?\n[ \t]*[-*•][ \t]+{_VALUE}[ \t]*$",
+        rf"(?im)^{_LINE_HEAD}(?:(?:user(?:name)?|login|e-?mail|u)[ \t]*[:=][ \t]*[\w.@+-]{{2,64}}|{_EMAIL}|"
+        rf"{_LOGIN_WORDS})"
+        rf"[ \t]*\r?\n{_LINE_HEAD}{_VALUE}[ \t]*$",
         1,
         _keep_weak,
-        gate=re.compile(r"(?i)^[ \t]*[-*•][ \t]+(?:\S{1,64}@|admin|root|user|guest)", re.MULTILINE),
+        gate=re.compile(
+            r"(?im)^[ \t]*(?:>[ \t]?){0,4}(?:[-*•][ \t]+)?(?:\S{1,64}@|admin|root|user|guest|login|e-?mail|u[ \t]*[:=])"
+        ),
     ),
     # "le mot de passe du compte est désormais PW": a password's noun, a verb and "now", in other languages
     Place(
@@ -515,10 +522,12 @@ TOLD: list[Place] = [
     # a generated token alone: between the same emoji, between tabs, alone on a line
     Place(
         "told-password",
-        r"(?m)(?:^|\t|[\u2190-\u2bff\U0001f000-\U0001faff][ \t]?)([A-Za-z0-9!#$%&*+=?@^_~-]{10,64})"
+        r"(?m)(?:^(?:>[ \t]?){0,4}|\t|[\u2190-\u2bff\U0001f000-\U0001faff][ \t]?)([A-Za-z0-9!#$%&*+=?@^_~-]{10,64})"
         r"(?=[ \t]?[\u2190-\u2bff\U0001f000-\U0001faff]|\t|$)",
         1,
         _keep_alone,
-        gate=re.compile(r"(?m)^[A-Za-z0-9!#$%&*+=?@^_~-]{10,64}$|\t|[\u2190-\u2bff\U0001f000-\U0001faff]"),
+        gate=re.compile(
+            r"(?m)^(?:>[ \t]?){0,4}[A-Za-z0-9!#$%&*+=?@^_~-]{10,64}$|\t|[\u2190-\u2bff\U0001f000-\U0001faff]"
+        ),
     ),
 ]

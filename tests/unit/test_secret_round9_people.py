@@ -89,6 +89,9 @@ HANDED_OVER_FOUND = [
     ("We keep the shared demo password (D3mo!Shared9) until the switch to SSO.", "D3mo!Shared9"),
     ("user ravi.k, pass Kx9vR2mQ7tLp, 2FA on the team phone", "Kx9vR2mQ7tLp"),
     ("acct jsmith pass Tr33house", "Tr33house"),
+    ("> router: Biscuit4471", "Biscuit4471"),
+    ("> login: deploy-bot\n> W3kPz9QvL2xRmT7", "W3kPz9QvL2xRmT7"),
+    ("## Hulu\nmum@thegreens.org\nteatime1984", "teatime1984"),
     ("the pass is c4ramelsundae just type it", "c4ramelsundae"),
     ("Le mot de passe du wifi invité est maintenant Cerise2026", "Cerise2026"),
 ]
@@ -183,6 +186,9 @@ KEPT = [
     "Il codice wifi è sotto il router",
     "the wifi pwd iz on the fridge",
     "account owner jsmith, password reset pending",
+    "email: bob@acme.io\nPhone: 555-1234",
+    "- admin\n- reporting\n- billing",
+    "> user: bob\n> thanks for the help",
 ]
 
 

@@ -5,23 +5,29 @@ minutes, tickets and handover docs, where no key names it and the prose rules' n
   app → PW", "pss for staging iz PW";
 - **an account's user then its password**: "netflix: dad@home.net / PW", "router: admin / PW", "jenkins
   admin/PW", "| Postman | team@co.com / PW |", "**Canva**: team@co.io — `PW`", "iCloud: gabi@icloud.com PW",
-  "Hulu<TAB>kim.family<TAB>PW";
+  "Hulu<TAB>kim.family<TAB>PW", "Netflix,dad@home.net,PW", "user acmeco, pass PW", "the login for the printer is
+  admin, password PW"; a line that is a user (an address, admin, "user: X", quoted or a list's item) and the
+  password alone on the next line;
 - **an account's or a device's name then a value**: "router: PW", "kid's switch → PW", "Insta - PW",
   "1) VPN: PW", "| NAS | PW |", "facebook    PW", "hbo max is PW";
 - **a wifi network's key or code**, its network named on the line or the line above: "Network is Garden,
   code PW", "Staff wifi: Acme, key PW", "WLAN: Home\\nSchlüssel: PW", "le code wifi c'est PW";
 - **a value handed over in a sentence about it**: "sorry, it's PW not ...", "*edit*: it's PW now", "new one:
   PW", "Try PW (no spaces)", "Just use PW on the tablet", "log in as kevin with PW", "reset to PW", "full
-  thing is PW", "capital T: PW", "same as always: PW", "here you go, PW, good luck", "~~old~~ PW";
+  thing is PW", "capital T: PW", "same as always: PW", "here you go, PW, good luck", "~~old~~ PW", "correction:
+  PW (not PX)", "the usual one but X rather than Y: PW", a value in brackets or quotes in a thread about logging
+  in ("I logged in (PW)", 'you said "PW" but'), a password's noun then its value in brackets;
 - **a compound noun joined by a hyphen**: "Root-Passwort für den Server ist PW", "the db-password was PW";
 - **a value, then the accounts it opens**: "for everyone: PW (Disney, Netflix, Prime all the same)";
 - **a password's part**: "the same as the wifi but with PART at the end", "street name + number + PART", and a
   password given in two parts on two lines ("first 6: PART\nrest: PART");
-- **a generated token alone**: wrapped in the same emoji, between tabs, or alone on a line of a chat.
+- **a generated token alone**: between tabs or alone on a line (mixed case, digits, no words), or wrapped in a
+  key, lock, see-no-evil or hush emoji.
 
 The value must look like a password (``kernel.secret_password_shape``), and a word then a number only where a
 noun or an account says a password follows; so "use Python3", "router: TP-Link AX50", "Network is down, code
-review at 3" stay. Plain data and keep checks.
+review at 3", "reset to Factory2 defaults", "a fantasy password (...)" stay. Numeric codes and PINs are
+``kernel.secret_codes``'. Plain data and keep checks.
 """
 
 from __future__ import annotations

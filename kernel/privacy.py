@@ -10,7 +10,7 @@ before anything else sees it. The recognisers are listed, in order, by
 ``kernel.secret_patterns``: self-naming tokens (``kernel.secret_tokens``, ``kernel.secret_formats``),
 commands (``kernel.secret_commands``), detect-secrets' rules (``kernel.secret_rules``), context rules
 (``kernel.secret_context`` compiles them: code, directory binds, headers, places, prose, tools, a secret a
-command prints), keyed values
+command prints, a secret told to a person in chat, notes or lists: ``kernel.secret_told``), keyed values
 (``kernel.secret_keyed``) and, last, a random token standing alone whatever its context
 (``kernel.secret_random``); what counts as a reference to a secret rather than one is in
 ``kernel.secret_values``. Then ``kernel.secret_blocks`` takes what spans lines (``.pgpass``

@@ -55,7 +55,8 @@ _DIGITS_ONLY = r"(?:[*#]?\d{4,12}[#*]?|\d{1,4}(?:-\d{1,4}){1,5}|\d(?:[ ]\d){3,9}
 _STRONG = (
     r"pin(?:[- ]?(?:code|kod|koden|nummer|number))?|puk\d?|pincode|passcode|pass[- ]code|geheimzahl|combo|"
     r"combination|combinaison|combinazione|combinaci[oó]n|combina[cç][aã]o|kombination|zahlenkombination|"
-    r"kombinacja|kombinace|cvc2?|cvv2?|(?:zoom[ ])?host[ -]key|(?:one-time[ -])?access[ -]code|entry[ -]code|"
+    r"kombinacja|kombinace|cvc2?|cvv2?|пин(?:-?код)?|(?:zoom[ ])?host[ -]key|(?:one-time[ -])?access[ -]code|"
+    r"entry[ -]code|"
     r"(?:door|gate|entry|entrance|keypad|lockbox|alarm|disarm|duress|unlock|deur|t[üu]r|haust[üu]r|tor|zugangs|"
     r"eingangs|öffnungs|tresor|schlie(?:ß|ss)fach|toegangs|poort|digi|port|dør|dörr|ovi|alarm|garagen?|cijfer|"
     r"zahlen)(?:code|kod|kode|koodi|koden)"
@@ -159,7 +160,7 @@ def _keep_after_noun(match: re.Match[str]) -> bool:
 # The words between a noun and its separator: a connective then a few words, or a parenthesis.
 _CONNECTIVE = (
     r"for|of|to|from|on|at|in|del|della|dello|dei|do|da|dos|das|de|du|des|di|für|fürs|zum|zur|vom|van|voor|för|"
-    r"til|dla|od|na|4|the|my|our|your|his|her|their|der|die|das|dem|den|la|le|el|il|lo|les|los|las|het|een"
+    r"til|dla|od|na|4|от|для|к|на|the|my|our|your|his|her|their|der|die|das|dem|den|la|le|el|il|lo|les|los|las|het|een"
 )
 _BRIDGE_WORD = r"[ \t]+(?=[\w'’/.-]{0,23}[^\W\d_])[\w'’/.-]{1,24}"  # a word with a letter in it
 _BRIDGE = rf"(?:[ \t]*\([^()\n]{{1,40}}\)|[ \t]+(?:{_CONNECTIVE})(?:,?{_BRIDGE_WORD}){{0,10}})"
@@ -171,7 +172,9 @@ _SAYS = (
 )
 # Markup or a quote around the value: "code: <b>P0MVALL7</b>", "PIN **4711**", "code is `2580`".
 _OPENER = r"(?:<(?:b|strong|code|kbd|tt|em|mark)>|\*\*|[`'\"“‘])?"
-_AFTER_NOUN = rf"(?i)(?<!\w)({_NOUN})(?:(?:{_BRIDGE})?{_SAYS}|[ \t]+){_OPENER}({_VALUE}){_END}"
+# One or two words naming whose code it is, then a colon: "PIN Diensthandy: 1234", "Пин-код карты: 4821".
+_OWNER = r"(?:[ \t]+[^\W\d_][\w'’.-]{0,23}){1,2}[ \t]*[:=：→][ \t]*"
+_AFTER_NOUN = rf"(?i)(?<!\w)({_NOUN})(?:(?:{_BRIDGE})?{_SAYS}|{_OWNER}|[ \t]+){_OPENER}({_VALUE}){_END}"
 
 # --- the things a code opens, told with no noun for the code ---
 _THING_NOUN = (
@@ -250,7 +253,12 @@ _BEFORE_THING = (
 
 
 def _keep_before_thing(match: re.Match[str]) -> bool:
-    return _time_or_year(match.group(1))
+    """Keep a time, a year, and a number a line calls an error's or a status's."""
+    before = match.string[max(0, match.start() - 40) : match.start()]
+    return _time_or_year(match.group(1)) or _ERROR_WORDS.search(before) is not None
+
+
+_ERROR_WORDS = re.compile(r"(?i)\b(?:error|status|exit|return|http|fault|fehler|erreur|errore)")
 
 
 # --- the code first, then its noun in brackets: "6082 (card PIN for Lea)", "4471 (the gate code)" ---
@@ -377,6 +385,7 @@ _RESTATED = (
 
 _CODE_WORDS = (
     "pin",
+    "пин",
     "puk",
     "code",
     "codice",

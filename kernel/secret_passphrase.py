@@ -98,6 +98,29 @@ PASSPHRASES.append(
 )
 
 
+def _keep_after_user(match: re.Match[str]) -> bool:
+    """After a user's name, "and it's" may say anything ("it's expired", "it's locked"): a lone plain word stays."""
+    phrase = match.group(4)
+    if phrase is not None and len(phrase.split()) == 1 and phrase.strip(".,;:!?").isalpha():
+        return True
+    return _keep_prose_words(match)
+
+
+# a login's user, then "and it's" or "and the password is" and the value: "the staging login is admin and it's
+# marigold-tuesday", "user is ops and the pw is tiger-lily-91"
+PASSPHRASES.append(
+    Place(
+        "prose-password",
+        r"(?i)\b(login|user(?:name)?|account)[ \t]+(?:is|was|=|:)[ \t]+[\w.@+-]{1,64},?[ \t]+and[ \t]+"
+        rf"(?:it's|it\u2019s|it[ \t]+is|(?:the[ \t]+)?{_SECRET_NOUN}(?:'s|[ \t]+is|[ \t]+was|[ \t]*:))[ \t]+"
+        + _PROSE_VALUE,
+        (2, 3, 4),
+        _keep_after_user,
+        line_words=("login", "user", "account"),
+    )
+)
+
+
 # Words of a sentence, not of a wallet's word list (BIP-39 holds none of them).
 _SENTENCE_WORDS = frozenset(
     "the and you your with this these them they then from into should have are was but not".split()

@@ -223,6 +223,7 @@ _RELEASED_FORMS = {
     "private_key/wallet_hex",
     "tool_output/keyring",
     "private_key/ssh_passphrase",
+    "hard/prose_password",
 }
 RELEASED = [s for s in BLIND9_SECRETS + BLIND11_SECRETS if s.name in _RELEASED_FORMS]
 
@@ -370,6 +371,8 @@ ITS_FOUND = [
     ("gpg wants the passphrase: it's copper lantern 4471", "copper lantern 4471"),
     ("the wifi password? it is Gravel#Moon8", "Gravel#Moon8"),
     ("keystore pw - that's Tern&Cove71", "Tern&Cove71"),
+    ("the jenkins login is ci-bot and it's heron-quarry-lamp, all lower case", "heron-quarry-lamp"),
+    ("username is deploy and the password is copper lantern sings", "copper lantern sings"),
 ]
 
 ITS_KEPT = [
@@ -381,6 +384,10 @@ ITS_KEPT = [
     "the password? it is 'changeme' by default",
     "Passcode: it's the 6-digit code from the app",
     "passphrase - that is what ssh-keygen asks for",
+    "the login is admin and it's expired",
+    "login is admin and it's locked out since monday",
+    "my account is alice and it's fine",
+    "the user is admin and it's the same as last year",
 ]
 
 

@@ -6,7 +6,8 @@ Most specific first:
 - **commands and URLs** (``kernel.secret_commands``): ``mysql -pPW``, ``curl -u user:PW``, a URL's password;
 - **detect-secrets' rules** (``kernel.secret_rules``, taken as data);
 - **context rules** (``kernel.secret_context``): the provider formats, then where a value stands;
-- **codes people tell** (``kernel.secret_codes``): door, alarm and locker codes, PINs, backup codes, recovery keys;
+- **codes people tell** (``kernel.secret_codes``): door, alarm and locker codes, PINs; with them backup codes and
+  recovery keys (``kernel.secret_recovery``), secrets spelled out, security answers;
 - **keyed values** (``kernel.secret_keyed``): a value given to a name that says it is secret;
 - **random tokens** (``kernel.secret_random``): a random token standing alone, whatever its context.
 

@@ -6,20 +6,19 @@ titles, tags, session ids, updates, imports), by the kg service on every
 journal op (``redact_json``), by every log line
 (``kernel.logs``), and by ``kernel.projects`` on the names project
 ids are made of. Text between ``<private>`` and ``</private>`` is dropped
-before anything else sees it. The recognisers are listed, in order, by
-``kernel.secret_patterns``: self-naming tokens (``kernel.secret_tokens``, ``kernel.secret_formats``),
-commands (``kernel.secret_commands``), detect-secrets' rules (``kernel.secret_rules``), context rules
-(``kernel.secret_context`` compiles them: code, directory binds, headers, places, prose, tools, a secret a
-command prints, a secret told to a person in chat, notes or lists: ``kernel.secret_told``), keyed values
-(``kernel.secret_keyed``) and, last, a random token standing alone whatever its context
-(``kernel.secret_random``); what counts as a reference to a secret rather than one is in
-``kernel.secret_values``. Then ``kernel.secret_blocks`` takes what spans lines (``.pgpass``
-lines, Kubernetes Secret data, key bodies without a BEGIN line, a file named for a secret shown whole
-(``kernel.secret_files``), and the credential
-columns of tables from ``kernel.secret_tables``); backslash-continued shell lines are read joined as
-well, and the rest of a value wrapped onto the next line is redacted with it (``kernel.secret_continued``).
+before anything else sees it. The recognisers live in the package ``kernel.redaction``, one module per family,
+and are listed, in order, by ``recognisers_in_order``: self-naming tokens (``self_naming_tokens``,
+``provider_formats``), commands (``command_lines``), detect-secrets' rules (``detect_secrets_rules``), context
+rules (``context_rules`` compiles them: code, directory binds, headers, places, prose, tools, a secret a
+command prints, a secret told to a person in chat, notes or lists: ``told_to_people``), keyed values
+(``keyed_values``) and, last, a random token standing alone whatever its context (``random_tokens``); what
+counts as a reference to a secret rather than one is in ``values``. Then ``multiline_blocks`` takes what spans
+lines (``.pgpass`` lines, Kubernetes Secret data, key bodies without a BEGIN line, a file named for a secret
+shown whole (``secret_files``), and the credential columns of tables from ``tables``); backslash-continued
+shell lines are read joined as well, and the rest of a value wrapped onto the next line is redacted with it
+(``continued_lines``).
 What a provider's docs or an RFC print for readers to copy is kept, whichever rule finds it
-(``kernel.secret_examples``).
+(``kernel.redaction.documented_examples``).
 Plain module.
 """
 
@@ -27,11 +26,11 @@ from __future__ import annotations
 
 import re
 
-from kernel.secret_blocks import redact_blocks
-from kernel.secret_continued import redact_continued, redact_wrapped
-from kernel.secret_examples import DOCUMENTED_EXAMPLES
-from kernel.secret_patterns import recognisers
-from kernel.secret_recogniser import MARKER_PREFIX, Recogniser
+from kernel.redaction.continued_lines import redact_continued, redact_wrapped
+from kernel.redaction.documented_examples import DOCUMENTED_EXAMPLES
+from kernel.redaction.multiline_blocks import redact_blocks
+from kernel.redaction.recogniser import MARKER_PREFIX, Recogniser
+from kernel.redaction.recognisers_in_order import recognisers
 
 PLACEHOLDER = MARKER_PREFIX + "{kind}]"
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from bench.reliability import Row
 from kernel.json_values import as_list, as_object, objects_at, str_at
 from kernel.privacy import redact, strip_private
-from kernel.secret_recogniser import MARKER_PREFIX
+from kernel.redaction.recogniser import MARKER_PREFIX
 
 _REPO = Path(__file__).resolve().parents[2]
 _SHARED_DATA = _REPO.parent / "shared" / "data"

@@ -1,4 +1,4 @@
-"""A random token standing alone is redacted whatever its context (``kernel.secret_random``), and what only
+"""A random token standing alone is redacted whatever its context (``kernel.redaction.random_tokens``), and what only
 looks random (digests, public keys, ids, base64 of text, URLs) stays. The values are made up."""
 
 from __future__ import annotations

@@ -19,8 +19,8 @@ import urllib.parse
 import pytest
 
 from kernel.privacy import contains_secret, redact
-from kernel.secret_entropy import high_entropy
-from kernel.secret_rules import DETECT_SECRETS_RULES
+from kernel.redaction.detect_secrets_rules import DETECT_SECRETS_RULES
+from kernel.redaction.entropy import high_entropy
 from tests.support.redaction_checks import assert_redacted_in_place
 from tests.support.secrets_corpus import Secret
 from tests.support.secrets_heldout import HELDOUT_ORDINARY, HELDOUT_SECRETS, changed_ordinary, kept_secrets
@@ -149,7 +149,7 @@ def test_a_random_flag_value_is_redacted_but_a_digest_is_not() -> None:
 def test_the_detect_secrets_table_matches_the_pinned_package() -> None:
     """The vendored rules are detect-secrets' own: a version bump that changes one fails here."""
     pytest.importorskip("detect_secrets")
-    from kernel.secret_rules import installed_rules
+    from kernel.redaction.detect_secrets_rules import installed_rules
 
     assert installed_rules() == DETECT_SECRETS_RULES
 

@@ -12,7 +12,7 @@ import time
 import pytest
 
 from kernel.privacy import redact
-from kernel.secret_password_shape import weak_password_shaped
+from kernel.redaction.password_shape import weak_password_shaped
 from tests.support.redaction_checks import assert_redacted_in_place
 from tests.support.secrets_blind7 import BLIND7_ORDINARY, BLIND7_SECRETS, family_of
 from tests.support.secrets_corpus import Secret

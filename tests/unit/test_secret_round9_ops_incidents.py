@@ -124,7 +124,7 @@ def test_blind10_ordinary_texts_stay(text: str) -> None:
     assert redact(text) == text
 
 
-# secrets handed over in an incident's chat, a runbook or a ticket (kernel.secret_incidents)
+# secrets handed over in an incident's chat, a runbook or a ticket (kernel.redaction.incident_chat)
 INCIDENT_FOUND = [
     # an answer after an arrow, to a question or after a credential's word
     ("which one was the iDRAC admin? -> Qz7!vRt2pLx", "Qz7!vRt2pLx"),

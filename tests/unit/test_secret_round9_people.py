@@ -197,7 +197,7 @@ def test_text_near_a_told_secret_stays(text: str) -> None:
     assert redact(text) == text
 
 
-# the released blind11 corpus's forms of these families (numeric codes and PINs are kernel.secret_codes')
+# the released blind11 corpus's forms of these families (numeric codes and PINs are kernel.redaction.access_codes')
 _BLIND11_TOLD = frozenset(
     """chat/terse chat/lowercase_no_punct chat/emoji chat/teams_reply chat/no_keyword chat/after_username
     chat/sms_style email/subject_line email/reply_above wifi/fridge_note wifi/office_onboarding wifi/french

@@ -39,6 +39,9 @@ _CORPORA = [
     ("tests.support.secrets_blind9", "BLIND9_ORDINARY"),
     ("tests.support.secrets_blind10", "BLIND10_ORDINARY"),
     ("tests.support.secrets_blind11", "BLIND11_ORDINARY"),
+    ("tests.support.secrets_blind12", "BLIND12_ORDINARY"),
+    ("tests.support.secrets_blind13", "BLIND13_ORDINARY"),
+    ("tests.support.secrets_blind14", "BLIND14_ORDINARY"),
 ]
 _MARKER = re.compile(re.escape(MARKER_PREFIX) + r"[^\]]*\]")
 

@@ -18,12 +18,12 @@ hashes, UUIDs...) is stored the same way, and the note says how many came
 back changed (false positives).
 
 The held-out corpora (``tests/support/secrets_heldout.py``, ``secrets_fresh.py``,
-``secrets_final.py``, ``secrets_blind4.py`` to ``secrets_blind11.py``: each written
+``secrets_final.py``, ``secrets_blind4.py`` to ``secrets_blind14.py``: each written
 blind, each with 200 ordinary texts) go through the memory bank and the prompt
 hook into projects of their own, and are read back through search, export and
 get-context; the first is also looked for in every file under MNEMEX_HOME. The
-rules were tuned on each of them but one after it was measured (``blind9`` to
-``blind11`` last, together); ``blind8``, written blind after ``blind7`` was
+rules were tuned on each of them but one after it was measured (``blind12`` to
+``blind14`` last, together); ``blind8``, written blind after ``blind7`` was
 released and never tuned on, is what says how redaction does on forms nobody listed.
 """
 
@@ -47,6 +47,9 @@ from tests.support.secrets_blind8 import BLIND8_ORDINARY, BLIND8_SECRETS
 from tests.support.secrets_blind9 import BLIND9_ORDINARY, BLIND9_SECRETS
 from tests.support.secrets_blind10 import BLIND10_ORDINARY, BLIND10_SECRETS
 from tests.support.secrets_blind11 import BLIND11_ORDINARY, BLIND11_SECRETS
+from tests.support.secrets_blind12 import BLIND12_ORDINARY, BLIND12_SECRETS
+from tests.support.secrets_blind13 import BLIND13_ORDINARY, BLIND13_SECRETS
+from tests.support.secrets_blind14 import BLIND14_ORDINARY, BLIND14_SECRETS
 from tests.support.secrets_corpus import ORDINARY, SECRETS, Secret
 from tests.support.secrets_final import FINAL_ORDINARY, FINAL_SECRETS
 from tests.support.secrets_fresh import FRESH_ORDINARY, FRESH_SECRETS
@@ -71,6 +74,9 @@ LATER_CORPORA: list[HeldOut] = [
     ("blind9", BLIND9_SECRETS, BLIND9_ORDINARY, "/srv/acme-blind9"),
     ("blind10", BLIND10_SECRETS, BLIND10_ORDINARY, "/srv/acme-blind10"),
     ("blind11", BLIND11_SECRETS, BLIND11_ORDINARY, "/srv/acme-blind11"),
+    ("blind12", BLIND12_SECRETS, BLIND12_ORDINARY, "/srv/acme-blind12"),
+    ("blind13", BLIND13_SECRETS, BLIND13_ORDINARY, "/srv/acme-blind13"),
+    ("blind14", BLIND14_SECRETS, BLIND14_ORDINARY, "/srv/acme-blind14"),
     ("blind8", BLIND8_SECRETS, BLIND8_ORDINARY, "/srv/acme-blind8"),
 ]
 NEVER_TUNED: str | None = "blind8"  # the name of a corpus listed here that was never tuned on, when there is one

@@ -25,6 +25,7 @@ import math
 import re
 
 from kernel.redaction.entropy import high_entropy, mostly_words, shannon, wordlike
+from kernel.redaction.values import named_public
 
 # Standing alone: after the start, a space, a quote or an opening bracket (or a marker's ']:', the user part
 # of "user:secret" already redacted), up to a space, a quote, a closing bracket or a sentence's end.
@@ -44,6 +45,9 @@ PASSWORD_TOKEN = re.compile(
 _LETTER_RUN = re.compile(r"[a-z]{4,}|[A-Z][a-z]{3,}")
 _NOT_A_PASSWORD = re.compile(r"@|::|\d\.\d|\.[a-z]{2,4}$")  # an address, a C++/Rust path, a version, a file
 _TYPED_ID = re.compile(r"[a-z]{2,8}[_-]|sha\d{3}-")  # evt_..., subnet-..., sha512-...
+# Ids whose shape names them: a Twilio-style resource SID (two capitals, 32 hex: SM... a message, CA... a call) and a
+# Cloudflare Ray id (16 hex and the data centre's code: 8a1b2c3d4e5f6a7b-FRA).
+_SHAPED_ID = re.compile(r"[A-Z]{2}[0-9a-f]{32}|[0-9a-f]{16}-[A-Z]{3}")
 _BASE64_MARK = re.compile(r"[+/]")
 _ID_PREFIX = re.compile(r"(?:[a-z]{2,12}[_-]|\d{1,6}[_-])+")  # session-15-, evt_, subnet-
 _DIGEST_ID = re.compile(r"sha\d{3}-")  # an integrity digest (sha512-<base64>) is public
@@ -149,6 +153,8 @@ def keep_random_token(match: re.Match[str]) -> bool:
         # prefix only carries a token, which is judged on its own
     elif _TYPED_ID.match(value) or _NAMED_ID.search(before[-40:]) or _JWK_PUBLIC_PART.search(before[-12:]):
         return True
+    if _SHAPED_ID.fullmatch(value) or named_public(match):
+        return True  # a resource's SID, a Ray id; a key the words before call public (a CAPTCHA's site key)
     if not before and _BASE64_LINE.fullmatch(
         match.string, match.string.rfind("\n", 0, line_start - 1) + 1, line_start - 1
     ):
@@ -169,7 +175,7 @@ def keep_password_token(match: re.Match[str]) -> bool:
     digits = sum(c.isdigit() for c in value)
     if upper < 2 or lower < 2 or digits < 2 or value.isalnum():
         return True
-    if _NOT_A_PASSWORD.search(value) or _TYPED_ID.match(value):
+    if _NOT_A_PASSWORD.search(value) or _TYPED_ID.match(value) or _SHAPED_ID.fullmatch(value) or named_public(match):
         return True
     if any(wordlike(run.lower()) for run in _LETTER_RUN.findall(value)) or mostly_words(value, share=0.5):
         return True

@@ -32,15 +32,18 @@ _ABOUT_A_SECRET = re.compile(
     r"prefix|mode|enabled|required|changed|updated|created|rotat|used|history|store|vault|manager|backend|provider|"
     r"algorithm|algo|cipher|scheme|method|strategy|interval|period|schedule|location|owner|description|pattern|regex|"
     # a directory's password policy and bookkeeping (LDAP, AD): pwdLastSet, pwdFailureTime, pwdMustChange
-    r"last[_-]?set|time|duration|failure|success|lockout|quality|warning|subentry|must[_-]?change|properties)"
+    r"last[_-]?set|time|duration|failure|success|lockout|quality|warning|subentry|must[_-]?change|properties|"
+    # where a service is reached: AUTH0_DOMAIN, VAULT_HOST, KEYCLOAK_ENDPOINT
+    r"domain|host|hostname|endpoint)"
     r"(?:y|es|ed|ion|ation|s)?(?:[_.-]?(?:in|at|on|seconds?|secs?|ms|days?|hours?|minutes?|mins?))?(?:\\{0,7}[\"'])?$"
 )
 
 
 # A name that points at a secret kept elsewhere: existingSecret (a Helm chart's), secretRef, valueFrom.
 _POINTS_AT_A_SECRET = re.compile(r"(?i)existing|(?:^|[_.-])(?:from|use)[_-]?secret|secret[_-]?(?:ref|name|arn|id)")
-# A public key is no secret: "age public key: age1...", WireGuard's PublicKey, a publishable key.
-_PUBLIC = re.compile(r"(?i)public|publishable|(?<![a-z])pub(?![a-z])")
+# A public key is no secret: "age public key: age1...", WireGuard's PublicKey, a publishable key, a CAPTCHA's site
+# key (reCAPTCHA, hCaptcha, Turnstile: the page shows it; the secret key is the other one).
+_PUBLIC = re.compile(r"(?i)public|publishable|(?<![a-z])pub(?![a-z])|(?<![a-z])site(?:[ _-]?key|[ \t]\Z)")
 
 
 def named_public(match: re.Match[str]) -> bool:
@@ -105,9 +108,23 @@ _NEXT_PARAMETER = re.compile(r"&(?=[A-Za-z_][\w.-]{0,30}=)")
 _NO_VALUE = re.compile(r"\((?:[A-Za-z]{1,20} ?){1,4}\)|\[(?:[A-Za-z]{1,20} ?){1,4}\]|[Nn]/[Aa]")
 
 
+# A template's instruction to fill the value in, in words: WordPress's 'put your unique phrase here', "enter your key".
+_FILL_IN_WORDS = re.compile(
+    r"(?i)(?:(?:put|enter|insert|paste|add|type|set|replace[ \t]+with)[ \t]+)?(?:your|the)[ \t]+"
+    r"(?:[a-z-]{1,20}[ \t]+){0,4}"
+    r"(?:phrase|password|passphrase|secret|key|token|salt|value|string)(?:[ \t]+here)?"
+)
+# Calls chained on a builder: a schema's rule (zod's z.string().min(12, ...), yup.string().required()).
+_CODE_CHAIN = re.compile(
+    r"[A-Za-z_$][\w$]{0,40}(?:\.[A-Za-z_]\w{0,40}){0,4}\(\)(?:\.[A-Za-z_]\w{0,40}(?:\([^()\s]{0,40}\)?)?){1,8}"
+)
+
+
 def value_is_code(value: str) -> bool:
     """True for a value that refers to a secret instead of being one (``None``, ``self.password``, ``***``)."""
     if _NO_VALUE.fullmatch(value.strip().strip("\"'")):
+        return True
+    if _FILL_IN_WORDS.fullmatch(value.strip().strip("\"'")):
         return True
     head = value.split()[0] if value.split() else value
     head = _NEXT_PARAMETER.split(head, 1)[0]  # secret=X&issuer=Y: X alone
@@ -131,8 +148,8 @@ def value_is_code(value: str) -> bool:
         return True  # %s, %(password)s, %DB_PASSWORD%, %{pass}; not a password that starts with '%'
     if _YAML_TAG.fullmatch(head):
         return True  # password: !vault |
-    if _CODE_CALL.fullmatch(head):
-        return True  # getpass(), os.environ["X"], config.get("db")
+    if _CODE_CALL.fullmatch(head) or _CODE_CHAIN.fullmatch(head):
+        return True  # getpass(), os.environ["X"], config.get("db"), z.string().min(12
     if _CODE_ATTRIBUTE.fullmatch(head):  # self.password, settings.SECRET_KEY; not "Abc.def9"
         parts = head.split(".")
         # (an object's name is a word, and a setting's name does not end in a digit: "A0.PASS0" is a password)

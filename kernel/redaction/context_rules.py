@@ -19,6 +19,8 @@ No format can say that ``hunter2`` is a password; its place can. The rules live 
 - ``kernel.redaction.directory_binds``: a password given to a directory (LDAP, Active Directory) bind;
 - ``kernel.redaction.otp``: one-time-password seeds and recovery codes;
 - ``kernel.redaction.tool_files``: developer tools' own files (property lists, composer's auth.json, NATS seeds);
+- ``kernel.redaction.data_tools``: data and ML work (notebook parameters, secret stores, Spark and Hadoop settings,
+  MATLAB/R name-value pairs, SAS encodings, keys in groups);
 - ``kernel.redaction.encoded_values``: a secret as hex bytes, a private key in hex, a JSON Web Token in pieces;
 - ``kernel.redaction.tables``: the rows of a name/value table;
 - ``told_to_people``: a secret told to a person (chat, notes, minutes, handover docs, lists, corrections);
@@ -35,6 +37,7 @@ import re
 from collections.abc import Callable
 
 from kernel.redaction.command_lines import COMMAND_LINES
+from kernel.redaction.data_tools import DATA_TOOLS
 from kernel.redaction.device_configs import DEVICES
 from kernel.redaction.directory_binds import DIRECTORY_BINDS
 from kernel.redaction.encoded_values import ENCODED
@@ -114,7 +117,7 @@ def context_recognisers() -> list[Recogniser]:
         out.append(Recogniser(kind, re.compile(body), keep=keep, text_words=gate))
     places = COMMAND_LINES + CREDENTIAL_CALLS + DIRECTORY_BINDS + LITERALS + AUTHORIZATION + NAMED_VALUES + PASSPHRASES
     places += PLACES + DEVICES + URL_SECRETS + CODE + HEADERS + PROSE + TOOLS + OTP + NAME_VALUE_ROWS + TOKEN_PIECES
-    places += TOOL_FILES + ENCODED
+    places += TOOL_FILES + ENCODED + DATA_TOOLS
     places += TOLD + INCIDENTS
     for place in places:
         # a rule that spans lines writes its line break out (\n), which one_line leaves as it is; and as a rule is

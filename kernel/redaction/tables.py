@@ -40,6 +40,16 @@ _SQL_VALUE = re.compile(r"[ \t]*(?:'(?:[^'\n]|'')*'|[^,']*)[ \t]*")
 
 # A note in brackets instead of a value: "(in vault)", "(see 1Password)", "(ask ops)", "(in 1Password: Infra/vCenter)".
 _NOTE = re.compile(r"\((?:[\w.:/@-]+ )+[\w.:/@-]+\)")
+# ... or without brackets, a few words that say where the secret is kept: "in 1Password", "see vault", "ask ops",
+# "stored in Bitwarden", "kept in the safe".
+_POINTER_NOTE = re.compile(
+    r"(?i)(?:(?:stored|kept|saved|held|look|find it|it's|is)[ \t]{1,4})?(?:in|see|ask|from|via|check|per|under|on)"
+    r"(?:[ \t]{1,4}[\w.:/@-]{1,40}){1,5}"
+)
+
+
+def _is_note(value: str) -> bool:
+    return _NOTE.fullmatch(value) is not None or _POINTER_NOTE.fullmatch(value) is not None
 
 
 _BORDER = re.compile(r"[+|:=-]*-{3}[+|:=-]*")
@@ -51,7 +61,7 @@ def _cells(line: str, separator: str) -> list[str]:
 
 def _looks_secret(value: str) -> bool:
     """A cell that could be a password: not a marker, not code, and not a plain word ("string", "required")."""
-    if value.startswith(MARKER_PREFIX) or value_is_code(value) or _NOTE.fullmatch(value):
+    if value.startswith(MARKER_PREFIX) or value_is_code(value) or _is_note(value):
         return False
     return len(value) >= 12 or any(not c.isalpha() for c in value)
 
@@ -161,7 +171,7 @@ def _aligned_header(line: str) -> tuple[list[tuple[int, int]], int] | None:
 
 def _aligned_value(value: str) -> bool:
     """A cell of an aligned table that could be a password: a digit or a symbol in it, not code, not a marker."""
-    if value.startswith(MARKER_PREFIX) or value_is_code(value) or _NOTE.fullmatch(value):
+    if value.startswith(MARKER_PREFIX) or value_is_code(value) or _is_note(value):
         return False
     return any(c.isalnum() for c in value) and not value.isalpha()
 

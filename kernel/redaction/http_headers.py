@@ -34,12 +34,25 @@ from kernel.redaction.values import about_a_secret, keep_value, looks_random, va
 
 _CREDENTIAL_NAME = re.compile(r"(?i)api|key|token|auth|secret|pass|sig|session|sess|sid|team|cred|license|jwt|remember")
 _ABOUT = re.compile(r"(?i)(?:^|[-_])(?:id|ids|request|trace|span|correlation|version|type|length|expires?|ttl)$")
+# A request's signature (X-Hub-Signature-256: sha256=<hex>, X-Slack-Signature: v0=<hex>, X-Shopify-Hmac-Sha256:
+# <base64>): a digest of one payload, proof of the secret but not the secret itself.
+_SIGNATURE_NAME = re.compile(r"(?i)signature|hmac|digest")
+_SIGNATURE_VALUE = re.compile(
+    r"(?:[a-z]{1,6}\d{0,3}=)?(?:[0-9a-f]{32,128}|[0-9A-F]{32,128}|[A-Za-z0-9+/]{27,86}={0,2})"
+)
+
+
+def a_request_signature(name: str, value: str) -> bool:
+    """``value`` is a digest of one request's payload, under a header named for a signature."""
+    return _SIGNATURE_NAME.search(name) is not None and _SIGNATURE_VALUE.fullmatch(value) is not None
 
 
 def _keep_header(match: re.Match[str]) -> bool:
     """Keep ``X-Request-Id: <uuid>`` and ``X-Api-Version: 2024-01-01``; not ``X-JFrog-Art-Api: <token>``."""
     name, value = match.group(1), match.group(2)
     if value_is_code(value) or _ABOUT.search(name):
+        return True
+    if a_request_signature(name, value):
         return True
     if high_entropy(value):
         return False

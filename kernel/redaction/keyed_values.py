@@ -17,6 +17,7 @@ import re
 
 from kernel.redaction.command_output import looks_like_a_password
 from kernel.redaction.entropy import unquote
+from kernel.redaction.http_headers import a_request_signature
 from kernel.redaction.places import CALL_IN_VALUE, Place
 from kernel.redaction.recogniser import MARKER_PREFIX, Recogniser, inside_a_word
 from kernel.redaction.values import (
@@ -172,6 +173,8 @@ def _keep_weak(match: re.Match[str]) -> bool:
         return True  # token_bytes = base64.b64decode(payload): a function's name, called
     if about_a_secret(match.group(1)) or named_public(match) or value_is_code(value) or not looks_random(value):
         return True
+    if a_request_signature(match.group(1), value):
+        return True  # X-Hub-Signature-256: sha256=<hex>: one payload's digest
     return _TEMPLATE.search(value) is not None or _public_pem_in_base64(value)
 
 

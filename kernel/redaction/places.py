@@ -43,6 +43,11 @@ NAME_CHARS = r"[\w.:/-]"
 _LAST_WORDS = frozenset(
     "password passwd pwd pass passphrase secret token key apikey auth credential credentials".split()
 )
+# An owner joined to the word in one lower-case word (SimpleSAMLphp's auth.adminpassword, rootpw, dbpass)
+_JOINED_OWNER = re.compile(
+    r"(?i)(?:admin|root|db|user|master|super|superuser|sa|bind|smtp|mail|ldap|sys|svc)"
+    r"(?:password|passwd|pwd|pass|pw|secret|passphrase)"
+)
 _STRONG_NAME = re.compile(r"(?i)pass|pwd|secret|api[_-]?key|access[_-]?key|private[_-]?key")
 _PLACEHOLDER = re.compile(r"[A-Za-z_][\w.\[\]'\"]{0,80}")  # {password}, {cfg.db_pass}: a template's field
 _SETTINGS = frozenset("yes no on off true false enabled disabled 0 1".split())
@@ -52,7 +57,7 @@ _NAME_PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 def _names_a_secret(name: str) -> bool:
     """The name's last word is a secret's (DB_PASSWORD, apiKey, //h/:_authToken; not TokenEndpoint, SECRET_MANAGER)."""
     parts = _NAME_PARTS.findall(name)
-    return bool(parts) and parts[-1].lower() in _LAST_WORDS
+    return bool(parts) and (parts[-1].lower() in _LAST_WORDS or _JOINED_OWNER.fullmatch(parts[-1]) is not None)
 
 
 def _code(value: str) -> bool:

@@ -45,6 +45,8 @@ PASSWORD_TOKEN = re.compile(
 _LETTER_RUN = re.compile(r"[a-z]{4,}|[A-Z][a-z]{3,}")
 _NOT_A_PASSWORD = re.compile(r"@|::|\d\.\d|\.[a-z]{2,4}$")  # an address, a C++/Rust path, a version, a file
 _TYPED_ID = re.compile(r"[a-z]{2,8}[_-]|sha\d{3}-")  # evt_..., subnet-..., sha512-...
+# A key's algorithm and its id, as gpg --list-keys prints them (rsa4096/..., ed25519/..., cv25519/..., nistp256/...)
+_KEY_ID = re.compile(r"[a-z]{2,10}\d{3,5}[a-z]?/(?:0x)?[0-9A-F]{8,40}")
 # Ids whose shape names them: a Twilio-style resource SID (two capitals, 32 hex: SM... a message, CA... a call) and a
 # Cloudflare Ray id (16 hex and the data centre's code: 8a1b2c3d4e5f6a7b-FRA).
 _SHAPED_ID = re.compile(r"[A-Z]{2}[0-9a-f]{32}|[0-9a-f]{16}-[A-Z]{3}")
@@ -56,7 +58,9 @@ _LETTER_RUN_5 = re.compile(r"[a-z]{5}|[A-Z]{5}")
 _NAMED_ID = re.compile(r"(?i)(?:id|ids|hash|sum|digest|fingerprint|checksum)[\"']?\s*[:=]\s*[\"']?$")
 _JWK_PUBLIC_PART = re.compile(r"\"(?:n|e|x|y|x5t|x5c)\"\s*:\s*\[?\"$")  # a JSON Web Key's public modulus, curve point
 _BASE64_LINE = re.compile(r"[A-Za-z0-9+/]{48,100}")
-_BINARY_HEADS = (b"\x00\x00\x00", b"0", b"\x89PNG", b"GIF8", b"\xff\xd8", b"PK")
+_BINARY_HEADS = (b"\x00\x00\x00", b"0\x81", b"0\x82", b"0\x83", b"\x89PNG", b"GIF8", b"\xff\xd8", b"PK")
+# DER's short form: a SEQUENCE, its length, then the tag of what it holds (a SEQUENCE, an INTEGER, an OID)
+_DER_SHORT = re.compile(rb"0[\x00-\x7f][\x02\x03\x04\x06\x30\xa0]", re.DOTALL)
 _DIGEST_SIZES = frozenset((16, 20, 32, 48, 64))
 
 
@@ -104,7 +108,8 @@ def holds_a_credential(raw: bytes) -> bool:
 def _public_base64(value: str) -> bool:
     """Base64 (or base64url) of text, of a known binary, or of a digest's size."""
     standard = value.replace("-", "+").replace("_", "/")
-    if base64.b64decode(standard[:8]).startswith(_BINARY_HEADS):
+    head = base64.b64decode(standard[:8])
+    if head.startswith(_BINARY_HEADS) or _DER_SHORT.match(head):
         return True  # a known binary (a truncated public key still opens as one)
     try:
         raw = base64.b64decode(standard + "=" * (-len(standard) % 4), validate=True)
@@ -151,7 +156,12 @@ def keep_random_token(match: re.Match[str]) -> bool:
     if len(carried) >= 20 and _BASE64_MARK.search(carried):
         value = carried  # "session-15-<base64 of random bytes>": a typed id's body is letters and digits, so the
         # prefix only carries a token, which is judged on its own
-    elif _TYPED_ID.match(value) or _NAMED_ID.search(before[-40:]) or _JWK_PUBLIC_PART.search(before[-12:]):
+    elif (
+        _TYPED_ID.match(value)
+        or _KEY_ID.fullmatch(value)
+        or _NAMED_ID.search(before[-40:])
+        or _JWK_PUBLIC_PART.search(before[-12:])
+    ):
         return True
     if _SHAPED_ID.fullmatch(value) or named_public(match):
         return True  # a resource's SID, a Ray id; a key the words before call public (a CAPTCHA's site key)

@@ -6,6 +6,7 @@ Most specific first:
 - **commands and URLs** (``kernel.redaction.command_lines``): ``mysql -pPW``, ``curl -u user:PW``, a URL's password;
 - **detect-secrets' rules** (``kernel.redaction.detect_secrets_rules``, taken as data);
 - **context rules** (``kernel.redaction.context_rules``): the provider formats, then where a value stands;
+- **authentication flows** (``kernel.redaction.auth_flows``): one-time links, a key's passphrase, OAuth's values;
 - **codes people tell** (``access_codes``): door, alarm and locker codes, PINs; with them backup codes and
   recovery keys (``kernel.redaction.recovery_codes``), secrets spelled out, security answers;
 - **keyed values** (``kernel.redaction.keyed_values``): a value given to a name that says it is secret;
@@ -145,6 +146,7 @@ def _not_mixed(match: re.Match[str]) -> bool:
 def recognisers() -> list[Recogniser]:
     """Every recogniser, in the order they are applied."""
     from kernel.redaction.access_codes import code_recognisers
+    from kernel.redaction.auth_flows import auth_flow_recognisers
     from kernel.redaction.context_rules import context_recognisers
     from kernel.redaction.keyed_values import keyed_recognisers
 
@@ -152,6 +154,7 @@ def recognisers() -> list[Recogniser]:
     out = [replace(r, line_words=strong) if r.kind == "typed-default" else r for r in _formats_and_commands()]
     out += _borrowed()
     out += context_recognisers()
+    out += auth_flow_recognisers()
     out += code_recognisers()
     out += keyed_recognisers()
     out.append(Recogniser("random-token", RANDOM_TOKEN, keep=keep_random_token))

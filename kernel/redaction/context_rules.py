@@ -21,6 +21,9 @@ No format can say that ``hunter2`` is a password; its place can. The rules live 
 - ``kernel.redaction.tool_files``: developer tools' own files (property lists, composer's auth.json, NATS seeds);
 - ``kernel.redaction.data_tools``: data and ML work (notebook parameters, secret stores, Spark and Hadoop settings,
   MATLAB/R name-value pairs, SAS encodings, keys in groups);
+- ``kernel.redaction.licence_keys``: licence keys and serials; ``kernel.redaction.key_material``: HSM PINs, raw
+  keys, secret stores' tokens, wallets' words, master passwords; ``kernel.redaction.one_time_codes``: one-time
+  codes told in a sentence, in many languages;
 - ``kernel.redaction.encoded_values``: a secret as hex bytes, a private key in hex, a JSON Web Token in pieces;
 - ``kernel.redaction.tables``: the rows of a name/value table;
 - ``told_to_people``: a secret told to a person (chat, notes, minutes, handover docs, lists, corrections);
@@ -43,8 +46,11 @@ from kernel.redaction.directory_binds import DIRECTORY_BINDS
 from kernel.redaction.encoded_values import ENCODED
 from kernel.redaction.http_headers import AUTHORIZATION, HEADERS
 from kernel.redaction.incident_chat import INCIDENTS
+from kernel.redaction.key_material import KEY_MATERIAL
 from kernel.redaction.keyed_values import NAMED_VALUES
+from kernel.redaction.licence_keys import LICENCES
 from kernel.redaction.literals import LITERALS
+from kernel.redaction.one_time_codes import ONE_TIME_CODES
 from kernel.redaction.otp import OTP
 from kernel.redaction.passphrases import PASSPHRASES
 from kernel.redaction.places import PLACES
@@ -119,6 +125,7 @@ def context_recognisers() -> list[Recogniser]:
     places += PLACES + DEVICES + URL_SECRETS + CODE + HEADERS + PROSE + TOOLS + OTP + NAME_VALUE_ROWS + TOKEN_PIECES
     places += TOOL_FILES + ENCODED + DATA_TOOLS
     places += TOLD + INCIDENTS
+    places += LICENCES + KEY_MATERIAL + ONE_TIME_CODES
     for place in places:
         # a rule that spans lines writes its line break out (\n), which one_line leaves as it is; and as a rule is
         # about one line, its ^ and $ are a line's ends (MULTILINE), also where it runs over the whole text

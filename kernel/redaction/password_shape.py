@@ -49,6 +49,8 @@ def random_letters(value: str) -> bool:
 
 # A word then a number, as people make up a password (marigold77, tulip8, Biscuit2019).
 _WORD_THEN_NUMBER = re.compile(r"([A-Za-z][a-z]{2,23})(\d{1,8})")
+# Words joined by dashes or underscores, then a number: fromage-bleu-42, tanuki_no_mori88.
+_WORDS_THEN_NUMBER = re.compile(r"[A-Za-z][a-z]{1,19}(?:[-_][a-z]{2,20}){1,4}[-_]?\d{1,8}")
 _LETTERS_THEN_NUMBER = re.compile(r"([A-Za-z]{2,24})v?(\d{1,8})")
 # Things named with a number: an algorithm, a protocol, a platform, a product, a step, a place, a date, a field.
 _NAMED_WITH_A_NUMBER = frozenset(
@@ -79,6 +81,8 @@ def weak_password_shaped(value: str) -> bool:
     if named_with_a_number(value) or re.search(r"\w['’]s\Z", value):
         return False  # Python3, a possessive ("dictionary’s")
     if password_shaped(value):
+        return True
+    if _WORDS_THEN_NUMBER.fullmatch(value):
         return True
     return _WORD_THEN_NUMBER.fullmatch(value) is not None and len(value) >= 6
 

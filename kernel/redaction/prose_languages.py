@@ -36,7 +36,8 @@ _INFLECTION = r"\w{0,4}"
 # a verb (a whole word), a colon or a dash; Chinese, Japanese and Korean join the value without a space, after
 # a particle or a verb ("パスワードは", "パスワードを X に", "密码是", "密码改成", "密码设置为", "비밀번호를")
 _FOREIGN_VERB_WORDS = (
-    r"ist|lautet|est|este|es|é|e|è|is|to|je|jest|on|är|er|là|adalah|ialah|είναι|है|هي|هو|است|היא|הוא|yra|ir|është|ni|"
+    r"ist|lautet|c['’]est|est|este|es|é|e|è|is|to|je|jest|on|är|er|là|adalah|ialah|είναι|है|هي|هو|است|היא|הוא|"
+    r"yra|ir|është|ni|"
     r"е|є|yw|dir|ആണ്|आहे"
 )
 _CJK_VERBS = r"は|が|を|も|是|为|為|就是|改成|改为|改為|设为|設為|设置为|設置為|는|은|를|을|가|이|คือ"

@@ -19,6 +19,9 @@ No format can say that ``hunter2`` is a password; its place can. The rules live 
 - ``kernel.redaction.directory_binds``: a password given to a directory (LDAP, Active Directory) bind;
 - ``kernel.redaction.otp``: one-time-password seeds and recovery codes;
 - ``kernel.redaction.tool_files``: developer tools' own files (property lists, composer's auth.json, NATS seeds);
+- ``kernel.redaction.web_handovers``: web and product work (browser storage, app passwords, staging sites' basic
+  auth, agency handovers) and ``kernel.redaction.web_services``: webhook and deploy-hook URLs, web services' keys;
+- ``kernel.redaction.payment_numbers``: a card number (Luhn) and an IBAN (mod 97) told in a text;
 - ``kernel.redaction.data_tools``: data and ML work (notebook parameters, secret stores, Spark and Hadoop settings,
   MATLAB/R name-value pairs, SAS encodings, keys in groups);
 - ``kernel.redaction.licence_keys``: licence keys and serials; ``kernel.redaction.key_material``: HSM PINs, raw
@@ -53,6 +56,7 @@ from kernel.redaction.literals import LITERALS
 from kernel.redaction.one_time_codes import ONE_TIME_CODES
 from kernel.redaction.otp import OTP
 from kernel.redaction.passphrases import PASSPHRASES
+from kernel.redaction.payment_numbers import PAYMENT_NUMBERS
 from kernel.redaction.places import PLACES
 from kernel.redaction.prose import PROSE
 from kernel.redaction.provider_formats import FORMAT_GATES, FORMATS
@@ -65,6 +69,8 @@ from kernel.redaction.tool_files import TOOL_FILES
 from kernel.redaction.tools import TOOLS
 from kernel.redaction.urls import URL_SECRETS
 from kernel.redaction.values import placeholder_token
+from kernel.redaction.web_handovers import WEB_HANDOVERS
+from kernel.redaction.web_services import WEB_SERVICES
 
 _LEADING = re.compile(r"^(\(\?i\))?(\\b|\(\?<!\[[^\]]{1,20}\]\))")
 
@@ -125,6 +131,7 @@ def context_recognisers() -> list[Recogniser]:
     places += PLACES + DEVICES + URL_SECRETS + CODE + HEADERS + PROSE + TOOLS + OTP + NAME_VALUE_ROWS + TOKEN_PIECES
     places += TOOL_FILES + ENCODED + DATA_TOOLS
     places += TOLD + INCIDENTS
+    places += WEB_HANDOVERS + WEB_SERVICES + PAYMENT_NUMBERS
     places += LICENCES + KEY_MATERIAL + ONE_TIME_CODES
     for place in places:
         # a rule that spans lines writes its line break out (\n), which one_line leaves as it is; and as a rule is

@@ -1,0 +1,199 @@
+"""Credentials in web and product work (issue 36): what a browser stores, what a CMS or a shop hands out, and what
+an agency writes down when it hands a site over.
+
+- a browser's storage: ``localStorage.getItem('token') => "..."``, ``sessionStorage.setItem("refresh", "...")``;
+- an application password (WordPress's six groups of four, Google's four groups of four) after its name;
+- an API key given as the user of HTTP Basic with no password: ``curl -u KEY: https://shop/api`` (PrestaShop, Stripe,
+  Harvest, Mailgun-style APIs), ``http -a KEY:``;
+- a setter given the key: ``$mollie->setApiKey("live_...")``, ``client.set_access_token('...')``;
+- a token named with more words between its name and its value: "private storefront token (do not expose): ...",
+  "cPanel API token (name: deploy): ...", "global API key for acme account: ...";
+- a staging site's basic auth told as a pair: "(basic auth: preview / Pw)", "htpasswd user : Pw", "SFTP user u / Pw";
+- a password at a line's end after its short name: ``ssh host -p 2222   # password Pw``, "pw Pw" in a chat;
+- a label and dot leaders: ``ADMIN PASSWORD ..... Pw``; a password told as "the word X";
+- a signing string told in prose: "the shared webhook signing string between Typeform and our API is X";
+- a ``.pgpass`` line (host:port:database:user:password); a secret inside escaped JSON (``\\"pass\\":\\"...\\"``).
+
+Values that refer to a secret (``$VAR``, ``<key>``, ``changeme``) and plain words of a sentence stay. Plain module.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from kernel.redaction.places import Place
+from kernel.redaction.random_tokens import unlike_a_word
+from kernel.redaction.values import PROSE_WORDS, looks_random, named_public, value_is_code
+
+_SECRETISH = re.compile(r"(?i)token|refresh|auth|session|jwt|access|secret|key|pass|pwd|bearer|cred|sid")
+
+
+def _plain_word(value: str) -> bool:
+    """A word of a sentence, not a password: letters only, or a word of the prose list."""
+    return value.isalpha() or value.lower() in PROSE_WORDS
+
+
+def _keep_storage(match: re.Match[str]) -> bool:
+    name = next((g for g in match.groups()[:4] if g is not None), "")
+    return not _SECRETISH.search(name) or value_is_code(match.group(5))
+
+
+def _keep_app_password(match: re.Match[str]) -> bool:
+    value = match.group(1)
+    letters = "".join(c for c in value if c.isalpha())
+    mixed = any(c.isdigit() for c in value) or (any(c.isupper() for c in value) and any(c.islower() for c in value))
+    if len(set(letters.lower())) <= 2 and not any(c.isdigit() for c in value):
+        return True  # xxxx xxxx xxxx xxxx: the shape, shown to fill in
+    return not (mixed or unlike_a_word(letters))
+
+
+def _keep_random_value(group: int) -> Callable[[re.Match[str]], bool]:
+    def keep(match: re.Match[str]) -> bool:
+        value = match.group(group)
+        return value_is_code(value) or not looks_random(value)
+
+    return keep
+
+
+# Words between a token's name and its value that say it is no secret: an id, a hash, a public key.
+_NOT_SECRET_LABEL = re.compile(
+    r"(?i)\b(?:id|ids|hash|sha\d{0,3}|md5|fingerprint|checksum|digest|sum|public|publishable|site|length|format)\b"
+)
+
+
+def _keep_labelled(match: re.Match[str]) -> bool:
+    value = match.group(2)
+    if _NOT_SECRET_LABEL.search(match.group(1)) or named_public(match):
+        return True
+    return value_is_code(value) or not looks_random(value) or value.isalpha()
+
+
+def _keep_told_value(group: int) -> Callable[[re.Match[str]], bool]:
+    def keep(match: re.Match[str]) -> bool:
+        value = match.group(group).rstrip(".,;:!?")
+        return not value or value_is_code(value) or _plain_word(value)
+
+    return keep
+
+
+def _keep_mixed_value(group: int) -> Callable[[re.Match[str]], bool]:
+    """Keep a value with no digit (a word of a sentence) or one that refers to a secret."""
+
+    def keep(match: re.Match[str]) -> bool:
+        value = match.group(group).rstrip(".,;:!?")
+        if "://" in value or not any(c.isdigit() for c in value) or not any(c.isalpha() for c in value):
+            return True  # a word of a sentence, a number, an address
+        return value_is_code(value)
+
+    return keep
+
+
+_QUOTE = "[\"']"
+_STORAGE_NAME = r"[\"']([^\"'\n]{1,60})[\"']"
+
+WEB_HANDOVERS: list[Place] = [
+    Place(
+        "browser-storage",
+        r"\b(?:local|session)Storage(?:\.getItem\(\s{0,8}"
+        + _STORAGE_NAME
+        + r"\s{0,8}\)\s{0,8}(?:=>|->|\u2192|:|=|<)?\s{0,8}"
+        r"|\.setItem\(\s{0,8}"
+        + _STORAGE_NAME
+        + r"\s{0,8},\s{0,8}|\[\s{0,8}"
+        + _STORAGE_NAME
+        + r"\s{0,8}\]\s{0,8}=\s{0,8}"
+        r"|\.([A-Za-z_$][\w$]{0,60})\s{0,8}=\s{0,8})" + _QUOTE + r"([^\"'\s]{8,4096})" + _QUOTE,
+        5,
+        _keep_storage,
+        text_words=("storage",),
+    ),
+    Place(
+        "app-password",
+        r"(?i)\bapp(?:lication)?[ _-]?passwords?\b[^\n]{0,40}?(?<![\w-])([A-Za-z0-9]{4}(?:[ -][A-Za-z0-9]{4}){3,5})"
+        r"(?![\w-])",
+        1,
+        _keep_app_password,
+        line_words=("password",),
+    ),
+    Place(
+        "api-key-user",
+        r"\b(?:curl\b[^\n]{0,200}?(?<!\S)(?:-u|--user)|https?\b[^\n]{0,200}?(?<!\S)(?:-a|--auth))[ \t=]{1,8}[\"']?"
+        r"([A-Za-z0-9_.-]{16,128}):[\"']?(?=\s|$)",
+        1,
+        _keep_random_value(1),
+        text_words=("curl", "http"),
+    ),
+    Place(
+        "key-setter",
+        r"(?i)(?:\.|->|::|\b)(?:set|with|use)_?(?:api_?key|access_?token|auth_?token|secret(?:_?key)?|token|"
+        r"password|client_?secret|private_?key|key)\s{0,8}\(\s{0,8}[\"']([^\"'\s]{8,256})[\"']\s{0,8}\)",
+        1,
+        _keep_random_value(1),
+        line_words=("key(", "token(", "secret(", "password(", "key (", "token ("),
+    ),
+    Place(
+        "labelled-token",
+        r"(?i)\b(?:token|secret|password|api[ _-]?key|key)s?\b((?:[ \t]{1,4}\([^()\n]{1,40}\)|[ \t]{1,4}[\w.@-]{1,30})"
+        r"{1,5})[ \t]{0,8}[:=][ \t]{0,8}[\"'`]?([A-Za-z0-9_-]{16,256})[\"'`]?(?=[\s.,;)]|$)",
+        2,
+        _keep_labelled,
+        line_words=("token", "secret", "password", "key"),
+    ),
+    Place(
+        "basic-auth-pair",
+        r"(?i)(?:\bbasic[ _-]?auth(?:entication)?|\bhtpasswd|\b(?:s?ftps?|ssh|cpanel|plesk|wp[ -]?admin)[ \t]{1,8}"
+        r"(?:user(?:name)?|login))\b[ \t]{0,8}[(:=-]?[ \t]{0,8}(?:user(?:name)?[ \t]{0,8}[:=]?[ \t]{0,8})?"
+        r"([^\s:/()]{1,80})"
+        r"(?:[ \t]{1,3}/[ \t]{1,3}|[ \t]{1,3}:[ \t]{0,3}|:[ \t]{1,3})([^\s()\"'`]{4,256})",
+        2,
+        _keep_told_value(2),
+        line_words=("basic", "htpasswd", "ftp", "ssh", "cpanel", "plesk", "admin"),
+    ),
+    Place(
+        "password-at-end",
+        r"(?i)(?<![\w./$:@-])(?:pw|pwd|passwd|password)[ \t]{0,8}[:=]?[ \t]{1,8}([^\s\"'`(\[{<][^\s\"'`]{5,127})"
+        r"(?=[ \t]{0,8}$|[ \t]{1,8}(?:<<|//|#|--|\())",
+        1,
+        _keep_mixed_value(1),
+        line_words=("pw", "passw"),
+    ),
+    Place(
+        "dot-leader",
+        r"(?i)\b(?:password|passwd|passcode|pin|secret|token|api[ _-]?key)[ \t]{0,8}\.{3,40}[ \t]{0,8}([^\s]{4,128})",
+        1,
+        _keep_told_value(1),
+        text_words=("...",),
+    ),
+    Place(
+        "the-word",
+        r"(?i)\b(?:password|passphrase|passcode|pin)\b[^\n.]{0,60}?\bis[ \t]{1,8}the[ \t]{1,8}(?:word|phrase)[ \t]{1,8}"
+        r"[\"'`\u201c]?([A-Za-z][\w-]{2,40})",
+        1,
+        None,
+        line_words=("the word", "the phrase"),
+    ),
+    Place(
+        "signing-string",
+        r"(?i)\b(?:signing|shared|webhook|hmac)[ \t]{1,8}(?:secret|string|key|token|phrase)\b[^\n.=:]{0,80}?[ \t]"
+        r"(?:is|=|:)[ \t]{1,8}[\"'`]?([^\s\"'`]{6,128})",
+        1,
+        _keep_told_value(1),
+        line_words=("signing", "shared", "webhook", "hmac"),
+    ),
+    Place(
+        "pgpass-line",
+        r"(?<![\w.:-])[\w.*-]{1,100}:(?:\d{1,5}|\*):[\w*-]{1,63}:[\w.*@-]{1,63}:([^\s:]\S{0,255})$",
+        1,
+        lambda match: value_is_code(match.group(1)),
+        text_words=("pgpass",),
+    ),
+    Place(
+        "escaped-json-secret",
+        r"(?i)\\\"[\w-]{0,30}(?:pass|password|passwd|pwd|secret|token|api_?key|apikey)\\\"[ \t]{0,8}:[ \t]{0,8}"
+        r"\\\"([^\"\\]{4,256})\\\"",
+        1,
+        lambda match: value_is_code(match.group(1)),
+        text_words=('\\"',),
+    ),
+]

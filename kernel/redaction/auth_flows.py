@@ -139,8 +139,8 @@ _TOLD_WORDS = (
 )
 # Before the value, words that make it a public value of the same thing: a hash, a fingerprint, an id.
 _ABOUT_PUBLIC = re.compile(
-    r"(?i)\b(?:id|ids|hash|sha\d*|md5|digest|fingerprint|checksum|signature|public|pub|commit|kid|key[ \t]?id|"
-    r"name|delivery|guid|uuid|version)\b[^\n]{0,30}\Z"
+    r"(?i)\b(?:id(?![ \t]token)|ids|hash|sha\d*|md5|digest|fingerprint|checksum|signature|public|pub|commit|"
+    r"kid|key[ \t]?id|name|delivery|guid|uuid|version)\b[^\n]{0,80}\Z"
 )
 
 
@@ -158,8 +158,9 @@ def _keep_told(match: re.Match[str]) -> bool:
     value = match.group(1)
     if value_is_code(value) or not _random(value) or _encodes_text(value):
         return True
-    between = match.string[match.start() : match.start(1)]
-    return _ABOUT_PUBLIC.search(between) is not None
+    line_start = match.string.rfind("\n", 0, match.start()) + 1
+    before = match.string[max(line_start, match.start() - 40) : match.start(1)]
+    return _ABOUT_PUBLIC.search(before) is not None
 
 
 # ---- a key's passphrase --------------------------------------------------------------------------------------
@@ -167,7 +168,7 @@ _PASSPHRASE_NOUNS = (
     r"passphrase|pass[ \t]phrase|frase[ \t]de[ \t](?:paso|contrase[ñn]a)|frase[ \t]secreta|phrase[ \t]secr[èe]te|"
     r"phrase[ \t]de[ \t]passe|passphrase|parolfraza|парольн\w{0,4}[ \t]фраз\w{0,2}|パスフレーズ|密码短语|口令短语"
 )
-_PASSPHRASE_VALUE = r"([^\s'\"`<>{}$]{4,128}(?:[ \t][^\W\d_]{2,24}){0,5})"
+_PASSPHRASE_VALUE = r"([^\s'\"`<>{}$]{4,128}(?:[ \t][^\W\d_\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]{2,24}){0,5})"
 _PASSPHRASE = (
     rf"(?i)(?<!{_WORD_CHAR})(?:[A-Z0-9]{{1,30}}_)?(?:{_PASSPHRASE_NOUNS})(?!{_WORD_CHAR})[^\n:：=]{{0,60}}?"
     rf"(?:[ \t]*[:：=][ \t]*[\"']?|[ \t]+(?:is|es|est|ist|è|é|jest|это)[ \t]+|[ \t]*は[ \t]*){_PASSPHRASE_VALUE}"
@@ -184,6 +185,7 @@ _NOT_A_PASSPHRASE = frozenset(
 )
 
 
+_CJK = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]")
 _CODE_SIGN = re.compile(r"[${}()<>%\[\]|]|\*\*\*|\.\.\.|…")
 
 
@@ -192,7 +194,9 @@ def _keep_passphrase(match: re.Match[str]) -> bool:
     words = value.split()
     if _CODE_SIGN.search(value) or words[0].lower() in _NOT_A_PASSPHRASE:
         return True
-    if re.fullmatch(r"\d{1,3}", words[0]) or "(" in value or "/" in words[0] or "." in words[0][1:-1]:
+    if _CJK.search(value) or re.match(r"\d{1,3}(?![\w-])|\d{1,3}[ \t]?[^\x00-\x7f]", value):
+        return True  # "12文字以上で設定", "12 characters": a rule about the passphrase, in words of its script
+    if "(" in value or "/" in words[0] or "." in words[0][1:-1]:
         return True  # "at least 12 characters", a path, a file: about the passphrase
     if len(words) > 1 and re.search(r"(?i)[ \t]is[ \t]+\Z", match.string[match.start() : match.start(1)]):
         return True  # English says a passphrase "is case sensitive": several words after "is" describe it
@@ -212,7 +216,8 @@ _ELEVATE = (
 )
 _SIGNING_TOOL = (
     r"(?i)(?<![\w-])(?:signtool(?:\.exe)?|pvk2pfx(?:\.exe)?|certutil(?:\.exe)?|makecert|osslsigncode|"
-    r"jsign)(?:[ \t]+[^\s]{1,200}){0,12}?[ \t]+(?:/p|/pi|/po|-p|-pass|--storepass|--keypass|/password)(?:[ \t]+|:)"
+    r"jsign)(?:[ \t]+[^\s]{1,200}){0,12}?[ \t]+"
+    r"(?:/p|/pi|/po|-pi|-po|-p|-pass|--storepass|--keypass|/password)(?:[ \t]+|:)"
     r"[\"']?([^\s\"']{4,128})"
 )
 _SIGNING_WORDS = ("signtool", "pvk2pfx", "certutil", "makecert", "osslsigncode", "jsign")
@@ -247,8 +252,11 @@ _DEVICE_WORDS = ("device", "/activate", "devicelogin", "/link", "verification_ur
 
 
 def _keep_device_code(match: re.Match[str]) -> bool:
+    """Keep a word in capitals (``enter ABCDEFGH``) and a number; GitHub's user codes are letters in two groups."""
     value = match.group(1)
-    return not any(c.isdigit() for c in value) or not any(c.isalpha() for c in value)
+    if not any(c.isalpha() for c in value):
+        return True
+    return "-" not in value and not any(c.isdigit() for c in value)
 
 
 _PKCE = r"(?i)(?<![\w-])(?:code[_-]?)?verifier[\"']?[ \t]*[:=][ \t]*[\"']?([A-Za-z0-9._~-]{43,128})(?![\w.~-])"

@@ -34,7 +34,8 @@ _BACKUP_NOUN = (
 )
 _BACKUP_CODE = r"(?=[A-Za-z0-9-]{0,30}\d)(?:\d{3,5}[ \t]\d{3,5}(?![\w-])|[A-Za-z0-9]{4,12}(?:-[A-Za-z0-9]{4,12}){0,9})"
 _BACKUP_INLINE = (
-    rf"(?i)(?<![\w-])(?:{_BACKUP_NOUN})(?:[ \t]+(?:for|from|de|für|di|do|of|on)[ \t]+[\w.-]{{1,24}}){{0,2}}"
+    rf"(?i)(?<![\w-])(?:{_BACKUP_NOUN})"
+    rf"(?:[ \t]+(?:for|from|de|für|di|do|of|on)(?:[ \t]{{1,8}}[\w.\'\u2019-]{{1,24}}){{1,3}}){{0,2}}"
     rf"(?:[ \t]+(?-i:[A-Z0-9][A-Za-z0-9]{{1,7}}))?[ \t]*(?:[:=：→]|->|\bis\b|\bare\b)?[ \t]*"
     rf"((?-i:{_BACKUP_CODE})(?:(?:[ \t]*[,;][ \t]*|[ \t]+)(?-i:{_BACKUP_CODE})){{0,15}})(?![\w-])"
 )

@@ -8,9 +8,13 @@ an agency writes down when it hands a site over.
 - a setter given the key: ``$mollie->setApiKey("live_...")``, ``client.set_access_token('...')``;
 - a token named with more words between its name and its value: "private storefront token (do not expose): ...",
   "cPanel API token (name: deploy): ...", "global API key for acme account: ...";
+- a user and a password after it: "user:owner  //  Pw"; a chat's line that is only a password, right after the
+  line that gave the login ("14:02 Anna: the login is a@b.de" then "14:03 Anna: Pw");
 - a staging site's basic auth told as a pair: "(basic auth: preview / Pw)", "htpasswd user : Pw", "SFTP user u / Pw";
 - a password at a line's end after its short name: ``ssh host -p 2222   # password Pw``, "pw Pw" in a chat;
 - a label and dot leaders: ``ADMIN PASSWORD ..... Pw``; a password told as "the word X";
+- a password of one word at a sentence's end: "the staging site is password protected, password is mangotree"
+  (not a word that says what it is like: "the password is required", "is hashed");
 - a signing string told in prose: "the shared webhook signing string between Typeform and our API is X";
 - a ``.pgpass`` line (host:port:database:user:password); a secret inside escaped JSON (``\\"pass\\":\\"...\\"``).
 
@@ -89,6 +93,20 @@ def _keep_mixed_value(group: int) -> Callable[[re.Match[str]], bool]:
     return keep
 
 
+# A word that says what a password is like, not what it is: "the password is required", "is hashed", "is mandatory".
+_STATE_WORD = re.compile(
+    r"(?:ed|ing|ly|able|ible|ive|ous|ful|less|ent|ant|al|ic|ary|ory|ure|ct|id|ng|ak|ple|ex|ue|ty|ise|ize|one|ere|ll)$"
+    r"|^(?:wrong|empty|blank|secure|strong|weak|short|long|simple|case|same|mine|yours|ours|theirs|ok|okay|fine|good|bad|"
+    r"new|old|there|here|gone|lost|now|still|also|just|only|not|never|always|too|very|what|this|that|these|those|what|"
+    r"unknown|known|hidden|shown|stale|due|over|null|none|nil|true|false|set|unset|reset|free|open|off|on|protected)$"
+)
+
+
+def _keep_plain_password(match: re.Match[str]) -> bool:
+    word = match.group(1).lower()
+    return _STATE_WORD.search(word) is not None or value_is_code(word) or word in PROSE_WORDS
+
+
 _QUOTE = "[\"']"
 _STORAGE_NAME = r"[\"']([^\"'\n]{1,60})[\"']"
 
@@ -157,6 +175,30 @@ WEB_HANDOVERS: list[Place] = [
         1,
         _keep_mixed_value(1),
         line_words=("pw", "passw"),
+    ),
+    Place(
+        "password-is-word",
+        r"(?i)\b(?:password|passwort|passcode|pw)[ \t]{1,4}(?:is|was|=)[ \t]{1,4}[\"'`]?([a-z]{5,30})[\"'`]?"
+        r"(?=[ \t]{0,4}[.!]?[ \t]{0,4}$|,)",
+        1,
+        _keep_plain_password,
+        line_words=("password", "passwort", "passcode", "pw"),
+    ),
+    Place(
+        "user-then-password",
+        r"(?i)\buser(?:name)?[ \t]{0,4}[:=][ \t]{0,4}[\w.@-]{1,64}[ \t]{1,8}(?://|\||/|,|;|-{1,2}>?)[ \t]{1,8}"
+        r"([^\s\"'`:=]{6,64})(?=[ \t]|$)",
+        1,
+        _keep_mixed_value(1),
+        line_words=("user",),
+    ),
+    Place(
+        "chat-password-line",
+        r"(?i)\blog[ \t-]?in\b[^\n]{0,80}?[\w.+-]{1,64}@[\w-]{1,63}\.[\w.-]{2,63}[^\n]{0,40}\n"
+        r"(?:\[?\d{1,2}:\d{2}(?::\d{2})?\]?[ \t]{1,4})?[\w .-]{1,40}:[ \t]{1,4}([^\s\"'`]{6,64})[ \t]{0,4}$",
+        1,
+        _keep_mixed_value(1),
+        text_words=("login", "log in", "log-in"),
     ),
     Place(
         "dot-leader",

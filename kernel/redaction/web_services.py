@@ -7,7 +7,9 @@
   (``api.netlify.com/build_hooks/<id>``), Vercel's (``api.vercel.com/v1/integrations/deploy/prj_.../<key>``);
 - provider formats: Klaviyo's private keys (``pk_`` and 34 hex; Stripe's public ``pk_live_``/``pk_test_`` differ),
   DeepL's free keys (a UUID and ``:fx``), Mollie's keys (``live_``/``test_`` and 30 letters and digits);
-- a hex secret handed to a client's constructor after its id: ``Client('AC' + sid, '<32 hex>')``.
+- a hex secret handed to a client's constructor after its id: ``Client('AC' + sid, '<32 hex>')``;
+- a custom header (``x-...:``) whose whole value is hex of no digest's size (an MD5, SHA-1 or SHA-256 is a checksum)
+  and whose name does not say id, trace, hash or signature.
 
 Plain module.
 """
@@ -34,7 +36,23 @@ def _keep_mollie(match: re.Match[str]) -> bool:
 _HEX = "[0-9a-f]"
 _UUID = rf"{_HEX}{{8}}-{_HEX}{{4}}-{_HEX}{{4}}-{_HEX}{{4}}-{_HEX}{{12}}"
 
+# A custom header's name that says its value is an id or a checksum, not a key.
+_ID_HEADER = re.compile(r"(?i)id|trace|span|request|correlation|hash|etag|sum|digest|signature|version|nonce|ray")
+_DIGEST_HEX_SIZES = frozenset((32, 40, 56, 64, 96, 128))  # MD5, SHA-1, SHA-224, SHA-256, SHA-384, SHA-512
+
+
+def _keep_header_hex(match: re.Match[str]) -> bool:
+    return _ID_HEADER.search(match.group(1)) is not None or len(match.group(2)) in _DIGEST_HEX_SIZES
+
+
 WEB_SERVICES: list[Place] = [
+    Place(
+        "custom-header-key",
+        r"(?im)^[ \t]{0,8}(x-[\w-]{1,40})[ \t]{0,4}:[ \t]{0,4}([0-9a-f]{24,128})[ \t]{0,4}$",
+        2,
+        _keep_header_hex,
+        line_words=("x-",),
+    ),
     Place(
         "webhook-url",
         r"(?i)\bhooks\.zapier\.com/hooks/catch/\d{1,12}/([a-z0-9]{5,16})\b",

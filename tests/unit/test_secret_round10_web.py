@@ -110,6 +110,13 @@ WEB_FOUND = [
     ("Visa ending soon, full number 4539-1488-0343-6467, exp 11/27", "4539-1488-0343-6467"),
     ("Kreditkarte: 5425233430109903", "5425233430109903"),
     ("card no. 4916 0032 1188 7719 valid thru 03/29", "4916 0032 1188 7719"),
+    ("the demo shop is locked, its password is bluepelican.", "bluepelican"),
+    ("Passwort = kirschbaum", "kirschbaum"),
+    ("X-Partner-Auth: 3c9e1a7f5b2d8c4e6a0f1b3d5e7a9c2b4d6f8a0c1e2f", "3c9e1a7f5b2d8c4e6a0f1b3d5e7a9c2b4d6f8a0c1e2f"),
+    ("the ftp thing: user=ci-runner -- Rm4-Qz8x-Lp2v (from the wiki)", "Rm4-Qz8x-Lp2v"),
+    ("username: webmaster | Hx7!kq2Lpz", "Hx7!kq2Lpz"),
+    ("09:14 Jo: the admin login is jo@shop.fr\n09:15 Jo: Winter.Shop.2024\n09:15 Bot: Got it", "Winter.Shop.2024"),
+    ("backup codes for Maria's Google account: 7k2p-9x4m 3q8r-1z5w", "7k2p-9x4m"),
     ("pay the invoice to IBAN FR76 3000 6000 0112 3456 7890 189", "FR76 3000 6000 0112 3456 7890 189"),
     ("Kontoverbindung NL91ABNA0417164300 (Rabo)", "NL91ABNA0417164300"),
 ]
@@ -150,6 +157,21 @@ WEB_RULES_KEPT = [
     "pk_test_TYooMQauvdEDq54NiTphI7jx is Stripe's documented publishable key",
     "test_abcdefghijklmnopqrstuvwxyzabcd",
     "Client('AC' + sid, os.environ['TWILIO_AUTH_TOKEN'])",
+    "the password is required.",
+    "user: alice | role: admin2",
+    "x-request-id: 7d3f9a1b2c4e5f607d3f9a1b2c4e5f607d3f9a1b2c4e5f60",
+    "x-content-sha256: 757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17",
+    "x-checksum-md5: 0d77461b178770aa918eabfd04a769b6",
+    "username: deploy, uid 1001",
+    "user:root / group:wheel",
+    "10:01 Tom: my login is tom@x.io\n10:02 Tom: thanks, all good",
+    "login via sso@corp.example\nBot: Welcome back",
+    "your password is incorrect",
+    "the password is hashed, the salt is random",
+    "password is mandatory, email is optional",
+    "the new password was rejected.",
+    "recovery codes for the old account are gone",
+    "Backup codes for your account: 10 remaining",
 ]
 
 
@@ -164,7 +186,8 @@ _RELEASED_FORMS = set(
     webhooks/zapier_catch webhooks/teams_connector webhooks/signing_hand staging/htpasswd_creds
     obfuscated/caps_word handover/cpanel_token handover/dns_provider database/pgpass_line hosting/render_deploy_hook
     hosting/kinsta_ssh hosting/wpengine_sftp product_api/deepl obfuscated/json_escaped hard/backtick_markdown
-    hard/colon_space_table ticket/intercom_convo""".split()
+    hard/colon_space_table ticket/intercom_convo staging/password_protect two_factor/recovery_codes
+    handover/noisy ticket/chat_export hard/lowercase_hex_no_label""".split()
 )
 RELEASED = [s for s in BLIND13_SECRETS if s.name in _RELEASED_FORMS]
 

@@ -23,7 +23,8 @@ No format can say that ``hunter2`` is a password; its place can. The rules live 
   auth, agency handovers) and ``kernel.redaction.web_services``: webhook and deploy-hook URLs, web services' keys;
 - ``kernel.redaction.payment_numbers``: a card number (Luhn) and an IBAN (mod 97) told in a text;
 - ``kernel.redaction.data_tools``: data and ML work (notebook parameters, secret stores, Spark and Hadoop settings,
-  MATLAB/R name-value pairs, SAS encodings, keys in groups);
+  MATLAB/R name-value pairs, SAS encodings, keys in groups); ``kernel.redaction.connection_pairs``: a user and a
+  password given together in shorthand (``creds are loader:X``, ``analyst / X @ host``, a list of a login's values);
 - ``kernel.redaction.licence_keys``: licence keys and serials; ``kernel.redaction.key_material``: HSM PINs, raw
   keys, secret stores' tokens, wallets' words, master passwords; ``kernel.redaction.one_time_codes``: one-time
   codes told in a sentence, in many languages;
@@ -43,6 +44,7 @@ import re
 from collections.abc import Callable
 
 from kernel.redaction.command_lines import COMMAND_LINES
+from kernel.redaction.connection_pairs import CONNECTION_PAIRS
 from kernel.redaction.data_tools import DATA_TOOLS
 from kernel.redaction.device_configs import DEVICES
 from kernel.redaction.directory_binds import DIRECTORY_BINDS
@@ -129,7 +131,7 @@ def context_recognisers() -> list[Recogniser]:
         out.append(Recogniser(kind, re.compile(body), keep=keep, text_words=gate))
     places = COMMAND_LINES + CREDENTIAL_CALLS + DIRECTORY_BINDS + LITERALS + AUTHORIZATION + NAMED_VALUES + PASSPHRASES
     places += PLACES + DEVICES + URL_SECRETS + CODE + HEADERS + PROSE + TOOLS + OTP + NAME_VALUE_ROWS + TOKEN_PIECES
-    places += TOOL_FILES + ENCODED + DATA_TOOLS
+    places += TOOL_FILES + ENCODED + DATA_TOOLS + CONNECTION_PAIRS
     places += TOLD + INCIDENTS
     places += WEB_HANDOVERS + WEB_SERVICES + PAYMENT_NUMBERS
     places += LICENCES + KEY_MATERIAL + ONE_TIME_CODES

@@ -58,6 +58,20 @@ FOUND = [
 ]
 
 
+# a user and a password given together in shorthand
+FOUND += [
+    ("the credentials are svc_loader:Maple93!x, same on prod", "Maple93!x"),
+    ("Anmeldedaten für Metabase: benutzer leser / Herbst2207", "Herbst2207"),
+    ("basic auth on the grafana proxy: viewer:gr4fana-view", "gr4fana-view"),
+    ("login for the BI box: reporter Qm7vLx2k", "Qm7vLx2k"),
+    ("etl_ro / Tide88wave @ warehouse.corp.lan:1521/orcl", "Tide88wave"),
+    ("2024-06-02 WARN Pool: logged in as loader using Xk29vPq7Lm", "Xk29vPq7Lm"),
+    ('login <- list("dw_reader", "Saffron41!")', "Saffron41!"),
+    ("cfg = ['svc_etl', 'Cobalt-Ray-5']", "Cobalt-Ray-5"),
+    ("the backup drive passphrase is seven purple lanterns drifting", "seven purple lanterns drifting"),
+]
+
+
 @pytest.mark.parametrize(("text", "secret"), FOUND)
 def test_a_data_tools_credential_is_redacted(text: str, secret: str) -> None:
     assert_redacted_in_place(text, secret)
@@ -97,6 +111,20 @@ KEPT = [
     "api_key = os.environ['AAI_KEY']",
     "the code 4/5 of the tests passed",
     "https://conda.anaconda.org/conda-forge/linux-64",
+    # pairs that hold no password
+    "the creds are in the vault: ask ops",
+    "login as admin / root is disabled",
+    "user input/output is logged to stdout",
+    "basic auth user:password is the default, change it",
+    "log in as alice with SSO",
+    "connecting as etl with password from env",
+    "email me at ana / ana.k@example.com",
+    "the version is python/3.11 @ conda-forge.org",
+    'creds = ("user", os.environ["PW"])',
+    "c = {'matlab_ro', getenv('MATLAB_PW')};",
+    "the passphrase is the same as last year",
+    "the passphrase is not set for this key",
+    "passphrase: required for every key",
     # a note in a table's secret column
     "| system | login | secret |\n|---|---|---|\n| VPN | ops | see vault |\n| DB | ro | stored in Bitwarden |",
 ]
@@ -139,6 +167,20 @@ _RELEASED = [
     "prose/chunks_with_dashes",
     "saas/hubspot",
     "hard/hex_spaced",
+    "bi/excel_powerquery_prose",
+    "modelhub/ollama_registry",
+    "gpucloud/tpu_vm_hard",
+    "dialog/hard_no_keyword",
+    "research/irb_data_pw",
+    "spark/emr_studio_log_hard",
+    "mlplatform/ray_dashboard_hard",
+    "prose/slack_paste",
+    "prose/after_colon_german",
+    "hard/r_vector",
+    "hard/matlab_cell",
+    "hard/colon_pair_prose",
+    "hard/log_noise",
+    "hard/sql_comment",
 ]
 
 
@@ -163,6 +205,12 @@ def test_the_released_corpus_ordinary_texts_stay() -> None:
         "<name>password</name>" * 5_000,
         "4/" * 30_000,
         "api key " * 10_000 + ":",
+        "creds " + "a/" * 30_000,
+        "creds " + "a:" * 30_000,
+        "x / " * 20_000 + "@",
+        "connecting as " * 10_000,
+        "creds (" + "'a', " * 10_000,
+        "passphrase is " + "ab " * 20_000,
     ],
 )
 def test_the_data_rules_stay_linear(text: str) -> None:

@@ -34,6 +34,15 @@ def _keep_placeholder(match: re.Match[str]) -> bool:
     return _PLACEHOLDER.search(match.group(1)) is not None
 
 
+_DEFAULT_AROUND = re.compile(r"(?i)default|example|e\.g\.|factory|werk|usine")
+
+
+def _keep_pin(match: re.Match[str]) -> bool:
+    """Keep a placeholder, and a PIN on a line that says it is a default or an example."""
+    around = match.string[max(0, match.start() - 40) : match.end() + 60].split("\n")
+    return _keep_placeholder(match) or any(_DEFAULT_AROUND.search(part) for part in around[:2])
+
+
 _B64_KEY = r"(?-i:[A-Za-z0-9+/]{22}==|[A-Za-z0-9+/]{43}=|[A-Za-z0-9+/]{86}==|[A-Za-z0-9_-]{43}=)"
 _NOT_A_KEY_LINE = re.compile(
     r"(?i)sha\d|md5|digest|hash|integrity|checksum|fingerprint|etag|websocket|public|pubkey|pub_key|peer|"
@@ -43,11 +52,10 @@ _NOT_A_KEY_LINE = re.compile(
 
 def _keep_b64(match: re.Match[str]) -> bool:
     value = match.group(1)
-    line_start = match.string.rfind("\n", 0, match.start()) + 1
-    line_end = match.string.find("\n", match.end())
-    line = match.string[line_start : line_end if line_end >= 0 else len(match.string)]
-    if _NOT_A_KEY_LINE.search(line):
-        return True
+    before = match.string[max(0, match.start() - 120) : match.start(1)].rsplit("\n", 1)[-1]
+    after = match.string[match.end(1) : match.end(1) + 120].split("\n", 1)[0]
+    if _NOT_A_KEY_LINE.search(before + " " + after) or re.search(r"(?i)\bid[ \t:=]*$", before):
+        return True  # a digest, a public key, a key's id (on the line, within reach)
     body = value.rstrip("=")
     kinds = sum((any(c.isupper() for c in body), any(c.islower() for c in body), any(c.isdigit() for c in body)))
     return kinds < 3 or len(set(body)) < 12
@@ -90,9 +98,18 @@ _STEP_WORDS = frozenset(
 )
 
 
+_WALLET_WORDS = re.compile(
+    r"(?i)seed|wallet|mnemonic|phrase|recovery|metamask|ledger|trezor|кошел|钱包|錢包|ウォレット|지갑|carteira|cartera|"
+    r"portefeuille|brieftasche|portafoglio|portfel"
+)
+
+
 def _keep_numbered(match: re.Match[str]) -> bool:
-    """Keep numbered words unless all but one are BIP-0039's and none is a step of a procedure."""
+    """Keep numbered words unless all but one are BIP-0039's and none is a step of a procedure; fewer than 12
+    need a text that speaks of a wallet (BIP-0039's words are common nouns: "1. apple 2. banana 3. cherry")."""
     words = re.findall(r"[a-z]{3,8}", match.group(1))
+    if len(words) < 12 and not _WALLET_WORDS.search(match.string):
+        return True
     outside = sum(word not in BIP39_ENGLISH for word in words)
     return outside > 1 or outside * 4 > len(words) or any(word in _STEP_WORDS for word in words)
 
@@ -115,6 +132,15 @@ def _keep_master(match: re.Match[str]) -> bool:
     return not weak_password_shaped(match.group(1)) or _keep_placeholder(match)
 
 
+def _keep_not_ending_with_it(match: re.Match[str]) -> bool:
+    """A password told as another with something added ("same as before but with a 2 at the end, so X"): keep
+    a value that does not end with what was added, or that is a bare word or number."""
+    added, value = match.group(1), match.group(2)
+    if not value.endswith(added):
+        value = value.rstrip(".,;:!?")
+    return not value.endswith(added) or value == added or not any(c.isalpha() for c in value)
+
+
 def _keep_typed(match: re.Match[str]) -> bool:
     return not password_shaped(match.group(1)) or _keep_placeholder(match)
 
@@ -122,9 +148,9 @@ def _keep_typed(match: re.Match[str]) -> bool:
 KEY_MATERIAL: list[Place] = [
     Place(
         "hsm-pin",
-        r"(?i)(?<![\w-])--(?:so-|user-|new-|old-|new-so-)?pin(?:=|[ \t]+)[\"']?([^\s\"']{4,64})",
+        r"(?i)(?<![\w-])--(?:so-|user-|new-|old-|new-so-)?pin(?:=|[ \t]+)[\"']?(?!-)([^\s\"']{4,64})",
         1,
-        _keep_placeholder,
+        _keep_pin,
         line_words=("pin",),
     ),
     Place("hsm-pin", r"(?i)\bpin-value=([^\s;&?\"']{4,64})", 1, _keep_placeholder, line_words=("pin-value",)),
@@ -256,6 +282,15 @@ KEY_MATERIAL: list[Place] = [
         1,
         _keep_typed,
         line_words=("part", "half", "halves", "piece"),
+    ),
+    Place(
+        "password-variation",
+        r"(?i)\b(?:with|plus|add(?:ed)?|and)[ \t]+(?:an?|the)[ \t]+[\"'`]?([^\s\"'`]{1,4})[\"'`]?[ \t]+"
+        r"(?:at|on)[ \t]+the[ \t]+end\b[^\n]{0,24}?(?:\bso|\bi\.e\.|\bthat's|:|=|→|->)[ \t]+[\"'`]?"
+        r"([^\s\"'`]{4,64})",
+        2,
+        _keep_not_ending_with_it,
+        line_words=("end",),
     ),
     Place(
         "passphrase",

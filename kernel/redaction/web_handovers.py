@@ -66,9 +66,18 @@ _NOT_SECRET_LABEL = re.compile(
 )
 
 
+# The word before "key" or "token" that makes it a name for data, not a credential: a cache key, a primary key.
+_DATA_KEY_BEFORE = re.compile(
+    r"(?i)\b(?:cache|primary|foreign|sort|partition|idempotency|routing|object|lookup|map|dedup\w{0,8}|row|hash|"
+    r"index|composite|unique|storage|s3|redis|pagination|page|cursor|continuation|sync|next)[ \t_-]{0,2}\Z"
+)
+
+
 def _keep_labelled(match: re.Match[str]) -> bool:
     value = match.group(2)
     if _NOT_SECRET_LABEL.search(match.group(1)) or named_public(match):
+        return True
+    if _DATA_KEY_BEFORE.search(match.string, max(0, match.start() - 24), match.start()):
         return True
     return value_is_code(value) or not looks_random(value) or value.isalpha()
 

@@ -2,7 +2,8 @@
 
 - **a one-time link's token**: a password reset, an e-mail confirmation, an invitation, a magic sign-in link
   (``/reset/<token>/``, ``/confirm/<token>``, ``/join/shared_invite/<token>``, ``/verify/<token>``,
-  ``?otk=<token>``, ``?login_token=<token>``); a path of words (``/verify/email-change``) stays;
+  ``?otk=<token>``, ``?login_token=<token>``, Firebase's ``oobCode``, WordPress's ``?action=rp&key=``);
+  a path of words (``/verify/email-change``) stays;
 - **a secret named in any language, then its value**: a session cookie, a CSRF token, a webhook's secret, a
   signing key, a private key's body, a client secret, a refresh or id token (``el token CSRF ... es <hex>``,
   ``sekret webhooka: <hex>``, ``id token 签名密钥：<key>``, ``keys -> <key>``), when the value is random;
@@ -55,7 +56,7 @@ _LINK_PATH = (
 _LINK_QUERY = (
     r"(?i)[?&](?:otk|ott|otc|tk|login[_-]?token|magic(?:[_-]?link)?(?:[_-]?token)?|reset[_-]?token|"
     r"confirm(?:ation)?[_-]?token|invit(?:e|ation)[_-]?token|verif(?:y|ication)[_-]?token|email[_-]?token|"
-    r"signin[_-]?token|auth[_-]?token|one[_-]?time[_-]?token|ticket)=([A-Za-z0-9._~%-]{16,512})(?=[&#\s'\")\]>,;]|$)"
+    r"signin[_-]?token|auth[_-]?token|one[_-]?time[_-]?token|token|token[_-]?hash|oob[_-]?code|key|ticket)=([A-Za-z0-9._~%-]{16,512})(?=[&#\s'\")\]>,;]|$)"
 )
 _LINK_WORDS = (
     "/reset",
@@ -82,6 +83,8 @@ _LINK_WORDS = (
     "tk=",
     "token=",
     "ticket=",
+    "oobcode=",
+    "key=",
 )
 
 
@@ -110,7 +113,7 @@ _PART = (
 )
 _TOLD = (
     rf"(?i)(?<!{_WORD_CHAR})(?:{_NOUNS})(?!{_WORD_CHAR})[^\n]{{0,80}}?{_SEPARATOR}{_PART}[`'\"]?"
-    r"([A-Za-z0-9+/_\-]{16,512}={0,2})(?![A-Za-z0-9+/_\-=])"
+    r"([A-Za-z0-9+/_\-][A-Za-z0-9+/_.\-]{14,510}[A-Za-z0-9+/_\-]={0,2})(?![A-Za-z0-9+/_\-=]|\.[A-Za-z0-9])"
 )
 _TOLD_WORDS = (
     "cookie",
@@ -248,7 +251,7 @@ _DEVICE_CODE = (
     r"(?i)(?<![\w-])(?:enter|type|input|use)[ \t]+(?:the[ \t]+|this[ \t]+)?(?:(?:user|device|one-time|verification)"
     r"[ \t]+)?(?:code[ \t]+)?(?-i:([A-Z0-9]{3,5}-[A-Z0-9]{3,5}(?:-[A-Z0-9]{3,5})?|[A-Z0-9]{8,9}))(?![\w-])"
 )
-_DEVICE_WORDS = ("device", "/activate", "devicelogin", "/link", "verification_uri", "user_code")
+_DEVICE_WORDS = ("device", "/activate", "devicelogin", "/link", "verification_uri", "user_code", "to authenticate")
 
 
 def _keep_device_code(match: re.Match[str]) -> bool:

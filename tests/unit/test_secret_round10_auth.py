@@ -124,6 +124,98 @@ SHARED_EDITS_FOUND = [
 ]
 
 
+# more of each family: other providers, tools and languages
+MORE_FOUND = [
+    (
+        "https://join.slack.com/t/acme/shared_invite/zt-2abc3def4-Ab1Cd2Ef3Gh4Ij5Kl6Mn7",
+        "zt-2abc3def4-Ab1Cd2Ef3Gh4Ij5Kl6Mn7",
+    ),
+    ("https://app.test/accept-invite?invitation_token=Xy7Qw2Lm9Rt4Vb6Nk1Pz", "Xy7Qw2Lm9Rt4Vb6Nk1Pz"),
+    (
+        "email link: https://proj.firebaseapp.com/__/auth/action?mode=signIn&oobCode=Ab12Cd34Ef56Gh78Ij90Kl&apiKey=x",
+        "Ab12Cd34Ef56Gh78Ij90Kl",
+    ),
+    ("https://site.test/wp-login.php?action=rp&key=Ab12Cd34Ef56Gh78Ij90&login=admin", "Ab12Cd34Ef56Gh78Ij90"),
+    (
+        "https://app.test/auth/confirm?token_hash=pkce_9f8e7d6c5b4a39281706f5e4&type=email",
+        "pkce_9f8e7d6c5b4a39281706f5e4",
+    ),
+    ("https://shop.test/reset/MQ/c4h8k2-3f9a1b2c3d4e5f6a7b8c9d0e1f2a3b4c/", "3f9a1b2c3d4e5f6a7b8c9d0e1f2a3b4c"),
+    ("ssh-add: Enter passphrase for /home/me/.ssh/id_ed25519: trout-velvet-9", "trout-velvet-9"),
+    ("kinit alice@CORP (I typed Winter2024!)", "Winter2024!"),
+    (
+        "Auth0 refresh token: v1.MjQ3ZTUxNmQtOTk2Zi00Y2Q0LWE5NmItZDdkYjA0ZjE",
+        "MjQ3ZTUxNmQtOTk2Zi00Y2Q0LWE5NmItZDdkYjA0ZjE",
+    ),
+    ("the Okta client secret -> Xk9vQ2xR7mZp3TkN8bYc5HsJ1dFgLk4w", "Xk9vQ2xR7mZp3TkN8bYc5HsJ1dFgLk4w"),
+    ("Schlüssel für das Signieren, privater Schlüssel: Wq8Zt3Lm9Xp2Rv7Nk4Bc6Hs1Jd", "Wq8Zt3Lm9Xp2Rv7Nk4Bc6Hs1Jd"),
+    ("il segreto del webhook è 7f3a9c2e5b8d1f4a6c9e2b5d8f1a4c7e", "7f3a9c2e5b8d1f4a6c9e2b5d8f1a4c7e"),
+    ("xsrf-token = Ab3Cd5Ef7Gh9Ij1Kl3Mn5Op7", "Ab3Cd5Ef7Gh9Ij1Kl3Mn5Op7"),
+    ('signtool.exe sign /fd SHA256 /f cert.pfx /p "Codes1gn!2025" setup.msi', "Codes1gn!2025"),
+    ("jsign --keystore ks.p12 --storepass Ks.Pass.2024 app.exe", "Ks.Pass.2024"),
+    ("Microsoft: enter the code F7K2QW9XZ to authenticate", "F7K2QW9XZ"),
+    (
+        "code_verifier=Zm9vYmFyYmF6cXV4Zm9vYmFyYmF6cXV4Zm9vYmFyYmF6cXV4",
+        "Zm9vYmFyYmF6cXV4Zm9vYmFyYmF6cXV4Zm9vYmFyYmF6cXV4",
+    ),
+    (
+        'ZOHO_REFRESH_TOKEN_RT="1000.4f6e1c2b9a8d7e6f5a4b3c2d1e0f9a8b.1c2d3e4f5a6b7c8d9e0f"',
+        "4f6e1c2b9a8d7e6f5a4b3c2d1e0f9a8b",
+    ),
+    ("la passphrase de la clé : sable-ocean-42", "sable-ocean-42"),
+    ("fraza: парольная фраза: лиса-облако-17", "лиса-облако-17"),
+]
+
+# more ordinary text near them: prose about these secrets, references, hashes, key listings, settings
+MORE_KEPT = [
+    "the webhook secret is rotated every 90 days",
+    "Set the client secret in the portal: Settings -> Secrets -> New",
+    "keys -> add key -> paste your public key",
+    "API keys: 3 active, 2 revoked",
+    "secret: my-app-secret-v2",
+    "session cookie: connect.sid",
+    "refresh: true",
+    "rt: 200ms",
+    "refresh_interval: 30s",
+    "https://example.com/login/oauth/authorize?client_id=Iv1.8a61f9b3a7aba766",
+    "https://accounts.google.com/signin/v2/identifier?flowName=GlifWebSignIn",
+    "https://zoom.us/join/87654321012",
+    "https://github.com/org/repo/invitations/accept",
+    "su - with root privileges",
+    "sudo with -E flag",
+    "(I typed git status)",
+    "code_verifier = generate_code_verifier()",
+    "signtool verify /pa /v app.exe",
+    'certutil -p "" -importpfx dev.pfx',
+    "gpg --list-secret-keys --keyid-format LONG",
+    "pub   ed25519/1F2E3D4C5B6A7980 2021-06-01 [SC]",
+    "      ABCDEF0123456789ABCDEF0123456789ABCDEF01",
+    "uid                 [ultimate] Dev Person <dev@example.com>",
+    "Stripe-Signature: t=1492774577,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd",
+    "the id token is a JWT signed with RS256",
+    "the session cookie is httpOnly and secure",
+    "our CSRF token rotates per request; see csrf.py",
+    'webhook secret: see 1Password item "Stripe webhook"',
+    "private key: ~/.ssh/id_ed25519",
+    "the signing key id: 3AA5C34371567BD2",
+    "kong consumer keys -> acme-partner-key",
+    "SSH key passphrase: use the one from the vault",
+    "ssh-keygen: Enter passphrase (empty for no passphrase):",
+    "Your identification has been saved in /home/me/.ssh/id_ed25519",
+    "the verification link https://example.com/verify/email is broken",
+    "password reset link: https://corp.test/reset/ (expired)",
+    "device code expired, enter the code again",
+    "GPG_PASSPHRASE: ${{ secrets.GPG_PASSPHRASE }}",
+    "passphrase: none",
+    "export GPG_TTY=$(tty)",
+    "tyk dashboard -> keys -> create key",
+    "SAMLResponse=[truncated]",
+    "the SAMLResponse is base64 encoded XML",
+    "secret key base: run rails secret to make one",
+    "commit 4a7d1c9e2b5f8a3d6c0e9b2f5a8d1c4e7b0a3f6d fixes the webhook secret check",
+]
+
+
 @pytest.mark.parametrize(
     ("text", "secret"),
     ONE_TIME_LINK_FOUND
@@ -144,7 +236,8 @@ def test_an_auth_flow_secret_is_redacted(text: str, secret: str) -> None:
     + PASSPHRASE_KEPT
     + TYPED_PASSWORD_KEPT
     + OAUTH_KEPT
-    + SIGNATURES_AND_KEY_IDS_KEPT,
+    + SIGNATURES_AND_KEY_IDS_KEPT
+    + MORE_KEPT,
 )
 def test_text_near_them_stays(text: str) -> None:
     assert redact(text) == text

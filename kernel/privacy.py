@@ -10,7 +10,8 @@ before anything else sees it. The recognisers live in the package ``kernel.redac
 and are listed, in order, by ``recognisers_in_order``: self-naming tokens (``self_naming_tokens``,
 ``provider_formats``), commands (``command_lines``), detect-secrets' rules (``detect_secrets_rules``), context
 rules (``context_rules`` compiles them: code, directory binds, headers, places, prose, tools, a secret a
-command prints, a secret told to a person in chat, notes or lists: ``told_to_people``), keyed values
+command prints, a secret told to a person in chat, notes or lists: ``told_to_people``), authentication flows'
+secrets (``auth_flows``: one-time links, a key's passphrase, OAuth's values), keyed values
 (``keyed_values``) and, last, a random token standing alone whatever its context (``random_tokens``); what
 counts as a reference to a secret rather than one is in ``values``. Then ``multiline_blocks`` takes what spans
 lines (``.pgpass`` lines, Kubernetes Secret data, key bodies without a BEGIN line, a file named for a secret

@@ -17,7 +17,12 @@ clusters' configuration, analysis languages (R, MATLAB, SAS), model and inferenc
 - **a key in dashed groups after its noun**: ``the lab key printed on the card is 1J1F-XZQ0-8FIL-...``;
 - **a random value after a secret's noun, a few words and a colon** (``Stitch import API token (from the
   integration page): X``, ``the munge key we use: X``, ``I base64'd the keytab so you can see it: X``), or after
-  ``is`` (``the access thing snowflake gave me is X``); only a random or token-shaped value counts.
+  ``is`` or ``equals`` (``the access thing snowflake gave me is X``, ``the header equals X``), or right after
+  ``secret``; only a random or token-shaped value counts;
+- **a data or AI service's name, a colon and a token** (``together: X``, ``fivetran: X``);
+- **SAS's and YAML's ways to set a value**: ``options set=PGPASS 'X';``, ``%let db_pw = X;``,
+  ``pw: &pw X`` (an anchor before the value);
+- **a service account key's id**: ``private_key_id: <40 hex>``.
 
 A value that is code, a variable, a placeholder, a path or a plain word stays. Plain data and keep checks.
 """
@@ -44,7 +49,7 @@ def _plain(value: str) -> bool:
         not bare
         or value_is_code(bare)
         or placeholder_token(bare)
-        or bare[:1] in "$%{<@/~"
+        or bare[:1] in "$%{<@/~&"
         or "://" in bare
         or bare.lower() in ("true", "false", "none", "null", "xxx", "***", "...")
     )
@@ -92,6 +97,19 @@ _CREATE_USER = (
     r"(?:users?[ \t]{1,4}(?:create|add)|create-?(?:admin|user|superuser)|add-?user|useradd|user[ \t]{1,4}create)"
 )
 _VALUE = r"(\"[^\"\n]{1,256}\"|'[^'\n]{1,256}'|[^\s\"'`;|&)]{1,256})"
+
+# data and AI services whose name, a colon and a token make a key (``together: X``)
+_SERVICES = (
+    "together", "replicate", "anyscale", "fireworks", "groq", "deepinfra", "mistral", "cohere", "assemblyai",
+    "deepgram", "elevenlabs", "perplexity", "openrouter", "voyage", "jina", "pinecone", "weaviate", "qdrant", "wandb",
+    "neptune", "clearml", "stitch", "fivetran", "airbyte", "redcap", "labelbox", "roboflow", "runpod", "lambdalabs",
+    "paperspace", "kaggle",
+)  # fmt: skip
+
+
+def _keep_second(match: re.Match[str]) -> bool:
+    return _plain(match.group(2))
+
 
 DATA_TOOLS: list[Place] = [
     # papermill -p db_pass X, spark-submit --conf spark.x.password=X, dbt --vars, helm --set a.password=X
@@ -226,13 +244,48 @@ DATA_TOOLS: list[Place] = [
         _keep_unless_random,
         text_words=("/t/",),
     ),
+    # together: <hex>, fivetran: <token>: a data or AI service's name, a colon and a token
+    Place(
+        "service-token",
+        rf"(?i)\b(?:{'|'.join(_SERVICES)})(?:[ _.-]?ai)?[ \t]{{0,4}}[:=][ \t]{{0,4}}[\"']?([A-Za-z0-9_-]{{24,256}})",
+        1,
+        _keep_unless_random,
+        line_words=_SERVICES,
+    ),
+    # options set=PGPASS 'X'; (SAS), %let db_pw = X; (a SAS macro variable)
+    Place(
+        "sas-setting",
+        r"(?i)(?:\boptions[ \t]{1,8}set[ \t]{0,4}=[ \t]{0,4}|%let[ \t]{1,8})(\w{0,40}(?:pass|pwd|pw|secret|token|"
+        r"key)\w{0,20})[ \t]{0,4}=?[ \t]{0,4}(\"[^\"\n]{1,256}\"|'[^'\n]{1,256}'|[^\s;'\"]{1,256})",
+        2,
+        _keep_second,
+        line_words=("options", "%let"),
+    ),
+    # pw: &pw X, password: !!str X (YAML: an anchor or a tag before the value)
+    Place(
+        "yaml-tagged-secret",
+        r"(?im)^[ \t]{0,40}(\w{0,40}(?:pass\w{0,10}|pwd|pw|secret\w{0,10}|token|api_?key))[ \t]{0,4}:[ \t]{1,4}"
+        r"(?:&[\w-]{1,40}|!!str)[ \t]{1,4}([^\s#][^\n#]{0,255}?)[ \t]*$",
+        2,
+        _keep_named,
+        line_words=("&", "!!str"),
+    ),
+    # private_key_id: <40 hex> (a service account key's id, as dbt's keyfile_json or a key file holds it)
+    Place(
+        "key-id",
+        r"(?i)[\"']?private_key_id[\"']?[ \t]{0,4}[:=][ \t]{0,4}[\"']?([0-9a-f]{40})(?![0-9a-f])",
+        1,
+        None,
+        text_words=("private_key_id",),
+    ),
     # Stitch import API token (the one from the integration page): X / the munge key we use: X / ... gave me is X
     Place(
         "noun-then-random",
-        r"(?i)\b(?:api[ _-]?(?:key|token)|access[ _-]?(?:key|token|thing)|token|secret|key(?:tab|file)?|"
-        r"passphrase|credential)s?\b[^:\n]{0,60}?(?::|\bis\b)[ \t]{1,4}[\"'`]?([A-Za-z0-9+/_.=-]{20,512})",
+        r"(?i)(?:\b(?:api[ _-]?(?:key|token)|access[ _-]?(?:key|token|thing)|token|secret|key(?:tab|file)?|"
+        r"passphrase|credential|header)s?\b[^:\n]{0,60}?(?::|\bis\b|\bequals\b)|\bsecret)[ \t]{1,4}[\"'`]?"
+        r"([A-Za-z0-9+/_.=-]{20,512})",
         1,
         _keep_unless_random,
-        line_words=("key", "token", "secret", "passphrase", "credential", "access"),
+        line_words=("key", "token", "secret", "passphrase", "credential", "access", "header"),
     ),
 ]

@@ -58,6 +58,22 @@ FOUND = [
 ]
 
 
+# services' names, SAS and YAML settings, key ids, headers
+FOUND += [
+    ("replicate: r8Xq2LmW5xVt9KpN3bYc7HdQz4", "r8Xq2LmW5xVt9KpN3bYc7HdQz4"),
+    ("%let warehouse_pwd = Juniper4420;", "Juniper4420"),
+    ("db:\n  password: !!str Fjord-Light-71", "Fjord-Light-71"),
+    (
+        '{"type": "service_account", "private_key_id": "3c1f9e0a7b2d4c6e8f0a1b2c3d4e5f6a7b8c9d0e"}',
+        "3c1f9e0a7b2d4c6e8f0a1b2c3d4e5f6a7b8c9d0e",
+    ),
+    ("the proxy only lets you in if the X-Api header equals q7wz2k9x4m1v8n3b6c5t0r2y", "q7wz2k9x4m1v8n3b6c5t0r2y"),
+    (
+        "MinIO for the lake: access key lakeuser, secret 5f9c2a7e1b3d4c6a8e0f2b4d6c8a0e1f3b5d7c9a",
+        "5f9c2a7e1b3d4c6a8e0f2b4d6c8a0e1f3b5d7c9a",
+    ),
+]
+
 # a user and a password given together in shorthand
 FOUND += [
     ("the credentials are svc_loader:Maple93!x, same on prod", "Maple93!x"),
@@ -111,6 +127,14 @@ KEPT = [
     "api_key = os.environ['AAI_KEY']",
     "the code 4/5 of the tests passed",
     "https://conda.anaconda.org/conda-forge/linux-64",
+    # services, settings and headers that hold no key
+    "replicate: the model ran in 42 seconds on an A100",
+    "%let outdir = /data/run42;",
+    "options set=PGPASS &pgpass;",
+    "anchors:\n  token: &tok ${CI_TOKEN}",
+    "the private_key_id field names which key signed it",
+    "the header equals Content-Type: application/json",
+    "the secret sauce is good documentation",
     # pairs that hold no password
     "the creds are in the vault: ask ops",
     "login as admin / root is disabled",
@@ -181,6 +205,11 @@ _RELEASED = [
     "hard/colon_pair_prose",
     "hard/log_noise",
     "hard/sql_comment",
+    "dbt/bigquery_keyfile_json",
+    "inference/together",
+    "inference/triton_bearer_hard",
+    "saas/cloudflare_r2",
+    "hard/yaml_anchor",
 ]
 
 

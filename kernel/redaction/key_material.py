@@ -14,7 +14,8 @@ wallet hands out or asks for, written where a person pastes it.
 - **a wallet's words**: 12 to 24 words of BIP-0039's list in a row, BIP-0039 words numbered ("1. orchid
   2. tunnel 3. mosquito"), or 6 to 24 words of any script after a seed phrase's noun ("сид-фраза: утро лампа...");
 - **a passphrase named bare**: "OKX passphrase okx.Trading.99", and a password a person says they typed
-  ("it asked for the db password, I typed kdbx-Master-2021").
+  ("it asked for the db password, I typed kdbx-Master-2021"), a master password, a password told in parts
+  ("two parts: first PW") or as another with something added ("with a 2 at the end, so PW2").
 
 Plain data and keep checks.
 """
@@ -85,8 +86,18 @@ def _keep_noun_key(match: re.Match[str]) -> bool:
 _BIP39_WORD = r"(?-i:[a-z]{3,8})"
 
 
+# BIP-0039 words that English sentences are made of: a wallet's random words seldom hold two of them.
+_SENTENCE_WORDS = frozenset(
+    "this that they then what when where you will have use used just can into over such also only very more "
+    "some other about again before after because all any each few same since until upon".split()
+)
+
+
 def _keep_not_bip39(match: re.Match[str]) -> bool:
+    """Keep words that are not all BIP-0039's, a sentence made of them, or a list in order (the list itself)."""
     words = re.findall(r"[a-z]{3,8}", match.group(1))
+    if sum(word in _SENTENCE_WORDS for word in words) >= 2 or words == sorted(words):
+        return True
     return not all(word in BIP39_ENGLISH for word in words)
 
 

@@ -126,6 +126,8 @@ KEPT = [
     "Mail server replied with code 5521 during sign-in",
     "the e-mail template code ER-2041",
     "1. apple 2. banana 3. cherry 4. grape",
+    "abandon ability able about above absent absorb abstract absurd abuse access accident account accuse",
+    "so you will have this idea when they use that other road again, right?",
     "pad the id with a 0 at the end, so 1200 becomes 12000",
     "add a slash at the end, so /api/ stays /api/",
     "new key id AbC1dEf2GhI3jKl4MnO5pQr6StU7vWx8YzA9bCd0eF1=",

@@ -187,8 +187,8 @@ WEB_HANDOVERS: list[Place] = [
     ),
     Place(
         "password-is-word",
-        r"(?i)\b(?:password|passwort|passcode|pw)[ \t]{1,4}(?:is|was|=)[ \t]{1,4}[\"'`]?([a-z]{5,30})[\"'`]?"
-        r"(?=[ \t]{0,4}[.!]?[ \t]{0,4}$|,)",
+        r"(?i)\b(?:password|passwort|passcode|pw)[ \t]{1,4}(?:is|was|ist|war|est|es|era|är|er)[ \t]{1,4}[\"'`]?"
+        r"([a-z]{5,30})[\"'`]?(?=[ \t]{0,4}[.!]?[ \t]{0,4}$|,)",
         1,
         _keep_plain_password,
         line_words=("password", "passwort", "passcode", "pw"),

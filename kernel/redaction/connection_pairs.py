@@ -7,6 +7,8 @@
 - **connected as a user with a password**: ``connecting as etl with X``, ``logged in as svc using X``;
 - **a list of a login's values**: ``creds <- c("bi_ro", "X")``, ``{'matlab_ro', 'X'}``,
   ``conn args=('dw.int', 5432, 'ro', 'X', 'sales')``: a user's name, then a quoted value;
+- **an account set to a password**: ``resetting the Metabase admin to X``, ``set it to “X”``
+  (a value with a digit in it);
 - **a passphrase of plain words**: ``the ssh key passphrase is four teddy bears running``.
 
 A password must mix letters with digits or symbols (a plain word, a name, a path, a version, a number stays), except
@@ -62,6 +64,12 @@ def _keep_pair(match: re.Match[str]) -> bool:
     if match.group(1).lower() in _NOT_A_USER or _WHERE.search(before) is not None:
         return True
     return _not_a_password(match.group(2))
+
+
+def _keep_told(match: re.Match[str]) -> bool:
+    """A value with letters and digits, not a version or a number, and not a name of words and dots."""
+    value = match.group(1).rstrip(".!?")
+    return _not_a_password(value) or not any(c.isdigit() for c in value)
 
 
 _PASSPHRASE_OPENERS = frozenset(
@@ -137,6 +145,24 @@ CONNECTION_PAIRS: list[Place] = [
         (2,),
         _keep_pair,
         line_words=_LIST_WORDS,
+    ),
+    # resetting the Metabase admin to Metabase7474, changed the root login to X: an account set to a password
+    Place(
+        "account-set-to",
+        r"(?i)\b(?:reset(?:ting)?|set(?:ting)?|chang(?:e|ed|ing)|rotat(?:e|ed|ing))\b[^\n]{0,40}?"
+        r"\b(?:admin|root|login|account|superuser)\b[ \t]{1,4}to[ \t]{1,4}([^\s'\"`,;]{6,128})",
+        (1,),
+        _keep_told,
+        line_words=("admin", "root", "login", "account", "superuser"),
+    ),
+    # set it to “X” (a random value in curly or straight quotes after "set it to")
+    Place(
+        "account-set-to",
+        "(?i)\\bset[ \\t]{1,4}(?:it|this|that)[ \\t]{1,4}to[ \\t]{1,4}[\u201c\u2018\"']([^\u201d\u2019\"'\\n]{6,128})"
+        "[\u201d\u2019\"']",
+        (1,),
+        _keep_told,
+        line_words=("set it", "set this", "set that"),
     ),
     # the ssh key passphrase is four teddy bears running
     Place(

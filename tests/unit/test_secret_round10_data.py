@@ -74,6 +74,13 @@ FOUND += [
     ),
 ]
 
+# an account set to a password
+FOUND += [
+    ("fyi I reset the Superset admin to Gallery2291 until Monday", "Gallery2291"),
+    ("changed the root login to Qv8#mLp2x, tell nobody", "Qv8#mLp2x"),
+    ("please set it to \u2018Rk29vXq7Lm\u2019 before the run", "Rk29vXq7Lm"),
+]
+
 # a user and a password given together in shorthand
 FOUND += [
     ("the credentials are svc_loader:Maple93!x, same on prod", "Maple93!x"),
@@ -135,6 +142,13 @@ KEPT = [
     "the private_key_id field names which key signed it",
     "the header equals Content-Type: application/json",
     "the secret sauce is good documentation",
+    # accounts set to something that is no password
+    "we reset the admin to default settings",
+    "changed the admin to alice.smith",
+    "set the admin port to 8080",
+    "set the login timeout to 30s",
+    "set it to \u201cauto\u201d and forget it",
+    "rotate the admin to v2.1",
     # pairs that hold no password
     "the creds are in the vault: ask ops",
     "login as admin / root is disabled",
@@ -210,6 +224,8 @@ _RELEASED = [
     "inference/triton_bearer_hard",
     "saas/cloudflare_r2",
     "hard/yaml_anchor",
+    "prose/ticket_reply",
+    "prose/unicode_quotes",
 ]
 
 

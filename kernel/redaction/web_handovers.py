@@ -14,7 +14,8 @@ an agency writes down when it hands a site over.
 - a password at a line's end after its short name: ``ssh host -p 2222   # password Pw``, "pw Pw" in a chat;
 - a label and dot leaders: ``ADMIN PASSWORD ..... Pw``; a password told as "the word X";
 - a password of one word at a sentence's end: "the staging site is password protected, password is mangotree"
-  (not a word that says what it is like: "the password is required", "is hashed");
+  (not a word that says what it is like: "the password is required", "is hashed"; English only: the words that
+  say so are English);
 - a signing string told in prose: "the shared webhook signing string between Typeform and our API is X";
 - a ``.pgpass`` line (host:port:database:user:password); a secret inside escaped JSON (``\\"pass\\":\\"...\\"``).
 
@@ -187,11 +188,11 @@ WEB_HANDOVERS: list[Place] = [
     ),
     Place(
         "password-is-word",
-        r"(?i)\b(?:password|passwort|passcode|pw)[ \t]{1,4}(?:is|was|ist|war|est|es|era|är|er)[ \t]{1,4}[\"'`]?"
+        r"(?i)\b(?:password|passcode|pw)[ \t]{1,4}(?:is|was)[ \t]{1,4}[\"'`]?"
         r"([a-z]{5,30})[\"'`]?(?=[ \t]{0,4}[.!]?[ \t]{0,4}$|,)",
         1,
         _keep_plain_password,
-        line_words=("password", "passwort", "passcode", "pw"),
+        line_words=("password", "passcode", "pw"),
     ),
     Place(
         "user-then-password",

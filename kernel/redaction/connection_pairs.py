@@ -4,6 +4,8 @@
   ``basic auth modelops:X``, ``user reporting / X``, ``Zugangsdaten: benutzer gast / X``, ``the creds for the
   replica: ro_user X``;
 - **a user, a password and a host**: ``analyst / kiwi7850 @ dw.int:5432/sales`` (a connection dialog's shorthand);
+- **a service user and its password**: ``use etl_user/October22``; **a script given a host, a user and a
+  password**: ``./sync.sh dw.int ro X sales``;
 - **connected as a user with a password**: ``connecting as etl with X``, ``logged in as svc using X``;
 - **a list of a login's values**: ``creds <- c("bi_ro", "X")``, ``{'matlab_ro', 'X'}``,
   ``conn args=('dw.int', 5432, 'ro', 'X', 'sales')``: a user's name, then a quoted value;
@@ -126,6 +128,25 @@ CONNECTION_PAIRS: list[Place] = [
         (2,),
         _keep_pair,
         line_words=("@",),
+    ),
+    # use etl_user/October22 on the replica (a service user's name, a slash and its password)
+    Place(
+        "login-pair",
+        r"\b(?i:use|try|with)[ \t]{1,4}([a-z][a-z0-9]{0,20}_[a-z0-9_]{1,20})/([^\s/:@'\"`,;)]{4,128})(?=[ \t,;]|$)",
+        (2,),
+        _keep_pair,
+        line_words=("use ", "try ", "with "),
+    ),
+    # ./sync.sh dw.int ro Quokka173 sales: a script given a host, a user and a password in a row
+    Place(
+        "login-pair",
+        r"(?<!\S)[\w./-]{0,60}\.(?:sh|py|rb|pl|R|js|ps1|bat|cmd)[ \t]{1,4}(?:-\S{1,20}[ \t]{1,4}){0,3}"
+        r"(?:(?:[A-Za-z0-9-]{1,63}\.){1,8}(?:int|lan|local|corp|internal|com|net|org|io|cloud|dev|prod)|"
+        r"\d{1,3}(?:\.\d{1,3}){3})(?::\d{1,5})?[ \t]{1,4}([A-Za-z][\w.-]{0,30})[ \t]{1,4}"
+        r"([^\s/:@'\"`,;)]{4,128})(?=[ \t]|$)",
+        (2,),
+        _keep_pair,
+        line_words=(".sh ", ".py ", ".rb ", ".pl ", ".r ", ".js ", ".ps1 ", ".bat ", ".cmd "),
     ),
     # connecting as etl with X, logged in as svc using X
     Place(

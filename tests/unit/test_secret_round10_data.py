@@ -74,6 +74,12 @@ FOUND += [
     ),
 ]
 
+# a service user and its password, a script given a host, a user and a password
+FOUND += [
+    ("try svc_loader/Granite58 against the standby", "Granite58"),
+    ("python3 load.py pg.corp ingest Harbor!44x", "Harbor!44x"),
+]
+
 # an account set to a password
 FOUND += [
     ("fyi I reset the Superset admin to Gallery2291 until Monday", "Gallery2291"),
@@ -142,6 +148,13 @@ KEPT = [
     "the private_key_id field names which key signed it",
     "the header equals Content-Type: application/json",
     "the secret sauce is good documentation",
+    # scripts and slashes that hold no password
+    "use snake_case/camelCase where it fits",
+    "use read_only/read_write roles",
+    "replace TK_LIBS with MOZ_GTK3_FLAGS/MOZ_GTK3_LIBS.",
+    "python train.py data.csv model out42",
+    "./deploy.sh prod.example.com release v1.2.3",
+    "./backup.sh db.corp nightly 2024-05-01",
     # accounts set to something that is no password
     "we reset the admin to default settings",
     "changed the admin to alice.smith",
@@ -226,6 +239,8 @@ _RELEASED = [
     "hard/yaml_anchor",
     "prose/ticket_reply",
     "prose/unicode_quotes",
+    "hard/slash_pair",
+    "hard/cli_positional",
 ]
 
 

@@ -323,6 +323,8 @@ def _keep_alone(match: re.Match[str]) -> bool:
     value, text = match.group(1), match.string
     if len(value) > 24 or value.endswith("=") or _NOT_A_VALUE.match(value) or value_is_code(value):
         return True
+    if text.strip() == value:
+        return True  # the whole text: a field's value (a name, a tag, a model's id), not a line of a conversation
     if "-----BEGIN" in text or "base64" in text.lower() or not password_shaped(value):
         return True
     before, after = text[match.start() : match.start(1)].strip(), text[match.end(1) : match.end(1) + 2].strip()

@@ -132,7 +132,7 @@ _f("nas/synology_cli", "synouser --setpw admin @@", _s("syno", 14))
 _f("nas/qnap_prose", "QNAP TS-453 web UI admin pw is @@ don't tell the interns", _s("qnap", 9))
 _f("nas/truenas_api_key", 'curl -H "Authorization: Bearer @@" https://truenas.lan/api/v2.0/pool', "1-" + _s("tnas", 64))
 _f("nas/cifs_mount", "mount -t cifs //nas01/media /mnt/media -o username=plex,password=@@,vers=3.0", _s("cifs", 13))
-_f("nas/fstab_credentials", "$ sudo cat /root/.smbcred\nusername=backup\npassword=@@\ndomain=CORP", _s("smbc", 15))
+_f("nas/fstab_credentials", "$ sudo cat /etc/samba/.smbcred\nusername=backup\npassword=@@\ndomain=CORP", _s("smbc", 15))
 _f(
     "camera/rtsp_url",
     "ffmpeg -i rtsp://admin:@@@192.168.1.64:554/Streaming/Channels/101 -c copy out.mp4",

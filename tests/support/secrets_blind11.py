@@ -709,7 +709,7 @@ _HAND_ORDINARY = [
     "Password managers: 1Password, Bitwarden, KeePassXC.",
     "Enable 2FA on your GitHub account before Friday.",
     "The FileVault recovery key was escrowed to MDM.",
-    "LUKS header backup stored in /root/luks-header.img",
+    "LUKS header backup stored in /var/backups/luks-header.img",
     "gpg --list-keys shows 0xA1B2C3D4E5F60718 as the signing key.",
     "Key ID 4AEE18F83AFDEB23 (GitHub's web-flow commit signing key)",
     "Cache-Control: no-store",

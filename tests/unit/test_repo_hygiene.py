@@ -45,13 +45,19 @@ def shared_basenames(paths: Iterable[Path]) -> dict[str, list[str]]:
 
 
 def significant_lines(source: str) -> list[tuple[int, str]]:
-    """(line number, line with white space folded), skipping blanks, comments, imports and lone punctuation."""
+    """(line number, line with white space folded), skipping blanks, comments, imports (the names of a
+    parenthesised ``from x import (...)`` too) and lone punctuation."""
     kept = []
+    in_import = False
     for number, raw in enumerate(source.splitlines(), 1):
         line = " ".join(raw.split())
+        if in_import:
+            in_import = not line.startswith(")")
+            continue
         if not line or line.startswith("#") or _PUNCTUATION.match(line):
             continue
         if line.startswith("import ") or (line.startswith("from ") and " import " in line):
+            in_import = line.endswith("(")
             continue
         kept.append((number, line))
     return kept
@@ -107,6 +113,8 @@ def test_the_duplicate_checker_reports_a_copied_run_and_ignores_imports_and_comm
     assert repeated_runs({"a.py": a, "b.py": b}) == ["a.py:3 ~ b.py:4"]
     imports_only = "\n".join(f"import m{n}" for n in range(8))
     assert repeated_runs({"c.py": imports_only, "d.py": imports_only}) == []
+    names = "from x import (\n" + "".join(f"    name{n},\n" for n in range(8)) + ")\n"
+    assert repeated_runs({"e.py": names + "A = 1\n", "f.py": names + "B = 2\n"}) == []
 
 
 def test_the_import_checker_reports_a_test_module_import() -> None:

@@ -1,10 +1,33 @@
-"""The blind11 corpus (written blind for issue 36) has the shape a measurement needs."""
+"""The blind11 secrets corpus (``tests/support/secrets_blind11.py``), written blind for issue 36.
+
+Measured blind first (122 of 273, 44.7 % never stored or shown, 2 of the 200 ordinary texts changed), then
+released as a tuning corpus in round 9 (with blind9 and blind10): the rules were tuned on its misses (generic families, each tried on
+forms of its own in ``tests/unit/test_secret_round*.py``), so its figures no longer say how redaction does on
+unseen forms; ``secrets_blind8`` does. Failure messages give counts and the categories of missed forms only.
+"""
 
 from __future__ import annotations
 
-from tests.support.secret_corpus_measure import shape_problems
+import pytest
+
+from tests.support.secret_corpus_measure import FOUND_BAR, measure, shape_problems
 from tests.support.secrets_blind11 import BLIND11_ORDINARY, BLIND11_SECRETS, family_of
 
 
 def test_the_corpus_can_measure() -> None:
     assert shape_problems(BLIND11_SECRETS, BLIND11_ORDINARY, family_of) == []
+
+
+@pytest.mark.xfail(strict=True, reason="tuning set not fully learned: 264 of 273 (96.7 %), see BENCHMARKS.md")
+def test_found_share_meets_the_bar() -> None:
+    figures = measure(BLIND11_SECRETS, BLIND11_ORDINARY, family_of)
+    assert figures.share >= FOUND_BAR, "\n".join(figures.lines())
+
+
+def test_no_ordinary_text_changes() -> None:
+    figures = measure(BLIND11_SECRETS, BLIND11_ORDINARY, family_of)
+    assert figures.changed == 0, "\n".join(figures.lines()[:2])
+
+
+if __name__ == "__main__":
+    print("\n".join(measure(BLIND11_SECRETS, BLIND11_ORDINARY, family_of).lines()))

@@ -98,7 +98,7 @@ class Books:
             previous = await self._chunks_of(scope, name)
             if skip_if_unchanged and previous and all(r.content_hash == digest for r in previous):
                 return IngestResult(name, len(previous), True, [r.id for r in previous])
-            text = redact(await self._io.run(extract_text, data, fmt))
+            text = await self._io.run(_extract_redacted, data, fmt)  # redacting a book takes seconds: off the loop
             chunks = chunk_text(text)
             now = self._clock()
             base = MemoryRecord(
@@ -194,3 +194,8 @@ class Books:
 
 def _iso(moment: datetime | None) -> str:
     return timefmt.to_iso(moment) if moment is not None else ""
+
+
+def _extract_redacted(data: bytes, fmt: str) -> str:
+    """A book's text with its secrets redacted: both take seconds on a large book, so they run on the pool."""
+    return redact(extract_text(data, fmt))

@@ -39,6 +39,10 @@ def check_session_id(session_id: str) -> str:
     return redact(value)  # an id is stored and logged: a token pasted as one must not be
 
 
+def _redacted_pair(user_text: str, assistant_text: str) -> tuple[str, str]:
+    return redact(user_text).strip(), redact(assistant_text).strip()
+
+
 def exchange_text(user_text: str, assistant_text: str) -> str:
     parts = []
     if user_text:
@@ -130,8 +134,9 @@ class SessionTurns:
         session_id = check_session_id(session_id)
         await self.turn_writes.settle(scope, session_id, stored=False)  # the turn, not the last exchange
         turn = await self._io.run(self._turn_store.open_turn, scope, session_id)
-        user = redact(user_text).strip() or (turn.prompt if turn else "")
-        answer = redact(assistant_text).strip()
+        # redaction of a long exchange takes a tenth of a second or more: on the pool, not on the event loop
+        user, answer = await self._io.run(_redacted_pair, user_text, assistant_text)
+        user = user or (turn.prompt if turn else "")
         content = self._writes.check_content(exchange_text(user, answer)) if user or answer else ""
         entry = await self._io.run(
             self._turn_store.journal_exchange,

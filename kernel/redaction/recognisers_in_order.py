@@ -13,8 +13,8 @@ Most specific first:
 - **random tokens** (``kernel.redaction.random_tokens``): a random token standing alone, whatever its context.
 
 A pattern that starts with a literal runs only on a text that holds it (``literal_gate``). Every quantifier
-is bounded, so the time to scan stays linear in the text's length (the memory service redacts on its event
-loop). Plain module.
+is bounded, so the time to scan stays linear in the text's length (the memory service redacts a memory's
+fields on its event loop; a stop's exchange and a book, the long texts, on its I/O pool). Plain module.
 """
 
 from __future__ import annotations
